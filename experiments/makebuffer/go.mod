@@ -1,0 +1,3 @@
+module noisefloor.dev/experiments/makebuffer
+
+go 1.19

@@ -1,0 +1,507 @@
+#include "config/experiment_file.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+#include "model/cpulist.hpp"
+#include "model/errors.hpp"
+
+namespace noisefloor::config {
+namespace {
+
+using model::SourceMark;
+
+const std::vector<std::string> kTopKeys = {"name",       "description", "benchmark",
+                                           "conditions", "schedule",    "cooldown"};
+const std::vector<std::string> kBenchmarkKeys = {"build",   "command", "format",          "samples",
+                                                 "warmup",  "timeout", "samples_per_run", "env",
+                                                 "workdir"};
+const std::vector<std::string> kConditionKeys = {"name", "spinners", "affinity", "nice", "container"};
+const std::vector<std::string> kSpinnerKeys = {"count", "cpus", "nice"};
+const std::vector<std::string> kContainerKeys = {"image",   "cpuset", "cpus", "memory",    "memory_swap",
+                                                 "env",     "network", "user", "read_only", "pids_limit"};
+
+constexpr std::int64_t kMinContainerMemory = 6 * 1024 * 1024;  // the engine's own minimum
+
+std::string quote(std::string_view s) { return fmt::format("\"{}\"", s); }
+
+// Reads one experiment file; every error carries file:line:col of the offending node.
+class Reader {
+ public:
+  Reader(std::string_view file, const HostFacts& host) : file_(file), host_(host) {}
+
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
+    if (mark.is_null()) throw ConfigError(fmt::format("{}: {}", file_, message));
+    throw ConfigError(fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1, message));
+  }
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const {
+    fail(node.Mark(), message);
+  }
+
+  static SourceMark mark_of(const YAML::Node& node) {
+    const auto m = node.Mark();
+    if (m.is_null()) return {};
+    return {m.line + 1, m.column + 1};
+  }
+
+  // Rejects keys that are not in `valid` (suggesting the closest one) and duplicate keys.
+  void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
+                  std::string_view context) const {
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      const YAML::Node& key = kv.first;
+      if (!key.IsScalar()) fail(key, fmt::format("{}: keys must be plain names", context));
+      const std::string& k = key.Scalar();
+      if (std::find(valid.begin(), valid.end(), k) == valid.end()) {
+        const std::string near = closest_key(k, valid);
+        const std::string where = context.empty() ? "" : fmt::format(" in {}", context);
+        if (!near.empty())
+          fail(key, fmt::format("unknown key {}{} (did you mean {}?)", quote(k), where, quote(near)));
+        fail(key, fmt::format("unknown key {}{} (expected one of: {})", quote(k), where,
+                              fmt::join(valid, ", ")));
+      }
+      if (!seen.insert(k).second) fail(key, fmt::format("duplicate key {}", quote(k)));
+    }
+  }
+
+  void require_map(const YAML::Node& node, std::string_view path) const {
+    if (!node.IsMap()) fail(node, fmt::format("{}: expected a mapping of keys to values", path));
+  }
+
+  std::string get_string(const YAML::Node& node, std::string_view path) const {
+    if (!node.IsScalar()) fail(node, fmt::format("{}: expected a string", path));
+    return node.Scalar();
+  }
+
+  std::int64_t get_int(const YAML::Node& node, std::string_view path, std::int64_t min,
+                       std::string_view expectation) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    std::int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (!node.IsScalar() || text.empty() || ec != std::errc{} || ptr != text.data() + text.size())
+      fail(node, fmt::format("{}: expected {}, got {}", path, expectation, describe(node)));
+    if (value < min) fail(node, fmt::format("{}: expected {}, got {}", path, expectation, value));
+    return value;
+  }
+
+  double get_number(const YAML::Node& node, std::string_view path) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    double value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (!node.IsScalar() || text.empty() || ec != std::errc{} || ptr != text.data() + text.size() ||
+        !std::isfinite(value))
+      fail(node, fmt::format("{}: expected a number, got {}", path, describe(node)));
+    return value;
+  }
+
+  bool get_bool(const YAML::Node& node, std::string_view path) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    if (text == "true" || text == "yes" || text == "on") return true;
+    if (text == "false" || text == "no" || text == "off") return false;
+    fail(node, fmt::format("{}: expected true or false, got {}", path, describe(node)));
+  }
+
+  int get_nice(const YAML::Node& node, std::string_view path) const {
+    const std::int64_t n = get_int(node, path, -20, "a nice value from -20 to 19");
+    if (n > 19) fail(node, fmt::format("{}: expected a nice value from -20 to 19, got {}", path, n));
+    return static_cast<int>(n);
+  }
+
+  std::vector<std::string> get_argv(const YAML::Node& node, std::string_view path) const {
+    if (!node.IsSequence() || node.size() == 0)
+      fail(node, fmt::format("{}: expected a non-empty list of arguments such as [go, test, -bench, .] "
+                             "(an argv vector: it is never run through a shell)",
+                             path));
+    std::vector<std::string> argv;
+    for (const auto& item : node) {
+      if (!item.IsScalar())
+        fail(item, fmt::format("{}: each argument must be a string, got {}", path, describe(item)));
+      argv.push_back(item.Scalar());
+    }
+    if (argv.front().empty()) fail(node, fmt::format("{}: the program name is empty", path));
+    return argv;
+  }
+
+  std::map<std::string, std::string> get_env(const YAML::Node& node, std::string_view path) const {
+    require_map(node, path);
+    std::map<std::string, std::string> env;
+    for (const auto& kv : node) {
+      const std::string key = get_string(kv.first, path);
+      const bool valid_name =
+          !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0])) &&
+          std::all_of(key.begin(), key.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+          });
+      if (!valid_name)
+        fail(kv.first, fmt::format("{}: {} is not a valid environment variable name", path, quote(key)));
+      if (!kv.second.IsScalar())
+        fail(kv.second, fmt::format("{}.{}: expected a string value", path, key));
+      if (!env.emplace(key, kv.second.Scalar()).second)
+        fail(kv.first, fmt::format("duplicate key {}", quote(key)));
+    }
+    return env;
+  }
+
+  // A CPU list as a string ("0-3,5"), a single integer, or a list of integers; each CPU must be
+  // online on this host.
+  std::vector<int> get_cpus(const YAML::Node& node, std::string_view path) const {
+    std::optional<std::vector<int>> cpus;
+    if (node.IsSequence()) {
+      cpus.emplace();
+      for (const auto& item : node)
+        cpus->push_back(static_cast<int>(get_int(item, path, 0, "a CPU number")));
+      std::sort(cpus->begin(), cpus->end());
+      cpus->erase(std::unique(cpus->begin(), cpus->end()), cpus->end());
+    } else if (node.IsScalar()) {
+      cpus = model::parse_cpu_list(node.Scalar());
+    }
+    if (!cpus || cpus->empty())
+      fail(node, fmt::format("{}: expected a CPU list such as \"0\", \"0-3\" or \"1,3\", got {}", path,
+                             describe(node)));
+    check_cpus_online(node, path, *cpus);
+    return *cpus;
+  }
+
+  void check_cpus_online(const YAML::Node& node, std::string_view path,
+                         const std::vector<int>& cpus) const {
+    if (host_.online_cpus.empty()) return;  // unknown host: the runner checks again
+    for (int cpu : cpus) {
+      if (!std::binary_search(host_.online_cpus.begin(), host_.online_cpus.end(), cpu))
+        fail(node, fmt::format("{}: CPU {} is not available on this host (online CPUs: {})", path, cpu,
+                               model::format_cpu_list(host_.online_cpus)));
+    }
+  }
+
+  model::Seconds get_duration(const YAML::Node& node, std::string_view path) const {
+    const auto d = node.IsScalar() ? parse_duration(node.Scalar()) : std::nullopt;
+    if (!d) fail(node, fmt::format("{}: expected a duration such as 30s, 10m or 1.5s, got {}", path,
+                                   describe(node)));
+    return *d;
+  }
+
+  std::string describe(const YAML::Node& node) const {
+    if (node.IsScalar()) return quote(node.Scalar());
+    if (node.IsSequence()) return "a list";
+    if (node.IsMap()) return "a mapping";
+    return "nothing";
+  }
+
+  model::Experiment read(std::string_view text) {
+    const YAML::Node root = load(text);
+    if (!root.IsMap())
+      fail(root, "expected a mapping with at least `name`, `benchmark` and `conditions`");
+    check_keys(root, kTopKeys, "");
+
+    model::Experiment exp;
+    exp.source_file = file_;
+    exp.source_text = std::string(text);
+
+    const YAML::Node name = root["name"];
+    if (!name) fail(root, "missing key \"name\": give the experiment a name, e.g. name: laptop");
+    exp.name = get_string(name, "name");
+    if (!is_safe_name(exp.name))
+      fail(name, fmt::format("name: {} is not safe as a directory name (use letters, digits, '.', "
+                             "'_' and '-', at most 64 characters, not starting with '.' or '-')",
+                             quote(exp.name)));
+    if (const YAML::Node d = root["description"]) exp.description = get_string(d, "description");
+
+    const YAML::Node bench = root["benchmark"];
+    if (!bench) fail(root, "missing key \"benchmark\": say what to run (benchmark.command)");
+    exp.benchmark = read_benchmark(bench);
+
+    if (const YAML::Node s = root["schedule"]) {
+      const std::string v = get_string(s, "schedule");
+      if (v == "sequential") exp.schedule = model::Schedule::sequential;
+      else if (v == "interleaved") exp.schedule = model::Schedule::interleaved;
+      else fail(s, fmt::format("schedule: expected sequential or interleaved, got {}", quote(v)));
+    }
+    if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
+
+    finish_benchmark(exp, bench);
+
+    const YAML::Node conds = root["conditions"];
+    if (!conds) fail(root, "missing key \"conditions\": list at least one, e.g. conditions: [{name: idle}]");
+    if (!conds.IsSequence() || conds.size() == 0)
+      fail(conds, "conditions: expected a non-empty list of conditions, e.g. - name: idle");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < conds.size(); ++i) {
+      model::Condition c = read_condition(conds[i], i);
+      if (!names.insert(c.name).second)
+        fail(conds[i]["name"], fmt::format("conditions[{}].name: duplicate condition name {}", i,
+                                           quote(c.name)));
+      exp.conditions.push_back(std::move(c));
+    }
+    return exp;
+  }
+
+  YAML::Node load(std::string_view text) const {
+    try {
+      return YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+      fail(e.mark, fmt::format("invalid YAML: {}", e.msg));
+    }
+  }
+
+  model::BenchmarkSpec read_benchmark(const YAML::Node& node) {
+    require_map(node, "benchmark");
+    check_keys(node, kBenchmarkKeys, "benchmark");
+    model::BenchmarkSpec b;
+    if (const YAML::Node n = node["build"]) b.build = get_argv(n, "benchmark.build");
+    const YAML::Node cmd = node["command"];
+    if (!cmd) fail(node, "missing key \"command\" in benchmark: the argv to run, e.g. [./bench.test, -test.bench=.]");
+    b.command = get_argv(cmd, "benchmark.command");
+    if (const YAML::Node f = node["format"]) {
+      const std::string v = get_string(f, "benchmark.format");
+      if (v == "gotest") b.format = model::OutputFormat::gotest;
+      else if (v == "gbench-json") b.format = model::OutputFormat::gbench_json;
+      else if (v == "command") b.format = model::OutputFormat::command;
+      else fail(f, fmt::format("benchmark.format: expected gotest, gbench-json or command, got {}", quote(v)));
+    }
+    if (const YAML::Node s = node["samples"]) {
+      b.samples = static_cast<int>(get_int(s, "benchmark.samples", 2, "a whole number of samples ≥ 2"));
+      if (b.samples > 100000) fail(s, "benchmark.samples: at most 100000");
+    }
+    if (const YAML::Node w = node["warmup"])
+      b.warmup = static_cast<int>(get_int(w, "benchmark.warmup", 0, "a whole number ≥ 0"));
+    if (const YAML::Node t = node["timeout"]) {
+      b.timeout = get_duration(t, "benchmark.timeout");
+      if (b.timeout.count() <= 0) fail(t, "benchmark.timeout: expected a duration greater than 0");
+    }
+    if (const YAML::Node e = node["env"]) b.env = get_env(e, "benchmark.env");
+    if (const YAML::Node w = node["workdir"]) b.workdir = get_string(w, "benchmark.workdir");
+    return b;
+  }
+
+  // Checks that need the schedule and format together.
+  void finish_benchmark(model::Experiment& exp, const YAML::Node& node) {
+    model::BenchmarkSpec& b = exp.benchmark;
+    const bool interleaved = exp.schedule == model::Schedule::interleaved;
+    const YAML::Node spr = node["samples_per_run"];
+    if (spr) {
+      if (spr.IsScalar() && spr.Scalar() == "all") {
+        b.samples_per_run = 0;
+      } else {
+        b.samples_per_run = static_cast<int>(
+            get_int(spr, "benchmark.samples_per_run", 1, "all or a whole number ≥ 1"));
+      }
+    } else {
+      b.samples_per_run = interleaved ? 1 : 0;
+    }
+    if (b.format == model::OutputFormat::command) {
+      if (spr && b.samples_per_run != 1)
+        fail(spr, "benchmark.samples_per_run: a `command` benchmark delivers one sample per run; use 1");
+      b.samples_per_run = 1;
+    }
+    if (interleaved && b.samples_per_run == 0)
+      fail(spr, "benchmark.samples_per_run: `all` runs each condition in one block, which defeats "
+                "schedule: interleaved; use a number such as 1");
+    if (b.format == model::OutputFormat::gotest) {
+      for (std::size_t i = 0; i < b.command.size(); ++i) {
+        const std::string& a = b.command[i];
+        for (const char* flag : {"-test.count", "-count", "--count", "--test.count"}) {
+          if (a == flag || a.rfind(std::string(flag) + "=", 0) == 0)
+            fail(node["command"][i], fmt::format("benchmark.command: remove {}: noisefloor sets "
+                                                 "-test.count from benchmark.samples",
+                                                 quote(a)));
+        }
+      }
+    }
+  }
+
+  model::Condition read_condition(const YAML::Node& node, std::size_t index) {
+    const std::string path = fmt::format("conditions[{}]", index);
+    require_map(node, path);
+    check_keys(node, kConditionKeys, path);
+    model::Condition c;
+    c.mark = mark_of(node);
+    const YAML::Node name = node["name"];
+    if (!name) fail(node, fmt::format("missing key \"name\" in {}: every condition needs a unique name", path));
+    c.name = get_string(name, path + ".name");
+    if (!is_safe_name(c.name))
+      fail(name, fmt::format("{}.name: {} is not safe as a file name (use letters, digits, '.', '_' "
+                             "and '-', at most 64 characters, not starting with '.' or '-')",
+                             path, quote(c.name)));
+    if (const YAML::Node s = node["spinners"]) c.spinners = read_spinners(s, path + ".spinners");
+    if (const YAML::Node a = node["affinity"]) c.affinity = get_cpus(a, path + ".affinity");
+    if (const YAML::Node n = node["nice"]) c.nice = get_nice(n, path + ".nice");
+    if (const YAML::Node k = node["container"]) {
+      c.container = read_container(k, path + ".container");
+      if (!c.affinity.empty())
+        fail(node["affinity"], fmt::format("{}.affinity: conflicts with container: pin the container "
+                                           "with container.cpuset instead",
+                                           path));
+      if (c.nice)
+        fail(node["nice"], fmt::format("{}.nice: not supported for a container condition", path));
+    }
+    return c;
+  }
+
+  model::SpinnerSpec read_spinners(const YAML::Node& node, const std::string& path) {
+    model::SpinnerSpec s;
+    // Copy-construct only: assigning to a YAML::Node writes through to the document.
+    const YAML::Node count = node.IsMap() ? node["count"] : node;
+    if (node.IsMap()) {
+      check_keys(node, kSpinnerKeys, path);
+      if (!count) fail(node, fmt::format("missing key \"count\" in {}: a number or all", path));
+      if (const YAML::Node c = node["cpus"]) s.cpus = get_cpus(c, path + ".cpus");
+      if (const YAML::Node n = node["nice"]) s.nice = get_nice(n, path + ".nice");
+    }
+    if (count.IsScalar() && count.Scalar() == "all") {
+      s.all = true;
+      s.count = host_.online_cpus.empty() ? 1 : static_cast<int>(host_.online_cpus.size());
+    } else {
+      s.count = static_cast<int>(get_int(count, path, 1, "a number of spinners ≥ 1 or all"));
+      if (s.count > 4096) fail(count, fmt::format("{}: at most 4096 spinners", path));
+    }
+    return s;
+  }
+
+  model::ContainerSpec read_container(const YAML::Node& node, const std::string& path) {
+    model::ContainerSpec k;
+    k.mark = mark_of(node);
+    if (node.IsNull()) return k;  // `container:` alone: all defaults
+    require_map(node, path);
+    check_keys(node, kContainerKeys, path);
+    if (const YAML::Node n = node["image"]) {
+      k.image = get_string(n, path + ".image");
+      if (k.image.empty()) fail(n, fmt::format("{}.image: expected auto or an image reference", path));
+    }
+    std::vector<int> cpuset_cpus;
+    if (const YAML::Node n = node["cpuset"]) {
+      cpuset_cpus = get_cpus(n, path + ".cpuset");
+      k.cpuset = model::format_cpu_list(cpuset_cpus);
+    }
+    if (const YAML::Node n = node["cpus"]) {
+      k.cpus = get_number(n, path + ".cpus");
+      if (*k.cpus < 0.01) fail(n, fmt::format("{}.cpus: expected at least 0.01 CPUs, got {}", path, *k.cpus));
+      const std::size_t available = !cpuset_cpus.empty() ? cpuset_cpus.size() : host_.online_cpus.size();
+      if (available > 0 && *k.cpus > static_cast<double>(available) + 1e-9)
+        fail(n, fmt::format("{}.cpus: {} CPUs is more than the {} CPU(s) {} ({})", path, *k.cpus,
+                            available, cpuset_cpus.empty() ? "this host has" : "in the cpuset",
+                            model::format_cpu_list(cpuset_cpus.empty() ? host_.online_cpus : cpuset_cpus)));
+    }
+    if (const YAML::Node n = node["memory"]) k.memory = get_memory(n, path + ".memory", false);
+    if (const YAML::Node n = node["memory_swap"]) {
+      k.memory_swap = get_memory(n, path + ".memory_swap", true);
+      if (!k.memory)
+        fail(n, fmt::format("{}.memory_swap: set memory too (memory_swap is memory plus swap)", path));
+      if (*k.memory_swap != -1 && *k.memory_swap < *k.memory)
+        fail(n, fmt::format("{}.memory_swap: must be at least memory ({} bytes), or -1 for unlimited",
+                            path, *k.memory));
+    }
+    if (const YAML::Node n = node["env"]) k.env = get_env(n, path + ".env");
+    if (const YAML::Node n = node["network"]) {
+      k.network = get_string(n, path + ".network");
+      if (k.network.empty()) fail(n, fmt::format("{}.network: expected none, bridge, host or a network name", path));
+    }
+    if (const YAML::Node n = node["user"]) k.user = get_string(n, path + ".user");
+    if (const YAML::Node n = node["read_only"]) k.read_only = get_bool(n, path + ".read_only");
+    if (const YAML::Node n = node["pids_limit"])
+      k.pids_limit = get_int(n, path + ".pids_limit", 1, "a process limit ≥ 1");
+    return k;
+  }
+
+  std::int64_t get_memory(const YAML::Node& node, const std::string& path, bool allow_unlimited) const {
+    if (allow_unlimited && node.IsScalar() && node.Scalar() == "-1") return -1;
+    const auto v = node.IsScalar() ? parse_size(node.Scalar()) : std::nullopt;
+    if (!v) fail(node, fmt::format("{}: expected a size such as 512m or 1g, got {}", path, describe(node)));
+    if (*v < kMinContainerMemory)
+      fail(node, fmt::format("{}: {} bytes is below the engine's minimum of 6m", path, *v));
+    return *v;
+  }
+
+ private:
+  std::string file_;
+  const HostFacts& host_;
+};
+
+}  // namespace
+
+std::optional<model::Seconds> parse_duration(std::string_view text) {
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  std::size_t unit_at = text.size();
+  while (unit_at > 0 && std::isalpha(static_cast<unsigned char>(text[unit_at - 1]))) --unit_at;
+  const std::string_view number = text.substr(0, unit_at);
+  const std::string_view unit = text.substr(unit_at);
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (number.empty() || ec != std::errc{} || ptr != number.data() + number.size() || value < 0 ||
+      !std::isfinite(value))
+    return std::nullopt;
+  double scale = 0;
+  if (unit.empty() || unit == "s") scale = 1;
+  else if (unit == "ms") scale = 1e-3;
+  else if (unit == "us") scale = 1e-6;
+  else if (unit == "m") scale = 60;
+  else if (unit == "h") scale = 3600;
+  else return std::nullopt;
+  return model::Seconds(value * scale);
+}
+
+std::optional<std::int64_t> parse_size(std::string_view text) {
+  std::size_t unit_at = text.size();
+  while (unit_at > 0 && std::isalpha(static_cast<unsigned char>(text[unit_at - 1]))) --unit_at;
+  const std::string_view number = text.substr(0, unit_at);
+  std::string unit(text.substr(unit_at));
+  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (number.empty() || ec != std::errc{} || ptr != number.data() + number.size() || value < 0)
+    return std::nullopt;
+  std::int64_t scale = 0;
+  if (unit.empty() || unit == "b") scale = 1;
+  else if (unit == "k" || unit == "kb" || unit == "kib") scale = 1024;
+  else if (unit == "m" || unit == "mb" || unit == "mib") scale = 1024 * 1024;
+  else if (unit == "g" || unit == "gb" || unit == "gib") scale = 1024LL * 1024 * 1024;
+  else return std::nullopt;
+  if (value > (std::int64_t{1} << 62) / scale) return std::nullopt;
+  return value * scale;
+}
+
+bool is_safe_name(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name.front() == '.' || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+std::string closest_key(std::string_view key, const std::vector<std::string>& valid) {
+  std::string best;
+  std::size_t best_distance = 4;
+  for (const std::string& candidate : valid) {
+    // Levenshtein distance, two rows.
+    std::vector<std::size_t> prev(candidate.size() + 1), cur(candidate.size() + 1);
+    for (std::size_t j = 0; j <= candidate.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= key.size(); ++i) {
+      cur[0] = i;
+      for (std::size_t j = 1; j <= candidate.size(); ++j) {
+        const std::size_t cost = key[i - 1] == candidate[j - 1] ? 0 : 1;
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      }
+      std::swap(prev, cur);
+    }
+    const std::size_t d = prev[candidate.size()];
+    if (d < best_distance && d < std::max<std::size_t>(key.size(), 2)) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+model::Experiment parse_experiment(std::string_view yaml_text, std::string_view file_name,
+                                   const HostFacts& host) {
+  Reader reader(file_name, host);
+  try {
+    return reader.read(yaml_text);
+  } catch (const YAML::Exception& e) {  // a yaml-cpp surprise still gets a position
+    reader.fail(e.mark, fmt::format("invalid experiment: {}", e.msg));
+  }
+}
+
+}  // namespace noisefloor::config

@@ -1,0 +1,544 @@
+#include "docker/api.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+namespace noisefloor::docker {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool parse_int(std::string_view s, int& out) {
+  if (s.empty() || s.size() > 9) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::string format_version(ApiVersion v) { return fmt::format("{}.{}", v.major, v.minor); }
+
+ApiVersion require_version(std::string_view text, std::string_view what) {
+  auto v = parse_api_version(text);
+  if (!v) throw DockerError(fmt::format("{} '{}' is not an API version (expected e.g. 1.41)", what, text));
+  return *v;
+}
+
+}  // namespace
+
+// ---- API versions -------------------------------------------------------------------------
+
+std::optional<ApiVersion> parse_api_version(std::string_view text) {
+  if (!text.empty() && text.front() == 'v') text.remove_prefix(1);
+  auto dot = text.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  ApiVersion v;
+  if (!parse_int(text.substr(0, dot), v.major) || !parse_int(text.substr(dot + 1), v.minor)) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+int compare_api_versions(std::string_view a, std::string_view b) {
+  auto va = require_version(a, "version");
+  auto vb = require_version(b, "version");
+  if (va < vb) return -1;
+  if (vb < va) return 1;
+  return 0;
+}
+
+std::string negotiate_api_version(const std::optional<std::string>& server) {
+  const ApiVersion max = *parse_api_version(kMaxApiVersion);
+  const ApiVersion min = *parse_api_version(kMinApiVersion);
+  if (!server || trim(*server).empty()) return std::string(kMaxApiVersion);
+  auto v = parse_api_version(trim(*server));
+  if (!v) {
+    throw DockerError(fmt::format(
+        "docker: the engine's Api-Version header '{}' is not an API version (expected e.g. 1.41)",
+        *server));
+  }
+  if (*v < min) {
+    throw DockerError(fmt::format(
+        "docker: engine too old: it speaks API {} at most, noisefloor needs {} or newer "
+        "(Docker 20.10+)",
+        format_version(*v), kMinApiVersion));
+  }
+  return format_version(std::min(*v, max));
+}
+
+std::string fixed_api_version(const std::string& value) {
+  return format_version(require_version(trim(value), "DOCKER_API_VERSION"));
+}
+
+void check_version_response(const std::string& negotiated, const nlohmann::json& version) {
+  if (!version.is_object()) return;
+  auto it = version.find("MinAPIVersion");
+  if (it == version.end() || !it->is_string()) return;
+  const std::string engine_min = it->get<std::string>();
+  auto min = parse_api_version(engine_min);
+  if (!min) return;  // tolerate odd engines: a real incompatibility still fails with a 400 later
+  if (*parse_api_version(negotiated) < *min) {
+    throw DockerError(fmt::format(
+        "docker: the engine requires API {} or newer but noisefloor uses {} (it speaks {}..{}; "
+        "unset DOCKER_API_VERSION if it is set)",
+        engine_min, negotiated, kMinApiVersion, kMaxApiVersion));
+  }
+}
+
+// ---- errors -------------------------------------------------------------------------------
+
+std::string engine_error_message(std::string_view method, std::string_view path, long status,
+                                 std::string_view content_type, std::string_view body) {
+  path = path.substr(0, path.find('?'));
+  std::string message;
+  std::string ct(content_type);
+  std::transform(ct.begin(), ct.end(), ct.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ct.rfind("application/json", 0) == 0) {
+    auto j = nlohmann::json::parse(body, nullptr, false);
+    if (!j.is_discarded() && j.is_object() && j.contains("message") && j["message"].is_string()) {
+      message = j["message"].get<std::string>();
+    }
+  }
+  if (message.empty()) message = std::string(trim(body));
+  if (message.empty()) message = "(empty response)";
+  return fmt::format("docker: {} {}: {}: {}", method, path, status, message);
+}
+
+std::string unreachable_message(std::string_view display, std::string_view reason) {
+  return fmt::format(
+      "cannot reach the Docker engine at {}: {} \u2014 is dockerd running? set DOCKER_HOST", display,
+      reason);
+}
+
+// ---- JSON streams -------------------------------------------------------------------------
+
+JsonStream scan_json_stream(std::string_view body) {
+  JsonStream result;
+  while (!body.empty()) {
+    auto nl = body.find('\n');
+    std::string_view line = trim(body.substr(0, nl));
+    body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
+    if (line.empty()) continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      if (!result.error) {
+        result.error = fmt::format("unreadable line in the engine's response: '{}'",
+                                   line.substr(0, 200));
+      }
+      continue;
+    }
+    if (!result.error) {
+      if (auto d = j.find("errorDetail"); d != j.end() && d->is_object() &&
+                                          d->contains("message") && (*d)["message"].is_string()) {
+        result.error = (*d)["message"].get<std::string>();
+      } else if (auto e = j.find("error"); e != j.end() && e->is_string()) {
+        result.error = e->get<std::string>();
+      }
+    }
+    if (auto s = j.find("stream"); s != j.end() && s->is_string()) {
+      result.stream += s->get<std::string>();
+    }
+    if (auto a = j.find("aux"); a != j.end() && a->is_object() && a->contains("ID") &&
+                                (*a)["ID"].is_string()) {
+      result.aux_id = (*a)["ID"].get<std::string>();
+    }
+    result.objects.push_back(std::move(j));
+  }
+  return result;
+}
+
+std::optional<std::string> loaded_image(std::string_view stream_text) {
+  // The last "Loaded image" line wins: a tarball with several tags reports each.
+  std::optional<std::string> found;
+  while (!stream_text.empty()) {
+    auto nl = stream_text.find('\n');
+    std::string_view line = trim(stream_text.substr(0, nl));
+    stream_text = nl == std::string_view::npos ? std::string_view() : stream_text.substr(nl + 1);
+    for (std::string_view prefix : {"Loaded image ID: ", "Loaded image: "}) {
+      if (line.substr(0, prefix.size()) == prefix) {
+        found = std::string(trim(line.substr(prefix.size())));
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+// ---- containers ---------------------------------------------------------------------------
+
+nlohmann::json create_body(const ContainerRequest& request) {
+  if (request.argv.empty() || request.argv.front().empty()) {
+    throw DockerError(fmt::format("container '{}': no command to run (argv is empty)", request.name));
+  }
+  const model::ContainerSpec& spec = request.spec;
+  std::map<std::string, std::string> env = request.env;
+  for (const auto& [k, v] : spec.env) env[k] = v;  // the condition is more specific than the benchmark
+  nlohmann::json env_list = nlohmann::json::array();
+  for (const auto& [k, v] : env) env_list.push_back(k + "=" + v);
+
+  nlohmann::json host = {
+      {"NetworkMode", spec.network.empty() ? std::string("none") : spec.network},
+      {"CapDrop", {"ALL"}},
+      {"SecurityOpt", {"no-new-privileges"}},
+      {"ReadonlyRootfs", spec.read_only},
+      {"PidsLimit", spec.pids_limit},
+      {"Privileged", false},
+      {"Init", false},
+      {"AutoRemove", false},
+      {"RestartPolicy", {{"Name", "no"}}},
+      {"LogConfig", {{"Type", "json-file"}, {"Config", nlohmann::json::object()}}},
+  };
+  if (spec.read_only) host["Tmpfs"] = {{"/tmp", "rw,noexec,nosuid,size=64m"}};
+  if (spec.cpuset) host["CpusetCpus"] = *spec.cpuset;
+  if (spec.cpus) host["NanoCpus"] = static_cast<std::int64_t>(std::llround(*spec.cpus * 1e9));
+  if (spec.memory) {
+    host["Memory"] = *spec.memory;
+    // Swapping would measure the disk, not the benchmark: no swap unless the spec asks for it.
+    host["MemorySwap"] = spec.memory_swap.value_or(*spec.memory);
+  } else if (spec.memory_swap) {
+    host["MemorySwap"] = *spec.memory_swap;  // the engine rejects this with a clear 400
+  }
+
+  nlohmann::json body = {
+      {"Image", request.image},
+      {"Entrypoint", {request.argv.front()}},
+      {"Cmd", std::vector<std::string>(request.argv.begin() + 1, request.argv.end())},
+      {"Env", env_list},
+      {"Labels", request.labels},
+      {"Tty", false},
+      {"OpenStdin", false},
+      {"AttachStdin", false},
+      {"AttachStdout", false},
+      {"AttachStderr", false},
+      {"HostConfig", host},
+  };
+  if (spec.user) body["User"] = *spec.user;
+  return body;
+}
+
+// ---- timestamps ---------------------------------------------------------------------------
+
+std::optional<Timestamp> parse_rfc3339_nano(std::string_view text) {
+  using namespace std::chrono;
+  auto fail = [&]() -> DockerError {
+    return DockerError(fmt::format(
+        "docker: timestamp '{}' is not RFC 3339 (expected e.g. 2026-11-30T03:38:08.103801088Z)",
+        text));
+  };
+  if (text == "0001-01-01T00:00:00Z") return std::nullopt;
+  auto digits = [&](std::size_t pos, std::size_t n) {
+    if (pos + n > text.size()) throw fail();
+    int v = 0;
+    for (std::size_t i = pos; i < pos + n; ++i) {
+      if (text[i] < '0' || text[i] > '9') throw fail();
+      v = v * 10 + (text[i] - '0');
+    }
+    return v;
+  };
+  auto expect = [&](std::size_t pos, char c) {
+    if (pos >= text.size() || text[pos] != c) throw fail();
+  };
+  const int y = digits(0, 4);
+  expect(4, '-');
+  const int mo = digits(5, 2);
+  expect(7, '-');
+  const int d = digits(8, 2);
+  expect(10, 'T');
+  const int h = digits(11, 2);
+  expect(13, ':');
+  const int mi = digits(14, 2);
+  expect(16, ':');
+  const int s = digits(17, 2);
+  std::size_t pos = 19;
+  std::int64_t frac = 0;
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    std::size_t n = 0;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      if (n == 9) throw fail();
+      frac = frac * 10 + (text[pos] - '0');
+      ++pos;
+      ++n;
+    }
+    if (n == 0) throw fail();
+    for (; n < 9; ++n) frac *= 10;
+  }
+  int offset_minutes = 0;
+  if (pos < text.size() && text[pos] == 'Z') {
+    ++pos;
+  } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+    const int sign = text[pos] == '-' ? -1 : 1;
+    const int oh = digits(pos + 1, 2);
+    expect(pos + 3, ':');
+    const int om = digits(pos + 4, 2);
+    if (oh > 23 || om > 59) throw fail();
+    offset_minutes = sign * (oh * 60 + om);
+    pos += 6;
+  } else {
+    throw fail();
+  }
+  if (pos != text.size()) throw fail();
+  if (h > 23 || mi > 59 || s > 60) throw fail();  // 60: a leap second, as RFC 3339 allows
+  const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
+  if (!ymd.ok()) throw fail();
+  if (y < 1678 || y > 2261) throw fail();  // outside what int64 nanoseconds since 1970 can hold
+  const sys_days days{ymd};
+  return Timestamp{duration_cast<nanoseconds>(days.time_since_epoch()) + hours{h} + minutes{mi} +
+                   seconds{s} - minutes{offset_minutes} + nanoseconds{frac}};
+}
+
+// ---- offline images -----------------------------------------------------------------------
+
+namespace {
+
+constexpr std::array<std::uint32_t, 64> kSha256K = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+void sha256_block(std::array<std::uint32_t, 8>& h, const unsigned char* p) {
+  std::uint32_t w[64];
+  for (int i = 0; i < 16; ++i) {
+    w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) |
+           (std::uint32_t{p[4 * i + 2]} << 8) | std::uint32_t{p[4 * i + 3]};
+  }
+  for (int i = 16; i < 64; ++i) {
+    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+  for (int i = 0; i < 64; ++i) {
+    const std::uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+    const std::uint32_t ch = (e & f) ^ (~e & g);
+    const std::uint32_t t1 = hh + s1 + ch + kSha256K[i] + w[i];
+    const std::uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+    const std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
+    const std::uint32_t t2 = s0 + maj;
+    hh = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  h[0] += a;
+  h[1] += b;
+  h[2] += c;
+  h[3] += d;
+  h[4] += e;
+  h[5] += f;
+  h[6] += g;
+  h[7] += hh;
+}
+
+// "/a//b/./c" -> "a/b/c"; throws on "..", empty.
+std::string clean_path(const std::string& path) {
+  std::string out;
+  std::size_t i = 0;
+  while (i <= path.size()) {
+    std::size_t j = path.find('/', i);
+    if (j == std::string::npos) j = path.size();
+    std::string_view part(path.data() + i, j - i);
+    if (part == "..") throw DockerError(fmt::format("image file path '{}' contains '..'", path));
+    if (!part.empty() && part != ".") {
+      if (!out.empty()) out += '/';
+      out += part;
+    }
+    i = j + 1;
+  }
+  if (out.empty()) throw DockerError(fmt::format("image file path '{}' is empty", path));
+  return out;
+}
+
+void put_octal(char* field, std::size_t width, std::uint64_t value) {
+  // width includes the terminating NUL
+  std::string s = fmt::format("{:0{}o}", value, width - 1);
+  if (s.size() != width - 1) throw DockerError("tar field overflow");
+  std::memcpy(field, s.data(), s.size());
+  field[width - 1] = '\0';
+}
+
+void append_entry(std::string& out, const std::string& name, char type, std::uint32_t mode,
+                  std::string_view data) {
+  char h[512] = {};
+  std::string n = name;
+  std::string prefix;
+  if (n.size() > 100) {
+    // ustar: split at a '/' so that prefix <= 155 and name <= 100 bytes
+    std::size_t cut = n.rfind('/', 155);
+    if (cut != std::string::npos && n.size() - cut - 1 > 100) cut = std::string::npos;
+    if (cut == std::string::npos || cut == 0) {
+      throw DockerError(fmt::format("image file path '{}' is too long for a tar header", name));
+    }
+    prefix = n.substr(0, cut);
+    n = n.substr(cut + 1);
+  }
+  std::memcpy(h, n.data(), n.size());
+  put_octal(h + 100, 8, mode & 07777);
+  put_octal(h + 108, 8, 0);
+  put_octal(h + 116, 8, 0);
+  put_octal(h + 124, 12, data.size());
+  put_octal(h + 136, 12, 0);
+  std::memset(h + 148, ' ', 8);
+  h[156] = type;
+  std::memcpy(h + 257, "ustar", 6);
+  std::memcpy(h + 263, "00", 2);
+  put_octal(h + 329, 8, 0);
+  put_octal(h + 337, 8, 0);
+  std::memcpy(h + 345, prefix.data(), prefix.size());
+  unsigned sum = 0;
+  for (unsigned char c : h) sum += c;
+  std::string chk = fmt::format("{:06o}", sum);
+  std::memcpy(h + 148, chk.data(), 6);
+  h[154] = '\0';
+  h[155] = ' ';
+  out.append(h, sizeof h);
+  out.append(data);
+  out.append((512 - data.size() % 512) % 512, '\0');
+}
+
+std::string architecture() {
+#if defined(__x86_64__)
+  return "amd64";
+#elif defined(__aarch64__)
+  return "arm64";
+#elif defined(__arm__)
+  return "arm";
+#elif defined(__powerpc64__)
+  return "ppc64le";
+#elif defined(__s390x__)
+  return "s390x";
+#elif defined(__riscv)
+  return "riscv64";
+#else
+  return "386";
+#endif
+}
+
+struct ImageParts {
+  std::string layer;
+  std::string config;  // JSON text, hashed for the id
+};
+
+ImageParts image_parts(const std::vector<TarFile>& files, const nlohmann::json& config) {
+  ImageParts parts;
+  parts.layer = tar_archive(files);
+  const nlohmann::json image_config = {
+      {"architecture", architecture()},
+      {"os", "linux"},
+      {"created", "1970-01-01T00:00:00Z"},
+      {"config", config.is_null() ? nlohmann::json::object() : config},
+      {"rootfs", {{"type", "layers"}, {"diff_ids", {"sha256:" + sha256_hex(parts.layer)}}}},
+      {"history", {{{"created", "1970-01-01T00:00:00Z"}, {"created_by", "noisefloor"}}}},
+  };
+  parts.config = image_config.dump();  // object keys are sorted: stable bytes
+  return parts;
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view data) {
+  std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+  std::size_t n = data.size();
+  std::size_t full = n / 64;
+  for (std::size_t i = 0; i < full; ++i) sha256_block(h, p + 64 * i);
+  unsigned char tail[128] = {};
+  std::size_t rest = n % 64;
+  std::memcpy(tail, p + 64 * full, rest);
+  tail[rest] = 0x80;
+  std::size_t tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
+  const std::uint64_t bits = static_cast<std::uint64_t>(n) * 8;
+  for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
+  sha256_block(h, tail);
+  if (tail_len == 128) sha256_block(h, tail + 64);
+  std::string out;
+  for (std::uint32_t v : h) out += fmt::format("{:08x}", v);
+  return out;
+}
+
+std::string tar_archive(const std::vector<TarFile>& files) {
+  std::map<std::string, const TarFile*> regular;
+  std::set<std::string> dirs;
+  for (const TarFile& f : files) {
+    std::string path = clean_path(f.path);
+    if (!regular.emplace(path, &f).second) {
+      throw DockerError(fmt::format("image file path '{}' is given twice", f.path));
+    }
+    for (std::size_t slash = path.find('/'); slash != std::string::npos;
+         slash = path.find('/', slash + 1)) {
+      dirs.insert(path.substr(0, slash));
+    }
+  }
+  for (const auto& d : dirs) {
+    if (regular.count(d)) {
+      throw DockerError(fmt::format("image file path '{}' is also a directory", d));
+    }
+  }
+  // One sorted sequence of entries; a directory "a" sorts before "a/x" because it is a prefix.
+  std::map<std::string, const TarFile*> entries = regular;
+  for (const auto& d : dirs) entries.emplace(d, nullptr);
+  std::string out;
+  for (const auto& [path, file] : entries) {
+    if (file) {
+      append_entry(out, path, '0', file->mode, file->data);
+    } else {
+      append_entry(out, path + "/", '5', 0755, {});
+    }
+  }
+  out.append(1024, '\0');
+  return out;
+}
+
+std::string docker_save_tar(const std::string& repo_tag, const std::vector<TarFile>& files,
+                            const nlohmann::json& config) {
+  if (repo_tag.empty() ||
+      std::any_of(repo_tag.begin(), repo_tag.end(), [](unsigned char c) {
+        return !(std::islower(c) || std::isdigit(c) || c == '.' || c == '_' || c == '-' ||
+                 c == '/' || c == ':');
+      })) {
+    throw DockerError(fmt::format(
+        "image name '{}' is not a lower-case reference (expected e.g. noisefloor-bench:1)", repo_tag));
+  }
+  ImageParts parts = image_parts(files, config);
+  const std::string config_hex = sha256_hex(parts.config);
+  const std::string layer_dir = sha256_hex(parts.layer);
+  const nlohmann::json manifest = nlohmann::json::array(
+      {{{"Config", config_hex + ".json"},
+        {"RepoTags", {repo_tag}},
+        {"Layers", {layer_dir + "/layer.tar"}}}});
+  return tar_archive({
+      {"manifest.json", manifest.dump(), 0644},
+      {config_hex + ".json", parts.config, 0644},
+      {layer_dir + "/layer.tar", parts.layer, 0644},
+  });
+}
+
+std::string docker_save_image_id(const std::vector<TarFile>& files, const nlohmann::json& config) {
+  return "sha256:" + sha256_hex(image_parts(files, config).config);
+}
+
+}  // namespace noisefloor::docker

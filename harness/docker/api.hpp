@@ -1,0 +1,148 @@
+// Pure pieces of the Docker Engine client: errors, API version negotiation, error-message
+// formatting, JSON-stream scanning, the container create body, RFC3339Nano timestamps and a
+// deterministic `docker save` tarball writer. No I/O here; client.cpp does the HTTP.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/errors.hpp"
+#include "model/experiment.hpp"
+
+namespace noisefloor::docker {
+
+// Any failure talking to the engine: "docker: POST /containers/create: 404: No such image: x:1",
+// "cannot reach the Docker engine at unix:///var/run/docker.sock: ...", a bad DOCKER_HOST.
+class DockerError : public noisefloor::RunError {
+ public:
+  using RunError::RunError;
+};
+
+// Client::wait gave up because its deadline passed (the container may still be running).
+class WaitTimeout : public DockerError {
+ public:
+  using DockerError::DockerError;
+};
+
+// ---- API versions -------------------------------------------------------------------------
+
+// The range of API versions noisefloor speaks (schemas checked against moby's v1.41..v1.47 docs).
+inline constexpr std::string_view kMinApiVersion = "1.41";
+inline constexpr std::string_view kMaxApiVersion = "1.47";
+
+struct ApiVersion {
+  int major = 0;
+  int minor = 0;
+  friend auto operator<=>(const ApiVersion&, const ApiVersion&) = default;
+};
+
+// "1.41" or "v1.41" -> {1, 41}; nullopt for anything else ("1", "1.x", "", "1.41.2").
+std::optional<ApiVersion> parse_api_version(std::string_view text);
+
+// Numeric comparison ("1.9" < "1.41"): negative, zero or positive. Throws DockerError when either
+// side is not a version.
+int compare_api_versions(std::string_view a, std::string_view b);
+
+// The version to use with an engine whose /_ping answered `server` (the Api-Version header;
+// nullopt or empty when the header was missing, which means kMaxApiVersion):
+// min(kMaxApiVersion, server). Throws DockerError "engine too old" below kMinApiVersion and on a
+// malformed header.
+std::string negotiate_api_version(const std::optional<std::string>& server);
+
+// DOCKER_API_VERSION as given ("1.41" or "v1.41") -> "1.41"; it disables negotiation, like the
+// docker CLI. Throws DockerError when it is not a version.
+std::string fixed_api_version(const std::string& value);
+
+// Checks GET /version against the negotiated version: the engine's MinAPIVersion must not exceed
+// it. Throws DockerError naming both versions.
+void check_version_response(const std::string& negotiated, const nlohmann::json& version);
+
+// ---- errors -------------------------------------------------------------------------------
+
+// "docker: <method> <path without query>: <status>: <message>". `message` is the JSON body's
+// "message" when the body is JSON, else the raw body (trimmed); "(empty response)" if empty.
+std::string engine_error_message(std::string_view method, std::string_view path, long status,
+                                 std::string_view content_type, std::string_view body);
+
+// "cannot reach the Docker engine at <display>: <reason> — is dockerd running? set DOCKER_HOST"
+std::string unreachable_message(std::string_view display, std::string_view reason);
+
+// ---- JSON streams (images/load, images/create, build, events) ----------------------------
+
+struct JsonStream {
+  std::string stream;                  // the "stream" texts, concatenated
+  std::optional<std::string> error;    // errorDetail.message, else "error", of the first error
+  std::optional<std::string> aux_id;   // aux.ID (build)
+  std::vector<nlohmann::json> objects; // every parsed line, in order
+};
+
+// Splits a newline-delimited JSON stream and collects the above. A line that is not JSON becomes
+// the error (a proxy cut the stream), so a 200 can never hide a failure.
+JsonStream scan_json_stream(std::string_view body);
+
+// The reference in "Loaded image: bench:1\n" or the id in "Loaded image ID: sha256:..\n";
+// nullopt when the stream says neither.
+std::optional<std::string> loaded_image(std::string_view stream_text);
+
+// ---- containers ---------------------------------------------------------------------------
+
+// One benchmark invocation inside a container (see container.hpp: run_container).
+struct ContainerRequest {
+  std::string image;
+  std::vector<std::string> argv;  // argv[0] is the executable inside the image: Entrypoint=[argv0], Cmd=rest
+  std::map<std::string, std::string> env;     // the benchmark's env; spec.env overrides it
+  model::ContainerSpec spec;                  // limits, network, user, read-only (spec.image unused)
+  std::map<std::string, std::string> labels;  // noisefloor.run=<id>, noisefloor.condition=<name>
+  std::string name;                           // unique, e.g. nf-<runid>-<condition>-<n>
+  std::chrono::duration<double> timeout{600};
+};
+
+// The POST /containers/create body with safe defaults: no network unless spec.network says so,
+// all capabilities dropped, no-new-privileges, read-only root with a 64 MiB noexec /tmp tmpfs
+// (when spec.read_only), PidsLimit, no swap beyond Memory unless spec.memory_swap says so,
+// json-file logs (so logs can be read back), no init, no auto-remove, no restart. Keys that the
+// spec leaves unset are omitted (engine defaults). Throws DockerError if argv is empty.
+nlohmann::json create_body(const ContainerRequest& request);
+
+// ---- timestamps ---------------------------------------------------------------------------
+
+using Timestamp = std::chrono::sys_time<std::chrono::nanoseconds>;
+
+// RFC3339Nano ("2026-11-30T03:38:08.103801088Z", "...+01:00", 0..9 fractional digits) -> UTC.
+// nullopt for Go's zero time "0001-01-01T00:00:00Z" (never started / never finished).
+// Throws DockerError on anything else that does not parse or lies outside 1678..2261.
+std::optional<Timestamp> parse_rfc3339_nano(std::string_view text);
+
+// ---- offline images -----------------------------------------------------------------------
+
+struct TarFile {
+  std::string path;   // inside the image, e.g. "/probe" or "etc/passwd"; parents are created
+  std::string data;
+  std::uint32_t mode = 0644;
+};
+
+// Lower-case hex SHA-256 (FIPS 180-4).
+std::string sha256_hex(std::string_view data);
+
+// A ustar archive of regular files, sorted by path, parent directories added (0755), mtime 0,
+// uid/gid 0: the same input always gives the same bytes. Throws DockerError on an empty, "..",
+// duplicate or too long (> 255 bytes) path.
+std::string tar_archive(const std::vector<TarFile>& files);
+
+// A `docker save` tarball for POST /images/load with one layer made of `files`. `config` is the
+// image's runtime config ({"Entrypoint":[..],"Env":[..],"WorkingDir":..,"Labels":{..}}); the image
+// is created at the epoch with this build's architecture, so its id (sha256 of the config JSON)
+// depends only on the inputs. `repo_tag` must be lower-case "name:tag".
+std::string docker_save_tar(const std::string& repo_tag, const std::vector<TarFile>& files,
+                            const nlohmann::json& config);
+
+// The image id docker_save_tar's image gets on a classic image store: "sha256:<hex>".
+std::string docker_save_image_id(const std::vector<TarFile>& files, const nlohmann::json& config);
+
+}  // namespace noisefloor::docker

@@ -1,0 +1,109 @@
+// Docker Engine API client: libcurl over the unix socket (or tcp/TLS), JSON via nlohmann_json.
+// Never the docker CLI. One Client owns one libcurl handle (kept alive between calls): use it
+// from one thread at a time.
+//
+// Every call fails with one line (DockerError): "cannot reach the Docker engine at ..." when the
+// engine does not answer, "docker: POST /containers/create: 404: No such image: bench:1" for an
+// engine error, the errorDetail message for an error streamed inside a 200. Every call is bounded:
+// a 5 s connect timeout, a total timeout for small calls, a deadline and a cancellation callback
+// for wait.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "docker/api.hpp"
+#include "docker/endpoint.hpp"
+
+namespace noisefloor::docker {
+
+class Client {
+ public:
+  // Endpoint from DOCKER_HOST & co (see endpoint.hpp); DOCKER_API_VERSION, if non-empty, fixes the
+  // API version and disables negotiation.
+  static Client from_environment();
+
+  // fixed_api_version: "1.41" (or "v1.41") to skip negotiation; nullopt to negotiate.
+  Client(Endpoint endpoint, std::optional<std::string> fixed_api_version);
+  Client(Client&&) noexcept;
+  Client& operator=(Client&&) noexcept;
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+  ~Client();
+
+  const Endpoint& endpoint() const { return endpoint_; }
+
+  // The version used in every path ("/v1.41/..."), negotiated on first use and cached:
+  // min(1.47, the Api-Version of HEAD /_ping), at least 1.41, and accepted by GET /version's
+  // MinAPIVersion.
+  std::string api_version();
+
+  void ping();                  // HEAD /_ping (unversioned)
+  nlohmann::json version();     // GET /version
+  nlohmann::json info();        // GET /info
+
+  // GET /images/{ref}/json; nullopt when the engine does not have the image.
+  std::optional<nlohmann::json> image_inspect(const std::string& ref);
+
+  // POST /images/load with a `docker save` tarball (see docker_save_tar); returns the loaded
+  // reference ("bench:1") or, for an untagged image, its id.
+  std::string load_image(const std::string& tar_bytes);
+
+  struct Created {
+    std::string id;
+    std::vector<std::string> warnings;  // limits the engine accepted but will not enforce
+  };
+  // POST /containers/create?name=<name>
+  Created create_container(const nlohmann::json& body, const std::string& name);
+
+  void start(const std::string& id);  // already running (304) is fine
+
+  // POST /containers/{id}/wait?condition=not-running; call after start. Returns the exit code.
+  // Throws WaitTimeout once `deadline` passes and noisefloor::Interrupted once cancelled() is
+  // true (polled about once a second and whenever data arrives); the container keeps running.
+  std::int64_t wait(const std::string& id, std::chrono::steady_clock::time_point deadline,
+                    const std::function<bool()>& cancelled);
+
+  nlohmann::json inspect(const std::string& id);  // GET /containers/{id}/json
+
+  struct Logs {
+    std::string out, err;
+  };
+  // GET /containers/{id}/logs?stdout=1&stderr=1, demultiplexed (tty: raw, all in out).
+  Logs logs(const std::string& id, bool tty);
+
+  // POST /containers/{id}/kill; a container that is not running (409) is fine.
+  void kill(const std::string& id, const std::string& signal = "SIGKILL");
+
+  // DELETE /containers/{id}?force=1&v=1; a missing container (404) or a removal already in
+  // progress (409) counts as removed.
+  void remove(const std::string& id);
+
+  // GET /containers/json?all=1 filtered by a label: "key=value" or "key" (key exists).
+  std::vector<nlohmann::json> list_by_label(const std::string& label);
+
+  // Whether the engine recorded an "oom" event for the container between the two unix times
+  // (GET /events?since=&until=&filters=). `until` in the future makes the engine wait until then.
+  bool oom_event(const std::string& id, std::int64_t since_unix, std::int64_t until_unix);
+
+ private:
+  struct Request;
+  struct Response;
+  struct Handle;
+  Response perform(const Request& request);
+  Response call(const Request& request, std::initializer_list<long> ok_statuses);
+  nlohmann::json call_json(const Request& request, std::initializer_list<long> ok_statuses);
+
+  Endpoint endpoint_;
+  std::optional<std::string> fixed_api_version_;
+  std::optional<std::string> api_version_;
+  std::unique_ptr<Handle> handle_;
+};
+
+}  // namespace noisefloor::docker

@@ -1,0 +1,43 @@
+// Error types shared by every module. Only cli/ turns them into messages and exit codes.
+//
+// Messages are lower-case, name where (file:line:col, the request, the condition) and what to do,
+// and carry no trailing period.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace noisefloor {
+
+// Base of every error noisefloor reports to a user.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Bad experiment file or bad usage: exit code 2, nothing is written.
+// what() is "file:line:col: message" (1-based line and column).
+class ConfigError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Benchmark output that cannot be read: "run 3 of 'noisy': gotest: ..."
+class ParseError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Anything that made a run fail (a benchmark exited non-zero, a timeout, a container problem).
+class RunError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Thrown between (or inside) measurements after SIGINT/SIGTERM so RAII guards run: exit code 130.
+class Interrupted : public Error {
+ public:
+  Interrupted() : Error("interrupted") {}
+};
+
+}  // namespace noisefloor

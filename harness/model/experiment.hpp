@@ -1,0 +1,89 @@
+// The experiment model: what a YAML experiment file says, after validation. Plain values only.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace noisefloor::model {
+
+using Seconds = std::chrono::duration<double>;
+
+// Where a value came from in the experiment file, 1-based; line 0 means "not from the file".
+struct SourceMark {
+  int line = 0;
+  int column = 0;
+  friend bool operator==(const SourceMark&, const SourceMark&) = default;
+};
+
+enum class OutputFormat { gotest, gbench_json, command };
+enum class Schedule { sequential, interleaved };
+
+// Background CPU load: `count` busy-loop processes, optionally placed on `cpus`.
+struct SpinnerSpec {
+  int count = 0;       // resolved: `all` becomes the number of logical CPUs
+  bool all = false;    // the file said `all`
+  std::vector<int> cpus;  // empty: unpinned (the scheduler places them)
+  std::optional<int> nice;
+  friend bool operator==(const SpinnerSpec&, const SpinnerSpec&) = default;
+};
+
+// The benchmark inside a container, started through the Docker Engine API.
+struct ContainerSpec {
+  std::string image = "auto";  // "auto": built offline from the benchmark executable
+  std::optional<std::string> cpuset;     // e.g. "0" or "0-1,3"; validated against the engine's CPUs
+  std::optional<double> cpus;            // CFS quota in CPUs (NanoCpus)
+  std::optional<std::int64_t> memory;    // bytes
+  std::optional<std::int64_t> memory_swap;  // bytes, memory + swap; -1 unlimited
+  std::map<std::string, std::string> env;
+  std::string network = "none";
+  std::optional<std::string> user;
+  bool read_only = true;
+  std::int64_t pids_limit = 1024;
+  SourceMark mark;  // the `container:` key, for errors found later (engine CPUs)
+  friend bool operator==(const ContainerSpec&, const ContainerSpec&) = default;
+};
+
+struct Condition {
+  std::string name;
+  std::optional<SpinnerSpec> spinners;
+  std::vector<int> affinity;       // CPUs for the benchmark process on the host; empty: inherit
+  std::optional<int> nice;         // nice value for the benchmark process on the host
+  std::optional<ContainerSpec> container;
+  SourceMark mark;
+  bool is_idle() const { return !spinners && affinity.empty() && !nice && !container; }
+  friend bool operator==(const Condition&, const Condition&) = default;
+};
+
+struct BenchmarkSpec {
+  std::vector<std::string> build;    // argv run once before anything else; empty: no build step
+  std::vector<std::string> command;  // argv of one invocation; never interpreted by a shell
+  OutputFormat format = OutputFormat::gotest;
+  int samples = 10;                  // kept samples per condition and benchmark
+  int warmup = 0;                    // samples discarded first, per condition and benchmark
+  // How many samples one invocation delivers (gotest: -test.count). 0 means all of a condition's
+  // samples (plus warm-up) in one invocation, which is only valid with the sequential schedule.
+  int samples_per_run = 0;
+  Seconds timeout{600};              // per invocation
+  std::map<std::string, std::string> env;
+  std::optional<std::string> workdir;  // relative paths are relative to the experiment file
+  friend bool operator==(const BenchmarkSpec&, const BenchmarkSpec&) = default;
+};
+
+struct Experiment {
+  std::string name;
+  std::string description;
+  BenchmarkSpec benchmark;
+  std::vector<Condition> conditions;
+  Schedule schedule = Schedule::sequential;
+  Seconds cooldown{0};
+  std::string source_file;   // the path as given
+  std::string source_text;   // the file's bytes, copied into every result
+  std::string base_dir;      // directory relative paths resolve against
+  friend bool operator==(const Experiment&, const Experiment&) = default;
+};
+
+}  // namespace noisefloor::model

@@ -1,0 +1,43 @@
+// Reader of Google Benchmark `--benchmark_format=json` / `--benchmark_out_format=json` output
+// (checked against libbenchmark 1.7.1 and src/json_reporter.cc of later versions). Pure.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/measurement.hpp"
+
+namespace noisefloor::parsers {
+
+struct GbenchOutput {
+  // The "context" object as written (date, host_name, num_cpus, caches, load_avg, ...); an empty
+  // object when the file has none.
+  nlohmann::json context = nlohmann::json::object();
+  // One per `"run_type": "iteration"` entry (one repetition), in file order; the library's own
+  // aggregates (mean, median, stddev, cv, BigO, RMS) are ignored. An entry without "run_type"
+  // (written by versions before it existed) counts as an iteration unless it has
+  // "aggregate_name".
+  //   name = benchmark = "name" (Google Benchmark has no -N suffix; "/threads:N" stays in it)
+  //   procs = "threads" (1 when absent), iterations = "iterations"
+  //   metrics = real_time as "<time_unit>/op" (e.g. "ns/op"), then cpu_time as
+  //             "cpu-<time_unit>/op", then every counter (any other numeric key, e.g.
+  //             bytes_per_second, items_per_second, user counters) sorted by key, the key being
+  //             the unit. NaN/Infinity values (and counters written as such) become NaN.
+  std::vector<model::Measurement> measurements;
+  // "<name>: <error_message>" for each iteration entry with "error_occurred": true, and
+  // "<name>: skipped: <skip_message>" for each entry with "skipped": true (SkipWithMessage,
+  // libbenchmark >= 1.8). Such entries are not measurements.
+  std::vector<std::string> errors;
+};
+
+// Throws noisefloor::ParseError with messages such as "gbench json: missing key 'benchmarks'",
+// "gbench json: benchmarks[2] ('BM_x'): unknown time_unit 'h' (expected ns, us, ms or s)" (the
+// index is 0-based) or "gbench json: invalid json: parse error at line 3, column 5: ...".
+// The caller prefixes which run it was.
+// The bare NaN, -NaN, Infinity and -Infinity tokens the library writes for non-finite doubles
+// are replaced with null (outside strings) before parsing, since they are not JSON.
+GbenchOutput parse_gbench_json(std::string_view text);
+
+}  // namespace noisefloor::parsers

@@ -1,0 +1,150 @@
+#include "parsers/gotest.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <system_error>
+
+namespace noisefloor::parsers {
+namespace {
+
+constexpr std::string_view kBenchmarkPrefix = "Benchmark";
+constexpr std::string_view kFailMarker = "--- FAIL: ";
+
+// Go's strings.Fields splits on Unicode space; these are the ASCII ones that occur in practice.
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && !is_space(line[i])) ++i;
+    if (i > start) fields.push_back(line.substr(start, i - start));
+  }
+  return fields;
+}
+
+// The whole field must be the number: "12abc" is not a number.
+template <typename T>
+std::optional<T> parse_whole(std::string_view field) {
+  // strconv.ParseFloat accepts a leading '+' ("+Inf"); std::from_chars does not.
+  if (field.size() > 1 && field.front() == '+' && field[1] != '-') field.remove_prefix(1);
+  T value{};
+  const char* const end = field.data() + field.size();
+  const auto [ptr, ec] = std::from_chars(field.data(), end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::optional<model::Measurement> parse_result_line(std::string_view line) {
+  const std::vector<std::string_view> fields = split_fields(line);
+  if (fields.size() < 4 || fields.size() % 2 != 0) return std::nullopt;
+  if (!fields[0].starts_with(kBenchmarkPrefix)) return std::nullopt;
+  const std::optional<std::int64_t> iterations = parse_whole<std::int64_t>(fields[1]);
+  if (!iterations) return std::nullopt;
+
+  model::Measurement m;
+  m.name = std::string(fields[0]);
+  auto [benchmark, procs] = split_procs_suffix(fields[0]);
+  m.benchmark = std::move(benchmark);
+  m.procs = procs;
+  m.iterations = *iterations;
+  for (std::size_t i = 2; i < fields.size(); i += 2) {
+    const std::optional<double> value = parse_whole<double>(fields[i]);
+    if (!value) return std::nullopt;
+    m.metrics.push_back(model::Metric{*value, std::string(fields[i + 1])});
+  }
+  return m;
+}
+
+bool is_config_key(std::string_view key) {
+  if (key.empty() || key.front() < 'a' || key.front() > 'z') return false;
+  for (const char c : key) {
+    if (is_space(c) || (c >= 'A' && c <= 'Z')) return false;
+  }
+  return true;
+}
+
+// Returns true when `line` is a configuration line (and applies it).
+bool apply_config_line(std::string_view line, std::map<std::string, std::string>& config) {
+  const std::size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view key = line.substr(0, colon);
+  if (!is_config_key(key)) return false;
+  const std::string_view rest = line.substr(colon + 1);
+  // "key:value" (no blank after the colon) is not a configuration line; "key:" alone is.
+  if (!rest.empty() && rest.front() != ' ' && rest.front() != '\t') return false;
+  const std::string_view value = trim(rest);
+  if (value.empty()) {
+    config.erase(std::string(key));
+  } else {
+    config.insert_or_assign(std::string(key), std::string(value));
+  }
+  return true;
+}
+
+}  // namespace
+
+std::pair<std::string, int> split_procs_suffix(std::string_view name) {
+  const std::size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash + 1 == name.size()) return {std::string(name), 1};
+  const std::string_view digits = name.substr(dash + 1);
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return {std::string(name), 1};
+  }
+  int procs = 0;
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), procs);
+  if (ec != std::errc() || ptr != digits.data() + digits.size() || procs < 1) {
+    return {std::string(name), 1};
+  }
+  return {std::string(name.substr(0, dash)), procs};
+}
+
+std::optional<model::Measurement> GoTestParser::feed_line(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+
+  // Checked on every line: Go prints the marker after the padded name of the failing benchmark,
+  // and indents it for sub-benchmarks.
+  if (const std::size_t at = line.find(kFailMarker); at != std::string_view::npos) {
+    const std::vector<std::string_view> after = split_fields(line.substr(at + kFailMarker.size()));
+    if (!after.empty()) output_.failures.emplace_back(after.front());
+  }
+
+  if (line.starts_with(kBenchmarkPrefix)) {
+    std::optional<model::Measurement> m = parse_result_line(line);
+    if (!m) {
+      ++output_.skipped_lines;
+      return std::nullopt;
+    }
+    output_.measurements.push_back(*m);
+    return m;
+  }
+  apply_config_line(line, output_.config);
+  return std::nullopt;
+}
+
+GoTestOutput parse_gotest(std::string_view text) {
+  GoTestParser parser;
+  while (!text.empty()) {
+    const std::size_t newline = text.find('\n');
+    if (newline == std::string_view::npos) {
+      parser.feed_line(text);
+      break;
+    }
+    parser.feed_line(text.substr(0, newline));
+    text.remove_prefix(newline + 1);
+  }
+  return parser.output();
+}
+
+}  // namespace noisefloor::parsers

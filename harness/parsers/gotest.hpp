@@ -1,0 +1,67 @@
+// Reader of `go test -bench` output (the Go benchmark data format, golang.org/design/14313;
+// the same rules as golang.org/x/perf/benchfmt). Pure: text in, values out, no I/O.
+//
+// Line kinds (every other line is ignored: PASS, ok, FAIL, `--- BENCH:` and its indented lines,
+// log lines, blank lines):
+//   configuration  `key: value`: key starts with a lower-case ASCII letter and has no space and
+//                  no upper-case letter; `:` is followed by at least one space/tab (or the end of
+//                  the line). The value is trimmed. An empty value deletes the key (benchfmt).
+//   result         `Benchmark<Name>[-N] <iterations> <value> <unit> [<value> <unit>...]`,
+//                  fields separated by spaces/tabs, an even number of at least 4 fields, an
+//                  integer iteration count and numeric values (std::from_chars, locale-independent;
+//                  a leading '+' and inf/nan are accepted like Go's strconv.ParseFloat).
+//   failure        a line containing `--- FAIL: <name>`; the name is recorded. Go may print it
+//                  on the same line as the padded benchmark name (`BenchmarkX-2 \t--- FAIL: ...`).
+// The testing package prints a benchmark's padded name before running it and the numbers after,
+// so whatever the benchmark writes to stdout lands between the two. Such a line starts with
+// "Benchmark" but is not a result line: it is skipped and counted in skipped_lines, never guessed.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/measurement.hpp"
+
+namespace noisefloor::parsers {
+
+struct GoTestOutput {
+  // The last value of each configuration key seen (goos, goarch, pkg, cpu, ...).
+  std::map<std::string, std::string> config;
+  // Result lines in output order. name is as printed; benchmark is the name without the "-N"
+  // GOMAXPROCS suffix; procs is N, or 1 when there is no suffix. Metrics in printed order.
+  std::vector<model::Measurement> measurements;
+  // Names from "--- FAIL: <name>" lines, in output order, as printed (with any -N suffix).
+  std::vector<std::string> failures;
+  // Lines that start with "Benchmark" but are not result lines.
+  std::size_t skipped_lines = 0;
+  friend bool operator==(const GoTestOutput&, const GoTestOutput&) = default;
+};
+
+// Incremental reader: feed complete lines (without the newline) as they arrive from a running
+// process. A trailing '\r' is ignored.
+class GoTestParser {
+ public:
+  // Returns the measurement when `line` is a result line, std::nullopt otherwise.
+  std::optional<model::Measurement> feed_line(std::string_view line);
+  const GoTestOutput& output() const { return output_; }
+
+ private:
+  GoTestOutput output_;
+};
+
+// The whole output at once: splits on '\n', accepts "\r\n" and a missing final newline.
+GoTestOutput parse_gotest(std::string_view text);
+
+// Splits the GOMAXPROCS suffix: "BenchmarkX-16" -> {"BenchmarkX", 16}; "BenchmarkX" ->
+// {"BenchmarkX", 1}; "BenchmarkX/size=10-2" -> {"BenchmarkX/size=10", 2}. Only a final '-'
+// followed by decimal digits with a value of at least 1 is a suffix ("BenchmarkX-0" and
+// "BenchmarkX-" stay whole). Like benchfmt, a sub-benchmark named "n=-2" run with GOMAXPROCS 1
+// is indistinguishable from "n=" with procs 2; the output format cannot tell them apart.
+std::pair<std::string, int> split_procs_suffix(std::string_view name);
+
+}  // namespace noisefloor::parsers

@@ -1,0 +1,7 @@
+# Benchmark-output parsers: pure (text in, Measurements out).
+list(APPEND NF_CORE_SOURCES
+  harness/parsers/gotest.cpp
+  harness/parsers/gbench_json.cpp)
+list(APPEND NF_UNIT_TESTS
+  tests/unit/parsers_gotest_test.cpp
+  tests/unit/parsers_gbench_test.cpp)

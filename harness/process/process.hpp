@@ -1,0 +1,89 @@
+// Child processes on the host: the benchmark, small tool probes, and CPU spinners.
+//
+// Every child is started from an argv vector (never a shell), gets PR_SET_PDEATHSIG(SIGKILL) so it
+// cannot outlive noisefloor (even when noisefloor is SIGKILLed), and is reaped on every exit path.
+// Boost.Process is confined to process.cpp.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/experiment.hpp"
+
+namespace noisefloor::process {
+
+struct Spec {
+  std::vector<std::string> argv;  // argv[0] without a '/' is looked up in PATH
+  std::map<std::string, std::string> env;  // added to (or replacing in) the inherited environment
+  std::optional<std::string> workdir;
+  std::vector<int> affinity;  // CPUs, applied in the child before exec; empty: inherited
+  std::optional<int> nice;    // applied in the child before exec
+  std::chrono::duration<double> timeout{600};
+};
+
+// Scheduling settings as read back from the running child (sched_getaffinity, getpriority).
+struct Applied {
+  std::vector<int> affinity;
+  std::optional<int> nice;
+};
+
+struct Result {
+  int exit_code = -1;             // -1 when killed by a signal
+  std::optional<int> signal;      // the terminating signal, if any
+  bool timed_out = false;
+  std::string out;                // the whole stdout
+  std::string err;                // the whole stderr
+  double wall_seconds = 0;
+  std::optional<Applied> applied;  // nullopt when the child exited before it could be read back
+};
+
+using LineCallback = std::function<void(std::string_view line)>;
+using Cancelled = std::function<bool()>;
+
+// Runs one child to completion. Complete stdout lines are passed to on_stdout_line as they
+// arrive (for live parsing and progress). On timeout the child is killed (timed_out = true); when
+// cancelled() becomes true the child is killed and noisefloor::Interrupted is thrown.
+// Throws RunError when the child cannot be started.
+Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled& cancelled);
+
+// Runs a small tool (e.g. `go version`) and captures its output; for probes, not benchmarks.
+struct Captured {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+Captured capture(const std::vector<std::string>& argv,
+                 std::chrono::duration<double> timeout = std::chrono::seconds(20));
+
+// Background CPU load: `count` processes doing a pure busy loop (no I/O, no allocation), each one
+// the noisefloor binary itself re-executed as `noisefloor __spin`. Stopped (SIGKILL) and reaped
+// by stop() or the destructor; they also die with noisefloor through PR_SET_PDEATHSIG.
+class SpinnerSet {
+ public:
+  // Starts the spinners; spinner i is pinned to cpus[i % cpus.size()] when cpus is not empty.
+  explicit SpinnerSet(const model::SpinnerSpec& spec);
+  SpinnerSet(const SpinnerSet&) = delete;
+  SpinnerSet& operator=(const SpinnerSet&) = delete;
+  ~SpinnerSet();  // best effort: kills and reaps whatever is left, never throws
+
+  std::vector<int> pids() const;
+  void stop();  // kills and reaps; throws RunError if a spinner died early (the load was not there)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The body of `noisefloor __spin`: never returns. Exits when its parent is gone.
+[[noreturn]] void spin_forever(int expected_parent);
+
+// The running executable (/proc/self/exe), for re-executing ourselves as a spinner.
+std::string self_executable();
+
+}  // namespace noisefloor::process

@@ -1,0 +1,481 @@
+#include "stats/summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <numeric>
+
+#include "model/errors.hpp"
+
+namespace noisefloor::stats {
+namespace {
+
+// Scale of the mean absolute deviation around the median for the normal distribution
+// (sqrt(pi/2) to the spec's 8 digits, §3.4): the MeanAD fallback when MAD = 0.
+constexpr double kMeanAdToSigma = 1.2533141;
+constexpr double kOutlierZ = 3.5;   // Iglewicz-Hoaglin
+constexpr double kExtremeZ = 10.0;  // hyperfine's 14.826 on the raw MAD, rescaled to sigma_MAD
+// Up to this n, C(n, j) and the binomial sums fit in 64 bits and are added exactly.
+constexpr std::size_t kExactBinomialMaxN = 62;
+
+__extension__ typedef unsigned __int128 U128;  // __extension__: -Wpedantic knows no __int128
+
+void check_confidence(double confidence) {
+  if (!(confidence > 0.0 && confidence < 1.0)) {
+    throw Error(fmt::format("stats: confidence must be in (0, 1), got {}", confidence));
+  }
+}
+
+void check_finite(std::span<const double> values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      throw Error(fmt::format("stats: sample {} is not a finite number ('{}')", i + 1, values[i]));
+    }
+  }
+}
+
+long double log_add_exp(long double a, long double b) {
+  if (a == -INFINITY) return b;
+  if (b == -INFINITY) return a;
+  const long double hi = std::max(a, b);
+  return hi + std::log1p(std::exp(std::min(a, b) - hi));
+}
+
+// Mean with one correction pass: the second pass removes most of the rounding of the first.
+double mean_of(std::span<const double> x) {
+  const double n = static_cast<double>(x.size());
+  double mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  double correction = 0.0;
+  for (double v : x) correction += v - mean;
+  return mean + correction / n;
+}
+
+// Hyndman-Fan type 7: h = (n-1)p, linear interpolation between x_(floor h) and the next one.
+double quantile_type7(std::span<const double> sorted, double p) {
+  const double h = static_cast<double>(sorted.size() - 1) * p;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  if (lo + 1 >= sorted.size()) return sorted.back();
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+}
+
+double median_of_sorted(std::span<const double> sorted) {
+  const std::size_t n = sorted.size();
+  if (n == 0) return kNaN;
+  if (n % 2 == 1) return sorted[n / 2];
+  return 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+std::string percent(double confidence) { return fmt::format("{:g}%", 100.0 * confidence); }
+
+}  // namespace
+
+Band band_for_cv(std::optional<double> cv_pct) {
+  if (!cv_pct) return Band::insufficient;
+  if (*cv_pct <= 2.0) return Band::excellent;
+  if (*cv_pct <= 5.0) return Band::acceptable;
+  if (*cv_pct <= 10.0) return Band::noisy;
+  return Band::do_not_trust;
+}
+
+std::string_view to_string(Band band) {
+  switch (band) {
+    case Band::insufficient: return "insufficient";
+    case Band::excellent: return "excellent";
+    case Band::acceptable: return "acceptable";
+    case Band::noisy: return "noisy";
+    case Band::do_not_trust: return "do not trust";
+  }
+  return "insufficient";
+}
+
+std::string_view to_string(Outlier outlier) {
+  switch (outlier) {
+    case Outlier::none: return "none";
+    case Outlier::outlier: return "outlier";
+    case Outlier::extreme: return "extreme";
+  }
+  return "none";
+}
+
+double t_quantile(double p, double df) {
+  if (!(p > 0.0 && p < 1.0) || !(df > 0.0) || !std::isfinite(df)) {
+    throw Error(fmt::format("stats: t quantile needs 0 < p < 1 and finite df > 0, got p={} df={}",
+                            p, df));
+  }
+  return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
+}
+
+double median(std::span<const double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return median_of_sorted(sorted);
+}
+
+std::optional<OrderCi> median_ci_order(std::size_t n, double confidence) {
+  check_confidence(confidence);
+  const long double alpha = 1.0L - static_cast<long double>(confidence);
+  if (n == 0) return std::nullopt;
+  std::size_t k = 0;
+  long double tail = 0;  // P(Bin(n, 1/2) <= k-1) of the accepted k
+  if (n <= kExactBinomialMaxN) {
+    // Integers below 2^64 are exact in long double and the scaling by 2^(1-n) is exact too.
+    std::uint64_t c = 1;    // C(n, j)
+    std::uint64_t sum = 0;  // Σ_{i<k} C(n, i)
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::uint64_t next = sum + c;
+      if (std::ldexp(static_cast<long double>(next), 1 - static_cast<int>(n)) > alpha) break;
+      sum = next;
+      k = j + 1;
+      c = static_cast<std::uint64_t>(static_cast<U128>(c) * (n - j) / (j + 1));
+    }
+    tail = std::ldexp(static_cast<long double>(sum), -static_cast<int>(n));
+  } else {
+    // 2^-n underflows even long double beyond n ~ 16000: sum the terms in log space.
+    const long double log2 = std::log(2.0L);
+    long double log_term = -static_cast<long double>(n) * log2;  // ln(C(n, j)/2^n)
+    long double log_sum = -INFINITY;
+    for (std::size_t j = 0; j < n; ++j) {
+      const long double next = log_add_exp(log_sum, log_term);
+      if (std::exp(next + log2) > alpha) break;
+      log_sum = next;
+      k = j + 1;
+      log_term += std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
+    }
+    tail = std::exp(log_sum);
+  }
+  if (k == 0) return std::nullopt;
+  return OrderCi{k, static_cast<double>(1.0L - 2.0L * tail)};
+}
+
+double binomial_half_cdf(std::size_t n, std::size_t k) {
+  if (k >= n) return 1.0;
+  if (n <= kExactBinomialMaxN) {
+    std::uint64_t c = 1, sum = 0;
+    for (std::size_t j = 0; j <= k; ++j) {
+      sum += c;
+      c = static_cast<std::uint64_t>(static_cast<U128>(c) * (n - j) / (j + 1));
+    }
+    return static_cast<double>(std::ldexp(static_cast<long double>(sum), -static_cast<int>(n)));
+  }
+  // Sum the smaller tail (fewer terms, no cancellation), then complement if needed.
+  const bool upper = 2 * k > n;
+  const std::size_t last = upper ? n - k - 1 : k;  // P(X >= k+1) = P(X <= n-k-1) by symmetry
+  long double log_term = -static_cast<long double>(n) * std::log(2.0L);
+  long double log_sum = -INFINITY;
+  for (std::size_t j = 0; j <= last; ++j) {
+    log_sum = log_add_exp(log_sum, log_term);
+    log_term += std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
+  }
+  const long double tail = std::exp(log_sum);
+  return static_cast<double>(upper ? 1.0L - tail : tail);
+}
+
+std::optional<double> lag1_autocorrelation(std::span<const double> x) {
+  if (x.size() < 8) return std::nullopt;
+  const double mean = mean_of(x);
+  double num = 0.0, den = 0.0;
+  for (std::size_t t = 0; t < x.size(); ++t) {
+    den += (x[t] - mean) * (x[t] - mean);
+    if (t + 1 < x.size()) num += (x[t] - mean) * (x[t + 1] - mean);
+  }
+  if (den == 0.0) return std::nullopt;
+  return num / den;
+}
+
+Summary summarize(std::span<const double> x, double confidence) {
+  check_confidence(confidence);
+  check_finite(x);
+  Summary s;
+  s.n = x.size();
+  s.outliers.assign(s.n, Outlier::none);
+  if (s.n == 0) {
+    s.warnings.push_back("no samples");
+    return s;
+  }
+  const std::size_t n = s.n;
+  const double nd = static_cast<double>(n);
+  std::vector<double> sorted(x.begin(), x.end());
+  std::sort(sorted.begin(), sorted.end());
+
+  s.mean = mean_of(x);
+  s.median = median_of_sorted(sorted);
+  s.min = sorted.front();
+  s.max = sorted.back();
+
+  if (n >= 2) {
+    // Corrected two-pass sum of squares (Chan, Golub & LeVeque), never the one-pass Σx² form:
+    // it cancels to 0 for values around 1e9 with unit spread (V9).
+    double ss = 0.0, sum_dev = 0.0;
+    for (double v : x) {
+      ss += (v - s.mean) * (v - s.mean);
+      sum_dev += v - s.mean;
+    }
+    ss -= sum_dev * sum_dev / nd;
+    s.stddev = std::sqrt(std::max(ss, 0.0) / (nd - 1.0));
+    if (s.mean > 0.0) s.cv_pct = 100.0 * *s.stddev / s.mean;
+
+    std::vector<double> dev(n);
+    for (std::size_t i = 0; i < n; ++i) dev[i] = std::fabs(x[i] - s.median);
+    std::sort(dev.begin(), dev.end());
+    s.mad = median_of_sorted(dev);
+    s.sigma_mad = kMadToSigma * s.mad;
+    if (s.median > 0.0) s.rcv_pct = 100.0 * s.sigma_mad / s.median;
+
+    s.q1 = quantile_type7(sorted, 0.25);
+    s.q3 = quantile_type7(sorted, 0.75);
+    s.iqr = s.q3 - s.q1;
+
+    const double half = t_quantile(0.5 * (1.0 + confidence), nd - 1.0) * *s.stddev / std::sqrt(nd);
+    s.mean_ci = Interval{s.mean - half, s.mean + half, confidence};
+
+    // Robust scores (§3.4); with MAD = 0 fall back to the MeanAD so that a single differing
+    // value is not flagged by a division by epsilon (hyperfine's behaviour).
+    double scale = s.sigma_mad;
+    if (scale == 0.0) {
+      const double mean_ad = std::accumulate(dev.begin(), dev.end(), 0.0) / nd;
+      scale = kMeanAdToSigma * mean_ad;
+    }
+    if (scale > 0.0) {
+      s.modified_z.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double m = (x[i] - s.median) / scale;
+        s.modified_z[i] = m;
+        if (std::fabs(m) > kExtremeZ) {
+          s.outliers[i] = Outlier::extreme;
+        } else if (std::fabs(m) > kOutlierZ) {
+          s.outliers[i] = Outlier::outlier;
+        }
+      }
+    }
+
+    const double mild_lo = s.q1 - 1.5 * s.iqr, mild_hi = s.q3 + 1.5 * s.iqr;
+    const double severe_lo = s.q1 - 3.0 * s.iqr, severe_hi = s.q3 + 3.0 * s.iqr;
+    for (double v : x) {
+      if (v < severe_lo || v > severe_hi) {
+        ++s.tukey_severe;
+      } else if (v < mild_lo || v > mild_hi) {
+        ++s.tukey_mild;
+      }
+    }
+  }
+
+  if (const auto order = median_ci_order(n, confidence)) {
+    const double lo = sorted[order->k - 1], hi = sorted[n - order->k];
+    s.median_ci = Interval{lo, hi, order->level};
+    if (s.median > 0.0) s.median_rel_halfwidth = std::max(hi / s.median - 1.0, 1.0 - lo / s.median);
+  }
+
+  s.lag1 = lag1_autocorrelation(x);
+  const double drift_limit = 2.0 / std::sqrt(nd);
+  s.drift = s.lag1 && std::fabs(*s.lag1) > drift_limit;
+
+  if (s.cv_pct && s.rcv_pct) {
+    s.shape = *s.rcv_pct > 0.0 ? *s.cv_pct / *s.rcv_pct > 2.0 : *s.cv_pct > 0.0;
+  }
+  s.band = band_for_cv(s.cv_pct);
+
+  // Warnings, from the most basic (sample size) to the diagnostics.
+  if (n < 2) s.warnings.push_back("n=1 < 2: no stddev, CV or mean CI");
+  if (!s.median_ci) {
+    std::size_t needed = n + 1;
+    while (!median_ci_order(needed, confidence)) ++needed;
+    s.warnings.push_back(
+        fmt::format("n={} < {}: no {} median CI", n, needed, percent(confidence)));
+  }
+  if (n >= 2 && s.mean <= 0.0) s.warnings.push_back("mean <= 0: no CV");
+  if (n >= 2 && s.median <= 0.0) s.warnings.push_back("median <= 0: no rCV");
+  if (s.shape) {
+    s.warnings.push_back(
+        *s.rcv_pct > 0.0
+            ? fmt::format("heavy tail / outliers / multimodal (CV/rCV = {:.1f})",
+                          *s.cv_pct / *s.rcv_pct)
+            : fmt::format("heavy tail / outliers / multimodal (CV = {:.2f}% with rCV = 0)",
+                          *s.cv_pct));
+  }
+  const auto n_extreme = std::count(s.outliers.begin(), s.outliers.end(), Outlier::extreme);
+  const auto n_outlier = std::count(s.outliers.begin(), s.outliers.end(), Outlier::outlier);
+  if (n_extreme + n_outlier > 0) {
+    s.warnings.push_back(fmt::format(
+        "{} of {} samples are outliers (|modified z| > 3.5), {} of them extreme (> 10)",
+        n_extreme + n_outlier, n, n_extreme));
+  }
+  if (s.drift) {
+    s.warnings.push_back(*s.lag1 > 0.0 ? fmt::format("drift: lag-1 autocorrelation {:.2f} > {:.2f}",
+                                                     *s.lag1, drift_limit)
+                                       : fmt::format("drift: lag-1 autocorrelation {:.2f} < -{:.2f}",
+                                                     *s.lag1, drift_limit));
+  }
+  return s;
+}
+
+// ---- JSON ------------------------------------------------------------------------------------
+
+namespace {
+
+nlohmann::json number_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json optional_or_null(const std::optional<double>& v) {
+  return v ? number_or_null(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json interval_or_null(const std::optional<Interval>& v) {
+  if (!v) return nullptr;
+  return {{"lo", number_or_null(v->lo)},
+          {"hi", number_or_null(v->hi)},
+          {"level", number_or_null(v->level)}};
+}
+
+const nlohmann::json& member(const nlohmann::json& j, std::string_view key) {
+  if (!j.is_object()) throw ParseError("summary json: expected an object");
+  const auto it = j.find(key);
+  if (it == j.end()) throw ParseError(fmt::format("summary json: missing key '{}'", key));
+  return *it;
+}
+
+std::optional<double> read_optional(const nlohmann::json& j, std::string_view key) {
+  const auto& v = member(j, key);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_number()) {
+    throw ParseError(fmt::format("summary json: key '{}' must be a number or null", key));
+  }
+  return v.get<double>();
+}
+
+double read_double(const nlohmann::json& j, std::string_view key) {
+  return read_optional(j, key).value_or(kNaN);
+}
+
+bool read_bool(const nlohmann::json& j, std::string_view key) {
+  const auto& v = member(j, key);
+  if (!v.is_boolean()) throw ParseError(fmt::format("summary json: key '{}' must be a boolean", key));
+  return v.get<bool>();
+}
+
+std::int64_t read_count(const nlohmann::json& j, std::string_view key) {
+  const auto& v = member(j, key);
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
+    throw ParseError(
+        fmt::format("summary json: key '{}' must be a non-negative integer", key));
+  }
+  return v.get<std::int64_t>();
+}
+
+const nlohmann::json& read_array(const nlohmann::json& j, std::string_view key) {
+  const auto& v = member(j, key);
+  if (!v.is_array()) throw ParseError(fmt::format("summary json: key '{}' must be an array", key));
+  return v;
+}
+
+std::string read_string(const nlohmann::json& v, std::string_view key) {
+  if (!v.is_string()) throw ParseError(fmt::format("summary json: key '{}' must hold strings", key));
+  return v.get<std::string>();
+}
+
+std::optional<Interval> read_interval(const nlohmann::json& j, std::string_view key) {
+  const auto& v = member(j, key);
+  if (v.is_null()) return std::nullopt;
+  return Interval{read_double(v, "lo"), read_double(v, "hi"), read_double(v, "level")};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Summary& s) {
+  nlohmann::json outliers = nlohmann::json::array();
+  for (Outlier o : s.outliers) outliers.push_back(std::string(to_string(o)));
+  nlohmann::json modified_z = nlohmann::json::array();
+  for (double m : s.modified_z) modified_z.push_back(number_or_null(m));
+  return {
+      {"n", s.n},
+      {"mean", number_or_null(s.mean)},
+      {"median", number_or_null(s.median)},
+      {"min", number_or_null(s.min)},
+      {"max", number_or_null(s.max)},
+      {"stddev", optional_or_null(s.stddev)},
+      {"cv_pct", optional_or_null(s.cv_pct)},
+      {"mad", number_or_null(s.mad)},
+      {"sigma_mad", number_or_null(s.sigma_mad)},
+      {"rcv_pct", optional_or_null(s.rcv_pct)},
+      {"q1", number_or_null(s.q1)},
+      {"q3", number_or_null(s.q3)},
+      {"iqr", number_or_null(s.iqr)},
+      {"mean_ci", interval_or_null(s.mean_ci)},
+      {"median_ci", interval_or_null(s.median_ci)},
+      {"median_rel_halfwidth", optional_or_null(s.median_rel_halfwidth)},
+      {"outliers", std::move(outliers)},
+      {"modified_z", std::move(modified_z)},
+      {"tukey_mild", s.tukey_mild},
+      {"tukey_severe", s.tukey_severe},
+      {"lag1", optional_or_null(s.lag1)},
+      {"drift", s.drift},
+      {"shape", s.shape},
+      {"band", std::string(to_string(s.band))},
+      {"warnings", s.warnings},
+  };
+}
+
+Summary summary_from_json(const nlohmann::json& j) {
+  Summary s;
+  s.n = static_cast<std::size_t>(read_count(j, "n"));
+  s.mean = read_double(j, "mean");
+  s.median = read_double(j, "median");
+  s.min = read_double(j, "min");
+  s.max = read_double(j, "max");
+  s.stddev = read_optional(j, "stddev");
+  s.cv_pct = read_optional(j, "cv_pct");
+  s.mad = read_double(j, "mad");
+  s.sigma_mad = read_double(j, "sigma_mad");
+  s.rcv_pct = read_optional(j, "rcv_pct");
+  s.q1 = read_double(j, "q1");
+  s.q3 = read_double(j, "q3");
+  s.iqr = read_double(j, "iqr");
+  s.mean_ci = read_interval(j, "mean_ci");
+  s.median_ci = read_interval(j, "median_ci");
+  s.median_rel_halfwidth = read_optional(j, "median_rel_halfwidth");
+  for (const auto& o : read_array(j, "outliers")) {
+    const std::string text = read_string(o, "outliers");
+    if (text == "none") {
+      s.outliers.push_back(Outlier::none);
+    } else if (text == "outlier") {
+      s.outliers.push_back(Outlier::outlier);
+    } else if (text == "extreme") {
+      s.outliers.push_back(Outlier::extreme);
+    } else {
+      throw ParseError(fmt::format(
+          "summary json: unknown outlier class '{}' (expected none, outlier or extreme)", text));
+    }
+  }
+  for (const auto& m : read_array(j, "modified_z")) {
+    if (!m.is_number() && !m.is_null()) {
+      throw ParseError("summary json: key 'modified_z' must hold numbers");
+    }
+    s.modified_z.push_back(m.is_null() ? kNaN : m.get<double>());
+  }
+  s.tukey_mild = static_cast<int>(read_count(j, "tukey_mild"));
+  s.tukey_severe = static_cast<int>(read_count(j, "tukey_severe"));
+  s.lag1 = read_optional(j, "lag1");
+  s.drift = read_bool(j, "drift");
+  s.shape = read_bool(j, "shape");
+  const std::string band = read_string(member(j, "band"), "band");
+  bool found = false;
+  for (Band b : {Band::insufficient, Band::excellent, Band::acceptable, Band::noisy,
+                 Band::do_not_trust}) {
+    if (band == to_string(b)) {
+      s.band = b;
+      found = true;
+    }
+  }
+  if (!found) {
+    throw ParseError(fmt::format(
+        "summary json: unknown band '{}' (expected excellent, acceptable, noisy, do not trust or "
+        "insufficient)",
+        band));
+  }
+  for (const auto& w : read_array(j, "warnings")) s.warnings.push_back(read_string(w, "warnings"));
+  return s;
+}
+
+}  // namespace noisefloor::stats

@@ -1,0 +1,98 @@
+// Per-condition summary statistics (docs: statistics.md §3.2–3.4, §3.9). Pure: no I/O.
+//
+// Inputs are the per-repeat values of one condition, in run order (never raw inner
+// iterations). Every value must be finite; summarize() throws noisefloor::Error otherwise.
+// Undefined values are never faked: they are std::nullopt, or NaN for plain doubles, and
+// to_json() writes both as null.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace noisefloor::stats {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Consistency constant of the MAD for the normal distribution: 1/Φ⁻¹(3/4).
+inline constexpr double kMadToSigma = 1.482602218505602;
+
+// CV trust bands of the product (finer than the spec's stable/noisy/unstable):
+// cv <= 2 excellent, <= 5 acceptable, <= 10 noisy, > 10 do_not_trust; nullopt -> insufficient.
+enum class Band { insufficient, excellent, acceptable, noisy, do_not_trust };
+Band band_for_cv(std::optional<double> cv_pct);
+// "excellent", "acceptable", "noisy", "do not trust", "insufficient".
+std::string_view to_string(Band band);
+
+// A confidence interval; level is the confidence actually achieved (order-statistic intervals
+// are conservative, so it can exceed the requested one).
+struct Interval {
+  double lo = kNaN;
+  double hi = kNaN;
+  double level = kNaN;
+};
+
+// Robust outlier class of one sample (§3.4): |M| > 3.5 outlier, |M| > 10 extreme.
+enum class Outlier : std::uint8_t { none, outlier, extreme };
+std::string_view to_string(Outlier outlier);  // "none", "outlier", "extreme"
+
+struct Summary {
+  std::size_t n = 0;
+  double mean = kNaN, median = kNaN, min = kNaN, max = kNaN;  // NaN only when n == 0
+  std::optional<double> stddev;  // sample (n-1), two-pass; nullopt when n < 2
+  std::optional<double> cv_pct;  // 100*s/mean; nullopt when n < 2 or mean <= 0
+  // Dispersion needs two values: mad, sigma_mad, q1, q3 and iqr are NaN when n < 2.
+  double mad = kNaN, sigma_mad = kNaN;  // raw MAD and 1.482602218505602*MAD
+  std::optional<double> rcv_pct;        // 100*sigma_mad/median; nullopt when n < 2 or median <= 0
+  double q1 = kNaN, q3 = kNaN, iqr = kNaN;  // Hyndman-Fan type 7
+  std::optional<Interval> mean_ci;          // t interval; nullopt when n < 2
+  std::optional<Interval> median_ci;  // equal-tailed order statistics; nullopt when n < 6 (95%)
+  std::optional<double> median_rel_halfwidth;  // max(hi/med - 1, 1 - lo/med) (benchstat's "±")
+  std::vector<Outlier> outliers;  // one per input sample, in input order
+  std::vector<double> modified_z;  // one per input sample; empty when MAD = MeanAD = 0 or n < 2
+  int tukey_mild = 0;    // outside the 1.5*IQR fences but inside the 3*IQR fences
+  int tukey_severe = 0;  // outside the 3*IQR fences
+  std::optional<double> lag1;  // lag-1 autocorrelation in run order; nullopt when n < 8 or no variance
+  bool drift = false;          // |lag1| > 2/sqrt(n)
+  bool shape = false;          // cv/rcv > 2 (or rcv = 0 < cv): heavy tail, outliers or multimodal
+  Band band = Band::insufficient;
+  std::vector<std::string> warnings;  // lower-case sentence fragments, e.g. "n=5 < 6: no 95% median CI"
+};
+
+// The per-condition summary of §3.2. confidence must be in (0, 1).
+Summary summarize(std::span<const double> samples_in_run_order, double confidence = 0.95);
+
+// Quantile p of Student's t with df degrees of freedom (Boost.Math).
+double t_quantile(double p, double df);
+
+// Median of the values (mean of the two middle ones for even n); NaN when empty.
+double median(std::span<const double> values);
+
+// Order statistic rank k (1-based) of the equal-tailed median CI [x_(k), x_(n-k+1)]:
+// k = max{k >= 1 : 2*P(Bin(n, 1/2) <= k-1) <= 1 - confidence}, with the achieved level
+// 1 - 2*P(Bin(n, 1/2) <= k-1). nullopt when no k exists (n < 6 at 95%). Exact integer sums for
+// n <= 62, long double log-space sums beyond (any n, no overflow).
+struct OrderCi {
+  std::size_t k = 0;
+  double level = kNaN;
+};
+std::optional<OrderCi> median_ci_order(std::size_t n, double confidence = 0.95);
+
+// P(Bin(n, 1/2) <= k); exact (a dyadic rational correctly rounded) for n <= 62.
+double binomial_half_cdf(std::size_t n, std::size_t k);
+
+// r1 = Σ(x_t - x̄)(x_{t+1} - x̄) / Σ(x_t - x̄)²; nullopt when n < 8 or all values are equal.
+std::optional<double> lag1_autocorrelation(std::span<const double> values_in_run_order);
+
+// snake_case keys, nullopt and NaN -> null, enums as their to_string() text.
+nlohmann::json to_json(const Summary& summary);
+// The inverse of to_json(); throws noisefloor::ParseError on a missing key or a wrong type.
+Summary summary_from_json(const nlohmann::json& json);
+
+}  // namespace noisefloor::stats

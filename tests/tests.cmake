@@ -1,0 +1,18 @@
+# Unit tests: pure logic, linked against the core only (this enforces the pure/edge boundary).
+add_executable(noisefloor_unit_tests tests/unit/main.cpp ${NF_UNIT_TESTS})
+target_link_libraries(noisefloor_unit_tests PRIVATE noisefloor_core doctest::doctest)
+target_compile_definitions(noisefloor_unit_tests PRIVATE NF_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/data")
+add_test(NAME unit COMMAND noisefloor_unit_tests)
+set_tests_properties(unit PROPERTIES LABELS unit)
+
+# I/O tests: real processes and the real Docker engine, through the edge libraries.
+if(NF_IO_TESTS)
+  add_executable(noisefloor_io_tests tests/integration/main.cpp ${NF_IO_TESTS})
+  target_link_libraries(noisefloor_io_tests PRIVATE noisefloor_io doctest::doctest)
+  target_compile_definitions(noisefloor_io_tests PRIVATE NF_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/data")
+  add_test(NAME io COMMAND noisefloor_io_tests)
+  set_tests_properties(io PROPERTIES LABELS integration SKIP_RETURN_CODE 77 TIMEOUT 900)
+endif()
+
+# End-to-end tests: the installed binary driven like a user would, from bash.
+include(tests/integration/tests.cmake OPTIONAL)

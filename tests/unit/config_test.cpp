@@ -1,0 +1,209 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "config/experiment_file.hpp"
+#include "model/errors.hpp"
+
+using namespace noisefloor;
+using config::HostFacts;
+using config::parse_experiment;
+
+namespace {
+
+const HostFacts kTwoCpus{{0, 1}};
+
+const char* const kGood = R"(name: laptop
+description: the demo, replayed
+benchmark:
+  build: [go, test, -c, -o, bench.test, ./makebuffer]
+  command: [./bench.test, -test.run=^$, -test.bench=BenchmarkMakeBuffer_Correct$, -test.benchmem]
+  format: gotest
+  samples: 20
+  warmup: 1
+  timeout: 10m
+  env: {GOGC: "100"}
+conditions:
+  - name: idle
+  - name: noisy
+    spinners: all
+  - name: pinned
+    spinners: {count: 1, cpus: "1", nice: 5}
+    container: {cpuset: "0", cpus: 1, memory: 512m}
+cooldown: 2s
+)";
+
+// Parses `yaml` and returns the error message, or "" when it is valid.
+std::string error_of(const std::string& yaml, const HostFacts& host = kTwoCpus) {
+  try {
+    parse_experiment(yaml, "x.yaml", host);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string with_benchmark(const std::string& extra) {
+  return "name: t\nbenchmark:\n  command: [./b]\n" + extra + "conditions:\n  - name: idle\n";
+}
+
+}  // namespace
+
+TEST_CASE("config: the demo experiment is read completely") {
+  const model::Experiment e = parse_experiment(kGood, "laptop.yaml", kTwoCpus);
+  CHECK(e.name == "laptop");
+  CHECK(e.description == "the demo, replayed");
+  CHECK(e.benchmark.build.size() == 6);
+  CHECK(e.benchmark.command.at(2) == "-test.bench=BenchmarkMakeBuffer_Correct$");
+  CHECK(e.benchmark.format == model::OutputFormat::gotest);
+  CHECK(e.benchmark.samples == 20);
+  CHECK(e.benchmark.warmup == 1);
+  CHECK(e.benchmark.timeout.count() == doctest::Approx(600));
+  CHECK(e.benchmark.samples_per_run == 0);  // sequential: one invocation per condition
+  CHECK(e.benchmark.env.at("GOGC") == "100");
+  REQUIRE(e.conditions.size() == 3);
+  CHECK(e.conditions[0].is_idle());
+  CHECK(e.conditions[0].mark == model::SourceMark{12, 5});
+  REQUIRE(e.conditions[1].spinners);
+  CHECK(e.conditions[1].spinners->all);
+  CHECK(e.conditions[1].spinners->count == 2);
+  CHECK(e.conditions[2].spinners->cpus == std::vector<int>{1});
+  CHECK(e.conditions[2].spinners->nice == 5);
+  REQUIRE(e.conditions[2].container);
+  CHECK(e.conditions[2].container->image == "auto");
+  CHECK(e.conditions[2].container->cpuset == "0");
+  CHECK(e.conditions[2].container->cpus == 1.0);
+  CHECK(e.conditions[2].container->memory == 512LL * 1024 * 1024);
+  CHECK(e.conditions[2].container->network == "none");
+  CHECK(e.conditions[2].container->read_only);
+  CHECK(e.schedule == model::Schedule::sequential);
+  CHECK(e.cooldown.count() == doctest::Approx(2));
+  CHECK(e.source_text == kGood);
+}
+
+TEST_CASE("config: interleaved defaults to one sample per run") {
+  const model::Experiment e =
+      parse_experiment("name: t\nschedule: interleaved\nbenchmark: {command: [./b]}\n"
+                       "conditions: [{name: a}, {name: b, affinity: 1, nice: 10}]\n",
+                       "t.yaml", kTwoCpus);
+  CHECK(e.schedule == model::Schedule::interleaved);
+  CHECK(e.benchmark.samples_per_run == 1);
+  CHECK(e.conditions[1].affinity == std::vector<int>{1});
+  CHECK(e.conditions[1].nice == 10);
+}
+
+TEST_CASE("config: bad files give file:line:col and what to do") {
+  struct Case {
+    std::string yaml;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"name: t\nbenchmark:\n  comand: [./b]\nconditions: [{name: a}]\n",
+       "x.yaml:3:3: unknown key \"comand\" in benchmark (did you mean \"command\"?)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditons: [{name: a}]\n",
+       "x.yaml:3:1: unknown key \"conditons\" (did you mean \"conditions\"?)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    spiners: 2\n",
+       "x.yaml:5:5: unknown key \"spiners\" in conditions[0] (did you mean \"spinners\"?)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\nzzz: 1\n",
+       "x.yaml:4:1: unknown key \"zzz\" (expected one of: name, description, benchmark, conditions, "
+       "schedule, cooldown)"},
+      {with_benchmark("  samples: twenty\n"),
+       "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2, got \"twenty\""},
+      {with_benchmark("  samples: 1\n"),
+       "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2, got 1"},
+      {with_benchmark("  samples: -3\n"),
+       "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2, got -3"},
+      {with_benchmark("  warmup: -1\n"), "x.yaml:4:11: benchmark.warmup: expected a whole number ≥ 0, got -1"},
+      {"name: t\nbenchmark: {command: ./b --fast}\nconditions: [{name: a}]\n",
+       "x.yaml:2:22: benchmark.command: expected a non-empty list of arguments such as [go, test, "
+       "-bench, .] (an argv vector: it is never run through a shell)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n  - name: a\n",
+       "x.yaml:5:11: conditions[1].name: duplicate condition name \"a\""},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: ../etc\n",
+       "x.yaml:4:11: conditions[0].name: \"../etc\" is not safe as a file name (use letters, digits, "
+       "'.', '_' and '-', at most 64 characters, not starting with '.' or '-')"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    affinity: \"0-3\"\n",
+       "x.yaml:5:15: conditions[0].affinity: CPU 2 is not available on this host (online CPUs: 0,1)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    spinners: {count: 2, cpus: 7}\n",
+       "x.yaml:5:32: conditions[0].spinners.cpus: CPU 7 is not available on this host (online CPUs: "
+       "0,1)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    spinners: 0\n",
+       "x.yaml:5:15: conditions[0].spinners: expected a number of spinners ≥ 1 or all, got 0"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    nice: 40\n",
+       "x.yaml:5:11: conditions[0].nice: expected a nice value from -20 to 19, got 40"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions: []\n",
+       "x.yaml:3:13: conditions: expected a non-empty list of conditions, e.g. - name: idle"},
+      {"benchmark: {command: [./b]}\nconditions: [{name: a}]\n",
+       "x.yaml:1:1: missing key \"name\": give the experiment a name, e.g. name: laptop"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - spinners: 1\n",
+       "x.yaml:4:5: missing key \"name\" in conditions[0]: every condition needs a unique name"},
+      {"name: t\nbenchmark: {command: [./b]}\nschedule: random\nconditions: [{name: a}]\n",
+       "x.yaml:3:11: schedule: expected sequential or interleaved, got \"random\""},
+      {"name: t\nbenchmark: {command: [./b], format: json}\nconditions: [{name: a}]\n",
+       "x.yaml:2:37: benchmark.format: expected gotest, gbench-json or command, got \"json\""},
+      {with_benchmark("  timeout: soon\n"),
+       "x.yaml:4:12: benchmark.timeout: expected a duration such as 30s, 10m or 1.5s, got \"soon\""},
+      {"name: t\nbenchmark: {command: [./b, -test.count=5]}\nconditions: [{name: a}]\n",
+       "x.yaml:2:28: benchmark.command: remove \"-test.count=5\": noisefloor sets -test.count from "
+       "benchmark.samples"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {memory: 4m}\n",
+       "x.yaml:5:25: conditions[0].container.memory: 4194304 bytes is below the engine's minimum of 6m"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {cpuset: \"0\", cpus: 2}\n",
+       "x.yaml:5:36: conditions[0].container.cpus: 2 CPUs is more than the 1 CPU(s) in the cpuset (0)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {cpuset: \"5\"}\n",
+       "x.yaml:5:25: conditions[0].container.cpuset: CPU 5 is not available on this host (online "
+       "CPUs: 0,1)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {memory_swap: 1g}\n",
+       "x.yaml:5:30: conditions[0].container.memory_swap: set memory too (memory_swap is memory plus "
+       "swap)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    affinity: \"0\"\n    container: {}\n",
+       "x.yaml:5:15: conditions[0].affinity: conflicts with container: pin the container with "
+       "container.cpuset instead"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {privileged: true}\n",
+       "x.yaml:5:17: unknown key \"privileged\" in conditions[0].container (expected one of: image, "
+       "cpuset, cpus, memory, memory_swap, env, network, user, read_only, pids_limit)"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\nname: u\n",
+       "x.yaml:4:1: duplicate key \"name\""},
+      {"name: t\nbenchmark: {command: [./b]\nconditions: [{name: a}]\n",
+       "x.yaml:3:1: invalid YAML: end of map flow not found"},
+      {"name: t\nschedule: interleaved\nbenchmark: {command: [./b], samples_per_run: all}\nconditions: [{name: a}]\n",
+       "x.yaml:3:46: benchmark.samples_per_run: `all` runs each condition in one block, which defeats "
+       "schedule: interleaved; use a number such as 1"},
+      {"name: t\nbenchmark: {command: [./b], env: {1X: y}}\nconditions: [{name: a}]\n",
+       "x.yaml:2:35: benchmark.env: \"1X\" is not a valid environment variable name"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.yaml);
+    CHECK(error_of(c.yaml) == c.message);
+  }
+}
+
+TEST_CASE("config: durations and sizes") {
+  using config::parse_duration;
+  using config::parse_size;
+  CHECK(parse_duration("1.5s")->count() == doctest::Approx(1.5));
+  CHECK(parse_duration("250ms")->count() == doctest::Approx(0.25));
+  CHECK(parse_duration("10m")->count() == doctest::Approx(600));
+  CHECK(parse_duration("2")->count() == doctest::Approx(2));
+  CHECK_FALSE(parse_duration("soon"));
+  CHECK_FALSE(parse_duration("-1s"));
+  CHECK_FALSE(parse_duration("5 parsecs"));
+  CHECK(parse_size("512m") == 536870912);
+  CHECK(parse_size("1G") == 1073741824);
+  CHECK(parse_size("64k") == 65536);
+  CHECK(parse_size("100") == 100);
+  CHECK_FALSE(parse_size("lots"));
+  CHECK_FALSE(parse_size("5t"));
+}
+
+TEST_CASE("config: closest key and safe names") {
+  CHECK(config::closest_key("comand", {"command", "format"}) == "command");
+  CHECK(config::closest_key("zzz", {"command", "format"}) == "");
+  CHECK(config::is_safe_name("idle"));
+  CHECK(config::is_safe_name("pinned-cpu0_v1.2"));
+  CHECK_FALSE(config::is_safe_name(""));
+  CHECK_FALSE(config::is_safe_name(".hidden"));
+  CHECK_FALSE(config::is_safe_name("a/b"));
+  CHECK_FALSE(config::is_safe_name("a b"));
+  CHECK_FALSE(config::is_safe_name(std::string(65, 'a')));
+}
