@@ -394,6 +394,9 @@ class Reader {
         fail(n, fmt::format("{}.memory_swap: must be at least memory ({} bytes), or -1 for unlimited",
                             path, *k.memory));
     }
+    // No swap unless asked: a benchmark that swaps measures the disk. (`docker run` would allow
+    // as much swap as memory.)
+    if (k.memory && !k.memory_swap) k.memory_swap = k.memory;
     if (const YAML::Node n = node["env"]) k.env = get_env(n, path + ".env");
     if (const YAML::Node n = node["network"]) {
       k.network = get_string(n, path + ".network");

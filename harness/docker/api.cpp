@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <set>
+
+#include "hash/sha256.hpp"
 
 namespace noisefloor::docker {
 namespace {
@@ -66,14 +67,13 @@ std::string negotiate_api_version(const std::optional<std::string>& server) {
   auto v = parse_api_version(trim(*server));
   if (!v) {
     throw DockerError(fmt::format(
-        "docker: the engine's Api-Version header '{}' is not an API version (expected e.g. 1.41)",
-        *server));
+        "docker: the engine's Api-Version header '{}' is not an API version (expected e.g. 1.41)", *server));
   }
   if (*v < min) {
-    throw DockerError(fmt::format(
-        "docker: engine too old: it speaks API {} at most, noisefloor needs {} or newer "
-        "(Docker 20.10+)",
-        format_version(*v), kMinApiVersion));
+    throw DockerError(
+        fmt::format("docker: engine too old: it speaks API {} at most, noisefloor needs {} or newer "
+                    "(Docker 20.10+)",
+                    format_version(*v), kMinApiVersion));
   }
   return format_version(std::min(*v, max));
 }
@@ -90,10 +90,10 @@ void check_version_response(const std::string& negotiated, const nlohmann::json&
   auto min = parse_api_version(engine_min);
   if (!min) return;  // tolerate odd engines: a real incompatibility still fails with a 400 later
   if (*parse_api_version(negotiated) < *min) {
-    throw DockerError(fmt::format(
-        "docker: the engine requires API {} or newer but noisefloor uses {} (it speaks {}..{}; "
-        "unset DOCKER_API_VERSION if it is set)",
-        engine_min, negotiated, kMinApiVersion, kMaxApiVersion));
+    throw DockerError(
+        fmt::format("docker: the engine requires API {} or newer but noisefloor uses {} (it speaks {}..{}; "
+                    "unset DOCKER_API_VERSION if it is set)",
+                    engine_min, negotiated, kMinApiVersion, kMaxApiVersion));
   }
 }
 
@@ -117,9 +117,8 @@ std::string engine_error_message(std::string_view method, std::string_view path,
 }
 
 std::string unreachable_message(std::string_view display, std::string_view reason) {
-  return fmt::format(
-      "cannot reach the Docker engine at {}: {} \u2014 is dockerd running? set DOCKER_HOST", display,
-      reason);
+  return fmt::format("cannot reach the Docker engine at {}: {} \u2014 is dockerd running? set DOCKER_HOST",
+                     display, reason);
 }
 
 // ---- JSON streams -------------------------------------------------------------------------
@@ -134,14 +133,13 @@ JsonStream scan_json_stream(std::string_view body) {
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       if (!result.error) {
-        result.error = fmt::format("unreadable line in the engine's response: '{}'",
-                                   line.substr(0, 200));
+        result.error = fmt::format("unreadable line in the engine's response: '{}'", line.substr(0, 200));
       }
       continue;
     }
     if (!result.error) {
-      if (auto d = j.find("errorDetail"); d != j.end() && d->is_object() &&
-                                          d->contains("message") && (*d)["message"].is_string()) {
+      if (auto d = j.find("errorDetail");
+          d != j.end() && d->is_object() && d->contains("message") && (*d)["message"].is_string()) {
         result.error = (*d)["message"].get<std::string>();
       } else if (auto e = j.find("error"); e != j.end() && e->is_string()) {
         result.error = e->get<std::string>();
@@ -150,8 +148,8 @@ JsonStream scan_json_stream(std::string_view body) {
     if (auto s = j.find("stream"); s != j.end() && s->is_string()) {
       result.stream += s->get<std::string>();
     }
-    if (auto a = j.find("aux"); a != j.end() && a->is_object() && a->contains("ID") &&
-                                (*a)["ID"].is_string()) {
+    if (auto a = j.find("aux");
+        a != j.end() && a->is_object() && a->contains("ID") && (*a)["ID"].is_string()) {
       result.aux_id = (*a)["ID"].get<std::string>();
     }
     result.objects.push_back(std::move(j));
@@ -234,8 +232,7 @@ std::optional<Timestamp> parse_rfc3339_nano(std::string_view text) {
   using namespace std::chrono;
   auto fail = [&]() -> DockerError {
     return DockerError(fmt::format(
-        "docker: timestamp '{}' is not RFC 3339 (expected e.g. 2026-11-30T03:38:08.103801088Z)",
-        text));
+        "docker: timestamp '{}' is not RFC 3339 (expected e.g. 2026-11-30T03:38:08.103801088Z)", text));
   };
   if (text == "0001-01-01T00:00:00Z") return std::nullopt;
   auto digits = [&](std::size_t pos, std::size_t n) {
@@ -295,63 +292,13 @@ std::optional<Timestamp> parse_rfc3339_nano(std::string_view text) {
   if (!ymd.ok()) throw fail();
   if (y < 1678 || y > 2261) throw fail();  // outside what int64 nanoseconds since 1970 can hold
   const sys_days days{ymd};
-  return Timestamp{duration_cast<nanoseconds>(days.time_since_epoch()) + hours{h} + minutes{mi} +
-                   seconds{s} - minutes{offset_minutes} + nanoseconds{frac}};
+  return Timestamp{duration_cast<nanoseconds>(days.time_since_epoch()) + hours{h} + minutes{mi} + seconds{s} -
+                   minutes{offset_minutes} + nanoseconds{frac}};
 }
 
 // ---- offline images -----------------------------------------------------------------------
 
 namespace {
-
-constexpr std::array<std::uint32_t, 64> kSha256K = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-void sha256_block(std::array<std::uint32_t, 8>& h, const unsigned char* p) {
-  std::uint32_t w[64];
-  for (int i = 0; i < 16; ++i) {
-    w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) |
-           (std::uint32_t{p[4 * i + 2]} << 8) | std::uint32_t{p[4 * i + 3]};
-  }
-  for (int i = 16; i < 64; ++i) {
-    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-  for (int i = 0; i < 64; ++i) {
-    const std::uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-    const std::uint32_t ch = (e & f) ^ (~e & g);
-    const std::uint32_t t1 = hh + s1 + ch + kSha256K[i] + w[i];
-    const std::uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-    const std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-    const std::uint32_t t2 = s0 + maj;
-    hh = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  h[0] += a;
-  h[1] += b;
-  h[2] += c;
-  h[3] += d;
-  h[4] += e;
-  h[5] += f;
-  h[6] += g;
-  h[7] += hh;
-}
 
 // "/a//b/./c" -> "a/b/c"; throws on "..", empty.
 std::string clean_path(const std::string& path) {
@@ -450,7 +397,7 @@ ImageParts image_parts(const std::vector<TarFile>& files, const nlohmann::json& 
       {"os", "linux"},
       {"created", "1970-01-01T00:00:00Z"},
       {"config", config.is_null() ? nlohmann::json::object() : config},
-      {"rootfs", {{"type", "layers"}, {"diff_ids", {"sha256:" + sha256_hex(parts.layer)}}}},
+      {"rootfs", {{"type", "layers"}, {"diff_ids", {"sha256:" + hash::sha256_hex(parts.layer)}}}},
       {"history", {{{"created", "1970-01-01T00:00:00Z"}, {"created_by", "noisefloor"}}}},
   };
   parts.config = image_config.dump();  // object keys are sorted: stable bytes
@@ -458,27 +405,6 @@ ImageParts image_parts(const std::vector<TarFile>& files, const nlohmann::json& 
 }
 
 }  // namespace
-
-std::string sha256_hex(std::string_view data) {
-  std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-  std::size_t n = data.size();
-  std::size_t full = n / 64;
-  for (std::size_t i = 0; i < full; ++i) sha256_block(h, p + 64 * i);
-  unsigned char tail[128] = {};
-  std::size_t rest = n % 64;
-  std::memcpy(tail, p + 64 * full, rest);
-  tail[rest] = 0x80;
-  std::size_t tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
-  const std::uint64_t bits = static_cast<std::uint64_t>(n) * 8;
-  for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  sha256_block(h, tail);
-  if (tail_len == 128) sha256_block(h, tail + 64);
-  std::string out;
-  for (std::uint32_t v : h) out += fmt::format("{:08x}", v);
-  return out;
-}
 
 std::string tar_archive(const std::vector<TarFile>& files) {
   std::map<std::string, const TarFile*> regular;
@@ -488,8 +414,7 @@ std::string tar_archive(const std::vector<TarFile>& files) {
     if (!regular.emplace(path, &f).second) {
       throw DockerError(fmt::format("image file path '{}' is given twice", f.path));
     }
-    for (std::size_t slash = path.find('/'); slash != std::string::npos;
-         slash = path.find('/', slash + 1)) {
+    for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
       dirs.insert(path.substr(0, slash));
     }
   }
@@ -515,21 +440,18 @@ std::string tar_archive(const std::vector<TarFile>& files) {
 
 std::string docker_save_tar(const std::string& repo_tag, const std::vector<TarFile>& files,
                             const nlohmann::json& config) {
-  if (repo_tag.empty() ||
-      std::any_of(repo_tag.begin(), repo_tag.end(), [](unsigned char c) {
-        return !(std::islower(c) || std::isdigit(c) || c == '.' || c == '_' || c == '-' ||
-                 c == '/' || c == ':');
+  if (repo_tag.empty() || std::any_of(repo_tag.begin(), repo_tag.end(), [](unsigned char c) {
+        return !(std::islower(c) || std::isdigit(c) || c == '.' || c == '_' || c == '-' || c == '/' ||
+                 c == ':');
       })) {
     throw DockerError(fmt::format(
         "image name '{}' is not a lower-case reference (expected e.g. noisefloor-bench:1)", repo_tag));
   }
   ImageParts parts = image_parts(files, config);
-  const std::string config_hex = sha256_hex(parts.config);
-  const std::string layer_dir = sha256_hex(parts.layer);
+  const std::string config_hex = hash::sha256_hex(parts.config);
+  const std::string layer_dir = hash::sha256_hex(parts.layer);
   const nlohmann::json manifest = nlohmann::json::array(
-      {{{"Config", config_hex + ".json"},
-        {"RepoTags", {repo_tag}},
-        {"Layers", {layer_dir + "/layer.tar"}}}});
+      {{{"Config", config_hex + ".json"}, {"RepoTags", {repo_tag}}, {"Layers", {layer_dir + "/layer.tar"}}}});
   return tar_archive({
       {"manifest.json", manifest.dump(), 0644},
       {config_hex + ".json", parts.config, 0644},
@@ -538,7 +460,7 @@ std::string docker_save_tar(const std::string& repo_tag, const std::vector<TarFi
 }
 
 std::string docker_save_image_id(const std::vector<TarFile>& files, const nlohmann::json& config) {
-  return "sha256:" + sha256_hex(image_parts(files, config).config);
+  return "sha256:" + hash::sha256_hex(image_parts(files, config).config);
 }
 
 }  // namespace noisefloor::docker

@@ -76,10 +76,10 @@ std::string unreachable_message(std::string_view display, std::string_view reaso
 // ---- JSON streams (images/load, images/create, build, events) ----------------------------
 
 struct JsonStream {
-  std::string stream;                  // the "stream" texts, concatenated
-  std::optional<std::string> error;    // errorDetail.message, else "error", of the first error
-  std::optional<std::string> aux_id;   // aux.ID (build)
-  std::vector<nlohmann::json> objects; // every parsed line, in order
+  std::string stream;                   // the "stream" texts, concatenated
+  std::optional<std::string> error;     // errorDetail.message, else "error", of the first error
+  std::optional<std::string> aux_id;    // aux.ID (build)
+  std::vector<nlohmann::json> objects;  // every parsed line, in order
 };
 
 // Splits a newline-delimited JSON stream and collects the above. A line that is not JSON becomes
@@ -122,13 +122,10 @@ std::optional<Timestamp> parse_rfc3339_nano(std::string_view text);
 // ---- offline images -----------------------------------------------------------------------
 
 struct TarFile {
-  std::string path;   // inside the image, e.g. "/probe" or "etc/passwd"; parents are created
+  std::string path;  // inside the image, e.g. "/probe" or "etc/passwd"; parents are created
   std::string data;
   std::uint32_t mode = 0644;
 };
-
-// Lower-case hex SHA-256 (FIPS 180-4).
-std::string sha256_hex(std::string_view data);
 
 // A ustar archive of regular files, sorted by path, parent directories added (0755), mtime 0,
 // uid/gid 0: the same input always gives the same bytes. Throws DockerError on an empty, "..",

@@ -44,9 +44,9 @@ class Client {
   // MinAPIVersion.
   std::string api_version();
 
-  void ping();                  // HEAD /_ping (unversioned)
-  nlohmann::json version();     // GET /version
-  nlohmann::json info();        // GET /info
+  void ping();               // HEAD /_ping (unversioned)
+  nlohmann::json version();  // GET /version
+  nlohmann::json info();     // GET /info
 
   // GET /images/{ref}/json; nullopt when the engine does not have the image.
   std::optional<nlohmann::json> image_inspect(const std::string& ref);

@@ -24,8 +24,7 @@ void LogDemuxer::feed(std::string_view bytes) {
         throw DockerError(fmt::format(
             "docker: bad log frame header {:02x} {:02x} {:02x} {:02x} {:02x} {:02x} {:02x} {:02x} "
             "(expected stream 0-3, three zero bytes and a size; is the container a TTY?)",
-            header_[0], header_[1], header_[2], header_[3], header_[4], header_[5], header_[6],
-            header_[7]));
+            header_[0], header_[1], header_[2], header_[3], header_[4], header_[5], header_[6], header_[7]));
       }
       stream_ = header_[0];
       remaining_ = (std::uint32_t{header_[4]} << 24) | (std::uint32_t{header_[5]} << 16) |
@@ -55,9 +54,9 @@ void LogDemuxer::feed(std::string_view bytes) {
 void LogDemuxer::finish() const {
   if (tty_) return;
   if (remaining_ != 0 || header_size_ != 0) {
-    throw DockerError(fmt::format(
-        "docker: the log stream ended inside a frame ({} header bytes, {} payload bytes missing)",
-        header_size_ < 8 ? 8 - header_size_ : 0, remaining_));
+    throw DockerError(
+        fmt::format("docker: the log stream ended inside a frame ({} header bytes, {} payload bytes missing)",
+                    header_size_ < 8 ? 8 - header_size_ : 0, remaining_));
   }
 }
 

@@ -30,9 +30,9 @@ class LogDemuxer {
  private:
   bool tty_;
   unsigned char header_[8] = {};
-  std::size_t header_size_ = 0;     // header bytes collected so far
-  std::uint32_t remaining_ = 0;     // payload bytes still expected for the current frame
-  unsigned char stream_ = 0;        // of the current frame
+  std::size_t header_size_ = 0;  // header bytes collected so far
+  std::uint32_t remaining_ = 0;  // payload bytes still expected for the current frame
+  unsigned char stream_ = 0;     // of the current frame
   std::string out_, err_, daemon_error_;
 };
 

@@ -40,7 +40,7 @@ Endpoint tcp_endpoint(const GetEnv& getenv, const std::string& host, std::string
   std::string cert_path = non_empty(getenv, "DOCKER_CERT_PATH");
   Endpoint e;
   e.tls = !tls_verify.empty() || !tls_plain.empty() || !cert_path.empty();
-  e.verify = !tls_verify.empty();
+  e.verify = !e.tls || !tls_verify.empty();
 
   std::string_view authority = rest.substr(0, rest.find('/'));
   std::string prefix(rest.substr(authority.size()));

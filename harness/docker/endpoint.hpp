@@ -12,12 +12,12 @@ namespace noisefloor::docker {
 inline constexpr const char* kDefaultSocket = "/var/run/docker.sock";
 
 struct Endpoint {
-  std::string display;      // what messages show: "unix:///var/run/docker.sock", "tcp://h:2376"
-  std::string socket_path;  // non-empty for unix sockets (CURLOPT_UNIX_SOCKET_PATH)
-  std::string base_url;     // "http://localhost" for sockets, "https://h:2376[/prefix]" for tcp
+  std::string display{};      // what messages show: "unix:///var/run/docker.sock", "tcp://h:2376"
+  std::string socket_path{};  // non-empty for unix sockets (CURLOPT_UNIX_SOCKET_PATH)
+  std::string base_url{};     // "http://localhost" for sockets, "https://h:2376[/prefix]" for tcp
   bool tls = false;
-  bool verify = true;       // verify the engine's certificate (only meaningful with tls)
-  std::string ca_file, cert_file, key_file;  // <cert dir>/{ca,cert,key}.pem; files may be missing
+  bool verify = true;  // verify the engine's certificate (only meaningful with tls)
+  std::string ca_file{}, cert_file{}, key_file{};  // <cert dir>/{ca,cert,key}.pem; files may be missing
   friend bool operator==(const Endpoint&, const Endpoint&) = default;
 };
 

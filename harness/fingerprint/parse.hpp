@@ -14,13 +14,12 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace noisefloor::fingerprint {
 
@@ -108,8 +107,7 @@ std::string selected_bracket(std::string_view text);
 // A hypervisor name from /sys/class/dmi/id/{sys_vendor,product_name} ("QEMU", "KVM", "VMware",
 // "Hyper-V", "VirtualBox", "Xen", "Amazon EC2 (Nitro)", "Google Compute Engine", "Parallels",
 // ...); nullopt when the strings name physical hardware (including EC2 "*.metal").
-std::optional<std::string> hypervisor_from_dmi(std::string_view sys_vendor,
-                                               std::string_view product_name);
+std::optional<std::string> hypervisor_from_dmi(std::string_view sys_vendor, std::string_view product_name);
 // A hypervisor name from available_clocksource ("kvm-clock" -> "KVM", "hyperv_clocksource..." ->
 // "Hyper-V", "xen" -> "Xen"); nullopt otherwise.
 std::optional<std::string> hypervisor_from_clocksources(std::string_view available);

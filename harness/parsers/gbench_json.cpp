@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cctype>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -16,15 +15,13 @@ namespace {
 using nlohmann::json;
 
 // Keys of a benchmark entry that are not counters (json_reporter.cc, PrintRunData).
+// clang-format off
 constexpr std::array<std::string_view, 23> kFixedKeys = {
-    "name",           "family_index", "per_family_instance_index",
-    "run_name",       "run_type",     "repetitions",
-    "repetition_index", "threads",    "iterations",
-    "real_time",      "cpu_time",     "time_unit",
-    "aggregate_name", "aggregate_unit", "error_occurred",
-    "error_message",  "skipped",      "skip_message",
-    "label",          "big_o",        "cpu_coefficient",
-    "real_coefficient", "rms"};
+    "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+    "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit",
+    "aggregate_name", "aggregate_unit", "error_occurred", "error_message", "skipped",
+    "skip_message", "label", "big_o", "cpu_coefficient", "real_coefficient", "rms"};
+// clang-format on
 
 bool is_fixed_key(std::string_view key) {
   for (const std::string_view fixed : kFixedKeys) {
@@ -96,7 +93,8 @@ class EntryReader {
   }
 
   [[noreturn]] void fail(std::string_view what) const {
-    if (name_.empty()) throw ParseError(fmt::format("gbench json: benchmarks[{}]: {}", index_, what));
+    if (name_.empty())
+      throw ParseError(fmt::format("gbench json: benchmarks[{}]: {}", index_, what));
     throw ParseError(fmt::format("gbench json: benchmarks[{}] ('{}'): {}", index_, name_, what));
   }
 

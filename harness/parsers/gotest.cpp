@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <limits>
 #include <system_error>
 
 namespace noisefloor::parsers {

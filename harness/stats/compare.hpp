@@ -23,7 +23,7 @@ namespace noisefloor::stats {
 // correction. p_exact_* are NaN when not exact. All values equal: p = 1 with a warning.
 struct MannWhitney {
   double u = kNaN;
-  double p_exact_absdev = kNaN;    // P0(|U - mu| >= |u - mu|): never > 1, right with asymmetric ties
+  double p_exact_absdev = kNaN;  // P0(|U - mu| >= |u - mu|): never > 1, right with asymmetric ties
   double p_exact_doubling = kNaN;  // min(1, 2 min(P0(U <= u), P0(U >= u))): R/scipy/benchstat
   double p_normal = kNaN;
   double z = kNaN;
@@ -64,8 +64,8 @@ struct Paired {
   std::vector<double> ratios;
   double median = kNaN, min = kNaN, max = kNaN;  // of the ratios (min-max is spread, not a CI)
   double gm = kNaN, gm_lo = kNaN, gm_hi = kNaN;  // exp(mean d ± t s_d/√n); n < 2: [0, +inf)
-  std::optional<Interval> median_ci;            // order-statistic CI of the ratios (n >= 6 at 95%)
-  double mean_log = kNaN, sd_log = kNaN;        // sd_log NaN when n < 2
+  std::optional<Interval> median_ci;             // order-statistic CI of the ratios (n >= 6 at 95%)
+  double mean_log = kNaN, sd_log = kNaN;         // sd_log NaN when n < 2
   double p_wilcoxon = kNaN;  // signed rank on d, zeros dropped; exact (absdev) for <= 50 nonzero
   double p_sign = kNaN;      // 2 P(Bin(n', 1/2) <= min(#+, #-)), zeros dropped, capped at 1
   double p_t = kNaN;         // paired t on d; NaN when n < 2 or sd_log = 0
@@ -92,7 +92,7 @@ struct AaCheck {
   AaOutcome outcome = AaOutcome::fail_imprecise;
   double gm = kNaN, gm_lo = kNaN, gm_hi = kNaN, median_ratio = kNaN;
   double max_abs_dev = kNaN;  // max |r_i - 1|
-  double halfwidth = kNaN;    // relative GM CI half-width max(hi/gm - 1, 1 - lo/gm): the noise floor
+  double halfwidth = kNaN;  // relative GM CI half-width max(hi/gm - 1, 1 - lo/gm): the noise floor
 };
 AaCheck aa_check(const Paired& aa, double theta = 0.01);
 

@@ -81,28 +81,36 @@ Band band_for_cv(std::optional<double> cv_pct) {
 
 std::string_view to_string(Band band) {
   switch (band) {
-    case Band::insufficient: return "insufficient";
-    case Band::excellent: return "excellent";
-    case Band::acceptable: return "acceptable";
-    case Band::noisy: return "noisy";
-    case Band::do_not_trust: return "do not trust";
+    case Band::insufficient:
+      return "insufficient";
+    case Band::excellent:
+      return "excellent";
+    case Band::acceptable:
+      return "acceptable";
+    case Band::noisy:
+      return "noisy";
+    case Band::do_not_trust:
+      return "do not trust";
   }
   return "insufficient";
 }
 
 std::string_view to_string(Outlier outlier) {
   switch (outlier) {
-    case Outlier::none: return "none";
-    case Outlier::outlier: return "outlier";
-    case Outlier::extreme: return "extreme";
+    case Outlier::none:
+      return "none";
+    case Outlier::outlier:
+      return "outlier";
+    case Outlier::extreme:
+      return "extreme";
   }
   return "none";
 }
 
 double t_quantile(double p, double df) {
   if (!(p > 0.0 && p < 1.0) || !(df > 0.0) || !std::isfinite(df)) {
-    throw Error(fmt::format("stats: t quantile needs 0 < p < 1 and finite df > 0, got p={} df={}",
-                            p, df));
+    throw Error(
+        fmt::format("stats: t quantile needs 0 < p < 1 and finite df > 0, got p={} df={}", p, df));
   }
   return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
 }
@@ -141,7 +149,8 @@ std::optional<OrderCi> median_ci_order(std::size_t n, double confidence) {
       if (std::exp(next + log2) > alpha) break;
       log_sum = next;
       k = j + 1;
-      log_term += std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
+      log_term +=
+          std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
     }
     tail = std::exp(log_sum);
   }
@@ -166,7 +175,8 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
   long double log_sum = -INFINITY;
   for (std::size_t j = 0; j <= last; ++j) {
     log_sum = log_add_exp(log_sum, log_term);
-    log_term += std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
+    log_term +=
+        std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
   }
   const long double tail = std::exp(log_sum);
   return static_cast<double>(upper ? 1.0L - tail : tail);
@@ -281,8 +291,7 @@ Summary summarize(std::span<const double> x, double confidence) {
   if (!s.median_ci) {
     std::size_t needed = n + 1;
     while (!median_ci_order(needed, confidence)) ++needed;
-    s.warnings.push_back(
-        fmt::format("n={} < {}: no {} median CI", n, needed, percent(confidence)));
+    s.warnings.push_back(fmt::format("n={} < {}: no {} median CI", n, needed, percent(confidence)));
   }
   if (n >= 2 && s.mean <= 0.0) s.warnings.push_back("mean <= 0: no CV");
   if (n >= 2 && s.median <= 0.0) s.warnings.push_back("median <= 0: no rCV");
@@ -297,15 +306,15 @@ Summary summarize(std::span<const double> x, double confidence) {
   const auto n_extreme = std::count(s.outliers.begin(), s.outliers.end(), Outlier::extreme);
   const auto n_outlier = std::count(s.outliers.begin(), s.outliers.end(), Outlier::outlier);
   if (n_extreme + n_outlier > 0) {
-    s.warnings.push_back(fmt::format(
-        "{} of {} samples are outliers (|modified z| > 3.5), {} of them extreme (> 10)",
-        n_extreme + n_outlier, n, n_extreme));
+    s.warnings.push_back(
+        fmt::format("{} of {} samples are outliers (|modified z| > 3.5), {} of them extreme (> 10)",
+                    n_extreme + n_outlier, n, n_extreme));
   }
   if (s.drift) {
-    s.warnings.push_back(*s.lag1 > 0.0 ? fmt::format("drift: lag-1 autocorrelation {:.2f} > {:.2f}",
-                                                     *s.lag1, drift_limit)
-                                       : fmt::format("drift: lag-1 autocorrelation {:.2f} < -{:.2f}",
-                                                     *s.lag1, drift_limit));
+    s.warnings.push_back(
+        *s.lag1 > 0.0
+            ? fmt::format("drift: lag-1 autocorrelation {:.2f} > {:.2f}", *s.lag1, drift_limit)
+            : fmt::format("drift: lag-1 autocorrelation {:.2f} < -{:.2f}", *s.lag1, drift_limit));
   }
   return s;
 }
@@ -351,15 +360,15 @@ double read_double(const nlohmann::json& j, std::string_view key) {
 
 bool read_bool(const nlohmann::json& j, std::string_view key) {
   const auto& v = member(j, key);
-  if (!v.is_boolean()) throw ParseError(fmt::format("summary json: key '{}' must be a boolean", key));
+  if (!v.is_boolean())
+    throw ParseError(fmt::format("summary json: key '{}' must be a boolean", key));
   return v.get<bool>();
 }
 
 std::int64_t read_count(const nlohmann::json& j, std::string_view key) {
   const auto& v = member(j, key);
   if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
-    throw ParseError(
-        fmt::format("summary json: key '{}' must be a non-negative integer", key));
+    throw ParseError(fmt::format("summary json: key '{}' must be a non-negative integer", key));
   }
   return v.get<std::int64_t>();
 }
@@ -371,7 +380,8 @@ const nlohmann::json& read_array(const nlohmann::json& j, std::string_view key) 
 }
 
 std::string read_string(const nlohmann::json& v, std::string_view key) {
-  if (!v.is_string()) throw ParseError(fmt::format("summary json: key '{}' must hold strings", key));
+  if (!v.is_string())
+    throw ParseError(fmt::format("summary json: key '{}' must hold strings", key));
   return v.get<std::string>();
 }
 
@@ -461,8 +471,8 @@ Summary summary_from_json(const nlohmann::json& j) {
   s.shape = read_bool(j, "shape");
   const std::string band = read_string(member(j, "band"), "band");
   bool found = false;
-  for (Band b : {Band::insufficient, Band::excellent, Band::acceptable, Band::noisy,
-                 Band::do_not_trust}) {
+  for (Band b :
+       {Band::insufficient, Band::excellent, Band::acceptable, Band::noisy, Band::do_not_trust}) {
     if (band == to_string(b)) {
       s.band = b;
       found = true;

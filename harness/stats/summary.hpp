@@ -53,16 +53,19 @@ struct Summary {
   double q1 = kNaN, q3 = kNaN, iqr = kNaN;  // Hyndman-Fan type 7
   std::optional<Interval> mean_ci;          // t interval; nullopt when n < 2
   std::optional<Interval> median_ci;  // equal-tailed order statistics; nullopt when n < 6 (95%)
-  std::optional<double> median_rel_halfwidth;  // max(hi/med - 1, 1 - lo/med) (benchstat's "±")
-  std::vector<Outlier> outliers;  // one per input sample, in input order
+  // max(hi/med - 1, 1 - lo/med), benchstat's "±"; nullopt without median_ci or when median <= 0
+  std::optional<double> median_rel_halfwidth;
+  std::vector<Outlier> outliers;   // one per input sample, in input order
   std::vector<double> modified_z;  // one per input sample; empty when MAD = MeanAD = 0 or n < 2
-  int tukey_mild = 0;    // outside the 1.5*IQR fences but inside the 3*IQR fences
-  int tukey_severe = 0;  // outside the 3*IQR fences
-  std::optional<double> lag1;  // lag-1 autocorrelation in run order; nullopt when n < 8 or no variance
-  bool drift = false;          // |lag1| > 2/sqrt(n)
-  bool shape = false;          // cv/rcv > 2 (or rcv = 0 < cv): heavy tail, outliers or multimodal
+  int tukey_mild = 0;              // outside the 1.5*IQR fences but inside the 3*IQR fences
+  int tukey_severe = 0;            // outside the 3*IQR fences
+  std::optional<double>
+      lag1;            // lag-1 autocorrelation in run order; nullopt when n < 8 or no variance
+  bool drift = false;  // |lag1| > 2/sqrt(n)
+  bool shape = false;  // cv/rcv > 2 (or rcv = 0 < cv): heavy tail, outliers or multimodal
   Band band = Band::insufficient;
-  std::vector<std::string> warnings;  // lower-case sentence fragments, e.g. "n=5 < 6: no 95% median CI"
+  std::vector<std::string>
+      warnings;  // lower-case sentence fragments, e.g. "n=5 < 6: no 95% median CI"
 };
 
 // The per-condition summary of §3.2. confidence must be in (0, 1).

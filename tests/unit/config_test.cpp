@@ -74,6 +74,7 @@ TEST_CASE("config: the demo experiment is read completely") {
   CHECK(e.conditions[2].container->cpuset == "0");
   CHECK(e.conditions[2].container->cpus == 1.0);
   CHECK(e.conditions[2].container->memory == 512LL * 1024 * 1024);
+  CHECK(e.conditions[2].container->memory_swap == 512LL * 1024 * 1024);  // no swap by default
   CHECK(e.conditions[2].container->network == "none");
   CHECK(e.conditions[2].container->read_only);
   CHECK(e.schedule == model::Schedule::sequential);

@@ -49,7 +49,7 @@ void check_measurement(const Measurement& got, const Measurement& want) {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// One iteration entry with the given extra members spliced in.
+// A document whose "benchmarks" array holds `entry` (JSON text).
 std::string doc_with(const std::string& entry) {
   return R"({"context": {"num_cpus": 2}, "benchmarks": [)" + entry + "]}";
 }
@@ -102,18 +102,18 @@ TEST_CASE("parse_gbench_json: libbenchmark 1.7.1 output with --benchmark_repetit
                                            {64.0, "elems"},
                                            {1.0621531074337502e+08, "items_per_second"},
                                            {kNaN, "ratio"}}});
-  check_measurement(out.measurements[6], {"BM_Threads/threads:2",
-                                          "BM_Threads/threads:2",
-                                          2,
-                                          56710974,
-                                          {{1.1982020446370094e-04, "us/op"},
-                                           {2.3807214102864818e-04, "cpu-us/op"}}});
-  check_measurement(out.measurements[8], {"BM_Threads/threads:2",
-                                          "BM_Threads/threads:2",
-                                          2,
-                                          56710974,
-                                          {{1.4840662055975174e-04, "us/op"},
-                                           {2.3715120815946482e-04, "cpu-us/op"}}});
+  check_measurement(out.measurements[6],
+                    {"BM_Threads/threads:2",
+                     "BM_Threads/threads:2",
+                     2,
+                     56710974,
+                     {{1.1982020446370094e-04, "us/op"}, {2.3807214102864818e-04, "cpu-us/op"}}});
+  check_measurement(out.measurements[8],
+                    {"BM_Threads/threads:2",
+                     "BM_Threads/threads:2",
+                     2,
+                     56710974,
+                     {{1.4840662055975174e-04, "us/op"}, {2.3715120815946482e-04, "cpu-us/op"}}});
 }
 
 TEST_CASE("parse_gbench_json: non-finite tokens become NaN, but not inside strings") {
@@ -122,15 +122,13 @@ TEST_CASE("parse_gbench_json: non-finite tokens become NaN, but not inside strin
           "iterations": 7, "real_time": Infinity, "cpu_time": -Infinity, "time_unit": "ms",
           "a": NaN, "b": -NaN, "c": -1.5e-3, "label": "NaN"})"));
   REQUIRE(out.measurements.size() == 1);
-  check_measurement(out.measurements[0], {R"(BM_NaN/Infinity "-NaN")",
-                                          R"(BM_NaN/Infinity "-NaN")",
-                                          1,
-                                          7,
-                                          {{kNaN, "ms/op"},
-                                           {kNaN, "cpu-ms/op"},
-                                           {kNaN, "a"},
-                                           {kNaN, "b"},
-                                           {-1.5e-3, "c"}}});
+  check_measurement(
+      out.measurements[0],
+      {R"(BM_NaN/Infinity "-NaN")",
+       R"(BM_NaN/Infinity "-NaN")",
+       1,
+       7,
+       {{kNaN, "ms/op"}, {kNaN, "cpu-ms/op"}, {kNaN, "a"}, {kNaN, "b"}, {-1.5e-3, "c"}}});
   CHECK(out.context == nlohmann::json{{"num_cpus", 2}});
 }
 
@@ -169,8 +167,8 @@ TEST_CASE("parse_gbench_json: malformed input names what is wrong") {
                        "gbench json: invalid json: parse error at line 2, column 12: syntax error "
                        "while parsing value - unexpected '}'; expected '[', '{', or a literal",
                        ParseError);
-  CHECK_THROWS_WITH_AS(parse_gbench_json(""),
-                       doctest::Contains("gbench json: invalid json: "), ParseError);
+  CHECK_THROWS_WITH_AS(parse_gbench_json(""), doctest::Contains("gbench json: invalid json: "),
+                       ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with(R"({"name": "BM_x", "run_type": "iteration",
       "threads": 1, "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "h"})")),
                        "gbench json: benchmarks[0] ('BM_x'): unknown time_unit 'h' "

@@ -30,7 +30,9 @@ std::string read_data(const std::string& relative) {
   return text.str();
 }
 
-GoTestOutput parse_file(const std::string& name) { return parse_gotest(read_data("gotest/" + name)); }
+GoTestOutput parse_file(const std::string& name) {
+  return parse_gotest(read_data("gotest/" + name));
+}
 
 // Field by field, so a failure names the field (Measurement has no operator<<).
 void check_measurement(const Measurement& got, const Measurement& want) {
@@ -77,19 +79,27 @@ TEST_CASE("parse_gotest: demo binary with -test.benchmem, count 3") {
   CHECK(out.failures.empty());
   CHECK(out.skipped_lines == 0);
   REQUIRE(out.measurements.size() == 6);
-  check_measurement(out.measurements[0],
-                    {"BenchmarkMakeBuffer_Correct-2", "BenchmarkMakeBuffer_Correct", 2, 7272907,
-                     {{18.20, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
-  check_measurement(out.measurements[2],
-                    {"BenchmarkMakeBuffer_Correct-2", "BenchmarkMakeBuffer_Correct", 2, 6367471,
-                     {{20.63, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[0], {"BenchmarkMakeBuffer_Correct-2",
+                                          "BenchmarkMakeBuffer_Correct",
+                                          2,
+                                          7272907,
+                                          {{18.20, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[2], {"BenchmarkMakeBuffer_Correct-2",
+                                          "BenchmarkMakeBuffer_Correct",
+                                          2,
+                                          6367471,
+                                          {{20.63, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
   // Go 1.19 keeps the allocation in the _DCE sibling (non-constant make size): see makebuffer.
-  check_measurement(out.measurements[3],
-                    {"BenchmarkMakeBuffer_DCE-2", "BenchmarkMakeBuffer_DCE", 2, 7508072,
-                     {{17.22, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
-  check_measurement(out.measurements[5],
-                    {"BenchmarkMakeBuffer_DCE-2", "BenchmarkMakeBuffer_DCE", 2, 6803911,
-                     {{19.71, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[3], {"BenchmarkMakeBuffer_DCE-2",
+                                          "BenchmarkMakeBuffer_DCE",
+                                          2,
+                                          7508072,
+                                          {{17.22, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[5], {"BenchmarkMakeBuffer_DCE-2",
+                                          "BenchmarkMakeBuffer_DCE",
+                                          2,
+                                          6803911,
+                                          {{19.71, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
 }
 
 TEST_CASE("parse_gotest: demo binary without -benchmem (ReportAllocs still prints B/op)") {
@@ -97,12 +107,16 @@ TEST_CASE("parse_gotest: demo binary without -benchmem (ReportAllocs still print
   CHECK(out.config == kMakeBufferConfig);
   CHECK(out.skipped_lines == 0);
   REQUIRE(out.measurements.size() == 4);
-  check_measurement(out.measurements[0],
-                    {"BenchmarkMakeBuffer_Correct-2", "BenchmarkMakeBuffer_Correct", 2, 1000,
-                     {{32.79, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
-  check_measurement(out.measurements[2],
-                    {"BenchmarkMakeBuffer_DCE-2", "BenchmarkMakeBuffer_DCE", 2, 1000,
-                     {{12.58, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[0], {"BenchmarkMakeBuffer_Correct-2",
+                                          "BenchmarkMakeBuffer_Correct",
+                                          2,
+                                          1000,
+                                          {{32.79, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[2], {"BenchmarkMakeBuffer_DCE-2",
+                                          "BenchmarkMakeBuffer_DCE",
+                                          2,
+                                          1000,
+                                          {{12.58, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
 }
 
 TEST_CASE("parse_gotest: -test.cpu=1,2 gives names with and without the -N suffix") {
@@ -110,15 +124,21 @@ TEST_CASE("parse_gotest: -test.cpu=1,2 gives names with and without the -N suffi
   CHECK(out.config == kMakeBufferConfig);
   CHECK(out.skipped_lines == 0);
   REQUIRE(out.measurements.size() == 4);
-  check_measurement(out.measurements[0],
-                    {"BenchmarkMakeBuffer_Correct", "BenchmarkMakeBuffer_Correct", 1, 6693718,
-                     {{17.23, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
-  check_measurement(out.measurements[1],
-                    {"BenchmarkMakeBuffer_Correct", "BenchmarkMakeBuffer_Correct", 1, 6845500,
-                     {{19.04, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
-  check_measurement(out.measurements[3],
-                    {"BenchmarkMakeBuffer_Correct-2", "BenchmarkMakeBuffer_Correct", 2, 6273206,
-                     {{20.57, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[0], {"BenchmarkMakeBuffer_Correct",
+                                          "BenchmarkMakeBuffer_Correct",
+                                          1,
+                                          6693718,
+                                          {{17.23, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[1], {"BenchmarkMakeBuffer_Correct",
+                                          "BenchmarkMakeBuffer_Correct",
+                                          1,
+                                          6845500,
+                                          {{19.04, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[3], {"BenchmarkMakeBuffer_Correct-2",
+                                          "BenchmarkMakeBuffer_Correct",
+                                          2,
+                                          6273206,
+                                          {{20.57, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
 }
 
 TEST_CASE("parse_gotest: through go test, with the PASS and ok trailer") {
@@ -127,12 +147,16 @@ TEST_CASE("parse_gotest: through go test, with the PASS and ok trailer") {
   CHECK(out.failures.empty());
   CHECK(out.skipped_lines == 0);
   REQUIRE(out.measurements.size() == 4);
-  check_measurement(out.measurements[1],
-                    {"BenchmarkMakeBuffer_Correct-2", "BenchmarkMakeBuffer_Correct", 2, 6545786,
-                     {{19.09, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
-  check_measurement(out.measurements[3],
-                    {"BenchmarkMakeBuffer_DCE-2", "BenchmarkMakeBuffer_DCE", 2, 6235839,
-                     {{19.63, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[1], {"BenchmarkMakeBuffer_Correct-2",
+                                          "BenchmarkMakeBuffer_Correct",
+                                          2,
+                                          6545786,
+                                          {{19.09, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
+  check_measurement(out.measurements[3], {"BenchmarkMakeBuffer_DCE-2",
+                                          "BenchmarkMakeBuffer_DCE",
+                                          2,
+                                          6235839,
+                                          {{19.63, "ns/op"}, {64, "B/op"}, {1, "allocs/op"}}});
 }
 
 TEST_CASE("parse_gotest: sub-benchmarks, #01, MB/s, ReportMetric units and --- BENCH: blocks") {
@@ -176,11 +200,9 @@ TEST_CASE("parse_gotest: sub-benchmarks, #01, MB/s, ReportMetric units and --- B
                     {"BenchmarkDup/case", "BenchmarkDup/case", 1, 2000, {{14.79, "ns/op"}}});
   check_measurement(out.measurements[12],
                     {"BenchmarkDup/case#01", "BenchmarkDup/case#01", 1, 2000, {{14.57, "ns/op"}}});
-  check_measurement(out.measurements[14], {"BenchmarkDup/case#01-2",
-                                           "BenchmarkDup/case#01",
-                                           2,
-                                           2000,
-                                           {{15.18, "ns/op"}}});
+  check_measurement(
+      out.measurements[14],
+      {"BenchmarkDup/case#01-2", "BenchmarkDup/case#01", 2, 2000, {{15.18, "ns/op"}}});
   check_measurement(out.measurements[18], {"BenchmarkDup/with_space-2",
                                            "BenchmarkDup/with_space",
                                            2,
@@ -195,7 +217,8 @@ TEST_CASE("parse_gotest: sub-benchmarks, #01, MB/s, ReportMetric units and --- B
 TEST_CASE("parse_gotest: stdout written by a benchmark breaks its line, which is skipped") {
   const GoTestOutput out = parse_file("stdout_midline.txt");
   // The first line is "warming up goos: linux": the key would contain spaces, so goos is lost.
-  CHECK(out.config == Config{{"goarch", "amd64"}, {"pkg", "example.com/gobench"}, {"cpu", "AMD EPYC"}});
+  CHECK(out.config ==
+        Config{{"goarch", "amd64"}, {"pkg", "example.com/gobench"}, {"cpu", "AMD EPYC"}});
   CHECK(out.measurements.empty());
   CHECK(out.failures.empty());
   // BenchmarkChatty, BenchmarkChatty-2, BenchmarkChattyLines, BenchmarkChattyLines-2; the
@@ -230,14 +253,14 @@ TEST_CASE("parse_gotest: CRLF line endings and a missing final newline") {
 
 TEST_CASE("parse_gotest: lines that look like results but are not") {
   const GoTestOutput out = parse_gotest(
-      "BenchmarkA 100 1.5 ns/op 7\n"          // odd number of fields
-      "BenchmarkA 100 fast ns/op\n"           // non-numeric value
-      "BenchmarkA 1e3 1.5 ns/op\n"            // non-integer iteration count
-      "BenchmarkA 100 1.5x ns/op\n"           // trailing garbage in a value
-      "BenchmarkA 100\n"                      // too few fields
-      "Benchmarking started\n"                // a log line starting with Benchmark
-      "  BenchmarkA 100 1.5 ns/op\n"          // indented: not a result (nor counted)
-      "BenchmarkB 5 +Inf MB/s -2.5e-3 x/op\n" // Go's ParseFloat accepts +Inf and exponents
+      "BenchmarkA 100 1.5 ns/op 7\n"           // odd number of fields
+      "BenchmarkA 100 fast ns/op\n"            // non-numeric value
+      "BenchmarkA 1e3 1.5 ns/op\n"             // non-integer iteration count
+      "BenchmarkA 100 1.5x ns/op\n"            // trailing garbage in a value
+      "BenchmarkA 100\n"                       // too few fields
+      "Benchmarking started\n"                 // a log line starting with Benchmark
+      "  BenchmarkA 100 1.5 ns/op\n"           // indented: not a result (nor counted)
+      "BenchmarkB 5 +Inf MB/s -2.5e-3 x/op\n"  // Go's ParseFloat accepts +Inf and exponents
   );
   CHECK(out.skipped_lines == 6);
   REQUIRE(out.measurements.size() == 1);
@@ -254,15 +277,15 @@ TEST_CASE("parse_gotest: lines that look like results but are not") {
 TEST_CASE("parse_gotest: configuration lines follow the benchfmt key rules") {
   const GoTestOutput out = parse_gotest(
       "pkg: a\n"
-      "pkg: b\n"                   // the last value wins
-      "commit:\tabc123\n"          // TAB after the colon
-      "cpu-count: 2\n"             // hyphenated key
-      "Upper: no\n"                // upper-case letter in the key
-      "two words: no\n"            // space in the key
-      "url:http://x\n"             // no blank after the colon
-      "9lives: no\n"               // key must start with a lower-case letter
+      "pkg: b\n"           // the last value wins
+      "commit:\tabc123\n"  // TAB after the colon
+      "cpu-count: 2\n"     // hyphenated key
+      "Upper: no\n"        // upper-case letter in the key
+      "two words: no\n"    // space in the key
+      "url:http://x\n"     // no blank after the colon
+      "9lives: no\n"       // key must start with a lower-case letter
       "goos: linux\n"
-      "goos:\n"                    // an empty value deletes the key
+      "goos:\n"  // an empty value deletes the key
       "ok  \texample.com/x\t0.01s\n"
       "--- BENCH: BenchmarkX\n"
       "    x_test.go:3: note: something\n");

@@ -1,0 +1,56 @@
+# Thin wrapper over CMake/CTest. `make bench-docker` and `make test` work on a fresh Debian
+# machine as root (scripts/bootstrap.sh installs what is missing).
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+NOISEFLOOR := $(BUILD_DIR)/noisefloor
+
+.PHONY: all build configure test unit install bench bench-docker cv deps engine clean format
+
+all: build
+
+deps:
+	@bash scripts/bootstrap.sh
+
+$(BUILD_DIR)/CMakeCache.txt:
+	@bash scripts/bootstrap.sh
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+
+configure: $(BUILD_DIR)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# All tests through CTest: unit, I/O (real processes, the real Docker engine) and end to end.
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 1200
+
+unit: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -L unit
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# The demo on the host: idle and noisy (spinners on every CPU).
+bench: build
+	$(NOISEFLOOR) run experiments/laptop.yaml
+
+# The whole demo: idle, noisy and the pinned container (starts an engine when none answers).
+bench-docker: build engine
+	$(NOISEFLOOR) run experiments/laptop-trust.yaml
+
+engine:
+	@bash scripts/dockerd.sh
+
+# The table again, from the saved files alone.
+EXPERIMENT ?= $(if $(wildcard results/laptop-trust/latest),laptop-trust,laptop)
+cv: build
+	$(NOISEFLOOR) cv results/$(EXPERIMENT)/latest
+	$(NOISEFLOOR) cv --format summary results/$(EXPERIMENT)/latest
+
+format:
+	clang-format -i $$(git ls-files 'harness/*.cpp' 'harness/*.hpp' 'tests/*.cpp')
+
+clean:
+	rm -rf $(BUILD_DIR)

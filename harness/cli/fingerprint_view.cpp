@@ -1,0 +1,100 @@
+#include "cli/fingerprint_view.hpp"
+
+#include <sys/utsname.h>
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "fingerprint/host.hpp"
+#include "fingerprint/parse.hpp"
+#include "hash/sha256.hpp"
+
+namespace noisefloor {
+extern const char* const kVersion;
+extern const char* const kCommit;
+}  // namespace noisefloor
+
+namespace noisefloor::cli {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string fact(const json& fp, std::string_view pointer) {
+  try {
+    const json& node = fp.at(json::json_pointer(std::string(pointer)));
+    const json& v = node.is_object() && node.contains("value") ? node["value"] : node;
+    if (v.is_null()) return "unknown";
+    if (v.is_string()) return v.get<std::string>();
+    return v.dump();
+  } catch (const json::exception&) {
+    return "unknown";
+  }
+}
+
+const std::vector<std::pair<std::string, std::string>>& key_facts() {
+  static const std::vector<std::pair<std::string, std::string>> facts = {
+      {"host", "/host/hostname"},
+      {"cpu", "/host/cpu/model_name"},
+      {"logical-cpus", "/host/cpu/logical"},
+      {"kernel", "/host/kernel/release"},
+      {"os", "/host/os/pretty_name"},
+      {"platform", "/host/uname"},
+      {"virtual", "/host/virtualization/hypervisor"},
+      {"go-version", "/toolchain/go/version"},
+      {"binary-sha256", "/toolchain/binary/sha256"},
+      {"command-line", "/run/command_line"},
+  };
+  return facts;
+}
+
+json collect_fingerprint(const model::Experiment& e, const std::string& command_line, const std::string& started) {
+  json fp = json::object();
+  fp["schema_version"] = 1;
+  fp["run"] = {{"started_utc", started},
+               {"command_line", command_line},
+               {"experiment_file", fs::absolute(e.source_file).string()},
+               {"experiment_sha256", hash::sha256_hex(e.source_text)},
+               {"noisefloor_version", kVersion},
+               {"noisefloor_commit", kCommit}};
+  fp["host"] = fingerprint::probe_host();
+  struct utsname u {};
+  if (::uname(&u) == 0) {
+    fp["host"]["uname"] = fingerprint::known(fmt::format("{} {} {}", u.sysname, u.release, u.machine));
+  } else {
+    fp["host"]["uname"] = fingerprint::unknown("uname(2) failed");
+  }
+  std::optional<fs::path> binary;
+  if (!e.benchmark.command.empty() && e.benchmark.command.front().find('/') != std::string::npos &&
+      fs::exists(e.benchmark.command.front()))
+    binary = e.benchmark.command.front();
+  const bool native = e.benchmark.format != model::OutputFormat::gotest;
+  fp["toolchain"] = fingerprint::probe_toolchain(binary, e.base_dir.empty() ? std::nullopt : std::optional<fs::path>(e.base_dir), native);
+  fp["env"] = fingerprint::probe_env(
+      [](const std::string& name) -> std::optional<std::string> {
+        const char* v = std::getenv(name.c_str());
+        return v ? std::optional<std::string>(v) : std::nullopt;
+      },
+      fingerprint::environment_names());
+  fp["benchmark_env"] = e.benchmark.env;
+  fp["host"]["one_line"] = fingerprint::known(fmt::format(
+      "{} · {} · {} CPUs · {} · {}", fact(fp, "/host/hostname"), fact(fp, "/host/cpu/model_name"),
+      fact(fp, "/host/cpu/logical"), fact(fp, "/host/uname"), fact(fp, "/host/os/pretty_name")));
+  return fp;
+}
+
+std::string render_key_facts(const json& fp) {
+  std::string out;
+  out += fmt::format("host:       {} ({}, {} logical CPUs, {})\n", fact(fp, "/host/hostname"),
+                     fact(fp, "/host/cpu/model_name"), fact(fp, "/host/cpu/logical"),
+                     fact(fp, "/host/virtualization/hypervisor") == "none"
+                         ? "bare metal"
+                         : "virtual: " + fact(fp, "/host/virtualization/hypervisor"));
+  out += fmt::format("system:     {} · {}\n", fact(fp, "/host/uname"), fact(fp, "/host/os/pretty_name"));
+  out += fmt::format("toolchain:  {} · noisefloor {} ({})\n", fact(fp, "/toolchain/go/version"),
+                     fact(fp, "/run/noisefloor_version"), fact(fp, "/run/noisefloor_commit"));
+  if (fp.contains("doctor")) out += fmt::format("doctor:     {}\n", fact(fp, "/doctor/grade"));
+  return out;
+}
+
+}  // namespace noisefloor::cli

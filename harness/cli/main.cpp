@@ -1,0 +1,109 @@
+// noisefloor: argv → options → a command. The only place that prints errors and picks exit codes:
+// 0 ok, 1 run failed, 2 usage or configuration error, 130 interrupted.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "model/errors.hpp"
+#include "process/process.hpp"
+
+namespace noisefloor {
+extern const char* const kVersion;
+extern const char* const kCommit;
+}  // namespace noisefloor
+
+namespace {
+
+std::atomic<int> g_signal{0};
+
+// SIGINT/SIGTERM only set a flag; the runner notices it, kills what it started and unwinds
+// through the RAII guards, so nothing is left behind.
+extern "C" void on_signal(int sig) { g_signal.store(sig); }
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+}
+
+std::string joined_command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    if (i) s += ' ';
+    s += argv[i];
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace noisefloor;
+  // A spinner: the noisefloor binary re-executed (see process::SpinnerSet).
+  if (argc == 3 && std::string(argv[1]) == "__spin") process::spin_forever(std::stoi(argv[2]));
+
+  CLI::App app{"noisefloor: reproducible benchmark experiments, and whether their numbers can be trusted"};
+  app.set_version_flag("--version", std::string("noisefloor ") + kVersion + " (" + kCommit + ")");
+  app.require_subcommand(1);
+
+  cli::RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "run an experiment and publish its per-condition table");
+  run_cmd->add_option("experiment", run.experiment, "experiment file (YAML)")->required();
+  run_cmd->add_option("--results", run.results_root, "where result directories go")->capture_default_str();
+  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress output");
+
+  std::vector<std::string> validate_files;
+  auto* validate_cmd = app.add_subcommand("validate", "check experiment files without running them");
+  validate_cmd->add_option("files", validate_files, "experiment files")->required();
+
+  cli::CvOptions cv;
+  auto* cv_cmd = app.add_subcommand("cv", "recompute the table from results or go test -bench output files");
+  cv_cmd->add_option("paths", cv.paths, "result directories or go test -bench output files")->required();
+  cv_cmd->add_option("--format", cv.format, "markdown, json, csv or summary (the demo's cv-summary.txt)")
+      ->capture_default_str();
+
+  auto* gc_cmd = app.add_subcommand("gc", "remove containers that a killed run left behind");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  install_signal_handlers();
+  const auto cancelled = [] { return g_signal.load() != 0; };
+  try {
+    if (*run_cmd) {
+      run.command_line = joined_command_line(argc, argv);
+      cli::run_command(run, cancelled);
+    } else if (*validate_cmd) {
+      cli::validate_command(validate_files);
+    } else if (*cv_cmd) {
+      cli::cv_command(cv);
+    } else if (*gc_cmd) {
+      cli::gc_command();
+    }
+  } catch (const Interrupted&) {
+    std::fprintf(stderr, "noisefloor: interrupted\n");
+    return 130;
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "noisefloor: %s\n", e.what());
+    return g_signal.load() ? 130 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "noisefloor: internal error: %s\n", e.what());
+    return 1;
+  }
+  return g_signal.load() ? 130 : 0;
+}

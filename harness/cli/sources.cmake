@@ -1,0 +1,2 @@
+set(NF_CLI_SOURCES harness/cli/run_command.cpp harness/cli/cv_command.cpp harness/cli/gc_command.cpp
+    harness/cli/progress.cpp harness/cli/fingerprint_view.cpp)

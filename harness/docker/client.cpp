@@ -1,0 +1,506 @@
+#include "docker/client.hpp"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string_view>
+
+#include "docker/demux.hpp"
+
+namespace noisefloor::docker {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+namespace {
+
+constexpr long kConnectTimeoutMs = 5'000;
+constexpr milliseconds kSmallCallTimeout{30'000};
+constexpr milliseconds kRemoveTimeout{120'000};  // force-removing a big vfs container takes a while
+constexpr milliseconds kLogsTimeout{300'000};
+constexpr milliseconds kLoadTimeout{900'000};
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+      throw DockerError("docker: libcurl failed to initialise");
+    }
+  });
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && ::stat(path.c_str(), &st) == 0;
+}
+
+std::string escape(CURL* curl, const std::string& text) {
+  char* e = curl_easy_escape(curl, text.c_str(), static_cast<int>(text.size()));
+  if (!e) throw DockerError("docker: out of memory escaping a URL");
+  std::string out(e);
+  curl_free(e);
+  return out;
+}
+
+std::string lower_first(std::string s) {
+  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+std::string seconds_text(milliseconds ms) { return fmt::format("{} s", ms.count() / 1000); }
+
+}  // namespace
+
+struct Client::Handle {
+  CURL* curl = nullptr;
+  ~Handle() {
+    if (curl) curl_easy_cleanup(curl);
+  }
+};
+
+struct Client::Request {
+  const char* method = "GET";         // GET, HEAD, POST, DELETE
+  std::string path;                   // "/containers/create?name=x", without the version
+  bool versioned = true;              // prefix "/v<api version>"
+  const std::string* body = nullptr;  // POST only; nullptr: empty body
+  const char* content_type = nullptr;
+  std::optional<milliseconds> timeout{};               // total, for calls that must be small
+  std::optional<steady_clock::time_point> deadline{};  // -> WaitTimeout
+  const std::function<bool()>* cancelled = nullptr;    // -> Interrupted
+  std::function<void(std::string_view)> sink{};        // streaming body consumer
+};
+
+struct Client::Response {
+  long status = 0;
+  std::string body;
+  std::string content_type;
+  std::optional<std::string> api_version;
+};
+
+namespace {
+
+struct Transfer {
+  std::string body;
+  std::string content_type;
+  std::optional<std::string> api_version;
+  const std::function<void(std::string_view)>* sink = nullptr;
+  std::exception_ptr sink_error;
+  std::optional<steady_clock::time_point> deadline;
+  const std::function<bool()>* cancelled = nullptr;
+  enum class Abort { none, deadline, cancelled } abort = Abort::none;
+};
+
+size_t on_body(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const size_t bytes = size * n;
+  if (!t->sink) {
+    t->body.append(data, bytes);
+    return bytes;
+  }
+  try {
+    (*t->sink)(std::string_view(data, bytes));
+    return bytes;
+  } catch (...) {  // never throw through libcurl: keep it, abort, rethrow after perform
+    t->sink_error = std::current_exception();
+    return 0;
+  }
+}
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  std::string_view line(data, size * n);
+  auto colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.front()))) {
+      value.remove_prefix(1);
+    }
+    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) {
+      value.remove_suffix(1);
+    }
+    if (name == "content-type") t->content_type = std::string(value);
+    if (name == "api-version") t->api_version = std::string(value);
+  }
+  return size * n;
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* t = static_cast<Transfer*>(user);
+  if (t->cancelled && *t->cancelled && (*t->cancelled)()) {
+    t->abort = Transfer::Abort::cancelled;
+    return 1;
+  }
+  if (t->deadline && steady_clock::now() >= *t->deadline) {
+    t->abort = Transfer::Abort::deadline;
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Client Client::from_environment() {
+  const GetEnv getenv = [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+  };
+  Endpoint endpoint = endpoint_from_environment(getenv);
+  std::optional<std::string> fixed;
+  if (auto v = getenv("DOCKER_API_VERSION"); v && !v->empty()) fixed = fixed_api_version(*v);
+  return Client(std::move(endpoint), std::move(fixed));
+}
+
+Client::Client(Endpoint endpoint, std::optional<std::string> fixed_api_version)
+    : endpoint_(std::move(endpoint)), handle_(std::make_unique<Handle>()) {
+  global_init();
+  if (fixed_api_version) fixed_api_version_ = docker::fixed_api_version(*fixed_api_version);
+  handle_->curl = curl_easy_init();
+  if (!handle_->curl) throw DockerError("docker: libcurl could not create a handle");
+}
+
+Client::Client(Client&&) noexcept = default;
+Client& Client::operator=(Client&&) noexcept = default;
+Client::~Client() = default;
+
+Client::Response Client::perform(const Request& request) {
+  CURL* curl = handle_->curl;
+  curl_easy_reset(curl);  // keeps the open connection, forgets the previous request's options
+
+  const std::string path = request.versioned ? "/v" + api_version() + request.path : request.path;
+  const std::string url = endpoint_.base_url + path;
+  const std::string where =
+      fmt::format("{} {}", request.method, std::string_view(request.path).substr(0, request.path.find('?')));
+
+  Transfer t;
+  t.sink = request.sink ? &request.sink : nullptr;
+  t.deadline = request.deadline;
+  t.cancelled = request.cancelled;
+  char error_buffer[CURL_ERROR_SIZE] = {};
+
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
+  if (request.timeout)
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout->count()));
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
+  if (!endpoint_.socket_path.empty()) {
+    curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, endpoint_.socket_path.c_str());
+  }
+  if (endpoint_.tls) {
+    curl_easy_setopt(curl, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, endpoint_.verify ? 1L : 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, endpoint_.verify ? 2L : 0L);
+    if (file_exists(endpoint_.ca_file)) curl_easy_setopt(curl, CURLOPT_CAINFO, endpoint_.ca_file.c_str());
+    // like the docker CLI: a client certificate only when both files are there
+    if (file_exists(endpoint_.cert_file) && file_exists(endpoint_.key_file)) {
+      curl_easy_setopt(curl, CURLOPT_SSLCERT, endpoint_.cert_file.c_str());
+      curl_easy_setopt(curl, CURLOPT_SSLKEY, endpoint_.key_file.c_str());
+    }
+  }
+
+  curl_slist* headers = curl_slist_append(nullptr, "Expect:");  // no 1 s 100-continue pause
+  const std::string_view method = request.method;
+  if (method == "HEAD") {
+    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  } else if (method == "POST") {
+    static const std::string kEmpty;
+    const std::string& body = request.body ? *request.body : kEmpty;
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+    // libcurl would send application/x-www-form-urlencoded, which the engine parses as a form
+    const std::string ct = request.content_type ? fmt::format("Content-Type: {}", request.content_type)
+                                                : std::string("Content-Type:");
+    headers = curl_slist_append(headers, ct.c_str());
+  } else if (method == "DELETE") {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+  } else {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  }
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+
+  const CURLcode rc = curl_easy_perform(curl);
+  long os_errno = 0;
+  curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
+  long connect_code = 0;
+  curl_easy_getinfo(curl, CURLINFO_HTTP_CONNECTCODE, &connect_code);
+  curl_off_t connect_time = 0;
+  curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_time);
+  Response response;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
+  curl_slist_free_all(headers);
+
+  if (t.sink_error) std::rethrow_exception(t.sink_error);
+  if (rc != CURLE_OK) {
+    std::string reason = error_buffer[0] ? error_buffer : curl_easy_strerror(rc);
+    switch (rc) {
+      case CURLE_ABORTED_BY_CALLBACK:
+        if (t.abort == Transfer::Abort::cancelled) throw Interrupted();
+        throw WaitTimeout(fmt::format("docker: {}: deadline passed", where));
+      case CURLE_COULDNT_CONNECT:
+      case CURLE_COULDNT_RESOLVE_HOST:
+      case CURLE_COULDNT_RESOLVE_PROXY:
+      case CURLE_SSL_CONNECT_ERROR:
+      case CURLE_PEER_FAILED_VERIFICATION:
+      case CURLE_SSL_CACERT_BADFILE:
+      case CURLE_SSL_CERTPROBLEM:
+        if (os_errno == EACCES) {
+          throw DockerError(fmt::format(
+              "cannot reach the Docker engine at {}: permission denied \u2014 run as root or join "
+              "the docker group",
+              endpoint_.display));
+        }
+        // a socket error reads better than libcurl's "Failed to connect to localhost port 80"
+        if (os_errno != 0 && !endpoint_.socket_path.empty()) reason = lower_first(std::strerror(os_errno));
+        throw DockerError(unreachable_message(endpoint_.display, lower_first(reason)));
+      case CURLE_OPERATION_TIMEDOUT:
+        if (connect_time == 0 && response.status == 0) {
+          throw DockerError(unreachable_message(
+              endpoint_.display, fmt::format("no connection within {} ms", kConnectTimeoutMs)));
+        }
+        throw DockerError(fmt::format("docker: {}: no complete answer within {}", where,
+                                      seconds_text(request.timeout.value_or(milliseconds{0}))));
+      default:
+        throw DockerError(fmt::format("docker: {}: {}", where, lower_first(reason)));
+    }
+  }
+  response.body = std::move(t.body);
+  response.content_type = std::move(t.content_type);
+  response.api_version = std::move(t.api_version);
+  return response;
+}
+
+Client::Response Client::call(const Request& request, std::initializer_list<long> ok_statuses) {
+  Response r = perform(request);
+  for (long ok : ok_statuses) {
+    if (r.status == ok) return r;
+  }
+  throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
+}
+
+nlohmann::json Client::call_json(const Request& request, std::initializer_list<long> ok_statuses) {
+  Response r = call(request, ok_statuses);
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (j.is_discarded()) {
+    throw DockerError(fmt::format("docker: {} {}: {} with a body that is not JSON: '{}'", request.method,
+                                  request.path.substr(0, request.path.find('?')), r.status,
+                                  r.body.substr(0, 200)));
+  }
+  return j;
+}
+
+std::string Client::api_version() {
+  if (api_version_) return *api_version_;
+  std::string negotiated;
+  if (fixed_api_version_) {
+    negotiated = *fixed_api_version_;
+  } else {
+    Request ping{.method = "HEAD", .path = "/_ping", .versioned = false, .timeout = kSmallCallTimeout};
+    Response r = call(ping, {200});
+    negotiated = negotiate_api_version(r.api_version);
+  }
+  Request version{.method = "GET",
+                  .path = "/v" + negotiated + "/version",
+                  .versioned = false,
+                  .timeout = kSmallCallTimeout};
+  Response r = perform(version);
+  if (r.status != 200) {
+    // a 400 "client version 1.99 is too new" names the problem; add where the version came from
+    std::string message = engine_error_message("GET", "/version", r.status, r.content_type, r.body);
+    if (fixed_api_version_) message += " (the version comes from DOCKER_API_VERSION)";
+    throw DockerError(message);
+  }
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_discarded()) check_version_response(negotiated, j);
+  api_version_ = negotiated;
+  return negotiated;
+}
+
+void Client::ping() {
+  call({.method = "HEAD", .path = "/_ping", .versioned = false, .timeout = kSmallCallTimeout}, {200});
+}
+
+nlohmann::json Client::version() {
+  return call_json({.method = "GET", .path = "/version", .timeout = kSmallCallTimeout}, {200});
+}
+
+nlohmann::json Client::info() {
+  return call_json({.method = "GET", .path = "/info", .timeout = kSmallCallTimeout}, {200});
+}
+
+std::optional<nlohmann::json> Client::image_inspect(const std::string& ref) {
+  Request request{.method = "GET", .path = "/images/" + ref + "/json", .timeout = kSmallCallTimeout};
+  Response r = perform(request);
+  if (r.status == 404) return std::nullopt;
+  if (r.status != 200) {
+    throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
+  }
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (j.is_discarded()) {
+    throw DockerError(fmt::format("docker: GET {}: 200 with a body that is not JSON", request.path));
+  }
+  return j;
+}
+
+std::string Client::load_image(const std::string& tar_bytes) {
+  Request request{.method = "POST",
+                  .path = "/images/load?quiet=1",
+                  .body = &tar_bytes,
+                  .content_type = "application/x-tar",
+                  .timeout = kLoadTimeout};
+  Response r = call(request, {200});
+  JsonStream stream = scan_json_stream(r.body);
+  if (stream.error) throw DockerError(fmt::format("docker: POST /images/load: {}", *stream.error));
+  if (auto loaded = loaded_image(stream.stream)) return *loaded;
+  throw DockerError(
+      fmt::format("docker: POST /images/load: the engine did not say which image it loaded: '{}'",
+                  r.body.substr(0, 200)));
+}
+
+Client::Created Client::create_container(const nlohmann::json& body, const std::string& name) {
+  const std::string text = body.dump();
+  std::string path = "/containers/create";
+  if (!name.empty()) path += "?name=" + escape(handle_->curl, name);
+  auto j = call_json({.method = "POST",
+                      .path = path,
+                      .body = &text,
+                      .content_type = "application/json",
+                      .timeout = kSmallCallTimeout},
+                     {201, 200});
+  Created created;
+  created.id = j.value("Id", std::string());
+  if (created.id.empty()) throw DockerError("docker: POST /containers/create: 201 without an Id");
+  if (auto w = j.find("Warnings"); w != j.end() && w->is_array()) {
+    for (const auto& item : *w) {
+      if (item.is_string() && !item.get<std::string>().empty()) created.warnings.push_back(item);
+    }
+  }
+  return created;
+}
+
+void Client::start(const std::string& id) {
+  call({.method = "POST", .path = "/containers/" + id + "/start", .timeout = kSmallCallTimeout}, {204, 304});
+}
+
+std::int64_t Client::wait(const std::string& id, steady_clock::time_point deadline,
+                          const std::function<bool()>& cancelled) {
+  // no total timeout: the deadline and cancellation bound it (and the progress callback runs
+  // about once a second while the engine says nothing)
+  Request request{.method = "POST",
+                  .path = "/containers/" + id + "/wait?condition=not-running",
+                  .deadline = deadline,
+                  .cancelled = cancelled ? &cancelled : nullptr};
+  auto j = call_json(request, {200});
+  if (auto e = j.find("Error"); e != j.end() && e->is_object()) {
+    const std::string message = e->value("Message", std::string());
+    if (!message.empty()) {
+      throw DockerError(fmt::format("docker: POST /containers/{}/wait: {}", id, message));
+    }
+  }
+  auto code = j.find("StatusCode");
+  if (code == j.end() || !code->is_number_integer()) {
+    throw DockerError(fmt::format("docker: POST /containers/{}/wait: no StatusCode in '{}'", id, j.dump()));
+  }
+  return code->get<std::int64_t>();
+}
+
+nlohmann::json Client::inspect(const std::string& id) {
+  return call_json({.method = "GET", .path = "/containers/" + id + "/json", .timeout = kSmallCallTimeout},
+                   {200});
+}
+
+Client::Logs Client::logs(const std::string& id, bool tty) {
+  LogDemuxer demuxer(tty);
+  Request request{
+      .method = "GET", .path = "/containers/" + id + "/logs?stdout=1&stderr=1", .timeout = kLogsTimeout};
+  // Only a 200 body is a log stream; an error body must reach the message untouched.
+  std::string error_body;
+  long status = 0;
+  request.sink = [&](std::string_view bytes) {
+    if (status == 0) curl_easy_getinfo(handle_->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status == 200) {
+      demuxer.feed(bytes);
+    } else {
+      error_body.append(bytes);
+    }
+  };
+  Response r = perform(request);
+  if (r.status != 200) {
+    throw DockerError(engine_error_message("GET", request.path, r.status, r.content_type, error_body));
+  }
+  demuxer.finish();
+  return Logs{demuxer.take_out(), demuxer.take_err()};
+}
+
+void Client::kill(const std::string& id, const std::string& signal) {
+  call({.method = "POST",
+        .path = "/containers/" + id + "/kill?signal=" + escape(handle_->curl, signal),
+        .timeout = kSmallCallTimeout},
+       {204, 409});
+}
+
+void Client::remove(const std::string& id) {
+  Request request{
+      .method = "DELETE", .path = "/containers/" + id + "?force=1&v=1", .timeout = kRemoveTimeout};
+  Response r = perform(request);
+  if (r.status == 204 || r.status == 200 || r.status == 404) return;
+  if (r.status == 409 && r.body.find("already in progress") != std::string::npos) return;
+  throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
+}
+
+std::vector<nlohmann::json> Client::list_by_label(const std::string& label) {
+  const nlohmann::json filters = {{"label", {label}}};
+  auto j = call_json({.method = "GET",
+                      .path = "/containers/json?all=1&filters=" + escape(handle_->curl, filters.dump()),
+                      .timeout = kSmallCallTimeout},
+                     {200});
+  if (!j.is_array()) throw DockerError("docker: GET /containers/json: the answer is not a list");
+  return std::vector<nlohmann::json>(j.begin(), j.end());
+}
+
+bool Client::oom_event(const std::string& id, std::int64_t since_unix, std::int64_t until_unix) {
+  const nlohmann::json filters = {{"type", {"container"}}, {"container", {id}}, {"event", {"oom"}}};
+  const std::int64_t now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  const milliseconds timeout =
+      kSmallCallTimeout + std::chrono::seconds(std::max<std::int64_t>(0, until_unix - now));
+  auto r = call({.method = "GET",
+                 .path = fmt::format("/events?since={}&until={}&filters={}", since_unix, until_unix,
+                                     escape(handle_->curl, filters.dump())),
+                 .timeout = timeout},
+                {200});
+  JsonStream stream = scan_json_stream(r.body);
+  if (stream.error) throw DockerError(fmt::format("docker: GET /events: {}", *stream.error));
+  for (const auto& event : stream.objects) {
+    const bool oom = event.value("Action", std::string()) == "oom" ||
+                     event.value("status", std::string()) == "oom";  // legacy field (< 1.52)
+    std::string actor;
+    if (auto a = event.find("Actor"); a != event.end() && a->is_object())
+      actor = a->value("ID", std::string());
+    if (actor.empty()) actor = event.value("id", std::string());
+    if (oom && (actor == id || actor.rfind(id, 0) == 0)) return true;
+  }
+  return false;
+}
+
+}  // namespace noisefloor::docker

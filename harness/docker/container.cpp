@@ -1,0 +1,138 @@
+#include "docker/container.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+
+namespace noisefloor::docker {
+namespace {
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += sep;
+    out += item;
+  }
+  return out;
+}
+
+std::int64_t unix_seconds(const std::optional<Timestamp>& t, std::int64_t fallback) {
+  if (!t) return fallback;
+  return std::chrono::floor<std::chrono::seconds>(*t).time_since_epoch().count();
+}
+
+std::int64_t now_unix() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+constexpr std::chrono::seconds kKillGrace{30};  // for the engine to reap a SIGKILLed container
+
+}  // namespace
+
+ContainerGuard::ContainerGuard(Client& client, std::string id) : client_(&client), id_(std::move(id)) {}
+
+ContainerGuard::ContainerGuard(ContainerGuard&& other) noexcept
+    : client_(other.client_), id_(std::move(other.id_)) {
+  other.id_.clear();
+}
+
+ContainerGuard::~ContainerGuard() {
+  if (id_.empty()) return;
+  try {
+    client_->remove(id_);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "noisefloor: cannot remove container %s: %s\n", short_id(id_).c_str(), e.what());
+  } catch (...) {
+    std::fprintf(stderr, "noisefloor: cannot remove container %s\n", short_id(id_).c_str());
+  }
+}
+
+void ContainerGuard::remove() {
+  if (id_.empty()) return;
+  client_->remove(id_);
+  id_.clear();
+}
+
+ContainerOutcome run_container(Client& client, const ContainerRequest& request,
+                               const std::function<bool()>& cancelled) {
+  return run_container(client, create_body(request), request.name, request.timeout, cancelled);
+}
+
+ContainerOutcome run_container(Client& client, const nlohmann::json& body, const std::string& name,
+                               std::chrono::duration<double> timeout,
+                               const std::function<bool()>& cancelled) {
+  Client::Created created = client.create_container(body, name);
+  ContainerGuard guard(client, created.id);  // from here on, every exit removes the container
+  if (!created.warnings.empty()) {
+    throw DockerError(
+        fmt::format("docker: POST /containers/create: container '{}' has warnings, so its limits may not "
+                    "apply: {}",
+                    name, join(created.warnings, "; ")));
+  }
+  if (cancelled && cancelled()) throw Interrupted();
+
+  ContainerOutcome outcome;
+  client.start(created.id);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+  try {
+    outcome.exit_code = client.wait(created.id, deadline, cancelled);
+  } catch (const WaitTimeout&) {
+    outcome.timed_out = true;
+    client.kill(created.id);
+    outcome.exit_code = client.wait(created.id, std::chrono::steady_clock::now() + kKillGrace, cancelled);
+  } catch (const Interrupted&) {
+    try {
+      client.kill(created.id);
+    } catch (const std::exception&) {
+      // the guard's force-remove kills it anyway and reports what fails
+    }
+    throw;
+  }
+
+  outcome.inspect = client.inspect(created.id);
+  const nlohmann::json state = outcome.inspect.value("State", nlohmann::json::object());
+  outcome.started_at = state.value("StartedAt", std::string());
+  outcome.finished_at = state.value("FinishedAt", std::string());
+  outcome.oom_killed = state.value("OOMKilled", false);
+  if (!outcome.oom_killed && !outcome.timed_out && outcome.exit_code == 137) {
+    // OOMKilled comes from an asynchronous event and has been missed by some engines; the
+    // event log is the second witness. Only asked for a SIGKILL exit: `until` may make the
+    // engine wait up to a second.
+    const auto started = parse_rfc3339_nano(outcome.started_at);
+    const auto finished = parse_rfc3339_nano(outcome.finished_at);
+    const std::int64_t now = now_unix();
+    outcome.oom_killed = client.oom_event(created.id, unix_seconds(started, now - 3600) - 1,
+                                          std::min(unix_seconds(finished, now) + 1, now + 1));
+  }
+  const bool tty = outcome.inspect.value("Config", nlohmann::json::object()).value("Tty", false);
+  Client::Logs logs = client.logs(created.id, tty);
+  outcome.out = std::move(logs.out);
+  outcome.err = std::move(logs.err);
+  guard.remove();
+  return outcome;
+}
+
+std::vector<std::string> remove_labelled(Client& client, const std::string& label) {
+  std::vector<std::string> removed;
+  for (const nlohmann::json& c : client.list_by_label(label)) {
+    const std::string id = c.value("Id", std::string());
+    if (id.empty()) continue;
+    std::string name;
+    if (auto names = c.find("Names");
+        names != c.end() && names->is_array() && !names->empty() && names->front().is_string()) {
+      name = names->front().get<std::string>();
+      if (!name.empty() && name.front() == '/') name.erase(0, 1);
+    }
+    client.remove(id);
+    removed.push_back(fmt::format("{} {}", short_id(id), name));
+  }
+  return removed;
+}
+
+}  // namespace noisefloor::docker

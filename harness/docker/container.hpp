@@ -1,0 +1,65 @@
+// The container lifecycle of the pinned-container condition: create -> start -> wait -> inspect ->
+// logs -> remove, with the container removed on every path (ContainerGuard), plus the label sweep
+// behind `noisefloor gc`.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "docker/api.hpp"  // ContainerRequest, create_body
+#include "docker/client.hpp"
+
+namespace noisefloor::docker {
+
+// Owns a container: the destructor force-removes it (best effort, never throws, reports a
+// failure on stderr as "noisefloor: cannot remove container <id12>: <reason>"); remove() does the
+// same work but throws DockerError, for the happy path. Shape of fmt::buffered_file.
+class ContainerGuard {
+ public:
+  ContainerGuard(Client& client, std::string id);
+  ContainerGuard(ContainerGuard&& other) noexcept;  // empties other
+  ContainerGuard& operator=(ContainerGuard&&) = delete;
+  ContainerGuard(const ContainerGuard&) = delete;
+  ContainerGuard& operator=(const ContainerGuard&) = delete;
+  ~ContainerGuard();
+
+  void remove();  // idempotent; after it the guard owns nothing
+  const std::string& id() const { return id_; }
+
+ private:
+  Client* client_;
+  std::string id_;  // empty: nothing owned
+};
+
+struct ContainerOutcome {
+  std::int64_t exit_code = 0;
+  bool oom_killed = false;  // State.OOMKilled, or an "oom" event for the container
+  bool timed_out = false;   // the deadline passed and noisefloor killed it (exit_code is then 137)
+  std::string out, err;
+  nlohmann::json inspect;               // full inspect, taken before removal
+  std::string started_at, finished_at;  // State.StartedAt / FinishedAt (RFC3339Nano)
+  std::vector<std::string> warnings;    // always empty: create warnings are errors (see below)
+};
+
+// create -> start -> wait (until request.timeout; then kill and timed_out = true) -> inspect ->
+// logs -> remove. Any create Warnings (e.g. a limit the engine accepted but dropped) throw
+// DockerError "docker: POST /containers/create: container '<name>' has warnings, so its limits may
+// not apply: <warning>[; <warning>...]". When
+// cancelled() becomes true (polled about once a second during the wait) the container is killed
+// and removed and noisefloor::Interrupted is thrown. The container never outlives the call.
+ContainerOutcome run_container(Client& client, const ContainerRequest& request,
+                               const std::function<bool()>& cancelled);
+
+// The same with a ready create body (create_body(request), possibly amended by the caller).
+ContainerOutcome run_container(Client& client, const nlohmann::json& create_body, const std::string& name,
+                               std::chrono::duration<double> timeout, const std::function<bool()>& cancelled);
+
+// Force-removes every container carrying `label` ("key=value" or "key"); returns one
+// "<id12> <name>" per removed container, in the engine's list order.
+std::vector<std::string> remove_labelled(Client& client, const std::string& label);
+
+}  // namespace noisefloor::docker

@@ -1,0 +1,403 @@
+#include "fingerprint/doctor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "fingerprint/parse.hpp"
+#include "model/cpulist.hpp"
+
+namespace noisefloor::fingerprint {
+namespace {
+
+using nlohmann::json;
+
+class Doctor {
+ public:
+  Doctor(const json& host, const std::optional<json>& engine, const std::vector<int>& cpus)
+      : host_(host), engine_(engine), experiment_cpus_(cpus) {}
+
+  DoctorReport run() {
+    virtualization();
+    docker_desktop();
+    container();
+    load();
+    governor();
+    turbo();
+    smt();
+    isolation();
+    aslr();
+    thp();
+    swap();
+    power();
+    clocksource();
+    engine_limits();
+    perflock();
+    return finish();
+  }
+
+ private:
+  void add(Level level, std::string topic, std::string message, std::string fix = "") {
+    report_.findings.push_back({level, std::move(topic), std::move(message), std::move(fix)});
+  }
+
+  // A WARN for a fact that could not be read; returns the value or nullptr.
+  const json* need(std::string_view path, const std::string& topic) {
+    const json* v = known_value(host_, path);
+    if (v == nullptr) {
+      add(Level::warn, topic, fmt::format("could not check {}: {}", topic, unknown_reason(host_, path)));
+    }
+    return v;
+  }
+
+  std::optional<int> logical() const {
+    const json* v = known_value(host_, "cpu.logical");
+    if (v == nullptr || !v->is_number_integer()) return std::nullopt;
+    return v->get<int>();
+  }
+
+  std::optional<std::vector<int>> online() const {
+    const json* v = known_value(host_, "cpu.online");
+    if (v == nullptr || !v->is_string()) return std::nullopt;
+    return model::parse_cpu_list(v->get<std::string>());
+  }
+
+  void virtualization() {
+    const json* v = need("virtualization.virtual", "virtualization");
+    if (v == nullptr || !v->is_boolean()) return;
+    if (!v->get<bool>()) {
+      add(Level::ok, "virtualization", "bare metal (no hypervisor found)");
+      return;
+    }
+    const json* h = known_value(host_, "virtualization.hypervisor");
+    const std::string name = h != nullptr && h->is_string() ? h->get<std::string>() : "unknown";
+    limited_ = true;
+    add(Level::warn, "virtualization",
+        fmt::format("virtual machine (hypervisor: {}): vCPUs share physical cores with other "
+                    "guests and the host controls frequency, so results compare only with runs "
+                    "on the same VM type",
+                    name));
+  }
+
+  void docker_desktop() {
+    if (!engine_ || !engine_->is_object()) return;
+    auto it = engine_->find("OperatingSystem");
+    if (it == engine_->end()) it = engine_->find("os");  // the fingerprint's engine facts
+    if (it == engine_->end() || !it->is_string()) return;
+    const std::string os = it->get<std::string>();
+    if (os.find("Docker Desktop") == std::string::npos) return;
+    limited_ = true;
+    add(Level::warn, "docker-desktop",
+        fmt::format("the docker engine runs in Docker Desktop's VM ('{}'): pinned CPUs are vCPUs "
+                    "of that VM and host-side spinners run outside it",
+                    os));
+  }
+
+  void container() {
+    const json* inside_fact = nullptr;
+    if (host_.contains("container") && host_["container"].contains("inside"))
+      inside_fact = &host_["container"]["inside"];
+    const json* v = known_value(host_, "container.inside");
+    if (v == nullptr || !v->is_boolean() || !v->get<bool>()) return;
+    const std::string evidence =
+        inside_fact->contains("evidence") ? inside_fact->at("evidence").dump() : "[]";
+    if (inside_fact->contains("note")) {
+      add(Level::ok, "container",
+          fmt::format("probably not in a container: {} ({})", evidence,
+                      inside_fact->at("note").get<std::string>()));
+      return;
+    }
+    add(Level::warn, "container",
+        fmt::format("noisefloor runs inside a container ({}): host facts are the container's "
+                    "view and its cgroup limits apply to the benchmark",
+                    evidence));
+  }
+
+  void load() {
+    const json* v = need("load", "load");
+    const auto cpus = logical();
+    if (v == nullptr || !cpus || *cpus <= 0) return;
+    const double one = v->value("one", 0.0);
+    const std::string fix = "top -o %CPU   # then stop the busy processes it lists";
+    const std::string what = fmt::format("1-minute load average {:.2f} on {} logical CPUs", one, *cpus);
+    if (one >= *cpus) {
+      add(Level::bad, "load",
+          what +
+              ": every CPU is already busy; results would measure the "
+              "other work",
+          fix);
+    } else if (one >= kLoadWarnFraction * *cpus) {
+      add(Level::warn, "load", what + ": other processes compete for the CPUs", fix);
+    } else {
+      add(Level::ok, "load", what);
+    }
+  }
+
+  void governor() {
+    const json* v = need("frequency.governor", "governor");
+    if (v == nullptr) return;
+    const bool all_performance = v->is_string() && v->get<std::string>() == "performance";
+    if (all_performance) {
+      add(Level::ok, "governor", "cpufreq governor is performance on every CPU");
+      return;
+    }
+    add(Level::warn, "governor",
+        fmt::format("cpufreq governor is {} (not performance): the frequency follows the load, "
+                    "so the first iterations run slower than the rest",
+                    v->is_string() ? "'" + v->get<std::string>() + "'" : v->dump()),
+        "for f in /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor; do echo performance > "
+        "\"$f\"; done   # or: cpupower frequency-set -g performance");
+  }
+
+  void turbo() {
+    const json* v = need("frequency.turbo", "turbo");
+    if (v == nullptr || !v->is_boolean()) return;
+    if (!v->get<bool>()) {
+      add(Level::ok, "turbo", "turbo/boost is off");
+      return;
+    }
+    const json& fact = host_["frequency"]["turbo"];
+    const std::string source = fact.value("source", std::string());
+    std::string fix;
+    if (source.ends_with("intel_pstate/no_turbo")) {
+      fix = "echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo";
+    } else if (source == "/sys/devices/system/cpu/cpufreq/boost") {
+      fix = "echo 0 > /sys/devices/system/cpu/cpufreq/boost";
+    } else {
+      fix = "for f in /sys/devices/system/cpu/cpufreq/policy*/boost; do echo 0 > \"$f\"; done";
+    }
+    add(Level::warn, "turbo",
+        fmt::format("turbo/boost is on ({}): the clock depends on temperature and on how many "
+                    "cores are busy",
+                    source),
+        fix);
+  }
+
+  void smt() {
+    const json* v = need("smt.active", "smt");
+    if (v == nullptr || !v->is_boolean()) return;
+    const json* control = known_value(host_, "smt.control");
+    const std::string c =
+        control != nullptr && control->is_string() ? control->get<std::string>() : "unknown";
+    if (!v->get<bool>()) {
+      add(Level::ok, "smt", fmt::format("SMT (hyper-threading) is inactive (control: {})", c));
+      return;
+    }
+    add(Level::warn, "smt",
+        fmt::format("SMT (hyper-threading) is active (control: {}): a sibling thread shares the "
+                    "core's caches and execution units with the benchmark",
+                    c),
+        c == "on" ? "echo off > /sys/devices/system/cpu/smt/control" : "");
+  }
+
+  void isolation() {
+    const json* v = need("isolation.isolated", "isolation");
+    const auto on = online();
+    if (!experiment_cpus_.empty() && on) {
+      std::vector<int> missing;
+      for (const int c : experiment_cpus_) {
+        if (!std::binary_search(on->begin(), on->end(), c)) missing.push_back(c);
+      }
+      if (!missing.empty()) {
+        add(Level::bad, "experiment-cpus",
+            fmt::format("the experiment pins to CPUs {} but only {} are online",
+                        model::format_cpu_list(missing), model::format_cpu_list(*on)));
+      }
+    }
+    if (v == nullptr || !v->is_string()) return;
+    const auto isolated = model::parse_cpu_list(v->get<std::string>());
+    if (isolated && !isolated->empty()) {
+      const std::string list = model::format_cpu_list(*isolated);
+      std::vector<int> outside;
+      for (const int c : experiment_cpus_) {
+        if (!std::binary_search(isolated->begin(), isolated->end(), c)) outside.push_back(c);
+      }
+      if (!outside.empty()) {
+        add(Level::warn, "isolation",
+            fmt::format("CPUs {} are isolated but the experiment pins to {}, which are not: "
+                        "pin the experiment to the isolated CPUs",
+                        list, model::format_cpu_list(outside)),
+            fmt::format("taskset -c {} chrt -f 50 <benchmark>", list));
+      } else {
+        add(Level::ok, "isolation", fmt::format("CPUs {} are isolated from the scheduler", list));
+      }
+      return;
+    }
+    // Suggest the experiment's CPUs, else the highest CPU. Never CPU 0: it keeps housekeeping
+    // work (timers, unbound kthreads, most IRQs) even when isolated.
+    std::vector<int> suggest;
+    std::copy_if(experiment_cpus_.begin(), experiment_cpus_.end(), std::back_inserter(suggest),
+                 [](int c) { return c != 0; });
+    if (suggest.empty() && on && on->size() > 1) suggest = {on->back()};
+    const bool pins_cpu0 = !experiment_cpus_.empty() && experiment_cpus_.front() == 0;
+    if (suggest.empty()) {
+      add(Level::warn, "isolation",
+          "no isolated CPUs, and a single CPU cannot be isolated: the benchmark shares it with "
+          "every other task");
+      return;
+    }
+    const std::string list = model::format_cpu_list(suggest);
+    add(Level::warn, "isolation",
+        std::string("no isolated CPUs: the scheduler, timer ticks and RCU callbacks run on the "
+                    "benchmark's CPUs") +
+            (pins_cpu0 ? fmt::format("; the experiment pins to CPU 0, which keeps housekeeping "
+                                     "work even when isolated: pin to {} instead",
+                                     list)
+                       : ""),
+        fmt::format("add \"isolcpus={0} nohz_full={0} rcu_nocbs={0}\" to GRUB_CMDLINE_LINUX in "
+                    "/etc/default/grub, run update-grub and reboot; then run the benchmark with "
+                    "taskset -c {0} chrt -f 50 <benchmark>",
+                    list));
+  }
+
+  void aslr() {
+    const json* v = need("aslr", "aslr");
+    if (v == nullptr || !v->is_number_integer()) return;
+    if (v->get<int>() == 0) {
+      add(Level::ok, "aslr", "address space layout randomization is off");
+      return;
+    }
+    add(Level::warn, "aslr",
+        fmt::format("address space layout randomization is on (randomize_va_space={}): code and "
+                    "stack alignment change from run to run",
+                    v->get<int>()),
+        "setarch -R <benchmark>   # or system-wide: echo 0 > /proc/sys/kernel/randomize_va_space");
+  }
+
+  void thp() {
+    const json* v = need("thp", "thp");
+    if (v == nullptr || !v->is_string()) return;
+    if (v->get<std::string>() != "always") {
+      add(Level::ok, "thp", fmt::format("transparent huge pages: {}", v->get<std::string>()));
+      return;
+    }
+    add(Level::warn, "thp",
+        "transparent huge pages are 'always': khugepaged compaction and huge-page faults add "
+        "pauses that depend on memory fragmentation",
+        "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled");
+  }
+
+  void swap() {
+    const json* v = need("memory.swap_used_kb", "swap");
+    if (v == nullptr || !v->is_number_integer()) return;
+    const auto used = v->get<std::int64_t>();
+    if (used <= 0) {
+      add(Level::ok, "swap", "no swap in use");
+      return;
+    }
+    add(Level::warn, "swap",
+        fmt::format("{} kB of swap in use: pages the benchmark touches may have to come back "
+                    "from disk",
+                    used),
+        "swapoff -a && swapon -a   # needs enough free memory for what is swapped out");
+  }
+
+  void power() {
+    const json* v = need("power", "power");
+    if (v == nullptr || !v->is_string()) return;
+    if (v->get<std::string>() == "battery") {
+      add(Level::warn, "power", "running on battery: firmware and the kernel lower clocks to save power",
+          "plug in the AC adapter");
+    } else {
+      add(Level::ok, "power", fmt::format("power source: {}", v->get<std::string>()));
+    }
+  }
+
+  void clocksource() {
+    const json* v = need("clocksource", "clocksource");
+    if (v == nullptr || !v->is_string()) return;
+    const std::string cs = v->get<std::string>();
+    if (cs == "hpet" || cs == "acpi_pm") {
+      add(Level::warn, "clocksource",
+          fmt::format("clocksource is '{}': every clock read is a slow device access, which "
+                      "inflates short timings",
+                      cs),
+          "echo tsc > /sys/devices/system/clocksource/clocksource0/current_clocksource");
+    } else {
+      add(Level::ok, "clocksource", fmt::format("clocksource: {}", cs));
+    }
+  }
+
+  void engine_limits() {
+    if (!engine_ || !engine_->is_object()) return;
+    for (const char* cap : {"CPUSet", "CpuCfsQuota", "CpuCfsPeriod", "MemoryLimit", "SwapLimit"}) {
+      const auto it = engine_->find(cap);
+      if (it != engine_->end() && it->is_boolean() && !it->get<bool>()) {
+        add(Level::warn, "engine-limits",
+            fmt::format("the docker engine reports {}=false: it silently drops that limit, so "
+                        "the pinned container is not limited the way the experiment says",
+                        cap));
+      }
+    }
+    auto w = engine_->find("Warnings");
+    if (w == engine_->end()) w = engine_->find("warnings");
+    if (w != engine_->end() && w->is_array()) {
+      for (const auto& msg : *w) {
+        if (msg.is_string()) add(Level::warn, "engine-limits", "docker engine: " + msg.get<std::string>());
+      }
+    }
+  }
+
+  void perflock() {
+    const json* v = known_value(host_, "tools.perflock");
+    if (v == nullptr || !v->is_boolean() || !v->get<bool>()) return;
+    add(Level::ok, "perflock",
+        "perflock is installed: it serializes benchmarks and can cap the CPU frequency",
+        "perflock -governor=70% <benchmark>");
+  }
+
+  DoctorReport finish() {
+    bool bad = false;
+    bool warn = limited_;
+    for (const auto& f : report_.findings) {
+      if (f.level == Level::ok) continue;
+      (f.level == Level::bad ? bad : warn) = true;
+      report_.grade_reasons.push_back(f.message);
+    }
+    report_.grade = bad ? Grade::not_ready : warn ? Grade::limited : Grade::ready;
+    return std::move(report_);
+  }
+
+  const json& host_;
+  const std::optional<json>& engine_;
+  std::vector<int> experiment_cpus_;
+  DoctorReport report_{{}, Grade::ready, {}};
+  bool limited_ = false;
+};
+
+}  // namespace
+
+DoctorReport diagnose(const json& host, const std::optional<json>& engine_info,
+                      const std::vector<int>& experiment_cpus) {
+  std::vector<int> cpus = experiment_cpus;
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return Doctor(host, engine_info, cpus).run();
+}
+
+std::string_view to_string(Level level) {
+  switch (level) {
+    case Level::ok:
+      return "OK";
+    case Level::warn:
+      return "WARN";
+    case Level::bad:
+      return "BAD";
+  }
+  return "?";
+}
+
+std::string_view to_string(Grade grade) {
+  switch (grade) {
+    case Grade::ready:
+      return "ready";
+    case Grade::limited:
+      return "limited";
+    case Grade::not_ready:
+      return "not ready";
+  }
+  return "?";
+}
+
+}  // namespace noisefloor::fingerprint

@@ -1,0 +1,63 @@
+// The content of noisefloor's `image: auto` container image: the benchmark executable, its
+// shared-library closure and loader when it is dynamically linked, and the static nf-probe as the
+// entrypoint. I/O edge: reads the executable, the libraries, /etc/ld.so.conf and the recipe.
+// Turning an ImagePlan into a `docker save` tar and loading it is the docker module's job.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace noisefloor::image {
+
+// Where the probe and the benchmark live inside the image.
+inline constexpr const char* kProbePathInImage = "/noisefloor/probe";
+inline constexpr const char* kBenchmarkDirInImage = "/bench";
+
+struct ImageFile {
+  std::string path;    // absolute inside the image, e.g. "/bench/makebuffer.test"
+  std::string data;    // the file's bytes (symlinks on the host already followed)
+  std::uint32_t mode;  // permission bits only, e.g. 0755; parent directories are not listed
+};
+
+struct ImagePlan {
+  std::string tag;               // "noisefloor-auto:<first 16 hex of the content hash>"
+  std::vector<ImageFile> files;  // sorted by path, no duplicates
+  // The Docker image config "config" object: Entrypoint, WorkingDir, User, Env, Labels (incl.
+  // noisefloor.content-hash = the full hex hash and noisefloor.benchmark = the benchmark's path
+  // in the image); never Cmd: the runner passes the benchmark argv as the container's Cmd.
+  nlohmann::json config;
+  std::string benchmark_path_in_image;  // "/bench/<basename of executable>"
+  std::vector<std::string> libraries;   // host paths copied, in discovery order (loader first)
+  bool dynamic = false;
+};
+
+// Plans the auto image for `executable`.
+//
+// Reads `executable`; when it is dynamically linked, follows PT_INTERP and DT_NEEDED recursively
+// like glibc's loader: a name already loaded (by SONAME) is reused; otherwise it searches the
+// requesting object's DT_RPATH and then its loaders' up to the executable (only if the requester
+// has no DT_RUNPATH), then the requester's DT_RUNPATH, then the /etc/ld.so.conf directories
+// (with `include` globs), then /lib/<triplet>, /usr/lib/<triplet>, /lib, /usr/lib, /lib64,
+// /usr/lib64; LD_LIBRARY_PATH is NOT used (the host's environment must not change the image).
+// $ORIGIN is expanded (to /bench for the executable inside the image); entries with other
+// tokens ($LIB, $PLATFORM) or relative paths are skipped; candidates of another ELF class or
+// machine are skipped, as the loader does. Each library is copied at the path it was found by
+// (content of the symlink target), as are glibc-hwcaps variants next to it. Libraries found
+// through ld.so.conf or the default directories get their directories in the image's
+// LD_LIBRARY_PATH, because the image has no /etc/ld.so.cache.
+//
+// Adds `probe_binary` (must be a static ELF) at /noisefloor/probe and the executable at
+// /bench/<basename>, all with mode 0755. The tag hashes (SHA-256) the recipe, the config and every
+// file's path, mode and content in path order, so an unchanged binary gives the same tag.
+//
+// `recipe_json` is containers/auto/image.json: {"schema_version": 1, "config": {...}}.
+// Data files the benchmark needs are out of scope: only the executable and its libraries go in.
+// Throws RunError: unreadable files, a non-ELF executable, a dynamic probe, a malformed recipe,
+// or a library that cannot be found ("cannot find shared library 'libfoo.so.1' needed by ...").
+ImagePlan plan_image(const std::filesystem::path& executable, const std::filesystem::path& probe_binary,
+                     const std::filesystem::path& recipe_json);
+
+}  // namespace noisefloor::image

@@ -1,0 +1,31 @@
+// One sample as measured and stored (samples.jsonl): plain values and their JSON form.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/measurement.hpp"
+
+namespace noisefloor::model {
+
+// One kept or warm-up measurement, as stored in samples.jsonl.
+struct Sample {
+  std::string condition;
+  std::string benchmark;  // name without the -N suffix
+  std::string name;       // as printed
+  int procs = 1;
+  int index = 0;          // 0-based position among this (condition, benchmark)'s samples, warm-up included
+  bool warmup = false;
+  int invocation = 0;     // 0-based invocation number within the run
+  std::int64_t iterations = 0;
+  std::vector<Metric> metrics;  // metrics.front() is the primary value
+  double elapsed_seconds = 0;          // since the run started
+  std::string utc;                     // when it arrived, RFC 3339
+};
+nlohmann::json to_json(const Sample&);
+Sample sample_from_json(const nlohmann::json&);  // throws ParseError
+
+}  // namespace noisefloor::model

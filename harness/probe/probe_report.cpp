@@ -1,0 +1,445 @@
+#include "probe/probe_report.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+#include "model/cpulist.hpp"
+#include "model/errors.hpp"
+
+namespace noisefloor::probe {
+namespace {
+
+constexpr std::string_view kPrefix = "noisefloor-probe: ";
+constexpr std::string_view kExecFailed = "exec failed: ";
+constexpr std::int64_t kDefaultCfsPeriodUs = 100000;  // Docker's fixed period for NanoCpus
+// v1 memory files say "no limit" with PAGE_COUNTER_MAX × page size (9223372036854771712 with
+// 4 KiB pages): anything this large is no limit.
+constexpr std::int64_t kV1NoLimitThreshold = std::int64_t{1} << 62;
+
+// ---- parsing -------------------------------------------------------------------------------
+
+bool is_unknown(std::string_view value) { return value.substr(0, 7) == "unknown"; }
+
+std::optional<std::int64_t> to_int64(std::string_view text) {
+  std::int64_t value = 0;
+  if (text.empty()) return std::nullopt;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || ptr != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<std::int64_t> probe_int(const ProbeReport& report, const std::string& key) {
+  const auto it = report.values.find(key);
+  if (it == report.values.end() || is_unknown(it->second)) return std::nullopt;
+  const auto value = to_int64(it->second);
+  if (!value) {
+    throw ParseError(
+        fmt::format("probe: {}: expected an integer or 'unknown (...)', got '{}'", key, it->second));
+  }
+  return value;
+}
+
+const nlohmann::json* field(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::int64_t engine_int(const nlohmann::json& host_config, const char* key) {
+  const nlohmann::json* value = field(host_config, key);
+  if (value == nullptr) return 0;
+  if (!value->is_number_integer()) {
+    throw ParseError(fmt::format("inspect: HostConfig.{}: expected an integer, got {}", key, value->dump()));
+  }
+  return value->get<std::int64_t>();
+}
+
+// ---- verification ---------------------------------------------------------------------------
+
+enum class Agreement { yes, no, unknown };
+
+// One limit's three views, rendered for messages.
+struct Check {
+  Check(std::string name_in, std::string asked_in) : name(std::move(name_in)), asked(std::move(asked_in)) {}
+  std::string name;   // "cpuset"
+  std::string asked;  // "\"0\""
+  Agreement engine = Agreement::unknown;
+  std::string engine_text;  // "\"0\""
+  Agreement inside = Agreement::unknown;
+  std::string inside_file;  // "cpuset.cpus"
+  std::string inside_text;  // "\"0-1\""
+};
+
+void report(const Check& c, Verification& out) {
+  const std::string engine_part = fmt::format("the engine reports {}", c.engine_text);
+  const std::string inside_part = fmt::format("inside the container {} is {}", c.inside_file, c.inside_text);
+  if (c.engine == Agreement::no && c.inside == Agreement::no) {
+    out.mismatches.push_back(
+        fmt::format("{}: asked for {}, {}, and {}", c.name, c.asked, engine_part, inside_part));
+  } else if (c.engine == Agreement::no) {
+    out.mismatches.push_back(fmt::format("{}: asked for {}, but {}", c.name, c.asked, engine_part));
+  } else if (c.inside == Agreement::no) {
+    if (c.engine == Agreement::yes) {
+      out.mismatches.push_back(
+          fmt::format("{}: asked for {}, {}, but {}", c.name, c.asked, engine_part, inside_part));
+    } else {
+      out.mismatches.push_back(fmt::format("{}: asked for {}, but {}", c.name, c.asked, inside_part));
+    }
+  }
+  if (c.engine == Agreement::unknown) {
+    out.warnings.push_back(
+        fmt::format("{}: asked for {}, but the engine does not report it", c.name, c.asked));
+  }
+  if (c.inside == Agreement::unknown) {
+    out.warnings.push_back(
+        fmt::format("{}: asked for {}, but the probe could not read {} inside the container (see the probe's "
+                    "'unknown' value)",
+                    c.name, c.asked, c.inside_file));
+  }
+}
+
+std::string quoted(const std::string& s) { return fmt::format("\"{}\"", s); }
+
+// Whole-file names per cgroup version, for messages.
+std::string cgroup_file(std::optional<int> version, const char* v1, const char* v2) {
+  if (version == 1) return v1;
+  if (version == 2) return v2;
+  return fmt::format("{} (v1) / {} (v2)", v1, v2);
+}
+
+bool is_no_limit(std::int64_t value) { return value < 0 || value >= kV1NoLimitThreshold; }
+
+std::string bytes_text(std::int64_t value, std::optional<int> version) {
+  if (value < 0) return version == 2 ? "max (no limit)" : "-1 (no limit)";
+  if (value >= kV1NoLimitThreshold) return fmt::format("{} (no limit)", value);
+  return std::to_string(value);
+}
+
+std::string engine_bytes_text(std::int64_t value) {
+  return value < 0 ? "-1 (no limit)" : std::to_string(value);
+}
+
+// A byte limit as the kernel stores it: exactly, or rounded down to whole pages.
+Agreement compare_bytes(std::int64_t expected, std::int64_t actual, const std::string& name,
+                        const std::string& file, Verification& out) {
+  if (is_no_limit(expected)) return is_no_limit(actual) ? Agreement::yes : Agreement::no;
+  if (actual == expected) return Agreement::yes;
+  for (const std::int64_t page : {std::int64_t{4096}, std::int64_t{65536}}) {
+    if (actual == expected - expected % page) {
+      out.warnings.push_back(
+          fmt::format("{}: asked for {} bytes; inside the container {} is {}: the kernel rounded it down to "
+                      "whole {}-byte pages",
+                      name, expected, file, actual, page));
+      return Agreement::yes;
+    }
+  }
+  return Agreement::no;
+}
+
+void check_cpuset(const model::ContainerSpec& asked, const Effective& engine, const Effective& inside,
+                  Verification& out) {
+  if (!asked.cpuset) return;
+  const auto wanted = model::parse_cpu_list(*asked.cpuset);
+  if (!wanted) {
+    out.mismatches.push_back(fmt::format("cpuset: asked for \"{}\", which is not a CPU list", *asked.cpuset));
+    return;
+  }
+  Check c("cpuset", quoted(*asked.cpuset));
+  if (engine.cpuset) {
+    const auto got = model::parse_cpu_list(*engine.cpuset);
+    c.engine = got == wanted ? Agreement::yes : Agreement::no;
+    c.engine_text = quoted(*engine.cpuset);
+  } else {
+    c.engine = Agreement::no;  // CpusetCpus "" is how a discarded cpuset shows in inspect
+    c.engine_text = "no cpuset";
+  }
+  c.inside_file = cgroup_file(inside.cgroup_version, "cpuset.cpus", "cpuset.cpus.effective");
+  if (inside.cpuset) {
+    const auto got = model::parse_cpu_list(*inside.cpuset);
+    c.inside = got == wanted ? Agreement::yes : Agreement::no;
+    c.inside_text = quoted(*inside.cpuset);
+  }
+  report(c, out);
+  // The affinity mask is what the scheduler obeys; the cgroup file is what sets it.
+  const auto count = static_cast<int>(wanted->size());
+  if (inside.nproc && *inside.nproc != count) {
+    out.mismatches.push_back(fmt::format(
+        "cpuset: asked for \"{}\" ({} CPU{}), but inside the container the affinity mask holds "
+        "{} CPU{}",
+        *asked.cpuset, count, count == 1 ? "" : "s", *inside.nproc, *inside.nproc == 1 ? "" : "s"));
+  } else if (!inside.nproc) {
+    out.warnings.push_back(
+        fmt::format("cpuset: asked for \"{}\", but the probe could not count the CPUs in its affinity mask",
+                    *asked.cpuset));
+  }
+}
+
+void check_cpus(const model::ContainerSpec& asked, const Effective& engine, const Effective& inside,
+                Verification& out) {
+  if (!asked.cpus) return;
+  const double wanted = *asked.cpus;
+  Check c("cpus", fmt::format("{}", wanted));
+  const auto agree = [&](std::int64_t quota, std::int64_t period) {
+    if (quota < 0 || period <= 0) return Agreement::no;
+    return std::fabs(static_cast<double>(quota) / static_cast<double>(period) - wanted) <= 1e-6
+               ? Agreement::yes
+               : Agreement::no;
+  };
+  if (engine.cfs_quota_us) {
+    if (*engine.cfs_quota_us < 0) {
+      c.engine = Agreement::no;
+      c.engine_text = "no CPU quota";
+    } else {
+      const std::int64_t period = engine.cfs_period_us.value_or(kDefaultCfsPeriodUs);
+      c.engine = agree(*engine.cfs_quota_us, period);
+      c.engine_text = fmt::format("a quota of {} µs per {} µs", *engine.cfs_quota_us, period);
+    }
+  }
+  c.inside_file = cgroup_file(inside.cgroup_version, "cpu.cfs_quota_us/cpu.cfs_period_us", "cpu.max");
+  if (inside.cfs_quota_us && inside.cfs_period_us) {
+    const std::int64_t quota = *inside.cfs_quota_us, period = *inside.cfs_period_us;
+    c.inside = agree(quota, period);
+    const std::string no_limit = quota < 0 ? " (no limit)" : "";
+    if (inside.cgroup_version == 2) {
+      c.inside_text = fmt::format("\"{} {}\"{}", quota < 0 ? "max" : std::to_string(quota), period, no_limit);
+    } else {
+      c.inside_text = fmt::format("{}/{}{}", quota, period, no_limit);
+    }
+  }
+  report(c, out);
+}
+
+void check_memory(const model::ContainerSpec& asked, const Effective& engine, const Effective& inside,
+                  Verification& out) {
+  if (!asked.memory) return;
+  const std::int64_t wanted = *asked.memory;
+  Check c("memory", fmt::format("{} bytes", wanted));
+  c.inside_file = cgroup_file(inside.cgroup_version, "memory.limit_in_bytes", "memory.max");
+  if (engine.memory_limit) {
+    c.engine = *engine.memory_limit == wanted ? Agreement::yes : Agreement::no;
+    c.engine_text = engine_bytes_text(*engine.memory_limit);
+  }
+  if (inside.memory_limit) {
+    c.inside = compare_bytes(wanted, *inside.memory_limit, c.name, c.inside_file, out);
+    c.inside_text = bytes_text(*inside.memory_limit, inside.cgroup_version);
+  }
+  report(c, out);
+}
+
+void check_swap(const model::ContainerSpec& asked, const Effective& engine, const Effective& inside,
+                Verification& out) {
+  if (!asked.memory_swap && !asked.memory) return;
+  // Docker's default when only memory is given: memory + swap = 2 × memory.
+  const bool defaulted = !asked.memory_swap;
+  const std::int64_t total = asked.memory_swap.value_or(2 * asked.memory.value_or(0));
+  const bool unlimited = total < 0;
+  Check c("memory_swap", unlimited   ? std::string("-1 (no limit)")
+                         : defaulted ? fmt::format("{} bytes (Docker's default, 2 × memory)", total)
+                                     : fmt::format("{} bytes", total));
+  if (engine.memsw_limit) {
+    c.engine =
+        (unlimited ? *engine.memsw_limit < 0 : *engine.memsw_limit == total) ? Agreement::yes : Agreement::no;
+    c.engine_text = engine_bytes_text(*engine.memsw_limit);
+  }
+
+  // Which file the probe read: v1 limits memory+swap, v2 limits swap alone.
+  int version = inside.cgroup_version.value_or(0);
+  if (version == 0) version = inside.memsw_limit ? 1 : inside.swap_limit ? 2 : 0;
+  if (version == 2) {
+    c.inside_file = "memory.swap.max";
+    if (inside.swap_limit) {
+      if (unlimited) {
+        c.inside = *inside.swap_limit < 0 ? Agreement::yes : Agreement::no;
+      } else if (!asked.memory) {
+        out.warnings.push_back(
+            "memory_swap: asked without memory, so the swap part (memory.swap.max) is undefined");
+        c.inside = Agreement::yes;
+      } else {
+        c.inside = compare_bytes(total - *asked.memory, *inside.swap_limit, c.name, c.inside_file, out);
+      }
+      c.inside_text = bytes_text(*inside.swap_limit, 2);
+      if (!unlimited && asked.memory) {
+        c.inside_text += fmt::format(" (expected {} = memory_swap − memory)", total - *asked.memory);
+      }
+    }
+  } else {
+    c.inside_file = cgroup_file(inside.cgroup_version, "memory.memsw.limit_in_bytes", "memory.swap.max");
+    if (inside.memsw_limit) {
+      c.inside = compare_bytes(unlimited ? -1 : total, *inside.memsw_limit, c.name, c.inside_file, out);
+      c.inside_text = bytes_text(*inside.memsw_limit, 1);
+    }
+  }
+  if (c.inside == Agreement::unknown) {
+    // Without swap accounting the engine drops the swap limit with a warning: the memory limit
+    // still holds, so this is worth saying but not worth failing the run.
+    out.warnings.push_back(
+        fmt::format("memory_swap: asked for {}, but {} is not readable inside the container: swap accounting "
+                    "is probably off, so swap is not limited",
+                    c.asked, c.inside_file));
+    c.inside = Agreement::yes;  // already warned; keep report() from warning twice
+  }
+  report(c, out);
+}
+
+void check_pids(const model::ContainerSpec& asked, const Effective& engine, const Effective& inside,
+                Verification& out) {
+  const std::int64_t wanted = asked.pids_limit > 0 ? asked.pids_limit : -1;  // ≤ 0: no limit
+  Check c("pids_limit", wanted < 0 ? std::string("-1 (no limit)") : std::to_string(wanted));
+  const auto text = [](std::int64_t v) { return v < 0 ? std::string("max (no limit)") : std::to_string(v); };
+  if (engine.pids_max) {
+    c.engine = *engine.pids_max == wanted ? Agreement::yes : Agreement::no;
+    c.engine_text = *engine.pids_max < 0 ? "-1 (no limit)" : std::to_string(*engine.pids_max);
+  }
+  c.inside_file = "pids.max";
+  if (inside.pids_max) {
+    c.inside = *inside.pids_max == wanted ? Agreement::yes : Agreement::no;
+    c.inside_text = text(*inside.pids_max);
+  }
+  report(c, out);
+}
+
+}  // namespace
+
+ProbeReport parse_probe_report(std::string_view text) {
+  ProbeReport report;
+  enum class Phase { probe, after_exec, benchmark } phase = Phase::probe;
+  int line_number = 0;
+  while (!text.empty()) {
+    const auto newline = text.find('\n');
+    const std::string_view line_with_newline =
+        text.substr(0, newline == std::string_view::npos ? text.size() : newline + 1);
+    text.remove_prefix(line_with_newline.size());
+    ++line_number;
+    std::string_view line = line_with_newline;
+    if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+
+    const bool is_probe_line = line.substr(0, kPrefix.size()) == kPrefix;
+    if (phase == Phase::benchmark || !is_probe_line) {
+      if (phase == Phase::after_exec) phase = Phase::benchmark;
+      report.benchmark_stderr.append(line_with_newline);
+      continue;
+    }
+    const std::string_view body = line.substr(kPrefix.size());
+    if (body.substr(0, kExecFailed.size()) == kExecFailed) {
+      report.values["exec_failed"] = std::string(body.substr(kExecFailed.size()));
+      phase = Phase::benchmark;
+      continue;
+    }
+    if (phase == Phase::after_exec) {  // a probe-looking line from the benchmark itself
+      phase = Phase::benchmark;
+      report.benchmark_stderr.append(line_with_newline);
+      continue;
+    }
+    const auto equals = body.find('=');
+    if (equals == std::string_view::npos || equals == 0) {
+      throw ParseError(
+          fmt::format("probe: line {}: expected '{}<key>=<value>', got '{}'", line_number, kPrefix, line));
+    }
+    const std::string key(body.substr(0, equals));
+    if (!report.values.emplace(key, std::string(body.substr(equals + 1))).second) {
+      throw ParseError(fmt::format("probe: line {}: key '{}' reported twice", line_number, key));
+    }
+    if (key == "exec") phase = Phase::after_exec;
+  }
+  return report;
+}
+
+Effective effective_from_probe(const ProbeReport& report) {
+  Effective e;
+  if (const auto it = report.values.find("cpuset_cpus");
+      it != report.values.end() && !is_unknown(it->second)) {
+    if (!model::parse_cpu_list(it->second)) {
+      throw ParseError(
+          fmt::format("probe: cpuset_cpus: expected a CPU list or 'unknown (...)', got '{}'", it->second));
+    }
+    e.cpuset = it->second;
+  }
+  e.cfs_quota_us = probe_int(report, "cfs_quota_us");
+  e.cfs_period_us = probe_int(report, "cfs_period_us");
+  e.memory_limit = probe_int(report, "memory_limit");
+  e.memsw_limit = probe_int(report, "memsw_limit");
+  e.swap_limit = probe_int(report, "swap_limit");
+  e.pids_max = probe_int(report, "pids_max");
+  if (const auto nproc = probe_int(report, "nproc")) e.nproc = static_cast<int>(*nproc);
+  if (const auto version = probe_int(report, "cgroup_version")) {
+    if (*version != 1 && *version != 2) {
+      throw ParseError(fmt::format("probe: cgroup_version: expected 1 or 2, got {}", *version));
+    }
+    e.cgroup_version = static_cast<int>(*version);
+  }
+  return e;
+}
+
+Effective effective_from_engine(const nlohmann::json& inspect) {
+  const nlohmann::json* host_config = inspect.is_object() ? field(inspect, "HostConfig") : nullptr;
+  if (host_config == nullptr || !host_config->is_object()) {
+    throw ParseError("inspect: missing object 'HostConfig'");
+  }
+  const nlohmann::json& hc = *host_config;
+  Effective e;
+  if (const nlohmann::json* cpuset = field(hc, "CpusetCpus")) {
+    if (!cpuset->is_string()) {
+      throw ParseError(
+          fmt::format("inspect: HostConfig.CpusetCpus: expected a string, got {}", cpuset->dump()));
+    }
+    if (!cpuset->get<std::string>().empty()) e.cpuset = cpuset->get<std::string>();
+  }
+  const std::int64_t nano_cpus = engine_int(hc, "NanoCpus");
+  const std::int64_t cpu_quota = engine_int(hc, "CpuQuota");
+  const std::int64_t cpu_period = engine_int(hc, "CpuPeriod");
+  if (nano_cpus > 0) {
+    // The daemon's conversion (integer arithmetic, as in Go): quota = NanoCpus × period / 1e9.
+    e.cfs_period_us = kDefaultCfsPeriodUs;
+    e.cfs_quota_us = nano_cpus * kDefaultCfsPeriodUs / 1000000000;
+  } else if (cpu_quota > 0) {
+    e.cfs_quota_us = cpu_quota;
+    e.cfs_period_us = cpu_period > 0 ? cpu_period : kDefaultCfsPeriodUs;
+  } else {
+    e.cfs_quota_us = -1;
+  }
+  const std::int64_t memory = engine_int(hc, "Memory");
+  const std::int64_t memory_swap = engine_int(hc, "MemorySwap");
+  e.memory_limit = memory > 0 ? memory : -1;
+  if (memory_swap < 0 || (memory_swap == 0 && memory <= 0)) {
+    e.memsw_limit = -1;
+    e.swap_limit = -1;
+  } else if (memory_swap > 0) {
+    e.memsw_limit = memory_swap;
+    if (memory > 0) e.swap_limit = memory_swap - memory;
+  }
+  const std::int64_t pids = engine_int(hc, "PidsLimit");
+  e.pids_max = pids > 0 ? pids : -1;
+  return e;
+}
+
+nlohmann::json to_json(const Effective& e) {
+  const auto opt = [](const auto& value) -> nlohmann::json {
+    if (value) return *value;
+    return nullptr;
+  };
+  return nlohmann::json{{"cpuset", opt(e.cpuset)},
+                        {"cfs_quota_us", opt(e.cfs_quota_us)},
+                        {"cfs_period_us", opt(e.cfs_period_us)},
+                        {"memory_limit", opt(e.memory_limit)},
+                        {"memsw_limit", opt(e.memsw_limit)},
+                        {"swap_limit", opt(e.swap_limit)},
+                        {"pids_max", opt(e.pids_max)},
+                        {"nproc", opt(e.nproc)},
+                        {"cgroup_version", opt(e.cgroup_version)}};
+}
+
+Verification verify_limits(const model::ContainerSpec& asked, const Effective& engine,
+                           const Effective& inside) {
+  Verification out;
+  check_cpuset(asked, engine, inside, out);
+  check_cpus(asked, engine, inside, out);
+  check_memory(asked, engine, inside, out);
+  check_swap(asked, engine, inside, out);
+  check_pids(asked, engine, inside, out);
+  return out;
+}
+
+}  // namespace noisefloor::probe

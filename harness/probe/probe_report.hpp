@@ -1,0 +1,79 @@
+// Reading what nf-probe printed inside a container, and proving the container's limits took
+// effect: what the experiment asked for vs what the engine reports vs what the probe saw. Pure.
+//
+// Probe line format (harness/probe/nf_probe.cpp), on the container's stderr before the benchmark
+// starts: `noisefloor-probe: <key>=<value>`, the last one `noisefloor-probe: exec=<path>`,
+// optionally followed by `noisefloor-probe: exec failed: <errno text>`. A value the probe could
+// not read is `unknown (<reason>)`. Keys: version, cpus_allowed, nproc, nprocs_onln,
+// cgroup_version, cpuset_cpus, cfs_quota_us, cfs_period_us, memory_limit, memsw_limit (v1:
+// memory+swap), swap_limit (v2: swap only), pids_max, uid, gomaxprocs_env, exec.
+// "No limit" is -1 except v1 memory files, which hold a huge page-aligned number instead.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/experiment.hpp"
+
+namespace noisefloor::probe {
+
+struct ProbeReport {
+  std::map<std::string, std::string> values;  // raw key → value; "exec failed:" → "exec_failed"
+  std::string benchmark_stderr;               // the stderr with the probe lines removed
+};
+
+// Splits container stderr into probe values and the benchmark's own stderr. Probe lines are
+// recognised up to and including the `exec=` line (and an `exec failed:` line right after it);
+// everything after belongs to the benchmark, even if it looks like a probe line. Throws
+// ParseError ("probe: ...") for a malformed probe line or a key reported twice.
+ProbeReport parse_probe_report(std::string_view container_stderr);
+
+// Effective limits, from either side. nullopt: unknown. -1: no limit (for cfs_quota_us,
+// memory_limit, memsw_limit, swap_limit, pids_max).
+struct Effective {
+  std::optional<std::string> cpuset;  // CPU list as reported ("0-1"); engine: HostConfig.CpusetCpus
+  std::optional<std::int64_t> cfs_quota_us, cfs_period_us, memory_limit, memsw_limit, swap_limit, pids_max;
+  std::optional<int> nproc;           // CPUs in the affinity mask (probe only)
+  std::optional<int> cgroup_version;  // 1 or 2 (probe only)
+  friend bool operator==(const Effective&, const Effective&) = default;
+};
+
+// From the probe's values: `unknown (...)` and missing keys become nullopt. Throws ParseError for
+// a value that is neither a number (CPU list for cpuset) nor `unknown (...)`.
+Effective effective_from_probe(const ProbeReport& report);
+
+// From `GET /containers/{id}/json`: HostConfig.CpusetCpus ("" → nullopt), NanoCpus (quota =
+// NanoCpus × 100000 / 1e9 µs, period 100000) or CpuQuota/CpuPeriod (period 0 → 100000); no
+// quota → cfs_quota_us -1 and no period. Memory 0 → -1. MemorySwap → memsw_limit (0 → nullopt
+// unless Memory is 0 too, then -1), swap_limit = MemorySwap − Memory when both are positive.
+// PidsLimit null/≤0 → -1. nproc and cgroup_version stay nullopt. Throws ParseError when
+// HostConfig is missing or a field has the wrong type.
+Effective effective_from_engine(const nlohmann::json& inspect);
+
+// Every field by name; nullopt → null.
+nlohmann::json to_json(const Effective& effective);
+
+struct Verification {
+  std::vector<std::string> mismatches;  // a limit did not take effect: the run is not trustworthy
+  std::vector<std::string> warnings;    // could not be checked, or checked with a caveat
+  friend bool operator==(const Verification&, const Verification&) = default;
+};
+
+// Compares each limit the experiment asked for with the engine's and the probe's view; one
+// message per limit naming the values that disagree, e.g.
+//   cpuset: asked for "0", the engine reports "0", but inside the container cpuset.cpus is "0-1"
+// Rules: cpuset compared as CPU sets (and against the affinity count); cpus as quota/period
+// within 1e-6; memory exactly, except that the kernel's rounding down to whole 4 KiB or 64 KiB
+// pages is accepted with a warning; memory_swap: unset with memory set means Docker's default
+// 2 × memory; v1 checks memory.memsw (total), v2 memory.swap.max (= memory_swap − memory); an
+// unreadable swap file is a warning (swap accounting off), not a mismatch; pids_limit ≤ 0 means
+// no limit. Values unknown on either side are warnings, never mismatches.
+Verification verify_limits(const model::ContainerSpec& asked, const Effective& engine,
+                           const Effective& inside);
+
+}  // namespace noisefloor::probe

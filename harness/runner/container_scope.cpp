@@ -1,0 +1,271 @@
+#include "runner/container_scope.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "docker/api.hpp"
+#include "docker/client.hpp"
+#include "docker/container.hpp"
+#include "image/recipe.hpp"
+#include "model/cpulist.hpp"
+#include "model/errors.hpp"
+#include "probe/probe_report.hpp"
+#include "process/process.hpp"
+
+namespace noisefloor::runner {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string find_shipped_file(const std::string& relative) {
+  const fs::path exe_dir = fs::path(process::self_executable()).parent_path();
+  for (const fs::path& dir : {exe_dir, exe_dir.parent_path(), exe_dir.parent_path() / "libexec/noisefloor",
+                              exe_dir.parent_path() / "share/noisefloor"}) {
+    const fs::path p = dir / relative;
+    if (fs::exists(p)) return p.string();
+  }
+  throw RunError(fmt::format("cannot find {} next to {} (is noisefloor installed completely?)", relative,
+                             exe_dir.string()));
+}
+
+struct ContainerRuntime::Impl {
+  const model::Experiment& experiment;
+  bool quiet;
+  docker::Client client;
+  json version, info;
+  // condition name -> image reference and (for auto images) where the benchmark sits inside
+  struct Image {
+    std::string ref;
+    std::string id;
+    bool probe = false;  // the auto image runs the benchmark through /noisefloor/probe
+    std::string benchmark_path;
+  };
+  std::map<std::string, Image> images;
+
+  Impl(const model::Experiment& e, bool q) : experiment(e), quiet(q), client(docker::Client::from_environment()) {}
+};
+
+namespace {
+
+class ContainerScope : public ConditionScope {
+ public:
+  ContainerScope(std::shared_ptr<ContainerRuntime::Impl> rt, const model::Condition& c, std::string run_id)
+      : rt_(std::move(rt)), condition_(c), run_id_(std::move(run_id)) {
+    // The spinners run on the host, as in the demo; the benchmark's own affinity is the cpuset.
+    model::Condition host = c;
+    host.container.reset();
+    host_ = make_host_scope(host);
+  }
+
+  InvocationOutput run(const Invocation& inv, const LineCallback& on_line, const Cancelled& cancelled) override {
+    const auto& image = rt_->images.at(condition_.name);
+    const model::ContainerSpec& spec = *condition_.container;
+    docker::ContainerRequest req;
+    req.image = image.ref;
+    if (image.probe) {
+      req.argv = {"/noisefloor/probe", "--", image.benchmark_path};
+      req.argv.insert(req.argv.end(), inv.argv.begin() + 1, inv.argv.end());
+    } else {
+      req.argv = inv.argv;
+    }
+    req.env = inv.env;
+    req.spec = spec;
+    req.labels = {{"noisefloor.run", run_id_}, {"noisefloor.condition", condition_.name}};
+    req.name = fmt::format("nf-{}-{}-{}", run_id_, condition_.name, inv.number);
+    std::transform(req.name.begin(), req.name.end(), req.name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    req.timeout = inv.timeout;
+
+    // Our own clock: the engine's StartedAt/FinishedAt can be out of order for fast containers.
+    const auto t0 = std::chrono::steady_clock::now();
+    const docker::ContainerOutcome o = docker::run_container(rt_->client, req, cancelled);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const probe::ProbeReport report = probe::parse_probe_report(o.err);
+
+    InvocationOutput out;
+    out.exit_code = static_cast<int>(o.exit_code);
+    out.timed_out = o.timed_out;
+    out.out = o.out;
+    out.err = image.probe ? report.benchmark_stderr : o.err;
+    out.wall_seconds = wall;
+
+    const probe::Effective engine = probe::effective_from_engine(o.inspect);
+    json& d = out.details;
+    d["container"] = {{"id", o.inspect.value("Id", "")}, {"name", req.name}, {"image", image.ref},
+                      {"image_id", o.inspect.value("Image", image.id)}, {"started_at", o.started_at},
+                      {"finished_at", o.finished_at}, {"exit_code", o.exit_code}, {"oom_killed", o.oom_killed},
+                      {"timed_out", o.timed_out}};
+    d["limits_engine"] = probe::to_json(engine);
+    if (image.probe) {
+      const probe::Effective inside = probe::effective_from_probe(report);
+      d["limits_inside"] = probe::to_json(inside);
+      d["probe"] = report.values;
+      const probe::Verification v = probe::verify_limits(spec, engine, inside);
+      d["verification"] = {{"mismatches", v.mismatches}, {"warnings", v.warnings}};
+      if (!v.mismatches.empty())
+        throw RunError(fmt::format("condition '{}': the container's limits did not take effect: {}", condition_.name,
+                                   fmt::join(v.mismatches, "; ")));
+      if (report.values.count("exec_failed"))
+        throw RunError(fmt::format("condition '{}': the benchmark could not start inside the container: {}",
+                                   condition_.name, report.values.at("exec_failed")));
+    } else {
+      d["verification"] = {{"warnings", {"a named image runs without noisefloor's probe: limits are checked on the engine side only"}}};
+    }
+    if (o.oom_killed)
+      throw RunError(fmt::format("condition '{}': the benchmark was OOM-killed (memory limit {} bytes); last lines of "
+                                 "its output:{}",
+                                 condition_.name, spec.memory ? std::to_string(*spec.memory) : "none",
+                                 tail_lines(o.out + out.err, 10)));
+    // Logs arrive after the container exits: hand them to the parser line by line now.
+    if (on_line) {
+      std::string_view rest = out.out;
+      while (!rest.empty()) {
+        const auto nl = rest.find('\n');
+        std::string_view line = rest.substr(0, nl);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        on_line(line);
+        if (nl == std::string_view::npos) break;
+        rest.remove_prefix(nl + 1);
+      }
+    }
+    return out;
+  }
+
+  void finish() override { host_->finish(); }
+
+  json describe() const override {
+    json j = host_->describe();
+    const auto& spec = *condition_.container;
+    j["container"] = {{"image", rt_->images.at(condition_.name).ref},
+                      {"cpuset", spec.cpuset ? json(*spec.cpuset) : json(nullptr)},
+                      {"cpus", spec.cpus ? json(*spec.cpus) : json(nullptr)},
+                      {"memory", spec.memory ? json(*spec.memory) : json(nullptr)},
+                      {"memory_swap", spec.memory_swap ? json(*spec.memory_swap) : json(nullptr)},
+                      {"network", spec.network},
+                      {"read_only", spec.read_only},
+                      {"pids_limit", spec.pids_limit}};
+    return j;
+  }
+
+ private:
+  std::shared_ptr<ContainerRuntime::Impl> rt_;
+  model::Condition condition_;
+  std::string run_id_;
+  std::unique_ptr<ConditionScope> host_;
+};
+
+std::string where(const model::Experiment& e, const model::ContainerSpec& spec) {
+  return spec.mark.line > 0 ? fmt::format("{}:{}:{}", e.source_file, spec.mark.line, spec.mark.column) : e.source_file;
+}
+
+}  // namespace
+
+ContainerRuntime::ContainerRuntime(const model::Experiment& e, bool quiet) : impl_(std::make_shared<Impl>(e, quiet)) {
+  impl_->client.ping();
+  impl_->version = impl_->client.version();
+  impl_->info = impl_->client.info();
+  const int ncpu = impl_->info.value("NCPU", 0);
+  std::vector<int> engine_cpus;
+  for (int i = 0; i < ncpu; ++i) engine_cpus.push_back(i);
+  for (std::size_t i = 0; i < e.conditions.size(); ++i) {
+    const auto& c = e.conditions[i];
+    if (!c.container) continue;
+    const auto& spec = *c.container;
+    if (spec.cpuset) {
+      const std::vector<int> cpus = model::parse_cpu_list(*spec.cpuset).value_or(std::vector<int>{});
+      for (int cpu : cpus)
+        if (cpu >= ncpu)
+          throw ConfigError(fmt::format("{}: conditions[{}].container.cpuset: CPU {} is not available to the Docker "
+                                        "engine (it has CPUs {})",
+                                        where(e, spec), i, cpu, model::format_cpu_list(engine_cpus)));
+    }
+    if (spec.cpus && *spec.cpus > ncpu)
+      throw ConfigError(fmt::format("{}: conditions[{}].container.cpus: {} is more than the engine's {} CPUs",
+                                    where(e, spec), i, *spec.cpus, ncpu));
+  }
+}
+
+ContainerRuntime::~ContainerRuntime() = default;
+
+void ContainerRuntime::prepare(const Cancelled&) {
+  const auto& e = impl_->experiment;
+  for (const auto& c : e.conditions) {
+    if (!c.container) continue;
+    Impl::Image image;
+    if (c.container->image == "auto") {
+      const std::string& exe = e.benchmark.command.front();
+      if (exe.find('/') == std::string::npos)
+        throw ConfigError(fmt::format("{}: image: auto needs benchmark.command to start with a path to the "
+                                      "benchmark executable, not \"{}\"",
+                                      where(e, *c.container), exe));
+      const image::ImagePlan plan =
+          image::plan_image(exe, find_shipped_file("nf-probe"), find_shipped_file("containers/auto/image.json"));
+      image.ref = plan.tag;
+      image.probe = true;
+      image.benchmark_path = plan.benchmark_path_in_image;
+      if (auto existing = impl_->client.image_inspect(plan.tag)) {
+        image.id = existing->value("Id", "");
+        if (!impl_->quiet) std::fprintf(stderr, "image: %s (reused, unchanged binary)\n", plan.tag.c_str());
+      } else {
+        std::vector<docker::TarFile> files;
+        for (const auto& f : plan.files) files.push_back({f.path, f.data, f.mode});
+        impl_->client.load_image(docker::docker_save_tar(plan.tag, files, plan.config));
+        const auto loaded = impl_->client.image_inspect(plan.tag);
+        if (!loaded) throw RunError(fmt::format("image {} was loaded but the engine does not list it", plan.tag));
+        image.id = loaded->value("Id", "");
+        if (!impl_->quiet)
+          std::fprintf(stderr, "image: %s (built offline: %zu file(s), %s)\n", plan.tag.c_str(), plan.files.size(),
+                       plan.dynamic ? "dynamic executable with its libraries" : "static executable");
+      }
+    } else {
+      const auto existing = impl_->client.image_inspect(c.container->image);
+      if (!existing)
+        throw RunError(fmt::format("{}: image \"{}\" is not on the Docker engine, and noisefloor never pulls: build "
+                                   "or load it first, or use image: auto",
+                                   where(e, *c.container), c.container->image));
+      image.ref = c.container->image;
+      image.id = existing->value("Id", "");
+    }
+    impl_->images[c.name] = image;
+  }
+}
+
+json ContainerRuntime::engine_facts() {
+  const json& v = impl_->version;
+  const json& i = impl_->info;
+  json components = json::object();
+  for (const auto& comp : v.value("Components", json::array())) components[comp.value("Name", "?")] = comp.value("Version", "");
+  bool rootless = false;
+  for (const auto& opt : i.value("SecurityOptions", json::array()))
+    if (opt.is_string() && opt.get<std::string>().find("name=rootless") != std::string::npos) rootless = true;
+  json images = json::object();
+  for (const auto& [cond, img] : impl_->images) images[cond] = {{"ref", img.ref}, {"id", img.id}};
+  return {{"endpoint", impl_->client.endpoint().display},
+          {"server_version", v.value("Version", "")},
+          {"api_version", impl_->client.api_version()},
+          {"min_api_version", v.value("MinAPIVersion", "")},
+          {"os", i.value("OperatingSystem", "")},
+          {"os_type", i.value("OSType", "")},
+          {"architecture", i.value("Architecture", "")},
+          {"kernel", i.value("KernelVersion", "")},
+          {"ncpu", i.value("NCPU", 0)},
+          {"mem_total", i.value("MemTotal", std::int64_t{0})},
+          {"cgroup_version", i.value("CgroupVersion", "")},
+          {"cgroup_driver", i.value("CgroupDriver", "")},
+          {"storage_driver", i.value("Driver", "")},
+          {"default_runtime", i.value("DefaultRuntime", "")},
+          {"components", components},
+          {"security_options", i.value("SecurityOptions", json::array())},
+          {"rootless", rootless},
+          {"warnings", i.contains("Warnings") && !i["Warnings"].is_null() ? i["Warnings"] : json::array()},
+          {"images", images}};
+}
+
+ContainerScopeFactory ContainerRuntime::factory(const std::string& run_id) {
+  auto impl = impl_;
+  return [impl, run_id](const model::Condition& c) -> std::unique_ptr<ConditionScope> {
+    return std::make_unique<ContainerScope>(impl, c, run_id);
+  };
+}
+
+}  // namespace noisefloor::runner

@@ -1,0 +1,652 @@
+#include "stats/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "model/errors.hpp"
+
+namespace noisefloor::stats {
+namespace {
+
+__extension__ typedef unsigned __int128 U128;  // __extension__: -Wpedantic knows no __int128
+__extension__ typedef __int128 I128;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Exact Mann-Whitney / signed-rank limits of §3.5.1 and §3.6.
+constexpr std::size_t kExactMaxNoTies = 50;
+constexpr std::size_t kExactMaxTies = 25;
+constexpr std::size_t kExactSignedRankMax = 50;
+
+void check_values(std::span<const double> values, std::string_view what, bool positive) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    if (!std::isfinite(v) || (positive && !(v > 0.0))) {
+      throw Error(fmt::format("stats: {} value {} must be a finite number{}, got '{}'", what, i + 1,
+                              positive ? " > 0" : "", v));
+    }
+  }
+}
+
+void check_confidence(double confidence) {
+  if (!(confidence > 0.0 && confidence < 1.0)) {
+    throw Error(fmt::format("stats: confidence must be in (0, 1), got {}", confidence));
+  }
+}
+
+double mean_of(std::span<const double> x) {
+  const double n = static_cast<double>(x.size());
+  double mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  double correction = 0.0;
+  for (double v : x) correction += v - mean;
+  return mean + correction / n;
+}
+
+// Sample variance (n-1), corrected two-pass; needs x.size() >= 2.
+double variance_of(std::span<const double> x, double mean) {
+  double ss = 0.0, sum_dev = 0.0;
+  for (double v : x) {
+    ss += (v - mean) * (v - mean);
+    sum_dev += v - mean;
+  }
+  const double n = static_cast<double>(x.size());
+  return std::max(ss - sum_dev * sum_dev / n, 0.0) / (n - 1.0);
+}
+
+// Two-sided p of |t| with df degrees of freedom.
+double t_two_sided(double t, double df) {
+  const boost::math::students_t_distribution<double> dist(df);
+  return 2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(t)));
+}
+
+double normal_two_sided(double z) {
+  const boost::math::normal_distribution<double> dist;
+  return std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(z))));
+}
+
+U128 gcd128(U128 a, U128 b) {
+  while (b != 0) {
+    const U128 r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+// num/den correctly rounded when the reduced fraction fits in 53 bits (so the exact p-values
+// of small samples equal the double of their rationals), long double otherwise.
+double ratio_of(U128 num, U128 den) {
+  const U128 g = gcd128(num, den);
+  if (g > 1) {
+    num /= g;
+    den /= g;
+  }
+  constexpr U128 k53 = static_cast<U128>(1) << 53;
+  if (num <= k53 && den <= k53) return static_cast<double>(num) / static_cast<double>(den);
+  return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(den));
+}
+
+// Doubled mid-ranks (1-based) of the values, in input order: integers even with ties.
+// tie_sizes gets the size of every tie group of more than one value.
+std::vector<std::int64_t> doubled_midranks(std::span<const double> values,
+                                           std::vector<std::size_t>& tie_sizes) {
+  const std::size_t n = values.size();
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t i, std::size_t j) { return values[i] < values[j]; });
+  std::vector<std::int64_t> ranks(n);
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j + 1 < n && values[order[j + 1]] == values[order[i]]) ++j;
+    // positions i+1 .. j+1 share the mid-rank (i+1 + j+1)/2, doubled: i + j + 2.
+    for (std::size_t p = i; p <= j; ++p) ranks[order[p]] = static_cast<std::int64_t>(i + j + 2);
+    if (j > i) tie_sizes.push_back(j - i + 1);
+    i = j + 1;
+  }
+  return ranks;
+}
+
+double tie_term(const std::vector<std::size_t>& tie_sizes) {
+  double sum = 0.0;
+  for (std::size_t t : tie_sizes) {
+    const double td = static_cast<double>(t);
+    sum += td * td * td - td;
+  }
+  return sum;
+}
+
+double binomial_coefficient(std::size_t n, std::size_t k) {
+  k = std::min(k, n - k);
+  double c = 1.0;
+  for (std::size_t i = 1; i <= k; ++i) {
+    c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
+  }
+  return c;
+}
+
+double min_attainable_p(std::size_t n_a, std::size_t n_b) {
+  if (n_a == 0 || n_b == 0) return 1.0;
+  return std::min(1.0, 2.0 / binomial_coefficient(n_a + n_b, n_a));
+}
+
+// Order k of the Moses CI: max{k >= 1 : 2 P0(U <= k-1) <= alpha} for U of m vs n values
+// without ties, with the achieved level. Exact while C(m+n, m) < 2^126 (the coefficients of the
+// Gaussian binomial [m+n choose m]_q, truncated to U <= mn/2); normal with continuity
+// correction beyond.
+std::optional<OrderCi> moses_order(std::size_t m, std::size_t n, double alpha) {
+  const std::size_t small = std::min(m, n), large = std::max(m, n);
+  const double log_total = std::lgamma(static_cast<double>(m + n + 1)) -
+                           std::lgamma(static_cast<double>(m + 1)) -
+                           std::lgamma(static_cast<double>(n + 1));
+  if (log_total < 126.0 * std::log(2.0)) {
+    const std::size_t len = small * large / 2 + 1;  // U = 0 .. floor(mn/2)
+    std::vector<I128> c(len, 0);
+    c[0] = 1;
+    // [large+i choose i]_q = [large+i-1 choose i-1]_q * (1 - q^(large+i)) / (1 - q^i).
+    for (std::size_t i = 1; i <= small; ++i) {
+      const std::size_t up = large + i;
+      for (std::size_t u = len; u-- > up;) c[u] -= c[u - up];
+      for (std::size_t u = i; u < len; ++u) c[u] += c[u - i];
+    }
+    I128 total = 1;  // C(m+n, small), exact: each step divides exactly
+    for (std::size_t i = 1; i <= small; ++i) {
+      total = total * static_cast<I128>(large + i) / static_cast<I128>(i);
+    }
+    const long double total_ld = static_cast<long double>(total);
+    std::size_t k = 0;
+    I128 cum = 0, accepted = 0;
+    for (std::size_t u = 0; u < len; ++u) {
+      cum += c[u];
+      if (2.0L * static_cast<long double>(cum) / total_ld > static_cast<long double>(alpha)) break;
+      accepted = cum;
+      k = u + 1;
+    }
+    if (k == 0) return std::nullopt;
+    return OrderCi{
+        k, static_cast<double>(1.0L - 2.0L * static_cast<long double>(accepted) / total_ld)};
+  }
+  const double mu = static_cast<double>(m) * static_cast<double>(n) / 2.0;
+  const double sigma = std::sqrt(static_cast<double>(m) * static_cast<double>(n) *
+                                 static_cast<double>(m + n + 1) / 12.0);
+  const boost::math::normal_distribution<double> normal;
+  const double z = boost::math::quantile(normal, alpha / 2.0);  // negative
+  const double k_real = std::floor(mu - 0.5 + z * sigma) + 1.0;
+  if (k_real < 1.0) return std::nullopt;
+  const double level = 1.0 - 2.0 * boost::math::cdf(normal, (k_real - 0.5 - mu) / sigma);
+  return OrderCi{static_cast<std::size_t>(k_real), level};
+}
+
+}  // namespace
+
+MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
+  if (a.empty() || b.empty()) {
+    throw Error(fmt::format("stats: mann-whitney needs at least one value per side, got {} and {}",
+                            a.size(), b.size()));
+  }
+  check_values(a, "mann-whitney sample a", false);
+  check_values(b, "mann-whitney sample b", false);
+  MannWhitney r;
+  const std::size_t na = a.size(), nb = b.size(), n = na + nb;
+  std::vector<double> all(a.begin(), a.end());
+  all.insert(all.end(), b.begin(), b.end());
+  std::vector<std::size_t> ties;
+  const std::vector<std::int64_t> ranks2 = doubled_midranks(all, ties);
+
+  std::int64_t rank_sum2_a = 0;
+  for (std::size_t i = 0; i < na; ++i) rank_sum2_a += ranks2[i];
+  const auto na64 = static_cast<std::int64_t>(na);
+  r.u = static_cast<double>(rank_sum2_a - na64 * (na64 + 1)) / 2.0;  // U_A = R_A - nA(nA+1)/2
+  const double nad = static_cast<double>(na), nbd = static_cast<double>(nb);
+  const double nd = static_cast<double>(n);
+  const double mu = nad * nbd / 2.0;
+  const bool has_ties = !ties.empty();
+  r.exact = std::max(na, nb) <= (has_ties ? kExactMaxTies : kExactMaxNoTies);
+
+  if (min_attainable_p_exceeds(na, nb)) {
+    r.warnings.push_back(fmt::format("n={} vs {}: the minimum attainable p is {:.3g} > 0.05", na,
+                                     nb, min_attainable_p(na, nb)));
+  }
+  if (ties.size() == 1 && ties.front() == n) {
+    r.warnings.push_back("all values are equal: no test (p = 1)");
+    r.z = 0.0;
+    r.sigma_u = 0.0;
+    r.p_normal = 1.0;
+    if (r.exact) {
+      r.p_exact_absdev = 1.0;
+      r.p_exact_doubling = 1.0;
+    }
+    r.p = 1.0;
+    return r;
+  }
+
+  // Normal approximation with tie correction and continuity correction (benchstat, scipy).
+  r.sigma_u = std::sqrt(nad * nbd / 12.0 * ((nd + 1.0) - tie_term(ties) / (nd * (nd - 1.0))));
+  const double diff = r.u - mu;
+  const double cc = diff > 0 ? 0.5 : (diff < 0 ? -0.5 : 0.0);
+  r.z = (diff - cc) / r.sigma_u;
+  r.p_normal = normal_two_sided(r.z);
+
+  if (r.exact) {
+    // Permutation distribution of the doubled rank sum of the smaller group G, conditional on
+    // the observed tie pattern: cnt[k][s] = #subsets of k ranks with doubled sum s.
+    const bool g_is_a = na <= nb;
+    const std::size_t m = g_is_a ? na : nb;
+    std::int64_t t2 = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((i < na) == g_is_a) t2 += ranks2[i];
+    }
+    const auto max_sum = static_cast<std::size_t>(n * (n + 1));
+    const std::size_t width = max_sum + 1;
+    std::vector<U128> cnt((m + 1) * width, 0);
+    cnt[0] = 1;
+    std::size_t reach = 0;  // largest sum reachable so far
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto rank = static_cast<std::size_t>(ranks2[i]);
+      reach += rank;
+      for (std::size_t k = std::min(i + 1, m); k >= 1; --k) {
+        U128* row = &cnt[k * width];
+        const U128* prev = &cnt[(k - 1) * width];
+        for (std::size_t s = reach; s >= rank; --s) row[s] += prev[s - rank];
+      }
+    }
+    const auto center = static_cast<std::int64_t>(m * (n + 1));  // doubled E[rank sum]
+    const std::int64_t dev = std::llabs(t2 - center);
+    U128 total = 0, extreme = 0, le = 0, ge = 0;
+    const U128* row = &cnt[m * width];
+    for (std::size_t s = 0; s < width; ++s) {
+      if (row[s] == 0) continue;
+      const auto si = static_cast<std::int64_t>(s);
+      total += row[s];
+      if (std::llabs(si - center) >= dev) extreme += row[s];
+      if (si <= t2) le += row[s];
+      if (si >= t2) ge += row[s];
+    }
+    r.p_exact_absdev = ratio_of(extreme, total);
+    const U128 tail2 = 2 * std::min(le, ge);
+    r.p_exact_doubling = tail2 >= total ? 1.0 : ratio_of(tail2, total);
+    r.p = r.p_exact_absdev;
+  } else {
+    r.p = r.p_normal;
+  }
+  return r;
+}
+
+RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const double> variant,
+                             double confidence) {
+  check_confidence(confidence);
+  if (base.empty() || variant.empty()) {
+    throw Error(
+        fmt::format("stats: hodges-lehmann needs at least one value per side, got {} and {}",
+                    base.size(), variant.size()));
+  }
+  check_values(base, "hodges-lehmann base", true);
+  check_values(variant, "hodges-lehmann variant", true);
+  std::vector<double> log_base(base.size());
+  std::transform(base.begin(), base.end(), log_base.begin(), [](double v) { return std::log(v); });
+  std::vector<double> diffs;
+  diffs.reserve(base.size() * variant.size());
+  for (double v : variant) {
+    const double lv = std::log(v);
+    for (double lb : log_base) diffs.push_back(lv - lb);
+  }
+  std::sort(diffs.begin(), diffs.end());
+  const std::size_t total = diffs.size();
+  RatioCI r;
+  r.estimate =
+      std::exp(total % 2 == 1 ? diffs[total / 2] : 0.5 * (diffs[total / 2 - 1] + diffs[total / 2]));
+  const auto order = moses_order(base.size(), variant.size(), 1.0 - confidence);
+  if (!order) {
+    r.lo = 0.0;
+    r.hi = kInf;
+    r.level = 1.0;
+    r.bounded = false;
+    return r;
+  }
+  r.lo = std::exp(diffs[order->k - 1]);
+  r.hi = std::exp(diffs[total - order->k]);
+  r.level = order->level;
+  return r;
+}
+
+RatioCI fieller_ratio_of_means(std::span<const double> num, std::span<const double> den,
+                               double confidence) {
+  check_confidence(confidence);
+  if (num.empty() || den.empty()) {
+    throw Error(fmt::format("stats: fieller needs at least one value per side, got {} and {}",
+                            num.size(), den.size()));
+  }
+  check_values(num, "fieller numerator", false);
+  check_values(den, "fieller denominator", false);
+  const double a = mean_of(num), b = mean_of(den);
+  RatioCI r;
+  r.estimate = a / b;
+  r.level = confidence;
+  if (num.size() < 2 || den.size() < 2 || b == 0.0) {
+    r.lo = -kInf;
+    r.hi = kInf;
+    r.bounded = false;
+    return r;
+  }
+  const double nn = static_cast<double>(num.size()), nd = static_cast<double>(den.size());
+  const double va = variance_of(num, a) / nn, vb = variance_of(den, b) / nd;
+  const double q = r.estimate;
+  if (va + vb == 0.0) {  // no spread at all: the ratio is known exactly
+    r.lo = r.hi = q;
+    return r;
+  }
+  const double df = (va + vb) * (va + vb) / (va * va / (nn - 1.0) + vb * vb / (nd - 1.0));
+  const double t = t_quantile(0.5 * (1.0 + confidence), df);
+  const double g = t * t * vb / (b * b);
+  if (g >= 1.0) {  // the denominator's CI contains 0: the confidence set is unbounded
+    r.lo = -kInf;
+    r.hi = kInf;
+    r.bounded = false;
+    return r;
+  }
+  const double half = t / std::fabs(b) * std::sqrt(va * (1.0 - g) + q * q * vb);
+  r.lo = (q - half) / (1.0 - g);
+  r.hi = (q + half) / (1.0 - g);
+  return r;
+}
+
+double ratio_of_medians(std::span<const double> base, std::span<const double> variant) {
+  if (base.empty() || variant.empty()) {
+    throw Error(fmt::format("stats: ratio of medians needs values on both sides, got {} and {}",
+                            base.size(), variant.size()));
+  }
+  check_values(base, "ratio-of-medians base", false);
+  check_values(variant, "ratio-of-medians variant", false);
+  return median(variant) / median(base);
+}
+
+Paired paired(std::span<const double> base, std::span<const double> variant,
+              std::span<const bool> variant_first, double confidence) {
+  check_confidence(confidence);
+  if (base.empty() || base.size() != variant.size()) {
+    throw Error(fmt::format(
+        "stats: paired needs as many variant values as base values (at least 1), got {} and {}",
+        base.size(), variant.size()));
+  }
+  if (!variant_first.empty() && variant_first.size() != base.size()) {
+    throw Error(fmt::format("stats: paired needs one order flag per repeat, got {} for {} repeats",
+                            variant_first.size(), base.size()));
+  }
+  check_values(base, "paired base", true);
+  check_values(variant, "paired variant", true);
+  const double alpha = 1.0 - confidence;
+  const std::size_t n = base.size();
+  const double nd = static_cast<double>(n);
+  Paired p;
+  p.ratios.resize(n);
+  std::vector<double> d(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    p.ratios[i] = variant[i] / base[i];
+    d[i] = std::log(p.ratios[i]);
+  }
+  std::vector<double> sorted = p.ratios;
+  std::sort(sorted.begin(), sorted.end());
+  p.median = median(sorted);
+  p.min = sorted.front();
+  p.max = sorted.back();
+  p.mean_log = mean_of(d);
+  p.gm = std::exp(p.mean_log);
+
+  if (n >= 2) {
+    p.sd_log = std::sqrt(variance_of(d, p.mean_log));
+    const double half = t_quantile(0.5 * (1.0 + confidence), nd - 1.0) * p.sd_log / std::sqrt(nd);
+    p.gm_lo = std::exp(p.mean_log - half);
+    p.gm_hi = std::exp(p.mean_log + half);
+    if (p.sd_log > 0.0) {
+      p.p_t = t_two_sided(p.mean_log / (p.sd_log / std::sqrt(nd)), nd - 1.0);
+    } else {
+      p.warnings.push_back("log ratios have no variance: no paired t test");
+    }
+  } else {
+    // (-inf, +inf) on the log scale: the t interval is undefined with one pair.
+    p.gm_lo = 0.0;
+    p.gm_hi = kInf;
+    p.warnings.push_back("n=1 < 2 pairs: no geometric-mean CI or paired t test");
+  }
+
+  if (const auto order = median_ci_order(n, confidence)) {
+    p.median_ci = Interval{sorted[order->k - 1], sorted[n - order->k], order->level};
+  } else {
+    p.warnings.push_back(
+        fmt::format("n={} pairs: too few for a {:g}% median-ratio CI", n, 100.0 * confidence));
+  }
+
+  // Wilcoxon signed rank on d, zeros dropped (Wilcoxon's convention, not Pratt's).
+  std::vector<double> abs_nonzero;
+  std::vector<bool> positive;
+  for (double v : d) {
+    if (v != 0.0) {
+      abs_nonzero.push_back(std::fabs(v));
+      positive.push_back(v > 0.0);
+    }
+  }
+  const std::size_t nz = abs_nonzero.size();
+  if (nz < n) {
+    p.warnings.push_back(
+        fmt::format("{} zero log ratios dropped from the signed-rank and sign tests", n - nz));
+  }
+  std::size_t n_pos = 0;
+  for (bool b : positive) n_pos += b ? 1 : 0;
+  if (nz == 0) {
+    p.w_plus = 0.0;
+    p.p_wilcoxon = 1.0;
+    p.p_sign = 1.0;
+    p.warnings.push_back("all log ratios are 0: no signed-rank or sign test (p = 1)");
+  } else {
+    std::vector<std::size_t> ties;
+    const std::vector<std::int64_t> ranks2 = doubled_midranks(abs_nonzero, ties);
+    std::int64_t w2 = 0;
+    for (std::size_t i = 0; i < nz; ++i) {
+      if (positive[i]) w2 += ranks2[i];
+    }
+    p.w_plus = static_cast<double>(w2) / 2.0;
+    const double nzd = static_cast<double>(nz);
+    if (nz <= kExactSignedRankMax) {
+      // Null: each rank's sign is a fair coin. cnt[s] = #sign patterns with doubled W+ = s.
+      const std::size_t max_sum = nz * (nz + 1);
+      std::vector<std::uint64_t> cnt(max_sum + 1, 0);
+      cnt[0] = 1;
+      std::size_t reach = 0;
+      for (std::int64_t r : ranks2) {
+        const auto rank = static_cast<std::size_t>(r);
+        reach += rank;
+        for (std::size_t s = reach; s >= rank; --s) cnt[s] += cnt[s - rank];
+      }
+      const auto center = static_cast<std::int64_t>(max_sum / 2);  // doubled n'(n'+1)/4
+      const std::int64_t dev = std::llabs(w2 - center);
+      std::uint64_t extreme = 0;
+      for (std::size_t s = 0; s <= max_sum; ++s) {
+        if (std::llabs(static_cast<std::int64_t>(s) - center) >= dev) extreme += cnt[s];
+      }
+      p.p_wilcoxon =
+          static_cast<double>(std::ldexp(static_cast<long double>(extreme), -static_cast<int>(nz)));
+    } else {
+      const double mu = nzd * (nzd + 1.0) / 4.0;
+      const double var = nzd * (nzd + 1.0) * (2.0 * nzd + 1.0) / 24.0 - tie_term(ties) / 48.0;
+      const double diff = p.w_plus - mu;
+      const double cc = diff > 0 ? 0.5 : (diff < 0 ? -0.5 : 0.0);
+      p.p_wilcoxon = normal_two_sided((diff - cc) / std::sqrt(var));
+    }
+    p.p_sign = std::min(1.0, 2.0 * binomial_half_cdf(nz, std::min(n_pos, nz - n_pos)));
+    if (nz < 64 && std::ldexp(1.0, 1 - static_cast<int>(nz)) > alpha) {  // min p = 2/2^n'
+      p.warnings.push_back(fmt::format(
+          "{} nonzero pairs: the signed-rank and sign tests cannot reach p <= {:g}", nz, alpha));
+    }
+  }
+
+  // Order effect (§3.6): log ratios of the AB repeats vs the BA repeats, Welch t test.
+  if (!variant_first.empty() && n >= 8) {
+    std::vector<double> ab, ba;
+    for (std::size_t i = 0; i < n; ++i) (variant_first[i] ? ba : ab).push_back(d[i]);
+    if (ab.size() >= 2 && ba.size() >= 2) {
+      const double m1 = mean_of(ab), m2 = mean_of(ba);
+      const double n1 = static_cast<double>(ab.size()), n2 = static_cast<double>(ba.size());
+      const double v1 = variance_of(ab, m1) / n1, v2 = variance_of(ba, m2) / n2;
+      if (v1 + v2 > 0.0) {
+        const double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
+        p.order_effect_p = t_two_sided((m1 - m2) / std::sqrt(v1 + v2), df);
+        if (*p.order_effect_p < alpha) {
+          p.warnings.push_back(fmt::format(
+              "order effect: log ratios of AB and BA repeats differ (Welch p = {:.3g}): "
+              "warm-cache or frequency carry-over",
+              *p.order_effect_p));
+        }
+      }
+    }
+  }
+
+  if (const auto r1 = lag1_autocorrelation(base)) {
+    const double limit = 2.0 / std::sqrt(nd);
+    if (std::fabs(*r1) > limit) {
+      p.warnings.push_back(
+          fmt::format("baseline drift: lag-1 autocorrelation {:.2f}, |r1| > {:.2f}", *r1, limit));
+    }
+  }
+  return p;
+}
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::faster:
+      return "faster";
+    case Verdict::slower:
+      return "slower";
+    case Verdict::equivalent:
+      return "equivalent";
+    case Verdict::inconclusive:
+      return "inconclusive";
+  }
+  return "inconclusive";
+}
+
+Verdict classify(double lo, double hi, double theta) {
+  if (!(theta >= 0.0 && theta < 1.0)) {
+    throw Error(fmt::format("stats: noise threshold must be in [0, 1), got {}", theta));
+  }
+  // NaN bounds fail every comparison and end up inconclusive.
+  if (hi < 1.0 - theta) return Verdict::faster;
+  if (lo > 1.0 + theta) return Verdict::slower;
+  if (1.0 - theta <= lo && hi <= 1.0 + theta) return Verdict::equivalent;
+  return Verdict::inconclusive;
+}
+
+std::string_view to_string(AaOutcome outcome) {
+  switch (outcome) {
+    case AaOutcome::pass:
+      return "PASS";
+    case AaOutcome::fail_biased:
+      return "FAIL biased";
+    case AaOutcome::fail_imprecise:
+      return "FAIL imprecise";
+  }
+  return "FAIL imprecise";
+}
+
+AaCheck aa_check(const Paired& aa, double theta) {
+  if (!(theta >= 0.0 && theta < 1.0)) {
+    throw Error(fmt::format("stats: noise threshold must be in [0, 1), got {}", theta));
+  }
+  AaCheck c;
+  c.gm = aa.gm;
+  c.gm_lo = aa.gm_lo;
+  c.gm_hi = aa.gm_hi;
+  c.median_ratio = aa.median;
+  c.max_abs_dev = 0.0;
+  for (double r : aa.ratios) c.max_abs_dev = std::max(c.max_abs_dev, std::fabs(r - 1.0));
+  c.halfwidth = std::max(aa.gm_hi / aa.gm - 1.0, 1.0 - aa.gm_lo / aa.gm);
+  if (1.0 - theta <= aa.gm_lo && aa.gm_hi <= 1.0 + theta && std::fabs(aa.median - 1.0) <= theta) {
+    c.outcome = AaOutcome::pass;
+  } else if (aa.gm_lo > 1.0 || aa.gm_hi < 1.0) {
+    c.outcome = AaOutcome::fail_biased;  // an order or position effect: fix the protocol
+  } else {
+    c.outcome = AaOutcome::fail_imprecise;  // more repeats (§3.8)
+  }
+  return c;
+}
+
+std::vector<double> holm_bonferroni(std::span<const double> p) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (!(p[i] >= 0.0 && p[i] <= 1.0)) {
+      throw Error(fmt::format("stats: holm-bonferroni: p-value {} must be in [0, 1], got '{}'",
+                              i + 1, p[i]));
+    }
+  }
+  const std::size_t m = p.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t i, std::size_t j) { return p[i] < p[j]; });
+  std::vector<double> adjusted(m);
+  double running = 0.0;  // step-down: adjusted p-values never decrease along the sorted order
+  for (std::size_t rank = 0; rank < m; ++rank) {
+    const double v = std::min(1.0, static_cast<double>(m - rank) * p[order[rank]]);
+    running = std::max(running, v);
+    adjusted[order[rank]] = running;
+  }
+  return adjusted;
+}
+
+bool min_attainable_p_exceeds(std::size_t n_a, std::size_t n_b, double alpha) {
+  return min_attainable_p(n_a, n_b) > alpha;
+}
+
+SplitMix64::SplitMix64(std::uint64_t seed) : state_(seed) {}
+
+std::uint64_t SplitMix64::next() {
+  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::size_t SplitMix64::index(std::size_t n) {
+  return static_cast<std::size_t>((static_cast<U128>(next()) * n) >> 64);
+}
+
+std::size_t planned_samples(double cv_pct, double epsilon_pct, double confidence) {
+  check_confidence(confidence);
+  if (!(cv_pct >= 0.0) || !std::isfinite(cv_pct) || !(epsilon_pct > 0.0) ||
+      !std::isfinite(epsilon_pct)) {
+    throw Error(fmt::format(
+        "stats: planned samples needs cv >= 0 and epsilon > 0 (percent), got cv={} epsilon={}",
+        cv_pct, epsilon_pct));
+  }
+  const double c = cv_pct / epsilon_pct;
+  const double p = 0.5 * (1.0 + confidence);
+  const double z = boost::math::quantile(boost::math::normal_distribution<double>(), p);
+  const double start = std::ceil(z * z * c * c);
+  if (start > 1e15) {
+    throw Error(fmt::format("stats: cv {}% at epsilon {}% needs more than 1e15 repeats", cv_pct,
+                            epsilon_pct));
+  }
+  // n - (t_{n-1} c)² grows with n, so "enough" is monotone: gallop, then bisect.
+  const auto enough = [&](std::size_t n) {
+    const double t = t_quantile(p, static_cast<double>(n - 1));
+    return t * t * c * c <= static_cast<double>(n);
+  };
+  std::size_t lo = std::max<std::size_t>(2, static_cast<std::size_t>(start));  // t > z: n >= (zc)²
+  if (enough(lo)) return lo;
+  std::size_t step = 1, hi = lo + step;
+  while (!enough(hi)) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  while (hi - lo > 1) {  // invariant: !enough(lo), enough(hi)
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (enough(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+}  // namespace noisefloor::stats

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of noisefloor from Debian packages, when missing.
+# Idempotent and quiet when everything is present. As root it runs apt-get; otherwise it prints
+# the exact command to run and stops.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git ca-certificates curl
+  libyaml-cpp-dev libcurl4-openssl-dev nlohmann-json3-dev
+  libboost-dev libboost-filesystem-dev libboost-math-dev
+  libfmt-dev libcli11-dev doctest-dev
+  golang-go docker.io
+)
+# Headless browser for the report test, when a later step needs it.
+if [[ "${NOISEFLOOR_WITH_BROWSER:-0}" == 1 ]]; then packages+=(chromium); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then exit 0; fi
+
+cmd=(apt-get install -y --no-install-recommends "${missing[@]}")
+if [[ $(id -u) -ne 0 ]]; then
+  echo "noisefloor needs these Debian packages: ${missing[*]}" >&2
+  echo "run as root:  apt-get update && ${cmd[*]}" >&2
+  exit 1
+fi
+echo "bootstrap: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# Refresh the package lists once if they are missing or older than a day.
+if [[ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]]; then
+  apt-get update -qq
+fi
+if ! "${cmd[@]}" -qq >/tmp/noisefloor-bootstrap.log 2>&1; then
+  apt-get update -qq
+  "${cmd[@]}" -qq >/tmp/noisefloor-bootstrap.log 2>&1 || { tail -20 /tmp/noisefloor-bootstrap.log >&2; exit 1; }
+fi
+echo "bootstrap: done" >&2

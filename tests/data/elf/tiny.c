@@ -1,0 +1,1 @@
+int nf_tiny(int x) { return x + 1; }

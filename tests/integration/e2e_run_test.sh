@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# End to end on the host: a small experiment through the binary, then the result files.
+source "$(dirname "$0")/lib.sh"
+cd "$WORK"
+write_experiment exp.yaml small 3 2000x "  - name: idle
+  - name: noisy
+    spinners: {count: 1}
+  - name: pinned
+    affinity: \"0\"
+    nice: 5"
+"$NF" run exp.yaml --results "$WORK/results" >out.txt 2>err.txt || { cat err.txt >&2; fail "run failed"; }
+dir="$WORK/results/small/latest"
+check "latest points at a run" test -d "$dir"
+for f in experiment.yaml samples.jsonl summary.json table.md run.json fingerprint.json idle.txt noisy.txt pinned.txt cv-summary.txt; do
+  check "result file $f exists" test -s "$dir/$f"
+done
+check "no temporary file left" bash -c "! ls '$dir' | grep -q '\.tmp$'"
+check "experiment copied verbatim" cmp exp.yaml "$dir/experiment.yaml"
+[[ $(wc -l <"$dir/samples.jsonl") -eq 9 ]] || fail "expected 9 samples, got $(wc -l <"$dir/samples.jsonl")"
+contains "$dir/summary.json" '"schema_version": 1'
+contains "$dir/run.json" '"status": "complete"'
+contains "$dir/idle.txt" 'condition: idle'
+contains "$dir/idle.txt" 'go-version: go1.'
+contains "$dir/noisy.txt" 'spinners: 1'
+contains "$dir/pinned.txt" 'affinity: 0'
+contains "$dir/run.json" '"affinity": "0"'
+contains "$dir/run.json" '"nice": 5'
+[[ $(grep -c '^BenchmarkMakeBuffer_Correct' "$dir/idle.txt") -eq 3 ]] || fail "idle.txt should hold 3 result lines"
+contains "$dir/fingerprint.json" '"noisefloor_version"'
+contains "$dir/fingerprint.json" '"sha256"'
+contains out.txt '| idle '
+contains out.txt '| noisy '
+contains out.txt '| pinned '
+contains err.txt 'sample 3/3'
+# cv recomputes the same table from the saved files
+"$NF" cv "$dir" >cv.txt
+diff <(sed -n '/^| condition/,/^$/p' out.txt) <(sed -n '/^| condition/,/^$/p' cv.txt) || fail "cv table differs from run table"
+"$NF" cv --format summary "$dir" >summary.txt
+cmp summary.txt "$dir/cv-summary.txt" || fail "cv --format summary differs from cv-summary.txt"
+contains summary.txt '## pinned'
+"$NF" cv --format json "$dir" | grep -q '"schema_version": 1' || fail "cv json"
+"$NF" cv --format csv "$dir" | head -1 | grep -q '^condition,benchmark,unit,n,mean' || fail "cv csv"
+# plain go test -bench files: one condition per file, named after it
+"$NF" cv --format summary "$REPO/tests/data/gotest/makebuffer_benchmem_count3.txt" >plain.txt
+contains plain.txt '## makebuffer_benchmem_count3'
+[[ -z "$(spinners_of $$)" ]] || fail "spinners left behind"
+echo "e2e run: ok"

@@ -1,0 +1,43 @@
+# Shared helpers for the end-to-end tests: each test gets its own temporary directory, the real
+# noisefloor binary ($NF), the demo benchmark built once into $WORK, and checks that fail loudly.
+set -euo pipefail
+NF="${NF:?set NF to the noisefloor binary}"
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+WORK="$(mktemp -d /tmp/nf-e2e.XXXXXX)"
+export GOCACHE="${GOCACHE:-/tmp/noisefloor-gocache}"
+export HOME="${HOME:-/root}"
+cleanup_work() { rm -rf "$WORK"; }
+trap cleanup_work EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+check() { local what="$1"; shift; "$@" || fail "$what"; }
+contains() { grep -qF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "$1 does not contain: $2"; }; }
+
+# write_experiment FILE NAME SAMPLES BENCHTIME CONDITIONS_YAML [EXTRA_BENCHMARK_YAML]
+write_experiment() {
+  cat >"$1" <<YAML
+name: $2
+benchmark:
+  workdir: $REPO/experiments/makebuffer
+  build: [go, test, -c, -o, $WORK/makebuffer.test, .]
+  command: [$WORK/makebuffer.test, "-test.run=^\$", "-test.bench=^BenchmarkMakeBuffer_Correct\$", -test.benchmem, -test.benchtime=$4]
+  env: {CGO_ENABLED: "0"}
+  samples: $3
+  timeout: 2m
+${6:-}
+conditions:
+$5
+YAML
+}
+
+# Spinners of one noisefloor process: `noisefloor __spin <its pid>`.
+spinners_of() { pgrep -f -- "__spin $1\$" || true; }
+
+# Waits (bounded) until FILE has at least N lines.
+wait_lines() {
+  local file="$1" n="$2" tries=0
+  while (( $(wc -l <"$file" 2>/dev/null || echo 0) < n )); do
+    (( tries++ < 600 )) || fail "timed out waiting for $n lines in $file"
+    sleep 0.1
+  done
+}

@@ -1,0 +1,61 @@
+// The I/O test binary: real processes and the real Docker engine.
+//
+// Docker tests carry "docker" in their test-case names. When no engine answers, they are
+// excluded: outside CI the binary runs the rest and exits 77 (CTest SKIP_RETURN_CODE) if the rest
+// passed; with CI=true it fails at once, since CI must have an engine. After the tests, every
+// container labelled noisefloor.test=1 must be gone; leftovers are removed and fail the run.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "docker/client.hpp"
+#include "docker/container.hpp"
+
+namespace {
+
+bool engine_answers(std::string& why) {
+  try {
+    noisefloor::docker::Client::from_environment().ping();
+    return true;
+  } catch (const std::exception& e) {
+    why = e.what();
+    return false;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  doctest::Context context(argc, argv);
+  std::string why;
+  if (!engine_answers(why)) {
+    const char* ci = std::getenv("CI");
+    if (ci && std::string(ci) == "true") {
+      std::fprintf(stderr, "docker integration tests cannot run (CI=true): %s\n", why.c_str());
+      return 1;
+    }
+    std::printf("docker integration tests skipped: %s\n", why.c_str());
+    context.addFilter("test-case-exclude", "*docker*");
+    const int rc = context.run();
+    if (context.shouldExit() || rc != 0) return rc;
+    return 77;
+  }
+  int rc = context.run();
+  if (context.shouldExit()) return rc;
+  try {
+    auto client = noisefloor::docker::Client::from_environment();
+    const auto leftovers = noisefloor::docker::remove_labelled(client, "noisefloor.test=1");
+    for (const auto& c : leftovers) {
+      std::fprintf(stderr, "test container left behind (now removed): %s\n", c.c_str());
+    }
+    if (!leftovers.empty() && rc == 0) rc = 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cannot check for leftover test containers: %s\n", e.what());
+    if (rc == 0) rc = 1;
+  }
+  return rc;
+}

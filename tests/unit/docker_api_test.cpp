@@ -1,0 +1,398 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "docker/api.hpp"
+#include "hash/sha256.hpp"
+
+using namespace noisefloor::docker;
+using nlohmann::json;
+
+// ---- versions -------------------------------------------------------------------------------
+
+TEST_CASE("api: parse_api_version") {
+  CHECK(parse_api_version("1.41") == ApiVersion{1, 41});
+  CHECK(parse_api_version("v1.47") == ApiVersion{1, 47});
+  CHECK(parse_api_version("2.0") == ApiVersion{2, 0});
+  for (const char* bad : {"", "1", "1.", ".41", "1.x", "1.41.2", "a.b", "-1.2", "1.-2", "v", "1.41 "}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_api_version(bad).has_value());
+  }
+}
+
+TEST_CASE("api: versions compare numerically, never as strings") {
+  CHECK(compare_api_versions("1.9", "1.41") < 0);
+  CHECK(compare_api_versions("1.41", "1.9") > 0);
+  CHECK(compare_api_versions("1.41", "v1.41") == 0);
+  CHECK(compare_api_versions("2.0", "1.99") > 0);
+  CHECK_THROWS_WITH_AS(compare_api_versions("1.41", "new"),
+                       "version 'new' is not an API version (expected e.g. 1.41)", DockerError);
+}
+
+TEST_CASE("api: negotiation takes min(1.47, engine) and refuses engines below 1.41") {
+  CHECK(negotiate_api_version(std::nullopt) == "1.47");  // no header: our maximum
+  CHECK(negotiate_api_version(std::string("")) == "1.47");
+  CHECK(negotiate_api_version(std::string("1.41")) == "1.41");
+  CHECK(negotiate_api_version(std::string("1.44")) == "1.44");
+  CHECK(negotiate_api_version(std::string("1.53")) == "1.47");
+  CHECK(negotiate_api_version(std::string("2.1")) == "1.47");
+  CHECK_THROWS_WITH_AS(negotiate_api_version(std::string("1.40")),
+                       "docker: engine too old: it speaks API 1.40 at most, noisefloor needs 1.41 or "
+                       "newer (Docker 20.10+)",
+                       DockerError);
+  CHECK_THROWS_WITH_AS(negotiate_api_version(std::string("1.9")),
+                       "docker: engine too old: it speaks API 1.9 at most, noisefloor needs 1.41 or "
+                       "newer (Docker 20.10+)",
+                       DockerError);
+  CHECK_THROWS_WITH_AS(negotiate_api_version(std::string("latest")),
+                       "docker: the engine's Api-Version header 'latest' is not an API version "
+                       "(expected e.g. 1.41)",
+                       DockerError);
+}
+
+TEST_CASE("api: DOCKER_API_VERSION is used verbatim") {
+  CHECK(fixed_api_version("v1.41") == "1.41");
+  CHECK(fixed_api_version("1.99") == "1.99");
+  CHECK(fixed_api_version("1.24") == "1.24");
+  CHECK_THROWS_WITH_AS(fixed_api_version("latest"),
+                       "DOCKER_API_VERSION 'latest' is not an API version (expected e.g. 1.41)", DockerError);
+}
+
+TEST_CASE("api: GET /version's MinAPIVersion must not exceed the negotiated version") {
+  CHECK_NOTHROW(check_version_response("1.41", json{{"ApiVersion", "1.41"}, {"MinAPIVersion", "1.12"}}));
+  CHECK_NOTHROW(check_version_response("1.44", json{{"MinAPIVersion", "1.44"}}));
+  CHECK_NOTHROW(check_version_response("1.41", json::object()));
+  CHECK_THROWS_WITH_AS(check_version_response("1.43", json{{"MinAPIVersion", "1.44"}}),
+                       "docker: the engine requires API 1.44 or newer but noisefloor uses 1.43 (it "
+                       "speaks 1.41..1.47; unset DOCKER_API_VERSION if it is set)",
+                       DockerError);
+}
+
+// ---- errors ---------------------------------------------------------------------------------
+
+TEST_CASE("api: engine errors are one line naming the request") {
+  CHECK(engine_error_message("POST", "/containers/create?name=nf-1", 404, "application/json",
+                             "{\"message\":\"No such image: bench:1.2\"}\n") ==
+        "docker: POST /containers/create: 404: No such image: bench:1.2");
+  CHECK(engine_error_message("GET", "/version", 400, "text/plain; charset=utf-8",
+                             "client version 1.11 is too old. Minimum supported API version is 1.12, "
+                             "please upgrade your client to a newer version\n") ==
+        "docker: GET /version: 400: client version 1.11 is too old. Minimum supported API version "
+        "is 1.12, please upgrade your client to a newer version");
+  CHECK(engine_error_message("DELETE", "/containers/x", 500, "Application/JSON; charset=utf-8",
+                             "{\"message\":\"boom\"}") == "docker: DELETE /containers/x: 500: boom");
+  // JSON promised but not delivered: keep the raw text
+  CHECK(engine_error_message("GET", "/info", 502, "application/json", "<html>bad gateway</html>") ==
+        "docker: GET /info: 502: <html>bad gateway</html>");
+  CHECK(engine_error_message("POST", "/containers/x/start", 500, "", "") ==
+        "docker: POST /containers/x/start: 500: (empty response)");
+}
+
+TEST_CASE("api: the unreachable-engine message") {
+  CHECK(unreachable_message("unix:///var/run/docker.sock", "no such file or directory") ==
+        "cannot reach the Docker engine at unix:///var/run/docker.sock: no such file or directory "
+        "\u2014 is dockerd running? set DOCKER_HOST");
+}
+
+// ---- JSON streams ---------------------------------------------------------------------------
+
+TEST_CASE("api: errorDetail inside a 200 (verified /images/load answer)") {
+  const auto s = scan_json_stream(
+      "{\"errorDetail\":{\"message\":\"Error processing tar file(exit status 1): unexpected "
+      "EOF\"},\"error\":\"Error processing tar file(exit status 1): unexpected EOF\"}\n");
+  REQUIRE(s.error.has_value());
+  CHECK(*s.error == "Error processing tar file(exit status 1): unexpected EOF");
+  CHECK(s.objects.size() == 1);
+}
+
+TEST_CASE("api: errorDetail after progress lines (verified build stream)") {
+  const auto s = scan_json_stream(
+      "{\"stream\":\"Step 1/5 : FROM scratch\"}\r\n"
+      "{\"stream\":\"\\n\"}\n"
+      "{\"stream\":\" ---\\u003e \\n\"}\n"
+      "\n"
+      "{\"errorDetail\":{\"message\":\"COPY failed: file not found in build context or excluded by "
+      ".dockerignore: stat missing: file does not exist\"},\"error\":\"COPY failed: file not found "
+      "in build context or excluded by .dockerignore: stat missing: file does not exist\"}\n");
+  CHECK(*s.error ==
+        "COPY failed: file not found in build context or excluded by .dockerignore: stat missing: "
+        "file does not exist");
+  CHECK(s.stream == "Step 1/5 : FROM scratch\n ---> \n");
+  CHECK(s.objects.size() == 4);
+}
+
+TEST_CASE("api: successful streams have no error") {
+  const auto load = scan_json_stream("{\"stream\":\"Loaded image: bench:1\\n\"}\n");
+  CHECK_FALSE(load.error.has_value());
+  CHECK(loaded_image(load.stream) == std::optional<std::string>("bench:1"));
+
+  const auto build = scan_json_stream(
+      "{\"aux\":{\"ID\":\"sha256:f0a23e0a8247\"}}\n"
+      "{\"stream\":\"Successfully built f0a23e0a8247\\n\"}\n"
+      "{\"stream\":\"Successfully tagged research-probe:built\\n\"}\n");
+  CHECK_FALSE(build.error.has_value());
+  CHECK(build.aux_id == std::optional<std::string>("sha256:f0a23e0a8247"));
+  CHECK_FALSE(loaded_image(build.stream).has_value());
+
+  const auto empty = scan_json_stream("");
+  CHECK_FALSE(empty.error.has_value());
+  CHECK(empty.objects.empty());
+}
+
+TEST_CASE("api: legacy error field and cut streams are errors too") {
+  CHECK(scan_json_stream("{\"status\":\"x\"}\n{\"error\":\"only legacy\"}\n").error ==
+        std::optional<std::string>("only legacy"));
+  CHECK(scan_json_stream("{\"stream\":\"Loaded im").error ==
+        std::optional<std::string>("unreadable line in the engine's response: '{\"stream\":\"Loaded im'"));
+  // the first error wins
+  CHECK(scan_json_stream("{\"error\":\"first\"}\n{\"errorDetail\":{\"message\":\"second\"}}").error ==
+        std::optional<std::string>("first"));
+}
+
+TEST_CASE("api: loaded_image reads the reference or the id") {
+  CHECK(loaded_image("Loaded image ID: sha256:abc\n") == std::optional<std::string>("sha256:abc"));
+  CHECK(loaded_image("Loaded image: a:1\nLoaded image: b:2\n") == std::optional<std::string>("b:2"));
+  CHECK_FALSE(loaded_image("nothing here\n").has_value());
+}
+
+// ---- create body ----------------------------------------------------------------------------
+
+TEST_CASE("api: create_body has safe defaults (exact JSON)") {
+  ContainerRequest r;
+  r.image = "noisefloor-bench:1";
+  r.argv = {"/bench", "-test.bench=.", "-test.count=5"};
+  r.env = {{"GOMAXPROCS", "1"}, {"A", "benchmark"}};
+  r.spec.cpuset = "1";
+  r.spec.cpus = 1.5;
+  r.spec.memory = 268435456;
+  r.spec.env = {{"A", "condition"}};
+  r.spec.user = "65534:65534";
+  r.labels = {{"noisefloor.run", "abc"}, {"noisefloor.condition", "pinned"}};
+  r.name = "nf-abc-pinned-1";
+  const json expected = R"({
+    "Image": "noisefloor-bench:1",
+    "Entrypoint": ["/bench"],
+    "Cmd": ["-test.bench=.", "-test.count=5"],
+    "Env": ["A=condition", "GOMAXPROCS=1"],
+    "Labels": {"noisefloor.condition": "pinned", "noisefloor.run": "abc"},
+    "User": "65534:65534",
+    "Tty": false, "OpenStdin": false, "AttachStdin": false, "AttachStdout": false, "AttachStderr": false,
+    "HostConfig": {
+      "NetworkMode": "none",
+      "CapDrop": ["ALL"],
+      "SecurityOpt": ["no-new-privileges"],
+      "ReadonlyRootfs": true,
+      "Tmpfs": {"/tmp": "rw,noexec,nosuid,size=64m"},
+      "PidsLimit": 1024,
+      "Privileged": false,
+      "Init": false,
+      "AutoRemove": false,
+      "RestartPolicy": {"Name": "no"},
+      "LogConfig": {"Type": "json-file", "Config": {}},
+      "CpusetCpus": "1",
+      "NanoCpus": 1500000000,
+      "Memory": 268435456,
+      "MemorySwap": 268435456
+    }
+  })"_json;
+  CHECK(create_body(r) == expected);
+}
+
+TEST_CASE("api: create_body leaves unset limits to the engine") {
+  ContainerRequest r;
+  r.image = "x:1";
+  r.argv = {"/x"};
+  r.spec.read_only = false;
+  r.spec.network = "host";
+  r.spec.pids_limit = 64;
+  const json body = create_body(r);
+  CHECK(body["Cmd"] == json::array());
+  CHECK(body["Env"] == json::array());
+  CHECK(body["Labels"] == json::object());
+  CHECK_FALSE(body.contains("User"));
+  const json& host = body["HostConfig"];
+  CHECK(host["NetworkMode"] == "host");
+  CHECK(host["ReadonlyRootfs"] == false);
+  CHECK(host["PidsLimit"] == 64);
+  for (const char* key : {"Tmpfs", "CpusetCpus", "NanoCpus", "Memory", "MemorySwap"}) {
+    CAPTURE(key);
+    CHECK_FALSE(host.contains(key));
+  }
+  r.spec.memory = 16 << 20;
+  r.spec.memory_swap = -1;
+  CHECK(create_body(r)["HostConfig"]["MemorySwap"] == -1);
+  r.spec.network = "";
+  CHECK(create_body(r)["HostConfig"]["NetworkMode"] == "none");
+}
+
+TEST_CASE("api: create_body needs a command") {
+  ContainerRequest r;
+  r.image = "x:1";
+  r.name = "nf-1";
+  CHECK_THROWS_WITH_AS(create_body(r), "container 'nf-1': no command to run (argv is empty)", DockerError);
+}
+
+// ---- timestamps -----------------------------------------------------------------------------
+
+TEST_CASE("api: RFC3339Nano timestamps") {
+  using namespace std::chrono;
+  const Timestamp base = sys_days{2026y / November / 30} + 3h + 38min + 8s;
+  CHECK(parse_rfc3339_nano("2026-11-30T03:38:08.103801088Z") == base + 103801088ns);
+  CHECK(parse_rfc3339_nano("2026-11-30T03:38:08Z") == base);
+  CHECK(parse_rfc3339_nano("2026-11-30T03:38:08.5Z") == base + 500ms);
+  CHECK(parse_rfc3339_nano("2026-11-30T04:38:08.000000001+01:00") == base + 1ns);
+  CHECK(parse_rfc3339_nano("2026-11-29T22:08:08-05:30") == base);
+  CHECK(parse_rfc3339_nano("1970-01-01T00:00:00Z") == Timestamp{});
+  CHECK(parse_rfc3339_nano("2024-02-29T00:00:00Z") == Timestamp{sys_days{2024y / February / 29}});
+  CHECK(parse_rfc3339_nano("2026-05-07T21:09:36.000000000+00:00") ==
+        sys_days{2026y / May / 7} + 21h + 9min + 36s);
+  CHECK_FALSE(parse_rfc3339_nano("0001-01-01T00:00:00Z").has_value());  // never started
+  for (const char* bad : {"", "2026-11-30", "2026-11-30 03:38:08Z", "2026-11-30T03:38:08",
+                          "2026-11-30T03:38:08.Z", "2026-11-30T03:38:08.1234567890Z", "2026-13-01T00:00:00Z",
+                          "2026-02-30T00:00:00Z", "2026-11-30T24:00:00Z", "2026-11-30T03:38:08Zjunk",
+                          "2026-11-30T03:38:08+0100", "0001-01-01T00:00:01Z", "2026-11-3OT03:38:08Z"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_rfc3339_nano(bad), DockerError);
+  }
+  CHECK_THROWS_WITH_AS(parse_rfc3339_nano("yesterday"),
+                       "docker: timestamp 'yesterday' is not RFC 3339 (expected e.g. "
+                       "2026-11-30T03:38:08.103801088Z)",
+                       DockerError);
+}
+
+// ---- tar, docker save ---------------------------------------------------------------
+
+namespace {
+
+struct Entry {
+  std::string name;
+  char type;
+  std::uint32_t mode;
+  std::string data;
+};
+
+std::uint64_t octal(std::string_view field) {
+  std::uint64_t v = 0;
+  for (char c : field) {
+    if (c < '0' || c > '7') break;
+    v = v * 8 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
+// A small ustar reader, enough to check what tar_archive writes.
+std::vector<Entry> read_tar(const std::string& tar) {
+  std::vector<Entry> entries;
+  REQUIRE(tar.size() % 512 == 0);
+  std::size_t pos = 0;
+  while (pos + 512 <= tar.size()) {
+    std::string_view h(tar.data() + pos, 512);
+    if (h.find_first_not_of('\0') == std::string_view::npos) break;
+    unsigned sum = 0;
+    for (std::size_t i = 0; i < 512; ++i) {
+      sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(h[i]);
+    }
+    REQUIRE(octal(h.substr(148, 8)) == sum);
+    REQUIRE(h.substr(257, 6) == std::string_view("ustar\0", 6));
+    REQUIRE(octal(h.substr(116, 8)) == 0);        // uid
+    REQUIRE(octal(h.substr(124 + 12, 12)) == 0);  // mtime
+    std::string name(h.substr(0, 100).data());
+    name = name.substr(0, std::min<std::size_t>(name.size(), 100));
+    std::string prefix(h.substr(345, 155).data());
+    prefix = prefix.substr(0, std::min<std::size_t>(prefix.size(), 155));
+    if (!prefix.empty()) name = prefix + "/" + name;
+    const std::size_t size = octal(h.substr(124, 12));
+    entries.push_back(
+        {name, h[156], static_cast<std::uint32_t>(octal(h.substr(100, 8))), tar.substr(pos + 512, size)});
+    pos += 512 + (size + 511) / 512 * 512;
+  }
+  REQUIRE(tar.size() - pos == 1024);  // two zero blocks end the archive
+  return entries;
+}
+
+}  // namespace
+
+TEST_CASE("api: tar_archive is sorted, adds parents and is deterministic") {
+  const std::vector<TarFile> files = {{"/probe",
+                                       "\x7f"
+                                       "ELF...",
+                                       0755},
+                                      {"etc/passwd", "nobody:x:65534:65534::/:/probe\n", 0644},
+                                      {"/etc/group", "nogroup:x:65534:\n", 0644}};
+  const std::string tar = tar_archive(files);
+  const auto entries = read_tar(tar);
+  REQUIRE(entries.size() == 4);
+  CHECK(entries[0].name == "etc/");
+  CHECK(entries[0].type == '5');
+  CHECK(entries[0].mode == 0755);
+  CHECK(entries[1].name == "etc/group");
+  CHECK(entries[2].name == "etc/passwd");
+  CHECK(entries[2].type == '0');
+  CHECK(entries[2].mode == 0644);
+  CHECK(entries[2].data == "nobody:x:65534:65534::/:/probe\n");
+  CHECK(entries[3].name == "probe");
+  CHECK(entries[3].mode == 0755);
+  CHECK(tar.size() == 512 * (4 + 3) + 1024);
+  const std::vector<TarFile> shuffled = {files[2], files[0], files[1]};
+  CHECK(tar_archive(shuffled) == tar);
+}
+
+TEST_CASE("api: tar_archive long names and bad paths") {
+  const std::string dir(120, 'd');
+  const auto entries = read_tar(tar_archive({{dir + "/file", "x", 0600}}));
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].name == dir + "/");
+  CHECK(entries[1].name == dir + "/file");
+  CHECK(entries[1].mode == 0600);
+  CHECK_THROWS_WITH_AS(tar_archive({{"../etc/x", "", 0644}}), "image file path '../etc/x' contains '..'",
+                       DockerError);
+  CHECK_THROWS_WITH_AS(tar_archive({{"/", "", 0644}}), "image file path '/' is empty", DockerError);
+  CHECK_THROWS_WITH_AS(tar_archive({{"/a", "", 0644}, {"a", "", 0644}}), "image file path 'a' is given twice",
+                       DockerError);
+  CHECK_THROWS_WITH_AS(tar_archive({{"/a", "", 0644}, {"a/b", "", 0644}}),
+                       "image file path 'a' is also a directory", DockerError);
+  CHECK_THROWS_AS(tar_archive({{std::string(300, 'x'), "", 0644}}), DockerError);
+}
+
+TEST_CASE("api: docker_save_tar writes manifest, config and layer") {
+  const std::vector<TarFile> files = {{"/probe", "binary", 0755}};
+  const json config = {{"Entrypoint", {"/probe"}}, {"Labels", {{"noisefloor.test", "1"}}}};
+  const std::string tar = docker_save_tar("noisefloor-probe:1", files, config);
+  CHECK(tar == docker_save_tar("noisefloor-probe:1", files, config));
+  const auto entries = read_tar(tar);
+  REQUIRE(entries.size() == 4);
+  const std::string layer = tar_archive(files);
+  const std::string layer_dir = noisefloor::hash::sha256_hex(layer);
+  const auto config_it = std::find_if(entries.begin(), entries.end(), [](const Entry& e) {
+    return e.name != "manifest.json" && e.name.size() == 64 + 5 && e.name.ends_with(".json");
+  });
+  REQUIRE(config_it != entries.end());
+  const Entry& config_entry = *config_it;
+  const std::string config_hex = noisefloor::hash::sha256_hex(config_entry.data);
+  CHECK(config_entry.name == config_hex + ".json");
+  CHECK(docker_save_image_id(files, config) == "sha256:" + config_hex);
+  const auto found = [&](const std::string& name) {
+    return std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.name == name; });
+  };
+  REQUIRE(found(layer_dir + "/") != entries.end());
+  REQUIRE(found(layer_dir + "/layer.tar") != entries.end());
+  CHECK(found(layer_dir + "/layer.tar")->data == layer);
+  REQUIRE(found("manifest.json") != entries.end());
+  CHECK(json::parse(found("manifest.json")->data) == json::array({{{"Config", config_hex + ".json"},
+                                                                   {"RepoTags", {"noisefloor-probe:1"}},
+                                                                   {"Layers", {layer_dir + "/layer.tar"}}}}));
+  const json image = json::parse(config_entry.data);
+  CHECK(image["config"] == config);
+  CHECK(image["os"] == "linux");
+  CHECK(image["created"] == "1970-01-01T00:00:00Z");
+  CHECK(image["rootfs"] == json{{"type", "layers"}, {"diff_ids", {"sha256:" + layer_dir}}});
+  CHECK_THROWS_WITH_AS(docker_save_tar("Bench:1", files, config),
+                       "image name 'Bench:1' is not a lower-case reference (expected e.g. "
+                       "noisefloor-bench:1)",
+                       DockerError);
+}

@@ -1,0 +1,357 @@
+#include "probe/probe_report.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "model/errors.hpp"
+
+using noisefloor::ParseError;
+using noisefloor::model::ContainerSpec;
+using namespace noisefloor::probe;
+
+namespace {
+
+std::string read_probe_file(const std::string& name) {
+  const std::string path = std::string(NF_TEST_DATA_DIR) + "/probe/" + name;
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+Effective inside_of(const std::string& file) {
+  return effective_from_probe(parse_probe_report(read_probe_file(file)));
+}
+
+nlohmann::json pinned_inspect() { return nlohmann::json::parse(read_probe_file("inspect-pinned.json")); }
+
+// What the v1-pinned capture asked for: --cpuset-cpus=0 --cpus=1 --memory=512m, no pids limit.
+ContainerSpec pinned_spec() {
+  ContainerSpec spec;
+  spec.cpuset = "0";
+  spec.cpus = 1.0;
+  spec.memory = 536870912;
+  spec.pids_limit = 0;
+  return spec;
+}
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("probe report: a real v1 capture, every key exact") {
+  const ProbeReport report = parse_probe_report(read_probe_file("v1-pinned.txt"));
+  const std::map<std::string, std::string> expected = {{"version", "1"},
+                                                       {"cpus_allowed", "0"},
+                                                       {"nproc", "1"},
+                                                       {"nprocs_onln", "2"},
+                                                       {"cgroup_version", "1"},
+                                                       {"cpuset_cpus", "0"},
+                                                       {"cfs_quota_us", "100000"},
+                                                       {"cfs_period_us", "100000"},
+                                                       {"memory_limit", "536870912"},
+                                                       {"memsw_limit", "1073741824"},
+                                                       {"pids_max", "-1"},
+                                                       {"uid", "65534"},
+                                                       {"gomaxprocs_env", "unset"},
+                                                       {"exec", "/bench/true"}};
+  CHECK(report.values == expected);
+  CHECK(report.benchmark_stderr == "");
+}
+
+TEST_CASE("probe report: a real exec failure keeps the errno text") {
+  const ProbeReport report = parse_probe_report(read_probe_file("v1-exec-failed.txt"));
+  CHECK(report.values.at("exec") == "/bench/missing");
+  CHECK(report.values.at("exec_failed") == "No such file or directory");
+  CHECK(report.values.at("gomaxprocs_env") == "1");
+  CHECK(report.values.at("pids_max") == "1024");
+  CHECK(report.values.size() == 15);
+  CHECK(report.benchmark_stderr == "");
+}
+
+TEST_CASE("probe report: the benchmark's stderr is kept, probe-looking lines after exec too") {
+  const std::string text = read_probe_file("v1-memswap-pids.txt") +
+                           "goos: linux\n"
+                           "noisefloor-probe: nproc=99\n"
+                           "last line without newline";
+  const ProbeReport report = parse_probe_report(text);
+  CHECK(report.values.at("nproc") == "2");
+  CHECK(report.values.at("memsw_limit") == "67108864");
+  CHECK(report.benchmark_stderr == "goos: linux\nnoisefloor-probe: nproc=99\nlast line without newline");
+}
+
+TEST_CASE("probe report: stray lines before exec belong to the benchmark stream") {
+  const ProbeReport report =
+      parse_probe_report("noisefloor-probe: nproc=2\nwarning: x\nnoisefloor-probe: exec=/b\n");
+  CHECK(report.values == std::map<std::string, std::string>{{"nproc", "2"}, {"exec", "/b"}});
+  CHECK(report.benchmark_stderr == "warning: x\n");
+  CHECK(parse_probe_report("").values.empty());
+}
+
+TEST_CASE("probe report: malformed probe lines and repeated keys throw ParseError") {
+  CHECK_THROWS_WITH_AS(parse_probe_report("noisefloor-probe: nproc=1\nnoisefloor-probe: garbage\n"),
+                       "probe: line 2: expected 'noisefloor-probe: <key>=<value>', got "
+                       "'noisefloor-probe: garbage'",
+                       ParseError);
+  CHECK_THROWS_WITH_AS(parse_probe_report("noisefloor-probe: nproc=1\nnoisefloor-probe: nproc=2\n"),
+                       "probe: line 2: key 'nproc' reported twice", ParseError);
+}
+
+TEST_CASE("effective from probe: real v1 captures") {
+  Effective pinned;
+  pinned.cpuset = "0";
+  pinned.cfs_quota_us = 100000;
+  pinned.cfs_period_us = 100000;
+  pinned.memory_limit = 536870912;
+  pinned.memsw_limit = 1073741824;
+  pinned.pids_max = -1;
+  pinned.nproc = 1;
+  pinned.cgroup_version = 1;
+  CHECK(inside_of("v1-pinned.txt") == pinned);
+
+  const Effective unlimited = inside_of("v1-unlimited.txt");
+  CHECK(unlimited.cpuset == "0-1");
+  CHECK(unlimited.cfs_quota_us == -1);
+  CHECK(unlimited.memory_limit == 9223372036854771712);
+  CHECK(unlimited.memsw_limit == 9223372036854771712);
+  CHECK_FALSE(unlimited.swap_limit.has_value());
+  CHECK(unlimited.nproc == 2);
+}
+
+TEST_CASE("effective from probe: unknown values are nullopt, garbage throws") {
+  ProbeReport report;
+  report.values = {{"memory_limit", "unknown (Permission denied)"},
+                   {"cpuset_cpus", "unknown (No such file or directory)"},
+                   {"nproc", "1"}};
+  const Effective e = effective_from_probe(report);
+  CHECK_FALSE(e.memory_limit.has_value());
+  CHECK_FALSE(e.cpuset.has_value());
+  CHECK(e.nproc == 1);
+
+  report.values = {{"memory_limit", "512m"}};
+  CHECK_THROWS_WITH_AS(effective_from_probe(report),
+                       "probe: memory_limit: expected an integer or 'unknown (...)', got '512m'", ParseError);
+  report.values = {{"cpuset_cpus", "0-"}};
+  CHECK_THROWS_AS(effective_from_probe(report), ParseError);
+  report.values = {{"cgroup_version", "3"}};
+  CHECK_THROWS_WITH_AS(effective_from_probe(report), "probe: cgroup_version: expected 1 or 2, got 3",
+                       ParseError);
+}
+
+TEST_CASE("effective from engine: the real inspect of the pinned container") {
+  Effective expected;
+  expected.cpuset = "0";
+  expected.cfs_quota_us = 100000;  // NanoCpus 1000000000 × 100000 / 1e9
+  expected.cfs_period_us = 100000;
+  expected.memory_limit = 536870912;
+  expected.memsw_limit = 1073741824;  // Docker's default 2 × Memory
+  expected.swap_limit = 536870912;
+  expected.pids_max = -1;  // PidsLimit null
+  CHECK(effective_from_engine(pinned_inspect()) == expected);
+  CHECK(to_json(expected) == nlohmann::json{{"cpuset", "0"},
+                                            {"cfs_quota_us", 100000},
+                                            {"cfs_period_us", 100000},
+                                            {"memory_limit", 536870912},
+                                            {"memsw_limit", 1073741824},
+                                            {"swap_limit", 536870912},
+                                            {"pids_max", -1},
+                                            {"nproc", nullptr},
+                                            {"cgroup_version", nullptr}});
+}
+
+TEST_CASE("effective from engine: CpuQuota/CpuPeriod, unlimited and malformed") {
+  const auto e = effective_from_engine(nlohmann::json::parse(
+      R"({"HostConfig":{"CpusetCpus":"","NanoCpus":0,"CpuQuota":50000,"CpuPeriod":0,
+          "Memory":0,"MemorySwap":0,"PidsLimit":-1}})"));
+  CHECK_FALSE(e.cpuset.has_value());
+  CHECK(e.cfs_quota_us == 50000);
+  CHECK(e.cfs_period_us == 100000);
+  CHECK(e.memory_limit == -1);
+  CHECK(e.memsw_limit == -1);
+  CHECK(e.pids_max == -1);
+
+  const auto fractional = effective_from_engine(
+      nlohmann::json::parse(R"({"HostConfig":{"NanoCpus":1500000000,"PidsLimit":1024}})"));
+  CHECK(fractional.cfs_quota_us == 150000);
+  CHECK(fractional.cfs_period_us == 100000);
+  CHECK(fractional.pids_max == 1024);
+  CHECK(fractional.cfs_quota_us.value() == 150000);
+
+  const auto none = effective_from_engine(nlohmann::json::parse(R"({"HostConfig":{}})"));
+  CHECK(none.cfs_quota_us == -1);
+  CHECK_FALSE(none.cfs_period_us.has_value());
+
+  CHECK_THROWS_WITH_AS(effective_from_engine(nlohmann::json::parse(R"({"Id":"x"})")),
+                       "inspect: missing object 'HostConfig'", ParseError);
+  CHECK_THROWS_WITH_AS(effective_from_engine(nlohmann::json::parse(R"({"HostConfig":{"Memory":"512m"}})")),
+                       "inspect: HostConfig.Memory: expected an integer, got \"512m\"", ParseError);
+}
+
+TEST_CASE("verify: the real pinned run matches what was asked") {
+  const Verification v =
+      verify_limits(pinned_spec(), effective_from_engine(pinned_inspect()), inside_of("v1-pinned.txt"));
+  CHECK(v.mismatches == Strings{});
+  CHECK(v.warnings == Strings{});
+}
+
+TEST_CASE("verify: the real memory+swap+pids run matches what was asked") {
+  ContainerSpec spec;
+  spec.memory = 64 * 1024 * 1024;
+  spec.memory_swap = 64 * 1024 * 1024;
+  spec.pids_limit = 50;
+  const Effective engine = effective_from_engine(nlohmann::json::parse(
+      R"({"HostConfig":{"CpusetCpus":"","NanoCpus":0,"Memory":67108864,"MemorySwap":67108864,
+          "PidsLimit":50}})"));
+  const Verification v = verify_limits(spec, engine, inside_of("v1-memswap-pids.txt"));
+  CHECK(v.mismatches == Strings{});
+  CHECK(v.warnings == Strings{});
+}
+
+TEST_CASE("verify: limits the engine accepted but the container does not have") {
+  // The engine reports the pinned settings, but the probe ran in an unlimited container.
+  const Verification v =
+      verify_limits(pinned_spec(), effective_from_engine(pinned_inspect()), inside_of("v1-unlimited.txt"));
+  CHECK(v.mismatches ==
+        Strings{"cpuset: asked for \"0\", the engine reports \"0\", but inside the container "
+                "cpuset.cpus is \"0-1\"",
+                "cpuset: asked for \"0\" (1 CPU), but inside the container the affinity mask holds 2 "
+                "CPUs",
+                "cpus: asked for 1, the engine reports a quota of 100000 µs per 100000 µs, but inside "
+                "the container cpu.cfs_quota_us/cpu.cfs_period_us is -1/100000 (no limit)",
+                "memory: asked for 536870912 bytes, the engine reports 536870912, but inside the "
+                "container memory.limit_in_bytes is 9223372036854771712 (no limit)",
+                "memory_swap: asked for 1073741824 bytes (Docker's default, 2 × memory), the engine "
+                "reports 1073741824, but inside the container memory.memsw.limit_in_bytes is "
+                "9223372036854771712 (no limit)"});
+  CHECK(v.warnings == Strings{});
+}
+
+TEST_CASE("verify: a cpuset the engine dropped (inside shows all CPUs)") {
+  nlohmann::json inspect = pinned_inspect();
+  inspect["HostConfig"]["CpusetCpus"] = "";  // how a discarded cpuset shows in inspect
+  ContainerSpec spec;
+  spec.cpuset = "0";
+  spec.pids_limit = 0;
+  const Verification v = verify_limits(spec, effective_from_engine(inspect), inside_of("v1-unlimited.txt"));
+  CHECK(v.mismatches ==
+        Strings{"cpuset: asked for \"0\", the engine reports no cpuset, and inside the container "
+                "cpuset.cpus is \"0-1\"",
+                "cpuset: asked for \"0\" (1 CPU), but inside the container the affinity mask "
+                "holds 2 CPUs"});
+  CHECK(v.warnings == Strings{});
+}
+
+TEST_CASE("verify: cpusets are compared as sets, not as text") {
+  ContainerSpec spec = pinned_spec();  // (a fresh spec trips GCC 12's -Wmaybe-uninitialized)
+  spec.cpuset = "0,1";
+  spec.cpus.reset();
+  spec.memory.reset();
+  const Verification v = verify_limits(
+      spec, effective_from_engine(nlohmann::json::parse(R"({"HostConfig":{"CpusetCpus":"1,0"}})")),
+      inside_of("v1-unlimited.txt"));  // "0-1", nproc 2
+  CHECK(v.mismatches == Strings{});
+  CHECK(v.warnings == Strings{});
+}
+
+TEST_CASE("verify: a memory limit that differs on both sides") {
+  ContainerSpec spec;
+  spec.memory = 268435456;
+  spec.memory_swap = 268435456;
+  spec.pids_limit = 0;
+  const Verification v =
+      verify_limits(spec, effective_from_engine(pinned_inspect()), inside_of("v1-pinned.txt"));
+  CHECK(v.mismatches ==
+        Strings{"memory: asked for 268435456 bytes, the engine reports 536870912, and inside the "
+                "container memory.limit_in_bytes is 536870912",
+                "memory_swap: asked for 268435456 bytes, the engine reports 1073741824, and "
+                "inside the container memory.memsw.limit_in_bytes is 1073741824"});
+  CHECK(v.warnings == Strings{});
+}
+
+TEST_CASE("verify: the kernel's page rounding is accepted with a warning") {
+  ContainerSpec spec;
+  spec.memory = 100000000;  // not a multiple of 4096: the kernel keeps 99999744
+  spec.memory_swap = -1;
+  spec.pids_limit = 0;
+  Effective engine;
+  engine.memory_limit = 100000000;
+  engine.memsw_limit = -1;
+  engine.pids_max = -1;
+  Effective inside;
+  inside.cgroup_version = 1;
+  inside.memory_limit = 99999744;
+  inside.memsw_limit = 9223372036854771712;
+  inside.pids_max = -1;
+  const Verification v = verify_limits(spec, engine, inside);
+  CHECK(v.mismatches == Strings{});
+  CHECK(v.warnings == Strings{"memory: asked for 100000000 bytes; inside the container "
+                              "memory.limit_in_bytes is 99999744: the kernel rounded it down to "
+                              "whole 4096-byte pages"});
+}
+
+TEST_CASE("verify: the (fabricated) cgroup v2 sample") {
+  ContainerSpec spec = pinned_spec();
+  spec.pids_limit = 1024;
+  nlohmann::json inspect = pinned_inspect();
+  inspect["HostConfig"]["PidsLimit"] = 1024;
+  const Effective inside = inside_of("v2-pinned.txt");
+  CHECK(inside.cgroup_version == 2);
+  CHECK(inside.swap_limit == 536870912);
+  CHECK_FALSE(inside.memsw_limit.has_value());
+  const Verification ok = verify_limits(spec, effective_from_engine(inspect), inside);
+  CHECK(ok.mismatches == Strings{});
+  CHECK(ok.warnings == Strings{});
+
+  // v2 swap.max is swap alone: asking memory_swap == memory means swap.max 0.
+  spec.memory_swap = 536870912;
+  inspect["HostConfig"]["MemorySwap"] = 536870912;
+  Effective quota_dropped = inside;
+  quota_dropped.cfs_quota_us = -1;
+  const Verification bad = verify_limits(spec, effective_from_engine(inspect), quota_dropped);
+  CHECK(bad.mismatches ==
+        Strings{"cpus: asked for 1, the engine reports a quota of 100000 µs per 100000 µs, but "
+                "inside the container cpu.max is \"max 100000\" (no limit)",
+                "memory_swap: asked for 536870912 bytes, the engine reports 536870912, but inside "
+                "the container memory.swap.max is 536870912 (expected 0 = memory_swap − memory)"});
+  CHECK(bad.warnings == Strings{});
+}
+
+TEST_CASE("verify: unknown values are warnings, not mismatches") {
+  ContainerSpec spec = pinned_spec();
+  ProbeReport report = parse_probe_report(read_probe_file("v1-pinned.txt"));
+  report.values["cpuset_cpus"] = "unknown (No such file or directory)";
+  report.values["memory_limit"] = "unknown (Permission denied)";
+  report.values["memsw_limit"] = "unknown (No such file or directory)";
+  report.values["nproc"] = "unknown (Invalid argument)";
+  const Verification v =
+      verify_limits(spec, effective_from_engine(pinned_inspect()), effective_from_probe(report));
+  CHECK(v.mismatches == Strings{});
+  CHECK(v.warnings ==
+        Strings{"cpuset: asked for \"0\", but the probe could not read cpuset.cpus inside the "
+                "container (see the probe's 'unknown' value)",
+                "cpuset: asked for \"0\", but the probe could not count the CPUs in its affinity "
+                "mask",
+                "memory: asked for 536870912 bytes, but the probe could not read "
+                "memory.limit_in_bytes inside the container (see the probe's 'unknown' value)",
+                "memory_swap: asked for 1073741824 bytes (Docker's default, 2 × memory), but "
+                "memory.memsw.limit_in_bytes is not readable inside the container: swap "
+                "accounting is probably off, so swap is not limited"});
+}
+
+TEST_CASE("verify: no probe output at all leaves only warnings") {
+  const Verification v = verify_limits(pinned_spec(), effective_from_engine(pinned_inspect()), Effective{});
+  CHECK(v.mismatches == Strings{});
+  CHECK(v.warnings.size() == 6);
+}
+
+TEST_CASE("verify: a pids limit the engine lost") {
+  ContainerSpec spec;  // pids_limit defaults to 1024
+  const Verification v =
+      verify_limits(spec, effective_from_engine(pinned_inspect()), inside_of("v1-pinned.txt"));
+  CHECK(v.mismatches == Strings{"pids_limit: asked for 1024, the engine reports -1 (no limit), "
+                                "and inside the container pids.max is max (no limit)"});
+}

@@ -1,0 +1,102 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "parsers/gotest.hpp"
+#include "report/table.hpp"
+
+using namespace noisefloor;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void add(std::vector<model::Sample>& out, const std::string& condition, const std::string& file) {
+  const auto parsed = parsers::parse_gotest(slurp(std::string(NF_TEST_DATA_DIR) + "/gotest/" + file));
+  int i = 0;
+  for (const auto& m : parsed.measurements) {
+    model::Sample s;
+    s.condition = condition;
+    s.benchmark = m.benchmark;
+    s.name = m.name;
+    s.procs = m.procs;
+    s.iterations = m.iterations;
+    s.metrics = m.metrics;
+    s.index = i++;
+    out.push_back(s);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("report: cv --format summary is byte-compatible with the demo's cv-summary blocks") {
+  std::vector<model::Sample> samples;
+  add(samples, "old", "makebuffer_benchmem_count3.txt");
+  add(samples, "new", "makebuffer_cpu_1_2.txt");
+  const auto table = report::build_table(samples, {"old", "new"});
+  const std::string got = report::render_summary(table, {"# CV comparison — golden test", "# host: test"});
+  CHECK(got == slurp(std::string(NF_TEST_DATA_DIR) + "/golden/cv-summary.txt"));
+}
+
+TEST_CASE("report: warm-up samples are excluded and counted; n<2 shows a dash, never 0") {
+  std::vector<model::Sample> samples;
+  auto mk = [](std::string cond, double v, bool warm) {
+    model::Sample s;
+    s.condition = std::move(cond);
+    s.benchmark = s.name = "BenchmarkA";
+    s.metrics = {{v, "ns/op"}};
+    s.warmup = warm;
+    return s;
+  };
+  samples.push_back(mk("a", 100, true));
+  samples.push_back(mk("a", 10, false));
+  samples.push_back(mk("a", 12, false));
+  samples.push_back(mk("b", 7, false));
+  const auto t = report::build_table(samples, {"a", "b"});
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0].warmup_discarded == 1);
+  CHECK(t.rows[0].values == std::vector<double>{10, 12});
+  CHECK(t.rows[0].summary.mean == 11);
+  CHECK(t.rows[1].summary.n == 1);
+  CHECK_FALSE(t.rows[1].summary.cv_pct.has_value());
+  const std::string md = report::render_markdown(t);
+  CHECK(md.find("| b         | BenchmarkA |   1 |      7.000 |      — |     — |") != std::string::npos);
+  CHECK(md.find("- b / BenchmarkA: n=1 < 2: no stddev, CV or mean CI") != std::string::npos);
+  // The demo's summary skips a benchmark with fewer than 2 samples.
+  const std::string summary = report::render_summary(t, {});
+  CHECK(summary.find("## b\nbenchmark") != std::string::npos);
+  CHECK(summary.find("BenchmarkA                                          1") == std::string::npos);
+  const std::string csv = report::render_csv(t);
+  CHECK(csv.find("b,BenchmarkA,ns/op,1,7,,,7,") != std::string::npos);
+}
+
+TEST_CASE("report: raw files are Go benchmark format with key: value headers") {
+  model::Sample s;
+  s.condition = "idle";
+  s.benchmark = "BenchmarkA";
+  s.name = "BenchmarkA-2";
+  s.iterations = 1000;
+  s.metrics = {{11.5, "ns/op"}, {64, "B/op"}};
+  const std::string raw = report::render_gotest({s}, "idle", {{"condition", "idle"}, {"cpu", "AMD\nEPYC"}});
+  CHECK(raw == "condition: idle\ncpu: AMD EPYC\nBenchmarkA-2\t1000\t11.5 ns/op\t64 B/op\n");
+  // and our own parser reads it back
+  const auto back = parsers::parse_gotest(raw);
+  REQUIRE(back.measurements.size() == 1);
+  CHECK(back.measurements[0].metrics == s.metrics);
+  CHECK(back.config.at("condition") == "idle");
+}
+
+TEST_CASE("report: values keep 4 significant figures") {
+  CHECK(report::format_value(11.456) == "11.46");
+  CHECK(report::format_value(1.23456) == "1.235");
+  CHECK(report::format_value(123.456) == "123.5");
+  CHECK(report::format_value(123456.7) == "123457");
+  CHECK(report::format_value(0.012346) == "0.01235");
+}

@@ -1,0 +1,160 @@
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "model/errors.hpp"
+#include "runner/runner.hpp"
+
+using namespace noisefloor;
+
+namespace {
+
+// Records what the runner asked for, and prints `go test -bench` lines with predictable values.
+struct FakeEnvironment : runner::Environment {
+  std::vector<std::string> calls;
+  int exit_code = 0;
+  int fail_on_invocation = -1;
+  int cancel_after_invocations = -1;
+  int invocations = 0;
+
+  struct Scope : runner::ConditionScope {
+    FakeEnvironment& env;
+    std::string name;
+    Scope(FakeEnvironment& e, std::string n) : env(e), name(std::move(n)) {}
+    ~Scope() override { env.calls.push_back("leave " + name); }
+    runner::InvocationOutput run(const runner::Invocation& inv, const runner::LineCallback& on_line,
+                                 const runner::Cancelled&) override {
+      env.calls.push_back(fmt::format("run {} #{} {}", name, inv.number, inv.argv.back()));
+      const int count = std::stoi(inv.argv.back().substr(std::string("-test.count=").size()));
+      runner::InvocationOutput out;
+      out.exit_code = inv.number == env.fail_on_invocation ? 3 : 0;
+      if (out.exit_code) out.err = "panic: boom\ngoroutine 1";
+      for (int i = 0; i < count && !out.exit_code; ++i) {
+        const std::string line = fmt::format("BenchmarkX-2   \t1000\t{}.5 ns/op\t64 B/op\t1 allocs/op", 10 + i);
+        if (on_line) on_line(line);
+        out.out += line + "\n";
+      }
+      ++env.invocations;
+      return out;
+    }
+    void finish() override { env.calls.push_back("finish " + name); }
+    nlohmann::json describe() const override { return {{"name", name}}; }
+  };
+
+  std::unique_ptr<runner::ConditionScope> enter(const model::Condition& c) override {
+    calls.push_back("enter " + c.name);
+    return std::make_unique<Scope>(*this, c.name);
+  }
+  void cool_down(model::Seconds d, const runner::Cancelled&) override {
+    calls.push_back(fmt::format("cool {}", d.count()));
+  }
+  nlohmann::json load() override { return {{"load1", 0.0}}; }
+};
+
+struct Collect : runner::Observer {
+  std::vector<model::Sample> samples;
+  void sample(const model::Sample& s) override { samples.push_back(s); }
+};
+
+model::Experiment experiment(model::Schedule schedule, int samples, int warmup, int per_run) {
+  model::Experiment e;
+  e.name = "t";
+  e.benchmark.command = {"./b.test", "-test.bench=."};
+  e.benchmark.samples = samples;
+  e.benchmark.warmup = warmup;
+  e.benchmark.samples_per_run = per_run;
+  e.schedule = schedule;
+  e.conditions.resize(2);
+  e.conditions[0].name = "idle";
+  e.conditions[1].name = "noisy";
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("runner: sequential runs each condition in one block with one invocation") {
+  auto e = experiment(model::Schedule::sequential, 3, 1, 0);
+  e.cooldown = model::Seconds(2);
+  FakeEnvironment env;
+  Collect obs;
+  runner::RunRecord rec;
+  runner::run(e, env, obs, nullptr, rec);
+  CHECK(env.calls == std::vector<std::string>{"enter idle", "run idle #0 -test.count=4", "finish idle",
+                                              "leave idle", "cool 2", "enter noisy", "run noisy #1 -test.count=4",
+                                              "finish noisy", "leave noisy"});
+  REQUIRE(obs.samples.size() == 8);
+  CHECK(obs.samples[0].warmup);
+  CHECK_FALSE(obs.samples[1].warmup);
+  CHECK(obs.samples[1].index == 1);
+  CHECK(obs.samples[1].benchmark == "BenchmarkX");
+  CHECK(obs.samples[1].procs == 2);
+  CHECK(obs.samples[1].metrics.front().value == 11.5);
+  CHECK(obs.samples[4].condition == "noisy");
+  CHECK(rec.conditions.size() == 2);
+  CHECK(rec.samples.size() == 8);
+}
+
+TEST_CASE("runner: interleaved goes round-robin over conditions, one invocation each") {
+  const auto e = experiment(model::Schedule::interleaved, 2, 0, 1);
+  FakeEnvironment env;
+  Collect obs;
+  runner::RunRecord rec;
+  runner::run(e, env, obs, nullptr, rec);
+  std::vector<std::string> runs;
+  for (const auto& c : env.calls)
+    if (c.rfind("run ", 0) == 0) runs.push_back(c);
+  CHECK(runs == std::vector<std::string>{"run idle #0 -test.count=1", "run noisy #1 -test.count=1",
+                                         "run idle #2 -test.count=1", "run noisy #3 -test.count=1"});
+  CHECK(obs.samples.size() == 4);
+  CHECK(obs.samples[2].condition == "idle");
+  CHECK(obs.samples[2].index == 1);
+}
+
+TEST_CASE("runner: a failing benchmark names the condition and quotes stderr; samples so far are kept") {
+  const auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  FakeEnvironment env;
+  env.fail_on_invocation = 1;
+  Collect obs;
+  runner::RunRecord rec;
+  CHECK_THROWS_WITH_AS(runner::run(e, env, obs, nullptr, rec),
+                       "condition 'noisy', run 2 of 2: the benchmark exited with code 3 (0 sample(s) arrived "
+                       "before it); last lines of stderr:\n    | panic: boom\n    | goroutine 1",
+                       RunError);
+  CHECK(rec.samples.size() == 2);
+  CHECK(env.calls.back() == "leave noisy");  // the scope was torn down on the error path
+}
+
+TEST_CASE("runner: cancellation between invocations throws Interrupted and tears the scope down") {
+  const auto e = experiment(model::Schedule::interleaved, 3, 0, 1);
+  FakeEnvironment env;
+  Collect obs;
+  runner::RunRecord rec;
+  CHECK_THROWS_AS(runner::run(e, env, obs, [&] { return env.invocations >= 3; }, rec), Interrupted);
+  CHECK(rec.samples.size() == 3);
+  CHECK(env.calls.back() == "leave idle");
+}
+
+TEST_CASE("runner: plan splits samples plus warm-up into invocations") {
+  auto e = experiment(model::Schedule::sequential, 5, 1, 4);
+  const auto p = runner::plan(e);
+  REQUIRE(p.size() == 4);
+  CHECK(p[0].samples == 4);
+  CHECK(p[1].samples == 2);
+  CHECK(p[2].condition == 1);
+}
+
+TEST_CASE("runner: argv gets the format's repetition flag") {
+  model::BenchmarkSpec b;
+  b.command = {"./b"};
+  CHECK(runner::invocation_argv(b, 7) == std::vector<std::string>{"./b", "-test.count=7"});
+  b.format = model::OutputFormat::gbench_json;
+  CHECK(runner::invocation_argv(b, 3) ==
+        std::vector<std::string>{"./b", "--benchmark_repetitions=3", "--benchmark_format=json"});
+  b.format = model::OutputFormat::command;
+  CHECK(runner::invocation_argv(b, 1) == std::vector<std::string>{"./b"});
+}
+
+TEST_CASE("runner: tail_lines quotes the last lines, indented") {
+  CHECK(runner::tail_lines("a\nb\nc\n", 2) == "\n    | b\n    | c");
+  CHECK(runner::tail_lines("only", 5) == "\n    | only");
+}

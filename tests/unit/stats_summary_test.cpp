@@ -1,0 +1,432 @@
+// stats/summary: per-condition statistics against the public vectors (statistics.md §4) and the
+// edge cases of §3.2–3.4. Tolerances: 1e-12 relative for closed forms, 1e-9 with t quantiles.
+#include <doctest/doctest.h>
+
+#include <boost/math/distributions/binomial.hpp>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "model/errors.hpp"
+#include "stats/summary.hpp"
+
+namespace noisefloor::stats {
+namespace {
+
+constexpr double kClosed = 1e-12;  // closed forms
+constexpr double kT = 1e-9;        // anything with a t quantile
+
+const nlohmann::json& vectors() {
+  static const nlohmann::json json = [] {
+    const std::string path = std::string(NF_TEST_DATA_DIR) + "/stats/stats-vectors.json";
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot open " + path);
+    return nlohmann::json::parse(in);
+  }();
+  return json;
+}
+
+std::vector<double> values(const nlohmann::json& j) { return j.get<std::vector<double>>(); }
+
+// Purely relative comparison (doctest's default Approx also adds an absolute term).
+doctest::Approx rel(double expected, double tolerance) {
+  return doctest::Approx(expected).epsilon(tolerance).scale(0.0);
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+std::vector<double> iota_values(std::size_t n) {
+  std::vector<double> x(n);
+  std::iota(x.begin(), x.end(), 1.0);
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("stats summary: V1 descriptive, n = 5") {
+  const auto& v = vectors()["V1_descriptive_small"];
+  const Summary s = summarize(values(v["x"]));
+  CHECK(s.n == 5);
+  CHECK(s.mean == v["mean"].get<double>());
+  CHECK(s.median == v["median"].get<double>());
+  CHECK(s.min == 1.0);
+  CHECK(s.max == 5.0);
+  REQUIRE(s.stddev);
+  CHECK(*s.stddev == rel(v["stddev"].get<double>(), kClosed));
+  REQUIRE(s.cv_pct);
+  CHECK(*s.cv_pct == rel(v["cv_pct"].get<double>(), kClosed));
+  CHECK(s.mad == v["mad"].get<double>());
+  CHECK(t_quantile(0.975, 4) == rel(v["t_0975_df4"].get<double>(), kT));
+  CHECK(t_quantile(0.975, 4) == rel(2.7764451051977943, kT));  // mpmath, §4
+  REQUIRE(s.mean_ci);
+  CHECK(s.mean_ci->lo == rel(v["mean_ci95"][0].get<double>(), kT));
+  CHECK(s.mean_ci->hi == rel(v["mean_ci95"][1].get<double>(), kT));
+  CHECK(s.mean_ci->level == 0.95);
+  // "(-inf,+inf): n=5 < 6": no median CI, and a warning that says so.
+  CHECK_FALSE(s.median_ci);
+  CHECK_FALSE(s.median_rel_halfwidth);
+  CHECK(contains(s.warnings, "n=5 < 6: no 95% median CI"));
+  CHECK(s.band == Band::do_not_trust);
+  CHECK_FALSE(s.lag1);  // n < 8
+}
+
+TEST_CASE("stats summary: V2 timing with one outlier") {
+  const auto& v = vectors()["V2_outlier"];
+  const std::vector<double> x = values(v["x"]);
+  const Summary s = summarize(x);
+  CHECK(s.n == 10);
+  CHECK(s.mean == rel(v["mean"].get<double>(), kClosed));
+  CHECK(s.median == v["median"].get<double>());
+  REQUIRE(s.stddev);
+  CHECK(*s.stddev == rel(v["stddev"].get<double>(), kClosed));
+  REQUIRE(s.cv_pct);
+  CHECK(*s.cv_pct == rel(v["cv_pct"].get<double>(), kClosed));
+  CHECK(s.mad == v["mad"].get<double>());
+  CHECK(s.sigma_mad == rel(v["sigma_mad"].get<double>(), kClosed));
+  REQUIRE(s.rcv_pct);
+  CHECK(*s.rcv_pct == rel(v["robust_cv_pct"].get<double>(), kClosed));
+  CHECK(s.q1 == rel(v["q1_type7"].get<double>(), kClosed));
+  CHECK(s.q3 == rel(v["q3_type7"].get<double>(), kClosed));
+  CHECK(s.iqr == rel(v["iqr"].get<double>(), kClosed));
+  CHECK(s.q1 - 1.5 * s.iqr == rel(v["tukey_mild"][0].get<double>(), kClosed));
+  CHECK(s.q3 + 1.5 * s.iqr == rel(v["tukey_mild"][1].get<double>(), kClosed));
+  CHECK(s.q1 - 3.0 * s.iqr == rel(v["tukey_severe"][0].get<double>(), kClosed));
+  CHECK(s.q3 + 3.0 * s.iqr == rel(v["tukey_severe"][1].get<double>(), kClosed));
+  CHECK(s.tukey_severe == 1);  // 150
+  CHECK(s.tukey_mild == 0);
+  CHECK(t_quantile(0.975, 9) == rel(v["t_0975_df9"].get<double>(), kT));
+  REQUIRE(s.mean_ci);
+  CHECK(s.mean_ci->lo == rel(v["mean_ci95"][0].get<double>(), kT));
+  CHECK(s.mean_ci->hi == rel(v["mean_ci95"][1].get<double>(), kT));
+  REQUIRE(s.median_ci);
+  CHECK(s.median_ci->lo == v["median_ci95"][0].get<double>());
+  CHECK(s.median_ci->hi == v["median_ci95"][1].get<double>());
+  CHECK(s.median_ci->level == v["median_ci_achieved"].get<double>());
+  const auto order = median_ci_order(10);
+  REQUIRE(order);
+  CHECK(order->k == v["median_ci_orders"][0].get<std::size_t>());
+  CHECK(10 - order->k + 1 == v["median_ci_orders"][1].get<std::size_t>());
+  REQUIRE(s.median_rel_halfwidth);
+  CHECK(*s.median_rel_halfwidth == rel(0.03, kClosed));  // max(103/100 - 1, 1 - 98/100)
+
+  REQUIRE(s.modified_z.size() == 10);
+  REQUIRE(s.outliers.size() == 10);
+  for (std::size_t i = 0; i < 10; ++i) {
+    CAPTURE(i);
+    const double expected = v["modified_z"][i].get<double>();
+    if (expected == 0.0) {
+      CHECK(s.modified_z[i] == 0.0);
+    } else {
+      CHECK(s.modified_z[i] == rel(expected, kClosed));
+    }
+    const bool flagged = v["outlier_flags_modz_gt_3_5"][i].get<bool>();
+    // 150 has M = 22.5 > 10: extreme as well.
+    CHECK(s.outliers[i] == (flagged ? Outlier::extreme : Outlier::none));
+  }
+  CHECK((150.0 - s.median) / s.mad == rel(v["hyperfine_score_of_150"].get<double>(), kClosed));
+
+  // The vectors leave lag1 null; §3.2 defines it for n >= 8: Σ(dev_t dev_t+1)/Σdev² = -294/2278.
+  REQUIRE(s.lag1);
+  CHECK(*s.lag1 == rel(-294.0 / 2278.0, kClosed));
+  CHECK_FALSE(s.drift);  // 0.129 < 2/sqrt(10)
+  CHECK(s.shape);        // CV/rCV = 6.8
+  CHECK(s.band == Band::do_not_trust);
+  CHECK(s.warnings ==
+        std::vector<std::string>{
+            "heavy tail / outliers / multimodal (CV/rCV = 6.8)",
+            "1 of 10 samples are outliers (|modified z| > 3.5), 1 of them extreme (> 10)"});
+
+  std::vector<double> without;
+  for (double value : x) {
+    if (value != 150.0) without.push_back(value);
+  }
+  const Summary w = summarize(without);
+  const auto& wv = v["without_150"];
+  CHECK(w.mean == rel(wv["mean"].get<double>(), kClosed));
+  CHECK(*w.stddev == rel(wv["stddev"].get<double>(), kClosed));
+  CHECK(*w.cv_pct == rel(wv["cv_pct"].get<double>(), kClosed));
+  CHECK(w.band == Band::excellent);
+  CHECK_FALSE(w.shape);
+}
+
+TEST_CASE("stats summary: V9 stddev is two-pass, not the one-pass formula") {
+  const auto& v = vectors()["V9_numerics"];
+  const Summary s = summarize(values(v["x"]));
+  REQUIRE(s.stddev);
+  CHECK(*s.stddev == rel(v["stddev_two_pass"].get<double>(), kClosed));
+  CHECK(s.mean == 1000000002.0);
+}
+
+TEST_CASE("stats summary: V13 n = 2") {
+  const auto& v = vectors()["V13_tiny_n2"];
+  const Summary s = summarize(values(v["x"]));
+  CHECK(s.mean == v["mean"].get<double>());
+  CHECK(*s.stddev == rel(v["stddev"].get<double>(), kClosed));
+  CHECK(*s.cv_pct == rel(v["cv_pct"].get<double>(), kClosed));
+  CHECK(t_quantile(0.975, 1) == rel(v["t_0975_df1"].get<double>(), kT));
+  REQUIRE(s.mean_ci);
+  CHECK(s.mean_ci->lo == rel(v["mean_ci95"][0].get<double>(), kT));
+  CHECK(s.mean_ci->hi == rel(v["mean_ci95"][1].get<double>(), kT));
+  CHECK_FALSE(s.median_ci);  // "Median CI none"
+  CHECK(s.warnings == std::vector<std::string>{"n=2 < 6: no 95% median CI"});
+}
+
+TEST_CASE("stats summary: n = 0 has no numbers at all") {
+  const Summary s = summarize(std::vector<double>{});
+  CHECK(s.n == 0);
+  CHECK(std::isnan(s.mean));
+  CHECK(std::isnan(s.median));
+  CHECK(std::isnan(s.min));
+  CHECK(std::isnan(s.max));
+  CHECK_FALSE(s.stddev);
+  CHECK_FALSE(s.cv_pct);
+  CHECK_FALSE(s.rcv_pct);
+  CHECK_FALSE(s.mean_ci);
+  CHECK_FALSE(s.median_ci);
+  CHECK(s.outliers.empty());
+  CHECK(s.modified_z.empty());
+  CHECK(s.band == Band::insufficient);
+  CHECK(s.warnings == std::vector<std::string>{"no samples"});
+}
+
+TEST_CASE("stats summary: n = 1 has a location but no spread") {
+  const Summary s = summarize(std::vector<double>{42.5});
+  CHECK(s.n == 1);
+  CHECK(s.mean == 42.5);
+  CHECK(s.median == 42.5);
+  CHECK(s.min == 42.5);
+  CHECK(s.max == 42.5);
+  CHECK_FALSE(s.stddev);
+  CHECK_FALSE(s.cv_pct);
+  CHECK_FALSE(s.rcv_pct);
+  CHECK(std::isnan(s.mad));
+  CHECK(std::isnan(s.iqr));
+  CHECK_FALSE(s.mean_ci);
+  CHECK_FALSE(s.median_ci);
+  CHECK(s.outliers == std::vector<Outlier>{Outlier::none});
+  CHECK(s.modified_z.empty());
+  CHECK(s.band == Band::insufficient);
+  CHECK(s.warnings ==
+        std::vector<std::string>{"n=1 < 2: no stddev, CV or mean CI", "n=1 < 6: no 95% median CI"});
+}
+
+TEST_CASE("stats summary: MAD = 0 falls back to the MeanAD") {
+  const Summary s = summarize(std::vector<double>{10, 10, 10, 11, 10, 10, 10});
+  CHECK(s.mad == 0.0);
+  CHECK(s.sigma_mad == 0.0);
+  REQUIRE(s.rcv_pct);
+  CHECK(*s.rcv_pct == 0.0);
+  // MeanAD = 1/7, so M(11) = 1 / (1.2533141 / 7): an outlier, not extreme (hyperfine's epsilon
+  // division would call it extreme).
+  REQUIRE(s.modified_z.size() == 7);
+  CHECK(s.modified_z[3] == rel(7.0 / 1.2533141, kClosed));
+  CHECK(s.modified_z[0] == 0.0);
+  CHECK(s.outliers == std::vector<Outlier>{Outlier::none, Outlier::none, Outlier::none,
+                                           Outlier::outlier, Outlier::none, Outlier::none,
+                                           Outlier::none});
+  CHECK(s.shape);              // all the CV comes from one value; rCV = 0
+  CHECK(s.tukey_severe == 1);  // IQR = 0: any differing value is outside the fences
+  CHECK(contains(s.warnings, "heavy tail / outliers / multimodal (CV = 3.73% with rCV = 0)"));
+  CHECK(contains(s.warnings,
+                 "1 of 7 samples are outliers (|modified z| > 3.5), 0 of them extreme (> 10)"));
+}
+
+TEST_CASE("stats summary: all-equal samples have zero spread and no outliers") {
+  const Summary s = summarize(std::vector<double>(8, 3.25));
+  CHECK(*s.stddev == 0.0);
+  CHECK(*s.cv_pct == 0.0);
+  CHECK(*s.rcv_pct == 0.0);
+  CHECK(s.modified_z.empty());  // MAD = MeanAD = 0: undefined scores, no flags
+  CHECK(s.outliers == std::vector<Outlier>(8, Outlier::none));
+  CHECK_FALSE(s.lag1);  // no variance
+  CHECK_FALSE(s.shape);
+  CHECK(s.band == Band::excellent);
+  REQUIRE(s.median_ci);
+  CHECK(s.median_ci->lo == 3.25);
+  CHECK(*s.median_rel_halfwidth == 0.0);
+  CHECK(s.warnings.empty());
+}
+
+TEST_CASE("stats summary: median CI order statistics") {
+  struct Row {
+    std::size_t n, k;
+    double level;
+  };
+  // Exact rationals (Python fractions) for the equal-tailed rule; 8 and 11 are where benchstat's
+  // greedy rule differs.
+  const Row rows[] = {{6, 1, 0.96875},
+                      {8, 1, 0.9921875},
+                      {11, 2, 0.98828125},
+                      {30, 10, 0.9572260547429323},
+                      {31, 10, 0.9705506265163422},
+                      {50, 18, 0.9671608624357315},
+                      {60, 22, 0.972659866131922},
+                      {61, 23, 0.9603829851015003},   // exact integer sums end at n = 62
+                      {100, 40, 0.9647997997822951},  // log-space sums
+                      {1000, 469, 0.9537088026395019},
+                      {100000, 49690, 0.9504442853304751}};
+  for (const Row& row : rows) {
+    CAPTURE(row.n);
+    const auto order = median_ci_order(row.n);
+    REQUIRE(order);
+    CHECK(order->k == row.k);
+    CHECK(order->level == rel(row.level, kClosed));
+  }
+  for (std::size_t n = 1; n <= 5; ++n) CHECK_FALSE(median_ci_order(n));
+  CHECK_FALSE(median_ci_order(0));
+  // 90%: n = 5 is enough ([min, max] has level 15/16).
+  const auto ninety = median_ci_order(5, 0.90);
+  REQUIRE(ninety);
+  CHECK(ninety->k == 1);
+  CHECK(ninety->level == 0.9375);
+
+  for (std::size_t n : {6u, 8u, 11u, 1000u}) {
+    CAPTURE(n);
+    // Values in reverse run order: the CI is taken from the sorted copy.
+    std::vector<double> x = iota_values(n);
+    std::reverse(x.begin(), x.end());
+    const Summary s = summarize(x);
+    const auto order = median_ci_order(n);
+    REQUIRE(s.median_ci);
+    CHECK(s.median_ci->lo == static_cast<double>(order->k));
+    CHECK(s.median_ci->hi == static_cast<double>(n - order->k + 1));
+    CHECK(s.median_ci->level == order->level);
+  }
+}
+
+TEST_CASE("stats summary: binomial tails") {
+  CHECK(binomial_half_cdf(8, 0) == 1.0 / 256);
+  CHECK(binomial_half_cdf(10, 1) == 11.0 / 1024);
+  CHECK(binomial_half_cdf(10, 10) == 1.0);
+  CHECK(binomial_half_cdf(62, 30) ==
+        rel(boost::math::cdf(boost::math::binomial(62, 0.5), 30.0), 1e-13));
+  for (std::size_t k : {20u, 40u, 50u, 60u, 90u}) {
+    CAPTURE(k);
+    const double expected =
+        boost::math::cdf(boost::math::binomial(100, 0.5), static_cast<double>(k));
+    CHECK(binomial_half_cdf(100, k) == rel(expected, 1e-12));
+  }
+}
+
+TEST_CASE("stats summary: drift from the lag-1 autocorrelation") {
+  // 1..10: r1 = 57.75/82.5 = 0.7 > 2/sqrt(10) = 0.632.
+  const Summary s = summarize(iota_values(10));
+  REQUIRE(s.lag1);
+  CHECK(*s.lag1 == rel(0.7, kClosed));
+  CHECK(s.drift);
+  CHECK(s.warnings == std::vector<std::string>{"drift: lag-1 autocorrelation 0.70 > 0.63"});
+  // Alternating values: strongly negative r1.
+  const Summary alt = summarize(std::vector<double>{1, 3, 1, 3, 1, 3, 1, 3});
+  CHECK(*alt.lag1 == rel(-7.0 / 8.0, kClosed));
+  CHECK(alt.drift);
+  CHECK(contains(alt.warnings, "drift: lag-1 autocorrelation -0.88 < -0.71"));
+  CHECK_FALSE(summarize(iota_values(7)).lag1);  // n < 8
+}
+
+TEST_CASE("stats summary: CV bands") {
+  CHECK(band_for_cv(std::nullopt) == Band::insufficient);
+  CHECK(band_for_cv(0.0) == Band::excellent);
+  CHECK(band_for_cv(2.0) == Band::excellent);
+  CHECK(band_for_cv(std::nextafter(2.0, 3.0)) == Band::acceptable);
+  CHECK(band_for_cv(5.0) == Band::acceptable);
+  CHECK(band_for_cv(5.01) == Band::noisy);
+  CHECK(band_for_cv(10.0) == Band::noisy);
+  CHECK(band_for_cv(std::nextafter(10.0, 11.0)) == Band::do_not_trust);
+  CHECK(to_string(Band::excellent) == "excellent");
+  CHECK(to_string(Band::acceptable) == "acceptable");
+  CHECK(to_string(Band::noisy) == "noisy");
+  CHECK(to_string(Band::do_not_trust) == "do not trust");
+  CHECK(to_string(Band::insufficient) == "insufficient");
+  // mean <= 0: no CV, so no band.
+  const Summary s = summarize(std::vector<double>{-1, 1, -2, 2});
+  CHECK_FALSE(s.cv_pct);
+  CHECK(s.band == Band::insufficient);
+  CHECK(contains(s.warnings, "mean <= 0: no CV"));
+  CHECK(contains(s.warnings, "median <= 0: no rCV"));
+}
+
+TEST_CASE("stats summary: confidence level is a parameter") {
+  const Summary s = summarize(iota_values(5), 0.90);
+  REQUIRE(s.median_ci);
+  CHECK(s.median_ci->lo == 1.0);
+  CHECK(s.median_ci->hi == 5.0);
+  CHECK(s.median_ci->level == 0.9375);
+  REQUIRE(s.mean_ci);
+  CHECK(s.mean_ci->level == 0.90);
+  CHECK(s.mean_ci->hi - 3.0 == rel(t_quantile(0.95, 4) * std::sqrt(2.5) / std::sqrt(5.0), kT));
+  CHECK_THROWS_AS(summarize(iota_values(5), 1.0), Error);
+  CHECK_THROWS_AS(summarize(iota_values(5), 0.0), Error);
+}
+
+TEST_CASE("stats summary: non-finite samples are rejected") {
+  CHECK_THROWS_WITH_AS(summarize(std::vector<double>{1.0, NAN}),
+                       "stats: sample 2 is not a finite number ('nan')", Error);
+  CHECK_THROWS_AS(summarize(std::vector<double>{INFINITY}), Error);
+}
+
+TEST_CASE("stats summary: to_json and summary_from_json round trip") {
+  const Summary s = summarize(values(vectors()["V2_outlier"]["x"]));
+  const nlohmann::json j = to_json(s);
+  CHECK(j["n"] == 10);
+  CHECK(j["band"] == "do not trust");
+  CHECK(j["median_ci"]["lo"] == 98.0);
+  CHECK(j["median_ci"]["level"] == 0.978515625);
+  CHECK(j["outliers"][8] == "extreme");
+  CHECK(j["outliers"][0] == "none");
+  CHECK(j["tukey_severe"] == 1);
+  CHECK(j["shape"] == true);
+  CHECK(j["drift"] == false);
+  CHECK(j["warnings"].size() == 2);
+
+  const Summary back = summary_from_json(j);
+  CHECK(to_json(back) == j);
+  CHECK(back.n == s.n);
+  CHECK(back.mean == s.mean);
+  CHECK(back.stddev == s.stddev);
+  CHECK(back.median_ci->hi == s.median_ci->hi);
+  CHECK(back.outliers == s.outliers);
+  CHECK(back.modified_z == s.modified_z);
+  CHECK(back.lag1 == s.lag1);
+  CHECK(back.band == s.band);
+  CHECK(back.warnings == s.warnings);
+
+  // Undefined values are null, and come back undefined.
+  const Summary one = summarize(std::vector<double>{7.0});
+  const nlohmann::json j1 = to_json(one);
+  CHECK(j1["stddev"].is_null());
+  CHECK(j1["cv_pct"].is_null());
+  CHECK(j1["mad"].is_null());
+  CHECK(j1["mean_ci"].is_null());
+  CHECK(j1["lag1"].is_null());
+  CHECK(j1["band"] == "insufficient");
+  const Summary one_back = summary_from_json(j1);
+  CHECK_FALSE(one_back.stddev);
+  CHECK(std::isnan(one_back.mad));
+  CHECK_FALSE(one_back.mean_ci);
+  CHECK(to_json(one_back) == j1);
+
+  const nlohmann::json j0 = to_json(summarize(std::vector<double>{}));
+  CHECK(j0["mean"].is_null());
+  CHECK(to_json(summary_from_json(j0)) == j0);
+
+  // Through text as well (what the results file stores).
+  CHECK(to_json(summary_from_json(nlohmann::json::parse(j.dump()))) == j);
+
+  nlohmann::json missing = j;
+  missing.erase("median");
+  CHECK_THROWS_WITH_AS(summary_from_json(missing), "summary json: missing key 'median'",
+                       ParseError);
+  nlohmann::json bad_band = j;
+  bad_band["band"] = "stable";
+  CHECK_THROWS_AS(summary_from_json(bad_band), ParseError);
+  nlohmann::json bad_type = j;
+  bad_type["mean"] = "105";
+  CHECK_THROWS_WITH_AS(summary_from_json(bad_type),
+                       "summary json: key 'mean' must be a number or null", ParseError);
+}
+
+}  // namespace noisefloor::stats
