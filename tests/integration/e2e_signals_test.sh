@@ -10,7 +10,7 @@ write_experiment sig.yaml sig 50 3000000x "  - name: noisy
 "$NF" run sig.yaml --results "$WORK/results" >out.txt 2>err.txt &
 pid=$!
 run_dir=""
-for _ in $(seq 600); do run_dir=$(ls -d "$WORK"/results/sig/2* 2>/dev/null | head -1); [[ -n "$run_dir" ]] && break; sleep 0.1; done
+for _ in $(seq 600); do run_dir=$(ls -d "$WORK"/results/sig/2* 2>/dev/null | head -1 || true); [[ -n "$run_dir" ]] && break; sleep 0.1; done
 [[ -n "$run_dir" ]] || fail "no run directory appeared"
 wait_lines "$run_dir/samples.jsonl" 2
 [[ -n "$(spinners_of $pid)" ]] || fail "no spinner running during the noisy condition"
@@ -30,7 +30,7 @@ contains err.txt 'interrupted'
 "$NF" run sig.yaml --results "$WORK/results2" >/dev/null 2>&1 &
 pid=$!
 run_dir=""
-for _ in $(seq 600); do run_dir=$(ls -d "$WORK"/results2/sig/2* 2>/dev/null | head -1); [[ -n "$run_dir" ]] && break; sleep 0.1; done
+for _ in $(seq 600); do run_dir=$(ls -d "$WORK"/results2/sig/2* 2>/dev/null | head -1 || true); [[ -n "$run_dir" ]] && break; sleep 0.1; done
 wait_lines "$run_dir/samples.jsonl" 1
 spin=$(spinners_of $pid)
 [[ -n "$spin" ]] || fail "no spinner before SIGKILL"

@@ -1,7 +1,7 @@
 # Shared helpers for the end-to-end tests: each test gets its own temporary directory, the real
 # noisefloor binary ($NF), the demo benchmark built once into $WORK, and checks that fail loudly.
 set -euo pipefail
-NF="${NF:?set NF to the noisefloor binary}"
+NF="$(realpath "${NF:?set NF to the noisefloor binary}")"
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 WORK="$(mktemp -d /tmp/nf-e2e.XXXXXX)"
 export GOCACHE="${GOCACHE:-/tmp/noisefloor-gocache}"

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The pinned-container condition end to end, against the real engine: the three-row table with
+# verified limits, image reuse, static and dynamic auto images, OOM, timeout, SIGINT, gc.
+source "$(dirname "$0")/lib.sh"
+SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
+if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
+  [[ "${CI:-}" == true ]] && fail "no Docker engine answers at $SOCK (CI=true: this is a failure)"
+  echo "docker e2e skipped: no engine at $SOCK"; exit 77
+fi
+# Containers carrying label $1 (e.g. noisefloor.run=<id>), all states.
+containers_labelled() {
+  curl -s --unix-socket "$SOCK" -G http://localhost/containers/json --data-urlencode all=1 \
+    --data-urlencode "filters={\"label\":[\"$1\"]}" | grep -o '"Id":"[0-9a-f]*"' || true
+}
+cd "$WORK"
+(cd "$REPO/tests/integration/hog" && CGO_ENABLED=0 go build -o "$WORK/hog" .)
+
+# --- the demo's three conditions, short ---
+write_experiment trust.yaml trust 3 2000x "  - name: idle
+  - name: noisy
+    spinners: all
+  - name: pinned
+    spinners: all
+    container: {cpuset: \"0\", cpus: 1, memory: 512m}"
+"$NF" run trust.yaml --results "$WORK/results" >out.txt 2>err.txt || { cat err.txt >&2; fail "trust run failed"; }
+dir="$WORK/results/trust/latest"
+for c in idle noisy pinned; do contains out.txt "| $c "; done
+contains "$dir/run.json" '"mismatches": []'
+contains "$dir/run.json" '"cpuset": "0"'
+contains "$dir/run.json" '"cfs_quota_us": 100000'
+contains "$dir/run.json" '"memory_limit": 536870912'
+contains "$dir/run.json" '"nproc": 1'
+contains "$dir/fingerprint.json" '"server_version"'
+contains "$dir/fingerprint.json" '"cgroup_version"'
+contains "$dir/pinned.txt" 'container-cpuset: 0'
+grep -q '^BenchmarkMakeBuffer_Correct	' "$dir/pinned.txt" || fail "pinned: GOMAXPROCS should be 1 (no -N suffix)"
+[[ -z "$(containers_labelled noisefloor.run)" ]] || fail "a container was left behind"
+# the second run reuses the image built from the unchanged binary
+"$NF" run trust.yaml --results "$WORK/results" >/dev/null 2>err2.txt || { cat err2.txt >&2; fail "second run"; }
+contains err2.txt '(reused, unchanged binary)'
+
+# --- auto image from a dynamic executable (/bin/true: loader + libc) ---
+cat >dyn.yaml <<YAML
+name: dyn
+benchmark: {command: [/bin/true], format: command, samples: 2}
+conditions:
+  - name: boxed
+    container: {cpuset: "0", memory: 64m}
+YAML
+"$NF" run dyn.yaml --results "$WORK/results" >out3.txt 2>err3.txt || { cat err3.txt >&2; fail "dynamic auto image"; }
+contains err3.txt 'dynamic executable with its libraries'
+contains out3.txt '| boxed '
+
+# --- OOM: 256 MiB touched under a 16 MiB limit ---
+cat >oom.yaml <<YAML
+name: oom
+benchmark: {command: [$WORK/hog, alloc], format: command, samples: 2, timeout: 60s}
+conditions:
+  - name: tiny
+    container: {memory: 16m}
+YAML
+set +e; "$NF" run oom.yaml --results "$WORK/results" >/dev/null 2>err4.txt; code=$?; set -e
+[[ $code -eq 1 ]] || { cat err4.txt; fail "OOM: exit code $code, expected 1"; }
+contains err4.txt "condition 'tiny': the benchmark was OOM-killed"
+[[ -z "$(containers_labelled noisefloor.run)" ]] || fail "OOM: container left behind"
+
+# --- timeout: the container is killed and removed ---
+cat >hang.yaml <<YAML
+name: hang
+benchmark: {command: [$WORK/hog, sleep], format: command, samples: 2, timeout: 2s}
+conditions:
+  - name: stuck
+    container: {cpuset: "0"}
+YAML
+set +e; "$NF" run hang.yaml --results "$WORK/results" >/dev/null 2>err5.txt; code=$?; set -e
+[[ $code -eq 1 ]] || { cat err5.txt; fail "timeout: exit code $code, expected 1"; }
+contains err5.txt "condition 'stuck', run 1 of 2: the benchmark timed out"
+[[ -z "$(containers_labelled noisefloor.run)" ]] || fail "timeout: container left behind"
+
+# --- SIGINT during a container condition: no container, no spinner ---
+cat >int.yaml <<YAML
+name: int
+benchmark: {command: [$WORK/hog, sleep], format: command, samples: 2, timeout: 60s}
+conditions:
+  - name: boxed
+    spinners: 1
+    container: {cpuset: "0"}
+YAML
+"$NF" run int.yaml --results "$WORK/results" >/dev/null 2>err6.txt &
+pid=$!
+for _ in $(seq 300); do [[ -n "$(containers_labelled noisefloor.run)" ]] && break; sleep 0.1; done
+[[ -n "$(containers_labelled noisefloor.run)" ]] || { cat err6.txt; fail "no container started"; }
+[[ -n "$(spinners_of $pid)" ]] || fail "no spinner during the container condition"
+kill -INT "$pid"
+set +e; wait "$pid"; code=$?; set -e
+[[ $code -eq 130 ]] || { cat err6.txt; fail "SIGINT: exit code $code, expected 130"; }
+[[ -z "$(containers_labelled noisefloor.run)" ]] || fail "SIGINT: container left behind"
+[[ -z "$(spinners_of $pid)" ]] || fail "SIGINT: spinner left behind"
+
+# --- SIGKILL leaves the container; gc removes it and says so ---
+"$NF" run int.yaml --results "$WORK/results" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do [[ -n "$(containers_labelled noisefloor.run)" ]] && break; sleep 0.1; done
+kill -KILL "$pid"; wait "$pid" 2>/dev/null || true
+[[ -n "$(containers_labelled noisefloor.run)" ]] || fail "expected the SIGKILLed run's container to remain"
+"$NF" gc >gc.txt
+contains gc.txt 'removed 1 container(s) left by earlier runs'
+[[ -z "$(containers_labelled noisefloor.run)" ]] || fail "gc left a container"
+"$NF" gc >gc2.txt
+contains gc2.txt 'nothing to remove'
+
+# --- an unreachable engine is one clear line ---
+set +e; DOCKER_HOST=unix:///nonexistent.sock "$NF" run trust.yaml --results "$WORK/r9" >/dev/null 2>err7.txt; code=$?; set -e
+[[ $code -eq 1 ]] || fail "unreachable engine: exit code $code"
+contains err7.txt 'cannot reach the Docker engine at unix:///nonexistent.sock'
+check "nothing written without an engine" test ! -e "$WORK/r9"
+echo "e2e docker: ok"

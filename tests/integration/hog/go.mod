@@ -1,0 +1,3 @@
+module noisefloor.dev/tests/hog
+
+go 1.19
