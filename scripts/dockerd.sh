@@ -59,6 +59,7 @@ else
 fi
 
 dockerd_bin=$(command -v dockerd || true)
+[ -n "$dockerd_bin" ] || { [ -x /usr/sbin/dockerd ] && dockerd_bin=/usr/sbin/dockerd; } || true
 [ -n "$dockerd_bin" ] || die "no docker engine answers at unix://$socket and dockerd is not installed (apt-get install docker.io)"
 
 command_line="setsid nohup $dockerd_bin ${args[*]} >>$log_file 2>&1 </dev/null &"
