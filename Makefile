@@ -5,6 +5,7 @@ BUILD_TYPE ?= RelWithDebInfo
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 NOISEFLOOR := $(BUILD_DIR)/noisefloor
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all build configure test unit install bench bench-docker cv deps engine clean format
 

@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("experiment", run.experiment, "experiment file (YAML)")->required();
   run_cmd->add_option("--results", run.results_root, "where result directories go")->capture_default_str();
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress output");
+  run_cmd->add_option("--anchor", run.anchor,
+                      "an earlier clean result of the same machine: print how contended this run was");
 
   std::vector<std::string> validate_files;
   auto* validate_cmd = app.add_subcommand("validate", "check experiment files without running them");

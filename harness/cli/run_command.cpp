@@ -11,16 +11,19 @@
 #include "cli/commands.hpp"
 #include "cli/fingerprint_view.hpp"
 #include "cli/progress.hpp"
+#include "fingerprint/compare.hpp"
 #include "fingerprint/host.hpp"
 #include "hash/sha256.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
 #include "process/process.hpp"
+#include "report/paired.hpp"
 #include "report/table.hpp"
 #include "results/results.hpp"
 #include "runner/container_scope.hpp"
 #include "runner/host_environment.hpp"
 #include "runner/runner.hpp"
+#include "stats/summary.hpp"
 
 namespace noisefloor {
 extern const char* const kVersion;
@@ -122,12 +125,56 @@ std::vector<std::pair<std::string, std::string>> raw_config(const model::Experim
   return cfg;
 }
 
+// How clean each condition's room was (statistics.md §3.6): any load → CONTENDED-PAIRED.
+std::map<std::string, std::string> condition_labels(const model::Experiment& e, const nlohmann::json& fp) {
+  const bool not_ready = fact(fp, "/doctor/grade") == "not ready";
+  std::map<std::string, std::string> labels;
+  for (const auto& c : e.conditions)
+    labels[c.name] = (c.spinners || not_ready) ? report::kContendedPaired : report::kMeasuredClean;
+  return labels;
+}
+
+// Everything the run prints and saves as markdown: the condition table, the paired comparison,
+// how adaptive stopping went.
+struct Tables {
+  report::Table table;
+  std::optional<report::PairedTable> paired;
+  nlohmann::json adaptive;
+};
+
+Tables build_tables(const model::Experiment& e, const nlohmann::json& fp, const runner::RunRecord& record) {
+  std::vector<std::string> order;
+  for (const auto& c : e.conditions) order.push_back(c.name);
+  Tables t{report::build_table(record.samples, order), std::nullopt, record.adaptive};
+  if (e.paired())
+    t.paired = report::build_paired(record.samples, e.variants.front().name, e.comparison.threshold,
+                                    condition_labels(e, fp));
+  return t;
+}
+
+std::string render_tables(const Tables& t) {
+  std::string md = report::render_markdown(t.table);
+  if (t.paired)
+    md += "\n## Paired comparison (variant / baseline, back to back in every repeat)\n\n" +
+          report::render_paired_markdown(*t.paired);
+  if (!t.adaptive.empty()) {
+    md += "\nsamples: auto (adaptive stopping; CIs after optional stopping are approximate):\n";
+    for (const auto& [cond, a] : t.adaptive.items())
+      md += fmt::format("- {}: {} after {} samples, 99% half-width {} (target {:.2f}%, stopped by {})\n", cond,
+                        a.value("converged", false) ? "converged" : "NOT converged", a.value("samples", 0),
+                        a["halfwidth"].is_number() ? fmt::format("{:.2f}%", 100 * a["halfwidth"].get<double>()) : "—",
+                        100 * a.value("target", 0.0), a.value("stopped_by", ""));
+  }
+  return md;
+}
+
 void finalize(results::RunDirectory& dir, const model::Experiment& e, const nlohmann::json& fp,
               const runner::RunRecord& record, const std::string& status, const std::string& error,
               const std::string& started, const std::string& command_line) {
   std::vector<std::string> order;
   for (const auto& c : e.conditions) order.push_back(c.name);
-  const report::Table table = report::build_table(record.samples, order);
+  const Tables tables = build_tables(e, fp, record);
+  const report::Table& table = tables.table;
   std::vector<std::string> benchmarks;
   for (const auto& r : table.rows)
     if (std::find(benchmarks.begin(), benchmarks.end(), r.benchmark) == benchmarks.end()) benchmarks.push_back(r.benchmark);
@@ -154,13 +201,62 @@ void finalize(results::RunDirectory& dir, const model::Experiment& e, const nloh
                             {"run", {{"id", dir.id()}, {"status", status}, {"started_utc", started}, {"finished_utc", utc_now()}}},
                             {"table", report::render_json(table)},
                             {"warnings", record.warnings}};
+  if (tables.paired) {
+    const nlohmann::json p = report::render_paired_json(*tables.paired);
+    summary["paired"] = p["paired"];
+    summary["aa"] = p["aa"];
+    summary["comparison"] = {{"baseline", e.variants.front().name},
+                             {"aa", e.comparison.aa},
+                             {"threshold", e.comparison.threshold}};
+  }
+  if (!tables.adaptive.empty()) summary["adaptive"] = tables.adaptive;
   dir.write("summary.json", summary.dump(2) + "\n");
   std::string md = fmt::format("# {}\n\n", e.name);
   if (!e.description.empty()) md += e.description + "\n\n";
   md += fmt::format("{} · run {} · {}\n\n", fact(fp, "/host/one_line"), dir.id(), status);
-  md += report::render_markdown(table);
+  md += render_tables(tables);
   dir.write("table.md", md);
   dir.write("cv-summary.txt", report::render_summary(table, summary_header(e, fp, benchmarks)));
+}
+
+// The sanity anchor (statistics.md §3.6): this run's baseline against the baseline of a clean
+// earlier run with the same fingerprint, per condition: "baseline 1.6–1.9× slower than anchor".
+std::string anchor_report(const model::Experiment& e, const nlohmann::json& fp, const runner::RunRecord& record,
+                          const std::string& anchor_path) {
+  const results::LoadedRun anchor = results::load_run(anchor_path);
+  const std::string baseline = e.paired() ? e.variants.front().name : "";
+  // The anchor's clean baseline: its first condition without spinners.
+  std::string clean;
+  for (const auto& rec : anchor.run.value("condition_records", nlohmann::json::array()))
+    if (!rec.value("setup", nlohmann::json::object()).contains("spinners")) {
+      clean = rec.value("condition", "");
+      break;
+    }
+  if (clean.empty() && !anchor.conditions.empty()) clean = anchor.conditions.front();
+  std::map<std::string, std::vector<double>> anchor_values;  // benchmark -> values
+  for (const auto& s : anchor.samples)
+    if (s.condition == clean && !s.warmup && s.variant == baseline && !s.metrics.empty())
+      anchor_values[s.benchmark].push_back(s.metrics.front().value);
+  std::string out = fmt::format("anchor: {} (condition '{}', its baseline{})\n", anchor.dir.string(), clean,
+                                baseline.empty() ? "" : " '" + baseline + "'");
+  for (const auto& d : fingerprint::differences(anchor.fingerprint, fp))
+    if (d.moves_benchmarks)
+      out += fmt::format("  warning: not the same room: {} differs ({} vs {})\n", d.field, d.a, d.b);
+  for (const auto& c : e.conditions) {
+    for (const auto& [bench, values] : anchor_values) {
+      std::vector<double> ratios;
+      const double ref = stats::median(values);
+      for (const auto& s : record.samples)
+        if (s.condition == c.name && s.benchmark == bench && s.variant == baseline && !s.warmup && !s.metrics.empty())
+          ratios.push_back(s.metrics.front().value / ref);
+      if (ratios.empty()) continue;
+      std::sort(ratios.begin(), ratios.end());
+      const double med = stats::median(ratios);
+      out += fmt::format("  {} / {}: baseline {:.2f}–{:.2f}× {} than anchor (median {:.2f}×)\n", c.name, bench,
+                         ratios.front(), ratios.back(), med >= 1 ? "slower" : "faster", med);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -205,6 +301,13 @@ void validate_command(const std::vector<std::string>& files) {
 std::string run_command(const RunOptions& o, const Cancelled& cancelled) {
   model::Experiment e = load_experiment(o.experiment);
   resolve_paths(e);
+  if (!o.anchor.empty()) {
+    try {
+      results::load_run(o.anchor);  // a bad anchor is a usage error, found before anything runs
+    } catch (const RunError& err) {
+      throw ConfigError(fmt::format("--anchor: {}", err.what()));
+    }
+  }
   const std::string started = utc_now();
 
   // Containers are checked against the engine before anything is built or written.
@@ -256,10 +359,12 @@ std::string run_command(const RunOptions& o, const Cancelled& cancelled) {
   }
   dir.point_latest();
 
-  std::vector<std::string> order;
-  for (const auto& c : e.conditions) order.push_back(c.name);
-  const report::Table table = report::build_table(record.samples, order);
-  std::printf("\n%s\n", report::render_markdown(table).c_str());
+  std::printf("\n%s\n", render_tables(build_tables(e, fp, record)).c_str());
+  if (!o.anchor.empty()) {
+    const std::string a = anchor_report(e, fp, record, o.anchor);
+    std::printf("%s", a.c_str());
+    dir.write("anchor.txt", a);
+  }
   for (const auto& w : record.warnings) std::printf("warning: %s\n", w.c_str());
   std::printf("results: %s\n", dir.path().c_str());
   return dir.path().string();

@@ -16,11 +16,13 @@ namespace {
 
 using model::SourceMark;
 
-const std::vector<std::string> kTopKeys = {"name",       "description", "benchmark",
-                                           "conditions", "schedule",    "cooldown"};
+const std::vector<std::string> kTopKeys = {"name",     "description", "benchmark", "conditions",
+                                           "schedule", "cooldown",    "variants",  "comparison"};
 const std::vector<std::string> kBenchmarkKeys = {"build",   "command", "format",          "samples",
                                                  "warmup",  "timeout", "samples_per_run", "env",
-                                                 "workdir"};
+                                                 "workdir", "precision", "max_samples", "time_budget"};
+const std::vector<std::string> kVariantKeys = {"name", "command", "args"};
+const std::vector<std::string> kComparisonKeys = {"baseline", "aa", "threshold", "design"};
 const std::vector<std::string> kConditionKeys = {"name", "spinners", "affinity", "nice", "container"};
 const std::vector<std::string> kSpinnerKeys = {"count", "cpus", "nice"};
 const std::vector<std::string> kContainerKeys = {"image",   "cpuset", "cpus", "memory",    "memory_swap",
@@ -223,6 +225,18 @@ class Reader {
     if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
 
     finish_benchmark(exp, bench);
+    exp.adaptive = adaptive_;
+    if (const YAML::Node v = root["variants"]) read_variants(v, exp);
+    if (const YAML::Node c = root["comparison"]) {
+      if (exp.variants.empty()) fail(c, "comparison: only with variants (there is nothing to compare)");
+      read_comparison(c, exp);
+    }
+    // Paired repeats and adaptive stopping decide after every sample: one sample per invocation.
+    if (exp.paired() || exp.adaptive) {
+      if (const YAML::Node spr = bench["samples_per_run"]; spr && exp.benchmark.samples_per_run != 1)
+        fail(spr, "benchmark.samples_per_run: variants and samples: auto take one sample per run; use 1");
+      exp.benchmark.samples_per_run = 1;
+    }
 
     const YAML::Node conds = root["conditions"];
     if (!conds) fail(root, "missing key \"conditions\": list at least one, e.g. conditions: [{name: idle}]");
@@ -263,8 +277,27 @@ class Reader {
       else fail(f, fmt::format("benchmark.format: expected gotest, gbench-json or command, got {}", quote(v)));
     }
     if (const YAML::Node s = node["samples"]) {
-      b.samples = static_cast<int>(get_int(s, "benchmark.samples", 2, "a whole number of samples ≥ 2"));
-      if (b.samples > 100000) fail(s, "benchmark.samples: at most 100000");
+      if (s.IsScalar() && s.Scalar() == "auto") {
+        adaptive_.emplace();
+      } else {
+        b.samples = static_cast<int>(
+            get_int(s, "benchmark.samples", 2, "a whole number of samples ≥ 2 or auto"));
+        if (b.samples > 100000) fail(s, "benchmark.samples: at most 100000");
+      }
+    }
+    for (const char* key : {"precision", "max_samples", "time_budget"}) {
+      if (node[key] && !adaptive_)
+        fail(node[key], fmt::format("benchmark.{}: only with samples: auto", key));
+    }
+    if (adaptive_) {
+      if (const YAML::Node p = node["precision"]) adaptive_->precision = get_percent(p, "benchmark.precision");
+      if (const YAML::Node m = node["max_samples"]) {
+        adaptive_->max_samples =
+            static_cast<int>(get_int(m, "benchmark.max_samples", adaptive_->min_samples,
+                                     fmt::format("a whole number ≥ {}", adaptive_->min_samples)));
+      }
+      if (const YAML::Node t = node["time_budget"]) adaptive_->budget = get_duration(t, "benchmark.time_budget");
+      b.samples = adaptive_->min_samples;
     }
     if (const YAML::Node w = node["warmup"])
       b.warmup = static_cast<int>(get_int(w, "benchmark.warmup", 0, "a whole number ≥ 0"));
@@ -310,6 +343,85 @@ class Reader {
                                                  quote(a)));
         }
       }
+    }
+  }
+
+  double get_percent(const YAML::Node& node, std::string_view path) const {
+    std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    if (!text.empty() && text.back() == '%') text.pop_back();
+    double value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size() || !(value > 0) || value >= 100)
+      fail(node, fmt::format("{}: expected a percentage such as 1% or 0.5%, got {}", path, describe(node)));
+    return value / 100;
+  }
+
+  void read_variants(const YAML::Node& node, model::Experiment& exp) {
+    if (!node.IsSequence() || node.size() < 1)
+      fail(node, "variants: expected a list such as - {name: base} - {name: fast, args: [--fast]}");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node v = node[i];
+      const std::string path = fmt::format("variants[{}]", i);
+      require_map(v, path);
+      check_keys(v, kVariantKeys, path);
+      model::Variant var;
+      var.mark = mark_of(v);
+      if (!v["name"]) fail(v, fmt::format("missing key \"name\" in {}: every variant needs a unique name", path));
+      var.name = get_string(v["name"], path + ".name");
+      if (!is_safe_name(var.name))
+        fail(v["name"], fmt::format("{}.name: {} is not safe as a file name (use letters, digits, '.', '_' and '-')",
+                                    path, quote(var.name)));
+      if (!names.insert(var.name).second)
+        fail(v["name"], fmt::format("{}.name: duplicate variant name {}", path, quote(var.name)));
+      if (v["command"] && v["args"])
+        fail(v["args"], fmt::format("{}: give either command or args (args are appended to benchmark.command)", path));
+      if (v["command"]) {
+        var.command = get_argv(v["command"], path + ".command");
+      } else {
+        var.command = exp.benchmark.command;
+        if (const YAML::Node a = v["args"]) {
+          if (!a.IsSequence()) fail(a, fmt::format("{}.args: expected a list of arguments", path));
+          for (const auto& item : a) {
+            if (!item.IsScalar()) fail(item, fmt::format("{}.args: each argument must be a string", path));
+            var.command.push_back(item.Scalar());
+          }
+        }
+      }
+      exp.variants.push_back(std::move(var));
+    }
+    if (exp.variants.size() < 2)
+      fail(node, "variants: name a baseline and at least one other variant to compare with it");
+    exp.comparison.baseline = exp.variants.front().name;
+  }
+
+  void read_comparison(const YAML::Node& node, model::Experiment& exp) {
+    require_map(node, "comparison");
+    check_keys(node, kComparisonKeys, "comparison");
+    if (const YAML::Node b = node["baseline"]) {
+      const std::string name = get_string(b, "comparison.baseline");
+      auto it = std::find_if(exp.variants.begin(), exp.variants.end(),
+                             [&](const model::Variant& v) { return v.name == name; });
+      if (it == exp.variants.end()) {
+        std::vector<std::string> names;
+        for (const auto& v : exp.variants) names.push_back(v.name);
+        fail(b, fmt::format("comparison.baseline: no variant named {} (variants: {})", quote(name),
+                            fmt::join(names, ", ")));
+      }
+      std::rotate(exp.variants.begin(), it, it + 1);  // the baseline goes first
+      exp.comparison.baseline = name;
+    }
+    if (const YAML::Node a = node["aa"]) exp.comparison.aa = get_bool(a, "comparison.aa");
+    if (const YAML::Node t = node["threshold"]) exp.comparison.threshold = get_percent(t, "comparison.threshold");
+    if (const YAML::Node d = node["design"]) {
+      const std::string v = get_string(d, "comparison.design");
+      if (v == "blocks") exp.comparison.blocks = true;
+      else if (v != "paired") fail(d, fmt::format("comparison.design: expected paired or blocks, got {}", quote(v)));
+      if (exp.comparison.blocks && exp.schedule == model::Schedule::interleaved)
+        fail(d, "comparison.design: blocks runs each variant in its own sequential block; use schedule: sequential");
+      if (exp.comparison.blocks && exp.adaptive)
+        fail(d, "comparison.design: blocks cannot stop adaptively; give a fixed number of samples");
+      if (exp.comparison.blocks) exp.comparison.aa = false;  // there are no pairs to check
     }
   }
 
@@ -421,6 +533,7 @@ class Reader {
  private:
   std::string file_;
   const HostFacts& host_;
+  std::optional<model::Adaptive> adaptive_;
 };
 
 }  // namespace

@@ -73,6 +73,34 @@ struct BenchmarkSpec {
   friend bool operator==(const BenchmarkSpec&, const BenchmarkSpec&) = default;
 };
 
+// One side of a paired comparison: its own command (or the benchmark command with extra args).
+struct Variant {
+  std::string name;
+  std::vector<std::string> command;  // resolved: the full argv
+  SourceMark mark;
+  friend bool operator==(const Variant&, const Variant&) = default;
+};
+
+// How variants are compared: paired back to back, with an A/A check (statistics.md §3.6–3.7).
+struct Comparison {
+  std::string baseline;  // a variant name; the first variant when not given
+  bool aa = true;        // also pair the baseline with itself
+  // paired: baseline and variant back to back in every repeat (the honest way); blocks: each
+  // variant's repeats in a separate sequential block (how ratios go wrong on a busy host).
+  bool blocks = false;
+  double threshold = 0.01;  // noise threshold θ (fraction) for verdicts and the A/A band
+  friend bool operator==(const Comparison&, const Comparison&) = default;
+};
+
+// `samples: auto`: stop when the 99% CI is narrow enough (statistics.md §3.8).
+struct Adaptive {
+  double precision = 0.01;  // target relative half-width (fraction)
+  int min_samples = 10;     // n0
+  int max_samples = 200;    // cap
+  Seconds budget{3600};     // wall-clock cap for the whole run
+  friend bool operator==(const Adaptive&, const Adaptive&) = default;
+};
+
 struct Experiment {
   std::string name;
   std::string description;
@@ -80,6 +108,10 @@ struct Experiment {
   std::vector<Condition> conditions;
   Schedule schedule = Schedule::sequential;
   Seconds cooldown{0};
+  std::vector<Variant> variants;  // empty: no paired design; otherwise variants[0] is the baseline
+  Comparison comparison;
+  std::optional<Adaptive> adaptive;  // set by `samples: auto`
+  bool paired() const { return !variants.empty(); }
   std::string source_file;   // the path as given
   std::string source_text;   // the file's bytes, copied into every result
   std::string base_dir;      // directory relative paths resolve against

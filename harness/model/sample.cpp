@@ -9,10 +9,17 @@ namespace noisefloor::model {
 nlohmann::json to_json(const Sample& s) {
   nlohmann::json metrics = nlohmann::json::array();
   for (const auto& m : s.metrics) metrics.push_back({{"value", m.value}, {"unit", m.unit}});
-  return {{"condition", s.condition}, {"benchmark", s.benchmark}, {"name", s.name},
+  nlohmann::json j = {{"condition", s.condition}, {"benchmark", s.benchmark}, {"name", s.name},
           {"procs", s.procs},         {"index", s.index},         {"warmup", s.warmup},
           {"invocation", s.invocation}, {"iterations", s.iterations}, {"metrics", metrics},
           {"elapsed_s", s.elapsed_seconds}, {"utc", s.utc}};
+  if (!s.variant.empty()) {
+    j["variant"] = s.variant;
+    j["repeat"] = s.repeat;
+    j["pair"] = s.pair;
+    j["order"] = s.order;
+  }
+  return j;
 }
 
 Sample sample_from_json(const nlohmann::json& j) {
@@ -29,6 +36,10 @@ Sample sample_from_json(const nlohmann::json& j) {
     for (const auto& m : j.at("metrics"))
       s.metrics.push_back({m.at("value").get<double>(), m.at("unit").get<std::string>()});
     if (s.metrics.empty()) throw ParseError("a sample without metrics");
+    s.variant = j.value("variant", "");
+    s.repeat = j.value("repeat", -1);
+    s.pair = j.value("pair", "");
+    s.order = j.value("order", "");
     s.elapsed_seconds = j.value("elapsed_s", 0.0);
     s.utc = j.value("utc", "");
     return s;

@@ -22,6 +22,12 @@ struct Sample {
   int invocation = 0;     // 0-based invocation number within the run
   std::int64_t iterations = 0;
   std::vector<Metric> metrics;  // metrics.front() is the primary value
+  // Paired design only (empty / -1 otherwise): which variant ran, in which repeat, as part of
+  // which pair (the variant compared with the baseline, or "A/A"), and the pair's order.
+  std::string variant;
+  int repeat = -1;
+  std::string pair;
+  std::string order;  // "AB" (baseline first) or "BA"
   double elapsed_seconds = 0;          // since the run started
   std::string utc;                     // when it arrived, RFC 3339
 };

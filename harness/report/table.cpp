@@ -76,17 +76,21 @@ Table build_table(const std::vector<model::Sample>& samples, const std::vector<s
     if (std::find(t.conditions.begin(), t.conditions.end(), s.condition) == t.conditions.end())
       t.conditions.push_back(s.condition);
   for (const auto& cond : t.conditions) {
+    // With variants, each variant of a benchmark is its own row: "BenchmarkX [fast]".
+    auto key_of = [](const model::Sample& s) {
+      return s.variant.empty() ? s.benchmark : fmt::format("{} [{}]", s.benchmark, s.variant);
+    };
     std::vector<std::string> benchmarks;
     for (const auto& s : samples)
-      if (s.condition == cond && std::find(benchmarks.begin(), benchmarks.end(), s.benchmark) == benchmarks.end())
-        benchmarks.push_back(s.benchmark);
+      if (s.condition == cond && std::find(benchmarks.begin(), benchmarks.end(), key_of(s)) == benchmarks.end())
+        benchmarks.push_back(key_of(s));
     for (const auto& b : benchmarks) {
       Row r;
       r.condition = cond;
       r.benchmark = b;
       std::set<int> procs;
       for (const auto& s : samples) {
-        if (s.condition != cond || s.benchmark != b || s.metrics.empty()) continue;
+        if (s.condition != cond || key_of(s) != b || s.metrics.empty()) continue;
         if (s.warmup) {
           ++r.warmup_discarded;
           continue;

@@ -80,7 +80,31 @@ struct RunRecord {
   std::vector<Sample> samples;                // every sample, warm-up included, in arrival order
   std::vector<nlohmann::json> conditions;     // one record per condition block entered
   std::vector<std::string> warnings;
+  nlohmann::json adaptive = nlohmann::json::object();  // samples: auto — per condition: converged, n, half-width
 };
+
+// One invocation of one variant inside a step (paired design: a pair run back to back).
+struct Unit {
+  std::string variant;  // "" without variants; "<baseline>'" is the A/A copy of the baseline
+  std::vector<std::string> command;
+  std::string pair;     // the variant compared with the baseline, or "A/A"
+  std::string order;    // "AB" or "BA"
+};
+struct Step {
+  std::size_t condition = 0;
+  int repeat = 0;   // paired: the repeat; otherwise the invocation's chunk index
+  int samples = 1;  // samples each unit's invocation should deliver per benchmark
+  std::vector<Unit> units;
+};
+// The units of one paired repeat, counterbalanced ABBA over the kept repeats (the first kept
+// repeat is AB, then BA, BA, AB, ...).
+std::vector<Unit> paired_units(const model::Experiment& experiment, int repeat);
+
+// Relative half-width of the 99% order-statistic median CI (statistics.md §3.8); nullopt while
+// n is too small for a 99% interval.
+std::optional<double> median_halfwidth99(std::vector<double> values);
+// Relative half-width of the 99% paired log-ratio t interval, as exp(t·s_d/√n) − 1.
+std::optional<double> paired_halfwidth99(const std::vector<double>& base, const std::vector<double>& variant);
 
 // The planned shape of a run (also used for progress): invocations in execution order.
 struct PlannedInvocation {

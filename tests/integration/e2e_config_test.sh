@@ -13,7 +13,7 @@ code=$?
 set -e
 [[ $code -eq 2 ]] || fail "exit code $code, expected 2"
 [[ $(wc -l <err.txt) -eq 1 ]] || { cat err.txt; fail "expected one line on stderr"; }
-contains err.txt 'bad.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2, got 1'
+contains err.txt 'bad.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got 1'
 check "nothing written" test ! -e "$WORK/results"
 
 set +e; "$NF" validate bad.yaml 2>err2.txt; code=$?; set -e

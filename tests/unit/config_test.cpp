@@ -107,13 +107,13 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "x.yaml:5:5: unknown key \"spiners\" in conditions[0] (did you mean \"spinners\"?)"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\nzzz: 1\n",
        "x.yaml:4:1: unknown key \"zzz\" (expected one of: name, description, benchmark, conditions, "
-       "schedule, cooldown)"},
+       "schedule, cooldown, variants, comparison)"},
       {with_benchmark("  samples: twenty\n"),
-       "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2, got \"twenty\""},
+       "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got \"twenty\""},
       {with_benchmark("  samples: 1\n"),
-       "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2, got 1"},
+       "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got 1"},
       {with_benchmark("  samples: -3\n"),
-       "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2, got -3"},
+       "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got -3"},
       {with_benchmark("  warmup: -1\n"), "x.yaml:4:11: benchmark.warmup: expected a whole number ≥ 0, got -1"},
       {"name: t\nbenchmark: {command: ./b --fast}\nconditions: [{name: a}]\n",
        "x.yaml:2:22: benchmark.command: expected a non-empty list of arguments such as [go, test, "
@@ -207,4 +207,47 @@ TEST_CASE("config: closest key and safe names") {
   CHECK_FALSE(config::is_safe_name("a/b"));
   CHECK_FALSE(config::is_safe_name("a b"));
   CHECK_FALSE(config::is_safe_name(std::string(65, 'a')));
+}
+
+TEST_CASE("config: variants, comparison and samples: auto") {
+  const model::Experiment e = parse_experiment(R"(name: ratio
+benchmark:
+  command: [./ratio, --loops]
+  format: command
+  samples: auto
+  precision: 0.5%
+  max_samples: 50
+variants:
+  - {name: once, args: ["1"]}
+  - {name: thrice, command: [./ratio, --loops, "3"]}
+comparison: {baseline: thrice, aa: false, threshold: 2%}
+conditions: [{name: clean}]
+)",
+                                               "r.yaml", kTwoCpus);
+  REQUIRE(e.variants.size() == 2);
+  CHECK(e.variants[0].name == "thrice");  // the baseline goes first
+  CHECK(e.variants[1].command == std::vector<std::string>{"./ratio", "--loops", "1"});
+  CHECK(e.comparison.baseline == "thrice");
+  CHECK_FALSE(e.comparison.aa);
+  CHECK(e.comparison.threshold == doctest::Approx(0.02));
+  REQUIRE(e.adaptive);
+  CHECK(e.adaptive->precision == doctest::Approx(0.005));
+  CHECK(e.adaptive->max_samples == 50);
+  CHECK(e.benchmark.samples_per_run == 1);
+}
+
+TEST_CASE("config: bad variants and comparisons") {
+  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nvariants: [{name: a}]\nconditions: [{name: c}]\n") ==
+        "x.yaml:3:11: variants: name a baseline and at least one other variant to compare with it");
+  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nvariants: [{name: a}, {name: a}]\nconditions: [{name: c}]\n") ==
+        "x.yaml:3:30: variants[1].name: duplicate variant name \"a\"");
+  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nvariants: [{name: a}, {name: b}]\ncomparison: {baseline: z}\n"
+                 "conditions: [{name: c}]\n") ==
+        "x.yaml:4:24: comparison.baseline: no variant named \"z\" (variants: a, b)");
+  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\ncomparison: {aa: true}\nconditions: [{name: c}]\n") ==
+        "x.yaml:3:13: comparison: only with variants (there is nothing to compare)");
+  CHECK(error_of("name: t\nbenchmark: {command: [./b], precision: 1%}\nconditions: [{name: c}]\n") ==
+        "x.yaml:2:40: benchmark.precision: only with samples: auto");
+  CHECK(error_of("name: t\nbenchmark: {command: [./b], samples: auto, precision: lots}\nconditions: [{name: c}]\n") ==
+        "x.yaml:2:55: benchmark.precision: expected a percentage such as 1% or 0.5%, got \"lots\"");
 }

@@ -158,3 +158,106 @@ TEST_CASE("runner: tail_lines quotes the last lines, indented") {
   CHECK(runner::tail_lines("a\nb\nc\n", 2) == "\n    | b\n    | c");
   CHECK(runner::tail_lines("only", 5) == "\n    | only");
 }
+
+namespace {
+
+// Records the variant of each run (its command's 2nd argument) and prints one result line whose
+// value depends on the variant, so paired ratios are known.
+struct VariantEnv : runner::Environment {
+  std::vector<std::string> runs;
+  struct Scope : runner::ConditionScope {
+    VariantEnv& env;
+    explicit Scope(VariantEnv& e) : env(e) {}
+    runner::InvocationOutput run(const runner::Invocation& inv, const runner::LineCallback& on_line,
+                                 const runner::Cancelled&) override {
+      const std::string v = inv.argv.at(1);
+      env.runs.push_back(v);
+      const double value = v == "x3" ? 300 : 100 + static_cast<double>(env.runs.size() % 3);
+      on_line(fmt::format("BenchmarkW\t10\t{} ns/op", value));
+      runner::InvocationOutput out;
+      out.exit_code = 0;
+      return out;
+    }
+    void finish() override {}
+    nlohmann::json describe() const override { return nlohmann::json::object(); }
+  };
+  std::unique_ptr<runner::ConditionScope> enter(const model::Condition&) override { return std::make_unique<Scope>(*this); }
+  void cool_down(model::Seconds, const runner::Cancelled&) override {}
+  nlohmann::json load() override { return nlohmann::json::object(); }
+};
+
+model::Experiment paired_experiment(int samples, int warmup) {
+  auto e = experiment(model::Schedule::sequential, samples, warmup, 1);
+  e.conditions.resize(1);
+  e.variants = {model::Variant{"base", {"./w", "x1"}, {}}, model::Variant{"x3", {"./w", "x3"}, {}}};
+  e.comparison.baseline = "base";
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("runner: paired repeats run baseline and variant back to back, ABBA, with the A/A pair") {
+  const auto e = paired_experiment(4, 1);
+  VariantEnv env;
+  Collect obs;
+  runner::RunRecord rec;
+  runner::run(e, env, obs, nullptr, rec);
+  // repeat 0 is the warm-up; the kept repeats 1..4 go AB, BA, BA, AB; each repeat runs the
+  // (base, x3) pair, then the (base, base') A/A pair
+  CHECK(env.runs == std::vector<std::string>{"x1", "x3", "x1", "x1",   // r0 (warm-up) AB
+                                             "x1", "x3", "x1", "x1",   // r1 AB
+                                             "x3", "x1", "x1", "x1",   // r2 BA
+                                             "x3", "x1", "x1", "x1",   // r3 BA
+                                             "x1", "x3", "x1", "x1"}); // r4 AB
+  REQUIRE(obs.samples.size() == 20);
+  CHECK(obs.samples[0].variant == "base");
+  CHECK(obs.samples[0].pair == "x3");
+  CHECK(obs.samples[0].order == "AB");
+  CHECK(obs.samples[0].warmup);
+  CHECK(obs.samples[3].variant == "base'");
+  CHECK(obs.samples[3].pair == "A/A");
+  CHECK(obs.samples[4].variant == "base");
+  CHECK(obs.samples[4].order == "AB");
+  CHECK(obs.samples[4].repeat == 1);
+  CHECK_FALSE(obs.samples[4].warmup);
+  CHECK(obs.samples[8].variant == "x3");
+  CHECK(obs.samples[8].order == "BA");
+}
+
+TEST_CASE("runner: samples: auto stops a condition once the 99% median CI is narrow enough") {
+  auto e = experiment(model::Schedule::sequential, 10, 0, 1);
+  e.adaptive = model::Adaptive{};
+  e.adaptive->precision = 0.05;
+  e.adaptive->max_samples = 40;
+  // FakeEnvironment prints -test.count=1 lines with value 10.5: zero spread converges at n0.
+  FakeEnvironment env;
+  Collect obs;
+  runner::RunRecord rec;
+  runner::run(e, env, obs, nullptr, rec);
+  CHECK(obs.samples.size() == 20);  // 10 per condition: n0, then converged
+  CHECK(rec.adaptive["idle"]["converged"] == true);
+  CHECK(rec.adaptive["idle"]["samples"] == 10);
+  CHECK(rec.adaptive["noisy"]["stopped_by"] == "precision");
+}
+
+TEST_CASE("runner: samples: auto stops at max_samples when it cannot converge, and says so") {
+  auto e = paired_experiment(10, 0);
+  e.adaptive = model::Adaptive{};
+  e.adaptive->precision = 0.0001;
+  e.adaptive->max_samples = 12;
+  VariantEnv env;
+  Collect obs;
+  runner::RunRecord rec;
+  runner::run(e, env, obs, nullptr, rec);
+  CHECK(rec.adaptive["idle"]["converged"] == false);
+  CHECK(rec.adaptive["idle"]["samples"] == 12);
+  CHECK(rec.adaptive["idle"]["stopped_by"] == "max_samples");
+  CHECK(rec.adaptive["idle"]["halfwidth"].get<double>() > 0.0001);
+}
+
+TEST_CASE("runner: the 99% stopping half-widths") {
+  CHECK_FALSE(runner::median_halfwidth99({1, 2, 3}).has_value());  // n too small for 99%
+  std::vector<double> flat(10, 5.0);
+  CHECK(runner::median_halfwidth99(flat) == 0.0);
+  CHECK(runner::paired_halfwidth99({100, 100, 100}, {300, 300, 300}) == 0.0);
+}

@@ -1,0 +1,3 @@
+module noisefloor.dev/experiments/ratio
+
+go 1.19
