@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
 #include "report/table.hpp"
 
 namespace noisefloor::cli {
@@ -19,7 +23,34 @@ ProgressObserver::ProgressObserver(results::RunDirectory& dir, const model::Expe
       experiment_(experiment),
       quiet_(quiet),
       live_(::isatty(STDERR_FILENO) == 1),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()),
+      // Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
+      color_(live_ && std::getenv("NO_COLOR") == nullptr) {}
+
+std::string sparkline(const std::vector<double>& values, std::size_t width) {
+  static const char* const kBars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  if (values.empty()) return "";
+  const std::size_t from = values.size() > width ? values.size() - width : 0;
+  const auto [lo, hi] = std::minmax_element(values.begin() + static_cast<std::ptrdiff_t>(from), values.end());
+  std::string out;
+  for (std::size_t i = from; i < values.size(); ++i) {
+    const double span = *hi - *lo;
+    const int level = span > 0 ? static_cast<int>(std::lround((values[i] - *lo) / span * 7)) : 3;
+    out += kBars[std::clamp(level, 0, 7)];
+  }
+  return out;
+}
+
+std::optional<double> running_cv(const std::vector<double>& v) {
+  if (v.size() < 2) return std::nullopt;
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  if (!(mean > 0)) return std::nullopt;
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return 100 * std::sqrt(ss / static_cast<double>(v.size() - 1)) / mean;
+}
 
 ProgressObserver::~ProgressObserver() { end_line(); }
 
@@ -30,6 +61,7 @@ void ProgressObserver::condition_started(std::size_t index, std::size_t count, c
   condition_count_ = count;
   condition_ = c.name;
   condition_done_ = 0;
+  values_.clear();
   if (quiet_) return;
   std::string what = c.is_idle() ? "idle host" : "";
   if (c.spinners) what += fmt::format("{} spinner(s)", c.spinners->count);
@@ -45,15 +77,30 @@ void ProgressObserver::condition_finished(std::size_t, const nlohmann::json&) {
 }
 
 void ProgressObserver::progress(std::size_t done, std::size_t total, const model::Sample& latest) {
+  if (first_benchmark_.empty()) first_benchmark_ = latest.benchmark;
+  const bool counted = !latest.warmup && latest.benchmark == first_benchmark_;
+  if (counted) {
+    ++condition_done_;
+    values_.push_back(latest.metrics.front().value);
+  }
   if (quiet_) return;
-  if (!latest.warmup) ++condition_done_;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::string left = "estimating";
-  if (done > 0 && total >= done) left = "~" + format_clock(elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+  if (done > 0 && total >= done)
+    left = "~" + format_clock(elapsed / static_cast<double>(done) * static_cast<double>(total - done));
   const auto& m = latest.metrics.front();
-  show(fmt::format("[{}/{} {}] sample {}/{}{}  {} {}  elapsed {}  left {}", condition_index_ + 1, condition_count_,
-                   condition_, condition_done_, experiment_.benchmark.samples, latest.warmup ? " (warm-up)" : "",
-                   report::format_value(m.value), m.unit, format_clock(elapsed), left));
+  const auto cv = running_cv(values_);
+  std::string cv_text = cv ? fmt::format("CV {:.1f}%", *cv) : "CV —";
+  if (color_ && cv) {
+    // The band's colour: green excellent, cyan acceptable, yellow noisy, red do not trust.
+    const char* code = *cv <= 2 ? "32" : *cv <= 5 ? "36" : *cv <= 10 ? "33" : "31";
+    cv_text = fmt::format("\033[{}m{}\033[0m", code, cv_text);
+  }
+  const std::size_t per_condition = experiment_.adaptive ? static_cast<std::size_t>(experiment_.adaptive->max_samples)
+                                                         : static_cast<std::size_t>(experiment_.benchmark.samples);
+  show(fmt::format("[{}/{} {}] {}/{}{}  {} {}  {} {}  elapsed {}  left {}", condition_index_ + 1, condition_count_, condition_,
+                   condition_done_, per_condition, latest.warmup ? " warm-up" : "", report::format_value(m.value),
+                   m.unit, cv_text, sparkline(values_, 12), format_clock(elapsed), left));
 }
 
 void ProgressObserver::show(const std::string& line) {

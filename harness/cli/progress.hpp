@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "results/results.hpp"
 #include "runner/runner.hpp"
@@ -35,8 +37,16 @@ class ProgressObserver : public runner::Observer {
   std::size_t condition_index_ = 0, condition_count_ = 0;
   std::string condition_;
   std::size_t condition_done_ = 0;
+  std::string first_benchmark_;
+  std::vector<double> values_;  // this condition's kept samples of the first benchmark
+  bool color_;
 };
 
 std::string format_clock(double seconds);  // "1:05", "1:02:03"
+
+// "▁▃█▅": the last `width` values scaled between their min and max.
+std::string sparkline(const std::vector<double>& values, std::size_t width = 16);
+// Running CV% of the values; nullopt below n = 2.
+std::optional<double> running_cv(const std::vector<double>& values);
 
 }  // namespace noisefloor::cli
