@@ -3,8 +3,10 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "cli/commands.hpp"
+#include "fingerprint/compare.hpp"
 #include "model/errors.hpp"
 #include "report/table.hpp"
 #include "results/results.hpp"
@@ -28,8 +30,13 @@ void cv_command(const CvOptions& o) {
   std::map<std::string, int> seen;
   for (const auto& r : runs)
     for (const auto& c : r.conditions) ++seen[c];
-  for (const auto& r : runs) {
-    const std::string prefix = r.run.contains("run_id") ? r.run["run_id"].get<std::string>() + ":" : r.dir.filename().string() + ":";
+  std::set<std::string> prefixes;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    std::string prefix = r.dir.filename().string();
+    if (!prefixes.insert(prefix).second) prefix = fmt::format("{}#{}", prefix, i + 1);
+    prefixes.insert(prefix);
+    prefix += ":";
     for (const auto& c : r.conditions) order.push_back(seen[c] > 1 ? prefix + c : c);
     for (auto s : r.samples) {
       if (seen[s.condition] > 1) s.condition = prefix + s.condition;
@@ -41,12 +48,35 @@ void cv_command(const CvOptions& o) {
     header = runs.front().run["summary_header"].get<std::vector<std::string>>();
   else
     header.push_back("# CV comparison — recomputed by noisefloor cv");
+  // Merging results from different rooms: say exactly what differs, and refuse to call the
+  // table comparable unless asked to.
+  std::string verdict;
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    if (runs[0].fingerprint.empty() || runs[i].fingerprint.empty()) continue;
+    std::vector<std::string> moved;
+    for (const auto& d : fingerprint::differences(runs[0].fingerprint, runs[i].fingerprint))
+      if (d.moves_benchmarks) moved.push_back(fmt::format("{}: {} vs {}", d.field, d.a, d.b));
+    if (moved.empty()) continue;
+    verdict += fmt::format("{} and {} come from different rooms:\n", runs[0].dir.string(), runs[i].dir.string());
+    for (const auto& m : moved) verdict += "  " + m + "\n";
+  }
+  if (!verdict.empty()) {
+    verdict = (o.allow_different_hosts ? "merged across different rooms (--allow-different-hosts):\n"
+                                       : "NOT COMPARABLE (pass --allow-different-hosts to merge anyway):\n") +
+              verdict;
+    std::fprintf(stderr, "%s", verdict.c_str());
+  }
   const report::Table table = report::build_table(samples, order);
-  if (o.format == "markdown") std::printf("%s", report::render_markdown(table).c_str());
+  if (o.format == "markdown") {
+    if (!verdict.empty()) std::printf("%s\n", verdict.c_str());
+    std::printf("%s", report::render_markdown(table).c_str());
+  }
   else if (o.format == "csv") std::printf("%s", report::render_csv(table).c_str());
   else if (o.format == "summary") std::printf("%s", report::render_summary(table, header).c_str());
   else {
     nlohmann::json j = {{"schema_version", 1}, {"sources", o.paths}, {"table", report::render_json(table)}};
+    j["comparable"] = verdict.empty() || o.allow_different_hosts;
+    if (!verdict.empty()) j["differences"] = verdict;
     std::printf("%s\n", j.dump(2).c_str());
   }
 }

@@ -9,6 +9,7 @@
 
 #include "fingerprint/host.hpp"
 #include "fingerprint/parse.hpp"
+#include "fingerprint/tune.hpp"
 #include "hash/sha256.hpp"
 
 namespace noisefloor {
@@ -77,6 +78,7 @@ json collect_fingerprint(const model::Experiment& e, const std::string& command_
       },
       fingerprint::environment_names());
   fp["benchmark_env"] = e.benchmark.env;
+  fp["tuning"] = fingerprint::tuning_state(fingerprint::kTuneStatePath);  // null: nothing applied
   fp["host"]["one_line"] = fingerprint::known(fmt::format(
       "{} · {} · {} CPUs · {} · {}", fact(fp, "/host/hostname"), fact(fp, "/host/cpu/model_name"),
       fact(fp, "/host/cpu/logical"), fact(fp, "/host/uname"), fact(fp, "/host/os/pretty_name")));
@@ -93,7 +95,21 @@ std::string render_key_facts(const json& fp) {
   out += fmt::format("system:     {} · {}\n", fact(fp, "/host/uname"), fact(fp, "/host/os/pretty_name"));
   out += fmt::format("toolchain:  {} · noisefloor {} ({})\n", fact(fp, "/toolchain/go/version"),
                      fact(fp, "/run/noisefloor_version"), fact(fp, "/run/noisefloor_commit"));
-  if (fp.contains("doctor")) out += fmt::format("doctor:     {}\n", fact(fp, "/doctor/grade"));
+  if (fp.contains("doctor")) {
+    int warn = 0, bad = 0;
+    std::string why;
+    for (const auto& f : fp["doctor"].value("findings", nlohmann::json::array())) {
+      const std::string level = f.value("level", "");
+      if (level == "WARN") ++warn;
+      if (level != "BAD") continue;
+      ++bad;
+      std::string msg = f.value("message", "");
+      if (msg.size() > 90) msg = msg.substr(0, msg.rfind(' ', 87)) + " …";
+      why += fmt::format("\n            BAD {}: {}", f.value("topic", ""), msg);
+    }
+    out += fmt::format("doctor:     {} ({} BAD, {} WARN: `noisefloor doctor` explains and fixes){}\n",
+                       fact(fp, "/doctor/grade"), bad, warn, why);
+  }
   return out;
 }
 

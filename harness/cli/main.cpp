@@ -59,8 +59,6 @@ int main(int argc, char** argv) {
   run_cmd->add_option("experiment", run.experiment, "experiment file (YAML)")->required();
   run_cmd->add_option("--results", run.results_root, "where result directories go")->capture_default_str();
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress output");
-  run_cmd->add_option("--anchor", run.anchor,
-                      "an earlier clean result of the same machine: print how contended this run was");
 
   std::vector<std::string> validate_files;
   auto* validate_cmd = app.add_subcommand("validate", "check experiment files without running them");
@@ -71,8 +69,36 @@ int main(int argc, char** argv) {
   cv_cmd->add_option("paths", cv.paths, "result directories or go test -bench output files")->required();
   cv_cmd->add_option("--format", cv.format, "markdown, json, csv or summary (the demo's cv-summary.txt)")
       ->capture_default_str();
+  cv_cmd->add_flag("--allow-different-hosts", cv.allow_different_hosts,
+                   "merge results even when fingerprint fields that move benchmarks differ");
+
+  cli::CompareOptions compare;
+  auto* compare_cmd =
+      app.add_subcommand("compare", "compare two results benchmark by benchmark (unpaired, benchstat-style)");
+  compare_cmd->add_option("old", compare.old_path, "baseline: a result directory or a go test -bench output file")
+      ->required();
+  compare_cmd->add_option("new", compare.new_path, "variant: a result directory or a go test -bench output file")
+      ->required();
+  compare_cmd->add_option("--format", compare.format, "text, json or csv")->capture_default_str();
+  compare_cmd->add_option("--threshold", compare.threshold, "noise threshold θ of the verdicts, as a fraction (0.01 = 1%)")
+      ->capture_default_str();
+  compare_cmd->add_flag("--allow-different-hosts", compare.allow_different_hosts,
+                        "compare even when fingerprint fields that move benchmarks differ");
 
   auto* gc_cmd = app.add_subcommand("gc", "remove containers that a killed run left behind");
+
+  bool fingerprint_json = false;
+  auto* fingerprint_cmd = app.add_subcommand("fingerprint", "show the host, toolchain and engine facts a run records");
+  fingerprint_cmd->add_flag("--json", fingerprint_json, "print the JSON instead");
+
+  cli::DoctorOptions doctor;
+  auto* doctor_cmd = app.add_subcommand("doctor", "can this machine be trusted for benchmarks? findings, fixes, a grade");
+  doctor_cmd->add_option("experiment", doctor.experiment, "experiment file: also check the CPUs it pins to");
+  doctor_cmd->add_flag("--json", doctor.json, "print the JSON instead");
+  auto* apply_flag = doctor_cmd->add_flag(
+      "--apply", doctor.apply,
+      "root: make the safe, reversible fixes (governor, turbo, SMT, ASLR, THP), saving the previous values");
+  doctor_cmd->add_flag("--restore", doctor.restore, "root: write back the values --apply saved")->excludes(apply_flag);
 
   try {
     app.parse(argc, argv);
@@ -91,8 +117,15 @@ int main(int argc, char** argv) {
       cli::validate_command(validate_files);
     } else if (*cv_cmd) {
       cli::cv_command(cv);
+    } else if (*compare_cmd) {
+      cli::compare_command(compare);
     } else if (*gc_cmd) {
       cli::gc_command();
+    } else if (*fingerprint_cmd) {
+      cli::fingerprint_command(fingerprint_json);
+    } else if (*doctor_cmd) {
+      const int status = cli::doctor_command(doctor);  // 1: not ready
+      if (status != 0) return status;
     }
   } catch (const Interrupted&) {
     std::fprintf(stderr, "noisefloor: interrupted\n");

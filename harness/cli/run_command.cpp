@@ -12,6 +12,7 @@
 #include "cli/fingerprint_view.hpp"
 #include "cli/progress.hpp"
 #include "fingerprint/compare.hpp"
+#include "fingerprint/doctor.hpp"
 #include "fingerprint/host.hpp"
 #include "hash/sha256.hpp"
 #include "model/cpulist.hpp"
@@ -320,6 +321,18 @@ std::string run_command(const RunOptions& o, const Cancelled& cancelled) {
 
   nlohmann::json fp = collect_fingerprint(e, o.command_line, started);
   if (containers) fp["engine"] = containers->engine_facts();
+  // The doctor's verdict on the room, stored with the run and shown above the progress.
+  std::vector<int> pinned;
+  for (const auto& c : e.conditions) {
+    pinned.insert(pinned.end(), c.affinity.begin(), c.affinity.end());
+    if (c.spinners) pinned.insert(pinned.end(), c.spinners->cpus.begin(), c.spinners->cpus.end());
+    if (c.container && c.container->cpuset)
+      for (int cpu : model::parse_cpu_list(*c.container->cpuset).value_or(std::vector<int>{})) pinned.push_back(cpu);
+  }
+  std::sort(pinned.begin(), pinned.end());
+  pinned.erase(std::unique(pinned.begin(), pinned.end()), pinned.end());
+  fp["doctor"] = fingerprint::doctor_json(fingerprint::diagnose(
+      fp["host"], fp.contains("engine") ? std::optional<nlohmann::json>(fp["engine"]) : std::nullopt, pinned));
 
   results::RunDirectory dir(o.results_root, e.name);
   dir.write("experiment.yaml", e.source_text);

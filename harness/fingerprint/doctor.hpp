@@ -21,7 +21,8 @@
 //   "power"           on battery -> WARN
 //   "clocksource"     hpet or acpi_pm (slow clock reads) -> WARN
 //   "engine-limits"   an engine capability (CPUSet, CpuCfsQuota, CpuCfsPeriod, MemoryLimit,
-//                     SwapLimit) is false -> WARN (the daemon silently drops that limit);
+//                     SwapLimit; or engine_facts' limits.{cpuset, cpu_cfs_quota, ...}) is
+//                     false -> WARN (the daemon silently drops that limit);
 //                     each engine "Warnings" entry -> WARN
 //   "perflock"        /usr/bin/perflock exists -> OK with how to use it
 // A fact that is unknown never yields BAD: at most a WARN "could not check <topic>: <reason>".
@@ -29,6 +30,7 @@
 // grade_reasons are the messages of the findings that lowered the grade, in finding order.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -62,5 +64,40 @@ DoctorReport diagnose(const nlohmann::json& host, const std::optional<nlohmann::
 
 std::string_view to_string(Level level);  // "OK", "WARN", "BAD"
 std::string_view to_string(Grade grade);  // "ready", "limited", "not ready"
+
+// {"grade": "ready" | "limited" | "not ready", "reasons": [grade_reasons...],
+//  "findings": [{"level": "OK" | "WARN" | "BAD", "topic", "message", "fix"}]} (fix "" when none).
+// What `noisefloor doctor --json` prints and a run stores as fingerprint["doctor"].
+nlohmann::json doctor_json(const DoctorReport& report);
+
+// ---- terminal rendering (pure; the caller decides on colour: a terminal and no NO_COLOR) ----
+
+// Text width the renderers wrap and truncate to.
+inline constexpr std::size_t kRenderWidth = 100;
+
+// One block per finding, blank line between blocks:
+//   WARN  governor
+//         <message, word-wrapped at kRenderWidth, indented 6>
+//         fix: <fix, never wrapped, so it can be copied>      (only when there is a fix)
+// then the grade block:
+//   grade: limited (6 OK, 7 WARN, 0 BAD)
+//     WARN turbo: <message, cut to one line of kRenderWidth with "...">
+// one line per finding that lowered the grade, in finding order ("ready" has none).
+// With color, levels and the grade are wrapped in ANSI SGR codes (OK and ready green, WARN and
+// limited yellow, BAD and not ready red; "grade:" bold); without, the text has no escape at all.
+std::string render_doctor(const DoctorReport& report, bool color);
+
+// A fingerprint object (`noisefloor fingerprint --json`) for reading in a terminal. The top-level
+// groups "noisefloor", "run", "host", "toolchain", "env", "benchmark_env", "engine", "tuning",
+// "doctor" come first in that order, any others after them; inside a group, keys are in JSON
+// (alphabetical) order. A group is a heading, its members indented by two; every value starts in
+// one column (the longest indented key + 2, at most 40). Values: strings as is ("" shows as
+// "(empty)"), booleans "yes"/"no", an unknown fact "unknown (<reason>)", a fact's "evidence" or
+// "note" appended in parentheses, a per-CPU object as "0-3: performance, 4-7: powersave", a list
+// of plain values comma-joined ("(none)" when empty), a list of objects as one "- k=v k=v" line
+// per element. An "engine" that is an unknown fact reads "no engine: <reason>"; a "tuning" that is
+// null reads "none applied", a tuning state (fingerprint/tune.hpp) shows its other keys, then
+// "changes  <count>" and one "- <setting>: <file>: <before> -> <after>" line per change.
+std::string render_fingerprint(const nlohmann::json& fingerprint);
 
 }  // namespace noisefloor::fingerprint

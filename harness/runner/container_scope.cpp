@@ -8,6 +8,7 @@
 #include "docker/api.hpp"
 #include "docker/client.hpp"
 #include "docker/container.hpp"
+#include "fingerprint/engine.hpp"
 #include "image/recipe.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
@@ -231,34 +232,12 @@ void ContainerRuntime::prepare(const Cancelled&) {
 }
 
 json ContainerRuntime::engine_facts() {
-  const json& v = impl_->version;
-  const json& i = impl_->info;
-  json components = json::object();
-  for (const auto& comp : v.value("Components", json::array())) components[comp.value("Name", "?")] = comp.value("Version", "");
-  bool rootless = false;
-  for (const auto& opt : i.value("SecurityOptions", json::array()))
-    if (opt.is_string() && opt.get<std::string>().find("name=rootless") != std::string::npos) rootless = true;
+  json facts = fingerprint::engine_facts(impl_->version, impl_->info, impl_->client.endpoint().display,
+                                         impl_->client.api_version());
   json images = json::object();
   for (const auto& [cond, img] : impl_->images) images[cond] = {{"ref", img.ref}, {"id", img.id}};
-  return {{"endpoint", impl_->client.endpoint().display},
-          {"server_version", v.value("Version", "")},
-          {"api_version", impl_->client.api_version()},
-          {"min_api_version", v.value("MinAPIVersion", "")},
-          {"os", i.value("OperatingSystem", "")},
-          {"os_type", i.value("OSType", "")},
-          {"architecture", i.value("Architecture", "")},
-          {"kernel", i.value("KernelVersion", "")},
-          {"ncpu", i.value("NCPU", 0)},
-          {"mem_total", i.value("MemTotal", std::int64_t{0})},
-          {"cgroup_version", i.value("CgroupVersion", "")},
-          {"cgroup_driver", i.value("CgroupDriver", "")},
-          {"storage_driver", i.value("Driver", "")},
-          {"default_runtime", i.value("DefaultRuntime", "")},
-          {"components", components},
-          {"security_options", i.value("SecurityOptions", json::array())},
-          {"rootless", rootless},
-          {"warnings", i.contains("Warnings") && !i["Warnings"].is_null() ? i["Warnings"] : json::array()},
-          {"images", images}};
+  facts["images"] = images;
+  return facts;
 }
 
 ContainerScopeFactory ContainerRuntime::factory(const std::string& run_id) {

@@ -31,7 +31,7 @@ contains "$dir/fingerprint.json" '"sha256"'
 contains out.txt '| idle '
 contains out.txt '| noisy '
 contains out.txt '| pinned '
-contains err.txt 'sample 3/3'
+contains err.txt '[3/3 pinned] 3/3 '
 # cv recomputes the same table from the saved files
 "$NF" cv "$dir" >cv.txt
 diff <(sed -n '/^| condition/,/^$/p' out.txt) <(sed -n '/^| condition/,/^$/p' cv.txt) || fail "cv table differs from run table"
@@ -43,5 +43,26 @@ contains summary.txt '## pinned'
 # plain go test -bench files: one condition per file, named after it
 "$NF" cv --format summary "$REPO/tests/data/gotest/makebuffer_benchmem_count3.txt" >plain.txt
 contains plain.txt '## makebuffer_benchmem_count3'
+# the fingerprint: recorded, and a different room is never silently compared
+contains "$dir/fingerprint.json" '"doctor"'
+contains "$dir/fingerprint.json" '"go"'
+other="$WORK/other-run"
+cp -r "$(readlink -f "$dir")" "$other"
+python3 - "$other/fingerprint.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+f["toolchain"]["go"]["version"]["value"] = "go1.99.0"
+json.dump(f, open(sys.argv[1], "w"))
+PY
+"$NF" cv "$dir" "$other" >merged.txt 2>/dev/null
+contains merged.txt 'NOT COMPARABLE'
+contains merged.txt 'toolchain.go.version'
+"$NF" cv --allow-different-hosts "$dir" "$other" >merged2.txt 2>/dev/null
+contains merged2.txt 'merged across different rooms'
+"$NF" compare "$dir" "$other" >cmp.txt
+contains cmp.txt 'NOT COMPARABLE'
+contains cmp.txt 'toolchain.go.version'
+"$NF" cv "$dir" "$dir" >same.txt 2>/dev/null
+grep -q 'NOT COMPARABLE' same.txt && fail "the same room reported as different"
 [[ -z "$(spinners_of $$)" ]] || fail "spinners left behind"
 echo "e2e run: ok"
