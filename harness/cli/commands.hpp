@@ -31,7 +31,7 @@ void validate_command(const std::vector<std::string>& files);
 
 struct CvOptions {
   std::vector<std::string> paths;
-  std::string format = "markdown";  // markdown | json | csv | summary
+  std::string format;  // text | markdown | json | csv | summary; "" = text on a terminal, else markdown
   bool allow_different_hosts = false;
 };
 void cv_command(const CvOptions& options);

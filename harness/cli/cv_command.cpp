@@ -1,4 +1,6 @@
 // `noisefloor cv PATH...`: the table recomputed from saved results or go test -bench files.
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -14,9 +16,11 @@
 namespace noisefloor::cli {
 namespace fs = std::filesystem;
 
-void cv_command(const CvOptions& o) {
-  if (o.format != "markdown" && o.format != "json" && o.format != "csv" && o.format != "summary")
-    throw ConfigError(fmt::format("--format: expected markdown, json, csv or summary, got \"{}\"", o.format));
+void cv_command(const CvOptions& options) {
+  CvOptions o = options;
+  if (o.format.empty()) o.format = ::isatty(STDOUT_FILENO) ? "text" : "markdown";
+  if (o.format != "text" && o.format != "markdown" && o.format != "json" && o.format != "csv" && o.format != "summary")
+    throw ConfigError(fmt::format("--format: expected text, markdown, json, csv or summary, got \"{}\"", o.format));
   if (o.paths.empty()) throw ConfigError("cv: give a results directory or go test -bench output files");
   std::vector<results::LoadedRun> runs;
   for (const auto& p : o.paths) {
@@ -67,9 +71,9 @@ void cv_command(const CvOptions& o) {
     std::fprintf(stderr, "%s", verdict.c_str());
   }
   const report::Table table = report::build_table(samples, order);
-  if (o.format == "markdown") {
+  if (o.format == "markdown" || o.format == "text") {
     if (!verdict.empty()) std::printf("%s\n", verdict.c_str());
-    std::printf("%s", report::render_markdown(table).c_str());
+    std::printf("%s", (o.format == "text" ? report::render_text(table) : report::render_markdown(table)).c_str());
   }
   else if (o.format == "csv") std::printf("%s", report::render_csv(table).c_str());
   else if (o.format == "summary") std::printf("%s", report::render_summary(table, header).c_str());

@@ -67,8 +67,9 @@ int main(int argc, char** argv) {
   cli::CvOptions cv;
   auto* cv_cmd = app.add_subcommand("cv", "recompute the table from results or go test -bench output files");
   cv_cmd->add_option("paths", cv.paths, "result directories or go test -bench output files")->required();
-  cv_cmd->add_option("--format", cv.format, "markdown, json, csv or summary (the demo's cv-summary.txt)")
-      ->capture_default_str();
+  cv_cmd->add_option("--format", cv.format,
+                     "text (80 columns; the default on a terminal), markdown (the default otherwise), json, csv or "
+                     "summary (the demo's cv-summary.txt)");
   cv_cmd->add_flag("--allow-different-hosts", cv.allow_different_hosts,
                    "merge results even when fingerprint fields that move benchmarks differ");
 

@@ -153,8 +153,8 @@ Tables build_tables(const model::Experiment& e, const nlohmann::json& fp, const 
   return t;
 }
 
-std::string render_tables(const Tables& t) {
-  std::string md = report::render_markdown(t.table);
+std::string render_tables(const Tables& t, bool text = false) {
+  std::string md = text ? report::render_text(t.table) : report::render_markdown(t.table);
   if (t.paired)
     md += "\n## Paired comparison (variant / baseline, back to back in every repeat)\n\n" +
           report::render_paired_markdown(*t.paired);
@@ -372,7 +372,7 @@ std::string run_command(const RunOptions& o, const Cancelled& cancelled) {
   }
   dir.point_latest();
 
-  std::printf("\n%s\n", render_tables(build_tables(e, fp, record)).c_str());
+  std::printf("\n%s\n", render_tables(build_tables(e, fp, record), ::isatty(STDOUT_FILENO) == 1).c_str());
   if (!o.anchor.empty()) {
     const std::string a = anchor_report(e, fp, record, o.anchor);
     std::printf("%s", a.c_str());

@@ -164,6 +164,57 @@ std::string render_markdown(const Table& t) {
   return out;
 }
 
+// "- text" wrapped at 80 columns with a hanging indent.
+std::string bullet(const std::string& text) {
+  std::string out = "-";
+  std::size_t col = 1;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(pos, end - pos);
+    if (col + 1 + width(word) > 80 && col > 2) {
+      out += "\n ";
+      col = 1;
+    }
+    out += " " + word;
+    col += 1 + width(word);
+    pos = end + 1;
+  }
+  return out + "\n";
+}
+
+std::string render_text(const Table& t) {
+  std::vector<std::string> benchmarks;
+  for (const auto& r : t.rows)
+    if (std::find(benchmarks.begin(), benchmarks.end(), r.benchmark) == benchmarks.end()) benchmarks.push_back(r.benchmark);
+  std::size_t cond_w = 9;
+  for (const auto& r : t.rows) cond_w = std::min<std::size_t>(std::max(cond_w, width(r.condition)), 24);
+  std::string out;
+  std::vector<std::string> flags;
+  for (const auto& b : benchmarks) {
+    std::string unit;
+    for (const auto& r : t.rows)
+      if (r.benchmark == b) unit = r.unit;
+    out += fmt::format("{}{}\n", b, unit.empty() ? "" : " (" + unit + ")");
+    out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%   median ± 95% CI  band\n";
+    for (const auto& r : t.rows) {
+      if (r.benchmark != b) continue;
+      const auto& s = r.summary;
+      out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {:>16}  {}\n", pad(r.condition, cond_w, false), s.n,
+                         format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
+                         median_ci(r), stats::to_string(s.band));
+      if (const std::string f = flags_of(r); !f.empty()) flags.push_back(fmt::format("{} / {}: {}", r.condition, b, f));
+    }
+    out += "\n";
+  }
+  out += "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
+         ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
+  (void)flags;  // the notes below say the same in words
+  for (const auto& n : t.notes) out += bullet(n);
+  return out;
+}
+
 std::string render_csv(const Table& t) {
   std::string out =
       "condition,benchmark,unit,n,mean,stddev,cv_pct,median,median_ci_lo,median_ci_hi,min,max,mad,"

@@ -41,6 +41,9 @@ std::string format_value(double value);
 
 // GitHub-flavoured markdown, columns padded so it also reads well in a terminal.
 std::string render_markdown(const Table& table);
+// For terminals: one block per benchmark, one row per condition, at most 80 columns; the flags
+// and notes follow under the blocks.
+std::string render_text(const Table& table);
 std::string render_csv(const Table& table);
 nlohmann::json render_json(const Table& table);  // the "table" part of summary.json
 

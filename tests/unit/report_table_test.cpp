@@ -100,3 +100,21 @@ TEST_CASE("report: values keep 4 significant figures") {
   CHECK(report::format_value(123456.7) == "123457");
   CHECK(report::format_value(0.012346) == "0.01235");
 }
+
+TEST_CASE("report: the terminal table stays within 80 columns") {
+  std::vector<model::Sample> samples;
+  add(samples, "idle-host-condition", "makebuffer_benchmem_count3.txt");
+  add(samples, "noisy", "makebuffer_cpu_1_2.txt");
+  const std::string text = report::render_text(report::build_table(samples, {}));
+  CHECK(text.find("BenchmarkMakeBuffer_Correct (ns/op)\ncondition") != std::string::npos);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto nl = text.find('\n', start);
+    const std::string line = text.substr(start, nl - start);
+    std::size_t cols = 0;
+    for (unsigned char c : line) cols += (c & 0xC0) != 0x80;
+    CAPTURE(line);
+    CHECK(cols <= 80);
+    start = nl == std::string::npos ? text.size() : nl + 1;
+  }
+}
