@@ -11,8 +11,9 @@ packages=(
   libfmt-dev libcli11-dev doctest-dev
   golang-go docker.io
 )
-# Headless browser for the report test, when a later step needs it.
-if [[ "${NOISEFLOOR_WITH_BROWSER:-0}" == 1 ]]; then packages+=(chromium); fi
+# Headless Chromium for the report's browser test: always in CI, on request elsewhere
+# (NOISEFLOOR_WITH_BROWSER=1); without it that one test is skipped outside CI.
+if [[ "${CI:-}" == true || "${NOISEFLOOR_WITH_BROWSER:-0}" == 1 ]]; then packages+=(chromium); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("experiment", run.experiment, "experiment file (YAML)")->required();
   run_cmd->add_option("--results", run.results_root, "where result directories go")->capture_default_str();
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress output");
+  run_cmd->add_option("--anchor", run.anchor,
+                      "an earlier clean result of the same machine: print how contended this run was");
 
   std::vector<std::string> validate_files;
   auto* validate_cmd = app.add_subcommand("validate", "check experiment files without running them");
@@ -85,6 +87,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   compare_cmd->add_flag("--allow-different-hosts", compare.allow_different_hosts,
                         "compare even when fingerprint fields that move benchmarks differ");
+
+  cli::ReportOptions report;
+  auto* report_cmd = app.add_subcommand("report", "a self-contained HTML report with plots, or exports to paste");
+  report_cmd->add_option("results", report.paths, "result directories (several: merged) or go test -bench files")
+      ->required();
+  report_cmd->add_option("--html", report.html, "write the HTML page here (default: <result>/report.html)");
+  report_cmd->add_option("--format", report.format, "print an export instead: markdown, csv, json, gotest or summary");
+  report_cmd->add_flag("--allow-different-hosts", report.allow_different_hosts,
+                       "merge results even when fingerprint fields that move benchmarks differ");
 
   auto* gc_cmd = app.add_subcommand("gc", "remove containers that a killed run left behind");
 
@@ -120,6 +131,8 @@ int main(int argc, char** argv) {
       cli::cv_command(cv);
     } else if (*compare_cmd) {
       cli::compare_command(compare);
+    } else if (*report_cmd) {
+      cli::report_command(report);
     } else if (*gc_cmd) {
       cli::gc_command();
     } else if (*fingerprint_cmd) {

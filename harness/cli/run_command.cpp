@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/fingerprint_view.hpp"
 #include "cli/progress.hpp"
+#include "cli/report_command.hpp"
 #include "fingerprint/compare.hpp"
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/host.hpp"
@@ -363,6 +364,12 @@ std::string run_command(const RunOptions& o, const Cancelled& cancelled) {
   fp["run"]["finished_utc"] = utc_now();
   dir.write("fingerprint.json", fp.dump(2) + "\n");
   finalize(dir, e, fp, record, status, error, started, o.command_line);
+  // The page is a view of files already written: a problem with it never fails the run.
+  try {
+    write_run_report(dir.path());
+  } catch (const std::exception& err) {
+    std::fprintf(stderr, "noisefloor: warning: report.html not written: %s\n", err.what());
+  }
   if (failure) {
     std::size_t kept = 0;
     for (const auto& s : record.samples) kept += !s.warmup;

@@ -55,10 +55,10 @@ std::string opt(const std::optional<double>& v, int decimals = 2) {
   return v ? fmt::format("{:.{}f}", *v, decimals) : std::string(kDash);
 }
 
-std::string median_ci_text(const Row& r) {
-  if (r.summary.n == 0) return kDash;
-  if (!r.summary.median_rel_halfwidth) return fmt::format("{} ± ∞ (n<6)", format_value(r.summary.median));
-  return fmt::format("{} ± {:.1f}%", format_value(r.summary.median), 100 * *r.summary.median_rel_halfwidth);
+std::string median_ci_text(const stats::Summary& s) {
+  if (s.n == 0) return kDash;
+  if (!s.median_rel_halfwidth) return fmt::format("{} ± ∞ (n<6)", format_value(s.median));
+  return fmt::format("{} ± {:.1f}%", format_value(s.median), 100 * *s.median_rel_halfwidth);
 }
 
 int outlier_count(const Row& r) {
@@ -212,6 +212,7 @@ std::string conditions_section(const ReportData& d, const std::map<std::string, 
     const auto& s = r.summary;
     std::string bench = r.benchmark;
     if (r.procs.size() == 1 && r.procs.front() != 1) bench += fmt::format("-{}", r.procs.front());
+    if (!r.variant.empty()) bench += " [" + r.variant + "]";
     std::string mean = format_value(s.mean);
     if (units.size() > 1) mean += " " + r.unit;
     const std::string band(stats::to_string(s.band));
@@ -223,7 +224,7 @@ std::string conditions_section(const ReportData& d, const std::map<std::string, 
         "<td class=\"num\">{8}</td><td class=\"num\">{9}</td><td class=\"num\">{10}</td>"
         "<td class=\"{11}\">{12}</td><td>{13}</td></tr>\n",
         escape(r.condition), swatch(styles.at(r.condition)), escape(bench), s.n, escape(mean),
-        s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), escape(median_ci_text(r)),
+        s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), escape(median_ci_text(r.summary)),
         format_value(s.min), format_value(s.max), opt(s.rcv_pct), band_class(band), escape(band),
         flags_html(r));
   }
@@ -265,51 +266,80 @@ BenchmarkSeries series_for(const ReportData& d, const std::string& benchmark, st
   out.strip.benchmark = out.order.benchmark = benchmark;
   std::vector<std::string> said;
   std::string unit;
+  std::set<std::string> conditions_done;
   for (const auto& r : d.table.rows) {
     if (r.benchmark != benchmark) continue;
+    // With variants the table has a row per variant; the series below already split them.
+    if (!conditions_done.insert(r.condition).second) continue;
     if (unit.empty()) unit = r.unit;
-    svg::Series s;
-    s.label = r.condition;
-    s.style = styles.at(r.condition);
-    std::size_t kept = 0;
-    for (const auto& sample : d.samples) {
-      if (sample.condition != r.condition || sample.benchmark != benchmark || sample.metrics.empty())
-        continue;
-      svg::Mark m;
-      m.value = sample.metrics.front().value;
-      m.index = sample.index;
-      m.warmup = sample.warmup;
-      if (!sample.warmup) {
-        m.outlier = kept < r.summary.outliers.size() && r.summary.outliers[kept] != stats::Outlier::none;
-        ++kept;
+    // A paired design interleaves variants within a condition: one series per variant (colour of
+    // the condition, shape of the variant), each with its own statistics.
+    std::vector<std::string> variants;
+    for (const auto& sample : d.samples)
+      if (sample.condition == r.condition && sample.benchmark == benchmark && !sample.variant.empty() &&
+          std::find(variants.begin(), variants.end(), sample.variant) == variants.end())
+        variants.push_back(sample.variant);
+    const bool split = !variants.empty();
+    if (!split) variants.push_back("");
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      auto selected = [&](const model::Sample& sample) {
+        return sample.condition == r.condition && sample.benchmark == benchmark && !sample.metrics.empty() &&
+               (!split || sample.variant == variants[v]);
+      };
+      stats::Summary own;
+      std::size_t warmups = r.warmup_discarded;
+      if (split) {
+        std::vector<double> kept;
+        warmups = 0;
+        for (const auto& sample : d.samples)
+          if (selected(sample))
+            sample.warmup ? void(++warmups) : kept.push_back(sample.metrics.front().value);
+        own = stats::summarize(kept);
       }
-      m.id = fmt::format("{}#{}", r.condition, sample.index);
-      m.tooltip =
-          fmt::format("{} #{}: {} {}{}{}", r.condition, sample.index, sample.metrics.front().value,
-                      sample.metrics.front().unit, sample.warmup ? " (warm-up, not in the statistics)" : "",
-                      m.outlier ? " (outlier)" : "");
-      s.marks.push_back(std::move(m));
+      const stats::Summary& sum = split ? own : r.summary;
+      const std::string name = split ? r.condition + " · " + variants[v] : r.condition;
+      svg::Series s;
+      s.label = name;
+      s.style = styles.at(r.condition);
+      if (split) s.shape = static_cast<int>(v);
+      std::size_t kept = 0;
+      for (const auto& sample : d.samples) {
+        if (!selected(sample)) continue;
+        svg::Mark m;
+        m.value = sample.metrics.front().value;
+        m.index = sample.index;
+        m.warmup = sample.warmup;
+        if (!sample.warmup) {
+          m.outlier = kept < sum.outliers.size() && sum.outliers[kept] != stats::Outlier::none;
+          ++kept;
+        }
+        m.id = split ? fmt::format("{}/{}#{}", r.condition, variants[v], sample.index)
+                     : fmt::format("{}#{}", r.condition, sample.index);
+        m.tooltip =
+            fmt::format("{} #{}: {} {}{}{}", name, sample.index, sample.metrics.front().value,
+                        sample.metrics.front().unit, sample.warmup ? " (warm-up, not in the statistics)" : "",
+                        m.outlier ? " (outlier)" : "");
+        s.marks.push_back(std::move(m));
+      }
+      out.samples += s.marks.size();
+      s.median = sum.median;
+      s.q1 = sum.q1;
+      s.q3 = sum.q3;
+      if (sum.median_ci) s.ci_lo = sum.median_ci->lo, s.ci_hi = sum.median_ci->hi;
+      svg::Series o = s;
+      s.note = sum.n == 0 ? "no kept samples" : "median " + median_ci_text(sum);
+      o.note = sum.lag1 ? fmt::format("lag-1 r = {:.2f}{}", *sum.lag1, sum.drift ? " (drift)" : "")
+                        : std::string("lag-1 r: n<8");
+      said.push_back(
+          fmt::format("{}: {} samples{}, median {}{}, CV {}%{}", name, sum.n,
+                      warmups ? fmt::format(" plus {} warm-up", warmups) : "", format_value(sum.median),
+                      sum.median_ci ? fmt::format(" (95% CI {} to {})", format_value(sum.median_ci->lo),
+                                                  format_value(sum.median_ci->hi))
+                                    : "",
+                      opt(sum.cv_pct), sum.drift ? ", drifting" : ""));
+      out.strip.series.push_back(std::move(s));
+      out.order.series.push_back(std::move(o));
     }
-    out.samples += s.marks.size();
-    const auto& sum = r.summary;
-    s.median = sum.median;
-    s.q1 = sum.q1;
-    s.q3 = sum.q3;
-    if (sum.median_ci) s.ci_lo = sum.median_ci->lo, s.ci_hi = sum.median_ci->hi;
-    svg::Series o = s;
-    s.note = sum.n == 0 ? "no kept samples" : "median " + median_ci_text(r);
-    o.note = sum.lag1 ? fmt::format("lag-1 r = {:.2f}{}", *sum.lag1, sum.drift ? " (drift)" : "")
-                      : std::string("lag-1 r: n<8");
-    said.push_back(fmt::format("{}: {} samples{}, median {}{}, CV {}%{}", r.condition, sum.n,
-                               r.warmup_discarded ? fmt::format(" plus {} warm-up", r.warmup_discarded) : "",
-                               format_value(sum.median),
-                               sum.median_ci
-                                   ? fmt::format(" (95% CI {} to {})", format_value(sum.median_ci->lo),
-                                                 format_value(sum.median_ci->hi))
-                                   : "",
-                               opt(sum.cv_pct), sum.drift ? ", drifting" : ""));
-    out.strip.series.push_back(std::move(s));
-    out.order.series.push_back(std::move(o));
   }
   out.strip.unit = out.order.unit = unit;
   out.strip.title = fmt::format("{}: every sample per condition ({})", benchmark, unit);

@@ -64,8 +64,12 @@ std::string open_svg(const std::string& id, double height, const std::string& ti
       num(kWidth), num(height), id, id, escape(kind), escape(benchmark), id, escape(title), id, escape(desc));
 }
 
-std::string label(std::size_t style, const std::string& text, double y) {
-  std::string out = marker(shape_for(style), colour_for(style), 14, y - 4, kRadius, false);
+Shape shape_of(const Series& s) {
+  return s.shape >= 0 ? static_cast<Shape>(s.shape % static_cast<int>(kShapes)) : shape_for(s.style);
+}
+
+std::string label(const Series& s, const std::string& text, double y) {
+  std::string out = marker(shape_of(s), colour_for(s.style), 14, y - 4, kRadius, false);
   out += fmt::format("<text x=\"26\" y=\"{}\">", num(y));
   const std::string shown = truncate(text, kLabelChars);
   if (shown != text) out += "<title>" + escape(text) + "</title>";
@@ -169,7 +173,18 @@ Ticks nice_ticks(double lo, double hi, int target) {
   return t;
 }
 
-std::string format_tick(double value, int decimals) { return fmt::format("{:.{}f}", value, decimals); }
+std::string format_tick(double value, int decimals) {
+  // Long numbers (ns/op of slow benchmarks) would run into the labels: 250000000 -> 250M.
+  const double a = std::fabs(value);
+  for (const auto& [scale, suffix] : {std::pair{1e9, "G"}, std::pair{1e6, "M"}, std::pair{1e3, "k"}})
+    if (a >= scale && a >= 1e4) {
+      std::string digits = fmt::format("{:.2f}", value / scale);
+      while (digits.back() == '0') digits.pop_back();
+      if (digits.back() == '.') digits.pop_back();
+      return digits + suffix;
+    }
+  return fmt::format("{:.{}f}", value, decimals);
+}
 
 std::string marker(Shape shape, std::string_view colour, double x, double y, double r, bool hollow,
                    std::string_view attributes, std::string_view tooltip) {
@@ -242,7 +257,7 @@ std::string strip_plot(const SeriesPlot& p) {
     if (i > 0)
       out += fmt::format("<line x1=\"0\" x2=\"{0}\" y1=\"{1}\" y2=\"{1}\" stroke=\"#eee\"/>\n", num(kWidth),
                          num(kTop + kRow * static_cast<double>(i)));
-    out += label(s.style, s.label, cy + 4);
+    out += label(s, s.label, cy + 4);
     if (std::isfinite(s.q1) && std::isfinite(s.q3))
       out += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"40\" fill=\"#efefef\" stroke=\"#8c8c8c\"><title>{}: "
@@ -262,8 +277,8 @@ std::string strip_plot(const SeriesPlot& p) {
       const double x = sx(m.value);
       const double y = cy + jitter(i, k) * 34;
       if (m.outlier) out += ring(x, y);
-      out += marker(shape_for(s.style), colour_for(s.style), x, y, kRadius, m.warmup,
-                    sample_attr(m.id, m.warmup), m.tooltip);
+      out += marker(shape_of(s), colour_for(s.style), x, y, kRadius, m.warmup, sample_attr(m.id, m.warmup),
+                    m.tooltip);
       out += "\n";
     }
     if (std::isfinite(s.median))
@@ -318,7 +333,7 @@ std::string run_order_plot(const SeriesPlot& p) {
       out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", num(kLeft - 5), num(sy(t) + 3.5),
                          format_tick(t, yt.decimals));
     out += "</g>\n";
-    out += label(s.style, s.label, top + kPanel / 2 + 4);
+    out += label(s, s.label, top + kPanel / 2 + 4);
     // The warm-up span: samples the statistics leave out.
     int w_lo = INT32_MAX, w_hi = -1;
     for (const auto& m : s.marks)
@@ -350,8 +365,8 @@ std::string run_order_plot(const SeriesPlot& p) {
     for (const Mark* m : ordered) {
       const double x = sx(m->index), y = sy(m->value);
       if (m->outlier) out += ring(x, y);
-      out += marker(shape_for(s.style), colour_for(s.style), x, y, kRadius, m->warmup,
-                    sample_attr(m->id, m->warmup), m->tooltip);
+      out += marker(shape_of(s), colour_for(s.style), x, y, kRadius, m->warmup, sample_attr(m->id, m->warmup),
+                    m->tooltip);
       out += "\n";
     }
     out += note(s.note, top + kPanel / 2 + 4);

@@ -43,6 +43,7 @@ struct Ticks {
   int decimals = 0;  // enough to tell the ticks apart
 };
 Ticks nice_ticks(double lo, double hi, int target = 6);
+// `decimals` fixed decimals; from 10^4 up, a k/M/G suffix and at most 2 decimals ("250M", "1.75G").
 std::string format_tick(double value, int decimals);
 
 // One marker: a filled shape of `style` centred at (x, y); hollow draws a white fill (warm-up).
@@ -63,8 +64,9 @@ struct Mark {
 
 // One condition of one benchmark. Statistics are of the kept (non-warm-up) samples; NaN = none.
 struct Series {
-  std::string label;  // condition name
-  std::size_t style = 0;
+  std::string label;      // condition name (paired designs: "condition · variant")
+  std::size_t style = 0;  // colour_for(style); the shape too unless `shape` is set
+  int shape = -1;         // paired designs: one shape per variant, colour per condition
   std::vector<Mark> marks;
   double median = kNaN, ci_lo = kNaN, ci_hi = kNaN, q1 = kNaN, q3 = kNaN;
   std::string note;  // shown at the right of the strip, e.g. "16.11 ± 4.3%"

@@ -58,6 +58,10 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
 
 }  // namespace
 
+std::string display_name(const Row& row) {
+  return row.variant.empty() ? row.benchmark : fmt::format("{} [{}]", row.benchmark, row.variant);
+}
+
 std::string format_value(double v) {
   if (std::isnan(v)) return kDash;
   const double a = std::fabs(v);
@@ -76,18 +80,18 @@ Table build_table(const std::vector<model::Sample>& samples, const std::vector<s
     if (std::find(t.conditions.begin(), t.conditions.end(), s.condition) == t.conditions.end())
       t.conditions.push_back(s.condition);
   for (const auto& cond : t.conditions) {
-    // With variants, each variant of a benchmark is its own row: "BenchmarkX [fast]".
-    auto key_of = [](const model::Sample& s) {
-      return s.variant.empty() ? s.benchmark : fmt::format("{} [{}]", s.benchmark, s.variant);
-    };
-    std::vector<std::string> benchmarks;
+    // With variants, each variant of a benchmark is its own row.
+    using Key = std::pair<std::string, std::string>;  // benchmark, variant
+    auto key_of = [](const model::Sample& s) { return Key{s.benchmark, s.variant}; };
+    std::vector<Key> benchmarks;
     for (const auto& s : samples)
       if (s.condition == cond && std::find(benchmarks.begin(), benchmarks.end(), key_of(s)) == benchmarks.end())
         benchmarks.push_back(key_of(s));
     for (const auto& b : benchmarks) {
       Row r;
       r.condition = cond;
-      r.benchmark = b;
+      r.benchmark = b.first;
+      r.variant = b.second;
       std::set<int> procs;
       for (const auto& s : samples) {
         if (s.condition != cond || key_of(s) != b || s.metrics.empty()) continue;
@@ -108,10 +112,10 @@ Table build_table(const std::vector<model::Sample>& samples, const std::vector<s
     for (const auto& w : r.summary.warnings) {
       // The table cell already says "± ∞ (n<6)".
       if (w.find("no 95% median CI") != std::string::npos) continue;
-      t.notes.push_back(fmt::format("{} / {}: {}", r.condition, r.benchmark, w));
+      t.notes.push_back(fmt::format("{} / {}: {}", r.condition, display_name(r), w));
     }
     if (r.procs.size() > 1)
-      t.notes.push_back(fmt::format("{} / {}: mixed GOMAXPROCS values {}", r.condition, r.benchmark,
+      t.notes.push_back(fmt::format("{} / {}: mixed GOMAXPROCS values {}", r.condition, display_name(r),
                                     fmt::join(r.procs, ", ")));
   }
   // GOMAXPROCS changes GC scheduling: means under different values are not comparable.
@@ -135,6 +139,7 @@ std::string render_markdown(const Table& t) {
     const auto& s = r.summary;
     std::string bench = r.benchmark;
     if (r.procs.size() == 1 && r.procs.front() != 1) bench += fmt::format("-{}", r.procs.front());
+    if (!r.variant.empty()) bench += " [" + r.variant + "]";
     cells.push_back({r.condition, bench, std::to_string(s.n), format_value(s.mean),
                      s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), median_ci(r),
                      format_value(s.min), format_value(s.max), opt(s.rcv_pct),
@@ -187,7 +192,8 @@ std::string bullet(const std::string& text) {
 std::string render_text(const Table& t) {
   std::vector<std::string> benchmarks;
   for (const auto& r : t.rows)
-    if (std::find(benchmarks.begin(), benchmarks.end(), r.benchmark) == benchmarks.end()) benchmarks.push_back(r.benchmark);
+    if (std::find(benchmarks.begin(), benchmarks.end(), display_name(r)) == benchmarks.end())
+      benchmarks.push_back(display_name(r));
   std::size_t cond_w = 9;
   for (const auto& r : t.rows) cond_w = std::min<std::size_t>(std::max(cond_w, width(r.condition)), 24);
   std::string out;
@@ -195,11 +201,11 @@ std::string render_text(const Table& t) {
   for (const auto& b : benchmarks) {
     std::string unit;
     for (const auto& r : t.rows)
-      if (r.benchmark == b) unit = r.unit;
+      if (display_name(r) == b) unit = r.unit;
     out += fmt::format("{}{}\n", b, unit.empty() ? "" : " (" + unit + ")");
     out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%   median ± 95% CI  band\n";
     for (const auto& r : t.rows) {
-      if (r.benchmark != b) continue;
+      if (display_name(r) != b) continue;
       const auto& s = r.summary;
       out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {:>16}  {}\n", pad(r.condition, cond_w, false), s.n,
                          format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
@@ -226,7 +232,7 @@ std::string render_csv(const Table& t) {
     int outliers = 0;
     for (auto o : s.outliers) outliers += o != stats::Outlier::none;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.condition),
-                       csv_field(r.benchmark), csv_field(r.unit), s.n, num(s.mean), onum(s.stddev),
+                       csv_field(display_name(r)), csv_field(r.unit), s.n, num(s.mean), onum(s.stddev),
                        onum(s.cv_pct), num(s.median), s.median_ci ? num(s.median_ci->lo) : "",
                        s.median_ci ? num(s.median_ci->hi) : "", num(s.min), num(s.max), num(s.mad),
                        onum(s.rcv_pct), num(s.q1), num(s.q3), stats::to_string(s.band), outliers,
@@ -245,6 +251,7 @@ nlohmann::json render_json(const Table& t) {
                     {"warmup_discarded", r.warmup_discarded},
                     {"values", r.values},
                     {"summary", stats::to_json(r.summary)}});
+    if (!r.variant.empty()) rows.back()["variant"] = r.variant;  // paired designs only
   }
   return {{"conditions", t.conditions}, {"rows", rows}, {"notes", t.notes}};
 }
@@ -264,7 +271,7 @@ std::string render_summary(const Table& t, const std::vector<std::string>& heade
     for (const auto& r : t.rows) {
       // The demo skips a benchmark with fewer than 2 samples: no stddev, no CV.
       if (r.condition != cond || r.summary.n < 2 || !r.summary.stddev) continue;
-      out += fmt::format("{:<46} {:>6} {:>12.4f} {:>12.4f} {:>8}\n", r.benchmark, r.summary.n, r.summary.mean,
+      out += fmt::format("{:<46} {:>6} {:>12.4f} {:>12.4f} {:>8}\n", display_name(r), r.summary.n, r.summary.mean,
                          *r.summary.stddev, r.summary.cv_pct ? fmt::format("{:.2f}", *r.summary.cv_pct) : kDash);
     }
   }

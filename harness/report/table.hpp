@@ -18,12 +18,16 @@ namespace noisefloor::report {
 struct Row {
   std::string condition;
   std::string benchmark;  // without the -N suffix
+  std::string variant;    // paired design: which variant ("" otherwise)
   std::string unit;       // of the primary metric, e.g. "ns/op"
   std::vector<int> procs;  // distinct GOMAXPROCS values seen (from the -N suffix)
   std::vector<double> values;  // in run order
   std::size_t warmup_discarded = 0;
   stats::Summary summary;
 };
+
+// "BenchmarkX" or, with variants, "BenchmarkX [fast]".
+std::string display_name(const Row& row);
 
 struct Table {
   std::vector<std::string> conditions;  // display order

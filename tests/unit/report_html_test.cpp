@@ -149,6 +149,24 @@ TEST_CASE("report html: per benchmark a strip plot and a run-order plot with one
   CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-ci=") == 3);
 }
 
+TEST_CASE("report html: a paired design's variants get one series each (condition colour, variant shape)") {
+  auto s = load_small();
+  for (auto& sample : s.samples)
+    if (sample.condition == "idle") sample.variant = sample.index < 5 ? "old" : "new";
+  const std::string html = report::render_html(data_of({s}));
+  for (const char* kind : {"data-plot=\"strip\"", "data-plot=\"run-order\""}) {
+    const auto plots = svgs_with(html, kind);
+    REQUIRE(plots.size() == 2);
+    CHECK(count(plots[0], "data-sample=") == 27);
+    CHECK(count(plots[0], "data-median=") == 4);  // idle · old, idle · new, noisy, pinned
+    CHECK(count(plots[0], "data-sample=\"idle/old#") == 5);
+    CHECK(count(plots[0], "data-sample=\"idle/new#") == 4);
+    CHECK(plots[0].find(">idle · old</text>") != std::string::npos);
+  }
+  // idle · old holds the warm-up and kept samples 1..4: n = 4, below the 6 a median CI needs.
+  CHECK(html.find("idle · old: 4 samples plus 1 warm-up, median") != std::string::npos);
+}
+
 TEST_CASE("report html: rendering is deterministic") {
   const auto d = data_of({load_small()});
   CHECK(report::render_html(d) == report::render_html(d));
@@ -279,6 +297,11 @@ TEST_CASE("svg: nice ticks") {
   const auto q = report::svg::nice_ticks(0, 10, 4);
   CHECK(q.step == 2.5);
   CHECK(q.decimals == 1);
+  CHECK(report::svg::format_tick(100, 0) == "100");
+  CHECK(report::svg::format_tick(15000, 0) == "15k");
+  CHECK(report::svg::format_tick(2.5e8, 0) == "250M");
+  CHECK(report::svg::format_tick(1.75e9, 0) == "1.75G");
+  CHECK(report::svg::format_tick(-2e6, 0) == "-2M");
 }
 
 TEST_CASE("svg: markers, shapes and palette") {

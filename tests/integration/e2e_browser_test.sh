@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The report page in a real browser. `noisefloor report` renders the committed small result
+# (tests/data/results/small: 3 conditions x 2 benchmarks x 9 samples); headless Chromium, offline,
+# takes a screenshot and dumps the DOM. The page must hold the condition table, one strip plot and
+# one run-order plot per benchmark with one mark per sample, and fetch nothing.
+#
+# "Fetch nothing" is enforced, not just grepped: the page carries the CSP
+# `default-src 'none'; style-src 'unsafe-inline'; img-src data:`, so any load (script, image, font,
+# stylesheet, frame) is blocked and Chromium logs "violates the following Content Security Policy
+# directive" on stderr (--enable-logging=stderr). A negative control page with one remote <img>
+# proves that message appears, so its absence on the real page means something.
+# Skips (77) when Chromium is missing, except in CI (CI=true), where it must be installed.
+source "$(dirname "$0")/lib.sh"
+cd "$WORK"
+
+CHROMIUM="$(command -v chromium || command -v chromium-browser || true)"
+if [[ -z "$CHROMIUM" ]]; then
+  [[ "${CI:-}" == "true" ]] && fail "chromium is not installed (scripts/bootstrap.sh installs it)"
+  echo "SKIP: chromium not installed"
+  exit 77
+fi
+
+# Headless, no network, no sandbox (tests run as root), a fresh profile per call.
+chromium_run() {
+  local profile
+  profile="$(mktemp -d "$WORK/profile.XXXXXX")"
+  timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
+    --user-data-dir="$profile" --enable-logging=stderr --v=0 "$@"
+}
+
+cp -r "$REPO/tests/data/results/small" "$WORK/small"
+src="$WORK/small"
+
+# The default output: <result dir>/report.html, its path on stdout.
+"$NF" report "$src" >out.txt 2>err.txt || { cat err.txt >&2; fail "report failed"; }
+page="$src/report.html"
+[[ "$(cat out.txt)" == "$page" ]] || fail "report printed '$(cat out.txt)', expected '$page'"
+check "report.html written" test -s "$page"
+(($(wc -c <"$page") < 300000)) || fail "report.html is $(wc -c <"$page") bytes (budget 300 KB)"
+"$NF" report --html "$WORK/named.html" "$src" >named.out
+check "--html writes the named file" test -s "$WORK/named.html"
+check "--html alone prints nothing" test ! -s named.out
+cmp "$page" "$WORK/named.html" || fail "--html and the default page differ"
+
+# The exports through the binary match the golden files of the unit tests.
+for f in markdown csv json gotest summary; do
+  "$NF" report --format "$f" "$src" >"export.$f"
+  cmp "export.$f" "$REPO/tests/data/golden/export.$f" || fail "--format $f differs from tests/data/golden/export.$f"
+done
+set +e
+"$NF" report --format html "$src" >/dev/null 2>bad-format.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || fail "--format html: exit $rc, expected 2"
+contains bad-format.txt '--format: expected markdown, csv, json, gotest or summary, got "html"'
+
+# Screenshot (look at it when the layout changes) and DOM.
+chromium_run --screenshot="$WORK/report.png" --window-size=1280,2400 "file://$page" >shot.out 2>shot.log ||
+  { tail -20 shot.log >&2; fail "chromium --screenshot failed"; }
+[[ "$(head -c 8 "$WORK/report.png" | od -An -tx1 | tr -d ' \n')" == "89504e470d0a1a0a" ]] || fail "no PNG screenshot"
+(($(wc -c <"$WORK/report.png") > 20000)) || fail "the screenshot is almost empty ($(wc -c <"$WORK/report.png") bytes)"
+chromium_run --dump-dom "file://$page" >dom.html 2>dom.log || { tail -20 dom.log >&2; fail "chromium --dump-dom failed"; }
+check "the DOM was dumped" grep -q '</html>' dom.html
+
+# The condition table: one row per (condition, benchmark) of the samples.
+pairs=$(sed -E 's/.*"benchmark":"([^"]*)".*"condition":"([^"]*)".*/\2 \1/' "$src/samples.jsonl" | sort -u | wc -l)
+[[ $pairs -eq 6 ]] || fail "expected 6 condition/benchmark pairs in the fixture, got $pairs"
+rows=$(grep -o '<tr data-condition=' dom.html | wc -l)
+[[ $rows -eq $pairs ]] || fail "condition table has $rows rows, expected $pairs"
+contains dom.html '<table class="conditions">'
+contains dom.html 'do not trust</td>'
+
+# One plot of each kind per benchmark, one mark per sample (warm-up included).
+marks() {  # marks KIND BENCHMARK: data-sample elements in that plot
+  grep -oE '<svg [^>]*>|data-sample="|</svg>' dom.html | awk -v kind="$1" -v bench="$2" '
+    /^<svg / { inside = index($0, "data-plot=\"" kind "\"") && index($0, "data-benchmark=\"" bench "\""); if (inside) plots++; next }
+    /^<\/svg>/ { inside = 0; next }
+    inside { n++ }
+    END { print plots + 0, n + 0 }'
+}
+benchmarks=$(sed -E 's/.*"benchmark":"([^"]*)".*/\1/' "$src/samples.jsonl" | sort -u)
+[[ $(echo "$benchmarks" | wc -l) -eq 2 ]] || fail "expected 2 benchmarks in the fixture"
+for b in $benchmarks; do
+  want=$(grep -c "\"benchmark\":\"$b\"" "$src/samples.jsonl")
+  for kind in strip run-order; do
+    read -r plots got < <(marks "$kind" "$b")
+    [[ $plots -eq 1 ]] || fail "$kind plot of $b: found $plots plots, expected 1"
+    [[ $got -eq $want ]] || fail "$kind plot of $b: $got marks, expected one per sample ($want)"
+  done
+done
+(($(grep -o 'role="img"' dom.html | wc -l) >= 4)) || fail "plots lack role=img"
+contains dom.html '<desc id="p0s-d">'
+
+# Nothing fetched: no remote src/href, no CSP violation, no network error.
+if grep -qiE '(src|href)="(https?:)?//' dom.html; then fail "the page references a remote resource"; fi
+if grep -E 'Content Security Policy|net::ERR_' shot.log dom.log; then fail "the page tried to fetch something"; fi
+# Negative control: the same page with one remote image must be blocked and logged.
+sed 's|</body>|<img src="https://example.invalid/x.png" alt=""></body>|' "$page" >control.html
+chromium_run --dump-dom "file://$WORK/control.html" >control.dom 2>control.log || fail "chromium failed on the control page"
+grep -q 'violates the following Content Security Policy directive' control.log ||
+  fail "control page: no CSP violation logged, so the fetch check above proves nothing"
+
+echo "e2e browser: ok (screenshot: $WORK/report.png, removed on exit)"
