@@ -20,7 +20,8 @@ const std::vector<std::string> kTopKeys = {"name",     "description", "benchmark
                                            "schedule", "cooldown",    "variants",  "comparison"};
 const std::vector<std::string> kBenchmarkKeys = {"build",   "command", "format",          "samples",
                                                  "warmup",  "timeout", "samples_per_run", "env",
-                                                 "workdir", "precision", "max_samples", "time_budget"};
+                                                 "workdir", "precision", "max_samples", "time_budget",
+                                                 "metric"};
 const std::vector<std::string> kVariantKeys = {"name", "command", "args"};
 const std::vector<std::string> kComparisonKeys = {"baseline", "aa", "threshold", "design"};
 const std::vector<std::string> kConditionKeys = {"name", "spinners", "affinity", "nice", "container"};
@@ -307,6 +308,11 @@ class Reader {
     }
     if (const YAML::Node e = node["env"]) b.env = get_env(e, "benchmark.env");
     if (const YAML::Node w = node["workdir"]) b.workdir = get_string(w, "benchmark.workdir");
+    if (const YAML::Node m = node["metric"]) {
+      b.metric = get_string(m, "benchmark.metric");
+      if (b.metric.empty() || b.metric.find_first_of(" \t") != std::string::npos)
+        fail(m, fmt::format("benchmark.metric: expected a unit such as ns/op or cpu-ns/op, got {}", quote(b.metric)));
+    }
     return b;
   }
 

@@ -121,16 +121,19 @@ class Doctor {
     const auto cpus = logical();
     if (v == nullptr || !cpus || *cpus <= 0) return;
     const double one = v->value("one", 0.0);
+    // Runnable right now, not counting the process that is looking (noisefloor itself). The
+    // 1-minute average lags by minutes — e.g. behind a run's own spinners — so it alone only warns.
+    const int others = std::max(0, v->value("running", 1) - 1);
     const std::string fix = "top -o %CPU   # then stop the busy processes it lists";
-    const std::string what = fmt::format("1-minute load average {:.2f} on {} logical CPUs", one, *cpus);
-    if (one >= *cpus) {
-      add(Level::bad, "load",
-          what +
-              ": every CPU is already busy; results would measure the "
-              "other work",
+    const std::string what = fmt::format("{} other runnable task(s) now, 1-minute load average {:.2f}, on {} logical CPUs",
+                                         others, one, *cpus);
+    if (others >= *cpus) {
+      add(Level::bad, "load", what + ": every CPU is already busy; results would measure the other work", fix);
+    } else if (others > 0 || one >= kLoadWarnFraction * *cpus) {
+      add(Level::warn, "load",
+          what + (others > 0 ? ": other processes compete for the CPUs"
+                             : ": the machine was busy within the last minute; let it settle"),
           fix);
-    } else if (one >= kLoadWarnFraction * *cpus) {
-      add(Level::warn, "load", what + ": other processes compete for the CPUs", fix);
     } else {
       add(Level::ok, "load", what);
     }

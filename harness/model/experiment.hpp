@@ -70,6 +70,9 @@ struct BenchmarkSpec {
   Seconds timeout{600};              // per invocation
   std::map<std::string, std::string> env;
   std::optional<std::string> workdir;  // relative paths are relative to the experiment file
+  // The unit of the metric the statistics use (e.g. "cpu-ns/op", "B/op"); empty: the first one
+  // the benchmark prints (ns/op for Go benchmarks).
+  std::string metric;
   friend bool operator==(const BenchmarkSpec&, const BenchmarkSpec&) = default;
 };
 

@@ -379,7 +379,17 @@ void run(const model::Experiment& e, Environment& env, Observer& observer, const
 
         parsers::GoTestParser go;
         std::size_t delivered = 0;
-        auto deliver = [&](const model::Measurement& m) {
+        auto deliver = [&](const model::Measurement& measured) {
+          model::Measurement m = measured;
+          if (!e.benchmark.metric.empty()) {
+            // The chosen metric becomes the primary one; the others stay, in order, after it.
+            auto it = std::find_if(m.metrics.begin(), m.metrics.end(),
+                                   [&](const model::Metric& x) { return x.unit == e.benchmark.metric; });
+            if (it == m.metrics.end())
+              throw ParseError(fmt::format("condition '{}': {} reported no {} metric (benchmark.metric)", cond.name,
+                                           m.name, e.benchmark.metric));
+            std::rotate(m.metrics.begin(), it, it + 1);
+          }
           Sample s = maker.make(cond.name, m, inv.number);
           if (!unit.variant.empty()) {
             s.variant = unit.variant;

@@ -154,19 +154,34 @@ TEST_CASE("doctor: experiment CPUs outside the isolated set, or offline") {
   CHECK(offline.grade == Grade::not_ready);
 }
 
-TEST_CASE("doctor: load relative to logical CPUs") {
+TEST_CASE("doctor: load relative to logical CPUs: runnable tasks now, the 1-minute average as a hint") {
   json h = good_host();
   h["load"]["value"]["one"] = 8.5;
+  h["load"]["value"]["running"] = 9;  // 8 others besides noisefloor on 8 CPUs
   const auto busy = fp::diagnose(h, std::nullopt, {});
   CHECK(only(busy, "load").level == Level::bad);
+  CHECK(only(busy, "load").message ==
+        "8 other runnable task(s) now, 1-minute load average 8.50, on 8 logical CPUs: every CPU is already "
+        "busy; results would measure the other work");
   CHECK(only(busy, "load").fix == "top -o %CPU   # then stop the busy processes it lists");
   CHECK(busy.grade == Grade::not_ready);
-  h["load"]["value"]["one"] = 2.0;  // a quarter of 8 CPUs
+  h["load"]["value"]["running"] = 3;
   const auto some = fp::diagnose(h, std::nullopt, {});
   CHECK(only(some, "load").level == Level::warn);
   CHECK(only(some, "load").message ==
-        "1-minute load average 2.00 on 8 logical CPUs: other processes compete for the CPUs");
+        "2 other runnable task(s) now, 1-minute load average 8.50, on 8 logical CPUs: other processes compete "
+        "for the CPUs");
   CHECK(some.grade == Grade::limited);
+  // Nothing else runs now, but the average still remembers a busy minute (e.g. our own spinners).
+  h["load"]["value"]["running"] = 1;
+  h["load"]["value"]["one"] = 2.0;
+  const auto settling = fp::diagnose(h, std::nullopt, {});
+  CHECK(only(settling, "load").level == Level::warn);
+  CHECK(only(settling, "load").message ==
+        "0 other runnable task(s) now, 1-minute load average 2.00, on 8 logical CPUs: the machine was busy within "
+        "the last minute; let it settle");
+  h["load"]["value"]["one"] = 0.5;
+  CHECK(only(fp::diagnose(h, std::nullopt, {}), "load").level == Level::ok);
 }
 
 TEST_CASE("doctor: a virtual machine is limited at best, naming the hypervisor") {

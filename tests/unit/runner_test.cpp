@@ -261,3 +261,20 @@ TEST_CASE("runner: the 99% stopping half-widths") {
   CHECK(runner::median_halfwidth99(flat) == 0.0);
   CHECK(runner::paired_halfwidth99({100, 100, 100}, {300, 300, 300}) == 0.0);
 }
+
+TEST_CASE("runner: benchmark.metric makes the chosen unit the primary metric") {
+  auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  e.benchmark.metric = "B/op";
+  FakeEnvironment env;
+  Collect obs;
+  runner::RunRecord rec;
+  runner::run(e, env, obs, nullptr, rec);
+  REQUIRE(!obs.samples.empty());
+  CHECK(obs.samples[0].metrics.front() == model::Metric{64, "B/op"});
+  CHECK(obs.samples[0].metrics[1] == model::Metric{10.5, "ns/op"});
+  e.benchmark.metric = "cpu-ns/op";
+  Collect obs2;
+  runner::RunRecord rec2;
+  CHECK_THROWS_WITH_AS(runner::run(e, env, obs2, nullptr, rec2),
+                       "condition 'idle': BenchmarkX-2 reported no cpu-ns/op metric (benchmark.metric)", ParseError);
+}
