@@ -177,11 +177,15 @@ TEST_CASE("probe_host: this VM (captured tree)") {
   CHECK(v(h, "tools.perflock") == false);
 
   const auto r = fp::diagnose(h, std::nullopt, {0});
-  CHECK(r.grade == Grade::limited);
+  // Captured while two other tasks were running on its 2 CPUs (3/124 in /proc/loadavg, one of
+  // them the reader): that alone makes it not ready; everything else is at most a warning.
+  CHECK(r.grade == Grade::not_ready);
+  CHECK(only(r, "load").level == Level::bad);
   CHECK(only(r, "virtualization").message.rfind("virtual machine (hypervisor: KVM)", 0) == 0);
   CHECK(only(r, "governor").level == Level::warn);
   CHECK(only(r, "container").level == Level::ok);
-  for (const auto& f : r.findings) CHECK(f.level != Level::bad);
+  for (const auto& f : r.findings)
+    if (f.topic != "load") CHECK(f.level != Level::bad);
 }
 
 TEST_CASE("probe_host: Intel laptop with intel_pstate, on battery") {
@@ -222,8 +226,8 @@ TEST_CASE("probe_host: Intel laptop with intel_pstate, on battery") {
   CHECK(only(r, "isolation").fix.rfind("add \"isolcpus=7 nohz_full=7 rcu_nocbs=7\"", 0) == 0);
   CHECK(only(r, "power").level == Level::warn);
   CHECK(only(r, "swap").level == Level::warn);
-  CHECK(only(r, "load").level == Level::ok);
-  CHECK(r.grade_reasons.size() == 7);  // governor, turbo, smt, isolation, aslr, swap, power
+  CHECK(only(r, "load").level == Level::warn);  // 2/1183 running: one other task besides the reader
+  CHECK(r.grade_reasons.size() == 8);  // load, governor, turbo, smt, isolation, aslr, swap, power
 }
 
 TEST_CASE("probe_host: AMD desktop with amd-pstate and isolated CPUs") {
