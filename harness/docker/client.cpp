@@ -451,6 +451,37 @@ Client::Logs Client::logs(const std::string& id, bool tty) {
   return Logs{demuxer.take_out(), demuxer.take_err()};
 }
 
+Client::Logs Client::follow_logs(const std::string& id, bool tty,
+                                 const std::function<void(std::string_view)>& on_stdout,
+                                 steady_clock::time_point deadline, const std::function<bool()>& cancelled) {
+  LogDemuxer demuxer(tty);
+  Request request{.method = "GET",
+                  .path = "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1",
+                  .deadline = deadline,
+                  .cancelled = cancelled ? &cancelled : nullptr};
+  std::string error_body;
+  long status = 0;
+  std::size_t passed = 0;  // stdout bytes already handed to on_stdout
+  request.sink = [&](std::string_view bytes) {
+    if (status == 0) curl_easy_getinfo(handle_->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) {
+      error_body.append(bytes);
+      return;
+    }
+    demuxer.feed(bytes);
+    if (on_stdout && demuxer.out().size() > passed) {
+      on_stdout(std::string_view(demuxer.out()).substr(passed));
+      passed = demuxer.out().size();
+    }
+  };
+  Response r = perform(request);
+  if (r.status != 200) {
+    throw DockerError(engine_error_message("GET", request.path, r.status, r.content_type, error_body));
+  }
+  demuxer.finish();
+  return Logs{demuxer.take_out(), demuxer.take_err()};
+}
+
 void Client::kill(const std::string& id, const std::string& signal) {
   call({.method = "POST",
         .path = "/containers/" + id + "/kill?signal=" + escape(handle_->curl, signal),

@@ -77,6 +77,11 @@ class Client {
   };
   // GET /containers/{id}/logs?stdout=1&stderr=1, demultiplexed (tty: raw, all in out).
   Logs logs(const std::string& id, bool tty);
+  // Follows the logs of a running container until it exits (logs?follow=1), passing stdout to
+  // on_stdout as it arrives; returns everything. Past the deadline: WaitTimeout; when
+  // cancelled() turns true: noisefloor::Interrupted.
+  Logs follow_logs(const std::string& id, bool tty, const std::function<void(std::string_view)>& on_stdout,
+                   std::chrono::steady_clock::time_point deadline, const std::function<bool()>& cancelled);
 
   // POST /containers/{id}/kill; a container that is not running (409) is fine.
   void kill(const std::string& id, const std::string& signal = "SIGKILL");

@@ -1,5 +1,7 @@
 #include "docker/container.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -59,13 +61,13 @@ void ContainerGuard::remove() {
 }
 
 ContainerOutcome run_container(Client& client, const ContainerRequest& request,
-                               const std::function<bool()>& cancelled) {
-  return run_container(client, create_body(request), request.name, request.timeout, cancelled);
+                               const std::function<bool()>& cancelled, const StdoutSink& on_stdout) {
+  return run_container(client, create_body(request), request.name, request.timeout, cancelled, on_stdout);
 }
 
 ContainerOutcome run_container(Client& client, const nlohmann::json& body, const std::string& name,
-                               std::chrono::duration<double> timeout,
-                               const std::function<bool()>& cancelled) {
+                               std::chrono::duration<double> timeout, const std::function<bool()>& cancelled,
+                               const StdoutSink& on_stdout) {
   Client::Created created = client.create_container(body, name);
   ContainerGuard guard(client, created.id);  // from here on, every exit removes the container
   if (!created.warnings.empty()) {
@@ -80,7 +82,11 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& body, const
   client.start(created.id);
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+  const bool tty_body = body.value("Tty", false);
+  std::optional<Client::Logs> followed;
   try {
+    // Following the logs ends when the container exits; the wait then returns at once.
+    if (on_stdout) followed = client.follow_logs(created.id, tty_body, on_stdout, deadline, cancelled);
     outcome.exit_code = client.wait(created.id, deadline, cancelled);
   } catch (const WaitTimeout&) {
     outcome.timed_out = true;
@@ -111,7 +117,8 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& body, const
                                           std::min(unix_seconds(finished, now) + 1, now + 1));
   }
   const bool tty = outcome.inspect.value("Config", nlohmann::json::object()).value("Tty", false);
-  Client::Logs logs = client.logs(created.id, tty);
+  // After a timeout the followed logs stopped early: read them whole.
+  Client::Logs logs = followed && !outcome.timed_out ? std::move(*followed) : client.logs(created.id, tty);
   outcome.out = std::move(logs.out);
   outcome.err = std::move(logs.err);
   guard.remove();

@@ -51,12 +51,16 @@ struct ContainerOutcome {
 // not apply: <warning>[; <warning>...]". When
 // cancelled() becomes true (polled about once a second during the wait) the container is killed
 // and removed and noisefloor::Interrupted is thrown. The container never outlives the call.
+// With on_stdout, the logs are followed while the container runs and its stdout is passed on as
+// it arrives (live samples and progress), instead of being read after the exit.
+using StdoutSink = std::function<void(std::string_view)>;
 ContainerOutcome run_container(Client& client, const ContainerRequest& request,
-                               const std::function<bool()>& cancelled);
+                               const std::function<bool()>& cancelled, const StdoutSink& on_stdout = nullptr);
 
 // The same with a ready create body (create_body(request), possibly amended by the caller).
 ContainerOutcome run_container(Client& client, const nlohmann::json& create_body, const std::string& name,
-                               std::chrono::duration<double> timeout, const std::function<bool()>& cancelled);
+                               std::chrono::duration<double> timeout, const std::function<bool()>& cancelled,
+                               const StdoutSink& on_stdout = nullptr);
 
 // Force-removes every container carrying `label` ("key=value" or "key"); returns one
 // "<id12> <name>" per removed container, in the engine's list order.

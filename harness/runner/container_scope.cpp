@@ -79,7 +79,22 @@ class ContainerScope : public ConditionScope {
 
     // Our own clock: the engine's StartedAt/FinishedAt can be out of order for fast containers.
     const auto t0 = std::chrono::steady_clock::now();
-    const docker::ContainerOutcome o = docker::run_container(rt_->client, req, cancelled);
+    // Samples arrive while the container runs: stdout is followed and parsed line by line.
+    std::string pending;
+    std::size_t streamed = 0;
+    auto on_stdout = [&](std::string_view bytes) {
+      if (!on_line) return;
+      pending.append(bytes);
+      std::size_t nl;
+      while ((nl = pending.find('\n')) != std::string::npos) {
+        std::string_view line(pending.data(), nl);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        on_line(line);
+        streamed += nl + 1;
+        pending.erase(0, nl + 1);
+      }
+    };
+    const docker::ContainerOutcome o = docker::run_container(rt_->client, req, cancelled, on_stdout);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const probe::ProbeReport report = probe::parse_probe_report(o.err);
 
@@ -117,9 +132,10 @@ class ContainerScope : public ConditionScope {
                                  "its output:{}",
                                  condition_.name, spec.memory ? std::to_string(*spec.memory) : "none",
                                  tail_lines(o.out + out.err, 10)));
-    // Logs arrive after the container exits: hand them to the parser line by line now.
-    if (on_line) {
-      std::string_view rest = out.out;
+    // Whatever was not streamed (a timeout reads the logs whole; an unterminated last line):
+    // hand it to the parser line by line now.
+    if (on_line && streamed < out.out.size()) {
+      std::string_view rest = std::string_view(out.out).substr(streamed);
       while (!rest.empty()) {
         const auto nl = rest.find('\n');
         std::string_view line = rest.substr(0, nl);
