@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "cli/version.hpp"
 #include "cli/commands.hpp"
 #include "docker/client.hpp"
 #include "fingerprint/doctor.hpp"
@@ -18,10 +19,6 @@
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
 
-namespace noisefloor {
-extern const char* const kVersion;
-extern const char* const kCommit;
-}  // namespace noisefloor
 
 namespace noisefloor::cli {
 namespace {

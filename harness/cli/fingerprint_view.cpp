@@ -1,3 +1,4 @@
+#include "cli/version.hpp"
 #include "cli/fingerprint_view.hpp"
 
 #include <sys/utsname.h>
@@ -12,10 +13,6 @@
 #include "fingerprint/tune.hpp"
 #include "hash/sha256.hpp"
 
-namespace noisefloor {
-extern const char* const kVersion;
-extern const char* const kCommit;
-}  // namespace noisefloor
 
 namespace noisefloor::cli {
 namespace fs = std::filesystem;

@@ -8,14 +8,11 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/version.hpp"
 #include "cli/commands.hpp"
 #include "model/errors.hpp"
 #include "process/process.hpp"
 
-namespace noisefloor {
-extern const char* const kVersion;
-extern const char* const kCommit;
-}  // namespace noisefloor
 
 namespace {
 

@@ -1,5 +1,6 @@
 // `noisefloor report RESULTS...`: the HTML page and the --format exports, from saved results.
 // The I/O edge of report/ (report_data, html, export are pure).
+#include "cli/version.hpp"
 #include "cli/report_command.hpp"
 
 #include <fmt/format.h>
@@ -16,10 +17,6 @@
 #include "report/report_data.hpp"
 #include "results/results.hpp"
 
-namespace noisefloor {
-extern const char* const kVersion;
-extern const char* const kCommit;
-}  // namespace noisefloor
 
 namespace noisefloor::cli {
 namespace fs = std::filesystem;

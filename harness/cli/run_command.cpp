@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/version.hpp"
 #include "cli/commands.hpp"
 #include "cli/fingerprint_view.hpp"
 #include "cli/progress.hpp"
@@ -27,10 +28,6 @@
 #include "runner/runner.hpp"
 #include "stats/summary.hpp"
 
-namespace noisefloor {
-extern const char* const kVersion;
-extern const char* const kCommit;
-}  // namespace noisefloor
 
 namespace noisefloor::cli {
 namespace fs = std::filesystem;

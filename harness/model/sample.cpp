@@ -6,6 +6,17 @@
 
 namespace noisefloor::model {
 
+Sample sample_of(const std::string& condition, const Measurement& m) {
+  Sample s;
+  s.condition = condition;
+  s.benchmark = m.benchmark;
+  s.name = m.name;
+  s.procs = m.procs;
+  s.iterations = m.iterations;
+  s.metrics = m.metrics;
+  return s;
+}
+
 nlohmann::json to_json(const Sample& s) {
   nlohmann::json metrics = nlohmann::json::array();
   for (const auto& m : s.metrics) metrics.push_back({{"value", m.value}, {"unit", m.unit}});

@@ -31,6 +31,10 @@ struct Sample {
   double elapsed_seconds = 0;          // since the run started
   std::string utc;                     // when it arrived, RFC 3339
 };
+// A sample of `condition` holding a measurement's name, procs, iterations and metrics; the
+// bookkeeping fields (index, warm-up, invocation, time) are the caller's.
+Sample sample_of(const std::string& condition, const Measurement& measurement);
+
 nlohmann::json to_json(const Sample&);
 Sample sample_from_json(const nlohmann::json&);  // throws ParseError
 

@@ -1,4 +1,5 @@
 #include "report/compare.hpp"
+#include "report/table.hpp"
 
 #include <fmt/format.h>
 
@@ -844,15 +845,6 @@ std::string render_compare_text(const CompareTable& t) {
 
 namespace {
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
 

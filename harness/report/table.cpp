@@ -33,15 +33,6 @@ std::string median_ci(const Row& r) {
   return fmt::format("{} ± {:.1f}%", format_value(r.summary.median), 100 * *r.summary.median_rel_halfwidth);
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 // Display width in terminal columns (UTF-8 aware for the few symbols we print).
 std::size_t width(const std::string& s) {
@@ -57,6 +48,16 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
 }
 
 }  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
 
 std::string display_name(const Row& row) {
   return row.variant.empty() ? row.benchmark : fmt::format("{} [{}]", row.benchmark, row.variant);

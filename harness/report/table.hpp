@@ -40,6 +40,9 @@ struct Table {
 Table build_table(const std::vector<model::Sample>& samples,
                   const std::vector<std::string>& condition_order);
 
+// A CSV field, quoted when it holds a comma, a quote or a newline (RFC 4180).
+std::string csv_field(const std::string& text);
+
 // Values with 4 significant figures or more, never in exponent form for the usual ranges.
 std::string format_value(double value);
 

@@ -169,13 +169,7 @@ LoadedRun load_gotest_file(const fs::path& file) {
   run.conditions.push_back(condition);
   std::map<std::string, int> counts;
   for (const auto& m : out.measurements) {
-    model::Sample s;
-    s.condition = condition;
-    s.benchmark = m.benchmark;
-    s.name = m.name;
-    s.procs = m.procs;
-    s.iterations = m.iterations;
-    s.metrics = m.metrics;
+    model::Sample s = model::sample_of(condition, m);
     s.index = counts[m.benchmark]++;
     run.samples.push_back(std::move(s));
   }

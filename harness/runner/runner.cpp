@@ -39,13 +39,7 @@ class SampleMaker {
   SampleMaker(const model::Experiment& e, Clock::time_point start) : experiment_(e), start_(start) {}
 
   Sample make(const std::string& condition, const model::Measurement& m, int invocation) {
-    Sample s;
-    s.condition = condition;
-    s.benchmark = m.benchmark;
-    s.name = m.name;
-    s.procs = m.procs;
-    s.iterations = m.iterations;
-    s.metrics = m.metrics;
+    Sample s = model::sample_of(condition, m);
     s.index = counts_[{condition, m.benchmark}]++;
     s.warmup = s.index < experiment_.benchmark.warmup;
     s.invocation = invocation;

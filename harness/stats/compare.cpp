@@ -39,24 +39,8 @@ void check_confidence(double confidence) {
   }
 }
 
-double mean_of(std::span<const double> x) {
-  const double n = static_cast<double>(x.size());
-  double mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
-  double correction = 0.0;
-  for (double v : x) correction += v - mean;
-  return mean + correction / n;
-}
-
-// Sample variance (n-1), corrected two-pass; needs x.size() >= 2.
-double variance_of(std::span<const double> x, double mean) {
-  double ss = 0.0, sum_dev = 0.0;
-  for (double v : x) {
-    ss += (v - mean) * (v - mean);
-    sum_dev += v - mean;
-  }
-  const double n = static_cast<double>(x.size());
-  return std::max(ss - sum_dev * sum_dev / n, 0.0) / (n - 1.0);
-}
+double mean_of(std::span<const double> x) { return stats::mean(x); }
+double variance_of(std::span<const double> x, double m) { return stats::sample_variance(x, m); }
 
 // Two-sided p of |t| with df degrees of freedom.
 double t_two_sided(double t, double df) {

@@ -43,14 +43,7 @@ long double log_add_exp(long double a, long double b) {
   return hi + std::log1p(std::exp(std::min(a, b) - hi));
 }
 
-// Mean with one correction pass: the second pass removes most of the rounding of the first.
-double mean_of(std::span<const double> x) {
-  const double n = static_cast<double>(x.size());
-  double mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
-  double correction = 0.0;
-  for (double v : x) correction += v - mean;
-  return mean + correction / n;
-}
+double mean_of(std::span<const double> x) { return stats::mean(x); }
 
 // Hyndman-Fan type 7: h = (n-1)p, linear interpolation between x_(floor h) and the next one.
 double quantile_type7(std::span<const double> sorted, double p) {
@@ -217,13 +210,7 @@ Summary summarize(std::span<const double> x, double confidence) {
   if (n >= 2) {
     // Corrected two-pass sum of squares (Chan, Golub & LeVeque), never the one-pass Σx² form:
     // it cancels to 0 for values around 1e9 with unit spread (V9).
-    double ss = 0.0, sum_dev = 0.0;
-    for (double v : x) {
-      ss += (v - s.mean) * (v - s.mean);
-      sum_dev += v - s.mean;
-    }
-    ss -= sum_dev * sum_dev / nd;
-    s.stddev = std::sqrt(std::max(ss, 0.0) / (nd - 1.0));
+    s.stddev = std::sqrt(sample_variance(x, s.mean));
     if (s.mean > 0.0) s.cv_pct = 100.0 * *s.stddev / s.mean;
 
     std::vector<double> dev(n);
@@ -486,6 +473,24 @@ Summary summary_from_json(const nlohmann::json& j) {
   }
   for (const auto& w : read_array(j, "warnings")) s.warnings.push_back(read_string(w, "warnings"));
   return s;
+}
+
+double mean(std::span<const double> x) {
+  const double n = static_cast<double>(x.size());
+  double m = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  double correction = 0.0;
+  for (double v : x) correction += v - m;
+  return m + correction / n;
+}
+
+double sample_variance(std::span<const double> x, double m) {
+  double ss = 0.0, sum_dev = 0.0;
+  for (double v : x) {
+    ss += (v - m) * (v - m);
+    sum_dev += v - m;
+  }
+  const double n = static_cast<double>(x.size());
+  return std::max(ss - sum_dev * sum_dev / n, 0.0) / (n - 1.0);
 }
 
 }  // namespace noisefloor::stats

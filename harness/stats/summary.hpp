@@ -76,6 +76,10 @@ double t_quantile(double p, double df);
 
 // Median of the values (mean of the two middle ones for even n); NaN when empty.
 double median(std::span<const double> values);
+// Mean with one correction pass (the second pass removes most of the rounding of the first).
+double mean(std::span<const double> values);
+// Sample variance (n−1), corrected two-pass; needs at least 2 values (statistics.md §3.10).
+double sample_variance(std::span<const double> values, double mean);
 
 // Order statistic rank k (1-based) of the equal-tailed median CI [x_(k), x_(n-k+1)]:
 // k = max{k >= 1 : 2*P(Bin(n, 1/2) <= k-1) <= 1 - confidence}, with the achieved level

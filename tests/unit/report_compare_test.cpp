@@ -29,13 +29,7 @@ std::vector<model::Sample> load(const std::string& condition, const std::string&
   std::vector<model::Sample> out;
   std::map<std::string, int> counts;
   for (const auto& m : parsed.measurements) {
-    model::Sample s;
-    s.condition = condition;
-    s.benchmark = m.benchmark;
-    s.name = m.name;
-    s.procs = m.procs;
-    s.iterations = m.iterations;
-    s.metrics = m.metrics;
+    model::Sample s = model::sample_of(condition, m);
     s.index = counts[m.benchmark]++;
     out.push_back(s);
   }

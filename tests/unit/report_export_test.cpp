@@ -11,38 +11,17 @@
 #include "model/errors.hpp"
 #include "report/export.hpp"
 #include "report/report_data.hpp"
+#include "test_support.hpp"
 
 using namespace noisefloor;
 using nlohmann::json;
 
 namespace {
 
-const std::string kData = NF_TEST_DATA_DIR;
-const std::string kSmall = kData + "/results/small";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// What cli/report_command.cpp reads, without the I/O library (unit tests link the core only).
-report::ReportSource load_small(const std::string& label = "20261130T050436Z") {
-  report::ReportSource s;
-  s.label = label;
-  s.run = json::parse(slurp(kSmall + "/run.json"));
-  s.summary = json::parse(slurp(kSmall + "/summary.json"));
-  s.fingerprint = json::parse(slurp(kSmall + "/fingerprint.json"));
-  std::istringstream lines(slurp(kSmall + "/samples.jsonl"));
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) s.samples.push_back(model::sample_from_json(json::parse(line)));
-  s.conditions = s.run["conditions"].get<std::vector<std::string>>();
-  for (const auto& c : s.conditions)
-    s.gotest_config[c] = report::parse_gotest_config(slurp(kSmall + "/" + c + ".txt"));
-  return s;
-}
+using testing::kData;
+using testing::kSmall;
+using testing::load_small;
+using testing::slurp;
 
 report::ReportData small_data() {
   std::vector<report::ReportSource> sources;

@@ -10,34 +10,16 @@
 #include "report/html.hpp"
 #include "report/report_data.hpp"
 #include "report/svg.hpp"
+#include "test_support.hpp"
 
 using namespace noisefloor;
 using nlohmann::json;
 
 namespace {
 
-const std::string kSmall = std::string(NF_TEST_DATA_DIR) + "/results/small";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-report::ReportSource load_small(const std::string& label = "20261130T050436Z") {
-  report::ReportSource s;
-  s.label = label;
-  s.run = json::parse(slurp(kSmall + "/run.json"));
-  s.summary = json::parse(slurp(kSmall + "/summary.json"));
-  s.fingerprint = json::parse(slurp(kSmall + "/fingerprint.json"));
-  std::istringstream lines(slurp(kSmall + "/samples.jsonl"));
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) s.samples.push_back(model::sample_from_json(json::parse(line)));
-  s.conditions = s.run["conditions"].get<std::vector<std::string>>();
-  return s;
-}
+using testing::kSmall;
+using testing::load_small;
+using testing::slurp;
 
 report::ReportData data_of(std::vector<report::ReportSource> sources, bool allow = false) {
   return report::make_report_data(std::move(sources), allow, "noisefloor test");

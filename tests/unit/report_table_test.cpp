@@ -22,13 +22,7 @@ void add(std::vector<model::Sample>& out, const std::string& condition, const st
   const auto parsed = parsers::parse_gotest(slurp(std::string(NF_TEST_DATA_DIR) + "/gotest/" + file));
   int i = 0;
   for (const auto& m : parsed.measurements) {
-    model::Sample s;
-    s.condition = condition;
-    s.benchmark = m.benchmark;
-    s.name = m.name;
-    s.procs = m.procs;
-    s.iterations = m.iterations;
-    s.metrics = m.metrics;
+    model::Sample s = model::sample_of(condition, m);
     s.index = i++;
     out.push_back(s);
   }

@@ -12,6 +12,7 @@
 
 #include "model/errors.hpp"
 #include "stats/compare.hpp"
+#include "test_support.hpp"
 
 namespace noisefloor::stats {
 namespace {
@@ -20,25 +21,10 @@ constexpr double kClosed = 1e-12;
 constexpr double kT = 1e-9;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-const nlohmann::json& vectors() {
-  static const nlohmann::json json = [] {
-    const std::string path = std::string(NF_TEST_DATA_DIR) + "/stats/stats-vectors.json";
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open " + path);
-    return nlohmann::json::parse(in);
-  }();
-  return json;
-}
-
-std::vector<double> values(const nlohmann::json& j) { return j.get<std::vector<double>>(); }
-
-doctest::Approx rel(double expected, double tolerance) {
-  return doctest::Approx(expected).epsilon(tolerance).scale(0.0);
-}
-
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
+using testing::contains;
+using testing::rel;
+using testing::values;
+using testing::vectors;
 
 // Doubled mid-rank of v among all: 2·#{< v} + #{== v} + 1.
 std::int64_t doubled_rank(const std::vector<double>& all, double v) {

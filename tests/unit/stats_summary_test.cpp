@@ -11,6 +11,7 @@
 
 #include "model/errors.hpp"
 #include "stats/summary.hpp"
+#include "test_support.hpp"
 
 namespace noisefloor::stats {
 namespace {
@@ -18,26 +19,10 @@ namespace {
 constexpr double kClosed = 1e-12;  // closed forms
 constexpr double kT = 1e-9;        // anything with a t quantile
 
-const nlohmann::json& vectors() {
-  static const nlohmann::json json = [] {
-    const std::string path = std::string(NF_TEST_DATA_DIR) + "/stats/stats-vectors.json";
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open " + path);
-    return nlohmann::json::parse(in);
-  }();
-  return json;
-}
-
-std::vector<double> values(const nlohmann::json& j) { return j.get<std::vector<double>>(); }
-
-// Purely relative comparison (doctest's default Approx also adds an absolute term).
-doctest::Approx rel(double expected, double tolerance) {
-  return doctest::Approx(expected).epsilon(tolerance).scale(0.0);
-}
-
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
-}
+using testing::contains;
+using testing::rel;
+using testing::values;
+using testing::vectors;
 
 std::vector<double> iota_values(std::size_t n) {
   std::vector<double> x(n);
