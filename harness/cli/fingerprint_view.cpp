@@ -54,7 +54,14 @@ json collect_fingerprint(const model::Experiment& e, const std::string& command_
                {"experiment_file", fs::absolute(e.source_file).string()},
                {"experiment_sha256", hash::sha256_hex(e.source_text)},
                {"noisefloor_version", kVersion},
-               {"noisefloor_commit", kCommit}};
+               {"noisefloor_commit", kCommit},
+               // Interleaving is a fixed round-robin and pairs alternate ABBA: nothing is random,
+               // so there is no seed to record.
+               {"schedule", e.schedule == model::Schedule::sequential ? "sequential" : "interleaved"},
+               {"order", e.schedule == model::Schedule::sequential
+                             ? "each condition's samples together, conditions in file order"
+                             : "round-robin over conditions in file order (deterministic: no random seed)"},
+               {"paired_order", e.paired() ? "ABBA counterbalanced over the kept repeats (deterministic)" : ""}};
   fp["host"] = fingerprint::probe_host();
   struct utsname u {};
   if (::uname(&u) == 0) {
