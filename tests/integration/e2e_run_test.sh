@@ -38,8 +38,11 @@ diff <(sed -n '/^| condition/,/^$/p' out.txt) <(sed -n '/^| condition/,/^$/p' cv
 "$NF" cv --format summary "$dir" >summary.txt
 cmp summary.txt "$dir/cv-summary.txt" || fail "cv --format summary differs from cv-summary.txt"
 contains summary.txt '## pinned'
-"$NF" cv --format json "$dir" | grep -q '"schema_version": 1' || fail "cv json"
-"$NF" cv --format csv "$dir" | head -1 | grep -q '^condition,benchmark,unit,n,mean' || fail "cv csv"
+# (to files, not pipes: `grep -q` closing a pipe early would SIGPIPE noisefloor under pipefail)
+"$NF" cv --format json "$dir" >cv.json
+contains cv.json '"schema_version": 1'
+"$NF" cv --format csv "$dir" >cv.csv
+head -1 cv.csv | grep -q '^condition,benchmark,unit,n,mean' || fail "cv csv header"
 # plain go test -bench files: one condition per file, named after it
 "$NF" cv --format summary "$REPO/tests/data/gotest/makebuffer_benchmem_count3.txt" >plain.txt
 contains plain.txt '## makebuffer_benchmem_count3'
