@@ -218,7 +218,14 @@ std::string render_text(const Table& t) {
   out += "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
          ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
   (void)flags;  // the notes below say the same in words
-  for (const auto& n : t.notes) out += bullet(n);
+  for (std::string n : t.notes) {
+    // One benchmark: it heads the block above, so "idle / BenchmarkX: ..." reads "idle: ...".
+    if (benchmarks.size() == 1) {
+      const std::string long_form = " / " + benchmarks.front() + ": ";
+      if (const auto at = n.find(long_form); at != std::string::npos) n.replace(at, long_form.size(), ": ");
+    }
+    out += bullet(n);
+  }
   return out;
 }
 
