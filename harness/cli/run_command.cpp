@@ -69,7 +69,9 @@ void build(const model::Experiment& e, bool quiet, const Cancelled& cancelled) {
   const process::Result r = process::run(spec, nullptr, cancelled);
   if (r.timed_out || r.signal || r.exit_code != 0)
     throw RunError(fmt::format("the build step failed ({}); last lines of its output:{}",
-                               r.timed_out ? "timed out" : fmt::format("exit code {}", r.exit_code),
+                               r.timed_out ? "timed out"
+                               : r.signal  ? fmt::format("killed by signal {}", *r.signal)
+                                           : fmt::format("exit code {}", r.exit_code),
                                runner::tail_lines(r.out + r.err, 15)));
 }
 
@@ -172,11 +174,9 @@ void finalize(results::RunDirectory& dir, const model::Experiment& e, const nloh
               const std::string& started, const std::string& command_line) {
   std::vector<std::string> order;
   for (const auto& c : e.conditions) order.push_back(c.name);
-  const Tables tables = build_tables(e, fp, record);
-  const report::Table& table = tables.table;
   std::vector<std::string> benchmarks;
-  for (const auto& r : table.rows)
-    if (std::find(benchmarks.begin(), benchmarks.end(), r.benchmark) == benchmarks.end()) benchmarks.push_back(r.benchmark);
+  for (const auto& s : record.samples)
+    if (std::find(benchmarks.begin(), benchmarks.end(), s.benchmark) == benchmarks.end()) benchmarks.push_back(s.benchmark);
 
   for (const auto& c : e.conditions)
     dir.write(c.name + ".txt", report::render_gotest(record.samples, c.name, raw_config(e, fp, c, dir.id())));
@@ -195,6 +195,10 @@ void finalize(results::RunDirectory& dir, const model::Experiment& e, const nloh
       {"warnings", record.warnings},
   };
   dir.write("run.json", run.dump(2) + "\n");
+  // The raw files and run.json are written first: they hold every sample whatever happens to
+  // the statistics below.
+  const Tables tables = build_tables(e, fp, record);
+  const report::Table& table = tables.table;
   nlohmann::json summary = {{"schema_version", 1},
                             {"experiment", {{"name", e.name}, {"description", e.description}, {"file", e.source_file}}},
                             {"run", {{"id", dir.id()}, {"status", status}, {"started_utc", started}, {"finished_utc", utc_now()}}},

@@ -81,14 +81,17 @@ class Reader {
     return node.Scalar();
   }
 
+  // A whole number in [min, max]; the default max keeps every count within an int, checked
+  // before any narrowing, so 4294967298 is an error and never wraps to 2.
   std::int64_t get_int(const YAML::Node& node, std::string_view path, std::int64_t min,
-                       std::string_view expectation) const {
+                       std::string_view expectation, std::int64_t max = 1'000'000) const {
     const std::string text = node.IsScalar() ? node.Scalar() : std::string();
     std::int64_t value = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (!node.IsScalar() || text.empty() || ec != std::errc{} || ptr != text.data() + text.size())
       fail(node, fmt::format("{}: expected {}, got {}", path, expectation, describe(node)));
     if (value < min) fail(node, fmt::format("{}: expected {}, got {}", path, expectation, value));
+    if (value > max) fail(node, fmt::format("{}: {} is too large (at most {})", path, value, max));
     return value;
   }
 
@@ -157,7 +160,7 @@ class Reader {
     if (node.IsSequence()) {
       cpus.emplace();
       for (const auto& item : node)
-        cpus->push_back(static_cast<int>(get_int(item, path, 0, "a CPU number")));
+        cpus->push_back(static_cast<int>(get_int(item, path, 0, "a CPU number", 8191)));
       std::sort(cpus->begin(), cpus->end());
       cpus->erase(std::unique(cpus->begin(), cpus->end()), cpus->end());
     } else if (node.IsScalar()) {
@@ -180,10 +183,15 @@ class Reader {
     }
   }
 
-  model::Seconds get_duration(const YAML::Node& node, std::string_view path) const {
+  // A duration from `min` up to 1,000,000 s (11.6 days): beyond that the clocks' integer
+  // arithmetic would overflow.
+  model::Seconds get_duration(const YAML::Node& node, std::string_view path,
+                              model::Seconds min = model::Seconds(0)) const {
     const auto d = node.IsScalar() ? parse_duration(node.Scalar()) : std::nullopt;
     if (!d) fail(node, fmt::format("{}: expected a duration such as 30s, 10m or 1.5s, got {}", path,
                                    describe(node)));
+    if (d->count() > 1e6) fail(node, fmt::format("{}: at most 1000000s (11.6 days)", path));
+    if (*d < min) fail(node, fmt::format("{}: at least {}ms", path, min.count() * 1000));
     return *d;
   }
 
@@ -251,6 +259,19 @@ class Reader {
                                            quote(c.name)));
       exp.conditions.push_back(std::move(c));
     }
+    // image: auto holds one executable, benchmark.command's: a variant with another program
+    // would silently run the baseline's binary with the variant's arguments.
+    for (const auto& c : exp.conditions) {
+      if (!c.container || c.container->image != "auto") continue;
+      for (std::size_t i = 0; i < exp.variants.size(); ++i)
+        if (exp.variants[i].command.front() != exp.benchmark.command.front()) {
+          const YAML::Mark m = root["variants"][i].Mark();
+          fail(m, fmt::format("variants: \"{}\" runs {}, but condition \"{}\" uses container image: auto, built from "
+                              "{}: use args (same executable) or a named image that holds both",
+                              exp.variants[i].name, quote(exp.variants[i].command.front()), c.name,
+                              quote(exp.benchmark.command.front())));
+        }
+    }
     return exp;
   }
 
@@ -282,8 +303,7 @@ class Reader {
         adaptive_.emplace();
       } else {
         b.samples = static_cast<int>(
-            get_int(s, "benchmark.samples", 2, "a whole number of samples ≥ 2 or auto"));
-        if (b.samples > 100000) fail(s, "benchmark.samples: at most 100000");
+            get_int(s, "benchmark.samples", 2, "a whole number of samples ≥ 2 or auto", 100'000));
       }
     }
     for (const char* key : {"precision", "max_samples", "time_budget"}) {
@@ -297,14 +317,14 @@ class Reader {
             static_cast<int>(get_int(m, "benchmark.max_samples", adaptive_->min_samples,
                                      fmt::format("a whole number ≥ {}", adaptive_->min_samples)));
       }
-      if (const YAML::Node t = node["time_budget"]) adaptive_->budget = get_duration(t, "benchmark.time_budget");
+      if (const YAML::Node t = node["time_budget"])
+        adaptive_->budget = get_duration(t, "benchmark.time_budget", model::Seconds(0.001));
       b.samples = adaptive_->min_samples;
     }
     if (const YAML::Node w = node["warmup"])
       b.warmup = static_cast<int>(get_int(w, "benchmark.warmup", 0, "a whole number ≥ 0"));
     if (const YAML::Node t = node["timeout"]) {
-      b.timeout = get_duration(t, "benchmark.timeout");
-      if (b.timeout.count() <= 0) fail(t, "benchmark.timeout: expected a duration greater than 0");
+      b.timeout = get_duration(t, "benchmark.timeout", model::Seconds(0.001));
     }
     if (const YAML::Node e = node["env"]) b.env = get_env(e, "benchmark.env");
     if (const YAML::Node w = node["workdir"]) b.workdir = get_string(w, "benchmark.workdir");
@@ -473,8 +493,7 @@ class Reader {
       s.all = true;
       s.count = host_.online_cpus.empty() ? 1 : static_cast<int>(host_.online_cpus.size());
     } else {
-      s.count = static_cast<int>(get_int(count, path, 1, "a number of spinners ≥ 1 or all"));
-      if (s.count > 4096) fail(count, fmt::format("{}: at most 4096 spinners", path));
+      s.count = static_cast<int>(get_int(count, path, 1, "a number of spinners ≥ 1 or all", 4096));
     }
     return s;
   }
@@ -523,7 +542,7 @@ class Reader {
     if (const YAML::Node n = node["user"]) k.user = get_string(n, path + ".user");
     if (const YAML::Node n = node["read_only"]) k.read_only = get_bool(n, path + ".read_only");
     if (const YAML::Node n = node["pids_limit"])
-      k.pids_limit = get_int(n, path + ".pids_limit", 1, "a process limit ≥ 1");
+      k.pids_limit = get_int(n, path + ".pids_limit", 1, "a process limit ≥ 1", 4'194'304);
     return k;
   }
 

@@ -152,6 +152,13 @@ struct ChildSetup {
       exec.set_error(std::error_code(errno ? errno : ESRCH, std::system_category()), "prctl");
       return;
     }
+    // Its own process group: the terminal's Ctrl-C reaches noisefloor only (which then stops
+    // everything in order), and a kill reaches whatever the benchmark started (go test's test
+    // binary, a wrapper's children).
+    if (::setpgid(0, 0) != 0) {
+      exec.set_error(std::error_code(errno, std::system_category()), "setpgid");
+      return;
+    }
     // Leave noisefloor's signal mask and dispositions behind.
     sigset_t none;
     sigemptyset(&none);
@@ -177,6 +184,13 @@ ChildSetup make_setup(const std::vector<int>& affinity, std::optional<int> nice)
   setup.pin = !affinity.empty();
   setup.nice = nice;
   return setup;
+}
+
+// SIGKILL to the child's whole process group (its own: see ChildSetup), then to the child.
+void kill_group(bp::child& child) {
+  if (child.valid() && child.id() > 0) ::kill(-child.id(), SIGKILL);
+  std::error_code ec;
+  child.terminate(ec);  // SIGKILL and reap
 }
 
 std::string describe_argv(const std::vector<std::string>& argv) {
@@ -214,6 +228,16 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   }();
   if (ec) throw RunError(fmt::format("cannot start {}: {}", describe_argv(spec.argv), ec.message()));
 
+  // If anything below throws (a parse error in on_stdout_line, ...), the child's whole group
+  // goes: bp::child's own destructor would only kill the child.
+  struct GroupGuard {
+    bp::child& child;
+    ~GroupGuard() {
+      std::error_code e;
+      if (child.valid() && child.running(e)) kill_group(child);
+    }
+  } group_guard{child};
+
   Result result;
   result.applied = read_back(child.id());
   const PidFd exited(child.id());
@@ -233,10 +257,14 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
     }
     exited.wait(kPollInterval);
   }
+  // A child that died of a signal while we were asked to stop was stopped by the request.
+  if (!interrupted && cancelled && cancelled()) interrupted = true;
   if (interrupted || result.timed_out) {
-    child.terminate(ec);  // SIGKILL and reap
+    kill_group(child);
   } else {
     child.wait(ec);
+    // Whatever the benchmark started and left behind goes with it.
+    ::kill(-child.id(), SIGKILL);
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   out_tail.pump(result.out, on_stdout_line);
@@ -306,7 +334,8 @@ SpinnerSet::SpinnerSet(const model::SpinnerSpec& spec) : impl_(std::make_unique<
 SpinnerSet::~SpinnerSet() {
   for (auto& c : impl_->children) {
     std::error_code ec;
-    if (c.valid()) c.terminate(ec);
+    if (c.valid()) kill_group(c);
+    (void)ec;
   }
 }
 
@@ -321,7 +350,7 @@ void SpinnerSet::stop() {
   for (auto& c : impl_->children) {
     std::error_code ec;
     if (!c.running(ec)) ++died_early;
-    c.terminate(ec);
+    kill_group(c);
   }
   impl_->children.clear();
   if (died_early > 0)

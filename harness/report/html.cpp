@@ -57,7 +57,10 @@ std::string opt(const std::optional<double>& v, int decimals = 2) {
 
 std::string median_ci_text(const stats::Summary& s) {
   if (s.n == 0) return kDash;
-  if (!s.median_rel_halfwidth) return fmt::format("{} ± ∞ (n<6)", format_value(s.median));
+  if (!s.median_ci) return fmt::format("{} ± ∞ (n<6)", format_value(s.median));
+  if (!s.median_rel_halfwidth)  // a median ≤ 0 has no relative width: show the interval
+    return fmt::format("{} [{}, {}]", format_value(s.median), format_value(s.median_ci->lo),
+                       format_value(s.median_ci->hi));
   return fmt::format("{} ± {:.1f}%", format_value(s.median), 100 * *s.median_rel_halfwidth);
 }
 
@@ -231,7 +234,7 @@ std::string conditions_section(const ReportData& d, const std::map<std::string, 
   out += "</tbody>\n</table>\n</div>\n";
   out += R"(<dl class="legend">
 <dt>CV</dt><dd>sample standard deviation (n−1) divided by the mean; rCV = 1.4826·MAD / median, its robust twin.</dd>
-<dt>band</dt><dd>by CV: <span class="band band-excellent">excellent</span> ≤ 2% · <span class="band band-acceptable">acceptable</span> ≤ 5% · <span class="band band-noisy">noisy</span> ≤ 10% · <span class="band band-do-not-trust">do not trust</span> &gt; 10% · <span class="band band-insufficient">insufficient</span> fewer than 2 samples.</dd>
+<dt>band</dt><dd>by CV: <span class="band band-excellent">excellent</span> ≤ 2% · <span class="band band-acceptable">acceptable</span> ≤ 5% · <span class="band band-noisy">noisy</span> ≤ 10% · <span class="band band-do-not-trust">do not trust</span> &gt; 10% · <span class="band band-insufficient">insufficient</span> no CV: fewer than 2 samples, or a mean of 0.</dd>
 <dt>± </dt><dd>the 95% confidence interval of the median (order statistics, as benchstat), relative to the median; ∞ when n &lt; 6.</dd>
 )";
   out +=

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/errors.hpp"
 #include "report/table.hpp"
 
 namespace noisefloor::report {
@@ -65,7 +66,12 @@ PairedTable build_paired(const std::vector<model::Sample>& samples, const std::s
     // std::span<const bool> needs contiguous bools: copy into a plain array.
     std::unique_ptr<bool[]> flags(new bool[first.size()]);
     for (std::size_t i = 0; i < first.size(); ++i) flags[i] = first[i];
-    row.paired = stats::paired(b, v, std::span<const bool>(flags.get(), first.size()));
+    try {
+      row.paired = stats::paired(b, v, std::span<const bool>(flags.get(), first.size()));
+    } catch (const Error& e) {  // e.g. a zero value: no log ratio
+      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, row.variant, e.what()));
+      continue;
+    }
     row.verdict = stats::classify(row.paired.gm_lo, row.paired.gm_hi, theta);
     if (row.aa) {
       AaRow aa{condition, benchmark, stats::aa_check(row.paired, theta), theta};
@@ -98,9 +104,14 @@ PairedTable build_paired(const std::vector<model::Sample>& samples, const std::s
     row.unpaired = true;
     const auto label = labels.find(condition);
     row.label = label == labels.end() || label->second == kMeasuredClean ? std::string(kMeasuredClean) : std::string(kContended);
-    row.hl = stats::hodges_lehmann_ratio(b, v);
-    row.median_ratio = stats::ratio_of_medians(b, v);
-    row.p_mann_whitney = stats::mann_whitney(b, v).p;
+    try {
+      row.hl = stats::hodges_lehmann_ratio(b, v);
+      row.median_ratio = stats::ratio_of_medians(b, v);
+      row.p_mann_whitney = stats::mann_whitney(b, v).p;
+    } catch (const Error& e) {
+      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, variant, e.what()));
+      continue;
+    }
     row.n_base = b.size();
     row.n_variant = v.size();
     row.verdict = row.hl.bounded ? stats::classify(row.hl.lo, row.hl.hi, theta) : stats::Verdict::inconclusive;

@@ -28,8 +28,10 @@ std::string flags_of(const Row& r) {
 
 std::string median_ci(const Row& r) {
   if (r.summary.n == 0) return kDash;
-  if (!r.summary.median_rel_halfwidth)
-    return fmt::format("{} ± ∞ (n<6)", format_value(r.summary.median));
+  if (!r.summary.median_ci) return fmt::format("{} ± ∞ (n<6)", format_value(r.summary.median));
+  if (!r.summary.median_rel_halfwidth)  // a median ≤ 0 has no relative width: show the interval
+    return fmt::format("{} [{}, {}]", format_value(r.summary.median), format_value(r.summary.median_ci->lo),
+                       format_value(r.summary.median_ci->hi));
   return fmt::format("{} ± {:.1f}%", format_value(r.summary.median), 100 * *r.summary.median_rel_halfwidth);
 }
 

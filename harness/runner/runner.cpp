@@ -384,6 +384,11 @@ void run(const model::Experiment& e, Environment& env, Observer& observer, const
                                            m.name, e.benchmark.metric));
             std::rotate(m.metrics.begin(), it, it + 1);
           }
+          // A sample that is not a finite number would poison every statistic of its row.
+          for (const auto& metric : m.metrics)
+            if (!std::isfinite(metric.value))
+              throw ParseError(fmt::format("condition '{}': {} reported {} {}: not a finite number", cond.name,
+                                           m.name, metric.value, metric.unit));
           Sample s = maker.make(cond.name, m, inv.number);
           if (!unit.variant.empty()) {
             s.variant = unit.variant;

@@ -26,6 +26,18 @@ check "summary written" test -s "$run_dir/summary.json"
 check "latest not moved to an interrupted run" test ! -e "$WORK/results/sig/latest"
 contains err.txt 'interrupted'
 
+# --- Ctrl-C on a terminal: SIGINT to the whole foreground process group ---
+setsid "$NF" run sig.yaml --results "$WORK/results3" >out3.txt 2>err3.txt &
+pid=$!
+run_dir=""
+for _ in $(seq 600); do run_dir=$(ls -d "$WORK"/results3/sig/2* 2>/dev/null | head -1 || true); [[ -n "$run_dir" ]] && break; sleep 0.1; done
+wait_lines "$run_dir/samples.jsonl" 1
+kill -INT -- "-$pid"
+set +e; wait "$pid"; code=$?; set -e
+[[ $code -eq 130 ]] || { cat err3.txt; fail "group SIGINT: exit code $code, expected 130"; }
+contains "$run_dir/run.json" '"status": "interrupted"'
+[[ -z "$(spinners_of $pid)" ]] || fail "spinners survived a group SIGINT"
+
 # --- SIGKILL ---
 "$NF" run sig.yaml --results "$WORK/results2" >/dev/null 2>&1 &
 pid=$!

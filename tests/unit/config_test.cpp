@@ -251,3 +251,25 @@ TEST_CASE("config: bad variants and comparisons") {
   CHECK(error_of("name: t\nbenchmark: {command: [./b], samples: auto, precision: lots}\nconditions: [{name: c}]\n") ==
         "x.yaml:2:55: benchmark.precision: expected a percentage such as 1% or 0.5%, got \"lots\"");
 }
+
+TEST_CASE("config: numbers and durations out of range are errors, never wrapped or overflowed") {
+  CHECK(error_of(with_benchmark("  samples: 4294967298\n")) ==
+        "x.yaml:4:12: benchmark.samples: 4294967298 is too large (at most 100000)");
+  CHECK(error_of(with_benchmark("  warmup: 4294967000\n")) ==
+        "x.yaml:4:11: benchmark.warmup: 4294967000 is too large (at most 1000000)");
+  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    affinity: [4294967296]\n") ==
+        "x.yaml:5:16: conditions[0].affinity: 4294967296 is too large (at most 8191)");
+  CHECK(error_of(with_benchmark("  timeout: 10000000h\n")) ==
+        "x.yaml:4:12: benchmark.timeout: at most 1000000s (11.6 days)");
+  CHECK(error_of(with_benchmark("  timeout: 0.0000001s\n")) == "x.yaml:4:12: benchmark.timeout: at least 1ms");
+}
+
+TEST_CASE("config: a variant with its own executable cannot share an auto image") {
+  CHECK(error_of("name: t\nbenchmark: {command: [./x]}\nvariants:\n  - {name: a}\n  - {name: b, command: [./y]}\n"
+                 "conditions:\n  - name: c\n    container: {cpuset: \"0\"}\n") ==
+        "x.yaml:5:5: variants: \"b\" runs \"./y\", but condition \"c\" uses container image: auto, built from "
+        "\"./x\": use args (same executable) or a named image that holds both");
+  // args keep the same executable: fine
+  CHECK(error_of("name: t\nbenchmark: {command: [./x]}\nvariants:\n  - {name: a}\n  - {name: b, args: [-y]}\n"
+                 "conditions:\n  - name: c\n    container: {cpuset: \"0\"}\n") == "");
+}

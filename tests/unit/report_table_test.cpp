@@ -112,3 +112,18 @@ TEST_CASE("report: the terminal table stays within 80 columns") {
     start = nl == std::string::npos ? text.size() : nl + 1;
   }
 }
+
+TEST_CASE("report: a zero median with a CI shows the interval, not '± ∞ (n<6)'") {
+  std::vector<model::Sample> samples;
+  for (int i = 0; i < 20; ++i) {
+    model::Sample s;
+    s.condition = "c";
+    s.benchmark = s.name = "BenchmarkNoAlloc";
+    s.metrics = {{0, "allocs/op"}};
+    samples.push_back(s);
+  }
+  const auto t = report::build_table(samples, {"c"});
+  const std::string md = report::render_markdown(t);
+  CHECK(md.find("0 [0, 0]") != std::string::npos);
+  CHECK(md.find("(n<6)") == std::string::npos);
+}

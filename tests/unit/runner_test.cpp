@@ -278,3 +278,30 @@ TEST_CASE("runner: benchmark.metric makes the chosen unit the primary metric") {
   CHECK_THROWS_WITH_AS(runner::run(e, env, obs2, nullptr, rec2),
                        "condition 'idle': BenchmarkX-2 reported no cpu-ns/op metric (benchmark.metric)", ParseError);
 }
+
+TEST_CASE("runner: a sample that is not a finite number is an error naming it") {
+  struct InfEnv : runner::Environment {
+    struct Scope : runner::ConditionScope {
+      runner::InvocationOutput run(const runner::Invocation&, const runner::LineCallback& on_line,
+                                   const runner::Cancelled&) override {
+        on_line("BenchmarkX-2\t100\t+Inf ns/op");
+        runner::InvocationOutput out;
+        out.exit_code = 0;
+        return out;
+      }
+      void finish() override {}
+      nlohmann::json describe() const override { return nlohmann::json::object(); }
+    };
+    std::unique_ptr<runner::ConditionScope> enter(const model::Condition&) override {
+      return std::make_unique<Scope>();
+    }
+    void cool_down(model::Seconds, const runner::Cancelled&) override {}
+    nlohmann::json load() override { return nlohmann::json::object(); }
+  } env;
+  auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  Collect obs;
+  runner::RunRecord rec;
+  CHECK_THROWS_WITH_AS(runner::run(e, env, obs, nullptr, rec),
+                       "condition 'idle': BenchmarkX-2 reported inf ns/op: not a finite number", ParseError);
+  CHECK(rec.samples.empty());
+}
