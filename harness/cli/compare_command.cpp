@@ -40,7 +40,7 @@ Source load_source(const std::string& path, const char* which) {
   }
   Source s;
   s.file = fs::is_regular_file(path, ec);
-  s.run = s.file ? results::load_gotest_file(path) : results::load_run(path);
+  s.run = results::load_any(path);
   if (s.file) {
     s.name = fs::path(path).filename().string();
   } else {

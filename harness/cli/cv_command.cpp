@@ -24,8 +24,7 @@ void cv_command(const CvOptions& options) {
   if (o.paths.empty()) throw ConfigError("cv: give a results directory or go test -bench output files");
   std::vector<results::LoadedRun> runs;
   for (const auto& p : o.paths) {
-    if (fs::is_regular_file(p)) runs.push_back(results::load_gotest_file(p));
-    else runs.push_back(results::load_run(p));
+    runs.push_back(results::load_any(p));
   }
   // Several results: keep condition names apart when they collide.
   std::vector<model::Sample> samples;

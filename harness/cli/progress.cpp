@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "report/table.hpp"
+#include "stats/summary.hpp"
 
 namespace noisefloor::cli {
 
@@ -43,13 +44,9 @@ std::string sparkline(const std::vector<double>& values, std::size_t width) {
 
 std::optional<double> running_cv(const std::vector<double>& v) {
   if (v.size() < 2) return std::nullopt;
-  double mean = 0;
-  for (double x : v) mean += x;
-  mean /= static_cast<double>(v.size());
-  if (!(mean > 0)) return std::nullopt;
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return 100 * std::sqrt(ss / static_cast<double>(v.size() - 1)) / mean;
+  const double m = stats::mean(v);
+  if (!(m > 0)) return std::nullopt;
+  return 100 * std::sqrt(stats::sample_variance(v, m)) / m;
 }
 
 ProgressObserver::~ProgressObserver() { end_line(); }

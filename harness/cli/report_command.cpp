@@ -26,7 +26,7 @@ constexpr const char* kFormats[] = {"markdown", "csv", "json", "gotest", "summar
 
 report::ReportSource load_source(const fs::path& path) {
   const bool file = fs::is_regular_file(path);
-  results::LoadedRun run = file ? results::load_gotest_file(path) : results::load_run(path);
+  results::LoadedRun run = results::load_any(path);
   report::ReportSource s;
   s.label = run.run.contains("run_id") && run.run["run_id"].is_string() ? run.run["run_id"].get<std::string>()
                                                                         : run.dir.filename().string();

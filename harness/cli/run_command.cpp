@@ -20,6 +20,7 @@
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
 #include "process/process.hpp"
+#include "report/compare.hpp"
 #include "report/paired.hpp"
 #include "report/table.hpp"
 #include "results/results.hpp"
@@ -32,15 +33,6 @@
 namespace noisefloor::cli {
 namespace fs = std::filesystem;
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Relative paths in an experiment are relative to its file (or benchmark.workdir under it), so a
 // run does not depend on the directory it is started from.
@@ -126,12 +118,15 @@ std::vector<std::pair<std::string, std::string>> raw_config(const model::Experim
   return cfg;
 }
 
-// How clean each condition's room was (statistics.md §3.6): any load → CONTENDED-PAIRED.
-std::map<std::string, std::string> condition_labels(const model::Experiment& e, const nlohmann::json& fp) {
-  const bool not_ready = fact(fp, "/doctor/grade") == "not ready";
+// How clean each condition's room was (statistics.md §3.6), by the same rule `compare` applies
+// to saved results: spinners or a doctor that found the machine busy make it contended.
+std::map<std::string, std::string> condition_labels(const model::Experiment& e, const nlohmann::json& fp,
+                                                    const runner::RunRecord& record) {
+  const nlohmann::json run = {{"condition_records", record.conditions}};
   std::map<std::string, std::string> labels;
   for (const auto& c : e.conditions)
-    labels[c.name] = (c.spinners || not_ready) ? report::kContendedPaired : report::kMeasuredClean;
+    labels[c.name] = report::condition_label(run, fp, c.name) == report::Label::contended ? report::kContendedPaired
+                                                                                          : report::kMeasuredClean;
   return labels;
 }
 
@@ -149,7 +144,7 @@ Tables build_tables(const model::Experiment& e, const nlohmann::json& fp, const 
   Tables t{report::build_table(record.samples, order), std::nullopt, record.adaptive};
   if (e.paired())
     t.paired = report::build_paired(record.samples, e.variants.front().name, e.comparison.threshold,
-                                    condition_labels(e, fp));
+                                    condition_labels(e, fp, record));
   return t;
 }
 
@@ -187,7 +182,7 @@ void finalize(results::RunDirectory& dir, const model::Experiment& e, const nloh
       {"status", status},
       {"error", error.empty() ? nlohmann::json(nullptr) : nlohmann::json(error)},
       {"started_utc", started},
-      {"finished_utc", utc_now()},
+      {"finished_utc", runner::utc_now()},
       {"command_line", command_line},
       {"conditions", order},
       {"summary_header", summary_header(e, fp, benchmarks)},
@@ -201,7 +196,7 @@ void finalize(results::RunDirectory& dir, const model::Experiment& e, const nloh
   const report::Table& table = tables.table;
   nlohmann::json summary = {{"schema_version", 1},
                             {"experiment", {{"name", e.name}, {"description", e.description}, {"file", e.source_file}}},
-                            {"run", {{"id", dir.id()}, {"status", status}, {"started_utc", started}, {"finished_utc", utc_now()}}},
+                            {"run", {{"id", dir.id()}, {"status", status}, {"started_utc", started}, {"finished_utc", runner::utc_now()}}},
                             {"table", report::render_json(table)},
                             {"warnings", record.warnings}};
   if (tables.paired) {
@@ -225,8 +220,7 @@ void finalize(results::RunDirectory& dir, const model::Experiment& e, const nloh
 // The sanity anchor (statistics.md §3.6): this run's baseline against the baseline of a clean
 // earlier run with the same fingerprint, per condition: "baseline 1.6–1.9× slower than anchor".
 std::string anchor_report(const model::Experiment& e, const nlohmann::json& fp, const runner::RunRecord& record,
-                          const std::string& anchor_path) {
-  const results::LoadedRun anchor = results::load_run(anchor_path);
+                          const results::LoadedRun& anchor) {
   const std::string baseline = e.paired() ? e.variants.front().name : "";
   // The anchor's clean baseline: its first condition without spinners.
   std::string clean;
@@ -304,14 +298,15 @@ void validate_command(const std::vector<std::string>& files) {
 std::string run_command(const RunOptions& o, const Cancelled& cancelled) {
   model::Experiment e = load_experiment(o.experiment);
   resolve_paths(e);
+  std::optional<results::LoadedRun> anchor;
   if (!o.anchor.empty()) {
     try {
-      results::load_run(o.anchor);  // a bad anchor is a usage error, found before anything runs
+      anchor = results::load_run(o.anchor);  // a bad anchor is a usage error, found before anything runs
     } catch (const RunError& err) {
       throw ConfigError(fmt::format("--anchor: {}", err.what()));
     }
   }
-  const std::string started = utc_now();
+  const std::string started = runner::utc_now();
 
   // Containers are checked against the engine before anything is built or written.
   std::unique_ptr<runner::ContainerRuntime> containers;
@@ -362,7 +357,7 @@ std::string run_command(const RunOptions& o, const Cancelled& cancelled) {
     failure = std::current_exception();
   }
   observer.end_line();
-  fp["run"]["finished_utc"] = utc_now();
+  fp["run"]["finished_utc"] = runner::utc_now();
   dir.write("fingerprint.json", fp.dump(2) + "\n");
   finalize(dir, e, fp, record, status, error, started, o.command_line);
   // The page is a view of files already written: a problem with it never fails the run.
@@ -381,8 +376,8 @@ std::string run_command(const RunOptions& o, const Cancelled& cancelled) {
   dir.point_latest();
 
   std::printf("\n%s\n", render_tables(build_tables(e, fp, record), ::isatty(STDOUT_FILENO) == 1).c_str());
-  if (!o.anchor.empty()) {
-    const std::string a = anchor_report(e, fp, record, o.anchor);
+  if (anchor) {
+    const std::string a = anchor_report(e, fp, record, *anchor);
     std::printf("%s", a.c_str());
     dir.write("anchor.txt", a);
   }

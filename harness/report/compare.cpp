@@ -30,25 +30,8 @@ void add_unique(std::vector<T>& v, const T& x) {
   if (!contains(v, x)) v.push_back(x);
 }
 
-// Display width in terminal columns (UTF-8 aware: continuation bytes take no column).
-std::size_t width(const std::string& s) {
-  std::size_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
-  return w;
-}
-
-std::string pad_right(const std::string& s, std::size_t w) {
-  const std::size_t have = width(s);
-  return have >= w ? s : s + std::string(w - have, ' ');
-}
-
-std::string pad_left(const std::string& s, std::size_t w) {
-  const std::size_t have = width(s);
-  return have >= w ? s : std::string(w - have, ' ') + s;
-}
-
 std::string center(const std::string& s, std::size_t w) {
-  const std::size_t have = width(s);
+  const std::size_t have = display_width(s);
   if (have >= w) return s;
   const std::size_t left = (w - have) / 2;
   return std::string(left, ' ') + s + std::string(w - have - left, ' ');
@@ -61,7 +44,7 @@ std::string rstrip(std::string s) {
 
 // Cuts s to at most w columns, ending with "…" when cut.
 std::string truncate(const std::string& s, std::size_t w) {
-  if (width(s) <= w || w == 0) return s;
+  if (display_width(s) <= w || w == 0) return s;
   std::string out;
   std::size_t cols = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -84,7 +67,7 @@ std::string wrap(const std::string& text, std::size_t indent) {
   std::string line(lead, ' ');
   bool empty = true;
   while (in >> word) {
-    if (!empty && width(line) + 1 + width(word) > kWidth) {
+    if (!empty && display_width(line) + 1 + display_width(word) > kWidth) {
       out += line + "\n";
       line = std::string(indent, ' ') + word;
     } else {
@@ -413,16 +396,23 @@ Label condition_label(const json& run, const json& fp, const std::string& condit
       }
     }
   }
+  // The doctor's verdict at run start decides when there is one ("MEASURED-clean: no spinners,
+  // doctor ready or limited"); the raw 1-minute average, which lags by minutes, only stands in
+  // for fingerprints without a doctor.
+  bool doctor_judged = false;
   if (fp.is_object() && fp.contains("doctor") && fp["doctor"].is_object()) {
     const auto& d = fp["doctor"];
+    doctor_judged = true;
+    recorded = true;
     if (d.contains("findings") && d["findings"].is_array()) {
       for (const auto& f : d["findings"]) {
         if (f.is_object() && f.value("topic", std::string()) == "load" && f.value("level", std::string()) == "BAD")
           return contended("doctor: " + f.value("message", std::string("host load")));
       }
     }
+    if (d.value("grade", std::string()) == "not ready") return contended("doctor: not ready");
   }
-  if (fp.is_object() && fp.contains("host") && fp["host"].is_object()) {
+  if (!doctor_judged && fp.is_object() && fp.contains("host") && fp["host"].is_object()) {
     const auto& h = fp["host"];
     const json* load = h.contains("load") && h["load"].is_object() ? &h["load"] : nullptr;
     if (load && load->contains("value") && (*load)["value"].is_object()) {
@@ -650,22 +640,22 @@ std::string render_one_table(const std::string& old_name, const std::string& new
                              const std::string& unit_label, const std::vector<TextRow>& rows) {
   std::size_t wn = 0, woc = 0, wop = 0, wnc = 0, wnp = 0, wd = 0, wp = 0, wv = 0;
   for (const auto& r : rows) {
-    wn = std::max(wn, width(r.name));
-    woc = std::max(woc, width(r.old_center));
-    wop = std::max(wop, width(r.old_pct));
-    wnc = std::max(wnc, width(r.new_center));
-    wnp = std::max(wnp, width(r.new_pct));
-    wd = std::max(wd, width(r.delta));
-    wp = std::max(wp, r.p.empty() ? 0 : width(r.p) + 2);
-    wv = std::max(wv, width(r.verdict));
+    wn = std::max(wn, display_width(r.name));
+    woc = std::max(woc, display_width(r.old_center));
+    wop = std::max(wop, display_width(r.old_pct));
+    wnc = std::max(wnc, display_width(r.new_center));
+    wnp = std::max(wnp, display_width(r.new_pct));
+    wd = std::max(wd, display_width(r.delta));
+    wp = std::max(wp, r.p.empty() ? 0 : display_width(r.p) + 2);
+    wv = std::max(wv, display_width(r.verdict));
   }
-  wv = std::max<std::size_t>(wv, width("verdict"));
+  wv = std::max<std::size_t>(wv, display_width("verdict"));
   // A source name wider than its column is shown as "old"/"new" (the full names head the output).
-  const std::string old_head = width(old_name) <= std::max<std::size_t>(woc + 3 + wop, 16) ? old_name : "old";
-  const std::string new_head = width(new_name) <= std::max<std::size_t>(wnc + 3 + wnp, 16) ? new_name : "new";
-  const std::size_t wo = std::max(woc + 3 + wop, width(old_head));
-  const std::size_t wnw = std::max(wnc + 3 + wnp, width(new_head));
-  const std::size_t wdelta = std::max(wd + 1 + wp, width("vs base"));
+  const std::string old_head = display_width(old_name) <= std::max<std::size_t>(woc + 3 + wop, 16) ? old_name : "old";
+  const std::string new_head = display_width(new_name) <= std::max<std::size_t>(wnc + 3 + wnp, 16) ? new_name : "new";
+  const std::size_t wo = std::max(woc + 3 + wop, display_width(old_head));
+  const std::size_t wnw = std::max(wnc + 3 + wnp, display_width(new_head));
+  const std::size_t wdelta = std::max(wd + 1 + wp, display_width("vs base"));
   const std::size_t rest = 2 + wo + 2 + wnw + 2 + wdelta + 2 + wv;
   const bool wrapped = wn + rest > kWidth;
   const std::size_t name_col = wrapped ? 0 : wn;
@@ -705,7 +695,7 @@ std::string render_compare_text(const CompareTable& t) {
   auto diff_lines = [&](const std::vector<const fingerprint::Difference*>& ds) {
     std::string s;
     for (const auto* d : ds) {
-      const std::size_t room = kWidth > width(d->field) + 9 ? (kWidth - width(d->field) - 9) / 2 : 8;
+      const std::size_t room = kWidth > display_width(d->field) + 9 ? (kWidth - display_width(d->field) - 9) / 2 : 8;
       s += fmt::format("  {}: {} → {}\n", d->field, truncate(d->a, std::max<std::size_t>(room, 8)),
                        truncate(d->b, std::max<std::size_t>(room, 8)));
     }
@@ -777,9 +767,9 @@ std::string render_compare_text(const CompareTable& t) {
       out += fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n", 100 * t.confidence,
                          100 * t.threshold);
       std::size_t wn = 0;
-      for (const auto& [name, text] : effects) wn = std::max(wn, width(name));
+      for (const auto& [name, text] : effects) wn = std::max(wn, display_width(name));
       std::size_t wt = 0;
-      for (const auto& [name, text] : effects) wt = std::max(wt, width(text));
+      for (const auto& [name, text] : effects) wt = std::max(wt, display_width(text));
       const bool wrapped = 2 + wn + 2 + wt > kWidth;
       for (const auto& [name, text] : effects) {
         if (wrapped)

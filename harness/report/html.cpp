@@ -55,14 +55,6 @@ std::string opt(const std::optional<double>& v, int decimals = 2) {
   return v ? fmt::format("{:.{}f}", *v, decimals) : std::string(kDash);
 }
 
-std::string median_ci_text(const stats::Summary& s) {
-  if (s.n == 0) return kDash;
-  if (!s.median_ci) return fmt::format("{} ± ∞ (n<6)", format_value(s.median));
-  if (!s.median_rel_halfwidth)  // a median ≤ 0 has no relative width: show the interval
-    return fmt::format("{} [{}, {}]", format_value(s.median), format_value(s.median_ci->lo),
-                       format_value(s.median_ci->hi));
-  return fmt::format("{} ± {:.1f}%", format_value(s.median), 100 * *s.median_rel_halfwidth);
-}
 
 int outlier_count(const Row& r) {
   int n = 0;

@@ -26,28 +26,10 @@ std::string flags_of(const Row& r) {
   return f.empty() ? "" : fmt::format("{}", fmt::join(f, ", "));
 }
 
-std::string median_ci(const Row& r) {
-  if (r.summary.n == 0) return kDash;
-  if (!r.summary.median_ci) return fmt::format("{} ± ∞ (n<6)", format_value(r.summary.median));
-  if (!r.summary.median_rel_halfwidth)  // a median ≤ 0 has no relative width: show the interval
-    return fmt::format("{} [{}, {}]", format_value(r.summary.median), format_value(r.summary.median_ci->lo),
-                       format_value(r.summary.median_ci->hi));
-  return fmt::format("{} ± {:.1f}%", format_value(r.summary.median), 100 * *r.summary.median_rel_halfwidth);
-}
+std::string median_ci(const Row& r) { return median_ci_text(r.summary); }
 
 
-// Display width in terminal columns (UTF-8 aware for the few symbols we print).
-std::size_t width(const std::string& s) {
-  std::size_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
-  return w;
-}
-
-std::string pad(const std::string& s, std::size_t w, bool right) {
-  const std::size_t have = width(s);
-  if (have >= w) return s;
-  return right ? std::string(w - have, ' ') + s : s + std::string(w - have, ' ');
-}
+std::string pad(const std::string& s, std::size_t w, bool right) { return right ? pad_left(s, w) : pad_right(s, w); }
 
 }  // namespace
 
@@ -59,6 +41,31 @@ std::string csv_field(const std::string& s) {
     out += c;
   }
   return out + "\"";
+}
+
+std::size_t display_width(const std::string& s) {
+  std::size_t w = 0;
+  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+  return w;
+}
+
+std::string pad_left(const std::string& s, std::size_t w) {
+  const std::size_t have = display_width(s);
+  return have >= w ? s : std::string(w - have, ' ') + s;
+}
+
+std::string pad_right(const std::string& s, std::size_t w) {
+  const std::size_t have = display_width(s);
+  return have >= w ? s : s + std::string(w - have, ' ');
+}
+
+std::string median_ci_text(const stats::Summary& s) {
+  if (s.n == 0) return kDash;
+  if (!s.median_ci) return fmt::format("{} ± ∞ (n<6)", format_value(s.median));
+  if (!s.median_rel_halfwidth)  // a median ≤ 0 has no relative width: show the interval
+    return fmt::format("{} [{}, {}]", format_value(s.median), format_value(s.median_ci->lo),
+                       format_value(s.median_ci->hi));
+  return fmt::format("{} ± {:.1f}%", format_value(s.median), 100 * *s.median_rel_halfwidth);
 }
 
 std::string display_name(const Row& row) {
@@ -151,8 +158,8 @@ std::string render_markdown(const Table& t) {
   }
   std::vector<std::size_t> w(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
-    w[c] = std::max<std::size_t>(width(head[c]), 3);
-    for (const auto& row : cells) w[c] = std::max(w[c], width(row[c]));
+    w[c] = std::max<std::size_t>(display_width(head[c]), 3);
+    for (const auto& row : cells) w[c] = std::max(w[c], display_width(row[c]));
   }
   std::string out = "|";
   for (std::size_t c = 0; c < head.size(); ++c) out += " " + pad(head[c], w[c], right[c]) + " |";
@@ -181,12 +188,12 @@ std::string bullet(const std::string& text) {
     std::size_t end = text.find(' ', pos);
     if (end == std::string::npos) end = text.size();
     const std::string word = text.substr(pos, end - pos);
-    if (col + 1 + width(word) > 80 && col > 2) {
+    if (col + 1 + display_width(word) > 80 && col > 2) {
       out += "\n ";
       col = 1;
     }
     out += " " + word;
-    col += 1 + width(word);
+    col += 1 + display_width(word);
     pos = end + 1;
   }
   return out + "\n";
@@ -198,7 +205,7 @@ std::string render_text(const Table& t) {
     if (std::find(benchmarks.begin(), benchmarks.end(), display_name(r)) == benchmarks.end())
       benchmarks.push_back(display_name(r));
   std::size_t cond_w = 9;
-  for (const auto& r : t.rows) cond_w = std::min<std::size_t>(std::max(cond_w, width(r.condition)), 24);
+  for (const auto& r : t.rows) cond_w = std::min<std::size_t>(std::max(cond_w, display_width(r.condition)), 24);
   std::string out;
   std::vector<std::string> flags;
   for (const auto& b : benchmarks) {

@@ -40,6 +40,15 @@ struct Table {
 Table build_table(const std::vector<model::Sample>& samples,
                   const std::vector<std::string>& condition_order);
 
+// Terminal columns of UTF-8 text (continuation bytes take none), and padding to a width.
+std::size_t display_width(const std::string& text);
+std::string pad_left(const std::string& text, std::size_t width);
+std::string pad_right(const std::string& text, std::size_t width);
+
+// "11.46 ± 4.3%" (benchstat's ±: the 95% median CI relative to the median), "11.46 ± ∞ (n<6)",
+// or the absolute interval when the median is ≤ 0; "—" without samples.
+std::string median_ci_text(const stats::Summary& summary);
+
 // A CSV field, quoted when it holds a comma, a quote or a newline (RFC 4180).
 std::string csv_field(const std::string& text);
 

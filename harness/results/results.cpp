@@ -177,4 +177,8 @@ LoadedRun load_gotest_file(const fs::path& file) {
   return run;
 }
 
+LoadedRun load_any(const fs::path& path) {
+  return fs::is_regular_file(path) ? load_gotest_file(path) : load_run(path);
+}
+
 }  // namespace noisefloor::results

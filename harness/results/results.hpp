@@ -54,4 +54,8 @@ LoadedRun load_run(const std::filesystem::path& path);
 // A plain `go test -bench` output file as one condition named after the file (without extension).
 LoadedRun load_gotest_file(const std::filesystem::path& file);
 
+// What every reading command accepts: a go test -bench file (a regular file) or a result
+// directory (load_run).
+LoadedRun load_any(const std::filesystem::path& path);
+
 }  // namespace noisefloor::results

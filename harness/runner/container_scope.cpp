@@ -80,20 +80,23 @@ class ContainerScope : public ConditionScope {
     // Our own clock: the engine's StartedAt/FinishedAt can be out of order for fast containers.
     const auto t0 = std::chrono::steady_clock::now();
     // Samples arrive while the container runs: stdout is followed and parsed line by line.
-    std::string pending;
-    std::size_t streamed = 0;
-    auto on_stdout = [&](std::string_view bytes) {
+    std::string pending;  // an incomplete last line
+    std::size_t fed = 0;  // stdout bytes handed to feed() so far
+    auto feed = [&](std::string_view bytes, bool last) {
       if (!on_line) return;
       pending.append(bytes);
-      std::size_t nl;
-      while ((nl = pending.find('\n')) != std::string::npos) {
-        std::string_view line(pending.data(), nl);
+      fed += bytes.size();
+      std::size_t start = 0, nl;
+      while ((nl = pending.find('\n', start)) != std::string::npos) {
+        std::string_view line(pending.data() + start, nl - start);
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         on_line(line);
-        streamed += nl + 1;
-        pending.erase(0, nl + 1);
+        start = nl + 1;
       }
+      pending.erase(0, start);
+      if (last && !pending.empty()) on_line(pending);
     };
+    auto on_stdout = [&](std::string_view bytes) { feed(bytes, false); };
     const docker::ContainerOutcome o = docker::run_container(rt_->client, req, cancelled, on_stdout);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const probe::ProbeReport report = probe::parse_probe_report(o.err);
@@ -132,19 +135,8 @@ class ContainerScope : public ConditionScope {
                                  "its output:{}",
                                  condition_.name, spec.memory ? std::to_string(*spec.memory) : "none",
                                  tail_lines(o.out + out.err, 10)));
-    // Whatever was not streamed (a timeout reads the logs whole; an unterminated last line):
-    // hand it to the parser line by line now.
-    if (on_line && streamed < out.out.size()) {
-      std::string_view rest = std::string_view(out.out).substr(streamed);
-      while (!rest.empty()) {
-        const auto nl = rest.find('\n');
-        std::string_view line = rest.substr(0, nl);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        on_line(line);
-        if (nl == std::string_view::npos) break;
-        rest.remove_prefix(nl + 1);
-      }
-    }
+    // What was not streamed (after a timeout the logs are read whole), and an unterminated last line.
+    if (fed <= out.out.size()) feed(std::string_view(out.out).substr(fed), true);
     return out;
   }
 

@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 #include <thread>
 
+#include "fingerprint/host.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
 #include "process/process.hpp"
@@ -105,18 +104,8 @@ void HostEnvironment::cool_down(model::Seconds duration, const Cancelled& cancel
   }
 }
 
-nlohmann::json HostEnvironment::load() {
-  std::ifstream in("/proc/loadavg");
-  double one = 0, five = 0, fifteen = 0;
-  std::string tasks;
-  if (!(in >> one >> five >> fifteen >> tasks)) return {{"unknown", "cannot read /proc/loadavg"}};
-  const auto slash = tasks.find('/');
-  nlohmann::json j = {{"load1", one}, {"load5", five}, {"load15", fifteen}};
-  if (slash != std::string::npos) {
-    j["runnable"] = std::stoi(tasks.substr(0, slash));
-    j["tasks"] = std::stoi(tasks.substr(slash + 1));
-  }
-  return j;
-}
+// The same probe the fingerprint uses: a fact {"value": {one, five, fifteen, running, total}}
+// or {"value": null, "unknown": reason}.
+nlohmann::json HostEnvironment::load() { return fingerprint::probe_load(); }
 
 }  // namespace noisefloor::runner

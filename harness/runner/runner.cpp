@@ -18,16 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return fmt::format("{}.{:03}Z", buf, ms);
-}
 
 int per_invocation(const model::BenchmarkSpec& b) {
   return b.samples_per_run == 0 ? b.samples + b.warmup : b.samples_per_run;
@@ -61,6 +51,17 @@ std::string describe_exit(const InvocationOutput& out) {
 }
 
 }  // namespace
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03}Z", buf, ms);
+}
 
 std::vector<PlannedInvocation> plan(const model::Experiment& e) {
   const int total = e.benchmark.samples + e.benchmark.warmup;
@@ -158,12 +159,7 @@ std::optional<double> paired_halfwidth99(const std::vector<double>& base, const 
     if (!(base[i] > 0) || !(variant[i] > 0)) return std::nullopt;
     d.push_back(std::log(variant[i] / base[i]));
   }
-  double mean = 0;
-  for (double v : d) mean += v;
-  mean /= static_cast<double>(n);
-  double ss = 0;
-  for (double v : d) ss += (v - mean) * (v - mean);
-  const double sd = std::sqrt(ss / static_cast<double>(n - 1));
+  const double sd = std::sqrt(stats::sample_variance(d, stats::mean(d)));
   return std::exp(stats::t_quantile(0.995, static_cast<double>(n - 1)) * sd / std::sqrt(static_cast<double>(n))) - 1;
 }
 

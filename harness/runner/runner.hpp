@@ -123,6 +123,9 @@ std::vector<std::string> invocation_argv(const model::BenchmarkSpec& spec, int s
 void run(const model::Experiment& experiment, Environment& environment, Observer& observer,
          const Cancelled& cancelled, RunRecord& record);
 
+// Now, UTC, RFC 3339 with milliseconds ("2026-11-30T05:01:11.123Z"): every timestamp a run records.
+std::string utc_now();
+
 // "the last 10 lines of stderr", indented, for error messages.
 std::string tail_lines(std::string_view text, std::size_t lines);
 
