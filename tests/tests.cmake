@@ -14,5 +14,12 @@ if(NF_IO_TESTS)
   set_tests_properties(io PROPERTIES LABELS integration SKIP_RETURN_CODE 77 TIMEOUT 900)
 endif()
 
+# The structure and the golden files, checked by small Python scripts (python3 comes with
+# scripts/bootstrap.sh): every #include goes down the layers of harness/README.md, and every
+# golden file agrees with an independent computation from the raw data.
+add_test(NAME layering COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/layering.py)
+add_test(NAME golden_verify COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/golden/verify.py)
+set_tests_properties(layering golden_verify PROPERTIES LABELS unit)
+
 # End-to-end tests: the installed binary driven like a user would, from bash.
 include(tests/integration/tests.cmake OPTIONAL)

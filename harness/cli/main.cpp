@@ -1,24 +1,25 @@
-// noisefloor: argv → options → a command. The only place that prints errors and picks exit codes:
-// 0 ok, 1 run failed, 2 usage or configuration error, 130 interrupted.
+// noisefloor: argv → options → one pipeline call → print. The only place that prints errors and
+// picks exit codes: 0 ok, 1 run failed, 2 usage or configuration error, 130 interrupted.
 #include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
-#include "cli/version.hpp"
-#include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "model/errors.hpp"
+#include "model/version.hpp"
+#include "pipeline/commands.hpp"
 #include "process/process.hpp"
-
 
 namespace {
 
 std::atomic<int> g_signal{0};
 
-// SIGINT/SIGTERM only set a flag; the runner notices it, kills what it started and unwinds
+// SIGINT/SIGTERM/SIGHUP only set a flag; the runner notices it, kills what it started and unwinds
 // through the RAII guards, so nothing is left behind.
 extern "C" void on_signal(int sig) { g_signal.store(sig); }
 
@@ -40,6 +41,30 @@ std::string joined_command_line(int argc, char** argv) {
   return s;
 }
 
+// Colour only on a terminal, never with NO_COLOR (https://no-color.org: set and non-empty) or
+// TERM=dumb.
+bool use_color(int fd) {
+  if (::isatty(fd) != 1) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  const char* term = std::getenv("TERM");
+  return !(term != nullptr && std::string(term) == "dumb");
+}
+
+// Prints what a command returned; the exit status it implies.
+int print(const noisefloor::pipeline::Output& o) {
+  // Warnings first: on a terminal they head what they qualify.
+  std::fwrite(o.err.data(), 1, o.err.size(), stderr);
+  std::fflush(stderr);
+  std::fwrite(o.out.data(), 1, o.out.size(), stdout);
+  std::fflush(stdout);
+  if (!o.failure.empty()) {
+    std::fprintf(stderr, "noisefloor: %s\n", o.failure.c_str());
+    return 1;
+  }
+  return o.status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,11 +76,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("noisefloor ") + kVersion + " (" + kCommit + ")");
   app.require_subcommand(1);
 
-  cli::RunOptions run;
+  pipeline::RunOptions run;
+  bool quiet = false;
   auto* run_cmd = app.add_subcommand("run", "run an experiment and publish its per-condition table");
   run_cmd->add_option("experiment", run.experiment, "experiment file (YAML)")->required();
   run_cmd->add_option("--results", run.results_root, "where result directories go")->capture_default_str();
-  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress output");
+  run_cmd->add_flag("-q,--quiet", quiet, "no progress output");
   run_cmd->add_option("--anchor", run.anchor,
                       "an earlier clean result of the same machine: print how contended this run was");
 
@@ -63,7 +89,7 @@ int main(int argc, char** argv) {
   auto* validate_cmd = app.add_subcommand("validate", "check experiment files without running them");
   validate_cmd->add_option("files", validate_files, "experiment files")->required();
 
-  cli::CvOptions cv;
+  pipeline::CvOptions cv;
   auto* cv_cmd = app.add_subcommand("cv", "recompute the table from results or go test -bench output files");
   cv_cmd->add_option("paths", cv.paths, "result directories or go test -bench output files")->required();
   cv_cmd->add_option("--format", cv.format,
@@ -72,7 +98,7 @@ int main(int argc, char** argv) {
   cv_cmd->add_flag("--allow-different-hosts", cv.allow_different_hosts,
                    "merge results even when fingerprint fields that move benchmarks differ");
 
-  cli::CompareOptions compare;
+  pipeline::CompareOptions compare;
   auto* compare_cmd =
       app.add_subcommand("compare", "compare two results benchmark by benchmark (unpaired, benchstat-style)");
   compare_cmd->add_option("old", compare.old_path, "baseline: a result directory or a go test -bench output file")
@@ -85,7 +111,7 @@ int main(int argc, char** argv) {
   compare_cmd->add_flag("--allow-different-hosts", compare.allow_different_hosts,
                         "compare even when fingerprint fields that move benchmarks differ");
 
-  cli::ReportOptions report;
+  pipeline::ReportOptions report;
   auto* report_cmd = app.add_subcommand("report", "a self-contained HTML report with plots, or exports to paste");
   report_cmd->add_option("results", report.paths, "result directories (several: merged) or go test -bench files")
       ->required();
@@ -100,7 +126,7 @@ int main(int argc, char** argv) {
   auto* fingerprint_cmd = app.add_subcommand("fingerprint", "show the host, toolchain and engine facts a run records");
   fingerprint_cmd->add_flag("--json", fingerprint_json, "print the JSON instead");
 
-  cli::DoctorOptions doctor;
+  pipeline::DoctorOptions doctor;
   auto* doctor_cmd = app.add_subcommand("doctor", "can this machine be trusted for benchmarks? findings, fixes, a grade");
   doctor_cmd->add_option("experiment", doctor.experiment, "experiment file: also check the CPUs it pins to");
   doctor_cmd->add_flag("--json", doctor.json, "print the JSON instead");
@@ -117,29 +143,34 @@ int main(int argc, char** argv) {
   }
 
   install_signal_handlers();
-  const auto cancelled = [] { return g_signal.load() != 0; };
+  const pipeline::Cancelled cancelled = [] { return g_signal.load() != 0; };
   try {
+    int status = 0;
     if (*run_cmd) {
       run.command_line = joined_command_line(argc, argv);
-      cli::run_command(run, cancelled);
+      run.terminal = ::isatty(STDOUT_FILENO) == 1;
+      cli::Progress progress(quiet, ::isatty(STDERR_FILENO) == 1, use_color(STDERR_FILENO));
+      status = print(pipeline::run(run, progress, cancelled));
     } else if (*validate_cmd) {
-      cli::validate_command(validate_files);
+      status = print(pipeline::validate(validate_files));
     } else if (*cv_cmd) {
-      cli::cv_command(cv);
+      if (cv.format.empty()) cv.format = ::isatty(STDOUT_FILENO) == 1 ? "text" : "markdown";
+      status = print(pipeline::cv(cv));
     } else if (*compare_cmd) {
-      cli::compare_command(compare);
+      status = print(pipeline::compare(compare));
     } else if (*report_cmd) {
-      cli::report_command(report);
+      status = print(pipeline::report(report));
     } else if (*gc_cmd) {
-      cli::gc_command();
+      status = print(pipeline::gc());
     } else if (*fingerprint_cmd) {
-      cli::fingerprint_command(fingerprint_json);
+      status = print(pipeline::fingerprint(fingerprint_json));
     } else if (*doctor_cmd) {
-      const int status = cli::doctor_command(doctor);  // 1: not ready
-      if (status != 0) return status;
+      doctor.color = use_color(STDOUT_FILENO);
+      status = print(pipeline::doctor(doctor));  // 1: not ready
     }
-  } catch (const Interrupted&) {
-    std::fprintf(stderr, "noisefloor: interrupted\n");
+    if (status != 0) return status;
+  } catch (const Interrupted& e) {
+    std::fprintf(stderr, "noisefloor: %s\n", e.what());
     return 130;
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "%s\n", e.what());

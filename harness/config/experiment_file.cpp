@@ -1,6 +1,8 @@
 #include "config/experiment_file.hpp"
 
 #include <fmt/format.h>
+
+#include <filesystem>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -643,6 +645,37 @@ model::Experiment parse_experiment(std::string_view yaml_text, std::string_view 
   } catch (const YAML::Exception& e) {  // a yaml-cpp surprise still gets a position
     reader.fail(e.mark, fmt::format("invalid experiment: {}", e.msg));
   }
+}
+
+std::vector<int> pinned_cpus(const model::Experiment& e) {
+  std::vector<int> cpus;
+  for (const auto& c : e.conditions) {
+    cpus.insert(cpus.end(), c.affinity.begin(), c.affinity.end());
+    if (c.spinners) cpus.insert(cpus.end(), c.spinners->cpus.begin(), c.spinners->cpus.end());
+    // Validated when the experiment was loaded: a malformed cpuset cannot get here.
+    if (c.container && c.container->cpuset)
+      for (int cpu : model::parse_cpu_list(*c.container->cpuset).value_or(std::vector<int>{})) cpus.push_back(cpu);
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+void resolve_paths(model::Experiment& e, const std::string& file_dir) {
+  const std::filesystem::path base(file_dir);
+  e.base_dir = base.string();
+  std::filesystem::path workdir = base;
+  if (e.benchmark.workdir) workdir = (base / *e.benchmark.workdir).lexically_normal();
+  e.benchmark.workdir = workdir.string();
+  const auto resolve = [&](std::vector<std::string>& argv) {
+    if (argv.empty()) return;
+    std::string& program = argv.front();
+    if (program.find('/') != std::string::npos && std::filesystem::path(program).is_relative())
+      program = (workdir / program).lexically_normal().string();
+  };
+  resolve(e.benchmark.command);
+  resolve(e.benchmark.build);
+  for (auto& v : e.variants) resolve(v.command);
 }
 
 }  // namespace noisefloor::config

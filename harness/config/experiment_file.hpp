@@ -22,6 +22,16 @@ struct HostFacts {
 model::Experiment parse_experiment(std::string_view yaml_text, std::string_view file_name,
                                    const HostFacts& host);
 
+// Makes the experiment's relative paths absolute against `file_dir`, the absolute directory of
+// its file (and benchmark.workdir under it): base_dir becomes file_dir, workdir is always set,
+// and a program given as a relative path ("./bench", "../build/x") in command or build is
+// resolved against the workdir. A run then does not depend on the directory it starts in.
+void resolve_paths(model::Experiment& experiment, const std::string& file_dir);
+
+// Every CPU the experiment pins something to (benchmark affinity, spinner CPUs, container
+// cpusets), sorted and unique: what the doctor checks.
+std::vector<int> pinned_cpus(const model::Experiment& experiment);
+
 // Parses "1.5s", "10m", "250ms", "1h" or a bare number of seconds; nullopt when malformed.
 std::optional<model::Seconds> parse_duration(std::string_view text);
 

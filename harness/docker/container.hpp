@@ -42,7 +42,6 @@ struct ContainerOutcome {
   std::string out, err;
   nlohmann::json inspect;               // full inspect, taken before removal
   std::string started_at, finished_at;  // State.StartedAt / FinishedAt (RFC3339Nano)
-  std::vector<std::string> warnings;    // always empty: create warnings are errors (see below)
 };
 
 // create -> start -> wait (until request.timeout; then kill and timed_out = true) -> inspect ->

@@ -9,6 +9,7 @@
 
 #include "fingerprint/parse.hpp"
 #include "model/cpulist.hpp"
+#include "model/errors.hpp"
 
 namespace noisefloor::fingerprint {
 namespace {
@@ -17,7 +18,7 @@ using nlohmann::json;
 
 class Doctor {
  public:
-  Doctor(const json& host, const std::optional<json>& engine, const std::vector<int>& cpus)
+  Doctor(const json& host, const std::optional<EngineFacts>& engine, const std::vector<int>& cpus)
       : host_(host), engine_(engine), experiment_cpus_(cpus) {}
 
   DoctorReport run() {
@@ -83,11 +84,8 @@ class Doctor {
   }
 
   void docker_desktop() {
-    if (!engine_ || !engine_->is_object()) return;
-    auto it = engine_->find("OperatingSystem");
-    if (it == engine_->end()) it = engine_->find("os");  // the fingerprint's engine facts
-    if (it == engine_->end() || !it->is_string()) return;
-    const std::string os = it->get<std::string>();
+    if (!engine_) return;
+    const std::string& os = engine_->os;
     if (os.find("Docker Desktop") == std::string::npos) return;
     limited_ = true;
     add(Level::warn, "docker-desktop",
@@ -325,35 +323,22 @@ class Doctor {
   }
 
   void engine_limits() {
-    if (!engine_ || !engine_->is_object()) return;
-    // Docker key, and the key engine_facts (fingerprint/engine.hpp) files it under in "limits".
-    static constexpr std::pair<const char*, const char*> kCaps[] = {{"CPUSet", "cpuset"},
-                                                                    {"CpuCfsQuota", "cpu_cfs_quota"},
-                                                                    {"CpuCfsPeriod", "cpu_cfs_period"},
-                                                                    {"MemoryLimit", "memory_limit"},
-                                                                    {"SwapLimit", "swap_limit"}};
-    const auto limits = engine_->find("limits");
-    for (const auto& [cap, snake] : kCaps) {
-      const json* v = nullptr;
-      if (const auto it = engine_->find(cap); it != engine_->end()) {
-        v = &*it;
-      } else if (limits != engine_->end() && limits->is_object()) {
-        if (const auto lit = limits->find(snake); lit != limits->end()) v = &*lit;
-      }
-      if (v != nullptr && v->is_boolean() && !v->get<bool>()) {
+    if (!engine_) return;
+    const EngineLimits& l = engine_->limits;
+    const std::pair<const char*, std::optional<bool>> caps[] = {{"CPUSet", l.cpuset},
+                                                                {"CpuCfsQuota", l.cpu_cfs_quota},
+                                                                {"CpuCfsPeriod", l.cpu_cfs_period},
+                                                                {"MemoryLimit", l.memory_limit},
+                                                                {"SwapLimit", l.swap_limit}};
+    for (const auto& [cap, value] : caps) {
+      if (value && !*value) {
         add(Level::warn, "engine-limits",
             fmt::format("the docker engine reports {}=false: it silently drops that limit, so "
                         "the pinned container is not limited the way the experiment says",
                         cap));
       }
     }
-    auto w = engine_->find("Warnings");
-    if (w == engine_->end()) w = engine_->find("warnings");
-    if (w != engine_->end() && w->is_array()) {
-      for (const auto& msg : *w) {
-        if (msg.is_string()) add(Level::warn, "engine-limits", "docker engine: " + msg.get<std::string>());
-      }
-    }
+    for (const auto& msg : engine_->warnings) add(Level::warn, "engine-limits", "docker engine: " + msg);
   }
 
   void perflock() {
@@ -377,7 +362,7 @@ class Doctor {
   }
 
   const json& host_;
-  const std::optional<json>& engine_;
+  const std::optional<EngineFacts>& engine_;
   std::vector<int> experiment_cpus_;
   DoctorReport report_{{}, Grade::ready, {}};
   bool limited_ = false;
@@ -385,12 +370,12 @@ class Doctor {
 
 }  // namespace
 
-DoctorReport diagnose(const json& host, const std::optional<json>& engine_info,
+DoctorReport diagnose(const FactTree& host, const std::optional<EngineFacts>& engine,
                       const std::vector<int>& experiment_cpus) {
   std::vector<int> cpus = experiment_cpus;
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  return Doctor(host, engine_info, cpus).run();
+  return Doctor(host.document(), engine, cpus).run();
 }
 
 std::string_view to_string(Level level) {
@@ -417,7 +402,7 @@ std::string_view to_string(Grade grade) {
   return "?";
 }
 
-json doctor_json(const DoctorReport& report) {
+void to_json(json& j, const DoctorReport& report) {
   json findings = json::array();
   for (const auto& f : report.findings) {
     findings.push_back({{"level", std::string(to_string(f.level))},
@@ -425,250 +410,33 @@ json doctor_json(const DoctorReport& report) {
                         {"message", f.message},
                         {"fix", f.fix}});
   }
-  return {{"grade", std::string(to_string(report.grade))},
-          {"reasons", report.grade_reasons},
-          {"findings", findings}};
+  j = {{"grade", std::string(to_string(report.grade))}, {"reasons", report.grade_reasons}, {"findings", findings}};
 }
 
 namespace {
 
-constexpr std::string_view kReset = "\x1b[0m";
-
-std::string_view sgr(Level level) {
-  switch (level) {
-    case Level::ok:
-      return "\x1b[32m";
-    case Level::warn:
-      return "\x1b[33m";
-    case Level::bad:
-      return "\x1b[31m";
-  }
-  return "";
-}
-
-std::string_view sgr(Grade grade) {
-  switch (grade) {
-    case Grade::ready:
-      return "\x1b[1;32m";
-    case Grade::limited:
-      return "\x1b[1;33m";
-    case Grade::not_ready:
-      return "\x1b[1;31m";
-  }
-  return "";
-}
-
-std::string paint(std::string_view text, std::string_view code, bool color) {
-  return color ? fmt::format("{}{}{}", code, text, kReset) : std::string(text);
-}
-
-// Word-wraps text into lines of at most width - indent characters (a longer word stays whole),
-// each prefixed with indent spaces and ended with '\n'.
-std::string wrap(std::string_view text, std::size_t indent, std::size_t width) {
-  const std::size_t room = width > indent + 20 ? width - indent : 20;
-  std::istringstream words{std::string(text)};
-  std::string out, line, word;
-  while (words >> word) {
-    if (!line.empty() && line.size() + 1 + word.size() > room) {
-      out += std::string(indent, ' ') + line + '\n';
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  if (!line.empty() || out.empty()) out += std::string(indent, ' ') + line + '\n';
-  return out;
-}
-
-// text cut at a word boundary to at most `width` characters, "..." at the end, when longer (bytes;
-// messages are ASCII). A single word longer than the width is cut inside the word.
-std::string cut(std::string text, std::size_t width) {
-  if (text.size() <= width) return text;
-  const bool inside_word = text[width - 3] != ' ';
-  text.resize(width - 3);
-  if (inside_word) {
-    const auto space = text.rfind(' ');
-    if (space != std::string::npos && space > 0) text.resize(space);
-  }
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text + "...";
+template <typename E, std::size_t N>
+E parse_enum(const std::string& text, const E (&values)[N], const char* what) {
+  for (E v : values)
+    if (to_string(v) == text) return v;
+  throw ParseError(fmt::format("doctor: unknown {} \"{}\"", what, text));
 }
 
 }  // namespace
 
-std::string render_doctor(const DoctorReport& report, bool color) {
-  constexpr std::size_t kIndent = 6;
-  std::string out;
-  int counts[3] = {0, 0, 0};
-  for (const auto& f : report.findings) {
-    ++counts[static_cast<int>(f.level)];
-    const std::string_view level = to_string(f.level);
-    out += paint(level, sgr(f.level), color) + std::string(kIndent - level.size(), ' ') + f.topic + '\n';
-    out += wrap(f.message, kIndent, kRenderWidth);
-    if (!f.fix.empty()) out += std::string(kIndent, ' ') + "fix: " + f.fix + '\n';
-    out += '\n';
+void from_json(const json& j, DoctorReport& report) {
+  report = {};
+  try {
+    constexpr Grade kGrades[] = {Grade::ready, Grade::limited, Grade::not_ready};
+    constexpr Level kLevels[] = {Level::ok, Level::warn, Level::bad};
+    report.grade = parse_enum(j.at("grade").get<std::string>(), kGrades, "grade");
+    report.grade_reasons = j.value("reasons", std::vector<std::string>{});
+    for (const auto& f : j.value("findings", json::array()))
+      report.findings.push_back({parse_enum(f.at("level").get<std::string>(), kLevels, "level"),
+                                 f.value("topic", ""), f.value("message", ""), f.value("fix", "")});
+  } catch (const json::exception& e) {
+    throw ParseError(fmt::format("doctor: {}", e.what()));
   }
-  out +=
-      fmt::format("{} {} ({} OK, {} WARN, {} BAD)\n", paint("grade:", "\x1b[1m", color),
-                  paint(to_string(report.grade), sgr(report.grade), color), counts[0], counts[1], counts[2]);
-  for (const auto& f : report.findings) {
-    if (f.level == Level::ok) continue;
-    const std::string_view level = to_string(f.level);
-    const std::string line = cut(fmt::format("  {} {}: {}", level, f.topic, f.message), kRenderWidth);
-    // Colour only the level word; the cut is computed on the plain text.
-    out += color ? "  " + paint(level, sgr(f.level), true) + line.substr(2 + level.size()) : line;
-    out += '\n';
-  }
-  return out;
-}
-
-namespace {
-
-constexpr std::string_view kGroupOrder[] = {"noisefloor",    "run",    "host",   "toolchain", "env",
-                                            "benchmark_env", "engine", "tuning", "doctor"};
-constexpr std::size_t kMaxKeyColumn = 40;
-
-std::string plain(const json& v);
-
-// k: v pairs of an object, comma-joined.
-std::string pairs(const json& obj) {
-  std::string out;
-  for (const auto& [k, v] : obj.items()) out += (out.empty() ? "" : ", ") + k + ": " + plain(v);
-  return out.empty() ? "(none)" : out;
-}
-
-std::string plain(const json& v) {
-  if (v.is_string()) return v.get_ref<const std::string&>().empty() ? "(empty)" : v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
-  if (v.is_null()) return "null";
-  if (v.is_object()) return pairs(v);
-  if (v.is_array()) {
-    std::string out;
-    for (const auto& e : v)
-      out += (out.empty() ? "" : ", ") + (e.is_object() ? "{" + pairs(e) + "}" : plain(e));
-    return out.empty() ? "(none)" : out;
-  }
-  return v.dump();
-}
-
-// "- k=v k=v" for one element of a list of objects.
-std::string element(const json& e) {
-  if (!e.is_object()) return "- " + plain(e);
-  std::string out = "-";
-  for (const auto& [k, v] : e.items())
-    out += " " + k + "=" + (v.is_object() || v.is_array() ? "{" + plain(v) + "}" : plain(v));
-  return out;
-}
-
-bool list_of_objects(const json& v) {
-  return v.is_array() && !v.empty() &&
-         std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_object(); });
-}
-
-struct Line {
-  std::size_t depth;
-  std::string key;
-  std::optional<std::string> value;  // nullopt: a heading
-};
-
-void walk(const std::string& key, const json& node, std::size_t depth, std::vector<Line>& lines);
-
-void value_lines(const std::string& key, const json& v, std::string suffix, std::size_t depth,
-                 std::vector<Line>& lines) {
-  if (list_of_objects(v)) {
-    lines.push_back(
-        {depth, key, suffix.empty() ? std::nullopt : std::optional<std::string>(suffix.substr(1))});
-    for (const auto& e : v) lines.push_back({depth + 1, element(e), std::nullopt});
-    return;
-  }
-  lines.push_back({depth, key, plain(v) + suffix});
-}
-
-void walk(const std::string& key, const json& node, std::size_t depth, std::vector<Line>& lines) {
-  if (is_fact(node)) {
-    if (node["value"].is_null()) {
-      lines.push_back(
-          {depth, key, "unknown (" + node.value("unknown", std::string("no reason given")) + ")"});
-      return;
-    }
-    std::string suffix;
-    if (const auto it = node.find("evidence"); it != node.end() && it->is_array() && !it->empty()) {
-      std::string ev;
-      for (const auto& e : *it) ev += (ev.empty() ? "" : "; ") + plain(e);
-      suffix += " (evidence: " + ev + ")";
-    }
-    if (const auto it = node.find("note"); it != node.end() && it->is_string())
-      suffix += " (" + it->get<std::string>() + ")";
-    value_lines(key, node["value"], suffix, depth, lines);
-    return;
-  }
-  if (node.is_object()) {
-    if (node.empty()) {
-      lines.push_back({depth, key, "(none)"});
-      return;
-    }
-    lines.push_back({depth, key, std::nullopt});
-    for (const auto& [k, v] : node.items()) walk(k, v, depth + 1, lines);
-    return;
-  }
-  value_lines(key, node, "", depth, lines);
-}
-
-}  // namespace
-
-std::string render_fingerprint(const json& fp) {
-  std::vector<std::string> order;
-  for (const std::string_view g : kGroupOrder) {
-    if (fp.is_object() && fp.contains(std::string(g))) order.emplace_back(g);
-  }
-  if (fp.is_object()) {
-    for (const auto& [k, v] : fp.items()) {
-      if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
-    }
-  }
-  std::vector<Line> lines;
-  for (const std::string& group : order) {
-    const json& node = fp[group];
-    if (group == "engine" && is_fact(node) && node["value"].is_null()) {
-      lines.push_back({0, group, std::nullopt});
-      lines.push_back(
-          {1, "no engine: " + node.value("unknown", std::string("no reason given")), std::nullopt});
-    } else if (group == "tuning" && node.is_null()) {
-      lines.push_back({0, group, "none applied"});
-    } else if (group == "tuning" && node.is_object() && node.contains("changes") &&
-               node["changes"].is_array()) {
-      lines.push_back({0, group, std::nullopt});
-      for (const auto& [k, v] : node.items()) {
-        if (k != "changes") walk(k, v, 1, lines);
-      }
-      lines.push_back({1, "changes", std::to_string(node["changes"].size())});
-      for (const auto& c : node["changes"]) {
-        const auto s = [&](const char* key) {
-          return c.is_object() ? c.value(key, std::string("?")) : std::string("?");
-        };
-        lines.push_back({2,
-                         fmt::format("- {}: {}: {} -> {}", s("setting"), s("file"), s("before"), s("after")),
-                         std::nullopt});
-      }
-    } else {
-      walk(group, node, 0, lines);
-    }
-  }
-  std::size_t column = 0;
-  for (const auto& l : lines) {
-    const std::size_t end = 2 * l.depth + l.key.size();
-    if (l.value && end <= kMaxKeyColumn) column = std::max(column, end);
-  }
-  column += 2;
-  std::string out;
-  for (const auto& l : lines) {
-    if (l.depth == 0 && !out.empty()) out += '\n';  // a blank line between top-level groups
-    std::string text = std::string(2 * l.depth, ' ') + l.key;
-    if (l.value) {
-      text += std::string(text.size() < column ? column - text.size() : 2, ' ') + *l.value;
-    }
-    out += text + '\n';
-  }
-  return out;
 }
 
 }  // namespace noisefloor::fingerprint

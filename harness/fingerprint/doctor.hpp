@@ -1,6 +1,5 @@
 // `noisefloor doctor`: can this machine be trusted for benchmarks? Pure: findings from the facts
-// of probe_host (fingerprint/host.hpp) and, optionally, the Docker engine's GET /info object
-// (Docker keys; the fingerprint's snake-case engine facts "os" and "warnings" are read too).
+// of probe_host (fingerprint/host.hpp) and, optionally, the Docker engine's facts (engine.hpp).
 // In the spirit of pyperf `system tune`: each finding says why and the exact command that fixes
 // it. Nothing is changed here.
 //
@@ -37,29 +36,34 @@
 #include <string_view>
 #include <vector>
 
+#include "fingerprint/engine.hpp"
+#include "fingerprint/facts.hpp"
+
 namespace noisefloor::fingerprint {
 
 enum class Level { ok, warn, bad };
 
 struct Finding {
-  Level level;
+  Level level = Level::ok;
   std::string topic;    // "governor"
   std::string message;  // why it matters, with the observed value
   std::string fix;      // the exact command(s); empty if none
+  friend bool operator==(const Finding&, const Finding&) = default;
 };
 
 enum class Grade { ready, limited, not_ready };
 
 struct DoctorReport {
   std::vector<Finding> findings;
-  Grade grade;
+  Grade grade = Grade::ready;
   std::vector<std::string> grade_reasons;
+  friend bool operator==(const DoctorReport&, const DoctorReport&) = default;
 };
 
 // A 1-minute load average at or above this fraction of the logical CPUs is a WARN.
 inline constexpr double kLoadWarnFraction = 0.25;
 
-DoctorReport diagnose(const nlohmann::json& host, const std::optional<nlohmann::json>& engine_info,
+DoctorReport diagnose(const FactTree& host, const std::optional<EngineFacts>& engine,
                       const std::vector<int>& experiment_cpus);
 
 std::string_view to_string(Level level);  // "OK", "WARN", "BAD"
@@ -67,37 +71,9 @@ std::string_view to_string(Grade grade);  // "ready", "limited", "not ready"
 
 // {"grade": "ready" | "limited" | "not ready", "reasons": [grade_reasons...],
 //  "findings": [{"level": "OK" | "WARN" | "BAD", "topic", "message", "fix"}]} (fix "" when none).
-// What `noisefloor doctor --json` prints and a run stores as fingerprint["doctor"].
-nlohmann::json doctor_json(const DoctorReport& report);
-
-// ---- terminal rendering (pure; the caller decides on colour: a terminal and no NO_COLOR) ----
-
-// Text width the renderers wrap and truncate to.
-inline constexpr std::size_t kRenderWidth = 100;
-
-// One block per finding, blank line between blocks:
-//   WARN  governor
-//         <message, word-wrapped at kRenderWidth, indented 6>
-//         fix: <fix, never wrapped, so it can be copied>      (only when there is a fix)
-// then the grade block:
-//   grade: limited (6 OK, 7 WARN, 0 BAD)
-//     WARN turbo: <message, cut to one line of kRenderWidth with "...">
-// one line per finding that lowered the grade, in finding order ("ready" has none).
-// With color, levels and the grade are wrapped in ANSI SGR codes (OK and ready green, WARN and
-// limited yellow, BAD and not ready red; "grade:" bold); without, the text has no escape at all.
-std::string render_doctor(const DoctorReport& report, bool color);
-
-// A fingerprint object (`noisefloor fingerprint --json`) for reading in a terminal. The top-level
-// groups "noisefloor", "run", "host", "toolchain", "env", "benchmark_env", "engine", "tuning",
-// "doctor" come first in that order, any others after them; inside a group, keys are in JSON
-// (alphabetical) order. A group is a heading, its members indented by two; every value starts in
-// one column (the longest indented key + 2, at most 40). Values: strings as is ("" shows as
-// "(empty)"), booleans "yes"/"no", an unknown fact "unknown (<reason>)", a fact's "evidence" or
-// "note" appended in parentheses, a per-CPU object as "0-3: performance, 4-7: powersave", a list
-// of plain values comma-joined ("(none)" when empty), a list of objects as one "- k=v k=v" line
-// per element. An "engine" that is an unknown fact reads "no engine: <reason>"; a "tuning" that is
-// null reads "none applied", a tuning state (fingerprint/tune.hpp) shows its other keys, then
-// "changes  <count>" and one "- <setting>: <file>: <before> -> <after>" line per change.
-std::string render_fingerprint(const nlohmann::json& fingerprint);
+// What `noisefloor doctor --json` prints and a run stores as fingerprint["doctor"]. from_json
+// throws ParseError for an unknown grade or level.
+void to_json(nlohmann::json& j, const DoctorReport& report);
+void from_json(const nlohmann::json& j, DoctorReport& report);
 
 }  // namespace noisefloor::fingerprint

@@ -2,22 +2,55 @@
 // Pure: the caller fetched GET /version and GET /info (docker::Client) and passes them in.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace noisefloor::fingerprint {
+
+// Which limits the engine can enforce (GET /info CPUSet, CpuCfsQuota, CpuCfsPeriod, MemoryLimit,
+// SwapLimit); nullopt when the engine did not say.
+struct EngineLimits {
+  std::optional<bool> cpuset, cpu_cfs_quota, cpu_cfs_period, memory_limit, swap_limit;
+  friend bool operator==(const EngineLimits&, const EngineLimits&) = default;
+};
+
+// An image a container condition ran: its reference and the engine's id for it.
+struct EngineImage {
+  std::string ref, id;
+  friend bool operator==(const EngineImage&, const EngineImage&) = default;
+};
+
+struct EngineFacts {
+  std::string endpoint, server_version, api_version, min_api_version, os, os_type, architecture, kernel;
+  std::int64_t ncpu = 0, mem_total = 0;
+  std::string cgroup_version, cgroup_driver, storage_driver, default_runtime;
+  std::map<std::string, std::string> components;  // name -> version
+  std::vector<std::string> security_options;
+  bool rootless = false;  // a security option names rootless
+  std::vector<std::string> warnings;
+  EngineLimits limits;
+  std::map<std::string, EngineImage> images;  // per container condition, once a run prepared them
+  friend bool operator==(const EngineFacts&, const EngineFacts&) = default;
+};
+
+// From GET /version and GET /info. A field the engine did not send, or sent with another type,
+// is "" / 0 / empty; a missing limit capability is nullopt (unknown), never assumed. Never
+// throws, whatever the objects hold.
+EngineFacts engine_facts(const nlohmann::json& version, const nlohmann::json& info, const std::string& endpoint,
+                         const std::string& api_version);
 
 // {"endpoint", "server_version", "api_version", "min_api_version", "os", "os_type",
 //  "architecture", "kernel", "ncpu", "mem_total", "cgroup_version", "cgroup_driver",
 //  "storage_driver", "default_runtime", "components" {<name>: <version>}, "security_options" [..],
-//  "rootless" (bool), "warnings" [..], "limits" {"cpuset", "cpu_cfs_quota", "cpu_cfs_period",
-//  "memory_limit", "swap_limit"}}.
-// Plain values, not facts (the shape the runner has always written under fingerprint["engine"];
-// it adds "images" itself). A field the engine did not send, or sent with another type, is ""
-// for strings, 0 for numbers, [] / {} for lists; a missing limit capability is null (unknown),
-// never assumed true or false. "rootless" is true when a security option names rootless.
-// Never throws, whatever the objects hold.
-nlohmann::json engine_facts(const nlohmann::json& version, const nlohmann::json& info,
-                            const std::string& endpoint, const std::string& api_version);
+//  "rootless", "warnings" [..], "limits" {"cpuset", "cpu_cfs_quota", "cpu_cfs_period",
+//  "memory_limit", "swap_limit"} (null when unknown), "images" {<condition>: {"ref", "id"}}
+//  (only when a run prepared images)}.
+void to_json(nlohmann::json& j, const EngineFacts& facts);
+void from_json(const nlohmann::json& j, EngineFacts& facts);
 
 }  // namespace noisefloor::fingerprint

@@ -1,20 +1,23 @@
 #include "fingerprint/host.hpp"
 
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
 #include <exception>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <system_error>
 #include <utility>
 
+#include "files/files.hpp"
 #include "fingerprint/parse.hpp"
 #include "hash/sha256.hpp"
 #include "model/cpulist.hpp"
 #include "process/process.hpp"
+#include "text/text.hpp"
 
 extern char** environ;
 
@@ -23,6 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using text::trim;
 
 constexpr const char* kCpuDir = "/sys/devices/system/cpu";
 
@@ -31,25 +35,14 @@ class Reader {
  public:
   explicit Reader(fs::path root) : root_(std::move(root)) {}
 
-  fs::path under(std::string_view abs) const {
-    std::string_view rel = abs;
-    while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
-    return root_ / fs::path(std::string(rel));
-  }
+  fs::path under(std::string_view abs) const { return files::under(root_, abs); }
 
   bool exists(std::string_view abs) const {
     std::error_code ec;
     return fs::exists(under(abs), ec);
   }
 
-  std::optional<std::string> read(std::string_view abs) const {
-    std::ifstream in(under(abs), std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) return std::nullopt;
-    return ss.str();
-  }
+  std::optional<std::string> read(std::string_view abs) const { return files::try_read(under(abs)); }
 
   // Why abs could not be read, for an unknown fact.
   std::string why(std::string_view abs) const {
@@ -524,32 +517,26 @@ std::pair<std::optional<std::string>, std::string> run_tool(const std::vector<st
 }
 
 json sha256_of_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return unknown("cannot read '" + file.string() + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return unknown("cannot read '" + file.string() + "'");
-  return known(hash::sha256_hex(ss.str()));
+  const auto data = files::try_read(file);
+  return data ? known(hash::sha256_hex(*data)) : unknown("cannot read '" + file.string() + "'");
 }
 
 }  // namespace
 
-json probe_load(const fs::path& root) {
-  return guarded("load", [&] {
+LoadReading probe_load(const fs::path& root) {
+  try {
     const Reader r(root);
     const auto text = r.read("/proc/loadavg");
-    if (!text) return unknown(r.why("/proc/loadavg"));
+    if (!text) return {std::nullopt, r.why("/proc/loadavg")};
     const auto l = parse_loadavg(*text);
-    if (!l) return unknown("malformed /proc/loadavg: '" + std::string(trim(*text)) + "'");
-    return known({{"one", l->one},
-                  {"five", l->five},
-                  {"fifteen", l->fifteen},
-                  {"running", l->running},
-                  {"total", l->total}});
-  });
+    if (!l) return {std::nullopt, "malformed /proc/loadavg: '" + std::string(trim(*text)) + "'"};
+    return {LoadAverage{l->one, l->five, l->fifteen, l->running, l->total}, ""};
+  } catch (const std::exception& e) {
+    return {std::nullopt, std::string("cannot probe load: ") + e.what()};
+  }
 }
 
-json probe_host(const fs::path& root) {
+FactTree probe_host(const fs::path& root) {
   const Reader r(root);
   json host = json::object();
   std::optional<CpuInfo> info;
@@ -595,13 +582,24 @@ json probe_host(const fs::path& root) {
     return r.text("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   });
   host["power"] = guarded("power", [&] { return probe_power(r); });
-  host["load"] = probe_load(root);
+  host["load"] = probe_load(root);  // LoadReading, in the fact shape
   host["cgroup"] = guarded("cgroup", [&] { return probe_cgroup(r); });
   host["tools"] = guarded("tools", [&] { return json{{"perflock", known(r.exists("/usr/bin/perflock"))}}; });
+  return FactTree(std::move(host));
+}
+
+FactTree probe_this_host() {
+  FactTree host = probe_host("/");
+  json& h = host.document();
+  struct utsname u {};
+  h["uname"] = ::uname(&u) == 0 ? known(fmt::format("{} {} {}", u.sysname, u.release, u.machine))
+                                : unknown("uname(2) failed");
+  h["one_line"] = known(fmt::format("{} · {} · {} CPUs · {} · {}", host.show("hostname"), host.show("cpu.model_name"),
+                                    host.show("cpu.logical"), host.show("uname"), host.show("os.pretty_name")));
   return host;
 }
 
-json probe_toolchain(const std::optional<fs::path>& benchmark_binary,
+FactTree probe_toolchain(const std::optional<fs::path>& benchmark_binary,
                      const std::optional<fs::path>& source_dir, bool native) {
   json tc = json::object();
   tc["go"] = guarded("go", [&] {
@@ -657,11 +655,12 @@ json probe_toolchain(const std::optional<fs::path>& benchmark_binary,
       });
     }
   }
-  return tc;
+  return FactTree(std::move(tc));
 }
 
-json probe_env(const std::function<std::optional<std::string>(const std::string&)>& getenv,
-               const std::vector<std::string>& environ_names) {
+std::map<std::string, std::string> probe_env(
+    const std::function<std::optional<std::string>(const std::string&)>& getenv,
+    const std::vector<std::string>& environ_names) {
   static const char* kNames[] = {
       "GOMAXPROCS",     "GOGC",       "GOMEMLIMIT",      "GODEBUG",         "GOTOOLCHAIN",
       "GOAMD64",        "GOARM",      "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
@@ -670,7 +669,7 @@ json probe_env(const std::function<std::optional<std::string>(const std::string&
   for (const auto& n : environ_names) {
     if (n.rfind("MALLOC_", 0) == 0) names.insert(n);
   }
-  json out = json::object();
+  std::map<std::string, std::string> out;
   for (const auto& n : names) {
     if (auto v = getenv(n)) out[n] = *v;
   }
@@ -684,6 +683,15 @@ std::vector<std::string> environment_names() {
     out.push_back(entry.substr(0, entry.find('=')));
   }
   return out;
+}
+
+std::map<std::string, std::string> probe_this_env() {
+  return probe_env(
+      [](const std::string& name) -> std::optional<std::string> {
+        const char* v = std::getenv(name.c_str());
+        return v ? std::optional<std::string>(v) : std::nullopt;
+      },
+      environment_names());
 }
 
 }  // namespace noisefloor::fingerprint

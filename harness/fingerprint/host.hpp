@@ -6,10 +6,13 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "fingerprint/facts.hpp"
 
 namespace noisefloor::fingerprint {
 
@@ -33,11 +36,14 @@ namespace noisefloor::fingerprint {
 //   thp ("always" | "madvise" | "never"), aslr (0, 1, 2), clocksource, power ("ac" | "battery" |
 //   "none"), load (see probe_load), cgroup {version (1 | 2), layout ("v1", "hybrid", "v2")},
 //   tools {perflock (bool: /usr/bin/perflock exists)}
-nlohmann::json probe_host(const std::filesystem::path& root = "/");
+FactTree probe_host(const std::filesystem::path& root = "/");
 
-// Just /proc/loadavg, cheap, for before/after each condition: a fact whose value is
-// {"one": 0.12, "five": 0.12, "fifteen": 0.06, "running": 1, "total": 107}.
-nlohmann::json probe_load(const std::filesystem::path& root = "/");
+// probe_host("/") plus "uname" (uname(2): "Linux 6.18.44 x86_64") and "one_line" ("host · CPU model ·
+// N CPUs · uname · OS"), the host facts every run and the fingerprint and doctor commands show.
+FactTree probe_this_host();
+
+// Just /proc/loadavg, cheap, for before/after each condition.
+LoadReading probe_load(const std::filesystem::path& root = "/");
 
 // Toolchain facts; runs `go version`, `go version -m <binary>`, `git -C <dir> rev-parse HEAD`,
 // `git -C <dir> status --porcelain`, and with native `c++ --version`, `cc --version`:
@@ -46,7 +52,7 @@ nlohmann::json probe_load(const std::filesystem::path& root = "/");
 //            the binary is not a Go binary)}                                 when a binary is given
 //   source  {dir, commit, dirty (bool)}                                      when a dir is given
 //   cxx, cc (first line of --version)                                        when native
-nlohmann::json probe_toolchain(const std::optional<std::filesystem::path>& benchmark_binary,
+FactTree probe_toolchain(const std::optional<std::filesystem::path>& benchmark_binary,
                                const std::optional<std::filesystem::path>& source_dir, bool native);
 
 // Environment variables that change benchmarks, only those that are set: {"GOMAXPROCS": "1"}.
@@ -54,10 +60,13 @@ nlohmann::json probe_toolchain(const std::optional<std::filesystem::path>& bench
 // OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS, GLIBC_TUNABLES, LD_PRELOAD,
 // LD_LIBRARY_PATH, PYTHONHASHSEED) plus every name in environ_names that starts with "MALLOC_".
 // Plain strings, not facts: an unset variable is simply absent.
-nlohmann::json probe_env(const std::function<std::optional<std::string>(const std::string&)>& getenv,
-                         const std::vector<std::string>& environ_names);
+std::map<std::string, std::string> probe_env(
+    const std::function<std::optional<std::string>(const std::string&)>& getenv,
+    const std::vector<std::string>& environ_names);
 
 // The names of the variables in this process's environment (from `environ`), for probe_env.
 std::vector<std::string> environment_names();
+// probe_env over this process's own environment.
+std::map<std::string, std::string> probe_this_env();
 
 }  // namespace noisefloor::fingerprint

@@ -7,22 +7,14 @@
 
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::fingerprint {
 namespace {
 
-using nlohmann::json;
+using text::trim;
 
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    lines.push_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return lines;
-}
+using nlohmann::json;
 
 std::vector<std::string_view> split_fields(std::string_view text) {
   std::vector<std::string_view> out;
@@ -152,71 +144,12 @@ std::pair<std::string, std::string> split_setting(std::string_view kv) {
 
 }  // namespace
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-json known(json value) { return json{{"value", std::move(value)}}; }
-
-json unknown(std::string reason) { return json{{"value", nullptr}, {"unknown", std::move(reason)}}; }
-
-bool is_fact(const json& j) { return j.is_object() && j.contains("value"); }
-
-bool is_known(const json& j) { return is_fact(j) && !j.at("value").is_null(); }
-
-const json* known_value(const json& root, std::string_view path) {
-  const json* node = &root;
-  for (const auto part : split_on(path, '.')) {
-    if (!node->is_object()) return nullptr;
-    const auto it = node->find(std::string(part));
-    if (it == node->end()) return nullptr;
-    node = &*it;
-  }
-  return is_known(*node) ? &node->at("value") : nullptr;
-}
-
-std::string unknown_reason(const json& root, std::string_view path) {
-  const json* node = &root;
-  for (const auto part : split_on(path, '.')) {
-    if (!node->is_object() || !node->contains(std::string(part))) return "missing";
-    node = &node->at(std::string(part));
-  }
-  if (node->is_object() && node->contains("unknown") && node->at("unknown").is_string())
-    return node->at("unknown").get<std::string>();
-  return is_known(*node) ? "" : "missing";
-}
-
-json collapse_per_cpu(const std::map<int, json>& per_cpu) {
-  if (per_cpu.empty()) return nullptr;
-  const json& first = per_cpu.begin()->second;
-  const bool all_same =
-      std::all_of(per_cpu.begin(), per_cpu.end(), [&](const auto& kv) { return kv.second == first; });
-  if (all_same) return first;
-  // Group CPUs by value, keyed by the group's canonical CPU list.
-  std::vector<std::pair<json, std::vector<int>>> groups;
-  for (const auto& [cpu, value] : per_cpu) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == value; });
-    if (it == groups.end()) {
-      groups.push_back({value, {cpu}});
-    } else {
-      it->second.push_back(cpu);
-    }
-  }
-  json out = json::object();
-  for (const auto& [value, cpus] : groups) out[model::format_cpu_list(cpus)] = value;
-  return out;
-}
-
 CpuInfo parse_cpuinfo(std::string_view text) {
   CpuInfo info;
   std::map<std::string, std::string> first;  // fields of the first processor block
   bool in_first = true;
   bool seen_processor = false;
-  for (const auto line : split_lines(text)) {
+  for (const auto line : text::lines(text)) {
     if (trim(line).empty()) {
       if (seen_processor) in_first = false;
       continue;
@@ -320,7 +253,7 @@ std::string isolcpus_cpu_list(std::string_view value) {
 
 std::map<std::string, std::string> parse_os_release(std::string_view text) {
   std::map<std::string, std::string> out;
-  for (const auto raw : split_lines(text)) {
+  for (const auto raw : text::lines(text)) {
     const auto line = trim(raw);
     if (line.empty() || line.front() == '#') continue;
     const auto eq = line.find('=');
@@ -358,7 +291,7 @@ std::optional<GoVersion> parse_go_version(std::string_view output) {
 }
 
 GoBuildInfo parse_go_version_m(std::string_view output) {
-  const auto lines = split_lines(output);
+  const auto lines = text::lines(output);
   GoBuildInfo info;
   const std::string_view head = lines.empty() ? std::string_view() : lines.front();
   const auto sep = head.rfind(": go");
@@ -408,7 +341,7 @@ GoBuildInfo parse_go_version_m(std::string_view output) {
 
 MemInfo parse_meminfo(std::string_view text) {
   MemInfo out;
-  for (const auto line : split_lines(text)) {
+  for (const auto line : text::lines(text)) {
     const auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     const auto key = line.substr(0, colon);
@@ -492,7 +425,7 @@ std::optional<std::string> hypervisor_from_clocksources(std::string_view availab
 
 std::optional<std::string> container_from_cgroup(std::string_view text) {
   static const char* kHints[] = {"kubepods", "docker", "containerd", "libpod", "lxc", "crio"};
-  for (const auto line : split_lines(text)) {
+  for (const auto line : text::lines(text)) {
     // "hierarchy-id:controllers:path": only the path can name a runtime.
     const auto last = line.rfind(':');
     if (last == std::string_view::npos) continue;
@@ -506,7 +439,7 @@ std::optional<std::string> container_from_cgroup(std::string_view text) {
 
 std::optional<std::string> root_fs_type(std::string_view mountinfo) {
   std::optional<std::string> found;
-  for (const auto line : split_lines(mountinfo)) {
+  for (const auto line : text::lines(mountinfo)) {
     // "id parent major:minor root mount-point options [optional...] - fstype source super"
     const auto f = split_fields(line);
     if (f.size() < 5 || f[4] != "/") continue;

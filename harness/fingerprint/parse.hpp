@@ -1,15 +1,5 @@
 // Pure readers of captured system files (/proc, /sys, /etc/os-release) and tool output
-// (`go version`, `go version -m`), plus the JSON shape every fingerprint fact uses. No I/O.
-//
-// Fact shape (used by probe_host, probe_load, probe_toolchain and read by diagnose/differences):
-//   known    {"value": <any JSON>}                     e.g. {"value": "performance"}
-//   unknown  {"value": null, "unknown": "<reason>"}    e.g. {"value": null, "unknown":
-//            "missing /sys/devices/system/cpu/cpu0/cpufreq (no cpufreq driver; usual in VMs)"}
-// A fact may carry extra keys that explain it ("source", "evidence", "note"); they are never
-// needed to read the value. Any JSON object WITH a "value" key is a fact; objects without one are
-// groups of facts ("cpu", "frequency", ...). Reasons are lower-case and name the file or command.
-// Values that may differ per CPU (governor, frequencies, driver) are one plain value when every
-// online CPU agrees, else an object keyed by canonical CPU list: {"0-3": "performance", "4-7": ...}.
+// (`go version`, `go version -m`). No I/O. The facts they feed are described in facts.hpp.
 #pragma once
 
 #include <cstdint>
@@ -21,20 +11,9 @@
 #include <string_view>
 #include <vector>
 
-namespace noisefloor::fingerprint {
+#include "fingerprint/facts.hpp"
 
-// ---- fact helpers ----
-nlohmann::json known(nlohmann::json value);
-nlohmann::json unknown(std::string reason);
-bool is_fact(const nlohmann::json& j);   // an object with a "value" key
-bool is_known(const nlohmann::json& j);  // a fact whose value is not null
-// The value of the fact at a '.'-separated path ("frequency.governor"), or nullptr when the path
-// is missing, is not a fact, or the fact is unknown.
-const nlohmann::json* known_value(const nlohmann::json& root, std::string_view path);
-// The "unknown" reason of the fact at path; "missing" when the path is absent.
-std::string unknown_reason(const nlohmann::json& root, std::string_view path);
-// One value when every entry agrees, else {"<cpu list>": value, ...}; null for an empty map.
-nlohmann::json collapse_per_cpu(const std::map<int, nlohmann::json>& per_cpu);
+namespace noisefloor::fingerprint {
 
 // ---- /proc/cpuinfo ----
 // x86: vendor_id, model name, cpu family, model, stepping, microcode, flags of the first
@@ -117,7 +96,5 @@ std::optional<std::string> container_from_cgroup(std::string_view proc_1_cgroup)
 // The filesystem type mounted at "/" according to /proc/self/mountinfo ("overlay", "ext4").
 std::optional<std::string> root_fs_type(std::string_view mountinfo);
 
-// Trims spaces, tabs and newlines at both ends.
-std::string_view trim(std::string_view s);
 
 }  // namespace noisefloor::fingerprint

@@ -20,9 +20,11 @@
 #include <sstream>
 #include <system_error>
 
+#include "files/files.hpp"
 #include "fingerprint/parse.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::fingerprint {
 namespace {
@@ -37,18 +39,11 @@ constexpr const char* kAslr = "/proc/sys/kernel/randomize_va_space";
 constexpr const char* kThp = "/sys/kernel/mm/transparent_hugepage/enabled";
 constexpr const char* kSmt = "/sys/devices/system/cpu/smt/control";
 
-fs::path under(const fs::path& root, std::string_view abs) {
-  while (!abs.empty() && abs.front() == '/') abs.remove_prefix(1);
-  return root / fs::path(std::string(abs));
-}
+using files::under;
 
 std::optional<std::string> read_trimmed(const fs::path& root, std::string_view abs) {
-  std::ifstream in(under(root, abs), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::string(trim(ss.str()));
+  const auto text = files::try_read(under(root, abs));
+  return text ? std::optional(std::string(text::trim(*text))) : std::nullopt;
 }
 
 bool exists(const fs::path& root, std::string_view abs) {
@@ -255,62 +250,8 @@ class Planner {
   TunePlan plan_;
 };
 
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// tmp file in the same directory, fsync, rename over path, fsync the directory.
-void write_state(const fs::path& path, const json& state) {
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  if (ec) throw RunError(fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
-  const fs::path tmp = path.string() + fmt::format(".tmp-{}", ::getpid());
-  const std::string text = state.dump(2) + "\n";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw RunError(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(errno)));
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw RunError(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(e)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    throw RunError(fmt::format("cannot write {}: {}", tmp.string(), std::strerror(errno)));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    throw RunError(fmt::format("cannot rename {} to {}: {}", tmp.string(), path.string(), std::strerror(e)));
-  }
-  const std::string dir = path.has_parent_path() ? path.parent_path().string() : ".";
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
-json state_json(const std::vector<TuneChange>& changes, const std::string& applied_utc, bool complete,
-                const std::string& cpus) {
-  json list = json::array();
-  for (const auto& c : changes) list.push_back(to_json(c));
-  return {{"schema_version", 1},
-          {"applied_utc", applied_utc},
-          {"complete", complete},
-          {"experiment_cpus", cpus},
-          {"changes", list}};
+void write_state(const fs::path& path, const TuneState& state) {
+  files::write_atomic(path, json(state).dump(2) + "\n");
 }
 
 // The files and values apply_tuning writes; restore refuses anything else.
@@ -335,16 +276,7 @@ bool allowed(const TuneChange& c) {
   return false;
 }
 
-TuneChange change_from_json(const json& j) {
-  return {j.at("setting").get<std::string>(), j.at("file").get<std::string>(),
-          j.at("before").get<std::string>(), j.at("after").get<std::string>()};
-}
-
 }  // namespace
-
-json to_json(const TuneChange& c) {
-  return {{"setting", c.setting}, {"file", c.file}, {"before", c.before}, {"after", c.after}};
-}
 
 TunePlan plan_tuning(const fs::path& root, const std::vector<int>& experiment_cpus) {
   return Planner(root, experiment_cpus).run();
@@ -368,8 +300,8 @@ TuneResult apply_tuning(const fs::path& root, const fs::path& state_path,
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
   const std::string cpu_text = model::format_cpu_list(cpus);
-  const std::string when = utc_now();
-  write_state(state_path, state_json(plan.changes, when, false, cpu_text));  // before any change
+  const std::string when = text::utc(std::chrono::system_clock::now());
+  write_state(state_path, {when, false, cpu_text, plan.changes});  // before any change
 
   for (const auto& c : plan.changes) {
     const std::string error = write_value(root, c.file, c.after);
@@ -382,7 +314,7 @@ TuneResult apply_tuning(const fs::path& root, const fs::path& state_path,
   if (result.applied.empty()) {
     fs::remove(state_path, ec);
   } else {
-    write_state(state_path, state_json(result.applied, when, true, cpu_text));
+    write_state(state_path, {when, true, cpu_text, result.applied});
   }
   return result;
 }
@@ -393,19 +325,15 @@ RestoreResult restore_tuning(const fs::path& root, const fs::path& state_path) {
     throw RunError(fmt::format("nothing to restore: no {} (tuning was not applied, or was already restored)",
                                state_path.string()));
   }
-  std::ifstream in(state_path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (!in) throw RunError(fmt::format("cannot read {}", state_path.string()));
-  json state;
-  std::vector<TuneChange> changes;
+  const std::string text = files::read(state_path);
+  TuneState state;
   try {
-    state = json::parse(ss.str());
-    for (const auto& j : state.at("changes")) changes.push_back(change_from_json(j));
+    state = json::parse(text).get<TuneState>();
   } catch (const json::exception& e) {
     throw RunError(
         fmt::format("{} is not a noisefloor tuning state file: {}", state_path.string(), e.what()));
   }
+  const std::vector<TuneChange>& changes = state.changes;
   for (const auto& c : changes) {
     if (!allowed(c)) {
       throw RunError(
@@ -431,30 +359,31 @@ RestoreResult restore_tuning(const fs::path& root, const fs::path& state_path) {
           fmt::format("restored every value but cannot remove {}: {}", state_path.string(), ec.message()));
     }
   } else {
-    write_state(state_path, state_json(remaining, state.value("applied_utc", std::string()), true,
-                                       state.value("experiment_cpus", std::string())));
+    write_state(state_path, {state.applied_utc, true, state.experiment_cpus, remaining});
   }
   return result;
 }
 
-json tuning_state(const fs::path& state_path) {
+TuningStatus tuning_state(const fs::path& state_path) {
   std::error_code ec;
   if (!fs::exists(state_path, ec)) {
-    if (ec) return {{"error", fmt::format("cannot check {}: {}", state_path.string(), ec.message())}};
-    return nullptr;
+    if (ec) return {std::nullopt, fmt::format("cannot check {}: {}", state_path.string(), ec.message())};
+    return {};
   }
-  std::ifstream in(state_path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (!in) return {{"error", fmt::format("cannot read {}", state_path.string())}};
+  const auto text = files::try_read(state_path);
+  if (!text) return {std::nullopt, fmt::format("cannot read {}", state_path.string())};
+  json state;
   try {
-    json state = json::parse(ss.str());
-    if (!state.is_object() || !state.contains("changes")) {
-      return {{"error", fmt::format("{} has no \"changes\"", state_path.string())}};
-    }
-    return state;
+    state = json::parse(*text);
   } catch (const json::exception& e) {
-    return {{"error", fmt::format("{} is not valid JSON: {}", state_path.string(), e.what())}};
+    return {std::nullopt, fmt::format("{} is not valid JSON: {}", state_path.string(), e.what())};
+  }
+  if (!state.is_object() || !state.contains("changes"))
+    return {std::nullopt, fmt::format("{} has no \"changes\"", state_path.string())};
+  try {
+    return {state.get<TuneState>(), ""};
+  } catch (const json::exception& e) {
+    return {std::nullopt, fmt::format("{} is not a noisefloor tuning state file: {}", state_path.string(), e.what())};
   }
 }
 

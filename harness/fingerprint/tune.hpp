@@ -30,6 +30,9 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+
+#include "fingerprint/tuning.hpp"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,12 +40,7 @@ namespace noisefloor::fingerprint {
 
 inline constexpr const char* kTuneStatePath = "/var/lib/noisefloor/tune-state.json";
 
-struct TuneChange {
-  std::string setting;  // "governor", "turbo", "aslr", "thp", "smt"
-  std::string file;     // the path on the real system
-  std::string before, after;
-  friend bool operator==(const TuneChange&, const TuneChange&) = default;
-};
+
 
 // A setting (or one file of it) left as it is, and why: "already performance", "missing ...",
 // "write failed: ...".
@@ -86,10 +84,7 @@ struct RestoreResult {
 // (the file is root's, but a hand-edited one must not turn restore into an arbitrary write).
 RestoreResult restore_tuning(const std::filesystem::path& root, const std::filesystem::path& state_path);
 
-// For fingerprint["tuning"]: null when there is no state file (nothing applied), the state
-// object when there is one, {"error": "<reason>"} when it cannot be read or parsed. Never throws.
-nlohmann::json tuning_state(const std::filesystem::path& state_path = kTuneStatePath);
-
-nlohmann::json to_json(const TuneChange& change);  // {"setting", "file", "before", "after"}
+// Never throws: a missing file is nothing applied, an unreadable one an error.
+TuningStatus tuning_state(const std::filesystem::path& state_path = kTuneStatePath);
 
 }  // namespace noisefloor::fingerprint

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <system_error>
 
+#include "files/files.hpp"
 #include "hash/sha256.hpp"
 #include "image/elf.hpp"
 #include "model/errors.hpp"
@@ -23,21 +23,10 @@ constexpr std::uint32_t kExecutableMode = 0755;
 constexpr int kMaxIncludeDepth = 8;
 
 std::string read_file(const fs::path& path, const char* what) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) {
-    throw RunError(fmt::format("image: cannot read {} '{}': {}", what, path.string(), strerror(errno)));
-  }
-  std::string data;
-  char buffer[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) data.append(buffer, n);
-  const bool failed = std::ferror(file) != 0;
-  const int error = errno;
-  std::fclose(file);
-  if (failed) {
-    throw RunError(fmt::format("image: cannot read {} '{}': {}", what, path.string(), strerror(error)));
-  }
-  return data;
+  errno = 0;
+  if (auto data = files::try_read(path)) return *std::move(data);
+  throw RunError(fmt::format("image: cannot read {} '{}': {}", what, path.string(),
+                             errno != 0 ? strerror(errno) : "read error"));
 }
 
 ElfInfo parse_elf_file(const std::string& bytes, const fs::path& path) {
@@ -69,13 +58,9 @@ std::optional<std::string> multiarch_triplet(const std::string& machine, int bit
 
 void read_ld_so_conf(const fs::path& file, int depth, std::vector<std::string>& dirs) {
   if (depth > kMaxIncludeDepth) return;
-  std::FILE* f = std::fopen(file.c_str(), "r");
-  if (f == nullptr) return;  // no ld.so.conf: the default directories still apply
-  std::string text;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
-  std::fclose(f);
+  const auto contents = files::try_read(file);
+  if (!contents) return;  // no ld.so.conf: the default directories still apply
+  const std::string& text = *contents;
 
   std::size_t start = 0;
   while (start < text.size()) {
@@ -310,10 +295,9 @@ class ClosureResolver {
 
 // ---- recipe -----------------------------------------------------------------------------------
 
-nlohmann::json load_recipe(const fs::path& path) {
-  const std::string text = read_file(path, "the image recipe");
+nlohmann::json load_recipe(std::string_view text) {
   const auto fail = [&](const std::string& message) -> void {
-    throw RunError(fmt::format("image recipe '{}': {}", path.string(), message));
+    throw RunError(fmt::format("image recipe (containers/auto/image.json): {}", message));
   };
   nlohmann::json recipe;
   try {
@@ -374,17 +358,13 @@ nlohmann::json load_recipe(const fs::path& path) {
 
 }  // namespace
 
-ImagePlan plan_image(const fs::path& executable, const fs::path& probe_binary, const fs::path& recipe_json) {
+ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, std::string_view recipe_json) {
   const nlohmann::json recipe = load_recipe(recipe_json);
 
-  std::string probe_data = read_file(probe_binary, "the probe");
-  const ElfInfo probe_info = parse_elf_file(probe_data, probe_binary);
-  if (!probe_info.is_elf || probe_info.dynamic) {
-    throw RunError(
-        fmt::format("image: the probe '{}' is not a static ELF executable (build "
-                    "nf-probe with -static)",
-                    probe_binary.string()));
-  }
+  std::string probe_data(probe_binary);
+  const ElfInfo probe_info = parse_elf_file(probe_data, "nf-probe");
+  if (!probe_info.is_elf || probe_info.dynamic)
+    throw RunError("image: the embedded nf-probe is not a static ELF executable (build nf-probe with -static)");
 
   std::error_code ec;
   const fs::path canonical = fs::canonical(executable, ec);

@@ -35,9 +35,11 @@ class RunError : public Error {
 };
 
 // Thrown between (or inside) measurements after SIGINT/SIGTERM so RAII guards run: exit code 130.
+// what() is "interrupted", or says more (where the samples measured so far are kept).
 class Interrupted : public Error {
  public:
   Interrupted() : Error("interrupted") {}
+  explicit Interrupted(const std::string& what) : Error(what) {}
 };
 
 }  // namespace noisefloor

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <system_error>
 
+#include "text/text.hpp"
+
 namespace noisefloor::parsers {
 namespace {
 
@@ -13,12 +15,6 @@ constexpr std::string_view kFailMarker = "--- FAIL: ";
 // Go's strings.Fields splits on Unicode space; these are the ASCII ones that occur in practice.
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 std::vector<std::string_view> split_fields(std::string_view line) {
@@ -74,25 +70,40 @@ bool is_config_key(std::string_view key) {
   return true;
 }
 
-// Returns true when `line` is a configuration line (and applies it).
-bool apply_config_line(std::string_view line, std::map<std::string, std::string>& config) {
+// (key, value) when `line` is a configuration line; an empty value deletes the key.
+std::optional<std::pair<std::string_view, std::string_view>> config_line(std::string_view line) {
   const std::size_t colon = line.find(':');
-  if (colon == std::string_view::npos) return false;
+  if (colon == std::string_view::npos) return std::nullopt;
   const std::string_view key = line.substr(0, colon);
-  if (!is_config_key(key)) return false;
+  if (!is_config_key(key)) return std::nullopt;
   const std::string_view rest = line.substr(colon + 1);
   // "key:value" (no blank after the colon) is not a configuration line; "key:" alone is.
-  if (!rest.empty() && rest.front() != ' ' && rest.front() != '\t') return false;
-  const std::string_view value = trim(rest);
-  if (value.empty()) {
-    config.erase(std::string(key));
+  if (!rest.empty() && rest.front() != ' ' && rest.front() != '\t') return std::nullopt;
+  return std::pair{key, text::trim(rest)};
+}
+
+// Returns true when `line` is a configuration line (and applies it).
+bool apply_config_line(std::string_view line, std::map<std::string, std::string>& config) {
+  const auto kv = config_line(line);
+  if (!kv) return false;
+  if (kv->second.empty()) {
+    config.erase(std::string(kv->first));
   } else {
-    config.insert_or_assign(std::string(key), std::string(value));
+    config.insert_or_assign(std::string(kv->first), std::string(kv->second));
   }
   return true;
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> config_lines(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string_view line : text::lines(text)) {
+    if (line.starts_with(kBenchmarkPrefix)) break;
+    if (const auto kv = config_line(line)) out.emplace_back(kv->first, kv->second);
+  }
+  return out;
+}
 
 std::pair<std::string, int> split_procs_suffix(std::string_view name) {
   const std::size_t dash = name.rfind('-');
@@ -134,15 +145,7 @@ std::optional<model::Measurement> GoTestParser::feed_line(std::string_view line)
 
 GoTestOutput parse_gotest(std::string_view text) {
   GoTestParser parser;
-  while (!text.empty()) {
-    const std::size_t newline = text.find('\n');
-    if (newline == std::string_view::npos) {
-      parser.feed_line(text);
-      break;
-    }
-    parser.feed_line(text.substr(0, newline));
-    text.remove_prefix(newline + 1);
-  }
+  for (const std::string_view line : text::lines(text)) parser.feed_line(line);
   return parser.output();
 }
 

@@ -57,6 +57,10 @@ class GoTestParser {
 // The whole output at once: splits on '\n', accepts "\r\n" and a missing final newline.
 GoTestOutput parse_gotest(std::string_view text);
 
+// The leading `key: value` configuration lines of a Go benchmark file, in file order (the rule
+// above); stops at the first result line. What a result's raw <condition>.txt was headed with.
+std::vector<std::pair<std::string, std::string>> config_lines(std::string_view text);
+
 // Splits the GOMAXPROCS suffix: "BenchmarkX-16" -> {"BenchmarkX", 16}; "BenchmarkX" ->
 // {"BenchmarkX", 1}; "BenchmarkX/size=10-2" -> {"BenchmarkX/size=10", 2}. Only a final '-'
 // followed by decimal digits with a value of at least 1 is a suffix ("BenchmarkX-0" and

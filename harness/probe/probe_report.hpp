@@ -56,13 +56,17 @@ Effective effective_from_probe(const ProbeReport& report);
 Effective effective_from_engine(const nlohmann::json& inspect);
 
 // Every field by name; nullopt → null.
-nlohmann::json to_json(const Effective& effective);
+void to_json(nlohmann::json& j, const Effective& effective);
+void from_json(const nlohmann::json& j, Effective& effective);
 
 struct Verification {
   std::vector<std::string> mismatches;  // a limit did not take effect: the run is not trustworthy
   std::vector<std::string> warnings;    // could not be checked, or checked with a caveat
   friend bool operator==(const Verification&, const Verification&) = default;
 };
+// {"mismatches": [...], "warnings": [...]}
+void to_json(nlohmann::json& j, const Verification& verification);
+void from_json(const nlohmann::json& j, Verification& verification);
 
 // Compares each limit the experiment asked for with the engine's and the probe's view; one
 // message per limit naming the values that disagree, e.g.

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/callbacks.hpp"
 #include "model/experiment.hpp"
 
 namespace noisefloor::process {
@@ -43,8 +44,8 @@ struct Result {
   std::optional<Applied> applied;  // nullopt when the child exited before it could be read back
 };
 
-using LineCallback = std::function<void(std::string_view line)>;
-using Cancelled = std::function<bool()>;
+using model::Cancelled;
+using model::LineCallback;
 
 // Runs one child to completion. Complete stdout lines are passed to on_stdout_line as they
 // arrive (for live parsing and progress). On timeout the child is killed (timed_out = true); when

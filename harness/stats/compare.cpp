@@ -593,44 +593,4 @@ std::uint64_t SplitMix64::next() {
   return z ^ (z >> 31);
 }
 
-std::size_t SplitMix64::index(std::size_t n) {
-  return static_cast<std::size_t>((static_cast<U128>(next()) * n) >> 64);
-}
-
-std::size_t planned_samples(double cv_pct, double epsilon_pct, double confidence) {
-  check_confidence(confidence);
-  if (!(cv_pct >= 0.0) || !std::isfinite(cv_pct) || !(epsilon_pct > 0.0) ||
-      !std::isfinite(epsilon_pct)) {
-    throw Error(fmt::format(
-        "stats: planned samples needs cv >= 0 and epsilon > 0 (percent), got cv={} epsilon={}",
-        cv_pct, epsilon_pct));
-  }
-  const double c = cv_pct / epsilon_pct;
-  const double p = 0.5 * (1.0 + confidence);
-  const double z = boost::math::quantile(boost::math::normal_distribution<double>(), p);
-  const double start = std::ceil(z * z * c * c);
-  if (start > 1e15) {
-    throw Error(fmt::format("stats: cv {}% at epsilon {}% needs more than 1e15 repeats", cv_pct,
-                            epsilon_pct));
-  }
-  // n - (t_{n-1} c)² grows with n, so "enough" is monotone: gallop, then bisect.
-  const auto enough = [&](std::size_t n) {
-    const double t = t_quantile(p, static_cast<double>(n - 1));
-    return t * t * c * c <= static_cast<double>(n);
-  };
-  std::size_t lo = std::max<std::size_t>(2, static_cast<std::size_t>(start));  // t > z: n >= (zc)²
-  if (enough(lo)) return lo;
-  std::size_t step = 1, hi = lo + step;
-  while (!enough(hi)) {
-    lo = hi;
-    step *= 2;
-    hi = lo + step;
-  }
-  while (hi - lo > 1) {  // invariant: !enough(lo), enough(hi)
-    const std::size_t mid = lo + (hi - lo) / 2;
-    (enough(mid) ? hi : lo) = mid;
-  }
-  return hi;
-}
-
 }  // namespace noisefloor::stats

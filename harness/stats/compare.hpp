@@ -103,20 +103,15 @@ std::vector<double> holm_bonferroni(std::span<const double> p);
 // can reach p <= alpha: 2/C(n_a + n_b, n_a) > alpha (e.g. 3 vs 3, 1 vs 38, 2 vs 7, 3 vs 4).
 bool min_attainable_p_exceeds(std::size_t n_a, std::size_t n_b, double alpha = 0.05);
 
-// SplitMix64 (Steele, Lea & Flood 2014): the deterministic generator of every resampling.
+// SplitMix64 (Steele, Lea & Flood 2014): the deterministic generator of every pseudo-random
+// choice (§3.10; today the report's plot jitter).
 class SplitMix64 {
  public:
   explicit SplitMix64(std::uint64_t seed);
   std::uint64_t next();
-  // Uniform index in [0, n): (next() * n) >> 64 (Lemire's multiply-shift, no rejection).
-  std::size_t index(std::size_t n);
 
  private:
   std::uint64_t state_;
 };
-
-// Repeats needed for a mean CI half-width of epsilon_pct at the given pilot CV (§3.8): the
-// smallest n >= 2 with (t_{(1+confidence)/2, n-1} * cv/epsilon)² <= n.
-std::size_t planned_samples(double cv_pct, double epsilon_pct, double confidence = 0.95);
 
 }  // namespace noisefloor::stats

@@ -318,74 +318,19 @@ nlohmann::json optional_or_null(const std::optional<double>& v) {
   return v ? number_or_null(*v) : nlohmann::json(nullptr);
 }
 
-nlohmann::json interval_or_null(const std::optional<Interval>& v) {
-  if (!v) return nullptr;
-  return {{"lo", number_or_null(v->lo)},
-          {"hi", number_or_null(v->hi)},
-          {"level", number_or_null(v->level)}};
-}
-
-const nlohmann::json& member(const nlohmann::json& j, std::string_view key) {
-  if (!j.is_object()) throw ParseError("summary json: expected an object");
-  const auto it = j.find(key);
-  if (it == j.end()) throw ParseError(fmt::format("summary json: missing key '{}'", key));
-  return *it;
-}
-
-std::optional<double> read_optional(const nlohmann::json& j, std::string_view key) {
-  const auto& v = member(j, key);
-  if (v.is_null()) return std::nullopt;
-  if (!v.is_number()) {
-    throw ParseError(fmt::format("summary json: key '{}' must be a number or null", key));
-  }
-  return v.get<double>();
-}
-
-double read_double(const nlohmann::json& j, std::string_view key) {
-  return read_optional(j, key).value_or(kNaN);
-}
-
-bool read_bool(const nlohmann::json& j, std::string_view key) {
-  const auto& v = member(j, key);
-  if (!v.is_boolean())
-    throw ParseError(fmt::format("summary json: key '{}' must be a boolean", key));
-  return v.get<bool>();
-}
-
-std::int64_t read_count(const nlohmann::json& j, std::string_view key) {
-  const auto& v = member(j, key);
-  if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
-    throw ParseError(fmt::format("summary json: key '{}' must be a non-negative integer", key));
-  }
-  return v.get<std::int64_t>();
-}
-
-const nlohmann::json& read_array(const nlohmann::json& j, std::string_view key) {
-  const auto& v = member(j, key);
-  if (!v.is_array()) throw ParseError(fmt::format("summary json: key '{}' must be an array", key));
-  return v;
-}
-
-std::string read_string(const nlohmann::json& v, std::string_view key) {
-  if (!v.is_string())
-    throw ParseError(fmt::format("summary json: key '{}' must hold strings", key));
-  return v.get<std::string>();
-}
-
-std::optional<Interval> read_interval(const nlohmann::json& j, std::string_view key) {
-  const auto& v = member(j, key);
-  if (v.is_null()) return std::nullopt;
-  return Interval{read_double(v, "lo"), read_double(v, "hi"), read_double(v, "level")};
-}
-
 }  // namespace
 
-nlohmann::json to_json(const Summary& s) {
+void to_json(nlohmann::json& j, const Interval& v) {
+  j = {{"lo", number_or_null(v.lo)}, {"hi", number_or_null(v.hi)}, {"level", number_or_null(v.level)}};
+}
+
+void to_json(nlohmann::json& j, const Summary& s) {
   nlohmann::json outliers = nlohmann::json::array();
   for (Outlier o : s.outliers) outliers.push_back(std::string(to_string(o)));
   nlohmann::json modified_z = nlohmann::json::array();
   for (double m : s.modified_z) modified_z.push_back(number_or_null(m));
-  return {
+  const auto interval = [](const std::optional<Interval>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  j = {
       {"n", s.n},
       {"mean", number_or_null(s.mean)},
       {"median", number_or_null(s.median)},
@@ -399,8 +344,8 @@ nlohmann::json to_json(const Summary& s) {
       {"q1", number_or_null(s.q1)},
       {"q3", number_or_null(s.q3)},
       {"iqr", number_or_null(s.iqr)},
-      {"mean_ci", interval_or_null(s.mean_ci)},
-      {"median_ci", interval_or_null(s.median_ci)},
+      {"mean_ci", interval(s.mean_ci)},
+      {"median_ci", interval(s.median_ci)},
       {"median_rel_halfwidth", optional_or_null(s.median_rel_halfwidth)},
       {"outliers", std::move(outliers)},
       {"modified_z", std::move(modified_z)},
@@ -414,65 +359,29 @@ nlohmann::json to_json(const Summary& s) {
   };
 }
 
-Summary summary_from_json(const nlohmann::json& j) {
-  Summary s;
-  s.n = static_cast<std::size_t>(read_count(j, "n"));
-  s.mean = read_double(j, "mean");
-  s.median = read_double(j, "median");
-  s.min = read_double(j, "min");
-  s.max = read_double(j, "max");
-  s.stddev = read_optional(j, "stddev");
-  s.cv_pct = read_optional(j, "cv_pct");
-  s.mad = read_double(j, "mad");
-  s.sigma_mad = read_double(j, "sigma_mad");
-  s.rcv_pct = read_optional(j, "rcv_pct");
-  s.q1 = read_double(j, "q1");
-  s.q3 = read_double(j, "q3");
-  s.iqr = read_double(j, "iqr");
-  s.mean_ci = read_interval(j, "mean_ci");
-  s.median_ci = read_interval(j, "median_ci");
-  s.median_rel_halfwidth = read_optional(j, "median_rel_halfwidth");
-  for (const auto& o : read_array(j, "outliers")) {
-    const std::string text = read_string(o, "outliers");
-    if (text == "none") {
-      s.outliers.push_back(Outlier::none);
-    } else if (text == "outlier") {
-      s.outliers.push_back(Outlier::outlier);
-    } else if (text == "extreme") {
-      s.outliers.push_back(Outlier::extreme);
-    } else {
-      throw ParseError(fmt::format(
-          "summary json: unknown outlier class '{}' (expected none, outlier or extreme)", text));
-    }
+std::optional<double> median_ci_halfwidth(std::vector<double> x, double confidence) {
+  const auto order = median_ci_order(x.size(), confidence);
+  if (!order || x.empty()) return std::nullopt;
+  std::sort(x.begin(), x.end());
+  const double med = median(x);
+  if (!(med > 0)) return std::nullopt;
+  const double lo = x[order->k - 1];
+  const double hi = x[x.size() - order->k];
+  return std::max(hi / med - 1, 1 - lo / med);
+}
+
+std::optional<double> paired_gm_halfwidth(std::span<const double> base, std::span<const double> variant,
+                                          double confidence) {
+  const std::size_t n = std::min(base.size(), variant.size());
+  if (n < 3) return std::nullopt;
+  std::vector<double> d;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(base[i] > 0) || !(variant[i] > 0)) return std::nullopt;
+    d.push_back(std::log(variant[i] / base[i]));
   }
-  for (const auto& m : read_array(j, "modified_z")) {
-    if (!m.is_number() && !m.is_null()) {
-      throw ParseError("summary json: key 'modified_z' must hold numbers");
-    }
-    s.modified_z.push_back(m.is_null() ? kNaN : m.get<double>());
-  }
-  s.tukey_mild = static_cast<int>(read_count(j, "tukey_mild"));
-  s.tukey_severe = static_cast<int>(read_count(j, "tukey_severe"));
-  s.lag1 = read_optional(j, "lag1");
-  s.drift = read_bool(j, "drift");
-  s.shape = read_bool(j, "shape");
-  const std::string band = read_string(member(j, "band"), "band");
-  bool found = false;
-  for (Band b :
-       {Band::insufficient, Band::excellent, Band::acceptable, Band::noisy, Band::do_not_trust}) {
-    if (band == to_string(b)) {
-      s.band = b;
-      found = true;
-    }
-  }
-  if (!found) {
-    throw ParseError(fmt::format(
-        "summary json: unknown band '{}' (expected excellent, acceptable, noisy, do not trust or "
-        "insufficient)",
-        band));
-  }
-  for (const auto& w : read_array(j, "warnings")) s.warnings.push_back(read_string(w, "warnings"));
-  return s;
+  const double sd = std::sqrt(sample_variance(d, mean(d)));
+  const double t = t_quantile(0.5 * (1 + confidence), static_cast<double>(n - 1));
+  return std::exp(t * sd / std::sqrt(static_cast<double>(n))) - 1;
 }
 
 double mean(std::span<const double> x) {

@@ -97,9 +97,18 @@ double binomial_half_cdf(std::size_t n, std::size_t k);
 // r1 = Σ(x_t - x̄)(x_{t+1} - x̄) / Σ(x_t - x̄)²; nullopt when n < 8 or all values are equal.
 std::optional<double> lag1_autocorrelation(std::span<const double> values_in_run_order);
 
-// snake_case keys, nullopt and NaN -> null, enums as their to_string() text.
-nlohmann::json to_json(const Summary& summary);
-// The inverse of to_json(); throws noisefloor::ParseError on a missing key or a wrong type.
-Summary summary_from_json(const nlohmann::json& json);
+// Relative half-width of the equal-tailed order-statistic median CI at `confidence`,
+// max(hi/median − 1, 1 − lo/median) (§3.8); nullopt while n is too small for that confidence
+// or the median is not positive.
+std::optional<double> median_ci_halfwidth(std::vector<double> values, double confidence);
+// Relative half-width of the paired geometric-mean ratio CI at `confidence`,
+// exp(t·s_d/√n) − 1 with d_i = ln(variant_i/base_i) (§3.6, §3.8); nullopt below 3 pairs or for a
+// value that is not positive.
+std::optional<double> paired_gm_halfwidth(std::span<const double> base, std::span<const double> variant,
+                                          double confidence);
+
+// snake_case keys, nullopt and NaN -> null, enums as their to_string() text (summary.json).
+void to_json(nlohmann::json& j, const Summary& summary);
+void to_json(nlohmann::json& j, const Interval& interval);  // {"lo", "hi", "level"}
 
 }  // namespace noisefloor::stats

@@ -30,4 +30,7 @@ sed -i 's/-test.bench=^BenchmarkMakeBuffer_Correct\$/-test.bench=^NoSuchBenchmar
 set +e; "$NF" run fails.yaml --results "$WORK/r2" >/dev/null 2>err4.txt; code=$?; set -e
 [[ $code -eq 1 ]] || { cat err4.txt; fail "no result lines: exit code $code, expected 1"; }
 contains err4.txt "condition 'idle', run 1 of 1: the benchmark printed no result lines"
+# printed once, by main, with where the (zero) samples measured so far are kept
+[[ $(grep -c '^noisefloor: ' err4.txt) -eq 1 ]] || { cat err4.txt >&2; fail "the run failure should be reported once"; }
+contains err4.txt "the 0 sample(s) measured so far are kept in $WORK/r2/fails/"
 echo "e2e config: ok"

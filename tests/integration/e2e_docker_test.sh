@@ -57,6 +57,14 @@ fi
 contains err3.txt 'dynamic executable with its libraries'
 contains out3.txt '| boxed '
 
+# --- image: auto needs nothing next to the binary: a lone copy of noisefloor, run from elsewhere ---
+mkdir -p "$WORK/lone" "$WORK/elsewhere"
+cp "$NF" "$WORK/lone/noisefloor"
+(cd "$WORK/elsewhere" && "$WORK/lone/noisefloor" run "$WORK/dyn.yaml" --results "$WORK/results-lone" >lone.txt 2>lone.err) ||
+  { cat "$WORK/elsewhere/lone.err" >&2; fail "image: auto from a copied binary"; }
+contains "$WORK/elsewhere/lone.err" 'image: noisefloor-auto:'
+contains "$WORK/elsewhere/lone.txt" '| boxed '
+
 # --- OOM: 256 MiB touched under a 16 MiB limit ---
 cat >oom.yaml <<YAML
 name: oom

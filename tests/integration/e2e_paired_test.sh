@@ -47,6 +47,14 @@ for l in lines:
     by.setdefault((l["condition"], l["repeat"], l["pair"]), []).append(l["invocation"])
 assert all(len(v) == 2 and abs(v[0] - v[1]) == 1 for v in by.values()), by
 PY
+# The paired comparison recomputed from the samples by `report` is the one the run wrote.
+"$NF" report --format json "$dir" >report.json
+python3 - "$dir/summary.json" report.json <<'PY' || fail "report --format json differs from the run's summary.json"
+import json, sys
+summary, report = (json.load(open(p)) for p in sys.argv[1:])
+assert summary == report, [k for k in summary if summary[k] != report.get(k)]
+assert len(summary["paired"]) == 4 and len(summary["aa"]) == 2
+PY
 contains out.txt '## Paired comparison'
 grep -q '^\*\*MEASURED-clean\*\*\|^\*\*CONTENDED-PAIRED\*\*' out.txt || fail "no labelled paired table"
 contains out.txt '**CONTENDED-PAIRED**'

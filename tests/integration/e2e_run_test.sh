@@ -14,7 +14,7 @@ check "latest points at a run" test -d "$dir"
 for f in experiment.yaml samples.jsonl summary.json table.md run.json fingerprint.json idle.txt noisy.txt pinned.txt cv-summary.txt; do
   check "result file $f exists" test -s "$dir/$f"
 done
-check "no temporary file left" bash -c "! ls '$dir' | grep -q '\.tmp$'"
+check "no temporary file left" bash -c "! ls -a '$dir' | grep -q '\.tmp'"
 check "experiment copied verbatim" cmp exp.yaml "$dir/experiment.yaml"
 [[ $(wc -l <"$dir/samples.jsonl") -eq 9 ]] || fail "expected 9 samples, got $(wc -l <"$dir/samples.jsonl")"
 contains "$dir/summary.json" '"schema_version": 1'
@@ -41,6 +41,15 @@ contains summary.txt '## pinned'
 # (to files, not pipes: `grep -q` closing a pipe early would SIGPIPE noisefloor under pipefail)
 "$NF" cv --format json "$dir" >cv.json
 contains cv.json '"schema_version": 1'
+# One analysis path: the same result gives the same numbers through every output.
+"$NF" report --format json "$dir" >report.json
+python3 - "$dir/summary.json" cv.json report.json <<'PY' || fail "summary.json, cv --format json and report --format json disagree"
+import json, sys
+summary, cv, report = (json.load(open(p)) for p in sys.argv[1:])
+assert summary["table"] == cv["table"], "cv --format json differs from summary.json"
+assert summary == report, "report --format json differs from summary.json"
+assert len(summary["table"]["rows"]) == 3 and all(r["summary"]["n"] == 3 for r in summary["table"]["rows"])
+PY
 "$NF" cv --format csv "$dir" >cv.csv
 head -1 cv.csv | grep -q '^condition,benchmark,unit,n,mean' || fail "cv csv header"
 # plain go test -bench files: one condition per file, named after it

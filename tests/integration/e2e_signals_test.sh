@@ -24,7 +24,10 @@ pgrep -f "$WORK/makebuffer.test" >/dev/null && fail "the benchmark survived SIGI
 contains "$run_dir/run.json" '"status": "interrupted"'
 check "summary written" test -s "$run_dir/summary.json"
 check "latest not moved to an interrupted run" test ! -e "$WORK/results/sig/latest"
-contains err.txt 'interrupted'
+# One error line, printed once, that says where the samples are kept.
+[[ $(grep -c '^noisefloor: ' err.txt) -eq 1 ]] || { cat err.txt >&2; fail "the interruption should be reported once"; }
+grep -q "^noisefloor: interrupted — the [0-9]* sample(s) measured so far are kept in $WORK/results/sig/2" err.txt ||
+  { cat err.txt >&2; fail "the interruption does not say where the samples are kept"; }
 
 # --- Ctrl-C on a terminal: SIGINT to the whole foreground process group ---
 setsid "$NF" run sig.yaml --results "$WORK/results3" >out3.txt 2>err3.txt &

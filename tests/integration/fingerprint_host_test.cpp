@@ -15,6 +15,7 @@
 #include "fingerprint/parse.hpp"
 #include "hash/sha256.hpp"
 #include "process/process.hpp"
+#include "text/text.hpp"
 
 namespace fp = noisefloor::fingerprint;
 namespace fs = std::filesystem;
@@ -391,7 +392,7 @@ TEST_CASE("probe_toolchain: go, a non-Go binary, a git work tree and the C++ com
     CHECK(fp::unknown_reason(tc, "binary.go").find("not a Go executable") != std::string::npos);
     // The go command is itself a Go binary with build info.
     const auto goroot = noisefloor::process::capture({"go", "env", "GOROOT"});
-    const fs::path go_binary = fs::path(std::string(fp::trim(goroot.out))) / "bin" / "go";
+    const fs::path go_binary = fs::path(std::string(noisefloor::text::trim(goroot.out))) / "bin" / "go";
     const json tg = fp::probe_toolchain(go_binary, std::nullopt, false);
     CHECK(v(tg, "binary.go")["path"] == "cmd/go");
     CHECK(v(tg, "binary.go")["go_version"] == *go);

@@ -129,11 +129,12 @@ TEST_CASE("tune: apply writes the values, saves the previous ones; restore puts 
   CHECK(state["schema_version"] == 1);
   CHECK(state["complete"] == true);
   CHECK(state["experiment_cpus"] == "0,1");
-  CHECK(state["applied_utc"].get<std::string>().size() == 20);  // 2024-05-01T10:00:00Z
+  CHECK(state["applied_utc"].get<std::string>().size() == 24);  // 2024-05-01T10:00:00.000Z
   json changes = json::array();
-  for (const auto& c : kAllChanges) changes.push_back(fp::to_json(c));
+  for (const auto& c : kAllChanges) changes.push_back(c);
   CHECK(state["changes"] == changes);
-  CHECK(fp::tuning_state(t.state()) == state);
+  CHECK(json(fp::tuning_state(t.state())) == state);
+  CHECK(fp::tuning_state(t.state()).state->changes == kAllChanges);
   CHECK(!fs::exists(t.state().string() + ".tmp-" + std::to_string(::getpid())));
 
   // The doctor sees the tuned machine. (Not THP: a plain file keeps "madvise" without the
@@ -156,7 +157,7 @@ TEST_CASE("tune: apply writes the values, saves the previous ones; restore puts 
   CHECK(t.read(kAslr) == "2\n");
   CHECK(t.read(kThp) == "always\n");
   CHECK(!fs::exists(t.state()));
-  CHECK(fp::tuning_state(t.state()).is_null());
+  CHECK(fp::tuning_state(t.state()) == fp::TuningStatus{});
   CHECK_THROWS_AS(fp::restore_tuning(t.path(), t.state()), noisefloor::RunError);
 }
 
@@ -279,7 +280,7 @@ TEST_CASE("tune: nothing to change leaves no state file") {
   const auto r = fp::apply_tuning(t.path(), t.state(), {});
   CHECK(r.applied.empty());
   CHECK(!fs::exists(t.state()));
-  CHECK(fp::tuning_state(t.state()).is_null());
+  CHECK(fp::tuning_state(t.state()) == fp::TuningStatus{});
 }
 
 TEST_CASE("tune: a state file that cannot be written stops apply before any change") {
@@ -304,7 +305,7 @@ TEST_CASE("tune: a value that cannot be written back stays saved for a retry") {
         0);
   CHECK(t.read(kAslr) == "2\n");
   const json state = json::parse(TempRoot::slurp(t.state()));
-  CHECK(state["changes"] == json::array({fp::to_json({"thp", kThp, "always", "madvise"})}));
+  CHECK(state["changes"] == json::array({json(TuneChange{"thp", kThp, "always", "madvise"})}));
   CHECK(!fs::exists(t.path() / kThp.substr(1)));
 
   t.write(kThp, "always [madvise] never\n");
@@ -345,7 +346,7 @@ TEST_CASE("tune: restore refuses a state file naming a file or value noisefloor 
   t.write("/var/lib/noisefloor/tune-state.json", "{not json");
   CHECK_THROWS_WITH_AS(fp::restore_tuning(t.path(), t.state()),
                        doctest::Contains("is not a noisefloor tuning state file"), noisefloor::RunError);
-  const json s = fp::tuning_state(t.state());
-  REQUIRE(s.contains("error"));
-  CHECK(s["error"].get<std::string>().find("is not valid JSON") != std::string::npos);
+  const fp::TuningStatus s = fp::tuning_state(t.state());
+  CHECK_FALSE(s.state.has_value());
+  CHECK(s.error.find("is not valid JSON") != std::string::npos);
 }

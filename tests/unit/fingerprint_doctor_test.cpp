@@ -4,7 +4,8 @@
 #include <string>
 
 #include "fingerprint/doctor.hpp"
-#include "fingerprint/parse.hpp"
+#include "fingerprint/engine.hpp"
+#include "fingerprint/facts.hpp"
 
 namespace fp = noisefloor::fingerprint;
 using fp::Grade;
@@ -61,7 +62,7 @@ TEST_CASE("doctor: a tuned bare-metal host is ready") {
 TEST_CASE("doctor: powersave governor is a WARN with the exact fix") {
   json h = good_host();
   h["frequency"]["governor"] = fp::known("powersave");
-  const auto r = fp::diagnose(h, std::nullopt, {});
+  const auto r = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   const auto f = only(r, "governor");
   CHECK(f.level == Level::warn);
   CHECK(f.message ==
@@ -77,7 +78,7 @@ TEST_CASE("doctor: powersave governor is a WARN with the exact fix") {
 TEST_CASE("doctor: governors that differ per CPU are shown by cpu list") {
   json h = good_host();
   h["frequency"]["governor"] = fp::known({{"0-5", "performance"}, {"6-7", "schedutil"}});
-  const auto f = only(fp::diagnose(h, std::nullopt, {}), "governor");
+  const auto f = only(fp::diagnose(fp::FactTree(h), std::nullopt, {}), "governor");
   CHECK(f.level == Level::warn);
   CHECK(f.message.rfind(R"(cpufreq governor is {"0-5":"performance","6-7":"schedutil"})", 0) == 0);
 }
@@ -99,7 +100,7 @@ TEST_CASE("doctor: turbo on names the sysfs write for the file that was read") {
     json h = good_host();
     h["frequency"]["turbo"] = fp::known(true);
     h["frequency"]["turbo"]["source"] = c.source;
-    const auto r = fp::diagnose(h, std::nullopt, {});
+    const auto r = fp::diagnose(fp::FactTree(h), std::nullopt, {});
     const auto f = only(r, "turbo");
     CHECK(f.level == Level::warn);
     CHECK(f.fix == c.fix);
@@ -110,11 +111,11 @@ TEST_CASE("doctor: turbo on names the sysfs write for the file that was read") {
 TEST_CASE("doctor: SMT on is a WARN; forced off is OK") {
   json h = good_host();
   h["smt"] = {{"active", fp::known(true)}, {"control", fp::known("on")}};
-  const auto on = only(fp::diagnose(h, std::nullopt, {}), "smt");
+  const auto on = only(fp::diagnose(fp::FactTree(h), std::nullopt, {}), "smt");
   CHECK(on.level == Level::warn);
   CHECK(on.fix == "echo off > /sys/devices/system/cpu/smt/control");
   h["smt"] = {{"active", fp::known(false)}, {"control", fp::known("forceoff")}};
-  const auto off = only(fp::diagnose(h, std::nullopt, {}), "smt");
+  const auto off = only(fp::diagnose(fp::FactTree(h), std::nullopt, {}), "smt");
   CHECK(off.level == Level::ok);
   CHECK(off.message == "SMT (hyper-threading) is inactive (control: forceoff)");
 }
@@ -122,16 +123,16 @@ TEST_CASE("doctor: SMT on is a WARN; forced off is OK") {
 TEST_CASE("doctor: no isolated CPUs suggests kernel parameters for the experiment's CPUs") {
   json h = good_host();
   h["isolation"]["isolated"] = fp::known("");
-  const auto f = only(fp::diagnose(h, std::nullopt, {3, 2}), "isolation");
+  const auto f = only(fp::diagnose(fp::FactTree(h), std::nullopt, {3, 2}), "isolation");
   CHECK(f.level == Level::warn);
   CHECK(f.fix ==
         "add \"isolcpus=2,3 nohz_full=2,3 rcu_nocbs=2,3\" to GRUB_CMDLINE_LINUX in "
         "/etc/default/grub, run update-grub and reboot; then run the benchmark with taskset -c "
         "2,3 chrt -f 50 <benchmark>");
   // Without experiment CPUs the highest CPU is suggested (CPU 0 keeps the housekeeping).
-  const auto g = only(fp::diagnose(h, std::nullopt, {}), "isolation");
+  const auto g = only(fp::diagnose(fp::FactTree(h), std::nullopt, {}), "isolation");
   CHECK(g.fix.rfind("add \"isolcpus=7 nohz_full=7 rcu_nocbs=7\"", 0) == 0);
-  const auto cpu0 = only(fp::diagnose(h, std::nullopt, {0}), "isolation");
+  const auto cpu0 = only(fp::diagnose(fp::FactTree(h), std::nullopt, {0}), "isolation");
   CHECK(cpu0.message ==
         "no isolated CPUs: the scheduler, timer ticks and RCU callbacks run on the benchmark's "
         "CPUs; the experiment pins to CPU 0, which keeps housekeeping work even when isolated: "
@@ -141,13 +142,13 @@ TEST_CASE("doctor: no isolated CPUs suggests kernel parameters for the experimen
 
 TEST_CASE("doctor: experiment CPUs outside the isolated set, or offline") {
   json h = good_host();
-  const auto r = fp::diagnose(h, std::nullopt, {0});
+  const auto r = fp::diagnose(fp::FactTree(h), std::nullopt, {0});
   const auto f = only(r, "isolation");
   CHECK(f.level == Level::warn);
   CHECK(f.message ==
         "CPUs 5-7 are isolated but the experiment pins to 0, which are not: pin the experiment "
         "to the isolated CPUs");
-  const auto offline = fp::diagnose(h, std::nullopt, {6, 64});
+  const auto offline = fp::diagnose(fp::FactTree(h), std::nullopt, {6, 64});
   const auto bad = only(offline, "experiment-cpus");
   CHECK(bad.level == Level::bad);
   CHECK(bad.message == "the experiment pins to CPUs 64 but only 0-7 are online");
@@ -158,7 +159,7 @@ TEST_CASE("doctor: load relative to logical CPUs: runnable tasks now, the 1-minu
   json h = good_host();
   h["load"]["value"]["one"] = 8.5;
   h["load"]["value"]["running"] = 9;  // 8 others besides noisefloor on 8 CPUs
-  const auto busy = fp::diagnose(h, std::nullopt, {});
+  const auto busy = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(busy, "load").level == Level::bad);
   CHECK(only(busy, "load").message ==
         "8 other runnable task(s) now, 1-minute load average 8.50, on 8 logical CPUs: every CPU is already "
@@ -166,7 +167,7 @@ TEST_CASE("doctor: load relative to logical CPUs: runnable tasks now, the 1-minu
   CHECK(only(busy, "load").fix == "top -o %CPU   # then stop the busy processes it lists");
   CHECK(busy.grade == Grade::not_ready);
   h["load"]["value"]["running"] = 3;
-  const auto some = fp::diagnose(h, std::nullopt, {});
+  const auto some = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(some, "load").level == Level::warn);
   CHECK(only(some, "load").message ==
         "2 other runnable task(s) now, 1-minute load average 8.50, on 8 logical CPUs: other processes compete "
@@ -175,19 +176,19 @@ TEST_CASE("doctor: load relative to logical CPUs: runnable tasks now, the 1-minu
   // Nothing else runs now, but the average still remembers a busy minute (e.g. our own spinners).
   h["load"]["value"]["running"] = 1;
   h["load"]["value"]["one"] = 2.0;
-  const auto settling = fp::diagnose(h, std::nullopt, {});
+  const auto settling = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(settling, "load").level == Level::warn);
   CHECK(only(settling, "load").message ==
         "0 other runnable task(s) now, 1-minute load average 2.00, on 8 logical CPUs: the machine was busy within "
         "the last minute; let it settle");
   h["load"]["value"]["one"] = 0.5;
-  CHECK(only(fp::diagnose(h, std::nullopt, {}), "load").level == Level::ok);
+  CHECK(only(fp::diagnose(fp::FactTree(h), std::nullopt, {}), "load").level == Level::ok);
 }
 
 TEST_CASE("doctor: a virtual machine is limited at best, naming the hypervisor") {
   json h = good_host();
   h["virtualization"] = {{"virtual", fp::known(true)}, {"hypervisor", fp::known("KVM")}};
-  const auto r = fp::diagnose(h, std::nullopt, {6});
+  const auto r = fp::diagnose(fp::FactTree(h), std::nullopt, {6});
   CHECK(r.grade == Grade::limited);
   const auto f = only(r, "virtualization");
   CHECK(f.level == Level::warn);
@@ -196,8 +197,9 @@ TEST_CASE("doctor: a virtual machine is limited at best, naming the hypervisor")
 }
 
 TEST_CASE("doctor: Docker Desktop and engine capabilities") {
+  const auto engine_of = [](const json& info) { return fp::engine_facts(json::object(), info, "", ""); };
   const json desktop = {{"OperatingSystem", "Docker Desktop"}, {"CPUSet", true}};
-  const auto r = fp::diagnose(good_host(), desktop, {});
+  const auto r = fp::diagnose(good_host(), engine_of(desktop), {});
   CHECK(r.grade == Grade::limited);
   CHECK(only(r, "docker-desktop").level == Level::warn);
 
@@ -205,7 +207,7 @@ TEST_CASE("doctor: Docker Desktop and engine capabilities") {
                        {"CPUSet", true},
                        {"CpuCfsQuota", false},
                        {"Warnings", {"WARNING: No swap limit support"}}};
-  const auto e = fp::diagnose(good_host(), engine, {});
+  const auto e = fp::diagnose(good_host(), engine_of(engine), {});
   std::vector<std::string> messages;
   for (const auto& f : e.findings) {
     if (f.topic == "engine-limits") messages.push_back(f.message);
@@ -217,9 +219,10 @@ TEST_CASE("doctor: Docker Desktop and engine capabilities") {
                                  "docker engine: WARNING: No swap limit support"});
   CHECK(e.grade == Grade::limited);
 
-  // The fingerprint's snake-case engine facts work too.
-  const json facts = {{"os", "Docker Desktop"}, {"warnings", json::array()}};
-  const auto f = fp::diagnose(good_host(), facts, {});
+  // The engine facts as a fingerprint recorded them read the same.
+  fp::EngineFacts recorded;
+  recorded.os = "Docker Desktop";
+  const auto f = fp::diagnose(good_host(), recorded, {});
   CHECK(only(f, "docker-desktop").message ==
         "the docker engine runs in Docker Desktop's VM ('Docker Desktop'): pinned CPUs are vCPUs "
         "of that VM and host-side spinners run outside it");
@@ -232,7 +235,7 @@ TEST_CASE("doctor: ASLR, THP always, swap in use, battery") {
   h["thp"] = fp::known("always");
   h["memory"]["swap_used_kb"] = fp::known(262144);
   h["power"] = fp::known("battery");
-  const auto r = fp::diagnose(h, std::nullopt, {});
+  const auto r = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(r, "aslr").level == Level::warn);
   CHECK(only(r, "aslr").fix ==
         "setarch -R <benchmark>   # or system-wide: echo 0 > /proc/sys/kernel/randomize_va_space");
@@ -253,7 +256,7 @@ TEST_CASE("doctor: unknown facts are at most a WARN, never BAD") {
   h["frequency"]["turbo"] = fp::unknown("no turbo control found");
   h.erase("smt");
   h["load"] = fp::unknown("missing /proc/loadavg");
-  const auto r = fp::diagnose(h, std::nullopt, {});
+  const auto r = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(r, "governor").level == Level::warn);
   CHECK(only(r, "governor").message ==
         "could not check governor: missing /sys/devices/system/cpu/cpu0/cpufreq (no cpufreq "
@@ -264,7 +267,7 @@ TEST_CASE("doctor: unknown facts are at most a WARN, never BAD") {
   for (const auto& f : r.findings) CHECK(f.level != Level::bad);
   CHECK(r.grade == Grade::limited);
   // An empty host: everything unknown, still no BAD.
-  const auto empty = fp::diagnose(json::object(), std::nullopt, {1});
+  const auto empty = fp::diagnose(fp::FactTree(), std::nullopt, {1});
   for (const auto& f : empty.findings) CHECK(f.level == Level::warn);
   CHECK(empty.grade == Grade::limited);
 }
@@ -275,13 +278,13 @@ TEST_CASE("doctor: perflock and a weak container marker are OK findings") {
   h["container"]["inside"] = fp::known(true);
   h["container"]["inside"]["evidence"] = {"/.dockerenv exists"};
   h["container"]["inside"]["note"] = "only /.dockerenv";
-  const auto r = fp::diagnose(h, std::nullopt, {});
+  const auto r = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(r, "perflock").level == Level::ok);
   CHECK(only(r, "perflock").fix == "perflock -governor=70% <benchmark>");
   CHECK(only(r, "container").level == Level::ok);
   CHECK(r.grade == Grade::ready);
   h["container"]["inside"].erase("note");
-  const auto strong = fp::diagnose(h, std::nullopt, {});
+  const auto strong = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(strong, "container").level == Level::warn);
   CHECK(strong.grade == Grade::limited);
 }

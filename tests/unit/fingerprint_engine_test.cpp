@@ -30,6 +30,9 @@ json load(const std::string& name) {
 TEST_CASE("engine_facts: a captured docker 20.10 engine") {
   const json facts = fp::engine_facts(load("version-20.10.json"), load("info-20.10.json"),
                                       "unix:///var/run/docker.sock", "1.41");
+  // The recorded form reads back as the same value.
+  CHECK(facts.get<fp::EngineFacts>() ==
+        fp::engine_facts(load("version-20.10.json"), load("info-20.10.json"), "unix:///var/run/docker.sock", "1.41"));
   const json expected = {{"endpoint", "unix:///var/run/docker.sock"},
                          {"server_version", "20.10.24+dfsg1"},
                          {"api_version", "1.41"},
@@ -71,14 +74,14 @@ TEST_CASE("engine_facts: missing, null and mistyped fields never throw") {
                      {"Warnings", "not a list"},
                      {"SecurityOptions", {"name=seccomp,profile=default", "name=rootless", 3}}};
   json facts;
-  REQUIRE_NOTHROW(facts = fp::engine_facts(version, info, "tcp://h:2376", "1.44"));
+  REQUIRE_NOTHROW(facts = json(fp::engine_facts(version, info, "tcp://h:2376", "1.44")));
   CHECK(facts["server_version"] == "");
   CHECK(facts["components"] == json{{"?", "1.0"}});
   CHECK(facts["ncpu"] == 0);
   CHECK(facts["mem_total"] == 0);
   CHECK(facts["os"] == "");
   CHECK(facts["warnings"] == json::array());
-  CHECK(facts["security_options"] == json{"name=seccomp,profile=default", "name=rootless", 3});
+  CHECK(facts["security_options"] == json{"name=seccomp,profile=default", "name=rootless"});  // strings only
   CHECK(facts["rootless"] == true);
   CHECK(facts["limits"] == json{{"cpuset", false},
                                 {"cpu_cfs_quota", nullptr},
@@ -91,6 +94,7 @@ TEST_CASE("engine_facts: missing, null and mistyped fields never throw") {
 
 TEST_CASE("engine_facts: not objects at all") {
   const json facts = fp::engine_facts(nullptr, json::array(), "", "");
+  CHECK_FALSE(facts.contains("images"));  // only a run adds the images it prepared
   CHECK(facts["server_version"] == "");
   CHECK(facts["components"] == json::object());
   CHECK(facts["security_options"] == json::array());
@@ -98,15 +102,14 @@ TEST_CASE("engine_facts: not objects at all") {
   CHECK(facts["limits"]["cpuset"].is_null());
 }
 
-TEST_CASE("engine_facts: the snake-case facts feed diagnose's Docker Desktop check") {
+TEST_CASE("engine_facts: feed diagnose's Docker Desktop and limit checks") {
   json info = load("info-20.10.json");
   info["OperatingSystem"] = "Docker Desktop";
   info["Warnings"] = {"WARNING: No swap limit support"};
   info["SwapLimit"] = false;
-  const json facts =
+  const fp::EngineFacts facts =
       fp::engine_facts(load("version-20.10.json"), info, "unix:///var/run/docker.sock", "1.41");
-  json host;  // every host fact missing: only the engine findings matter here
-  const auto r = fp::diagnose(host, facts, {});
+  const auto r = fp::diagnose(fp::FactTree(), facts, {});  // no host facts: only the engine findings
   int desktop = 0;
   std::vector<std::string> messages;
   for (const auto& f : r.findings) {

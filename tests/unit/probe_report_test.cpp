@@ -152,7 +152,8 @@ TEST_CASE("effective from engine: the real inspect of the pinned container") {
   expected.swap_limit = 536870912;
   expected.pids_max = -1;  // PidsLimit null
   CHECK(effective_from_engine(pinned_inspect()) == expected);
-  CHECK(to_json(expected) == nlohmann::json{{"cpuset", "0"},
+  CHECK(nlohmann::json(expected).get<Effective>() == expected);  // and back, as run.json stores it
+  CHECK(nlohmann::json(expected) == nlohmann::json{{"cpuset", "0"},
                                             {"cfs_quota_us", 100000},
                                             {"cfs_period_us", 100000},
                                             {"memory_limit", 536870912},

@@ -1,59 +1,78 @@
+// runner/: the run loop against a fake Environment and a fake Clock: the order of what it asks of
+// the machine, what it records, how it fails, and time (budgets, cool-downs, sample times).
 #include <doctest/doctest.h>
 
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
+#include "plan/plan.hpp"
 #include "runner/runner.hpp"
 
 using namespace noisefloor;
 
 namespace {
 
+// Time that moves only when the test (or the fake machine) says so.
+struct FakeClock : runner::Clock {
+  double now = 0;
+  std::vector<double> slept;
+  model::Seconds elapsed() override { return model::Seconds(now); }
+  std::string utc() override { return fmt::format("t+{:g}", now); }
+  void sleep(model::Seconds d, const runner::Cancelled&) override {
+    slept.push_back(d.count());
+    now += d.count();
+  }
+};
+
 // Records what the runner asked for, and prints `go test -bench` lines with predictable values.
-struct FakeEnvironment : runner::Environment {
+// Every invocation takes `seconds` on the fake clock.
+struct FakeEnvironment : conditions::Environment {
+  FakeClock* clock = nullptr;
+  double seconds = 1;
   std::vector<std::string> calls;
-  int exit_code = 0;
   int fail_on_invocation = -1;
-  int cancel_after_invocations = -1;
   int invocations = 0;
 
-  struct Scope : runner::ConditionScope {
+  struct Scope : conditions::ConditionScope {
     FakeEnvironment& env;
     std::string name;
     Scope(FakeEnvironment& e, std::string n) : env(e), name(std::move(n)) {}
     ~Scope() override { env.calls.push_back("leave " + name); }
-    runner::InvocationOutput run(const runner::Invocation& inv, const runner::LineCallback& on_line,
-                                 const runner::Cancelled&) override {
+    conditions::InvocationOutput run(const conditions::Invocation& inv, const model::LineCallback& on_line,
+                                     const model::Cancelled&) override {
       env.calls.push_back(fmt::format("run {} #{} {}", name, inv.number, inv.argv.back()));
       const int count = std::stoi(inv.argv.back().substr(std::string("-test.count=").size()));
-      runner::InvocationOutput out;
+      conditions::InvocationOutput out;
       out.exit_code = inv.number == env.fail_on_invocation ? 3 : 0;
       if (out.exit_code) out.err = "panic: boom\ngoroutine 1";
       for (int i = 0; i < count && !out.exit_code; ++i) {
+        if (env.clock) env.clock->now += env.seconds / count;
         const std::string line = fmt::format("BenchmarkX-2   \t1000\t{}.5 ns/op\t64 B/op\t1 allocs/op", 10 + i);
         if (on_line) on_line(line);
         out.out += line + "\n";
       }
+      out.details.affinity = std::vector<int>{0, 1};
       ++env.invocations;
       return out;
     }
     void finish() override { env.calls.push_back("finish " + name); }
-    nlohmann::json describe() const override { return {{"name", name}}; }
+    records::ConditionSetup setup() const override { return {}; }
   };
 
-  std::unique_ptr<runner::ConditionScope> enter(const model::Condition& c) override {
+  std::unique_ptr<conditions::ConditionScope> enter(const model::Condition& c) override {
     calls.push_back("enter " + c.name);
     return std::make_unique<Scope>(*this, c.name);
   }
-  void cool_down(model::Seconds d, const runner::Cancelled&) override {
-    calls.push_back(fmt::format("cool {}", d.count()));
-  }
-  nlohmann::json load() override { return {{"load1", 0.0}}; }
+  fingerprint::LoadReading load() override { return {fingerprint::LoadAverage{0.5, 0.4, 0.3, 1, 100}, ""}; }
 };
 
 struct Collect : runner::Observer {
-  std::vector<model::Sample> samples;
-  void sample(const model::Sample& s) override { samples.push_back(s); }
+  std::vector<records::Sample> samples;
+  std::vector<std::pair<std::size_t, std::size_t>> progress_seen;
+  void sample(const records::Sample& s) override { samples.push_back(s); }
+  void progress(std::size_t done, std::size_t total, const records::Sample&) override {
+    progress_seen.emplace_back(done, total);
+  }
 };
 
 model::Experiment experiment(model::Schedule schedule, int samples, int warmup, int per_run) {
@@ -70,18 +89,28 @@ model::Experiment experiment(model::Schedule schedule, int samples, int warmup, 
   return e;
 }
 
+// Runs the whole experiment; returns what was measured.
+runner::Measured run(const model::Experiment& e, conditions::Environment& env, runner::Clock& clock,
+                     runner::Observer& obs, const model::Cancelled& cancelled = nullptr) {
+  const plan::Plan p = plan::plan(e);
+  runner::Measured measured;
+  runner::run(e, p, env, clock, obs, cancelled, measured);
+  return measured;
+}
+
 }  // namespace
 
-TEST_CASE("runner: sequential runs each condition in one block with one invocation") {
+TEST_CASE("runner: sequential runs each condition in one block with one invocation, cooling down between") {
   auto e = experiment(model::Schedule::sequential, 3, 1, 0);
   e.cooldown = model::Seconds(2);
+  FakeClock clock;
   FakeEnvironment env;
   Collect obs;
-  runner::RunRecord rec;
-  runner::run(e, env, obs, nullptr, rec);
+  const auto m = run(e, env, clock, obs);
   CHECK(env.calls == std::vector<std::string>{"enter idle", "run idle #0 -test.count=4", "finish idle",
-                                              "leave idle", "cool 2", "enter noisy", "run noisy #1 -test.count=4",
+                                              "leave idle", "enter noisy", "run noisy #1 -test.count=4",
                                               "finish noisy", "leave noisy"});
+  CHECK(clock.slept == std::vector<double>{2});  // between the blocks, not before the first
   REQUIRE(obs.samples.size() == 8);
   CHECK(obs.samples[0].warmup);
   CHECK_FALSE(obs.samples[1].warmup);
@@ -90,16 +119,45 @@ TEST_CASE("runner: sequential runs each condition in one block with one invocati
   CHECK(obs.samples[1].procs == 2);
   CHECK(obs.samples[1].metrics.front().value == 11.5);
   CHECK(obs.samples[4].condition == "noisy");
-  CHECK(rec.conditions.size() == 2);
-  CHECK(rec.samples.size() == 8);
+  CHECK(m.samples == obs.samples);
+  // The records: what was entered, with the load around it and every invocation read back.
+  REQUIRE(m.conditions.size() == 2);
+  CHECK(m.conditions[0].condition == "idle");
+  CHECK(m.conditions[1].block == 1);
+  CHECK(m.conditions[0].load_before.value->one == 0.5);
+  CHECK(m.conditions[0].load_after.has_value());
+  REQUIRE(m.conditions[0].runs.size() == 1);
+  CHECK(m.conditions[0].runs[0].argv == std::vector<std::string>{"./b.test", "-test.bench=.", "-test.count=4"});
+  CHECK(m.conditions[0].runs[0].details.affinity == std::vector<int>{0, 1});
+  // Progress counts the kept samples of the first benchmark over the whole run.
+  CHECK(obs.progress_seen.back() == std::pair<std::size_t, std::size_t>{6, 6});
+}
+
+TEST_CASE("runner: every sample and record is stamped by the injected clock") {
+  const auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  FakeClock clock;
+  clock.now = 100;
+  FakeEnvironment env;
+  env.clock = &clock;
+  env.seconds = 4;  // one invocation of 2 samples: 2 s per sample
+  Collect obs;
+  const auto m = run(e, env, clock, obs);
+  REQUIRE(obs.samples.size() == 4);
+  CHECK(obs.samples[0].elapsed_seconds == 102);
+  CHECK(obs.samples[1].elapsed_seconds == 104);
+  CHECK(obs.samples[1].utc == "t+104");
+  CHECK(obs.samples[3].elapsed_seconds == 108);
+  CHECK(m.conditions[0].started_utc == "t+100");
+  CHECK(m.conditions[0].finished_utc == "t+104");
+  CHECK(m.conditions[1].started_utc == "t+104");
 }
 
 TEST_CASE("runner: interleaved goes round-robin over conditions, one invocation each") {
   const auto e = experiment(model::Schedule::interleaved, 2, 0, 1);
+  FakeClock clock;
   FakeEnvironment env;
   Collect obs;
-  runner::RunRecord rec;
-  runner::run(e, env, obs, nullptr, rec);
+  const auto m = run(e, env, clock, obs);
   std::vector<std::string> runs;
   for (const auto& c : env.calls)
     if (c.rfind("run ", 0) == 0) runs.push_back(c);
@@ -108,82 +166,71 @@ TEST_CASE("runner: interleaved goes round-robin over conditions, one invocation 
   CHECK(obs.samples.size() == 4);
   CHECK(obs.samples[2].condition == "idle");
   CHECK(obs.samples[2].index == 1);
+  CHECK(m.conditions.size() == 4);  // every turn is a block of its own
 }
 
 TEST_CASE("runner: a failing benchmark names the condition and quotes stderr; samples so far are kept") {
   const auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  FakeClock clock;
   FakeEnvironment env;
   env.fail_on_invocation = 1;
   Collect obs;
-  runner::RunRecord rec;
-  CHECK_THROWS_WITH_AS(runner::run(e, env, obs, nullptr, rec),
+  const plan::Plan p = plan::plan(e);
+  runner::Measured m;
+  CHECK_THROWS_WITH_AS(runner::run(e, p, env, clock, obs, nullptr, m),
                        "condition 'noisy', run 2 of 2: the benchmark exited with code 3 (0 sample(s) arrived "
                        "before it); last lines of stderr:\n    | panic: boom\n    | goroutine 1",
                        RunError);
-  CHECK(rec.samples.size() == 2);
+  CHECK(m.samples.size() == 2);
   CHECK(env.calls.back() == "leave noisy");  // the scope was torn down on the error path
+  // The cut-short block is recorded, without an end.
+  REQUIRE(m.conditions.size() == 2);
+  CHECK(m.conditions[1].runs.size() == 1);
+  CHECK(m.conditions[1].runs[0].exit_code == 3);
+  CHECK(m.conditions[1].finished_utc.empty());
+  CHECK_FALSE(m.conditions[1].load_after.has_value());
 }
 
 TEST_CASE("runner: cancellation between invocations throws Interrupted and tears the scope down") {
   const auto e = experiment(model::Schedule::interleaved, 3, 0, 1);
+  FakeClock clock;
   FakeEnvironment env;
   Collect obs;
-  runner::RunRecord rec;
-  CHECK_THROWS_AS(runner::run(e, env, obs, [&] { return env.invocations >= 3; }, rec), Interrupted);
-  CHECK(rec.samples.size() == 3);
+  const plan::Plan p = plan::plan(e);
+  runner::Measured m;
+  CHECK_THROWS_AS(runner::run(e, p, env, clock, obs, [&] { return env.invocations >= 3; }, m), Interrupted);
+  CHECK(m.samples.size() == 3);
   CHECK(env.calls.back() == "leave idle");
-}
-
-TEST_CASE("runner: plan splits samples plus warm-up into invocations") {
-  auto e = experiment(model::Schedule::sequential, 5, 1, 4);
-  const auto p = runner::plan(e);
-  REQUIRE(p.size() == 4);
-  CHECK(p[0].samples == 4);
-  CHECK(p[1].samples == 2);
-  CHECK(p[2].condition == 1);
-}
-
-TEST_CASE("runner: argv gets the format's repetition flag") {
-  model::BenchmarkSpec b;
-  b.command = {"./b"};
-  CHECK(runner::invocation_argv(b, 7) == std::vector<std::string>{"./b", "-test.count=7"});
-  b.format = model::OutputFormat::gbench_json;
-  CHECK(runner::invocation_argv(b, 3) ==
-        std::vector<std::string>{"./b", "--benchmark_repetitions=3", "--benchmark_format=json"});
-  b.format = model::OutputFormat::command;
-  CHECK(runner::invocation_argv(b, 1) == std::vector<std::string>{"./b"});
-}
-
-TEST_CASE("runner: tail_lines quotes the last lines, indented") {
-  CHECK(runner::tail_lines("a\nb\nc\n", 2) == "\n    | b\n    | c");
-  CHECK(runner::tail_lines("only", 5) == "\n    | only");
 }
 
 namespace {
 
 // Records the variant of each run (its command's 2nd argument) and prints one result line whose
 // value depends on the variant, so paired ratios are known.
-struct VariantEnv : runner::Environment {
+struct VariantEnv : conditions::Environment {
+  FakeClock* clock = nullptr;
   std::vector<std::string> runs;
-  struct Scope : runner::ConditionScope {
+  struct Scope : conditions::ConditionScope {
     VariantEnv& env;
     explicit Scope(VariantEnv& e) : env(e) {}
-    runner::InvocationOutput run(const runner::Invocation& inv, const runner::LineCallback& on_line,
-                                 const runner::Cancelled&) override {
+    conditions::InvocationOutput run(const conditions::Invocation& inv, const model::LineCallback& on_line,
+                                     const model::Cancelled&) override {
       const std::string v = inv.argv.at(1);
       env.runs.push_back(v);
+      if (env.clock) env.clock->now += 1;
       const double value = v == "x3" ? 300 : 100 + static_cast<double>(env.runs.size() % 3);
       on_line(fmt::format("BenchmarkW\t10\t{} ns/op", value));
-      runner::InvocationOutput out;
+      conditions::InvocationOutput out;
       out.exit_code = 0;
       return out;
     }
     void finish() override {}
-    nlohmann::json describe() const override { return nlohmann::json::object(); }
+    records::ConditionSetup setup() const override { return {}; }
   };
-  std::unique_ptr<runner::ConditionScope> enter(const model::Condition&) override { return std::make_unique<Scope>(*this); }
-  void cool_down(model::Seconds, const runner::Cancelled&) override {}
-  nlohmann::json load() override { return nlohmann::json::object(); }
+  std::unique_ptr<conditions::ConditionScope> enter(const model::Condition&) override {
+    return std::make_unique<Scope>(*this);
+  }
+  fingerprint::LoadReading load() override { return {}; }
 };
 
 model::Experiment paired_experiment(int samples, int warmup) {
@@ -198,10 +245,10 @@ model::Experiment paired_experiment(int samples, int warmup) {
 
 TEST_CASE("runner: paired repeats run baseline and variant back to back, ABBA, with the A/A pair") {
   const auto e = paired_experiment(4, 1);
+  FakeClock clock;
   VariantEnv env;
   Collect obs;
-  runner::RunRecord rec;
-  runner::run(e, env, obs, nullptr, rec);
+  const auto m = run(e, env, clock, obs);
   // repeat 0 is the warm-up; the kept repeats 1..4 go AB, BA, BA, AB; each repeat runs the
   // (base, x3) pair, then the (base, base') A/A pair
   CHECK(env.runs == std::vector<std::string>{"x1", "x3", "x1", "x1",   // r0 (warm-up) AB
@@ -222,6 +269,10 @@ TEST_CASE("runner: paired repeats run baseline and variant back to back, ABBA, w
   CHECK_FALSE(obs.samples[4].warmup);
   CHECK(obs.samples[8].variant == "x3");
   CHECK(obs.samples[8].order == "BA");
+  // Every invocation's place in the design is recorded with it.
+  REQUIRE(m.conditions.size() == 1);
+  REQUIRE(m.conditions[0].runs.size() == 20);
+  CHECK(m.conditions[0].runs[8].pair == records::PairPosition{"x3", 2, "BA", "x3"});
 }
 
 TEST_CASE("runner: samples: auto stops a condition once the 99% median CI is narrow enough") {
@@ -230,14 +281,14 @@ TEST_CASE("runner: samples: auto stops a condition once the 99% median CI is nar
   e.adaptive->precision = 0.05;
   e.adaptive->max_samples = 40;
   // FakeEnvironment prints -test.count=1 lines with value 10.5: zero spread converges at n0.
+  FakeClock clock;
   FakeEnvironment env;
   Collect obs;
-  runner::RunRecord rec;
-  runner::run(e, env, obs, nullptr, rec);
+  const auto m = run(e, env, clock, obs);
   CHECK(obs.samples.size() == 20);  // 10 per condition: n0, then converged
-  CHECK(rec.adaptive["idle"]["converged"] == true);
-  CHECK(rec.adaptive["idle"]["samples"] == 10);
-  CHECK(rec.adaptive["noisy"]["stopped_by"] == "precision");
+  CHECK(m.adaptive.at("idle").converged);
+  CHECK(m.adaptive.at("idle").samples == 10);
+  CHECK(m.adaptive.at("noisy").stopped_by == "precision");
 }
 
 TEST_CASE("runner: samples: auto stops at max_samples when it cannot converge, and says so") {
@@ -245,63 +296,78 @@ TEST_CASE("runner: samples: auto stops at max_samples when it cannot converge, a
   e.adaptive = model::Adaptive{};
   e.adaptive->precision = 0.0001;
   e.adaptive->max_samples = 12;
+  FakeClock clock;
   VariantEnv env;
   Collect obs;
-  runner::RunRecord rec;
-  runner::run(e, env, obs, nullptr, rec);
-  CHECK(rec.adaptive["idle"]["converged"] == false);
-  CHECK(rec.adaptive["idle"]["samples"] == 12);
-  CHECK(rec.adaptive["idle"]["stopped_by"] == "max_samples");
-  CHECK(rec.adaptive["idle"]["halfwidth"].get<double>() > 0.0001);
+  const auto m = run(e, env, clock, obs);
+  CHECK_FALSE(m.adaptive.at("idle").converged);
+  CHECK(m.adaptive.at("idle").samples == 12);
+  CHECK(m.adaptive.at("idle").stopped_by == "max_samples");
+  CHECK(*m.adaptive.at("idle").halfwidth > 0.0001);
 }
 
-TEST_CASE("runner: the 99% stopping half-widths") {
-  CHECK_FALSE(runner::median_halfwidth99({1, 2, 3}).has_value());  // n too small for 99%
-  std::vector<double> flat(10, 5.0);
-  CHECK(runner::median_halfwidth99(flat) == 0.0);
-  CHECK(runner::paired_halfwidth99({100, 100, 100}, {300, 300, 300}) == 0.0);
+TEST_CASE("runner: samples: auto stops every condition once the time budget is spent") {
+  auto e = paired_experiment(10, 0);
+  e.conditions.resize(2);
+  e.conditions[1].name = "noisy";
+  e.adaptive = model::Adaptive{};
+  e.adaptive->precision = 0.0001;  // never reached
+  e.adaptive->max_samples = 1000;
+  e.adaptive->budget = model::Seconds(60);
+  FakeClock clock;
+  VariantEnv env;
+  env.clock = &clock;  // every invocation takes 1 s; a repeat is 4 invocations
+  Collect obs;
+  const auto m = run(e, env, clock, obs);
+  // 15 repeats of 4 s reach the 60 s budget exactly; the 16th starts past it: the first
+  // condition stops at 16 repeats, the second is past the budget at once.
+  CHECK(m.adaptive.at("idle").stopped_by == "time budget");
+  CHECK(m.adaptive.at("idle").samples == 16);
+  CHECK(m.adaptive.at("noisy").stopped_by == "time budget");
+  CHECK(m.adaptive.at("noisy").samples == 0);
+  CHECK(clock.now == 64);
 }
 
 TEST_CASE("runner: benchmark.metric makes the chosen unit the primary metric") {
   auto e = experiment(model::Schedule::sequential, 2, 0, 0);
   e.benchmark.metric = "B/op";
+  FakeClock clock;
   FakeEnvironment env;
   Collect obs;
-  runner::RunRecord rec;
-  runner::run(e, env, obs, nullptr, rec);
+  run(e, env, clock, obs);
   REQUIRE(!obs.samples.empty());
   CHECK(obs.samples[0].metrics.front() == model::Metric{64, "B/op"});
   CHECK(obs.samples[0].metrics[1] == model::Metric{10.5, "ns/op"});
   e.benchmark.metric = "cpu-ns/op";
   Collect obs2;
-  runner::RunRecord rec2;
-  CHECK_THROWS_WITH_AS(runner::run(e, env, obs2, nullptr, rec2),
+  CHECK_THROWS_WITH_AS(run(e, env, clock, obs2),
                        "condition 'idle': BenchmarkX-2 reported no cpu-ns/op metric (benchmark.metric)", ParseError);
 }
 
 TEST_CASE("runner: a sample that is not a finite number is an error naming it") {
-  struct InfEnv : runner::Environment {
-    struct Scope : runner::ConditionScope {
-      runner::InvocationOutput run(const runner::Invocation&, const runner::LineCallback& on_line,
-                                   const runner::Cancelled&) override {
+  struct InfEnv : conditions::Environment {
+    struct Scope : conditions::ConditionScope {
+      conditions::InvocationOutput run(const conditions::Invocation&, const model::LineCallback& on_line,
+                                       const model::Cancelled&) override {
         on_line("BenchmarkX-2\t100\t+Inf ns/op");
-        runner::InvocationOutput out;
+        conditions::InvocationOutput out;
         out.exit_code = 0;
         return out;
       }
       void finish() override {}
-      nlohmann::json describe() const override { return nlohmann::json::object(); }
+      records::ConditionSetup setup() const override { return {}; }
     };
-    std::unique_ptr<runner::ConditionScope> enter(const model::Condition&) override {
+    std::unique_ptr<conditions::ConditionScope> enter(const model::Condition&) override {
       return std::make_unique<Scope>();
     }
-    void cool_down(model::Seconds, const runner::Cancelled&) override {}
-    nlohmann::json load() override { return nlohmann::json::object(); }
+    fingerprint::LoadReading load() override { return {}; }
   } env;
   auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  FakeClock clock;
   Collect obs;
-  runner::RunRecord rec;
-  CHECK_THROWS_WITH_AS(runner::run(e, env, obs, nullptr, rec),
+  const plan::Plan p = plan::plan(e);
+  runner::Measured m;
+  CHECK_THROWS_WITH_AS(runner::run(e, p, env, clock, obs, nullptr, m),
                        "condition 'idle': BenchmarkX-2 reported inf ns/op: not a finite number", ParseError);
-  CHECK(rec.samples.empty());
+  CHECK(m.samples.empty());
 }

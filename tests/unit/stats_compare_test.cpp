@@ -144,13 +144,13 @@ TEST_CASE("stats compare: asymmetric ties, absdev p differs from the doubled tai
 
 TEST_CASE("stats compare: exact Mann-Whitney equals brute-force enumeration") {
   SplitMix64 rng(7);
+  const auto index = [&](std::uint64_t n) { return static_cast<std::size_t>(rng.next() % n); };
   for (int round = 0; round < 60; ++round) {
-    const std::size_t na = 1 + rng.index(8), nb = 1 + rng.index(8);
+    const std::size_t na = 1 + index(8), nb = 1 + index(8);
     std::vector<double> a(na), b(nb);
     // Few distinct values: plenty of ties, often asymmetric.
-    for (double& x : a) x = static_cast<double>(rng.index(5));
-    for (double& x : b)
-      x = static_cast<double>(rng.index(5)) + 0.5 * static_cast<double>(rng.index(2));
+    for (double& x : a) x = static_cast<double>(index(5));
+    for (double& x : b) x = static_cast<double>(index(5)) + 0.5 * static_cast<double>(index(2));
     CAPTURE(round);
     const MannWhitney m = mann_whitney(a, b);
     bool all_equal = true;
@@ -506,23 +506,6 @@ TEST_CASE("stats compare: V15 SplitMix64") {
   for (const auto& hex : v["seed0_first3"]) {
     CHECK(zero.next() == std::stoull(hex.get<std::string>(), nullptr, 16));
   }
-  SplitMix64 rng(42);
-  for (const auto& expected : v["seed42_index10_first5"]) {
-    CHECK(rng.index(10) == expected.get<std::size_t>());
-  }
-}
-
-TEST_CASE("stats compare: planned samples, §3.8 table") {
-  CHECK(planned_samples(1, 1) == 7);
-  CHECK(planned_samples(2, 1) == 18);
-  CHECK(planned_samples(5, 1) == 99);
-  CHECK(planned_samples(10, 1) == 387);
-  CHECK(planned_samples(1, 0.5) == 18);
-  CHECK(planned_samples(2, 0.5) == 64);
-  CHECK(planned_samples(5, 0.5) == 387);
-  CHECK(planned_samples(10, 0.5) == 1540);
-  CHECK(planned_samples(0, 1) == 2);
-  CHECK_THROWS_AS(planned_samples(1, 0), Error);
 }
 
 }  // namespace noisefloor::stats

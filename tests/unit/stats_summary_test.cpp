@@ -353,65 +353,48 @@ TEST_CASE("stats summary: non-finite samples are rejected") {
   CHECK_THROWS_AS(summarize(std::vector<double>{INFINITY}), Error);
 }
 
-TEST_CASE("stats summary: to_json and summary_from_json round trip") {
+TEST_CASE("stats summary: to_json writes every field, undefined values as null") {
   const Summary s = summarize(values(vectors()["V2_outlier"]["x"]));
-  const nlohmann::json j = to_json(s);
+  const nlohmann::json j = s;
   CHECK(j["n"] == 10);
+  CHECK(j["mean"] == 105.0);
+  CHECK(j["stddev"].get<double>() == rel(15.909466085042299, 1e-12));
   CHECK(j["band"] == "do not trust");
-  CHECK(j["median_ci"]["lo"] == 98.0);
-  CHECK(j["median_ci"]["level"] == 0.978515625);
+  CHECK(j["median_ci"] == nlohmann::json{{"lo", 98.0}, {"hi", 103.0}, {"level", 0.978515625}});
   CHECK(j["outliers"][8] == "extreme");
   CHECK(j["outliers"][0] == "none");
   CHECK(j["tukey_severe"] == 1);
   CHECK(j["shape"] == true);
   CHECK(j["drift"] == false);
   CHECK(j["warnings"].size() == 2);
+  CHECK(j.size() == 25);  // every field of Summary
 
-  const Summary back = summary_from_json(j);
-  CHECK(to_json(back) == j);
-  CHECK(back.n == s.n);
-  CHECK(back.mean == s.mean);
-  CHECK(back.stddev == s.stddev);
-  CHECK(back.median_ci->hi == s.median_ci->hi);
-  CHECK(back.outliers == s.outliers);
-  CHECK(back.modified_z == s.modified_z);
-  CHECK(back.lag1 == s.lag1);
-  CHECK(back.band == s.band);
-  CHECK(back.warnings == s.warnings);
-
-  // Undefined values are null, and come back undefined.
-  const Summary one = summarize(std::vector<double>{7.0});
-  const nlohmann::json j1 = to_json(one);
+  const nlohmann::json j1 = summarize(std::vector<double>{7.0});
   CHECK(j1["stddev"].is_null());
   CHECK(j1["cv_pct"].is_null());
   CHECK(j1["mad"].is_null());
   CHECK(j1["mean_ci"].is_null());
   CHECK(j1["lag1"].is_null());
   CHECK(j1["band"] == "insufficient");
-  const Summary one_back = summary_from_json(j1);
-  CHECK_FALSE(one_back.stddev);
-  CHECK(std::isnan(one_back.mad));
-  CHECK_FALSE(one_back.mean_ci);
-  CHECK(to_json(one_back) == j1);
-
-  const nlohmann::json j0 = to_json(summarize(std::vector<double>{}));
+  const nlohmann::json j0 = summarize(std::vector<double>{});
   CHECK(j0["mean"].is_null());
-  CHECK(to_json(summary_from_json(j0)) == j0);
+  CHECK(j0["n"] == 0);
+}
 
-  // Through text as well (what the results file stores).
-  CHECK(to_json(summary_from_json(nlohmann::json::parse(j.dump()))) == j);
-
-  nlohmann::json missing = j;
-  missing.erase("median");
-  CHECK_THROWS_WITH_AS(summary_from_json(missing), "summary json: missing key 'median'",
-                       ParseError);
-  nlohmann::json bad_band = j;
-  bad_band["band"] = "stable";
-  CHECK_THROWS_AS(summary_from_json(bad_band), ParseError);
-  nlohmann::json bad_type = j;
-  bad_type["mean"] = "105";
-  CHECK_THROWS_WITH_AS(summary_from_json(bad_type),
-                       "summary json: key 'mean' must be a number or null", ParseError);
+TEST_CASE("stats summary: the stopping rule's half-widths (§3.8)") {
+  // n = 3 is too small for a 99% median CI (it needs n >= 8).
+  CHECK_FALSE(median_ci_halfwidth({1, 2, 3}, 0.99).has_value());
+  CHECK(median_ci_halfwidth(std::vector<double>(10, 5.0), 0.99) == 0.0);
+  // V2 at 95%: [98, 103] around the median 100: max(103/100 - 1, 1 - 98/100) = 0.03.
+  CHECK(*median_ci_halfwidth(values(vectors()["V2_outlier"]["x"]), 0.95) == rel(0.03, 1e-12));
+  CHECK_FALSE(median_ci_halfwidth({-1, -2, -3, -4, -5, -6, -7, -8}, 0.95).has_value());
+  // Paired: no spread of the log ratios, no width; V6 at 95% is the GM CI's upper half-width.
+  CHECK(paired_gm_halfwidth(std::vector<double>{100, 100, 100}, std::vector<double>{300, 300, 300}, 0.99) == 0.0);
+  const auto& v6 = vectors()["V6_paired"];
+  const double gm = 0.972863164938934, hi = 0.9782470689771752;
+  CHECK(*paired_gm_halfwidth(values(v6["base"]), values(v6["variant"]), 0.95) == rel(hi / gm - 1, 1e-9));
+  CHECK_FALSE(paired_gm_halfwidth(std::vector<double>{1, 2}, std::vector<double>{1, 2}, 0.99).has_value());
+  CHECK_FALSE(paired_gm_halfwidth(std::vector<double>{1, 0, 2}, std::vector<double>{1, 2, 2}, 0.99).has_value());
 }
 
 }  // namespace noisefloor::stats

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -12,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "model/sample.hpp"
-#include "report/report_data.hpp"
+#include "records/result.hpp"
+#include "results/decode.hpp"
 
 namespace noisefloor::testing {
 
@@ -51,22 +53,46 @@ inline bool contains(const std::vector<std::string>& list, const std::string& it
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-// What cli/report_command.cpp reads of tests/data/results/small, without the I/O library (unit
-// tests link the core only).
-inline report::ReportSource load_small(const std::string& label = "20261130T050436Z") {
-  using nlohmann::json;
-  report::ReportSource s;
-  s.label = label;
-  s.run = json::parse(slurp(kSmall + "/run.json"));
-  s.summary = json::parse(slurp(kSmall + "/summary.json"));
-  s.fingerprint = json::parse(slurp(kSmall + "/fingerprint.json"));
-  std::istringstream lines(slurp(kSmall + "/samples.jsonl"));
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) s.samples.push_back(model::sample_from_json(json::parse(line)));
-  s.conditions = s.run["conditions"].get<std::vector<std::string>>();
-  for (const auto& c : s.conditions)
-    s.gotest_config[c] = report::parse_gotest_config(slurp(kSmall + "/" + c + ".txt"));
-  return s;
+// A committed result directory decoded as results::load would (unit tests link the core only,
+// so the files are read here).
+inline records::Result load_result(const std::string& dir) {
+  namespace fs = std::filesystem;
+  results::ResultFiles f;
+  f.source = dir;
+  f.samples_jsonl = slurp(dir + "/samples.jsonl");
+  for (const char* name : {"run.json", "fingerprint.json", "summary.json"}) {
+    if (!fs::exists(dir + "/" + name)) continue;
+    auto& slot = std::string(name) == "run.json" ? f.run_json
+                 : std::string(name) == "fingerprint.json" ? f.fingerprint_json
+                                                             : f.summary_json;
+    slot = slurp(dir + "/" + name);
+  }
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".txt") f.raw[entry.path().stem().string()] = slurp(entry.path().string());
+  return results::decode_result(f);
+}
+
+// tests/data/results/small, the committed result of 0.1 (schema 1).
+inline records::Result load_small() { return load_result(kSmall); }
+
+// The samples of a committed go test file, as one condition.
+inline std::vector<records::Sample> gotest_samples(const std::string& condition, const std::string& relative) {
+  auto r = results::decode_gotest_file(condition + ".txt", slurp(kData + "/" + relative));
+  return r.samples;
+}
+
+// Compares `actual` with tests/data/golden/<name>. NF_UPDATE_GOLDEN=1 rewrites the file and fails
+// the check anyway, so an update can never pass by construction: review the diff, then run the
+// tests again without it. The goldens are also checked against an independent computation
+// (tests/golden/verify.py).
+inline void check_golden(const std::string& name, const std::string& actual) {
+  const std::string path = kData + "/golden/" + name;
+  if (std::getenv("NF_UPDATE_GOLDEN")) {
+    std::ofstream(path, std::ios::binary) << actual;
+    FAIL_CHECK("golden " << name << " rewritten: review the diff, then rerun without NF_UPDATE_GOLDEN");
+    return;
+  }
+  CHECK_MESSAGE(slurp(path) == actual, "golden " << name << " differs; actual:\n" << actual);
 }
 
 }  // namespace noisefloor::testing

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Independent check of the numbers in report_compare_test.cpp and the compare.* golden files.
+"""Independent check of the numbers in analysis_compare_test.cpp and the compare.* golden files.
 
 Pure Python (fractions, itertools, math): no scipy. Run: python3 tests/data/compare/verify.py
+(tests/golden/verify.py imports these functions and checks the golden files with them).
 - Mann-Whitney U: mid-ranks; exact p by enumerating every split of the pooled values when
   C(N, n_a) <= 2e6, else by a dictionary DP over the doubled mid-ranks (same distribution,
   conditional on the tie pattern); both the |U - mu| p and the doubled-tail p (benchstat/R/scipy).
@@ -126,21 +127,26 @@ def report(title, a, b):
     print(f"  delta={(mb / ma - 1) * 100:+.2f}%")
 
 
-idle = gotest(os.path.join(HERE, "idle.txt"))
-noisy = gotest(os.path.join(HERE, "noisy.txt"))
-key = ("BenchmarkMakeBuffer_Correct", "ns/op")
-report("demo idle vs noisy ns/op", idle[key], noisy[key])
+def main():
+    idle = gotest(os.path.join(HERE, "idle.txt"))
+    noisy = gotest(os.path.join(HERE, "noisy.txt"))
+    key = ("BenchmarkMakeBuffer_Correct", "ns/op")
+    report("demo idle vs noisy ns/op", idle[key], noisy[key])
 
-old = gotest(os.path.join(HERE, "..", "gotest", "makebuffer_benchmem_count3.txt"))
-new = gotest(os.path.join(HERE, "..", "gotest", "makebuffer_cpu_1_2.txt"))
-report("count3 vs cpu_1_2 ns/op", old[key], new[key])
+    old = gotest(os.path.join(HERE, "..", "gotest", "makebuffer_benchmem_count3.txt"))
+    new = gotest(os.path.join(HERE, "..", "gotest", "makebuffer_cpu_1_2.txt"))
+    report("count3 vs cpu_1_2 ns/op", old[key], new[key])
 
-report("asymmetric ties", [10, 10, 10, 10], [10, 10, 11, 12, 12, 12])
+    report("asymmetric ties", [10, 10, 10, 10], [10, 10, 11, 12, 12, 12])
 
-base = [10.0, 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 10.7, 10.8, 10.9]
-report("holm A", base, [v * 1.2 for v in base])
-report("holm B", base, [v + 0.05 for v in base])
-pa = mann_whitney(base, [v * 1.2 for v in base])[1]
-pb = mann_whitney(base, [v + 0.05 for v in base])[1]
-ps = sorted([pa, pb])
-print(f"holm: A {float(min(1, 2 * ps[0]))!r}, B {float(min(1, max(2 * ps[0], ps[1])))!r}")
+    base = [10.0, 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 10.7, 10.8, 10.9]
+    report("holm A", base, [v * 1.2 for v in base])
+    report("holm B", base, [v + 0.05 for v in base])
+    pa = mann_whitney(base, [v * 1.2 for v in base])[1]
+    pb = mann_whitney(base, [v + 0.05 for v in base])[1]
+    ps = sorted([pa, pb])
+    print(f"holm: A {float(min(1, 2 * ps[0]))!r}, B {float(min(1, max(2 * ps[0], ps[1])))!r}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+#include "analysis/analysis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "model/errors.hpp"
+
+namespace noisefloor::analysis {
+namespace {
+
+void set_config(records::GoTestConfig& config, const std::string& key, const std::string& value) {
+  for (auto& [k, v] : config)
+    if (k == key) {
+      v = value;
+      return;
+    }
+  config.emplace_back(key, value);
+}
+
+// The baseline of a paired result that did not record one: the variant present in every pair
+// (paired design), else the first variant seen (blocks).
+std::string derived_baseline(const records::Result& r) {
+  std::map<std::string, int> in_pairs;
+  std::string first;
+  for (const auto& s : r.samples) {
+    if (s.variant.empty()) continue;
+    if (first.empty()) first = s.variant;
+    if (!s.pair.empty()) ++in_pairs[s.variant];
+  }
+  std::string best = first;
+  int most = 0;
+  for (const auto& [variant, count] : in_pairs)
+    if (count > most) best = variant, most = count;
+  return best;
+}
+
+bool has_variants(const records::Result& r) {
+  return std::any_of(r.samples.begin(), r.samples.end(), [](const records::Sample& s) { return !s.variant.empty(); });
+}
+
+}  // namespace
+
+bool Analysis::comparable() const {
+  if (!merged || allow_different_hosts) return true;
+  return std::none_of(differences.begin(), differences.end(), [](const Difference& d) { return d.moves_benchmarks; });
+}
+
+std::string Analysis::title() const {
+  std::vector<std::string> names;
+  for (const auto& s : sources) {
+    std::string n = s.experiment();
+    if (n.empty()) n = s.label;
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  }
+  return names.empty() ? "noisefloor results" : fmt::format("{}", fmt::join(names, " + "));
+}
+
+Analysis analyze(std::vector<records::Result> sources, bool allow_different_hosts) {
+  if (sources.empty()) throw Error("no results to analyze");
+  Analysis a;
+  a.merged = sources.size() > 1;
+  a.allow_different_hosts = allow_different_hosts;
+  // The same result given twice still needs two names for its conditions.
+  std::set<std::string> labels;
+  for (auto& s : sources) {
+    std::string label = s.label;
+    for (int n = 2; labels.count(label); ++n) label = fmt::format("{}#{}", s.label, n);
+    labels.insert(label);
+    s.label = label;
+  }
+  // A condition name seen in several sources is prefixed with its source's label.
+  std::map<std::string, int> seen;
+  for (const auto& s : sources) {
+    std::set<std::string> names(s.conditions.begin(), s.conditions.end());
+    for (const auto& sample : s.samples) names.insert(sample.condition);
+    for (const auto& n : names) ++seen[n];
+  }
+  for (const auto& s : sources) {
+    auto rename = [&](const std::string& c) { return seen[c] > 1 ? s.label + ":" + c : c; };
+    std::vector<std::string> conditions = s.conditions;
+    for (const auto& sample : s.samples)
+      if (std::find(conditions.begin(), conditions.end(), sample.condition) == conditions.end())
+        conditions.push_back(sample.condition);
+    for (const auto& c : conditions) {
+      a.conditions.push_back(rename(c));
+      records::GoTestConfig config;
+      if (auto it = s.gotest_config.find(c); it != s.gotest_config.end()) {
+        config = it->second;
+      } else if (s.run) {
+        config.emplace_back("experiment", s.run->experiment);
+        config.emplace_back("run", s.run->run_id);
+      }
+      set_config(config, "condition", rename(c));
+      a.gotest_config[rename(c)] = std::move(config);
+    }
+    for (auto sample : s.samples) {
+      sample.condition = rename(sample.condition);
+      a.samples.push_back(std::move(sample));
+    }
+    if (has_variants(s)) {
+      records::ComparisonSettings settings = s.comparison().value_or(records::ComparisonSettings{});
+      if (settings.baseline.empty()) settings.baseline = derived_baseline(s);
+      if (!a.comparison) a.comparison = settings;
+      PairedTable p = build_paired(s.samples, settings.baseline, settings.threshold, paired_labels(s));
+      for (auto& row : p.rows) {
+        row.condition = rename(row.condition);
+        a.paired.rows.push_back(std::move(row));
+      }
+      for (auto& aa : p.aa) {
+        aa.condition = rename(aa.condition);
+        a.paired.aa.push_back(std::move(aa));
+      }
+      for (auto& note : p.notes) a.paired.notes.push_back(std::move(note));
+    }
+    if (s.run)
+      for (const auto& [condition, outcome] : s.run->adaptive) a.adaptive[rename(condition)] = outcome;
+    for (const auto& w : s.warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);
+    if (s.run)
+      for (const auto& w : s.run->warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);
+  }
+  if (a.merged)
+    for (std::size_t k = 1; k < sources.size(); ++k) {
+      if (sources.front().fingerprint.empty() || sources[k].fingerprint.empty()) continue;
+      for (auto& diff : differences(sources.front().fingerprint, sources[k].fingerprint)) {
+        a.differences.push_back(std::move(diff));
+        a.difference_source.push_back(k);
+      }
+    }
+  a.table = build_table(a.samples, a.conditions);
+  a.sources = std::move(sources);
+  return a;
+}
+
+}  // namespace noisefloor::analysis

@@ -1,0 +1,48 @@
+// The one analysis path: every command that shows numbers (`run` when it ends, `cv`, `report`,
+// the exports) computes them here, from the samples of one or more loaded results. The same
+// result gives the same numbers in every output. Pure.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/paired.hpp"
+#include "analysis/rooms.hpp"
+#include "analysis/table.hpp"
+#include "records/result.hpp"
+
+namespace noisefloor::analysis {
+
+struct Analysis {
+  std::vector<records::Result> sources;  // as given
+  bool merged = false;                   // more than one source
+  bool allow_different_hosts = false;
+  // Every source's samples; a condition name that occurs in several sources becomes
+  // "<label>:<condition>" so they stay apart (labels made unique with "#2", "#3", ...).
+  std::vector<records::Sample> samples;
+  std::vector<std::string> conditions;                        // display order, renamed
+  std::map<std::string, records::GoTestConfig> gotest_config;  // per (renamed) condition
+  Table table;
+  PairedTable paired;  // every source's paired comparisons and A/A checks, renamed
+  std::optional<records::ComparisonSettings> comparison;    // the first paired source's
+  std::map<std::string, records::AdaptiveOutcome> adaptive;  // samples: auto, per renamed condition
+  // Fingerprint of source k (k >= 1) against source 0, for every k whose fingerprints both
+  // exist; difference_source[i] is the k of differences[i].
+  std::vector<Difference> differences;
+  std::vector<std::size_t> difference_source;
+  std::vector<std::string> warnings;  // from loading and recorded by the runs, "<label>: " when merged
+
+  // False when merged sources differ in a field that moves benchmarks and the user did not pass
+  // --allow-different-hosts.
+  bool comparable() const;
+  // The sources' experiment names joined with " + " (or their labels), "noisefloor results" when
+  // none.
+  std::string title() const;
+};
+
+// Analyzes one or more results (throws noisefloor::Error when there are none).
+Analysis analyze(std::vector<records::Result> sources, bool allow_different_hosts = false);
+
+}  // namespace noisefloor::analysis

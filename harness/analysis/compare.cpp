@@ -1,0 +1,485 @@
+#include "analysis/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <utility>
+
+#include "model/errors.hpp"
+#include "text/units.hpp"
+
+namespace noisefloor::analysis {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+bool contains(const std::vector<T>& v, const T& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+template <typename T>
+void add_unique(std::vector<T>& v, const T& x) {
+  if (!contains(v, x)) v.push_back(x);
+}
+
+std::string procs_text(const std::vector<int>& procs) {
+  return procs.empty() ? "?" : fmt::format("{}", fmt::join(procs, ","));
+}
+
+std::string label_reason_text(const std::string& old_reason, const std::string& new_reason) {
+  if (old_reason.empty() && new_reason.empty()) return "";
+  if (old_reason == new_reason) return old_reason;
+  std::vector<std::string> parts;
+  if (!old_reason.empty()) parts.push_back("old: " + old_reason);
+  if (!new_reason.empty()) parts.push_back("new: " + new_reason);
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::size_t count_tied(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> all(a);
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  std::size_t tied = 0;
+  for (std::size_t i = 0; i < all.size();) {
+    std::size_t j = i;
+    while (j < all.size() && all[j] == all[i]) ++j;
+    if (j - i > 1) tied += j - i;
+    i = j;
+  }
+  return tied;
+}
+
+json nullable(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+// ---- grouping of the input ----
+
+struct Group {
+  std::vector<double> values;
+  std::vector<int> procs;
+};
+
+// condition -> benchmark order, (benchmark, unit) -> values, unit order.
+struct Side {
+  std::vector<std::string> conditions;
+  std::map<std::string, std::vector<std::string>> benchmarks;  // per condition, first-seen
+  std::map<std::string, std::vector<std::string>> units;       // per condition, first-seen
+  std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+};
+
+Side group_samples(std::span<const records::Sample> samples, const std::vector<std::string>& order) {
+  Side side;
+  for (const auto& s : samples) {
+    if (s.warmup) continue;
+    add_unique(side.benchmarks[s.condition], s.benchmark);
+    for (const auto& m : s.metrics) {
+      add_unique(side.units[s.condition], m.unit);
+      auto& g = side.groups[{s.condition, s.benchmark, m.unit}];
+      g.values.push_back(m.value);
+      add_unique(g.procs, s.procs);
+    }
+  }
+  for (const auto& c : order)
+    if (side.benchmarks.count(c)) add_unique(side.conditions, c);
+  for (const auto& s : samples)
+    if (!s.warmup) add_unique(side.conditions, s.condition);
+  for (auto& [k, g] : side.groups) std::sort(g.procs.begin(), g.procs.end());
+  return side;
+}
+
+std::string join_quoted(const std::vector<std::string>& v) {
+  std::vector<std::string> q;
+  for (const auto& s : v) q.push_back("'" + s + "'");
+  return fmt::format("{}", fmt::join(q, ", "));
+}
+
+Label label_of(const std::map<std::string, Label>& labels, const std::string& condition) {
+  const auto it = labels.find(condition);
+  return it == labels.end() ? Label::unknown : it->second;
+}
+
+std::string reason_of(const std::map<std::string, std::string>& reasons, const std::string& condition) {
+  const auto it = reasons.find(condition);
+  return it == reasons.end() ? "" : it->second;
+}
+
+void compute_row(CompareRow& r, const CompareSettings& st) {
+  const auto& a = r.old_side.values;
+  const auto& b = r.new_side.values;
+  const double mo = r.old_side.summary.median, mn = r.new_side.summary.median;
+  r.ratio_of_medians = mo != 0 ? mn / mo : stats::kNaN;
+  r.test = stats::mann_whitney(a, b);
+  for (const auto& w : r.test.warnings) {
+    const bool min_p = w.find("minimum attainable p") != std::string::npos;
+    r.warnings.push_back(min_p ? w + ": no difference can ever be significant at these sizes (4 vs 4 is the "
+                                     "least; 10 per side is the floor)"
+                               : w);
+  }
+  const std::size_t na = a.size(), nb = b.size();
+  if (na < 6 || nb < 6) {
+    r.warnings.push_back(fmt::format("n={} vs {}: a side has fewer than 6 values: no 95% median CI (± ∞); "
+                                     "10 per side is the floor, 20 for reporting",
+                                     na, nb));
+  } else if (na < 10 || nb < 10) {
+    r.warnings.push_back(fmt::format("n={} vs {}: low n (10 per side is the floor, 20 for reporting)", na, nb));
+  }
+  const std::size_t tied = count_tied(a, b);
+  const bool all_equal = tied == na + nb;
+  if (tied > 0 && !all_equal) {
+    if (r.test.exact) {
+      std::string w = fmt::format("ties: {} of {} values share a value; exact p conditional on the ties", tied,
+                                  na + nb);
+      if (std::fabs(r.test.p_exact_doubling - r.test.p_exact_absdev) >= 0.0005) {
+        w += fmt::format(" (p={:.3f}; benchstat's doubled tail gives {:.3f})", r.test.p_exact_absdev,
+                         r.test.p_exact_doubling);
+      }
+      r.warnings.push_back(w);
+    } else {
+      r.warnings.push_back(fmt::format("ties: {} of {} values share a value; normal approximation with tie "
+                                       "correction (exact only up to 25 per side with ties)",
+                                       tied, na + nb));
+    }
+  } else if (!r.test.exact && !all_equal) {
+    r.warnings.push_back("p from the normal approximation (exact only up to 50 per side)");
+  }
+  if (r.old_side.procs != r.new_side.procs) {
+    r.warnings.push_back(fmt::format("GOMAXPROCS differs ({} vs {}): the times are not comparable, their "
+                                     "spread is",
+                                     procs_text(r.old_side.procs), procs_text(r.new_side.procs)));
+  }
+  const bool positive = std::all_of(a.begin(), a.end(), [](double x) { return x > 0; }) &&
+                        std::all_of(b.begin(), b.end(), [](double x) { return x > 0; });
+  r.ratio_of_means = stats::fieller_ratio_of_means(b, a, st.confidence);
+  if (positive) {
+    r.hl = stats::hodges_lehmann_ratio(a, b, st.confidence);
+    r.verdict = stats::classify(r.hl->lo, r.hl->hi, st.threshold);
+    if (!r.hl->bounded) {
+      r.warnings.push_back(fmt::format("n={} vs {}: the Hodges-Lehmann {:.0f}% CI is unbounded: too few values",
+                                       na, nb, 100 * st.confidence));
+    }
+  } else if (all_equal) {
+    r.verdict = stats::Verdict::equivalent;  // identical samples: no shift at all
+  } else {
+    r.verdict = stats::Verdict::inconclusive;
+    r.warnings.push_back("a value <= 0: no ratio (Hodges-Lehmann works on logs)");
+  }
+}
+
+}  // namespace
+
+CompareTable compare_samples(std::span<const records::Sample> old_samples,
+                             std::span<const records::Sample> new_samples, const CompareSettings& st) {
+  const Side old_side = group_samples(old_samples, st.old_conditions);
+  const Side new_side = group_samples(new_samples, st.new_conditions);
+  if (old_side.conditions.empty())
+    throw ConfigError(fmt::format("compare: {}: no samples (warm-up excluded)", st.old_name));
+  if (new_side.conditions.empty())
+    throw ConfigError(fmt::format("compare: {}: no samples (warm-up excluded)", st.new_name));
+
+  CompareTable t;
+  t.old_name = st.old_name;
+  t.new_name = st.new_name;
+  t.old_source = st.old_source;
+  t.new_source = st.new_source;
+  t.threshold = st.threshold;
+  t.alpha = st.alpha;
+  t.confidence = st.confidence;
+  t.allow_different_hosts = st.allow_different_hosts;
+  t.differences = st.differences;
+  t.comparable = std::none_of(st.differences.begin(), st.differences.end(),
+                              [](const Difference& d) { return d.moves_benchmarks; });
+  t.notes = st.notes;
+
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (old_side.conditions.size() == 1 && new_side.conditions.size() == 1) {
+    pairs.emplace_back(old_side.conditions[0], new_side.conditions[0]);
+    t.matched_by_condition_name = old_side.conditions[0] == new_side.conditions[0];
+  } else {
+    for (const auto& c : old_side.conditions) {
+      if (contains(new_side.conditions, c))
+        pairs.emplace_back(c, c);
+      else
+        t.only_old.push_back(fmt::format("condition '{}' (all benchmarks)", c));
+    }
+    for (const auto& c : new_side.conditions)
+      if (!contains(old_side.conditions, c)) t.only_new.push_back(fmt::format("condition '{}' (all benchmarks)", c));
+    if (pairs.empty()) {
+      throw ConfigError(fmt::format(
+          "compare: no condition name in common: {} has {}, {} has {}; compare runs of the same experiment, "
+          "or two single-condition sources (e.g. the <condition>.txt go test files of two result "
+          "directories), which are matched by benchmark",
+          st.old_name, join_quoted(old_side.conditions), st.new_name, join_quoted(new_side.conditions)));
+    }
+  }
+
+  for (const auto& [oc, nc] : pairs) {
+    const auto& ob = old_side.benchmarks.at(oc);
+    const auto& nb = new_side.benchmarks.at(nc);
+    for (const auto& b : ob)
+      if (!contains(nb, b)) t.only_old.push_back(fmt::format("{}: {}", oc, b));
+    for (const auto& b : nb)
+      if (!contains(ob, b)) t.only_new.push_back(fmt::format("{}: {}", nc, b));
+    const auto& ou = old_side.units.at(oc);
+    const auto& nu = new_side.units.at(nc);
+    for (const auto& unit : ou) {
+      if (!contains(nu, unit)) continue;
+      for (const auto& b : ob) {
+        if (!contains(nb, b)) continue;
+        const auto og = old_side.groups.find({oc, b, unit});
+        const auto ng = new_side.groups.find({nc, b, unit});
+        if (og == old_side.groups.end() && ng == new_side.groups.end()) continue;
+        if (og == old_side.groups.end() || ng == new_side.groups.end()) {
+          (og == old_side.groups.end() ? t.only_new : t.only_old)
+              .push_back(fmt::format("{}: {} ({})", og == old_side.groups.end() ? nc : oc, b, unit));
+          continue;
+        }
+        CompareRow r;
+        r.benchmark = b;
+        r.unit = unit;
+        r.old_side = {oc, og->second.procs, og->second.values, stats::summarize(og->second.values, st.confidence)};
+        r.new_side = {nc, ng->second.procs, ng->second.values, stats::summarize(ng->second.values, st.confidence)};
+        const Label lo = label_of(st.old_labels, oc), ln = label_of(st.new_labels, nc);
+        if (lo != Label::unknown && ln != Label::unknown && lo != ln) {
+          r.compared = false;
+          auto why = [](const std::string& reason) { return reason.empty() ? reason : " (" + reason + ")"; };
+          r.reason = fmt::format("labels differ: old '{}' is {}{}, new '{}' is {}{}", oc, to_string(lo),
+                                 why(reason_of(st.old_label_reasons, oc)), nc, to_string(ln),
+                                 why(reason_of(st.new_label_reasons, nc)));
+          t.rows.push_back(std::move(r));
+          continue;
+        }
+        r.label = lo == Label::unknown || ln == Label::unknown ? Label::unknown : lo;
+        r.compared = true;
+        r.label_reason = label_reason_text(reason_of(st.old_label_reasons, oc), reason_of(st.new_label_reasons, nc));
+        compute_row(r, st);
+        t.rows.push_back(std::move(r));
+      }
+    }
+    // Units of the condition seen on one side only.
+    for (const auto& unit : ou)
+      if (!contains(nu, unit)) t.only_old.push_back(fmt::format("{}: unit {}", oc, unit));
+    for (const auto& unit : nu)
+      if (!contains(ou, unit)) t.only_new.push_back(fmt::format("{}: unit {}", nc, unit));
+  }
+
+  // Holm-Bonferroni over the compared rows of each unit.
+  std::vector<std::string> units;
+  for (const auto& r : t.rows)
+    if (r.compared) add_unique(units, r.unit);
+  std::vector<std::string> adjusted;  // "sec/op: 3 rows"
+  for (const auto& unit : units) {
+    std::vector<std::size_t> idx;
+    std::vector<double> ps;
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      if (t.rows[i].compared && t.rows[i].unit == unit) {
+        idx.push_back(i);
+        ps.push_back(t.rows[i].test.p);
+      }
+    }
+    const std::vector<double> adj = ps.size() > 1 ? stats::holm_bonferroni(ps) : ps;
+    for (std::size_t j = 0; j < idx.size(); ++j) {
+      t.rows[idx[j]].p_adjusted = adj[j];
+      t.rows[idx[j]].significant = adj[j] <= st.alpha;
+    }
+    if (idx.size() > 1) adjusted.push_back(fmt::format("{} over {} rows", text::tidy_unit(unit).first, idx.size()));
+  }
+  if (!adjusted.empty()) {
+    t.notes.push_back(fmt::format("p-values are Holm-Bonferroni adjusted within each unit ({}); \"~\" means "
+                                  "adjusted p > {:g}; verdicts are per-row {:.0f}% CIs, not adjusted",
+                                  fmt::join(adjusted, ", "), st.alpha, 100 * st.confidence));
+  }
+
+  // Sections: labels in order of first appearance (stable).
+  std::vector<Label> label_order;
+  for (const auto& r : t.rows)
+    if (r.compared) add_unique(label_order, r.label);
+  std::stable_sort(t.rows.begin(), t.rows.end(), [&](const CompareRow& x, const CompareRow& y) {
+    auto rank = [&](const CompareRow& r) {
+      if (!r.compared) return label_order.size();
+      return static_cast<std::size_t>(std::find(label_order.begin(), label_order.end(), r.label) -
+                                      label_order.begin());
+    };
+    return rank(x) < rank(y);
+  });
+
+  // Geomeans per table (label, condition pair, unit) with >= 2 compared rows.
+  std::vector<std::tuple<Label, std::string, std::string, std::string>> tables;
+  for (const auto& r : t.rows)
+    if (r.compared) add_unique(tables, {r.label, r.old_side.condition, r.new_side.condition, r.unit});
+  for (const auto& [label, oc, nc, unit] : tables) {
+    double so = 0, sn = 0, sr = 0;
+    std::size_t k = 0;
+    bool ok = true;
+    for (const auto& r : t.rows) {
+      if (!r.compared || r.label != label || r.old_side.condition != oc || r.new_side.condition != nc ||
+          r.unit != unit)
+        continue;
+      const double mo = r.old_side.summary.median, mn = r.new_side.summary.median;
+      if (!(mo > 0 && mn > 0)) ok = false;
+      if (ok) {
+        so += std::log(mo);
+        sn += std::log(mn);
+        sr += std::log(mn / mo);
+      }
+      ++k;
+    }
+    if (k < 2) continue;
+    if (!ok) {
+      t.notes.push_back(fmt::format("{} → {}, {}: no geomean (a median is <= 0)", oc, nc, unit));
+      continue;
+    }
+    const double kd = static_cast<double>(k);
+    t.geomeans.push_back({label, oc, nc, unit, k, std::exp(so / kd), std::exp(sn / kd), std::exp(sr / kd)});
+  }
+
+  bool unknown = false;
+  for (const auto& r : t.rows) unknown = unknown || (r.compared && r.label == Label::unknown);
+  if (unknown) {
+    t.notes.push_back(
+        "UNKNOWN label: a side records no load (a go test file has no spinner or load record), so "
+        "MEASURED-clean cannot be told from CONTENDED");
+  }
+  if (!t.only_old.empty() || !t.only_new.empty()) {
+    t.notes.push_back("the benchmark sets differ: geomeans cover the benchmarks present on both sides only");
+  }
+  return t;
+}
+
+namespace {
+
+// The go test headers that move benchmarks (a different CPU or platform).
+bool gotest_header_moves(const std::string& field) {
+  return field == "gotest.cpu" || field == "gotest.goos" || field == "gotest.goarch";
+}
+
+// <experiment>/<run id> for a result directory, the file name for a go test file.
+std::string column_name(const records::Result& r) {
+  const std::filesystem::path p(r.source);
+  return r.go_test_file ? p.filename().string() : p.parent_path().filename().string() + "/" + p.filename().string();
+}
+
+}  // namespace
+
+CompareTable compare_results(const records::Result& old_result, const records::Result& new_result, double threshold,
+                             bool allow_different_hosts) {
+  CompareSettings st;
+  st.old_name = column_name(old_result);
+  st.new_name = column_name(new_result);
+  st.old_source = old_result.source;
+  st.new_source = new_result.source;
+  st.old_conditions = old_result.conditions;
+  st.new_conditions = new_result.conditions;
+  st.threshold = threshold;
+  st.allow_different_hosts = allow_different_hosts;
+  for (const auto& c : old_result.conditions) st.old_labels[c] = condition_label(old_result, c, &st.old_label_reasons[c]);
+  for (const auto& c : new_result.conditions) st.new_labels[c] = condition_label(new_result, c, &st.new_label_reasons[c]);
+  if (old_result.go_test_file == new_result.go_test_file) {
+    st.differences = differences(old_result.fingerprint, new_result.fingerprint);
+    if (old_result.go_test_file)
+      for (auto& d : st.differences) d.moves_benchmarks = d.moves_benchmarks || gotest_header_moves(d.field);
+  } else {
+    st.notes.push_back(fmt::format("{} is a go test file with no host fingerprint: the two hosts cannot be "
+                                   "checked for comparability",
+                                   old_result.go_test_file ? st.old_name : st.new_name));
+  }
+  for (const auto& w : old_result.warnings) st.notes.push_back(w);
+  for (const auto& w : new_result.warnings) st.notes.push_back(w);
+  return compare_samples(old_result.samples, new_result.samples, st);
+}
+
+namespace {
+
+json side_json(const CompareSide& s) {
+  json j = {{"condition", s.condition},
+            {"procs", s.procs},
+            {"n", s.summary.n},
+            {"median", nullable(s.summary.median)},
+            {"median_ci", nullptr},
+            {"median_ci_level", nullptr},
+            {"rel_halfwidth", nullptr},
+            {"values", s.values}};
+  if (s.summary.median_ci) {
+    j["median_ci"] = {s.summary.median_ci->lo, s.summary.median_ci->hi};
+    j["median_ci_level"] = s.summary.median_ci->level;
+  }
+  if (s.summary.median_rel_halfwidth) j["rel_halfwidth"] = *s.summary.median_rel_halfwidth;
+  return j;
+}
+
+}  // namespace
+
+void to_json(json& j, const CompareTable& t) {
+  j = json::object();
+  j["schema_version"] = 1;
+  j["old"] = {{"name", t.old_name}, {"source", t.old_source}};
+  j["new"] = {{"name", t.new_name}, {"source", t.new_source}};
+  j["settings"] = {{"threshold", t.threshold}, {"alpha", t.alpha}, {"confidence", t.confidence}};
+  j["comparable"] = t.comparable;
+  j["allow_different_hosts"] = t.allow_different_hosts;
+  j["matched_by"] = t.matched_by_condition_name ? "condition" : "benchmark";
+  j["differences"] = json::array();
+  for (const auto& d : t.differences)
+    j["differences"].push_back({{"field", d.field}, {"old", d.a}, {"new", d.b}, {"moves_benchmarks", d.moves_benchmarks}});
+  j["rows"] = json::array();
+  for (const auto& r : t.rows) {
+    json row = {{"benchmark", r.benchmark},
+                {"unit", r.unit},
+                {"label", r.compared ? json(std::string(to_string(r.label))) : json(nullptr)},
+                {"label_reason", r.label_reason},
+                {"compared", r.compared},
+                {"old", side_json(r.old_side)},
+                {"new", side_json(r.new_side)}};
+    if (!r.compared) {
+      row["reason"] = r.reason;
+    } else {
+      row["ratio_of_medians"] = nullable(r.ratio_of_medians);
+      row["test"] = {{"u", nullable(r.test.u)},
+                     {"p", nullable(r.test.p)},
+                     {"p_exact_absdev", nullable(r.test.p_exact_absdev)},
+                     {"p_exact_doubling", nullable(r.test.p_exact_doubling)},
+                     {"p_normal", nullable(r.test.p_normal)},
+                     {"z", nullable(r.test.z)},
+                     {"exact", r.test.exact},
+                     {"p_adjusted", nullable(r.p_adjusted)},
+                     {"significant", r.significant}};
+      if (r.hl) {
+        row["hodges_lehmann"] = {{"estimate", nullable(r.hl->estimate)},
+                                 {"lo", r.hl->bounded ? nullable(r.hl->lo) : json(nullptr)},
+                                 {"hi", r.hl->bounded ? nullable(r.hl->hi) : json(nullptr)},
+                                 {"level", nullable(r.hl->level)},
+                                 {"bounded", r.hl->bounded}};
+      } else {
+        row["hodges_lehmann"] = nullptr;
+      }
+      if (r.ratio_of_means) {
+        const auto& f = *r.ratio_of_means;
+        row["ratio_of_means"] = {{"estimate", nullable(f.estimate)},
+                                 {"lo", f.bounded ? nullable(f.lo) : json(nullptr)},
+                                 {"hi", f.bounded ? nullable(f.hi) : json(nullptr)},
+                                 {"level", nullable(f.level)},
+                                 {"bounded", f.bounded}};
+      }
+      row["verdict"] = std::string(stats::to_string(r.verdict));
+      row["warnings"] = r.warnings;
+    }
+    j["rows"].push_back(row);
+  }
+  j["geomeans"] = json::array();
+  for (const auto& g : t.geomeans)
+    j["geomeans"].push_back({{"label", std::string(to_string(g.label))},
+                             {"old_condition", g.old_condition},
+                             {"new_condition", g.new_condition},
+                             {"unit", g.unit},
+                             {"rows", g.rows},
+                             {"old", g.old_value},
+                             {"new", g.new_value},
+                             {"ratio", g.ratio}});
+  j["only_old"] = t.only_old;
+  j["only_new"] = t.only_new;
+  j["notes"] = t.notes;
+}
+
+}  // namespace noisefloor::analysis

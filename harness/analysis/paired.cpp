@@ -1,0 +1,193 @@
+#include "analysis/paired.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/errors.hpp"
+
+namespace noisefloor::analysis {
+namespace {
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+PairedTable build_paired(std::span<const records::Sample> samples, const std::string& baseline, double theta,
+                         const std::map<std::string, std::string>& labels) {
+  struct Slot {
+    std::optional<double> base, variant;
+    std::string order;
+  };
+  // (condition, benchmark, pair) -> repeat -> slot, in first-seen order of the keys
+  std::vector<std::tuple<std::string, std::string, std::string>> keys;
+  std::map<std::tuple<std::string, std::string, std::string>, std::map<int, Slot>> slots;
+  std::map<std::tuple<std::string, std::string, std::string>, std::string> variant_of;
+  for (const auto& s : samples) {
+    if (s.variant.empty() || s.pair.empty() || s.warmup || s.metrics.empty()) continue;
+    const auto key = std::make_tuple(s.condition, s.benchmark, s.pair);
+    if (!slots.count(key)) keys.push_back(key);
+    Slot& slot = slots[key][s.repeat];
+    if (s.variant == baseline) {
+      slot.base = s.metrics.front().value;
+    } else {
+      slot.variant = s.metrics.front().value;
+      variant_of[key] = s.variant;
+    }
+    slot.order = s.order;
+  }
+  PairedTable t;
+  std::map<std::string, bool> aa_failed;  // condition -> failed
+  for (const auto& key : keys) {
+    const auto& [condition, benchmark, pair] = key;
+    std::vector<double> b, v;
+    std::vector<char> variant_first;
+    PairedRow row;
+    for (const auto& [repeat, slot] : slots[key]) {
+      if (!slot.base || !slot.variant) continue;  // an interrupted repeat
+      b.push_back(*slot.base);
+      v.push_back(*slot.variant);
+      variant_first.push_back(slot.order == "BA");
+      row.order.push_back(slot.order);
+    }
+    if (b.empty()) continue;
+    row.condition = condition;
+    row.benchmark = benchmark;
+    row.baseline = baseline;
+    row.aa = pair == "A/A";
+    row.variant = row.aa ? "A/A" : variant_of[key];
+    const auto label = labels.find(condition);
+    row.label = label == labels.end() ? kMeasuredClean : label->second;
+    std::vector<bool> first(variant_first.begin(), variant_first.end());
+    // std::span<const bool> needs contiguous bools: copy into a plain array.
+    std::unique_ptr<bool[]> flags(new bool[first.size()]);
+    for (std::size_t i = 0; i < first.size(); ++i) flags[i] = first[i];
+    try {
+      row.paired = stats::paired(b, v, std::span<const bool>(flags.get(), first.size()));
+    } catch (const Error& e) {  // e.g. a zero value: no log ratio
+      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, row.variant, e.what()));
+      continue;
+    }
+    row.verdict = stats::classify(row.paired.gm_lo, row.paired.gm_hi, theta);
+    if (row.aa) {
+      AaRow aa{condition, benchmark, stats::aa_check(row.paired, theta), theta};
+      if (aa.check.outcome != stats::AaOutcome::pass) aa_failed[condition] = true;
+      t.aa.push_back(aa);
+    }
+    t.rows.push_back(std::move(row));
+  }
+  // design: blocks — the variant's samples against the baseline's, unpaired.
+  std::vector<std::tuple<std::string, std::string, std::string>> block_keys;  // condition, benchmark, variant
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> block_values;
+  for (const auto& s : samples) {
+    if (s.variant.empty() || !s.pair.empty() || s.warmup || s.metrics.empty()) continue;
+    const auto key = std::make_tuple(s.condition, s.benchmark, s.variant);
+    if (!block_values.count(key)) block_keys.push_back(key);
+    block_values[key].push_back(s.metrics.front().value);
+  }
+  for (const auto& key : block_keys) {
+    const auto& [condition, benchmark, variant] = key;
+    if (variant == baseline) continue;
+    const auto base_it = block_values.find(std::make_tuple(condition, benchmark, baseline));
+    if (base_it == block_values.end()) continue;
+    const auto& b = base_it->second;
+    const auto& v = block_values[key];
+    PairedRow row;
+    row.condition = condition;
+    row.benchmark = benchmark;
+    row.baseline = baseline;
+    row.variant = variant;
+    row.unpaired = true;
+    const auto label = labels.find(condition);
+    row.label = label == labels.end() || label->second == kMeasuredClean ? std::string(kMeasuredClean) : std::string(kContended);
+    try {
+      row.hl = stats::hodges_lehmann_ratio(b, v);
+      row.median_ratio = stats::ratio_of_medians(b, v);
+      row.p_mann_whitney = stats::mann_whitney(b, v).p;
+    } catch (const Error& e) {
+      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, variant, e.what()));
+      continue;
+    }
+    row.n_base = b.size();
+    row.n_variant = v.size();
+    row.verdict = row.hl.bounded ? stats::classify(row.hl.lo, row.hl.hi, theta) : stats::Verdict::inconclusive;
+    t.rows.push_back(std::move(row));
+  }
+  for (auto& row : t.rows) row.trustworthy = !aa_failed[row.condition];
+  for (const auto& row : t.rows) {
+    for (const auto& w : row.paired.warnings)
+      t.notes.push_back(fmt::format("{} / {} / {}: {}", row.condition, row.benchmark, row.variant, w));
+    if (row.paired.order_effect_p && *row.paired.order_effect_p < 0.05)
+      t.notes.push_back(fmt::format("{} / {} / {}: order effect (AB vs BA differ, p={:.3f}): a warm-cache or "
+                                    "frequency carry-over between the two runs of a pair",
+                                    row.condition, row.benchmark, row.variant, *row.paired.order_effect_p));
+  }
+  for (const auto& [cond, failed] : aa_failed)
+    if (failed)
+      t.notes.push_back(fmt::format("{}: the A/A check failed, so every verdict in this condition is untrustworthy",
+                                    cond));
+  return t;
+}
+
+std::map<std::string, std::string> paired_labels(const records::Result& result) {
+  std::map<std::string, std::string> labels;
+  for (const auto& c : result.conditions)
+    labels[c] = condition_label(result, c) == Label::contended ? kContendedPaired : kMeasuredClean;
+  return labels;
+}
+
+void to_json(nlohmann::json& j, const PairedRow& r) {
+  if (r.unpaired) {
+    j = {{"condition", r.condition},
+         {"benchmark", r.benchmark},
+         {"baseline", r.baseline},
+         {"variant", r.variant},
+         {"label", r.label},
+         {"design", "blocks"},
+         {"n", {r.n_base, r.n_variant}},
+         {"median_ratio", num(r.median_ratio)},
+         {"hl", num(r.hl.estimate)},
+         {"hl_ci", {num(r.hl.lo), num(r.hl.hi)}},
+         {"p_mann_whitney", num(r.p_mann_whitney)},
+         {"verdict", stats::to_string(r.verdict)},
+         {"trustworthy", r.trustworthy},
+         {"aa", false}};
+    return;
+  }
+  const auto& p = r.paired;
+  j = {{"condition", r.condition},
+       {"benchmark", r.benchmark},
+       {"baseline", r.baseline},
+       {"variant", r.variant},
+       {"label", r.label},
+       {"design", "paired"},
+       {"ratios", p.ratios},
+       {"order", r.order},
+       {"median", num(p.median)},
+       {"min", num(p.min)},
+       {"max", num(p.max)},
+       {"gm", num(p.gm)},
+       {"gm_ci", {num(p.gm_lo), num(p.gm_hi)}},
+       {"median_ci", p.median_ci ? nlohmann::json{num(p.median_ci->lo), num(p.median_ci->hi)} : nlohmann::json(nullptr)},
+       {"p_wilcoxon", num(p.p_wilcoxon)},
+       {"p_sign", num(p.p_sign)},
+       {"p_t", num(p.p_t)},
+       {"order_effect_p", p.order_effect_p ? num(*p.order_effect_p) : nlohmann::json(nullptr)},
+       {"verdict", stats::to_string(r.verdict)},
+       {"trustworthy", r.trustworthy},
+       {"aa", r.aa}};
+}
+
+void to_json(nlohmann::json& j, const AaRow& a) {
+  j = {{"condition", a.condition},
+       {"benchmark", a.benchmark},
+       {"outcome", stats::to_string(a.check.outcome)},
+       {"gm_ci", {num(a.check.gm_lo), num(a.check.gm_hi)}},
+       {"median_ratio", num(a.check.median_ratio)},
+       {"max_abs_dev", num(a.check.max_abs_dev)},
+       {"halfwidth", num(a.check.halfwidth)},
+       {"theta", a.theta}};
+}
+
+}  // namespace noisefloor::analysis

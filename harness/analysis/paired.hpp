@@ -1,0 +1,64 @@
+// The paired design (harness/stats/README.md §3.6–3.7): per condition, benchmark and variant the
+// per-repeat ratios variant/baseline, their geometric mean with its 95% CI, the Wilcoxon p, the
+// order-effect check, the verdict; the A/A check; and the label that says how clean the room was.
+// Pure.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/labels.hpp"
+#include "records/sample.hpp"
+#include "stats/compare.hpp"
+
+namespace noisefloor::analysis {
+
+struct PairedRow {
+  std::string condition, benchmark, baseline, variant;  // variant "A/A" for the baseline against itself
+  std::string label;
+  std::vector<std::string> order;  // per repeat: "AB" or "BA"
+  stats::Paired paired;
+  stats::Verdict verdict = stats::Verdict::inconclusive;
+  bool aa = false;
+  bool trustworthy = true;  // false when the condition's A/A check failed
+  // design: blocks — no pairs: the Hodges–Lehmann ratio with its distribution-free CI instead.
+  bool unpaired = false;
+  stats::RatioCI hl;
+  double median_ratio = 0;  // ratio of medians
+  double p_mann_whitney = 0;
+  std::size_t n_base = 0, n_variant = 0;
+};
+
+struct AaRow {
+  std::string condition, benchmark;
+  stats::AaCheck check;
+  double theta = 0.01;
+};
+
+struct PairedTable {
+  std::vector<PairedRow> rows;
+  std::vector<AaRow> aa;
+  std::vector<std::string> notes;
+};
+
+// Pairs the samples of each repeat (same condition, benchmark, pair and repeat; warm-up
+// excluded). `labels` maps condition → label. Samples without a pair (design: blocks) are
+// compared unpaired (Hodges–Lehmann), and labelled CONTENDED where the paired label would be
+// CONTENDED-PAIRED.
+PairedTable build_paired(std::span<const records::Sample> samples, const std::string& baseline, double theta,
+                         const std::map<std::string, std::string>& labels);
+
+// The labels build_paired takes, for one result: CONTENDED-PAIRED where condition_label says
+// CONTENDED, MEASURED-clean elsewhere.
+std::map<std::string, std::string> paired_labels(const records::Result& result);
+
+// summary.json's "paired" and "aa" entries; numbers that are not finite are null.
+void to_json(nlohmann::json& j, const PairedRow& row);
+void to_json(nlohmann::json& j, const AaRow& row);
+
+}  // namespace noisefloor::analysis

@@ -1,0 +1,16 @@
+# analysis/: tables, paired and unpaired comparisons, labels, rooms and the anchor, over typed
+# records. Pure.
+list(APPEND NF_CORE_SOURCES
+  harness/analysis/table.cpp
+  harness/analysis/labels.cpp
+  harness/analysis/paired.cpp
+  harness/analysis/rooms.cpp
+  harness/analysis/compare.cpp
+  harness/analysis/anchor.cpp
+  harness/analysis/analysis.cpp)
+list(APPEND NF_UNIT_TESTS
+  tests/unit/analysis_table_test.cpp
+  tests/unit/analysis_paired_test.cpp
+  tests/unit/analysis_compare_test.cpp
+  tests/unit/analysis_rooms_test.cpp
+  tests/unit/analysis_test.cpp)

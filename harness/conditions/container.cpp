@@ -1,0 +1,245 @@
+#include "conditions/container.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "docker/api.hpp"
+#include "docker/client.hpp"
+#include "docker/container.hpp"
+#include "fingerprint/engine.hpp"
+#include "image/embedded.hpp"
+#include "image/recipe.hpp"
+#include "model/cpulist.hpp"
+#include "model/errors.hpp"
+#include "probe/probe_report.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::conditions {
+using nlohmann::json;
+
+struct ContainerRuntime::Impl {
+  const model::Experiment& experiment;
+  Note note;
+  docker::Client client;
+  json version, info;
+  // condition name -> image reference and (for auto images) where the benchmark sits inside
+  struct Image {
+    std::string ref;
+    std::string id;
+    bool probe = false;  // the auto image runs the benchmark through /noisefloor/probe
+    std::string benchmark_path;
+  };
+  std::map<std::string, Image> images;
+
+  Impl(const model::Experiment& e, Note n)
+      : experiment(e), note(std::move(n)), client(docker::Client::from_environment()) {}
+};
+
+namespace {
+
+class ContainerScope : public ConditionScope {
+ public:
+  ContainerScope(std::shared_ptr<ContainerRuntime::Impl> rt, const model::Condition& c, std::string run_id)
+      : rt_(std::move(rt)), condition_(c), run_id_(std::move(run_id)) {
+    // The spinners run on the host, as in the demo; the benchmark's own affinity is the cpuset.
+    model::Condition host = c;
+    host.container.reset();
+    host_ = make_host_scope(host);
+  }
+
+  InvocationOutput run(const Invocation& inv, const LineCallback& on_line, const Cancelled& cancelled) override {
+    const auto& image = rt_->images.at(condition_.name);
+    const model::ContainerSpec& spec = *condition_.container;
+    docker::ContainerRequest req;
+    req.image = image.ref;
+    if (image.probe) {
+      req.argv = {"/noisefloor/probe", "--", image.benchmark_path};
+      req.argv.insert(req.argv.end(), inv.argv.begin() + 1, inv.argv.end());
+    } else {
+      req.argv = inv.argv;
+    }
+    req.env = inv.env;
+    req.spec = spec;
+    req.labels = {{"noisefloor.run", run_id_}, {"noisefloor.condition", condition_.name}};
+    req.name = fmt::format("nf-{}-{}-{}", run_id_, condition_.name, inv.number);
+    std::transform(req.name.begin(), req.name.end(), req.name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    req.timeout = inv.timeout;
+
+    // Our own clock: the engine's StartedAt/FinishedAt can be out of order for fast containers.
+    const auto t0 = std::chrono::steady_clock::now();
+    // Samples arrive while the container runs: stdout is followed and parsed line by line.
+    std::string pending;  // an incomplete last line
+    std::size_t fed = 0;  // stdout bytes handed to feed() so far
+    auto feed = [&](std::string_view bytes, bool last) {
+      if (!on_line) return;
+      pending.append(bytes);
+      fed += bytes.size();
+      std::size_t start = 0, nl;
+      while ((nl = pending.find('\n', start)) != std::string::npos) {
+        std::string_view line(pending.data() + start, nl - start);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        on_line(line);
+        start = nl + 1;
+      }
+      pending.erase(0, start);
+      if (last && !pending.empty()) on_line(pending);
+    };
+    auto on_stdout = [&](std::string_view bytes) { feed(bytes, false); };
+    const docker::ContainerOutcome o = docker::run_container(rt_->client, req, cancelled, on_stdout);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const probe::ProbeReport report = probe::parse_probe_report(o.err);
+
+    InvocationOutput out;
+    out.exit_code = static_cast<int>(o.exit_code);
+    out.timed_out = o.timed_out;
+    out.out = o.out;
+    out.err = image.probe ? report.benchmark_stderr : o.err;
+    out.wall_seconds = wall;
+
+    const probe::Effective engine = probe::effective_from_engine(o.inspect);
+    records::InvocationDetails& d = out.details;
+    d.container = records::ContainerRun{o.inspect.value("Id", ""), req.name, image.ref,
+                                        o.inspect.value("Image", image.id), o.started_at, o.finished_at,
+                                        o.exit_code, o.oom_killed, o.timed_out};
+    d.limits_engine = engine;
+    if (image.probe) {
+      const probe::Effective inside = probe::effective_from_probe(report);
+      d.limits_inside = inside;
+      d.probe = report.values;
+      d.verification = probe::verify_limits(spec, engine, inside);
+      if (!d.verification->mismatches.empty())
+        throw RunError(fmt::format("condition '{}': the container's limits did not take effect: {}", condition_.name,
+                                   fmt::join(d.verification->mismatches, "; ")));
+      if (report.values.count("exec_failed"))
+        throw RunError(fmt::format("condition '{}': the benchmark could not start inside the container: {}",
+                                   condition_.name, report.values.at("exec_failed")));
+    } else {
+      d.verification = probe::Verification{
+          {}, {"a named image runs without noisefloor's probe: limits are checked on the engine side only"}};
+    }
+    if (o.oom_killed)
+      throw RunError(fmt::format("condition '{}': the benchmark was OOM-killed (memory limit {} bytes); last lines of "
+                                 "its output:{}",
+                                 condition_.name, spec.memory ? std::to_string(*spec.memory) : "none",
+                                 text::quote_tail(o.out + out.err, 10)));
+    // What was not streamed (after a timeout the logs are read whole), and an unterminated last line.
+    if (fed <= out.out.size()) feed(std::string_view(out.out).substr(fed), true);
+    return out;
+  }
+
+  void finish() override { host_->finish(); }
+
+  records::ConditionSetup setup() const override {
+    records::ConditionSetup s = host_->setup();
+    const auto& spec = *condition_.container;
+    s.container = records::ContainerSetup{rt_->images.at(condition_.name).ref,
+                                          spec.cpuset,
+                                          spec.cpus,
+                                          spec.memory,
+                                          spec.memory_swap,
+                                          spec.network,
+                                          spec.read_only,
+                                          spec.pids_limit};
+    return s;
+  }
+
+ private:
+  std::shared_ptr<ContainerRuntime::Impl> rt_;
+  model::Condition condition_;
+  std::string run_id_;
+  std::unique_ptr<ConditionScope> host_;
+};
+
+std::string where(const model::Experiment& e, const model::ContainerSpec& spec) {
+  return spec.mark.line > 0 ? fmt::format("{}:{}:{}", e.source_file, spec.mark.line, spec.mark.column) : e.source_file;
+}
+
+}  // namespace
+
+ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note)
+    : impl_(std::make_shared<Impl>(e, std::move(note))) {
+  impl_->client.ping();
+  impl_->version = impl_->client.version();
+  impl_->info = impl_->client.info();
+  const int ncpu = impl_->info.value("NCPU", 0);
+  std::vector<int> engine_cpus;
+  for (int i = 0; i < ncpu; ++i) engine_cpus.push_back(i);
+  for (std::size_t i = 0; i < e.conditions.size(); ++i) {
+    const auto& c = e.conditions[i];
+    if (!c.container) continue;
+    const auto& spec = *c.container;
+    if (spec.cpuset) {
+      const std::vector<int> cpus = model::parse_cpu_list(*spec.cpuset).value_or(std::vector<int>{});
+      for (int cpu : cpus)
+        if (cpu >= ncpu)
+          throw ConfigError(fmt::format("{}: conditions[{}].container.cpuset: CPU {} is not available to the Docker "
+                                        "engine (it has CPUs {})",
+                                        where(e, spec), i, cpu, model::format_cpu_list(engine_cpus)));
+    }
+    if (spec.cpus && *spec.cpus > ncpu)
+      throw ConfigError(fmt::format("{}: conditions[{}].container.cpus: {} is more than the engine's {} CPUs",
+                                    where(e, spec), i, *spec.cpus, ncpu));
+  }
+}
+
+ContainerRuntime::~ContainerRuntime() = default;
+
+void ContainerRuntime::prepare(const model::Cancelled&) {
+  const auto& e = impl_->experiment;
+  for (const auto& c : e.conditions) {
+    if (!c.container) continue;
+    Impl::Image image;
+    if (c.container->image == "auto") {
+      const std::string& exe = e.benchmark.command.front();
+      if (exe.find('/') == std::string::npos)
+        throw ConfigError(fmt::format("{}: image: auto needs benchmark.command to start with a path to the "
+                                      "benchmark executable, not \"{}\"",
+                                      where(e, *c.container), exe));
+      const image::ImagePlan plan =
+          image::plan_image(exe, image::embedded_probe(), image::embedded_recipe());
+      image.ref = plan.tag;
+      image.probe = true;
+      image.benchmark_path = plan.benchmark_path_in_image;
+      if (auto existing = impl_->client.image_inspect(plan.tag)) {
+        image.id = existing->value("Id", "");
+        impl_->note(fmt::format("image: {} (reused, unchanged binary)", plan.tag));
+      } else {
+        std::vector<docker::TarFile> files;
+        for (const auto& f : plan.files) files.push_back({f.path, f.data, f.mode});
+        impl_->client.load_image(docker::docker_save_tar(plan.tag, files, plan.config));
+        const auto loaded = impl_->client.image_inspect(plan.tag);
+        if (!loaded) throw RunError(fmt::format("image {} was loaded but the engine does not list it", plan.tag));
+        image.id = loaded->value("Id", "");
+        impl_->note(fmt::format("image: {} (built offline: {} file(s), {})", plan.tag, plan.files.size(),
+                                plan.dynamic ? "dynamic executable with its libraries" : "static executable"));
+      }
+    } else {
+      const auto existing = impl_->client.image_inspect(c.container->image);
+      if (!existing)
+        throw RunError(fmt::format("{}: image \"{}\" is not on the Docker engine, and noisefloor never pulls: build "
+                                   "or load it first, or use image: auto",
+                                   where(e, *c.container), c.container->image));
+      image.ref = c.container->image;
+      image.id = existing->value("Id", "");
+    }
+    impl_->images[c.name] = image;
+  }
+}
+
+fingerprint::EngineFacts ContainerRuntime::engine_facts() {
+  fingerprint::EngineFacts facts = fingerprint::engine_facts(impl_->version, impl_->info,
+                                                             impl_->client.endpoint().display,
+                                                             impl_->client.api_version());
+  for (const auto& [cond, img] : impl_->images) facts.images[cond] = {img.ref, img.id};
+  return facts;
+}
+
+ContainerScopeFactory ContainerRuntime::factory(const std::string& run_id) {
+  auto impl = impl_;
+  return [impl, run_id](const model::Condition& c) -> std::unique_ptr<ConditionScope> {
+    return std::make_unique<ContainerScope>(impl, c, run_id);
+  };
+}
+
+}  // namespace noisefloor::conditions

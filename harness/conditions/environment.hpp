@@ -1,0 +1,64 @@
+// Conditions in force: what the runner asks of the machine. A condition is entered (spinners
+// started, a container template made ready), the benchmark is invoked in it any number of times,
+// and it is left; everything it started stops on every path. The real implementations are in
+// host.hpp (host processes) and container.hpp (Docker); tests use fakes. Pure interfaces.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fingerprint/facts.hpp"
+#include "model/callbacks.hpp"
+#include "model/experiment.hpp"
+#include "records/run.hpp"
+
+namespace noisefloor::conditions {
+
+using model::Cancelled;
+using model::LineCallback;
+
+// One invocation of the benchmark command as the condition should run it.
+struct Invocation {
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;
+  std::optional<std::string> workdir;
+  model::Seconds timeout{600};
+  int number = 0;  // 0-based within the run
+};
+
+struct InvocationOutput {
+  int exit_code = -1;
+  std::optional<int> signal;
+  bool timed_out = false;
+  std::string out, err;
+  double wall_seconds = 0;
+  records::InvocationDetails details;  // what was applied, read back
+};
+
+// A condition in force. Destroying it stops everything it started, on every path.
+class ConditionScope {
+ public:
+  virtual ~ConditionScope() = default;
+  // Runs one invocation to its end; complete stdout lines go to on_stdout_line as they arrive.
+  // Throws RunError when the condition did not hold (an affinity not applied, a container limit
+  // not in effect), Interrupted once cancelled.
+  virtual InvocationOutput run(const Invocation& invocation, const LineCallback& on_stdout_line,
+                               const Cancelled& cancelled) = 0;
+  // Happy-path teardown: throws RunError when the condition did not hold (a spinner died early).
+  virtual void finish() = 0;
+  // What was put in place (spinner pids, CPUs, the container's settings).
+  virtual records::ConditionSetup setup() const = 0;
+};
+
+class Environment {
+ public:
+  virtual ~Environment() = default;
+  virtual std::unique_ptr<ConditionScope> enter(const model::Condition& condition) = 0;
+  // The machine's load, read before and after every condition.
+  virtual fingerprint::LoadReading load() = 0;
+};
+
+}  // namespace noisefloor::conditions

@@ -1,0 +1,30 @@
+// Whole files: read one, write one atomically. The only place noisefloor opens a file to read it
+// whole or replaces one (appending samples is results/' own business). I/O edge.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace noisefloor::files {
+
+// The file's bytes, or nullopt when it cannot be opened or read.
+std::optional<std::string> try_read(const std::filesystem::path& path);
+// The file's bytes; throws RunError "cannot read <path>: <reason>".
+std::string read(const std::filesystem::path& path);
+
+// `abs`, an absolute path of the probed system ("/proc/cpuinfo"), under `root` ("/" on the real
+// machine, a fabricated tree in tests).
+std::filesystem::path under(const std::filesystem::path& root, std::string_view abs);
+
+// Replaces `path` with `content` atomically: a temporary file beside it, fsync, rename, fsync of
+// the directory. A reader sees the old file or the new one, never a part. Creates the parent
+// directory when missing. Throws RunError naming the file.
+void write_atomic(const std::filesystem::path& path, std::string_view content);
+
+// Writes all of `data` to fd (restarting after EINTR and short writes); throws RunError naming
+// `path` on failure.
+void write_all(int fd, std::string_view data, const std::filesystem::path& path);
+
+}  // namespace noisefloor::files

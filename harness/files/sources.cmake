@@ -1,0 +1,1 @@
+list(APPEND NF_IO_SOURCES harness/files/files.cpp)

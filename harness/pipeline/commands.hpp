@@ -1,0 +1,101 @@
+// One function per command: what each command does, from options to the text it shows. The
+// stages are composed here and nowhere else; cli/ only parses options, calls one of these,
+// prints what it returns and picks the exit code. Every function throws noisefloor::Error
+// subclasses on failure (ConfigError: usage or configuration, exit 2; RunError: exit 1;
+// Interrupted: exit 130) and never prints.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/callbacks.hpp"
+#include "model/experiment.hpp"
+#include "runner/runner.hpp"
+
+namespace noisefloor::pipeline {
+
+using model::Cancelled;
+
+// What a command shows: `out` for stdout, `err` for stderr (complete lines), and how it ended:
+// `status` is the exit status a success implies (the doctor's grade), `failure` an error to
+// report after the output (exit 1), e.g. values `doctor --restore` could not write back.
+struct Output {
+  std::string out, err;
+  int status = 0;
+  std::string failure;
+};
+
+// Reads and validates an experiment file against this host (its online CPUs). Throws
+// ConfigError "file:line:col: ...".
+model::Experiment load_experiment(const std::string& path);
+
+// ---- run ----
+
+struct RunOptions {
+  std::string experiment;
+  std::string results_root = "results";
+  std::string command_line;
+  std::string anchor;       // an earlier clean result: how contended was this run?
+  bool terminal = false;    // stdout is a terminal: the 80-column table instead of markdown
+};
+
+// Where a run's live output goes: samples and progress (runner::Observer, after each sample is
+// on disk) and one-line notes ("build: ...", "image: ...", the key facts, "results: <dir>").
+class RunEvents : public runner::Observer {
+ public:
+  virtual void note(const std::string& line) = 0;
+  // The run is about to end (successfully or not): finish any live line.
+  virtual void done() {}
+};
+
+// Load, build, prepare the container images, fingerprint, run every condition, write the
+// results, and return the table (with the anchor and warnings). On a failure or interruption the
+// samples measured so far and every result file are written first; the error then says where
+// they are kept.
+Output run(const RunOptions& options, RunEvents& events, const Cancelled& cancelled);
+
+Output validate(const std::vector<std::string>& files);
+
+// ---- reading results ----
+
+struct CvOptions {
+  std::vector<std::string> paths;
+  std::string format;  // text | markdown | json | csv | summary
+  bool allow_different_hosts = false;
+};
+Output cv(const CvOptions& options);
+
+struct CompareOptions {
+  std::string old_path, new_path;  // result directories or go test -bench output files
+  std::string format = "text";     // text | json | csv
+  double threshold = 0.01;         // noise threshold θ of the verdicts
+  bool allow_different_hosts = false;
+};
+Output compare(const CompareOptions& options);
+
+struct ReportOptions {
+  std::vector<std::string> paths;  // one or more result directories (several: merged)
+  std::string html;                // --html FILE ("" = none)
+  std::string format;              // markdown | csv | json | gotest | summary ("" = none)
+  bool allow_different_hosts = false;
+};
+Output report(const ReportOptions& options);
+
+// ---- the machine ----
+
+Output fingerprint(bool json);
+
+struct DoctorOptions {
+  std::string experiment;  // "" = none
+  bool apply = false, restore = false, json = false;
+  bool color = false;  // stdout is a terminal and NO_COLOR is not set
+};
+// status 1 when the grade is "not ready".
+Output doctor(const DoctorOptions& options);
+
+// Removes containers that killed runs left behind (label noisefloor.run).
+Output gc();
+
+}  // namespace noisefloor::pipeline

@@ -1,0 +1,148 @@
+// The commands about the machine: `fingerprint`, `doctor` and `gc`.
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "config/experiment_file.hpp"
+#include "docker/client.hpp"
+#include "docker/container.hpp"
+#include "fingerprint/doctor.hpp"
+#include "fingerprint/engine.hpp"
+#include "fingerprint/host.hpp"
+#include "fingerprint/tune.hpp"
+#include "model/cpulist.hpp"
+#include "model/errors.hpp"
+#include "model/version.hpp"
+#include "pipeline/commands.hpp"
+#include "records/fingerprint.hpp"
+#include "render/fingerprint.hpp"
+
+namespace noisefloor::pipeline {
+namespace {
+
+using nlohmann::json;
+namespace fp = fingerprint;
+
+// The engine's facts, or why there are none. Never throws: an engine that does not answer (or a
+// DOCKER_HOST that cannot be used) is a reason.
+struct EngineProbe {
+  std::optional<fp::EngineFacts> facts;
+  std::string unknown;
+};
+
+EngineProbe probe_engine() {
+  try {
+    docker::Client client = docker::Client::from_environment();
+    client.ping();
+    const json version = client.version();
+    const json info = client.info();
+    return {fp::engine_facts(version, info, client.endpoint().display, client.api_version()), ""};
+  } catch (const std::exception& e) {
+    return {std::nullopt, e.what()};
+  }
+}
+
+std::string change_line(const char* verb, const fp::TuneChange& c, const std::string& from, const std::string& to) {
+  return fmt::format("{} {}: {}: {} -> {}\n", verb, c.setting, c.file, from, to);
+}
+
+}  // namespace
+
+Output fingerprint(bool as_json) {
+  records::Fingerprint f;
+  f.version = fmt::format("{} ({})", kVersion, kCommit);
+  f.host = fp::probe_this_host();
+  f.toolchain = fp::probe_toolchain(std::nullopt, std::nullopt, /*native=*/true);
+  f.env = fp::probe_this_env();
+  const EngineProbe engine = probe_engine();
+  f.engine = engine.facts;
+  f.engine_unknown = engine.unknown;
+  f.tuning = fp::tuning_state();
+  return {as_json ? json(f).dump(2) + "\n" : render::fingerprint_view(f)};
+}
+
+Output doctor(const DoctorOptions& o) {
+  if (o.apply && o.restore) throw ConfigError("doctor: --apply and --restore cannot be used together");
+  if ((o.apply || o.restore) && ::geteuid() != 0)
+    throw ConfigError(
+        fmt::format("doctor {0} writes /sys and /proc files and needs root: run 'sudo noisefloor doctor {0}'",
+                    o.apply ? "--apply" : "--restore"));
+  std::vector<int> cpus;
+  if (!o.experiment.empty()) cpus = config::pinned_cpus(load_experiment(o.experiment));
+
+  json actions = json::object();
+  std::string text;
+  Output out;
+  if (o.apply) {
+    const fp::TuneResult r = fp::apply_tuning("/", fp::kTuneStatePath, cpus);
+    json unchanged = json::array();
+    for (const auto& c : r.applied) text += change_line("changed", c, c.before, c.after);
+    for (const auto& n : r.unchanged) {
+      unchanged.push_back({{"setting", n.setting}, {"reason", n.reason}});
+      text += fmt::format("left alone {}: {}\n", n.setting, n.reason);
+    }
+    text += r.applied.empty() ? "nothing changed\n"
+                              : fmt::format("saved the previous values in {} (undo: noisefloor doctor --restore)\n",
+                                            fp::kTuneStatePath);
+    actions["applied"] = r.applied;
+    actions["unchanged"] = unchanged;
+  } else if (o.restore) {
+    const fp::RestoreResult r = fp::restore_tuning("/", fp::kTuneStatePath);
+    json failed = json::array();
+    for (const auto& c : r.restored) text += change_line("restored", c, c.after, c.before);
+    for (const auto& n : r.failed) {
+      failed.push_back({{"setting", n.setting}, {"reason", n.reason}});
+      text += fmt::format("could not restore {}: {}\n", n.setting, n.reason);
+    }
+    if (!r.failed.empty())
+      out.failure = fmt::format("{} value(s) could not be restored; they stay saved in {}", r.failed.size(),
+                                fp::kTuneStatePath);
+    actions["restored"] = r.restored;
+    actions["failed"] = failed;
+  }
+
+  // Probed after any change, so the report shows the machine as it is now.
+  const fp::FactTree host = fp::probe_this_host();
+  const EngineProbe engine = probe_engine();
+  const fp::DoctorReport report = fp::diagnose(host, engine.facts, cpus);
+  const fp::TuningStatus tuning = fp::tuning_state();
+
+  if (o.json) {
+    json j = report;
+    j["experiment_cpus"] = o.experiment.empty() ? json(nullptr) : json(model::format_cpu_list(cpus));
+    j["engine"] = engine.facts ? json(*engine.facts) : fp::unknown(engine.unknown);
+    j["tuning"] = tuning;
+    for (const auto& [k, v] : actions.items()) j[k] = v;
+    out.out = j.dump(2) + "\n";
+  } else {
+    std::string head = fmt::format("host:    {}\n", host.text("hostname").value_or("unknown (" + host.reason("hostname") + ")"));
+    head += engine.facts ? fmt::format("engine:  {} ({})\n", engine.facts->server_version, engine.facts->endpoint)
+                         : fmt::format("engine:  no engine: {}\n", engine.unknown);
+    if (!o.experiment.empty())
+      head += fmt::format("pinned:  CPUs {} (from {})\n", cpus.empty() ? "none" : model::format_cpu_list(cpus),
+                          o.experiment);
+    if (tuning.state)
+      head += fmt::format("tuning:  {} change(s) applied at {} (undo: noisefloor doctor --restore)\n",
+                          tuning.state->changes.size(), tuning.state->applied_utc);
+    else if (!tuning.error.empty())
+      head += fmt::format("tuning:  {}\n", tuning.error);
+    out.out = text + (text.empty() ? "" : "\n") + head + "\n" + render::doctor(report, o.color);
+  }
+  out.status = report.grade == fp::Grade::not_ready ? 1 : 0;
+  return out;
+}
+
+Output gc() {
+  docker::Client client = docker::Client::from_environment();
+  const std::vector<std::string> removed = docker::remove_labelled(client, "noisefloor.run");
+  if (removed.empty())
+    return {fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n", client.endpoint().display)};
+  Output out;
+  for (const auto& r : removed) out.out += fmt::format("removed {}\n", r);
+  out.out += fmt::format("removed {} container(s) left by earlier runs\n", removed.size());
+  return out;
+}
+
+}  // namespace noisefloor::pipeline

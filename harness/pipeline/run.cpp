@@ -1,0 +1,359 @@
+// `noisefloor run` and `noisefloor validate`: load → build → prepare → fingerprint → run → write
+// → analyze → render.
+#include <sched.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "analysis/analysis.hpp"
+#include "analysis/anchor.hpp"
+#include "conditions/container.hpp"
+#include "conditions/host.hpp"
+#include "config/experiment_file.hpp"
+#include "files/files.hpp"
+#include "fingerprint/doctor.hpp"
+#include "fingerprint/host.hpp"
+#include "fingerprint/tune.hpp"
+#include "hash/sha256.hpp"
+#include "model/cpulist.hpp"
+#include "model/errors.hpp"
+#include "model/version.hpp"
+#include "pipeline/commands.hpp"
+#include "plan/plan.hpp"
+#include "process/process.hpp"
+#include "render/fingerprint.hpp"
+#include "render/html.hpp"
+#include "render/run.hpp"
+#include "render/table.hpp"
+#include "results/directory.hpp"
+#include "results/load.hpp"
+#include "results/summary.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+// What validation needs to know of this machine: the CPUs it can use.
+config::HostFacts host_facts() {
+  config::HostFacts facts;
+  if (const auto online = files::try_read("/sys/devices/system/cpu/online"))
+    if (auto cpus = model::parse_cpu_list(*online)) facts.online_cpus = *cpus;
+  // Our own affinity mask is what we can actually use (e.g. inside a cpuset-limited container).
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    std::vector<int> usable;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &set) && (facts.online_cpus.empty() || std::binary_search(facts.online_cpus.begin(),
+                                                                                    facts.online_cpus.end(), cpu)))
+        usable.push_back(cpu);
+    if (!usable.empty()) facts.online_cpus = usable;
+  }
+  return facts;
+}
+
+void build(const model::Experiment& e, RunEvents& events, const Cancelled& cancelled) {
+  if (e.benchmark.build.empty()) return;
+  events.note(fmt::format("build: {}", fmt::join(e.benchmark.build, " ")));
+  process::Spec spec;
+  spec.argv = e.benchmark.build;
+  spec.env = e.benchmark.env;
+  spec.workdir = e.benchmark.workdir;
+  spec.timeout = std::chrono::minutes(30);
+  const process::Result r = process::run(spec, nullptr, cancelled);
+  if (r.timed_out || r.signal || r.exit_code != 0)
+    throw RunError(fmt::format("the build step failed ({}); last lines of its output:{}",
+                               r.timed_out ? "timed out"
+                               : r.signal  ? fmt::format("killed by signal {}", *r.signal)
+                                           : fmt::format("exit code {}", r.exit_code),
+                               text::quote_tail(r.out + r.err, 15)));
+}
+
+// Everything probed about the run, host, toolchain and environment. Never throws for a probe
+// that cannot be read: the fact says "unknown" with the reason.
+records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::string& command_line,
+                                         const std::string& started) {
+  records::Fingerprint fp;
+  // Interleaving is a fixed round-robin and pairs alternate ABBA: nothing is random, so there is
+  // no seed to record.
+  const bool sequential = e.schedule == model::Schedule::sequential;
+  fp.run = records::RunFacts{started,
+                             "",
+                             command_line,
+                             fs::absolute(e.source_file).string(),
+                             hash::sha256_hex(e.source_text),
+                             kVersion,
+                             kCommit,
+                             sequential ? "sequential" : "interleaved",
+                             sequential ? "each condition's samples together, conditions in file order"
+                                        : "round-robin over conditions in file order (deterministic: no random seed)",
+                             e.paired() ? "ABBA counterbalanced over the kept repeats (deterministic)" : ""};
+  fp.host = fingerprint::probe_this_host();
+  std::optional<fs::path> binary;
+  if (!e.benchmark.command.empty() && e.benchmark.command.front().find('/') != std::string::npos &&
+      fs::exists(e.benchmark.command.front()))
+    binary = e.benchmark.command.front();
+  const bool native = e.benchmark.format != model::OutputFormat::gotest;
+  fp.toolchain = fingerprint::probe_toolchain(binary, e.base_dir.empty() ? std::nullopt : std::optional<fs::path>(e.base_dir),
+                                              native);
+  fp.env = fingerprint::probe_this_env();
+  fp.benchmark_env = e.benchmark.env;
+  fp.tuning = fingerprint::tuning_state();  // nothing applied: neither state nor error
+  return fp;
+}
+
+// The value of a -benchtime style flag of the command, "" when none.
+std::string benchtime_of(const std::vector<std::string>& argv) {
+  for (const auto& a : argv)
+    for (const std::string_view flag : {"-test.benchtime=", "-benchtime=", "--benchmark_min_time="})
+      if (a.starts_with(flag)) return a.substr(flag.size());
+  return "";
+}
+
+// The demo's cv-summary.txt header, with what the demo forgot: the platform is in it.
+std::vector<std::string> summary_header(const model::Experiment& e, const records::Fingerprint& fp,
+                                        const std::vector<records::Sample>& samples) {
+  std::vector<std::string> benchmarks;
+  for (const auto& s : samples)
+    if (std::find(benchmarks.begin(), benchmarks.end(), s.benchmark) == benchmarks.end()) benchmarks.push_back(s.benchmark);
+  std::vector<std::string> h;
+  std::string first = fmt::format("# CV comparison — {}, count={}", fmt::join(benchmarks, ", "), e.benchmark.samples);
+  if (const std::string bt = benchtime_of(e.benchmark.command); !bt.empty()) first += ", benchtime=" + bt;
+  h.push_back(first);
+  h.push_back(fmt::format("# host: {}, {} logical CPUs", fp.host.show("uname"), fp.host.show("cpu.logical")));
+  for (const auto& c : e.conditions) {
+    if (!c.container) continue;
+    std::string flags;
+    if (c.container->cpuset) flags += " --cpuset-cpus=" + *c.container->cpuset;
+    if (c.container->cpus) flags += fmt::format(" --cpus={}", *c.container->cpus);
+    if (c.container->memory) flags += fmt::format(" --memory={}m", *c.container->memory / (1024 * 1024));
+    h.push_back(fmt::format("# container image: {} ({})", c.container->image, flags.empty() ? "" : flags.substr(1)));
+    break;
+  }
+  h.push_back(fmt::format("# generated by noisefloor {} ({})", kVersion, kCommit));
+  return h;
+}
+
+// The `key: value` lines heading each raw <condition>.txt: the condition and the facts that
+// move benchmarks, readable by benchstat's -filter and -col.
+records::GoTestConfig raw_config(const model::Experiment& e, const records::Fingerprint& fp, const model::Condition& c,
+                                 const std::string& run_id) {
+  records::GoTestConfig cfg = {
+      {"noisefloor-version", kVersion}, {"noisefloor-commit", kCommit}, {"experiment", e.name},
+      {"run", run_id},                  {"condition", c.name},
+  };
+  if (c.spinners)
+    cfg.emplace_back("spinners", fmt::format("{}{}", c.spinners->count,
+                                             c.spinners->cpus.empty() ? "" : " on cpus " + model::format_cpu_list(c.spinners->cpus)));
+  if (!c.affinity.empty()) cfg.emplace_back("affinity", model::format_cpu_list(c.affinity));
+  if (c.nice) cfg.emplace_back("nice", std::to_string(*c.nice));
+  if (c.container) {
+    if (c.container->cpuset) cfg.emplace_back("container-cpuset", *c.container->cpuset);
+    if (c.container->cpus) cfg.emplace_back("container-cpus", fmt::format("{}", *c.container->cpus));
+    if (c.container->memory) cfg.emplace_back("container-memory", std::to_string(*c.container->memory));
+  }
+  const std::pair<const char*, std::string> facts[] = {
+      {"host", fp.host.show("hostname")},
+      {"cpu", fp.host.show("cpu.model_name")},
+      {"logical-cpus", fp.host.show("cpu.logical")},
+      {"kernel", fp.host.show("kernel.release")},
+      {"os", fp.host.show("os.pretty_name")},
+      {"platform", fp.host.show("uname")},
+      {"virtual", fp.host.show("virtualization.hypervisor")},
+      {"go-version", fp.toolchain.show("go.version")},
+      {"binary-sha256", fp.toolchain.show("binary.sha256")},
+      {"command-line", fp.run ? fp.run->command_line : "unknown"},
+  };
+  for (const auto& [key, value] : facts) {
+    std::string flat = value;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    cfg.emplace_back(key, flat);
+  }
+  return cfg;
+}
+
+// Persists every sample before anyone sees it, then passes it on.
+class Recorder : public runner::Observer {
+ public:
+  Recorder(results::RunDirectory& dir, RunEvents& events) : dir_(dir), events_(events) {}
+  void sample(const records::Sample& s) override {
+    dir_.append(s);
+    events_.sample(s);
+  }
+  void condition_started(std::size_t index, std::size_t count, const model::Condition& c) override {
+    events_.condition_started(index, count, c);
+  }
+  void condition_finished(std::size_t index, const records::ConditionRecord& record) override {
+    events_.condition_finished(index, record);
+  }
+  void progress(std::size_t done, std::size_t total, const records::Sample& latest) override {
+    events_.progress(done, total, latest);
+  }
+
+ private:
+  results::RunDirectory& dir_;
+  RunEvents& events_;
+};
+
+// "<error> — the 12 sample(s) measured so far are kept in <dir>" (on a line of its own when the
+// error quotes output).
+std::string with_kept(const std::string& what, std::size_t kept, const fs::path& dir) {
+  const std::string note = fmt::format("the {} sample(s) measured so far are kept in {}", kept, dir.string());
+  return what.find('\n') == std::string::npos ? what + " — " + note : what + "\n" + note;
+}
+
+}  // namespace
+
+model::Experiment load_experiment(const std::string& path) {
+  const auto text = files::try_read(path);
+  if (!text)
+    throw ConfigError(fmt::format("{}: cannot read the experiment file: {}", path,
+                                  fs::exists(path) ? std::strerror(errno) : "no such file"));
+  return config::parse_experiment(*text, path, host_facts());
+}
+
+Output validate(const std::vector<std::string>& files) {
+  Output o;
+  for (const auto& f : files) {
+    const model::Experiment e = load_experiment(f);
+    o.out += fmt::format("{}: ok ({} condition{}, {} samples each, {})\n", f, e.conditions.size(),
+                         e.conditions.size() == 1 ? "" : "s", e.benchmark.samples,
+                         e.schedule == model::Schedule::sequential ? "sequential" : "interleaved");
+  }
+  return o;
+}
+
+Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
+  model::Experiment e = load_experiment(o.experiment);
+  config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
+  std::optional<records::Result> anchor;
+  if (!o.anchor.empty()) {
+    try {
+      anchor = results::load(o.anchor);  // a bad anchor is a usage error, found before anything runs
+    } catch (const RunError& err) {
+      throw ConfigError(fmt::format("--anchor: {}", err.what()));
+    }
+  }
+  runner::SystemClock clock;
+  const std::string started = clock.utc();
+
+  // Containers are checked against the engine before anything is built or written.
+  std::unique_ptr<conditions::ContainerRuntime> containers;
+  if (std::any_of(e.conditions.begin(), e.conditions.end(), [](const model::Condition& c) { return c.container; }))
+    containers = std::make_unique<conditions::ContainerRuntime>(e, [&](const std::string& line) { events.note(line); });
+
+  build(e, events, cancelled);
+  if (containers) containers->prepare(cancelled);
+
+  records::Fingerprint fp = collect_fingerprint(e, o.command_line, started);
+  if (containers) fp.engine = containers->engine_facts();
+  // The doctor's verdict on the room, stored with the run and shown above the progress.
+  fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(e));
+
+  results::RunDirectory dir(o.results_root, e.name);
+  dir.write("experiment.yaml", e.source_text);
+  dir.write(fp);
+  for (const auto line : text::lines(render::key_facts(fp))) events.note(std::string(line));
+  events.note(fmt::format("results: {}", dir.path().string()));
+
+  const plan::Plan plan = plan::plan(e);
+  Recorder recorder(dir, events);
+  conditions::HostEnvironment env(containers ? containers->factory(dir.id()) : nullptr);
+  runner::Measured measured;
+  records::RunStatus status = records::RunStatus::complete;
+  std::optional<std::string> error;
+  std::exception_ptr failure;
+  try {
+    runner::run(e, plan, env, clock, recorder, cancelled, measured);
+  } catch (const Interrupted&) {
+    status = records::RunStatus::interrupted;
+    error = "interrupted";
+    failure = std::current_exception();
+  } catch (const Error& err) {
+    status = records::RunStatus::failed;
+    error = err.what();
+    failure = std::current_exception();
+  }
+  events.done();
+  const std::string finished = clock.utc();
+  fp.run->finished_utc = finished;
+  dir.write(fp);
+
+  // The raw files and run.json are written first: they hold every sample whatever happens to the
+  // statistics below.
+  records::Result result;
+  result.label = dir.id();
+  result.source = dir.path().string();
+  for (const auto& c : e.conditions) {
+    result.conditions.push_back(c.name);
+    result.gotest_config[c.name] = raw_config(e, fp, c, dir.id());
+    dir.write(c.name + ".txt", render::gotest_raw(measured.samples, c.name, result.gotest_config[c.name]));
+  }
+  records::RunRecord& run = result.run.emplace();
+  run.experiment = e.name;
+  run.description = e.description;
+  run.experiment_file = e.source_file;
+  run.run_id = dir.id();
+  run.status = status;
+  run.error = error;
+  run.started_utc = started;
+  run.finished_utc = finished;
+  run.command_line = o.command_line;
+  run.conditions = result.conditions;
+  run.summary_header = summary_header(e, fp, measured.samples);
+  run.condition_records = measured.conditions;
+  run.warnings = measured.warnings;
+  if (e.paired())
+    run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa, e.comparison.threshold,
+                                                 e.comparison.blocks};
+  run.adaptive = measured.adaptive;
+  dir.write(run);
+  result.fingerprint = fp;
+  result.samples = std::move(measured.samples);
+
+  const analysis::Analysis analysis = analysis::analyze({result});
+  dir.write("summary.json", results::summary_document(analysis).dump(2) + "\n");
+  dir.write("table.md", render::table_md(analysis));
+  dir.write("cv-summary.txt", render::summary_blocks(analysis.table, run.summary_header));
+  // The page is a view of what is already written: a problem with it never fails the run.
+  try {
+    dir.write("report.html", render::html(analysis, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
+  } catch (const std::exception& err) {
+    events.note(fmt::format("warning: report.html not written: {}", err.what()));
+  }
+  if (failure) {
+    std::size_t kept = 0;
+    for (const auto& s : result.samples) kept += !s.warmup;
+    try {
+      std::rethrow_exception(failure);
+    } catch (const Interrupted& err) {
+      throw Interrupted(with_kept(err.what(), kept, dir.path()));
+    } catch (const ConfigError& err) {
+      throw ConfigError(with_kept(err.what(), kept, dir.path()));
+    } catch (const ParseError& err) {
+      throw ParseError(with_kept(err.what(), kept, dir.path()));
+    } catch (const Error& err) {
+      throw RunError(with_kept(err.what(), kept, dir.path()));
+    }
+  }
+  dir.point_latest();
+
+  Output out;
+  out.out = "\n" + render::run_tables(analysis, o.terminal) + "\n";
+  if (anchor) {
+    const std::string text = render::anchor_text(analysis::compare_with_anchor(result, *anchor));
+    out.out += text;
+    dir.write("anchor.txt", text);
+  }
+  for (const auto& w : run.warnings) out.out += fmt::format("warning: {}\n", w);
+  out.out += fmt::format("results: {}\n", dir.path().string());
+  return out;
+}
+
+}  // namespace noisefloor::pipeline

@@ -1,0 +1,195 @@
+#include "plan/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "stats/summary.hpp"
+
+namespace noisefloor::plan {
+namespace {
+
+// Samples one invocation delivers per benchmark: all of a condition's (plus warm-up) when
+// samples_per_run is 0 (sequential only), else samples_per_run.
+int per_invocation(const model::BenchmarkSpec& b) {
+  return b.samples_per_run == 0 ? b.samples + b.warmup : b.samples_per_run;
+}
+
+Unit single_unit(const model::Experiment& e) { return Unit{"", e.benchmark.command, "", ""}; }
+
+constexpr double kStoppingConfidence = 0.99;
+
+}  // namespace
+
+std::size_t Plan::invocations() const {
+  std::size_t n = 0;
+  for (const auto& s : steps) n += s.units.size();
+  return n;
+}
+
+std::vector<Unit> paired_units(const model::Experiment& e, int repeat) {
+  const model::Variant& base = e.variants.front();
+  // Counted from the first kept repeat, so the kept repeats are balanced (AB BA BA AB ...).
+  const int k = ((repeat - e.benchmark.warmup) % 4 + 4) % 4;
+  const bool ab = k == 0 || k == 3;
+  std::vector<Unit> units;
+  auto add_pair = [&](const std::string& other_name, const std::vector<std::string>& other_cmd,
+                      const std::string& pair) {
+    const Unit b{base.name, base.command, pair, ab ? "AB" : "BA"};
+    const Unit v{other_name, other_cmd, pair, ab ? "AB" : "BA"};
+    units.push_back(ab ? b : v);
+    units.push_back(ab ? v : b);
+  };
+  for (std::size_t i = 1; i < e.variants.size(); ++i)
+    add_pair(e.variants[i].name, e.variants[i].command, e.variants[i].name);
+  if (e.comparison.aa) add_pair(base.name + "'", base.command, "A/A");
+  return units;
+}
+
+std::vector<std::string> invocation_argv(const model::BenchmarkSpec& spec, const std::vector<std::string>& command,
+                                         int samples) {
+  std::vector<std::string> argv = command;
+  switch (spec.format) {
+    case model::OutputFormat::gotest:
+      argv.push_back(fmt::format("-test.count={}", samples));
+      break;
+    case model::OutputFormat::gbench_json:
+      argv.push_back(fmt::format("--benchmark_repetitions={}", samples));
+      argv.push_back("--benchmark_format=json");
+      break;
+    case model::OutputFormat::command:
+      break;
+  }
+  return argv;
+}
+
+Plan plan(const model::Experiment& e) {
+  Plan p;
+  const std::size_t n = e.conditions.size();
+  if (e.paired()) p.units_per_repeat = e.comparison.blocks ? e.variants.size() : paired_units(e, 0).size();
+  if (e.adaptive) {
+    p.adaptive = true;
+    p.per_condition = static_cast<std::size_t>(e.adaptive->max_samples);
+    return p;
+  }
+  p.per_condition = static_cast<std::size_t>(e.benchmark.samples);
+  const int repeats = e.benchmark.samples + e.benchmark.warmup;
+  const bool sequential = e.schedule == model::Schedule::sequential;
+  if (!e.paired()) {
+    std::vector<int> chunks;
+    const int per = per_invocation(e.benchmark);
+    for (int left = repeats; left > 0; left -= per) chunks.push_back(std::min(per, left));
+    const std::size_t rounds = chunks.size();
+    for (std::size_t outer = 0; outer < (sequential ? n : rounds); ++outer)
+      for (std::size_t inner = 0; inner < (sequential ? rounds : n); ++inner) {
+        const std::size_t c = sequential ? outer : inner;
+        const std::size_t r = sequential ? inner : outer;
+        p.steps.push_back(Step{c, static_cast<int>(r), chunks[r], {single_unit(e)}});
+      }
+    return p;
+  }
+  if (e.comparison.blocks) {
+    // Each variant's repeats in a block of their own, conditions in file order.
+    for (std::size_t c = 0; c < n; ++c)
+      for (const auto& v : e.variants)
+        for (int r = 0; r < repeats; ++r) p.steps.push_back(Step{c, r, 1, {Unit{v.name, v.command, "", ""}}});
+    return p;
+  }
+  for (int outer = 0; outer < (sequential ? static_cast<int>(n) : repeats); ++outer)
+    for (int inner = 0; inner < (sequential ? repeats : static_cast<int>(n)); ++inner) {
+      const std::size_t c = static_cast<std::size_t>(sequential ? outer : inner);
+      const int r = sequential ? inner : outer;
+      p.steps.push_back(Step{c, r, 1, paired_units(e, r)});
+    }
+  return p;
+}
+
+Scheduler::Scheduler(const model::Experiment& e, const Plan& p)
+    : experiment_(e), plan_(p), repeats_(e.conditions.size(), 0), done_(e.conditions.size(), false) {}
+
+std::optional<Step> Scheduler::next(std::span<const records::Sample> measured, model::Seconds elapsed) {
+  if (!plan_.adaptive) {
+    if (next_ >= plan_.steps.size()) return std::nullopt;
+    return plan_.steps[next_++];
+  }
+  const std::size_t n = experiment_.conditions.size();
+  if (experiment_.schedule == model::Schedule::sequential) {
+    while (current_ < n) {
+      if (!done_[current_] && stopped(current_, measured, elapsed)) done_[current_] = true;
+      if (done_[current_]) {
+        ++current_;
+        continue;
+      }
+      return adaptive_step(current_);
+    }
+    return std::nullopt;
+  }
+  for (std::size_t tried = 0; tried < n; ++tried) {
+    const std::size_t c = (current_ + tried) % n;
+    if (!done_[c] && stopped(c, measured, elapsed)) done_[c] = true;
+    if (done_[c]) continue;
+    current_ = (c + 1) % n;
+    return adaptive_step(c);
+  }
+  return std::nullopt;
+}
+
+Step Scheduler::adaptive_step(std::size_t c) {
+  const int r = repeats_[c]++;
+  return Step{c, r, 1, experiment_.paired() ? paired_units(experiment_, r) : std::vector<Unit>{single_unit(experiment_)}};
+}
+
+bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured, model::Seconds elapsed) {
+  const model::Adaptive& a = *experiment_.adaptive;
+  const std::string& name = experiment_.conditions[c].name;
+  const int kept = repeats_[c] - experiment_.benchmark.warmup;
+  const bool over_budget = elapsed > a.budget;
+  if (kept < a.min_samples && !over_budget) return false;
+  // The worst half-width over the condition's benchmarks (or pairs).
+  std::optional<double> worst;
+  bool undefined = false;
+  auto consider = [&](std::optional<double> h) {
+    if (!h)
+      undefined = true;
+    else
+      worst = std::max(worst.value_or(0), *h);
+  };
+  if (experiment_.paired()) {
+    // (benchmark, pair) -> repeat -> (baseline, variant)
+    std::map<std::pair<std::string, std::string>, std::map<int, std::pair<double, double>>> pairs;
+    const std::string& base = experiment_.variants.front().name;
+    for (const auto& s : measured) {
+      if (s.condition != name || s.warmup || s.metrics.empty()) continue;
+      auto& slot = pairs[{s.benchmark, s.pair}][s.repeat];
+      (s.variant == base ? slot.first : slot.second) = s.metrics.front().value;
+    }
+    for (const auto& [key, repeats] : pairs) {
+      std::vector<double> b, v;
+      for (const auto& [r, bv] : repeats)
+        if (bv.first > 0 && bv.second > 0) {
+          b.push_back(bv.first);
+          v.push_back(bv.second);
+        }
+      consider(stats::paired_gm_halfwidth(b, v, kStoppingConfidence));
+    }
+  } else {
+    std::map<std::string, std::vector<double>> by_benchmark;
+    for (const auto& s : measured)
+      if (s.condition == name && !s.warmup && !s.metrics.empty())
+        by_benchmark[s.benchmark].push_back(s.metrics.front().value);
+    for (const auto& [b, values] : by_benchmark) consider(stats::median_ci_halfwidth(values, kStoppingConfidence));
+  }
+  const bool converged = !undefined && worst && *worst <= a.precision;
+  const bool capped = kept >= a.max_samples || over_budget;
+  if (!converged && !capped) return false;
+  outcomes_[name] = records::AdaptiveOutcome{
+      converged,
+      kept,
+      worst,
+      a.precision,
+      converged ? "precision" : over_budget ? "time budget" : "max_samples",
+      experiment_.paired() ? "99% paired log-ratio t interval" : "99% median CI (order statistics)"};
+  return true;
+}
+
+}  // namespace noisefloor::plan

@@ -1,0 +1,97 @@
+// The plan: an experiment turned into the ordered steps a run executes, as plain values. Pure.
+//
+// A step is one condition's turn: the invocations to make back to back, each a unit (one variant's
+// command). Designs:
+//   sequential   each condition's invocations together, conditions in file order (the demo)
+//   interleaved  round-robin over the conditions, one invocation per turn
+//   paired       with variants: every repeat runs the baseline and each variant back to back
+//                (and the baseline against itself, the A/A pair), counterbalanced ABBA over the
+//                kept repeats
+//   blocks       with variants and comparison.design: blocks: each variant's repeats in a block
+//                of their own (unpaired, how ratios go wrong on a busy host)
+//   adaptive     samples: auto: one repeat at a time until the condition's 99% interval is
+//                narrow enough (statistics: harness/stats/README.md §3.8); the Scheduler decides
+//                from the samples measured so far
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/experiment.hpp"
+#include "records/run.hpp"
+#include "records/sample.hpp"
+
+namespace noisefloor::plan {
+
+// One invocation of one variant.
+struct Unit {
+  std::string variant;  // "" without variants; "<baseline>'" is the A/A copy of the baseline
+  std::vector<std::string> command;
+  std::string pair;   // paired design: the variant compared with the baseline, or "A/A"
+  std::string order;  // paired design: "AB" (baseline first) or "BA"
+  friend bool operator==(const Unit&, const Unit&) = default;
+};
+
+struct Step {
+  std::size_t condition = 0;  // index into experiment.conditions
+  int repeat = 0;             // paired and adaptive: the repeat; otherwise the invocation's chunk
+  int samples = 1;            // samples each unit's invocation delivers per benchmark
+  std::vector<Unit> units;    // run back to back, in this order
+  friend bool operator==(const Step&, const Step&) = default;
+};
+
+struct Plan {
+  std::vector<Step> steps;  // every step in execution order; empty when adaptive
+  bool adaptive = false;
+  // Progress: the kept samples (repeats) per condition the run aims at (the cap when adaptive),
+  // and how many invocations one repeat of a condition makes (its units).
+  std::size_t per_condition = 0;
+  std::size_t units_per_repeat = 1;
+  std::size_t invocations() const;  // of a fixed plan; 0 when adaptive
+};
+
+Plan plan(const model::Experiment& experiment);
+
+// The units of one paired repeat: each variant paired with the baseline, then the A/A pair,
+// each pair AB on kept repeats 0, 3, 4, 7, 8, ... (counted from the first kept repeat) and BA
+// on the others.
+std::vector<Unit> paired_units(const model::Experiment& experiment, int repeat);
+
+// The argv of one invocation: the command plus the format's repetition flag
+// (gotest: -test.count=N; gbench-json: --benchmark_repetitions=N --benchmark_format=json).
+std::vector<std::string> invocation_argv(const model::BenchmarkSpec& spec, const std::vector<std::string>& command,
+                                         int samples);
+
+// Hands out the steps of a plan in order. A fixed plan is known up front; samples: auto looks at
+// the samples measured so far: sequential keeps a condition until it stops, interleaved rotates
+// over the conditions that have not. A condition stops when the worst relative 99% half-width
+// over its benchmarks (or pairs) is within the precision, or at max_samples, or once the whole
+// run is past its time budget; how it stopped is in outcomes().
+class Scheduler {
+ public:
+  Scheduler(const model::Experiment& experiment, const Plan& plan);
+
+  // The next step, or nullopt when the run is done; `elapsed` is the run's time so far.
+  std::optional<Step> next(std::span<const records::Sample> measured, model::Seconds elapsed);
+
+  // samples: auto, per condition that has stopped.
+  const std::map<std::string, records::AdaptiveOutcome>& outcomes() const { return outcomes_; }
+
+ private:
+  Step adaptive_step(std::size_t condition);
+  bool stopped(std::size_t condition, std::span<const records::Sample> measured, model::Seconds elapsed);
+
+  const model::Experiment& experiment_;
+  const Plan& plan_;
+  std::size_t next_ = 0;
+  std::vector<int> repeats_;
+  std::vector<bool> done_;
+  std::size_t current_ = 0;
+  std::map<std::string, records::AdaptiveOutcome> outcomes_;
+};
+
+}  // namespace noisefloor::plan

@@ -1,0 +1,111 @@
+#include "records/fingerprint.hpp"
+
+#include <fmt/format.h>
+
+#include "model/errors.hpp"
+
+namespace noisefloor::records {
+
+using nlohmann::json;
+
+bool Fingerprint::empty() const {
+  return !run && !version && host.empty() && toolchain.empty() && !env && !benchmark_env && !engine &&
+         engine_unknown.empty() && !tuning && !doctor && gotest.empty();
+}
+
+std::string Fingerprint::host_line() const {
+  const auto line = host.text("one_line");
+  return line ? *line : "unknown host";
+}
+
+std::optional<fingerprint::LoadAverage> Fingerprint::host_load() const {
+  const json& doc = host.document();
+  if (!doc.contains("load")) return std::nullopt;
+  return doc.at("load").get<fingerprint::LoadReading>().value;
+}
+
+void to_json(json& j, const RunFacts& r) {
+  j = {{"started_utc", r.started_utc},
+       {"command_line", r.command_line},
+       {"experiment_file", r.experiment_file},
+       {"experiment_sha256", r.experiment_sha256},
+       {"noisefloor_version", r.noisefloor_version},
+       {"noisefloor_commit", r.noisefloor_commit}};
+  if (!r.finished_utc.empty()) j["finished_utc"] = r.finished_utc;
+  if (r.schedule) j["schedule"] = *r.schedule;
+  if (r.order) j["order"] = *r.order;
+  if (r.paired_order) j["paired_order"] = *r.paired_order;
+}
+
+void from_json(const json& j, RunFacts& r) {
+  r = {};
+  r.started_utc = j.value("started_utc", "");
+  r.finished_utc = j.value("finished_utc", "");
+  r.command_line = j.value("command_line", "");
+  r.experiment_file = j.value("experiment_file", "");
+  r.experiment_sha256 = j.value("experiment_sha256", "");
+  r.noisefloor_version = j.value("noisefloor_version", "");
+  r.noisefloor_commit = j.value("noisefloor_commit", "");
+  for (auto [key, field] : {std::pair{"schedule", &r.schedule}, std::pair{"order", &r.order},
+                            std::pair{"paired_order", &r.paired_order}})
+    if (j.contains(key)) *field = j.at(key).get<std::string>();
+}
+
+void to_json(json& j, const Fingerprint& f) {
+  j = json::object();
+  if (f.run) {
+    j["schema_version"] = kFingerprintSchemaVersion;
+    j["run"] = *f.run;
+  }
+  if (f.version) {
+    const auto open = f.version->find(" (");
+    j["noisefloor"] = {{"version", f.version->substr(0, open)},
+                       {"commit", open == std::string::npos ? "" : f.version->substr(open + 2, f.version->size() - open - 3)}};
+  }
+  if (!f.host.empty()) j["host"] = f.host;
+  if (!f.toolchain.empty()) j["toolchain"] = f.toolchain;
+  if (f.env) j["env"] = *f.env;
+  if (f.benchmark_env) j["benchmark_env"] = *f.benchmark_env;
+  if (f.engine)
+    j["engine"] = *f.engine;
+  else if (!f.engine_unknown.empty())
+    j["engine"] = fingerprint::unknown(f.engine_unknown);
+  if (f.tuning) j["tuning"] = *f.tuning;
+  if (f.doctor) j["doctor"] = *f.doctor;
+  if (!f.gotest.empty()) j["gotest"] = f.gotest;
+}
+
+void from_json(const json& j, Fingerprint& f) {
+  f = {};
+  if (!j.is_object()) throw ParseError("fingerprint: not a JSON object");
+  try {
+    const int version = j.value("schema_version", 1);
+    if (version > kFingerprintSchemaVersion)
+      throw ParseError(fmt::format("fingerprint: schema_version {} is newer than this noisefloor reads ({}): "
+                                   "upgrade noisefloor",
+                                   version, kFingerprintSchemaVersion));
+    if (j.contains("run")) f.run = j.at("run").get<RunFacts>();
+    if (j.contains("noisefloor")) {
+      const json& n = j.at("noisefloor");
+      f.version = fmt::format("{} ({})", n.value("version", ""), n.value("commit", ""));
+    }
+    if (j.contains("host")) f.host = j.at("host").get<fingerprint::FactTree>();
+    if (j.contains("toolchain")) f.toolchain = j.at("toolchain").get<fingerprint::FactTree>();
+    if (j.contains("env")) f.env = j.at("env").get<std::map<std::string, std::string>>();
+    if (j.contains("benchmark_env")) f.benchmark_env = j.at("benchmark_env").get<std::map<std::string, std::string>>();
+    if (j.contains("engine")) {
+      const json& e = j.at("engine");
+      if (fingerprint::is_fact(e))
+        f.engine_unknown = fingerprint::unknown_reason(j, "engine");
+      else
+        f.engine = e.get<fingerprint::EngineFacts>();
+    }
+    if (j.contains("tuning")) f.tuning = j.at("tuning").get<fingerprint::TuningStatus>();
+    if (j.contains("doctor")) f.doctor = j.at("doctor").get<fingerprint::DoctorReport>();
+    if (j.contains("gotest")) f.gotest = j.at("gotest").get<std::map<std::string, std::string>>();
+  } catch (const json::exception& e) {
+    throw ParseError(fmt::format("fingerprint: {}", e.what()));
+  }
+}
+
+}  // namespace noisefloor::records

@@ -1,0 +1,60 @@
+// The room a run measured in (fingerprint.json): the run's own facts, the host, the toolchain, the
+// environment, the Docker engine, the tuning in force and the doctor's verdict.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fingerprint/doctor.hpp"
+#include "fingerprint/engine.hpp"
+#include "fingerprint/facts.hpp"
+#include "fingerprint/tuning.hpp"
+
+namespace noisefloor::records {
+
+inline constexpr int kFingerprintSchemaVersion = 1;
+
+// How and when the run was made.
+struct RunFacts {
+  std::string started_utc, finished_utc, command_line, experiment_file, experiment_sha256;
+  std::string noisefloor_version, noisefloor_commit;
+  // How the work was ordered (absent in the first 0.1 results): "sequential" or "interleaved",
+  // the order in words, and for paired designs how the pairs were ordered ("" otherwise).
+  std::optional<std::string> schedule, order, paired_order;
+  friend bool operator==(const RunFacts&, const RunFacts&) = default;
+};
+
+struct Fingerprint {
+  std::optional<RunFacts> run;           // a run's fingerprint
+  std::optional<std::string> version;    // `noisefloor fingerprint`: "<version> (<commit>)" of the prober
+  fingerprint::FactTree host;            // probe_this_host()
+  fingerprint::FactTree toolchain;       // probe_toolchain()
+  std::optional<std::map<std::string, std::string>> env;            // probe_env()
+  std::optional<std::map<std::string, std::string>> benchmark_env;  // benchmark.env of the experiment
+  std::optional<fingerprint::EngineFacts> engine;  // when an engine was used (or asked)
+  std::string engine_unknown;                      // why there is no engine when one was asked
+  std::optional<fingerprint::TuningStatus> tuning;
+  std::optional<fingerprint::DoctorReport> doctor;
+  std::map<std::string, std::string> gotest;  // the `key: value` header of a go test -bench file
+
+  bool empty() const;
+  // host.one_line, or "unknown host".
+  std::string host_line() const;
+  // host.load: the load when the run started, when it was read.
+  std::optional<fingerprint::LoadAverage> host_load() const;
+  friend bool operator==(const Fingerprint&, const Fingerprint&) = default;
+};
+
+// {"schema_version", "run", "host", "toolchain", "env", "benchmark_env", "engine" (an unknown fact
+// when there is no engine), "tuning" (null: nothing applied), "doctor", "gotest", "noisefloor"}:
+// absent parts are left out. from_json throws ParseError for a newer schema_version or a part
+// of the wrong shape.
+void to_json(nlohmann::json& j, const Fingerprint& fingerprint);
+void from_json(const nlohmann::json& j, Fingerprint& fingerprint);
+void to_json(nlohmann::json& j, const RunFacts& run);
+void from_json(const nlohmann::json& j, RunFacts& run);
+
+}  // namespace noisefloor::records

@@ -1,0 +1,38 @@
+// One result as every reading command sees it: a noisefloor result directory or a plain
+// `go test -bench` output file, loaded into typed records (results/load.hpp does the loading).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "records/fingerprint.hpp"
+#include "records/run.hpp"
+#include "records/sample.hpp"
+
+namespace noisefloor::records {
+
+// `key: value` configuration lines of a raw Go benchmark file, in file order.
+using GoTestConfig = std::vector<std::pair<std::string, std::string>>;
+
+struct Result {
+  std::string label;       // the run id, or the file name without extension: names the result
+  std::string source;      // the directory (resolved through `latest`) or the file, as a path
+  bool go_test_file = false;
+  std::optional<RunRecord> run;  // run.json; nullopt for a go test file (or a result without one)
+  Fingerprint fingerprint;       // fingerprint.json; a go test file's header in `gotest`
+  std::vector<Sample> samples;   // warm-up included, in arrival order
+  std::vector<std::string> conditions;  // display order: run.json's, then any others first seen
+  std::map<std::string, GoTestConfig> gotest_config;  // per condition: <condition>.txt's header
+  std::vector<std::string> warnings;                  // from loading, e.g. a torn last line
+
+  // The experiment's name ("" when unknown), its description and comparison settings, as the
+  // run recorded them.
+  std::string experiment() const;
+  std::string description() const;
+  std::optional<ComparisonSettings> comparison() const;
+};
+
+}  // namespace noisefloor::records

@@ -1,0 +1,281 @@
+#include "records/run.hpp"
+
+#include <fmt/format.h>
+
+#include "model/cpulist.hpp"
+#include "model/errors.hpp"
+
+namespace noisefloor::records {
+
+using nlohmann::json;
+
+namespace {
+
+json optional_json(const auto& value) { return value ? json(*value) : json(nullptr); }
+
+template <typename T>
+void read_optional(const json& j, const char* key, std::optional<T>& out) {
+  const auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) out = it->template get<T>();
+}
+
+// A CPU list written as text; "unpinned" (spinners) and "" are the empty list.
+std::vector<int> cpus_from(const json& j) {
+  if (!j.is_string()) return {};
+  const std::string text = j.get<std::string>();
+  if (text == "unpinned") return {};
+  return model::parse_cpu_list(text).value_or(std::vector<int>{});
+}
+
+}  // namespace
+
+std::string_view to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::complete:
+      return "complete";
+    case RunStatus::interrupted:
+      return "interrupted";
+    case RunStatus::failed:
+      return "failed";
+  }
+  return "?";
+}
+
+const ConditionRecord* find_condition(const RunRecord& run, std::string_view condition) {
+  for (const auto& c : run.condition_records)
+    if (c.condition == condition) return &c;
+  return nullptr;
+}
+
+void to_json(json& j, const ComparisonSettings& v) {
+  j = {{"baseline", v.baseline}, {"aa", v.aa}, {"threshold", v.threshold}, {"design", v.blocks ? "blocks" : "paired"}};
+}
+
+void from_json(const json& j, ComparisonSettings& v) {
+  v = {};
+  v.baseline = j.value("baseline", "");
+  v.aa = j.value("aa", true);
+  v.threshold = j.value("threshold", 0.01);
+  v.blocks = j.value("design", "paired") == "blocks";
+}
+
+void to_json(json& j, const AdaptiveOutcome& v) {
+  j = {{"converged", v.converged},   {"samples", v.samples},       {"halfwidth", optional_json(v.halfwidth)},
+       {"target", v.target},         {"stopped_by", v.stopped_by}, {"rule", v.rule}};
+}
+
+void from_json(const json& j, AdaptiveOutcome& v) {
+  v = {};
+  v.converged = j.value("converged", false);
+  v.samples = j.value("samples", 0);
+  read_optional(j, "halfwidth", v.halfwidth);
+  v.target = j.value("target", 0.0);
+  v.stopped_by = j.value("stopped_by", "");
+  v.rule = j.value("rule", "");
+}
+
+void to_json(json& j, const ConditionSetup& v) {
+  j = json::object();
+  if (v.spinners) {
+    const SpinnerSetup& s = *v.spinners;
+    j["spinners"] = {{"count", s.count},
+                     {"cpus", s.cpus.empty() ? "unpinned" : model::format_cpu_list(s.cpus)},
+                     {"pids", s.pids}};
+    if (s.nice) j["spinners"]["nice"] = *s.nice;
+  }
+  if (!v.affinity.empty()) j["affinity"] = model::format_cpu_list(v.affinity);
+  if (v.nice) j["nice"] = *v.nice;
+  if (v.container) {
+    const ContainerSetup& c = *v.container;
+    j["container"] = {{"image", c.image},
+                      {"cpuset", optional_json(c.cpuset)},
+                      {"cpus", optional_json(c.cpus)},
+                      {"memory", optional_json(c.memory)},
+                      {"memory_swap", optional_json(c.memory_swap)},
+                      {"network", c.network},
+                      {"read_only", c.read_only},
+                      {"pids_limit", c.pids_limit}};
+  }
+}
+
+void from_json(const json& j, ConditionSetup& v) {
+  v = {};
+  if (const auto it = j.find("spinners"); it != j.end() && it->is_object()) {
+    SpinnerSetup s;
+    s.count = it->value("count", 0);
+    s.cpus = cpus_from(it->value("cpus", json()));
+    s.pids = it->value("pids", std::vector<int>{});
+    read_optional(*it, "nice", s.nice);
+    v.spinners = s;
+  }
+  v.affinity = cpus_from(j.value("affinity", json()));
+  read_optional(j, "nice", v.nice);
+  if (const auto it = j.find("container"); it != j.end() && it->is_object()) {
+    ContainerSetup c;
+    c.image = it->value("image", "");
+    read_optional(*it, "cpuset", c.cpuset);
+    read_optional(*it, "cpus", c.cpus);
+    read_optional(*it, "memory", c.memory);
+    read_optional(*it, "memory_swap", c.memory_swap);
+    c.network = it->value("network", "");
+    c.read_only = it->value("read_only", true);
+    c.pids_limit = it->value("pids_limit", std::int64_t{0});
+    v.container = c;
+  }
+}
+
+void to_json(json& j, const InvocationDetails& v) {
+  j = json::object();
+  if (v.affinity)
+    j["affinity"] = model::format_cpu_list(*v.affinity);
+  else if (!v.affinity_unknown.empty())
+    j["affinity"] = fmt::format("unknown ({})", v.affinity_unknown);
+  if (v.nice) j["nice"] = *v.nice;
+  if (v.container) {
+    const ContainerRun& c = *v.container;
+    j["container"] = {{"id", c.id},
+                      {"name", c.name},
+                      {"image", c.image},
+                      {"image_id", c.image_id},
+                      {"started_at", c.started_at},
+                      {"finished_at", c.finished_at},
+                      {"exit_code", c.exit_code},
+                      {"oom_killed", c.oom_killed},
+                      {"timed_out", c.timed_out}};
+  }
+  if (v.limits_engine) j["limits_engine"] = *v.limits_engine;
+  if (v.limits_inside) j["limits_inside"] = *v.limits_inside;
+  if (!v.probe.empty()) j["probe"] = v.probe;
+  if (v.verification) j["verification"] = *v.verification;
+}
+
+void from_json(const json& j, InvocationDetails& v) {
+  v = {};
+  if (const auto it = j.find("affinity"); it != j.end() && it->is_string()) {
+    const std::string text = it->get<std::string>();
+    if (auto cpus = model::parse_cpu_list(text)) {
+      v.affinity = *cpus;
+    } else {
+      v.affinity_unknown = text.rfind("unknown (", 0) == 0 && text.back() == ')' ? text.substr(9, text.size() - 10) : text;
+    }
+  }
+  read_optional(j, "nice", v.nice);
+  if (const auto it = j.find("container"); it != j.end() && it->is_object()) {
+    ContainerRun c;
+    c.id = it->value("id", "");
+    c.name = it->value("name", "");
+    c.image = it->value("image", "");
+    c.image_id = it->value("image_id", "");
+    c.started_at = it->value("started_at", "");
+    c.finished_at = it->value("finished_at", "");
+    c.exit_code = it->value("exit_code", std::int64_t{0});
+    c.oom_killed = it->value("oom_killed", false);
+    c.timed_out = it->value("timed_out", false);
+    v.container = c;
+  }
+  read_optional(j, "limits_engine", v.limits_engine);
+  read_optional(j, "limits_inside", v.limits_inside);
+  if (const auto it = j.find("probe"); it != j.end() && it->is_object())
+    for (const auto& [key, value] : it->items())
+      if (value.is_string()) v.probe[key] = value.get<std::string>();
+  read_optional(j, "verification", v.verification);
+}
+
+void to_json(json& j, const InvocationRecord& v) {
+  j = {{"invocation", v.invocation},
+       {"argv", v.argv},
+       {"exit_code", v.exit_code},
+       {"wall_s", v.wall_seconds},
+       {"details", v.details}};
+  if (v.pair) {
+    j["variant"] = v.pair->variant;
+    j["repeat"] = v.pair->repeat;
+    j["order"] = v.pair->order;
+    j["pair"] = v.pair->pair;
+  }
+}
+
+void from_json(const json& j, InvocationRecord& v) {
+  v = {};
+  v.invocation = j.value("invocation", 0);
+  v.argv = j.value("argv", std::vector<std::string>{});
+  v.exit_code = j.value("exit_code", 0);
+  v.wall_seconds = j.value("wall_s", 0.0);
+  if (j.contains("details")) v.details = j.at("details").get<InvocationDetails>();
+  if (j.contains("variant"))
+    v.pair = PairPosition{j.value("variant", ""), j.value("repeat", 0), j.value("order", ""), j.value("pair", "")};
+}
+
+void to_json(json& j, const ConditionRecord& v) {
+  j = {{"condition", v.condition},
+       {"block", v.block},
+       {"started_utc", v.started_utc},
+       {"load_before", v.load_before},
+       {"setup", v.setup},
+       {"runs", v.runs}};
+  if (!v.finished_utc.empty()) j["finished_utc"] = v.finished_utc;
+  if (v.load_after) j["load_after"] = *v.load_after;
+}
+
+void from_json(const json& j, ConditionRecord& v) {
+  v = {};
+  v.condition = j.at("condition").get<std::string>();
+  v.block = j.value("block", 0);
+  v.started_utc = j.value("started_utc", "");
+  v.finished_utc = j.value("finished_utc", "");
+  if (j.contains("load_before")) v.load_before = j.at("load_before").get<fingerprint::LoadReading>();
+  read_optional(j, "load_after", v.load_after);
+  if (j.contains("setup")) v.setup = j.at("setup").get<ConditionSetup>();
+  v.runs = j.value("runs", std::vector<InvocationRecord>{});
+}
+
+void to_json(json& j, const RunRecord& v) {
+  j = {{"schema_version", kRunSchemaVersion},
+       {"experiment", v.experiment},
+       {"run_id", v.run_id},
+       {"status", std::string(to_string(v.status))},
+       {"error", optional_json(v.error)},
+       {"started_utc", v.started_utc},
+       {"finished_utc", v.finished_utc},
+       {"command_line", v.command_line},
+       {"conditions", v.conditions},
+       {"summary_header", v.summary_header},
+       {"condition_records", v.condition_records},
+       {"warnings", v.warnings}};
+  if (!v.description.empty()) j["description"] = v.description;
+  if (!v.experiment_file.empty()) j["experiment_file"] = v.experiment_file;
+  if (v.comparison) j["comparison"] = *v.comparison;
+  if (!v.adaptive.empty()) j["adaptive"] = v.adaptive;
+}
+
+void from_json(const json& j, RunRecord& v) {
+  try {
+    const int version = j.value("schema_version", 1);
+    if (version > kRunSchemaVersion)
+      throw ParseError(fmt::format("schema_version {} is newer than this noisefloor reads ({}): upgrade noisefloor",
+                                   version, kRunSchemaVersion));
+    v = {};
+    v.experiment = j.value("experiment", "");
+    v.description = j.value("description", "");
+    v.experiment_file = j.value("experiment_file", "");
+    v.run_id = j.value("run_id", "");
+    const std::string status = j.value("status", "complete");
+    v.status = status == "interrupted" ? RunStatus::interrupted
+               : status == "failed"    ? RunStatus::failed
+                                       : RunStatus::complete;
+    read_optional(j, "error", v.error);
+    v.started_utc = j.value("started_utc", "");
+    v.finished_utc = j.value("finished_utc", "");
+    v.command_line = j.value("command_line", "");
+    v.conditions = j.value("conditions", std::vector<std::string>{});
+    v.summary_header = j.value("summary_header", std::vector<std::string>{});
+    v.condition_records = j.value("condition_records", std::vector<ConditionRecord>{});
+    v.warnings = j.value("warnings", std::vector<std::string>{});
+    read_optional(j, "comparison", v.comparison);
+    v.adaptive = j.value("adaptive", std::map<std::string, AdaptiveOutcome>{});
+  } catch (const json::exception& e) {
+    throw ParseError(e.what());
+  }
+}
+
+}  // namespace noisefloor::records

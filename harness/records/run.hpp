@@ -1,0 +1,173 @@
+// The record of one run (run.json): what ran, under which conditions as they were in force (read
+// back, not assumed), and how it ended. Written by the run pipeline, read back by every command
+// that reads results.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fingerprint/facts.hpp"
+#include "probe/probe_report.hpp"
+
+namespace noisefloor::records {
+
+// The current run.json schema; a reader refuses a newer one.
+inline constexpr int kRunSchemaVersion = 1;
+
+enum class RunStatus { complete, interrupted, failed };
+std::string_view to_string(RunStatus status);  // "complete", "interrupted", "failed"
+
+// How the variants of a paired experiment are compared (from the experiment's comparison:).
+struct ComparisonSettings {
+  std::string baseline;     // the baseline variant's name
+  bool aa = true;           // the baseline was also paired with itself
+  double threshold = 0.01;  // θ, a fraction
+  bool blocks = false;      // design: blocks (unpaired) rather than paired
+  friend bool operator==(const ComparisonSettings&, const ComparisonSettings&) = default;
+};
+
+// How `samples: auto` ended for one condition.
+struct AdaptiveOutcome {
+  bool converged = false;
+  int samples = 0;                   // kept samples (or repeats) when it stopped
+  std::optional<double> halfwidth;   // relative 99% half-width reached; nullopt: not computable
+  double target = 0;                 // the precision asked for
+  std::string stopped_by;            // "precision", "max_samples" or "time budget"
+  std::string rule;                  // which interval was tested
+  friend bool operator==(const AdaptiveOutcome&, const AdaptiveOutcome&) = default;
+};
+
+// ---- a condition as it was put in place ----
+
+struct SpinnerSetup {
+  int count = 0;
+  std::vector<int> cpus;  // empty: unpinned
+  std::vector<int> pids;
+  std::optional<int> nice;
+  friend bool operator==(const SpinnerSetup&, const SpinnerSetup&) = default;
+};
+
+struct ContainerSetup {
+  std::string image;
+  std::optional<std::string> cpuset;
+  std::optional<double> cpus;
+  std::optional<std::int64_t> memory, memory_swap;
+  std::string network;
+  bool read_only = true;
+  std::int64_t pids_limit = 0;
+  friend bool operator==(const ContainerSetup&, const ContainerSetup&) = default;
+};
+
+struct ConditionSetup {
+  std::optional<SpinnerSetup> spinners;
+  std::vector<int> affinity;  // asked for the benchmark process; empty: inherited
+  std::optional<int> nice;
+  std::optional<ContainerSetup> container;
+  friend bool operator==(const ConditionSetup&, const ConditionSetup&) = default;
+};
+
+// ---- one invocation of the benchmark ----
+
+// The container an invocation ran in, as the engine reported it.
+struct ContainerRun {
+  std::string id, name, image, image_id, started_at, finished_at;
+  std::int64_t exit_code = 0;
+  bool oom_killed = false, timed_out = false;
+  friend bool operator==(const ContainerRun&, const ContainerRun&) = default;
+};
+
+// What was applied, read back from the running benchmark or its container.
+struct InvocationDetails {
+  // Host process: the CPU affinity and nice value read back from the running benchmark.
+  std::optional<std::vector<int>> affinity;
+  std::string affinity_unknown;  // why the affinity could not be read back
+  std::optional<int> nice;
+  // Container: the engine's view of the container and of its limits, the probe's view from
+  // inside, and the comparison of both with what the experiment asked for.
+  std::optional<ContainerRun> container;
+  std::optional<probe::Effective> limits_engine, limits_inside;
+  std::map<std::string, std::string> probe;  // the probe's raw values
+  std::optional<probe::Verification> verification;
+  friend bool operator==(const InvocationDetails&, const InvocationDetails&) = default;
+};
+
+// Where an invocation sits in the paired design.
+struct PairPosition {
+  std::string variant;
+  int repeat = 0;
+  std::string order;  // "AB" or "BA"
+  std::string pair;   // the variant compared with the baseline, or "A/A"
+  friend bool operator==(const PairPosition&, const PairPosition&) = default;
+};
+
+struct InvocationRecord {
+  int invocation = 0;  // 0-based within the run
+  std::vector<std::string> argv;
+  int exit_code = 0;
+  double wall_seconds = 0;
+  InvocationDetails details;
+  std::optional<PairPosition> pair;
+  friend bool operator==(const InvocationRecord&, const InvocationRecord&) = default;
+};
+
+// One block of a condition in force: entered, its invocations, left. An interrupted or failed
+// block has no finished time and no load after.
+struct ConditionRecord {
+  std::string condition;
+  int block = 0;
+  std::string started_utc, finished_utc;
+  fingerprint::LoadReading load_before;
+  std::optional<fingerprint::LoadReading> load_after;
+  ConditionSetup setup;
+  std::vector<InvocationRecord> runs;
+  friend bool operator==(const ConditionRecord&, const ConditionRecord&) = default;
+};
+
+struct RunRecord {
+  std::string experiment;  // the experiment's name
+  std::string description;
+  std::string experiment_file;  // the experiment file as it was given on the command line
+  std::string run_id;  // the result directory's name
+  RunStatus status = RunStatus::complete;
+  std::optional<std::string> error;
+  std::string started_utc, finished_utc, command_line;
+  std::vector<std::string> conditions;      // in the experiment's order
+  std::vector<std::string> summary_header;  // the header lines of cv-summary.txt
+  std::vector<ConditionRecord> condition_records;
+  std::vector<std::string> warnings;
+  std::optional<ComparisonSettings> comparison;   // paired experiments
+  std::map<std::string, AdaptiveOutcome> adaptive;  // samples: auto, per condition
+  friend bool operator==(const RunRecord&, const RunRecord&) = default;
+};
+
+// The condition record of `condition` (its first block), or nullptr.
+const ConditionRecord* find_condition(const RunRecord& run, std::string_view condition);
+
+// JSON (nlohmann ADL). run.json is {"schema_version": 1, "experiment", "description",
+// "run_id", "status", "error" (null when none), "started_utc", "finished_utc", "command_line",
+// "conditions", "summary_header", "condition_records": [...], "warnings", "experiment_file",
+// "comparison" (paired experiments), "adaptive" (samples: auto)}. CPU lists are written as text ("0-3",
+// spinners "unpinned"). from_json accepts every schema 1 file written since 0.1 (fields added
+// later default) and throws ParseError for a wrong type or a newer schema_version.
+void to_json(nlohmann::json& j, const ComparisonSettings& v);
+void from_json(const nlohmann::json& j, ComparisonSettings& v);
+void to_json(nlohmann::json& j, const AdaptiveOutcome& v);
+void from_json(const nlohmann::json& j, AdaptiveOutcome& v);
+void to_json(nlohmann::json& j, const ConditionSetup& v);
+void from_json(const nlohmann::json& j, ConditionSetup& v);
+void to_json(nlohmann::json& j, const InvocationDetails& v);
+void from_json(const nlohmann::json& j, InvocationDetails& v);
+void to_json(nlohmann::json& j, const InvocationRecord& v);
+void from_json(const nlohmann::json& j, InvocationRecord& v);
+void to_json(nlohmann::json& j, const ConditionRecord& v);
+void from_json(const nlohmann::json& j, ConditionRecord& v);
+void to_json(nlohmann::json& j, const RunRecord& v);
+void from_json(const nlohmann::json& j, RunRecord& v);
+
+}  // namespace noisefloor::records

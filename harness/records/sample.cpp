@@ -1,0 +1,60 @@
+#include "records/sample.hpp"
+
+#include <fmt/format.h>
+
+#include "model/errors.hpp"
+
+namespace noisefloor::records {
+
+Sample sample_of(const std::string& condition, const model::Measurement& m) {
+  Sample s;
+  s.condition = condition;
+  s.benchmark = m.benchmark;
+  s.name = m.name;
+  s.procs = m.procs;
+  s.iterations = m.iterations;
+  s.metrics = m.metrics;
+  return s;
+}
+
+void to_json(nlohmann::json& j, const Sample& s) {
+  nlohmann::json metrics = nlohmann::json::array();
+  for (const auto& m : s.metrics) metrics.push_back({{"value", m.value}, {"unit", m.unit}});
+  j = {{"condition", s.condition},   {"benchmark", s.benchmark},   {"name", s.name},
+       {"procs", s.procs},           {"index", s.index},           {"warmup", s.warmup},
+       {"invocation", s.invocation}, {"iterations", s.iterations}, {"metrics", metrics},
+       {"elapsed_s", s.elapsed_seconds}, {"utc", s.utc}};
+  if (!s.variant.empty()) {
+    j["variant"] = s.variant;
+    j["repeat"] = s.repeat;
+    j["pair"] = s.pair;
+    j["order"] = s.order;
+  }
+}
+
+void from_json(const nlohmann::json& j, Sample& s) {
+  try {
+    s = {};
+    s.condition = j.at("condition").get<std::string>();
+    s.benchmark = j.at("benchmark").get<std::string>();
+    s.name = j.value("name", s.benchmark);
+    s.procs = j.value("procs", 1);
+    s.index = j.value("index", 0);
+    s.warmup = j.value("warmup", false);
+    s.invocation = j.value("invocation", 0);
+    s.iterations = j.value("iterations", std::int64_t{0});
+    for (const auto& m : j.at("metrics"))
+      s.metrics.push_back({m.at("value").get<double>(), m.at("unit").get<std::string>()});
+    if (s.metrics.empty()) throw ParseError("sample: no metrics");
+    s.variant = j.value("variant", "");
+    s.repeat = j.value("repeat", -1);
+    s.pair = j.value("pair", "");
+    s.order = j.value("order", "");
+    s.elapsed_seconds = j.value("elapsed_s", 0.0);
+    s.utc = j.value("utc", "");
+  } catch (const nlohmann::json::exception& e) {
+    throw ParseError(fmt::format("sample: {}", e.what()));
+  }
+}
+
+}  // namespace noisefloor::records

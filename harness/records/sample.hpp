@@ -1,0 +1,46 @@
+// One sample as measured and stored (one line of samples.jsonl).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/measurement.hpp"
+
+namespace noisefloor::records {
+
+struct Sample {
+  std::string condition;
+  std::string benchmark;  // name without the -N suffix
+  std::string name;       // as printed
+  int procs = 1;
+  int index = 0;  // 0-based position among this (condition, benchmark)'s samples, warm-up included
+  bool warmup = false;
+  int invocation = 0;  // 0-based invocation number within the run
+  std::int64_t iterations = 0;
+  std::vector<model::Metric> metrics;  // metrics.front() is the primary value
+  // Paired design only (empty / -1 otherwise): which variant ran, in which repeat, as part of
+  // which pair (the variant compared with the baseline, or "A/A"), and the pair's order.
+  std::string variant;
+  int repeat = -1;
+  std::string pair;
+  std::string order;           // "AB" (baseline first) or "BA"
+  double elapsed_seconds = 0;  // since the run started
+  std::string utc;             // when it arrived, RFC 3339
+  friend bool operator==(const Sample&, const Sample&) = default;
+};
+
+// A sample of `condition` holding a measurement's name, procs, iterations and metrics; the
+// bookkeeping fields (index, warm-up, invocation, time) are the caller's.
+Sample sample_of(const std::string& condition, const model::Measurement& measurement);
+
+// {"condition", "benchmark", "name", "procs", "index", "warmup", "invocation", "iterations",
+//  "metrics": [{"value", "unit"}], "elapsed_s", "utc"} plus, for the paired design, "variant",
+// "repeat", "pair", "order". from_json needs condition, benchmark and at least one metric
+// (throws ParseError) and defaults the rest.
+void to_json(nlohmann::json& j, const Sample& sample);
+void from_json(const nlohmann::json& j, Sample& sample);
+
+}  // namespace noisefloor::records

@@ -1,0 +1,7 @@
+# records/: the typed records a run writes and every reader reads, with their JSON (ADL).
+list(APPEND NF_CORE_SOURCES
+  harness/records/sample.cpp
+  harness/records/run.cpp
+  harness/records/fingerprint.cpp
+  harness/records/result.cpp)
+list(APPEND NF_UNIT_TESTS tests/unit/records_test.cpp)

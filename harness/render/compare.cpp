@@ -1,0 +1,338 @@
+#include "render/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "text/text.hpp"
+#include "text/units.hpp"
+
+namespace noisefloor::render {
+namespace {
+
+using analysis::CompareRow;
+using analysis::CompareTable;
+using analysis::Difference;
+using analysis::CompareSide;
+using analysis::Label;
+using text::pad_left;
+using text::pad_right;
+
+constexpr std::size_t kWidth = 80;
+constexpr std::string_view kBenchmarkPrefix = "Benchmark";
+
+template <typename T>
+void add_unique(std::vector<T>& v, const T& x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// One logical line word-wrapped to kWidth columns, keeping its leading spaces; continuation lines
+// get `indent` spaces.
+std::string wrap(const std::string& s, std::size_t indent) {
+  const std::size_t lead = std::min(s.find_first_not_of(' '), s.size());
+  return text::wrap(std::string_view(s).substr(lead), kWidth, std::string(lead, ' '), std::string(indent, ' '));
+}
+
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
+
+std::string display_name(const CompareRow& r) {
+  std::string name = r.benchmark;
+  if (name.starts_with(kBenchmarkPrefix) && name.size() > kBenchmarkPrefix.size()) name = name.substr(kBenchmarkPrefix.size());
+  // benchstat keeps the -N suffix; show it when both sides ran with the same single GOMAXPROCS.
+  if (r.old_side.procs.size() == 1 && r.old_side.procs == r.new_side.procs && r.old_side.procs[0] != 1) {
+    name += fmt::format("-{}", r.old_side.procs[0]);
+  }
+  return name;
+}
+
+
+// benchstat's "±": the median CI half-range in whole percent; "∞" without a CI.
+std::string pct_range(const stats::Summary& s) {
+  if (!s.median_ci) return "∞";
+  const double c = s.median, lo = s.median_ci->lo, hi = s.median_ci->hi;
+  auto sign = [](double x) { return (x > 0) - (x < 0); };
+  if (sign(c) != sign(lo) || sign(c) != sign(hi)) return "?";
+  if (c == 0) return "0%";
+  return fmt::format("{:.0f}%", 100 * std::max(hi / c - 1, 1 - lo / c));
+}
+
+std::string delta_text(const CompareRow& r) {
+  if (!r.significant) return "~";
+  const double o = r.old_side.summary.median, n = r.new_side.summary.median;
+  if (o == n) return "0.00%";
+  if (o == 0) return "?";
+  return fmt::format("{:+.2f}%", (n / o - 1) * 100);
+}
+
+std::string p_text(const CompareRow& r) {
+  std::string s;
+  if (r.p_adjusted != 0) s = fmt::format("p={:.3f} ", r.p_adjusted);
+  const std::size_t n1 = r.old_side.summary.n, n2 = r.new_side.summary.n;
+  return s + (n1 == n2 ? fmt::format("n={}", n1) : fmt::format("n={}+{}", n1, n2));
+}
+
+// A ratio as a signed percent change, precise enough to read against θ near zero.
+std::string change_pct(double ratio) {
+  if (!std::isfinite(ratio)) return ratio > 0 ? "+∞" : "?";
+  const double v = (ratio - 1) * 100;
+  const double a = std::fabs(v);
+  const int decimals = a < 10 ? 2 : (a < 100 ? 1 : 0);
+  return fmt::format("{:+.{}f}%", v, decimals);
+}
+
+std::string hl_text(const CompareRow& r) {
+  if (!r.hl) return "no ratio (values <= 0)";
+  const auto& h = *r.hl;
+  if (!h.bounded) return change_pct(h.estimate) + " [CI unbounded]";
+  return fmt::format("{} [{}, {}]", change_pct(h.estimate), change_pct(h.lo), change_pct(h.hi));
+}
+
+
+struct TextRow {
+  std::string name;
+  std::string old_center, old_pct, new_center, new_pct;  // pct empty: geomean (no ±)
+  std::string delta, p, verdict;
+  std::string effect;
+};
+
+std::string render_one_table(const std::string& old_name, const std::string& new_name,
+                             const std::string& unit_label, const std::vector<TextRow>& rows) {
+  std::size_t wn = 0, woc = 0, wop = 0, wnc = 0, wnp = 0, wd = 0, wp = 0, wv = 0;
+  for (const auto& r : rows) {
+    wn = std::max(wn, text::width(r.name));
+    woc = std::max(woc, text::width(r.old_center));
+    wop = std::max(wop, text::width(r.old_pct));
+    wnc = std::max(wnc, text::width(r.new_center));
+    wnp = std::max(wnp, text::width(r.new_pct));
+    wd = std::max(wd, text::width(r.delta));
+    wp = std::max(wp, r.p.empty() ? 0 : text::width(r.p) + 2);
+    wv = std::max(wv, text::width(r.verdict));
+  }
+  wv = std::max<std::size_t>(wv, text::width("verdict"));
+  // A source name wider than its column is shown as "old"/"new" (the full names head the output).
+  const std::string old_head = text::width(old_name) <= std::max<std::size_t>(woc + 3 + wop, 16) ? old_name : "old";
+  const std::string new_head = text::width(new_name) <= std::max<std::size_t>(wnc + 3 + wnp, 16) ? new_name : "new";
+  const std::size_t wo = std::max(woc + 3 + wop, text::width(old_head));
+  const std::size_t wnw = std::max(wnc + 3 + wnp, text::width(new_head));
+  const std::size_t wdelta = std::max(wd + 1 + wp, text::width("vs base"));
+  const std::size_t rest = 2 + wo + 2 + wnw + 2 + wdelta + 2 + wv;
+  const bool wrapped = wn + rest > kWidth;
+  const std::size_t name_col = wrapped ? 0 : wn;
+
+  auto cell = [](const std::string& c, std::size_t wc, const std::string& pct, std::size_t wpct, std::size_t w) {
+    std::string s = pad_left(c, wc);
+    s += pct.empty() ? std::string(3 + wpct, ' ') : " ± " + pad_left(pct, wpct);
+    return pad_left(s, w);
+  };
+  std::string out;
+  out += text::rstrip(pad_right("", name_col) + "  " + text::center(old_head, wo) + "  " + text::center(new_head, wnw)) +
+         "\n";
+  out += text::rstrip(pad_right("", name_col) + "  " + text::center(unit_label, wo) + "  " + text::center(unit_label, wnw) + "  " +
+                pad_right("vs base", wdelta) + "  " + "verdict") +
+         "\n";
+  for (const auto& r : rows) {
+    std::string line;
+    if (wrapped) out += r.name + "\n";
+    line = pad_right(wrapped ? "" : r.name, name_col) + "  " + cell(r.old_center, woc, r.old_pct, wop, wo) + "  " +
+           cell(r.new_center, wnc, r.new_pct, wnp, wnw) + "  ";
+    std::string d = pad_left(r.delta, wd);
+    if (!r.p.empty()) d += " (" + r.p + ")";
+    line += pad_right(d, wdelta) + "  " + r.verdict;
+    out += text::rstrip(line) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string compare_text(const CompareTable& t) {
+  std::string out;
+  out += wrap("old: " + (t.old_source.empty() ? t.old_name : t.old_source), 4);
+  out += wrap("new: " + (t.new_source.empty() ? t.new_name : t.new_source), 4);
+  std::vector<const Difference*> moving, other;
+  for (const auto& d : t.differences) (d.moves_benchmarks ? moving : other).push_back(&d);
+  auto diff_lines = [&](const std::vector<const Difference*>& ds) {
+    std::string s;
+    for (const auto* d : ds) {
+      const std::size_t room = kWidth > text::width(d->field) + 9 ? (kWidth - text::width(d->field) - 9) / 2 : 8;
+      s += fmt::format("  {}: {} → {}\n", d->field, text::truncate(d->a, std::max<std::size_t>(room, 8)),
+                       text::truncate(d->b, std::max<std::size_t>(room, 8)));
+    }
+    return s;
+  };
+  if (!moving.empty()) {
+    out += t.allow_different_hosts ? "different hosts, accepted by --allow-different-hosts (old → new):\n"
+                                   : "NOT COMPARABLE: fields that move benchmarks differ (old → new):\n";
+    out += diff_lines(moving);
+    if (!t.allow_different_hosts) out += "(--allow-different-hosts compares anyway)\n";
+  }
+  if (!out.empty()) out += "\n";
+
+  // Tables: (label, condition pair) sections, one table per unit.
+  std::vector<std::tuple<Label, std::string, std::string>> sections;
+  for (const auto& r : t.rows)
+    if (r.compared) add_unique(sections, {r.label, r.old_side.condition, r.new_side.condition});
+  bool first = true;
+  for (const auto& [label, oc, nc] : sections) {
+    std::vector<std::string> units;
+    for (const auto& r : t.rows)
+      if (r.compared && r.label == label && r.old_side.condition == oc && r.new_side.condition == nc)
+        add_unique(units, r.unit);
+    if (!first) out += "\n";
+    first = false;
+    std::string reason;
+    for (const auto& r : t.rows)
+      if (r.compared && r.label == label && r.old_side.condition == oc && r.new_side.condition == nc)
+        reason = r.label_reason;
+    out += wrap((oc == nc ? "condition: " + oc : oc + " → " + nc) + " · " + std::string(to_string(label)) +
+                    (reason.empty() ? "" : " (" + reason + ")"),
+                4);
+    bool first_unit = true;
+    for (const auto& unit : units) {
+      if (!first_unit) out += "\n";
+      first_unit = false;
+      const auto [tunit, factor] = text::tidy_unit(unit);
+      std::vector<TextRow> rows;
+      std::vector<std::pair<std::string, std::string>> effects;
+      for (const auto& r : t.rows) {
+        if (!r.compared || r.label != label || r.old_side.condition != oc || r.new_side.condition != nc ||
+            r.unit != unit)
+          continue;
+        const auto scaled = text::scale_values({r.old_side.summary.median * factor, r.new_side.summary.median * factor},
+                                         tunit);
+        TextRow tr;
+        tr.name = display_name(r);
+        tr.old_center = scaled[0];
+        tr.old_pct = pct_range(r.old_side.summary);
+        tr.new_center = scaled[1];
+        tr.new_pct = pct_range(r.new_side.summary);
+        tr.delta = delta_text(r);
+        tr.p = p_text(r);
+        tr.verdict = std::string(stats::to_string(r.verdict));
+        rows.push_back(tr);
+        effects.emplace_back(tr.name, hl_text(r) + "  " + tr.verdict);
+      }
+      for (const auto& g : t.geomeans) {
+        if (g.label != label || g.old_condition != oc || g.new_condition != nc || g.unit != unit) continue;
+        TextRow tr;
+        tr.name = "geomean";
+        tr.old_center = text::scale_values({g.old_value * factor}, tunit)[0];
+        tr.new_center = text::scale_values({g.new_value * factor}, tunit)[0];
+        tr.delta = fmt::format("{:+.2f}%", (g.ratio - 1) * 100);
+        rows.push_back(tr);
+      }
+      out += render_one_table(t.old_name, t.new_name, tunit, rows);
+      // Effects: the Hodges-Lehmann ratio new/old with its CI, behind the verdict.
+      out += fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n", 100 * t.confidence,
+                         100 * t.threshold);
+      std::size_t wn = 0;
+      for (const auto& [name, text] : effects) wn = std::max(wn, text::width(name));
+      std::size_t wt = 0;
+      for (const auto& [name, text] : effects) wt = std::max(wt, text::width(text));
+      const bool wrapped = 2 + wn + 2 + wt > kWidth;
+      for (const auto& [name, text] : effects) {
+        if (wrapped)
+          out += "  " + name + "\n    " + text + "\n";
+        else
+          out += text::rstrip("  " + pad_right(name, wn) + "  " + text) + "\n";
+      }
+    }
+  }
+  if (sections.empty()) out += "no benchmark compared\n";
+
+  std::vector<const CompareRow*> refused;
+  for (const auto& r : t.rows)
+    if (!r.compared) refused.push_back(&r);
+  if (!refused.empty()) {
+    out += "\nnot compared (different labels are never put in one comparison):\n";
+    for (const auto* r : refused) out += wrap(fmt::format("  {} ({}): {}", display_name(*r), r->unit, r->reason), 4);
+  }
+  if (!t.only_old.empty()) {
+    out += "\n" + wrap(fmt::format("only in old ({}):", t.old_name), 2);
+    for (const auto& s : t.only_old) out += wrap("  " + s, 4);
+  }
+  if (!t.only_new.empty()) {
+    out += "\n" + wrap(fmt::format("only in new ({}):", t.new_name), 2);
+    for (const auto& s : t.only_new) out += wrap("  " + s, 4);
+  }
+
+  // Row warnings: one line per (benchmark, conditions, text), naming the units it applies to
+  // unless it applies to every unit of that benchmark.
+  std::vector<std::pair<std::string, std::string>> keys;  // (row prefix, text)
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> units_of;
+  std::map<std::string, std::vector<std::string>> all_units;
+  for (const auto& r : t.rows) {
+    if (!r.compared) continue;
+    const std::string prefix =
+        fmt::format("{} ({}{})", display_name(r), r.old_side.condition,
+                    r.old_side.condition == r.new_side.condition ? "" : " → " + r.new_side.condition);
+    add_unique(all_units[prefix], text::tidy_unit(r.unit).first);
+    for (const auto& w : r.warnings) {
+      add_unique(keys, {prefix, w});
+      add_unique(units_of[{prefix, w}], text::tidy_unit(r.unit).first);
+    }
+  }
+  std::vector<std::string> unique;
+  for (const auto& k : keys) {
+    const auto& u = units_of[k];
+    const bool every = u.size() == all_units[k.first].size();
+    unique.push_back(fmt::format("{}{}: {}", k.first, every ? "" : fmt::format(" {}", fmt::join(u, ", ")), k.second));
+  }
+  for (const auto& n : t.notes) add_unique(unique, n);
+  if (!unique.empty()) {
+    out += "\nwarnings:\n";
+    for (const auto& w : unique) out += wrap("- " + w, 4);
+  }
+  if (!other.empty()) {
+    out += "\nother fingerprint differences (not known to move benchmarks):\n";
+    out += diff_lines(other);
+  }
+  return out;
+}
+
+std::string compare_csv(const CompareTable& t) {
+  std::string out =
+      "old_condition,new_condition,benchmark,unit,label,compared,old_n,old_median,old_ci_lo,old_ci_hi,"
+      "new_n,new_median,new_ci_lo,new_ci_hi,ratio_of_medians,delta_pct,u,p,p_exact_doubling,p_normal,"
+      "exact,p_adjusted,significant,hl_ratio,hl_lo,hl_hi,hl_level,verdict,note\n";
+  for (const auto& r : t.rows) {
+    std::vector<std::string> f = {r.old_side.condition, r.new_side.condition, r.benchmark, r.unit,
+                                  r.compared ? std::string(to_string(r.label)) : "",
+                                  r.compared ? "true" : "false"};
+    auto side = [&](const CompareSide& s) {
+      f.push_back(std::to_string(s.summary.n));
+      f.push_back(num(s.summary.median));
+      f.push_back(s.summary.median_ci ? num(s.summary.median_ci->lo) : "");
+      f.push_back(s.summary.median_ci ? num(s.summary.median_ci->hi) : "");
+    };
+    side(r.old_side);
+    side(r.new_side);
+    if (r.compared) {
+      f.push_back(num(r.ratio_of_medians));
+      f.push_back(num((r.ratio_of_medians - 1) * 100));
+      f.push_back(num(r.test.u));
+      f.push_back(num(r.test.p));
+      f.push_back(num(r.test.p_exact_doubling));
+      f.push_back(num(r.test.p_normal));
+      f.push_back(r.test.exact ? "true" : "false");
+      f.push_back(num(r.p_adjusted));
+      f.push_back(r.significant ? "true" : "false");
+      f.push_back(r.hl ? num(r.hl->estimate) : "");
+      f.push_back(r.hl && r.hl->bounded ? num(r.hl->lo) : "");
+      f.push_back(r.hl && r.hl->bounded ? num(r.hl->hi) : "");
+      f.push_back(r.hl ? num(r.hl->level) : "");
+      f.push_back(std::string(stats::to_string(r.verdict)));
+      f.push_back("");
+    } else {
+      for (int i = 0; i < 14; ++i) f.push_back("");
+      f.push_back(r.reason);
+    }
+    std::vector<std::string> q;
+    for (const auto& x : f) q.push_back(text::csv_field(x));
+    out += fmt::format("{}\n", fmt::join(q, ","));
+  }
+  return out;
+}
+
+}  // namespace noisefloor::render

@@ -1,0 +1,145 @@
+#include "render/export.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "model/errors.hpp"
+#include "render/table.hpp"
+#include "results/summary.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::render {
+namespace {
+
+using text::markdown_cell;
+
+std::string fixed4(double v) { return std::isfinite(v) ? fmt::format("{:.4f}", v) : std::string(text::kDash); }
+
+std::string paired_rows(const analysis::Analysis& a) {
+  std::string out =
+      "\n## Paired comparisons\n\nratio = variant / baseline per repeat; gm = geometric mean with its 95% "
+      "CI.\n\n"
+      "| condition | benchmark | baseline | variant | label | gm | gm 95% CI | median | verdict | "
+      "trustworthy |\n"
+      "|:--|:--|:--|:--|:--|--:|--:|--:|:--|:--|\n";
+  for (const auto& r : a.paired.rows) {
+    // Separate blocks have no per-repeat ratios: no geometric mean, no median ratio.
+    const double gm = r.unpaired ? NAN : r.paired.gm;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.condition),
+                       markdown_cell(r.benchmark), markdown_cell(r.baseline),
+                       markdown_cell(r.aa ? "A/A" : r.variant), markdown_cell(r.label), fixed4(gm),
+                       r.unpaired ? std::string(text::kDash) : text::interval(r.paired.gm_lo, r.paired.gm_hi),
+                       fixed4(r.unpaired ? NAN : r.paired.median), stats::to_string(r.verdict),
+                       r.trustworthy ? "yes" : "no");
+  }
+  return out;
+}
+
+std::string aa_rows(const analysis::Analysis& a) {
+  std::string out =
+      "\n## A/A checks\n\nThe baseline against itself: its ratios should stay within 1 ± θ.\n\n"
+      "| condition | benchmark | outcome | gm 95% CI | median ratio | max abs dev | θ |\n"
+      "|:--|:--|:--|--:|--:|--:|--:|\n";
+  for (const auto& r : a.paired.aa)
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.condition), markdown_cell(r.benchmark),
+                       stats::to_string(r.check.outcome), text::interval(r.check.gm_lo, r.check.gm_hi),
+                       fixed4(r.check.median_ratio), fixed4(r.check.max_abs_dev), fixed4(r.theta));
+  return out;
+}
+
+std::string differences(const analysis::Analysis& a) {
+  std::string out = "\n## Fingerprint differences\n\n";
+  if (a.differences.empty())
+    out += "The fingerprints agree (volatile fields such as load aside).\n";
+  else if (!a.comparable())
+    out +=
+        "**Not comparable**: the results come from hosts or toolchains that differ in fields that move "
+        "benchmarks (marked ⚠). Pass --allow-different-hosts to compare them anyway.\n\n";
+  else if (a.allow_different_hosts)
+    out += "Compared anyway (--allow-different-hosts).\n\n";
+  if (a.differences.empty()) return out;
+  out += fmt::format("| field | {} | other | source | moves benchmarks |\n|:--|:--|:--|:--|:--|\n",
+                     markdown_cell(a.sources.front().label));
+  for (std::size_t i = 0; i < a.differences.size(); ++i) {
+    const auto& x = a.differences[i];
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_cell(x.field), markdown_cell(x.a),
+                       markdown_cell(x.b), markdown_cell(a.sources[a.difference_source[i]].label),
+                       x.moves_benchmarks ? "⚠ yes" : "no");
+  }
+  return out;
+}
+
+std::string markdown(const analysis::Analysis& a) {
+  std::string out = fmt::format("# {}\n\n", a.title());
+  const std::string description = a.sources.front().description();
+  if (!description.empty()) out += description + "\n\n";
+  if (a.merged) {
+    for (const auto& s : a.sources) out += fmt::format("- {}: {}\n", s.label, source_line(s));
+    out += "\n";
+  } else {
+    out += source_line(a.sources.front()) + "\n\n";
+  }
+  out += table_markdown(a.table);
+  if (!a.paired.rows.empty()) out += paired_rows(a);
+  if (!a.paired.aa.empty()) out += aa_rows(a);
+  if (a.merged) out += differences(a);
+  if (!a.warnings.empty()) {
+    out += "\n## Warnings\n\n";
+    for (const auto& w : a.warnings) out += "- " + w + "\n";
+  }
+  return out;
+}
+
+std::string gotest(const analysis::Analysis& a) {
+  std::string out;
+  std::set<std::string> previous;  // keys the stream has set so far
+  for (std::size_t i = 0; i < a.table.conditions.size(); ++i) {
+    const std::string& c = a.table.conditions[i];
+    const auto it = a.gotest_config.find(c);
+    const records::GoTestConfig config = it == a.gotest_config.end() ? records::GoTestConfig{{"condition", c}} : it->second;
+    std::set<std::string> keys;
+    for (const auto& kv : config) keys.insert(kv.first);
+    if (i > 0) out += "\n";
+    // A key with no value deletes it (benchfmt): an earlier condition's setting must not leak in.
+    for (const auto& k : previous)
+      if (!keys.count(k)) out += k + ":\n";
+    out += gotest_raw(a.samples, c, config);
+    previous = keys;
+  }
+  return out;
+}
+
+std::string summary(const analysis::Analysis& a) {
+  std::vector<std::string> header;
+  if (a.merged) {
+    std::vector<std::string> labels;
+    for (const auto& s : a.sources) labels.push_back(s.label);
+    header.push_back(fmt::format("# CV comparison — merged by noisefloor report: {}", fmt::join(labels, ", ")));
+  } else if (a.sources.front().run) {
+    header = a.sources.front().run->summary_header;
+  } else {
+    header.push_back("# CV comparison — recomputed by noisefloor report");
+  }
+  return summary_blocks(a.table, header);
+}
+
+}  // namespace
+
+std::string source_line(const records::Result& s) {
+  return fmt::format("{} · run {} · {}", s.fingerprint.host_line(), s.run ? s.run->run_id : s.label,
+                     s.run ? std::string(records::to_string(s.run->status)) : "unknown");
+}
+
+std::string export_as(const analysis::Analysis& a, std::string_view format) {
+  if (format == "markdown") return markdown(a);
+  if (format == "csv") return table_csv(a.table);
+  if (format == "json") return results::summary_document(a).dump(2) + "\n";
+  if (format == "gotest") return gotest(a);
+  if (format == "summary") return summary(a);
+  throw ConfigError(fmt::format("--format: expected markdown, csv, json, gotest or summary, got \"{}\"", format));
+}
+
+}  // namespace noisefloor::render

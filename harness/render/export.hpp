@@ -1,0 +1,31 @@
+// `noisefloor report --format ...`: the analysis as text for pasting elsewhere. Pure.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "analysis/analysis.hpp"
+
+namespace noisefloor::render {
+
+// Formats:
+//   markdown  GitHub-flavoured: "# title", description, one line per source (host · run · status),
+//             then the table as markdown — for one result exactly its table.md's table — and,
+//             when present, the paired comparisons, the A/A checks and the fingerprint differences.
+//   csv       the table as CSV.
+//   json      summary.json (results/summary.hpp), recomputed; merged results add "sources".
+//   gotest    one Go benchmark stream (benchstat reads it): per condition its `key: value`
+//             lines ("condition: <name>" among them; a key an earlier block set and this one
+//             lacks is cleared with "key:") then its kept result lines. Try
+//             `benchstat -col condition FILE`.
+//   summary   the demo's cv-summary blocks, under the run's recorded header.
+// Throws ConfigError for any other format.
+std::string export_as(const analysis::Analysis& analysis, std::string_view format);
+
+// The formats export_as knows, for usage messages: "markdown, csv, json, gotest or summary".
+inline constexpr std::string_view kExportFormats[] = {"markdown", "csv", "json", "gotest", "summary"};
+
+// One line per source: "<host> · run <id> · <status>".
+std::string source_line(const records::Result& source);
+
+}  // namespace noisefloor::render

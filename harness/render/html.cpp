@@ -1,0 +1,628 @@
+#include "render/html.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "render/svg.hpp"
+#include "render/table.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::render {
+namespace {
+
+using analysis::Analysis;
+using analysis::Row;
+using analysis::Table;
+using nlohmann::json;
+using text::format_value;
+
+constexpr const char* kDash = "—";
+
+std::string escape(std::string_view s) { return text::html_escape(s); }
+
+// Small enough to read in one go; print-friendly (no backgrounds needed to read a value).
+constexpr const char* kStyle = R"(
+:root{color-scheme:light}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:0 auto;max-width:1180px;padding:1rem 1.5rem 3rem;color:#1a1a1a;line-height:1.45}
+h1{font-size:1.7rem;margin:.2rem 0 .4rem}h2{font-size:1.3rem;margin-top:2.2rem;border-bottom:1px solid #ccc;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .3rem}
+.description{max-width:75ch;margin:.2rem 0 .8rem}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.5rem 0}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+nav{font-size:.92rem;margin:.8rem 0}nav a{margin-right:.9rem}
+table{border-collapse:collapse;font-size:.9rem;margin:.4rem 0}th,td{border:1px solid #c8c8c8;padding:.22rem .5rem;vertical-align:top}th{background:#f2f2f2;text-align:left}
+td.bench{white-space:nowrap}.wide{overflow-x:auto}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.band{font-weight:600;white-space:nowrap}.band-excellent{background:#cde9db}.band-acceptable{background:#d4e8f5}.band-noisy{background:#fbe3b3}.band-do-not-trust{background:#f5c6ae}.band-insufficient{background:#e4e4e4}
+.swatch{vertical-align:-2px;margin-right:.3rem}
+.legend{font-size:.88rem;color:#333;max-width:95ch}.legend dt{font-weight:600;float:left;clear:left;margin-right:.4rem}.legend dd{margin:0 0 .15rem}
+.notes{font-size:.88rem}
+figure{margin:.6rem 0 1rem}figure svg{width:100%;height:auto;display:block}figcaption{font-size:.86rem;color:#333;margin-top:.2rem}
+.banner{border:2px solid #d55e00;background:#fdebe1;padding:.5rem .8rem;margin:1rem 0;font-weight:600}
+.ok{border-color:#009e73;background:#e3f3ec}
+.warnings{border-left:4px solid #e69f00;padding:.2rem .8rem;background:#fff7e6}
+tr.moves td{background:#fdebe1}
+.unknown{color:#666;font-style:italic}
+.fp td:first-child{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.82rem;white-space:nowrap}.fp td{word-break:break-word}
+.samples td.warm{color:#666;font-style:italic}.samples{font-size:.82rem}
+.outcome-pass{background:#cde9db;font-weight:600}.outcome-fail{background:#f5c6ae;font-weight:600}
+details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}
+footer{margin-top:3rem;font-size:.82rem;color:#555;border-top:1px solid #ddd;padding-top:.5rem}
+@media print{nav{display:none}h2{break-after:avoid}figure,table{break-inside:avoid}}
+)";
+
+std::string band_class(std::string_view band) {
+  std::string s(band);
+  std::replace(s.begin(), s.end(), ' ', '-');
+  return "band band-" + s;
+}
+
+std::string opt(const std::optional<double>& v) { return text::fixed(v, 2); }
+
+
+int outlier_count(const Row& r) {
+  int n = 0;
+  for (auto o : r.summary.outliers) n += o != stats::Outlier::none;
+  return n;
+}
+
+constexpr const char* kOutlierHelp =
+    "samples whose robust (MAD-based) modified z-score exceeds 3.5; extreme beyond 10 (Iglewicz & Hoaglin)";
+constexpr const char* kDriftHelp =
+    "lag-1 autocorrelation above 2/√n: successive samples depend on each other (warm-up, thermal or "
+    "background load changing over time)";
+constexpr const char* kShapeHelp =
+    "CV more than twice the robust rCV: a heavy tail, outliers or several modes; look at the plot";
+constexpr const char* kFewHelp = "fewer than 2 kept samples: no spread can be computed";
+
+std::string flags_html(const Row& r) {
+  std::vector<std::string> f;
+  const int outliers = outlier_count(r);
+  if (outliers)
+    f.push_back(fmt::format("<abbr title=\"{}\">{} outlier{}</abbr>", kOutlierHelp, outliers,
+                            outliers == 1 ? "" : "s"));
+  if (r.summary.drift) f.push_back(fmt::format("<abbr title=\"{}\">drift</abbr>", kDriftHelp));
+  if (r.summary.shape) f.push_back(fmt::format("<abbr title=\"{}\">shape</abbr>", kShapeHelp));
+  if (r.summary.n < 2) f.push_back(fmt::format("<abbr title=\"{}\">n&lt;2</abbr>", kFewHelp));
+  return fmt::format("{}", fmt::join(f, ", "));
+}
+
+// Display style (colour + shape) of every condition, in table order: the same in every plot.
+std::map<std::string, std::size_t> styles_of(const Table& t) {
+  std::map<std::string, std::size_t> m;
+  for (std::size_t i = 0; i < t.conditions.size(); ++i) m[t.conditions[i]] = i;
+  return m;
+}
+
+std::string swatch(std::size_t style) {
+  return "<svg class=\"swatch\" width=\"14\" height=\"14\" viewBox=\"0 0 14 14\" aria-hidden=\"true\">" +
+         svg::marker(svg::shape_for(style), svg::colour_for(style), 7, 7, 5, false) + "</svg>";
+}
+
+std::string text_of(const json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_null()) return kDash;
+  if (j.is_number_float()) return fmt::format("{:.4g}", j.get<double>());
+  return j.dump();
+}
+std::string fixed4(double v) { return std::isfinite(v) ? fmt::format("{:.4f}", v) : std::string(kDash); }
+std::string g4(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string(kDash); }
+
+std::vector<std::string> benchmarks_of(const Table& t) {
+  std::vector<std::string> out;
+  for (const auto& r : t.rows)
+    if (std::find(out.begin(), out.end(), r.benchmark) == out.end()) out.push_back(r.benchmark);
+  return out;
+}
+
+// ---- header ----
+
+// The doctor's findings other than OK, collapsed: level, topic, why, and the fix to copy.
+std::string doctor_findings(const fingerprint::DoctorReport& doctor) {
+  std::string rows;
+  for (const auto& f : doctor.findings) {
+    if (f.level == fingerprint::Level::ok) continue;
+    rows += fmt::format("<li><strong>{}</strong> {}: {}{}</li>\n", escape(fingerprint::to_string(f.level)),
+                        escape(f.topic), escape(f.message),
+                        f.fix.empty() ? "" : "<br>fix: <code>" + escape(f.fix) + "</code>");
+  }
+  if (rows.empty()) return "";
+  return "\n<details><summary>Findings</summary>\n<ul class=\"notes\">\n" + rows + "</ul>\n</details>";
+}
+
+std::string doctor_grade(const records::Fingerprint& fp) {
+  return fp.doctor ? std::string(fingerprint::to_string(fp.doctor->grade)) : "not checked";
+}
+
+std::string header(const Analysis& d, std::string_view generated_by) {
+  std::string out = fmt::format("<header>\n<h1>{}</h1>\n", escape(d.title()));
+  const records::Result& first = d.sources.front();
+  const std::string description = first.description();
+  if (!description.empty()) out += fmt::format("<p class=\"description\">{}</p>\n", escape(description));
+  out += "<dl class=\"facts\">\n";
+  if (d.merged) {
+    for (const auto& s : d.sources)
+      out += fmt::format("<dt>{}</dt><dd>{} · {} · run {} · {} · doctor: {}</dd>\n", escape(s.label),
+                         escape(s.run ? s.run->started_utc : "unknown date"), escape(s.fingerprint.host_line()),
+                         escape(s.run ? s.run->run_id : s.label),
+                         escape(s.run ? records::to_string(s.run->status) : "unknown"), escape(doctor_grade(s.fingerprint)));
+  } else {
+    const std::string date = first.run && !first.run->started_utc.empty() ? first.run->started_utc
+                             : first.fingerprint.run                      ? first.fingerprint.run->started_utc
+                                                                          : "unknown";
+    out += fmt::format("<dt>Date</dt><dd>{} (run {}, {})</dd>\n", escape(date),
+                       escape(first.run ? first.run->run_id : "unknown"),
+                       escape(first.run ? records::to_string(first.run->status) : "status unknown"));
+    out += fmt::format("<dt>Host</dt><dd>{}</dd>\n", escape(first.fingerprint.host_line()));
+    out += fmt::format("<dt>Doctor</dt><dd>{}", escape(doctor_grade(first.fingerprint)));
+    if (const auto& doctor = first.fingerprint.doctor) {
+      if (!doctor->grade_reasons.empty()) {
+        std::vector<std::string> texts;
+        for (const auto& r : doctor->grade_reasons) texts.push_back(escape(r));
+        out += fmt::format(": {}", fmt::join(texts, "; "));
+      }
+      out += doctor_findings(*doctor);
+    }
+    out += "</dd>\n";
+  }
+  if (first.fingerprint.run && !d.merged)
+    out += fmt::format("<dt>Command</dt><dd><code>{}</code></dd>\n", escape(first.fingerprint.run->command_line));
+  out += fmt::format("<dt>Report by</dt><dd>{}</dd>\n</dl>\n</header>\n", escape(generated_by));
+  return out;
+}
+
+std::string nav(const Analysis& d, const std::vector<std::string>& benchmarks, bool paired) {
+  std::string out = "<nav aria-label=\"contents\"><a href=\"#conditions\">Conditions</a>";
+  for (std::size_t i = 0; i < benchmarks.size(); ++i)
+    out += fmt::format("<a href=\"#b{}\">{}</a>", i, escape(benchmarks[i]));
+  if (paired) out += "<a href=\"#paired\">Paired</a>";
+  if (d.merged) out += "<a href=\"#differences\">Differences</a>";
+  out += "<a href=\"#fingerprint\">Fingerprint</a></nav>\n";
+  return out;
+}
+
+// ---- the condition table ----
+
+std::string conditions_section(const Analysis& d, const std::map<std::string, std::size_t>& styles) {
+  const Table& t = d.table;
+  std::string out = "<section id=\"conditions\">\n<h2>Conditions</h2>\n";
+  std::set<std::string> units;
+  for (const auto& r : t.rows) units.insert(r.unit);
+  const std::string unit = units.size() == 1 ? " " + *units.begin() : "";
+  out += fmt::format(
+      "<div class=\"wide\">\n<table class=\"conditions\">\n<thead><tr><th scope=\"col\">condition</th><th "
+      "scope=\"col\">benchmark</th>"
+      "<th scope=\"col\">n</th><th scope=\"col\">mean{}</th><th scope=\"col\">stddev</th><th "
+      "scope=\"col\">CV%</th>"
+      "<th scope=\"col\">median ± 95% CI</th><th scope=\"col\">min</th><th scope=\"col\">max</th>"
+      "<th scope=\"col\">rCV%</th><th scope=\"col\">band</th><th "
+      "scope=\"col\">flags</th></tr></thead>\n<tbody>\n",
+      escape(unit));
+  for (const auto& r : t.rows) {
+    const auto& s = r.summary;
+    std::string bench = r.benchmark;
+    if (r.procs.size() == 1 && r.procs.front() != 1) bench += fmt::format("-{}", r.procs.front());
+    if (!r.variant.empty()) bench += " [" + r.variant + "]";
+    std::string mean = format_value(s.mean);
+    if (units.size() > 1) mean += " " + r.unit;
+    const std::string band(stats::to_string(s.band));
+    out += fmt::format(
+        "<tr data-condition=\"{0}\"><th scope=\"row\">{1}{0}</th><td class=\"bench\">{2}</td><td "
+        "class=\"num\">{3}</td>"
+        "<td class=\"num\">{4}</td><td class=\"num\">{5}</td><td class=\"num\">{6}</td><td "
+        "class=\"num\">{7}</td>"
+        "<td class=\"num\">{8}</td><td class=\"num\">{9}</td><td class=\"num\">{10}</td>"
+        "<td class=\"{11}\">{12}</td><td>{13}</td></tr>\n",
+        escape(r.condition), swatch(styles.at(r.condition)), escape(bench), s.n, escape(mean),
+        s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), escape(median_ci_text(r.summary)),
+        format_value(s.min), format_value(s.max), opt(s.rcv_pct), band_class(band), escape(band),
+        flags_html(r));
+  }
+  out += "</tbody>\n</table>\n</div>\n";
+  out += R"(<dl class="legend">
+<dt>CV</dt><dd>sample standard deviation (n−1) divided by the mean; rCV = 1.4826·MAD / median, its robust twin.</dd>
+<dt>band</dt><dd>by CV: <span class="band band-excellent">excellent</span> ≤ 2% · <span class="band band-acceptable">acceptable</span> ≤ 5% · <span class="band band-noisy">noisy</span> ≤ 10% · <span class="band band-do-not-trust">do not trust</span> &gt; 10% · <span class="band band-insufficient">insufficient</span> no CV: fewer than 2 samples, or a mean of 0.</dd>
+<dt>± </dt><dd>the 95% confidence interval of the median (order statistics, as benchstat), relative to the median; ∞ when n &lt; 6.</dd>
+)";
+  out +=
+      fmt::format("<dt>outliers</dt><dd>{}.</dd>\n<dt>drift</dt><dd>{}.</dd>\n<dt>shape</dt><dd>{}.</dd>\n",
+                  kOutlierHelp, kDriftHelp, kShapeHelp);
+  out +=
+      "<dt>warm-up</dt><dd>samples taken first and discarded: they appear hollow in the plots and never in "
+      "the "
+      "statistics.</dd>\n</dl>\n";
+  if (!t.notes.empty()) {
+    out += "<h3>Notes</h3>\n<ul class=\"notes\">\n";
+    for (const auto& n : t.notes) out += "<li>" + escape(n) + "</li>\n";
+    out += "</ul>\n";
+  }
+  return out + "</section>\n";
+}
+
+// ---- per benchmark ----
+
+struct BenchmarkSeries {
+  svg::SeriesPlot strip, order;
+  std::size_t samples = 0;
+};
+
+BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std::size_t b,
+                           const std::map<std::string, std::size_t>& styles) {
+  BenchmarkSeries out;
+  out.strip.id = fmt::format("p{}s", b);
+  out.order.id = fmt::format("p{}o", b);
+  out.strip.kind = "strip";
+  out.order.kind = "run-order";
+  out.strip.benchmark = out.order.benchmark = benchmark;
+  std::vector<std::string> said;
+  std::string unit;
+  std::set<std::string> conditions_done;
+  for (const auto& r : d.table.rows) {
+    if (r.benchmark != benchmark) continue;
+    // With variants the table has a row per variant; the series below already split them.
+    if (!conditions_done.insert(r.condition).second) continue;
+    if (unit.empty()) unit = r.unit;
+    // A paired design interleaves variants within a condition: one series per variant (colour of
+    // the condition, shape of the variant), each with its own statistics.
+    std::vector<std::string> variants;
+    for (const auto& sample : d.samples)
+      if (sample.condition == r.condition && sample.benchmark == benchmark && !sample.variant.empty() &&
+          std::find(variants.begin(), variants.end(), sample.variant) == variants.end())
+        variants.push_back(sample.variant);
+    const bool split = !variants.empty();
+    if (!split) variants.push_back("");
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      auto selected = [&](const records::Sample& sample) {
+        return sample.condition == r.condition && sample.benchmark == benchmark && !sample.metrics.empty() &&
+               (!split || sample.variant == variants[v]);
+      };
+      stats::Summary own;
+      std::size_t warmups = r.warmup_discarded;
+      if (split) {
+        std::vector<double> kept;
+        warmups = 0;
+        for (const auto& sample : d.samples)
+          if (selected(sample))
+            sample.warmup ? void(++warmups) : kept.push_back(sample.metrics.front().value);
+        own = stats::summarize(kept);
+      }
+      const stats::Summary& sum = split ? own : r.summary;
+      const std::string name = split ? r.condition + " · " + variants[v] : r.condition;
+      svg::Series s;
+      s.label = name;
+      s.style = styles.at(r.condition);
+      if (split) s.shape = static_cast<int>(v);
+      std::size_t kept = 0;
+      for (const auto& sample : d.samples) {
+        if (!selected(sample)) continue;
+        svg::Mark m;
+        m.value = sample.metrics.front().value;
+        m.index = sample.index;
+        m.warmup = sample.warmup;
+        if (!sample.warmup) {
+          m.outlier = kept < sum.outliers.size() && sum.outliers[kept] != stats::Outlier::none;
+          ++kept;
+        }
+        m.id = split ? fmt::format("{}/{}#{}", r.condition, variants[v], sample.index)
+                     : fmt::format("{}#{}", r.condition, sample.index);
+        m.tooltip =
+            fmt::format("{} #{}: {} {}{}{}", name, sample.index, sample.metrics.front().value,
+                        sample.metrics.front().unit, sample.warmup ? " (warm-up, not in the statistics)" : "",
+                        m.outlier ? " (outlier)" : "");
+        s.marks.push_back(std::move(m));
+      }
+      out.samples += s.marks.size();
+      s.median = sum.median;
+      s.q1 = sum.q1;
+      s.q3 = sum.q3;
+      if (sum.median_ci) s.ci_lo = sum.median_ci->lo, s.ci_hi = sum.median_ci->hi;
+      svg::Series o = s;
+      s.note = sum.n == 0 ? "no kept samples" : "median " + median_ci_text(sum);
+      o.note = sum.lag1 ? fmt::format("lag-1 r = {:.2f}{}", *sum.lag1, sum.drift ? " (drift)" : "")
+                        : std::string("lag-1 r: n<8");
+      said.push_back(
+          fmt::format("{}: {} samples{}, median {}{}, CV {}%{}", name, sum.n,
+                      warmups ? fmt::format(" plus {} warm-up", warmups) : "", format_value(sum.median),
+                      sum.median_ci ? fmt::format(" (95% CI {} to {})", format_value(sum.median_ci->lo),
+                                                  format_value(sum.median_ci->hi))
+                                    : "",
+                      opt(sum.cv_pct), sum.drift ? ", drifting" : ""));
+      out.strip.series.push_back(std::move(s));
+      out.order.series.push_back(std::move(o));
+    }
+  }
+  out.strip.unit = out.order.unit = unit;
+  out.strip.title = fmt::format("{}: every sample per condition ({})", benchmark, unit);
+  out.order.title = fmt::format("{}: samples in run order per condition ({})", benchmark, unit);
+  const std::string summary = fmt::format("{}", fmt::join(said, "; "));
+  out.strip.desc = fmt::format(
+      "Strip plot on a shared {} axis, one row per condition, box from the first to the "
+      "third quartile, median bar and 95% CI of the median. {}.",
+      unit, summary);
+  out.order.desc = fmt::format(
+      "Run-order plot, one panel per condition on shared axes; hollow markers are "
+      "warm-up samples. {}.",
+      summary);
+  return out;
+}
+
+std::string samples_table(const Analysis& d, const std::string& benchmark) {
+  std::vector<std::string> conditions;
+  std::map<std::string, std::map<int, const records::Sample*>> by;
+  int max_index = -1;
+  for (const auto& r : d.table.rows)
+    if (r.benchmark == benchmark) conditions.push_back(r.condition);
+  for (const auto& s : d.samples) {
+    if (s.benchmark != benchmark || s.metrics.empty()) continue;
+    by[s.condition][s.index] = &s;
+    max_index = std::max(max_index, s.index);
+  }
+  std::string out =
+      "<details>\n<summary>Every sample as a table</summary>\n<table class=\"samples\">\n<thead><tr>"
+      "<th scope=\"col\">#</th>";
+  for (const auto& c : conditions) out += "<th scope=\"col\">" + escape(c) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (int i = 0; i <= max_index; ++i) {
+    out += fmt::format("<tr><th scope=\"row\">{}</th>", i);
+    for (const auto& c : conditions) {
+      const auto it = by[c].find(i);
+      if (it == by[c].end())
+        out += "<td></td>";
+      else if (it->second->warmup)
+        out += fmt::format("<td class=\"num warm\">{} (warm-up)</td>", it->second->metrics.front().value);
+      else
+        out += fmt::format("<td class=\"num\">{}</td>", it->second->metrics.front().value);
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n</details>\n";
+}
+
+std::string benchmark_section(const Analysis& d, const std::string& benchmark, std::size_t b,
+                              const std::map<std::string, std::size_t>& styles) {
+  const BenchmarkSeries s = series_for(d, benchmark, b, styles);
+  std::string out = fmt::format(
+      "<section id=\"b{}\" class=\"benchmark\" data-benchmark=\"{}\">\n<h2>{} <small>({})</small></h2>\n", b,
+      escape(benchmark), escape(benchmark), escape(s.strip.unit));
+  out += "<figure>\n" + svg::strip_plot(s.strip);
+  out += fmt::format(
+      "<figcaption>Every sample ({}), one row per condition on a shared axis; vertical position is jitter "
+      "only. Grey "
+      "box: quartiles. Black bar: median. Thick line below: 95% CI of the median. Hollow: warm-up (not in "
+      "the "
+      "statistics). Ringed: outlier.</figcaption>\n</figure>\n",
+      s.samples);
+  out += "<figure>\n" + svg::run_order_plot(s.order);
+  out +=
+      "<figcaption>The same samples in the order they were taken, one panel per condition (shared axes). A "
+      "trend is drift (thermal, background load); a shaded start is the warm-up. Dashed: median of the kept "
+      "samples.</figcaption>\n</figure>\n";
+  out += samples_table(d, benchmark);
+  return out + "</section>\n";
+}
+
+// ---- paired ----
+
+std::string paired_section(const Analysis& d) {
+  const auto& paired = d.paired.rows;
+  const auto& aa = d.paired.aa;
+  if (paired.empty() && aa.empty()) return "";
+  std::string out =
+      "<section id=\"paired\">\n<h2>Paired comparisons</h2>\n<p class=\"legend\">Each repeat runs "
+      "baseline and variant back to back (order AB or BA); the ratio is variant / baseline, so "
+      "below 1 is faster. The diamond is the geometric mean with its 95% CI; the grey band is the "
+      "A/A band 1 ± θ, the ratio the baseline shows against itself: a difference inside it is "
+      "noise.</p>\n";
+  auto theta_of = [&](const std::string& condition, const std::string& benchmark) {
+    double fallback = svg::kNaN;
+    for (const auto& a : aa) {
+      if (a.condition == condition && a.benchmark == benchmark) return a.theta;
+      if (std::isnan(fallback) && a.benchmark == benchmark) fallback = a.theta;
+    }
+    return fallback;
+  };
+  std::vector<std::string> benchmarks;
+  for (const auto& p : paired)
+    if (std::find(benchmarks.begin(), benchmarks.end(), p.benchmark) == benchmarks.end())
+      benchmarks.push_back(p.benchmark);
+  for (std::size_t bi = 0; bi < benchmarks.size(); ++bi) {
+    const std::string& b = benchmarks[bi];
+    svg::RatioPlot plot;
+    plot.id = fmt::format("r{}", bi);
+    plot.benchmark = b;
+    plot.title = fmt::format("{}: paired ratios per repeat", b);
+    std::vector<std::string> said;
+    std::string rows;
+    std::size_t k = 0;
+    for (const auto& p : paired) {
+      if (p.benchmark != b) continue;
+      svg::RatioRow row;
+      row.label = p.condition + "\n" + (p.aa ? "A/A: " + p.baseline : p.variant + " / " + p.baseline);
+      // Separate blocks (design: blocks) have no per-repeat ratios and no geometric mean.
+      const double gm = p.unpaired ? svg::kNaN : p.paired.gm;
+      const double gm_lo = p.unpaired ? svg::kNaN : p.paired.gm_lo, gm_hi = p.unpaired ? svg::kNaN : p.paired.gm_hi;
+      if (!p.unpaired) {
+        row.ratios = p.paired.ratios;
+        row.order = p.order;
+      }
+      row.gm = gm;
+      row.gm_lo = gm_lo;
+      row.gm_hi = gm_hi;
+      row.theta = theta_of(p.condition, b);
+      const std::string verdict(stats::to_string(p.verdict));
+      row.note = fmt::format("gm {} · {}", fixed4(gm), verdict);
+      row.id_prefix = fmt::format("{}/{}", p.condition, k++);
+      said.push_back(fmt::format("{} {}: geometric mean {} (95% CI {}), {}", p.condition,
+                                 p.aa ? "A/A" : p.variant + " vs " + p.baseline, fixed4(gm),
+                                 text::interval(gm_lo, gm_hi), verdict));
+      rows += fmt::format(
+          "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+          escape(p.condition), escape(p.baseline), escape(p.aa ? "A/A" : p.variant), escape(p.label),
+          row.ratios.size(), fixed4(gm), escape(text::interval(gm_lo, gm_hi)),
+          fixed4(p.unpaired ? svg::kNaN : p.paired.median), p.unpaired ? kDash : g4(p.paired.p_wilcoxon),
+          p.unpaired ? kDash : g4(p.paired.p_sign),
+          !p.unpaired && p.paired.order_effect_p ? g4(*p.paired.order_effect_p) : kDash, escape(verdict),
+          p.trustworthy ? "yes" : "no");
+      plot.rows.push_back(std::move(row));
+    }
+    plot.desc = fmt::format("{}.", fmt::join(said, "; "));
+    out += fmt::format(
+        "<h3>{}</h3>\n<figure>\n{}<figcaption>Circles: repeats run AB; triangles: BA. Diamond and "
+        "thick line: geometric mean and its 95% CI. Grey band: A/A ±θ. Dashed: 1 (no "
+        "difference).</figcaption>\n</figure>\n",
+        escape(b), svg::ratio_plot(plot));
+    out +=
+        "<div class=\"wide\">\n<table class=\"paired\">\n<thead><tr><th scope=\"col\">condition</th><th "
+        "scope=\"col\">baseline</th>"
+        "<th scope=\"col\">variant</th><th scope=\"col\">label</th><th scope=\"col\">repeats</th>"
+        "<th scope=\"col\">gm</th><th scope=\"col\">gm 95% CI</th><th scope=\"col\">median</th>"
+        "<th scope=\"col\">p (Wilcoxon)</th><th scope=\"col\">p (sign)</th><th scope=\"col\">order effect "
+        "p</th>"
+        "<th scope=\"col\">verdict</th><th scope=\"col\">trustworthy</th></tr></thead>\n<tbody>\n" +
+        rows + "</tbody>\n</table>\n</div>\n";
+  }
+  if (!aa.empty()) {
+    out +=
+        "<h3>A/A checks</h3>\n<table class=\"aa\">\n<thead><tr><th scope=\"col\">condition</th>"
+        "<th scope=\"col\">benchmark</th><th scope=\"col\">outcome</th><th scope=\"col\">gm 95% CI</th>"
+        "<th scope=\"col\">median ratio</th><th scope=\"col\">max |ratio − 1|</th><th scope=\"col\">CI "
+        "half-width</th><th scope=\"col\">θ</th></tr></thead>\n<tbody>\n";
+    for (const auto& a : aa) {
+      const std::string outcome(stats::to_string(a.check.outcome));
+      out += fmt::format(
+          "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td></tr>\n",
+          escape(a.condition), escape(a.benchmark), outcome.starts_with("PASS") ? "outcome-pass" : "outcome-fail",
+          escape(outcome), escape(text::interval(a.check.gm_lo, a.check.gm_hi)), fixed4(a.check.median_ratio),
+          fixed4(a.check.max_abs_dev), fixed4(a.check.halfwidth), fixed4(a.theta));
+    }
+    out += "</tbody>\n</table>\n";
+  }
+  return out + "</section>\n";
+}
+
+// ---- fingerprint ----
+
+void flatten(const json& j, const std::string& path, std::string& rows, std::size_t& count) {
+  const bool fact = j.is_object() && j.contains("value");
+  if (j.is_object() && !fact) {
+    for (const auto& [k, v] : j.items()) flatten(v, path.empty() ? k : path + "." + k, rows, count);
+    return;
+  }
+  ++count;
+  std::string value;
+  if (fact && j["value"].is_null()) {
+    value = "<span class=\"unknown\">unknown" +
+            (j.contains("unknown") ? " (" + escape(text_of(j["unknown"])) + ")" : std::string()) + "</span>";
+  } else {
+    value = escape(text_of(fact ? j["value"] : j));
+    if (fact)
+      for (const char* extra : {"evidence", "note", "source", "kind"})
+        if (j.contains(extra))
+          value += fmt::format(" <span class=\"unknown\">{}: {}</span>", extra, escape(text_of(j[extra])));
+  }
+  rows += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", escape(path), value);
+}
+
+std::string fingerprint_table(const records::Fingerprint& fingerprint, const std::string& what) {
+  const json fp = fingerprint;  // every fact as recorded
+  std::string rows;
+  std::size_t count = 0;
+  flatten(fp, "", rows, count);
+  return fmt::format(
+      "<details>\n<summary>{} ({} facts)</summary>\n<table class=\"fp\">\n<thead><tr><th "
+      "scope=\"col\">field</th><th scope=\"col\">value</th></tr></thead>\n<tbody>\n{}</tbody>\n"
+      "</table>\n</details>\n",
+      escape(what), count, rows);
+}
+
+std::string differences_section(const Analysis& d) {
+  if (!d.merged) return "";
+  std::string out = "<section id=\"differences\">\n<h2>Differences between the results</h2>\n";
+  if (d.differences.empty()) {
+    out += "<p class=\"banner ok\">The fingerprints agree (volatile fields such as the load aside).</p>\n";
+  } else if (!d.comparable()) {
+    out +=
+        "<p class=\"banner\" role=\"alert\">Not comparable: these results differ in fields that move "
+        "benchmarks "
+        "(marked ⚠ below). Compare CVs, not values, or rerun on one host; pass --allow-different-hosts to "
+        "compare anyway.</p>\n";
+  } else if (d.allow_different_hosts) {
+    out += "<p class=\"banner\">Compared anyway (--allow-different-hosts): read the differences first.</p>\n";
+  }
+  if (!d.differences.empty()) {
+    out += fmt::format(
+        "<table class=\"differences\">\n<thead><tr><th scope=\"col\">field</th><th scope=\"col\">{}</th>"
+        "<th scope=\"col\">other</th><th scope=\"col\">other result</th><th scope=\"col\">moves "
+        "benchmarks</th></tr></thead>\n<tbody>\n",
+        escape(d.sources.front().label));
+    for (std::size_t i = 0; i < d.differences.size(); ++i) {
+      const auto& x = d.differences[i];
+      const std::size_t k = d.difference_source[i];
+      out +=
+          fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                      x.moves_benchmarks ? " class=\"moves\"" : "", escape(x.field), escape(x.a), escape(x.b),
+                      escape(d.sources[k].label),
+                      x.moves_benchmarks ? "⚠ yes" : "no");
+    }
+    out += "</tbody>\n</table>\n";
+  }
+  return out + "</section>\n";
+}
+
+std::string fingerprint_section(const Analysis& d) {
+  std::string out =
+      "<section id=\"fingerprint\">\n<h2>Fingerprint</h2>\n<p class=\"legend\">Everything noisefloor "
+      "probed about the host, toolchain and environment when the run started (fingerprint.json). "
+      "Unknown facts say why.</p>\n";
+  if (d.merged)
+    for (const auto& s : d.sources) out += fingerprint_table(s.fingerprint, "Fingerprint of " + s.label);
+  else
+    out += fingerprint_table(d.sources.front().fingerprint, "Full fingerprint");
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string html(const Analysis& d, std::string_view generated_by) {
+  const auto styles = styles_of(d.table);
+  const auto benchmarks = benchmarks_of(d.table);
+  const std::string paired = paired_section(d);
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  // Nothing may be fetched: a report opened offline or attached to an issue looks the same.
+  out +=
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "img-src data:\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += fmt::format("<meta name=\"generator\" content=\"{}\">\n",
+                     escape(generated_by));
+  out += fmt::format("<title>{} — noisefloor report</title>\n<style>{}</style>\n</head>\n<body>\n",
+                     escape(d.title()), kStyle);
+  out += header(d, generated_by);
+  out += nav(d, benchmarks, !paired.empty());
+  if (!d.comparable())
+    out +=
+        "<p class=\"banner\" role=\"alert\">Not comparable: the merged results come from different hosts or "
+        "toolchains (see <a href=\"#differences\">Differences</a>).</p>\n";
+  if (!d.warnings.empty()) {
+    out += "<section class=\"warnings\" aria-label=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n";
+    for (const auto& w : d.warnings) out += "<li>" + escape(w) + "</li>\n";
+    out += "</ul>\n</section>\n";
+  }
+  out += conditions_section(d, styles);
+  for (std::size_t b = 0; b < benchmarks.size(); ++b) out += benchmark_section(d, benchmarks[b], b, styles);
+  out += paired;
+  out += differences_section(d);
+  out += fingerprint_section(d);
+  out += fmt::format(
+      "<footer>Generated by {}. Self-contained: no script, no web font, nothing fetched.</footer>\n",
+      escape(generated_by));
+  return out + "</body>\n</html>\n";
+}
+
+}  // namespace noisefloor::render

@@ -1,0 +1,44 @@
+#include "render/run.hpp"
+
+#include <fmt/format.h>
+
+#include "render/export.hpp"
+#include "render/paired.hpp"
+#include "render/table.hpp"
+
+namespace noisefloor::render {
+
+std::string run_tables(const analysis::Analysis& a, bool terminal) {
+  std::string out = terminal ? table_text(a.table) : table_markdown(a.table);
+  if (a.comparison)
+    out += "\n## Paired comparison (variant / baseline, back to back in every repeat)\n\n" + paired_markdown(a.paired);
+  if (!a.adaptive.empty()) {
+    out += "\nsamples: auto (adaptive stopping; CIs after optional stopping are approximate):\n";
+    for (const auto& [condition, o] : a.adaptive)
+      out += fmt::format("- {}: {} after {} samples, 99% half-width {} (target {:.2f}%, stopped by {})\n", condition,
+                         o.converged ? "converged" : "NOT converged", o.samples,
+                         o.halfwidth ? fmt::format("{:.2f}%", 100 * *o.halfwidth) : "—", 100 * o.target,
+                         o.stopped_by);
+  }
+  return out;
+}
+
+std::string table_md(const analysis::Analysis& a) {
+  const records::Result& r = a.sources.front();
+  std::string md = fmt::format("# {}\n\n", r.experiment());
+  if (!r.description().empty()) md += r.description() + "\n\n";
+  md += source_line(r) + "\n\n";
+  return md + run_tables(a, false);
+}
+
+std::string anchor_text(const analysis::Anchor& a) {
+  std::string out = fmt::format("anchor: {} (condition '{}', its baseline{})\n", a.source, a.condition,
+                                a.baseline.empty() ? "" : " '" + a.baseline + "'");
+  for (const auto& d : a.moving) out += fmt::format("  warning: not the same room: {} differs ({} vs {})\n", d.field, d.a, d.b);
+  for (const auto& r : a.rows)
+    out += fmt::format("  {} / {}: baseline {:.2f}–{:.2f}× {} than anchor (median {:.2f}×)\n", r.condition, r.benchmark,
+                       r.lo, r.hi, r.median >= 1 ? "slower" : "faster", r.median);
+  return out;
+}
+
+}  // namespace noisefloor::render

@@ -1,0 +1,24 @@
+// What a run prints when it ends and saves as table.md: the condition table, the paired
+// comparison, how adaptive stopping went; and the anchor's lines. Pure.
+#pragma once
+
+#include <string>
+
+#include "analysis/analysis.hpp"
+#include "analysis/anchor.hpp"
+
+namespace noisefloor::render {
+
+// The table (80-column text when `terminal`, else markdown), then the paired comparison and the
+// adaptive stopping outcomes when the run has them.
+std::string run_tables(const analysis::Analysis& analysis, bool terminal);
+
+// table.md: "# <experiment>", the description, "<host> · run <id> · <status>", run_tables.
+std::string table_md(const analysis::Analysis& analysis);
+
+// "anchor: <dir> (condition 'clean', its baseline 'once')", a warning per fingerprint field that
+// moves benchmarks and differs, then "  <condition> / <benchmark>: baseline 1.60–1.90× slower
+// than anchor (median 1.75×)" per row.
+std::string anchor_text(const analysis::Anchor& anchor);
+
+}  // namespace noisefloor::render

@@ -1,0 +1,15 @@
+# render/: every rendering (text, markdown, CSV, JSON exports, Go format, HTML/SVG) over typed
+# analysis values. Pure.
+list(APPEND NF_CORE_SOURCES
+  harness/render/table.cpp
+  harness/render/paired.cpp
+  harness/render/compare.cpp
+  harness/render/run.cpp
+  harness/render/export.cpp
+  harness/render/svg.cpp
+  harness/render/html.cpp
+  harness/render/fingerprint.cpp)
+list(APPEND NF_UNIT_TESTS
+  tests/unit/render_export_test.cpp
+  tests/unit/render_html_test.cpp
+  tests/unit/render_fingerprint_test.cpp)

@@ -1,0 +1,187 @@
+#include "render/table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "text/text.hpp"
+
+namespace noisefloor::render {
+namespace {
+
+using analysis::Row;
+using analysis::Table;
+using text::format_value;
+using text::kDash;
+
+std::string opt(const std::optional<double>& v) { return text::fixed(v, 2); }
+
+std::string flags_of(const Row& r) {
+  std::vector<std::string> f;
+  int outliers = 0;
+  for (auto o : r.summary.outliers) outliers += o != stats::Outlier::none;
+  if (outliers) f.push_back(fmt::format("{} outlier{}", outliers, outliers == 1 ? "" : "s"));
+  if (r.summary.drift) f.push_back("drift");
+  if (r.summary.shape) f.push_back("shape");
+  if (r.summary.n < 2) f.push_back("n<2");
+  return f.empty() ? "" : fmt::format("{}", fmt::join(f, ", "));
+}
+
+std::string median_ci(const Row& r) { return median_ci_text(r.summary); }
+
+std::string pad(const std::string& s, std::size_t w, bool right) {
+  return right ? text::pad_left(s, w) : text::pad_right(s, w);
+}
+
+}  // namespace
+
+std::string median_ci_text(const stats::Summary& s) {
+  if (s.n == 0) return kDash;
+  if (!s.median_ci) return fmt::format("{} ± ∞ (n<6)", format_value(s.median));
+  if (!s.median_rel_halfwidth)  // a median ≤ 0 has no relative width: show the interval
+    return fmt::format("{} [{}, {}]", format_value(s.median), format_value(s.median_ci->lo),
+                       format_value(s.median_ci->hi));
+  return fmt::format("{} ± {:.1f}%", format_value(s.median), 100 * *s.median_rel_halfwidth);
+}
+
+std::string table_markdown(const Table& t) {
+  std::set<std::string> units;
+  for (const auto& r : t.rows) units.insert(r.unit);
+  const std::string unit = units.size() == 1 ? " " + *units.begin() : "";
+  const std::vector<std::string> head = {"condition", "benchmark", "n", "mean" + unit, "stddev", "CV%",
+                                         "median ± 95% CI", "min", "max", "rCV%", "band", "flags"};
+  const std::vector<bool> right = {false, false, true, true, true, true, true, true, true, true, false, false};
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& r : t.rows) {
+    const auto& s = r.summary;
+    std::string bench = r.benchmark;
+    if (r.procs.size() == 1 && r.procs.front() != 1) bench += fmt::format("-{}", r.procs.front());
+    if (!r.variant.empty()) bench += " [" + r.variant + "]";
+    cells.push_back({r.condition, bench, std::to_string(s.n), format_value(s.mean),
+                     s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), median_ci(r),
+                     format_value(s.min), format_value(s.max), opt(s.rcv_pct),
+                     std::string(stats::to_string(s.band)), flags_of(r)});
+    if (units.size() > 1) cells.back()[3] += " " + r.unit;
+  }
+  std::vector<std::size_t> w(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) {
+    w[c] = std::max<std::size_t>(text::width(head[c]), 3);
+    for (const auto& row : cells) w[c] = std::max(w[c], text::width(row[c]));
+  }
+  std::string out = "|";
+  for (std::size_t c = 0; c < head.size(); ++c) out += " " + pad(head[c], w[c], right[c]) + " |";
+  out += "\n|";
+  for (std::size_t c = 0; c < head.size(); ++c)
+    out += (right[c] ? std::string(w[c] + 1, '-') + ":|" : ":" + std::string(w[c] + 1, '-') + "|");
+  out += "\n";
+  for (const auto& row : cells) {
+    out += "|";
+    for (std::size_t c = 0; c < head.size(); ++c) out += " " + pad(row[c], w[c], right[c]) + " |";
+    out += "\n";
+  }
+  out += "\nCV = sample stddev (n−1) / mean. Bands: ≤ 2% excellent, ≤ 5% acceptable, ≤ 10% noisy, "
+         "> 10% do not trust. rCV = 1.4826·MAD / median. ± is the 95% CI of the median (order "
+         "statistics, as benchstat).\n";
+  for (const auto& n : t.notes) out += "- " + n + "\n";
+  return out;
+}
+
+std::string table_text(const Table& t) {
+  std::vector<std::string> benchmarks;
+  for (const auto& r : t.rows)
+    if (std::find(benchmarks.begin(), benchmarks.end(), analysis::display_name(r)) == benchmarks.end())
+      benchmarks.push_back(analysis::display_name(r));
+  std::size_t cond_w = 9;
+  for (const auto& r : t.rows) cond_w = std::min<std::size_t>(std::max(cond_w, text::width(r.condition)), 24);
+  std::string out;
+  for (const auto& b : benchmarks) {
+    std::string unit;
+    for (const auto& r : t.rows)
+      if (analysis::display_name(r) == b) unit = r.unit;
+    out += fmt::format("{}{}\n", b, unit.empty() ? "" : " (" + unit + ")");
+    out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%   median ± 95% CI  band\n";
+    for (const auto& r : t.rows) {
+      if (analysis::display_name(r) != b) continue;
+      const auto& s = r.summary;
+      out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {:>16}  {}\n", pad(r.condition, cond_w, false), s.n,
+                         format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
+                         median_ci(r), stats::to_string(s.band));
+    }
+    out += "\n";
+  }
+  out += "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
+         ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
+  // The flags are not repeated here: the notes below say the same in words.
+  for (std::string n : t.notes) {
+    // One benchmark: it heads the block above, so "idle / BenchmarkX: ..." reads "idle: ...".
+    if (benchmarks.size() == 1) {
+      const std::string long_form = " / " + benchmarks.front() + ": ";
+      if (const auto at = n.find(long_form); at != std::string::npos) n.replace(at, long_form.size(), ": ");
+    }
+    out += text::wrap(n, 80, "- ", "  ");
+  }
+  return out;
+}
+
+std::string table_csv(const Table& t) {
+  std::string out =
+      "condition,benchmark,unit,n,mean,stddev,cv_pct,median,median_ci_lo,median_ci_hi,min,max,mad,"
+      "rcv_pct,q1,q3,band,outliers,drift,shape,warmup_discarded\n";
+  auto num = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); };
+  auto onum = [&](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
+  for (const auto& r : t.rows) {
+    const auto& s = r.summary;
+    int outliers = 0;
+    for (auto o : s.outliers) outliers += o != stats::Outlier::none;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text::csv_field(r.condition),
+                       text::csv_field(analysis::display_name(r)), text::csv_field(r.unit), s.n, num(s.mean), onum(s.stddev),
+                       onum(s.cv_pct), num(s.median), s.median_ci ? num(s.median_ci->lo) : "",
+                       s.median_ci ? num(s.median_ci->hi) : "", num(s.min), num(s.max), num(s.mad),
+                       onum(s.rcv_pct), num(s.q1), num(s.q3), stats::to_string(s.band), outliers,
+                       s.drift ? "true" : "false", s.shape ? "true" : "false", r.warmup_discarded);
+  }
+  return out;
+}
+
+std::string summary_blocks(const Table& t, const std::vector<std::string>& header_lines) {
+  std::string out;
+  for (const auto& h : header_lines) out += h + "\n";
+  for (const auto& cond : t.conditions) {
+    out += fmt::format("\n## {}\n", cond);
+    std::string unit = "ns/op";
+    for (const auto& r : t.rows)
+      if (r.condition == cond && !r.unit.empty()) {
+        unit = r.unit;
+        break;
+      }
+    out += fmt::format("{:<46} {:>6} {:>12} {:>12} {:>8}\n", "benchmark", "runs", "mean " + unit, "stddev", "CV%");
+    for (const auto& r : t.rows) {
+      // The demo skips a benchmark with fewer than 2 samples: no stddev, no CV.
+      if (r.condition != cond || r.summary.n < 2 || !r.summary.stddev) continue;
+      out += fmt::format("{:<46} {:>6} {:>12.4f} {:>12.4f} {:>8}\n", analysis::display_name(r), r.summary.n, r.summary.mean,
+                         *r.summary.stddev, r.summary.cv_pct ? fmt::format("{:.2f}", *r.summary.cv_pct) : kDash);
+    }
+  }
+  return out;
+}
+
+std::string gotest_raw(std::span<const records::Sample> samples, const std::string& condition,
+                       const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup) {
+  std::string out;
+  for (const auto& [k, v] : config) {
+    std::string value = v;
+    std::replace(value.begin(), value.end(), '\n', ' ');
+    out += fmt::format("{}: {}\n", k, value);
+  }
+  for (const auto& s : samples) {
+    if (s.condition != condition || (s.warmup && !include_warmup)) continue;
+    out += fmt::format("{}\t{}", s.name, s.iterations);
+    for (const auto& m : s.metrics) out += fmt::format("\t{} {}", m.value, m.unit);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace noisefloor::render

@@ -1,0 +1,36 @@
+// The per-condition table as text: GitHub markdown, an 80-column terminal table, CSV, the demo's
+// cv-summary.txt blocks, and raw Go benchmark files. Pure.
+#pragma once
+
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/table.hpp"
+#include "records/sample.hpp"
+
+namespace noisefloor::render {
+
+// "11.46 ± 4.3%" (benchstat's ±: the 95% median CI relative to the median), "11.46 ± ∞ (n<6)",
+// or the absolute interval when the median is ≤ 0; "—" without samples.
+std::string median_ci_text(const stats::Summary& summary);
+
+// GitHub-flavoured markdown, columns padded so it also reads well in a terminal.
+std::string table_markdown(const analysis::Table& table);
+// For terminals: one block per benchmark, one row per condition, at most 80 columns; the notes
+// follow under the blocks.
+std::string table_text(const analysis::Table& table);
+std::string table_csv(const analysis::Table& table);
+
+// The demo's cv-summary.txt: header lines ("# ..."), then per condition "## name", the column
+// header and one row per benchmark with at least 2 samples (name %-46s, runs %6d, mean %12.4f,
+// stddev %12.4f, CV %8.2f, single spaces between). Byte-compatible with the demo's blocks.
+std::string summary_blocks(const analysis::Table& table, const std::vector<std::string>& header_lines);
+
+// A raw file in Go benchmark format (benchstat reads it): `key: value` configuration lines,
+// then one result line per sample of `condition` (warm-up excluded unless include_warmup).
+std::string gotest_raw(std::span<const records::Sample> samples, const std::string& condition,
+                       const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup = false);
+
+}  // namespace noisefloor::render

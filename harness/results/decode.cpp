@@ -1,0 +1,112 @@
+#include "results/decode.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "model/errors.hpp"
+#include "parsers/gotest.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::results {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+template <typename T>
+T decode_json(const std::string& text, const std::string& file) {
+  try {
+    return json::parse(text).get<T>();
+  } catch (const json::exception& e) {
+    throw RunError(fmt::format("{}: {}", file, e.what()));
+  } catch (const ParseError& e) {
+    throw RunError(fmt::format("{}: {}", file, e.what()));
+  }
+}
+
+// What results written by 0.1 kept only in summary.json.
+void fill_from_summary(records::RunRecord& run, const std::string& text) {
+  json summary;
+  try {
+    summary = json::parse(text);
+  } catch (const json::exception&) {
+    return;  // the metadata stays unknown; every number is recomputed from the samples anyway
+  }
+  if (!summary.is_object()) return;
+  const json experiment = summary.value("experiment", json::object());
+  if (run.description.empty() && experiment.is_object()) run.description = experiment.value("description", "");
+  if (run.experiment_file.empty() && experiment.is_object()) run.experiment_file = experiment.value("file", "");
+  if (!run.comparison && summary.contains("comparison") && summary["comparison"].is_object()) {
+    run.comparison = summary["comparison"].get<records::ComparisonSettings>();
+    // 0.1 wrote the paired design's settings only; blocks had no A/A rows.
+    run.comparison->blocks = summary.contains("paired") && summary["paired"].is_array() &&
+                             !summary["paired"].empty() &&
+                             std::all_of(summary["paired"].begin(), summary["paired"].end(),
+                                         [](const json& p) { return p.value("design", "") == "blocks"; });
+  }
+  if (run.adaptive.empty() && summary.contains("adaptive") && summary["adaptive"].is_object())
+    run.adaptive = summary["adaptive"].get<std::map<std::string, records::AdaptiveOutcome>>();
+}
+
+}  // namespace
+
+records::Result decode_result(const ResultFiles& files) {
+  records::Result r;
+  const fs::path dir(files.source);
+  r.source = files.source;
+  r.label = dir.filename().string();
+  const std::string samples_file = (dir / "samples.jsonl").string();
+  const auto lines = text::lines(files.samples_jsonl);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (text::trim(lines[i]).empty()) continue;
+    try {
+      r.samples.push_back(json::parse(lines[i]).get<records::Sample>());
+    } catch (const std::exception& e) {
+      const bool last = i + 1 == lines.size() && !files.samples_jsonl.ends_with('\n');
+      if (last) {  // a line torn by a crash mid-write: everything before it is intact
+        r.warnings.push_back(fmt::format("{}:{}: ignored a torn last line", samples_file, i + 1));
+        break;
+      }
+      throw RunError(fmt::format("{}:{}: {}", samples_file, i + 1, e.what()));
+    }
+  }
+  if (files.run_json) {
+    r.run = decode_json<records::RunRecord>(*files.run_json, (dir / "run.json").string());
+    if (files.summary_json) fill_from_summary(*r.run, *files.summary_json);
+    if (!r.run->run_id.empty()) r.label = r.run->run_id;
+    r.conditions = r.run->conditions;
+  }
+  if (files.fingerprint_json)
+    r.fingerprint = decode_json<records::Fingerprint>(*files.fingerprint_json, (dir / "fingerprint.json").string());
+  for (const auto& s : r.samples)
+    if (std::find(r.conditions.begin(), r.conditions.end(), s.condition) == r.conditions.end())
+      r.conditions.push_back(s.condition);
+  for (const auto& c : r.conditions)
+    if (const auto raw = files.raw.find(c); raw != files.raw.end()) r.gotest_config[c] = parsers::config_lines(raw->second);
+  return r;
+}
+
+records::Result decode_gotest_file(const std::string& path, std::string_view content) {
+  const parsers::GoTestOutput out = parsers::parse_gotest(content);
+  if (out.measurements.empty())
+    throw RunError(fmt::format("{}: no benchmark result lines (expected `go test -bench` output)", path));
+  records::Result r;
+  r.source = path;
+  r.go_test_file = true;
+  const std::string condition = fs::path(path).stem().string();
+  r.label = condition;
+  r.conditions.push_back(condition);
+  std::map<std::string, int> counts;
+  for (const auto& m : out.measurements) {
+    records::Sample s = records::sample_of(condition, m);
+    s.index = counts[m.benchmark]++;
+    r.samples.push_back(std::move(s));
+  }
+  r.fingerprint.gotest = out.config;
+  r.gotest_config[condition] = parsers::config_lines(content);
+  return r;
+}
+
+}  // namespace noisefloor::results

@@ -1,0 +1,34 @@
+// The on-disk schema, read side: the files of a result directory (or a go test -bench file)
+// decoded into typed records. Pure (results/load.hpp reads the files). Reads every schema 1
+// result noisefloor has written since 0.1.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "records/result.hpp"
+
+namespace noisefloor::results {
+
+// The texts of one result directory's files. `source` is the directory, for messages.
+struct ResultFiles {
+  std::string source;
+  std::string samples_jsonl;
+  std::optional<std::string> run_json, fingerprint_json;
+  // Results written before run.json recorded the experiment's description, file and comparison
+  // settings and the adaptive outcomes kept them only in summary.json: read from there.
+  std::optional<std::string> summary_json;
+  std::map<std::string, std::string> raw;  // the *.txt files by name without extension (<condition>.txt)
+};
+
+// Throws RunError naming the file and line: a malformed sample line (a torn last line is only a
+// warning: a crash mid-write), a run.json or fingerprint.json that is not valid, a newer schema.
+records::Result decode_result(const ResultFiles& files);
+
+// A plain `go test -bench` output file as one condition named after the file (without extension).
+// Throws RunError when it holds no benchmark result line.
+records::Result decode_gotest_file(const std::string& path, std::string_view text);
+
+}  // namespace noisefloor::results

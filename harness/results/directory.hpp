@@ -1,0 +1,39 @@
+// The on-disk schema, write side: results/<experiment>/<UTC timestamp>/ with samples.jsonl
+// appended per sample and every other file written atomically (temporary file + rename), so a
+// crash never leaves a half-written file and never loses a completed sample. I/O edge.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "records/fingerprint.hpp"
+#include "records/run.hpp"
+#include "records/sample.hpp"
+
+namespace noisefloor::results {
+
+class RunDirectory {
+ public:
+  // Creates root/<experiment>/<YYYYmmddTHHMMSSZ>[-N]/ (never reuses an existing directory).
+  RunDirectory(const std::filesystem::path& root, const std::string& experiment);
+  RunDirectory(const RunDirectory&) = delete;
+  RunDirectory& operator=(const RunDirectory&) = delete;
+  ~RunDirectory();
+
+  const std::filesystem::path& path() const { return dir_; }
+  const std::string& id() const { return id_; }  // the timestamp directory name
+
+  void write(const std::string& name, std::string_view content);  // atomic
+  void write(const records::RunRecord& run);                       // run.json
+  void write(const records::Fingerprint& fingerprint);             // fingerprint.json
+  void append(const records::Sample& sample);                      // one line of samples.jsonl, written through
+  void point_latest();  // root/<experiment>/latest -> this directory (atomic symlink swap)
+
+ private:
+  std::filesystem::path dir_;
+  std::string id_;
+  int samples_fd_ = -1;
+};
+
+}  // namespace noisefloor::results

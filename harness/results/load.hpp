@@ -1,0 +1,14 @@
+// Loading results from disk for every reading command. I/O edge (results/decode.hpp decodes).
+#pragma once
+
+#include <filesystem>
+
+#include "records/result.hpp"
+
+namespace noisefloor::results {
+
+// `path` is a go test -bench output file (a regular file), a result directory, or an experiment
+// directory (meaning its `latest`). Throws RunError naming the path and what was expected.
+records::Result load(const std::filesystem::path& path);
+
+}  // namespace noisefloor::results

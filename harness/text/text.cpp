@@ -1,0 +1,214 @@
+#include "text/text.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ctime>
+
+namespace noisefloor::text {
+
+std::vector<std::string_view> lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    out.push_back(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+std::string quote_tail(std::string_view text, std::size_t count) {
+  std::vector<std::string_view> all = lines(text);
+  while (!all.empty() && trim(all.back()).empty()) all.pop_back();
+  if (all.empty()) return "\n    | (empty)";
+  std::string out;
+  for (std::size_t i = all.size() > count ? all.size() - count : 0; i < all.size(); ++i) {
+    out += "\n    | ";
+    out += all[i];
+  }
+  return out;
+}
+
+std::size_t width(std::string_view s) {
+  std::size_t w = 0;
+  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+  return w;
+}
+
+std::string pad_left(std::string_view s, std::size_t columns) {
+  const std::size_t have = width(s);
+  return have >= columns ? std::string(s) : std::string(columns - have, ' ') + std::string(s);
+}
+
+std::string pad_right(std::string_view s, std::size_t columns) {
+  const std::size_t have = width(s);
+  return have >= columns ? std::string(s) : std::string(s) + std::string(columns - have, ' ');
+}
+
+std::string center(std::string_view s, std::size_t columns) {
+  const std::size_t have = width(s);
+  if (have >= columns) return std::string(s);
+  const std::size_t left = (columns - have) / 2;
+  return std::string(left, ' ') + std::string(s) + std::string(columns - have - left, ' ');
+}
+
+std::string rstrip(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+namespace {
+
+// The byte offset after the first `columns` code points of s (s.size() when it has fewer).
+std::size_t prefix_bytes(std::string_view s, std::size_t columns) {
+  std::size_t cols = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      if (cols == columns) return i;
+      ++cols;
+    }
+  }
+  return s.size();
+}
+
+}  // namespace
+
+std::string truncate(std::string_view s, std::size_t columns) {
+  if (width(s) <= columns || columns == 0) return std::string(s);
+  return std::string(s.substr(0, prefix_bytes(s, columns - 1))) + "…";
+}
+
+std::string shorten(std::string_view s, std::size_t columns) {
+  if (width(s) <= columns || columns < 2) return std::string(s);
+  std::string_view kept = s.substr(0, prefix_bytes(s, columns - 1));
+  // Inside a word: back off to the space before it, when there is one.
+  if (kept.size() < s.size() && s[kept.size()] != ' ') {
+    const auto space = kept.rfind(' ');
+    if (space != std::string_view::npos && space > 0) kept = kept.substr(0, space);
+  }
+  return rstrip(std::string(kept)) + "…";
+}
+
+std::string wrap(std::string_view text, std::size_t columns, std::string_view first_prefix,
+                 std::string_view rest_prefix) {
+  std::string out;
+  std::string line(first_prefix);
+  bool has_word = false;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto start = text.find_first_not_of(' ', pos);
+    if (start == std::string_view::npos) break;
+    auto end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(start, end - start);
+    pos = end;
+    if (has_word && width(line) + 1 + width(word) > columns) {
+      out += line + "\n";
+      line = std::string(rest_prefix);
+      line += word;
+    } else {
+      if (has_word) line += ' ';
+      line += word;
+    }
+    has_word = true;
+  }
+  return out + line + "\n";
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string markdown_cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string format_value(double v) {
+  if (std::isnan(v)) return std::string(kDash);
+  const double a = std::fabs(v);
+  if (a >= 1000) return fmt::format("{:.0f}", v);
+  if (a >= 100) return fmt::format("{:.1f}", v);
+  if (a >= 10) return fmt::format("{:.2f}", v);
+  if (a >= 1) return fmt::format("{:.3f}", v);
+  if (a == 0) return "0";
+  return fmt::format("{:.4g}", v);
+}
+
+std::string fixed(std::optional<double> v, int decimals) {
+  return v && !std::isnan(*v) ? fmt::format("{:.{}f}", *v, decimals) : std::string(kDash);
+}
+
+std::string interval(double lo, double hi, int decimals) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return std::string(kDash);
+  return fmt::format("[{:.{}f}, {:.{}f}]", lo, decimals, hi, decimals);
+}
+
+std::string shortest(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
+
+std::string clock(double seconds) {
+  const long s = static_cast<long>(seconds + 0.5);
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+namespace {
+
+std::tm utc_tm(std::chrono::system_clock::time_point when) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(when);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return tm;
+}
+
+}  // namespace
+
+std::string utc(std::chrono::system_clock::time_point when) {
+  const std::tm tm = utc_tm(when);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count() % 1000;
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03}Z", buf, ms);
+}
+
+std::string utc_compact(std::chrono::system_clock::time_point when) {
+  const std::tm tm = utc_tm(when);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return buf;
+}
+
+}  // namespace noisefloor::text

@@ -1,0 +1,85 @@
+// One place for text: trimming and splitting, terminal widths and padding, wrapping, escaping
+// for HTML, markdown and CSV, and number, interval and time formatting. Pure; every renderer,
+// error message and progress line uses these (nothing else pads, wraps or escapes).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace noisefloor::text {
+
+// What a number that does not exist is shown as (never a fake 0).
+inline constexpr const char* kDash = "—";
+
+// ---- strings ----
+
+// Without spaces, tabs, carriage returns and newlines at either end.
+constexpr std::string_view trim(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  const auto first = s.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
+}
+
+// The lines of `text`, split on '\n' with a trailing '\r' removed; a final newline does not
+// start another line ("a\nb\n" -> {"a", "b"}, "" -> {}).
+std::vector<std::string_view> lines(std::string_view text);
+
+// The last `count` non-empty-tailed lines of `text`, each on its own line as "\n    | line", for
+// quoting a program's output inside a one-line error ("(empty)" when there is none).
+std::string quote_tail(std::string_view text, std::size_t count);
+
+// ---- terminal columns ----
+
+// Columns a UTF-8 string takes on a terminal: one per code point (continuation bytes take none).
+std::size_t width(std::string_view s);
+std::string pad_left(std::string_view s, std::size_t columns);   // right-aligned
+std::string pad_right(std::string_view s, std::size_t columns);  // left-aligned
+std::string center(std::string_view s, std::size_t columns);
+std::string rstrip(std::string s);  // without trailing spaces
+
+// At most `columns` columns, cut at a code point and ending with "…" when cut (labels).
+std::string truncate(std::string_view s, std::size_t columns);
+// At most `columns` columns, cut at a word boundary when one exists and ending with "…" when
+// cut (one-line summaries of sentences).
+std::string shorten(std::string_view s, std::size_t columns);
+
+// Word-wraps `text` (words separated by spaces) into lines of at most `columns` columns: the
+// first line starts with `first_prefix`, the others with `rest_prefix`; a word longer than a
+// line stays whole. Every line ends with '\n'; empty text gives `first_prefix` + "\n".
+std::string wrap(std::string_view text, std::size_t columns, std::string_view first_prefix,
+                 std::string_view rest_prefix);
+
+// ---- escaping ----
+
+std::string html_escape(std::string_view s);    // element content and double-quoted attributes
+std::string markdown_cell(std::string_view s);  // a table cell: '|' escaped, newlines flattened
+std::string csv_field(std::string_view s);      // RFC 4180: quoted when it holds , " or a newline
+
+// ---- numbers ----
+
+// Benchmark values with at least 4 significant figures and no exponent in the usual ranges:
+// 1234 -> "1234", 123.4 -> "123.4", 12.34 -> "12.34", 1.234 -> "1.234", 0.01234 -> "0.01234";
+// NaN -> "—".
+std::string format_value(double value);
+// Fixed decimals; "—" for nullopt and NaN.
+std::string fixed(std::optional<double> value, int decimals);
+// A confidence interval "[lo, hi]" with fixed decimals; "—" when either end is not finite.
+std::string interval(double lo, double hi, int decimals = 4);
+// A number in JSON's shortest round-trip form ("0.1", "12", "1e-09"); "" when not finite.
+std::string shortest(double value);
+
+// ---- time ----
+
+// "1:05", "1:02:03" (rounded to whole seconds).
+std::string clock(double seconds);
+// RFC 3339 UTC with milliseconds: "2026-11-30T05:01:11.123Z".
+std::string utc(std::chrono::system_clock::time_point when);
+// Compact UTC for names: "20261130T050111Z".
+std::string utc_compact(std::chrono::system_clock::time_point when);
+
+}  // namespace noisefloor::text

@@ -1,0 +1,20 @@
+// benchstat's unit scaling (golang.org/x/perf/benchunit), written once: a unit is tidied
+// ("ns/op" -> "sec/op" with the value ×1e-9, "MB/s" -> "B/s" ×1e6), then a group of values is
+// shown with one SI prefix (IEC for bytes) chosen from the smallest non-zero |value| so that it
+// keeps at least 4 significant digits: scale_values({11.32e-9, 37.40e-9}, "sec/op") ->
+// {"11.32n", "37.40n"}. Pure.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace noisefloor::text {
+
+// The tidied unit and the factor that converts a value into it.
+std::pair<std::string, double> tidy_unit(const std::string& unit);
+
+// Values already in the tidied unit, formatted with one common prefix; NaN -> "?".
+std::vector<std::string> scale_values(const std::vector<double>& tidied, const std::string& tidied_unit);
+
+}  // namespace noisefloor::text

@@ -1,0 +1,270 @@
+#include <doctest/doctest.h>
+
+
+#include "model/errors.hpp"
+#include "parsers/gotest.hpp"
+#include "analysis/compare.hpp"
+#include "render/compare.hpp"
+#include "test_support.hpp"
+#include "text/units.hpp"
+
+using namespace noisefloor;
+using nlohmann::json;
+
+namespace {
+
+using testing::check_golden;
+using testing::gotest_samples;
+
+std::vector<records::Sample> make(const std::string& condition, const std::string& benchmark,
+                                const std::vector<double>& ns, const std::string& unit = "ns/op") {
+  std::vector<records::Sample> out;
+  int i = 0;
+  for (double v : ns) {
+    records::Sample s;
+    s.condition = condition;
+    s.benchmark = benchmark;
+    s.name = benchmark;
+    s.index = i++;
+    s.metrics = {{v, unit}};
+    out.push_back(s);
+  }
+  return out;
+}
+
+void append(std::vector<records::Sample>& to, const std::vector<records::Sample>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+std::size_t max_columns(const std::string& text) {
+  std::size_t best = 0, cols = 0;
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      best = std::max(best, cols);
+      cols = 0;
+    } else if ((c & 0xC0) != 0x80) {
+      ++cols;
+    }
+  }
+  return std::max(best, cols);
+}
+
+const analysis::CompareRow& row(const analysis::CompareTable& t, const std::string& benchmark,
+                              const std::string& unit) {
+  for (const auto& r : t.rows)
+    if (r.benchmark == benchmark && r.unit == unit) return r;
+  FAIL("no row " << benchmark << " " << unit);
+  return t.rows.front();
+}
+
+analysis::CompareSettings demo_settings() {
+  analysis::CompareSettings st;
+  st.old_name = "idle.txt";
+  st.new_name = "noisy.txt";
+  st.old_source = "tests/data/compare/idle.txt";
+  st.new_source = "tests/data/compare/noisy.txt";
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE("compare: the demo's idle vs noisy line reads like benchstat's") {
+  const auto t = analysis::compare_samples(gotest_samples("idle", "compare/idle.txt"), gotest_samples("noisy", "compare/noisy.txt"),
+                                         demo_settings());
+  CHECK_FALSE(t.matched_by_condition_name);
+  REQUIRE(t.rows.size() == 3);  // sec/op, B/op, allocs/op
+  const auto& r = row(t, "BenchmarkMakeBuffer_Correct", "ns/op");
+  CHECK(r.compared);
+  CHECK(r.label == analysis::Label::unknown);
+  CHECK(r.old_side.summary.n == 20);
+  CHECK(r.old_side.summary.median == doctest::Approx(11.322).epsilon(1e-15));
+  CHECK(r.new_side.summary.median == doctest::Approx(37.401).epsilon(1e-15));
+  CHECK(r.test.exact);
+  CHECK(r.test.u == 0.0);
+  // 2 / C(40, 20), checked by enumeration in Python (tests/data/compare/README.md).
+  CHECK(r.test.p == doctest::Approx(2.0 / 137846528820.0).epsilon(1e-12));
+  CHECK(r.p_adjusted == r.test.p);  // one row per unit: no adjustment
+  REQUIRE(r.hl);
+  CHECK(r.hl->estimate == doctest::Approx(3.201866268271755).epsilon(1e-12));
+  CHECK(r.hl->lo == doctest::Approx(2.7061895385669046).epsilon(1e-12));
+  CHECK(r.hl->hi == doctest::Approx(3.400123631225716).epsilon(1e-12));
+  CHECK(r.verdict == stats::Verdict::slower);
+
+  const std::string text = render::compare_text(t);
+  // benchstat: "MakeBuffer_Correct-16   11.32n ± 5%   37.40n ± 25%  +230.34% (p=0.000 n=20)"; with the
+  // verdict the row would take 81 columns, so the name goes on its own line.
+  CHECK(text.find("\nMakeBuffer_Correct-16\n  11.32n ± 5%  37.40n ± 25%  +230.34% (p=0.000 n=20)  slower\n") !=
+        std::string::npos);
+  CHECK(max_columns(text) <= 80);
+  check_golden("compare.demo.txt", text);
+  check_golden("compare.demo.csv", render::compare_csv(t));
+  check_golden("compare.demo.json", json(t).dump(2) + "\n");
+
+  // All-equal secondary metrics: no test, p = 1, "~", identical samples are equivalent.
+  const auto& b = row(t, "BenchmarkMakeBuffer_Correct", "B/op");
+  CHECK(b.test.p == 1.0);
+  CHECK_FALSE(b.significant);
+  CHECK(b.verdict == stats::Verdict::equivalent);
+  CHECK(text.find("MakeBuffer_Correct-16  64.00 ± 0%  64.00 ± 0%  ~ (p=1.000 n=20)  equivalent\n") != std::string::npos);
+}
+
+TEST_CASE("compare: the committed go test captures (3 vs 4 samples, GOMAXPROCS mix, a one-sided benchmark)") {
+  analysis::CompareSettings st;
+  st.old_name = "makebuffer_benchmem_count3.txt";
+  st.new_name = "makebuffer_cpu_1_2.txt";
+  const auto t = analysis::compare_samples(gotest_samples("count3", "gotest/makebuffer_benchmem_count3.txt"),
+                                         gotest_samples("cpu12", "gotest/makebuffer_cpu_1_2.txt"), st);
+  const auto& r = row(t, "BenchmarkMakeBuffer_Correct", "ns/op");
+  CHECK(r.old_side.summary.n == 3);
+  CHECK(r.new_side.summary.n == 4);
+  CHECK(r.test.u == 9.0);
+  CHECK(r.test.p == doctest::Approx(2.0 / 5.0).epsilon(1e-12));  // enumeration of the 35 splits
+  CHECK_FALSE(r.hl->bounded);
+  CHECK(r.verdict == stats::Verdict::inconclusive);
+  REQUIRE(t.only_old.size() == 1);
+  CHECK(t.only_old[0] == "count3: BenchmarkMakeBuffer_DCE");
+  const std::string text = render::compare_text(t);
+  CHECK(text.find("GOMAXPROCS differs (2 vs 1,2)") != std::string::npos);
+  CHECK(r.warnings.at(0) ==
+        "n=3 vs 4: the minimum attainable p is 0.0571 > 0.05: no difference can ever be significant at these "
+        "sizes (4 vs 4 is the least; 10 per side is the floor)");
+  CHECK(max_columns(text) <= 80);
+  check_golden("compare.gotest.txt", text);
+  check_golden("compare.gotest.csv", render::compare_csv(t));
+  check_golden("compare.gotest.json", json(t).dump(2) + "\n");
+}
+
+TEST_CASE("compare: asymmetric ties use the exact conditional p, not benchstat's doubled tail") {
+  // Values checked by enumerating the 210 splits in Python (tests/data/compare/README.md).
+  const auto t = analysis::compare_samples(make("a", "BenchmarkT", {10, 10, 10, 10}),
+                                         make("a", "BenchmarkT", {10, 10, 11, 12, 12, 12}), {});
+  const auto& r = t.rows.at(0);
+  CHECK(r.test.exact);
+  CHECK(r.test.u == 4.0);
+  CHECK(r.test.p == doctest::Approx(11.0 / 105.0).epsilon(1e-12));
+  CHECK(r.test.p_exact_doubling == doctest::Approx(1.0 / 7.0).epsilon(1e-12));
+  const std::string text = render::compare_text(t);
+  CHECK(text.find("(p=0.105; benchstat's doubled tail gives 0.143)") != std::string::npos);
+}
+
+TEST_CASE("compare: Holm-Bonferroni over several rows, geomean, matching by condition name") {
+  std::vector<records::Sample> o, n;
+  const std::vector<double> base = {10.0, 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 10.7, 10.8, 10.9};
+  std::vector<double> slower, same;
+  for (double v : base) slower.push_back(v * 1.2);
+  for (double v : base) same.push_back(v + 0.05);
+  append(o, make("idle", "BenchmarkA", base));
+  append(o, make("idle", "BenchmarkB", base));
+  append(o, make("noisy", "BenchmarkA", base));
+  append(n, make("idle", "BenchmarkA", slower));
+  append(n, make("idle", "BenchmarkB", same));
+  append(n, make("pinned", "BenchmarkA", base));
+  const auto t = analysis::compare_samples(o, n, {});
+  CHECK(t.matched_by_condition_name);
+  REQUIRE(t.rows.size() == 2);
+  const auto& a = row(t, "BenchmarkA", "ns/op");
+  const auto& b = row(t, "BenchmarkB", "ns/op");
+  // Exact p: A is fully separated (2/C(20,10)); Holm multiplies the smaller p by 2.
+  CHECK(a.test.p == doctest::Approx(2.0 / 184756.0).epsilon(1e-12));
+  CHECK(a.p_adjusted == doctest::Approx(4.0 / 184756.0).epsilon(1e-12));
+  CHECK(b.p_adjusted == doctest::Approx(std::max(b.test.p, a.p_adjusted)).epsilon(1e-12));
+  CHECK(a.significant);
+  CHECK_FALSE(b.significant);
+  CHECK(a.verdict == stats::Verdict::slower);
+  REQUIRE(t.geomeans.size() == 1);
+  CHECK(t.geomeans[0].rows == 2);
+  CHECK(t.geomeans[0].ratio == doctest::Approx(std::sqrt(1.2 * (10.5 / 10.45))).epsilon(1e-12));
+  CHECK(t.only_old == std::vector<std::string>{"condition 'noisy' (all benchmarks)"});
+  CHECK(t.only_new == std::vector<std::string>{"condition 'pinned' (all benchmarks)"});
+  const std::string text = render::compare_text(t);
+  CHECK(t.notes.at(0) ==
+        "p-values are Holm-Bonferroni adjusted within each unit (sec/op over 2 rows); \"~\" means adjusted p > "
+        "0.05; verdicts are per-row 95% CIs, not adjusted");
+  CHECK(text.find("geomean") != std::string::npos);
+}
+
+TEST_CASE("compare: no condition in common is a usage error that says how to choose") {
+  std::vector<records::Sample> o = make("idle", "BenchmarkA", {1, 2, 3});
+  append(o, make("noisy", "BenchmarkA", {1, 2, 3}));
+  const auto n = make("pinned", "BenchmarkA", {1, 2, 3});
+  CHECK_THROWS_AS(analysis::compare_samples(o, n, {}), ConfigError);
+  CHECK_THROWS_WITH(analysis::compare_samples(o, n, {}),
+                    doctest::Contains("no condition name in common: old has 'idle', 'noisy', new has 'pinned'"));
+  CHECK_THROWS_AS(analysis::compare_samples({}, n, {}), ConfigError);
+}
+
+TEST_CASE("compare: labels come from spinners and load; different labels are never compared") {
+  const json run = {{"condition_records",
+                     {{{"condition", "idle"}, {"setup", json::object()}},
+                      {{"condition", "noisy"}, {"setup", {{"spinners", {{"count", 2}, {"cpus", "unpinned"}}}}}}}}};
+  const json calm = {{"host", {{"load", {{"value", {{"one", 0.5}}}}}, {"cpu", {{"logical", {{"value", 2}}}}}}}};
+  const json busy = {{"host", {{"load", {{"value", {{"one", 2.5}}}}}, {"cpu", {{"logical", {{"value", 2}}}}}}}};
+  const auto result = [](const json& run_json, const json& fp) {
+    records::Result r;
+    if (!run_json.is_null()) r.run = run_json.get<records::RunRecord>();
+    r.fingerprint = fp.get<records::Fingerprint>();
+    return r;
+  };
+  std::string why;
+  CHECK(analysis::condition_label(result(run, calm), "idle", &why) == analysis::Label::measured_clean);
+  CHECK(analysis::condition_label(result(run, calm), "noisy", &why) == analysis::Label::contended);
+  CHECK(why == "2 spinners");
+  CHECK(analysis::condition_label(result(run, busy), "idle", &why) == analysis::Label::contended);
+  CHECK(why == "1-minute load 2.50 on 2 CPUs");
+  // The doctor's verdict outranks the lagging 1-minute average.
+  const json doctor = {{"doctor", {{"grade", "limited"}, {"findings", {{{"topic", "load"}, {"level", "BAD"}, {"message", "m"}}}}}}};
+  CHECK(analysis::condition_label(result(nullptr, doctor), "idle", &why) == analysis::Label::contended);
+  CHECK(why == "doctor: m");
+  json calm_doctor = busy;
+  calm_doctor["doctor"] = {{"grade", "limited"}, {"findings", json::array()}};
+  CHECK(analysis::condition_label(result(nullptr, calm_doctor), "idle", &why) == analysis::Label::measured_clean);
+  CHECK(analysis::condition_label(result(nullptr, {{"gotest", {{"cpu", "x"}}}}), "f", &why) ==
+        analysis::Label::unknown);
+  CHECK(why == "no load record");
+  CHECK(analysis::to_string(analysis::Label::contended_paired) == "CONTENDED-PAIRED");
+
+  analysis::CompareSettings st;
+  st.old_labels = {{"idle", analysis::Label::measured_clean}};
+  st.new_labels = {{"idle", analysis::Label::contended}};
+  st.new_label_reasons = {{"idle", "1-minute load 2.50 on 2 CPUs"}};
+  const auto t = analysis::compare_samples(make("idle", "BenchmarkA", {1, 2, 3, 4, 5, 6}),
+                                         make("idle", "BenchmarkA", {2, 3, 4, 5, 6, 7}), st);
+  REQUIRE(t.rows.size() == 1);
+  CHECK_FALSE(t.rows[0].compared);
+  CHECK(t.rows[0].reason ==
+        "labels differ: old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs)");
+  const std::string text = render::compare_text(t);
+  CHECK(text.find("no benchmark compared") != std::string::npos);
+  CHECK(text.find("not compared (different labels") != std::string::npos);
+  CHECK(json(t)["rows"][0]["label"].is_null());
+}
+
+TEST_CASE("compare: benchmark-moving fingerprint differences mark the table not comparable") {
+  analysis::CompareSettings st = demo_settings();
+  st.differences = {{"host.cpu.model_name", "AMD EPYC", "Apple M4 Max", true},
+                    {"host.hostname", "vm", "laptop", false},
+                    {"toolchain.binary.sha256", std::string(64, 'a'), std::string(64, 'b'), true}};
+  auto t = analysis::compare_samples(gotest_samples("idle", "compare/idle.txt"), gotest_samples("noisy", "compare/noisy.txt"), st);
+  CHECK_FALSE(t.comparable);
+  std::string text = render::compare_text(t);
+  CHECK(text.find("NOT COMPARABLE: fields that move benchmarks differ (old → new):\n") != std::string::npos);
+  CHECK(text.find("  host.cpu.model_name: AMD EPYC → Apple M4 Max\n") != std::string::npos);
+  CHECK(text.find("  host.hostname: vm → laptop\n") != std::string::npos);
+  CHECK(max_columns(text) <= 80);
+  CHECK(json(t)["comparable"] == false);
+  st.allow_different_hosts = true;
+  t = analysis::compare_samples(gotest_samples("idle", "compare/idle.txt"), gotest_samples("noisy", "compare/noisy.txt"), st);
+  text = render::compare_text(t);
+  CHECK(text.find("NOT COMPARABLE") == std::string::npos);
+  CHECK(text.find("different hosts, accepted by --allow-different-hosts (old → new):\n") != std::string::npos);
+}
+
+
+TEST_CASE("compare: a long benchmark name goes on its own line and the table stays within 80 columns") {
+  const std::string name = "BenchmarkCRC32/poly=Castagnoli/size=32kB/align=1/with-a-long-tail";
+  const auto t = analysis::compare_samples(make("x", name, {10, 11, 12, 13, 14, 15, 16, 17, 18, 19}),
+                                         make("x", name, {20, 21, 22, 23, 24, 25, 26, 27, 28, 29}), {});
+  const std::string text = render::compare_text(t);
+  CHECK(max_columns(text) <= 80);
+  CHECK(text.find("\nCRC32/poly=Castagnoli/size=32kB/align=1/with-a-long-tail\n  ") != std::string::npos);
+}

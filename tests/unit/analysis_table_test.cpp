@@ -1,0 +1,123 @@
+#include <doctest/doctest.h>
+
+#include "parsers/gotest.hpp"
+#include "analysis/table.hpp"
+#include "render/table.hpp"
+#include "test_support.hpp"
+#include "text/text.hpp"
+
+using namespace noisefloor;
+
+namespace {
+
+using testing::slurp;
+
+void add(std::vector<records::Sample>& out, const std::string& condition, const std::string& file) {
+  const auto parsed = parsers::parse_gotest(slurp(std::string(NF_TEST_DATA_DIR) + "/gotest/" + file));
+  int i = 0;
+  for (const auto& m : parsed.measurements) {
+    records::Sample s = records::sample_of(condition, m);
+    s.index = i++;
+    out.push_back(s);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("report: cv --format summary is byte-compatible with the demo's cv-summary blocks") {
+  std::vector<records::Sample> samples;
+  add(samples, "old", "makebuffer_benchmem_count3.txt");
+  add(samples, "new", "makebuffer_cpu_1_2.txt");
+  const auto table = analysis::build_table(samples, {"old", "new"});
+  const std::string got = render::summary_blocks(table, {"# CV comparison — golden test", "# host: test"});
+  CHECK(got == slurp(std::string(NF_TEST_DATA_DIR) + "/golden/cv-summary.txt"));
+}
+
+TEST_CASE("report: warm-up samples are excluded and counted; n<2 shows a dash, never 0") {
+  std::vector<records::Sample> samples;
+  auto mk = [](std::string cond, double v, bool warm) {
+    records::Sample s;
+    s.condition = std::move(cond);
+    s.benchmark = s.name = "BenchmarkA";
+    s.metrics = {{v, "ns/op"}};
+    s.warmup = warm;
+    return s;
+  };
+  samples.push_back(mk("a", 100, true));
+  samples.push_back(mk("a", 10, false));
+  samples.push_back(mk("a", 12, false));
+  samples.push_back(mk("b", 7, false));
+  const auto t = analysis::build_table(samples, {"a", "b"});
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0].warmup_discarded == 1);
+  CHECK(t.rows[0].values == std::vector<double>{10, 12});
+  CHECK(t.rows[0].summary.mean == 11);
+  CHECK(t.rows[1].summary.n == 1);
+  CHECK_FALSE(t.rows[1].summary.cv_pct.has_value());
+  const std::string md = render::table_markdown(t);
+  CHECK(md.find("| b         | BenchmarkA |   1 |      7.000 |      — |     — |") != std::string::npos);
+  CHECK(md.find("- b / BenchmarkA: n=1 < 2: no stddev, CV or mean CI") != std::string::npos);
+  // The demo's summary skips a benchmark with fewer than 2 samples.
+  const std::string summary = render::summary_blocks(t, {});
+  CHECK(summary.find("## b\nbenchmark") != std::string::npos);
+  CHECK(summary.find("BenchmarkA                                          1") == std::string::npos);
+  const std::string csv = render::table_csv(t);
+  CHECK(csv.find("b,BenchmarkA,ns/op,1,7,,,7,") != std::string::npos);
+}
+
+TEST_CASE("report: raw files are Go benchmark format with key: value headers") {
+  records::Sample s;
+  s.condition = "idle";
+  s.benchmark = "BenchmarkA";
+  s.name = "BenchmarkA-2";
+  s.iterations = 1000;
+  s.metrics = {{11.5, "ns/op"}, {64, "B/op"}};
+  const std::string raw = render::gotest_raw(std::vector<records::Sample>{s}, "idle", {{"condition", "idle"}, {"cpu", "AMD\nEPYC"}});
+  CHECK(raw == "condition: idle\ncpu: AMD EPYC\nBenchmarkA-2\t1000\t11.5 ns/op\t64 B/op\n");
+  // and our own parser reads it back
+  const auto back = parsers::parse_gotest(raw);
+  REQUIRE(back.measurements.size() == 1);
+  CHECK(back.measurements[0].metrics == s.metrics);
+  CHECK(back.config.at("condition") == "idle");
+}
+
+TEST_CASE("report: values keep 4 significant figures") {
+  CHECK(text::format_value(11.456) == "11.46");
+  CHECK(text::format_value(1.23456) == "1.235");
+  CHECK(text::format_value(123.456) == "123.5");
+  CHECK(text::format_value(123456.7) == "123457");
+  CHECK(text::format_value(0.012346) == "0.01235");
+}
+
+TEST_CASE("report: the terminal table stays within 80 columns") {
+  std::vector<records::Sample> samples;
+  add(samples, "idle-host-condition", "makebuffer_benchmem_count3.txt");
+  add(samples, "noisy", "makebuffer_cpu_1_2.txt");
+  const std::string text = render::table_text(analysis::build_table(samples, {}));
+  CHECK(text.find("BenchmarkMakeBuffer_Correct (ns/op)\ncondition") != std::string::npos);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto nl = text.find('\n', start);
+    const std::string line = text.substr(start, nl - start);
+    std::size_t cols = 0;
+    for (unsigned char c : line) cols += (c & 0xC0) != 0x80;
+    CAPTURE(line);
+    CHECK(cols <= 80);
+    start = nl == std::string::npos ? text.size() : nl + 1;
+  }
+}
+
+TEST_CASE("report: a zero median with a CI shows the interval, not '± ∞ (n<6)'") {
+  std::vector<records::Sample> samples;
+  for (int i = 0; i < 20; ++i) {
+    records::Sample s;
+    s.condition = "c";
+    s.benchmark = s.name = "BenchmarkNoAlloc";
+    s.metrics = {{0, "allocs/op"}};
+    samples.push_back(s);
+  }
+  const auto t = analysis::build_table(samples, {"c"});
+  const std::string md = render::table_markdown(t);
+  CHECK(md.find("0 [0, 0]") != std::string::npos);
+  CHECK(md.find("(n<6)") == std::string::npos);
+}

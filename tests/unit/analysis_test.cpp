@@ -1,0 +1,68 @@
+// analysis/analyze: one or more results merged into one view, every number from the samples.
+#include <doctest/doctest.h>
+
+#include "analysis/analysis.hpp"
+#include "analysis/anchor.hpp"
+#include "model/errors.hpp"
+#include "test_support.hpp"
+
+using namespace noisefloor;
+using nlohmann::json;
+using testing::kData;
+using testing::load_result;
+using testing::slurp;
+
+TEST_CASE("analysis: the paired comparisons of a 0.1 result are recomputed as that run computed them") {
+  const std::string dir = kData + "/results/paired-0.1";
+  const auto a = analysis::analyze({load_result(dir)});
+  const json summary = json::parse(slurp(dir + "/summary.json"));
+  CHECK(json(a.paired.rows) == summary["paired"]);
+  CHECK(json(a.paired.aa) == summary["aa"]);
+  REQUIRE(a.comparison.has_value());
+  CHECK(a.comparison->baseline == "once");
+  // The labels come from the recorded conditions: "busy" ran with a spinner.
+  CHECK(a.paired.rows.at(2).label == "CONTENDED-PAIRED");
+}
+
+TEST_CASE("analysis: merged sources keep colliding names apart, labels unique, warnings prefixed") {
+  auto a = load_result(kData + "/results/paired-0.1");
+  auto b = a;
+  b.warnings.push_back("a torn line");
+  const auto m = analysis::analyze({a, b});
+  CHECK(m.merged);
+  REQUIRE(m.sources.size() == 2);
+  CHECK(m.sources[1].label == "20261130T171607Z#2");
+  CHECK(m.conditions == std::vector<std::string>{"20261130T171607Z:clean", "20261130T171607Z:busy",
+                                                 "20261130T171607Z#2:clean", "20261130T171607Z#2:busy"});
+  CHECK(m.paired.rows.size() == 8);
+  CHECK(m.paired.rows.at(4).condition == "20261130T171607Z#2:clean");
+  CHECK(m.warnings == std::vector<std::string>{"20261130T171607Z#2: a torn line"});
+  CHECK(m.differences.empty());
+  CHECK(m.comparable());
+  CHECK(m.title() == "paired");
+}
+
+TEST_CASE("analysis: results from different rooms are not comparable unless allowed") {
+  auto a = load_result(kData + "/results/small");
+  auto b = load_result(kData + "/results/docker-0.1");
+  const auto m = analysis::analyze({a, b});
+  CHECK_FALSE(m.comparable());
+  CHECK(m.difference_source.at(0) == 1);
+  CHECK(m.differences.at(0).moves_benchmarks);
+  CHECK(analysis::analyze({a, b}, true).comparable());
+  CHECK(m.title() == "small + docker");
+}
+
+TEST_CASE("analysis: the anchor compares this run's baseline with the anchor's clean condition") {
+  const auto run = load_result(kData + "/results/docker-0.1");
+  const auto anchor = load_result(kData + "/results/small");
+  const auto a = analysis::compare_with_anchor(run, anchor);
+  CHECK(a.condition == "idle");  // small's first condition without spinners
+  CHECK(a.baseline.empty());
+  CHECK_FALSE(a.moving.empty());  // another machine: said, not hidden
+  REQUIRE(a.rows.size() == 2);   // docker's idle and pinned against small's BenchmarkMakeBuffer_Correct
+  CHECK(a.rows[0].condition == "idle");
+  CHECK(a.rows[0].benchmark == "BenchmarkMakeBuffer_Correct");
+  CHECK(a.rows[0].lo <= a.rows[0].median);
+  CHECK(a.rows[0].median <= a.rows[0].hi);
+}

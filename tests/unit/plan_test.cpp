@@ -1,0 +1,136 @@
+// plan/: the ordered steps of every design, as plain values, and the argv of an invocation.
+#include <doctest/doctest.h>
+
+#include "plan/plan.hpp"
+
+using namespace noisefloor;
+
+namespace {
+
+model::Experiment experiment(model::Schedule schedule, int samples, int warmup, int per_run) {
+  model::Experiment e;
+  e.name = "t";
+  e.benchmark.command = {"./b.test"};
+  e.benchmark.samples = samples;
+  e.benchmark.warmup = warmup;
+  e.benchmark.samples_per_run = per_run;
+  e.schedule = schedule;
+  e.conditions.resize(2);
+  e.conditions[0].name = "idle";
+  e.conditions[1].name = "noisy";
+  return e;
+}
+
+model::Experiment paired(model::Schedule schedule, int samples, int warmup, bool aa = true) {
+  auto e = experiment(schedule, samples, warmup, 1);
+  e.variants = {model::Variant{"base", {"./w", "-n=1"}, {}}, model::Variant{"fast", {"./w", "-n=2"}, {}}};
+  e.comparison.aa = aa;
+  return e;
+}
+
+// "condition:repeat:samples" per step.
+std::vector<std::string> shape(const plan::Plan& p) {
+  std::vector<std::string> out;
+  for (const auto& s : p.steps) out.push_back(std::to_string(s.condition) + ":" + std::to_string(s.repeat) + ":" +
+                                              std::to_string(s.samples));
+  return out;
+}
+
+// "variant/pair/order" of each unit of a step.
+std::vector<std::string> units(const plan::Step& s) {
+  std::vector<std::string> out;
+  for (const auto& u : s.units) out.push_back(u.variant + "/" + u.pair + "/" + u.order);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("plan: sequential splits each condition's samples plus warm-up into invocations") {
+  const auto p = plan::plan(experiment(model::Schedule::sequential, 5, 1, 4));
+  CHECK(shape(p) == std::vector<std::string>{"0:0:4", "0:1:2", "1:0:4", "1:1:2"});
+  CHECK(p.invocations() == 4);
+  CHECK(p.per_condition == 5);
+  CHECK(p.units_per_repeat == 1);
+  CHECK_FALSE(p.adaptive);
+  CHECK(p.steps[0].units.front().command == std::vector<std::string>{"./b.test"});
+}
+
+TEST_CASE("plan: sequential with samples_per_run all is one invocation per condition") {
+  const auto p = plan::plan(experiment(model::Schedule::sequential, 20, 2, 0));
+  CHECK(shape(p) == std::vector<std::string>{"0:0:22", "1:0:22"});
+}
+
+TEST_CASE("plan: interleaved goes round-robin over the conditions") {
+  const auto p = plan::plan(experiment(model::Schedule::interleaved, 3, 0, 1));
+  CHECK(shape(p) == std::vector<std::string>{"0:0:1", "1:0:1", "0:1:1", "1:1:1", "0:2:1", "1:2:1"});
+}
+
+TEST_CASE("plan: paired repeats run each pair back to back, ABBA over the kept repeats") {
+  const auto p = plan::plan(paired(model::Schedule::sequential, 4, 1));
+  REQUIRE(p.steps.size() == 10);
+  CHECK(p.units_per_repeat == 4);
+  // Repeat 0 is the warm-up; the kept repeats 1..4 go AB, BA, BA, AB.
+  CHECK(units(p.steps[0]) == std::vector<std::string>{"base/fast/AB", "fast/fast/AB", "base/A/A/AB", "base'/A/A/AB"});
+  CHECK(units(p.steps[1]) == std::vector<std::string>{"base/fast/AB", "fast/fast/AB", "base/A/A/AB", "base'/A/A/AB"});
+  CHECK(units(p.steps[2]) == std::vector<std::string>{"fast/fast/BA", "base/fast/BA", "base'/A/A/BA", "base/A/A/BA"});
+  CHECK(units(p.steps[3]) == std::vector<std::string>{"fast/fast/BA", "base/fast/BA", "base'/A/A/BA", "base/A/A/BA"});
+  CHECK(units(p.steps[4]) == std::vector<std::string>{"base/fast/AB", "fast/fast/AB", "base/A/A/AB", "base'/A/A/AB"});
+  CHECK(p.steps[5].condition == 1);
+  CHECK(p.steps[5].repeat == 0);
+  // Without the A/A check a repeat is just the pair.
+  CHECK(plan::plan(paired(model::Schedule::sequential, 2, 0, false)).units_per_repeat == 2);
+}
+
+TEST_CASE("plan: paired and interleaved alternates conditions at every repeat") {
+  const auto p = plan::plan(paired(model::Schedule::interleaved, 2, 0));
+  CHECK(shape(p) == std::vector<std::string>{"0:0:1", "1:0:1", "0:1:1", "1:1:1"});
+}
+
+TEST_CASE("plan: design blocks runs each variant's repeats in a block of their own") {
+  auto e = paired(model::Schedule::sequential, 2, 1);
+  e.comparison.blocks = true;
+  const auto p = plan::plan(e);
+  std::vector<std::string> seen;
+  for (const auto& s : p.steps) seen.push_back(std::to_string(s.condition) + ":" + s.units.at(0).variant);
+  CHECK(seen == std::vector<std::string>{"0:base", "0:base", "0:base", "0:fast", "0:fast", "0:fast", "1:base",
+                                         "1:base", "1:base", "1:fast", "1:fast", "1:fast"});
+  CHECK(p.steps[0].units[0].pair.empty());
+}
+
+TEST_CASE("plan: samples auto is decided step by step by the scheduler") {
+  auto e = experiment(model::Schedule::interleaved, 10, 0, 1);
+  e.adaptive = model::Adaptive{};
+  e.adaptive->min_samples = 2;
+  e.adaptive->max_samples = 3;
+  const auto p = plan::plan(e);
+  CHECK(p.adaptive);
+  CHECK(p.steps.empty());
+  CHECK(p.per_condition == 3);
+  plan::Scheduler scheduler(e, p);
+  std::vector<records::Sample> measured;
+  std::vector<std::size_t> order;
+  while (auto step = scheduler.next(measured, model::Seconds(0))) {
+    order.push_back(step->condition);
+    // A result that never converges: 1, 100, 1, 100, ...
+    records::Sample s;
+    s.condition = e.conditions[step->condition].name;
+    s.benchmark = "BenchmarkX";
+    s.metrics = {{order.size() % 2 ? 1.0 : 100.0, "ns/op"}};
+    measured.push_back(s);
+  }
+  CHECK(order == std::vector<std::size_t>{0, 1, 0, 1, 0, 1});
+  CHECK(scheduler.outcomes().at("idle").stopped_by == "max_samples");
+  CHECK(scheduler.outcomes().at("idle").samples == 3);
+  CHECK_FALSE(scheduler.outcomes().at("noisy").converged);
+}
+
+TEST_CASE("plan: argv gets the format's repetition flag") {
+  model::BenchmarkSpec b;
+  const std::vector<std::string> cmd = {"./b"};
+  CHECK(plan::invocation_argv(b, cmd, 7) == std::vector<std::string>{"./b", "-test.count=7"});
+  b.format = model::OutputFormat::gbench_json;
+  CHECK(plan::invocation_argv(b, cmd, 3) ==
+        std::vector<std::string>{"./b", "--benchmark_repetitions=3", "--benchmark_format=json"});
+  b.format = model::OutputFormat::command;
+  CHECK(plan::invocation_argv(b, cmd, 1) == std::vector<std::string>{"./b"});
+}

@@ -1,0 +1,181 @@
+// records/: the typed records and their JSON, both directions, including what noisefloor 0.1
+// wrote (tests/data/results/*: small from an early 0.1, paired-0.1 and docker-0.1 from the last).
+#include <doctest/doctest.h>
+
+#include "model/errors.hpp"
+#include "records/fingerprint.hpp"
+#include "records/run.hpp"
+#include "records/sample.hpp"
+#include "test_support.hpp"
+
+using namespace noisefloor;
+using nlohmann::json;
+using testing::kData;
+using testing::slurp;
+
+namespace {
+
+records::RunRecord full_run() {
+  records::RunRecord r;
+  r.experiment = "demo";
+  r.description = "what it shows";
+  r.experiment_file = "experiments/demo.yaml";
+  r.run_id = "20261130T050436Z";
+  r.status = records::RunStatus::interrupted;
+  r.error = "interrupted";
+  r.started_utc = "2026-11-30T05:04:36.000Z";
+  r.finished_utc = "2026-11-30T05:05:36.000Z";
+  r.command_line = "noisefloor run demo.yaml";
+  r.conditions = {"idle", "pinned"};
+  r.summary_header = {"# CV comparison — BenchmarkX, count=3"};
+  records::ConditionRecord c;
+  c.condition = "pinned";
+  c.block = 1;
+  c.started_utc = "2026-11-30T05:04:40.000Z";
+  c.finished_utc = "2026-11-30T05:04:50.000Z";
+  c.load_before = {fingerprint::LoadAverage{1.5, 1.25, 1, 3, 200}, ""};
+  c.load_after = fingerprint::LoadReading{std::nullopt, "missing /proc/loadavg"};
+  c.setup.spinners = records::SpinnerSetup{2, {1}, {101, 102}, 10};
+  c.setup.container = records::ContainerSetup{"noisefloor-auto:abc", "0", 1.0, 536870912, 536870912, "none", true, 1024};
+  records::InvocationRecord inv;
+  inv.invocation = 4;
+  inv.argv = {"/bench/x.test", "-test.count=1"};
+  inv.exit_code = 0;
+  inv.wall_seconds = 1.25;
+  inv.details.container = records::ContainerRun{"c0ffee", "nf-1", "noisefloor-auto:abc", "sha256:1", "s", "f", 0, false,
+                                                false};
+  probe::Effective limits;
+  limits.cpuset = "0";
+  limits.cfs_quota_us = 100000;
+  limits.cfs_period_us = 100000;
+  limits.memory_limit = 536870912;
+  inv.details.limits_engine = limits;
+  limits.nproc = 1;
+  limits.cgroup_version = 2;
+  inv.details.limits_inside = limits;
+  inv.details.probe = {{"cpus_allowed", "0"}, {"nproc", "1"}};
+  inv.details.verification = probe::Verification{{}, {"swap accounting is off"}};
+  inv.pair = records::PairPosition{"fast", 3, "BA", "fast"};
+  c.runs.push_back(inv);
+  records::InvocationRecord host;
+  host.details.affinity_unknown = "the benchmark exited before it could be read back";
+  c.runs.push_back(host);
+  r.condition_records.push_back(c);
+  r.warnings = {"a warning"};
+  r.comparison = records::ComparisonSettings{"base", true, 0.02, false};
+  r.adaptive["idle"] = records::AdaptiveOutcome{false, 200, 0.013, 0.01, "max_samples", "99% median CI"};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("records: a sample goes to JSON and back, paired fields only when paired") {
+  records::Sample s;
+  s.condition = "idle";
+  s.benchmark = "BenchmarkX";
+  s.name = "BenchmarkX-2";
+  s.procs = 2;
+  s.index = 3;
+  s.invocation = 1;
+  s.iterations = 1000;
+  s.metrics = {{11.5, "ns/op"}, {64, "B/op"}};
+  s.elapsed_seconds = 1.5;
+  s.utc = "2026-11-30T05:04:36.123Z";
+  json j = s;
+  CHECK_FALSE(j.contains("variant"));
+  CHECK(j["metrics"][1] == json{{"value", 64.0}, {"unit", "B/op"}});
+  CHECK(j.get<records::Sample>() == s);
+  s.variant = "fast";
+  s.repeat = 3;
+  s.pair = "fast";
+  s.order = "BA";
+  j = s;
+  CHECK(j["order"] == "BA");
+  CHECK(j.get<records::Sample>() == s);
+  CHECK_THROWS_AS(json({{"condition", "x"}, {"benchmark", "y"}, {"metrics", json::array()}}).get<records::Sample>(),
+                  ParseError);
+}
+
+TEST_CASE("records: a run record with every kind of condition and invocation goes to JSON and back") {
+  const records::RunRecord r = full_run();
+  const json j = r;
+  CHECK(j["schema_version"] == records::kRunSchemaVersion);
+  CHECK(j["status"] == "interrupted");
+  CHECK(j["condition_records"][0]["setup"]["spinners"]["cpus"] == "1");
+  CHECK(j["condition_records"][0]["load_before"]["value"]["one"] == 1.5);
+  CHECK(j["condition_records"][0]["runs"][1]["details"]["affinity"] ==
+        "unknown (the benchmark exited before it could be read back)");
+  CHECK(j["comparison"]["design"] == "paired");
+  CHECK(j.get<records::RunRecord>() == r);
+  // Through text, as run.json holds it.
+  CHECK(json::parse(j.dump(2)).get<records::RunRecord>() == r);
+}
+
+TEST_CASE("records: a newer run.json is refused with what to do") {
+  json j = full_run();
+  j["schema_version"] = records::kRunSchemaVersion + 1;
+  CHECK_THROWS_WITH_AS(j.get<records::RunRecord>(),
+                       "schema_version 2 is newer than this noisefloor reads (1): upgrade noisefloor", ParseError);
+}
+
+TEST_CASE("records: run.json of every 0.1 result reads back, both load shapes") {
+  // The first 0.1 results wrote the load flat; the later ones as a fact.
+  const auto early = json::parse(slurp(kData + "/results/small/run.json")).get<records::RunRecord>();
+  REQUIRE(early.condition_records.size() == 3);
+  CHECK(early.condition_records[0].load_before.value == fingerprint::LoadAverage{1.11, 1.42, 1.2, 5, 122});
+  CHECK(early.condition_records[1].setup.spinners->count == 1);
+  CHECK(early.condition_records[1].setup.spinners->cpus.empty());  // "unpinned"
+  CHECK(early.condition_records[2].setup.affinity == std::vector<int>{0});
+  CHECK(early.condition_records[2].runs[0].details.nice == 5);
+
+  const json late_json = json::parse(slurp(kData + "/results/paired-0.1/run.json"));
+  const auto late = late_json.get<records::RunRecord>();
+  REQUIRE(late.condition_records.size() == 2);
+  CHECK(late.condition_records[0].load_before.value.has_value());
+  CHECK(late.condition_records[0].runs[0].pair->variant == "once");
+  // Written again, the record says what the file said.
+  json again = late;
+  for (const char* added : {"description", "experiment_file", "comparison", "adaptive"}) again.erase(added);
+  CHECK(again == late_json);
+
+  const json docker_json = json::parse(slurp(kData + "/results/docker-0.1/run.json"));
+  const auto docker = docker_json.get<records::RunRecord>();
+  const auto& pinned = docker.condition_records.at(1);
+  REQUIRE(pinned.setup.container.has_value());
+  CHECK(pinned.setup.container->cpuset == "0");
+  const auto& details = pinned.runs.at(0).details;
+  REQUIRE(details.limits_inside.has_value());
+  CHECK(details.limits_inside->nproc == 1);
+  CHECK(details.verification->mismatches.empty());
+  CHECK(details.container->exit_code == 0);
+  again = docker;
+  for (const char* added : {"description", "experiment_file"}) again.erase(added);
+  CHECK(again == docker_json);
+}
+
+TEST_CASE("records: fingerprint.json of 0.1 reads back into the typed fingerprint and writes the same") {
+  for (const char* result : {"small", "paired-0.1", "docker-0.1"}) {
+    CAPTURE(result);
+    const json file = json::parse(slurp(kData + "/results/" + result + "/fingerprint.json"));
+    const auto fp = file.get<records::Fingerprint>();
+    REQUIRE(fp.run.has_value());
+    CHECK(fp.host.text("cpu.model_name").has_value());
+    CHECK(json(fp) == file);
+  }
+  const auto docker = json::parse(slurp(kData + "/results/docker-0.1/fingerprint.json")).get<records::Fingerprint>();
+  REQUIRE(docker.engine.has_value());
+  CHECK(docker.engine->images.count("pinned") == 1);
+  REQUIRE(docker.doctor.has_value());
+  CHECK(docker.host_load().has_value());
+}
+
+TEST_CASE("records: a fingerprint without an engine says why; unknown parts are refused") {
+  records::Fingerprint fp;
+  fp.engine_unknown = "cannot reach the Docker engine";
+  const json j = fp;
+  CHECK(j["engine"] == json{{"value", nullptr}, {"unknown", "cannot reach the Docker engine"}});
+  CHECK(j.get<records::Fingerprint>().engine_unknown == "cannot reach the Docker engine");
+  CHECK(records::Fingerprint{}.host_line() == "unknown host");
+  CHECK_THROWS_AS(json({{"doctor", {{"grade", "great"}}}}).get<records::Fingerprint>(), ParseError);
+  CHECK_THROWS_AS(json({{"schema_version", 9}}).get<records::Fingerprint>(), ParseError);
+}

@@ -1,0 +1,179 @@
+// render/export: every --format of the committed small result (tests/data/results/small, a real
+// run of 0.1; see tests/data/README.md) against golden files in tests/data/golden/export.*
+// (whose numbers tests/golden/verify.py recomputes independently), and against the files the run
+// itself wrote (table.md, summary.json, cv-summary.txt, <condition>.txt).
+#include <doctest/doctest.h>
+
+#include "analysis/analysis.hpp"
+#include "model/errors.hpp"
+#include "parsers/gotest.hpp"
+#include "render/export.hpp"
+#include "test_support.hpp"
+
+using namespace noisefloor;
+using nlohmann::json;
+
+namespace {
+
+using testing::kData;
+using testing::kSmall;
+using testing::load_small;
+using testing::slurp;
+
+using testing::check_golden;
+
+analysis::Analysis small_data() { return analysis::analyze({load_small()}); }
+
+}  // namespace
+
+TEST_CASE("render export: the small result loads as 3 conditions x 2 benchmarks, 8 kept + 1 warm-up each") {
+  const auto d = small_data();
+  CHECK_FALSE(d.merged);
+  CHECK(d.samples.size() == 54);
+  CHECK(d.table.conditions == std::vector<std::string>{"idle", "noisy", "pinned"});
+  REQUIRE(d.table.rows.size() == 6);
+  for (const auto& r : d.table.rows) {
+    CHECK(r.summary.n == 8);
+    CHECK(r.warmup_discarded == 1);
+  }
+  CHECK(d.title() == "small");
+  const records::Result& r = d.sources.front();
+  REQUIRE(r.run);
+  CHECK(r.run->started_utc == "2026-11-30T05:04:35Z");
+  CHECK(r.fingerprint.host_line() ==
+        "vm · AMD EPYC · 2 CPUs · Linux 6.18.44-fc-v669 x86_64 · Debian GNU/Linux 12 (bookworm)");
+  CHECK_FALSE(r.fingerprint.doctor.has_value());
+  // 0.1 kept the description and the file name in summary.json only: the loader reads them there.
+  CHECK(r.description().find("BenchmarkMakeBuffer_Correct and BenchmarkMakeBuffer_DCE") == 0);
+  CHECK(r.run->experiment_file == "small.yaml");
+  CHECK(d.differences.empty());
+  CHECK(d.comparable());
+}
+
+TEST_CASE("render export: every format matches its golden file") {
+  const auto d = small_data();
+  check_golden("export.markdown", render::export_as(d, "markdown"));
+  check_golden("export.csv", render::export_as(d, "csv"));
+  check_golden("export.json", render::export_as(d, "json"));
+  check_golden("export.gotest", render::export_as(d, "gotest"));
+  check_golden("export.summary", render::export_as(d, "summary"));
+}
+
+TEST_CASE("render export: one result reproduces the files its run wrote") {
+  const auto d = small_data();
+  CHECK(render::export_as(d, "markdown") == slurp(kSmall + "/table.md"));
+  CHECK(render::export_as(d, "json") == slurp(kSmall + "/summary.json"));
+  CHECK(render::export_as(d, "summary") == slurp(kSmall + "/cv-summary.txt"));
+}
+
+TEST_CASE("render export: gotest is one benchfmt stream, a block per condition, stale keys cleared") {
+  const auto d = small_data();
+  // idle sets no spinners/affinity/nice; noisy sets spinners; pinned sets affinity and nice but
+  // must clear noisy's spinners (benchfmt: "key:" with no value deletes the key).
+  const std::string expected = slurp(kSmall + "/idle.txt") + "\n" + slurp(kSmall + "/noisy.txt") +
+                               "\nspinners:\n" + slurp(kSmall + "/pinned.txt");
+  CHECK(render::export_as(d, "gotest") == expected);
+}
+
+TEST_CASE("render export: an unknown format is a config error that lists the formats") {
+  const auto d = small_data();
+  CHECK_THROWS_WITH_AS(render::export_as(d, "html"),
+                       "--format: expected markdown, csv, json, gotest or summary, got \"html\"",
+                       ConfigError);
+}
+
+TEST_CASE("render export: merged results keep colliding conditions apart and flag host differences") {
+  std::vector<records::Result> sources;
+  sources.push_back(load_small());
+  sources.push_back(load_small());
+  sources[0].label = "a";
+  sources[1].label = "b";
+  nlohmann::json host = sources[1].fingerprint.host.document();
+  host["cpu"]["model_name"]["value"] = "Intel Xeon";
+  sources[1].fingerprint.host = fingerprint::FactTree(host);
+  sources[1].run->run_id = "R2";
+  SUBCASE("not comparable without --allow-different-hosts") {
+    const auto d = analysis::analyze(sources, false);
+    CHECK(d.merged);
+    CHECK(d.table.conditions ==
+          std::vector<std::string>{"a:idle", "a:noisy", "a:pinned", "b:idle", "b:noisy", "b:pinned"});
+    REQUIRE(d.differences.size() >= 1);
+    CHECK(d.differences[0].field == "host.cpu.model_name");
+    CHECK(d.differences[0].a == "AMD EPYC");
+    CHECK(d.differences[0].b == "Intel Xeon");
+    CHECK(d.differences[0].moves_benchmarks);
+    CHECK(d.difference_source[0] == 1);
+    CHECK_FALSE(d.comparable());
+    CHECK(json::parse(render::export_as(d, "json"))["sources"] == json::array({"a", "b"}));
+    const std::string md = render::export_as(d, "markdown");
+    CHECK(md.find("# small\n\n") == 0);
+    CHECK(md.find(
+              "- b: vm · AMD EPYC · 2 CPUs · Linux 6.18.44-fc-v669 x86_64 · Debian GNU/Linux 12 (bookworm) · "
+              "run R2 · complete\n") != std::string::npos);
+    CHECK(md.find("**Not comparable**") != std::string::npos);
+    CHECK(md.find("| host.cpu.model_name | AMD EPYC | Intel Xeon | b | ⚠ yes |\n") != std::string::npos);
+    const std::string go = render::export_as(d, "gotest");
+    CHECK(go.find("condition: a:idle\n") != std::string::npos);
+    CHECK(go.find("condition: b:pinned\n") != std::string::npos);
+    CHECK(render::export_as(d, "summary").find("# CV comparison — merged by noisefloor report: a, b\n") ==
+          0);
+  }
+  SUBCASE("allowed") {
+    const auto d = analysis::analyze(sources, true);
+    CHECK(d.comparable());
+    CHECK(render::export_as(d, "markdown").find("Compared anyway (--allow-different-hosts).") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("render export: paired comparisons and A/A checks, recomputed from the samples") {
+  // V6 (a variant 2.7% faster) and V7 (an A/A pair that passes), as samples of one condition.
+  const std::vector<double> b6 = {100, 102, 98, 105, 101, 99, 103, 100}, v6 = {97, 99, 96, 101, 98, 97, 100, 98};
+  const std::vector<double> b7 = {100.0, 101.0, 99.5, 100.5, 100.2, 99.8, 100.9, 100.1, 99.7, 100.4};
+  const std::vector<double> a7 = {100.3, 100.6, 99.9, 100.2, 100.5, 99.6, 101.1, 99.8, 100.0, 100.6};
+  records::Result r;
+  r.label = "p";
+  r.conditions = {"idle"};
+  records::RunRecord run;
+  run.experiment = "paired";
+  run.comparison = records::ComparisonSettings{"old", true, 0.01, false};
+  r.run = run;
+  const auto add = [&](const std::string& pair, const std::string& other, const std::vector<double>& base,
+                       const std::vector<double>& variant) {
+    for (std::size_t i = 0; i < base.size(); ++i)
+      for (int side = 0; side < 2; ++side) {
+        records::Sample s;
+        s.condition = "idle";
+        s.benchmark = s.name = "BenchmarkX";
+        s.variant = side == 0 ? "old" : other;
+        s.pair = pair;
+        s.order = "AB";
+        s.repeat = s.index = static_cast<int>(i);
+        s.metrics = {{side == 0 ? base[i] : variant[i], "ns/op"}};
+        r.samples.push_back(s);
+      }
+  };
+  add("new", "new", b6, v6);
+  add("A/A", "old'", b7, a7);
+  const auto d = analysis::analyze({r});
+  const std::string md = render::export_as(d, "markdown");
+  CHECK(md.find("| idle | BenchmarkX | old | new | MEASURED-clean | 0.9729 | [0.9675, 0.9782] | 0.9707 | faster | "
+                "yes |\n") != std::string::npos);
+  CHECK(md.find("| idle | BenchmarkX | PASS | [0.9983, 1.0027] | 1.0020 | 0.0040 | 0.0100 |\n") != std::string::npos);
+  const json j = json::parse(render::export_as(d, "json"));
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["paired"][0]["gm"].get<double>() == doctest::Approx(0.972863164938934).epsilon(1e-12));
+  CHECK(j["aa"][0]["outcome"] == "PASS");
+  CHECK(j["comparison"] == json{{"baseline", "old"}, {"aa", true}, {"threshold", 0.01}});
+}
+
+TEST_CASE("render export: config_lines follows benchfmt's key rules") {
+  const auto c = parsers::config_lines(
+      "goos: linux\nKey: no\nhas space: no\nurl: http://x\nhttp://x\nempty:\ntab:\tv\n\nBenchmarkA 1 2 "
+      "ns/op\nlate: no\n");
+  CHECK(c == records::GoTestConfig{{"goos", "linux"}, {"url", "http://x"}, {"empty", ""}, {"tab", "v"}});
+}
+
+TEST_CASE("render export: analyze needs at least one result") {
+  CHECK_THROWS_WITH_AS(analysis::analyze({}, false), "no results to analyze", Error);
+}

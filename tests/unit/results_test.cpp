@@ -1,0 +1,91 @@
+// results/: decoding result files (what results::load reads) and the summary.json document.
+#include <doctest/doctest.h>
+
+#include "analysis/analysis.hpp"
+#include "model/errors.hpp"
+#include "results/decode.hpp"
+#include "results/summary.hpp"
+#include "test_support.hpp"
+
+using namespace noisefloor;
+using nlohmann::json;
+using testing::kData;
+using testing::load_result;
+using testing::slurp;
+
+namespace {
+
+const std::string kLine =
+    R"({"condition":"idle","benchmark":"BenchmarkX","name":"BenchmarkX","metrics":[{"value":1.5,"unit":"ns/op"}]})";
+
+}  // namespace
+
+TEST_CASE("results: samples.jsonl, a torn last line is a warning, a bad line before it an error") {
+  results::ResultFiles f;
+  f.source = "/r/exp/run1";
+  f.samples_jsonl = kLine + "\n" + kLine + "\n" + R"({"condition":"idle","bench)";
+  const auto r = results::decode_result(f);
+  CHECK(r.samples.size() == 2);
+  CHECK(r.warnings == std::vector<std::string>{"/r/exp/run1/samples.jsonl:3: ignored a torn last line"});
+  CHECK(r.conditions == std::vector<std::string>{"idle"});
+  CHECK(r.label == "run1");
+  CHECK_FALSE(r.run.has_value());
+
+  f.samples_jsonl = kLine + "\n{oops\n" + kLine + "\n";
+  CHECK_THROWS_WITH_AS(results::decode_result(f),
+                       doctest::Contains("/r/exp/run1/samples.jsonl:2: [json.exception.parse_error"), RunError);
+}
+
+TEST_CASE("results: a newer run.json says to upgrade, naming the file") {
+  results::ResultFiles f;
+  f.source = "/r/exp/run1";
+  f.samples_jsonl = kLine + "\n";
+  f.run_json = R"({"schema_version": 2})";
+  CHECK_THROWS_WITH_AS(results::decode_result(f),
+                       "/r/exp/run1/run.json: schema_version 2 is newer than this noisefloor reads (1): upgrade "
+                       "noisefloor",
+                       RunError);
+}
+
+TEST_CASE("results: what 0.1 kept only in summary.json is read from there") {
+  const auto small = testing::load_small();
+  REQUIRE(small.run);
+  CHECK(small.run->experiment_file == "small.yaml");
+  CHECK(small.description().rfind("BenchmarkMakeBuffer_Correct and", 0) == 0);
+  CHECK_FALSE(small.comparison().has_value());
+  const auto paired = load_result(kData + "/results/paired-0.1");
+  REQUIRE(paired.comparison().has_value());
+  CHECK(*paired.comparison() == records::ComparisonSettings{"once", true, 0.01, false});
+  CHECK(paired.conditions == std::vector<std::string>{"clean", "busy"});
+  CHECK(paired.gotest_config.at("busy").at(4) == std::pair<std::string, std::string>{"condition", "busy"});
+  CHECK(paired.label == "20261130T171607Z");
+}
+
+TEST_CASE("results: a go test file is one condition named after it") {
+  const auto r = results::decode_gotest_file("/x/old.txt", slurp(kData + "/gotest/makebuffer_benchmem_count3.txt"));
+  CHECK(r.go_test_file);
+  CHECK(r.label == "old");
+  CHECK(r.source == "/x/old.txt");
+  CHECK(r.conditions == std::vector<std::string>{"old"});
+  CHECK(r.samples.size() == 6);
+  CHECK(r.samples[1].index == 1);
+  CHECK(r.fingerprint.gotest.at("goos") == "linux");
+  CHECK(r.gotest_config.at("old").front() == std::pair<std::string, std::string>{"goos", "linux"});
+  CHECK_THROWS_WITH_AS(results::decode_gotest_file("/x/empty.txt", "PASS\n"),
+                       "/x/empty.txt: no benchmark result lines (expected `go test -bench` output)", RunError);
+}
+
+TEST_CASE("results: summary.json is rebuilt from the samples byte for byte for 0.1 results") {
+  // The same numbers from the same samples: what 0.1 computed when it ran, and what this version
+  // computes when it reads the result, agree on every field (the finished time aside, which 0.1
+  // took a moment later for summary.json than for run.json).
+  for (const char* name : {"small", "paired-0.1", "docker-0.1"}) {
+    CAPTURE(name);
+    const std::string dir = kData + "/results/" + name;
+    json expected = json::parse(slurp(dir + "/summary.json"));
+    json got = results::summary_document(analysis::analyze({load_result(dir)}));
+    expected["run"].erase("finished_utc");
+    got["run"].erase("finished_utc");
+    CHECK(got == expected);
+  }
+}

@@ -1,0 +1,95 @@
+// text/: the one place for trimming, widths, wrapping, escaping and number formatting.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "text/text.hpp"
+#include "text/units.hpp"
+
+using namespace noisefloor;
+
+TEST_CASE("text: trim and lines") {
+  CHECK(text::trim("  a b \t\r\n") == "a b");
+  CHECK(text::trim(" \n ").empty());
+  CHECK(text::lines("a\r\nb\n") == std::vector<std::string_view>{"a", "b"});
+  CHECK(text::lines("a\n\nb") == std::vector<std::string_view>{"a", "", "b"});
+  CHECK(text::lines("").empty());
+}
+
+TEST_CASE("text: quote_tail keeps the last lines and says when there is nothing") {
+  CHECK(text::quote_tail("a\nb\nc\n", 2) == "\n    | b\n    | c");
+  CHECK(text::quote_tail("only", 5) == "\n    | only");
+  CHECK(text::quote_tail("x\n\n  \n", 5) == "\n    | x");
+  CHECK(text::quote_tail("", 5) == "\n    | (empty)");
+}
+
+TEST_CASE("text: widths count code points, padding and centering use them") {
+  CHECK(text::width("± ∞") == 3);
+  CHECK(text::pad_left("±", 3) == "  ±");
+  CHECK(text::pad_right("—", 2) == "— ");
+  CHECK(text::center("ab", 6) == "  ab  ");
+  CHECK(text::pad_left("long", 2) == "long");
+  CHECK(text::rstrip("a  ") == "a");
+}
+
+TEST_CASE("text: truncate cuts at a code point, shorten at a word") {
+  CHECK(text::truncate("αβγδε", 3) == "αβ…");
+  CHECK(text::truncate("abc", 3) == "abc");
+  CHECK(text::shorten("the frequency follows the load", 16) == "the frequency…");
+  CHECK(text::shorten("abcdefghij", 5) == "abcd…");
+  CHECK(text::shorten("short", 10) == "short");
+}
+
+TEST_CASE("text: wrap fills lines to the width with first and continuation prefixes") {
+  CHECK(text::wrap("aaa bbb ccc", 9, "- ", "  ") == "- aaa bbb\n  ccc\n");
+  CHECK(text::wrap("x", 80, "    ", "    ") == "    x\n");
+  CHECK(text::wrap("", 80, "- ", "  ") == "- \n");
+  // A word longer than the line stays whole.
+  CHECK(text::wrap("a verylongword b", 6, "", "") == "a\nverylongword\nb\n");
+}
+
+TEST_CASE("text: escaping for HTML, markdown cells and CSV") {
+  CHECK(text::html_escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+  CHECK(text::markdown_cell("a|b\nc") == "a\\|b c");
+  CHECK(text::csv_field("plain") == "plain");
+  CHECK(text::csv_field("a,\"b\"") == "\"a,\"\"b\"\"\"");
+}
+
+TEST_CASE("text: numbers keep 4 significant figures; missing ones are a dash, never 0") {
+  CHECK(text::format_value(11.456) == "11.46");
+  CHECK(text::format_value(1.23456) == "1.235");
+  CHECK(text::format_value(123.456) == "123.5");
+  CHECK(text::format_value(123456.7) == "123457");
+  CHECK(text::format_value(0.012346) == "0.01235");
+  CHECK(text::format_value(0) == "0");
+  CHECK(text::format_value(NAN) == "—");
+  CHECK(text::fixed(1.005, 2) == "1.00");
+  CHECK(text::fixed(std::nullopt, 2) == "—");
+  CHECK(text::interval(0.96750889, 0.97824707) == "[0.9675, 0.9782]");
+  CHECK(text::interval(0.5, INFINITY) == "—");
+  CHECK(text::shortest(0.1) == "0.1");
+  CHECK(text::shortest(NAN).empty());
+}
+
+TEST_CASE("text: clock and UTC times") {
+  CHECK(text::clock(65) == "1:05");
+  CHECK(text::clock(3723) == "1:02:03");
+  const auto t = std::chrono::system_clock::time_point(std::chrono::milliseconds(1796014871123));
+  CHECK(text::utc(t) == "2026-11-30T05:01:11.123Z");
+  CHECK(text::utc_compact(t) == "20261130T050111Z");
+}
+
+TEST_CASE("text: benchstat's unit scaling") {
+  CHECK(text::tidy_unit("ns/op") == std::pair<std::string, double>{"sec/op", 1e-9});
+  CHECK(text::tidy_unit("MB/s") == std::pair<std::string, double>{"B/s", 1e6});
+  CHECK(text::scale_values({11.32e-9, 37.40e-9}, "sec/op") == std::vector<std::string>{"11.32n", "37.40n"});
+  CHECK(text::scale_values({1.234e-6}, "sec/op") == std::vector<std::string>{"1.234µ"});
+  CHECK(text::scale_values({237.5e-9, 1.701e-6}, "sec/op") == std::vector<std::string>{"237.5n", "1701.0n"});
+  CHECK(text::scale_values({64}, "B/op") == std::vector<std::string>{"64.00"});
+  CHECK(text::scale_values({1536}, "B/op") == std::vector<std::string>{"1.500Ki"});
+  CHECK(text::scale_values({1}, "allocs/op") == std::vector<std::string>{"1.000"});
+  CHECK(text::scale_values({0}, "allocs/op") == std::vector<std::string>{"0.000"});
+  CHECK(text::scale_values({2.5e9}, "B/s") == std::vector<std::string>{"2.328Gi"});
+  CHECK(text::scale_values({NAN}, "B/s") == std::vector<std::string>{"?"});
+}
