@@ -16,10 +16,12 @@ endif()
 
 # The structure and the golden files, checked by small Python scripts (python3 comes with
 # scripts/bootstrap.sh): every #include goes down the layers of harness/README.md, and every
-# golden file agrees with an independent computation from the raw data.
+# golden file agrees with an independent computation from the raw data; every "§3.x" the code
+# cites is a section of harness/stats/README.md.
 add_test(NAME layering COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/layering.py)
 add_test(NAME golden_verify COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/golden/verify.py)
-set_tests_properties(layering golden_verify PROPERTIES LABELS unit)
+add_test(NAME spec_refs COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/spec_refs.py)
+set_tests_properties(layering golden_verify spec_refs PROPERTIES LABELS unit)
 
 # End-to-end tests: the installed binary driven like a user would, from bash.
 include(tests/integration/tests.cmake OPTIONAL)

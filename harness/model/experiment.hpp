@@ -84,7 +84,7 @@ struct Variant {
   friend bool operator==(const Variant&, const Variant&) = default;
 };
 
-// How variants are compared: paired back to back, with an A/A check (statistics.md §3.6–3.7).
+// How variants are compared: paired back to back, with an A/A check (harness/stats/README.md §3.6–3.7).
 struct Comparison {
   std::string baseline;  // a variant name; the first variant when not given
   bool aa = true;        // also pair the baseline with itself
@@ -95,7 +95,7 @@ struct Comparison {
   friend bool operator==(const Comparison&, const Comparison&) = default;
 };
 
-// `samples: auto`: stop when the 99% CI is narrow enough (statistics.md §3.8).
+// `samples: auto`: stop when the 99% CI is narrow enough (harness/stats/README.md §3.8).
 struct Adaptive {
   double precision = 0.01;  // target relative half-width (fraction)
   int min_samples = 10;     // n0

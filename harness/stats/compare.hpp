@@ -1,4 +1,4 @@
-// Comparisons between conditions (docs: statistics.md §3.5–3.8, §3.10). Pure: no I/O.
+// Comparisons between conditions (spec: harness/stats/README.md §3.5–3.8, §3.10). Pure: no I/O.
 //
 // Inputs must be finite (ratios and logs need values > 0); violations throw noisefloor::Error.
 // Ratios are always variant/base. Ties are exact `==` comparisons of doubles.

@@ -1,4 +1,4 @@
-// Per-condition summary statistics (docs: statistics.md §3.2–3.4, §3.9). Pure: no I/O.
+// Per-condition summary statistics (spec: harness/stats/README.md §3.2–3.4, §3.9). Pure: no I/O.
 //
 // Inputs are the per-repeat values of one condition, in run order (never raw inner
 // iterations). Every value must be finite; summarize() throws noisefloor::Error otherwise.
@@ -78,7 +78,7 @@ double t_quantile(double p, double df);
 double median(std::span<const double> values);
 // Mean with one correction pass (the second pass removes most of the rounding of the first).
 double mean(std::span<const double> values);
-// Sample variance (n−1), corrected two-pass; needs at least 2 values (statistics.md §3.10).
+// Sample variance (n−1), corrected two-pass; needs at least 2 values (harness/stats/README.md §3.10).
 double sample_variance(std::span<const double> values, double mean);
 
 // Order statistic rank k (1-based) of the equal-tailed median CI [x_(k), x_(n-k+1)]:
