@@ -201,17 +201,26 @@ void ContainerRuntime::prepare(const model::Cancelled&) {
       image.ref = plan.tag;
       image.probe = true;
       image.benchmark_path = plan.benchmark_path_in_image;
-      if (auto existing = impl_->client.image_inspect(plan.tag)) {
-        image.id = existing->value("Id", "");
+      std::vector<docker::TarFile> files;
+      for (const auto& f : plan.files) files.push_back({f.path, f.data, f.mode});
+      // The id the engine gives exactly this image: the tag is reused only when it names it.
+      const std::string expected_id = docker::docker_save_image_id(files, plan.config);
+      const auto existing = impl_->client.image_inspect(plan.tag);
+      if (existing && existing->value("Id", "") == expected_id) {
+        image.id = expected_id;
         impl_->note(fmt::format("image: {} (reused, unchanged binary)", plan.tag));
       } else {
-        std::vector<docker::TarFile> files;
-        for (const auto& f : plan.files) files.push_back({f.path, f.data, f.mode});
         impl_->client.load_image(docker::docker_save_tar(plan.tag, files, plan.config));
         const auto loaded = impl_->client.image_inspect(plan.tag);
         if (!loaded) throw RunError(fmt::format("image {} was loaded but the engine does not list it", plan.tag));
-        image.id = loaded->value("Id", "");
-        impl_->note(fmt::format("image: {} (built offline: {} file(s), {})", plan.tag, plan.files.size(),
+        if (loaded->value("Id", "") != expected_id)
+          throw RunError(fmt::format("image {} was loaded but the engine reports id {} instead of {}: the engine "
+                                     "did not load the image noisefloor built",
+                                     plan.tag, loaded->value("Id", ""), expected_id));
+        image.id = expected_id;
+        impl_->note(fmt::format("image: {} ({}: {} file(s), {})", plan.tag,
+                                existing ? "built offline again: the tag named another image" : "built offline",
+                                plan.files.size(),
                                 plan.dynamic ? "dynamic executable with its libraries" : "static executable"));
       }
     } else {

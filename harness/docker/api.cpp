@@ -10,15 +10,12 @@
 #include <set>
 
 #include "hash/sha256.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::docker {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using text::trim;
 
 bool parse_int(std::string_view s, int& out) {
   if (s.empty() || s.size() > 9) return false;
@@ -50,14 +47,6 @@ std::optional<ApiVersion> parse_api_version(std::string_view text) {
     return std::nullopt;
   }
   return v;
-}
-
-int compare_api_versions(std::string_view a, std::string_view b) {
-  auto va = require_version(a, "version");
-  auto vb = require_version(b, "version");
-  if (va < vb) return -1;
-  if (vb < va) return 1;
-  return 0;
 }
 
 std::string negotiate_api_version(const std::optional<std::string>& server) {

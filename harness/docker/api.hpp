@@ -45,10 +45,6 @@ struct ApiVersion {
 // "1.41" or "v1.41" -> {1, 41}; nullopt for anything else ("1", "1.x", "", "1.41.2").
 std::optional<ApiVersion> parse_api_version(std::string_view text);
 
-// Numeric comparison ("1.9" < "1.41"): negative, zero or positive. Throws DockerError when either
-// side is not a version.
-int compare_api_versions(std::string_view a, std::string_view b);
-
 // The version to use with an engine whose /_ping answered `server` (the Api-Version header;
 // nullopt or empty when the header was missing, which means kMaxApiVersion):
 // min(kMaxApiVersion, server). Throws DockerError "engine too old" below kMinApiVersion and on a

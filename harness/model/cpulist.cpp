@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <charconv>
 
+#include "text/text.hpp"
+
 namespace noisefloor::model {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
-  return s;
-}
+using text::trim;
 
 std::optional<int> parse_cpu(std::string_view s) {
   int value = 0;

@@ -60,7 +60,9 @@ Output fingerprint(bool as_json) {
   f.engine = engine.facts;
   f.engine_unknown = engine.unknown;
   f.tuning = fp::tuning_state();
-  return {as_json ? json(f).dump(2) + "\n" : render::fingerprint_view(f)};
+  Output out;
+  out.out = as_json ? json(f).dump(2) + "\n" : render::fingerprint_view(f);
+  return out;
 }
 
 Output doctor(const DoctorOptions& o) {
@@ -137,9 +139,11 @@ Output doctor(const DoctorOptions& o) {
 Output gc() {
   docker::Client client = docker::Client::from_environment();
   const std::vector<std::string> removed = docker::remove_labelled(client, "noisefloor.run");
-  if (removed.empty())
-    return {fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n", client.endpoint().display)};
   Output out;
+  if (removed.empty()) {
+    out.out = fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n", client.endpoint().display);
+    return out;
+  }
   for (const auto& r : removed) out.out += fmt::format("removed {}\n", r);
   out.out += fmt::format("removed {} container(s) left by earlier runs\n", removed.size());
   return out;

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "text/text.hpp"  // header-only trim: the probe links nothing of noisefloor
+
 namespace {
 
 constexpr int kProbeFormatVersion = 1;
@@ -36,12 +38,7 @@ void emit(const std::string& key, std::string value) {
 
 std::string unknown(const std::string& reason) { return "unknown (" + reason + ")"; }
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  std::size_t start = 0;
-  while (start < s.size() && (s[start] == ' ' || s[start] == '\t')) ++start;
-  return s.substr(start);
-}
+std::string trim(std::string_view s) { return std::string(noisefloor::text::trim(s)); }
 
 // The whole file, or the errno of the failure.
 struct FileText {

@@ -41,12 +41,6 @@ std::string_view to_string(RunStatus status) {
   return "?";
 }
 
-const ConditionRecord* find_condition(const RunRecord& run, std::string_view condition) {
-  for (const auto& c : run.condition_records)
-    if (c.condition == condition) return &c;
-  return nullptr;
-}
-
 void to_json(json& j, const ComparisonSettings& v) {
   j = {{"baseline", v.baseline}, {"aa", v.aa}, {"threshold", v.threshold}, {"design", v.blocks ? "blocks" : "paired"}};
 }

@@ -146,9 +146,6 @@ struct RunRecord {
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
 };
 
-// The condition record of `condition` (its first block), or nullptr.
-const ConditionRecord* find_condition(const RunRecord& run, std::string_view condition);
-
 // JSON (nlohmann ADL). run.json is {"schema_version": 1, "experiment", "description",
 // "run_id", "status", "error" (null when none), "started_utc", "finished_utc", "command_line",
 // "conditions", "summary_header", "condition_records": [...], "warnings", "experiment_file",

@@ -57,6 +57,15 @@ fi
 contains err3.txt 'dynamic executable with its libraries'
 contains out3.txt '| boxed '
 
+# --- a tag that names another image is not trusted: the image is loaded again ---
+dyn_tag=$(grep -o 'noisefloor-auto:[0-9a-f]*' err3.txt | head -1)
+trust_tag=$(grep -o 'noisefloor-auto:[0-9a-f]*' err2.txt | head -1)
+curl -sf -X POST --unix-socket "$SOCK" "http://localhost/images/$trust_tag/tag?repo=noisefloor-auto&tag=${dyn_tag#noisefloor-auto:}" ||
+  fail "cannot retag $trust_tag as $dyn_tag"
+"$NF" run dyn.yaml --results "$WORK/results" >out3b.txt 2>err3b.txt || { cat err3b.txt >&2; fail "run after a retag"; }
+contains err3b.txt "image: $dyn_tag (built offline again: the tag named another image"
+contains out3b.txt '| boxed '
+
 # --- image: auto needs nothing next to the binary: a lone copy of noisefloor, run from elsewhere ---
 mkdir -p "$WORK/lone" "$WORK/elsewhere"
 cp "$NF" "$WORK/lone/noisefloor"

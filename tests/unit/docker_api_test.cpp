@@ -26,12 +26,12 @@ TEST_CASE("api: parse_api_version") {
 }
 
 TEST_CASE("api: versions compare numerically, never as strings") {
-  CHECK(compare_api_versions("1.9", "1.41") < 0);
-  CHECK(compare_api_versions("1.41", "1.9") > 0);
-  CHECK(compare_api_versions("1.41", "v1.41") == 0);
-  CHECK(compare_api_versions("2.0", "1.99") > 0);
-  CHECK_THROWS_WITH_AS(compare_api_versions("1.41", "new"),
-                       "version 'new' is not an API version (expected e.g. 1.41)", DockerError);
+  CHECK(*parse_api_version("1.9") < *parse_api_version("1.41"));
+  CHECK(*parse_api_version("v1.41") == *parse_api_version("1.41"));
+  CHECK(*parse_api_version("2.0") > *parse_api_version("1.99"));
+  CHECK(negotiate_api_version(std::string("1.100")) == "1.47");  // 100 > 47, though "1.100" < "1.47"
+  CHECK_THROWS_WITH_AS(fixed_api_version("new"), "DOCKER_API_VERSION 'new' is not an API version (expected e.g. 1.41)",
+                       DockerError);
 }
 
 TEST_CASE("api: negotiation takes min(1.47, engine) and refuses engines below 1.41") {
