@@ -3,30 +3,13 @@
 #include "analysis/paired.hpp"
 #include "analysis/table.hpp"
 #include "render/paired.hpp"
+#include "test_support.hpp"
 
 using namespace noisefloor;
 
 namespace {
 
-// Samples of a paired run: per repeat the baseline and the variant (and optionally an A/A copy).
-void add_pair(std::vector<records::Sample>& out, const std::string& condition, const std::string& pair,
-              const std::string& variant, const std::vector<double>& base, const std::vector<double>& other) {
-  for (std::size_t r = 0; r < base.size(); ++r) {
-    const std::string order = (r % 4 == 0 || r % 4 == 3) ? "AB" : "BA";
-    for (int side = 0; side < 2; ++side) {
-      records::Sample s;
-      s.condition = condition;
-      s.benchmark = s.name = "BenchmarkWork";
-      s.variant = side == 0 ? "base" : variant;
-      s.pair = pair;
-      s.order = order;
-      s.repeat = static_cast<int>(r);
-      s.index = static_cast<int>(r);
-      s.metrics = {{side == 0 ? base[r] : other[r], "ns/op"}};
-      out.push_back(s);
-    }
-  }
-}
+using testing::add_pair;
 
 const std::vector<double> kV6Base = {100, 102, 98, 105, 101, 99, 103, 100};
 const std::vector<double> kV6Var = {97, 99, 96, 101, 98, 97, 100, 98};

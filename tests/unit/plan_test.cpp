@@ -2,23 +2,14 @@
 #include <doctest/doctest.h>
 
 #include "plan/plan.hpp"
+#include "test_support.hpp"
 
 using namespace noisefloor;
 
 namespace {
 
 model::Experiment experiment(model::Schedule schedule, int samples, int warmup, int per_run) {
-  model::Experiment e;
-  e.name = "t";
-  e.benchmark.command = {"./b.test"};
-  e.benchmark.samples = samples;
-  e.benchmark.warmup = warmup;
-  e.benchmark.samples_per_run = per_run;
-  e.schedule = schedule;
-  e.conditions.resize(2);
-  e.conditions[0].name = "idle";
-  e.conditions[1].name = "noisy";
-  return e;
+  return testing::two_conditions(schedule, samples, warmup, per_run);
 }
 
 model::Experiment paired(model::Schedule schedule, int samples, int warmup, bool aa = true) {
@@ -52,7 +43,7 @@ TEST_CASE("plan: sequential splits each condition's samples plus warm-up into in
   CHECK(p.per_condition == 5);
   CHECK(p.units_per_repeat == 1);
   CHECK_FALSE(p.adaptive);
-  CHECK(p.steps[0].units.front().command == std::vector<std::string>{"./b.test"});
+  CHECK(p.steps[0].units.front().command == std::vector<std::string>{"./b.test", "-test.bench=."});
 }
 
 TEST_CASE("plan: sequential with samples_per_run all is one invocation per condition") {

@@ -138,23 +138,8 @@ TEST_CASE("render export: paired comparisons and A/A checks, recomputed from the
   run.experiment = "paired";
   run.comparison = records::ComparisonSettings{"old", true, 0.01, false};
   r.run = run;
-  const auto add = [&](const std::string& pair, const std::string& other, const std::vector<double>& base,
-                       const std::vector<double>& variant) {
-    for (std::size_t i = 0; i < base.size(); ++i)
-      for (int side = 0; side < 2; ++side) {
-        records::Sample s;
-        s.condition = "idle";
-        s.benchmark = s.name = "BenchmarkX";
-        s.variant = side == 0 ? "old" : other;
-        s.pair = pair;
-        s.order = "AB";
-        s.repeat = s.index = static_cast<int>(i);
-        s.metrics = {{side == 0 ? base[i] : variant[i], "ns/op"}};
-        r.samples.push_back(s);
-      }
-  };
-  add("new", "new", b6, v6);
-  add("A/A", "old'", b7, a7);
+  testing::add_pair(r.samples, "idle", "new", "new", b6, v6, "old", "BenchmarkX");
+  testing::add_pair(r.samples, "idle", "A/A", "old'", b7, a7, "old", "BenchmarkX");
   const auto d = analysis::analyze({r});
   const std::string md = render::export_as(d, "markdown");
   CHECK(md.find("| idle | BenchmarkX | old | new | MEASURED-clean | 0.9729 | [0.9675, 0.9782] | 0.9707 | faster | "

@@ -174,22 +174,10 @@ TEST_CASE("render html: paired ratios with the A/A band and tables") {
   r.conditions = {"idle"};
   r.run.emplace();
   r.run->comparison = records::ComparisonSettings{"old", true, 0.03, false};
-  const auto add = [&](const std::string& pair, const std::string& other, const std::vector<double>& variant) {
-    for (std::size_t i = 0; i < variant.size(); ++i)
-      for (int side = 0; side < 2; ++side) {
-        records::Sample sample;
-        sample.condition = "idle";
-        sample.benchmark = sample.name = "BenchmarkX";
-        sample.variant = side == 0 ? "old" : other;
-        sample.pair = pair;
-        sample.order = i % 2 ? "BA" : "AB";
-        sample.repeat = sample.index = static_cast<int>(i);
-        sample.metrics = {{side == 0 ? 100.0 : variant[i], "ns/op"}};
-        r.samples.push_back(sample);
-      }
-  };
-  add("new", "new", {90, 95, 92, 93});                            // ratios 0.90, 0.95, 0.92, 0.93
-  add("A/A", "old'", {100.1, 99.9, 100.05, 99.95, 100.0, 100.02});  // within ±0.1%
+  // ratios 0.90, 0.95, 0.92, 0.93; and an A/A pair within ±0.1%
+  testing::add_pair(r.samples, "idle", "new", "new", {100, 100, 100, 100}, {90, 95, 92, 93}, "old", "BenchmarkX");
+  testing::add_pair(r.samples, "idle", "A/A", "old'", std::vector<double>(6, 100), {100.1, 99.9, 100.05, 99.95, 100.0, 100.02},
+                    "old", "BenchmarkX");
   const std::string html = page(data_of({r}));
   const auto plots = svgs_with(html, "data-plot=\"ratio\"");
   REQUIRE(plots.size() == 1);

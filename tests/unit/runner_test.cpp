@@ -6,6 +6,7 @@
 
 #include "model/errors.hpp"
 #include "plan/plan.hpp"
+#include "test_support.hpp"
 #include "runner/runner.hpp"
 
 using namespace noisefloor;
@@ -76,17 +77,7 @@ struct Collect : runner::Observer {
 };
 
 model::Experiment experiment(model::Schedule schedule, int samples, int warmup, int per_run) {
-  model::Experiment e;
-  e.name = "t";
-  e.benchmark.command = {"./b.test", "-test.bench=."};
-  e.benchmark.samples = samples;
-  e.benchmark.warmup = warmup;
-  e.benchmark.samples_per_run = per_run;
-  e.schedule = schedule;
-  e.conditions.resize(2);
-  e.conditions[0].name = "idle";
-  e.conditions[1].name = "noisy";
-  return e;
+  return testing::two_conditions(schedule, samples, warmup, per_run);
 }
 
 // Runs the whole experiment; returns what was measured.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/experiment.hpp"
 #include "records/result.hpp"
 #include "results/decode.hpp"
 
@@ -74,6 +75,42 @@ inline records::Result load_result(const std::string& dir) {
 
 // tests/data/results/small, the committed result of 0.1 (schema 1).
 inline records::Result load_small() { return load_result(kSmall); }
+
+// Samples of a paired run: per repeat the baseline (`baseline`, values `base`) and the other side
+// of `pair` (`variant`, values `other`) back to back, counterbalanced ABBA.
+inline void add_pair(std::vector<records::Sample>& out, const std::string& condition, const std::string& pair,
+                     const std::string& variant, const std::vector<double>& base, const std::vector<double>& other,
+                     const std::string& baseline = "base", const std::string& benchmark = "BenchmarkWork") {
+  for (std::size_t r = 0; r < base.size(); ++r) {
+    const std::string order = (r % 4 == 0 || r % 4 == 3) ? "AB" : "BA";
+    for (int side = 0; side < 2; ++side) {
+      records::Sample s;
+      s.condition = condition;
+      s.benchmark = s.name = benchmark;
+      s.variant = side == 0 ? baseline : variant;
+      s.pair = pair;
+      s.order = order;
+      s.repeat = s.index = static_cast<int>(r);
+      s.metrics = {{side == 0 ? base[r] : other[r], "ns/op"}};
+      out.push_back(s);
+    }
+  }
+}
+
+// An experiment with the conditions "idle" and "noisy" and the benchmark ./b.test.
+inline model::Experiment two_conditions(model::Schedule schedule, int samples, int warmup, int per_run) {
+  model::Experiment e;
+  e.name = "t";
+  e.benchmark.command = {"./b.test", "-test.bench=."};
+  e.benchmark.samples = samples;
+  e.benchmark.warmup = warmup;
+  e.benchmark.samples_per_run = per_run;
+  e.schedule = schedule;
+  e.conditions.resize(2);
+  e.conditions[0].name = "idle";
+  e.conditions[1].name = "noisy";
+  return e;
+}
 
 // The samples of a committed go test file, as one condition.
 inline std::vector<records::Sample> gotest_samples(const std::string& condition, const std::string& relative) {
