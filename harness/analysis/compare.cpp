@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "analysis/table.hpp"
 #include "model/errors.hpp"
 #include "text/units.hpp"
 
@@ -53,7 +54,7 @@ std::size_t count_tied(const std::vector<double>& a, const std::vector<double>& 
   return tied;
 }
 
-json nullable(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+const auto nullable = stats::number_or_null;
 
 // ---- grouping of the input ----
 
@@ -74,10 +75,12 @@ Side group_samples(std::span<const records::Sample> samples, const std::vector<s
   Side side;
   for (const auto& s : samples) {
     if (s.warmup) continue;
-    add_unique(side.benchmarks[s.condition], s.benchmark);
+    // A paired result's variants (and its A/A copy) are rows of their own, as in the table.
+    const std::string name = display_name(s);
+    add_unique(side.benchmarks[s.condition], name);
     for (const auto& m : s.metrics) {
       add_unique(side.units[s.condition], m.unit);
-      auto& g = side.groups[{s.condition, s.benchmark, m.unit}];
+      auto& g = side.groups[{s.condition, name, m.unit}];
       g.values.push_back(m.value);
       add_unique(g.procs, s.procs);
     }
@@ -413,7 +416,7 @@ json side_json(const CompareSide& s) {
 
 void to_json(json& j, const CompareTable& t) {
   j = json::object();
-  j["schema_version"] = 1;
+  j["schema_version"] = kCompareSchemaVersion;
   j["old"] = {{"name", t.old_name}, {"source", t.old_source}};
   j["new"] = {{"name", t.new_name}, {"source", t.new_source}};
   j["settings"] = {{"threshold", t.threshold}, {"alpha", t.alpha}, {"confidence", t.confidence}};

@@ -47,7 +47,7 @@ struct CompareSettings {
   double threshold = 0.01;   // θ for the verdicts
   double alpha = 0.05;       // for "~" and the Holm-Bonferroni adjustment
   double confidence = 0.95;  // of the median CIs and the Hodges-Lehmann CI
-  // Fingerprint fields that differ between the two sides (fingerprint::differences). Any with
+  // Fingerprint fields that differ between the two sides (analysis::differences). Any with
   // moves_benchmarks makes the table "not comparable" unless allow_different_hosts.
   std::vector<Difference> differences;
   bool allow_different_hosts = false;
@@ -115,6 +115,7 @@ CompareTable compare_samples(std::span<const records::Sample> old_samples,
 CompareTable compare_results(const records::Result& old_result, const records::Result& new_result, double threshold,
                              bool allow_different_hosts);
 
+inline constexpr int kCompareSchemaVersion = 1;
 // {"schema_version": 1, "old", "new", "settings", "comparable", "allow_different_hosts",
 //  "matched_by", "differences", "rows", "geomeans", "only_old", "only_new", "notes"}; NaN -> null.
 // A compared row also has "ratio_of_means" with its Fieller CI (§3.5.3).

@@ -9,9 +9,7 @@
 
 namespace noisefloor::analysis {
 namespace {
-
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
+const auto num = stats::number_or_null;
 }  // namespace
 
 PairedTable build_paired(std::span<const records::Sample> samples, const std::string& baseline, double theta,
@@ -57,8 +55,9 @@ PairedTable build_paired(std::span<const records::Sample> samples, const std::st
     row.baseline = baseline;
     row.aa = pair == "A/A";
     row.variant = row.aa ? "A/A" : variant_of[key];
+    // A condition nothing was recorded about stays UNKNOWN, as in `compare`.
     const auto label = labels.find(condition);
-    row.label = label == labels.end() ? kMeasuredClean : label->second;
+    row.label = label == labels.end() ? std::string(to_string(Label::unknown)) : label->second;
     std::vector<bool> first(variant_first.begin(), variant_first.end());
     // std::span<const bool> needs contiguous bools: copy into a plain array.
     std::unique_ptr<bool[]> flags(new bool[first.size()]);
@@ -132,8 +131,10 @@ PairedTable build_paired(std::span<const records::Sample> samples, const std::st
 
 std::map<std::string, std::string> paired_labels(const records::Result& result) {
   std::map<std::string, std::string> labels;
-  for (const auto& c : result.conditions)
-    labels[c] = condition_label(result, c) == Label::contended ? kContendedPaired : kMeasuredClean;
+  for (const auto& c : result.conditions) {
+    const Label label = condition_label(result, c);
+    labels[c] = label == Label::contended ? std::string(kContendedPaired) : std::string(to_string(label));
+  }
   return labels;
 }
 

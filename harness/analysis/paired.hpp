@@ -54,7 +54,8 @@ PairedTable build_paired(std::span<const records::Sample> samples, const std::st
                          const std::map<std::string, std::string>& labels);
 
 // The labels build_paired takes, for one result: CONTENDED-PAIRED where condition_label says
-// CONTENDED, MEASURED-clean elsewhere.
+// CONTENDED, its own label (MEASURED-clean or UNKNOWN) elsewhere; a condition missing from the
+// map is UNKNOWN.
 std::map<std::string, std::string> paired_labels(const records::Result& result);
 
 // summary.json's "paired" and "aa" entries; numbers that are not finite are null.

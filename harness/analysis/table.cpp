@@ -7,8 +7,29 @@
 
 namespace noisefloor::analysis {
 
-std::string display_name(const Row& row) {
-  return row.variant.empty() ? row.benchmark : fmt::format("{} [{}]", row.benchmark, row.variant);
+namespace {
+std::string with_variant(const std::string& benchmark, const std::string& variant) {
+  return variant.empty() ? benchmark : fmt::format("{} [{}]", benchmark, variant);
+}
+}  // namespace
+
+std::string display_name(const Row& row) { return with_variant(row.benchmark, row.variant); }
+
+std::string display_name(const records::Sample& sample) { return with_variant(sample.benchmark, sample.variant); }
+
+std::string table_name(const Row& row) {
+  std::string bench = row.benchmark;
+  if (row.procs.size() == 1 && row.procs.front() != 1) bench += fmt::format("-{}", row.procs.front());
+  return with_variant(bench, row.variant);
+}
+
+Flags flags_of(const Row& row) {
+  Flags f;
+  for (auto o : row.summary.outliers) f.outliers += o != stats::Outlier::none;
+  f.drift = row.summary.drift;
+  f.shape = row.summary.shape;
+  f.few = row.summary.n < 2;
+  return f;
 }
 
 Table build_table(std::span<const records::Sample> samples, const std::vector<std::string>& order) {

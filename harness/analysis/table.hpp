@@ -28,6 +28,18 @@ struct Row {
 
 // "BenchmarkX" or, with variants, "BenchmarkX [fast]".
 std::string display_name(const Row& row);
+// The same name for the row a sample belongs to: every reader groups samples by it.
+std::string display_name(const records::Sample& sample);
+// The name a table prints: display_name with the -N suffix when the row ran with one GOMAXPROCS
+// other than 1 ("BenchmarkX-2 [fast]").
+std::string table_name(const Row& row);
+
+// What the flags column says about a row; every rendering words these.
+struct Flags {
+  int outliers = 0;  // mild or extreme (§3.4)
+  bool drift = false, shape = false, few = false;  // few: n < 2
+};
+Flags flags_of(const Row& row);
 
 struct Table {
   std::vector<std::string> conditions;  // display order

@@ -79,7 +79,11 @@ void Progress::progress(std::size_t done, std::size_t total, const records::Samp
   std::string cv_text = cv ? fmt::format("CV {:.1f}%", *cv) : "CV —";
   if (color_ && cv) {
     // The band's colour: green excellent, cyan acceptable, yellow noisy, red do not trust.
-    const char* code = *cv <= 2 ? "32" : *cv <= 5 ? "36" : *cv <= 10 ? "33" : "31";
+    const stats::Band band = stats::band_for_cv(cv);
+    const char* code = band == stats::Band::excellent    ? "32"
+                       : band == stats::Band::acceptable ? "36"
+                       : band == stats::Band::noisy      ? "33"
+                                                         : "31";
     cv_text = fmt::format("\033[{}m{}\033[0m", code, cv_text);
   }
   show(fmt::format("[{}/{} {}] {}/{}{}  {} {}  {} {}  elapsed {}  left {}", condition_index_ + 1, condition_count_,

@@ -69,21 +69,13 @@ class ContainerScope : public ConditionScope {
     // Our own clock: the engine's StartedAt/FinishedAt can be out of order for fast containers.
     const auto t0 = std::chrono::steady_clock::now();
     // Samples arrive while the container runs: stdout is followed and parsed line by line.
-    std::string pending;  // an incomplete last line
-    std::size_t fed = 0;  // stdout bytes handed to feed() so far
+    text::LineSplitter lines;
+    std::size_t fed = 0;  // stdout bytes handed to the splitter so far
     auto feed = [&](std::string_view bytes, bool last) {
       if (!on_line) return;
-      pending.append(bytes);
       fed += bytes.size();
-      std::size_t start = 0, nl;
-      while ((nl = pending.find('\n', start)) != std::string::npos) {
-        std::string_view line(pending.data() + start, nl - start);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        on_line(line);
-        start = nl + 1;
-      }
-      pending.erase(0, start);
-      if (last && !pending.empty()) on_line(pending);
+      lines.feed(bytes, on_line);
+      if (last) lines.finish(on_line);
     };
     auto on_stdout = [&](std::string_view bytes) { feed(bytes, false); };
     const docker::ContainerOutcome o = docker::run_container(rt_->client, req, cancelled, on_stdout);
@@ -249,6 +241,25 @@ ContainerScopeFactory ContainerRuntime::factory(const std::string& run_id) {
   return [impl, run_id](const model::Condition& c) -> std::unique_ptr<ConditionScope> {
     return std::make_unique<ContainerScope>(impl, c, run_id);
   };
+}
+
+std::vector<std::string> ContainerRuntime::clean_up(const std::string& run_id) {
+  std::vector<std::string> warnings;
+  const std::vector<std::string> failed = impl_->client.leftovers();
+  if (failed.empty()) return warnings;
+  std::string second;
+  try {
+    docker::remove_labelled(impl_->client, "noisefloor.run=" + run_id);
+  } catch (const std::exception& err) {
+    second = err.what();
+  }
+  for (const auto& f : failed)
+    warnings.push_back(second.empty()
+                           ? fmt::format("container {}: the first removal failed; removed at the end of the run", f)
+                           : fmt::format("container {}: not removed ({}); `noisefloor gc` removes what noisefloor "
+                                         "left behind",
+                                         f, second));
+  return warnings;
 }
 
 }  // namespace noisefloor::conditions

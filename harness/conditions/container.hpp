@@ -34,6 +34,10 @@ class ContainerRuntime {
   // Scopes for container conditions of run `run_id` (the containers' noisefloor.run label).
   ContainerScopeFactory factory(const std::string& run_id);
 
+  // After the run: containers of `run_id` whose removal failed get a second attempt; one warning
+  // per container that failed (saying whether the second attempt removed it). Never throws.
+  std::vector<std::string> clean_up(const std::string& run_id);
+
   struct Impl;  // shared with the scopes it creates
 
  private:

@@ -114,10 +114,8 @@ std::string unreachable_message(std::string_view display, std::string_view reaso
 
 JsonStream scan_json_stream(std::string_view body) {
   JsonStream result;
-  while (!body.empty()) {
-    auto nl = body.find('\n');
-    std::string_view line = trim(body.substr(0, nl));
-    body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
+  for (const std::string_view raw : text::lines(body)) {
+    const std::string_view line = trim(raw);
     if (line.empty()) continue;
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
@@ -149,10 +147,8 @@ JsonStream scan_json_stream(std::string_view body) {
 std::optional<std::string> loaded_image(std::string_view stream_text) {
   // The last "Loaded image" line wins: a tarball with several tags reports each.
   std::optional<std::string> found;
-  while (!stream_text.empty()) {
-    auto nl = stream_text.find('\n');
-    std::string_view line = trim(stream_text.substr(0, nl));
-    stream_text = nl == std::string_view::npos ? std::string_view() : stream_text.substr(nl + 1);
+  for (const std::string_view raw : text::lines(stream_text)) {
+    const std::string_view line = trim(raw);
     for (std::string_view prefix : {"Loaded image ID: ", "Loaded image: "}) {
       if (line.substr(0, prefix.size()) == prefix) {
         found = std::string(trim(line.substr(prefix.size())));

@@ -39,6 +39,11 @@ class Client {
 
   const Endpoint& endpoint() const { return endpoint_; }
 
+  // Containers a ContainerGuard could not remove ("<id12>: <reason>"), for the caller to report:
+  // a guard runs while the stack unwinds and must neither throw nor print.
+  void remember_leftover(std::string what) { leftovers_.push_back(std::move(what)); }
+  const std::vector<std::string>& leftovers() const { return leftovers_; }
+
   // The version used in every path ("/v1.41/..."), negotiated on first use and cached:
   // min(1.47, the Api-Version of HEAD /_ping), at least 1.41, and accepted by GET /version's
   // MinAPIVersion.
@@ -109,6 +114,7 @@ class Client {
   std::optional<std::string> fixed_api_version_;
   std::optional<std::string> api_version_;
   std::unique_ptr<Handle> handle_;
+  std::vector<std::string> leftovers_;
 };
 
 }  // namespace noisefloor::docker

@@ -5,22 +5,12 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdio>
 #include <exception>
 
 namespace noisefloor::docker {
 namespace {
 
 std::string short_id(const std::string& id) { return id.substr(0, 12); }
-
-std::string join(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += sep;
-    out += item;
-  }
-  return out;
-}
 
 std::int64_t unix_seconds(const std::optional<Timestamp>& t, std::int64_t fallback) {
   if (!t) return fallback;
@@ -46,11 +36,14 @@ ContainerGuard::ContainerGuard(ContainerGuard&& other) noexcept
 ContainerGuard::~ContainerGuard() {
   if (id_.empty()) return;
   try {
-    client_->remove(id_);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "noisefloor: cannot remove container %s: %s\n", short_id(id_).c_str(), e.what());
-  } catch (...) {
-    std::fprintf(stderr, "noisefloor: cannot remove container %s\n", short_id(id_).c_str());
+    try {
+      client_->remove(id_);
+    } catch (const std::exception& e) {
+      client_->remember_leftover(fmt::format("{}: {}", short_id(id_), e.what()));
+    } catch (...) {
+      client_->remember_leftover(fmt::format("{}: unknown error", short_id(id_)));
+    }
+  } catch (...) {  // out of memory while remembering: nothing more can be done here
   }
 }
 
@@ -74,7 +67,7 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& body, const
     throw DockerError(
         fmt::format("docker: POST /containers/create: container '{}' has warnings, so its limits may not "
                     "apply: {}",
-                    name, join(created.warnings, "; ")));
+                    name, fmt::join(created.warnings, "; ")));
   }
   if (cancelled && cancelled()) throw Interrupted();
 

@@ -15,9 +15,9 @@
 
 namespace noisefloor::docker {
 
-// Owns a container: the destructor force-removes it (best effort, never throws, reports a
-// failure on stderr as "noisefloor: cannot remove container <id12>: <reason>"); remove() does the
-// same work but throws DockerError, for the happy path. Shape of fmt::buffered_file.
+// Owns a container: the destructor force-removes it (best effort, never throws; a failure is
+// remembered by the client as "<id12>: <reason>", see Client::leftovers); remove() does the same
+// work but throws DockerError, for the happy path. Shape of fmt::buffered_file.
 class ContainerGuard {
  public:
   ContainerGuard(Client& client, std::string id);

@@ -42,14 +42,6 @@ inline constexpr const char* kTuneStatePath = "/var/lib/noisefloor/tune-state.js
 
 
 
-// A setting (or one file of it) left as it is, and why: "already performance", "missing ...",
-// "write failed: ...".
-struct TuneNote {
-  std::string setting;
-  std::string reason;
-  friend bool operator==(const TuneNote&, const TuneNote&) = default;
-};
-
 struct TunePlan {
   std::vector<TuneChange> changes;  // in application order
   std::vector<TuneNote> unchanged;

@@ -10,6 +10,8 @@ void to_json(json& j, const TuneChange& c) {
   j = {{"setting", c.setting}, {"file", c.file}, {"before", c.before}, {"after", c.after}};
 }
 
+void to_json(json& j, const TuneNote& n) { j = {{"setting", n.setting}, {"reason", n.reason}}; }
+
 void from_json(const json& j, TuneChange& c) {
   c = {j.at("setting").get<std::string>(), j.at("file").get<std::string>(), j.at("before").get<std::string>(),
        j.at("after").get<std::string>()};

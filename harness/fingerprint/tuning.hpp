@@ -17,6 +17,14 @@ struct TuneChange {
   friend bool operator==(const TuneChange&, const TuneChange&) = default;
 };
 
+// A setting (or one file of it) left as it is, and why: "already performance", "missing ...",
+// "write failed: ...".
+struct TuneNote {
+  std::string setting;
+  std::string reason;
+  friend bool operator==(const TuneNote&, const TuneNote&) = default;
+};
+
 // The state file's content.
 struct TuneState {
   std::string applied_utc;      // RFC 3339 UTC
@@ -35,6 +43,7 @@ struct TuningStatus {
 };
 
 void to_json(nlohmann::json& j, const TuneChange& change);  // {"setting", "file", "before", "after"}
+void to_json(nlohmann::json& j, const TuneNote& note);      // {"setting", "reason"}
 void from_json(const nlohmann::json& j, TuneChange& change);
 void to_json(nlohmann::json& j, const TuneState& state);  // the state file shape above
 void from_json(const nlohmann::json& j, TuneState& state);

@@ -13,6 +13,7 @@
 #include "hash/sha256.hpp"
 #include "image/elf.hpp"
 #include "model/errors.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::image {
 namespace {
@@ -60,14 +61,10 @@ void read_ld_so_conf(const fs::path& file, int depth, std::vector<std::string>& 
   if (depth > kMaxIncludeDepth) return;
   const auto contents = files::try_read(file);
   if (!contents) return;  // no ld.so.conf: the default directories still apply
-  const std::string& text = *contents;
+  const std::string& conf = *contents;
 
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    start = end + 1;
+  for (const std::string_view raw : text::lines(conf)) {
+    std::string line(raw);
     if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
     // ldconfig splits entries at whitespace, ':' and ','.
     std::vector<std::string> words;

@@ -79,30 +79,22 @@ Output doctor(const DoctorOptions& o) {
   Output out;
   if (o.apply) {
     const fp::TuneResult r = fp::apply_tuning("/", fp::kTuneStatePath, cpus);
-    json unchanged = json::array();
     for (const auto& c : r.applied) text += change_line("changed", c, c.before, c.after);
-    for (const auto& n : r.unchanged) {
-      unchanged.push_back({{"setting", n.setting}, {"reason", n.reason}});
-      text += fmt::format("left alone {}: {}\n", n.setting, n.reason);
-    }
+    for (const auto& n : r.unchanged) text += fmt::format("left alone {}: {}\n", n.setting, n.reason);
     text += r.applied.empty() ? "nothing changed\n"
                               : fmt::format("saved the previous values in {} (undo: noisefloor doctor --restore)\n",
                                             fp::kTuneStatePath);
     actions["applied"] = r.applied;
-    actions["unchanged"] = unchanged;
+    actions["unchanged"] = r.unchanged;
   } else if (o.restore) {
     const fp::RestoreResult r = fp::restore_tuning("/", fp::kTuneStatePath);
-    json failed = json::array();
     for (const auto& c : r.restored) text += change_line("restored", c, c.after, c.before);
-    for (const auto& n : r.failed) {
-      failed.push_back({{"setting", n.setting}, {"reason", n.reason}});
-      text += fmt::format("could not restore {}: {}\n", n.setting, n.reason);
-    }
+    for (const auto& n : r.failed) text += fmt::format("could not restore {}: {}\n", n.setting, n.reason);
     if (!r.failed.empty())
       out.failure = fmt::format("{} value(s) could not be restored; they stay saved in {}", r.failed.size(),
                                 fp::kTuneStatePath);
     actions["restored"] = r.restored;
-    actions["failed"] = failed;
+    actions["failed"] = r.failed;
   }
 
   // Probed after any change, so the report shows the machine as it is now.

@@ -15,6 +15,7 @@
 #include "render/html.hpp"
 #include "render/table.hpp"
 #include "results/load.hpp"
+#include "results/summary.hpp"
 
 namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
@@ -69,10 +70,7 @@ Output cv(const CvOptions& o) {
                                                 : std::vector<std::string>{"# CV comparison — recomputed by noisefloor cv"};
     out.out = render::summary_blocks(a.table, header);
   } else {
-    nlohmann::json j = {{"schema_version", 1}, {"sources", o.paths}, {"table", a.table}};
-    j["comparable"] = verdict.empty() || o.allow_different_hosts;
-    if (!verdict.empty()) j["differences"] = verdict;
-    out.out = j.dump(2) + "\n";
+    out.out = results::cv_document(a, o.paths, verdict).dump(2) + "\n";
   }
   return out;
 }
@@ -124,12 +122,8 @@ Output report(const ReportOptions& o) {
   if (o.html.empty() && o.format.empty()) {
     // Next to the (first) result: in its directory (an experiment directory's latest), or beside a
     // go test file.
-    fs::path dir = o.paths.front();
-    if (fs::is_regular_file(dir))
-      dir = dir.parent_path();
-    else if (!fs::exists(dir / "samples.jsonl") && fs::exists(dir / "latest"))
-      dir /= "latest";
-    const fs::path page = dir / "report.html";
+    const fs::path first = o.paths.front();
+    const fs::path page = (fs::is_regular_file(first) ? first.parent_path() : results::resolve(first)) / "report.html";
     files::write_atomic(page, render::html(a, generated_by()));
     out.out = page.string() + "\n";
   }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "analysis/analysis.hpp"
 #include "analysis/anchor.hpp"
@@ -38,6 +39,26 @@
 namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
 namespace {
+
+// The runner's clock: steady_clock and system_clock; sleeps in 50 ms slices, polling `cancelled`.
+class SystemClock : public runner::Clock {
+ public:
+  SystemClock() : start_(std::chrono::steady_clock::now()) {}
+  model::Seconds elapsed() override { return std::chrono::steady_clock::now() - start_; }
+  std::string utc() override { return text::utc(std::chrono::system_clock::now()); }
+  void sleep(model::Seconds duration, const Cancelled& cancelled) override {
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(duration);
+    while (std::chrono::steady_clock::now() < until) {
+      if (cancelled && cancelled()) throw Interrupted();
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
+    }
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
 
 // What validation needs to know of this machine: the CPUs it can use.
 config::HostFacts host_facts() {
@@ -240,8 +261,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
       throw ConfigError(fmt::format("--anchor: {}", err.what()));
     }
   }
-  runner::SystemClock clock;
-  const std::string started = clock.utc();
+  const std::string started = text::utc(std::chrono::system_clock::now());
 
   // Containers are checked against the engine before anything is built or written.
   std::unique_ptr<conditions::ContainerRuntime> containers;
@@ -269,6 +289,9 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   records::RunStatus status = records::RunStatus::complete;
   std::optional<std::string> error;
   std::exception_ptr failure;
+  // The run's clock starts with the first step: sample times and the time budget of samples:
+  // auto count from here, not from the build, the image or the fingerprint.
+  SystemClock clock;
   try {
     runner::run(e, plan, env, clock, recorder, cancelled, measured);
   } catch (const Interrupted&) {
@@ -280,6 +303,9 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     error = err.what();
     failure = std::current_exception();
   }
+  // Containers a guard could not remove: said in run.json and, on a failed run, in the error.
+  const std::vector<std::string> cleanup = containers ? containers->clean_up(dir.id()) : std::vector<std::string>{};
+  measured.warnings.insert(measured.warnings.end(), cleanup.begin(), cleanup.end());
   events.done();
   const std::string finished = clock.utc();
   fp.run->finished_utc = finished;
@@ -321,30 +347,39 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   dir.write("summary.json", results::summary_document(analysis).dump(2) + "\n");
   dir.write("table.md", render::table_md(analysis));
   dir.write("cv-summary.txt", render::summary_blocks(analysis.table, run.summary_header));
-  // The page is a view of what is already written: a problem with it never fails the run.
+  // The page is a view of what is already written: a problem with it never fails the run, and is
+  // said even under --quiet.
+  std::string page_problem;
   try {
     dir.write("report.html", render::html(analysis, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
   } catch (const std::exception& err) {
-    events.note(fmt::format("warning: report.html not written: {}", err.what()));
+    page_problem = fmt::format("warning: report.html not written: {}\n", err.what());
   }
   if (failure) {
     std::size_t kept = 0;
     for (const auto& s : result.samples) kept += !s.warmup;
+    const auto kept_message = [&](const std::string& what) {
+      std::string message = with_kept(what, kept, dir.path());
+      for (const auto& w : cleanup) message += "\nwarning: " + w;
+      if (!page_problem.empty()) message += "\n" + std::string(text::trim(page_problem));
+      return message;
+    };
     try {
       std::rethrow_exception(failure);
     } catch (const Interrupted& err) {
-      throw Interrupted(with_kept(err.what(), kept, dir.path()));
+      throw Interrupted(kept_message(err.what()));
     } catch (const ConfigError& err) {
-      throw ConfigError(with_kept(err.what(), kept, dir.path()));
+      throw ConfigError(kept_message(err.what()));
     } catch (const ParseError& err) {
-      throw ParseError(with_kept(err.what(), kept, dir.path()));
+      throw ParseError(kept_message(err.what()));
     } catch (const Error& err) {
-      throw RunError(with_kept(err.what(), kept, dir.path()));
+      throw RunError(kept_message(err.what()));
     }
   }
   dir.point_latest();
 
   Output out;
+  out.err = page_problem;
   out.out = "\n" + render::run_tables(analysis, o.terminal) + "\n";
   if (anchor) {
     const std::string text = render::anchor_text(analysis::compare_with_anchor(result, *anchor));

@@ -142,7 +142,8 @@ Step Scheduler::adaptive_step(std::size_t c) {
 bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured, model::Seconds elapsed) {
   const model::Adaptive& a = *experiment_.adaptive;
   const std::string& name = experiment_.conditions[c].name;
-  const int kept = repeats_[c] - experiment_.benchmark.warmup;
+  // Repeats past the warm-up; none yet when the budget stops a condition during its warm-up.
+  const int kept = std::max(0, repeats_[c] - experiment_.benchmark.warmup);
   const bool over_budget = elapsed > a.budget;
   if (kept < a.min_samples && !over_budget) return false;
   // The worst half-width over the condition's benchmarks (or pairs).

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::process {
 namespace bp = boost::process;
@@ -95,26 +96,16 @@ class Tail {
       const std::streamsize got = in_.gcount();
       if (got <= 0) break;
       all.append(buf, static_cast<std::size_t>(got));
+      if (on_line) lines_.feed(std::string_view(buf, static_cast<std::size_t>(got)), on_line);
     }
     in_.clear();  // clear EOF so the next pump sees later writes
-    if (!on_line) return;
-    std::size_t nl;
-    while ((nl = all.find('\n', line_start_)) != std::string::npos) {
-      std::string_view line(all.data() + line_start_, nl - line_start_);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      on_line(line);
-      line_start_ = nl + 1;
-    }
   }
   // The unterminated last line, if any, once the child has exited.
-  void flush(const std::string& all, const LineCallback& on_line) {
-    if (on_line && line_start_ < all.size()) on_line(std::string_view(all).substr(line_start_));
-    line_start_ = all.size();
-  }
+  void flush(const LineCallback& on_line) { lines_.finish(on_line); }
 
  private:
   std::ifstream in_;
-  std::size_t line_start_ = 0;
+  text::LineSplitter lines_;
 };
 
 std::string resolve_program(const std::string& name) {
@@ -268,7 +259,7 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   out_tail.pump(result.out, on_stdout_line);
-  out_tail.flush(result.out, on_stdout_line);
+  out_tail.flush(on_stdout_line);
   err_tail.pump(result.err, nullptr);
   if (interrupted) throw Interrupted();
 

@@ -18,7 +18,7 @@ namespace noisefloor::records {
 using GoTestConfig = std::vector<std::pair<std::string, std::string>>;
 
 struct Result {
-  std::string label;       // the run id, or the file name without extension: names the result
+  std::string label;       // the result directory's name (the run id unless renamed), or the file name without extension
   std::string source;      // the directory (resolved through `latest`) or the file, as a path
   bool go_test_file = false;
   std::optional<RunRecord> run;  // run.json; nullopt for a go test file (or a result without one)

@@ -34,7 +34,6 @@ std::string wrap(const std::string& s, std::size_t indent) {
   return text::wrap(std::string_view(s).substr(lead), kWidth, std::string(lead, ' '), std::string(indent, ' '));
 }
 
-std::string num(double v) { return std::isfinite(v) ? fmt::format("{}", v) : ""; }
 
 std::string display_name(const CompareRow& r) {
   std::string name = r.benchmark;
@@ -85,7 +84,7 @@ std::string hl_text(const CompareRow& r) {
   if (!r.hl) return "no ratio (values <= 0)";
   const auto& h = *r.hl;
   if (!h.bounded) return change_pct(h.estimate) + " [CI unbounded]";
-  return fmt::format("{} [{}, {}]", change_pct(h.estimate), change_pct(h.lo), change_pct(h.hi));
+  return change_pct(h.estimate) + " " + text::interval(change_pct(h.lo), change_pct(h.hi));
 }
 
 
@@ -302,26 +301,26 @@ std::string compare_csv(const CompareTable& t) {
                                   r.compared ? "true" : "false"};
     auto side = [&](const CompareSide& s) {
       f.push_back(std::to_string(s.summary.n));
-      f.push_back(num(s.summary.median));
-      f.push_back(s.summary.median_ci ? num(s.summary.median_ci->lo) : "");
-      f.push_back(s.summary.median_ci ? num(s.summary.median_ci->hi) : "");
+      f.push_back(text::shortest(s.summary.median));
+      f.push_back(s.summary.median_ci ? text::shortest(s.summary.median_ci->lo) : "");
+      f.push_back(s.summary.median_ci ? text::shortest(s.summary.median_ci->hi) : "");
     };
     side(r.old_side);
     side(r.new_side);
     if (r.compared) {
-      f.push_back(num(r.ratio_of_medians));
-      f.push_back(num((r.ratio_of_medians - 1) * 100));
-      f.push_back(num(r.test.u));
-      f.push_back(num(r.test.p));
-      f.push_back(num(r.test.p_exact_doubling));
-      f.push_back(num(r.test.p_normal));
+      f.push_back(text::shortest(r.ratio_of_medians));
+      f.push_back(text::shortest((r.ratio_of_medians - 1) * 100));
+      f.push_back(text::shortest(r.test.u));
+      f.push_back(text::shortest(r.test.p));
+      f.push_back(text::shortest(r.test.p_exact_doubling));
+      f.push_back(text::shortest(r.test.p_normal));
       f.push_back(r.test.exact ? "true" : "false");
-      f.push_back(num(r.p_adjusted));
+      f.push_back(text::shortest(r.p_adjusted));
       f.push_back(r.significant ? "true" : "false");
-      f.push_back(r.hl ? num(r.hl->estimate) : "");
-      f.push_back(r.hl && r.hl->bounded ? num(r.hl->lo) : "");
-      f.push_back(r.hl && r.hl->bounded ? num(r.hl->hi) : "");
-      f.push_back(r.hl ? num(r.hl->level) : "");
+      f.push_back(r.hl ? text::shortest(r.hl->estimate) : "");
+      f.push_back(r.hl && r.hl->bounded ? text::shortest(r.hl->lo) : "");
+      f.push_back(r.hl && r.hl->bounded ? text::shortest(r.hl->hi) : "");
+      f.push_back(r.hl ? text::shortest(r.hl->level) : "");
       f.push_back(std::string(stats::to_string(r.verdict)));
       f.push_back("");
     } else {

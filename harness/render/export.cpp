@@ -16,7 +16,7 @@ namespace {
 
 using text::markdown_cell;
 
-std::string fixed4(double v) { return std::isfinite(v) ? fmt::format("{:.4f}", v) : std::string(text::kDash); }
+std::string fixed4(double v) { return text::fixed(v, 4); }
 
 std::string paired_rows(const analysis::Analysis& a) {
   std::string out =

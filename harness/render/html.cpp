@@ -20,7 +20,7 @@ using analysis::Table;
 using nlohmann::json;
 using text::format_value;
 
-constexpr const char* kDash = "—";
+using text::kDash;
 
 std::string escape(std::string_view s) { return text::html_escape(s); }
 
@@ -61,12 +61,6 @@ std::string band_class(std::string_view band) {
 std::string opt(const std::optional<double>& v) { return text::fixed(v, 2); }
 
 
-int outlier_count(const Row& r) {
-  int n = 0;
-  for (auto o : r.summary.outliers) n += o != stats::Outlier::none;
-  return n;
-}
-
 constexpr const char* kOutlierHelp =
     "samples whose robust (MAD-based) modified z-score exceeds 3.5; extreme beyond 10 (Iglewicz & Hoaglin)";
 constexpr const char* kDriftHelp =
@@ -78,13 +72,13 @@ constexpr const char* kFewHelp = "fewer than 2 kept samples: no spread can be co
 
 std::string flags_html(const Row& r) {
   std::vector<std::string> f;
-  const int outliers = outlier_count(r);
-  if (outliers)
-    f.push_back(fmt::format("<abbr title=\"{}\">{} outlier{}</abbr>", kOutlierHelp, outliers,
-                            outliers == 1 ? "" : "s"));
-  if (r.summary.drift) f.push_back(fmt::format("<abbr title=\"{}\">drift</abbr>", kDriftHelp));
-  if (r.summary.shape) f.push_back(fmt::format("<abbr title=\"{}\">shape</abbr>", kShapeHelp));
-  if (r.summary.n < 2) f.push_back(fmt::format("<abbr title=\"{}\">n&lt;2</abbr>", kFewHelp));
+  const analysis::Flags flags = analysis::flags_of(r);
+  if (flags.outliers)
+    f.push_back(fmt::format("<abbr title=\"{}\">{} outlier{}</abbr>", kOutlierHelp, flags.outliers,
+                            flags.outliers == 1 ? "" : "s"));
+  if (flags.drift) f.push_back(fmt::format("<abbr title=\"{}\">drift</abbr>", kDriftHelp));
+  if (flags.shape) f.push_back(fmt::format("<abbr title=\"{}\">shape</abbr>", kShapeHelp));
+  if (flags.few) f.push_back(fmt::format("<abbr title=\"{}\">n&lt;2</abbr>", kFewHelp));
   return fmt::format("{}", fmt::join(f, ", "));
 }
 
@@ -106,7 +100,7 @@ std::string text_of(const json& j) {
   if (j.is_number_float()) return fmt::format("{:.4g}", j.get<double>());
   return j.dump();
 }
-std::string fixed4(double v) { return std::isfinite(v) ? fmt::format("{:.4f}", v) : std::string(kDash); }
+std::string fixed4(double v) { return text::fixed(v, 4); }
 std::string g4(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string(kDash); }
 
 std::vector<std::string> benchmarks_of(const Table& t) {
@@ -201,9 +195,7 @@ std::string conditions_section(const Analysis& d, const std::map<std::string, st
       escape(unit));
   for (const auto& r : t.rows) {
     const auto& s = r.summary;
-    std::string bench = r.benchmark;
-    if (r.procs.size() == 1 && r.procs.front() != 1) bench += fmt::format("-{}", r.procs.front());
-    if (!r.variant.empty()) bench += " [" + r.variant + "]";
+    const std::string bench = analysis::table_name(r);
     std::string mean = format_value(s.mean);
     if (units.size() > 1) mean += " " + r.unit;
     const std::string band(stats::to_string(s.band));
@@ -257,42 +249,26 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
   out.strip.benchmark = out.order.benchmark = benchmark;
   std::vector<std::string> said;
   std::string unit;
-  std::set<std::string> conditions_done;
+  // One series per table row: with variants a condition has a row per variant (colour of the
+  // condition, shape of the variant), each with the table's own statistics.
+  std::map<std::string, int> shapes;  // condition -> variants seen so far
   for (const auto& r : d.table.rows) {
     if (r.benchmark != benchmark) continue;
-    // With variants the table has a row per variant; the series below already split them.
-    if (!conditions_done.insert(r.condition).second) continue;
     if (unit.empty()) unit = r.unit;
-    // A paired design interleaves variants within a condition: one series per variant (colour of
-    // the condition, shape of the variant), each with its own statistics.
-    std::vector<std::string> variants;
-    for (const auto& sample : d.samples)
-      if (sample.condition == r.condition && sample.benchmark == benchmark && !sample.variant.empty() &&
-          std::find(variants.begin(), variants.end(), sample.variant) == variants.end())
-        variants.push_back(sample.variant);
-    const bool split = !variants.empty();
-    if (!split) variants.push_back("");
-    for (std::size_t v = 0; v < variants.size(); ++v) {
+    const bool split = !r.variant.empty();
+    const int shape = shapes[r.condition]++;
+    {
       auto selected = [&](const records::Sample& sample) {
         return sample.condition == r.condition && sample.benchmark == benchmark && !sample.metrics.empty() &&
-               (!split || sample.variant == variants[v]);
+               sample.variant == r.variant;
       };
-      stats::Summary own;
-      std::size_t warmups = r.warmup_discarded;
-      if (split) {
-        std::vector<double> kept;
-        warmups = 0;
-        for (const auto& sample : d.samples)
-          if (selected(sample))
-            sample.warmup ? void(++warmups) : kept.push_back(sample.metrics.front().value);
-        own = stats::summarize(kept);
-      }
-      const stats::Summary& sum = split ? own : r.summary;
-      const std::string name = split ? r.condition + " · " + variants[v] : r.condition;
+      const stats::Summary& sum = r.summary;
+      const std::size_t warmups = r.warmup_discarded;
+      const std::string name = split ? r.condition + " · " + r.variant : r.condition;
       svg::Series s;
       s.label = name;
       s.style = styles.at(r.condition);
-      if (split) s.shape = static_cast<int>(v);
+      if (split) s.shape = shape;
       std::size_t kept = 0;
       for (const auto& sample : d.samples) {
         if (!selected(sample)) continue;
@@ -304,7 +280,7 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
           m.outlier = kept < sum.outliers.size() && sum.outliers[kept] != stats::Outlier::none;
           ++kept;
         }
-        m.id = split ? fmt::format("{}/{}#{}", r.condition, variants[v], sample.index)
+        m.id = split ? fmt::format("{}/{}#{}", r.condition, r.variant, sample.index)
                      : fmt::format("{}#{}", r.condition, sample.index);
         m.tooltip =
             fmt::format("{} #{}: {} {}{}{}", name, sample.index, sample.metrics.front().value,
@@ -348,24 +324,27 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
 }
 
 std::string samples_table(const Analysis& d, const std::string& benchmark) {
-  std::vector<std::string> conditions;
-  std::map<std::string, std::map<int, const records::Sample*>> by;
+  // One column per table row: a condition, or a condition's variant in a paired design.
+  using Column = std::pair<std::string, std::string>;  // condition, variant
+  std::vector<Column> columns;
+  std::map<Column, std::map<int, const records::Sample*>> by;
   int max_index = -1;
   for (const auto& r : d.table.rows)
-    if (r.benchmark == benchmark) conditions.push_back(r.condition);
+    if (r.benchmark == benchmark) columns.emplace_back(r.condition, r.variant);
   for (const auto& s : d.samples) {
     if (s.benchmark != benchmark || s.metrics.empty()) continue;
-    by[s.condition][s.index] = &s;
+    by[{s.condition, s.variant}][s.index] = &s;
     max_index = std::max(max_index, s.index);
   }
   std::string out =
       "<details>\n<summary>Every sample as a table</summary>\n<table class=\"samples\">\n<thead><tr>"
       "<th scope=\"col\">#</th>";
-  for (const auto& c : conditions) out += "<th scope=\"col\">" + escape(c) + "</th>";
+  for (const auto& [condition, variant] : columns)
+    out += "<th scope=\"col\">" + escape(variant.empty() ? condition : condition + " · " + variant) + "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (int i = 0; i <= max_index; ++i) {
     out += fmt::format("<tr><th scope=\"row\">{}</th>", i);
-    for (const auto& c : conditions) {
+    for (const auto& c : columns) {
       const auto it = by[c].find(i);
       if (it == by[c].end())
         out += "<td></td>";

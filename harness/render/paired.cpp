@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "text/text.hpp"
+
 namespace noisefloor::render {
 namespace {
 
 std::string ratio(double r) { return std::isfinite(r) ? fmt::format("{:.4f}", r) : "∞"; }
+std::string cell(std::string_view s) { return text::markdown_cell(s); }
 
 }  // namespace
 
@@ -26,10 +29,11 @@ std::string paired_markdown(const analysis::PairedTable& t) {
     for (const auto& r : t.rows) {
       if (r.label != label) continue;
       if (r.unpaired) {
-        out += fmt::format("| {} | {} | {} / {} | {}+{} | {} (ratio of medians) | {} [{}, {}] (Hodges–Lehmann) | {:.3g} "
+        out += fmt::format("| {} | {} | {} / {} | {}+{} | {} (ratio of medians) | {} {} (Hodges–Lehmann) | {:.3g} "
                            "(Mann–Whitney) | separate blocks | {} |\n",
-                           r.condition, r.benchmark, r.variant, r.baseline, r.n_variant, r.n_base, ratio(r.median_ratio),
-                           ratio(r.hl.estimate), ratio(r.hl.lo), ratio(r.hl.hi), r.p_mann_whitney,
+                           cell(r.condition), cell(r.benchmark), cell(r.variant), cell(r.baseline), r.n_variant,
+                           r.n_base, ratio(r.median_ratio), ratio(r.hl.estimate),
+                           text::interval(ratio(r.hl.lo), ratio(r.hl.hi)), r.p_mann_whitney,
                            stats::to_string(r.verdict));
         continue;
       }
@@ -42,9 +46,10 @@ std::string paired_markdown(const analysis::PairedTable& t) {
         verdict += " (untrustworthy: A/A failed)";
       }
       const int ab = static_cast<int>(std::count(r.order.begin(), r.order.end(), "AB"));
-      out += fmt::format("| {} | {} | {} / {} | {} | {} ({}–{}) | {} [{}, {}] | {} | {}×AB {}×BA{} | {} |\n", r.condition,
-                         r.benchmark, r.variant, r.baseline, p.ratios.size(), ratio(p.median), ratio(p.min), ratio(p.max),
-                         ratio(p.gm), ratio(p.gm_lo), ratio(p.gm_hi),
+      out += fmt::format("| {} | {} | {} / {} | {} | {} ({}–{}) | {} {} | {} | {}×AB {}×BA{} | {} |\n",
+                         cell(r.condition), cell(r.benchmark), cell(r.variant), cell(r.baseline), p.ratios.size(),
+                         ratio(p.median), ratio(p.min), ratio(p.max), ratio(p.gm),
+                         text::interval(ratio(p.gm_lo), ratio(p.gm_hi)),
                          std::isfinite(p.p_wilcoxon) ? fmt::format("{:.3g}", p.p_wilcoxon) : "—", ab,
                          static_cast<int>(r.order.size()) - ab,
                          p.order_effect_p ? fmt::format(", p={:.2f}", *p.order_effect_p) : "", verdict);
@@ -54,9 +59,9 @@ std::string paired_markdown(const analysis::PairedTable& t) {
   if (!t.aa.empty()) {
     out += "A/A: the baseline against itself in the same protocol; PASS needs its 95% CI inside ±θ.\n";
     for (const auto& a : t.aa)
-      out += fmt::format("- {} / {}: {} — GM {} [{}, {}], band ±{:.1f}%, noise floor ±{:.2f}% (max |r−1| {:.2f}%)\n",
+      out += fmt::format("- {} / {}: {} — GM {} {}, band ±{:.1f}%, noise floor ±{:.2f}% (max |r−1| {:.2f}%)\n",
                          a.condition, a.benchmark, stats::to_string(a.check.outcome), ratio(a.check.gm),
-                         ratio(a.check.gm_lo), ratio(a.check.gm_hi), 100 * a.theta, 100 * a.check.halfwidth,
+                         text::interval(ratio(a.check.gm_lo), ratio(a.check.gm_hi)), 100 * a.theta, 100 * a.check.halfwidth,
                          100 * a.check.max_abs_dev);
   }
   for (const auto& n : t.notes) out += "- " + n + "\n";

@@ -18,14 +18,13 @@ using text::kDash;
 
 std::string opt(const std::optional<double>& v) { return text::fixed(v, 2); }
 
-std::string flags_of(const Row& r) {
+std::string flags_text(const Row& r) {
+  const analysis::Flags flags = analysis::flags_of(r);
   std::vector<std::string> f;
-  int outliers = 0;
-  for (auto o : r.summary.outliers) outliers += o != stats::Outlier::none;
-  if (outliers) f.push_back(fmt::format("{} outlier{}", outliers, outliers == 1 ? "" : "s"));
-  if (r.summary.drift) f.push_back("drift");
-  if (r.summary.shape) f.push_back("shape");
-  if (r.summary.n < 2) f.push_back("n<2");
+  if (flags.outliers) f.push_back(fmt::format("{} outlier{}", flags.outliers, flags.outliers == 1 ? "" : "s"));
+  if (flags.drift) f.push_back("drift");
+  if (flags.shape) f.push_back("shape");
+  if (flags.few) f.push_back("n<2");
   return f.empty() ? "" : fmt::format("{}", fmt::join(f, ", "));
 }
 
@@ -41,8 +40,7 @@ std::string median_ci_text(const stats::Summary& s) {
   if (s.n == 0) return kDash;
   if (!s.median_ci) return fmt::format("{} ± ∞ (n<6)", format_value(s.median));
   if (!s.median_rel_halfwidth)  // a median ≤ 0 has no relative width: show the interval
-    return fmt::format("{} [{}, {}]", format_value(s.median), format_value(s.median_ci->lo),
-                       format_value(s.median_ci->hi));
+    return format_value(s.median) + " " + text::interval(format_value(s.median_ci->lo), format_value(s.median_ci->hi));
   return fmt::format("{} ± {:.1f}%", format_value(s.median), 100 * *s.median_rel_halfwidth);
 }
 
@@ -56,13 +54,10 @@ std::string table_markdown(const Table& t) {
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : t.rows) {
     const auto& s = r.summary;
-    std::string bench = r.benchmark;
-    if (r.procs.size() == 1 && r.procs.front() != 1) bench += fmt::format("-{}", r.procs.front());
-    if (!r.variant.empty()) bench += " [" + r.variant + "]";
-    cells.push_back({r.condition, bench, std::to_string(s.n), format_value(s.mean),
+    cells.push_back({text::markdown_cell(r.condition), text::markdown_cell(analysis::table_name(r)), std::to_string(s.n), format_value(s.mean),
                      s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), median_ci(r),
                      format_value(s.min), format_value(s.max), opt(s.rcv_pct),
-                     std::string(stats::to_string(s.band)), flags_of(r)});
+                     std::string(stats::to_string(s.band)), flags_text(r)});
     if (units.size() > 1) cells.back()[3] += " " + r.unit;
   }
   std::vector<std::size_t> w(head.size());
@@ -129,12 +124,11 @@ std::string table_csv(const Table& t) {
   std::string out =
       "condition,benchmark,unit,n,mean,stddev,cv_pct,median,median_ci_lo,median_ci_hi,min,max,mad,"
       "rcv_pct,q1,q3,band,outliers,drift,shape,warmup_discarded\n";
-  auto num = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); };
-  auto onum = [&](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
+  const auto num = text::shortest;
+  const auto onum = [](const std::optional<double>& v) { return v ? text::shortest(*v) : std::string(); };
   for (const auto& r : t.rows) {
     const auto& s = r.summary;
-    int outliers = 0;
-    for (auto o : s.outliers) outliers += o != stats::Outlier::none;
+    const int outliers = analysis::flags_of(r).outliers;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text::csv_field(r.condition),
                        text::csv_field(analysis::display_name(r)), text::csv_field(r.unit), s.n, num(s.mean), onum(s.stddev),
                        onum(s.cv_pct), num(s.median), s.median_ci ? num(s.median_ci->lo) : "",

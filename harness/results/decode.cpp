@@ -75,7 +75,6 @@ records::Result decode_result(const ResultFiles& files) {
   if (files.run_json) {
     r.run = decode_json<records::RunRecord>(*files.run_json, (dir / "run.json").string());
     if (files.summary_json) fill_from_summary(*r.run, *files.summary_json);
-    if (!r.run->run_id.empty()) r.label = r.run->run_id;
     r.conditions = r.run->conditions;
   }
   if (files.fingerprint_json)

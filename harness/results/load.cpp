@@ -9,11 +9,16 @@
 namespace noisefloor::results {
 namespace fs = std::filesystem;
 
+fs::path resolve(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path / "samples.jsonl", ec) && fs::exists(path / "latest", ec)) return path / "latest";
+  return path;
+}
+
 records::Result load(const fs::path& path) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) return decode_gotest_file(path.string(), files::read(path));
-  fs::path dir = path;
-  if (!fs::exists(dir / "samples.jsonl", ec) && fs::exists(dir / "latest", ec)) dir = dir / "latest";
+  const fs::path dir = resolve(path);
   if (!fs::is_directory(dir, ec))
     throw RunError(fmt::format("{}: not a results directory (expected results/<experiment>/<run>/ or "
                                "a go test -bench output file)",

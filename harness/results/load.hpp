@@ -11,4 +11,7 @@ namespace noisefloor::results {
 // directory (meaning its `latest`). Throws RunError naming the path and what was expected.
 records::Result load(const std::filesystem::path& path);
 
+// The directory a result path means: `path` itself, or `path/latest` for an experiment directory.
+std::filesystem::path resolve(const std::filesystem::path& path);
+
 }  // namespace noisefloor::results

@@ -6,16 +6,16 @@ using nlohmann::json;
 
 nlohmann::json summary_document(const analysis::Analysis& a) {
   const records::Result& first = a.sources.front();
-  const records::RunRecord run = first.run.value_or(records::RunRecord{});
-  json j = {{"schema_version", kSummarySchemaVersion},
-            {"experiment", {{"name", run.experiment}, {"description", run.description}, {"file", run.experiment_file}}},
-            {"run",
-             {{"id", run.run_id},
-              {"status", std::string(records::to_string(run.status))},
-              {"started_utc", run.started_utc},
-              {"finished_utc", run.finished_utc}}},
-            {"table", a.table},
-            {"warnings", a.warnings}};
+  json j = {{"schema_version", kSummarySchemaVersion}, {"table", a.table}, {"warnings", a.warnings}};
+  // A go test text file has no run record: nothing is made up for it.
+  if (first.run) {
+    const records::RunRecord& run = *first.run;
+    j["experiment"] = {{"name", run.experiment}, {"description", run.description}, {"file", run.experiment_file}};
+    j["run"] = {{"id", run.run_id},
+                {"status", std::string(records::to_string(run.status))},
+                {"started_utc", run.started_utc},
+                {"finished_utc", run.finished_utc}};
+  }
   if (a.comparison) {
     j["paired"] = a.paired.rows;
     j["aa"] = a.paired.aa;
@@ -29,6 +29,14 @@ nlohmann::json summary_document(const analysis::Analysis& a) {
     for (const auto& s : a.sources) labels.push_back(s.label);
     j["sources"] = labels;
   }
+  return j;
+}
+
+nlohmann::json cv_document(const analysis::Analysis& a, const std::vector<std::string>& given_paths,
+                           const std::string& rooms_verdict) {
+  json j = {{"schema_version", kCvSchemaVersion}, {"sources", given_paths}, {"table", a.table}};
+  j["comparable"] = a.comparable();
+  if (!rooms_verdict.empty()) j["differences"] = rooms_verdict;
   return j;
 }
 

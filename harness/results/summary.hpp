@@ -3,12 +3,15 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "analysis/analysis.hpp"
 
 namespace noisefloor::results {
 
 inline constexpr int kSummarySchemaVersion = 1;
+inline constexpr int kCvSchemaVersion = 1;
 
 // {"schema_version": 1,
 //  "experiment": {"name", "description", "file"}, "run": {"id", "status", "started_utc",
@@ -19,5 +22,11 @@ inline constexpr int kSummarySchemaVersion = 1;
 //  "adaptive": {condition: AdaptiveOutcome}  (samples: auto only),
 //  "sources": [labels]  (merged results only)}
 nlohmann::json summary_document(const analysis::Analysis& analysis);
+
+// What `noisefloor cv --format json` prints: {"schema_version": 1, "sources": [the paths as
+// given], "table": analysis::Table, "comparable": Analysis::comparable(), "differences": the
+// rooms verdict as text (only when there is one)}. Its table is summary.json's table.
+nlohmann::json cv_document(const analysis::Analysis& analysis, const std::vector<std::string>& given_paths,
+                           const std::string& rooms_verdict);
 
 }  // namespace noisefloor::results

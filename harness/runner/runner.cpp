@@ -6,7 +6,6 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "model/errors.hpp"
 #include "parsers/gbench_json.hpp"
@@ -14,22 +13,6 @@
 #include "text/text.hpp"
 
 namespace noisefloor::runner {
-
-SystemClock::SystemClock() : start_(std::chrono::steady_clock::now()) {}
-
-model::Seconds SystemClock::elapsed() { return std::chrono::steady_clock::now() - start_; }
-
-std::string SystemClock::utc() { return text::utc(std::chrono::system_clock::now()); }
-
-void SystemClock::sleep(model::Seconds duration, const Cancelled& cancelled) {
-  const auto until =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(duration);
-  while (std::chrono::steady_clock::now() < until) {
-    if (cancelled && cancelled()) throw Interrupted();
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
-  }
-}
 
 namespace {
 

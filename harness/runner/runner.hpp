@@ -20,7 +20,7 @@ namespace noisefloor::runner {
 
 using model::Cancelled;
 
-// The runner's only source of time.
+// The runner's only source of time (the real one is pipeline's; tests use a fake).
 class Clock {
  public:
   virtual ~Clock() = default;
@@ -28,18 +28,6 @@ class Clock {
   virtual std::string utc() = 0;         // wall-clock now, RFC 3339 with milliseconds
   // Waits (cool-down between condition blocks); throws Interrupted once cancelled.
   virtual void sleep(model::Seconds duration, const Cancelled& cancelled) = 0;
-};
-
-// steady_clock and system_clock; sleeps in 50 ms slices, polling `cancelled`.
-class SystemClock : public Clock {
- public:
-  SystemClock();
-  model::Seconds elapsed() override;
-  std::string utc() override;
-  void sleep(model::Seconds duration, const Cancelled& cancelled) override;
-
- private:
-  std::chrono::steady_clock::time_point start_;
 };
 
 // Where samples and progress go as they happen.

@@ -1,5 +1,7 @@
 #include "stats/summary.hpp"
 
+#include "stats/compare.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -308,11 +310,11 @@ Summary summarize(std::span<const double> x, double confidence) {
 
 // ---- JSON ------------------------------------------------------------------------------------
 
-namespace {
-
 nlohmann::json number_or_null(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
+
+namespace {
 
 nlohmann::json optional_or_null(const std::optional<double>& v) {
   return v ? number_or_null(*v) : nlohmann::json(nullptr);
@@ -360,28 +362,21 @@ void to_json(nlohmann::json& j, const Summary& s) {
 }
 
 std::optional<double> median_ci_halfwidth(std::vector<double> x, double confidence) {
-  const auto order = median_ci_order(x.size(), confidence);
-  if (!order || x.empty()) return std::nullopt;
-  std::sort(x.begin(), x.end());
-  const double med = median(x);
-  if (!(med > 0)) return std::nullopt;
-  const double lo = x[order->k - 1];
-  const double hi = x[x.size() - order->k];
-  return std::max(hi / med - 1, 1 - lo / med);
+  // The interval summarize() reports, and its relative half-width, computed once.
+  if (x.empty()) return std::nullopt;
+  return summarize(x, confidence).median_rel_halfwidth;
 }
 
 std::optional<double> paired_gm_halfwidth(std::span<const double> base, std::span<const double> variant,
                                           double confidence) {
   const std::size_t n = std::min(base.size(), variant.size());
   if (n < 3) return std::nullopt;
-  std::vector<double> d;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!(base[i] > 0) || !(variant[i] > 0)) return std::nullopt;
-    d.push_back(std::log(variant[i] / base[i]));
-  }
-  const double sd = std::sqrt(sample_variance(d, mean(d)));
-  const double t = t_quantile(0.5 * (1 + confidence), static_cast<double>(n - 1));
-  return std::exp(t * sd / std::sqrt(static_cast<double>(n))) - 1;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(base[i] > 0) || !(variant[i] > 0) || !std::isfinite(base[i]) || !std::isfinite(variant[i]))
+      return std::nullopt;
+  // The GM interval of the paired comparison itself (§3.6): exp(t·s_d/√n) − 1 = gm_hi/gm − 1.
+  const Paired p = paired(base.first(n), variant.first(n), {}, confidence);
+  return p.gm_hi / p.gm - 1;
 }
 
 double mean(std::span<const double> x) {

@@ -109,6 +109,9 @@ std::optional<double> paired_gm_halfwidth(std::span<const double> base, std::spa
 
 // snake_case keys, nullopt and NaN -> null, enums as their to_string() text (summary.json).
 void to_json(nlohmann::json& j, const Summary& summary);
+// A statistic as JSON: the number, or null when it is not finite (JSON has no NaN or ∞). Every
+// document noisefloor writes uses this one rule.
+nlohmann::json number_or_null(double value);
 void to_json(nlohmann::json& j, const Interval& interval);  // {"lo", "hi", "level"}
 
 }  // namespace noisefloor::stats

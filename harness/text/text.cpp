@@ -20,6 +20,23 @@ std::vector<std::string_view> lines(std::string_view text) {
   return out;
 }
 
+void LineSplitter::feed(std::string_view bytes, const OnLine& on_line) {
+  pending_.append(bytes);
+  std::size_t start = 0, nl;
+  while ((nl = pending_.find('\n', start)) != std::string::npos) {
+    std::string_view line(pending_.data() + start, nl - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (on_line) on_line(line);
+    start = nl + 1;
+  }
+  pending_.erase(0, start);
+}
+
+void LineSplitter::finish(const OnLine& on_line) {
+  if (!pending_.empty() && on_line) on_line(pending_);
+  pending_.clear();
+}
+
 std::string quote_tail(std::string_view text, std::size_t count) {
   std::vector<std::string_view> all = lines(text);
   while (!all.empty() && trim(all.back()).empty()) all.pop_back();
@@ -148,7 +165,7 @@ std::string markdown_cell(std::string_view s) {
 }
 
 std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
@@ -169,13 +186,15 @@ std::string format_value(double v) {
 }
 
 std::string fixed(std::optional<double> v, int decimals) {
-  return v && !std::isnan(*v) ? fmt::format("{:.{}f}", *v, decimals) : std::string(kDash);
+  return v && std::isfinite(*v) ? fmt::format("{:.{}f}", *v, decimals) : std::string(kDash);
 }
 
 std::string interval(double lo, double hi, int decimals) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) return std::string(kDash);
-  return fmt::format("[{:.{}f}, {:.{}f}]", lo, decimals, hi, decimals);
+  return interval(fmt::format("{:.{}f}", lo, decimals), fmt::format("{:.{}f}", hi, decimals));
 }
+
+std::string interval(std::string_view lo, std::string_view hi) { return fmt::format("[{}, {}]", lo, hi); }
 
 std::string shortest(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 

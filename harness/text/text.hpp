@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,18 @@ constexpr std::string_view trim(std::string_view s) {
 // The lines of `text`, split on '\n' with a trailing '\r' removed; a final newline does not
 // start another line ("a\nb\n" -> {"a", "b"}, "" -> {}).
 std::vector<std::string_view> lines(std::string_view text);
+
+// The same split for a stream that arrives in pieces: feed() passes every line completed by the
+// new bytes to on_line (without its "\n" or "\r\n"), finish() the unterminated last one, if any.
+class LineSplitter {
+ public:
+  using OnLine = std::function<void(std::string_view line)>;
+  void feed(std::string_view bytes, const OnLine& on_line);
+  void finish(const OnLine& on_line);
+
+ private:
+  std::string pending_;
+};
 
 // The last `count` non-empty-tailed lines of `text`, each on its own line as "\n    | line", for
 // quoting a program's output inside a one-line error ("(empty)" when there is none).
@@ -58,7 +71,7 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
 
 std::string html_escape(std::string_view s);    // element content and double-quoted attributes
 std::string markdown_cell(std::string_view s);  // a table cell: '|' escaped, newlines flattened
-std::string csv_field(std::string_view s);      // RFC 4180: quoted when it holds , " or a newline
+std::string csv_field(std::string_view s);      // RFC 4180: quoted when it holds , " CR or LF
 
 // ---- numbers ----
 
@@ -66,10 +79,13 @@ std::string csv_field(std::string_view s);      // RFC 4180: quoted when it hold
 // 1234 -> "1234", 123.4 -> "123.4", 12.34 -> "12.34", 1.234 -> "1.234", 0.01234 -> "0.01234";
 // NaN -> "—".
 std::string format_value(double value);
-// Fixed decimals; "—" for nullopt and NaN.
+// Fixed decimals; "—" for nullopt and a value that is not finite.
 std::string fixed(std::optional<double> value, int decimals);
 // A confidence interval "[lo, hi]" with fixed decimals; "—" when either end is not finite.
 std::string interval(double lo, double hi, int decimals = 4);
+// The same brackets around two ends already formatted ("[-1.2%, +0.4%]"): every interval
+// noisefloor prints has this one shape.
+std::string interval(std::string_view lo, std::string_view hi);
 // A number in JSON's shortest round-trip form ("0.1", "12", "1e-09"); "" when not finite.
 std::string shortest(double value);
 

@@ -127,6 +127,7 @@ for r in got_csv:
 
 got_json = json.load(open(os.path.join(GOLDEN, "export.json")))
 check("export.json conditions", got_json["table"]["conditions"], run["conditions"])
+check("export.json rows", [(r["condition"], r["benchmark"]) for r in got_json["table"]["rows"]], order)
 for r in got_json["table"]["rows"]:
     key = (r["condition"], r["benchmark"])
     e, s = expected[key], r["summary"]
@@ -213,12 +214,14 @@ def fieller(num, den, conf=0.95):
     va, vb = statistics.variance(num) / len(num), statistics.variance(den) / len(den)
     q = a / b
     if va + vb == 0:
-        return q, q, q
+        return q, q, q, True
     df = (va + vb) ** 2 / (va * va / (len(num) - 1) + vb * vb / (len(den) - 1))
     t = t_quantile(0.5 * (1 + conf), df)
     g = t * t * vb / (b * b)
+    if g >= 1:  # the denominator's interval contains 0: no bounded interval
+        return q, None, None, False
     half = t / abs(b) * math.sqrt(va * (1 - g) + q * q * vb)
-    return q, (q - half) / (1 - g), (q + half) / (1 - g)
+    return q, (q - half) / (1 - g), (q + half) / (1 - g), True
 
 
 check("t quantile (0.975, 9)", t_quantile(0.975, 9), 2.2621571627982055, rel=1e-9)
@@ -228,6 +231,11 @@ for golden, old_file, new_file in (("compare.demo.json", "compare/idle.txt", "co
                                     "gotest/makebuffer_cpu_1_2.txt")):
     old, new = cmp.gotest(os.path.join(DATA, old_file)), cmp.gotest(os.path.join(DATA, new_file))
     doc = json.load(open(os.path.join(GOLDEN, golden)))
+    # Go test files carry no room record, so every row present on both sides is compared.
+    check(f"{golden} compared rows", sorted((r["benchmark"], r["unit"]) for r in doc["rows"] if r["compared"]),
+          sorted(set(old) & set(new)))
+    if not any(r["compared"] for r in doc["rows"]):
+        failures.append(f"{golden}: no compared row: nothing would be checked")
     for r in doc["rows"]:
         if not r["compared"]:
             continue
@@ -251,7 +259,8 @@ for golden, old_file, new_file in (("compare.demo.json", "compare/idle.txt", "co
         f = r["ratio_of_means"]
         want = fieller(b, a)
         check(f"{what} ratio of means", f["estimate"], want[0])
-        if f["bounded"]:
+        check(f"{what} Fieller bounded", f["bounded"], want[3])
+        if f["bounded"] and want[3]:
             check(f"{what} Fieller CI", f["lo"], want[1], rel=1e-9)
             check(f"{what} Fieller CI", f["hi"], want[2], rel=1e-9)
 

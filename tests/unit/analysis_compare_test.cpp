@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 
 #include "model/errors.hpp"
 #include "parsers/gotest.hpp"
+#include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
 #include "render/compare.hpp"
 #include "test_support.hpp"
@@ -181,6 +184,26 @@ TEST_CASE("compare: Holm-Bonferroni over several rows, geomean, matching by cond
         "p-values are Holm-Bonferroni adjusted within each unit (sec/op over 2 rows); \"~\" means adjusted p > "
         "0.05; verdicts are per-row 95% CIs, not adjusted");
   CHECK(text.find("geomean") != std::string::npos);
+}
+
+TEST_CASE("compare: a paired result's variants are rows of their own, as in its table") {
+  const auto paired = testing::load_result(testing::kData + "/results/paired-0.1");
+  const analysis::CompareTable t = analysis::compare_results(paired, paired, 0.01, false);
+  const analysis::Analysis a = analysis::analyze({paired});
+  // Every side of the primary metric holds exactly the values of one table row: same n, same
+  // median (before, baseline, variant and A/A copy were pooled into one side).
+  std::size_t matched = 0;
+  for (const auto& r : t.rows) {
+    const auto row = std::find_if(a.table.rows.begin(), a.table.rows.end(), [&](const analysis::Row& x) {
+      return x.condition == r.old_side.condition && analysis::display_name(x) == r.benchmark && x.unit == r.unit;
+    });
+    if (row == a.table.rows.end()) continue;  // another metric of the same row
+    CHECK(r.old_side.values.size() == row->values.size());
+    CHECK(r.old_side.summary.median == row->summary.median);
+    ++matched;
+  }
+  CHECK(matched == a.table.rows.size());
+  CHECK(a.table.rows.size() == 6);  // 2 conditions × (once, thrice, once')
 }
 
 TEST_CASE("compare: no condition in common is a usage error that says how to choose") {

@@ -31,12 +31,14 @@ TEST_CASE("analysis: merged sources keep colliding names apart, labels unique, w
   const auto m = analysis::analyze({a, b});
   CHECK(m.merged);
   REQUIRE(m.sources.size() == 2);
-  CHECK(m.sources[1].label == "20261130T171607Z#2");
-  CHECK(m.conditions == std::vector<std::string>{"20261130T171607Z:clean", "20261130T171607Z:busy",
-                                                 "20261130T171607Z#2:clean", "20261130T171607Z#2:busy"});
+  // Sources are named by their directory, as in 0.1 (this copy's directory is not its run id).
+  CHECK(m.sources[0].label == "paired-0.1");
+  CHECK(m.sources[1].label == "paired-0.1#2");
+  CHECK(m.conditions == std::vector<std::string>{"paired-0.1:clean", "paired-0.1:busy", "paired-0.1#2:clean",
+                                                 "paired-0.1#2:busy"});
   CHECK(m.paired.rows.size() == 8);
-  CHECK(m.paired.rows.at(4).condition == "20261130T171607Z#2:clean");
-  CHECK(m.warnings == std::vector<std::string>{"20261130T171607Z#2: a torn line"});
+  CHECK(m.paired.rows.at(4).condition == "paired-0.1#2:clean");
+  CHECK(m.warnings == std::vector<std::string>{"paired-0.1#2: a torn line"});
   CHECK(m.differences.empty());
   CHECK(m.comparable());
   CHECK(m.title() == "paired");

@@ -142,7 +142,9 @@ TEST_CASE("render export: paired comparisons and A/A checks, recomputed from the
   testing::add_pair(r.samples, "idle", "A/A", "old'", b7, a7, "old", "BenchmarkX");
   const auto d = analysis::analyze({r});
   const std::string md = render::export_as(d, "markdown");
-  CHECK(md.find("| idle | BenchmarkX | old | new | MEASURED-clean | 0.9729 | [0.9675, 0.9782] | 0.9707 | faster | "
+  // Nothing about the room was recorded (no condition record, no fingerprint): UNKNOWN, as in
+  // `compare`, never a made-up MEASURED-clean.
+  CHECK(md.find("| idle | BenchmarkX | old | new | UNKNOWN | 0.9729 | [0.9675, 0.9782] | 0.9707 | faster | "
                 "yes |\n") != std::string::npos);
   CHECK(md.find("| idle | BenchmarkX | PASS | [0.9983, 1.0027] | 1.0020 | 0.0040 | 0.0100 |\n") != std::string::npos);
   const json j = json::parse(render::export_as(d, "json"));

@@ -2,6 +2,7 @@
 // 3 conditions x 2 benchmarks x (1 warm-up + 8 kept) samples) is self-contained, has one mark
 // per sample in every plot, accessible plots, and the facts in text.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <fstream>
 #include <regex>
@@ -147,6 +148,23 @@ TEST_CASE("render html: a paired design's variants get one series each (conditio
   }
   // idle · old holds the warm-up and kept samples 1..4: n = 4, below the 6 a median CI needs.
   CHECK(html.find("idle · old: 4 samples plus 1 warm-up, median") != std::string::npos);
+}
+
+TEST_CASE("render html: the sample table keeps a column per variant when they share repeat numbers") {
+  auto s = load_small();
+  // A paired design numbers each variant's samples by repeat: both variants have #0, #1, ...
+  for (auto& sample : s.samples)
+    if (sample.condition == "idle") {
+      sample.variant = sample.index % 2 == 0 ? "old" : "new";
+      sample.index /= 2;
+    }
+  const std::string html = page(data_of({s}));
+  CHECK(html.find("<th scope=\"col\">idle · old</th><th scope=\"col\">idle · new</th>") != std::string::npos);
+  // Each of idle's 10 samples is in the table once (before, "new" overwrote "old" at each #).
+  for (const auto& sample : s.samples)
+    if (sample.condition == "idle")
+      CHECK(html.find(fmt::format("<td class=\"num{}\">{}", sample.warmup ? " warm" : "",
+                                  sample.metrics.front().value)) != std::string::npos);
 }
 
 TEST_CASE("render html: the page of the small result is its golden file, byte for byte") {

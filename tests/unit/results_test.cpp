@@ -58,7 +58,8 @@ TEST_CASE("results: what 0.1 kept only in summary.json is read from there") {
   CHECK(*paired.comparison() == records::ComparisonSettings{"once", true, 0.01, false});
   CHECK(paired.conditions == std::vector<std::string>{"clean", "busy"});
   CHECK(paired.gotest_config.at("busy").at(4) == std::pair<std::string, std::string>{"condition", "busy"});
-  CHECK(paired.label == "20261130T171607Z");
+  CHECK(paired.label == "paired-0.1");  // the directory's name, not the run id it holds
+  CHECK(paired.run->run_id == "20261130T171607Z");
 }
 
 TEST_CASE("results: a go test file is one condition named after it") {
@@ -88,4 +89,24 @@ TEST_CASE("results: summary.json is rebuilt from the samples byte for byte for 0
     got["run"].erase("finished_utc");
     CHECK(got == expected);
   }
+}
+
+TEST_CASE("results: cv --format json and summary.json hold the same table") {
+  for (const char* name : {"small", "paired-0.1", "docker-0.1"}) {
+    CAPTURE(name);
+    const auto a = analysis::analyze({load_result(kData + "/results/" + name)});
+    const json cv = results::cv_document(a, {name}, "");
+    CHECK(cv["table"] == results::summary_document(a)["table"]);
+    CHECK(cv["comparable"] == true);
+    CHECK_FALSE(cv.contains("differences"));
+    CHECK(cv["sources"] == json::array({name}));
+  }
+}
+
+TEST_CASE("results: a go test file's summary makes up no run or experiment") {
+  const auto r = results::decode_gotest_file("/x/old.txt", slurp(kData + "/gotest/makebuffer_benchmem_count3.txt"));
+  const json j = results::summary_document(analysis::analyze({r}));
+  CHECK_FALSE(j.contains("run"));
+  CHECK_FALSE(j.contains("experiment"));
+  CHECK(j["table"]["rows"].size() == 2);
 }

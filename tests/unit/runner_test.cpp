@@ -319,6 +319,19 @@ TEST_CASE("runner: samples: auto stops every condition once the time budget is s
   CHECK(clock.now == 64);
 }
 
+TEST_CASE("runner: samples: auto stopped by the budget during the warm-up kept no samples, not fewer") {
+  auto e = paired_experiment(10, 3);
+  e.adaptive = model::Adaptive{};
+  e.adaptive->budget = model::Seconds(2);
+  FakeClock clock;
+  VariantEnv env;
+  env.clock = &clock;  // a repeat is 4 invocations of 1 s: past the budget after the first
+  Collect obs;
+  const auto m = run(e, env, clock, obs);
+  CHECK(m.adaptive.at("idle").stopped_by == "time budget");
+  CHECK(m.adaptive.at("idle").samples == 0);
+}
+
 TEST_CASE("runner: benchmark.metric makes the chosen unit the primary metric") {
   auto e = experiment(model::Schedule::sequential, 2, 0, 0);
   e.benchmark.metric = "B/op";

@@ -1,5 +1,6 @@
 // stats/compare: unpaired and paired comparisons, verdicts, A/A, Holm, SplitMix64 and the sample
-// plan, against the public vectors (statistics.md §4) and brute-force enumerations.
+// plan, against the public vectors (tests/data/stats/stats-vectors.json) and brute-force
+// enumerations.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -341,7 +342,7 @@ TEST_CASE("stats compare: V7 A/A pass") {
   REQUIRE(p.median_ci);
   CHECK(p.median_ci->lo == rel(v["median_ratio_ci95"][0].get<double>(), kClosed));
   CHECK(p.median_ci->hi == rel(v["median_ratio_ci95"][1].get<double>(), kClosed));
-  CHECK(p.p_wilcoxon == 0.6953125);  // §4: not the criterion, but exact
+  CHECK(p.p_wilcoxon == 0.6953125);  // V7 in the vectors: not the criterion, but exact
   CHECK(p.p_t == doctest::Approx(0.621).epsilon(1e-3));
 
   const AaCheck aa = aa_check(p);

@@ -1,5 +1,5 @@
-// stats/summary: per-condition statistics against the public vectors (statistics.md §4) and the
-// edge cases of §3.2–3.4. Tolerances: 1e-12 relative for closed forms, 1e-9 with t quantiles.
+// stats/summary: per-condition statistics against the public vectors
+// (tests/data/stats/stats-vectors.json) and the edge cases of §3.2–3.4. Tolerances: 1e-12 relative for closed forms, 1e-9 with t quantiles.
 #include <doctest/doctest.h>
 
 #include <boost/math/distributions/binomial.hpp>
@@ -46,7 +46,7 @@ TEST_CASE("stats summary: V1 descriptive, n = 5") {
   CHECK(*s.cv_pct == rel(v["cv_pct"].get<double>(), kClosed));
   CHECK(s.mad == v["mad"].get<double>());
   CHECK(t_quantile(0.975, 4) == rel(v["t_0975_df4"].get<double>(), kT));
-  CHECK(t_quantile(0.975, 4) == rel(2.7764451051977943, kT));  // mpmath, §4
+  CHECK(t_quantile(0.975, 4) == rel(2.7764451051977943, kT));  // mpmath, as in the vectors
   REQUIRE(s.mean_ci);
   CHECK(s.mean_ci->lo == rel(v["mean_ci95"][0].get<double>(), kT));
   CHECK(s.mean_ci->hi == rel(v["mean_ci95"][1].get<double>(), kT));
