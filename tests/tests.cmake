@@ -5,11 +5,18 @@ target_compile_definitions(noisefloor_unit_tests PRIVATE NF_TEST_DATA_DIR="${CMA
 add_test(NAME unit COMMAND noisefloor_unit_tests)
 set_tests_properties(unit PROPERTIES LABELS unit)
 
+# A workload of known cost for the measurement checks (tests/integration/burn.cpp).
+add_executable(nf-burn tests/integration/burn.cpp)
+set_target_properties(nf-burn PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+
 # I/O tests: real processes and the real Docker engine, through the edge libraries.
+list(APPEND NF_IO_TESTS tests/integration/process_test.cpp)
 if(NF_IO_TESTS)
   add_executable(noisefloor_io_tests tests/integration/main.cpp ${NF_IO_TESTS})
   target_link_libraries(noisefloor_io_tests PRIVATE noisefloor_io doctest::doctest)
-  target_compile_definitions(noisefloor_io_tests PRIVATE NF_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/data")
+  target_compile_definitions(noisefloor_io_tests PRIVATE NF_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/data"
+                                                         NF_BURN="$<TARGET_FILE:nf-burn>")
+  add_dependencies(noisefloor_io_tests nf-burn)
   add_test(NAME io COMMAND noisefloor_io_tests)
   set_tests_properties(io PROPERTIES LABELS integration SKIP_RETURN_CODE 77 TIMEOUT 900)
 endif()

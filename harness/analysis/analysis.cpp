@@ -116,6 +116,8 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
     }
     if (s.run)
       for (const auto& [condition, outcome] : s.run->adaptive) a.adaptive[rename(condition)] = outcome;
+    if (s.run)
+      for (auto& acc : accounting_of(*s.run, rename)) a.accounting.push_back(std::move(acc));
     for (const auto& w : s.warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);
     if (s.run)
       for (const auto& w : s.run->warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);
@@ -129,6 +131,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
       }
     }
   a.table = build_table(a.samples, a.conditions);
+  for (auto& note : accounting_notes(a.accounting)) a.table.notes.push_back(std::move(note));
   a.sources = std::move(sources);
   return a;
 }

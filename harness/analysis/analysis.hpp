@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/accounting.hpp"
 #include "analysis/paired.hpp"
 #include "analysis/rooms.hpp"
 #include "analysis/table.hpp"
@@ -28,6 +29,7 @@ struct Analysis {
   PairedTable paired;  // every source's paired comparisons and A/A checks, renamed
   std::optional<records::ComparisonSettings> comparison;    // the first paired source's
   std::map<std::string, records::AdaptiveOutcome> adaptive;  // samples: auto, per renamed condition
+  std::vector<ConditionAccounting> accounting;  // launcher overhead, throttling, spinner shares (run.json)
   // Fingerprint of source k (k >= 1) against source 0, for every k whose fingerprints both
   // exist; difference_source[i] is the k of differences[i].
   std::vector<Difference> differences;

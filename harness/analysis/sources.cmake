@@ -2,6 +2,7 @@
 # records. Pure.
 list(APPEND NF_CORE_SOURCES
   harness/analysis/table.cpp
+  harness/analysis/accounting.cpp
   harness/analysis/labels.cpp
   harness/analysis/paired.cpp
   harness/analysis/rooms.cpp
@@ -10,6 +11,7 @@ list(APPEND NF_CORE_SOURCES
   harness/analysis/analysis.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_table_test.cpp
+  tests/unit/analysis_accounting_test.cpp
   tests/unit/analysis_paired_test.cpp
   tests/unit/analysis_compare_test.cpp
   tests/unit/analysis_rooms_test.cpp

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <random>
 
 #include "docker/api.hpp"
 #include "docker/client.hpp"
@@ -38,23 +39,33 @@ struct ContainerRuntime::Impl {
 
 namespace {
 
+std::uint64_t random_tag() {
+  static std::mt19937_64 generator{std::random_device{}()};
+  return generator();
+}
+
 class ContainerScope : public ConditionScope {
  public:
   ContainerScope(std::shared_ptr<ContainerRuntime::Impl> rt, const model::Condition& c, std::string run_id)
-      : rt_(std::move(rt)), condition_(c), run_id_(std::move(run_id)) {
-    // The spinners run on the host, as in the demo; the benchmark's own affinity is the cpuset.
-    model::Condition host = c;
-    host.container.reset();
-    host_ = make_host_scope(host);
-  }
+      : rt_(std::move(rt)), condition_(c), run_id_(std::move(run_id)), spinners_(c) {}
+  // The spinners run on the host, as in the demo; the benchmark's own affinity is the cpuset.
 
   InvocationOutput run(const Invocation& inv, const LineCallback& on_line, const Cancelled& cancelled) override {
     const auto& image = rt_->images.at(condition_.name);
     const model::ContainerSpec& spec = *condition_.container;
     docker::ContainerRequest req;
     req.image = image.ref;
+    // The probe starts the benchmark as its child and times it; its report after the benchmark
+    // carries a tag nobody else prints.
+    const std::string tag = fmt::format("{:016x}", random_tag());
     if (image.probe) {
-      req.argv = {"/noisefloor/probe", "--", image.benchmark_path};
+      req.argv = {"/noisefloor/probe", "--tag", tag};
+      if (inv.launcher_noops > 0) {
+        req.argv.push_back("--noop-runs");
+        req.argv.push_back(std::to_string(inv.launcher_noops));
+      }
+      req.argv.push_back("--");
+      req.argv.push_back(image.benchmark_path);
       req.argv.insert(req.argv.end(), inv.argv.begin() + 1, inv.argv.end());
     } else {
       req.argv = inv.argv;
@@ -78,9 +89,11 @@ class ContainerScope : public ConditionScope {
       if (last) lines.finish(on_line);
     };
     auto on_stdout = [&](std::string_view bytes) { feed(bytes, false); };
+    const Spinners::Snapshot before = spinners_.snapshot();
     const docker::ContainerOutcome o = docker::run_container(rt_->client, req, cancelled, on_stdout);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const probe::ProbeReport report = probe::parse_probe_report(o.err);
+    spinners_.account(before, wall, inv.number);
+    const probe::ProbeReport report = probe::parse_probe_report(o.err, tag);
 
     InvocationOutput out;
     out.exit_code = static_cast<int>(o.exit_code);
@@ -88,6 +101,18 @@ class ContainerScope : public ConditionScope {
     out.out = o.out;
     out.err = image.probe ? report.benchmark_stderr : o.err;
     out.wall_seconds = wall;
+    if (const auto account = image.probe ? probe::probe_run(report) : std::nullopt) {
+      // The benchmark's own figures, from inside: not the container's lifecycle.
+      out.accounting.usage = account->usage;
+      out.accounting.measured_by = "probe";
+      out.accounting.cgroup = account->cgroup;
+      out.accounting.launcher_noop_seconds = account->noop_seconds;
+      out.accounting.launcher_unknown = account->noop_unknown;
+      if (account->signal) {
+        out.signal = account->signal;
+        out.exit_code = -1;
+      }
+    }
 
     const probe::Effective engine = probe::effective_from_engine(o.inspect);
     records::InvocationDetails& d = out.details;
@@ -120,10 +145,13 @@ class ContainerScope : public ConditionScope {
     return out;
   }
 
-  void finish() override { host_->finish(); }
+  void finish() override { spinners_.finish(); }
+
+  std::vector<records::SpinnerLoad> spinner_load() const override { return spinners_.load(); }
 
   records::ConditionSetup setup() const override {
-    records::ConditionSetup s = host_->setup();
+    records::ConditionSetup s;
+    s.spinners = spinners_.setup();
     const auto& spec = *condition_.container;
     s.container = records::ContainerSetup{rt_->images.at(condition_.name).ref,
                                           spec.cpuset,
@@ -140,7 +168,7 @@ class ContainerScope : public ConditionScope {
   std::shared_ptr<ContainerRuntime::Impl> rt_;
   model::Condition condition_;
   std::string run_id_;
-  std::unique_ptr<ConditionScope> host_;
+  Spinners spinners_;
 };
 
 std::string where(const model::Experiment& e, const model::ContainerSpec& spec) {
@@ -189,7 +217,7 @@ void ContainerRuntime::prepare(const model::Cancelled&) {
                                       "benchmark executable, not \"{}\"",
                                       where(e, *c.container), exe));
       const image::ImagePlan plan =
-          image::plan_image(exe, image::embedded_probe(), image::embedded_recipe());
+          image::plan_image(exe, image::embedded_probe(), image::embedded_noop(), image::embedded_recipe());
       image.ref = plan.tag;
       image.probe = true;
       image.benchmark_path = plan.benchmark_path_in_image;

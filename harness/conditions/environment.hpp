@@ -27,6 +27,9 @@ struct Invocation {
   std::optional<std::string> workdir;
   model::Seconds timeout{600};
   int number = 0;  // 0-based within the run
+  // No-ops to time first, started exactly as the benchmark will be, in the same condition: the
+  // launcher overhead of `format: command` (records::Accounting::launcher_noop_seconds).
+  int launcher_noops = 0;
 };
 
 struct InvocationOutput {
@@ -34,8 +37,9 @@ struct InvocationOutput {
   std::optional<int> signal;
   bool timed_out = false;
   std::string out, err;
-  double wall_seconds = 0;
-  records::InvocationDetails details;  // what was applied, read back
+  double wall_seconds = 0;              // as noisefloor saw it (a container: its whole lifecycle)
+  records::Accounting accounting;       // the benchmark's own, measured where it ran
+  records::InvocationDetails details;   // what was applied, read back
 };
 
 // A condition in force. Destroying it stops everything it started, on every path.
@@ -51,11 +55,15 @@ class ConditionScope {
   virtual void finish() = 0;
   // What was put in place (spinner pids, CPUs, the container's settings).
   virtual records::ConditionSetup setup() const = 0;
+  // How much CPU each spinner got while the benchmark ran, so far (empty without spinners).
+  virtual std::vector<records::SpinnerLoad> spinner_load() const { return {}; }
 };
 
 class Environment {
  public:
   virtual ~Environment() = default;
+  // Puts the condition in force: returns once its spinners report that they spin (throws
+  // RunError when they do not) and its container template is ready.
   virtual std::unique_ptr<ConditionScope> enter(const model::Condition& condition) = 0;
   // The machine's load, read before and after every condition.
   virtual fingerprint::LoadReading load() = 0;

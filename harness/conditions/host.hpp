@@ -7,7 +7,35 @@
 
 #include "conditions/environment.hpp"
 
+namespace noisefloor::process {
+class SpinnerSet;
+}
+
 namespace noisefloor::conditions {
+
+// The background load of a condition, host or container: its spinners, started and spinning
+// when the constructor returns, and how much CPU each got while the benchmark ran. Nothing
+// without spinners.
+class Spinners {
+ public:
+  using Snapshot = std::vector<std::optional<double>>;
+  explicit Spinners(const model::Condition& condition);
+  ~Spinners();
+  // Around every invocation: snapshot() before, account() after with the invocation's wall time.
+  // account() throws RunError when a spinner is gone.
+  Snapshot snapshot() const;
+  void account(const Snapshot& before, double wall_seconds, int invocation);
+  // Stops them; throws RunError when one died early or was starved (records::SpinnerLoad::starved).
+  void finish();
+  std::optional<records::SpinnerSetup> setup() const;
+  const std::vector<records::SpinnerLoad>& load() const { return load_; }
+
+ private:
+  std::string condition_;
+  model::SpinnerSpec spec_;
+  std::unique_ptr<process::SpinnerSet> set_;
+  std::vector<records::SpinnerLoad> load_;
+};
 
 // Makes the scope of a container condition (nullptr: container conditions are refused).
 using ContainerScopeFactory = std::function<std::unique_ptr<ConditionScope>(const model::Condition&)>;
@@ -15,15 +43,21 @@ using ContainerScopeFactory = std::function<std::unique_ptr<ConditionScope>(cons
 class HostEnvironment : public Environment {
  public:
   explicit HostEnvironment(ContainerScopeFactory containers = nullptr);
+  ~HostEnvironment() override;
   std::unique_ptr<ConditionScope> enter(const model::Condition& condition) override;
   fingerprint::LoadReading load() override;  // /proc/loadavg
 
  private:
+  struct NoopProgram;
   ContainerScopeFactory containers_;
+  std::unique_ptr<NoopProgram> noop_;
 };
 
-// The host side of a condition: spinners, and affinity and nice for the benchmark process (both
-// read back from the running process). Container scopes reuse it for their spinners.
-std::unique_ptr<ConditionScope> make_host_scope(const model::Condition& condition);
+// The host side of a condition: spinners (and how much CPU they got), and affinity and nice for
+// the benchmark process (both read back from the running process). `noop_program` is what an
+// Invocation's launcher_noops run (the embedded nf-noop); empty: the launcher overhead is not
+// measured.
+std::unique_ptr<ConditionScope> make_host_scope(const model::Condition& condition,
+                                                const std::string& noop_program = {});
 
 }  // namespace noisefloor::conditions

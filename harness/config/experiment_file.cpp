@@ -19,7 +19,7 @@ namespace {
 using model::SourceMark;
 
 const std::vector<std::string> kTopKeys = {"name",     "description", "benchmark", "conditions",
-                                           "schedule", "cooldown",    "variants",  "comparison"};
+                                           "schedule", "cooldown",    "variants",  "comparison", "settle"};
 const std::vector<std::string> kBenchmarkKeys = {"build",   "command", "format",          "samples",
                                                  "warmup",  "timeout", "samples_per_run", "env",
                                                  "workdir", "precision", "max_samples", "time_budget",
@@ -234,6 +234,7 @@ class Reader {
       else fail(s, fmt::format("schedule: expected sequential or interleaved, got {}", quote(v)));
     }
     if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
+    if (const YAML::Node c = root["settle"]) exp.settle = get_duration(c, "settle");
 
     finish_benchmark(exp, bench);
     exp.adaptive = adaptive_;
@@ -261,6 +262,18 @@ class Reader {
                                            quote(c.name)));
       exp.conditions.push_back(std::move(c));
     }
+    // A command's time is taken inside the container by the probe, which only auto images have:
+    // around a named image noisefloor could time only Docker's lifecycle.
+    if (exp.benchmark.format == model::OutputFormat::command)
+      for (std::size_t i = 0; i < exp.conditions.size(); ++i) {
+        const auto& c = exp.conditions[i];
+        if (c.container && c.container->image != "auto")
+          fail(conds[i]["container"]["image"],
+               fmt::format("conditions[{}].container.image: format: command is timed inside the container by "
+                           "noisefloor's probe, which only image: auto has; use image: auto (a named image would "
+                           "time Docker's container lifecycle, not the command)",
+                           i));
+      }
     // image: auto holds one executable, benchmark.command's: a variant with another program
     // would silently run the baseline's binary with the variant's arguments.
     for (const auto& c : exp.conditions) {
@@ -357,6 +370,23 @@ class Reader {
       if (spr && b.samples_per_run != 1)
         fail(spr, "benchmark.samples_per_run: a `command` benchmark delivers one sample per run; use 1");
       b.samples_per_run = 1;
+    }
+    // A command's sample is its wall time (sec/op) or its CPU time; `wall` and `cpu` name them as
+    // hyperfine users expect.
+    if (const YAML::Node m = node["metric"]) {
+      static const std::vector<std::string> kCommandMetrics = {"sec/op", "cpu-sec/op", "user-sec/op", "sys-sec/op"};
+      if (b.metric == "wall" || b.metric == "cpu") {
+        if (b.format != model::OutputFormat::command)
+          fail(m, fmt::format("benchmark.metric: {} is for format: command; name one of the units the benchmark "
+                              "prints, such as ns/op",
+                              quote(b.metric)));
+        b.metric = b.metric == "wall" ? "sec/op" : "cpu-sec/op";
+      } else if (b.format == model::OutputFormat::command &&
+                 std::find(kCommandMetrics.begin(), kCommandMetrics.end(), b.metric) == kCommandMetrics.end()) {
+        fail(m, fmt::format("benchmark.metric: a command measures wall or cpu (or sec/op, cpu-sec/op, user-sec/op, "
+                            "sys-sec/op), got {}",
+                            quote(b.metric)));
+      }
     }
     if (interleaved && b.samples_per_run == 0)
       fail(spr, "benchmark.samples_per_run: `all` runs each condition in one block, which defeats "

@@ -8,6 +8,8 @@ namespace noisefloor::image {
 
 // The static nf-probe executable (the image's entrypoint), byte for byte.
 std::string_view embedded_probe();
+// The static nf-noop executable (the launcher overhead's no-op), byte for byte.
+std::string_view embedded_noop();
 // containers/auto/image.json, the image recipe.
 std::string_view embedded_recipe();
 

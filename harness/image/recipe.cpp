@@ -355,13 +355,18 @@ nlohmann::json load_recipe(std::string_view text) {
 
 }  // namespace
 
-ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, std::string_view recipe_json) {
+ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, std::string_view noop_binary,
+                     std::string_view recipe_json) {
   const nlohmann::json recipe = load_recipe(recipe_json);
 
   std::string probe_data(probe_binary);
   const ElfInfo probe_info = parse_elf_file(probe_data, "nf-probe");
   if (!probe_info.is_elf || probe_info.dynamic)
     throw RunError("image: the embedded nf-probe is not a static ELF executable (build nf-probe with -static)");
+  std::string noop_data(noop_binary);
+  const ElfInfo noop_info = parse_elf_file(noop_data, "nf-noop");
+  if (!noop_info.is_elf || noop_info.dynamic)
+    throw RunError("image: the embedded nf-noop is not a static ELF executable (build nf-noop with -static)");
 
   std::error_code ec;
   const fs::path canonical = fs::canonical(executable, ec);
@@ -405,6 +410,7 @@ ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, 
     plan.files.push_back({o.image, std::move(o.data), kExecutableMode});
   }
   plan.files.push_back({kProbePathInImage, std::move(probe_data), kExecutableMode});
+  plan.files.push_back({kNoopPathInImage, std::move(noop_data), kExecutableMode});
   std::sort(plan.files.begin(), plan.files.end(),
             [](const ImageFile& a, const ImageFile& b) { return a.path < b.path; });
   for (std::size_t i = 1; i < plan.files.size(); ++i) {

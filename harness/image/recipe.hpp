@@ -15,6 +15,7 @@ namespace noisefloor::image {
 
 // Where the probe and the benchmark live inside the image.
 inline constexpr const char* kProbePathInImage = "/noisefloor/probe";
+inline constexpr const char* kNoopPathInImage = "/noisefloor/noop";  // the probe's no-op, next to it
 inline constexpr const char* kBenchmarkDirInImage = "/bench";
 
 struct ImageFile {
@@ -50,15 +51,15 @@ struct ImagePlan {
 // through ld.so.conf or the default directories get their directories in the image's
 // LD_LIBRARY_PATH, because the image has no /etc/ld.so.cache.
 //
-// Adds `probe_binary` (the bytes of a static ELF, image/embedded.hpp) at /noisefloor/probe and the executable at
-// /bench/<basename>, all with mode 0755. The tag hashes (SHA-256) the recipe, the config and every
+// Adds `probe_binary` and `noop_binary` (static ELFs, image/embedded.hpp) at /noisefloor/probe and
+// /noisefloor/noop, and the executable at /bench/<basename>, all with mode 0755. The tag hashes (SHA-256) the recipe, the config and every
 // file's path, mode and content in path order, so an unchanged binary gives the same tag.
 //
 // `recipe_json` is the text of containers/auto/image.json: {"schema_version": 1, "config": {...}}.
 // Data files the benchmark needs are out of scope: only the executable and its libraries go in.
-// Throws RunError: unreadable files, a non-ELF executable, a dynamic probe, a malformed recipe,
+// Throws RunError: unreadable files, a non-ELF executable, a dynamic probe or no-op, a malformed recipe,
 // or a library that cannot be found ("cannot find shared library 'libfoo.so.1' needed by ...").
 ImagePlan plan_image(const std::filesystem::path& executable, std::string_view probe_binary,
-                     std::string_view recipe_json);
+                     std::string_view noop_binary, std::string_view recipe_json);
 
 }  // namespace noisefloor::image

@@ -110,7 +110,10 @@ struct Experiment {
   BenchmarkSpec benchmark;
   std::vector<Condition> conditions;
   Schedule schedule = Schedule::sequential;
-  Seconds cooldown{0};
+  Seconds cooldown{0};  // between condition blocks, before the next condition is entered
+  // After a condition is in force (spinners spinning, container ready), before its first sample:
+  // lets the previous condition's disturbance die down and the new one's load build up.
+  Seconds settle{1};
   std::vector<Variant> variants;  // empty: no paired design; otherwise variants[0] is the baseline
   Comparison comparison;
   std::optional<Adaptive> adaptive;  // set by `samples: auto`

@@ -1,20 +1,33 @@
-// nf-probe: the entrypoint of noisefloor's auto image, `/noisefloor/probe -- <benchmark argv...>`.
+// nf-probe: the entrypoint of noisefloor's auto image,
+//   /noisefloor/probe [--tag TAG] [--noop-runs K] -- <benchmark argv...>
 //
-// Prints what the container really got (affinity, cgroup limits, user) to stderr as
-// `noisefloor-probe: <key>=<value>` lines, then replaces itself with the benchmark through
-// execv(2): no PATH search, no shell, same pid, stdout untouched. The key set and meanings are
-// the contract parsed by probe/probe_report.hpp; a value that cannot be read is
-// `unknown (<reason>)`, never a guess.
+// 1. Prints what the container really got (affinity, cgroup limits, user) to stderr as
+//    `noisefloor-probe: <key>=<value>` lines, the last one `noisefloor-probe: exec=<path>`.
+// 2. With --noop-runs K, starts the no-op next to it (/noisefloor/noop, harness/probe/nf_noop.cpp)
+//    K times the same way it will start the benchmark, and times each: the launcher overhead in
+//    this container.
+// 3. Reads the cgroup's CPU accounting, forks, and the child execv(2)s the benchmark: no PATH
+//    search, no shell, stdout and stderr inherited untouched. Waits for it with wait4(2): wall
+//    time on CLOCK_MONOTONIC from just before fork to the return of wait4, the rusage of the
+//    benchmark's whole waited-for tree, and the cgroup's CPU accounting again.
+// 4. Prints that as one block of `noisefloor-probe[TAG]: <key>=<value>` lines (one write), and
+//    exits with the benchmark's status (128 + signal when a signal ended it).
 //
-// Built static (the image has no libc of its own when the benchmark is static) and linked
-// against nothing from noisefloor. Exit status 127 when the benchmark cannot be executed.
+// The key set and meanings are the contract parsed by probe/probe_report.hpp; a value that cannot
+// be read is `unknown (<reason>)`, never a guess. Built static (the image has no libc of its own
+// when the benchmark is static) and linked against nothing from noisefloor. Exit status 127 when
+// the benchmark cannot be executed (`noisefloor-probe: exec failed: <reason>` after exec=).
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -25,7 +38,7 @@
 
 namespace {
 
-constexpr int kProbeFormatVersion = 1;
+constexpr int kProbeFormatVersion = 2;
 constexpr const char* kCgroupRoot = "/sys/fs/cgroup";
 
 void emit(const std::string& key, std::string value) {
@@ -271,22 +284,219 @@ void report_limits() {
   emit("gomaxprocs_env", gomaxprocs != nullptr ? gomaxprocs : "unset");
 }
 
+// ---- after the limits: starting the benchmark and accounting for it ----
+
+std::int64_t monotonic_ns() {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+std::int64_t micros(const timeval& tv) { return static_cast<std::int64_t>(tv.tv_sec) * 1000000 + tv.tv_usec; }
+
+// "key value" lines (cpu.stat): the value of `key` into `out`; false when absent or not a number.
+bool stat_field(const std::string& text, const std::string& key, std::int64_t& out) {
+  for (const std::string& line : split(text, '\n')) {
+    const auto space = line.find(' ');
+    if (space == std::string::npos || line.compare(0, space, key) != 0) continue;
+    char* end = nullptr;
+    const std::string number = trim(line.substr(space + 1));
+    errno = 0;
+    const long long v = std::strtoll(number.c_str(), &end, 10);
+    if (errno != 0 || end == number.c_str() || *end != '\0') return false;
+    out = v;
+    return true;
+  }
+  return false;
+}
+
+// The cgroup's CPU accounting at one instant, in nanoseconds and periods; -1 where unreadable.
+struct CgroupCpu {
+  std::int64_t usage_ns = -1, periods = -1, throttled = -1, throttled_ns = -1;
+  std::string unknown;  // why something is -1
+};
+
+CgroupCpu read_cgroup_cpu(const CgroupMembership& m, int version) {
+  CgroupCpu c;
+  if (version == 0) {
+    c.unknown = "cgroup version unknown";
+    return c;
+  }
+  const FileText stat = read_cgroup_file(m, version, "cpu", "cpu.stat");
+  if (!stat.ok) {
+    c.unknown = std::string("cpu.stat: ") + strerror(stat.error);
+  } else {
+    std::int64_t v = 0;
+    if (stat_field(stat.text, "nr_periods", v)) c.periods = v;
+    if (stat_field(stat.text, "nr_throttled", v)) c.throttled = v;
+    if (version == 2) {
+      if (stat_field(stat.text, "throttled_usec", v)) c.throttled_ns = v * 1000;
+      if (stat_field(stat.text, "usage_usec", v)) c.usage_ns = v * 1000;
+    } else if (stat_field(stat.text, "throttled_time", v)) {
+      c.throttled_ns = v;
+    }
+    // v2 without the cpu controller enabled has usage but no CFS fields.
+    if (c.periods < 0) c.unknown = "cpu.stat has no nr_periods (is the cpu controller enabled?)";
+  }
+  if (version == 1) {
+    const FileText usage = read_cgroup_file(m, version, "cpuacct", "cpuacct.usage");
+    if (usage.ok) {
+      char* end = nullptr;
+      const std::string number = trim(usage.text);
+      const long long v = std::strtoll(number.c_str(), &end, 10);
+      if (end != number.c_str() && *end == '\0') c.usage_ns = v;
+    } else if (c.unknown.empty()) {
+      c.unknown = std::string("cpuacct.usage: ") + strerror(usage.error);
+    }
+  }
+  return c;
+}
+
+struct Child {
+  bool started = false;
+  std::string exec_error;  // why execv failed
+  int status = 0;
+  std::int64_t wall_ns = 0;
+  rusage usage{};
+};
+
+// Forks, execs `argv` in the child, waits for it. An exec failure comes back through a
+// close-on-exec pipe: no bytes means the exec succeeded.
+Child run_child(char** argv) {
+  Child result;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    result.exec_error = std::string("pipe: ") + strerror(errno);
+    return result;
+  }
+  const std::int64_t start = monotonic_ns();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    result.exec_error = std::string("fork: ") + strerror(errno);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return result;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::execv(argv[0], argv);
+    const int error = errno;
+    while (::write(fds[1], &error, sizeof error) < 0 && errno == EINTR) {
+    }
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  int error = 0;
+  ssize_t got;
+  do {
+    got = ::read(fds[0], &error, sizeof error);
+  } while (got < 0 && errno == EINTR);
+  ::close(fds[0]);
+  pid_t waited;
+  do {
+    waited = ::wait4(pid, &result.status, 0, &result.usage);
+  } while (waited < 0 && errno == EINTR);
+  result.wall_ns = monotonic_ns() - start;
+  if (got == static_cast<ssize_t>(sizeof error)) {
+    result.exec_error = strerror(error);
+    return result;
+  }
+  result.started = true;
+  return result;
+}
+
+std::string delta(std::int64_t before, std::int64_t after, const std::string& reason) {
+  if (before < 0 || after < 0) return unknown(reason.empty() ? "not readable" : reason);
+  return std::to_string(after - before);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  report_limits();
   int first = 1;
+  std::string tag = "untagged";
+  int noop_runs = 0;
+  while (first < argc && std::string(argv[first]) != "--") {
+    const std::string option = argv[first];
+    if (option == "--tag" && first + 1 < argc) {
+      tag = argv[first + 1];
+      first += 2;
+    } else if (option == "--noop-runs" && first + 1 < argc) {
+      noop_runs = std::atoi(argv[first + 1]);
+      first += 2;
+    } else {
+      break;
+    }
+  }
+  report_limits();
   if (first < argc && std::string(argv[first]) == "--") ++first;
   if (first >= argc) {
     std::fprintf(stderr,
-                 "noisefloor-probe: exec failed: no program given (usage: %s -- program "
-                 "[args...])\n",
+                 "noisefloor-probe: exec failed: no program given (usage: %s [--tag TAG] [--noop-runs K] -- "
+                 "program [args...])\n",
                  argc > 0 ? argv[0] : "probe");
     return 127;
   }
   emit("exec", argv[first]);
   std::fflush(stderr);
-  ::execv(argv[first], argv + first);
-  std::fprintf(stderr, "noisefloor-probe: exec failed: %s\n", strerror(errno));
-  return 127;
+
+  std::string noops;
+  // The no-op sits next to the probe (/noisefloor/noop in the image).
+  std::string noop_path = argc > 0 ? argv[0] : "";
+  const auto slash = noop_path.rfind('/');
+  noop_path = slash == std::string::npos ? "/noisefloor/noop" : noop_path.substr(0, slash + 1) + "noop";
+  char* noop_argv[] = {noop_path.data(), nullptr};
+  for (int i = 0; i < noop_runs; ++i) {
+    const Child noop = run_child(noop_argv);
+    if (!noops.empty()) noops += ',';
+    noops += noop.started && WIFEXITED(noop.status) && WEXITSTATUS(noop.status) == 0
+                 ? std::to_string(noop.wall_ns)
+                 : unknown(noop.exec_error.empty() ? "the no-op failed" : noop.exec_error);
+  }
+
+  const CgroupMembership m = read_membership();
+  const int version = cgroup_version(m);
+  const CgroupCpu before = read_cgroup_cpu(m, version);
+  const Child child = run_child(argv + first);
+  const CgroupCpu after = read_cgroup_cpu(m, version);
+  if (!child.started) {
+    std::fprintf(stderr, "noisefloor-probe: exec failed: %s\n", child.exec_error.c_str());
+    return 127;
+  }
+
+  // The block is written at once: a benchmark's leftover children cannot split it.
+  std::string block;
+  const auto add = [&](const std::string& key, std::string value) {
+    for (char& c : value) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    block += "noisefloor-probe[" + tag + "]: " + key + "=" + value + "\n";
+  };
+  if (WIFSIGNALED(child.status)) {
+    add("signal", std::to_string(WTERMSIG(child.status)));
+  } else {
+    add("exit", std::to_string(WEXITSTATUS(child.status)));
+  }
+  add("wall_ns", std::to_string(child.wall_ns));
+  add("user_us", std::to_string(micros(child.usage.ru_utime)));
+  add("sys_us", std::to_string(micros(child.usage.ru_stime)));
+  add("maxrss_kib", std::to_string(child.usage.ru_maxrss));
+  add("nvcsw", std::to_string(child.usage.ru_nvcsw));
+  add("nivcsw", std::to_string(child.usage.ru_nivcsw));
+  if (noop_runs > 0) add("noop_ns", noops);
+  const std::string why = before.unknown.empty() ? after.unknown : before.unknown;
+  add("cgroup_usage_ns", delta(before.usage_ns, after.usage_ns, why));
+  add("cgroup_periods", delta(before.periods, after.periods, why));
+  add("cgroup_throttled", delta(before.throttled, after.throttled, why));
+  add("cgroup_throttled_ns", delta(before.throttled_ns, after.throttled_ns, why));
+  add("end", "1");
+  std::size_t written = 0;
+  while (written < block.size()) {
+    const ssize_t n = ::write(2, block.data() + written, block.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
+  }
+  if (WIFSIGNALED(child.status)) return 128 + WTERMSIG(child.status);
+  return WEXITSTATUS(child.status);
 }

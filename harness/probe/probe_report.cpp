@@ -303,9 +303,10 @@ void check_pids(const model::ContainerSpec& asked, const Effective& engine, cons
 
 }  // namespace
 
-ProbeReport parse_probe_report(std::string_view text) {
+ProbeReport parse_probe_report(std::string_view text, std::string_view tag) {
   ProbeReport report;
   enum class Phase { probe, after_exec, benchmark } phase = Phase::probe;
+  const std::string tagged = tag.empty() ? std::string() : fmt::format("noisefloor-probe[{}]: ", tag);
   int line_number = 0;
   while (!text.empty()) {
     const auto newline = text.find('\n');
@@ -316,6 +317,19 @@ ProbeReport parse_probe_report(std::string_view text) {
     std::string_view line = line_with_newline;
     if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
 
+    if (phase != Phase::probe && !tagged.empty() && line.substr(0, tagged.size()) == tagged) {
+      const std::string_view body = line.substr(tagged.size());
+      const auto equals = body.find('=');
+      if (equals == std::string_view::npos || equals == 0) {
+        throw ParseError(
+            fmt::format("probe: line {}: expected '{}<key>=<value>', got '{}'", line_number, tagged, line));
+      }
+      const std::string key(body.substr(0, equals));
+      if (!report.after.emplace(key, std::string(body.substr(equals + 1))).second) {
+        throw ParseError(fmt::format("probe: line {}: key '{}' reported twice", line_number, key));
+      }
+      continue;
+    }
     const bool is_probe_line = line.substr(0, kPrefix.size()) == kPrefix;
     if (phase == Phase::benchmark || !is_probe_line) {
       if (phase == Phase::after_exec) phase = Phase::benchmark;
@@ -345,6 +359,74 @@ ProbeReport parse_probe_report(std::string_view text) {
     if (key == "exec") phase = Phase::after_exec;
   }
   return report;
+}
+
+namespace {
+
+// A value of the tagged block: an integer, or nullopt for `unknown (...)` (its reason in `why`).
+std::optional<std::int64_t> after_int(const ProbeReport& report, const std::string& key, std::string* why = nullptr) {
+  const auto it = report.after.find(key);
+  if (it == report.after.end()) {
+    if (why != nullptr && why->empty()) *why = fmt::format("the probe reported no {}", key);
+    return std::nullopt;
+  }
+  if (is_unknown(it->second)) {
+    if (why != nullptr && why->empty()) *why = it->second;
+    return std::nullopt;
+  }
+  const auto value = to_int64(it->second);
+  if (!value) {
+    throw ParseError(fmt::format("probe: {}: expected an integer or 'unknown (...)', got '{}'", key, it->second));
+  }
+  return value;
+}
+
+std::int64_t required_int(const ProbeReport& report, const std::string& key) {
+  const auto value = after_int(report, key);
+  if (!value) throw ParseError(fmt::format("probe: the block after the benchmark has no {}", key));
+  return *value;
+}
+
+}  // namespace
+
+std::optional<ProbeRun> probe_run(const ProbeReport& report) {
+  const auto end = report.after.find("end");
+  if (end == report.after.end() || end->second != "1") return std::nullopt;
+  ProbeRun run;
+  if (report.after.count("signal")) {
+    run.signal = static_cast<int>(required_int(report, "signal"));
+  } else {
+    run.exit_code = static_cast<int>(required_int(report, "exit"));
+  }
+  run.usage.wall_seconds = static_cast<double>(required_int(report, "wall_ns")) / 1e9;
+  run.usage.user_seconds = static_cast<double>(required_int(report, "user_us")) / 1e6;
+  run.usage.system_seconds = static_cast<double>(required_int(report, "sys_us")) / 1e6;
+  run.usage.max_rss_kib = required_int(report, "maxrss_kib");
+  run.usage.voluntary_switches = required_int(report, "nvcsw");
+  run.usage.involuntary_switches = required_int(report, "nivcsw");
+  std::string why;
+  if (const auto v = after_int(report, "cgroup_usage_ns", &why)) run.cgroup.usage_seconds = static_cast<double>(*v) / 1e9;
+  run.cgroup.periods = after_int(report, "cgroup_periods", &why);
+  run.cgroup.throttled_periods = after_int(report, "cgroup_throttled", &why);
+  if (const auto v = after_int(report, "cgroup_throttled_ns", &why))
+    run.cgroup.throttled_seconds = static_cast<double>(*v) / 1e9;
+  run.cgroup.unknown = why;
+  if (const auto noop = report.after.find("noop_ns"); noop != report.after.end()) {
+    std::string_view list = noop->second;
+    while (!list.empty()) {
+      const auto comma = list.find(',');
+      const std::string_view item = list.substr(0, comma);
+      list.remove_prefix(comma == std::string_view::npos ? list.size() : comma + 1);
+      if (is_unknown(item)) {
+        if (run.noop_unknown.empty()) run.noop_unknown = std::string(item);
+        continue;
+      }
+      const auto ns = to_int64(item);
+      if (!ns) throw ParseError(fmt::format("probe: noop_ns: expected integers, got '{}'", noop->second));
+      run.noop_seconds.push_back(static_cast<double>(*ns) / 1e9);
+    }
+  }
+  return run;
 }
 
 Effective effective_from_probe(const ProbeReport& report) {

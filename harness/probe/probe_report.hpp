@@ -8,6 +8,12 @@
 // cgroup_version, cpuset_cpus, cfs_quota_us, cfs_period_us, memory_limit, memsw_limit (v1:
 // memory+swap), swap_limit (v2: swap only), pids_max, uid, gomaxprocs_env, exec.
 // "No limit" is -1 except v1 memory files, which hold a huge page-aligned number instead.
+//
+// After the benchmark exits (probe format 2), one block of `noisefloor-probe[<tag>]: <key>=<value>`
+// lines, the tag being the one noisefloor passed with --tag: exit or signal, wall_ns (fork to
+// wait4, monotonic), user_us, sys_us, maxrss_kib, nvcsw, nivcsw, noop_ns (comma-separated, with
+// --noop-runs), cgroup_usage_ns, cgroup_periods, cgroup_throttled, cgroup_throttled_ns (deltas
+// over the benchmark), end=1.
 #pragma once
 
 #include <cstdint>
@@ -19,19 +25,36 @@
 #include <vector>
 
 #include "model/experiment.hpp"
+#include "model/usage.hpp"
 
 namespace noisefloor::probe {
 
 struct ProbeReport {
   std::map<std::string, std::string> values;  // raw key → value; "exec failed:" → "exec_failed"
+  std::map<std::string, std::string> after;   // the tagged block after the benchmark, raw
   std::string benchmark_stderr;               // the stderr with the probe lines removed
 };
 
 // Splits container stderr into probe values and the benchmark's own stderr. Probe lines are
 // recognised up to and including the `exec=` line (and an `exec failed:` line right after it);
-// everything after belongs to the benchmark, even if it looks like a probe line. Throws
+// after that, only lines tagged `noisefloor-probe[<tag>]: ` (with a non-empty `tag`) are the
+// probe's; everything else belongs to the benchmark, even if it looks like a probe line. Throws
 // ParseError ("probe: ...") for a malformed probe line or a key reported twice.
-ProbeReport parse_probe_report(std::string_view container_stderr);
+ProbeReport parse_probe_report(std::string_view container_stderr, std::string_view tag = {});
+
+// The probe's account of the benchmark it started, from the tagged block.
+struct ProbeRun {
+  std::optional<int> exit_code;  // exactly one of exit_code and signal
+  std::optional<int> signal;
+  model::Usage usage;
+  model::CgroupCpu cgroup;
+  std::vector<double> noop_seconds;  // launcher overhead inside the container, one per no-op
+  std::string noop_unknown;          // why a no-op could not be timed
+};
+
+// nullopt when the block is absent or incomplete (no end=1: the probe did not finish, e.g. the
+// container was killed). Throws ParseError for a value that is not what the key promises.
+std::optional<ProbeRun> probe_run(const ProbeReport& report);
 
 // Effective limits, from either side. nullopt: unknown. -1: no limit (for cfs_quota_us,
 // memory_limit, memsw_limit, swap_limit, pids_max).

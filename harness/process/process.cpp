@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "files/files.hpp"
 #include "model/errors.hpp"
 #include "text/text.hpp"
 
@@ -31,37 +32,88 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // How often a running child is checked for new output, timeout and interruption: 20 times a
-// second, negligible next to a benchmark, and Ctrl-C answers at once. Its exit is noticed at once
-// through a pidfd (Linux ≥ 5.3); older kernels fall back to this interval.
+// second, negligible next to a benchmark, and Ctrl-C answers at once. Its exit is noticed at once:
+// a thread blocked in wait4(2) takes the time the moment the child is reaped.
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
 
-// A file descriptor that becomes readable when the process exits, or -1.
-class PidFd {
+double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
+
+// Waits for one child in a thread of its own, so that the exit is timed when it happens (not at
+// the next poll) and its rusage is collected: wait4 reaps it with the accounting of its whole
+// waited-for tree. Boost.Process never waits for a child handed to a Reaper (it is detached).
+// The destructor kills the child's process group if it is still running, then joins.
+class Reaper {
  public:
-  explicit PidFd(pid_t pid) {
-#ifdef SYS_pidfd_open
-    fd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-    (void)pid;
-#endif
-  }
-  PidFd(const PidFd&) = delete;
-  PidFd& operator=(const PidFd&) = delete;
-  ~PidFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  // Waits up to `timeout` for the exit (or just sleeps when there is no pidfd).
-  void wait(std::chrono::milliseconds timeout) const {
-    if (fd_ < 0) {
-      std::this_thread::sleep_for(timeout);
-      return;
+  explicit Reaper(pid_t pid) : pid_(pid) {
+    if (::pipe2(fds_, O_CLOEXEC) != 0) {
+      const int error = errno;
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      throw RunError(fmt::format("cannot wait for process {}: {}", pid, std::strerror(error)));
     }
-    pollfd p{fd_, POLLIN, 0};
-    ::poll(&p, 1, static_cast<int>(timeout.count()));
+    thread_ = std::thread([this] {
+      int status = 0;
+      rusage ru{};
+      pid_t r;
+      do {
+        r = ::wait4(pid_, &status, 0, &ru);
+      } while (r < 0 && errno == EINTR);
+      ended_ = Clock::now();
+      status_ = r == pid_ ? status : -1;
+      usage_ = ru;
+      const char byte = 1;
+      while (::write(fds_[1], &byte, 1) < 0 && errno == EINTR) {
+      }
+    });
+  }
+  Reaper(const Reaper&) = delete;
+  Reaper& operator=(const Reaper&) = delete;
+  ~Reaper() {
+    if (!done()) kill_group();
+    if (thread_.joinable()) thread_.join();
+    ::close(fds_[0]);
+    ::close(fds_[1]);
   }
 
+  // True once the child has been reaped; waits up to `timeout` for it.
+  bool wait_for(std::chrono::milliseconds timeout) {
+    if (done_) return true;
+    pollfd p{fds_[0], POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(timeout.count())) > 0) {
+      thread_.join();  // the thread is past its last write: its results are visible after join
+      thread_ = std::thread();
+      done_ = true;
+    }
+    return done_;
+  }
+  bool done() { return wait_for(std::chrono::milliseconds(0)); }
+  // Blocks until the child has been reaped.
+  void wait() {
+    while (!wait_for(std::chrono::milliseconds(1000))) {
+    }
+  }
+  // SIGKILL to the child's process group (its own: see ChildSetup) and, until it is reaped, to
+  // the child (a reaped pid may belong to another process by now; the group id stays reserved
+  // while any member of the group lives).
+  void kill_group() {
+    ::kill(-pid_, SIGKILL);
+    if (!done_) ::kill(pid_, SIGKILL);
+  }
+
+  // Valid once done().
+  int status() const { return status_; }
+  Clock::time_point ended() const { return ended_; }
+  const rusage& usage() const { return usage_; }
+
  private:
-  int fd_ = -1;
+  pid_t pid_;
+  int fds_[2] = {-1, -1};
+  std::thread thread_;
+  bool done_ = false;
+  int status_ = -1;
+  Clock::time_point ended_;
+  rusage usage_{};
 };
 
 // A temporary file that is removed with its owner.
@@ -135,6 +187,7 @@ struct ChildSetup {
   cpu_set_t cpus;
   bool pin = false;
   std::optional<int> nice;
+  int stdout_fd = -1;  // becomes the child's stdout when set (the spinners' readiness pipe)
 
   template <class Executor>
   void operator()(Executor& exec) const {
@@ -162,6 +215,10 @@ struct ChildSetup {
     }
     if (nice && ::setpriority(PRIO_PROCESS, 0, *nice) != 0) {
       exec.set_error(std::error_code(errno, std::system_category()), "setpriority");
+      return;
+    }
+    if (stdout_fd >= 0 && ::dup2(stdout_fd, STDOUT_FILENO) < 0) {
+      exec.set_error(std::error_code(errno, std::system_category()), "dup2");
       return;
     }
   }
@@ -218,25 +275,17 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
                      bp::extend::on_exec_setup = setup, ec);
   }();
   if (ec) throw RunError(fmt::format("cannot start {}: {}", describe_argv(spec.argv), ec.message()));
-
-  // If anything below throws (a parse error in on_stdout_line, ...), the child's whole group
-  // goes: bp::child's own destructor would only kill the child.
-  struct GroupGuard {
-    bp::child& child;
-    ~GroupGuard() {
-      std::error_code e;
-      if (child.valid() && child.running(e)) kill_group(child);
-    }
-  } group_guard{child};
+  const pid_t pid = child.id();
+  child.detach();  // the Reaper waits for it; on every path out of here it kills its group first
+  Reaper reaper(pid);
 
   Result result;
-  result.applied = read_back(child.id());
-  const PidFd exited(child.id());
+  result.applied = read_back(pid);
   Tail out_tail(out_file.path());
   Tail err_tail(err_file.path());
   const auto deadline = started + std::chrono::duration_cast<Clock::duration>(spec.timeout);
   bool interrupted = false;
-  while (child.running(ec)) {
+  while (!reaper.wait_for(kPollInterval)) {
     out_tail.pump(result.out, on_stdout_line);
     if (cancelled && cancelled()) {
       interrupted = true;
@@ -246,24 +295,25 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
       result.timed_out = true;
       break;
     }
-    exited.wait(kPollInterval);
   }
   // A child that died of a signal while we were asked to stop was stopped by the request.
   if (!interrupted && cancelled && cancelled()) interrupted = true;
-  if (interrupted || result.timed_out) {
-    kill_group(child);
-  } else {
-    child.wait(ec);
-    // Whatever the benchmark started and left behind goes with it.
-    ::kill(-child.id(), SIGKILL);
-  }
-  result.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  // Whatever the benchmark started and left behind goes with it.
+  reaper.kill_group();
+  reaper.wait();
+  const rusage& ru = reaper.usage();
+  result.usage.wall_seconds = std::chrono::duration<double>(reaper.ended() - started).count();
+  result.usage.user_seconds = seconds(ru.ru_utime);
+  result.usage.system_seconds = seconds(ru.ru_stime);
+  result.usage.max_rss_kib = ru.ru_maxrss;
+  result.usage.voluntary_switches = ru.ru_nvcsw;
+  result.usage.involuntary_switches = ru.ru_nivcsw;
   out_tail.pump(result.out, on_stdout_line);
   out_tail.flush(on_stdout_line);
   err_tail.pump(result.err, nullptr);
   if (interrupted) throw Interrupted();
 
-  const int status = child.native_exit_code();
+  const int status = reaper.status();
   if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
     result.exit_code = -1;
@@ -295,6 +345,11 @@ std::string self_executable() {
 void spin_forever(int expected_parent) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != expected_parent) ::_exit(0);
+  // Ready: the parent waits for this byte before the condition counts as in force.
+  const char ready = 1;
+  while (::write(STDOUT_FILENO, &ready, 1) < 0 && errno == EINTR) {
+  }
+  ::close(STDOUT_FILENO);
   // A pure busy loop: no I/O, no allocation. The rare getppid() is a belt to PDEATHSIG's braces.
   volatile std::uint64_t counter = 0;
   while (true) {
@@ -303,46 +358,115 @@ void spin_forever(int expected_parent) {
   }
 }
 
+namespace {
+
+// CPU time of a process so far: schedstat's first field (ns on the CPU), else utime + stime.
+std::optional<double> process_cpu_seconds(int pid) {
+  if (const auto text = files::try_read(fmt::format("/proc/{}/schedstat", pid))) {
+    char* end = nullptr;
+    const unsigned long long ns = std::strtoull(text->c_str(), &end, 10);
+    if (end != text->c_str()) return static_cast<double>(ns) / 1e9;
+  }
+  const auto stat = files::try_read(fmt::format("/proc/{}/stat", pid));
+  if (!stat) return std::nullopt;
+  // "pid (comm) state ppid ...": fields after the last ')' start at field 3; utime is 14, stime 15.
+  const auto close = stat->rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::vector<std::string_view> fields;
+  for (std::string_view rest = std::string_view(*stat).substr(close + 2); !rest.empty();) {
+    const auto space = rest.find(' ');
+    fields.push_back(rest.substr(0, space));
+    if (space == std::string_view::npos) break;
+    rest.remove_prefix(space + 1);
+  }
+  if (fields.size() < 13) return std::nullopt;
+  const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  const auto number = [](std::string_view f) { return std::strtod(std::string(f).c_str(), nullptr); };
+  return (number(fields[11]) + number(fields[12])) / ticks;
+}
+
+}  // namespace
+
 struct SpinnerSet::Impl {
   std::vector<bp::child> children;
+  std::vector<int> pids;
 };
 
-SpinnerSet::SpinnerSet(const model::SpinnerSpec& spec) : impl_(std::make_unique<Impl>()) {
+SpinnerSet::SpinnerSet(const model::SpinnerSpec& spec, std::chrono::duration<double> ready_timeout)
+    : impl_(std::make_unique<Impl>()) {
   const std::string self = self_executable();
   const std::string parent = std::to_string(::getpid());
+  int ready[2];
+  if (::pipe2(ready, O_CLOEXEC) != 0)
+    throw RunError(fmt::format("cannot start spinners: pipe: {}", std::strerror(errno)));
+  struct Pipe {
+    int* fds;
+    ~Pipe() {
+      if (fds[0] >= 0) ::close(fds[0]);
+      if (fds[1] >= 0) ::close(fds[1]);
+    }
+  } pipe_guard{ready};
   for (int i = 0; i < spec.count; ++i) {
     std::vector<int> cpus;
     if (!spec.cpus.empty()) cpus.push_back(spec.cpus[static_cast<std::size_t>(i) % spec.cpus.size()]);
-    const ChildSetup setup = make_setup(cpus, spec.nice);
+    ChildSetup setup = make_setup(cpus, spec.nice);
+    setup.stdout_fd = ready[1];
     std::error_code ec;
     bp::child c(bp::exe = self, bp::args = std::vector<std::string>{"__spin", parent}, bp::std_in < bp::null,
-                bp::std_out > bp::null, bp::std_err > bp::null, bp::extend::on_exec_setup = setup, ec);
+                bp::std_err > bp::null, bp::extend::on_exec_setup = setup, ec);
     if (ec) throw RunError(fmt::format("cannot start spinner {} of {}: {}", i + 1, spec.count, ec.message()));
+    impl_->pids.push_back(c.id());
     impl_->children.push_back(std::move(c));
+  }
+  ::close(ready[1]);
+  ready[1] = -1;
+  // One byte per spinner once it spins.
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(ready_timeout);
+  int got = 0;
+  while (got < spec.count) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd p{ready[0], POLLIN, 0};
+    const int r = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
+    if (r < 0 && errno == EINTR) continue;
+    char bytes[64];
+    const ssize_t n = r > 0 ? ::read(ready[0], bytes, sizeof bytes) : 0;
+    if (n > 0) {
+      got += static_cast<int>(n);
+      continue;
+    }
+    // Timed out, or every write end closed (all spinners gone) before all of them reported.
+    const std::vector<std::size_t> gone = exited();
+    throw RunError(fmt::format("{} of {} spinner(s) did not start spinning within {:.0f} s{}", spec.count - got,
+                               spec.count, ready_timeout.count(),
+                               gone.empty() ? std::string() : fmt::format(" ({} exited)", gone.size())));
   }
 }
 
 SpinnerSet::~SpinnerSet() {
-  for (auto& c : impl_->children) {
-    std::error_code ec;
+  for (auto& c : impl_->children)
     if (c.valid()) kill_group(c);
-    (void)ec;
-  }
 }
 
-std::vector<int> SpinnerSet::pids() const {
-  std::vector<int> pids;
-  for (const auto& c : impl_->children) pids.push_back(c.id());
-  return pids;
+std::vector<int> SpinnerSet::pids() const { return impl_->pids; }
+
+std::vector<std::optional<double>> SpinnerSet::cpu_seconds() const {
+  std::vector<std::optional<double>> out;
+  for (const int pid : impl_->pids) out.push_back(process_cpu_seconds(pid));
+  return out;
+}
+
+std::vector<std::size_t> SpinnerSet::exited() {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < impl_->children.size(); ++i) {
+    std::error_code ec;
+    if (!impl_->children[i].running(ec)) out.push_back(i);
+  }
+  return out;
 }
 
 void SpinnerSet::stop() {
-  int died_early = 0;
-  for (auto& c : impl_->children) {
-    std::error_code ec;
-    if (!c.running(ec)) ++died_early;
-    kill_group(c);
-  }
+  const std::size_t died_early = exited().size();
+  for (auto& c : impl_->children) kill_group(c);
   impl_->children.clear();
   if (died_early > 0)
     throw RunError(fmt::format("{} spinner(s) exited before the condition ended: the background load "

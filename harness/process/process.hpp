@@ -16,6 +16,7 @@
 
 #include "model/callbacks.hpp"
 #include "model/experiment.hpp"
+#include "model/usage.hpp"
 
 namespace noisefloor::process {
 
@@ -40,7 +41,9 @@ struct Result {
   bool timed_out = false;
   std::string out;                // the whole stdout
   std::string err;                // the whole stderr
-  double wall_seconds = 0;
+  // Wall time from just before fork to the moment wait4 returned, and the rusage of the child
+  // and of every descendant it waited for.
+  model::Usage usage;
   std::optional<Applied> applied;  // nullopt when the child exited before it could be read back
 };
 
@@ -67,13 +70,22 @@ Captured capture(const std::vector<std::string>& argv,
 // by stop() or the destructor; they also die with noisefloor through PR_SET_PDEATHSIG.
 class SpinnerSet {
  public:
-  // Starts the spinners; spinner i is pinned to cpus[i % cpus.size()] when cpus is not empty.
-  explicit SpinnerSet(const model::SpinnerSpec& spec);
+  // Starts the spinners (spinner i pinned to cpus[i % cpus.size()] when cpus is not empty) and
+  // waits until every one has written the byte that says it entered its loop; throws RunError
+  // naming those that did not within `ready_timeout` (they are stopped).
+  explicit SpinnerSet(const model::SpinnerSpec& spec,
+                      std::chrono::duration<double> ready_timeout = std::chrono::seconds(10));
   SpinnerSet(const SpinnerSet&) = delete;
   SpinnerSet& operator=(const SpinnerSet&) = delete;
   ~SpinnerSet();  // best effort: kills and reaps whatever is left, never throws
 
   std::vector<int> pids() const;
+  // The CPU time each spinner has had so far, in the order of pids(): /proc/<pid>/schedstat
+  // (nanoseconds), else utime + stime of /proc/<pid>/stat (clock ticks); nullopt when neither can
+  // be read (the spinner is gone).
+  std::vector<std::optional<double>> cpu_seconds() const;
+  // Which spinners are no longer running (died or were killed), by index into pids().
+  std::vector<std::size_t> exited();
   void stop();  // kills and reaps; throws RunError if a spinner died early (the load was not there)
 
  private:
@@ -81,7 +93,8 @@ class SpinnerSet {
   std::unique_ptr<Impl> impl_;
 };
 
-// The body of `noisefloor __spin`: never returns. Exits when its parent is gone.
+// The body of `noisefloor __spin`: writes one byte to its stdout (the readiness pipe) once it
+// spins, and never returns. Exits when its parent is gone.
 [[noreturn]] void spin_forever(int expected_parent);
 
 // The running executable (/proc/self/exe), for re-executing ourselves as a spinner.

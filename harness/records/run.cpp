@@ -175,12 +175,57 @@ void from_json(const json& j, InvocationDetails& v) {
   read_optional(j, "verification", v.verification);
 }
 
+void to_json(json& j, const Accounting& v) {
+  j = json::object();
+  if (v.usage) {
+    j["usage"] = *v.usage;
+    j["measured_by"] = v.measured_by;
+  }
+  if (v.cgroup) j["cgroup_cpu"] = *v.cgroup;
+  if (!v.launcher_noop_seconds.empty() || !v.launcher_unknown.empty()) {
+    j["launcher"] = {{"noop_s", v.launcher_noop_seconds}};
+    if (!v.launcher_unknown.empty()) j["launcher"]["unknown"] = v.launcher_unknown;
+  }
+}
+
+void from_json(const json& j, Accounting& v) {
+  v = {};
+  read_optional(j, "usage", v.usage);
+  v.measured_by = j.value("measured_by", "");
+  read_optional(j, "cgroup_cpu", v.cgroup);
+  if (const auto it = j.find("launcher"); it != j.end() && it->is_object()) {
+    v.launcher_noop_seconds = it->value("noop_s", std::vector<double>{});
+    v.launcher_unknown = it->value("unknown", "");
+  }
+}
+
+void to_json(json& j, const SpinnerLoad& v) {
+  j = {{"pid", v.pid},
+       {"cpu_s", optional_json(v.cpu_seconds)},
+       {"wall_s", v.wall_seconds},
+       {"share", optional_json(v.share())},
+       {"expected_share", v.expected_share},
+       {"alive", v.alive}};
+}
+
+void from_json(const json& j, SpinnerLoad& v) {
+  v = {};
+  v.pid = j.value("pid", 0);
+  read_optional(j, "cpu_s", v.cpu_seconds);
+  v.wall_seconds = j.value("wall_s", 0.0);
+  v.expected_share = j.value("expected_share", 1.0);
+  v.alive = j.value("alive", true);
+}
+
 void to_json(json& j, const InvocationRecord& v) {
   j = {{"invocation", v.invocation},
        {"argv", v.argv},
        {"exit_code", v.exit_code},
        {"wall_s", v.wall_seconds},
        {"details", v.details}};
+  // The accounting's fields sit next to the others ("usage", "measured_by", "cgroup_cpu",
+  // "launcher"), absent when not measured.
+  j.update(json(v.accounting));
   if (v.pair) {
     j["variant"] = v.pair->variant;
     j["repeat"] = v.pair->repeat;
@@ -196,6 +241,7 @@ void from_json(const json& j, InvocationRecord& v) {
   v.exit_code = j.value("exit_code", 0);
   v.wall_seconds = j.value("wall_s", 0.0);
   if (j.contains("details")) v.details = j.at("details").get<InvocationDetails>();
+  v.accounting = j.get<Accounting>();
   if (j.contains("variant"))
     v.pair = PairPosition{j.value("variant", ""), j.value("repeat", 0), j.value("order", ""), j.value("pair", "")};
 }
@@ -207,6 +253,11 @@ void to_json(json& j, const ConditionRecord& v) {
        {"load_before", v.load_before},
        {"setup", v.setup},
        {"runs", v.runs}};
+  if (v.load_settled) {  // since 0.2: the settle time and the load read after it
+    j["settle_s"] = v.settle_seconds;
+    j["load_settled"] = *v.load_settled;
+  }
+  if (!v.spinner_load.empty()) j["spinner_load"] = v.spinner_load;
   if (!v.finished_utc.empty()) j["finished_utc"] = v.finished_utc;
   if (v.load_after) j["load_after"] = *v.load_after;
 }
@@ -218,7 +269,10 @@ void from_json(const json& j, ConditionRecord& v) {
   v.started_utc = j.value("started_utc", "");
   v.finished_utc = j.value("finished_utc", "");
   if (j.contains("load_before")) v.load_before = j.at("load_before").get<fingerprint::LoadReading>();
+  v.settle_seconds = j.value("settle_s", 0.0);
+  read_optional(j, "load_settled", v.load_settled);
   read_optional(j, "load_after", v.load_after);
+  v.spinner_load = j.value("spinner_load", std::vector<SpinnerLoad>{});
   if (j.contains("setup")) v.setup = j.at("setup").get<ConditionSetup>();
   v.runs = j.value("runs", std::vector<InvocationRecord>{});
 }
@@ -273,3 +327,51 @@ void from_json(const json& j, RunRecord& v) {
 }
 
 }  // namespace noisefloor::records
+
+namespace noisefloor::model {
+
+using nlohmann::json;
+
+void to_json(json& j, const Usage& v) {
+  j = {{"wall_s", v.wall_seconds},
+       {"user_s", v.user_seconds},
+       {"sys_s", v.system_seconds},
+       {"max_rss_kib", v.max_rss_kib},
+       {"voluntary_switches", v.voluntary_switches},
+       {"involuntary_switches", v.involuntary_switches}};
+}
+
+void from_json(const json& j, Usage& v) {
+  v = {};
+  v.wall_seconds = j.value("wall_s", 0.0);
+  v.user_seconds = j.value("user_s", 0.0);
+  v.system_seconds = j.value("sys_s", 0.0);
+  v.max_rss_kib = j.value("max_rss_kib", std::int64_t{0});
+  v.voluntary_switches = j.value("voluntary_switches", std::int64_t{0});
+  v.involuntary_switches = j.value("involuntary_switches", std::int64_t{0});
+}
+
+void to_json(json& j, const CgroupCpu& v) {
+  const auto opt = [](const auto& value) { return value ? json(*value) : json(nullptr); };
+  j = {{"usage_s", opt(v.usage_seconds)},
+       {"periods", opt(v.periods)},
+       {"throttled_periods", opt(v.throttled_periods)},
+       {"throttled_s", opt(v.throttled_seconds)}};
+  if (!v.unknown.empty()) j["unknown"] = v.unknown;
+}
+
+void from_json(const json& j, CgroupCpu& v) {
+  v = {};
+  const auto read = [&](const char* key, auto& field) {
+    using T = typename std::decay_t<decltype(field)>::value_type;
+    const auto it = j.find(key);
+    if (it != j.end() && !it->is_null()) field = it->template get<T>();
+  };
+  read("usage_s", v.usage_seconds);
+  read("periods", v.periods);
+  read("throttled_periods", v.throttled_periods);
+  read("throttled_s", v.throttled_seconds);
+  v.unknown = j.value("unknown", "");
+}
+
+}  // namespace noisefloor::model

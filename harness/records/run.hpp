@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fingerprint/facts.hpp"
+#include "model/usage.hpp"
 #include "probe/probe_report.hpp"
 
 namespace noisefloor::records {
@@ -106,25 +107,67 @@ struct PairPosition {
   friend bool operator==(const PairPosition&, const PairPosition&) = default;
 };
 
+// What the kernel accounted to one invocation, measured where the benchmark ran.
+struct Accounting {
+  // The benchmark's process tree: on the host from noisefloor's own wait4, in an `image: auto`
+  // container from the probe's (the container's lifecycle is not in it). nullopt: not measured
+  // (a named image has no probe; a killed container's probe never reported).
+  std::optional<model::Usage> usage;
+  std::string measured_by;  // "host" or "probe"
+  std::optional<model::CgroupCpu> cgroup;  // `image: auto` containers: the cgroup's CPU and CFS throttling
+  // `format: command`: no-ops started exactly as the benchmark is, in the same condition, just
+  // before it (host: the embedded no-op through the same launcher; container: by the probe).
+  std::vector<double> launcher_noop_seconds;
+  std::string launcher_unknown;  // why no-ops could not be timed
+  friend bool operator==(const Accounting&, const Accounting&) = default;
+};
+
 struct InvocationRecord {
   int invocation = 0;  // 0-based within the run
   std::vector<std::string> argv;
   int exit_code = 0;
+  // The invocation as noisefloor saw it: on the host the same as usage's wall time; for a
+  // container the whole lifecycle (create, start, logs, wait, inspect, remove).
   double wall_seconds = 0;
   InvocationDetails details;
+  Accounting accounting;
   std::optional<PairPosition> pair;
   friend bool operator==(const InvocationRecord&, const InvocationRecord&) = default;
 };
 
-// One block of a condition in force: entered, its invocations, left. An interrupted or failed
-// block has no finished time and no load after.
+// How much CPU one background spinner really got while the benchmark ran: its CPU time over the
+// condition's invocations (from /proc/<pid>/schedstat) against their wall time.
+struct SpinnerLoad {
+  int pid = 0;
+  std::optional<double> cpu_seconds;  // nullopt: could not be read
+  double wall_seconds = 0;
+  double expected_share = 1;  // min(1, CPUs it may run on / spinners sharing them)
+  bool alive = true;          // still running when the condition ended
+  std::optional<double> share() const {
+    if (!cpu_seconds || wall_seconds <= 0) return std::nullopt;
+    return *cpu_seconds / wall_seconds;
+  }
+  // Starved: it got less than a tenth of its expected share over at least 0.2 s of benchmark
+  // time (shorter windows are too coarse to judge). A starved spinner is no load at all.
+  bool starved() const {
+    const auto s = share();
+    return s && wall_seconds >= 0.2 && *s < 0.1 * expected_share;
+  }
+  friend bool operator==(const SpinnerLoad&, const SpinnerLoad&) = default;
+};
+
+// One block of a condition in force: entered, settled, its invocations, left. An interrupted or
+// failed block has no finished time and no load after.
 struct ConditionRecord {
   std::string condition;
   int block = 0;
   std::string started_utc, finished_utc;
   fingerprint::LoadReading load_before;
+  double settle_seconds = 0;  // waited after the condition was in force, before the first sample
+  std::optional<fingerprint::LoadReading> load_settled;  // read after the settle time
   std::optional<fingerprint::LoadReading> load_after;
   ConditionSetup setup;
+  std::vector<SpinnerLoad> spinner_load;
   std::vector<InvocationRecord> runs;
   friend bool operator==(const ConditionRecord&, const ConditionRecord&) = default;
 };
@@ -160,6 +203,10 @@ void to_json(nlohmann::json& j, const ConditionSetup& v);
 void from_json(const nlohmann::json& j, ConditionSetup& v);
 void to_json(nlohmann::json& j, const InvocationDetails& v);
 void from_json(const nlohmann::json& j, InvocationDetails& v);
+void to_json(nlohmann::json& j, const Accounting& v);
+void from_json(const nlohmann::json& j, Accounting& v);
+void to_json(nlohmann::json& j, const SpinnerLoad& v);
+void from_json(const nlohmann::json& j, SpinnerLoad& v);
 void to_json(nlohmann::json& j, const InvocationRecord& v);
 void from_json(const nlohmann::json& j, InvocationRecord& v);
 void to_json(nlohmann::json& j, const ConditionRecord& v);
@@ -168,3 +215,12 @@ void to_json(nlohmann::json& j, const RunRecord& v);
 void from_json(const nlohmann::json& j, RunRecord& v);
 
 }  // namespace noisefloor::records
+
+namespace noisefloor::model {
+// {"wall_s", "user_s", "sys_s", "max_rss_kib", "voluntary_switches", "involuntary_switches"}
+void to_json(nlohmann::json& j, const Usage& v);
+void from_json(const nlohmann::json& j, Usage& v);
+// {"usage_s", "periods", "throttled_periods", "throttled_s"} (null when unknown), "unknown"
+void to_json(nlohmann::json& j, const CgroupCpu& v);
+void from_json(const nlohmann::json& j, CgroupCpu& v);
+}  // namespace noisefloor::model

@@ -20,6 +20,8 @@ inline constexpr int kCvSchemaVersion = 1;
 //  "paired": [PairedRow...], "aa": [AaRow...], "comparison": {"baseline", "aa", "threshold"}
 //                    (paired experiments only),
 //  "adaptive": {condition: AdaptiveOutcome}  (samples: auto only),
+//  "accounting": [analysis::ConditionAccounting...]  (runs that recorded launcher overhead,
+//                    container throttling or spinner shares),
 //  "sources": [labels]  (merged results only)}
 nlohmann::json summary_document(const analysis::Analysis& analysis);
 

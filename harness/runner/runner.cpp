@@ -16,6 +16,9 @@ namespace noisefloor::runner {
 
 namespace {
 
+// No-ops timed before each invocation of a `command` benchmark (the launcher overhead).
+constexpr int kLauncherNoops = 3;
+
 std::string describe_exit(const conditions::InvocationOutput& out) {
   if (out.timed_out) return "timed out";
   if (out.signal) return fmt::format("was killed by signal {}", *out.signal);
@@ -52,6 +55,7 @@ class Loop {
     } catch (...) {
       // The scope's destructor stops what it started; the record keeps what ran.
       if (scope_) {
+        record_.spinner_load = scope_->spinner_load();
         scope_.reset();
         measured_.conditions.push_back(std::move(record_));
       }
@@ -74,12 +78,18 @@ class Loop {
     record_.block = block_;
     record_.started_utc = clock_.utc();
     record_.load_before = env_.load();
-    scope_ = env_.enter(c);
+    scope_ = env_.enter(c);  // returns once the condition is in force (its spinners spin)
     scope_condition_ = condition;
     record_.setup = scope_->setup();
+    // A sample counts only once the condition has settled: the previous condition's disturbance
+    // has died down and this one's load has built up. The load is read after it.
+    if (e_.settle.count() > 0) clock_.sleep(e_.settle, cancelled_);
+    record_.settle_seconds = e_.settle.count();
+    record_.load_settled = env_.load();
   }
 
   void close_block() {
+    record_.spinner_load = scope_->spinner_load();
     scope_->finish();
     scope_.reset();
     record_.finished_utc = clock_.utc();
@@ -138,6 +148,8 @@ class Loop {
     inv.workdir = e_.benchmark.workdir;
     inv.timeout = e_.benchmark.timeout;
     inv.number = invocation_++;
+    // A command's sample includes starting and waiting for it: time that much for a no-op.
+    if (e_.benchmark.format == model::OutputFormat::command) inv.launcher_noops = kLauncherNoops;
     delivered_ = 0;
 
     parsers::GoTestParser go;
@@ -152,16 +164,25 @@ class Loop {
             ? fmt::format("condition '{}', run {}{}", cond.name, inv.number + 1,
                           plan_.adaptive ? "" : fmt::format(" of {}", plan_.invocations()))
             : fmt::format("condition '{}', variant '{}', repeat {}", cond.name, unit.variant, step.repeat + 1);
-    records::InvocationRecord run{inv.number, inv.argv, out.exit_code, out.wall_seconds, out.details, std::nullopt};
+    records::InvocationRecord run{inv.number, inv.argv, out.exit_code, out.wall_seconds,
+                                  out.details,  out.accounting, std::nullopt};
     if (!unit.variant.empty()) run.pair = records::PairPosition{unit.variant, step.repeat, unit.order, unit.pair};
     record_.runs.push_back(std::move(run));
 
     const bool ok = !out.timed_out && !out.signal && out.exit_code == 0;
     if (e_.benchmark.format == model::OutputFormat::command && ok) {
+      // The command's own figures, measured where it ran (never the container's lifecycle).
+      if (!out.accounting.usage)
+        throw RunError(fmt::format("{}: the command ran, but its time was not measured (no accounting from {})",
+                                   where, cond.container ? "the probe inside the container" : "the host"));
+      const model::Usage& u = *out.accounting.usage;
       model::Measurement m;
       m.name = m.benchmark = e_.name;
       m.iterations = 1;
-      m.metrics = {{out.wall_seconds, "sec/op"}};
+      m.metrics = {{u.wall_seconds, "sec/op"},
+                   {u.cpu_seconds(), "cpu-sec/op"},
+                   {u.user_seconds, "user-sec/op"},
+                   {u.system_seconds, "sys-sec/op"}};
       deliver(m, cond, step, unit, inv.number);
     }
     if (!ok)

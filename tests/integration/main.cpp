@@ -14,6 +14,7 @@
 
 #include "docker/client.hpp"
 #include "docker/container.hpp"
+#include "process/process.hpp"
 
 namespace {
 
@@ -30,6 +31,8 @@ bool engine_answers(std::string& why) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Spinners re-execute the running binary (process::SpinnerSet): this one spins too.
+  if (argc == 3 && std::string(argv[1]) == "__spin") noisefloor::process::spin_forever(std::stoi(argv[2]));
   doctest::Context context(argc, argv);
   std::string why;
   if (!engine_answers(why)) {

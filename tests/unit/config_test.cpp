@@ -107,7 +107,7 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "x.yaml:5:5: unknown key \"spiners\" in conditions[0] (did you mean \"spinners\"?)"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\nzzz: 1\n",
        "x.yaml:4:1: unknown key \"zzz\" (expected one of: name, description, benchmark, conditions, "
-       "schedule, cooldown, variants, comparison)"},
+       "schedule, cooldown, variants, comparison, settle)"},
       {with_benchmark("  samples: twenty\n"),
        "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got \"twenty\""},
       {with_benchmark("  samples: 1\n"),

@@ -356,3 +356,68 @@ TEST_CASE("verify: a pids limit the engine lost") {
   CHECK(v.mismatches == Strings{"pids_limit: asked for 1024, the engine reports -1 (no limit), "
                                 "and inside the container pids.max is max (no limit)"});
 }
+
+// ---- probe format 2: the block after the benchmark (real captures, tests/data/probe/README.md) ----
+
+TEST_CASE("probe report: a throttled benchmark's block, every figure exact") {
+  const std::string text = read_probe_file("v1-result-throttled.txt");
+  const ProbeReport report = parse_probe_report(text, "5f0c2a9d3b7e4c11");
+  CHECK(report.values.at("version") == "2");
+  CHECK(report.values.at("exec") == "/bench/burn");
+  CHECK(report.benchmark_stderr.empty());  // every line was the probe's
+  const auto run = probe_run(report);
+  REQUIRE(run.has_value());
+  CHECK(run->exit_code == 0);
+  CHECK_FALSE(run->signal.has_value());
+  CHECK(run->usage.wall_seconds == 1489158130 / 1e9);
+  CHECK(run->usage.user_seconds == 290262 / 1e6);
+  CHECK(run->usage.system_seconds == 11767 / 1e6);
+  CHECK(run->usage.max_rss_kib == 640);
+  CHECK(run->usage.voluntary_switches == 1);
+  CHECK(run->usage.involuntary_switches == 26);
+  CHECK(*run->cgroup.usage_seconds == 303637563 / 1e9);
+  CHECK(*run->cgroup.periods == 15);
+  CHECK(*run->cgroup.throttled_periods == 15);
+  CHECK(*run->cgroup.throttled_seconds == 1184615488 / 1e9);
+  CHECK(run->cgroup.throttled());
+  CHECK(run->cgroup.unknown.empty());
+  CHECK(run->noop_seconds.empty());  // no --noop-runs
+}
+
+TEST_CASE("probe report: the no-ops, a signal, an exec failure") {
+  const auto noop = probe_run(parse_probe_report(read_probe_file("v1-result-noop.txt"), "0123456789abcdef"));
+  REQUIRE(noop.has_value());
+  CHECK(noop->noop_seconds == std::vector<double>{810657 / 1e9, 182705 / 1e9, 287685 / 1e9});
+  CHECK_FALSE(noop->cgroup.throttled());
+
+  const auto signal = probe_run(parse_probe_report(read_probe_file("v1-result-signal.txt"), "00000000deadbeef"));
+  REQUIRE(signal.has_value());
+  CHECK(signal->signal == 6);
+  CHECK_FALSE(signal->exit_code.has_value());
+
+  const ProbeReport failed = parse_probe_report(read_probe_file("v1-result-exec-failed.txt"), "1111111111111111");
+  CHECK(failed.values.at("exec_failed") == "No such file or directory");
+  CHECK_FALSE(probe_run(failed).has_value());
+}
+
+TEST_CASE("probe report: only the right tag is the probe's; a block cut short is no account") {
+  const std::string text = read_probe_file("v1-result-throttled.txt");
+  // Another tag (a nested noisefloor, a benchmark echoing lines): the benchmark's stderr.
+  const ProbeReport other = parse_probe_report(text, "ffffffffffffffff");
+  CHECK_FALSE(probe_run(other).has_value());
+  CHECK(other.benchmark_stderr.find("noisefloor-probe[5f0c2a9d3b7e4c11]: wall_ns=1489158130\n") != std::string::npos);
+  // Without end=1 (the container was killed before the probe finished): nothing is made up.
+  const std::string cut = text.substr(0, text.find("noisefloor-probe[5f0c2a9d3b7e4c11]: end=1"));
+  CHECK_FALSE(probe_run(parse_probe_report(cut, "5f0c2a9d3b7e4c11")).has_value());
+  // A figure that is not a number is an error naming it.
+  std::string bad = text;
+  bad.replace(bad.find("wall_ns=1489158130"), 18, "wall_ns=soon");
+  CHECK_THROWS_WITH_AS(probe_run(parse_probe_report(bad, "5f0c2a9d3b7e4c11")),
+                       "probe: wall_ns: expected an integer or 'unknown (...)', got 'soon'", ParseError);
+  // Benchmark output between the header and the block stays the benchmark's.
+  std::string mixed = text;
+  mixed.insert(mixed.find("noisefloor-probe[5f0c2a9d3b7e4c11]: exit=0"), "warming up\n");
+  const ProbeReport m = parse_probe_report(mixed, "5f0c2a9d3b7e4c11");
+  CHECK(m.benchmark_stderr == "warming up\n");
+  CHECK(probe_run(m).has_value());
+}

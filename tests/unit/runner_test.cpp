@@ -64,7 +64,10 @@ struct FakeEnvironment : conditions::Environment {
     calls.push_back("enter " + c.name);
     return std::make_unique<Scope>(*this, c.name);
   }
-  fingerprint::LoadReading load() override { return {fingerprint::LoadAverage{0.5, 0.4, 0.3, 1, 100}, ""}; }
+  // The 1-minute figure is the fake clock's time when there is one: shows when it was read.
+  fingerprint::LoadReading load() override {
+    return {fingerprint::LoadAverage{clock ? clock->now : 0.5, 0.4, 0.3, 1, 100}, ""};
+  }
 };
 
 struct Collect : runner::Observer {
@@ -122,6 +125,30 @@ TEST_CASE("runner: sequential runs each condition in one block with one invocati
   CHECK(m.conditions[0].runs[0].details.affinity == std::vector<int>{0, 1});
   // Progress counts the kept samples of the first benchmark over the whole run.
   CHECK(obs.progress_seen.back() == std::pair<std::size_t, std::size_t>{6, 6});
+}
+
+TEST_CASE("runner: a condition settles before its first sample, every block, and the load is read after") {
+  auto e = experiment(model::Schedule::interleaved, 2, 0, 1);
+  e.settle = model::Seconds(1.5);
+  FakeClock clock;
+  FakeEnvironment env;
+  env.clock = &clock;
+  env.seconds = 1;
+  Collect obs;
+  const auto m = run(e, env, clock, obs);
+  // Interleaved: 4 blocks (idle, noisy, idle, noisy), each settled once before its invocation.
+  CHECK(clock.slept == std::vector<double>{1.5, 1.5, 1.5, 1.5});
+  REQUIRE(m.conditions.size() == 4);
+  for (std::size_t b = 0; b < 4; ++b) {
+    CAPTURE(b);
+    const double entered = 2.5 * static_cast<double>(b);  // 1.5 s settle + 1 s invocation per block
+    CHECK(m.conditions[b].load_before.value->one == entered);
+    CHECK(m.conditions[b].settle_seconds == 1.5);
+    REQUIRE(m.conditions[b].load_settled.has_value());
+    CHECK(m.conditions[b].load_settled->value->one == entered + 1.5);
+  }
+  // The first sample is taken only after the settle time.
+  CHECK(obs.samples[0].elapsed_seconds == 2.5);
 }
 
 TEST_CASE("runner: every sample and record is stamped by the injected clock") {

@@ -106,6 +106,7 @@ inline model::Experiment two_conditions(model::Schedule schedule, int samples, i
   e.benchmark.warmup = warmup;
   e.benchmark.samples_per_run = per_run;
   e.schedule = schedule;
+  e.settle = model::Seconds(0);  // tests that time the run set their own
   e.conditions.resize(2);
   e.conditions[0].name = "idle";
   e.conditions[1].name = "noisy";

@@ -1,0 +1,128 @@
+#include "analysis/accounting.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "stats/summary.hpp"
+
+namespace noisefloor::analysis {
+namespace {
+
+std::optional<double> median_of(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  return stats::median(values);
+}
+
+// "2.07 ms", "1.25 s": the scale benchstat would use for seconds.
+std::string seconds_text(double s) {
+  if (s < 1e-3) return fmt::format("{:.3g} µs", s * 1e6);
+  if (s < 1) return fmt::format("{:.3g} ms", s * 1e3);
+  return fmt::format("{:.3g} s", s);
+}
+
+}  // namespace
+
+std::optional<double> ConditionAccounting::launcher_median() const { return median_of(launcher_noop_seconds); }
+std::optional<double> ConditionAccounting::command_median() const { return median_of(command_seconds); }
+
+std::optional<double> ConditionAccounting::command_to_launcher() const {
+  const auto l = launcher_median(), c = command_median();
+  if (!l || !c || !(*l > 0)) return std::nullopt;
+  return *c / *l;
+}
+
+std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
+                                               const std::function<std::string(const std::string&)>& rename) {
+  std::map<std::string, ConditionAccounting> by;
+  std::vector<std::string> order;
+  for (const auto& block : run.condition_records) {
+    const std::string name = rename ? rename(block.condition) : block.condition;
+    if (!by.count(name)) order.push_back(name);
+    ConditionAccounting& a = by[name];
+    a.condition = name;
+    for (const auto& load : block.spinner_load) {
+      a.spinner_expected_share = load.expected_share;
+      if (const auto share = load.share(); share && load.wall_seconds > 0)
+        a.spinner_min_share = std::min(a.spinner_min_share.value_or(*share), *share);
+    }
+    for (const auto& inv : block.runs) {
+      ++a.invocations;
+      const records::Accounting& acc = inv.accounting;
+      a.launcher_noop_seconds.insert(a.launcher_noop_seconds.end(), acc.launcher_noop_seconds.begin(),
+                                     acc.launcher_noop_seconds.end());
+      if (!acc.launcher_unknown.empty() && a.launcher_unknown.empty()) a.launcher_unknown = acc.launcher_unknown;
+      const bool command = !acc.launcher_noop_seconds.empty() || !acc.launcher_unknown.empty();
+      if (command && acc.usage) a.command_seconds.push_back(acc.usage->wall_seconds);
+      if (acc.cgroup && acc.cgroup->periods) {
+        ++a.cgroup_invocations;
+        a.periods += *acc.cgroup->periods;
+        a.throttled_periods += acc.cgroup->throttled_periods.value_or(0);
+        a.throttled_seconds += acc.cgroup->throttled_seconds.value_or(0);
+        if (acc.cgroup->throttled()) ++a.throttled_invocations;
+      }
+    }
+  }
+  std::vector<ConditionAccounting> out;
+  for (const auto& name : order) {
+    const ConditionAccounting& a = by[name];
+    const bool anything = !a.launcher_noop_seconds.empty() || !a.launcher_unknown.empty() || a.cgroup_invocations > 0 ||
+                          a.spinner_min_share.has_value();
+    if (anything) out.push_back(a);
+  }
+  return out;
+}
+
+std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>& accounting) {
+  std::vector<std::string> notes;
+  for (const auto& a : accounting) {
+    if (const auto launcher = a.launcher_median()) {
+      const auto [lo, hi] = std::minmax_element(a.launcher_noop_seconds.begin(), a.launcher_noop_seconds.end());
+      notes.push_back(fmt::format("{}: launcher overhead {} (median of {} no-ops started the same way, {}–{}); "
+                                  "included in every sample, nothing subtracted",
+                                  a.condition, seconds_text(*launcher), a.launcher_noop_seconds.size(),
+                                  seconds_text(*lo), seconds_text(*hi)));
+      if (const auto ratio = a.command_to_launcher(); ratio && *ratio < kLauncherWarnFactor)
+        notes.push_back(fmt::format("{}: the command (median {}) is only {:.1f}× the launcher overhead: below "
+                                    "{:.0f}× starting it is a visible part of every sample; give each run more work",
+                                    a.condition, seconds_text(*a.command_median()), *ratio, kLauncherWarnFactor));
+    } else if (!a.launcher_unknown.empty()) {
+      notes.push_back(fmt::format("{}: launcher overhead not measured: {}", a.condition, a.launcher_unknown));
+    }
+    if (a.throttled())
+      notes.push_back(fmt::format("{}: CPU-throttled in {} of {} invocations: {} of {} CFS periods hit the quota, {} "
+                                  "held back; the container's CPU quota shapes these samples",
+                                  a.condition, a.throttled_invocations, a.cgroup_invocations, a.throttled_periods,
+                                  a.periods, seconds_text(a.throttled_seconds)));
+  }
+  return notes;
+}
+
+void to_json(nlohmann::json& j, const ConditionAccounting& a) {
+  j = {{"condition", a.condition}, {"invocations", a.invocations}};
+  if (!a.launcher_noop_seconds.empty() || !a.launcher_unknown.empty()) {
+    nlohmann::json l = {{"n", a.launcher_noop_seconds.size()}};
+    if (const auto m = a.launcher_median()) {
+      const auto [lo, hi] = std::minmax_element(a.launcher_noop_seconds.begin(), a.launcher_noop_seconds.end());
+      l["median_s"] = *m;
+      l["min_s"] = *lo;
+      l["max_s"] = *hi;
+    }
+    if (const auto c = a.command_median()) l["command_median_s"] = *c;
+    if (const auto r = a.command_to_launcher()) l["ratio"] = *r;
+    if (!a.launcher_unknown.empty()) l["unknown"] = a.launcher_unknown;
+    j["launcher"] = l;
+  }
+  if (a.cgroup_invocations > 0)
+    j["throttling"] = {{"invocations", a.cgroup_invocations},
+                       {"throttled_invocations", a.throttled_invocations},
+                       {"periods", a.periods},
+                       {"throttled_periods", a.throttled_periods},
+                       {"throttled_s", a.throttled_seconds}};
+  if (a.spinner_min_share)
+    j["spinners"] = {{"min_share", *a.spinner_min_share}, {"expected_share", a.spinner_expected_share}};
+}
+
+}  // namespace noisefloor::analysis

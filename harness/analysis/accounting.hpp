@@ -1,0 +1,61 @@
+// What the kernel accounted to each condition's invocations, summed up per condition: the
+// launcher overhead of a `command` benchmark, a container's CFS throttling and how much CPU the
+// spinners really got. Read from run.json's invocation records; nothing here changes a sample.
+// Pure.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "records/run.hpp"
+
+namespace noisefloor::analysis {
+
+// Below this many times the launcher overhead, starting the command is a visible part of every
+// sample of a `command` benchmark (hyperfine warns in the same spirit).
+inline constexpr double kLauncherWarnFactor = 20;
+
+struct ConditionAccounting {
+  std::string condition;
+  std::size_t invocations = 0;
+  // format: command: every no-op timed in the condition, and every invocation's wall time.
+  std::vector<double> launcher_noop_seconds;
+  std::string launcher_unknown;  // why no-ops could not be timed, if that happened
+  std::vector<double> command_seconds;
+  // Containers with the probe: CFS throttling summed over the invocations that reported it.
+  std::size_t cgroup_invocations = 0, throttled_invocations = 0;
+  std::int64_t periods = 0, throttled_periods = 0;
+  double throttled_seconds = 0;
+  // Spinners: the smallest share of a CPU any spinner got over a block, against what it could
+  // expect (nullopt without spinners or when unreadable).
+  std::optional<double> spinner_min_share;
+  double spinner_expected_share = 0;
+
+  std::optional<double> launcher_median() const;  // of launcher_noop_seconds
+  std::optional<double> command_median() const;   // of command_seconds
+  // command median / launcher median; nullopt when either is missing.
+  std::optional<double> command_to_launcher() const;
+  bool throttled() const { return throttled_invocations > 0; }
+};
+
+// One entry per condition of the run that recorded anything accounted, in the run's order;
+// `rename` maps a recorded condition name to the analysis's (merged results).
+std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
+                                               const std::function<std::string(const std::string&)>& rename);
+
+// The notes the table shows for them: the launcher overhead (and a warning below
+// kLauncherWarnFactor × it), throttled containers with the figures.
+std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>& accounting);
+
+// {"condition", "invocations", "launcher": {"median_s", "min_s", "max_s", "n", "command_median_s",
+//  "ratio", "unknown"} (format: command), "throttling": {"invocations", "throttled_invocations",
+//  "periods", "throttled_periods", "throttled_s"} (containers), "spinners": {"min_share",
+//  "expected_share"}}
+void to_json(nlohmann::json& j, const ConditionAccounting& accounting);
+
+}  // namespace noisefloor::analysis

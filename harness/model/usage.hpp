@@ -1,0 +1,40 @@
+// What the kernel accounted to one run of a benchmark: plain values, no behaviour.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace noisefloor::model {
+
+// One benchmark process tree, from the process that started it and waited for it: wall time on
+// the monotonic clock from just before fork to the moment wait4(2) returned, and the rusage
+// wait4 reports, which covers the process and every descendant it waited for (go test's test
+// binary, a shell script's commands).
+struct Usage {
+  double wall_seconds = 0;
+  double user_seconds = 0;
+  double system_seconds = 0;
+  std::int64_t max_rss_kib = 0;  // the largest resident set of any one process of the tree
+  std::int64_t voluntary_switches = 0;
+  std::int64_t involuntary_switches = 0;
+  double cpu_seconds() const { return user_seconds + system_seconds; }
+  friend bool operator==(const Usage&, const Usage&) = default;
+};
+
+// A container's cgroup over one invocation: differences of its CPU accounting from just before
+// the benchmark started to just after it exited, read by the probe inside the container
+// (cgroup v1: cpuacct.usage and cpu.stat; v2: cpu.stat). A field that could not be read is
+// nullopt and `unknown` says why.
+struct CgroupCpu {
+  std::optional<double> usage_seconds;        // CPU time charged to the cgroup
+  std::optional<std::int64_t> periods;        // CFS enforcement periods that elapsed
+  std::optional<std::int64_t> throttled_periods;  // periods in which the quota ran out
+  std::optional<double> throttled_seconds;    // time the cgroup's tasks were held back
+  std::string unknown;
+  bool throttled() const { return throttled_periods.value_or(0) > 0; }
+  friend bool operator==(const CgroupCpu&, const CgroupCpu&) = default;
+};
+
+}  // namespace noisefloor::model

@@ -1,0 +1,46 @@
+// nf-burn SECONDS [CHILDREN]: a workload whose cost is known by construction. It spins until its
+// own CPU clock (CLOCK_PROCESS_CPUTIME_ID) has counted SECONDS, so its user+system CPU time is
+// SECONDS (plus a few microseconds of start-up) however busy the machine is; its wall time is at
+// least that. With CHILDREN it first starts that many copies of itself, each burning SECONDS, and
+// waits for them: the process tree then costs (CHILDREN + 1) × SECONDS of CPU.
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+double cpu_now() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: nf-burn SECONDS [CHILDREN]\n");
+    return 2;
+  }
+  const double seconds = std::atof(argv[1]);
+  const int children = argc > 2 ? std::atoi(argv[2]) : 0;
+  for (int i = 0; i < children; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execl("/proc/self/exe", argv[0], argv[1], static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  const double start = cpu_now();
+  volatile unsigned long spin = 0;
+  while (cpu_now() - start < seconds)
+    for (int i = 0; i < 10000; ++i) spin = spin + 1;
+  int status = 0;
+  while (wait(&status) > 0) {
+  }
+  return 0;
+}
