@@ -27,10 +27,6 @@ void add_unique(std::vector<T>& v, const T& x) {
   if (!contains(v, x)) v.push_back(x);
 }
 
-std::string procs_text(const std::vector<int>& procs) {
-  return procs.empty() ? "?" : fmt::format("{}", fmt::join(procs, ","));
-}
-
 std::string label_reason_text(const std::string& old_reason, const std::string& new_reason) {
   if (old_reason.empty() && new_reason.empty()) return "";
   if (old_reason == new_reason) return old_reason;
@@ -71,8 +67,10 @@ struct Side {
   std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
 };
 
-Side group_samples(std::span<const records::Sample> samples, const std::vector<std::string>& order) {
+Side group_samples(std::span<const records::Sample> all, const std::vector<std::string>& order) {
   Side side;
+  // The samples the table's rows hold (a paired design's rows keep one pair each).
+  const std::vector<records::Sample> samples = row_samples(all);
   for (const auto& s : samples) {
     if (s.warmup) continue;
     // A paired result's variants (and its A/A copy) are rows of their own, as in the table.
@@ -147,11 +145,6 @@ void compute_row(CompareRow& r, const CompareSettings& st) {
     }
   } else if (!r.test.exact && !all_equal) {
     r.warnings.push_back("p from the normal approximation (exact only up to 50 per side)");
-  }
-  if (r.old_side.procs != r.new_side.procs) {
-    r.warnings.push_back(fmt::format("GOMAXPROCS differs ({} vs {}): the times are not comparable, their "
-                                     "spread is",
-                                     procs_text(r.old_side.procs), procs_text(r.new_side.procs)));
   }
   const bool positive = std::all_of(a.begin(), a.end(), [](double x) { return x > 0; }) &&
                         std::all_of(b.begin(), b.end(), [](double x) { return x > 0; });

@@ -63,7 +63,7 @@ struct CompareSide {
 };
 
 struct CompareRow {
-  std::string benchmark;  // without the -N suffix
+  std::string benchmark;  // the full name, as benchstat keys rows ("BenchmarkX-2", "BenchmarkX-2 [fast]")
   std::string unit;       // as recorded, e.g. "ns/op"
   CompareSide old_side, new_side;
   Label label = Label::unknown;

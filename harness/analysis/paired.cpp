@@ -24,7 +24,7 @@ PairedTable build_paired(std::span<const records::Sample> samples, const std::st
   std::map<std::tuple<std::string, std::string, std::string>, std::string> variant_of;
   for (const auto& s : samples) {
     if (s.variant.empty() || s.pair.empty() || s.warmup || s.metrics.empty()) continue;
-    const auto key = std::make_tuple(s.condition, s.benchmark, s.pair);
+    const auto key = std::make_tuple(s.condition, s.name, s.pair);
     if (!slots.count(key)) keys.push_back(key);
     Slot& slot = slots[key][s.repeat];
     if (s.variant == baseline) {
@@ -81,7 +81,7 @@ PairedTable build_paired(std::span<const records::Sample> samples, const std::st
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> block_values;
   for (const auto& s : samples) {
     if (s.variant.empty() || !s.pair.empty() || s.warmup || s.metrics.empty()) continue;
-    const auto key = std::make_tuple(s.condition, s.benchmark, s.variant);
+    const auto key = std::make_tuple(s.condition, s.name, s.variant);
     if (!block_values.count(key)) block_keys.push_back(key);
     block_values[key].push_back(s.metrics.front().value);
   }

@@ -156,12 +156,12 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
       worst = std::max(worst.value_or(0), *h);
   };
   if (experiment_.paired()) {
-    // (benchmark, pair) -> repeat -> (baseline, variant)
+    // (full name, pair) -> repeat -> (baseline, variant)
     std::map<std::pair<std::string, std::string>, std::map<int, std::pair<double, double>>> pairs;
     const std::string& base = experiment_.variants.front().name;
     for (const auto& s : measured) {
       if (s.condition != name || s.warmup || s.metrics.empty()) continue;
-      auto& slot = pairs[{s.benchmark, s.pair}][s.repeat];
+      auto& slot = pairs[{s.name, s.pair}][s.repeat];
       (s.variant == base ? slot.first : slot.second) = s.metrics.front().value;
     }
     for (const auto& [key, repeats] : pairs) {
@@ -177,7 +177,7 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
     std::map<std::string, std::vector<double>> by_benchmark;
     for (const auto& s : measured)
       if (s.condition == name && !s.warmup && !s.metrics.empty())
-        by_benchmark[s.benchmark].push_back(s.metrics.front().value);
+        by_benchmark[s.name].push_back(s.metrics.front().value);  // GOMAXPROCS apart
     for (const auto& [b, values] : by_benchmark) consider(stats::median_ci_halfwidth(values, kStoppingConfidence));
   }
   const bool converged = !undefined && worst && *worst <= a.precision;

@@ -35,13 +35,10 @@ std::string wrap(const std::string& s, std::size_t indent) {
 }
 
 
+// As benchstat prints it: the full name (with its -N suffix) without the "Benchmark" prefix.
 std::string display_name(const CompareRow& r) {
   std::string name = r.benchmark;
   if (name.starts_with(kBenchmarkPrefix) && name.size() > kBenchmarkPrefix.size()) name = name.substr(kBenchmarkPrefix.size());
-  // benchstat keeps the -N suffix; show it when both sides ran with the same single GOMAXPROCS.
-  if (r.old_side.procs.size() == 1 && r.old_side.procs == r.new_side.procs && r.old_side.procs[0] != 1) {
-    name += fmt::format("-{}", r.old_side.procs[0]);
-  }
   return name;
 }
 

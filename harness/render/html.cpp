@@ -106,7 +106,7 @@ std::string g4(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : 
 std::vector<std::string> benchmarks_of(const Table& t) {
   std::vector<std::string> out;
   for (const auto& r : t.rows)
-    if (std::find(out.begin(), out.end(), r.benchmark) == out.end()) out.push_back(r.benchmark);
+    if (std::find(out.begin(), out.end(), r.name) == out.end()) out.push_back(r.name);
   return out;
 }
 
@@ -195,7 +195,7 @@ std::string conditions_section(const Analysis& d, const std::map<std::string, st
       escape(unit));
   for (const auto& r : t.rows) {
     const auto& s = r.summary;
-    const std::string bench = analysis::table_name(r);
+    const std::string bench = analysis::display_name(r);
     std::string mean = format_value(s.mean);
     if (units.size() > 1) mean += " " + r.unit;
     const std::string band(stats::to_string(s.band));
@@ -253,14 +253,13 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
   // condition, shape of the variant), each with the table's own statistics.
   std::map<std::string, int> shapes;  // condition -> variants seen so far
   for (const auto& r : d.table.rows) {
-    if (r.benchmark != benchmark) continue;
+    if (r.name != benchmark) continue;
     if (unit.empty()) unit = r.unit;
     const bool split = !r.variant.empty();
     const int shape = shapes[r.condition]++;
     {
       auto selected = [&](const records::Sample& sample) {
-        return sample.condition == r.condition && sample.benchmark == benchmark && !sample.metrics.empty() &&
-               sample.variant == r.variant;
+        return analysis::in_row(r, sample);
       };
       const stats::Summary& sum = r.summary;
       const std::size_t warmups = r.warmup_discarded;
@@ -325,22 +324,23 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
 
 std::string samples_table(const Analysis& d, const std::string& benchmark) {
   // One column per table row: a condition, or a condition's variant in a paired design.
-  using Column = std::pair<std::string, std::string>;  // condition, variant
-  std::vector<Column> columns;
-  std::map<Column, std::map<int, const records::Sample*>> by;
+  std::vector<const Row*> columns;
+  std::map<const Row*, std::map<int, const records::Sample*>> by;
   int max_index = -1;
   for (const auto& r : d.table.rows)
-    if (r.benchmark == benchmark) columns.emplace_back(r.condition, r.variant);
-  for (const auto& s : d.samples) {
-    if (s.benchmark != benchmark || s.metrics.empty()) continue;
-    by[{s.condition, s.variant}][s.index] = &s;
-    max_index = std::max(max_index, s.index);
-  }
+    if (r.name == benchmark) columns.push_back(&r);
+  for (const auto& s : d.samples)
+    for (const Row* r : columns)
+      if (analysis::in_row(*r, s)) {
+        by[r][s.index] = &s;
+        max_index = std::max(max_index, s.index);
+      }
   std::string out =
       "<details>\n<summary>Every sample as a table</summary>\n<table class=\"samples\">\n<thead><tr>"
       "<th scope=\"col\">#</th>";
-  for (const auto& [condition, variant] : columns)
-    out += "<th scope=\"col\">" + escape(variant.empty() ? condition : condition + " · " + variant) + "</th>";
+  for (const Row* r : columns)
+    out += "<th scope=\"col\">" + escape(r->variant.empty() ? r->condition : r->condition + " · " + r->variant) +
+           "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (int i = 0; i <= max_index; ++i) {
     out += fmt::format("<tr><th scope=\"row\">{}</th>", i);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <set>
 
@@ -54,7 +55,7 @@ std::string table_markdown(const Table& t) {
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : t.rows) {
     const auto& s = r.summary;
-    cells.push_back({text::markdown_cell(r.condition), text::markdown_cell(analysis::table_name(r)), std::to_string(s.n), format_value(s.mean),
+    cells.push_back({text::markdown_cell(r.condition), text::markdown_cell(analysis::display_name(r)), std::to_string(s.n), format_value(s.mean),
                      s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), median_ci(r),
                      format_value(s.min), format_value(s.max), opt(s.rcv_pct),
                      std::string(stats::to_string(s.band)), flags_text(r)});
@@ -88,8 +89,14 @@ std::string table_text(const Table& t) {
   for (const auto& r : t.rows)
     if (std::find(benchmarks.begin(), benchmarks.end(), analysis::display_name(r)) == benchmarks.end())
       benchmarks.push_back(analysis::display_name(r));
+  // The condition column takes what 80 columns leave after the numbers and the widest band;
+  // a longer condition name is shortened with "…".
+  constexpr std::size_t kNumbers = 54;  // " n mean stddev CV%  median ± 95% CI  " as laid out below
+  std::size_t band_w = 0;
+  for (const auto& r : t.rows) band_w = std::max(band_w, text::width(stats::to_string(r.summary.band)));
+  const std::size_t cond_max = std::max<std::size_t>(9, 80 - kNumbers - std::min<std::size_t>(band_w, 80 - kNumbers - 9));
   std::size_t cond_w = 9;
-  for (const auto& r : t.rows) cond_w = std::min<std::size_t>(std::max(cond_w, text::width(r.condition)), 24);
+  for (const auto& r : t.rows) cond_w = std::min(std::max(cond_w, text::width(r.condition)), cond_max);
   std::string out;
   for (const auto& b : benchmarks) {
     std::string unit;
@@ -100,7 +107,7 @@ std::string table_text(const Table& t) {
     for (const auto& r : t.rows) {
       if (analysis::display_name(r) != b) continue;
       const auto& s = r.summary;
-      out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {:>16}  {}\n", pad(r.condition, cond_w, false), s.n,
+      out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {:>16}  {}\n", pad(text::truncate(r.condition, cond_w), cond_w, false), s.n,
                          format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
                          median_ci(r), stats::to_string(s.band));
     }
@@ -151,10 +158,18 @@ std::string summary_blocks(const Table& t, const std::vector<std::string>& heade
         break;
       }
     out += fmt::format("{:<46} {:>6} {:>12} {:>12} {:>8}\n", "benchmark", "runs", "mean " + unit, "stddev", "CV%");
+    // The demo's rows name a benchmark without its -N suffix; a benchmark this condition ran under
+    // several GOMAXPROCS keeps the suffix, so its rows are never read as one.
+    std::map<std::pair<std::string, std::string>, int> names;  // (benchmark, variant) -> rows
+    for (const auto& r : t.rows)
+      if (r.condition == cond) ++names[{r.benchmark, r.variant}];
     for (const auto& r : t.rows) {
       // The demo skips a benchmark with fewer than 2 samples: no stddev, no CV.
       if (r.condition != cond || r.summary.n < 2 || !r.summary.stddev) continue;
-      out += fmt::format("{:<46} {:>6} {:>12.4f} {:>12.4f} {:>8}\n", analysis::display_name(r), r.summary.n, r.summary.mean,
+      const std::string name = names[{r.benchmark, r.variant}] > 1 ? analysis::display_name(r)
+                               : r.variant.empty()                   ? r.benchmark
+                                                                     : r.benchmark + " [" + r.variant + "]";
+      out += fmt::format("{:<46} {:>6} {:>12.4f} {:>12.4f} {:>8}\n", name, r.summary.n, r.summary.mean,
                          *r.summary.stddev, r.summary.cv_pct ? fmt::format("{:.2f}", *r.summary.cv_pct) : kDash);
     }
   }

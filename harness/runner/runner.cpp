@@ -118,7 +118,7 @@ class Loop {
         throw ParseError(fmt::format("condition '{}': {} reported {} {}: not a finite number", cond.name, m.name,
                                      metric.value, metric.unit));
     records::Sample s = records::sample_of(cond.name, m);
-    s.index = counts_[{cond.name, m.benchmark}]++;
+    s.index = counts_[{cond.name, m.name}]++;
     s.warmup = s.index < e_.benchmark.warmup;
     s.invocation = invocation;
     s.elapsed_seconds = clock_.elapsed().count();
@@ -134,8 +134,8 @@ class Loop {
     measured_.samples.push_back(s);
     observer_.sample(s);
     ++delivered_;
-    if (first_benchmark_.empty()) first_benchmark_ = s.benchmark;
-    if (!s.warmup && s.benchmark == first_benchmark_) ++done_;
+    if (first_benchmark_.empty()) first_benchmark_ = s.name;
+    if (!s.warmup && s.name == first_benchmark_) ++done_;
     observer_.progress(done_, total_, s);
   }
 
@@ -226,7 +226,7 @@ class Loop {
   // pattern matches is unknown until the first invocation prints.
   std::size_t total_ = 0, done_ = 0;
   std::string first_benchmark_;
-  std::map<std::pair<std::string, std::string>, int> counts_;  // (condition, benchmark) -> samples so far
+  std::map<std::pair<std::string, std::string>, int> counts_;  // (condition, full name) -> samples so far
 };
 
 }  // namespace

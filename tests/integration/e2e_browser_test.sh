@@ -79,10 +79,12 @@ marks() {  # marks KIND BENCHMARK: data-sample elements in that plot
     inside { n++ }
     END { print plots + 0, n + 0 }'
 }
-benchmarks=$(sed -E 's/.*"benchmark":"([^"]*)".*/\1/' "$src/samples.jsonl" | sort -u)
-[[ $(echo "$benchmarks" | wc -l) -eq 2 ]] || fail "expected 2 benchmarks in the fixture"
+# Benchmarks are keyed by their full name (with the GOMAXPROCS suffix): idle and noisy ran the
+# -2 names, pinned (one CPU) the unsuffixed ones: 4 benchmarks.
+benchmarks=$(sed -E 's/.*"name":"([^"]*)".*/\1/' "$src/samples.jsonl" | sort -u)
+[[ $(echo "$benchmarks" | wc -l) -eq 4 ]] || fail "expected 4 benchmark names in the fixture"
 for b in $benchmarks; do
-  want=$(grep -c "\"benchmark\":\"$b\"" "$src/samples.jsonl")
+  want=$(grep -c "\"name\":\"$b\"" "$src/samples.jsonl")
   for kind in strip run-order; do
     read -r plots got < <(marks "$kind" "$b")
     [[ $plots -eq 1 ]] || fail "$kind plot of $b: found $plots plots, expected 1"

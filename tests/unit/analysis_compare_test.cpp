@@ -76,7 +76,7 @@ TEST_CASE("compare: the demo's idle vs noisy line reads like benchstat's") {
                                          demo_settings());
   CHECK_FALSE(t.matched_by_condition_name);
   REQUIRE(t.rows.size() == 3);  // sec/op, B/op, allocs/op
-  const auto& r = row(t, "BenchmarkMakeBuffer_Correct", "ns/op");
+  const auto& r = row(t, "BenchmarkMakeBuffer_Correct-16", "ns/op");
   CHECK(r.compared);
   CHECK(r.label == analysis::Label::unknown);
   CHECK(r.old_side.summary.n == 20);
@@ -104,32 +104,36 @@ TEST_CASE("compare: the demo's idle vs noisy line reads like benchstat's") {
   check_golden("compare.demo.json", json(t).dump(2) + "\n");
 
   // All-equal secondary metrics: no test, p = 1, "~", identical samples are equivalent.
-  const auto& b = row(t, "BenchmarkMakeBuffer_Correct", "B/op");
+  const auto& b = row(t, "BenchmarkMakeBuffer_Correct-16", "B/op");
   CHECK(b.test.p == 1.0);
   CHECK_FALSE(b.significant);
   CHECK(b.verdict == stats::Verdict::equivalent);
   CHECK(text.find("MakeBuffer_Correct-16  64.00 ± 0%  64.00 ± 0%  ~ (p=1.000 n=20)  equivalent\n") != std::string::npos);
 }
 
-TEST_CASE("compare: the committed go test captures (3 vs 4 samples, GOMAXPROCS mix, a one-sided benchmark)") {
+TEST_CASE("compare: rows are keyed by the full name: GOMAXPROCS values are never pooled") {
   analysis::CompareSettings st;
   st.old_name = "makebuffer_benchmem_count3.txt";
   st.new_name = "makebuffer_cpu_1_2.txt";
+  // Old ran BenchmarkMakeBuffer_Correct-2 3 times; new ran it 2 times under GOMAXPROCS=2 and twice
+  // under GOMAXPROCS=1 (printed without a suffix): a row of its own, present on the new side only.
   const auto t = analysis::compare_samples(gotest_samples("count3", "gotest/makebuffer_benchmem_count3.txt"),
                                          gotest_samples("cpu12", "gotest/makebuffer_cpu_1_2.txt"), st);
-  const auto& r = row(t, "BenchmarkMakeBuffer_Correct", "ns/op");
+  const auto& r = row(t, "BenchmarkMakeBuffer_Correct-2", "ns/op");
   CHECK(r.old_side.summary.n == 3);
-  CHECK(r.new_side.summary.n == 4);
-  CHECK(r.test.u == 9.0);
-  CHECK(r.test.p == doctest::Approx(2.0 / 5.0).epsilon(1e-12));  // enumeration of the 35 splits
-  CHECK_FALSE(r.hl->bounded);
+  CHECK(r.new_side.summary.n == 2);
+  CHECK(r.old_side.procs == std::vector<int>{2});
+  CHECK(r.new_side.procs == std::vector<int>{2});
+  CHECK(r.test.u == 4.0);
+  CHECK(r.test.p == doctest::Approx(4.0 / 5.0).epsilon(1e-12));  // enumeration of the 10 splits
   CHECK(r.verdict == stats::Verdict::inconclusive);
-  REQUIRE(t.only_old.size() == 1);
-  CHECK(t.only_old[0] == "count3: BenchmarkMakeBuffer_DCE");
+  for (const auto& x : t.rows) CHECK(x.benchmark != "BenchmarkMakeBuffer_Correct");  // never matched with -2
+  CHECK(t.only_old == std::vector<std::string>{"count3: BenchmarkMakeBuffer_DCE-2"});
+  CHECK(t.only_new == std::vector<std::string>{"cpu12: BenchmarkMakeBuffer_Correct"});
   const std::string text = render::compare_text(t);
-  CHECK(text.find("GOMAXPROCS differs (2 vs 1,2)") != std::string::npos);
+  CHECK(text.find("GOMAXPROCS differs") == std::string::npos);  // nothing pooled, nothing to warn about
   CHECK(r.warnings.at(0) ==
-        "n=3 vs 4: the minimum attainable p is 0.0571 > 0.05: no difference can ever be significant at these "
+        "n=3 vs 2: the minimum attainable p is 0.2 > 0.05: no difference can ever be significant at these "
         "sizes (4 vs 4 is the least; 10 per side is the floor)");
   CHECK(max_columns(text) <= 80);
   check_golden("compare.gotest.txt", text);

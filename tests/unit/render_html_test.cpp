@@ -105,31 +105,35 @@ TEST_CASE(
   CHECK(html.find("<td class=\"num\">34.41 ± 79.3%</td>") != std::string::npos);
   CHECK(html.find(">2 outliers</abbr>, <abbr") != std::string::npos);
   CHECK(html.find("<dt>drift</dt><dd>lag-1 autocorrelation above 2/√n") != std::string::npos);
-  CHECK(html.find("<li>GOMAXPROCS differs between conditions (1, 2): compare CVs, not means</li>") !=
-        std::string::npos);
+  CHECK(html.find("<li>GOMAXPROCS differs between rows (1, 2): compare CVs, not means</li>") != std::string::npos);
 }
 
 TEST_CASE("render html: per benchmark a strip plot and a run-order plot with one mark per sample") {
   const std::string html = page(data_of({load_small()}));
+  // Rows are keyed by full name: idle and noisy ran BenchmarkX-2 (GOMAXPROCS 2), pinned to one CPU
+  // ran BenchmarkX (GOMAXPROCS 1): four benchmarks, each with its own plots.
+  CHECK(html.find("<h2>BenchmarkMakeBuffer_Correct-2 <small>") != std::string::npos);
+  CHECK(html.find("<h2>BenchmarkMakeBuffer_Correct <small>") != std::string::npos);
   for (const char* kind : {"data-plot=\"strip\"", "data-plot=\"run-order\""}) {
     const auto plots = svgs_with(html, kind);
-    REQUIRE(plots.size() == 2);
-    for (const auto& p : plots) {
-      CHECK(count(p, "data-sample=") == 27);  // 3 conditions x (8 kept + 1 warm-up)
-      CHECK(count(p, "data-warmup=\"true\"") == 3);
-      CHECK(count(p, "data-median=") == 3);
+    REQUIRE(plots.size() == 4);
+    for (std::size_t i = 0; i < plots.size(); ++i) {
+      const auto& p = plots[i];
+      const int conditions = i < 2 ? 2 : 1;  // -2: idle and noisy; no suffix: pinned
+      CHECK(count(p, "data-sample=") == 9 * conditions);  // 8 kept + 1 warm-up each
+      CHECK(count(p, "data-warmup=\"true\"") == conditions);
+      CHECK(count(p, "data-median=") == conditions);
       CHECK(p.find("role=\"img\"") != std::string::npos);
       CHECK(std::regex_search(p, std::regex("aria-labelledby=\"(p\\d[so])-t \\1-d\"")));
       CHECK(std::regex_search(p, std::regex("<title id=\"p\\d[so]-t\">BenchmarkMakeBuffer_")));
-      CHECK(std::regex_search(
-          p, std::regex("<desc id=\"p\\d[so]-d\">[^<]*idle: 8 samples plus 1 warm-up, median")));
+      CHECK(std::regex_search(p, std::regex("<desc id=\"p\\d[so]-d\">[^<]*: 8 samples plus 1 warm-up, median")));
     }
   }
   // Every sample's value is also text: a tooltip and a cell of the samples table.
   CHECK(html.find("<title>idle #0: 52.86 ns/op (warm-up, not in the statistics)</title>") !=
         std::string::npos);
   CHECK(html.find("<td class=\"num warm\">52.86 (warm-up)</td>") != std::string::npos);
-  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-ci=") == 3);
+  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-ci=") == 2);
 }
 
 TEST_CASE("render html: a paired design's variants get one series each (condition colour, variant shape)") {
@@ -139,9 +143,9 @@ TEST_CASE("render html: a paired design's variants get one series each (conditio
   const std::string html = page(data_of({s}));
   for (const char* kind : {"data-plot=\"strip\"", "data-plot=\"run-order\""}) {
     const auto plots = svgs_with(html, kind);
-    REQUIRE(plots.size() == 2);
-    CHECK(count(plots[0], "data-sample=") == 27);
-    CHECK(count(plots[0], "data-median=") == 4);  // idle · old, idle · new, noisy, pinned
+    REQUIRE(plots.size() == 4);
+    CHECK(count(plots[0], "data-sample=") == 18);
+    CHECK(count(plots[0], "data-median=") == 3);  // idle · old, idle · new, noisy
     CHECK(count(plots[0], "data-sample=\"idle/old#") == 5);
     CHECK(count(plots[0], "data-sample=\"idle/new#") == 4);
     CHECK(plots[0].find(">idle · old</text>") != std::string::npos);
@@ -230,7 +234,7 @@ TEST_CASE("render html: merged results show differences and say not comparable u
             "<tr class=\"moves\"><td>toolchain.go.version</td><td>go1.19.8</td><td>go1.22.0</td><td>b</td>"
             "<td>⚠ yes</td></tr>") != std::string::npos);
   CHECK(count(html, "<summary>Fingerprint of ") == 2);
-  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-sample=") == 54);
+  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-sample=") == 36);  // a and b: idle, noisy
   const std::string allowed = page(data_of({a, b}, true));
   CHECK(allowed.find("Not comparable") == std::string::npos);
   CHECK(allowed.find("Compared anyway (--allow-different-hosts)") != std::string::npos);

@@ -18,12 +18,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def gotest(path):
+    """(full name as printed, unit) -> values: rows are keyed as benchstat keys them."""
     out = {}
     for line in open(path):
-        m = re.match(r"^(Benchmark\S*?)(-\d+)?\s+\d+\s+(.*)$", line)
+        m = re.match(r"^(Benchmark\S*)\s+\d+\s+(.*)$", line)
         if not m:
             continue
-        f = m.group(3).split()
+        f = m.group(2).split()
         for v, u in zip(f[0::2], f[1::2]):
             out.setdefault((m.group(1), u), []).append(float(v))
     return out
@@ -130,12 +131,13 @@ def report(title, a, b):
 def main():
     idle = gotest(os.path.join(HERE, "idle.txt"))
     noisy = gotest(os.path.join(HERE, "noisy.txt"))
-    key = ("BenchmarkMakeBuffer_Correct", "ns/op")
+    key = ("BenchmarkMakeBuffer_Correct-16", "ns/op")
     report("demo idle vs noisy ns/op", idle[key], noisy[key])
 
     old = gotest(os.path.join(HERE, "..", "gotest", "makebuffer_benchmem_count3.txt"))
     new = gotest(os.path.join(HERE, "..", "gotest", "makebuffer_cpu_1_2.txt"))
-    report("count3 vs cpu_1_2 ns/op", old[key], new[key])
+    key = ("BenchmarkMakeBuffer_Correct-2", "ns/op")
+    report("count3 vs cpu_1_2 ns/op (GOMAXPROCS 2 on both sides)", old[key], new[key])
 
     report("asymmetric ties", [10, 10, 10, 10], [10, 10, 11, 12, 12, 12])
 
