@@ -65,6 +65,8 @@ struct Side {
   std::map<std::string, std::vector<std::string>> benchmarks;  // per condition, first-seen
   std::map<std::string, std::vector<std::string>> units;       // per condition, first-seen
   std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+  // Values that are not numbers (a Google Benchmark counter) are left out, and counted.
+  std::map<std::tuple<std::string, std::string, std::string>, int> not_numbers;
 };
 
 Side group_samples(std::span<const records::Sample> all, const std::vector<std::string>& order) {
@@ -77,6 +79,10 @@ Side group_samples(std::span<const records::Sample> all, const std::vector<std::
     const std::string name = display_name(s);
     add_unique(side.benchmarks[s.condition], name);
     for (const auto& m : s.metrics) {
+      if (!std::isfinite(m.value)) {
+        ++side.not_numbers[{s.condition, name, m.unit}];
+        continue;
+      }
       add_unique(side.units[s.condition], m.unit);
       auto& g = side.groups[{s.condition, name, m.unit}];
       g.values.push_back(m.value);
@@ -341,6 +347,10 @@ CompareTable compare_samples(std::span<const records::Sample> old_samples,
   if (!t.only_old.empty() || !t.only_new.empty()) {
     t.notes.push_back("the benchmark sets differ: geomeans cover the benchmarks present on both sides only");
   }
+  for (const auto& [side, name] : {std::pair{&old_side, &st.old_name}, std::pair{&new_side, &st.new_name}})
+    for (const auto& [key, count] : side->not_numbers)
+      t.notes.push_back(fmt::format("{}: {} / {} {}: {} value(s) not a number, left out", *name, std::get<0>(key),
+                                    std::get<1>(key), std::get<2>(key), count));
   return t;
 }
 

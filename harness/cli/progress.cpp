@@ -47,9 +47,8 @@ void Progress::condition_started(std::size_t index, std::size_t count, const mod
   condition_index_ = index;
   condition_count_ = count;
   condition_ = c.name;
-  condition_done_ = 0;
-  values_.clear();
-  if (quiet_) return;
+  // Announced once: an interleaved schedule comes back to it every turn.
+  if (quiet_ || !values_.emplace(index, std::vector<double>{}).second) return;
   std::string what = c.is_idle() ? "idle host" : "";
   if (c.spinners) what += fmt::format("{} spinner(s)", c.spinners->count);
   if (c.container) what += std::string(what.empty() ? "" : ", ") + "container";
@@ -63,11 +62,9 @@ void Progress::condition_finished(std::size_t, const records::ConditionRecord&) 
 }
 
 void Progress::progress(std::size_t done, std::size_t total, const records::Sample& latest) {
-  if (first_benchmark_.empty()) first_benchmark_ = latest.benchmark;
-  if (!latest.warmup && latest.benchmark == first_benchmark_) {
-    ++condition_done_;
-    values_.push_back(latest.metrics.front().value);
-  }
+  if (first_benchmark_.empty()) first_benchmark_ = latest.name;
+  std::vector<double>& values = values_[condition_index_];
+  if (!latest.warmup && latest.name == first_benchmark_) values.push_back(latest.metrics.front().value);
   if (quiet_) return;
   if (per_condition_ == 0 && condition_count_ > 0) per_condition_ = total / condition_count_;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -75,7 +72,7 @@ void Progress::progress(std::size_t done, std::size_t total, const records::Samp
   if (done > 0 && total >= done)
     left = "~" + text::clock(elapsed / static_cast<double>(done) * static_cast<double>(total - done));
   const auto& m = latest.metrics.front();
-  const auto cv = running_cv(values_);
+  const auto cv = running_cv(values);
   std::string cv_text = cv ? fmt::format("CV {:.1f}%", *cv) : "CV —";
   if (color_ && cv) {
     // The band's colour: green excellent, cyan acceptable, yellow noisy, red do not trust.
@@ -87,8 +84,8 @@ void Progress::progress(std::size_t done, std::size_t total, const records::Samp
     cv_text = fmt::format("\033[{}m{}\033[0m", code, cv_text);
   }
   show(fmt::format("[{}/{} {}] {}/{}{}  {} {}  {} {}  elapsed {}  left {}", condition_index_ + 1, condition_count_,
-                   condition_, condition_done_, per_condition_, latest.warmup ? " warm-up" : "",
-                   text::format_value(m.value), m.unit, cv_text, sparkline(values_, 12), text::clock(elapsed), left));
+                   condition_, values.size(), per_condition_, latest.warmup ? " warm-up" : "",
+                   text::format_value(m.value), m.unit, cv_text, sparkline(values, 12), text::clock(elapsed), left));
 }
 
 void Progress::show(const std::string& line) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,9 +36,11 @@ class Progress : public pipeline::RunEvents {
   std::chrono::steady_clock::time_point start_;
   std::size_t condition_index_ = 0, condition_count_ = 0;
   std::string condition_;
-  std::size_t condition_done_ = 0, per_condition_ = 0;
+  std::size_t per_condition_ = 0;
   std::string first_benchmark_;
-  std::vector<double> values_;  // this condition's kept samples of the first benchmark
+  // Per condition, kept across its blocks (an interleaved schedule enters each condition many
+  // times): the kept samples of the first benchmark so far.
+  std::map<std::size_t, std::vector<double>> values_;
 };
 
 // "▁▃█▅": the last `width` values scaled between their min and max.

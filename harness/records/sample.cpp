@@ -1,5 +1,8 @@
 #include "records/sample.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
@@ -19,7 +22,9 @@ Sample sample_of(const std::string& condition, const model::Measurement& m) {
 
 void to_json(nlohmann::json& j, const Sample& s) {
   nlohmann::json metrics = nlohmann::json::array();
-  for (const auto& m : s.metrics) metrics.push_back({{"value", m.value}, {"unit", m.unit}});
+  for (const auto& m : s.metrics)
+    metrics.push_back({{"value", std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json(nullptr)},
+                       {"unit", m.unit}});
   j = {{"condition", s.condition},   {"benchmark", s.benchmark},   {"name", s.name},
        {"procs", s.procs},           {"index", s.index},           {"warmup", s.warmup},
        {"invocation", s.invocation}, {"iterations", s.iterations}, {"metrics", metrics},
@@ -43,8 +48,10 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.warmup = j.value("warmup", false);
     s.invocation = j.value("invocation", 0);
     s.iterations = j.value("iterations", std::int64_t{0});
+    // A counter that was not a number is written as null (JSON has no NaN) and read back as NaN.
     for (const auto& m : j.at("metrics"))
-      s.metrics.push_back({m.at("value").get<double>(), m.at("unit").get<std::string>()});
+      s.metrics.push_back({m.at("value").is_null() ? std::numeric_limits<double>::quiet_NaN() : m.at("value").get<double>(),
+                           m.at("unit").get<std::string>()});
     if (s.metrics.empty()) throw ParseError("sample: no metrics");
     s.variant = j.value("variant", "");
     s.repeat = j.value("repeat", -1);

@@ -38,8 +38,10 @@ Sample sample_of(const std::string& condition, const model::Measurement& measure
 
 // {"condition", "benchmark", "name", "procs", "index", "warmup", "invocation", "iterations",
 //  "metrics": [{"value", "unit"}], "elapsed_s", "utc"} plus, for the paired design, "variant",
-// "repeat", "pair", "order". from_json needs condition, benchmark and at least one metric
-// (throws ParseError) and defaults the rest.
+// "repeat", "pair", "order". A metric value that is not finite (a Google Benchmark counter) is
+// written as null and read back as NaN; the primary one never is (the runner refuses it).
+// from_json needs condition, benchmark and at least one metric (throws ParseError) and defaults
+// the rest.
 void to_json(nlohmann::json& j, const Sample& sample);
 void from_json(const nlohmann::json& j, Sample& sample);
 

@@ -166,11 +166,12 @@ std::string header(const Analysis& d, std::string_view generated_by) {
   return out;
 }
 
-std::string nav(const Analysis& d, const std::vector<std::string>& benchmarks, bool paired) {
+std::string nav(const Analysis& d, const std::vector<std::string>& benchmarks, bool paired, bool run_order) {
   std::string out = "<nav aria-label=\"contents\"><a href=\"#conditions\">Conditions</a>";
   for (std::size_t i = 0; i < benchmarks.size(); ++i)
     out += fmt::format("<a href=\"#b{}\">{}</a>", i, escape(benchmarks[i]));
   if (paired) out += "<a href=\"#paired\">Paired</a>";
+  if (run_order) out += "<a href=\"#run-order\">Run order</a>";
   if (d.merged) out += "<a href=\"#differences\">Differences</a>";
   out += "<a href=\"#fingerprint\">Fingerprint</a></nav>\n";
   return out;
@@ -566,12 +567,56 @@ std::string fingerprint_section(const Analysis& d) {
   return out + "</section>\n";
 }
 
+// ---- the run order ----
+
+std::string load_text(const std::optional<fingerprint::LoadReading>& load) {
+  if (!load) return std::string(kDash);
+  if (!load->value) return "unknown";
+  return fmt::format("{:.2f} ({} running)", load->value->one, load->value->running);
+}
+
+// Every block of every condition in the order it ran: an interleaved schedule's turns, what the
+// machine's load was when a condition was entered and once it had settled, and how much CPU the
+// spinners got. Nothing without run records (0.1 results have them; go test files do not).
+std::string run_order_section(const Analysis& d) {
+  std::string rows;
+  for (const auto& source : d.sources) {
+    if (!source.run) continue;
+    for (const auto& block : source.run->condition_records) {
+      std::string spinners(kDash);
+      std::optional<double> least;
+      for (const auto& load : block.spinner_load)
+        if (const auto share = load.share()) least = std::min(least.value_or(*share), *share);
+      if (least) spinners = fmt::format("{:.0f}% (of {:.0f}% possible)", 100 * *least, 100 * block.spinner_load.front().expected_share);
+      const std::string name = d.merged ? source.label + ":" + block.condition : block.condition;
+      rows += fmt::format(
+          "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td>"
+          "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+          block.block + 1, escape(name), escape(block.started_utc),
+          block.load_settled ? fmt::format("{:g} s", block.settle_seconds) : std::string(kDash),
+          escape(load_text(block.load_before)), escape(load_text(block.load_settled)), block.runs.size(),
+          escape(spinners));
+    }
+  }
+  if (rows.empty()) return "";
+  return "<section id=\"run-order\">\n<h2>Run order</h2>\n<p>Every block of a condition in the order it ran: "
+         "a condition was entered, allowed to settle (its spinners spinning), its load read, then sampled. "
+         "Samples right after another condition can inherit its disturbance; the settle time is there for "
+         "that. Spinners' CPU share is the least any spinner got while the benchmark ran.</p>\n"
+         "<div class=\"wide\"><table class=\"run-order\">\n<thead><tr><th scope=\"col\">#</th><th "
+         "scope=\"col\">condition</th><th scope=\"col\">entered (UTC)</th><th scope=\"col\">settle</th><th "
+         "scope=\"col\">1-min load at entry</th><th scope=\"col\">after settling</th><th "
+         "scope=\"col\">runs</th><th scope=\"col\">spinners' CPU share</th></tr></thead>\n<tbody>\n" +
+         rows + "</tbody>\n</table></div>\n</section>\n";
+}
+
 }  // namespace
 
 std::string html(const Analysis& d, std::string_view generated_by) {
   const auto styles = styles_of(d.table);
   const auto benchmarks = benchmarks_of(d.table);
   const std::string paired = paired_section(d);
+  const std::string run_order = run_order_section(d);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   // Nothing may be fetched: a report opened offline or attached to an issue looks the same.
   out +=
@@ -583,7 +628,7 @@ std::string html(const Analysis& d, std::string_view generated_by) {
   out += fmt::format("<title>{} — noisefloor report</title>\n<style>{}</style>\n</head>\n<body>\n",
                      escape(d.title()), kStyle);
   out += header(d, generated_by);
-  out += nav(d, benchmarks, !paired.empty());
+  out += nav(d, benchmarks, !paired.empty(), !run_order.empty());
   if (!d.comparable())
     out +=
         "<p class=\"banner\" role=\"alert\">Not comparable: the merged results come from different hosts or "
@@ -596,6 +641,7 @@ std::string html(const Analysis& d, std::string_view generated_by) {
   out += conditions_section(d, styles);
   for (std::size_t b = 0; b < benchmarks.size(); ++b) out += benchmark_section(d, benchmarks[b], b, styles);
   out += paired;
+  out += run_order;
   out += differences_section(d);
   out += fingerprint_section(d);
   out += fmt::format(

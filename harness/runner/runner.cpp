@@ -6,6 +6,8 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <set>
+#include <tuple>
 
 #include "model/errors.hpp"
 #include "parsers/gbench_json.hpp"
@@ -112,11 +114,16 @@ class Loop {
                                      e_.benchmark.metric));
       std::rotate(m.metrics.begin(), it, it + 1);
     }
-    // A sample that is not a finite number would poison every statistic of its row.
-    for (const auto& metric : m.metrics)
-      if (!std::isfinite(metric.value))
-        throw ParseError(fmt::format("condition '{}': {} reported {} {}: not a finite number", cond.name, m.name,
-                                     metric.value, metric.unit));
+    // A primary value that is not a finite number would poison every statistic of its row. Any
+    // other counter may be NaN or infinite (a rate over zero time): kept as not a number, said once.
+    if (!std::isfinite(m.metrics.front().value))
+      throw ParseError(fmt::format("condition '{}': {} reported {} {}: not a finite number", cond.name, m.name,
+                                   m.metrics.front().value, m.metrics.front().unit));
+    for (std::size_t i = 1; i < m.metrics.size(); ++i)
+      if (!std::isfinite(m.metrics[i].value) && flagged_.insert({cond.name, m.name, m.metrics[i].unit}).second)
+        measured_.warnings.push_back(fmt::format("condition '{}': {} reported {} {}: kept as not a number (only the "
+                                                 "primary metric must be finite)",
+                                                 cond.name, m.name, m.metrics[i].value, m.metrics[i].unit));
     records::Sample s = records::sample_of(cond.name, m);
     s.index = counts_[{cond.name, m.name}]++;
     s.warmup = s.index < e_.benchmark.warmup;
@@ -227,6 +234,7 @@ class Loop {
   std::size_t total_ = 0, done_ = 0;
   std::string first_benchmark_;
   std::map<std::pair<std::string, std::string>, int> counts_;  // (condition, full name) -> samples so far
+  std::set<std::tuple<std::string, std::string, std::string>> flagged_;  // non-finite counters said once
 };
 
 }  // namespace

@@ -2,6 +2,9 @@
 // wrote (tests/data/results/*: small from an early 0.1, paired-0.1 and docker-0.1 from the last).
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "model/errors.hpp"
 #include "records/fingerprint.hpp"
 #include "records/run.hpp"
@@ -178,4 +181,17 @@ TEST_CASE("records: a fingerprint without an engine says why; unknown parts are 
   CHECK(records::Fingerprint{}.host_line() == "unknown host");
   CHECK_THROWS_AS(json({{"doctor", {{"grade", "great"}}}}).get<records::Fingerprint>(), ParseError);
   CHECK_THROWS_AS(json({{"schema_version", 9}}).get<records::Fingerprint>(), ParseError);
+}
+
+TEST_CASE("records: a counter that is not a number is written as null and read back as NaN") {
+  records::Sample s;
+  s.condition = "idle";
+  s.benchmark = s.name = "BM_Rate";
+  s.metrics = {{12.5, "ns/op"}, {std::numeric_limits<double>::quiet_NaN(), "items_per_second"}};
+  const nlohmann::json j = s;
+  CHECK(j["metrics"][1]["value"].is_null());
+  const auto back = nlohmann::json::parse(j.dump()).get<records::Sample>();
+  CHECK(back.metrics[0].value == 12.5);
+  CHECK(std::isnan(back.metrics[1].value));
+  CHECK(back.metrics[1].unit == "items_per_second");
 }

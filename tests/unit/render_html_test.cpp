@@ -299,3 +299,43 @@ TEST_CASE("svg: markers, shapes and palette") {
         "<rect x=\"5.5\" y=\"5.5\" width=\"9\" height=\"9\" fill=\"#fff\" stroke=\"#000\" "
         "stroke-width=\"1.6\"/>");
 }
+
+TEST_CASE("render html: the run order lists every block as it ran, settled load and spinner share") {
+  auto r = load_small();
+  // An interleaved run: idle, noisy, idle, noisy, each settled 1 s, noisy's spinner got 48% of a CPU.
+  std::vector<records::ConditionRecord> blocks;
+  for (int b = 0; b < 4; ++b) {
+    records::ConditionRecord c;
+    c.condition = b % 2 == 0 ? "idle" : "noisy";
+    c.block = b;
+    c.started_utc = fmt::format("2026-11-30T05:00:0{}.000Z", b);
+    c.settle_seconds = 1;
+    c.load_before.value = fingerprint::LoadAverage{0.5 + b, 0, 0, 1 + b, 100};
+    c.load_settled = fingerprint::LoadReading{fingerprint::LoadAverage{0.75 + b, 0, 0, 2, 100}, ""};
+    c.runs.resize(2);
+    if (b % 2 == 1) {
+      records::SpinnerLoad load;
+      load.pid = 42;
+      load.cpu_seconds = 0.48;
+      load.wall_seconds = 1.0;
+      load.expected_share = 1.0;
+      c.spinner_load = {load};
+    }
+    blocks.push_back(c);
+  }
+  r.run->condition_records = blocks;
+  const std::string html = page(data_of({r}));
+  CHECK(html.find("<a href=\"#run-order\">Run order</a>") != std::string::npos);
+  const auto at = [&](const std::string& needle) { return html.find(needle); };
+  const auto first = at("<tr><td class=\"num\">1</td><td>idle</td><td>2026-11-30T05:00:00.000Z</td><td class=\"num\">1 "
+                        "s</td><td>0.50 (1 running)</td><td>0.75 (2 running)</td><td class=\"num\">2</td><td>—</td></tr>");
+  const auto second = at("<tr><td class=\"num\">2</td><td>noisy</td><td>2026-11-30T05:00:01.000Z</td><td class=\"num\">1 "
+                         "s</td><td>1.50 (2 running)</td><td>1.75 (2 running)</td><td class=\"num\">2</td><td>48% (of "
+                         "100% possible)</td></tr>");
+  const auto fourth = at("<tr><td class=\"num\">4</td><td>noisy</td>");
+  REQUIRE(first != std::string::npos);
+  REQUIRE(second != std::string::npos);
+  REQUIRE(fourth != std::string::npos);
+  CHECK(first < second);
+  CHECK(second < fourth);
+}

@@ -2,6 +2,8 @@
 // the machine, what it records, how it fails, and time (budgets, cool-downs, sample times).
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
@@ -401,4 +403,41 @@ TEST_CASE("runner: a sample that is not a finite number is an error naming it") 
   CHECK_THROWS_WITH_AS(runner::run(e, p, env, clock, obs, nullptr, m),
                        "condition 'idle': BenchmarkX-2 reported inf ns/op: not a finite number", ParseError);
   CHECK(m.samples.empty());
+}
+
+TEST_CASE("runner: a counter that is not a number is kept as NaN and said once; the primary must be finite") {
+  // Google Benchmark prints a rate over zero time as NaN: only the metric the statistics use matters.
+  struct NanEnv : conditions::Environment {
+    struct Scope : conditions::ConditionScope {
+      conditions::InvocationOutput run(const conditions::Invocation&, const model::LineCallback& on_line,
+                                       const model::Cancelled&) override {
+        on_line("BenchmarkX-2\t100\t12.5 ns/op\tNaN items/s");
+        on_line("BenchmarkX-2\t100\t12.7 ns/op\tNaN items/s");
+        conditions::InvocationOutput out;
+        out.exit_code = 0;
+        return out;
+      }
+      void finish() override {}
+      records::ConditionSetup setup() const override { return {}; }
+    };
+    std::unique_ptr<conditions::ConditionScope> enter(const model::Condition&) override {
+      return std::make_unique<Scope>();
+    }
+    fingerprint::LoadReading load() override { return {}; }
+  } env;
+  auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  e.conditions.resize(1);
+  FakeClock clock;
+  Collect obs;
+  const auto m = run(e, env, clock, obs);
+  REQUIRE(m.samples.size() == 2);
+  CHECK(m.samples[0].metrics.front().value == 12.5);
+  CHECK(std::isnan(m.samples[0].metrics[1].value));
+  CHECK(m.warnings == std::vector<std::string>{"condition 'idle': BenchmarkX-2 reported nan items/s: kept as not a "
+                                               "number (only the primary metric must be finite)"});
+  // Asking for the NaN counter as the primary metric makes it an error.
+  e.benchmark.metric = "items/s";
+  Collect obs2;
+  CHECK_THROWS_WITH_AS(run(e, env, clock, obs2),
+                       "condition 'idle': BenchmarkX-2 reported nan items/s: not a finite number", ParseError);
 }
