@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "fingerprint/doctor.hpp"
+
 namespace noisefloor::analysis {
 
 std::string_view to_string(Label label) {
@@ -34,19 +36,16 @@ Label condition_label(const records::Result& result, const std::string& conditio
       }
     }
   }
-  // The doctor's verdict at run start decides when there is one; the raw 1-minute average,
-  // which lags by minutes, only stands in for fingerprints without a doctor.
+  // The load rule (fingerprint::judge_load, the doctor's own) on the reading taken when the run
+  // started: BAD means every CPU was already busy with other work.
   const records::Fingerprint& fp = result.fingerprint;
-  if (fp.doctor) {
-    recorded = true;
-    for (const auto& f : fp.doctor->findings)
-      if (f.topic == "load" && f.level == fingerprint::Level::bad) return contended("doctor: " + f.message);
-    if (fp.doctor->grade == fingerprint::Grade::not_ready) return contended("doctor: not ready");
-  } else if (const auto load = fp.host_load()) {
+  if (const auto load = fp.host_load()) {
     recorded = true;
     const auto cpus = fp.host.number("cpu.logical");
-    if (cpus && *cpus > 0 && load->one >= *cpus)
-      return contended(fmt::format("1-minute load {:.2f} on {:g} CPUs", load->one, *cpus));
+    if (cpus && *cpus > 0) {
+      const fingerprint::LoadJudgement j = fingerprint::judge_load(*load, *cpus);
+      if (j.level == fingerprint::Level::bad) return contended(j.what);
+    }
   }
   if (reason) *reason = recorded ? "" : "no load record";
   return recorded ? Label::measured_clean : Label::unknown;

@@ -20,12 +20,11 @@ inline constexpr const char* kContendedPaired = "CONTENDED-PAIRED";
 inline constexpr const char* kContended = "CONTENDED";
 
 // The label of one condition of a result, for an unpaired comparison (never CONTENDED-PAIRED):
-// CONTENDED when the condition's record has spinners, or the doctor's verdict at run start
-// found load (a BAD "load" finding, or the grade "not ready"); for fingerprints without a
-// doctor, when the 1-minute load average was at or above the logical CPUs (the doctor's BAD
-// rule). MEASURED-clean when none of this, and the run recorded the condition or the
-// fingerprint recorded the load; UNKNOWN when nothing is recorded. `reason` (optional) says
-// why, e.g. "2 spinners".
+// CONTENDED when the condition's record has spinners, or when the load rule
+// (fingerprint::judge_load, the doctor's) says BAD for the load read when the run started.
+// MEASURED-clean when none of this, and the run recorded the condition or the fingerprint
+// recorded the load; UNKNOWN when nothing is recorded. `reason` (optional) says why, e.g.
+// "2 spinners" or the rule's reading.
 Label condition_label(const records::Result& result, const std::string& condition, std::string* reason = nullptr);
 
 }  // namespace noisefloor::analysis

@@ -118,22 +118,20 @@ class Doctor {
     const json* v = need("load", "load");
     const auto cpus = logical();
     if (v == nullptr || !cpus || *cpus <= 0) return;
-    const double one = v->value("one", 0.0);
-    // Runnable right now, not counting the process that is looking (noisefloor itself). The
-    // 1-minute average lags by minutes — e.g. behind a run's own spinners — so it alone only warns.
-    const int others = std::max(0, v->value("running", 1) - 1);
+    LoadAverage load;
+    load.one = v->value("one", 0.0);
+    load.running = v->value("running", 1);
+    const LoadJudgement j = judge_load(load, *cpus);
     const std::string fix = "top -o %CPU   # then stop the busy processes it lists";
-    const std::string what = fmt::format("{} other runnable task(s) now, 1-minute load average {:.2f}, on {} logical CPUs",
-                                         others, one, *cpus);
-    if (others >= *cpus) {
-      add(Level::bad, "load", what + ": every CPU is already busy; results would measure the other work", fix);
-    } else if (others > 0 || one >= kLoadWarnFraction * *cpus) {
+    if (j.level == Level::bad) {
+      add(Level::bad, "load", j.what + ": every CPU is already busy; results would measure the other work", fix);
+    } else if (j.level == Level::warn) {
       add(Level::warn, "load",
-          what + (others > 0 ? ": other processes compete for the CPUs"
-                             : ": the machine was busy within the last minute; let it settle"),
+          j.what + (j.others > 0 ? ": other processes compete for the CPUs"
+                                 : ": the machine was busy within the last minute; let it settle"),
           fix);
     } else {
-      add(Level::ok, "load", what);
+      add(Level::ok, "load", j.what);
     }
   }
 
@@ -369,6 +367,18 @@ class Doctor {
 };
 
 }  // namespace
+
+LoadJudgement judge_load(const LoadAverage& load, double cpus) {
+  LoadJudgement j;
+  j.others = std::max(0, load.running - 1);
+  j.what = fmt::format("{} other runnable task(s) now, 1-minute load average {:.2f}, on {:g} logical CPUs", j.others,
+                       load.one, cpus);
+  if (cpus > 0 && j.others >= cpus)
+    j.level = Level::bad;
+  else if (j.others > 0 || load.one >= kLoadWarnFraction * cpus)
+    j.level = Level::warn;
+  return j;
+}
 
 DoctorReport diagnose(const FactTree& host, const std::optional<EngineFacts>& engine,
                       const std::vector<int>& experiment_cpus) {

@@ -7,7 +7,7 @@
 //   "virtualization"  VM -> WARN (hypervisor named), grade at best limited
 //   "docker-desktop"  engine OperatingSystem contains "Docker Desktop" -> WARN, at best limited
 //   "container"       noisefloor itself runs in a container -> WARN
-//   "load"            1-min load >= logical CPUs -> BAD; >= kLoadWarnFraction of them -> WARN
+//   "load"            the load rule below (judge_load)
 //   "governor"        not "performance" on every CPU -> WARN (cpupower / sysfs fix)
 //   "turbo"           on -> WARN (the exact sysfs write for the file that was read)
 //   "smt"             active -> WARN (echo off > /sys/devices/system/cpu/smt/control)
@@ -62,6 +62,21 @@ struct DoctorReport {
 
 // A 1-minute load average at or above this fraction of the logical CPUs is a WARN.
 inline constexpr double kLoadWarnFraction = 0.25;
+
+// The load rule: the one judgement of how busy the machine is, behind the doctor's "load" finding
+// and the label of every condition in `run`, `cv`, `report` and `compare` (analysis/labels.hpp,
+// CONTENDED when it says BAD). From one /proc/loadavg reading:
+//   others = runnable tasks now − 1 (the process reading it: noisefloor)
+//   BAD    others ≥ logical CPUs: every CPU is already busy with other work
+//   WARN   others > 0, or the 1-minute average ≥ kLoadWarnFraction × logical CPUs (the average
+//          lags by minutes, e.g. behind a previous run's spinners, so alone it only warns)
+//   OK     otherwise
+struct LoadJudgement {
+  Level level = Level::ok;
+  int others = 0;
+  std::string what;  // "3 other runnable task(s) now, 1-minute load average 2.50, on 2 logical CPUs"
+};
+LoadJudgement judge_load(const LoadAverage& load, double logical_cpus);
 
 DoctorReport diagnose(const FactTree& host, const std::optional<EngineFacts>& engine,
                       const std::vector<int>& experiment_cpus);

@@ -7,6 +7,7 @@
 #include "parsers/gotest.hpp"
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
+#include "fingerprint/doctor.hpp"
 #include "render/compare.hpp"
 #include "test_support.hpp"
 #include "text/units.hpp"
@@ -224,8 +225,14 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   const json run = {{"condition_records",
                      {{{"condition", "idle"}, {"setup", json::object()}},
                       {{"condition", "noisy"}, {"setup", {{"spinners", {{"count", 2}, {"cpus", "unpinned"}}}}}}}}};
-  const json calm = {{"host", {{"load", {{"value", {{"one", 0.5}}}}}, {"cpu", {{"logical", {{"value", 2}}}}}}}};
-  const json busy = {{"host", {{"load", {{"value", {{"one", 2.5}}}}}, {"cpu", {{"logical", {{"value", 2}}}}}}}};
+  // One load rule (fingerprint::judge_load, the doctor's): runnable tasks other than the reader
+  // at or above the logical CPUs is CONTENDED; the lagging 1-minute average alone never is.
+  const auto host = [](double one, int running) {
+    return json{{"host", {{"load", {{"value", {{"one", one}, {"running", running}}}}}, {"cpu", {{"logical", {{"value", 2}}}}}}}};
+  };
+  const json calm = host(0.5, 1);
+  const json busy = host(2.5, 3);       // 2 others on 2 CPUs
+  const json lagging = host(2.5, 1);    // a busy minute behind, nothing runnable now
   const auto result = [](const json& run_json, const json& fp) {
     records::Result r;
     if (!run_json.is_null()) r.run = run_json.get<records::RunRecord>();
@@ -237,14 +244,17 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   CHECK(analysis::condition_label(result(run, calm), "noisy", &why) == analysis::Label::contended);
   CHECK(why == "2 spinners");
   CHECK(analysis::condition_label(result(run, busy), "idle", &why) == analysis::Label::contended);
-  CHECK(why == "1-minute load 2.50 on 2 CPUs");
-  // The doctor's verdict outranks the lagging 1-minute average.
-  const json doctor = {{"doctor", {{"grade", "limited"}, {"findings", {{{"topic", "load"}, {"level", "BAD"}, {"message", "m"}}}}}}};
-  CHECK(analysis::condition_label(result(nullptr, doctor), "idle", &why) == analysis::Label::contended);
-  CHECK(why == "doctor: m");
-  json calm_doctor = busy;
-  calm_doctor["doctor"] = {{"grade", "limited"}, {"findings", json::array()}};
-  CHECK(analysis::condition_label(result(nullptr, calm_doctor), "idle", &why) == analysis::Label::measured_clean);
+  CHECK(why == "2 other runnable task(s) now, 1-minute load average 2.50, on 2 logical CPUs");
+  CHECK(analysis::condition_label(result(run, lagging), "idle", &why) == analysis::Label::measured_clean);
+  // The same rule as the doctor's finding on the same reading.
+  fingerprint::LoadAverage reading;
+  reading.one = 2.5;
+  reading.running = 3;
+  CHECK(fingerprint::judge_load(reading, 2).level == fingerprint::Level::bad);
+  reading.running = 1;
+  CHECK(fingerprint::judge_load(reading, 2).level == fingerprint::Level::warn);
+  reading.one = 0.2;
+  CHECK(fingerprint::judge_load(reading, 2).level == fingerprint::Level::ok);
   CHECK(analysis::condition_label(result(nullptr, {{"gotest", {{"cpu", "x"}}}}), "f", &why) ==
         analysis::Label::unknown);
   CHECK(why == "no load record");
