@@ -5,8 +5,10 @@
 //
 //	BenchmarkRatioLoop	1	<nanoseconds> ns/op
 //
-// The true ratio of -loops=3 to -loops=1 is 3.000; what a harness reports is a measure of how
-// well it cancels the noise of the machine.
+// The true ratio of -loops=3 to -loops=1 is 3.000 by instruction count (scripts/ratio-truth.sh
+// counts the timed region under valgrind: 2.999999 with the timing calls, the loop exactly 3);
+// what a harness reports beyond that is a measure of how well it cancels the noise of the
+// machine.
 package main
 
 import (
