@@ -10,6 +10,7 @@ packages=(
   libboost-dev libboost-filesystem-dev libboost-math-dev
   libfmt-dev libcli11-dev doctest-dev
   golang-go docker.io
+  libbenchmark-dev   # a real Google Benchmark program in the end-to-end tests
 )
 # Headless Chromium for the report's browser test: always in CI, on request elsewhere
 # (NOISEFLOOR_WITH_BROWSER=1); without it that one test is skipped outside CI.
