@@ -62,9 +62,9 @@ void Progress::condition_finished(std::size_t, const records::ConditionRecord&) 
 }
 
 void Progress::progress(std::size_t done, std::size_t total, const records::Sample& latest) {
-  if (first_benchmark_.empty()) first_benchmark_ = latest.name;
+  const std::string& first = first_benchmark_.emplace(condition_index_, latest.name).first->second;
   std::vector<double>& values = values_[condition_index_];
-  if (!latest.warmup && latest.name == first_benchmark_) values.push_back(latest.metrics.front().value);
+  if (!latest.warmup && latest.name == first) values.push_back(latest.metrics.front().value);
   if (quiet_) return;
   if (per_condition_ == 0 && condition_count_ > 0) per_condition_ = total / condition_count_;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

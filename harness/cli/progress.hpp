@@ -37,9 +37,9 @@ class Progress : public pipeline::RunEvents {
   std::size_t condition_index_ = 0, condition_count_ = 0;
   std::string condition_;
   std::size_t per_condition_ = 0;
-  std::string first_benchmark_;
   // Per condition, kept across its blocks (an interleaved schedule enters each condition many
-  // times): the kept samples of the first benchmark so far.
+  // times): the benchmark it counts (the first the condition printed) and its kept samples so far.
+  std::map<std::size_t, std::string> first_benchmark_;
   std::map<std::size_t, std::vector<double>> values_;
 };
 

@@ -279,7 +279,8 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   results::RunDirectory dir(o.results_root, e.name);
   dir.write("experiment.yaml", e.source_text);
   dir.write(fp);
-  for (const auto line : text::lines(render::key_facts(fp))) events.note(std::string(line));
+  const std::string facts = render::key_facts(fp);  // lines() views it: it must outlive the loop
+  for (const auto line : text::lines(facts)) events.note(std::string(line));
   events.note(fmt::format("results: {}", dir.path().string()));
 
   const plan::Plan plan = plan::plan(e);

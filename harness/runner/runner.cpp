@@ -141,8 +141,10 @@ class Loop {
     measured_.samples.push_back(s);
     observer_.sample(s);
     ++delivered_;
-    if (first_benchmark_.empty()) first_benchmark_ = s.name;
-    if (!s.warmup && s.name == first_benchmark_) ++done_;
+    // Progress counts one benchmark per condition: the first one it printed (a condition pinned to
+    // one CPU prints BenchmarkX where another prints BenchmarkX-2).
+    const std::string& first = first_benchmark_.emplace(s.condition, s.name).first->second;
+    if (!s.warmup && s.name == first) ++done_;
     observer_.progress(done_, total_, s);
   }
 
@@ -232,7 +234,7 @@ class Loop {
   // Progress counts kept samples of the first benchmark: how many benchmarks a -test.bench
   // pattern matches is unknown until the first invocation prints.
   std::size_t total_ = 0, done_ = 0;
-  std::string first_benchmark_;
+  std::map<std::string, std::string> first_benchmark_;  // condition -> the name progress counts
   std::map<std::pair<std::string, std::string>, int> counts_;  // (condition, full name) -> samples so far
   std::set<std::tuple<std::string, std::string, std::string>> flagged_;  // non-finite counters said once
 };

@@ -37,7 +37,8 @@ class Observer {
   virtual void sample(const records::Sample& s) = 0;  // must persist it before returning
   virtual void condition_started(std::size_t /*index*/, std::size_t /*count*/, const model::Condition& /*c*/) {}
   virtual void condition_finished(std::size_t /*index*/, const records::ConditionRecord& /*record*/) {}
-  // Kept samples of the first benchmark done so far and in total over the whole run.
+  // Kept samples so far and in total over the whole run, counting in each condition the first
+  // benchmark it printed.
   virtual void progress(std::size_t /*done*/, std::size_t /*total*/, const records::Sample& /*latest*/) {}
 };
 

@@ -93,6 +93,19 @@ TEST_CASE("config: interleaved defaults to one sample per run") {
   CHECK(e.conditions[1].nice == 10);
 }
 
+TEST_CASE("config: settle defaults to 1 s; metric wall and cpu name a command's figures") {
+  const auto parse = [](const std::string& yaml) { return config::parse_experiment(yaml, "x.yaml", {}); };
+  CHECK(parse("name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\n").settle.count() == 1.0);
+  CHECK(parse("name: t\nbenchmark: {command: [./b]}\nsettle: 250ms\nconditions: [{name: a}]\n").settle.count() ==
+        0.25);
+  CHECK(parse("name: t\nbenchmark: {command: [./b], format: command, metric: cpu}\nconditions: [{name: a}]\n")
+            .benchmark.metric == "cpu-sec/op");
+  CHECK(parse("name: t\nbenchmark: {command: [./b], format: command, metric: wall}\nconditions: [{name: a}]\n")
+            .benchmark.metric == "sec/op");
+  CHECK(parse("name: t\nbenchmark: {command: [./b], format: command, metric: sys-sec/op}\nconditions: [{name: a}]\n")
+            .benchmark.metric == "sys-sec/op");
+}
+
 TEST_CASE("config: bad files give file:line:col and what to do") {
   struct Case {
     std::string yaml;
@@ -172,6 +185,19 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "schedule: interleaved; use a number such as 1"},
       {"name: t\nbenchmark: {command: [./b], env: {1X: y}}\nconditions: [{name: a}]\n",
        "x.yaml:2:35: benchmark.env: \"1X\" is not a valid environment variable name"},
+      {"name: t\nbenchmark: {command: [./b], metric: cpu}\nconditions: [{name: a}]\n",
+       "x.yaml:2:37: benchmark.metric: \"cpu\" is for format: command; name one of the units the benchmark "
+       "prints, such as ns/op"},
+      {"name: t\nbenchmark: {command: [./b], format: command, metric: ns/op}\nconditions: [{name: a}]\n",
+       "x.yaml:2:54: benchmark.metric: a command measures wall or cpu (or sec/op, cpu-sec/op, user-sec/op, "
+       "sys-sec/op), got \"ns/op\""},
+      {"name: t\nbenchmark: {command: [./b], format: command}\nconditions:\n  - name: a\n    container: {image: "
+       "alpine}\n",
+       "x.yaml:5:24: conditions[0].container.image: format: command is timed inside the container by "
+       "noisefloor's probe, which only image: auto has; use image: auto (a named image would time Docker's "
+       "container lifecycle, not the command)"},
+      {"name: t\nbenchmark: {command: [./b]}\nsettle: soon\nconditions: [{name: a}]\n",
+       "x.yaml:3:9: settle: expected a duration such as 30s, 10m or 1.5s, got \"soon\""},
   };
   for (const Case& c : cases) {
     CAPTURE(c.yaml);

@@ -405,6 +405,38 @@ TEST_CASE("runner: a sample that is not a finite number is an error naming it") 
   CHECK(m.samples.empty());
 }
 
+TEST_CASE("runner: progress counts each condition's own first benchmark (GOMAXPROCS differs by condition)") {
+  // idle prints BenchmarkX-2, pinned (one CPU) BenchmarkX: progress must reach its total.
+  struct ProcsEnv : conditions::Environment {
+    struct Scope : conditions::ConditionScope {
+      std::string name;
+      explicit Scope(std::string n) : name(std::move(n)) {}
+      conditions::InvocationOutput run(const conditions::Invocation& inv, const model::LineCallback& on_line,
+                                       const model::Cancelled&) override {
+        const int count = std::stoi(inv.argv.back().substr(std::string("-test.count=").size()));
+        for (int i = 0; i < count; ++i)
+          on_line(name == "idle" ? "BenchmarkX-2\t100\t12.5 ns/op" : "BenchmarkX\t100\t20.5 ns/op");
+        conditions::InvocationOutput out;
+        out.exit_code = 0;
+        return out;
+      }
+      void finish() override {}
+      records::ConditionSetup setup() const override { return {}; }
+    };
+    std::unique_ptr<conditions::ConditionScope> enter(const model::Condition& c) override {
+      return std::make_unique<Scope>(c.name);
+    }
+    fingerprint::LoadReading load() override { return {}; }
+  } env;
+  auto e = experiment(model::Schedule::sequential, 3, 0, 0);
+  e.conditions[1].name = "pinned";
+  FakeClock clock;
+  Collect obs;
+  run(e, env, clock, obs);
+  REQUIRE(obs.samples.size() == 6);
+  CHECK(obs.progress_seen.back() == std::pair<std::size_t, std::size_t>{6, 6});
+}
+
 TEST_CASE("runner: a counter that is not a number is kept as NaN and said once; the primary must be finite") {
   // Google Benchmark prints a rate over zero time as NaN: only the metric the statistics use matters.
   struct NanEnv : conditions::Environment {
