@@ -317,17 +317,22 @@ ProbeReport parse_probe_report(std::string_view text, std::string_view tag) {
     std::string_view line = line_with_newline;
     if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
 
-    if (phase != Phase::probe && !tagged.empty() && line.substr(0, tagged.size()) == tagged) {
-      const std::string_view body = line.substr(tagged.size());
+    // "<prefix><key>=<value>" into `values`; returns the key.
+    const auto add = [&](std::map<std::string, std::string>& values, std::string_view prefix) {
+      const std::string_view body = line.substr(prefix.size());
       const auto equals = body.find('=');
       if (equals == std::string_view::npos || equals == 0) {
         throw ParseError(
-            fmt::format("probe: line {}: expected '{}<key>=<value>', got '{}'", line_number, tagged, line));
+            fmt::format("probe: line {}: expected '{}<key>=<value>', got '{}'", line_number, prefix, line));
       }
-      const std::string key(body.substr(0, equals));
-      if (!report.after.emplace(key, std::string(body.substr(equals + 1))).second) {
+      std::string key(body.substr(0, equals));
+      if (!values.emplace(key, std::string(body.substr(equals + 1))).second) {
         throw ParseError(fmt::format("probe: line {}: key '{}' reported twice", line_number, key));
       }
+      return key;
+    };
+    if (phase != Phase::probe && !tagged.empty() && line.substr(0, tagged.size()) == tagged) {
+      add(report.after, tagged);
       continue;
     }
     const bool is_probe_line = line.substr(0, kPrefix.size()) == kPrefix;
@@ -347,16 +352,7 @@ ProbeReport parse_probe_report(std::string_view text, std::string_view tag) {
       report.benchmark_stderr.append(line_with_newline);
       continue;
     }
-    const auto equals = body.find('=');
-    if (equals == std::string_view::npos || equals == 0) {
-      throw ParseError(
-          fmt::format("probe: line {}: expected '{}<key>=<value>', got '{}'", line_number, kPrefix, line));
-    }
-    const std::string key(body.substr(0, equals));
-    if (!report.values.emplace(key, std::string(body.substr(equals + 1))).second) {
-      throw ParseError(fmt::format("probe: line {}: key '{}' reported twice", line_number, key));
-    }
-    if (key == "exec") phase = Phase::after_exec;
+    if (add(report.values, kPrefix) == "exec") phase = Phase::after_exec;
   }
   return report;
 }

@@ -352,25 +352,19 @@ void from_json(const json& j, Usage& v) {
 }
 
 void to_json(json& j, const CgroupCpu& v) {
-  const auto opt = [](const auto& value) { return value ? json(*value) : json(nullptr); };
-  j = {{"usage_s", opt(v.usage_seconds)},
-       {"periods", opt(v.periods)},
-       {"throttled_periods", opt(v.throttled_periods)},
-       {"throttled_s", opt(v.throttled_seconds)}};
+  j = {{"usage_s", records::optional_json(v.usage_seconds)},
+       {"periods", records::optional_json(v.periods)},
+       {"throttled_periods", records::optional_json(v.throttled_periods)},
+       {"throttled_s", records::optional_json(v.throttled_seconds)}};
   if (!v.unknown.empty()) j["unknown"] = v.unknown;
 }
 
 void from_json(const json& j, CgroupCpu& v) {
   v = {};
-  const auto read = [&](const char* key, auto& field) {
-    using T = typename std::decay_t<decltype(field)>::value_type;
-    const auto it = j.find(key);
-    if (it != j.end() && !it->is_null()) field = it->template get<T>();
-  };
-  read("usage_s", v.usage_seconds);
-  read("periods", v.periods);
-  read("throttled_periods", v.throttled_periods);
-  read("throttled_s", v.throttled_seconds);
+  records::read_optional(j, "usage_s", v.usage_seconds);
+  records::read_optional(j, "periods", v.periods);
+  records::read_optional(j, "throttled_periods", v.throttled_periods);
+  records::read_optional(j, "throttled_s", v.throttled_seconds);
   v.unknown = j.value("unknown", "");
 }
 

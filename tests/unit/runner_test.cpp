@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -377,24 +378,35 @@ TEST_CASE("runner: benchmark.metric makes the chosen unit the primary metric") {
                        "condition 'idle': BenchmarkX-2 reported no cpu-ns/op metric (benchmark.metric)", ParseError);
 }
 
-TEST_CASE("runner: a sample that is not a finite number is an error naming it") {
-  struct InfEnv : conditions::Environment {
-    struct Scope : conditions::ConditionScope {
-      conditions::InvocationOutput run(const conditions::Invocation&, const model::LineCallback& on_line,
-                                       const model::Cancelled&) override {
-        on_line("BenchmarkX-2\t100\t+Inf ns/op");
-        conditions::InvocationOutput out;
-        out.exit_code = 0;
-        return out;
-      }
-      void finish() override {}
-      records::ConditionSetup setup() const override { return {}; }
-    };
-    std::unique_ptr<conditions::ConditionScope> enter(const model::Condition&) override {
-      return std::make_unique<Scope>();
+// A machine whose benchmark prints the lines `script` gives for the condition and the -test.count
+// of the invocation, and exits 0.
+struct ScriptedEnv : conditions::Environment {
+  using Script = std::function<std::vector<std::string>(const std::string& condition, int count)>;
+  Script script;
+  explicit ScriptedEnv(Script s) : script(std::move(s)) {}
+  struct Scope : conditions::ConditionScope {
+    const Script& script;
+    std::string name;
+    Scope(const Script& s, std::string n) : script(s), name(std::move(n)) {}
+    conditions::InvocationOutput run(const conditions::Invocation& inv, const model::LineCallback& on_line,
+                                     const model::Cancelled&) override {
+      const int count = std::stoi(inv.argv.back().substr(std::string("-test.count=").size()));
+      for (const auto& line : script(name, count)) on_line(line);
+      conditions::InvocationOutput out;
+      out.exit_code = 0;
+      return out;
     }
-    fingerprint::LoadReading load() override { return {}; }
-  } env;
+    void finish() override {}
+    records::ConditionSetup setup() const override { return {}; }
+  };
+  std::unique_ptr<conditions::ConditionScope> enter(const model::Condition& c) override {
+    return std::make_unique<Scope>(script, c.name);
+  }
+  fingerprint::LoadReading load() override { return {}; }
+};
+
+TEST_CASE("runner: a sample that is not a finite number is an error naming it") {
+  ScriptedEnv env([](const std::string&, int) { return std::vector<std::string>{"BenchmarkX-2\t100\t+Inf ns/op"}; });
   auto e = experiment(model::Schedule::sequential, 2, 0, 0);
   FakeClock clock;
   Collect obs;
@@ -407,27 +419,11 @@ TEST_CASE("runner: a sample that is not a finite number is an error naming it") 
 
 TEST_CASE("runner: progress counts each condition's own first benchmark (GOMAXPROCS differs by condition)") {
   // idle prints BenchmarkX-2, pinned (one CPU) BenchmarkX: progress must reach its total.
-  struct ProcsEnv : conditions::Environment {
-    struct Scope : conditions::ConditionScope {
-      std::string name;
-      explicit Scope(std::string n) : name(std::move(n)) {}
-      conditions::InvocationOutput run(const conditions::Invocation& inv, const model::LineCallback& on_line,
-                                       const model::Cancelled&) override {
-        const int count = std::stoi(inv.argv.back().substr(std::string("-test.count=").size()));
-        for (int i = 0; i < count; ++i)
-          on_line(name == "idle" ? "BenchmarkX-2\t100\t12.5 ns/op" : "BenchmarkX\t100\t20.5 ns/op");
-        conditions::InvocationOutput out;
-        out.exit_code = 0;
-        return out;
-      }
-      void finish() override {}
-      records::ConditionSetup setup() const override { return {}; }
-    };
-    std::unique_ptr<conditions::ConditionScope> enter(const model::Condition& c) override {
-      return std::make_unique<Scope>(c.name);
-    }
-    fingerprint::LoadReading load() override { return {}; }
-  } env;
+  ScriptedEnv env([](const std::string& condition, int count) {
+    return std::vector<std::string>(static_cast<std::size_t>(count), condition == "idle"
+                                                                          ? "BenchmarkX-2\t100\t12.5 ns/op"
+                                                                          : "BenchmarkX\t100\t20.5 ns/op");
+  });
   auto e = experiment(model::Schedule::sequential, 3, 0, 0);
   e.conditions[1].name = "pinned";
   FakeClock clock;
@@ -439,24 +435,10 @@ TEST_CASE("runner: progress counts each condition's own first benchmark (GOMAXPR
 
 TEST_CASE("runner: a counter that is not a number is kept as NaN and said once; the primary must be finite") {
   // Google Benchmark prints a rate over zero time as NaN: only the metric the statistics use matters.
-  struct NanEnv : conditions::Environment {
-    struct Scope : conditions::ConditionScope {
-      conditions::InvocationOutput run(const conditions::Invocation&, const model::LineCallback& on_line,
-                                       const model::Cancelled&) override {
-        on_line("BenchmarkX-2\t100\t12.5 ns/op\tNaN items/s");
-        on_line("BenchmarkX-2\t100\t12.7 ns/op\tNaN items/s");
-        conditions::InvocationOutput out;
-        out.exit_code = 0;
-        return out;
-      }
-      void finish() override {}
-      records::ConditionSetup setup() const override { return {}; }
-    };
-    std::unique_ptr<conditions::ConditionScope> enter(const model::Condition&) override {
-      return std::make_unique<Scope>();
-    }
-    fingerprint::LoadReading load() override { return {}; }
-  } env;
+  ScriptedEnv env([](const std::string&, int) {
+    return std::vector<std::string>{"BenchmarkX-2\t100\t12.5 ns/op\tNaN items/s",
+                                    "BenchmarkX-2\t100\t12.7 ns/op\tNaN items/s"};
+  });
   auto e = experiment(model::Schedule::sequential, 2, 0, 0);
   e.conditions.resize(1);
   FakeClock clock;
