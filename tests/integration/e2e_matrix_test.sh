@@ -173,4 +173,28 @@ for r in summary["table"]["rows"]:
         bad = True
 sys.exit(1 if bad else 0)
 PY
+# A spinner the benchmark starves (nice 19 on the benchmark's own CPU) is no load at all: the run
+# fails and says so, rather than reporting a lighter load as "spinners".
+cat >starved.yaml <<YAML
+name: starved
+benchmark:
+  command: [$BURN, "0.3"]
+  format: command
+  samples: 2
+settle: 0s
+conditions:
+  - name: starved
+    affinity: "0"
+    spinners: {count: 1, cpus: "0", nice: 19}
+YAML
+set +e
+"$NF" run -q starved.yaml --results "$WORK/results" >starved.out 2>starved.err
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || { cat starved.err >&2; fail "a starved spinner: exit $rc, expected 1"; }
+contains starved.err "condition 'starved': spinner"
+contains starved.err "the background load was not there (spinners.nice lets the benchmark starve them)"
+starved_run=$(ls -d "$WORK"/results/starved/2*/)  # `latest` moves only when a run completes
+contains "$starved_run/run.json" '"spinner_load"'
+contains "$starved_run/run.json" '"status": "failed"'
 echo "e2e matrix: ok"

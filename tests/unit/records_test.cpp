@@ -195,3 +195,20 @@ TEST_CASE("records: a counter that is not a number is written as null and read b
   CHECK(std::isnan(back.metrics[1].value));
   CHECK(back.metrics[1].unit == "items_per_second");
 }
+
+TEST_CASE("records: a spinner is starved below a tenth of its expected share, over at least 0.2 s") {
+  records::SpinnerLoad load;
+  load.expected_share = 0.5;  // two spinners on one CPU
+  load.wall_seconds = 1.0;
+  load.cpu_seconds = 0.06;  // 6% of a CPU: above 5%
+  CHECK_FALSE(load.starved());
+  load.cpu_seconds = 0.04;  // 4%: below a tenth of 50%
+  CHECK(load.starved());
+  load.wall_seconds = 0.1;  // too short a window to judge
+  load.cpu_seconds = 0.0;
+  CHECK_FALSE(load.starved());
+  load.cpu_seconds.reset();  // unreadable: no verdict
+  load.wall_seconds = 1.0;
+  CHECK_FALSE(load.starved());
+  CHECK_FALSE(load.share().has_value());
+}
