@@ -1,5 +1,11 @@
 # Thin wrapper over CMake/CTest. `make bench-docker` and `make test` work on a fresh Debian
 # machine as root (scripts/bootstrap.sh installs what is missing).
+# SANITIZE=1: a separate build under AddressSanitizer and UndefinedBehaviorSanitizer.
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+BUILD_DIR ?= build-sanitize
+CMAKE_EXTRA := -DNF_SANITIZE=ON
+endif
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 PREFIX ?= /usr/local
@@ -16,7 +22,7 @@ deps:
 
 $(BUILD_DIR)/CMakeCache.txt:
 	@bash scripts/bootstrap.sh
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_EXTRA)
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 

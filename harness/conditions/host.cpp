@@ -10,11 +10,13 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <random>
 
 #include "fingerprint/host.hpp"
 #include "image/embedded.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "probe/probe_report.hpp"
 #include "process/process.hpp"
 
 namespace noisefloor::conditions {
@@ -105,42 +107,67 @@ std::optional<records::SpinnerSetup> Spinners::setup() const {
 
 namespace {
 
+std::uint64_t random_tag() {
+  static std::mt19937_64 generator{std::random_device{}()};
+  return generator();
+}
+
 class HostScope : public ConditionScope {
  public:
-  HostScope(const model::Condition& c, std::string noop_program)
-      : condition_(c), noop_program_(std::move(noop_program)), spinners_(c) {}
+  HostScope(const model::Condition& c, Launcher launcher)
+      : condition_(c), launcher_(std::move(launcher)), spinners_(c) {}
 
   InvocationOutput run(const Invocation& inv, const LineCallback& on_line, const Cancelled& cancelled) override {
+    if (launcher_.probe.empty())
+      throw RunError(fmt::format("condition '{}': cannot start the benchmark: {}", condition_.name, launcher_.problem));
+    // The probe starts the benchmark as its child, times it, and ends its whole tree with it (or
+    // with noisefloor): the same launcher as inside a container.
+    const std::string tag = fmt::format("{:016x}", random_tag());
     process::Spec spec;
-    spec.argv = inv.argv;
+    spec.argv = {launcher_.probe, "--tag", tag, "--watch-stdin"};
+    if (inv.launcher_noops > 0) {
+      spec.argv.insert(spec.argv.end(), {"--noop-runs", std::to_string(inv.launcher_noops), "--noop", launcher_.noop});
+    }
+    spec.argv.push_back("--");
+    spec.argv.push_back(process::resolve_program(inv.argv.front()));
+    spec.argv.insert(spec.argv.end(), inv.argv.begin() + 1, inv.argv.end());
     spec.env = inv.env;
     spec.workdir = inv.workdir;
     spec.timeout = inv.timeout;
     spec.affinity = condition_.affinity;
     spec.nice = condition_.nice;
-
-    InvocationOutput out;
-    if (inv.launcher_noops > 0) time_noops(spec, inv.launcher_noops, cancelled, out.accounting);
+    spec.supervised = true;
 
     const Spinners::Snapshot before = spinners_.snapshot();
     const process::Result r = process::run(spec, on_line, cancelled);
     spinners_.account(before, r.usage.wall_seconds, inv.number);
 
+    const probe::ProbeReport report = probe::parse_probe_report(r.err, tag);
+    if (const auto failed = report.values.find("exec_failed"); failed != report.values.end())
+      throw RunError(fmt::format("condition '{}': cannot start {}: {}", condition_.name, inv.argv.front(),
+                                 failed->second));
+    InvocationOutput out;
     out.exit_code = r.exit_code;
     out.signal = r.signal;
     out.timed_out = r.timed_out;
     out.out = r.out;
-    out.err = r.err;
+    out.err = report.benchmark_stderr;
     out.wall_seconds = r.usage.wall_seconds;
-    out.accounting.usage = r.usage;
-    out.accounting.measured_by = "host";
+    if (const auto account = probe::probe_run(report)) {
+      out.accounting.usage = account->usage;
+      out.accounting.measured_by = "host";
+      out.accounting.launcher_noop_seconds = account->noop_seconds;
+      out.accounting.launcher_unknown = account->noop_unknown;
+      out.exit_code = account->exit_code.value_or(-1);
+      out.signal = account->signal;
+    }
     if (!r.applied) {
       out.details.affinity_unknown = "the benchmark exited before it could be read back";
       return out;
     }
+    // Read back from the probe, whose settings the benchmark inherits: asked must be applied.
     out.details.affinity = r.applied->affinity;
     out.details.nice = r.applied->nice;
-    // What was asked must be what the kernel applied; read back, not assumed.
     if (!condition_.affinity.empty() && r.applied->affinity != condition_.affinity)
       throw RunError(fmt::format("condition '{}': asked for affinity {}, the benchmark ran on {}", condition_.name,
                                  model::format_cpu_list(condition_.affinity),
@@ -164,72 +191,63 @@ class HostScope : public ConditionScope {
   std::vector<records::SpinnerLoad> spinner_load() const override { return spinners_.load(); }
 
  private:
-  // The launcher overhead: the embedded nf-noop started through the same path as the benchmark
-  // (same launcher, affinity, nice, working directory), `count` times.
-  void time_noops(const process::Spec& benchmark, int count, const Cancelled& cancelled,
-                  records::Accounting& accounting) {
-    if (noop_program_.empty()) {
-      accounting.launcher_unknown = "the no-op program could not be prepared";
-      return;
-    }
-    process::Spec spec = benchmark;
-    spec.argv = {noop_program_};
-    spec.timeout = std::chrono::seconds(10);
-    for (int i = 0; i < count; ++i) {
-      const process::Result r = process::run(spec, nullptr, cancelled);
-      if (r.exit_code != 0 || r.timed_out) {
-        accounting.launcher_noop_seconds.clear();
-        accounting.launcher_unknown =
-            fmt::format("the no-op {}", r.timed_out ? "timed out" : fmt::format("exited with code {}", r.exit_code));
-        return;
-      }
-      accounting.launcher_noop_seconds.push_back(r.usage.wall_seconds);
-    }
-  }
-
   model::Condition condition_;
-  std::string noop_program_;
+  Launcher launcher_;
   Spinners spinners_;
 };
 
 }  // namespace
 
-std::unique_ptr<ConditionScope> make_host_scope(const model::Condition& condition, const std::string& noop_program) {
-  return std::make_unique<HostScope>(condition, noop_program);
+std::unique_ptr<ConditionScope> make_host_scope(const model::Condition& condition, const Launcher& launcher) {
+  return std::make_unique<HostScope>(condition, launcher);
 }
 
-// The embedded nf-noop in an anonymous memory file, executed as /proc/self/fd/N: nothing is
+// An embedded program in an anonymous memory file, executed as /proc/<pid>/fd/N: nothing is
 // written to disk, so nothing can be left behind, whatever ends noisefloor.
-struct HostEnvironment::NoopProgram {
-  int fd = -1;
-  std::string path;
-  std::string problem;
-  NoopProgram() {
-    fd = ::memfd_create("noisefloor-noop", MFD_CLOEXEC);
-    if (fd < 0) {
-      problem = fmt::format("memfd_create: {}", std::strerror(errno));
+class MemoryProgram {
+ public:
+  MemoryProgram(const char* name, std::string_view bytes) {
+    fd_ = ::memfd_create(name, MFD_CLOEXEC);
+    if (fd_ < 0) {
+      problem_ = fmt::format("memfd_create: {}", std::strerror(errno));
       return;
     }
-    const std::string_view bytes = image::embedded_noop();
     std::size_t written = 0;
     while (written < bytes.size()) {
-      const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+      const ssize_t n = ::write(fd_, bytes.data() + written, bytes.size() - written);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        problem = fmt::format("writing the no-op: {}", std::strerror(errno));
+        problem_ = fmt::format("writing {}: {}", name, std::strerror(errno));
         return;
       }
       written += static_cast<std::size_t>(n);
     }
-    path = fmt::format("/proc/self/fd/{}", fd);
+    // By noisefloor's pid, not "self": the probe executes the no-op without holding its fd.
+    path_ = fmt::format("/proc/{}/fd/{}", ::getpid(), fd_);
   }
-  ~NoopProgram() {
-    if (fd >= 0) ::close(fd);
+  MemoryProgram(const MemoryProgram&) = delete;
+  MemoryProgram& operator=(const MemoryProgram&) = delete;
+  ~MemoryProgram() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  const std::string& path() const { return path_; }  // empty when it could not be made
+  const std::string& problem() const { return problem_; }
+
+ private:
+  int fd_ = -1;
+  std::string path_, problem_;
+};
+
+struct HostEnvironment::Programs {
+  MemoryProgram probe{"noisefloor-probe", image::embedded_probe()};
+  MemoryProgram noop{"noisefloor-noop", image::embedded_noop()};
+  Launcher launcher() const {
+    return {probe.path(), noop.path(), probe.problem().empty() ? noop.problem() : probe.problem()};
   }
 };
 
 HostEnvironment::HostEnvironment(ContainerScopeFactory containers)
-    : containers_(std::move(containers)), noop_(std::make_unique<NoopProgram>()) {}
+    : containers_(std::move(containers)), programs_(std::make_unique<Programs>()) {}
 
 HostEnvironment::~HostEnvironment() = default;
 
@@ -239,7 +257,7 @@ std::unique_ptr<ConditionScope> HostEnvironment::enter(const model::Condition& c
       throw RunError(fmt::format("condition '{}': container conditions need the Docker engine", condition.name));
     return containers_(condition);
   }
-  return make_host_scope(condition, noop_->path);
+  return make_host_scope(condition, programs_->launcher());
 }
 
 fingerprint::LoadReading HostEnvironment::load() { return fingerprint::probe_load(); }

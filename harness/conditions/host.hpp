@@ -40,6 +40,13 @@ class Spinners {
 // Makes the scope of a container condition (nullptr: container conditions are refused).
 using ContainerScopeFactory = std::function<std::unique_ptr<ConditionScope>(const model::Condition&)>;
 
+// How host benchmarks are started: through the embedded nf-probe (which times the benchmark and
+// ends its whole tree with it, or with noisefloor), the embedded nf-noop for the launcher
+// overhead; paths empty and `problem` set when they could not be prepared.
+struct Launcher {
+  std::string probe, noop, problem;
+};
+
 class HostEnvironment : public Environment {
  public:
   explicit HostEnvironment(ContainerScopeFactory containers = nullptr);
@@ -48,16 +55,13 @@ class HostEnvironment : public Environment {
   fingerprint::LoadReading load() override;  // /proc/loadavg
 
  private:
-  struct NoopProgram;
+  struct Programs;  // the probe and the no-op, in memory files
   ContainerScopeFactory containers_;
-  std::unique_ptr<NoopProgram> noop_;
+  std::unique_ptr<Programs> programs_;
 };
 
 // The host side of a condition: spinners (and how much CPU they got), and affinity and nice for
-// the benchmark process (both read back from the running process). `noop_program` is what an
-// Invocation's launcher_noops run (the embedded nf-noop); empty: the launcher overhead is not
-// measured.
-std::unique_ptr<ConditionScope> make_host_scope(const model::Condition& condition,
-                                                const std::string& noop_program = {});
+// the benchmark (applied to the probe that starts it, read back, inherited).
+std::unique_ptr<ConditionScope> make_host_scope(const model::Condition& condition, const Launcher& launcher);
 
 }  // namespace noisefloor::conditions

@@ -13,15 +13,28 @@
 // 4. Prints that as one block of `noisefloor-probe[TAG]: <key>=<value>` lines (one write), and
 //    exits with the benchmark's status (128 + signal when a signal ended it).
 //
+// Nothing the benchmark starts outlives it: the probe is a child subreaper (PID 1 in a container
+// is one anyway), so every orphaned descendant — a double-forked daemon included — becomes its
+// child; the benchmark runs in a process group of its own; when the benchmark exits, whatever it
+// left behind is killed and reaped. With --watch-stdin the probe also stops everything and exits
+// when its stdin reaches end of file: noisefloor holds the other end (a pipe on the host, the
+// attached stream of a container), so when noisefloor dies, by any signal, so does the run.
+// SIGTERM, SIGINT and SIGHUP do the same.
+//
 // The key set and meanings are the contract parsed by probe/probe_report.hpp; a value that cannot
 // be read is `unknown (<reason>)`, never a guess. Built static (the image has no libc of its own
 // when the benchmark is static) and linked against nothing from noisefloor. Exit status 127 when
 // the benchmark cannot be executed (`noisefloor-probe: exec failed: <reason>` after exec=).
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -405,6 +418,158 @@ Child run_child(char** argv) {
   return result;
 }
 
+// ---- supervision -------------------------------------------------------------------------------
+
+// The probe's children, from /proc/self/task/<pid>/children when the kernel has it, else from
+// every /proc/<pid>/stat whose parent is the probe.
+std::vector<pid_t> children_of_self() {
+  std::vector<pid_t> out;
+  const pid_t self = ::getpid();
+  const FileText listed = read_file("/proc/self/task/" + std::to_string(self) + "/children");
+  if (listed.ok) {
+    for (const std::string& word : split(trim(listed.text), ' '))
+      if (!word.empty()) out.push_back(static_cast<pid_t>(std::atoi(word.c_str())));
+    return out;
+  }
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return out;
+  while (const dirent* entry = ::readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+    if (pid <= 0 || pid == self) continue;
+    const FileText stat = read_file(std::string("/proc/") + entry->d_name + "/stat");
+    if (!stat.ok) continue;
+    const auto close = stat.text.rfind(')');
+    if (close == std::string::npos || close + 4 >= stat.text.size()) continue;
+    // ") S <ppid> ...": the parent follows the state letter.
+    if (std::atoi(stat.text.c_str() + close + 4) == self) out.push_back(pid);
+  }
+  ::closedir(proc);
+  return out;
+}
+
+// Kills and reaps everything below the probe: the benchmark's process group, then every child
+// the probe has (orphans are reparented to it), round after round, until it has none.
+void kill_descendants(pid_t group) {
+  if (group > 0) ::kill(-group, SIGKILL);
+  for (int round = 0; round < 2000; ++round) {
+    for (const pid_t pid : children_of_self()) {
+      ::kill(-pid, SIGKILL);  // its group, if it leads one
+      ::kill(pid, SIGKILL);
+    }
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    errno = 0;
+    if (::waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD) return;
+    ::usleep(1000);
+  }
+}
+
+struct Supervised {
+  Child child;
+  std::string stopped;  // why the run was stopped before the benchmark exited; empty if it was not
+};
+
+// Like run_child, but the benchmark gets a process group and a death signal of its own, stdin
+// from /dev/null when the probe watches its own, and the probe waits on a signalfd: the
+// benchmark's exit (SIGCHLD), a request to stop (SIGTERM, SIGINT, SIGHUP) or, with watch_stdin,
+// the end of its stdin. Orphans that reach the probe meanwhile are reaped as they die.
+Supervised run_supervised(char** argv, bool watch_stdin) {
+  Supervised result;
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (const int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&handled, sig);
+  sigset_t previous;
+  ::sigprocmask(SIG_BLOCK, &handled, &previous);
+  const int signals = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signals < 0) {
+    result.child.exec_error = std::string("signalfd: ") + strerror(errno);
+    return result;
+  }
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    result.child.exec_error = std::string("pipe: ") + strerror(errno);
+    ::close(signals);
+    return result;
+  }
+  const std::int64_t start = monotonic_ns();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    result.child.exec_error = std::string("fork: ") + strerror(errno);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ::close(signals);
+    return result;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the probe gone: the benchmark goes too
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+    if (watch_stdin) {  // the watched stream is the probe's, not the benchmark's
+      const int null = ::open("/dev/null", O_RDONLY);
+      if (null >= 0) ::dup2(null, STDIN_FILENO);
+    }
+    ::execv(argv[0], argv);
+    const int error = errno;
+    while (::write(fds[1], &error, sizeof error) < 0 && errno == EINTR) {
+    }
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  int error = 0;
+  ssize_t got;
+  do {
+    got = ::read(fds[0], &error, sizeof error);
+  } while (got < 0 && errno == EINTR);
+  ::close(fds[0]);
+  if (got == static_cast<ssize_t>(sizeof error)) result.child.exec_error = strerror(error);
+
+  bool exited = false;
+  bool stdin_open = watch_stdin;
+  while (!exited && result.stopped.empty()) {
+    pollfd waits[2] = {{signals, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
+    if (::poll(waits, stdin_open ? 2 : 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      result.stopped = std::string("poll: ") + strerror(errno);
+      break;
+    }
+    if (waits[0].revents & POLLIN) {
+      signalfd_siginfo info;
+      while (::read(signals, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+        if (info.ssi_signo != SIGCHLD) {
+          result.stopped = std::string("signal ") + strsignal(static_cast<int>(info.ssi_signo));
+          break;
+        }
+      }
+      // Reap: the benchmark (its exit time and rusage), or an orphan that died.
+      int status = 0;
+      rusage usage{};
+      pid_t reaped;
+      while ((reaped = ::wait4(-1, &status, WNOHANG, &usage)) > 0) {
+        if (reaped != pid) continue;
+        result.child.wall_ns = monotonic_ns() - start;
+        result.child.status = status;
+        result.child.usage = usage;
+        exited = true;
+      }
+    }
+    if (stdin_open && (waits[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      char buffer[256];
+      const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+        result.stopped = "noisefloor closed the stream the probe watches (it is gone)";
+        stdin_open = false;
+      }
+    }
+  }
+  // Whatever the benchmark left behind (or all of it, when stopped) goes.
+  kill_descendants(pid);
+  ::close(signals);
+  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+  result.child.started = result.child.exec_error.empty();
+  return result;
+}
+
 std::string delta(std::int64_t before, std::int64_t after, const std::string& reason) {
   if (before < 0 || after < 0) return unknown(reason.empty() ? "not readable" : reason);
   return std::to_string(after - before);
@@ -416,6 +581,8 @@ int main(int argc, char** argv) {
   int first = 1;
   std::string tag = "untagged";
   int noop_runs = 0;
+  std::string noop_path;
+  bool watch_stdin = false;
   while (first < argc && std::string(argv[first]) != "--") {
     const std::string option = argv[first];
     if (option == "--tag" && first + 1 < argc) {
@@ -424,10 +591,18 @@ int main(int argc, char** argv) {
     } else if (option == "--noop-runs" && first + 1 < argc) {
       noop_runs = std::atoi(argv[first + 1]);
       first += 2;
+    } else if (option == "--noop" && first + 1 < argc) {
+      noop_path = argv[first + 1];
+      first += 2;
+    } else if (option == "--watch-stdin") {
+      watch_stdin = true;
+      first += 1;
     } else {
       break;
     }
   }
+  // Orphans of the benchmark's tree become the probe's, so it can end them (PID 1 is one already).
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   report_limits();
   if (first < argc && std::string(argv[first]) == "--") ++first;
   if (first >= argc) {
@@ -441,10 +616,12 @@ int main(int argc, char** argv) {
   std::fflush(stderr);
 
   std::string noops;
-  // The no-op sits next to the probe (/noisefloor/noop in the image).
-  std::string noop_path = argc > 0 ? argv[0] : "";
-  const auto slash = noop_path.rfind('/');
-  noop_path = slash == std::string::npos ? "/noisefloor/noop" : noop_path.substr(0, slash + 1) + "noop";
+  // The no-op: given (on the host), or next to the probe (/noisefloor/noop in the image).
+  if (noop_path.empty()) {
+    noop_path = argc > 0 ? argv[0] : "";
+    const auto slash = noop_path.rfind('/');
+    noop_path = slash == std::string::npos ? "/noisefloor/noop" : noop_path.substr(0, slash + 1) + "noop";
+  }
   char* noop_argv[] = {noop_path.data(), nullptr};
   for (int i = 0; i < noop_runs; ++i) {
     const Child noop = run_child(noop_argv);
@@ -457,11 +634,16 @@ int main(int argc, char** argv) {
   const CgroupMembership m = read_membership();
   const int version = cgroup_version(m);
   const CgroupCpu before = read_cgroup_cpu(m, version);
-  const Child child = run_child(argv + first);
+  const Supervised run = run_supervised(argv + first, watch_stdin);
+  const Child& child = run.child;
   const CgroupCpu after = read_cgroup_cpu(m, version);
   if (!child.started) {
     std::fprintf(stderr, "noisefloor-probe: exec failed: %s\n", child.exec_error.c_str());
     return 127;
+  }
+  if (!run.stopped.empty()) {  // no account: the run was cut short
+    std::fprintf(stderr, "noisefloor-probe: stopped: %s\n", run.stopped.c_str());
+    return 128 + SIGTERM;
   }
 
   // The block is written at once: a benchmark's leftover children cannot split it.

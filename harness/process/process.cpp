@@ -160,14 +160,6 @@ class Tail {
   text::LineSplitter lines_;
 };
 
-std::string resolve_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const auto found = bp::search_path(name);
-  if (found.empty())
-    throw RunError(fmt::format("cannot run {}: not found in PATH", name));
-  return found.string();
-}
-
 std::optional<Applied> read_back(pid_t pid) {
   Applied applied;
   cpu_set_t set;
@@ -188,11 +180,14 @@ struct ChildSetup {
   bool pin = false;
   std::optional<int> nice;
   int stdout_fd = -1;  // becomes the child's stdout when set (the spinners' readiness pipe)
+  int stdin_fd = -1;   // becomes the child's stdin when set (a supervised child's watched pipe)
+  int death_signal = SIGKILL;
 
   template <class Executor>
   void operator()(Executor& exec) const {
-    // Die with noisefloor, even when it is SIGKILLed.
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) {
+    // Die with noisefloor, even when it is SIGKILLed (a supervised child is told with SIGTERM, and
+    // then ends what it started itself).
+    if (::prctl(PR_SET_PDEATHSIG, death_signal) != 0 || ::getppid() != parent) {
       exec.set_error(std::error_code(errno ? errno : ESRCH, std::system_category()), "prctl");
       return;
     }
@@ -218,6 +213,10 @@ struct ChildSetup {
       return;
     }
     if (stdout_fd >= 0 && ::dup2(stdout_fd, STDOUT_FILENO) < 0) {
+      exec.set_error(std::error_code(errno, std::system_category()), "dup2");
+      return;
+    }
+    if (stdin_fd >= 0 && ::dup2(stdin_fd, STDIN_FILENO) < 0) {
       exec.set_error(std::error_code(errno, std::system_category()), "dup2");
       return;
     }
@@ -261,7 +260,26 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   TempFile err_file("err");
   bp::environment env = boost::this_process::environment();
   for (const auto& [k, v] : spec.env) env[k] = v;
-  const ChildSetup setup = make_setup(spec.affinity, spec.nice);
+  ChildSetup setup = make_setup(spec.affinity, spec.nice);
+  // A supervised child watches a pipe noisefloor holds: its end closes with noisefloor.
+  int watched[2] = {-1, -1};
+  if (spec.supervised) {
+    if (::pipe2(watched, O_CLOEXEC) != 0)
+      throw RunError(fmt::format("cannot start {}: pipe: {}", describe_argv(spec.argv), std::strerror(errno)));
+    setup.stdin_fd = watched[0];
+    setup.death_signal = SIGTERM;
+  }
+  struct Watched {
+    int* fds;
+    void close_end(int i) {
+      if (fds[i] >= 0) ::close(fds[i]);
+      fds[i] = -1;
+    }
+    ~Watched() {
+      close_end(0);
+      close_end(1);
+    }
+  } watched_guard{watched};
 
   std::error_code ec;
   const auto started = Clock::now();
@@ -278,26 +296,41 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   const pid_t pid = child.id();
   child.detach();  // the Reaper waits for it; on every path out of here it kills its group first
   Reaper reaper(pid);
+  watched_guard.close_end(0);  // the child has its copy
 
   Result result;
   result.applied = read_back(pid);
   Tail out_tail(out_file.path());
   Tail err_tail(err_file.path());
   const auto deadline = started + std::chrono::duration_cast<Clock::duration>(spec.timeout);
+  // A supervised child (the probe) ends what it started when told to; it is killed (below, or by
+  // the Reaper) only if it has not in time.
+  const auto stop_supervised = [&] {
+    if (!spec.supervised || reaper.done()) return;
+    watched_guard.close_end(1);
+    ::kill(pid, SIGTERM);
+    reaper.wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(kSupervisedGrace));
+  };
   bool interrupted = false;
-  while (!reaper.wait_for(kPollInterval)) {
-    out_tail.pump(result.out, on_stdout_line);
-    if (cancelled && cancelled()) {
-      interrupted = true;
-      break;
+  try {
+    while (!reaper.wait_for(kPollInterval)) {
+      out_tail.pump(result.out, on_stdout_line);
+      if (cancelled && cancelled()) {
+        interrupted = true;
+        break;
+      }
+      if (Clock::now() >= deadline) {
+        result.timed_out = true;
+        break;
+      }
     }
-    if (Clock::now() >= deadline) {
-      result.timed_out = true;
-      break;
-    }
+  } catch (...) {  // e.g. output that cannot be parsed: the run stops, in order
+    stop_supervised();
+    throw;
   }
   // A child that died of a signal while we were asked to stop was stopped by the request.
   if (!interrupted && cancelled && cancelled()) interrupted = true;
+  if (interrupted || result.timed_out) stop_supervised();
   // Whatever the benchmark started and left behind goes with it.
   reaper.kill_group();
   reaper.wait();
@@ -333,6 +366,13 @@ Captured capture(const std::vector<std::string>& argv, std::chrono::duration<dou
   c.out = r.out;
   c.err = r.err;
   return c;
+}
+
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const auto found = bp::search_path(name);
+  if (found.empty()) throw RunError(fmt::format("cannot run {}: not found in PATH", name));
+  return found.string();
 }
 
 std::string self_executable() {

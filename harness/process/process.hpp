@@ -27,7 +27,17 @@ struct Spec {
   std::vector<int> affinity;  // CPUs, applied in the child before exec; empty: inherited
   std::optional<int> nice;    // applied in the child before exec
   std::chrono::duration<double> timeout{600};
+  // The child is noisefloor's probe supervising the benchmark (probe/nf_probe.cpp --watch-stdin):
+  // its stdin is a pipe noisefloor holds open for the run, its death signal is SIGTERM instead of
+  // SIGKILL, and to stop it (timeout, interruption) noisefloor closes the pipe and sends SIGTERM,
+  // so that it ends the benchmark's whole tree itself; SIGKILL only if it has not within
+  // kSupervisedGrace. When noisefloor dies, by any signal, the pipe closes and the probe stops
+  // the run the same way.
+  bool supervised = false;
 };
+
+// How long a supervised child may take to end what it started before it is killed.
+inline constexpr std::chrono::seconds kSupervisedGrace{5};
 
 // Scheduling settings as read back from the running child (sched_getaffinity, getpriority).
 struct Applied {
@@ -99,5 +109,9 @@ class SpinnerSet {
 
 // The running executable (/proc/self/exe), for re-executing ourselves as a spinner.
 std::string self_executable();
+
+// `name` as exec would find it: unchanged when it holds a '/', else looked up in PATH. Throws
+// RunError when it is not found.
+std::string resolve_program(const std::string& name);
 
 }  // namespace noisefloor::process

@@ -109,14 +109,14 @@ struct PairPosition {
 
 // What the kernel accounted to one invocation, measured where the benchmark ran.
 struct Accounting {
-  // The benchmark's process tree: on the host from noisefloor's own wait4, in an `image: auto`
-  // container from the probe's (the container's lifecycle is not in it). nullopt: not measured
-  // (a named image has no probe; a killed container's probe never reported).
+  // The benchmark's process tree, from the wait4 of the probe that started it: on the host, or
+  // inside an `image: auto` container (the container's lifecycle is not in it). nullopt: not
+  // measured (a named image has no probe; a run that was stopped has no account).
   std::optional<model::Usage> usage;
-  std::string measured_by;  // "host" or "probe"
+  std::string measured_by;  // where the probe that measured it ran: "host" or "container"
   std::optional<model::CgroupCpu> cgroup;  // `image: auto` containers: the cgroup's CPU and CFS throttling
-  // `format: command`: no-ops started exactly as the benchmark is, in the same condition, just
-  // before it (host: the embedded no-op through the same launcher; container: by the probe).
+  // `format: command`: no-ops started exactly as the benchmark is, by the same probe, in the
+  // same condition, just before it.
   std::vector<double> launcher_noop_seconds;
   std::string launcher_unknown;  // why no-ops could not be timed
   friend bool operator==(const Accounting&, const Accounting&) = default;
@@ -126,8 +126,8 @@ struct InvocationRecord {
   int invocation = 0;  // 0-based within the run
   std::vector<std::string> argv;
   int exit_code = 0;
-  // The invocation as noisefloor saw it: on the host the same as usage's wall time; for a
-  // container the whole lifecycle (create, start, logs, wait, inspect, remove).
+  // The invocation as noisefloor saw it, around the probe: on the host the probe's own start
+  // and exit too; for a container the whole lifecycle (create, start, logs, wait, inspect, remove).
   double wall_seconds = 0;
   InvocationDetails details;
   Accounting accounting;

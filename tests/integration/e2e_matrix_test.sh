@@ -98,13 +98,13 @@ for b in blocks:
     for inv in invs:
         acc_by = inv.get("measured_by")
         if b["condition"] == "container":
-            check(acc_by == "probe", f"container invocation measured by {acc_by}")
+            check(acc_by == "container", f"container invocation measured by {acc_by}")
             check(inv["details"]["verification"]["mismatches"] == [], "container limits mismatched")
             check(inv.get("cgroup_cpu", {}).get("periods") is not None, "no cgroup CPU accounting in the container")
             check(inv["usage"]["wall_s"] < inv["wall_s"], "the probe's wall time is not shorter than the lifecycle")
         else:
             check(acc_by == "host", f"{b['condition']} invocation measured by {acc_by}")
-            check(abs(inv["usage"]["wall_s"] - inv["wall_s"]) < 1e-9, "host wall_s is not the usage's")
+            check(inv["usage"]["wall_s"] < inv["wall_s"], "the probe's wall time is not inside noisefloor's")
         if b["condition"] == "affinity":
             check(inv["details"].get("affinity") == "0" and inv["details"].get("nice") == 5,
                   f"affinity/nice read back as {inv['details'].get('affinity')}/{inv['details'].get('nice')}")

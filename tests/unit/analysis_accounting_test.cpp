@@ -21,7 +21,7 @@ records::InvocationRecord command_run(double wall, std::vector<double> noops) {
 records::InvocationRecord container_run(std::int64_t periods, std::int64_t throttled, double held) {
   records::InvocationRecord r;
   r.accounting.usage = model::Usage{};
-  r.accounting.measured_by = "probe";
+  r.accounting.measured_by = "container";
   model::CgroupCpu c;
   c.usage_seconds = 0.5;
   c.periods = periods;
