@@ -59,7 +59,8 @@ class ContainerScope : public ConditionScope {
     // carries a tag nobody else prints.
     const std::string tag = fmt::format("{:016x}", random_tag());
     if (image.probe) {
-      req.argv = {"/noisefloor/probe", "--tag", tag};
+      req.argv = {"/noisefloor/probe", "--tag", tag, "--watch-stdin"};
+      req.hold_stdin = true;
       if (inv.launcher_noops > 0) {
         req.argv.push_back("--noop-runs");
         req.argv.push_back(std::to_string(inv.launcher_noops));

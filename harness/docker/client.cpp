@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <sys/stat.h>
 
 #include <cctype>
@@ -27,6 +28,27 @@ constexpr milliseconds kRemoveTimeout{120'000};  // force-removing a big vfs con
 constexpr milliseconds kLogsTimeout{300'000};
 constexpr milliseconds kLoadTimeout{900'000};
 
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && ::stat(path.c_str(), &st) == 0;
+}
+
+// The connection to the engine: its unix socket, or TCP with TLS as the endpoint says.
+void configure_transport(CURL* curl, const Endpoint& endpoint) {
+  if (!endpoint.socket_path.empty()) curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, endpoint.socket_path.c_str());
+  if (endpoint.tls) {
+    curl_easy_setopt(curl, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, endpoint.verify ? 1L : 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, endpoint.verify ? 2L : 0L);
+    if (file_exists(endpoint.ca_file)) curl_easy_setopt(curl, CURLOPT_CAINFO, endpoint.ca_file.c_str());
+    // like the docker CLI: a client certificate only when both files are there
+    if (file_exists(endpoint.cert_file) && file_exists(endpoint.key_file)) {
+      curl_easy_setopt(curl, CURLOPT_SSLCERT, endpoint.cert_file.c_str());
+      curl_easy_setopt(curl, CURLOPT_SSLKEY, endpoint.key_file.c_str());
+    }
+  }
+}
+
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -36,10 +58,6 @@ void global_init() {
   });
 }
 
-bool file_exists(const std::string& path) {
-  struct stat st {};
-  return !path.empty() && ::stat(path.c_str(), &st) == 0;
-}
 
 std::string escape(CURL* curl, const std::string& text) {
   char* e = curl_easy_escape(curl, text.c_str(), static_cast<int>(text.size()));
@@ -201,20 +219,7 @@ Client::Response Client::perform(const Request& request) {
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
-  if (!endpoint_.socket_path.empty()) {
-    curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, endpoint_.socket_path.c_str());
-  }
-  if (endpoint_.tls) {
-    curl_easy_setopt(curl, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, endpoint_.verify ? 1L : 0L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, endpoint_.verify ? 2L : 0L);
-    if (file_exists(endpoint_.ca_file)) curl_easy_setopt(curl, CURLOPT_CAINFO, endpoint_.ca_file.c_str());
-    // like the docker CLI: a client certificate only when both files are there
-    if (file_exists(endpoint_.cert_file) && file_exists(endpoint_.key_file)) {
-      curl_easy_setopt(curl, CURLOPT_SSLCERT, endpoint_.cert_file.c_str());
-      curl_easy_setopt(curl, CURLOPT_SSLKEY, endpoint_.key_file.c_str());
-    }
-  }
+  configure_transport(curl, endpoint_);
 
   curl_slist* headers = curl_slist_append(nullptr, "Expect:");  // no 1 s 100-continue pause
   const std::string_view method = request.method;
@@ -532,6 +537,75 @@ bool Client::oom_event(const std::string& id, std::int64_t since_unix, std::int6
     if (oom && (actor == id || actor.rfind(id, 0) == 0)) return true;
   }
   return false;
+}
+
+Client::StdinLease::~StdinLease() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+
+std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
+  const std::string path = "/v" + api_version() + "/containers/" + id + "/attach?stream=1&stdin=1";
+  const std::string where = fmt::format("POST /containers/{}/attach", id.substr(0, 12));
+  CURL* curl = curl_easy_init();
+  if (!curl) throw DockerError("docker: libcurl could not create a handle");
+  std::unique_ptr<StdinLease> lease(new StdinLease(curl));
+  char error_buffer[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(curl, CURLOPT_URL, (endpoint_.base_url + path).c_str());
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
+  curl_easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);  // the HTTP exchange is ours: it is hijacked
+  configure_transport(curl, endpoint_);
+  if (const CURLcode rc = curl_easy_perform(curl); rc != CURLE_OK)
+    throw DockerError(unreachable_message(endpoint_.display,
+                                          lower_first(error_buffer[0] ? error_buffer : curl_easy_strerror(rc))));
+  curl_socket_t socket = CURL_SOCKET_BAD;
+  curl_easy_getinfo(curl, CURLINFO_ACTIVESOCKET, &socket);
+  const auto deadline = steady_clock::now() + std::chrono::milliseconds(kConnectTimeoutMs);
+  const auto wait_for = [&](short events) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady_clock::now()).count();
+    if (left <= 0 || socket == CURL_SOCKET_BAD) throw DockerError(fmt::format("docker: {}: no answer in time", where));
+    pollfd p{socket, events, 0};
+    ::poll(&p, 1, static_cast<int>(left));
+  };
+  // Host: the socket's "localhost", or the host and port of a TCP endpoint, as in the URL.
+  std::string host = endpoint_.base_url.substr(endpoint_.base_url.find("://") + 3);
+  std::string prefix;
+  if (const auto slash = host.find('/'); slash != std::string::npos) {
+    prefix = host.substr(slash);
+    host.resize(slash);
+  }
+  const std::string request = fmt::format(
+      "POST {}{} HTTP/1.1\r\nHost: {}\r\nUser-Agent: noisefloor\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
+      "Content-Length: 0\r\n\r\n",
+      prefix, path, host);
+  for (std::size_t sent = 0; sent < request.size();) {
+    std::size_t n = 0;
+    const CURLcode rc = curl_easy_send(curl, request.data() + sent, request.size() - sent, &n);
+    if (rc == CURLE_AGAIN) {
+      wait_for(POLLOUT);
+      continue;
+    }
+    if (rc != CURLE_OK) throw DockerError(fmt::format("docker: {}: {}", where, curl_easy_strerror(rc)));
+    sent += n;
+  }
+  // The engine answers "101 UPGRADED" (or 200 from old engines) and then the stream is raw.
+  std::string answer;
+  while (answer.find("\r\n\r\n") == std::string::npos) {
+    char buffer[512];
+    std::size_t n = 0;
+    const CURLcode rc = curl_easy_recv(curl, buffer, sizeof buffer, &n);
+    if (rc == CURLE_AGAIN) {
+      wait_for(POLLIN);
+      continue;
+    }
+    if (rc != CURLE_OK || n == 0)
+      throw DockerError(fmt::format("docker: {}: the engine closed the connection", where));
+    answer.append(buffer, n);
+    if (answer.size() > 65536) throw DockerError(fmt::format("docker: {}: an answer without an end", where));
+  }
+  const std::string status = answer.substr(0, answer.find("\r\n"));
+  if (status.find(" 101 ") == std::string::npos && status.find(" 200 ") == std::string::npos)
+    throw DockerError(fmt::format("docker: {}: the engine answered \"{}\"", where, status));
+  return lease;
 }
 
 }  // namespace noisefloor::docker

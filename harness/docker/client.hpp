@@ -39,6 +39,24 @@ class Client {
 
   const Endpoint& endpoint() const { return endpoint_; }
 
+  // Holds the stdin of a created, not yet started container (created with OpenStdin and
+  // StdinOnce): POST /containers/{id}/attach?stream=1&stdin=1, hijacked, on a connection of its
+  // own. The container's stdin stays open while the lease lives; when the lease is destroyed, or
+  // noisefloor dies by any signal (the kernel closes the socket), the engine closes it. Throws
+  // DockerError when the engine does not upgrade the connection within the timeout.
+  class StdinLease {
+   public:
+    StdinLease(const StdinLease&) = delete;
+    StdinLease& operator=(const StdinLease&) = delete;
+    ~StdinLease();
+
+   private:
+    friend class Client;
+    explicit StdinLease(void* curl) : curl_(curl) {}
+    void* curl_;  // CURL*
+  };
+  std::unique_ptr<StdinLease> hold_stdin(const std::string& id);
+
   // Containers a ContainerGuard could not remove ("<id12>: <reason>"), for the caller to report:
   // a guard runs while the stack unwinds and must neither throw nor print.
   void remember_leftover(std::string what) { leftovers_.push_back(std::move(what)); }

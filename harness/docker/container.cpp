@@ -58,6 +58,10 @@ ContainerOutcome run_container(Client& client, const ContainerRequest& request,
   return run_container(client, create_body(request), request.name, request.timeout, cancelled, on_stdout);
 }
 
+namespace {
+bool holds_stdin(const nlohmann::json& body) { return body.value("OpenStdin", false) && body.value("StdinOnce", false); }
+}  // namespace
+
 ContainerOutcome run_container(Client& client, const nlohmann::json& body, const std::string& name,
                                std::chrono::duration<double> timeout, const std::function<bool()>& cancelled,
                                const StdoutSink& on_stdout) {
@@ -72,6 +76,10 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& body, const
   if (cancelled && cancelled()) throw Interrupted();
 
   ContainerOutcome outcome;
+  // Held from before the start to the end of this call: if noisefloor dies, the engine closes
+  // the container's stdin and its probe ends the benchmark.
+  std::unique_ptr<Client::StdinLease> stdin_lease;
+  if (holds_stdin(body)) stdin_lease = client.hold_stdin(created.id);
   client.start(created.id);
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);

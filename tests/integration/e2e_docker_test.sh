@@ -120,12 +120,20 @@ set +e; wait "$pid"; code=$?; set -e
 [[ -z "$(containers_labelled noisefloor.run)" ]] || fail "SIGINT: container left behind"
 [[ -z "$(spinners_of $pid)" ]] || fail "SIGINT: spinner left behind"
 
-# --- SIGKILL leaves the container; gc removes it and says so ---
+# --- SIGKILL of noisefloor: the benchmark stops at once (the probe sees the held stdin close) and
+#     the stopped container remains; gc removes it and says so ---
 "$NF" run int.yaml --results "$WORK/results" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 300); do [[ -n "$(containers_labelled noisefloor.run)" ]] && break; sleep 0.1; done
+sleep 0.5
 kill -KILL "$pid"; wait "$pid" 2>/dev/null || true
-[[ -n "$(containers_labelled noisefloor.run)" ]] || fail "expected the SIGKILLed run's container to remain"
+running() {  # containers of runs still running
+  curl -s --unix-socket "$SOCK" -G http://localhost/containers/json \
+    --data-urlencode 'filters={"label":["noisefloor.run"],"status":["running"]}' | grep -o '"Id":"[0-9a-f]*"' || true
+}
+for _ in $(seq 100); do [[ -z "$(running)" ]] && break; sleep 0.1; done
+[[ -z "$(running)" ]] || fail "the SIGKILLed run's container is still running (burning a CPU) after 10 s"
+[[ -n "$(containers_labelled noisefloor.run)" ]] || fail "expected the SIGKILLed run's stopped container to remain"
 "$NF" gc >gc.txt
 contains gc.txt 'removed 1 container(s) left by earlier runs'
 [[ -z "$(containers_labelled noisefloor.run)" ]] || fail "gc left a container"

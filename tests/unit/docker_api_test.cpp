@@ -181,7 +181,8 @@ TEST_CASE("api: create_body has safe defaults (exact JSON)") {
     "Env": ["A=condition", "GOMAXPROCS=1"],
     "Labels": {"noisefloor.condition": "pinned", "noisefloor.run": "abc"},
     "User": "65534:65534",
-    "Tty": false, "OpenStdin": false, "AttachStdin": false, "AttachStdout": false, "AttachStderr": false,
+    "Tty": false, "OpenStdin": false, "StdinOnce": false, "AttachStdin": false, "AttachStdout": false,
+    "AttachStderr": false,
     "HostConfig": {
       "NetworkMode": "none",
       "CapDrop": ["ALL"],
@@ -201,6 +202,12 @@ TEST_CASE("api: create_body has safe defaults (exact JSON)") {
     }
   })"_json;
   CHECK(create_body(r) == expected);
+  // Held stdin: the engine keeps it open for one attached client and closes it when it goes.
+  r.hold_stdin = true;
+  const json held = create_body(r);
+  CHECK(held["OpenStdin"] == true);
+  CHECK(held["StdinOnce"] == true);
+  CHECK(held["AttachStdin"] == true);
 }
 
 TEST_CASE("api: create_body leaves unset limits to the engine") {
