@@ -206,7 +206,7 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note)
 
 ContainerRuntime::~ContainerRuntime() = default;
 
-void ContainerRuntime::prepare(const model::Cancelled&) {
+void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
   const auto& e = impl_->experiment;
   for (const auto& c : e.conditions) {
     if (!c.container) continue;
@@ -231,7 +231,8 @@ void ContainerRuntime::prepare(const model::Cancelled&) {
         image.id = expected_id;
         impl_->note(fmt::format("image: {} (reused, unchanged binary)", plan.tag));
       } else {
-        impl_->client.load_image(docker::docker_save_tar(plan.tag, files, plan.config));
+        if (cancelled && cancelled()) throw Interrupted();
+        impl_->client.load_image(docker::docker_save_tar(plan.tag, files, plan.config), cancelled);
         const auto loaded = impl_->client.image_inspect(plan.tag);
         if (!loaded) throw RunError(fmt::format("image {} was loaded but the engine does not list it", plan.tag));
         if (loaded->value("Id", "") != expected_id)

@@ -366,12 +366,13 @@ std::optional<nlohmann::json> Client::image_inspect(const std::string& ref) {
   return j;
 }
 
-std::string Client::load_image(const std::string& tar_bytes) {
+std::string Client::load_image(const std::string& tar_bytes, const std::function<bool()>& cancelled) {
   Request request{.method = "POST",
                   .path = "/images/load?quiet=1",
                   .body = &tar_bytes,
                   .content_type = "application/x-tar",
-                  .timeout = kLoadTimeout};
+                  .timeout = kLoadTimeout,
+                  .cancelled = cancelled ? &cancelled : nullptr};
   Response r = call(request, {200});
   JsonStream stream = scan_json_stream(r.body);
   if (stream.error) throw DockerError(fmt::format("docker: POST /images/load: {}", *stream.error));

@@ -76,7 +76,8 @@ class Client {
 
   // POST /images/load with a `docker save` tarball (see docker_save_tar); returns the loaded
   // reference ("bench:1") or, for an untagged image, its id.
-  std::string load_image(const std::string& tar_bytes);
+  // Throws Interrupted once `cancelled` (polled while the upload runs) says so.
+  std::string load_image(const std::string& tar_bytes, const std::function<bool()>& cancelled = nullptr);
 
   struct Created {
     std::string id;

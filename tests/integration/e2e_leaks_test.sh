@@ -62,6 +62,18 @@ set +e; wait "$pid"; code=$?; set -e
 [[ $code -eq 130 ]] || { cat err.txt >&2; fail "SIGINT: exit $code, expected 130"; }
 wait_gone "SIGINT"
 
+# --- SIGINT twice ("stop now"): out within 2 s, the tree still ends ---
+"$NF" run -q long.yaml --results "$WORK/results" >/dev/null 2>err2.txt &
+pid=$!
+wait_started
+kill -INT "$pid"; kill -INT "$pid"
+start=$(date +%s%N)
+set +e; wait "$pid"; code=$?; set -e
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[[ $code -eq 130 ]] || { cat err2.txt >&2; fail "SIGINT twice: exit $code, expected 130"; }
+(( elapsed_ms < 3000 )) || fail "SIGINT twice: noisefloor took $elapsed_ms ms to exit (2 s promised; 3 s allowed for scheduling)"
+wait_gone "SIGINT twice"
+
 # --- SIGKILL of noisefloor itself ---
 "$NF" run -q long.yaml --results "$WORK/results" >/dev/null 2>&1 &
 pid=$!
