@@ -95,6 +95,10 @@ class ContainerScope : public ConditionScope {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spinners_.account(before, wall, inv.number);
     const probe::ProbeReport report = probe::parse_probe_report(o.err, tag);
+    if (const auto stopped = report.after.find("stopped"); stopped != report.after.end())
+      throw RunError(fmt::format("condition '{}': the benchmark's container was stopped from outside ({}): the "
+                                 "Docker engine at {} shutting down, or a `docker stop`",
+                                 condition_.name, stopped->second, rt_->client.endpoint().display));
 
     InvocationOutput out;
     out.exit_code = static_cast<int>(o.exit_code);

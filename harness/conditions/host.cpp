@@ -143,6 +143,10 @@ class HostScope : public ConditionScope {
     spinners_.account(before, r.usage.wall_seconds, inv.number);
 
     const probe::ProbeReport report = probe::parse_probe_report(r.err, tag);
+    if (const auto stopped = report.after.find("stopped"); stopped != report.after.end() && !r.timed_out)
+      throw RunError(fmt::format("condition '{}': the benchmark was stopped from outside ({}): something sent its "
+                                 "probe (pid {}) a signal",
+                                 condition_.name, stopped->second, r.pid));
     if (const auto failed = report.values.find("exec_failed"); failed != report.values.end())
       throw RunError(fmt::format("condition '{}': cannot start {}: {}", condition_.name, inv.argv.front(),
                                  failed->second));

@@ -1,6 +1,7 @@
 #include "files/files.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -57,29 +58,41 @@ void write_atomic(const fs::path& path, std::string_view content) {
     fs::create_directories(path.parent_path(), ec);
     if (ec) throw RunError(fmt::format("cannot create {}: {}", path.parent_path().string(), ec.message()));
   }
-  const fs::path tmp = path.string() + fmt::format(".tmp-{}", ::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw RunError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  const auto fail = [&](int error) {
+    return RunError(fmt::format("cannot write {}: {}", path.string(), std::strerror(error)));
+  };
+  // A name no other writer (another thread, another noisefloor) can pick.
+  std::string tmp = path.string() + ".tmp-XXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) throw fail(errno);
   try {
+    if (::fchmod(fd, 0644) != 0) throw fail(errno);
     write_all(fd, content, path);
-    if (::fsync(fd) != 0) throw RunError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+    if (::fsync(fd) != 0) throw fail(errno);
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
     throw;
   }
-  ::close(fd);
+  if (::close(fd) != 0) {  // a deferred write error (NFS, a full disk) shows up here
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw fail(err);
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    throw RunError(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
+    throw fail(err);
   }
+  // The rename itself must survive a crash: the directory entry is synced too.
   const std::string dir = path.has_parent_path() ? path.parent_path().string() : ".";
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  if (dfd < 0) throw fail(errno);
+  const int synced = ::fsync(dfd);
+  const int err = errno;
+  ::close(dfd);
+  // Some filesystems cannot sync a directory (EINVAL): the rename is then as durable as it gets.
+  if (synced != 0 && err != EINVAL) throw fail(err);
 }
 
 }  // namespace noisefloor::files

@@ -18,9 +18,10 @@ std::string read(const std::filesystem::path& path);
 // machine, a fabricated tree in tests).
 std::filesystem::path under(const std::filesystem::path& root, std::string_view abs);
 
-// Replaces `path` with `content` atomically: a temporary file beside it, fsync, rename, fsync of
-// the directory. A reader sees the old file or the new one, never a part. Creates the parent
-// directory when missing. Throws RunError naming the file.
+// Replaces `path` with `content` atomically: a uniquely named temporary file beside it (mkstemp),
+// every write, the fsync and the close checked, rename, fsync of the directory. A reader sees the
+// old file or the new one, never a part; on any failure the temporary file is removed. Creates
+// the parent directory when missing. Throws RunError naming the file.
 void write_atomic(const std::filesystem::path& path, std::string_view content);
 
 // Writes all of `data` to fd (restarting after EINTR and short writes); throws RunError naming

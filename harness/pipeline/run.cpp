@@ -303,6 +303,10 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     status = records::RunStatus::failed;
     error = err.what();
     failure = std::current_exception();
+  } catch (const std::exception& err) {  // not ours (a JSON type error, out of memory): still recorded
+    status = records::RunStatus::failed;
+    error = fmt::format("internal error: {}", err.what());
+    failure = std::current_exception();
   }
   // Containers a guard could not remove: said in run.json and, on a failed run, in the error.
   const std::vector<std::string> cleanup = containers ? containers->clean_up(dir.id()) : std::vector<std::string>{};
@@ -310,58 +314,64 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   events.done();
   const std::string finished = clock.utc();
   fp.run->finished_utc = finished;
-  dir.write(fp);
 
   // The raw files and run.json are written first: they hold every sample whatever happens to the
-  // statistics below.
+  // statistics below. A failure here (a full disk) never hides the run's own error.
   records::Result result;
   result.label = dir.id();
   result.source = dir.path().string();
-  for (const auto& c : e.conditions) {
-    result.conditions.push_back(c.name);
-    result.gotest_config[c.name] = raw_config(e, fp, c, dir.id());
-    dir.write(c.name + ".txt", render::gotest_raw(measured.samples, c.name, result.gotest_config[c.name]));
-  }
   records::RunRecord& run = result.run.emplace();
-  run.experiment = e.name;
-  run.description = e.description;
-  run.experiment_file = e.source_file;
-  run.run_id = dir.id();
-  run.status = status;
-  run.error = error;
-  run.started_utc = started;
-  run.finished_utc = finished;
-  run.command_line = o.command_line;
-  run.conditions = result.conditions;
-  run.summary_header = summary_header(e, fp, measured.samples);
-  run.condition_records = measured.conditions;
-  run.warnings = measured.warnings;
-  if (e.paired())
-    run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa, e.comparison.threshold,
-                                                 e.comparison.blocks};
-  run.adaptive = measured.adaptive;
-  dir.write(run);
-  result.fingerprint = fp;
-  result.samples = std::move(measured.samples);
-
-  const analysis::Analysis analysis = analysis::analyze({result});
-  dir.write("summary.json", results::summary_document(analysis).dump(2) + "\n");
-  dir.write("table.md", render::table_md(analysis));
-  dir.write("cv-summary.txt", render::summary_blocks(analysis.table, run.summary_header));
-  // The page is a view of what is already written: a problem with it never fails the run, and is
-  // said even under --quiet.
-  std::string page_problem;
+  std::optional<analysis::Analysis> analysis;
+  std::string page_problem, finish_problem;
   try {
-    dir.write("report.html", render::html(analysis, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
+    dir.write(fp);
+    for (const auto& c : e.conditions) {
+      result.conditions.push_back(c.name);
+      result.gotest_config[c.name] = raw_config(e, fp, c, dir.id());
+      dir.write(c.name + ".txt", render::gotest_raw(measured.samples, c.name, result.gotest_config[c.name]));
+    }
+    run.experiment = e.name;
+    run.description = e.description;
+    run.experiment_file = e.source_file;
+    run.run_id = dir.id();
+    run.status = status;
+    run.error = error;
+    run.started_utc = started;
+    run.finished_utc = finished;
+    run.command_line = o.command_line;
+    run.conditions = result.conditions;
+    run.summary_header = summary_header(e, fp, measured.samples);
+    run.condition_records = measured.conditions;
+    run.warnings = measured.warnings;
+    if (e.paired())
+      run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa, e.comparison.threshold,
+                                                   e.comparison.blocks};
+    run.adaptive = measured.adaptive;
+    dir.write(run);
+    result.fingerprint = fp;
+    result.samples = measured.samples;
+
+    analysis = analysis::analyze({result});
+    dir.write("summary.json", results::summary_document(*analysis).dump(2) + "\n");
+    dir.write("table.md", render::table_md(*analysis));
+    dir.write("cv-summary.txt", render::summary_blocks(analysis->table, run.summary_header));
+    // The page is a view of what is already written: a problem with it never fails the run, and is
+    // said even under --quiet.
+    try {
+      dir.write("report.html", render::html(*analysis, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
+    } catch (const std::exception& err) {
+      page_problem = fmt::format("warning: report.html not written: {}\n", err.what());
+    }
   } catch (const std::exception& err) {
-    page_problem = fmt::format("warning: report.html not written: {}\n", err.what());
+    finish_problem = err.what();
   }
+  std::size_t kept = 0;
+  for (const auto& s : measured.samples) kept += !s.warmup;
   if (failure) {
-    std::size_t kept = 0;
-    for (const auto& s : result.samples) kept += !s.warmup;
     const auto kept_message = [&](const std::string& what) {
       std::string message = with_kept(what, kept, dir.path());
       for (const auto& w : cleanup) message += "\nwarning: " + w;
+      if (!finish_problem.empty()) message += "\nthe result files could not all be written: " + finish_problem;
       if (!page_problem.empty()) message += "\n" + std::string(text::trim(page_problem));
       return message;
     };
@@ -375,13 +385,19 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
       throw ParseError(kept_message(err.what()));
     } catch (const Error& err) {
       throw RunError(kept_message(err.what()));
+    } catch (const std::exception&) {
+      throw RunError(kept_message(*error));
     }
   }
+  if (!finish_problem.empty())
+    throw RunError(with_kept(fmt::format("the run completed, but its result files could not all be written: {}",
+                                         finish_problem),
+                             kept, dir.path()));
   dir.point_latest();
 
   Output out;
   out.err = page_problem;
-  out.out = "\n" + render::run_tables(analysis, o.terminal) + "\n";
+  out.out = "\n" + render::run_tables(*analysis, o.terminal) + "\n";
   if (anchor) {
     const std::string text = render::anchor_text(analysis::compare_with_anchor(result, *anchor));
     out.out += text;

@@ -641,8 +641,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "noisefloor-probe: exec failed: %s\n", child.exec_error.c_str());
     return 127;
   }
-  if (!run.stopped.empty()) {  // no account: the run was cut short
-    std::fprintf(stderr, "noisefloor-probe: stopped: %s\n", run.stopped.c_str());
+  if (!run.stopped.empty()) {  // no account (no end=1): the run was cut short, and why
+    std::fprintf(stderr, "noisefloor-probe[%s]: stopped=%s\n", tag.c_str(), run.stopped.c_str());
     return 128 + SIGTERM;
   }
 

@@ -13,7 +13,8 @@
 // lines, the tag being the one noisefloor passed with --tag: exit or signal, wall_ns (fork to
 // wait4, monotonic), user_us, sys_us, maxrss_kib, nvcsw, nivcsw, noop_ns (comma-separated, with
 // --noop-runs), cgroup_usage_ns, cgroup_periods, cgroup_throttled, cgroup_throttled_ns (deltas
-// over the benchmark), end=1.
+// over the benchmark), end=1. A run stopped from outside (a signal to the probe, its watched
+// stdin closed) has instead one tagged line: stopped=<why>.
 #pragma once
 
 #include <cstdint>

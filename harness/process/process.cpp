@@ -299,6 +299,7 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   watched_guard.close_end(0);  // the child has its copy
 
   Result result;
+  result.pid = pid;
   result.applied = read_back(pid);
   Tail out_tail(out_file.path());
   Tail err_tail(err_file.path());

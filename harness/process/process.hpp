@@ -46,6 +46,7 @@ struct Applied {
 };
 
 struct Result {
+  int pid = 0;                    // the child's, as it ran
   int exit_code = -1;             // -1 when killed by a signal
   std::optional<int> signal;      // the terminating signal, if any
   bool timed_out = false;

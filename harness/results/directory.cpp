@@ -55,10 +55,14 @@ void RunDirectory::append(const records::Sample& sample) {
 
 void RunDirectory::point_latest() {
   const fs::path link = dir_.parent_path() / "latest";
-  const fs::path tmp = dir_.parent_path() / ".latest.tmp";
+  // A name of this run's own: two runs of one experiment may finish at once.
+  const fs::path tmp = dir_.parent_path() / fmt::format(".latest.tmp-{}", id_);
   ::unlink(tmp.c_str());
-  if (::symlink(id_.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), link.c_str()) != 0)
-    throw RunError(fmt::format("cannot point {} at {}: {}", link.string(), id_, std::strerror(errno)));
+  if (::symlink(id_.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), link.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw RunError(fmt::format("cannot point {} at {}: {}", link.string(), id_, std::strerror(err)));
+  }
 }
 
 }  // namespace noisefloor::results
