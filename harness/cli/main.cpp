@@ -113,7 +113,12 @@ int run_main(int argc, char** argv) {
   pipeline::RunOptions run;
   bool quiet = false;
   auto* run_cmd = app.add_subcommand("run", "run an experiment and publish its per-condition table");
-  run_cmd->add_option("experiment", run.experiment, "experiment file (YAML)")->required();
+  run_cmd->add_option("experiment", run.experiment,
+                      "experiment file (YAML); with --resume, optional: the run's own file by default");
+  run_cmd->add_option("--resume", run.resume,
+                      "go on with an interrupted or failed run: its directory (results/<experiment>/<run>)");
+  run_cmd->add_flag("--allow-different-hosts", run.allow_different_hosts,
+                    "with --resume: accept a host whose benchmark-moving facts differ from the run's");
   run_cmd->add_option("--results", run.results_root, "where result directories go")->capture_default_str();
   run_cmd->add_flag("-q,--quiet", quiet, "no progress output");
   run_cmd->add_option("--anchor", run.anchor,
@@ -181,6 +186,8 @@ int run_main(int argc, char** argv) {
   try {
     int status = 0;
     if (*run_cmd) {
+      if (run.experiment.empty() && run.resume.empty())
+        throw ConfigError("run: give an experiment file (noisefloor run EXPERIMENT), or --resume RUN_DIR");
       run.command_line = joined_command_line(argc, argv);
       run.terminal = ::isatty(STDOUT_FILENO) == 1;
       cli::Progress progress(quiet, ::isatty(STDERR_FILENO) == 1, use_color(STDERR_FILENO));

@@ -48,7 +48,7 @@ void Progress::condition_started(std::size_t index, std::size_t count, const mod
   condition_count_ = count;
   condition_ = c.name;
   // Announced once: an interleaved schedule comes back to it every turn.
-  if (quiet_ || !values_.emplace(index, std::vector<double>{}).second) return;
+  if (quiet_ || !values_.emplace(c.name, std::vector<double>{}).second) return;
   std::string what = c.is_idle() ? "idle host" : "";
   if (c.spinners) what += fmt::format("{} spinner(s)", c.spinners->count);
   if (c.container) what += std::string(what.empty() ? "" : ", ") + "container";
@@ -62,15 +62,16 @@ void Progress::condition_finished(std::size_t, const records::ConditionRecord&) 
 }
 
 void Progress::progress(std::size_t done, std::size_t total, const records::Sample& latest) {
-  const std::string& first = first_benchmark_.emplace(condition_index_, latest.name).first->second;
-  std::vector<double>& values = values_[condition_index_];
-  if (!latest.warmup && latest.name == first) values.push_back(latest.metrics.front().value);
+  count(latest);
+  const std::vector<double>& values = values_[latest.condition];
   if (quiet_) return;
   if (per_condition_ == 0 && condition_count_ > 0) per_condition_ = total / condition_count_;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  // The rate of this session: samples of earlier sessions (a resumed run) took no time of it.
   std::string left = "estimating";
-  if (done > 0 && total >= done)
-    left = "~" + text::clock(elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+  const std::size_t now_done = done > earlier_done_ ? done - earlier_done_ : 0;
+  if (now_done > 0 && total >= done)
+    left = "~" + text::clock(elapsed / static_cast<double>(now_done) * static_cast<double>(total - done));
   const auto& m = latest.metrics.front();
   const auto cv = running_cv(values);
   std::string cv_text = cv ? fmt::format("CV {:.1f}%", *cv) : "CV —";
@@ -86,6 +87,17 @@ void Progress::progress(std::size_t done, std::size_t total, const records::Samp
   show(fmt::format("[{}/{} {}] {}/{}{}  {} {}  {} {}  elapsed {}  left {}", condition_index_ + 1, condition_count_,
                    condition_, values.size(), per_condition_, latest.warmup ? " warm-up" : "",
                    text::format_value(m.value), m.unit, cv_text, sparkline(values, 12), text::clock(elapsed), left));
+}
+
+void Progress::count(const records::Sample& s) {
+  const std::string& first = first_benchmark_.emplace(s.condition, s.name).first->second;
+  if (!s.warmup && s.name == first) values_[s.condition].push_back(s.metrics.front().value);
+}
+
+void Progress::resumed(const std::vector<records::Sample>& earlier) {
+  for (const auto& s : earlier) count(s);
+  for (const auto& [condition, values] : values_) earlier_done_ += values.size();
+  note(fmt::format("resuming: {} sample(s) from the run's earlier session(s) are kept", earlier.size()));
 }
 
 void Progress::show(const std::string& line) {

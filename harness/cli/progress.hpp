@@ -26,9 +26,11 @@ class Progress : public pipeline::RunEvents {
   void condition_started(std::size_t index, std::size_t count, const model::Condition& c) override;
   void condition_finished(std::size_t index, const records::ConditionRecord& record) override;
   void progress(std::size_t done, std::size_t total, const records::Sample& latest) override;
+  void resumed(const std::vector<records::Sample>& earlier) override;
 
  private:
   void show(const std::string& line);
+  void count(const records::Sample& sample);  // into its condition's series, if it is counted
   void end_line();  // finishes a live line before other output
 
   bool quiet_, live_, color_;
@@ -39,8 +41,9 @@ class Progress : public pipeline::RunEvents {
   std::size_t per_condition_ = 0;
   // Per condition, kept across its blocks (an interleaved schedule enters each condition many
   // times): the benchmark it counts (the first the condition printed) and its kept samples so far.
-  std::map<std::size_t, std::string> first_benchmark_;
-  std::map<std::size_t, std::vector<double>> values_;
+  std::map<std::string, std::string> first_benchmark_;  // by condition name
+  std::map<std::string, std::vector<double>> values_;
+  std::size_t earlier_done_ = 0;  // counted samples of a resumed run's earlier sessions
 };
 
 // "▁▃█▅": the last `width` values scaled between their min and max.

@@ -39,6 +39,10 @@ struct RunOptions {
   std::string command_line;
   std::string anchor;       // an earlier clean result: how contended was this run?
   bool terminal = false;    // stdout is a terminal: the 80-column table instead of markdown
+  // run --resume DIR: go on with an interrupted or failed run (`experiment` may then be empty:
+  // the file the run recorded is used; either way it must be the file the run was started with).
+  std::string resume;
+  bool allow_different_hosts = false;  // resume on a host whose benchmark-moving facts differ
 };
 
 // Where a run's live output goes: samples and progress (runner::Observer, after each sample is
@@ -53,7 +57,8 @@ class RunEvents : public runner::Observer {
 // Load, build, prepare the container images, fingerprint, run every condition, write the
 // results, and return the table (with the anchor and warnings). On a failure or interruption the
 // samples measured so far and every result file are written first; the error then says where
-// they are kept.
+// they are kept. With `resume`, the run directory's earlier samples are kept and only what is
+// missing is measured, in a new session of the same run (README: Resuming a run).
 Output run(const RunOptions& options, RunEvents& events, const Cancelled& cancelled);
 
 Output validate(const std::vector<std::string>& files);

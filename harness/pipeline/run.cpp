@@ -216,6 +216,7 @@ class Recorder : public runner::Observer {
   void progress(std::size_t done, std::size_t total, const records::Sample& latest) override {
     events_.progress(done, total, latest);
   }
+  void resumed(const std::vector<records::Sample>& earlier) override { events_.resumed(earlier); }
 
  private:
   results::RunDirectory& dir_;
@@ -250,8 +251,45 @@ Output validate(const std::vector<std::string>& files) {
   return o;
 }
 
+namespace {
+
+// The run `run --resume DIR` goes on with: its samples, records and fingerprint as written.
+records::Result load_resumable(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec) || !fs::exists(fs::path(dir) / "samples.jsonl", ec))
+    throw ConfigError(fmt::format("--resume {}: not a run directory (expected results/<experiment>/<run>/ with a "
+                                  "samples.jsonl)",
+                                  dir));
+  records::Result r = results::load(dir);
+  if (r.run && r.run->status == records::RunStatus::complete)
+    throw ConfigError(fmt::format("--resume {}: the run is complete: nothing to resume", dir));
+  return r;
+}
+
+}  // namespace
+
 Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
-  model::Experiment e = load_experiment(o.experiment);
+  // run --resume: the earlier sessions of the run, and the experiment it was started with.
+  std::optional<records::Result> earlier;
+  std::string experiment_file = o.experiment;
+  if (!o.resume.empty()) {
+    earlier = load_resumable(o.resume);
+    // The file the run recorded: run.json's (as given then), else the fingerprint's (absolute).
+    if (experiment_file.empty() && earlier->fingerprint.run) experiment_file = earlier->fingerprint.run->experiment_file;
+    if (experiment_file.empty() && earlier->run) experiment_file = earlier->run->experiment_file;
+    if (experiment_file.empty())
+      throw ConfigError(fmt::format("--resume {}: the run does not say which experiment file it ran: give it, "
+                                    "`noisefloor run EXPERIMENT --resume {}`",
+                                    o.resume, o.resume));
+  }
+  model::Experiment e = load_experiment(experiment_file);
+  if (earlier) {
+    const auto stored = files::try_read(fs::path(o.resume) / "experiment.yaml");
+    if (!stored || hash::sha256_hex(*stored) != hash::sha256_hex(e.source_text))
+      throw ConfigError(fmt::format("{}: not the experiment the run in {} was started with (its copy there has "
+                                    "another SHA-256): a resumed run must measure the same thing; start a new run",
+                                    experiment_file, o.resume));
+  }
   config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
   std::optional<records::Result> anchor;
   if (!o.anchor.empty()) {
@@ -276,17 +314,42 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   // The doctor's verdict on the room, stored with the run and shown above the progress.
   fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(e));
 
-  results::RunDirectory dir(o.results_root, e.name);
-  dir.write("experiment.yaml", e.source_text);
-  dir.write(fp);
+  // A resumed run goes on in the room it started in: facts that move benchmarks must agree.
+  std::vector<std::string> host_differences;
+  if (earlier && !earlier->fingerprint.empty()) {
+    for (const auto& d : analysis::differences(earlier->fingerprint, fp))
+      if (d.moves_benchmarks) host_differences.push_back(fmt::format("{}: {} then, {} now", d.field, d.a, d.b));
+    if (!host_differences.empty() && !o.allow_different_hosts)
+      throw ConfigError(fmt::format("--resume {}: this is not the room the run started in ({}); samples from both "
+                                    "would not be comparable: pass --allow-different-hosts to resume anyway",
+                                    o.resume, fmt::join(host_differences, "; ")));
+  }
+
+  bool torn = false;
+  results::RunDirectory dir = earlier ? results::RunDirectory::reopen(o.resume, &torn)
+                                      : results::RunDirectory(o.results_root, e.name);
+  const int session = earlier ? std::max<int>(1, static_cast<int>(earlier->run ? earlier->run->sessions.size() : 1)) : 0;
+  if (earlier) {
+    // The first session's fingerprint stays the run's; each later one is kept beside it.
+    dir.write(fmt::format("fingerprint.session-{}.json", session), nlohmann::json(fp).dump(2) + "\n");
+    if (torn) events.note("resume: a torn last line of samples.jsonl (a crash mid-write) was dropped");
+  } else {
+    dir.write("experiment.yaml", e.source_text);
+    dir.write(fp);
+  }
   const std::string facts = render::key_facts(fp);  // lines() views it: it must outlive the loop
   for (const auto line : text::lines(facts)) events.note(std::string(line));
   events.note(fmt::format("results: {}", dir.path().string()));
 
-  const plan::Plan plan = plan::plan(e);
+  runner::Measured measured;
+  if (earlier) {
+    measured.session = session;
+    measured.samples = earlier->samples;
+    if (earlier->run) measured.conditions = earlier->run->condition_records;
+  }
+  const plan::Plan plan = earlier ? plan::remaining(e, plan::plan(e), measured.samples) : plan::plan(e);
   Recorder recorder(dir, events);
   conditions::HostEnvironment env(containers ? containers->factory(dir.id()) : nullptr);
-  runner::Measured measured;
   records::RunStatus status = records::RunStatus::complete;
   std::optional<std::string> error;
   std::exception_ptr failure;
@@ -313,7 +376,9 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   measured.warnings.insert(measured.warnings.end(), cleanup.begin(), cleanup.end());
   events.done();
   const std::string finished = clock.utc();
-  fp.run->finished_utc = finished;
+  // The run's fingerprint is its first session's: a resumed run keeps it (and its finish time).
+  if (earlier) fp = earlier->fingerprint;
+  if (fp.run) fp.run->finished_utc = finished;
 
   // The raw files and run.json are written first: they hold every sample whatever happens to the
   // statistics below. A failure here (a full disk) never hides the run's own error.
@@ -339,6 +404,26 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     run.started_utc = started;
     run.finished_utc = finished;
     run.command_line = o.command_line;
+    if (earlier) {
+      // Every session, the first one included: when, how it ended, what it was run with.
+      const records::SessionRecord now{started, finished, o.command_line, status, error, host_differences};
+      if (earlier->run) {
+        run.started_utc = earlier->run->started_utc;
+        run.command_line = earlier->run->command_line;
+        run.sessions = earlier->run->sessions;
+        if (run.sessions.empty())
+          run.sessions.push_back({earlier->run->started_utc, earlier->run->finished_utc, earlier->run->command_line,
+                                  earlier->run->status, earlier->run->error, {}});
+      } else {  // the first session was killed before it could write run.json
+        run.started_utc = earlier->fingerprint.run ? earlier->fingerprint.run->started_utc : started;
+        run.sessions.push_back({run.started_utc, "", "", records::RunStatus::failed,
+                                std::string("ended without a record (killed)"), {}});
+      }
+      run.sessions.push_back(now);
+      for (const auto& d : host_differences) measured.warnings.push_back("resumed on another host: " + d);
+      if (earlier->run)
+        measured.warnings.insert(measured.warnings.begin(), earlier->run->warnings.begin(), earlier->run->warnings.end());
+    }
     run.conditions = result.conditions;
     run.summary_header = summary_header(e, fp, measured.samples);
     run.condition_records = measured.conditions;

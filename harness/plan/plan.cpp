@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "stats/summary.hpp"
 
@@ -104,6 +105,50 @@ Plan plan(const model::Experiment& e) {
   return p;
 }
 
+namespace {
+
+// Per condition, the first benchmark name it printed: the one whose samples count.
+std::map<std::string, std::string> first_names(std::span<const records::Sample> done) {
+  std::map<std::string, std::string> first;
+  for (const auto& s : done) first.emplace(s.condition, s.name);
+  return first;
+}
+
+}  // namespace
+
+Plan remaining(const model::Experiment& e, const Plan& full, std::span<const records::Sample> done) {
+  Plan left = full;
+  left.steps.clear();
+  const auto first = first_names(done);
+  if (!e.paired()) {
+    std::map<std::string, int> delivered;
+    for (const auto& s : done)
+      if (first.at(s.condition) == s.name) ++delivered[s.condition];
+    for (Step step : full.steps) {
+      int& had = delivered[e.conditions[step.condition].name];
+      if (had >= step.samples) {
+        had -= step.samples;
+        continue;
+      }
+      step.samples -= had;
+      had = 0;
+      left.steps.push_back(step);
+    }
+    return left;
+  }
+  const auto delivered = [&](const Step& step, const Unit& unit) {
+    const std::string& condition = e.conditions[step.condition].name;
+    return std::any_of(done.begin(), done.end(), [&](const records::Sample& s) {
+      return s.condition == condition && s.repeat == step.repeat && s.variant == unit.variant && s.pair == unit.pair &&
+             first.at(condition) == s.name;
+    });
+  };
+  for (const Step& step : full.steps)
+    if (!std::all_of(step.units.begin(), step.units.end(), [&](const Unit& u) { return delivered(step, u); }))
+      left.steps.push_back(step);
+  return left;
+}
+
 Scheduler::Scheduler(const model::Experiment& e, const Plan& p)
     : experiment_(e), plan_(p), repeats_(e.conditions.size(), 0), done_(e.conditions.size(), false) {}
 
@@ -132,6 +177,19 @@ std::optional<Step> Scheduler::next(std::span<const records::Sample> measured, m
     return adaptive_step(c);
   }
   return std::nullopt;
+}
+
+void Scheduler::resume(std::span<const records::Sample> done) {
+  const auto first = first_names(done);
+  for (std::size_t c = 0; c < experiment_.conditions.size(); ++c) {
+    const std::string& name = experiment_.conditions[c].name;
+    int repeats = 0;
+    for (const auto& s : done) {
+      if (s.condition != name || first.at(name) != s.name) continue;
+      repeats = experiment_.paired() ? std::max(repeats, s.repeat + 1) : repeats + 1;
+    }
+    repeats_[c] = repeats;
+  }
 }
 
 Step Scheduler::adaptive_step(std::size_t c) {

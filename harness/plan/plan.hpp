@@ -56,6 +56,14 @@ struct Plan {
 
 Plan plan(const model::Experiment& experiment);
 
+// What is left of `full` once `done` (the samples earlier sessions of the run measured, for
+// `run --resume`) are counted. Unpaired: per condition, the samples of the first benchmark it
+// printed fill its steps in order; a step they fill is dropped, a step they fill in part keeps
+// only the samples still missing. Paired: a step (a repeat) whose every unit delivered is
+// dropped, one that did not runs again whole. samples: auto: nothing to drop (the Scheduler
+// resumes from the samples themselves, Scheduler::resume).
+Plan remaining(const model::Experiment& experiment, const Plan& full, std::span<const records::Sample> done);
+
 // The units of one paired repeat: each variant paired with the baseline, then the A/A pair,
 // each pair AB on kept repeats 0, 3, 4, 7, 8, ... (counted from the first kept repeat) and BA
 // on the others.
@@ -80,6 +88,9 @@ class Scheduler {
 
   // samples: auto, per condition that has stopped.
   const std::map<std::string, records::AdaptiveOutcome>& outcomes() const { return outcomes_; }
+
+  // samples: auto after `run --resume`: each condition goes on from the repeats `done` holds.
+  void resume(std::span<const records::Sample> done);
 
  private:
   Step adaptive_step(std::size_t condition);

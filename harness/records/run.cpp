@@ -19,6 +19,10 @@ void read_optional(const json& j, const char* key, std::optional<T>& out) {
   if (it != j.end() && !it->is_null()) out = it->template get<T>();
 }
 
+RunStatus status_from(const std::string& text) {
+  return text == "interrupted" ? RunStatus::interrupted : text == "failed" ? RunStatus::failed : RunStatus::complete;
+}
+
 // A CPU list written as text; "unpinned" (spinners) and "" are the empty list.
 std::vector<int> cpus_from(const json& j) {
   if (!j.is_string()) return {};
@@ -253,6 +257,7 @@ void to_json(json& j, const ConditionRecord& v) {
        {"load_before", v.load_before},
        {"setup", v.setup},
        {"runs", v.runs}};
+  if (v.session != 0) j["session"] = v.session;
   if (v.load_settled) {  // since 0.2: the settle time and the load read after it
     j["settle_s"] = v.settle_seconds;
     j["load_settled"] = *v.load_settled;
@@ -266,6 +271,7 @@ void from_json(const json& j, ConditionRecord& v) {
   v = {};
   v.condition = j.at("condition").get<std::string>();
   v.block = j.value("block", 0);
+  v.session = j.value("session", 0);
   v.started_utc = j.value("started_utc", "");
   v.finished_utc = j.value("finished_utc", "");
   if (j.contains("load_before")) v.load_before = j.at("load_before").get<fingerprint::LoadReading>();
@@ -275,6 +281,25 @@ void from_json(const json& j, ConditionRecord& v) {
   v.spinner_load = j.value("spinner_load", std::vector<SpinnerLoad>{});
   if (j.contains("setup")) v.setup = j.at("setup").get<ConditionSetup>();
   v.runs = j.value("runs", std::vector<InvocationRecord>{});
+}
+
+void to_json(json& j, const SessionRecord& v) {
+  j = {{"started_utc", v.started_utc},
+       {"finished_utc", v.finished_utc},
+       {"command_line", v.command_line},
+       {"status", std::string(to_string(v.status))},
+       {"error", optional_json(v.error)}};
+  if (!v.host_differences.empty()) j["host_differences"] = v.host_differences;
+}
+
+void from_json(const json& j, SessionRecord& v) {
+  v = {};
+  v.started_utc = j.value("started_utc", "");
+  v.finished_utc = j.value("finished_utc", "");
+  v.command_line = j.value("command_line", "");
+  v.status = status_from(j.value("status", "complete"));
+  read_optional(j, "error", v.error);
+  v.host_differences = j.value("host_differences", std::vector<std::string>{});
 }
 
 void to_json(json& j, const RunRecord& v) {
@@ -294,6 +319,7 @@ void to_json(json& j, const RunRecord& v) {
   if (!v.experiment_file.empty()) j["experiment_file"] = v.experiment_file;
   if (v.comparison) j["comparison"] = *v.comparison;
   if (!v.adaptive.empty()) j["adaptive"] = v.adaptive;
+  if (!v.sessions.empty()) j["sessions"] = v.sessions;
 }
 
 void from_json(const json& j, RunRecord& v) {
@@ -307,10 +333,7 @@ void from_json(const json& j, RunRecord& v) {
     v.description = j.value("description", "");
     v.experiment_file = j.value("experiment_file", "");
     v.run_id = j.value("run_id", "");
-    const std::string status = j.value("status", "complete");
-    v.status = status == "interrupted" ? RunStatus::interrupted
-               : status == "failed"    ? RunStatus::failed
-                                       : RunStatus::complete;
+    v.status = status_from(j.value("status", "complete"));
     read_optional(j, "error", v.error);
     v.started_utc = j.value("started_utc", "");
     v.finished_utc = j.value("finished_utc", "");
@@ -321,6 +344,7 @@ void from_json(const json& j, RunRecord& v) {
     v.warnings = j.value("warnings", std::vector<std::string>{});
     read_optional(j, "comparison", v.comparison);
     v.adaptive = j.value("adaptive", std::map<std::string, AdaptiveOutcome>{});
+    v.sessions = j.value("sessions", std::vector<SessionRecord>{});
   } catch (const json::exception& e) {
     throw ParseError(e.what());
   }

@@ -161,6 +161,7 @@ struct SpinnerLoad {
 struct ConditionRecord {
   std::string condition;
   int block = 0;
+  int session = 0;  // which session of the run entered it (run --resume adds sessions)
   std::string started_utc, finished_utc;
   fingerprint::LoadReading load_before;
   double settle_seconds = 0;  // waited after the condition was in force, before the first sample
@@ -170,6 +171,15 @@ struct ConditionRecord {
   std::vector<SpinnerLoad> spinner_load;
   std::vector<InvocationRecord> runs;
   friend bool operator==(const ConditionRecord&, const ConditionRecord&) = default;
+};
+
+// One session of a run: the first `noisefloor run`, then each `noisefloor run --resume`.
+struct SessionRecord {
+  std::string started_utc, finished_utc, command_line;
+  RunStatus status = RunStatus::complete;
+  std::optional<std::string> error;
+  std::vector<std::string> host_differences;  // fields that move benchmarks, accepted with --allow-different-hosts
+  friend bool operator==(const SessionRecord&, const SessionRecord&) = default;
 };
 
 struct RunRecord {
@@ -186,6 +196,9 @@ struct RunRecord {
   std::vector<std::string> warnings;
   std::optional<ComparisonSettings> comparison;   // paired experiments
   std::map<std::string, AdaptiveOutcome> adaptive;  // samples: auto, per condition
+  // Every session of a resumed run, the first one included; empty for a run never resumed
+  // (its one session is the fields above).
+  std::vector<SessionRecord> sessions;
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
 };
 
@@ -211,6 +224,8 @@ void to_json(nlohmann::json& j, const InvocationRecord& v);
 void from_json(const nlohmann::json& j, InvocationRecord& v);
 void to_json(nlohmann::json& j, const ConditionRecord& v);
 void from_json(const nlohmann::json& j, ConditionRecord& v);
+void to_json(nlohmann::json& j, const SessionRecord& v);
+void from_json(const nlohmann::json& j, SessionRecord& v);
 void to_json(nlohmann::json& j, const RunRecord& v);
 void from_json(const nlohmann::json& j, RunRecord& v);
 

@@ -35,6 +35,7 @@ void to_json(nlohmann::json& j, const Sample& s) {
     j["pair"] = s.pair;
     j["order"] = s.order;
   }
+  if (s.session != 0) j["session"] = s.session;
 }
 
 void from_json(const nlohmann::json& j, Sample& s) {
@@ -59,6 +60,7 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.order = j.value("order", "");
     s.elapsed_seconds = j.value("elapsed_s", 0.0);
     s.utc = j.value("utc", "");
+    s.session = j.value("session", 0);
   } catch (const nlohmann::json::exception& e) {
     throw ParseError(fmt::format("sample: {}", e.what()));
   }

@@ -27,8 +27,9 @@ struct Sample {
   int repeat = -1;
   std::string pair;
   std::string order;           // "AB" (baseline first) or "BA"
-  double elapsed_seconds = 0;  // since the run started
+  double elapsed_seconds = 0;  // since the run (its session) started
   std::string utc;             // when it arrived, RFC 3339
+  int session = 0;             // 0: the run's first session; n: its n-th resumption (run --resume)
   friend bool operator==(const Sample&, const Sample&) = default;
 };
 
@@ -38,7 +39,7 @@ Sample sample_of(const std::string& condition, const model::Measurement& measure
 
 // {"condition", "benchmark", "name", "procs", "index", "warmup", "invocation", "iterations",
 //  "metrics": [{"value", "unit"}], "elapsed_s", "utc"} plus, for the paired design, "variant",
-// "repeat", "pair", "order". A metric value that is not finite (a Google Benchmark counter) is
+// "repeat", "pair", "order", and "session" when it is not 0. A metric value that is not finite (a Google Benchmark counter) is
 // written as null and read back as NaN; the primary one never is (the runner refuses it).
 // from_json needs condition, benchmark and at least one metric (throws ParseError) and defaults
 // the rest.

@@ -1,6 +1,7 @@
 #include "results/directory.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +33,45 @@ RunDirectory::RunDirectory(const fs::path& root, const std::string& experiment) 
   const fs::path samples = dir_ / "samples.jsonl";
   samples_fd_ = ::open(samples.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (samples_fd_ < 0) throw RunError(fmt::format("cannot create {}: {}", samples.string(), std::strerror(errno)));
+  lock();
+}
+
+RunDirectory RunDirectory::reopen(const fs::path& dir, bool* torn) {
+  RunDirectory d;
+  d.dir_ = fs::weakly_canonical(dir);
+  d.id_ = d.dir_.filename().string();
+  const fs::path samples = d.dir_ / "samples.jsonl";
+  d.samples_fd_ = ::open(samples.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (d.samples_fd_ < 0) throw RunError(fmt::format("cannot open {}: {}", samples.string(), std::strerror(errno)));
+  d.lock();
+  // A line cut short by a crash is no sample: it goes, so that the next line starts clean.
+  const std::string text = files::read(samples);
+  if (torn) *torn = false;
+  if (!text.empty() && text.back() != '\n') {
+    const auto last = text.rfind('\n');
+    const off_t keep = last == std::string::npos ? 0 : static_cast<off_t>(last + 1);
+    if (::ftruncate(d.samples_fd_, keep) != 0)
+      throw RunError(fmt::format("cannot cut the torn last line of {}: {}", samples.string(), std::strerror(errno)));
+    if (torn) *torn = true;
+  }
+  return d;
+}
+
+RunDirectory::RunDirectory(RunDirectory&& other) noexcept
+    : dir_(std::move(other.dir_)), id_(std::move(other.id_)), samples_fd_(other.samples_fd_) {
+  other.samples_fd_ = -1;
+}
+
+void RunDirectory::lock() {
+  if (::flock(samples_fd_, LOCK_EX | LOCK_NB) == 0) return;
+  const int err = errno;
+  ::close(samples_fd_);
+  samples_fd_ = -1;
+  throw RunError(err == EWOULDBLOCK
+                     ? fmt::format("{}: a noisefloor run is still writing it (its samples.jsonl is locked): "
+                                   "wait for it to end, or stop it first",
+                                   dir_.string())
+                     : fmt::format("cannot lock {}: {}", (dir_ / "samples.jsonl").string(), std::strerror(err)));
 }
 
 RunDirectory::~RunDirectory() {

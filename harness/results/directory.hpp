@@ -17,6 +17,12 @@ class RunDirectory {
  public:
   // Creates root/<experiment>/<YYYYmmddTHHMMSSZ>[-N]/ (never reuses an existing directory).
   RunDirectory(const std::filesystem::path& root, const std::string& experiment);
+  // Opens an existing run directory to go on with it (run --resume): samples.jsonl is appended
+  // to, after a torn last line (a crash mid-write) is cut off (`torn` says so). Either way the
+  // directory's samples.jsonl is locked (flock) while this object lives: a run that is still
+  // going on cannot be resumed, and is refused with RunError.
+  static RunDirectory reopen(const std::filesystem::path& dir, bool* torn = nullptr);
+  RunDirectory(RunDirectory&& other) noexcept;
   RunDirectory(const RunDirectory&) = delete;
   RunDirectory& operator=(const RunDirectory&) = delete;
   ~RunDirectory();
@@ -31,6 +37,9 @@ class RunDirectory {
   void point_latest();  // root/<experiment>/latest -> this directory (atomic symlink swap)
 
  private:
+  RunDirectory() = default;
+  void lock();
+
   std::filesystem::path dir_;
   std::string id_;
   int samples_fd_ = -1;

@@ -40,9 +40,24 @@ class Loop {
         cancelled_(cancelled),
         measured_(measured),
         scheduler_(e, p),
-        total_(p.per_condition * e.conditions.size() * p.units_per_repeat) {}
+        total_(p.per_condition * e.conditions.size() * p.units_per_repeat) {
+    // A resumed run goes on from what its earlier sessions measured: sample indexes, invocation
+    // and block numbers continue, progress counts what is already there.
+    for (const auto& s : measured_.samples) {
+      ++counts_[{s.condition, s.name}];
+      const std::string& first = first_benchmark_.emplace(s.condition, s.name).first->second;
+      if (!s.warmup && s.name == first) ++done_;
+      invocation_ = std::max(invocation_, s.invocation + 1);
+    }
+    for (const auto& c : measured_.conditions) {
+      block_ = std::max(block_, c.block + 1);
+      for (const auto& r : c.runs) invocation_ = std::max(invocation_, r.invocation + 1);
+    }
+    if (p.adaptive) scheduler_.resume(measured_.samples);
+  }
 
   void run() {
+    if (!measured_.samples.empty()) observer_.resumed(measured_.samples);
     try {
       while (true) {
         check();
@@ -78,6 +93,7 @@ class Loop {
     record_ = records::ConditionRecord{};
     record_.condition = c.name;
     record_.block = block_;
+    record_.session = measured_.session;
     record_.started_utc = clock_.utc();
     record_.load_before = env_.load();
     scope_ = env_.enter(c);  // returns once the condition is in force (its spinners spin)
@@ -130,6 +146,7 @@ class Loop {
     s.invocation = invocation;
     s.elapsed_seconds = clock_.elapsed().count();
     s.utc = clock_.utc();
+    s.session = measured_.session;
     if (!unit.variant.empty()) {
       s.variant = unit.variant;
       s.pair = unit.pair;

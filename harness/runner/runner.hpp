@@ -40,10 +40,15 @@ class Observer {
   // Kept samples so far and in total over the whole run, counting in each condition the first
   // benchmark it printed.
   virtual void progress(std::size_t /*done*/, std::size_t /*total*/, const records::Sample& /*latest*/) {}
+  // A resumed run: the samples its earlier sessions measured, before any new one.
+  virtual void resumed(const std::vector<records::Sample>& /*earlier*/) {}
 };
 
-// Everything a run measured, so far or in all.
+// Everything a run measured, so far or in all. For `run --resume` it starts with what the
+// earlier sessions measured (samples and condition records); the run goes on from there and
+// stamps what it adds with `session`.
 struct Measured {
+  int session = 0;
   std::vector<records::Sample> samples;                // warm-up included, in arrival order
   std::vector<records::ConditionRecord> conditions;    // one per condition block entered
   std::vector<std::string> warnings;

@@ -125,3 +125,44 @@ TEST_CASE("plan: argv gets the format's repetition flag") {
   b.format = model::OutputFormat::command;
   CHECK(plan::invocation_argv(b, cmd, 1) == std::vector<std::string>{"./b"});
 }
+
+namespace {
+records::Sample done_sample(const std::string& condition, const std::string& name, int repeat = -1,
+                            const std::string& variant = "", const std::string& pair = "") {
+  records::Sample s;
+  s.condition = condition;
+  s.benchmark = s.name = name;
+  s.repeat = repeat;
+  s.variant = variant;
+  s.pair = pair;
+  s.metrics = {{1.0, "ns/op"}};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("plan: remaining drops what earlier sessions delivered, and cuts a step delivered in part") {
+  // Sequential, 3 samples + 1 warm-up per condition in invocations of 2: idle:0:2, idle:1:2, ...
+  const auto e = experiment(model::Schedule::sequential, 3, 1, 2);
+  const plan::Plan full = plan::plan(e);
+  CHECK(shape(full) == std::vector<std::string>{"0:0:2", "0:1:2", "1:0:2", "1:1:2"});
+  std::vector<records::Sample> done;
+  for (int i = 0; i < 4; ++i) done.push_back(done_sample("idle", "BenchmarkX-2"));
+  done.push_back(done_sample("idle", "BenchmarkY-2"));  // another benchmark: not what is counted
+  done.push_back(done_sample("noisy", "BenchmarkX-2"));
+  CHECK(shape(plan::remaining(e, full, done)) == std::vector<std::string>{"1:0:1", "1:1:2"});
+  CHECK(shape(plan::remaining(e, full, {})) == shape(full));
+}
+
+TEST_CASE("plan: remaining of a paired plan reruns every repeat that is not complete") {
+  const auto e = paired(model::Schedule::sequential, 2, 0);
+  const plan::Plan full = plan::plan(e);
+  CHECK(shape(full) == std::vector<std::string>{"0:0:1", "0:1:1", "1:0:1", "1:1:1"});
+  std::vector<records::Sample> done;
+  // idle, repeat 0 complete: base and fast in pair "fast", base and base' in the A/A pair.
+  for (const auto& [variant, pair] : std::vector<std::pair<std::string, std::string>>{
+           {"base", "fast"}, {"fast", "fast"}, {"base", "A/A"}, {"base'", "A/A"}})
+    done.push_back(done_sample("idle", "BenchmarkX", 0, variant, pair));
+  // idle, repeat 1: only half.
+  done.push_back(done_sample("idle", "BenchmarkX", 1, "base", "fast"));
+  CHECK(shape(plan::remaining(e, full, done)) == std::vector<std::string>{"0:1:1", "1:0:1", "1:1:1"});
+}

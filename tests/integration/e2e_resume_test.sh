@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# noisefloor run --resume: a run killed (SIGKILL: no run.json) or interrupted (SIGINT) goes on
+# where it stopped, in a new session of the same run directory; what is there is kept, only what
+# is missing is measured, and the record says which sample came from which session. Refused: a
+# complete run, another experiment file, a run still in progress.
+source "$(dirname "$0")/lib.sh"
+BURN="$(realpath "${BURN:?set BURN to the nf-burn test program}")"
+cd "$WORK"
+
+cat >seq.yaml <<YAML
+name: seq
+benchmark:
+  command: [$BURN, "0.02"]
+  format: command
+  samples: 30
+  warmup: 1
+settle: 0s
+conditions:
+  - name: idle
+  - name: noisy
+    spinners: {count: 1}
+YAML
+run_dir_of() { ls -d "$WORK/results/$1"/2*/ 2>/dev/null | head -1 || true; }
+
+# --- killed (SIGKILL) partway through the second condition: no run.json ---
+"$NF" run -q seq.yaml --results "$WORK/results" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do [[ -n "$(run_dir_of seq)" ]] && break; sleep 0.1; done
+dir=$(run_dir_of seq)
+wait_lines "$dir/samples.jsonl" 40   # idle done (31), noisy started
+kill -KILL "$pid"; wait "$pid" 2>/dev/null || true
+before=$(grep -c '}$' "$dir/samples.jsonl")
+(( before < 62 )) || fail "the run ended before it could be killed"
+[[ ! -e "$dir/run.json" ]] || fail "a SIGKILLed run should have no run.json"
+"$NF" run --resume "$dir" >out.txt 2>err.txt || { cat err.txt >&2; fail "resume after SIGKILL failed"; }
+contains err.txt "resuming: $before sample(s) from the run's earlier session(s) are kept"
+python3 - "$dir" "$before" <<'PY' || fail "resume after SIGKILL: see above"
+import collections, json, sys
+d, before = sys.argv[1], int(sys.argv[2])
+samples = [json.loads(l) for l in open(f"{d}/samples.jsonl")]
+run = json.load(open(f"{d}/run.json"))
+problems = []
+if len(samples) != 62: problems.append(f"{len(samples)} samples, expected 2 × (30 + 1 warm-up)")
+for cond in ("idle", "noisy"):
+    kept = [s for s in samples if s["condition"] == cond and not s["warmup"]]
+    warm = [s for s in samples if s["condition"] == cond and s["warmup"]]
+    if len(kept) != 30 or len(warm) != 1: problems.append(f"{cond}: {len(kept)} kept + {len(warm)} warm-up")
+    if sorted(s["index"] for s in samples if s["condition"] == cond) != list(range(31)):
+        problems.append(f"{cond}: indexes do not run 0..30")
+sessions = collections.Counter(s.get("session", 0) for s in samples)
+if sessions[0] != before or sessions[1] != 62 - before: problems.append(f"sessions {dict(sessions)}")
+if run["status"] != "complete": problems.append(f"status {run['status']}")
+if [s["status"] for s in run["sessions"]] != ["failed", "complete"]: problems.append(f"sessions {run['sessions']}")
+if any(b.get("session", 0) != 1 for b in run["condition_records"]): problems.append("a new block without its session")
+n = {r["condition"]: r["summary"]["n"] for r in json.load(open(f"{d}/summary.json"))["table"]["rows"]}
+if n != {"idle": 30, "noisy": 30}: problems.append(f"table n {n}")
+for p in problems: print("  " + p)
+sys.exit(1 if problems else 0)
+PY
+check "latest moved to the completed run" test "$(readlink "$WORK/results/seq/latest")" = "$(basename "$dir")"
+
+# --- a complete run has nothing to resume ---
+set +e; "$NF" run --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
+[[ $code -eq 2 ]] || fail "resume of a complete run: exit $code, expected 2"
+contains err.txt "the run is complete: nothing to resume"
+
+# --- interrupted (SIGINT) paired run: run.json says interrupted; resumed, every pair is complete ---
+cat >pair.yaml <<YAML
+name: pair
+benchmark:
+  command: [$BURN]
+  format: command
+  samples: 12
+  metric: cpu
+settle: 0s
+variants:
+  - {name: once, args: ["0.01"]}
+  - {name: thrice, args: ["0.03"]}
+conditions:
+  - name: idle
+YAML
+"$NF" run -q pair.yaml --results "$WORK/results" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do [[ -n "$(run_dir_of pair)" ]] && break; sleep 0.1; done
+dir=$(run_dir_of pair)
+wait_lines "$dir/samples.jsonl" 15
+kill -INT "$pid"
+set +e; wait "$pid"; code=$?; set -e
+[[ $code -eq 130 ]] || fail "pair: SIGINT gave exit $code"
+contains "$dir/run.json" '"status": "interrupted"'
+# Another experiment file is refused; the same one (here given explicitly) is accepted.
+sed 's/samples: 12/samples: 13/' pair.yaml >other.yaml
+set +e; "$NF" run other.yaml --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
+[[ $code -eq 2 ]] || fail "resume with another experiment: exit $code, expected 2"
+contains err.txt "other.yaml: not the experiment the run in $dir was started with"
+"$NF" run -q pair.yaml --resume "$dir" >/dev/null 2>err.txt || { cat err.txt >&2; fail "pair: resume failed"; }
+python3 - "$dir" <<'PY' || fail "pair resume: see above"
+import json, sys
+d = sys.argv[1]
+summary = json.load(open(f"{d}/summary.json"))
+run = json.load(open(f"{d}/run.json"))
+problems = []
+pairs = {(r["variant"]): len(r["ratios"]) for r in summary["paired"]}
+if pairs != {"thrice": 12, "A/A": 12}: problems.append(f"pairs {pairs}")
+gm = next(r["gm"] for r in summary["paired"] if r["variant"] == "thrice")
+if not 2.7 < gm < 3.3: problems.append(f"thrice/once CPU-time ratio {gm}, nf-burn's is 3")
+if [s["status"] for s in run["sessions"]] != ["interrupted", "complete"]: problems.append(f"sessions {run['sessions']}")
+for p in problems: print("  " + p)
+sys.exit(1 if problems else 0)
+PY
+
+# --- a run still going on cannot be resumed ---
+sed 's/samples: 30/samples: 400/' seq.yaml >long.yaml
+"$NF" run -q long.yaml --results "$WORK/results2" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do dir=$(ls -d "$WORK"/results2/seq/2*/ 2>/dev/null | head -1 || true); [[ -n "$dir" ]] && break; sleep 0.1; done
+wait_lines "$dir/samples.jsonl" 2
+set +e; "$NF" run --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
+kill -INT "$pid"; wait "$pid" 2>/dev/null || true
+[[ $code -eq 1 ]] || { cat err.txt >&2; fail "resume of a running run: exit $code, expected 1"; }
+contains err.txt "a noisefloor run is still writing it"
+echo "e2e resume: ok"
