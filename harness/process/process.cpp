@@ -76,16 +76,23 @@ class Reaper {
     ::close(fds_[1]);
   }
 
-  // True once the child has been reaped; waits up to `timeout` for it.
+  // True once the child has been reaped; waits up to `timeout` for it. A signal that arrives
+  // meanwhile (a second Ctrl-C) does not cut the wait short: the grace a supervised child gets to
+  // end its tree is the whole of it.
   bool wait_for(std::chrono::milliseconds timeout) {
     if (done_) return true;
-    pollfd p{fds_[0], POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(timeout.count())) > 0) {
-      thread_.join();  // the thread is past its last write: its results are visible after join
-      thread_ = std::thread();
-      done_ = true;
+    const auto deadline = Clock::now() + timeout;
+    while (true) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+      pollfd p{fds_[0], POLLIN, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+      if (ready > 0) break;
+      if (ready == 0 || errno != EINTR) return false;
     }
-    return done_;
+    thread_.join();  // the thread is past its last write: its results are visible after join
+    thread_ = std::thread();
+    done_ = true;
+    return true;
   }
   bool done() { return wait_for(std::chrono::milliseconds(0)); }
   // Blocks until the child has been reaped.
