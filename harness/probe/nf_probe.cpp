@@ -373,25 +373,35 @@ struct Child {
   rusage usage{};
 };
 
-// Forks, execs `argv` in the child, waits for it. An exec failure comes back through a
-// close-on-exec pipe: no bytes means the exec succeeded.
-Child run_child(char** argv) {
-  Child result;
+// A forked child that has execv(2)ed `argv` (pid > 0, error empty), or why it could not: a fork
+// failure (pid < 0), or an exec failure (pid > 0: the child has exited with 127 and is still to be
+// reaped). The exec's errno comes back through a close-on-exec pipe: no bytes means it succeeded.
+// `prepare` runs in the child just before the exec (async-signal-safe calls only).
+struct Forked {
+  pid_t pid = -1;
+  std::string error;
+  std::int64_t start_ns = 0;  // CLOCK_MONOTONIC just before fork
+};
+
+template <class Prepare>
+Forked fork_exec(char** argv, Prepare prepare) {
+  Forked result;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
-    result.exec_error = std::string("pipe: ") + strerror(errno);
+    result.error = std::string("pipe: ") + strerror(errno);
     return result;
   }
-  const std::int64_t start = monotonic_ns();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    result.exec_error = std::string("fork: ") + strerror(errno);
+  result.start_ns = monotonic_ns();
+  result.pid = ::fork();
+  if (result.pid < 0) {
+    result.error = std::string("fork: ") + strerror(errno);
     ::close(fds[0]);
     ::close(fds[1]);
     return result;
   }
-  if (pid == 0) {
+  if (result.pid == 0) {
     ::close(fds[0]);
+    prepare();
     ::execv(argv[0], argv);
     const int error = errno;
     while (::write(fds[1], &error, sizeof error) < 0 && errno == EINTR) {
@@ -405,16 +415,25 @@ Child run_child(char** argv) {
     got = ::read(fds[0], &error, sizeof error);
   } while (got < 0 && errno == EINTR);
   ::close(fds[0]);
-  pid_t waited;
-  do {
-    waited = ::wait4(pid, &result.status, 0, &result.usage);
-  } while (waited < 0 && errno == EINTR);
-  result.wall_ns = monotonic_ns() - start;
-  if (got == static_cast<ssize_t>(sizeof error)) {
-    result.exec_error = strerror(error);
+  if (got == static_cast<ssize_t>(sizeof error)) result.error = strerror(error);
+  return result;
+}
+
+// Forks, execs `argv` in the child (as it is: the no-op), waits for it.
+Child run_child(char** argv) {
+  Child result;
+  const Forked forked = fork_exec(argv, [] {});
+  if (forked.pid < 0) {
+    result.exec_error = forked.error;
     return result;
   }
-  result.started = true;
+  pid_t waited;
+  do {
+    waited = ::wait4(forked.pid, &result.status, 0, &result.usage);
+  } while (waited < 0 && errno == EINTR);
+  result.wall_ns = monotonic_ns() - forked.start_ns;
+  result.exec_error = forked.error;
+  result.started = forked.error.empty();
   return result;
 }
 
@@ -483,25 +502,11 @@ Supervised run_supervised(char** argv, bool watch_stdin) {
   const int signals = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
   if (signals < 0) {
     result.child.exec_error = std::string("signalfd: ") + strerror(errno);
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
     return result;
   }
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    result.child.exec_error = std::string("pipe: ") + strerror(errno);
-    ::close(signals);
-    return result;
-  }
-  const std::int64_t start = monotonic_ns();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    result.child.exec_error = std::string("fork: ") + strerror(errno);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    ::close(signals);
-    return result;
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
+  // The benchmark: a process group and a death signal of its own, the probe's signal mask undone.
+  const Forked forked = fork_exec(argv, [&] {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the probe gone: the benchmark goes too
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
@@ -509,20 +514,15 @@ Supervised run_supervised(char** argv, bool watch_stdin) {
       const int null = ::open("/dev/null", O_RDONLY);
       if (null >= 0) ::dup2(null, STDIN_FILENO);
     }
-    ::execv(argv[0], argv);
-    const int error = errno;
-    while (::write(fds[1], &error, sizeof error) < 0 && errno == EINTR) {
-    }
-    ::_exit(127);
+  });
+  if (forked.pid < 0) {
+    result.child.exec_error = forked.error;
+    ::close(signals);
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+    return result;
   }
-  ::close(fds[1]);
-  int error = 0;
-  ssize_t got;
-  do {
-    got = ::read(fds[0], &error, sizeof error);
-  } while (got < 0 && errno == EINTR);
-  ::close(fds[0]);
-  if (got == static_cast<ssize_t>(sizeof error)) result.child.exec_error = strerror(error);
+  const pid_t pid = forked.pid;
+  result.child.exec_error = forked.error;
 
   bool exited = false;
   bool stdin_open = watch_stdin;
@@ -547,7 +547,7 @@ Supervised run_supervised(char** argv, bool watch_stdin) {
       pid_t reaped;
       while ((reaped = ::wait4(-1, &status, WNOHANG, &usage)) > 0) {
         if (reaped != pid) continue;
-        result.child.wall_ns = monotonic_ns() - start;
+        result.child.wall_ns = monotonic_ns() - forked.start_ns;
         result.child.status = status;
         result.child.usage = usage;
         exited = true;
