@@ -213,7 +213,10 @@ int run_main(int argc, char** argv) {
   } catch (const Interrupted& e) {
     std::fprintf(stderr, "noisefloor: %s\n", e.what());
     return 130;
-  } catch (const ConfigError& e) {
+  } catch (const ConfigError& e) {  // "file:line:col: message"
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  } catch (const InputError& e) {  // "file: message"
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
   } catch (const Error& e) {

@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -33,7 +34,31 @@ const std::vector<std::string> kContainerKeys = {"image",   "cpuset", "cpus", "m
 
 constexpr std::int64_t kMinContainerMemory = 6 * 1024 * 1024;  // the engine's own minimum
 
-std::string quote(std::string_view s) { return fmt::format("\"{}\"", s); }
+// A value as a message quotes it: on one line (line breaks and tabs escaped), at most 60
+// characters (a longer one is cut with "…").
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  std::size_t shown = 0;
+  for (const char c : s) {
+    const bool starts_character = (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // not a UTF-8 continuation
+    if (starts_character && shown++ == 60) {
+      out += "…";
+      break;
+    }
+    out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : std::string(1, c);
+  }
+  return out + "\"";
+}
+
+// A network mode the engine accepts: none, bridge, host, container:<name or id>, or a network's
+// name ([a-zA-Z0-9][a-zA-Z0-9_.-]*, the engine's own rule for names).
+bool is_network_mode(std::string_view mode) {
+  if (mode.substr(0, 10) == "container:") mode.remove_prefix(10);
+  if (mode.empty() || !std::isalnum(static_cast<unsigned char>(mode.front()))) return false;
+  return std::all_of(mode.begin(), mode.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  });
+}
 
 // Reads one experiment file; every error carries file:line:col of the offending node.
 class Reader {
@@ -60,7 +85,9 @@ class Reader {
     std::set<std::string> seen;
     for (const auto& kv : map) {
       const YAML::Node& key = kv.first;
-      if (!key.IsScalar()) fail(key, fmt::format("{}: keys must be plain names", context));
+      if (!key.IsScalar())
+        fail(key, fmt::format("{}keys must be plain names, got {}", context.empty() ? "" : fmt::format("{}: ", context),
+                              describe(key)));
       const std::string& k = key.Scalar();
       if (std::find(valid.begin(), valid.end(), k) == valid.end()) {
         const std::string near = closest_key(k, valid);
@@ -193,7 +220,7 @@ class Reader {
     if (!d) fail(node, fmt::format("{}: expected a duration such as 30s, 10m or 1.5s, got {}", path,
                                    describe(node)));
     if (d->count() > 1e6) fail(node, fmt::format("{}: at most 1000000s (11.6 days)", path));
-    if (*d < min) fail(node, fmt::format("{}: at least {}ms", path, min.count() * 1000));
+    if (*d < min) fail(node, fmt::format("{}: expected at least {}ms, got {}", path, min.count() * 1000, describe(node)));
     return *d;
   }
 
@@ -207,7 +234,8 @@ class Reader {
   model::Experiment read(std::string_view text) {
     const YAML::Node root = load(text);
     if (!root.IsMap())
-      fail(root, "expected a mapping with at least `name`, `benchmark` and `conditions`");
+      fail(root, fmt::format("expected a mapping with at least `name`, `benchmark` and `conditions`, got {}",
+                             describe(root)));
     check_keys(root, kTopKeys, "");
 
     model::Experiment exp;
@@ -290,11 +318,52 @@ class Reader {
     return exp;
   }
 
+  // The file's one YAML document. An empty file, a second document and bytes that are not text
+  // are errors with a place (yaml-cpp would ignore the second document and quote a raw byte).
   YAML::Node load(std::string_view text) const {
+    check_text(text);
+    std::vector<YAML::Node> documents;
     try {
-      return YAML::Load(std::string(text));
+      documents = YAML::LoadAll(std::string(text));
     } catch (const YAML::Exception& e) {
       fail(e.mark, fmt::format("invalid YAML: {}", e.msg));
+    }
+    if (documents.empty() || documents.front().IsNull())
+      fail(at(0, 0), "the file holds no experiment (it is empty or only comments): expected a mapping with at "
+                     "least `name`, `benchmark` and `conditions`");
+    if (documents.size() > 1)
+      fail(documents[1], "a second YAML document: an experiment file holds one experiment (remove the `---` "
+                         "line and what follows it, or make it a file of its own)");
+    return documents.front();
+  }
+
+  static YAML::Mark at(int line, int column) {  // 0-based, as YAML::Mark counts
+    YAML::Mark mark;
+    mark.line = line;
+    mark.column = column;
+    return mark;
+  }
+
+  // Text is UTF-8 without control characters other than tab, line feed and carriage return.
+  void check_text(std::string_view text) const {
+    int line = 0, column = 0;
+    for (std::size_t i = 0; i < text.size();) {
+      const auto byte = static_cast<unsigned char>(text[i]);
+      const std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+      bool valid = length > 0 && i + length <= text.size();
+      for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+      if (!valid)
+        fail(at(line, column), fmt::format("invalid UTF-8 (byte 0x{:02x}): an experiment file is UTF-8 text", byte));
+      if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7F)
+        fail(at(line, column), fmt::format("control character 0x{:02x}: an experiment file is text (is this a "
+                                           "binary file?)", byte));
+      if (byte == '\n') {
+        ++line;
+        column = 0;
+      } else {
+        ++column;
+      }
+      i += length;
     }
   }
 
@@ -569,7 +638,9 @@ class Reader {
     if (const YAML::Node n = node["env"]) k.env = get_env(n, path + ".env");
     if (const YAML::Node n = node["network"]) {
       k.network = get_string(n, path + ".network");
-      if (k.network.empty()) fail(n, fmt::format("{}.network: expected none, bridge, host or a network name", path));
+      if (!is_network_mode(k.network))
+        fail(n, fmt::format("{}.network: expected none, bridge, host, container:<name> or the name of a network "
+                            "(letters, digits, '_', '.', '-'), got {}", path, quote(k.network)));
     }
     if (const YAML::Node n = node["user"]) k.user = get_string(n, path + ".user");
     if (const YAML::Node n = node["read_only"]) k.read_only = get_bool(n, path + ".read_only");

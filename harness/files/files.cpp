@@ -8,32 +8,55 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "model/errors.hpp"
 
 namespace noisefloor::files {
 namespace fs = std::filesystem;
 
+namespace {
+
+// The file's bytes, or the errno of the failure (a directory is EISDIR: it opens, but is no file).
+std::string read_or_errno(const fs::path& path, int& error) {
+  error = 0;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = errno;
+    return {};
+  }
+  std::string text;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) error = EISDIR;
+  char buffer[65536];
+  while (error == 0) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n > 0) {
+      text.append(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0) {
+      break;
+    } else if (errno != EINTR) {
+      error = errno;
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace
+
 std::optional<std::string> try_read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return ss.str();
+  int error = 0;
+  std::string text = read_or_errno(path, error);
+  if (error != 0) return std::nullopt;
+  return text;
 }
 
 std::string read(const fs::path& path) {
-  errno = 0;
-  if (auto text = try_read(path)) return *std::move(text);
-  std::error_code ec;
-  const std::string reason = !fs::exists(path, ec)       ? "no such file"
-                             : fs::is_directory(path, ec) ? "is a directory"
-                             : errno != 0                 ? std::strerror(errno)
-                                                          : "read error";
-  throw RunError(fmt::format("cannot read {}: {}", path.string(), reason));
+  int error = 0;
+  std::string text = read_or_errno(path, error);
+  if (error == 0) return text;
+  throw RunError(fmt::format("{}: cannot read: {}", path.string(),
+                             error == ENOENT ? "no such file" : error == EISDIR ? "is a directory" : std::strerror(error)));
 }
 
 fs::path under(const fs::path& root, std::string_view abs) {

@@ -11,7 +11,7 @@ namespace noisefloor::files {
 
 // The file's bytes, or nullopt when it cannot be opened or read.
 std::optional<std::string> try_read(const std::filesystem::path& path);
-// The file's bytes; throws RunError "cannot read <path>: <reason>".
+// The file's bytes; throws RunError "<path>: cannot read: <reason>".
 std::string read(const std::filesystem::path& path);
 
 // `abs`, an absolute path of the probed system ("/proc/cpuinfo"), under `root` ("/" on the real

@@ -22,6 +22,14 @@ class ConfigError : public Error {
   using Error::Error;
 };
 
+// A file given to noisefloor to read that is not what it should be: a damaged results directory
+// (a file missing, invalid JSON, a newer schema), or a file that is not `go test` output. Exit code
+// 2, like a bad experiment file; what() begins with the file it is about.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Benchmark output that cannot be read: "run 3 of 'noisy': gotest: ..."
 class ParseError : public Error {
  public:

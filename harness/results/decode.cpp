@@ -15,25 +15,46 @@ using nlohmann::json;
 
 namespace {
 
+// A JSON library message as a user reads it: without its "[json.exception.type_error.302] " tags
+// and "syntax error while parsing value - " preambles.
+std::string plain(std::string message) {
+  for (const std::string_view noise : {"syntax error while parsing value - ", "syntax error while parsing object key - ",
+                                       "syntax error while parsing object separator - ",
+                                       "syntax error while parsing object - ", "syntax error while parsing array - "}) {
+    for (auto at = message.find(noise); at != std::string::npos; at = message.find(noise))
+      message.erase(at, noise.size());
+  }
+  for (auto at = message.find("[json.exception."); at != std::string::npos; at = message.find("[json.exception.")) {
+    const auto end = message.find("] ", at);
+    if (end == std::string::npos) break;
+    message.erase(at, end + 2 - at);
+  }
+  return message;
+}
+
+// run.json or fingerprint.json: a JSON object of what noisefloor writes. Both are optional, so a
+// damaged one can be restored, or removed to read the samples without it.
 template <typename T>
 T decode_json(const std::string& text, const std::string& file) {
+  const auto damaged = [&](const std::string& what) {
+    return InputError(fmt::format("{}: {} (restore the file, or remove it: the samples are read without it)", file,
+                                  plain(what)));
+  };
   try {
-    return json::parse(text).get<T>();
+    const json j = json::parse(text);
+    if (!j.is_object()) throw damaged(fmt::format("expected a JSON object, got {}", j.type_name()));
+    return j.get<T>();
   } catch (const json::exception& e) {
-    throw RunError(fmt::format("{}: {}", file, e.what()));
+    throw damaged(e.what());
   } catch (const ParseError& e) {
-    throw RunError(fmt::format("{}: {}", file, e.what()));
+    if (std::string_view(e.what()).find("newer than this noisefloor") != std::string_view::npos)
+      throw InputError(fmt::format("{}: {}", file, plain(e.what())));
+    throw damaged(e.what());
   }
 }
 
-// What results written by 0.1 kept only in summary.json.
-void fill_from_summary(records::RunRecord& run, const std::string& text) {
-  json summary;
-  try {
-    summary = json::parse(text);
-  } catch (const json::exception&) {
-    return;  // the metadata stays unknown; every number is recomputed from the samples anyway
-  }
+// The 0.1 metadata in a parsed summary.json (throws json::exception where it is not that).
+void apply_summary(records::RunRecord& run, const json& summary) {
   if (!summary.is_object()) return;
   const json experiment = summary.value("experiment", json::object());
   if (run.description.empty() && experiment.is_object()) run.description = experiment.value("description", "");
@@ -48,6 +69,17 @@ void fill_from_summary(records::RunRecord& run, const std::string& text) {
   }
   if (run.adaptive.empty() && summary.contains("adaptive") && summary["adaptive"].is_object())
     run.adaptive = summary["adaptive"].get<std::map<std::string, records::AdaptiveOutcome>>();
+}
+
+// What results written by 0.1 kept only in summary.json. A summary.json that is not what 0.1
+// wrote is passed over: the metadata stays unknown, and every number is recomputed from the
+// samples anyway.
+void fill_from_summary(records::RunRecord& run, const std::string& text) {
+  try {
+    apply_summary(run, json::parse(text));
+  } catch (const json::exception&) {
+  } catch (const ParseError&) {
+  }
 }
 
 }  // namespace
@@ -69,9 +101,24 @@ records::Result decode_result(const ResultFiles& files) {
         r.warnings.push_back(fmt::format("{}:{}: ignored a torn last line", samples_file, i + 1));
         break;
       }
-      throw RunError(fmt::format("{}:{}: {}", samples_file, i + 1, e.what()));
+      // "parse error at line 1, column C: ..." of a one-line document is column C of line i + 1.
+      std::string what = plain(e.what());
+      std::string where = fmt::format("{}:{}", samples_file, i + 1);
+      static constexpr std::string_view kAt = "parse error at line 1, column ";
+      if (what.starts_with(kAt)) {
+        const auto colon = what.find(": ", kAt.size());
+        if (colon != std::string::npos) {
+          where += ":" + what.substr(kAt.size(), colon - kAt.size());
+          what = "invalid JSON: " + what.substr(colon + 2);
+        }
+      }
+      throw InputError(fmt::format("{}: {} (a damaged line: restore the file, or delete the line to read the rest)",
+                                   where, what));
     }
   }
+  if (r.samples.empty())
+    r.warnings.push_back(fmt::format("{}: no samples (the run stopped before its first sample, or they were removed)",
+                                     samples_file));
   if (files.run_json) {
     r.run = decode_json<records::RunRecord>(*files.run_json, (dir / "run.json").string());
     if (files.summary_json) fill_from_summary(*r.run, *files.summary_json);
@@ -88,9 +135,14 @@ records::Result decode_result(const ResultFiles& files) {
 }
 
 records::Result decode_gotest_file(const std::string& path, std::string_view content) {
-  const parsers::GoTestOutput out = parsers::parse_gotest(content);
+  parsers::GoTestOutput out;
+  try {
+    out = parsers::parse_gotest(content);
+  } catch (const ParseError& e) {
+    throw InputError(fmt::format("{}: {}", path, e.what()));
+  }
   if (out.measurements.empty())
-    throw RunError(fmt::format("{}: no benchmark result lines (expected `go test -bench` output)", path));
+    throw InputError(fmt::format("{}: no benchmark result lines (expected `go test -bench` output)", path));
   records::Result r;
   r.source = path;
   r.go_test_file = true;

@@ -23,12 +23,12 @@ struct ResultFiles {
   std::map<std::string, std::string> raw;  // the *.txt files by name without extension (<condition>.txt)
 };
 
-// Throws RunError naming the file and line: a malformed sample line (a torn last line is only a
+// Throws InputError naming the file and line: a malformed sample line (a torn last line is only a
 // warning: a crash mid-write), a run.json or fingerprint.json that is not valid, a newer schema.
 records::Result decode_result(const ResultFiles& files);
 
 // A plain `go test -bench` output file as one condition named after the file (without extension).
-// Throws RunError when it holds no benchmark result line.
+// Throws InputError when it holds no benchmark result line or one that cannot be read.
 records::Result decode_gotest_file(const std::string& path, std::string_view text);
 
 }  // namespace noisefloor::results

@@ -9,34 +9,73 @@
 namespace noisefloor::results {
 namespace fs = std::filesystem;
 
+namespace {
+
+// The file's text; a file that exists but cannot be read is bad input, named.
+std::string read_input(const fs::path& file) {
+  try {
+    return files::read(file);
+  } catch (const RunError& e) {
+    throw InputError(e.what());
+  }
+}
+
+// Where `path` cannot lead to a directory: a dangling link, a loop of links, or nothing.
+[[noreturn]] void unreachable(const fs::path& path, const std::error_code& ec) {
+  std::error_code link_ec;
+  if (fs::is_symlink(path, link_ec)) {
+    if (ec == std::errc::too_many_symbolic_link_levels)
+      throw InputError(fmt::format("{}: a loop of symbolic links (it points, in the end, at itself): point it at "
+                                   "a run directory",
+                                   path.string()));
+    throw InputError(fmt::format("{}: a symbolic link to {}, which does not exist", path.string(),
+                                 fs::read_symlink(path, link_ec).string()));
+  }
+  if (!ec || ec == std::errc::no_such_file_or_directory)
+    throw InputError(fmt::format("{}: no such file or directory (expected a results directory or a go test -bench "
+                                 "output file)",
+                                 path.string()));
+  throw InputError(fmt::format("{}: {}", path.string(), ec.message()));
+}
+
+}  // namespace
+
 fs::path resolve(const fs::path& path) {
   std::error_code ec;
-  if (!fs::exists(path / "samples.jsonl", ec) && fs::exists(path / "latest", ec)) return path / "latest";
+  if (fs::exists(path / "samples.jsonl", ec)) return path;
+  // `latest` even when it leads nowhere: load() then says why.
+  if (fs::is_symlink(path / "latest", ec) || fs::exists(path / "latest", ec)) return path / "latest";
   return path;
 }
 
 records::Result load(const fs::path& path) {
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) return decode_gotest_file(path.string(), files::read(path));
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) unreachable(path, ec);
+  if (fs::is_regular_file(status)) return decode_gotest_file(path.string(), read_input(path));
   const fs::path dir = resolve(path);
-  if (!fs::is_directory(dir, ec))
-    throw RunError(fmt::format("{}: not a results directory (expected results/<experiment>/<run>/ or "
-                               "a go test -bench output file)",
-                               path.string()));
+  const fs::file_status dir_status = fs::status(dir, ec);
+  if (ec || !fs::exists(dir_status)) unreachable(dir, ec);
+  if (!fs::is_directory(dir_status))
+    throw InputError(fmt::format("{}: not a results directory (expected results/<experiment>/<run>/ or "
+                                 "a go test -bench output file)",
+                                 dir.string()));
   if (!fs::exists(dir / "samples.jsonl", ec))
-    throw RunError(fmt::format("{}: no samples.jsonl here: not a noisefloor result", dir.string()));
+    throw InputError(fmt::format("{}: no samples.jsonl here: not a noisefloor result (or its samples were removed)",
+                                 dir.string()));
   ResultFiles f;
-  f.source = fs::weakly_canonical(dir).string();
-  f.samples_jsonl = files::read(dir / "samples.jsonl");
+  f.source = fs::weakly_canonical(dir, ec).string();
+  if (ec) f.source = dir.string();
+  f.samples_jsonl = read_input(dir / "samples.jsonl");
   const auto optional_file = [&](const char* name) -> std::optional<std::string> {
-    return fs::exists(dir / name, ec) ? std::optional(files::read(dir / name)) : std::nullopt;
+    return fs::exists(dir / name, ec) ? std::optional(read_input(dir / name)) : std::nullopt;
   };
   f.run_json = optional_file("run.json");
   f.fingerprint_json = optional_file("fingerprint.json");
   f.summary_json = optional_file("summary.json");
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (entry.path().extension() == ".txt" && entry.is_regular_file(ec))
-      f.raw[entry.path().stem().string()] = files::read(entry.path());
+      f.raw[entry.path().stem().string()] = read_input(entry.path());
   return decode_result(f);
 }
 

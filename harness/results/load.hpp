@@ -8,7 +8,7 @@
 namespace noisefloor::results {
 
 // `path` is a go test -bench output file (a regular file), a result directory, or an experiment
-// directory (meaning its `latest`). Throws RunError naming the path and what was expected.
+// directory (meaning its `latest`). Throws InputError naming the path and what was expected.
 records::Result load(const std::filesystem::path& path);
 
 // The directory a result path means: `path` itself, or `path/latest` for an experiment directory.

@@ -287,7 +287,7 @@ TEST_CASE("config: numbers and durations out of range are errors, never wrapped 
         "x.yaml:5:16: conditions[0].affinity: 4294967296 is too large (at most 8191)");
   CHECK(error_of(with_benchmark("  timeout: 10000000h\n")) ==
         "x.yaml:4:12: benchmark.timeout: at most 1000000s (11.6 days)");
-  CHECK(error_of(with_benchmark("  timeout: 0.0000001s\n")) == "x.yaml:4:12: benchmark.timeout: at least 1ms");
+  CHECK(error_of(with_benchmark("  timeout: 0.0000001s\n")) == "x.yaml:4:12: benchmark.timeout: expected at least 1ms, got \"0.0000001s\"");
 }
 
 TEST_CASE("config: a variant with its own executable cannot share an auto image") {

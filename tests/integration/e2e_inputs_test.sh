@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Hostile input, read: every malformed experiment file of tests/data/bad-experiments gets its
+# exact one-line file:line:col message, exit 2, and nothing written; every damaged result directory
+# (made here from a good one) gets its exact one-line message naming the file, exit 2 — or, where
+# the damage is tolerated (a torn last line, no run.json, a damaged summary.json, no samples yet),
+# a warning and exit 0.
+source "$(dirname "$0")/lib.sh"
+WORK="$(realpath "$WORK")"
+
+# --- malformed experiment files ---
+bad="$REPO/tests/data/bad-experiments"
+cp "$bad"/*.yaml "$WORK/"
+cd "$WORK"
+count=0
+while IFS= read -r expected; do
+  file="${expected%%:*}"
+  set +e
+  "$NF" run "$file" --results "$WORK/results" >out.txt 2>err.txt
+  code=$?
+  set -e
+  [[ $code -eq 2 ]] || { cat err.txt >&2; fail "$file: exit $code, expected 2"; }
+  [[ $(wc -l <err.txt) -eq 1 ]] || { cat err.txt >&2; fail "$file: expected one line on stderr"; }
+  got="$(cat err.txt)"
+  # the host's own list of online CPUs ends some messages
+  if [[ "$expected" == *"(online CPUs: "* ]]; then
+    got="$(sed -E 's/\(online CPUs: [0-9,-]+\)$/(online CPUs: 0,1)/' err.txt)"
+  fi
+  [[ "$got" == "$expected" ]] || fail "$file: got
+  $got
+expected
+  $expected"
+  [[ ! -s out.txt ]] || fail "$file: printed on stdout"
+  [[ ! -e "$WORK/results" ]] || fail "$file: wrote $(find "$WORK/results" | head -3)"
+  count=$((count + 1))
+done <"$bad/expected.txt"
+(( count >= 60 )) || fail "only $count malformed experiment files"
+(( count == $(ls "$bad"/*.yaml | wc -l) )) || fail "expected.txt and the *.yaml files of $bad disagree"
+
+# --- damaged result directories: a copy of a good result (results/NAME/run1, latest -> run1) ---
+good="$REPO/tests/data/results/small"
+mkdir -p "$WORK/r"
+cd "$WORK/r"
+damaged() { mkdir "$1"; cp -r "$good" "$1/run1"; ln -s run1 "$1/latest"; }
+damaged samples-cut-mid-file
+python3 - samples-cut-mid-file/run1/samples.jsonl <<'PY'
+import sys
+p = sys.argv[1]
+lines = open(p).read().split("\n")
+lines[2] = lines[2][:50]
+open(p, "w").write("\n".join(lines))
+PY
+damaged samples-invalid-json;   sed -i '3s/.*/{not json/' samples-invalid-json/run1/samples.jsonl
+damaged samples-wrong-type;     sed -i '4s/"value":[0-9.]*/"value":"fast"/' samples-wrong-type/run1/samples.jsonl
+damaged samples-missing-key;    sed -i '5s/"metrics":\[[^]]*\],//' samples-missing-key/run1/samples.jsonl
+damaged samples-control-bytes;  printf '\001\002{"a"\n' >samples-control-bytes/run1/samples.jsonl
+damaged samples-missing;        rm samples-missing/run1/samples.jsonl
+damaged samples-is-directory;   rm samples-is-directory/run1/samples.jsonl; mkdir samples-is-directory/run1/samples.jsonl
+damaged run-json-truncated;     truncate -s 200 run-json-truncated/run1/run.json
+damaged run-json-not-object;    echo '[1, 2]' >run-json-not-object/run1/run.json
+damaged run-json-future-schema; sed -i 's/"schema_version": *[0-9]*/"schema_version": 99/' run-json-future-schema/run1/run.json
+damaged run-json-wrong-type
+python3 -c 'import json, sys; p = sys.argv[1]; j = json.load(open(p)); j["conditions"] = 5; json.dump(j, open(p, "w"))' \
+  run-json-wrong-type/run1/run.json
+damaged fingerprint-invalid;    echo '{"host": ' >fingerprint-invalid/run1/fingerprint.json
+damaged fingerprint-future-schema
+sed -i 's/"schema_version": *[0-9]*/"schema_version": 99/' fingerprint-future-schema/run1/fingerprint.json
+mkdir latest-loop;     ln -s latest latest-loop/latest
+mkdir latest-cycle;    ln -s b latest-cycle/latest; ln -s latest latest-cycle/b
+mkdir latest-dangling; ln -s 20200101T000000Z latest-dangling/latest
+mkdir empty-directory
+printf 'goos: linux\nPASS\nok  x 0.1s\n' >not-gotest.txt
+# tolerated
+damaged samples-torn-last-line; truncate -s -20 samples-torn-last-line/run1/samples.jsonl
+damaged samples-empty;          : >samples-empty/run1/samples.jsonl
+damaged run-json-missing;       rm run-json-missing/run1/run.json
+damaged summary-damaged;        echo '{"experiment": 3, "comparison": "x"' >summary-damaged/run1/summary.json
+
+R="$WORK/r"
+keep='(a damaged line: restore the file, or delete the line to read the rest)'
+optional='(restore the file, or remove it: the samples are read without it)'
+errors=(
+  "samples-cut-mid-file|$R/samples-cut-mid-file/run1/samples.jsonl:3:51: invalid JSON: invalid string: missing closing quote; last read: '\"condit'; expected string literal $keep"
+  "samples-invalid-json|$R/samples-invalid-json/run1/samples.jsonl:3:3: invalid JSON: invalid literal; last read: '{no'; expected string literal $keep"
+  "samples-wrong-type|$R/samples-wrong-type/run1/samples.jsonl:4: sample: type must be number, but is string $keep"
+  "samples-missing-key|$R/samples-missing-key/run1/samples.jsonl:5: sample: key 'metrics' not found $keep"
+  "samples-control-bytes|$R/samples-control-bytes/run1/samples.jsonl:1:1: invalid JSON: invalid literal; last read: '<U+0001>' $keep"
+  "samples-missing|samples-missing/latest: no samples.jsonl here: not a noisefloor result (or its samples were removed)"
+  "samples-is-directory|samples-is-directory/latest/samples.jsonl: cannot read: is a directory"
+  "run-json-truncated|$R/run-json-truncated/run1/run.json: parse error at line 7, column 28: invalid string: missing closing quote; last read: '\"2026' $optional"
+  "run-json-not-object|$R/run-json-not-object/run1/run.json: expected a JSON object, got array $optional"
+  "run-json-future-schema|$R/run-json-future-schema/run1/run.json: schema_version 99 is newer than this noisefloor reads (1): upgrade noisefloor"
+  "run-json-wrong-type|$R/run-json-wrong-type/run1/run.json: type must be array, but is number $optional"
+  "fingerprint-invalid|$R/fingerprint-invalid/run1/fingerprint.json: parse error at line 2, column 1: unexpected end of input; expected '[', '{', or a literal $optional"
+  "fingerprint-future-schema|$R/fingerprint-future-schema/run1/fingerprint.json: fingerprint: schema_version 99 is newer than this noisefloor reads (1): upgrade noisefloor"
+  "latest-loop|latest-loop/latest: a loop of symbolic links (it points, in the end, at itself): point it at a run directory"
+  "latest-cycle|latest-cycle/latest: a loop of symbolic links (it points, in the end, at itself): point it at a run directory"
+  "latest-dangling|latest-dangling/latest: a symbolic link to 20200101T000000Z, which does not exist"
+  "empty-directory|empty-directory: no samples.jsonl here: not a noisefloor result (or its samples were removed)"
+  "not-gotest.txt|not-gotest.txt: no benchmark result lines (expected \`go test -bench\` output)"
+  "no-such-run|no-such-run: no such file or directory (expected a results directory or a go test -bench output file)"
+)
+for entry in "${errors[@]}"; do
+  name="${entry%%|*}" expected="${entry#*|}"
+  for command in "cv" "report --format json"; do
+    set +e
+    # shellcheck disable=SC2086
+    "$NF" $command "$name" >out.txt 2>err.txt
+    code=$?
+    set -e
+    [[ $code -eq 2 ]] || { cat err.txt >&2; fail "$command $name: exit $code, expected 2"; }
+    [[ "$(cat err.txt)" == "$expected" ]] || fail "$command $name: got
+  $(cat err.txt)
+expected
+  $expected"
+    [[ ! -s out.txt ]] || fail "$command $name: printed a table"
+  done
+done
+(( ${#errors[@]} >= 15 )) || fail "fewer than 15 damaged results"
+
+tolerated=(
+  "samples-torn-last-line|warning: $R/samples-torn-last-line/run1/samples.jsonl:54: ignored a torn last line"
+  "samples-empty|warning: $R/samples-empty/run1/samples.jsonl: no samples (the run stopped before its first sample, or they were removed)"
+  "run-json-missing|"
+  "summary-damaged|"
+)
+for entry in "${tolerated[@]}"; do
+  name="${entry%%|*}" expected="${entry#*|}"
+  "$NF" cv "$name" >out.txt 2>err.txt || { cat err.txt >&2; fail "cv $name: failed"; }
+  [[ "$(cat err.txt)" == "$expected" ]] || fail "cv $name: got '$(cat err.txt)', expected '$expected'"
+  contains out.txt "| condition |"
+done
+# a damaged run directory cannot be resumed either: the same message, exit 2
+set +e; "$NF" run --resume run-json-truncated/run1 >out.txt 2>err.txt; code=$?; set -e
+[[ $code -eq 2 ]] || { cat err.txt >&2; fail "--resume of a damaged run: exit $code, expected 2"; }
+contains err.txt "$R/run-json-truncated/run1/run.json: parse error at line 7, column 28"
+echo "e2e inputs: ok (${count} experiment files, ${#errors[@]} damaged results, ${#tolerated[@]} tolerated)"
