@@ -4,3 +4,9 @@ foreach(t e2e_run e2e_config e2e_inputs e2e_signals e2e_leaks e2e_faults e2e_res
   set_tests_properties(${t} PROPERTIES LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77
                        ENVIRONMENT "NF=$<TARGET_FILE:noisefloor>;BURN=$<TARGET_FILE:nf-burn>")
 endforeach()
+
+# Kill trials (scripts/soak.sh): 10 random experiments, each stopped by a random signal at a
+# random moment; the seed is printed, to replay a trial.
+add_test(NAME soak COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/soak.sh 10)
+set_tests_properties(soak PROPERTIES LABELS integration TIMEOUT 900 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "NF=$<TARGET_FILE:noisefloor>")
