@@ -13,7 +13,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 NOISEFLOOR := $(BUILD_DIR)/noisefloor
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all build configure test unit install bench bench-docker cv deps engine clean format
+.PHONY: all build configure test unit install bench bench-docker cv deps engine clean format fuzz
 
 all: build
 
@@ -55,6 +55,11 @@ EXPERIMENT ?= $(if $(wildcard results/laptop-trust/latest),laptop-trust,laptop)
 cv: build
 	$(NOISEFLOOR) cv results/$(EXPERIMENT)/latest
 	$(NOISEFLOOR) cv --format summary results/$(EXPERIMENT)/latest
+
+# Each libFuzzer target for FUZZ_SECONDS (clang, ASan+UBSan, build-fuzz/): tests/fuzz/README.md.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 format:
 	clang-format -i $$(git ls-files 'harness/*.cpp' 'harness/*.hpp' 'tests/*.cpp')

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of noisefloor from Debian packages, when missing.
+# Installs every build and test dependency of noisefloor from Debian packages, when missing
+# (`bootstrap.sh fuzz`: also what `make fuzz` needs).
 # Idempotent and quiet when everything is present. As root it runs apt-get; otherwise it prints
 # the exact command to run and stops.
 set -euo pipefail
@@ -15,6 +16,8 @@ packages=(
 # Headless Chromium for the report's browser test: always in CI, on request elsewhere
 # (NOISEFLOOR_WITH_BROWSER=1); without it that one test is skipped outside CI.
 if [[ "${CI:-}" == true || "${NOISEFLOOR_WITH_BROWSER:-0}" == 1 ]]; then packages+=(chromium); fi
+# `bootstrap.sh fuzz` (make fuzz): clang with libFuzzer and the sanitizers' runtimes.
+if [[ "${1:-}" == fuzz ]]; then packages+=(clang libclang-rt-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do

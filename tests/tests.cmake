@@ -5,6 +5,9 @@ target_compile_definitions(noisefloor_unit_tests PRIVATE NF_TEST_DATA_DIR="${CMA
 add_test(NAME unit COMMAND noisefloor_unit_tests)
 set_tests_properties(unit PROPERTIES LABELS unit)
 
+# The inputs kept from fuzzing, replayed (tests/fuzz/README.md).
+include(tests/fuzz/fuzz.cmake)
+
 # A workload of known cost for the measurement checks (tests/integration/burn.cpp).
 add_executable(nf-burn tests/integration/burn.cpp)
 set_target_properties(nf-burn PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})

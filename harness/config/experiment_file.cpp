@@ -3,16 +3,20 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::config {
 namespace {
@@ -59,6 +63,31 @@ bool is_network_mode(std::string_view mode) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
   });
 }
+
+// Where one YAML document's content starts (none for an empty document): parser events only.
+class DocumentContent : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> mark;
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { note(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    note(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    note(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void note(const YAML::Mark& m) {
+    if (!mark) mark = m;
+  }
+};
 
 // Reads one experiment file; every error carries file:line:col of the offending node.
 class Reader {
@@ -322,19 +351,35 @@ class Reader {
   // are errors with a place (yaml-cpp would ignore the second document and quote a raw byte).
   YAML::Node load(std::string_view text) const {
     check_text(text);
-    std::vector<YAML::Node> documents;
+    YAML::Node root;
     try {
-      documents = YAML::LoadAll(std::string(text));
+      root = YAML::Load(std::string(text));  // the first document
+      // A second one, if any: two documents at most are looked at (YAML::LoadAll can loop forever
+      // on malformed input: found by fuzzing, tests/fuzz/corpus/experiment/).
+      std::istringstream stream{std::string(text)};
+      YAML::Parser parser(stream);
+      DocumentContent first, second;
+      if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second) && second.mark)
+        fail(*second.mark, "a second YAML document: an experiment file holds one experiment (remove the `---` "
+                           "line and what follows it, or make it a file of its own)");
     } catch (const YAML::Exception& e) {
       fail(e.mark, fmt::format("invalid YAML: {}", e.msg));
     }
-    if (documents.empty() || documents.front().IsNull())
+    if ((!root || root.IsNull()) && !only_comments(text))
+      fail(at(0, 0), "invalid YAML: no document could be read from the file (check its first lines)");
+    if (!root || root.IsNull())
       fail(at(0, 0), "the file holds no experiment (it is empty or only comments): expected a mapping with at "
                      "least `name`, `benchmark` and `conditions`");
-    if (documents.size() > 1)
-      fail(documents[1], "a second YAML document: an experiment file holds one experiment (remove the `---` "
-                         "line and what follows it, or make it a file of its own)");
-    return documents.front();
+    return root;
+  }
+
+  // True when every line is blank, a comment, or a document marker (--- or ...).
+  static bool only_comments(std::string_view text) {
+    for (const std::string_view line : text::lines(text)) {
+      const std::string_view t = text::trim(line);
+      if (!t.empty() && t.front() != '#' && t != "---" && t != "...") return false;
+    }
+    return true;
   }
 
   static YAML::Mark at(int line, int column) {  // 0-based, as YAML::Mark counts

@@ -47,7 +47,8 @@ json collapse_per_cpu(const std::map<int, json>& per_cpu) {
   // Group CPUs by value, keyed by the group's canonical CPU list.
   std::vector<std::pair<json, std::vector<int>>> groups;
   for (const auto& [cpu, value] : per_cpu) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == value; });
+    const json& v = value;  // (clang 14 cannot capture a structured binding)
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == v; });
     if (it == groups.end()) {
       groups.push_back({value, {cpu}});
     } else {

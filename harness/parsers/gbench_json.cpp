@@ -185,7 +185,7 @@ GbenchOutput parse_gbench_json(std::string_view text) {
   json doc;
   try {
     doc = json::parse(replace_non_finite(text));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a parse error, or a number out of range (out_of_range.406)
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
     std::string what = e.what();
     if (const std::size_t bracket = what.find("] "); bracket != std::string::npos) {

@@ -169,6 +169,9 @@ TEST_CASE("parse_gbench_json: malformed input names what is wrong") {
                        ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json(""), doctest::Contains("gbench json: invalid json: "),
                        ParseError);
+  // Found by fuzzing: a number beyond double escaped as the JSON library's out_of_range.
+  CHECK_THROWS_WITH_AS(parse_gbench_json(R"({"benchmarks": [{"real_time": 7.8e+0377496126034270}]})"),
+                       "gbench json: invalid json: number overflow parsing '7.8e+0377496126034270'", ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with(R"({"name": "BM_x", "run_type": "iteration",
       "threads": 1, "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "h"})")),
                        "gbench json: benchmarks[0] ('BM_x'): unknown time_unit 'h' "
