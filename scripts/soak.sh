@@ -86,7 +86,7 @@ for ((i = 0; i < trials; i++)); do
     kill -KILL "$pid"
     code=hung
   fi
-  wait "$pid" 2>/dev/null
+  { wait "$pid"; } 2>/dev/null  # (bash's "Killed" job notice goes with the braces' stderr)
   status=$?
   set -e
   [[ "${code:-}" == hung ]] && status=hung

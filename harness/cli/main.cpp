@@ -181,11 +181,12 @@ int run_main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
-  install_signal_handlers();
   const pipeline::Cancelled cancelled = [] { return g_signal.load() != 0; };
   try {
     int status = 0;
     if (*run_cmd) {
+      // Only a run stops in order on Ctrl-C; every other command ends at once, as commands do.
+      install_signal_handlers();
       if (run.experiment.empty() && run.resume.empty())
         throw ConfigError("run: give an experiment file (noisefloor run EXPERIMENT), or --resume RUN_DIR");
       run.command_line = joined_command_line(argc, argv);
@@ -226,7 +227,9 @@ int run_main(int argc, char** argv) {
     std::fprintf(stderr, "noisefloor: internal error: %s\n", e.what());
     return 1;
   }
-  return g_signal.load() ? 130 : 0;
+  // A command that returned normally finished its work: a stop request that came after it (a
+  // run's record already says complete) does not make it "interrupted".
+  return 0;
 }
 
 int main(int argc, char** argv) {
