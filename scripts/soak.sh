@@ -81,16 +81,18 @@ for ((i = 0; i < trials; i++)); do
   signalled=yes
   kill -s "$sig" "$pid" 2>/dev/null || signalled=no  # it may have finished already
   set +e
-  for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -KILL "$pid"
-    code=hung
-  fi
-  { wait "$pid"; } 2>/dev/null  # (bash's "Killed" job notice goes with the braces' stderr)
-  status=$?
+  hung=no
+  {  # (bash's "Killed" job notice, printed whenever it notices, goes with the braces' stderr)
+    for _ in $(seq 600); do kill -0 "$pid" || break; sleep 0.1; done
+    if kill -0 "$pid"; then
+      kill -KILL "$pid"
+      hung=yes
+    fi
+    wait "$pid"
+    status=$?
+  } 2>/dev/null
   set -e
-  [[ "${code:-}" == hung ]] && status=hung
-  code=""
+  [[ $hung == yes ]] && status="hung (killed after 60 s)"
   why=()
   # processes: every one with the trial's marker is gone within 5 s
   for _ in $(seq 50); do [[ "$(marked "$id")" == 0 ]] && break; sleep 0.1; done
