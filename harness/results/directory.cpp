@@ -89,8 +89,18 @@ void RunDirectory::write(const records::Fingerprint& fingerprint) {
 }
 
 void RunDirectory::append(const records::Sample& sample) {
-  // One write() per line: a crash of noisefloor cannot lose a sample that was reported.
-  files::write_all(samples_fd_, nlohmann::json(sample).dump() + "\n", dir_ / "samples.jsonl");
+  // One write() per line: a crash of noisefloor cannot lose a sample that was reported. A line
+  // that cannot be written whole (a full disk) is cut off again, so the file ends with whole lines.
+  struct stat before {};
+  const bool sized = ::fstat(samples_fd_, &before) == 0;
+  try {
+    files::write_all(samples_fd_, nlohmann::json(sample).dump() + "\n", dir_ / "samples.jsonl");
+  } catch (const RunError&) {
+    if (sized && ::ftruncate(samples_fd_, before.st_size) != 0) {
+      // Left torn: every reader ignores a torn last line, with a warning.
+    }
+    throw;
+  }
 }
 
 void RunDirectory::point_latest() {

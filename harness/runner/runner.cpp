@@ -155,8 +155,8 @@ class Loop {
       s.index = step.repeat;
       s.warmup = step.repeat < e_.benchmark.warmup;
     }
+    observer_.sample(s);  // persisted first: a sample that could not be written is not counted as kept
     measured_.samples.push_back(s);
-    observer_.sample(s);
     ++delivered_;
     // Progress counts one benchmark per condition: the first one it printed (a condition pinned to
     // one CPU prints BenchmarkX where another prints BenchmarkX-2).

@@ -59,6 +59,10 @@ grep -q "sample(s) measured so far are kept in $WORK/full/burn/" err.txt ||
 run_dir=$(ls -d "$WORK"/full/burn/2*/)
 lines=$(grep -c '}$' "$run_dir/samples.jsonl" || true)
 (( lines >= 10 )) || fail "full disk: only $lines samples kept (the disk filled before the run?)"
+# The sample that did not fit is cut off again (no torn line), and the count said is the count kept.
+[[ $(wc -l <"$run_dir/samples.jsonl") -eq $lines && -z "$(tail -c 1 "$run_dir/samples.jsonl")" ]] ||
+  fail "full disk: samples.jsonl ends with a torn line"
+contains err.txt "the $lines sample(s) measured so far are kept"
 for f in summary.json table.md cv-summary.txt; do
   [[ ! -e "$run_dir/$f" ]] || [[ -s "$run_dir/$f" ]] || fail "full disk: an empty $f"
   if [[ -e "$run_dir/$f" ]]; then python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$run_dir/summary.json" ||
