@@ -9,6 +9,7 @@
 
 #include "fingerprint/parse.hpp"
 #include "model/cpulist.hpp"
+#include "model/json_number.hpp"
 #include "model/errors.hpp"
 
 namespace noisefloor::fingerprint {
@@ -120,7 +121,7 @@ class Doctor {
     if (v == nullptr || !cpus || *cpus <= 0) return;
     LoadAverage load;
     load.one = v->value("one", 0.0);
-    load.running = v->value("running", 1);
+    load.running = model::whole_number<int>(*v, "running", 1);
     const LoadJudgement j = judge_load(load, *cpus);
     const std::string fix = "top -o %CPU   # then stop the busy processes it lists";
     if (j.level == Level::bad) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/cpulist.hpp"
+#include "model/json_number.hpp"
 
 namespace noisefloor::fingerprint {
 
@@ -119,7 +120,7 @@ void from_json(const json& j, LoadReading& load) {
   load = {};
   if (j.is_object() && j.contains("load1")) {  // the flat shape of the first 0.1 results
     load.value = LoadAverage{j.value("load1", 0.0), j.value("load5", 0.0), j.value("load15", 0.0),
-                             j.value("runnable", 0), j.value("tasks", 0)};
+                             model::whole_number<int>(j, "runnable", 0), model::whole_number<int>(j, "tasks", 0)};
     return;
   }
   if (!is_known(j)) {
@@ -127,8 +128,8 @@ void from_json(const json& j, LoadReading& load) {
     return;
   }
   const json& v = j.at("value");
-  load.value = LoadAverage{v.value("one", 0.0), v.value("five", 0.0), v.value("fifteen", 0.0), v.value("running", 0),
-                           v.value("total", 0)};
+  load.value = LoadAverage{v.value("one", 0.0), v.value("five", 0.0), v.value("fifteen", 0.0), model::whole_number<int>(v, "running", 0),
+                           model::whole_number<int>(v, "total", 0)};
 }
 
 }  // namespace noisefloor::fingerprint

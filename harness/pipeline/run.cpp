@@ -416,7 +416,9 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                                   earlier->run->status, earlier->run->error, {}});
       } else {  // the first session was killed before it could write run.json
         run.started_utc = earlier->fingerprint.run ? earlier->fingerprint.run->started_utc : started;
-        run.sessions.push_back({run.started_utc, "", "", records::RunStatus::failed,
+        // Its fingerprint (written at its start) still says how it was started.
+        const std::string command_line = earlier->fingerprint.run ? earlier->fingerprint.run->command_line : "";
+        run.sessions.push_back({run.started_utc, "", command_line, records::RunStatus::failed,
                                 std::string("ended without a record (killed)"), {}});
       }
       run.sessions.push_back(now);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
+#include "model/json_number.hpp"
 
 namespace noisefloor::records {
 
@@ -79,7 +80,7 @@ void from_json(const json& j, Fingerprint& f) {
   f = {};
   if (!j.is_object()) throw ParseError("fingerprint: not a JSON object");
   try {
-    const int version = j.value("schema_version", 1);
+    const int version = model::whole_number<int>(j, "schema_version", 1);
     if (version > kFingerprintSchemaVersion)
       throw ParseError(fmt::format("fingerprint: schema_version {} is newer than this noisefloor reads ({}): "
                                    "upgrade noisefloor",

@@ -4,6 +4,7 @@
 
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "model/json_number.hpp"
 
 namespace noisefloor::records {
 
@@ -16,7 +17,12 @@ json optional_json(const auto& value) { return value ? json(*value) : json(nullp
 template <typename T>
 void read_optional(const json& j, const char* key, std::optional<T>& out) {
   const auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) out = it->template get<T>();
+  if (it == j.end() || it->is_null()) return;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    out = model::whole_number<T>(*it, key);
+  } else {
+    out = it->template get<T>();
+  }
 }
 
 RunStatus status_from(const std::string& text) {
@@ -65,7 +71,7 @@ void to_json(json& j, const AdaptiveOutcome& v) {
 void from_json(const json& j, AdaptiveOutcome& v) {
   v = {};
   v.converged = j.value("converged", false);
-  v.samples = j.value("samples", 0);
+  v.samples = model::whole_number<decltype(v.samples)>(j, "samples", 0);
   read_optional(j, "halfwidth", v.halfwidth);
   v.target = j.value("target", 0.0);
   v.stopped_by = j.value("stopped_by", "");
@@ -100,9 +106,9 @@ void from_json(const json& j, ConditionSetup& v) {
   v = {};
   if (const auto it = j.find("spinners"); it != j.end() && it->is_object()) {
     SpinnerSetup s;
-    s.count = it->value("count", 0);
+    s.count = model::whole_number<decltype(s.count)>(*it, "count", 0);
     s.cpus = cpus_from(it->value("cpus", json()));
-    s.pids = it->value("pids", std::vector<int>{});
+    s.pids = model::whole_numbers<int>(*it, "pids");
     read_optional(*it, "nice", s.nice);
     v.spinners = s;
   }
@@ -214,7 +220,7 @@ void to_json(json& j, const SpinnerLoad& v) {
 
 void from_json(const json& j, SpinnerLoad& v) {
   v = {};
-  v.pid = j.value("pid", 0);
+  v.pid = model::whole_number<decltype(v.pid)>(j, "pid", 0);
   read_optional(j, "cpu_s", v.cpu_seconds);
   v.wall_seconds = j.value("wall_s", 0.0);
   v.expected_share = j.value("expected_share", 1.0);
@@ -240,14 +246,14 @@ void to_json(json& j, const InvocationRecord& v) {
 
 void from_json(const json& j, InvocationRecord& v) {
   v = {};
-  v.invocation = j.value("invocation", 0);
+  v.invocation = model::whole_number<decltype(v.invocation)>(j, "invocation", 0);
   v.argv = j.value("argv", std::vector<std::string>{});
-  v.exit_code = j.value("exit_code", 0);
+  v.exit_code = model::whole_number<decltype(v.exit_code)>(j, "exit_code", 0);
   v.wall_seconds = j.value("wall_s", 0.0);
   if (j.contains("details")) v.details = j.at("details").get<InvocationDetails>();
   v.accounting = j.get<Accounting>();
   if (j.contains("variant"))
-    v.pair = PairPosition{j.value("variant", ""), j.value("repeat", 0), j.value("order", ""), j.value("pair", "")};
+    v.pair = PairPosition{j.value("variant", ""), model::whole_number<int>(j, "repeat", 0), j.value("order", ""), j.value("pair", "")};
 }
 
 void to_json(json& j, const ConditionRecord& v) {
@@ -270,8 +276,8 @@ void to_json(json& j, const ConditionRecord& v) {
 void from_json(const json& j, ConditionRecord& v) {
   v = {};
   v.condition = j.at("condition").get<std::string>();
-  v.block = j.value("block", 0);
-  v.session = j.value("session", 0);
+  v.block = model::whole_number<decltype(v.block)>(j, "block", 0);
+  v.session = model::whole_number<decltype(v.session)>(j, "session", 0);
   v.started_utc = j.value("started_utc", "");
   v.finished_utc = j.value("finished_utc", "");
   if (j.contains("load_before")) v.load_before = j.at("load_before").get<fingerprint::LoadReading>();
@@ -324,7 +330,7 @@ void to_json(json& j, const RunRecord& v) {
 
 void from_json(const json& j, RunRecord& v) {
   try {
-    const int version = j.value("schema_version", 1);
+    const int version = model::whole_number<int>(j, "schema_version", 1);
     if (version > kRunSchemaVersion)
       throw ParseError(fmt::format("schema_version {} is newer than this noisefloor reads ({}): upgrade noisefloor",
                                    version, kRunSchemaVersion));

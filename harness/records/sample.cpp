@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
+#include "model/json_number.hpp"
 
 namespace noisefloor::records {
 
@@ -44,23 +45,23 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.condition = j.at("condition").get<std::string>();
     s.benchmark = j.at("benchmark").get<std::string>();
     s.name = j.value("name", s.benchmark);
-    s.procs = j.value("procs", 1);
-    s.index = j.value("index", 0);
+    s.procs = model::whole_number<int>(j, "procs", 1);
+    s.index = model::whole_number<decltype(s.index)>(j, "index", 0);
     s.warmup = j.value("warmup", false);
-    s.invocation = j.value("invocation", 0);
-    s.iterations = j.value("iterations", std::int64_t{0});
+    s.invocation = model::whole_number<decltype(s.invocation)>(j, "invocation", 0);
+    s.iterations = model::whole_number<std::int64_t>(j, "iterations", 0);
     // A counter that was not a number is written as null (JSON has no NaN) and read back as NaN.
     for (const auto& m : j.at("metrics"))
       s.metrics.push_back({m.at("value").is_null() ? std::numeric_limits<double>::quiet_NaN() : m.at("value").get<double>(),
                            m.at("unit").get<std::string>()});
     if (s.metrics.empty()) throw ParseError("sample: no metrics");
     s.variant = j.value("variant", "");
-    s.repeat = j.value("repeat", -1);
+    s.repeat = model::whole_number<decltype(s.repeat)>(j, "repeat", -1);
     s.pair = j.value("pair", "");
     s.order = j.value("order", "");
     s.elapsed_seconds = j.value("elapsed_s", 0.0);
     s.utc = j.value("utc", "");
-    s.session = j.value("session", 0);
+    s.session = model::whole_number<decltype(s.session)>(j, "session", 0);
   } catch (const nlohmann::json::exception& e) {
     throw ParseError(fmt::format("sample: {}", e.what()));
   }

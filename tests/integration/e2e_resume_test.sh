@@ -34,7 +34,7 @@ before=$(grep -c '}$' "$dir/samples.jsonl")
 [[ ! -e "$dir/run.json" ]] || fail "a SIGKILLed run should have no run.json"
 "$NF" run --resume "$dir" >out.txt 2>err.txt || { cat err.txt >&2; fail "resume after SIGKILL failed"; }
 contains err.txt "resuming: $before sample(s) from the run's earlier session(s) are kept"
-python3 - "$dir" "$before" <<'PY' || fail "resume after SIGKILL: see above"
+python3 - "$dir" "$before" "$WORK/results" <<'PY' || fail "resume after SIGKILL: see above"
 import collections, json, sys
 d, before = sys.argv[1], int(sys.argv[2])
 samples = [json.loads(l) for l in open(f"{d}/samples.jsonl")]
@@ -51,6 +51,8 @@ sessions = collections.Counter(s.get("session", 0) for s in samples)
 if sessions[0] != before or sessions[1] != 62 - before: problems.append(f"sessions {dict(sessions)}")
 if run["status"] != "complete": problems.append(f"status {run['status']}")
 if [s["status"] for s in run["sessions"]] != ["failed", "complete"]: problems.append(f"sessions {run['sessions']}")
+if not run["sessions"][0]["command_line"].endswith("run -q seq.yaml --results " + sys.argv[3]):
+    problems.append(f"the killed session's command line: {run['sessions'][0]['command_line']!r}")
 if any(b.get("session", 0) != 1 for b in run["condition_records"]): problems.append("a new block without its session")
 n = {r["condition"]: r["summary"]["n"] for r in json.load(open(f"{d}/summary.json"))["table"]["rows"]}
 if n != {"idle": 30, "noisy": 30}: problems.append(f"table n {n}")

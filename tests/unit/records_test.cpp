@@ -212,3 +212,19 @@ TEST_CASE("records: a spinner is starved below a tenth of its expected share, ov
   CHECK_FALSE(load.starved());
   CHECK_FALSE(load.share().has_value());
 }
+
+TEST_CASE("records: a whole-number field holding a float or a number beyond its type is an error, not a cast") {
+  // Found by fuzzing the results loader: "procs": 5.5e67 went through nlohmann's static_cast.
+  const auto sample = [](const std::string& procs) {
+    return nlohmann::json::parse(R"({"condition": "idle", "benchmark": "B", "procs": )" + procs +
+                                 R"(, "metrics": [{"unit": "ns/op", "value": 1}]})")
+        .get<records::Sample>();
+  };
+  CHECK(sample("3").procs == 3);
+  CHECK_THROWS_WITH_AS(sample("5.5e67"), "procs: expected a whole number from -2147483648 to 2147483647, got 5.5e+67",
+                       ParseError);
+  CHECK_THROWS_WITH_AS(sample("2.5"), "procs: expected a whole number from -2147483648 to 2147483647, got 2.5",
+                       ParseError);
+  CHECK_THROWS_WITH_AS(sample("4294967296"),
+                       "procs: expected a whole number from -2147483648 to 2147483647, got 4294967296", ParseError);
+}
