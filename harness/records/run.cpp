@@ -123,7 +123,7 @@ void from_json(const json& j, ConditionSetup& v) {
     read_optional(*it, "memory_swap", c.memory_swap);
     c.network = it->value("network", "");
     c.read_only = it->value("read_only", true);
-    c.pids_limit = it->value("pids_limit", std::int64_t{0});
+    c.pids_limit = model::whole_number<std::int64_t>(*it, "pids_limit", 0);
     v.container = c;
   }
 }
@@ -172,7 +172,7 @@ void from_json(const json& j, InvocationDetails& v) {
     c.image_id = it->value("image_id", "");
     c.started_at = it->value("started_at", "");
     c.finished_at = it->value("finished_at", "");
-    c.exit_code = it->value("exit_code", std::int64_t{0});
+    c.exit_code = model::whole_number<std::int64_t>(*it, "exit_code", 0);
     c.oom_killed = it->value("oom_killed", false);
     c.timed_out = it->value("timed_out", false);
     v.container = c;
@@ -376,9 +376,9 @@ void from_json(const json& j, Usage& v) {
   v.wall_seconds = j.value("wall_s", 0.0);
   v.user_seconds = j.value("user_s", 0.0);
   v.system_seconds = j.value("sys_s", 0.0);
-  v.max_rss_kib = j.value("max_rss_kib", std::int64_t{0});
-  v.voluntary_switches = j.value("voluntary_switches", std::int64_t{0});
-  v.involuntary_switches = j.value("involuntary_switches", std::int64_t{0});
+  v.max_rss_kib = model::whole_number<std::int64_t>(j, "max_rss_kib", 0);
+  v.voluntary_switches = model::whole_number<std::int64_t>(j, "voluntary_switches", 0);
+  v.involuntary_switches = model::whole_number<std::int64_t>(j, "involuntary_switches", 0);
 }
 
 void to_json(json& j, const CgroupCpu& v) {
