@@ -123,12 +123,20 @@ if fmt == "gbench-json":
     check(nan and all(m["value"] is None for m in nan), "the NaN counter is not kept as null")
     check(any("hit_ratio: kept as not a number" in w for w in run["warnings"]), "the NaN counter is not flagged")
 if fmt == "command":
+    by_condition = {}
     for s in samples:
         units = [m["unit"] for m in s["metrics"]]
         check(units == ["cpu-sec/op", "sec/op", "user-sec/op", "sys-sec/op"], f"metrics {units}")
         cpu = s["metrics"][0]["value"]
-        # nf-burn burns exactly 0.05 s of CPU by its own clock, plus its start-up.
-        check(0.05 <= cpu < 0.08, f"{s['condition']}: cpu-sec/op {cpu}, nf-burn burns 0.05")
+        # nf-burn burns exactly 0.05 s of CPU by its own clock, plus its start-up: never less.
+        check(cpu >= 0.05, f"{s['condition']}: cpu-sec/op {cpu} < 0.05, what nf-burn burns by its own clock")
+        if not s["warmup"]:
+            by_condition.setdefault(s["condition"], []).append(cpu)
+    # Not much more either, per condition: the median (one sample on a crowded machine once read
+    # 0.115 in CI; a single sample's accounting is not what this checks).
+    for condition, cpus in by_condition.items():
+        median = sorted(cpus)[len(cpus) // 2]
+        check(median < 0.08, f"{condition}: median cpu-sec/op {median} of {cpus}, nf-burn burns 0.05")
     check(any("launcher overhead" in n for n in summary["table"]["notes"]), "no launcher overhead note")
 if problems:
     print(f"matrix {where}:")
