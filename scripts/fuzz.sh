@@ -26,6 +26,7 @@ for t in "${targets[@]}"; do
   work="$build/corpus/$t" found="$build/findings/$t"
   mkdir -p "$work" "$found" "$repo/tests/fuzz/corpus/$t"
   log="$build/fuzz-$t.log"
+  touch "$log.start"  # what this run finds is newer (earlier findings stay where they are, uncounted)
   dict=()
   [[ -f "$repo/tests/fuzz/$t.dict" ]] && dict=(-dict="$repo/tests/fuzz/$t.dict")
   echo "fuzz: $t for ${seconds} s ..." >&2
@@ -36,9 +37,13 @@ for t in "${targets[@]}"; do
   set -e
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   size=$(find "$work" "$repo/tests/fuzz/corpus/$t" "$build/seeds/$t" -type f | wc -l)
-  crashes=$(find "$found" -type f | wc -l)
-  printf 'fuzz: %-10s %10s runs in %s s, corpus %s inputs, findings %s%s\n' "$t" "${runs:-?}" "$seconds" "$size" \
-    "$crashes" "$( ((status != 0)) && echo " (exit $status: see $log)")"
+  # crash-, timeout-, oom- and leak- inputs are findings; libFuzzer's slow-unit- inputs (over 10 s
+  # once, on a crowded machine) are not, and are only counted.
+  crashes=$(find "$found" -type f -newer "$log.start" \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
+  slow=$(find "$found" -type f -newer "$log.start" -name 'slow-unit-*' | wc -l)
+  printf 'fuzz: %-10s %10s runs in %s s, corpus %s inputs, findings %s%s%s\n' "$t" "${runs:-?}" "$seconds" "$size" \
+    "$crashes" "$( ((slow > 0)) && echo " ($slow slow unit(s) kept in $found)")" \
+    "$( ((status != 0)) && echo " (exit $status: see $log)")"
   if ((status != 0 || crashes > 0)); then
     findings=1
     grep -m5 -E "ERROR|runtime error|terminate|Assertion|deadly" "$log" >&2 || tail -20 "$log" >&2
