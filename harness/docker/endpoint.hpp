@@ -11,6 +11,15 @@ namespace noisefloor::docker {
 
 inline constexpr const char* kDefaultSocket = "/var/run/docker.sock";
 
+// An engine behind ssh: OpenSSH forwards its socket to a local one (docker/ssh_tunnel.hpp).
+struct SshTarget {
+  std::string user{};  // empty: ssh's own default (~/.ssh/config, the local user name)
+  std::string host{};  // as ssh takes it: a name, an alias of ~/.ssh/config, an address (IPv6 without [])
+  int port = 0;        // 0: ssh's own default (~/.ssh/config, 22)
+  std::string socket = kDefaultSocket;  // the engine's socket on the remote machine
+  friend bool operator==(const SshTarget&, const SshTarget&) = default;
+};
+
 struct Endpoint {
   std::string display{};      // what messages show: "unix:///var/run/docker.sock", "tcp://h:2376"
   std::string socket_path{};  // non-empty for unix sockets (CURLOPT_UNIX_SOCKET_PATH)
@@ -18,6 +27,9 @@ struct Endpoint {
   bool tls = false;
   bool verify = true;  // verify the engine's certificate (only meaningful with tls)
   std::string ca_file{}, cert_file{}, key_file{};  // <cert dir>/{ca,cert,key}.pem; files may be missing
+  // Set for ssh:// endpoints. socket_path and base_url are then empty until whoever opens the
+  // tunnel fills them in (the local end of the tunnel, "http://localhost"): Client does.
+  std::optional<SshTarget> ssh{};
   friend bool operator==(const Endpoint&, const Endpoint&) = default;
 };
 

@@ -1,11 +1,12 @@
-# docker/: Docker Engine API client. endpoint/demux/api are pure; client/container talk to the engine.
+# docker/: Docker Engine API client. endpoint/demux/api are pure; client/container/ssh_tunnel talk to the engine.
 list(APPEND NF_CORE_SOURCES
   harness/docker/api.cpp
   harness/docker/demux.cpp
   harness/docker/endpoint.cpp)
 list(APPEND NF_IO_SOURCES
   harness/docker/client.cpp
-  harness/docker/container.cpp)
+  harness/docker/container.cpp
+  harness/docker/ssh_tunnel.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/docker_api_test.cpp
   tests/unit/docker_demux_test.cpp
