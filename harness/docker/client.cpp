@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "docker/demux.hpp"
+#include "docker/ssh_tunnel.hpp"
 
 namespace noisefloor::docker {
 
@@ -172,15 +173,23 @@ Client Client::from_environment() {
     if (!v) return std::nullopt;
     return std::string(v);
   };
-  Endpoint endpoint = endpoint_from_environment(getenv);
+  return for_endpoint(endpoint_from_environment(getenv));
+}
+
+Client Client::for_endpoint(Endpoint endpoint) {
   std::optional<std::string> fixed;
-  if (auto v = getenv("DOCKER_API_VERSION"); v && !v->empty()) fixed = fixed_api_version(*v);
+  if (const char* v = std::getenv("DOCKER_API_VERSION"); v && *v) fixed = fixed_api_version(v);
   return Client(std::move(endpoint), std::move(fixed));
 }
 
 Client::Client(Endpoint endpoint, std::optional<std::string> fixed_api_version)
     : endpoint_(std::move(endpoint)), handle_(std::make_unique<Handle>()) {
   global_init();
+  if (endpoint_.ssh) {  // the engine's socket, forwarded to a local one for as long as the Client lives
+    tunnel_ = std::make_shared<SshTunnel>(*endpoint_.ssh, endpoint_.display);
+    endpoint_.socket_path = tunnel_->socket_path();
+    endpoint_.base_url = "http://localhost";
+  }
   if (fixed_api_version) fixed_api_version_ = docker::fixed_api_version(*fixed_api_version);
   handle_->curl = curl_easy_init();
   if (!handle_->curl) throw DockerError("docker: libcurl could not create a handle");

@@ -23,13 +23,21 @@
 
 namespace noisefloor::docker {
 
+class SshTunnel;
+
 class Client {
  public:
   // Endpoint from DOCKER_HOST & co (see endpoint.hpp); DOCKER_API_VERSION, if non-empty, fixes the
   // API version and disables negotiation.
   static Client from_environment();
+  // This endpoint (resolve_host in context.hpp names one), DOCKER_API_VERSION as above.
+  static Client for_endpoint(Endpoint endpoint);
 
   // fixed_api_version: "1.41" (or "v1.41") to skip negotiation; nullopt to negotiate.
+  // An ssh:// endpoint (endpoint.ssh) is reached through an SshTunnel the Client opens here and
+  // owns: endpoint().socket_path is the tunnel's local socket, and endpoint().display stays the
+  // ssh:// URL, so messages name the real engine. Throws DockerError when the tunnel cannot be
+  // opened (ssh_tunnel.hpp).
   Client(Endpoint endpoint, std::optional<std::string> fixed_api_version);
   Client(Client&&) noexcept;
   Client& operator=(Client&&) noexcept;
@@ -129,6 +137,7 @@ class Client {
   Response call(const Request& request, std::initializer_list<long> ok_statuses);
   nlohmann::json call_json(const Request& request, std::initializer_list<long> ok_statuses);
 
+  std::shared_ptr<SshTunnel> tunnel_;  // ssh:// endpoints only; outlives every use of endpoint_
   Endpoint endpoint_;
   std::optional<std::string> fixed_api_version_;
   std::optional<std::string> api_version_;
