@@ -10,22 +10,58 @@ namespace noisefloor::docker {
 namespace {
 
 constexpr std::size_t kMaxSocketPath = 107;  // sizeof(sockaddr_un::sun_path) - 1 on Linux
+constexpr std::string_view kExpected = "unix:///path/to/docker.sock, tcp://host:port or ssh://user@host";
 
 std::string non_empty(const GetEnv& getenv, const std::string& name) {
   auto v = getenv(name);
   return v ? *v : std::string();
 }
 
-[[noreturn]] void bad_host(const std::string& host, std::string_view why) {
-  throw DockerError(fmt::format("DOCKER_HOST '{}': {}", host, why));
+// One endpoint URL and where it came from, for the errors.
+struct Source {
+  const std::string& what;
+  const std::string& url;
+  [[noreturn]] void bad(std::string_view why) const {
+    throw DockerError(fmt::format("{} '{}': {}", what, url, why));
+  }
+};
+
+// "1".."65535"; anything else is an error naming the text.
+int port_number(const Source& source, std::string_view port) {
+  int n = 0;
+  for (char c : port) {
+    if (c < '0' || c > '9' || n > 65535) {
+      source.bad(fmt::format("port '{}' is not a number from 1 to 65535", port));
+    }
+    n = n * 10 + (c - '0');
+  }
+  if (n < 1 || n > 65535) source.bad(fmt::format("port '{}' is not a number from 1 to 65535", port));
+  return n;
 }
 
-Endpoint unix_endpoint(const std::string& host, std::string_view rest) {
+// "host", "host:port", "[v6]", "[v6]:port" -> the host as written (brackets kept) and the port
+// text (empty when there is none; "host:" is an error).
+std::pair<std::string, std::string_view> split_host_port(const Source& source, std::string_view authority) {
+  if (!authority.empty() && authority.front() == '[') {  // [::1]:2376
+    auto close = authority.find(']');
+    if (close == std::string_view::npos) source.bad("unterminated '[' in the address");
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty() && after.front() != ':') source.bad("expected ':' after ']'");
+    if (after.size() == 1) source.bad("empty port");
+    return {std::string(authority.substr(0, close + 1)), after.empty() ? after : after.substr(1)};
+  }
+  auto colon = authority.find(':');
+  if (colon == std::string_view::npos) return {std::string(authority), {}};
+  if (colon + 1 == authority.size()) source.bad("empty port");
+  return {std::string(authority.substr(0, colon)), authority.substr(colon + 1)};
+}
+
+Endpoint unix_endpoint(const Source& source, std::string_view rest) {
   std::string path(rest);
   if (path.empty()) path = kDefaultSocket;
   if (path.front() != '/') path.insert(path.begin(), '/');  // legacy unix://path (docker-py)
   if (path.size() > kMaxSocketPath) {
-    bad_host(host, fmt::format("socket path is longer than {} bytes", kMaxSocketPath));
+    source.bad(fmt::format("socket path is longer than {} bytes", kMaxSocketPath));
   }
   Endpoint e;
   e.display = "unix://" + path;
@@ -34,7 +70,7 @@ Endpoint unix_endpoint(const std::string& host, std::string_view rest) {
   return e;
 }
 
-Endpoint tcp_endpoint(const GetEnv& getenv, const std::string& host, std::string_view rest) {
+Endpoint tcp_endpoint(const GetEnv& getenv, const Source& source, std::string_view rest) {
   const std::string tls_verify = non_empty(getenv, "DOCKER_TLS_VERIFY");
   const std::string tls_plain = non_empty(getenv, "DOCKER_TLS");
   std::string cert_path = non_empty(getenv, "DOCKER_CERT_PATH");
@@ -45,38 +81,10 @@ Endpoint tcp_endpoint(const GetEnv& getenv, const std::string& host, std::string
   std::string_view authority = rest.substr(0, rest.find('/'));
   std::string prefix(rest.substr(authority.size()));
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  std::string hostname;
-  std::string_view port;
-  if (!authority.empty() && authority.front() == '[') {  // [::1]:2376
-    auto close = authority.find(']');
-    if (close == std::string_view::npos) bad_host(host, "unterminated '[' in the address");
-    hostname = std::string(authority.substr(0, close + 1));
-    std::string_view after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after.front() != ':') bad_host(host, "expected ':' after ']'");
-      port = after.substr(1);
-    }
-  } else {
-    auto colon = authority.find(':');
-    hostname = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
-    if (colon != std::string_view::npos && port.empty()) bad_host(host, "empty port");
-  }
+  auto [hostname, port] = split_host_port(source, authority);
   if (hostname.empty()) hostname = "localhost";
-  int port_number = e.tls ? 2376 : 2375;
-  if (!port.empty()) {
-    port_number = 0;
-    for (char c : port) {
-      if (c < '0' || c > '9' || port_number > 65535) {
-        bad_host(host, fmt::format("port '{}' is not a number from 1 to 65535", port));
-      }
-      port_number = port_number * 10 + (c - '0');
-    }
-    if (port_number < 1 || port_number > 65535) {
-      bad_host(host, fmt::format("port '{}' is not a number from 1 to 65535", port));
-    }
-  }
-  const std::string hostport = fmt::format("{}:{}", hostname, port_number);
+  const int number = port.empty() ? (e.tls ? 2376 : 2375) : port_number(source, port);
+  const std::string hostport = fmt::format("{}:{}", hostname, number);
   e.display = "tcp://" + hostport + prefix;
   e.base_url = (e.tls ? "https://" : "http://") + hostport + prefix;
   if (e.tls) {
@@ -88,7 +96,7 @@ Endpoint tcp_endpoint(const GetEnv& getenv, const std::string& host, std::string
       } else if (!home.empty()) {
         cert_path = home + "/.docker";
       } else {
-        bad_host(host, "TLS is on but neither DOCKER_CERT_PATH, DOCKER_CONFIG nor HOME is set");
+        source.bad("TLS is on but neither DOCKER_CERT_PATH, DOCKER_CONFIG nor HOME is set");
       }
     }
     while (cert_path.size() > 1 && cert_path.back() == '/') cert_path.pop_back();
@@ -99,28 +107,61 @@ Endpoint tcp_endpoint(const GetEnv& getenv, const std::string& host, std::string
   return e;
 }
 
+// ssh://[user@]host[:port][/path/to/remote.sock], refused as the docker CLI refuses it
+// (cli/connhelper/ssh: passwords, query strings, fragments, an empty host).
+Endpoint ssh_endpoint(const Source& source, std::string_view rest) {
+  constexpr std::string_view kForm = "ssh://[user@]host[:port][/path/to/docker.sock]";
+  if (rest.find('?') != std::string_view::npos) {
+    source.bad(fmt::format("a query string is not allowed (expected {})", kForm));
+  }
+  if (rest.find('#') != std::string_view::npos) {
+    source.bad(fmt::format("a fragment is not allowed (expected {})", kForm));
+  }
+  const std::string_view authority = rest.substr(0, rest.find('/'));
+  std::string path(rest.substr(authority.size()));
+  while (!path.empty() && path.back() == '/') path.pop_back();
+
+  SshTarget target;
+  std::string_view hostport = authority;
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+    target.user = std::string(authority.substr(0, at));
+    hostport = authority.substr(at + 1);
+    if (target.user.find(':') != std::string::npos) {
+      source.bad("a password is not allowed: let ssh authenticate with a key (ssh-agent, ~/.ssh/config)");
+    }
+  }
+  auto [host, port] = split_host_port(source, hostport);
+  target.host = !host.empty() && host.front() == '[' ? host.substr(1, host.size() - 2) : host;
+  if (target.host.empty()) source.bad(fmt::format("no host (expected {})", kForm));
+  if (target.host.front() == '-') source.bad("a host cannot begin with '-'");
+  if (!port.empty()) target.port = port_number(source, port);
+  if (!path.empty()) target.socket = path;
+
+  Endpoint e;
+  e.display = "ssh://" + (target.user.empty() ? "" : target.user + "@") + host +
+              (port.empty() ? "" : ":" + std::string(port)) + path;
+  e.ssh = std::move(target);
+  return e;
+}
+
 }  // namespace
+
+Endpoint endpoint_from_url(const std::string& url, const GetEnv& getenv, const std::string& what) {
+  const Source source{what, url};
+  const auto sep = url.find("://");
+  if (sep == std::string::npos) source.bad(fmt::format("expected {}", kExpected));
+  const std::string scheme = url.substr(0, sep);
+  const std::string_view rest = std::string_view(url).substr(sep + 3);
+  if (scheme == "unix") return unix_endpoint(source, rest);
+  if (scheme == "tcp") return tcp_endpoint(getenv, source, rest);
+  if (scheme == "ssh") return ssh_endpoint(source, rest);
+  source.bad(fmt::format("unsupported scheme '{}' (expected {})", scheme, kExpected));
+}
 
 Endpoint endpoint_from_environment(const GetEnv& getenv) {
   const std::string host = non_empty(getenv, "DOCKER_HOST");
-  if (host.empty()) return unix_endpoint("unix://", "");
-  const auto sep = host.find("://");
-  if (sep == std::string::npos) {
-    bad_host(host, "expected unix:///path/to/docker.sock or tcp://host:port");
-  }
-  const std::string scheme = host.substr(0, sep);
-  const std::string_view rest = std::string_view(host).substr(sep + 3);
-  if (scheme == "unix") return unix_endpoint(host, rest);
-  if (scheme == "tcp") return tcp_endpoint(getenv, host, rest);
-  if (scheme == "ssh") {
-    bad_host(host,
-             "ssh:// is not supported by noisefloor; forward the socket instead "
-             "(ssh -nNT -L /tmp/docker.sock:/var/run/docker.sock <host>) and set "
-             "DOCKER_HOST=unix:///tmp/docker.sock");
-  }
-  bad_host(host, fmt::format("unsupported scheme '{}' (expected unix:///path/to/docker.sock or "
-                             "tcp://host:port)",
-                             scheme));
+  if (host.empty()) return endpoint_from_url("unix://", getenv, "DOCKER_HOST");
+  return endpoint_from_url(host, getenv, "DOCKER_HOST");
 }
 
 }  // namespace noisefloor::docker

@@ -1,6 +1,7 @@
-// Where the Docker engine is and how to talk to it, resolved from the environment like the
-// docker CLI does (DOCKER_HOST, DOCKER_TLS_VERIFY, DOCKER_TLS, DOCKER_CERT_PATH, DOCKER_CONFIG).
-// Pure: the environment comes in as a function.
+// Where the Docker engine is and how to talk to it, named the way docker CLI users name it: an
+// endpoint URL (`-H`, DOCKER_HOST: unix://, tcp:// with TLS like the CLI, ssh://), or DOCKER_HOST
+// & co (DOCKER_TLS_VERIFY, DOCKER_TLS, DOCKER_CERT_PATH, DOCKER_CONFIG). Docker contexts are
+// read by docker/context.hpp. Pure: the environment comes in as a function.
 #pragma once
 
 #include <functional>
@@ -21,7 +22,8 @@ struct SshTarget {
 };
 
 struct Endpoint {
-  std::string display{};      // what messages show: "unix:///var/run/docker.sock", "tcp://h:2376"
+  std::string display{};      // what messages show: "unix:///var/run/docker.sock", "tcp://h:2376",
+                              // "ssh://me@h:2222"
   std::string socket_path{};  // non-empty for unix sockets (CURLOPT_UNIX_SOCKET_PATH)
   std::string base_url{};     // "http://localhost" for sockets, "https://h:2376[/prefix]" for tcp
   bool tls = false;
@@ -35,13 +37,24 @@ struct Endpoint {
 
 using GetEnv = std::function<std::optional<std::string>(const std::string&)>;
 
-// DOCKER_HOST unset or empty: unix:///var/run/docker.sock. `unix:///path` (and legacy
-// `unix://path`, read as /path like docker-py) -> that socket; `tcp://host[:port][/prefix]` -> TCP,
-// port 2375 by default or 2376 with TLS. TLS (tcp only) is on when DOCKER_TLS_VERIFY, DOCKER_TLS
-// or DOCKER_CERT_PATH is non-empty; the certificate is verified iff DOCKER_TLS_VERIFY is non-empty
-// (any value, even "0", as in the docker CLI). Cert dir: DOCKER_CERT_PATH, else DOCKER_CONFIG,
-// else $HOME/.docker. Throws DockerError for ssh:// (with a workaround), other schemes, a bad
-// port and socket paths longer than 107 bytes.
+// One endpoint as a docker CLI user writes it (`docker -H`, DOCKER_HOST); `what` names where it
+// came from in errors, which read "<what> '<url>': <what is wrong>" ("DOCKER_HOST 'tcp://h:0':
+// port '0' is not a number from 1 to 65535").
+//  - `unix:///path` (and legacy `unix://path`, read as /path like docker-py; `unix://` alone is
+//    /var/run/docker.sock): that socket, at most 107 bytes.
+//  - `tcp://host[:port][/prefix]`: TCP, port 2375 by default or 2376 with TLS. TLS is on when
+//    DOCKER_TLS_VERIFY, DOCKER_TLS or DOCKER_CERT_PATH is non-empty; the certificate is verified
+//    iff DOCKER_TLS_VERIFY is non-empty (any value, even "0", as in the docker CLI). Cert dir:
+//    DOCKER_CERT_PATH, else DOCKER_CONFIG, else $HOME/.docker.
+//  - `ssh://[user@]host[:port][/path/to/remote.sock]`: the engine on that machine, reached through
+//    the system's ssh (the user's ssh config and keys apply). The path names the remote engine's
+//    socket, /var/run/docker.sock when absent (the docker CLI reads it the same way). Passwords,
+//    query strings and fragments are refused, like the docker CLI does.
+// Throws DockerError for any other scheme, a missing scheme, an empty ssh host and a bad port.
+Endpoint endpoint_from_url(const std::string& url, const GetEnv& getenv, const std::string& what);
+
+// The CLI's default context: DOCKER_HOST unset or empty is unix:///var/run/docker.sock, anything
+// else is endpoint_from_url(DOCKER_HOST, getenv, "DOCKER_HOST").
 Endpoint endpoint_from_environment(const GetEnv& getenv);
 
 }  // namespace noisefloor::docker

@@ -9,6 +9,8 @@
 using noisefloor::docker::DockerError;
 using noisefloor::docker::Endpoint;
 using noisefloor::docker::endpoint_from_environment;
+using noisefloor::docker::endpoint_from_url;
+using noisefloor::docker::SshTarget;
 
 namespace {
 
@@ -18,6 +20,23 @@ Endpoint resolve(std::map<std::string, std::string> env) {
     if (it == env.end()) return std::nullopt;
     return it->second;
   });
+}
+
+using Env = std::map<std::string, std::string>;
+
+Endpoint url(const std::string& text, Env env = {}) {
+  return endpoint_from_url(
+      text,
+      [env](const std::string& name) -> std::optional<std::string> {
+        auto it = env.find(name);
+        if (it == env.end()) return std::nullopt;
+        return it->second;
+      },
+      "host 'fast-box'");
+}
+
+Endpoint ssh(const std::string& display, SshTarget target) {
+  return Endpoint{.display = display, .ssh = std::move(target)};
 }
 
 Endpoint unix_socket(const std::string& path) {
@@ -94,26 +113,18 @@ TEST_CASE("endpoint: tcp with TLS from the environment, default port 2376") {
                        DockerError);
 }
 
-TEST_CASE("endpoint: ssh is rejected with a workaround") {
-  CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "ssh://me@bench-host"}}),
-                       "DOCKER_HOST 'ssh://me@bench-host': ssh:// is not supported by noisefloor; "
-                       "forward the socket instead (ssh -nNT -L /tmp/docker.sock:/var/run/docker.sock "
-                       "<host>) and set DOCKER_HOST=unix:///tmp/docker.sock",
-                       DockerError);
-}
-
 TEST_CASE("endpoint: bad schemes and ports") {
   CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "npipe:////./pipe/docker_engine"}}),
                        "DOCKER_HOST 'npipe:////./pipe/docker_engine': unsupported scheme 'npipe' "
-                       "(expected unix:///path/to/docker.sock or tcp://host:port)",
+                       "(expected unix:///path/to/docker.sock, tcp://host:port or ssh://user@host)",
                        DockerError);
   CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "fd://"}}),
                        "DOCKER_HOST 'fd://': unsupported scheme 'fd' (expected "
-                       "unix:///path/to/docker.sock or tcp://host:port)",
+                       "unix:///path/to/docker.sock, tcp://host:port or ssh://user@host)",
                        DockerError);
   CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "localhost:2375"}}),
-                       "DOCKER_HOST 'localhost:2375': expected unix:///path/to/docker.sock or "
-                       "tcp://host:port",
+                       "DOCKER_HOST 'localhost:2375': expected unix:///path/to/docker.sock, "
+                       "tcp://host:port or ssh://user@host",
                        DockerError);
   CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "tcp://h:0"}}),
                        "DOCKER_HOST 'tcp://h:0': port '0' is not a number from 1 to 65535", DockerError);
@@ -131,4 +142,89 @@ TEST_CASE("endpoint: bad schemes and ports") {
   CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "tcp://[::1"}}),
                        "DOCKER_HOST 'tcp://[::1': unterminated '[' in the address", DockerError);
   CHECK(resolve({{"DOCKER_HOST", "tcp://h:65535"}}).base_url == "http://h:65535");
+}
+
+TEST_CASE("endpoint: [::1]: without a port is an error like h:") {
+  CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "tcp://[::1]:"}}), "DOCKER_HOST 'tcp://[::1]:': empty port",
+                       DockerError);
+  CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "tcp://[::1]x"}}),
+                       "DOCKER_HOST 'tcp://[::1]x': expected ':' after ']'", DockerError);
+}
+
+TEST_CASE("endpoint_from_url: unix and tcp as from DOCKER_HOST, errors named by `what`") {
+  CHECK(url("unix:///tmp/d.sock") == unix_socket("/tmp/d.sock"));
+  CHECK(url("unix://") == unix_socket("/var/run/docker.sock"));
+  CHECK(url("tcp://10.0.0.5") ==
+        Endpoint{.display = "tcp://10.0.0.5:2375", .base_url = "http://10.0.0.5:2375"});
+  // the environment's TLS applies to tcp:// as to `docker -H`
+  CHECK(url("tcp://h", {{"DOCKER_TLS_VERIFY", "1"}, {"DOCKER_CERT_PATH", "/c"}}) ==
+        Endpoint{.display = "tcp://h:2376",
+                 .base_url = "https://h:2376",
+                 .tls = true,
+                 .verify = true,
+                 .ca_file = "/c/ca.pem",
+                 .cert_file = "/c/cert.pem",
+                 .key_file = "/c/key.pem"});
+  CHECK_THROWS_WITH_AS(url("tcp://h:0"),
+                       "host 'fast-box' 'tcp://h:0': port '0' is not a number from 1 to 65535", DockerError);
+  CHECK_THROWS_WITH_AS(url("fast-box"),
+                       "host 'fast-box' 'fast-box': expected unix:///path/to/docker.sock, tcp://host:port or "
+                       "ssh://user@host",
+                       DockerError);
+  CHECK_THROWS_WITH_AS(url("http://h:2375"),
+                       "host 'fast-box' 'http://h:2375': unsupported scheme 'http' (expected "
+                       "unix:///path/to/docker.sock, tcp://host:port or ssh://user@host)",
+                       DockerError);
+}
+
+TEST_CASE("endpoint_from_url: ssh://[user@]host[:port][/remote.sock]") {
+  CHECK(url("ssh://me@bench-host") ==
+        ssh("ssh://me@bench-host", SshTarget{.user = "me", .host = "bench-host"}));
+  CHECK(url("ssh://root@127.0.0.1:2222") ==
+        ssh("ssh://root@127.0.0.1:2222", SshTarget{.user = "root", .host = "127.0.0.1", .port = 2222}));
+  // no user, no port: ssh's own defaults (~/.ssh/config)
+  CHECK(url("ssh://bench-host") == ssh("ssh://bench-host", SshTarget{.host = "bench-host"}));
+  CHECK(url("ssh://bench-host/") == ssh("ssh://bench-host", SshTarget{.host = "bench-host"}));
+  CHECK(url("ssh://@bench-host") == ssh("ssh://bench-host", SshTarget{.host = "bench-host"}));
+  // the path names the remote engine's socket
+  CHECK(url("ssh://me@h:22/run/user/1000/docker.sock/") ==
+        ssh("ssh://me@h:22/run/user/1000/docker.sock",
+            SshTarget{.user = "me", .host = "h", .port = 22, .socket = "/run/user/1000/docker.sock"}));
+  CHECK(url("ssh://[::1]:2222") == ssh("ssh://[::1]:2222", SshTarget{.host = "::1", .port = 2222}));
+  CHECK(url("ssh://me@[fe80::1]") == ssh("ssh://me@[fe80::1]", SshTarget{.user = "me", .host = "fe80::1"}));
+  // TLS variables do not apply to ssh
+  CHECK(url("ssh://h", {{"DOCKER_TLS_VERIFY", "1"}, {"DOCKER_CERT_PATH", "/c"}}) ==
+        ssh("ssh://h", SshTarget{.host = "h"}));
+  // and DOCKER_HOST may name one
+  CHECK(resolve({{"DOCKER_HOST", "ssh://me@bench-host:2200"}}) ==
+        ssh("ssh://me@bench-host:2200", SshTarget{.user = "me", .host = "bench-host", .port = 2200}));
+}
+
+TEST_CASE("endpoint_from_url: ssh errors") {
+  const auto fails = [](const std::string& text, const std::string& why) {
+    CHECK_THROWS_WITH_AS(url(text), ("host 'fast-box' '" + text + "': " + why).c_str(), DockerError);
+  };
+  fails("ssh://me@h?x=1",
+        "a query string is not allowed (expected ssh://[user@]host[:port][/path/to/docker.sock])");
+  fails("ssh://me@h/run/d.sock?x",
+        "a query string is not allowed (expected "
+        "ssh://[user@]host[:port][/path/to/docker.sock])");
+  fails("ssh://me@h#top",
+        "a fragment is not allowed (expected ssh://[user@]host[:port][/path/to/docker.sock])");
+  fails("ssh://me:secret@h",
+        "a password is not allowed: let ssh authenticate with a key (ssh-agent, ~/.ssh/config)");
+  fails("ssh://", "no host (expected ssh://[user@]host[:port][/path/to/docker.sock])");
+  fails("ssh://me@", "no host (expected ssh://[user@]host[:port][/path/to/docker.sock])");
+  fails("ssh://:22", "no host (expected ssh://[user@]host[:port][/path/to/docker.sock])");
+  fails("ssh://[]:22", "no host (expected ssh://[user@]host[:port][/path/to/docker.sock])");
+  fails("ssh:///var/run/docker.sock", "no host (expected ssh://[user@]host[:port][/path/to/docker.sock])");
+  fails("ssh://h:0", "port '0' is not a number from 1 to 65535");
+  fails("ssh://h:65536", "port '65536' is not a number from 1 to 65535");
+  fails("ssh://h:ssh", "port 'ssh' is not a number from 1 to 65535");
+  fails("ssh://h:", "empty port");
+  fails("ssh://[::1", "unterminated '[' in the address");
+  // never an option to ssh
+  fails("ssh://-oProxyCommand=touch%20x", "a host cannot begin with '-'");
+  CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "ssh://h:0"}}),
+                       "DOCKER_HOST 'ssh://h:0': port '0' is not a number from 1 to 65535", DockerError);
 }
