@@ -353,12 +353,30 @@ nlohmann::json load_recipe(std::string_view text) {
   return recipe;
 }
 
-}  // namespace
+// Content hash: everything that ends up in the image, in a fixed order with lengths so no two
+// different images can produce the same byte stream. Labels the config with it and names the tag.
+void seal(ImagePlan& plan, std::string_view repository, const nlohmann::json& recipe) {
+  hash::Sha256 sha;
+  const auto put = [&sha](std::string_view kind, std::string_view bytes) {
+    sha.update(fmt::format("{} {}\n", kind, bytes.size()));
+    sha.update(bytes);
+    sha.update("\n");
+  };
+  put(repository == "noisefloor-auto" ? "noisefloor-auto-image" : repository, "1");
+  put("recipe", recipe.dump());
+  put("config", plan.config.dump());
+  for (const ImageFile& f : plan.files) {
+    put("path", f.path);
+    put("mode", fmt::format("{:o}", f.mode));
+    put("data", f.data);
+  }
+  const std::string content_hash = sha.hex();
+  plan.config["Labels"]["noisefloor.content-hash"] = content_hash;
+  plan.tag = fmt::format("{}:{}", repository, content_hash.substr(0, 16));
+}
 
-ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, std::string_view noop_binary,
-                     std::string_view recipe_json) {
-  const nlohmann::json recipe = load_recipe(recipe_json);
-
+// The static probe and no-op, checked.
+std::pair<std::string, std::string> checked_helpers(std::string_view probe_binary, std::string_view noop_binary) {
   std::string probe_data(probe_binary);
   const ElfInfo probe_info = parse_elf_file(probe_data, "nf-probe");
   if (!probe_info.is_elf || probe_info.dynamic)
@@ -367,6 +385,28 @@ ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, 
   const ElfInfo noop_info = parse_elf_file(noop_data, "nf-noop");
   if (!noop_info.is_elf || noop_info.dynamic)
     throw RunError("image: the embedded nf-noop is not a static ELF executable (build nf-noop with -static)");
+  return {std::move(probe_data), std::move(noop_data)};
+}
+
+}  // namespace
+
+ImagePlan plan_tools_image(std::string_view probe_binary, std::string_view noop_binary, std::string_view recipe_json) {
+  const nlohmann::json recipe = load_recipe(recipe_json);
+  auto [probe_data, noop_data] = checked_helpers(probe_binary, noop_binary);
+  ImagePlan plan;
+  plan.files.push_back({kNoopPathInImage, std::move(noop_data), kExecutableMode});
+  plan.files.push_back({kProbePathInImage, std::move(probe_data), kExecutableMode});
+  plan.config = recipe["config"];
+  plan.config["Entrypoint"] = nlohmann::json::array({kProbePathInImage});
+  plan.config["Labels"]["noisefloor.image"] = "tools";
+  seal(plan, "noisefloor-tools", recipe);
+  return plan;
+}
+
+ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, std::string_view noop_binary,
+                     std::string_view recipe_json) {
+  const nlohmann::json recipe = load_recipe(recipe_json);
+  auto [probe_data, noop_data] = checked_helpers(probe_binary, noop_binary);
 
   std::error_code ec;
   const fs::path canonical = fs::canonical(executable, ec);
@@ -428,25 +468,7 @@ ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, 
   }
   plan.config["Labels"]["noisefloor.benchmark"] = plan.benchmark_path_in_image;
 
-  // Content hash: everything that ends up in the image, in a fixed order with lengths so no two
-  // different images can produce the same byte stream.
-  hash::Sha256 sha;
-  const auto put = [&sha](std::string_view kind, std::string_view bytes) {
-    sha.update(fmt::format("{} {}\n", kind, bytes.size()));
-    sha.update(bytes);
-    sha.update("\n");
-  };
-  put("noisefloor-auto-image", "1");
-  put("recipe", recipe.dump());
-  put("config", plan.config.dump());
-  for (const ImageFile& f : plan.files) {
-    put("path", f.path);
-    put("mode", fmt::format("{:o}", f.mode));
-    put("data", f.data);
-  }
-  const std::string content_hash = sha.hex();
-  plan.config["Labels"]["noisefloor.content-hash"] = content_hash;
-  plan.tag = "noisefloor-auto:" + content_hash.substr(0, 16);
+  seal(plan, "noisefloor-auto", recipe);
   return plan;
 }
 

@@ -62,4 +62,10 @@ struct ImagePlan {
 ImagePlan plan_image(const std::filesystem::path& executable, std::string_view probe_binary,
                      std::string_view noop_binary, std::string_view recipe_json);
 
+// The tools image, "noisefloor-tools:<first 16 hex of its content hash>": the static probe and
+// no-op alone, entrypoint /noisefloor/probe. What noisefloor runs on an engine besides the
+// benchmark: spinners (`probe --spin`), the engine lease (`probe --hold`) and the remote host
+// fingerprint (`probe --facts`). Same recipe, user and hashing as the auto image.
+ImagePlan plan_tools_image(std::string_view probe_binary, std::string_view noop_binary, std::string_view recipe_json);
+
 }  // namespace noisefloor::image

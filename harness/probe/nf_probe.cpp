@@ -1,5 +1,10 @@
 // nf-probe: the entrypoint of noisefloor's auto image,
-//   /noisefloor/probe [--tag TAG] [--noop-runs K] -- <benchmark argv...>
+//   /noisefloor/probe [--tag TAG] [--noop-runs K] [--nice N] [--watch-stdin] -- <benchmark argv...>
+// and the few programs noisefloor runs in containers on an engine it cannot start host processes
+// on (noisefloor-tools image, README: Many machines):
+//   /noisefloor/probe [--nice N] [--watch-stdin] --spin   a busy loop (a spinner) until stdin ends
+//   /noisefloor/probe --hold                              blocks until stdin ends (the engine lease)
+//   /noisefloor/probe --facts                             the files a host fingerprint reads
 //
 // 1. Prints what the container really got (affinity, cgroup limits, user) to stderr as
 //    `noisefloor-probe: <key>=<value>` lines, the last one `noisefloor-probe: exec=<path>`.
@@ -44,6 +49,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -575,6 +581,108 @@ std::string delta(std::int64_t before, std::int64_t after, const std::string& re
   return std::to_string(after - before);
 }
 
+// ---- the tools modes ----------------------------------------------------------------------
+
+// Blocks until stdin reaches end of file (or fails): the other end is noisefloor's.
+void wait_for_stdin_end() {
+  char buffer[256];
+  while (true) {
+    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n == 0) return;
+    if (n < 0 && errno != EINTR) return;
+  }
+}
+
+// --spin: a child spins on the CPUs the container got; the probe (PID 1) waits for the end of
+// its stdin (noisefloor gone or done) and then ends. Without --watch-stdin it spins itself.
+int spin(bool watch_stdin) {
+  const auto busy = [] {
+    volatile std::uint64_t counter = 0;
+    for (;;) counter = counter + 1;
+  };
+  if (!watch_stdin) busy();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    std::fprintf(stderr, "noisefloor-probe: spin failed: fork: %s\n", strerror(errno));
+    return 127;
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    busy();
+  }
+  std::fputs("spinning\n", stdout);
+  std::fflush(stdout);
+  wait_for_stdin_end();
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return 0;
+}
+
+// --facts: the files of the machine that a host fingerprint reads (fingerprint/host.hpp), framed
+// on stdout as `file <path> <size>\n<bytes>\n` and `dir <path>\n`; unreadable files are left out
+// (the fingerprint then says which file it missed). Bounded: trees to a fixed depth, files to
+// 256 KiB, everything to 16 MiB.
+class FactDump {
+ public:
+  void file(const std::string& path) {
+    if (total_ > kTotalLimit) return;
+    const FileText t = read_file(path);
+    if (!t.ok || t.text.size() > kFileLimit) return;
+    total_ += t.text.size();
+    std::printf("file %s %zu\n", path.c_str(), t.text.size());
+    std::fwrite(t.text.data(), 1, t.text.size(), stdout);
+    std::fputc('\n', stdout);
+  }
+  void tree(const std::string& path, int depth) {
+    DIR* dir = ::opendir(path.c_str());
+    if (dir == nullptr) return;
+    std::printf("dir %s\n", path.c_str());
+    std::vector<std::string> names;
+    while (const dirent* entry = ::readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (name == "." || name == ".." || name == "power" || name == "uevent" || name == "subsystem" ||
+          name == "driver" || name == "firmware_node" || name == "cpuidle" || name == "device" ||
+          name == "hotplug")
+        continue;
+      names.push_back(name);
+    }
+    ::closedir(dir);
+    for (const auto& name : names) {
+      const std::string child = path + "/" + name;
+      struct stat st, link;
+      if (::stat(child.c_str(), &st) != 0 || ::lstat(child.c_str(), &link) != 0) continue;
+      // Links between sysfs trees (cpuN/node0, ...) are not followed, except cpuN/cpufreq.
+      if (S_ISLNK(link.st_mode) && S_ISDIR(st.st_mode) && name != "cpufreq") continue;
+      if (S_ISDIR(st.st_mode)) {
+        if (depth > 0) tree(child, depth - 1);
+      } else if (S_ISREG(st.st_mode) && (st.st_mode & S_IRUSR)) {
+        file(child);
+      }
+    }
+  }
+
+ private:
+  static constexpr std::size_t kFileLimit = 256 * 1024;
+  static constexpr std::size_t kTotalLimit = 16 * 1024 * 1024;
+  std::size_t total_ = 0;
+};
+
+int facts() {
+  FactDump dump;
+  for (const char* path :
+       {"/proc/cpuinfo", "/proc/loadavg", "/proc/cmdline", "/proc/meminfo", "/proc/sys/kernel/osrelease",
+        "/proc/sys/kernel/version", "/proc/sys/kernel/randomize_va_space", "/sys/kernel/mm/transparent_hugepage/enabled",
+        "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        "/sys/devices/system/clocksource/clocksource0/available_clocksource", "/sys/hypervisor/type",
+        "/sys/class/dmi/id/product_name", "/sys/class/dmi/id/sys_vendor"})
+    dump.file(path);
+  dump.tree("/sys/devices/system/cpu", 4);
+  dump.tree("/sys/devices/system/node", 1);
+  dump.tree("/sys/class/power_supply", 1);
+  std::fflush(stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -583,6 +691,8 @@ int main(int argc, char** argv) {
   int noop_runs = 0;
   std::string noop_path;
   bool watch_stdin = false;
+  std::optional<int> nice;
+  std::string mode;  // "", "spin", "hold", "facts"
   while (first < argc && std::string(argv[first]) != "--") {
     const std::string option = argv[first];
     if (option == "--tag" && first + 1 < argc) {
@@ -597,13 +707,36 @@ int main(int argc, char** argv) {
     } else if (option == "--watch-stdin") {
       watch_stdin = true;
       first += 1;
+    } else if (option == "--nice" && first + 1 < argc) {
+      nice = std::atoi(argv[first + 1]);
+      first += 2;
+    } else if (option == "--spin" || option == "--hold" || option == "--facts") {
+      mode = option.substr(2);
+      first += 1;
     } else {
       break;
     }
   }
+  if (mode == "facts") return facts();
+  if (mode == "hold") {
+    wait_for_stdin_end();
+    return 0;
+  }
+  // The nice value of the benchmark (or the spinner): the probe's own, inherited. Raising it needs
+  // no privilege; lowering it below 0 needs CAP_SYS_NICE, which containers do not get by default.
+  if (nice && ::setpriority(PRIO_PROCESS, 0, *nice) != 0) {
+    std::fprintf(stderr, "noisefloor-probe: exec failed: cannot set nice %d: %s\n", *nice, strerror(errno));
+    return 127;
+  }
+  if (mode == "spin") return spin(watch_stdin);
   // Orphans of the benchmark's tree become the probe's, so it can end them (PID 1 is one already).
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   report_limits();
+  if (nice) {
+    errno = 0;
+    const int got = ::getpriority(PRIO_PROCESS, 0);
+    emit("nice", errno == 0 ? std::to_string(got) : unknown(strerror(errno)));
+  }
   if (first < argc && std::string(argv[first]) == "--") ++first;
   if (first >= argc) {
     std::fprintf(stderr,

@@ -548,4 +548,38 @@ Verification verify_limits(const model::ContainerSpec& asked, const Effective& e
   return out;
 }
 
+FactDump parse_fact_dump(std::string_view out) {
+  FactDump dump;
+  std::size_t at = 0;
+  const auto fail = [&](std::string_view why) {
+    return ParseError(fmt::format("the fingerprint probe's output is malformed at byte {}: {}", at, why));
+  };
+  while (at < out.size()) {
+    const std::size_t eol = out.find('\n', at);
+    if (eol == std::string_view::npos) throw fail("an unterminated line");
+    const std::string_view line = out.substr(at, eol - at);
+    if (line.starts_with("dir /")) {
+      dump.dirs.emplace_back(line.substr(4));
+      at = eol + 1;
+      continue;
+    }
+    if (!line.starts_with("file /")) throw fail("expected `file <path> <size>` or `dir <path>`");
+    const std::size_t space = line.rfind(' ');
+    if (space <= 5) throw fail("a file line without a size");
+    std::size_t size = 0;
+    const std::string_view digits = line.substr(space + 1);
+    if (digits.empty() || digits.size() > 9) throw fail("a bad file size");
+    for (const char c : digits) {
+      if (c < '0' || c > '9') throw fail("a bad file size");
+      size = size * 10 + static_cast<std::size_t>(c - '0');
+    }
+    const std::string path(line.substr(5, space - 5));
+    if (size > out.size() - (eol + 1) || out.size() - (eol + 1) - size < 1 || out[eol + 1 + size] != '\n')
+      throw fail(fmt::format("the content of {} is cut short", path));
+    dump.files[path] = std::string(out.substr(eol + 1, size));
+    at = eol + 1 + size + 1;
+  }
+  return dump;
+}
+
 }  // namespace noisefloor::probe

@@ -104,4 +104,12 @@ void from_json(const nlohmann::json& j, Verification& verification);
 Verification verify_limits(const model::ContainerSpec& asked, const Effective& engine,
                            const Effective& inside);
 
+// What `nf-probe --facts` printed: the files of the machine a host fingerprint reads, by absolute
+// path, and the directories it listed. Throws ParseError on output that is not that framing.
+struct FactDump {
+  std::map<std::string, std::string> files;
+  std::vector<std::string> dirs;
+};
+FactDump parse_fact_dump(std::string_view out);
+
 }  // namespace noisefloor::probe

@@ -421,3 +421,25 @@ TEST_CASE("probe report: only the right tag is the probe's; a block cut short is
   CHECK(m.benchmark_stderr == "warming up\n");
   CHECK(probe_run(m).has_value());
 }
+
+TEST_CASE("probe facts: the framing of nf-probe --facts, read back exactly") {
+  using noisefloor::probe::parse_fact_dump;
+  const std::string out =
+      "file /proc/loadavg 26\n0.52 0.58 0.59 1/123 4567\n\ndir /sys/devices/system/cpu\n"
+      "file /sys/devices/system/cpu/online 4\n0-1\n\nfile /proc/cmdline 0\n\n";
+  const auto dump = parse_fact_dump(out);
+  CHECK(dump.files.size() == 3);
+  CHECK(dump.files.at("/proc/loadavg") == "0.52 0.58 0.59 1/123 4567\n");
+  CHECK(dump.files.at("/sys/devices/system/cpu/online") == "0-1\n");
+  CHECK(dump.files.at("/proc/cmdline").empty());
+  CHECK(dump.dirs == std::vector<std::string>{"/sys/devices/system/cpu"});
+  CHECK(parse_fact_dump("").files.empty());
+  // content with newlines and a "file" look-alike inside is taken by its length
+  CHECK(parse_fact_dump("file /a 10\nfile /b 1\n\n").files.at("/a") == "file /b 1\n");
+  CHECK_THROWS_WITH(parse_fact_dump("file /a 5\nabc\n"),
+                    "the fingerprint probe's output is malformed at byte 0: the content of /a is cut short");
+  CHECK_THROWS_WITH(parse_fact_dump("junk\n"),
+                    "the fingerprint probe's output is malformed at byte 0: expected `file <path> <size>` or `dir <path>`");
+  CHECK_THROWS_WITH(parse_fact_dump("file /a x\n"), "the fingerprint probe's output is malformed at byte 0: a bad file size");
+  CHECK_THROWS_WITH(parse_fact_dump("dir /a"), "the fingerprint probe's output is malformed at byte 0: an unterminated line");
+}
