@@ -392,15 +392,26 @@ std::string Client::load_image(const std::string& tar_bytes, const std::function
 }
 
 Client::Created Client::create_container(const nlohmann::json& body, const std::string& name) {
+  auto created = create_container_unless_named(body, name);
+  if (!created)
+    throw DockerError(fmt::format("docker: POST /containers/create: 409: the name '{}' is already in use", name));
+  return *created;
+}
+
+std::optional<Client::Created> Client::create_container_unless_named(const nlohmann::json& body,
+                                                                     const std::string& name) {
   const std::string text = body.dump();
   std::string path = "/containers/create";
   if (!name.empty()) path += "?name=" + escape(handle_->curl, name);
-  auto j = call_json({.method = "POST",
-                      .path = path,
-                      .body = &text,
-                      .content_type = "application/json",
-                      .timeout = kSmallCallTimeout},
-                     {201, 200});
+  const Request request{.method = "POST",
+                        .path = path,
+                        .body = &text,
+                        .content_type = "application/json",
+                        .timeout = kSmallCallTimeout};
+  const Response r = call(request, {201, 200, 409});
+  if (r.status == 409) return std::nullopt;
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (j.is_discarded()) throw DockerError("docker: POST /containers/create: 201 with a body that is not JSON");
   Created created;
   created.id = j.value("Id", std::string());
   if (created.id.empty()) throw DockerError("docker: POST /containers/create: 201 without an Id");
@@ -441,6 +452,32 @@ std::int64_t Client::wait(const std::string& id, steady_clock::time_point deadli
 nlohmann::json Client::inspect(const std::string& id) {
   return call_json({.method = "GET", .path = "/containers/" + id + "/json", .timeout = kSmallCallTimeout},
                    {200});
+}
+
+std::optional<nlohmann::json> Client::inspect_if_exists(const std::string& id) {
+  const Request request{.method = "GET", .path = "/containers/" + id + "/json", .timeout = kSmallCallTimeout};
+  const Response r = call(request, {200, 404});
+  if (r.status == 404) return std::nullopt;
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (j.is_discarded()) throw DockerError(fmt::format("docker: GET {}: 200 with a body that is not JSON", request.path));
+  return j;
+}
+
+std::optional<double> Client::cpu_seconds(const std::string& id) {
+  const Request request{.method = "GET",
+                        .path = "/containers/" + id + "/stats?stream=false&one-shot=true",
+                        .timeout = kSmallCallTimeout};
+  const Response r = call(request, {200, 404});
+  if (r.status == 404) return std::nullopt;
+  const auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (j.is_discarded()) return std::nullopt;
+  const auto* usage = j.contains("cpu_stats") && j["cpu_stats"].contains("cpu_usage")
+                          ? &j["cpu_stats"]["cpu_usage"]
+                          : nullptr;
+  if (usage == nullptr || !usage->contains("total_usage") || !(*usage)["total_usage"].is_number()) return std::nullopt;
+  // A container that is not running reports zeros: no reading.
+  if (j.value("read", std::string()).starts_with("0001-01-01")) return std::nullopt;
+  return (*usage)["total_usage"].get<double>() / 1e9;
 }
 
 Client::Logs Client::logs(const std::string& id, bool tty) {

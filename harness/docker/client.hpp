@@ -93,6 +93,9 @@ class Client {
   };
   // POST /containers/create?name=<name>
   Created create_container(const nlohmann::json& body, const std::string& name);
+  // The same, but nullopt when a container of that name exists already (409): the engine creates
+  // a name once, which makes a container a lock (docker/lease.hpp).
+  std::optional<Created> create_container_unless_named(const nlohmann::json& body, const std::string& name);
 
   void start(const std::string& id);  // already running (304) is fine
 
@@ -103,6 +106,12 @@ class Client {
                     const std::function<bool()>& cancelled);
 
   nlohmann::json inspect(const std::string& id);  // GET /containers/{id}/json
+  std::optional<nlohmann::json> inspect_if_exists(const std::string& id);  // nullopt: 404
+
+  // The CPU time the container's processes have had so far (GET /containers/{id}/stats?stream=
+  // false&one-shot=true: cpu_stats.cpu_usage.total_usage, cgroup v1 and v2 alike); nullopt when
+  // the container is gone or not running.
+  std::optional<double> cpu_seconds(const std::string& id);
 
   struct Logs {
     std::string out, err;

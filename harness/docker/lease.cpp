@@ -1,0 +1,119 @@
+#include "docker/lease.hpp"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "docker/api.hpp"
+#include "model/errors.hpp"
+
+namespace noisefloor::docker {
+namespace {
+
+constexpr auto kPoll = std::chrono::seconds(2);
+constexpr auto kStartGrace = std::chrono::seconds(30);  // created, not started: being set up
+
+LeaseOwner owner_of(const nlohmann::json& inspect) {
+  const auto& labels = inspect.contains("Config") && inspect["Config"].contains("Labels") &&
+                               inspect["Config"]["Labels"].is_object()
+                           ? inspect["Config"]["Labels"]
+                           : nlohmann::json::object();
+  return {labels.value("noisefloor.lease.owner", "an unknown owner"), labels.value("noisefloor.lease.run", "?"),
+          labels.value("noisefloor.lease.since", inspect.value("Created", "?"))};
+}
+
+// Held: running, or created and about to be started. Otherwise stale.
+bool live(const nlohmann::json& inspect) {
+  const auto& state = inspect.value("State", nlohmann::json::object());
+  if (state.value("Running", false)) return true;
+  if (state.value("Status", "") != "created") return false;
+  const auto created = parse_rfc3339_nano(inspect.value("Created", "0001-01-01T00:00:00Z"));
+  return created && std::chrono::system_clock::now() - *created < kStartGrace;
+}
+
+}  // namespace
+
+EngineLease::EngineLease(Client& client, std::string id, std::unique_ptr<Client::StdinLease> stdin)
+    : client_(client), id_(std::move(id)), stdin_(std::move(stdin)) {}
+
+EngineLease::~EngineLease() {
+  stdin_.reset();  // the probe sees end of file and exits
+  try {
+    client_.remove(id_);
+  } catch (const std::exception&) {
+    // AutoRemove removes it once it has exited; a lease left running is stale by the next check.
+  }
+}
+
+std::optional<LeaseOwner> EngineLease::holder(Client& client) {
+  const auto existing = client.inspect_if_exists(kLeaseName);
+  if (!existing || !live(*existing)) return std::nullopt;
+  return owner_of(*existing);
+}
+
+bool EngineLease::held() {
+  const auto now = client_.inspect_if_exists(id_);
+  return now && now->value("State", nlohmann::json::object()).value("Running", false);
+}
+
+std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string& tools_image, const LeaseOwner& me,
+                                               bool wait, const std::function<void(const LeaseOwner&)>& on_wait,
+                                               const std::function<bool()>& cancelled) {
+  ContainerRequest request;
+  request.image = tools_image;
+  request.argv = {"/noisefloor/probe", "--hold"};
+  request.hold_stdin = true;
+  request.name = kLeaseName;
+  request.labels = {{"noisefloor.lease", "1"},
+                    {"noisefloor.lease.owner", me.who},
+                    {"noisefloor.lease.run", me.run},
+                    {"noisefloor.lease.since", me.since}};
+  request.spec.pids_limit = 8;
+  request.spec.memory = 16 * 1024 * 1024;
+  nlohmann::json body = create_body(request);
+  body["HostConfig"]["AutoRemove"] = true;
+  bool told = false;
+  for (int attempt = 0;; ++attempt) {
+    if (cancelled && cancelled()) throw Interrupted();
+    if (const auto created = client.create_container_unless_named(body, kLeaseName)) {
+      std::unique_ptr<Client::StdinLease> stdin;
+      try {
+        stdin = client.hold_stdin(created->id);
+        client.start(created->id);
+      } catch (...) {
+        try {
+          client.remove(created->id);
+        } catch (const std::exception&) {
+        }
+        throw;
+      }
+      return std::unique_ptr<EngineLease>(new EngineLease(client, created->id, std::move(stdin)));
+    }
+    const auto existing = client.inspect_if_exists(kLeaseName);
+    if (!existing) continue;  // released between the two calls: try again
+    if (!live(*existing)) {
+      // Its owner is gone: take it over (a removal already under way counts as removed).
+      client.remove(existing->value("Id", std::string(kLeaseName)));
+      if (attempt > 20)
+        throw DockerError(fmt::format("the engine at {} keeps a stale lease container '{}' that cannot be removed: "
+                                      "remove it (`noisefloor gc`)",
+                                      client.endpoint().display, kLeaseName));
+      continue;
+    }
+    const LeaseOwner holder = owner_of(*existing);
+    if (!wait)
+      throw LeaseBusy(fmt::format("the engine at {} is in use by another noisefloor run ({}, {}, since {}): two "
+                                  "experiments on one machine make both wrong; wait for it with --wait",
+                                  client.endpoint().display, holder.run, holder.who, holder.since));
+    if (!told && on_wait) on_wait(holder);
+    told = true;
+    const auto until = std::chrono::steady_clock::now() + kPoll;
+    while (std::chrono::steady_clock::now() < until) {
+      if (cancelled && cancelled()) throw Interrupted();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    attempt = 0;
+  }
+}
+
+}  // namespace noisefloor::docker
