@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 
 #include "docker/api.hpp"
 #include "docker/client.hpp"
 #include "docker/container.hpp"
+#include "docker/lease.hpp"
+#include "fingerprint/remote.hpp"
 #include "fingerprint/engine.hpp"
 #include "image/embedded.hpp"
 #include "image/recipe.hpp"
@@ -23,6 +26,8 @@ struct ContainerRuntime::Impl {
   const model::Experiment& experiment;
   Note note;
   docker::Client client;
+  bool remote = false;      // every condition in a container, spinners too
+  std::string tools_image;  // noisefloor-tools:<hash>, once prepare_tools() loaded it
   json version, info;
   // condition name -> image reference and (for auto images) where the benchmark sits inside
   struct Image {
@@ -33,9 +38,129 @@ struct ContainerRuntime::Impl {
   };
   std::map<std::string, Image> images;
 
-  Impl(const model::Experiment& e, Note n)
-      : experiment(e), note(std::move(n)), client(docker::Client::from_environment()) {}
+  Impl(const model::Experiment& e, Note n, docker::Client c, bool r)
+      : experiment(e), note(std::move(n)), client(std::move(c)), remote(r) {}
+  int cpus() const { return std::max(1, info.value("NCPU", 1)); }
 };
+
+namespace {
+
+// Loads an image noisefloor built offline, unless the engine has exactly it (same id) already.
+// Returns the id; says what happened through note.
+std::string load_planned(ContainerRuntime::Impl& rt, const image::ImagePlan& plan, const std::string& what,
+                         const model::Cancelled& cancelled) {
+  std::vector<docker::TarFile> files;
+  for (const auto& f : plan.files) files.push_back({f.path, f.data, f.mode});
+  // The id the engine gives exactly this image: the tag is reused only when it names it.
+  const std::string expected_id = docker::docker_save_image_id(files, plan.config);
+  const auto existing = rt.client.image_inspect(plan.tag);
+  if (existing && existing->value("Id", "") == expected_id) {
+    rt.note(fmt::format("{}: {} (reused, unchanged{})", what, plan.tag, what == "image" ? " binary" : ""));
+    return expected_id;
+  }
+  if (cancelled && cancelled()) throw Interrupted();
+  rt.client.load_image(docker::docker_save_tar(plan.tag, files, plan.config), cancelled);
+  const auto loaded = rt.client.image_inspect(plan.tag);
+  if (!loaded) throw RunError(fmt::format("image {} was loaded but the engine does not list it", plan.tag));
+  if (loaded->value("Id", "") != expected_id)
+    throw RunError(fmt::format("image {} was loaded but the engine reports id {} instead of {}: the engine "
+                               "did not load the image noisefloor built",
+                               plan.tag, loaded->value("Id", ""), expected_id));
+  rt.note(fmt::format("{}: {} ({}: {} file(s), {})", what, plan.tag,
+                      existing ? "built offline again: the tag named another image" : "built offline",
+                      plan.files.size(), plan.dynamic ? "dynamic executable with its libraries" : "static executable"));
+  return expected_id;
+}
+
+// The benchmark's container settings under a condition: its own `container:` spec, or, on an
+// engine where noisefloor cannot start host processes, the auto image with the condition's
+// affinity as the cpuset and no limits.
+model::ContainerSpec container_spec(const model::Condition& c) {
+  if (c.container) return *c.container;
+  model::ContainerSpec spec;
+  if (!c.affinity.empty()) spec.cpuset = model::format_cpu_list(c.affinity);
+  return spec;
+}
+
+// Spinners as containers of the tools image, one per spinner, each on its CPU (when pinned) at
+// its nice value, each holding its stdin so that they end with noisefloor whatever ends it.
+class EngineSpinners : public SpinnerBackend {
+ public:
+  EngineSpinners(ContainerRuntime::Impl& rt, const model::SpinnerSpec& spec, const std::string& run_id,
+                 const std::string& condition)
+      : rt_(rt) {
+    for (int i = 0; i < spec.count; ++i) {
+      docker::ContainerRequest req;
+      req.image = rt.tools_image;
+      req.argv = {"/noisefloor/probe"};
+      if (spec.nice) req.argv.insert(req.argv.end(), {"--nice", std::to_string(*spec.nice)});
+      req.argv.insert(req.argv.end(), {"--watch-stdin", "--spin"});
+      req.hold_stdin = true;
+      if (!spec.cpus.empty())
+        req.spec.cpuset = std::to_string(spec.cpus[static_cast<std::size_t>(i) % spec.cpus.size()]);
+      req.spec.pids_limit = 8;
+      req.labels = {{"noisefloor.run", run_id}, {"noisefloor.condition", condition}, {"noisefloor.role", "spinner"}};
+      req.name = fmt::format("nf-{}-{}-spin-{}", run_id, condition, i);
+      std::transform(req.name.begin(), req.name.end(), req.name.begin(),
+                     [](unsigned char ch) { return std::tolower(ch); });
+      json body = docker::create_body(req);
+      body["HostConfig"]["AutoRemove"] = true;
+      const auto created = rt.client.create_container(body, req.name);
+      guards_.emplace_back(rt.client, created.id);
+      ids_.push_back(created.id);
+      stdin_.push_back(rt.client.hold_stdin(created.id));
+      rt.client.start(created.id);
+    }
+    // Spinning: each has had CPU time (bounded wait; a spinner that never runs is no load).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (std::size_t i = 0; i < ids_.size(); ++i) {
+      while (true) {
+        const auto cpu = rt.client.cpu_seconds(ids_[i]);
+        if (cpu && *cpu > 0) break;
+        if (std::chrono::steady_clock::now() > until)
+          throw RunError(fmt::format("condition '{}': spinner container {} did not start spinning within 10 s",
+                                     condition, ids_[i].substr(0, 12)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      const json inspect = rt.client.inspect(ids_[i]);
+      pids_.push_back(inspect.value("State", json::object()).value("Pid", 0));
+    }
+  }
+  std::vector<int> pids() const override { return pids_; }
+  std::vector<std::string> containers() const override { return ids_; }
+  std::vector<std::optional<double>> cpu_seconds() const override {
+    std::vector<std::optional<double>> out;
+    for (const auto& id : ids_) out.push_back(rt_.client.cpu_seconds(id));
+    return out;
+  }
+  std::vector<std::size_t> exited() override {
+    std::vector<std::size_t> gone;
+    for (std::size_t i = 0; i < ids_.size(); ++i) {
+      const auto inspect = rt_.client.inspect_if_exists(ids_[i]);
+      if (!inspect || !inspect->value("State", json::object()).value("Running", false)) gone.push_back(i);
+    }
+    return gone;
+  }
+  void stop() override {
+    const std::vector<std::size_t> gone = exited();
+    stdin_.clear();
+    for (auto& guard : guards_) guard.remove();
+    guards_.clear();
+    if (!gone.empty())
+      throw RunError(fmt::format("spinner container {} exited before the condition ended: the background load was "
+                                 "not there the whole time",
+                                 ids_[gone.front()].substr(0, 12)));
+  }
+
+ private:
+  ContainerRuntime::Impl& rt_;
+  std::vector<docker::ContainerGuard> guards_;
+  std::vector<std::unique_ptr<docker::Client::StdinLease>> stdin_;
+  std::vector<std::string> ids_;
+  std::vector<int> pids_;
+};
+
+}  // namespace
 
 namespace {
 
@@ -47,12 +172,23 @@ std::uint64_t random_tag() {
 class ContainerScope : public ConditionScope {
  public:
   ContainerScope(std::shared_ptr<ContainerRuntime::Impl> rt, const model::Condition& c, std::string run_id)
-      : rt_(std::move(rt)), condition_(c), run_id_(std::move(run_id)), spinners_(c) {}
-  // The spinners run on the host, as in the demo; the benchmark's own affinity is the cpuset.
+      : rt_(std::move(rt)),
+        condition_(c),
+        spec_(container_spec(c)),
+        run_id_(std::move(run_id)),
+        spinners_(rt_->remote ? Spinners(
+                                    c,
+                                    [this](const model::SpinnerSpec& s) -> std::unique_ptr<SpinnerBackend> {
+                                      return std::make_unique<EngineSpinners>(*rt_, s, run_id_, condition_.name);
+                                    },
+                                    rt_->cpus())
+                              : Spinners(c)) {}
+  // The spinners run on the host, as in the demo (on a remote engine: in containers beside the
+  // benchmark's); the benchmark's own affinity is the cpuset.
 
   InvocationOutput run(const Invocation& inv, const LineCallback& on_line, const Cancelled& cancelled) override {
     const auto& image = rt_->images.at(condition_.name);
-    const model::ContainerSpec& spec = *condition_.container;
+    const model::ContainerSpec& spec = spec_;
     docker::ContainerRequest req;
     req.image = image.ref;
     // The probe starts the benchmark as its child and times it; its report after the benchmark
@@ -60,6 +196,7 @@ class ContainerScope : public ConditionScope {
     const std::string tag = fmt::format("{:016x}", random_tag());
     if (image.probe) {
       req.argv = {"/noisefloor/probe", "--tag", tag, "--watch-stdin"};
+      if (condition_.nice) req.argv.insert(req.argv.end(), {"--nice", std::to_string(*condition_.nice)});
       req.hold_stdin = true;
       if (inv.launcher_noops > 0) {
         req.argv.push_back("--noop-runs");
@@ -157,7 +294,9 @@ class ContainerScope : public ConditionScope {
   records::ConditionSetup setup() const override {
     records::ConditionSetup s;
     s.spinners = spinners_.setup();
-    const auto& spec = *condition_.container;
+    s.affinity = condition_.affinity;
+    s.nice = condition_.nice;
+    const auto& spec = spec_;
     s.container = records::ContainerSetup{rt_->images.at(condition_.name).ref,
                                           spec.cpuset,
                                           spec.cpus,
@@ -172,6 +311,7 @@ class ContainerScope : public ConditionScope {
  private:
   std::shared_ptr<ContainerRuntime::Impl> rt_;
   model::Condition condition_;
+  model::ContainerSpec spec_;
   std::string run_id_;
   Spinners spinners_;
 };
@@ -183,7 +323,10 @@ std::string where(const model::Experiment& e, const model::ContainerSpec& spec) 
 }  // namespace
 
 ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note)
-    : impl_(std::make_shared<Impl>(e, std::move(note))) {
+    : ContainerRuntime(e, std::move(note), docker::Client::from_environment(), false) {}
+
+ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker::Client client, bool remote)
+    : impl_(std::make_shared<Impl>(e, std::move(note), std::move(client), remote)) {
   impl_->client.ping();
   impl_->version = impl_->client.version();
   impl_->info = impl_->client.info();
@@ -212,55 +355,78 @@ ContainerRuntime::~ContainerRuntime() = default;
 
 void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
   const auto& e = impl_->experiment;
+  std::optional<Impl::Image> automatic;  // planned and loaded once, shared by the conditions using it
   for (const auto& c : e.conditions) {
-    if (!c.container) continue;
+    if (!c.container && !impl_->remote) continue;
+    const model::ContainerSpec spec = container_spec(c);
     Impl::Image image;
-    if (c.container->image == "auto") {
-      const std::string& exe = e.benchmark.command.front();
-      if (exe.find('/') == std::string::npos)
-        throw ConfigError(fmt::format("{}: image: auto needs benchmark.command to start with a path to the "
-                                      "benchmark executable, not \"{}\"",
-                                      where(e, *c.container), exe));
-      const image::ImagePlan plan =
-          image::plan_image(exe, image::embedded_probe(), image::embedded_noop(), image::embedded_recipe());
-      image.ref = plan.tag;
-      image.probe = true;
-      image.benchmark_path = plan.benchmark_path_in_image;
-      std::vector<docker::TarFile> files;
-      for (const auto& f : plan.files) files.push_back({f.path, f.data, f.mode});
-      // The id the engine gives exactly this image: the tag is reused only when it names it.
-      const std::string expected_id = docker::docker_save_image_id(files, plan.config);
-      const auto existing = impl_->client.image_inspect(plan.tag);
-      if (existing && existing->value("Id", "") == expected_id) {
-        image.id = expected_id;
-        impl_->note(fmt::format("image: {} (reused, unchanged binary)", plan.tag));
-      } else {
-        if (cancelled && cancelled()) throw Interrupted();
-        impl_->client.load_image(docker::docker_save_tar(plan.tag, files, plan.config), cancelled);
-        const auto loaded = impl_->client.image_inspect(plan.tag);
-        if (!loaded) throw RunError(fmt::format("image {} was loaded but the engine does not list it", plan.tag));
-        if (loaded->value("Id", "") != expected_id)
-          throw RunError(fmt::format("image {} was loaded but the engine reports id {} instead of {}: the engine "
-                                     "did not load the image noisefloor built",
-                                     plan.tag, loaded->value("Id", ""), expected_id));
-        image.id = expected_id;
-        impl_->note(fmt::format("image: {} ({}: {} file(s), {})", plan.tag,
-                                existing ? "built offline again: the tag named another image" : "built offline",
-                                plan.files.size(),
-                                plan.dynamic ? "dynamic executable with its libraries" : "static executable"));
+    if (spec.image == "auto") {
+      if (!automatic) {
+        const std::string& exe = e.benchmark.command.front();
+        if (exe.find('/') == std::string::npos)
+          throw ConfigError(fmt::format("{}: image: auto needs benchmark.command to start with a path to the "
+                                        "benchmark executable, not \"{}\"{}",
+                                        c.container ? where(e, spec) : e.source_file, exe,
+                                        c.container ? "" : " (on an engine of another machine every condition "
+                                                           "runs in the auto image)"));
+        const image::ImagePlan plan =
+            image::plan_image(exe, image::embedded_probe(), image::embedded_noop(), image::embedded_recipe());
+        automatic = Impl::Image{plan.tag, load_planned(*impl_, plan, "image", cancelled), true,
+                                plan.benchmark_path_in_image};
       }
+      image = *automatic;
     } else {
-      const auto existing = impl_->client.image_inspect(c.container->image);
+      const auto existing = impl_->client.image_inspect(spec.image);
       if (!existing)
-        throw RunError(fmt::format("{}: image \"{}\" is not on the Docker engine, and noisefloor never pulls: build "
-                                   "or load it first, or use image: auto",
-                                   where(e, *c.container), c.container->image));
-      image.ref = c.container->image;
+        throw RunError(fmt::format("{}: image \"{}\" is not on the Docker engine at {}, and noisefloor never pulls: "
+                                   "build or load it first, or use image: auto",
+                                   where(e, spec), spec.image, impl_->client.endpoint().display));
+      image.ref = spec.image;
       image.id = existing->value("Id", "");
     }
     impl_->images[c.name] = image;
   }
 }
+
+void ContainerRuntime::prepare_tools(const model::Cancelled& cancelled) {
+  const image::ImagePlan plan =
+      image::plan_tools_image(image::embedded_probe(), image::embedded_noop(), image::embedded_recipe());
+  load_planned(*impl_, plan, "tools image", cancelled);
+  impl_->tools_image = plan.tag;
+}
+
+std::unique_ptr<docker::EngineLease> ContainerRuntime::take_lease(const docker::LeaseOwner& me, bool wait,
+                                                                  const model::Cancelled& cancelled) {
+  if (impl_->tools_image.empty()) prepare_tools(cancelled);
+  return docker::EngineLease::take(
+      impl_->client, impl_->tools_image, me, wait,
+      [&](const docker::LeaseOwner& holder) {
+        impl_->note(fmt::format("waiting for the engine at {}: {} holds it ({}, since {})",
+                                impl_->client.endpoint().display, holder.run, holder.who, holder.since));
+      },
+      cancelled);
+}
+
+fingerprint::FactTree ContainerRuntime::machine_facts(const model::Cancelled& cancelled) {
+  if (impl_->tools_image.empty()) prepare_tools(cancelled);
+  docker::ContainerRequest req;
+  req.image = impl_->tools_image;
+  req.argv = {"/noisefloor/probe", "--facts"};
+  req.name = fmt::format("nf-facts-{:016x}", random_tag());
+  req.labels = {{"noisefloor.role", "facts"}};
+  req.spec.pids_limit = 8;
+  req.timeout = std::chrono::seconds(60);
+  const docker::ContainerOutcome o = docker::run_container(impl_->client, req, cancelled);
+  if (o.exit_code != 0)
+    throw RunError(fmt::format("the fingerprint container on {} failed (exit code {}): {}",
+                               impl_->client.endpoint().display, o.exit_code, text::trim(o.err)));
+  const probe::FactDump dump = probe::parse_fact_dump(o.out);
+  return fingerprint::remote_host_facts(dump.files, dump.dirs, impl_->version, impl_->info);
+}
+
+int ContainerRuntime::engine_cpus() const { return impl_->cpus(); }
+
+const docker::Endpoint& ContainerRuntime::endpoint() const { return impl_->client.endpoint(); }
 
 fingerprint::EngineFacts ContainerRuntime::engine_facts() {
   fingerprint::EngineFacts facts = fingerprint::engine_facts(impl_->version, impl_->info,
@@ -271,6 +437,7 @@ fingerprint::EngineFacts ContainerRuntime::engine_facts() {
 }
 
 ContainerScopeFactory ContainerRuntime::factory(const std::string& run_id) {
+  // (on a remote engine, for every condition: see EngineEnvironment)
   auto impl = impl_;
   return [impl, run_id](const model::Condition& c) -> std::unique_ptr<ConditionScope> {
     return std::make_unique<ContainerScope>(impl, c, run_id);

@@ -8,7 +8,10 @@
 #include <string>
 
 #include "conditions/host.hpp"
+#include "docker/client.hpp"
+#include "docker/lease.hpp"
 #include "fingerprint/engine.hpp"
+#include "fingerprint/facts.hpp"
 #include "model/experiment.hpp"
 
 namespace noisefloor::conditions {
@@ -21,12 +24,29 @@ class ContainerRuntime {
   // Connects to the engine (DOCKER_HOST etc.) and validates every container condition against
   // it: cpusets within the engine's CPUs, cpus within them (ConfigError with file:line:col).
   ContainerRuntime(const model::Experiment& experiment, Note note);
+  // The same with an engine of noisefloor's choosing. `remote`: the engine runs on a machine where
+  // noisefloor cannot start host processes, so every condition runs as containers there (the
+  // benchmark in the auto image, spinners in the tools image; README: Many machines).
+  ContainerRuntime(const model::Experiment& experiment, Note note, docker::Client client, bool remote);
   ~ContainerRuntime();
 
   // Makes the images ready: `auto` builds (or reuses) the minimal image of the benchmark
-  // executable from the recipe and probe built into noisefloor; a named image must exist locally
-  // (no registry is ever contacted).
+  // executable from the recipe and probe built into noisefloor; a named image must exist on the
+  // engine (no registry is ever contacted). Images are loaded by content hash: an engine that
+  // has the image already is not sent it again.
   void prepare(const model::Cancelled& cancelled);
+  // The tools image (probe and no-op only), for spinners, the lease and the fingerprint.
+  void prepare_tools(const model::Cancelled& cancelled);
+
+  // The engine's lease for this run (docker/lease.hpp); notes when it waits.
+  std::unique_ptr<docker::EngineLease> take_lease(const docker::LeaseOwner& me, bool wait,
+                                                  const model::Cancelled& cancelled);
+
+  // The engine's machine, read by a short container of the tools image (fingerprint/remote.hpp).
+  fingerprint::FactTree machine_facts(const model::Cancelled& cancelled);
+
+  int engine_cpus() const;  // /info NCPU
+  const docker::Endpoint& endpoint() const;
 
   // The engine's facts for the fingerprint, with the image of every container condition.
   fingerprint::EngineFacts engine_facts();
@@ -42,6 +62,21 @@ class ContainerRuntime {
 
  private:
   std::shared_ptr<Impl> impl_;
+};
+
+// The Environment of an engine on another machine: every condition as containers (the scopes of
+// ContainerRuntime::factory of a remote runtime). The machine's load between conditions is not
+// read there (it would take a container start each time): unknown, with that reason.
+class EngineEnvironment : public Environment {
+ public:
+  explicit EngineEnvironment(ContainerScopeFactory scopes) : scopes_(std::move(scopes)) {}
+  std::unique_ptr<ConditionScope> enter(const model::Condition& condition) override { return scopes_(condition); }
+  fingerprint::LoadReading load() override {
+    return {std::nullopt, "a machine reached through its Docker engine: its load is read once, by the fingerprint"};
+  }
+
+ private:
+  ContainerScopeFactory scopes_;
 };
 
 }  // namespace noisefloor::conditions

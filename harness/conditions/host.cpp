@@ -32,10 +32,10 @@ int usable_cpus() {
 
 // The share of a CPU each spinner can expect: 1 / (spinners on its CPU) when pinned,
 // min(1, usable CPUs / spinners) when the scheduler places them.
-std::vector<double> expected_shares(const model::SpinnerSpec& spec) {
+std::vector<double> expected_shares(const model::SpinnerSpec& spec, int usable) {
   std::vector<double> out;
   if (spec.cpus.empty()) {
-    const double share = std::min(1.0, static_cast<double>(usable_cpus()) / std::max(1, spec.count));
+    const double share = std::min(1.0, static_cast<double>(usable) / std::max(1, spec.count));
     out.assign(static_cast<std::size_t>(spec.count), share);
     return out;
   }
@@ -46,19 +46,45 @@ std::vector<double> expected_shares(const model::SpinnerSpec& spec) {
   return out;
 }
 
+// Spinners as host processes.
+class HostSpinners : public SpinnerBackend {
+ public:
+  explicit HostSpinners(const model::SpinnerSpec& spec) : set_(spec) {}
+  std::vector<int> pids() const override { return set_.pids(); }
+  std::vector<std::optional<double>> cpu_seconds() const override { return set_.cpu_seconds(); }
+  std::vector<std::size_t> exited() override { return set_.exited(); }
+  void stop() override { set_.stop(); }
+
+ private:
+  process::SpinnerSet set_;
+};
+
 }  // namespace
 
 Spinners::Spinners(const model::Condition& c) : condition_(c.name) {
   if (!c.spinners) return;
   spec_ = *c.spinners;
-  set_ = std::make_unique<process::SpinnerSet>(*c.spinners);
+  set_ = std::make_unique<HostSpinners>(*c.spinners);
+  init(usable_cpus());
+}
+
+Spinners::Spinners(const model::Condition& c, const Start& start, int usable) : condition_(c.name) {
+  if (!c.spinners) return;
+  spec_ = *c.spinners;
+  set_ = start(*c.spinners);
+  init(usable);
+}
+
+void Spinners::init(int usable) {
   const std::vector<int> pids = set_->pids();
-  const std::vector<double> expected = expected_shares(*c.spinners);
+  containers_ = set_->containers();
+  const std::vector<double> expected = expected_shares(spec_, usable);
   for (std::size_t i = 0; i < pids.size(); ++i) {
     records::SpinnerLoad load;
     load.pid = pids[i];
     load.cpu_seconds = 0.0;
     load.expected_share = expected[i];
+    if (i < containers_.size()) load.container = containers_[i].substr(0, 12);
     load_.push_back(load);
   }
 }
@@ -102,7 +128,9 @@ std::optional<records::SpinnerSetup> Spinners::setup() const {
   if (load_.empty() && !set_) return std::nullopt;
   std::vector<int> pids;
   for (const auto& load : load_) pids.push_back(load.pid);
-  return records::SpinnerSetup{spec_.count, spec_.cpus, pids, spec_.nice};
+  records::SpinnerSetup setup{spec_.count, spec_.cpus, pids, spec_.nice};
+  for (const auto& id : containers_) setup.containers.push_back(id.substr(0, 12));
+  return setup;
 }
 
 namespace {

@@ -4,14 +4,26 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "conditions/environment.hpp"
 
-namespace noisefloor::process {
-class SpinnerSet;
-}
-
 namespace noisefloor::conditions {
+
+// Where a condition's spinners run: host processes (process::SpinnerSet) or containers on an
+// engine (container.hpp). Started and spinning when made.
+class SpinnerBackend {
+ public:
+  virtual ~SpinnerBackend() = default;
+  virtual std::vector<int> pids() const = 0;  // on the machine they run on
+  virtual std::vector<std::string> containers() const { return {}; }  // container ids, when containers
+  // The CPU time each has had so far; nullopt when it cannot be read (gone).
+  virtual std::vector<std::optional<double>> cpu_seconds() const = 0;
+  virtual std::vector<std::size_t> exited() = 0;  // indices into pids()
+  virtual void stop() = 0;  // throws RunError when one died early
+};
 
 // The background load of a condition, host or container: its spinners, started and spinning
 // when the constructor returns, and how much CPU each got while the benchmark ran. Nothing
@@ -19,7 +31,11 @@ namespace noisefloor::conditions {
 class Spinners {
  public:
   using Snapshot = std::vector<std::optional<double>>;
+  using Start = std::function<std::unique_ptr<SpinnerBackend>(const model::SpinnerSpec&)>;
+  // Host processes, on the CPUs noisefloor may use.
   explicit Spinners(const model::Condition& condition);
+  // Started by `start` (containers on an engine) on a machine with `usable_cpus` CPUs.
+  Spinners(const model::Condition& condition, const Start& start, int usable_cpus);
   ~Spinners();
   // Around every invocation: snapshot() before, account() after with the invocation's wall time.
   // account() throws RunError when a spinner is gone.
@@ -31,10 +47,12 @@ class Spinners {
   const std::vector<records::SpinnerLoad>& load() const { return load_; }
 
  private:
+  void init(int usable_cpus);
   std::string condition_;
   model::SpinnerSpec spec_;
-  std::unique_ptr<process::SpinnerSet> set_;
+  std::unique_ptr<SpinnerBackend> set_;
   std::vector<records::SpinnerLoad> load_;
+  std::vector<std::string> containers_;
 };
 
 // Makes the scope of a container condition (nullptr: container conditions are refused).

@@ -8,6 +8,7 @@ list(APPEND NF_CORE_SOURCES
   harness/fingerprint/tuning.cpp)
 list(APPEND NF_IO_SOURCES
   harness/fingerprint/host.cpp
+  harness/fingerprint/remote.cpp
   harness/fingerprint/tune.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/fingerprint_parse_test.cpp

@@ -86,6 +86,7 @@ void to_json(json& j, const ConditionSetup& v) {
                      {"cpus", s.cpus.empty() ? "unpinned" : model::format_cpu_list(s.cpus)},
                      {"pids", s.pids}};
     if (s.nice) j["spinners"]["nice"] = *s.nice;
+    if (!s.containers.empty()) j["spinners"]["containers"] = s.containers;
   }
   if (!v.affinity.empty()) j["affinity"] = model::format_cpu_list(v.affinity);
   if (v.nice) j["nice"] = *v.nice;
@@ -110,6 +111,7 @@ void from_json(const json& j, ConditionSetup& v) {
     s.cpus = cpus_from(it->value("cpus", json()));
     s.pids = model::whole_numbers<int>(*it, "pids");
     read_optional(*it, "nice", s.nice);
+    s.containers = it->value("containers", std::vector<std::string>{});
     v.spinners = s;
   }
   v.affinity = cpus_from(j.value("affinity", json()));
@@ -216,6 +218,7 @@ void to_json(json& j, const SpinnerLoad& v) {
        {"share", optional_json(v.share())},
        {"expected_share", v.expected_share},
        {"alive", v.alive}};
+  if (!v.container.empty()) j["container"] = v.container;
 }
 
 void from_json(const json& j, SpinnerLoad& v) {
@@ -225,6 +228,7 @@ void from_json(const json& j, SpinnerLoad& v) {
   v.wall_seconds = j.value("wall_s", 0.0);
   v.expected_share = j.value("expected_share", 1.0);
   v.alive = j.value("alive", true);
+  v.container = j.value("container", "");
 }
 
 void to_json(json& j, const InvocationRecord& v) {
@@ -323,6 +327,7 @@ void to_json(json& j, const RunRecord& v) {
        {"warnings", v.warnings}};
   if (!v.description.empty()) j["description"] = v.description;
   if (!v.experiment_file.empty()) j["experiment_file"] = v.experiment_file;
+  if (!v.host.empty()) j["host"] = v.host;
   if (v.comparison) j["comparison"] = *v.comparison;
   if (!v.adaptive.empty()) j["adaptive"] = v.adaptive;
   if (!v.sessions.empty()) j["sessions"] = v.sessions;
@@ -338,6 +343,7 @@ void from_json(const json& j, RunRecord& v) {
     v.experiment = j.value("experiment", "");
     v.description = j.value("description", "");
     v.experiment_file = j.value("experiment_file", "");
+    v.host = j.value("host", "");
     v.run_id = j.value("run_id", "");
     v.status = status_from(j.value("status", "complete"));
     read_optional(j, "error", v.error);

@@ -51,6 +51,7 @@ struct SpinnerSetup {
   std::vector<int> cpus;  // empty: unpinned
   std::vector<int> pids;
   std::optional<int> nice;
+  std::vector<std::string> containers;  // id12 of each, when the spinners ran as containers
   friend bool operator==(const SpinnerSetup&, const SpinnerSetup&) = default;
 };
 
@@ -143,6 +144,7 @@ struct SpinnerLoad {
   double wall_seconds = 0;
   double expected_share = 1;  // min(1, CPUs it may run on / spinners sharing them)
   bool alive = true;          // still running when the condition ended
+  std::string container;      // id12 of its container, when it ran as one (pid: on that machine)
   std::optional<double> share() const {
     if (!cpu_seconds || wall_seconds <= 0) return std::nullopt;
     return *cpu_seconds / wall_seconds;
@@ -199,13 +201,16 @@ struct RunRecord {
   // Every session of a resumed run, the first one included; empty for a run never resumed
   // (its one session is the fields above).
   std::vector<SessionRecord> sessions;
+  // The host of a run on several (README: Many machines): as the experiment or --host named it;
+  // "" for a run on this machine alone.
+  std::string host;
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
 };
 
 // JSON (nlohmann ADL). run.json is {"schema_version": 1, "experiment", "description",
 // "run_id", "status", "error" (null when none), "started_utc", "finished_utc", "command_line",
 // "conditions", "summary_header", "condition_records": [...], "warnings", "experiment_file",
-// "comparison" (paired experiments), "adaptive" (samples: auto)}. CPU lists are written as text ("0-3",
+// "comparison" (paired experiments), "adaptive" (samples: auto), "host" (runs on several hosts)}. CPU lists are written as text ("0-3",
 // spinners "unpinned"). from_json accepts every schema 1 file written since 0.1 (fields added
 // later default) and throws ParseError for a wrong type or a newer schema_version.
 void to_json(nlohmann::json& j, const ComparisonSettings& v);

@@ -1,0 +1,90 @@
+#include "fingerprint/remote.hpp"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "files/files.hpp"
+#include "fingerprint/host.hpp"
+#include "model/errors.hpp"
+
+namespace noisefloor::fingerprint {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A private directory, removed with everything in it when the object goes.
+class TempTree {
+ public:
+  TempTree() {
+    const char* tmp = ::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/noisefloor-facts-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw RunError(fmt::format("cannot create a temporary directory in {}", fs::path(pattern).parent_path().string()));
+    root_ = pattern;
+  }
+  ~TempTree() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  const fs::path& root() const { return root_; }
+
+ private:
+  fs::path root_;
+};
+
+std::string text_of(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+FactTree remote_host_facts(const std::map<std::string, std::string>& files, const std::vector<std::string>& dirs,
+                           const json& version, const json& info) {
+  const TempTree tree;
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    fs::create_directories(files::under(tree.root(), d), ec);
+  }
+  for (const auto& [path, content] : files) {
+    const fs::path target = files::under(tree.root(), path);
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    files::write_atomic(target, content);
+  }
+  FactTree host = probe_host(tree.root());
+  json& h = host.document();
+  // What the container sees of these is its own, not the machine's: the engine says.
+  const std::string name = text_of(info, "Name");
+  h["hostname"] = name.empty() ? unknown("the engine's /info has no Name") : known(name);
+  const std::string os = text_of(info, "OperatingSystem");
+  if (!os.empty()) {
+    h["os"] = {{"pretty_name", known(os)},
+               {"id", unknown("read by the engine: /info OperatingSystem only")},
+               {"version_id", unknown("read by the engine: /info OperatingSystem only")}};
+  } else {
+    h["os"] = {{"pretty_name", unknown("the engine's /info has no OperatingSystem")}};
+  }
+  h["container"] = {{"inside", unknown("a machine reached through its Docker engine: whether the engine itself runs "
+                                       "in a container is not visible")}};
+  const std::string cgroup = text_of(info, "CgroupVersion");
+  h["cgroup"] = {{"version", cgroup.empty() ? unknown("the engine's /info has no CgroupVersion")
+                                            : known(std::stoi(cgroup == "2" ? "2" : "1"))},
+                 {"layout", unknown("read by the engine: /info CgroupVersion only")}};
+  h["tools"] = {{"perflock", unknown("a machine reached through its Docker engine")}};
+  const std::string kernel = text_of(info, "KernelVersion");
+  const std::string arch = text_of(info, "Architecture");
+  h["uname"] = kernel.empty() ? unknown("the engine's /info has no KernelVersion")
+                              : known(fmt::format("{} {} {}", text_of(info, "OSType").empty() ? "Linux" : "Linux",
+                                                  kernel, arch));
+  (void)version;
+  h["one_line"] = known(fmt::format("{} · {} · {} CPUs · {} · {}", host.show("hostname"), host.show("cpu.model_name"),
+                                    host.show("cpu.logical"), host.show("uname"), host.show("os.pretty_name")));
+  return host;
+}
+
+}  // namespace noisefloor::fingerprint
