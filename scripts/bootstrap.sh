@@ -11,6 +11,7 @@ packages=(
   libboost-dev libboost-filesystem-dev libboost-math-dev
   libfmt-dev libcli11-dev doctest-dev
   golang-go docker.io
+  openssh-server openssl   # tests/integration/fleet_lib.sh: an sshd to forward engines, TLS certificates
   libbenchmark-dev   # a real Google Benchmark program in the end-to-end tests
 )
 # Headless Chromium for the report's browser test: always in CI, on request elsewhere

@@ -94,7 +94,7 @@ int print(const noisefloor::pipeline::Output& o) {
   std::fflush(stdout);
   if (!o.failure.empty()) {
     std::fprintf(stderr, "noisefloor: %s\n", o.failure.c_str());
-    return 1;
+    return o.status != 0 ? o.status : 1;
   }
   return o.status;
 }
@@ -120,6 +120,11 @@ int run_main(int argc, char** argv) {
   run_cmd->add_flag("--allow-different-hosts", run.allow_different_hosts,
                     "with --resume: accept a host whose benchmark-moving facts differ from the run's");
   run_cmd->add_option("--results", run.results_root, "where result directories go")->capture_default_str();
+  run_cmd->add_option("--host", run.hosts,
+                      "run on this Docker context or engine endpoint (unix://, tcp://, ssh://user@host[:port]); "
+                      "repeatable: the hosts run in parallel, one table each; replaces the experiment's hosts:");
+  run_cmd->add_flag("--wait", run.wait,
+                    "when another noisefloor run holds an engine, wait for it instead of failing");
   run_cmd->add_flag("-q,--quiet", quiet, "no progress output");
   run_cmd->add_option("--anchor", run.anchor,
                       "an earlier clean result of the same machine: print how contended this run was");

@@ -2,14 +2,77 @@
 
 #include <fmt/format.h>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 
 #include "stats/summary.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::cli {
+
+struct Progress::Board {
+  std::mutex mutex;
+  bool live = false;
+  std::vector<std::pair<std::string, std::string>> lines;  // host, its latest line
+  std::size_t drawn = 0;                                   // lines of the block on screen
+
+  static std::size_t columns() {
+    winsize w{};
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 10) return w.ws_col - 1;
+    return 79;
+  }
+  void clear() {
+    if (live && drawn > 0) std::fprintf(stderr, "\033[%zuF\033[J", drawn);
+    drawn = 0;
+  }
+  void draw() {
+    if (!live) return;
+    const std::size_t width = columns();
+    for (const auto& [host, line] : lines)
+      std::fprintf(stderr, "%s\n", text::truncate(host + "  " + line, width).c_str());
+    drawn = lines.size();
+    std::fflush(stderr);
+  }
+  void note(const std::string& line) {
+    const std::lock_guard lock(mutex);
+    clear();
+    std::fprintf(stderr, "%s\n", line.c_str());
+    draw();
+  }
+  void update(const std::string& host, const std::string& line) {
+    const std::lock_guard lock(mutex);
+    for (auto& [h, l] : lines)
+      if (h == host) l = line;
+    if (live) {
+      clear();
+      draw();
+    } else {
+      std::fprintf(stderr, "[%s] %s\n", host.c_str(), line.c_str());
+      std::fflush(stderr);
+    }
+  }
+};
+
+std::unique_ptr<pipeline::RunEvents> Progress::host(const std::string& name) {
+  if (!board_) {
+    end_line();
+    board_ = std::make_shared<Board>();
+    board_->live = live_ && !quiet_;
+  }
+  {
+    const std::lock_guard lock(board_->mutex);
+    board_->lines.emplace_back(name, "waiting");
+  }
+  auto child = std::make_unique<Progress>(quiet_, live_, false);  // no colour: lines are cut to the width
+  child->board_ = board_;
+  child->host_ = name;
+  return child;
+}
 
 Progress::Progress(bool quiet, bool live, bool color)
     : quiet_(quiet), live_(live), color_(color), start_(std::chrono::steady_clock::now()) {}
@@ -39,6 +102,10 @@ std::optional<double> running_cv(const std::vector<double>& v) {
 
 void Progress::note(const std::string& line) {
   if (quiet_) return;
+  if (board_) {
+    board_->note(host_.empty() ? line : fmt::format("[{}] {}", host_, line));
+    return;
+  }
   end_line();
   std::fprintf(stderr, "%s\n", line.c_str());
 }
@@ -53,8 +120,7 @@ void Progress::condition_started(std::size_t index, std::size_t count, const mod
   if (c.spinners) what += fmt::format("{} spinner(s)", c.spinners->count);
   if (c.container) what += std::string(what.empty() ? "" : ", ") + "container";
   if (!c.affinity.empty()) what += std::string(what.empty() ? "" : ", ") + "pinned";
-  end_line();
-  std::fprintf(stderr, "condition %zu/%zu %s (%s): starting\n", index + 1, count, c.name.c_str(), what.c_str());
+  note(fmt::format("condition {}/{} {} ({}): starting", index + 1, count, c.name, what));
 }
 
 void Progress::condition_finished(std::size_t, const records::ConditionRecord&) {
@@ -101,6 +167,10 @@ void Progress::resumed(const std::vector<records::Sample>& earlier) {
 }
 
 void Progress::show(const std::string& line) {
+  if (board_) {
+    board_->update(host_, line);
+    return;
+  }
   if (live_) {
     std::fprintf(stderr, "\r\033[K%s", line.c_str());
     line_open_ = true;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ class Progress : public pipeline::RunEvents {
   void condition_finished(std::size_t index, const records::ConditionRecord& record) override;
   void progress(std::size_t done, std::size_t total, const records::Sample& latest) override;
   void resumed(const std::vector<records::Sample>& earlier) override;
+  // A run on several hosts: one progress line per host, kept together under the notes (redrawn
+  // in place on a terminal, "[host] ..." lines otherwise).
+  std::unique_ptr<pipeline::RunEvents> host(const std::string& name) override;
+
+  struct Board;  // the hosts' lines, shared by the per-host Progress objects
 
  private:
   void show(const std::string& line);
@@ -44,6 +50,8 @@ class Progress : public pipeline::RunEvents {
   std::map<std::string, std::string> first_benchmark_;  // by condition name
   std::map<std::string, std::vector<double>> values_;
   std::size_t earlier_done_ = 0;  // counted samples of a resumed run's earlier sessions
+  std::shared_ptr<Board> board_;  // set: a run on several hosts (this object: one host, or all)
+  std::string host_;              // the host this object shows ("" for the run's own notes)
 };
 
 // "▁▃█▅": the last `width` values scaled between their min and max.

@@ -24,7 +24,8 @@ namespace {
 using model::SourceMark;
 
 const std::vector<std::string> kTopKeys = {"name",     "description", "benchmark", "conditions",
-                                           "schedule", "cooldown",    "variants",  "comparison", "settle"};
+                                           "schedule", "cooldown",    "variants",  "comparison", "settle",
+                                           "hosts"};
 const std::vector<std::string> kBenchmarkKeys = {"build",   "command", "format",          "samples",
                                                  "warmup",  "timeout", "samples_per_run", "env",
                                                  "workdir", "precision", "max_samples", "time_budget",
@@ -260,6 +261,21 @@ class Reader {
     return "nothing";
   }
 
+  // hosts: [default, ssh://bench@quiet-box, ci-runner]: Docker contexts or endpoints, each once.
+  void read_hosts(const YAML::Node& node, model::Experiment& exp) const {
+    if (!node.IsSequence() || node.size() == 0)
+      fail(node, "hosts: expected a non-empty list of Docker context names or endpoints, e.g. hosts: [default, "
+                 "ssh://user@quiet-box]");
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string path = fmt::format("hosts[{}]", i);
+      const std::string host = get_string(node[i], path);
+      if (host.empty()) fail(node[i], fmt::format("{}: empty: give a Docker context name or an endpoint", path));
+      if (!seen.insert(host).second) fail(node[i], fmt::format("{}: {} is listed twice", path, quote(host)));
+      exp.hosts.push_back({host, mark_of(node[i])});
+    }
+  }
+
   model::Experiment read(std::string_view text) {
     const YAML::Node root = load(text);
     if (!root.IsMap())
@@ -292,6 +308,7 @@ class Reader {
     }
     if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
     if (const YAML::Node c = root["settle"]) exp.settle = get_duration(c, "settle");
+    if (const YAML::Node h = root["hosts"]) read_hosts(h, exp);
 
     finish_benchmark(exp, bench);
     exp.adaptive = adaptive_;

@@ -104,6 +104,13 @@ struct Adaptive {
   friend bool operator==(const Adaptive&, const Adaptive&) = default;
 };
 
+// Where the experiment runs (`hosts:`): a Docker context name or an engine endpoint.
+struct HostEntry {
+  std::string name;  // as written: "default", "quiet-box", "ssh://bench@10.0.0.7"
+  SourceMark mark;
+  friend bool operator==(const HostEntry&, const HostEntry&) = default;
+};
+
 struct Experiment {
   std::string name;
   std::string description;
@@ -117,6 +124,7 @@ struct Experiment {
   std::vector<Variant> variants;  // empty: no paired design; otherwise variants[0] is the baseline
   Comparison comparison;
   std::optional<Adaptive> adaptive;  // set by `samples: auto`
+  std::vector<HostEntry> hosts;      // empty: this machine only (and DOCKER_HOST for containers)
   bool paired() const { return !variants.empty(); }
   std::string source_file;   // the path as given
   std::string source_text;   // the file's bytes, copied into every result

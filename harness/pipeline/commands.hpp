@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,8 @@ using model::Cancelled;
 
 // What a command shows: `out` for stdout, `err` for stderr (complete lines), and how it ended:
 // `status` is the exit status a success implies (the doctor's grade), `failure` an error to
-// report after the output (exit 1), e.g. values `doctor --restore` could not write back.
+// report after the output (exit `status`, or 1 when it is 0), e.g. values `doctor --restore`
+// could not write back, or the hosts of a run on several that failed.
 struct Output {
   std::string out, err;
   int status = 0;
@@ -43,6 +45,10 @@ struct RunOptions {
   // the file the run recorded is used; either way it must be the file the run was started with).
   std::string resume;
   bool allow_different_hosts = false;  // resume on a host whose benchmark-moving facts differ
+  // --host NAME (repeatable): Docker contexts or endpoints to run on, instead of the experiment's
+  // `hosts:` (README: Many machines).
+  std::vector<std::string> hosts;
+  bool wait = false;  // --wait: wait for an engine another run holds, instead of failing
 };
 
 // Where a run's live output goes: samples and progress (runner::Observer, after each sample is
@@ -52,6 +58,10 @@ class RunEvents : public runner::Observer {
   virtual void note(const std::string& line) = 0;
   // The run is about to end (successfully or not): finish any live line.
   virtual void done() {}
+  // The events of one host of a run on several, shown on a line of its own. Called from the
+  // thread that runs the host; the returned object is used from that thread only, and must be
+  // safe beside the other hosts'. The default prefixes notes with the host and drops progress.
+  virtual std::unique_ptr<RunEvents> host(const std::string& name);
 };
 
 // Load, build, prepare the container images, fingerprint, run every condition, write the

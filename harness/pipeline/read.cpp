@@ -6,12 +6,14 @@
 
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
+#include "analysis/rooms.hpp"
 #include "files/files.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
 #include "render/compare.hpp"
 #include "render/export.hpp"
+#include "render/fleet.hpp"
 #include "render/html.hpp"
 #include "render/table.hpp"
 #include "results/load.hpp"
@@ -21,9 +23,63 @@ namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
 namespace {
 
-std::vector<records::Result> load_all(const std::vector<std::string>& paths) {
-  std::vector<records::Result> out;
-  for (const auto& p : paths) out.push_back(results::load(p));
+// What the paths hold: a run on several hosts counts as one result per host (labelled with the
+// host), which are never pooled: their conditions become "<host>:<condition>".
+struct Loaded {
+  std::vector<records::Result> results;
+  std::vector<results::Fleet> fleets;
+};
+
+Loaded load_all(const std::vector<std::string>& paths) {
+  Loaded out;
+  for (const auto& p : paths) {
+    if (auto fleet = results::load_fleet(p)) {
+      if (fleet->hosts.empty())
+        throw InputError(fmt::format("{}: a run on several hosts where no host measured anything ({})", p,
+                                     fmt::join(fleet->missing, "; ")));
+      out.results.insert(out.results.end(), fleet->hosts.begin(), fleet->hosts.end());
+      out.fleets.push_back(std::move(*fleet));
+    } else {
+      out.results.push_back(results::load(p));
+    }
+  }
+  return out;
+}
+
+// The hosts of the fleets read, side by side, and how they differ ("" without fleets).
+std::string fleet_view(const Loaded& loaded, const analysis::Analysis& a, bool terminal) {
+  if (loaded.fleets.empty()) return "";
+  std::string out;
+  for (const auto& fleet : loaded.fleets) {
+    std::vector<render::HostColumn> columns;
+    std::vector<std::string> names;
+    std::vector<std::vector<analysis::Difference>> differences;
+    std::vector<analysis::Analysis> per_host;
+    per_host.reserve(fleet.hosts.size());
+    for (const auto& r : fleet.hosts) per_host.push_back(analysis::analyze({r}));
+    for (const auto& h : fleet.record.hosts) {
+      const auto it = std::find_if(fleet.hosts.begin(), fleet.hosts.end(),
+                                   [&](const records::Result& r) { return r.label == h.name; });
+      const analysis::Analysis* analysis =
+          it == fleet.hosts.end() ? nullptr : &per_host[static_cast<std::size_t>(it - fleet.hosts.begin())];
+      columns.push_back({h.name,
+                         h.status == records::RunStatus::complete
+                             ? "complete"
+                             : fmt::format("{}: {}", records::to_string(h.status), h.error.value_or("")),
+                         analysis, h.containers});
+      if (it != fleet.hosts.end() && !it->fingerprint.empty()) {
+        if (!names.empty()) differences.push_back(analysis::differences(fleet.hosts.front().fingerprint, it->fingerprint));
+        names.push_back(h.name);
+      }
+    }
+    out += fmt::format("{} · run {} on {} host(s)\n", fleet.record.experiment, fleet.record.run_id,
+                       fleet.record.hosts.size());
+    out += render::hosts_side_by_side(columns, terminal);
+    const std::string diff = render::host_differences(names, differences, false);
+    if (!diff.empty()) out += "\n" + diff;
+    out += "\n";
+  }
+  (void)a;
   return out;
 }
 
@@ -44,6 +100,12 @@ std::string rooms_verdict(const analysis::Analysis& a) {
          out;
 }
 
+std::vector<std::string> host_names(const results::Fleet& fleet) {
+  std::vector<std::string> names;
+  for (const auto& r : fleet.hosts) names.push_back(r.label);
+  return names;
+}
+
 std::string generated_by() { return fmt::format("noisefloor {} ({})", kVersion, kCommit); }
 
 }  // namespace
@@ -53,14 +115,20 @@ Output cv(const CvOptions& o) {
   if (std::find(std::begin(kFormats), std::end(kFormats), o.format) == std::end(kFormats))
     throw ConfigError(fmt::format("--format: expected text, markdown, json, csv or summary, got \"{}\"", o.format));
   if (o.paths.empty()) throw ConfigError("cv: give a results directory or go test -bench output files");
-  const analysis::Analysis a = analysis::analyze(load_all(o.paths), o.allow_different_hosts);
+  const Loaded loaded = load_all(o.paths);
+  // The hosts of a run on several are different rooms by design, and kept apart.
+  const analysis::Analysis a =
+      analysis::analyze(loaded.results, o.allow_different_hosts || !loaded.fleets.empty());
   Output out;
   for (const auto& s : a.sources)
     for (const auto& w : s.warnings) out.err += fmt::format("warning: {}\n", w);
-  const std::string verdict = rooms_verdict(a);
+  for (const auto& f : loaded.fleets)
+    for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);
+  const std::string verdict = loaded.fleets.empty() ? rooms_verdict(a) : "";
   out.err += verdict;
   if (o.format == "markdown" || o.format == "text") {
     if (!verdict.empty()) out.out += verdict + "\n";
+    out.out += fleet_view(loaded, a, o.format == "text");
     out.out += o.format == "text" ? render::table_text(a.table) : render::table_markdown(a.table);
   } else if (o.format == "csv") {
     out.out = render::table_csv(a.table);
@@ -88,23 +156,51 @@ Output compare(const CompareOptions& o) {
       throw ConfigError(fmt::format("compare: {} side \"{}\": no such file or directory (expected a result "
                                     "directory or a go test -bench output file)",
                                     which, path));
-    return results::load(path);
+    return path;
   };
-  const records::Result old_side = side(o.old_path, "old");
-  const records::Result new_side = side(o.new_path, "new");
-  const analysis::CompareTable table =
-      analysis::compare_results(old_side, new_side, o.threshold, o.allow_different_hosts);
-  Output out;
-  if (o.format == "text") {
-    out.out = render::compare_text(table);
-  } else if (o.format == "csv") {
-    out.out = render::compare_csv(table);
-    if (!table.comparable && !o.allow_different_hosts)
-      out.err = "warning: NOT COMPARABLE: fields that move benchmarks differ (see --format text); "
-                "--allow-different-hosts to accept\n";
+  side(o.old_path, "old");
+  side(o.new_path, "new");
+  const auto old_fleet = results::load_fleet(o.old_path);
+  const auto new_fleet = results::load_fleet(o.new_path);
+  // Runs on several hosts: host by host, each against the same host of the other run.
+  std::vector<std::pair<std::string, analysis::CompareTable>> tables;
+  if (old_fleet || new_fleet) {
+    if (!old_fleet || !new_fleet)
+      throw ConfigError(fmt::format("compare: {} is a run on several hosts and {} is not: give one host's directory "
+                                    "(<run>/hosts/<host>) for the first, or two runs on several hosts",
+                                    old_fleet ? o.old_path : o.new_path, old_fleet ? o.new_path : o.old_path));
+    for (const auto& a : old_fleet->hosts)
+      for (const auto& b : new_fleet->hosts)
+        if (a.label == b.label)
+          tables.emplace_back(a.label, analysis::compare_results(a, b, o.threshold, o.allow_different_hosts));
+    if (tables.empty())
+      throw ConfigError(fmt::format("compare: the two runs have no host in common (old: {}; new: {})",
+                                    fmt::join(host_names(*old_fleet), ", "), fmt::join(host_names(*new_fleet), ", ")));
   } else {
-    out.out = nlohmann::json(table).dump(2) + "\n";
+    tables.emplace_back("", analysis::compare_results(results::load(o.old_path), results::load(o.new_path),
+                                                      o.threshold, o.allow_different_hosts));
   }
+  if (o.format == "csv" && !tables.front().first.empty())
+    throw ConfigError("compare --format csv: one table per host does not fit one CSV: use --format json, or compare "
+                      "one host's directories (<run>/hosts/<host>)");
+  Output out;
+  nlohmann::json document = nlohmann::json::object();
+  for (const auto& [host, table] : tables) {
+    const std::string heading = host.empty() ? "" : fmt::format("== host {} ==\n", host);
+    if (o.format == "text") {
+      out.out += heading + render::compare_text(table);
+    } else if (o.format == "csv") {
+      out.out += render::compare_csv(table);
+      if (!table.comparable && !o.allow_different_hosts)
+        out.err += "warning: NOT COMPARABLE: fields that move benchmarks differ (see --format text); "
+                   "--allow-different-hosts to accept\n";
+    } else if (host.empty()) {
+      document = nlohmann::json(table);
+    } else {
+      document[host] = nlohmann::json(table);
+    }
+  }
+  if (o.format == "json") out.out = document.dump(2) + "\n";
   return out;
 }
 
@@ -114,9 +210,13 @@ Output report(const ReportOptions& o) {
           std::end(render::kExportFormats))
     throw ConfigError(fmt::format("--format: expected markdown, csv, json, gotest or summary, got \"{}\"", o.format));
   if (o.paths.empty()) throw ConfigError("report: give one or more result directories");
-  const analysis::Analysis a = analysis::analyze(load_all(o.paths), o.allow_different_hosts);
+  const Loaded loaded = load_all(o.paths);
+  const analysis::Analysis a =
+      analysis::analyze(loaded.results, o.allow_different_hosts || !loaded.fleets.empty());
   Output out;
   for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
+  for (const auto& f : loaded.fleets)
+    for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);
   if (!o.html.empty()) files::write_atomic(o.html, render::html(a, generated_by()));
   if (!o.format.empty()) out.out = render::export_as(a, o.format);
   if (o.html.empty() && o.format.empty()) {

@@ -1,10 +1,12 @@
 // `noisefloor run` and `noisefloor validate`: load → build → prepare → fingerprint → run → write
 // → analyze → render.
 #include <sched.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -25,6 +27,7 @@
 #include "model/errors.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
+#include "pipeline/room.hpp"
 #include "plan/plan.hpp"
 #include "process/process.hpp"
 #include "render/fingerprint.hpp"
@@ -59,6 +62,8 @@ class SystemClock : public runner::Clock {
  private:
   std::chrono::steady_clock::time_point start_;
 };
+
+}  // namespace
 
 // What validation needs to know of this machine: the CPUs it can use.
 config::HostFacts host_facts() {
@@ -128,6 +133,8 @@ records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::
   fp.tuning = fingerprint::tuning_state();  // nothing applied: neither state nor error
   return fp;
 }
+
+namespace {
 
 // The value of a -benchtime style flag of the command, "" when none.
 std::string benchtime_of(const std::vector<std::string>& argv) {
@@ -268,11 +275,182 @@ records::Result load_resumable(const std::string& dir) {
 
 }  // namespace
 
+std::optional<records::Result> load_anchor(const RunOptions& o) {
+  if (o.anchor.empty()) return std::nullopt;
+  try {
+    return results::load(o.anchor);  // a bad anchor is a usage error, found before anything runs
+  } catch (const RunError& err) {
+    throw ConfigError(fmt::format("--anchor: {}", err.what()));
+  }
+}
+
+docker::LeaseOwner lease_owner(const model::Experiment& e, const std::string& run_id) {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const char* user = std::getenv("USER");
+  return {fmt::format("{}@{} pid {}", user && *user ? user : (::geteuid() == 0 ? "root" : "uid " + std::to_string(::geteuid())),
+                      host, ::getpid()),
+          run_id.empty() ? e.name : e.name + "/" + run_id, text::utc(std::chrono::system_clock::now())};
+}
+
+// ---- one room: measure, then write -------------------------------------------------------
+
+Finished measure_and_write(const RoomRun& r) {
+  const model::Experiment& e = r.experiment;
+  const RunOptions& o = r.options;
+  results::RunDirectory& dir = r.dir;
+  records::Fingerprint fp = r.fingerprint;
+  Finished f;
+  runner::Measured measured;
+  if (r.earlier) {
+    measured.session = r.session;
+    measured.samples = r.earlier->samples;
+    if (r.earlier->run) measured.conditions = r.earlier->run->condition_records;
+  }
+  const plan::Plan plan = r.earlier ? plan::remaining(e, plan::plan(e), measured.samples) : plan::plan(e);
+  Recorder recorder(dir, r.events);
+  // The run's clock starts with the first step: sample times and the time budget of samples:
+  // auto count from here, not from the build, the image or the fingerprint.
+  SystemClock clock;
+  try {
+    runner::run(e, plan, r.environment, clock, recorder, r.cancelled, measured);
+  } catch (const Interrupted&) {
+    f.status = records::RunStatus::interrupted;
+    f.error = "interrupted";
+    f.failure = std::current_exception();
+  } catch (const Error& err) {
+    f.status = records::RunStatus::failed;
+    f.error = err.what();
+    f.failure = std::current_exception();
+  } catch (const std::exception& err) {  // not ours (a JSON type error, out of memory): still recorded
+    f.status = records::RunStatus::failed;
+    f.error = fmt::format("internal error: {}", err.what());
+    f.failure = std::current_exception();
+  }
+  // Containers a guard could not remove: said in run.json and, on a failed run, in the error.
+  f.cleanup = r.containers ? r.containers->clean_up(dir.id()) : std::vector<std::string>{};
+  measured.warnings.insert(measured.warnings.end(), f.cleanup.begin(), f.cleanup.end());
+  r.events.done();
+  const std::string finished = clock.utc();
+  // The run's fingerprint is its first session's: a resumed run keeps it (and its finish time).
+  if (r.earlier) fp = r.earlier->fingerprint;
+  if (fp.run) fp.run->finished_utc = finished;
+
+  // The raw files and run.json are written first: they hold every sample whatever happens to the
+  // statistics below. A failure here (a full disk) never hides the run's own error.
+  records::Result& result = f.result;
+  result.label = r.label.empty() ? dir.id() : r.label;
+  result.source = dir.path().string();
+  records::RunRecord& run = result.run.emplace();
+  try {
+    dir.write(fp);
+    for (const auto& c : e.conditions) {
+      result.conditions.push_back(c.name);
+      result.gotest_config[c.name] = raw_config(e, fp, c, dir.id());
+      dir.write(c.name + ".txt", render::gotest_raw(measured.samples, c.name, result.gotest_config[c.name]));
+    }
+    run.experiment = e.name;
+    run.description = e.description;
+    run.experiment_file = e.source_file;
+    run.run_id = dir.id();
+    run.status = f.status;
+    run.error = f.error;
+    run.started_utc = r.started;
+    run.finished_utc = finished;
+    run.command_line = o.command_line;
+    run.host = r.host;
+    if (r.earlier) {
+      // Every session, the first one included: when, how it ended, what it was run with.
+      const records::SessionRecord now{r.started, finished, o.command_line, f.status, f.error, r.host_differences};
+      if (r.earlier->run) {
+        run.started_utc = r.earlier->run->started_utc;
+        run.command_line = r.earlier->run->command_line;
+        run.sessions = r.earlier->run->sessions;
+        if (run.sessions.empty())
+          run.sessions.push_back({r.earlier->run->started_utc, r.earlier->run->finished_utc,
+                                  r.earlier->run->command_line, r.earlier->run->status, r.earlier->run->error, {}});
+      } else {  // the first session was killed before it could write run.json
+        run.started_utc = r.earlier->fingerprint.run ? r.earlier->fingerprint.run->started_utc : r.started;
+        // Its fingerprint (written at its start) still says how it was started.
+        const std::string command_line = r.earlier->fingerprint.run ? r.earlier->fingerprint.run->command_line : "";
+        run.sessions.push_back({run.started_utc, "", command_line, records::RunStatus::failed,
+                                std::string("ended without a record (killed)"), {}});
+      }
+      run.sessions.push_back(now);
+      for (const auto& d : r.host_differences) measured.warnings.push_back("resumed on another host: " + d);
+      if (r.earlier->run)
+        measured.warnings.insert(measured.warnings.begin(), r.earlier->run->warnings.begin(),
+                                 r.earlier->run->warnings.end());
+    }
+    run.conditions = result.conditions;
+    run.summary_header = summary_header(e, fp, measured.samples);
+    run.condition_records = measured.conditions;
+    run.warnings = measured.warnings;
+    if (e.paired())
+      run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa, e.comparison.threshold,
+                                                   e.comparison.blocks};
+    run.adaptive = measured.adaptive;
+    dir.write(run);
+    result.fingerprint = fp;
+    result.samples = measured.samples;
+
+    f.analysis = analysis::analyze({result});
+    dir.write("summary.json", results::summary_document(*f.analysis).dump(2) + "\n");
+    dir.write("table.md", render::table_md(*f.analysis));
+    dir.write("cv-summary.txt", render::summary_blocks(f.analysis->table, run.summary_header));
+    // The page is a view of what is already written: a problem with it never fails the run, and is
+    // said even under --quiet.
+    try {
+      dir.write("report.html", render::html(*f.analysis, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
+    } catch (const std::exception& err) {
+      f.page_problem = fmt::format("warning: report.html not written: {}\n", err.what());
+    }
+  } catch (const std::exception& err) {
+    f.finish_problem = err.what();
+  }
+  for (const auto& s : measured.samples) f.kept += !s.warmup;
+  return f;
+}
+
+void throw_if_failed(const Finished& f, const fs::path& dir) {
+  if (f.failure) {
+    const auto kept_message = [&](const std::string& what) {
+      std::string message = with_kept(what, f.kept, dir);
+      for (const auto& w : f.cleanup) message += "\nwarning: " + w;
+      if (!f.finish_problem.empty()) message += "\nthe result files could not all be written: " + f.finish_problem;
+      if (!f.page_problem.empty()) message += "\n" + std::string(text::trim(f.page_problem));
+      return message;
+    };
+    try {
+      std::rethrow_exception(f.failure);
+    } catch (const Interrupted& err) {
+      throw Interrupted(kept_message(err.what()));
+    } catch (const ConfigError& err) {
+      throw ConfigError(kept_message(err.what()));
+    } catch (const ParseError& err) {
+      throw ParseError(kept_message(err.what()));
+    } catch (const Error& err) {
+      throw RunError(kept_message(err.what()));
+    } catch (const std::exception&) {
+      throw RunError(kept_message(*f.error));
+    }
+  }
+  if (!f.finish_problem.empty())
+    throw RunError(with_kept(fmt::format("the run completed, but its result files could not all be written: {}",
+                                         f.finish_problem),
+                             f.kept, dir));
+}
+
 Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
+  if (o.resume.empty() && !o.hosts.empty()) return run_fleet(o, events, cancelled);
   // run --resume: the earlier sessions of the run, and the experiment it was started with.
   std::optional<records::Result> earlier;
   std::string experiment_file = o.experiment;
   if (!o.resume.empty()) {
+    if (fs::exists(fs::path(o.resume) / "fleet.json"))
+      throw ConfigError(fmt::format("--resume {}: a run on several hosts cannot be resumed yet; resume one host's "
+                                    "directory (hosts/<host>/) on its own, or start a new run",
+                                    o.resume));
     earlier = load_resumable(o.resume);
     // The file the run recorded: run.json's (as given then), else the fingerprint's (absolute).
     if (experiment_file.empty() && earlier->fingerprint.run) experiment_file = earlier->fingerprint.run->experiment_file;
@@ -283,6 +461,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                                     o.resume, o.resume));
   }
   model::Experiment e = load_experiment(experiment_file);
+  if (!earlier && (!o.hosts.empty() || !e.hosts.empty())) return run_fleet(o, events, cancelled);
   if (earlier) {
     const auto stored = files::try_read(fs::path(o.resume) / "experiment.yaml");
     if (!stored || hash::sha256_hex(*stored) != hash::sha256_hex(e.source_text))
@@ -291,14 +470,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                                     experiment_file, o.resume));
   }
   config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
-  std::optional<records::Result> anchor;
-  if (!o.anchor.empty()) {
-    try {
-      anchor = results::load(o.anchor);  // a bad anchor is a usage error, found before anything runs
-    } catch (const RunError& err) {
-      throw ConfigError(fmt::format("--anchor: {}", err.what()));
-    }
-  }
+  std::optional<records::Result> anchor = load_anchor(o);
   const std::string started = text::utc(std::chrono::system_clock::now());
 
   // Containers are checked against the engine before anything is built or written.
@@ -307,6 +479,9 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     containers = std::make_unique<conditions::ContainerRuntime>(e, [&](const std::string& line) { events.note(line); });
 
   build(e, events, cancelled);
+  // One experiment per engine at a time: the lease before the images (loading one disturbs).
+  std::unique_ptr<docker::EngineLease> lease;
+  if (containers) lease = containers->take_lease(lease_owner(e, ""), o.wait, cancelled);
   if (containers) containers->prepare(cancelled);
 
   records::Fingerprint fp = collect_fingerprint(e, o.command_line, started);
@@ -341,156 +516,21 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   for (const auto line : text::lines(facts)) events.note(std::string(line));
   events.note(fmt::format("results: {}", dir.path().string()));
 
-  runner::Measured measured;
-  if (earlier) {
-    measured.session = session;
-    measured.samples = earlier->samples;
-    if (earlier->run) measured.conditions = earlier->run->condition_records;
-  }
-  const plan::Plan plan = earlier ? plan::remaining(e, plan::plan(e), measured.samples) : plan::plan(e);
-  Recorder recorder(dir, events);
   conditions::HostEnvironment env(containers ? containers->factory(dir.id()) : nullptr);
-  records::RunStatus status = records::RunStatus::complete;
-  std::optional<std::string> error;
-  std::exception_ptr failure;
-  // The run's clock starts with the first step: sample times and the time budget of samples:
-  // auto count from here, not from the build, the image or the fingerprint.
-  SystemClock clock;
-  try {
-    runner::run(e, plan, env, clock, recorder, cancelled, measured);
-  } catch (const Interrupted&) {
-    status = records::RunStatus::interrupted;
-    error = "interrupted";
-    failure = std::current_exception();
-  } catch (const Error& err) {
-    status = records::RunStatus::failed;
-    error = err.what();
-    failure = std::current_exception();
-  } catch (const std::exception& err) {  // not ours (a JSON type error, out of memory): still recorded
-    status = records::RunStatus::failed;
-    error = fmt::format("internal error: {}", err.what());
-    failure = std::current_exception();
-  }
-  // Containers a guard could not remove: said in run.json and, on a failed run, in the error.
-  const std::vector<std::string> cleanup = containers ? containers->clean_up(dir.id()) : std::vector<std::string>{};
-  measured.warnings.insert(measured.warnings.end(), cleanup.begin(), cleanup.end());
-  events.done();
-  const std::string finished = clock.utc();
-  // The run's fingerprint is its first session's: a resumed run keeps it (and its finish time).
-  if (earlier) fp = earlier->fingerprint;
-  if (fp.run) fp.run->finished_utc = finished;
-
-  // The raw files and run.json are written first: they hold every sample whatever happens to the
-  // statistics below. A failure here (a full disk) never hides the run's own error.
-  records::Result result;
-  result.label = dir.id();
-  result.source = dir.path().string();
-  records::RunRecord& run = result.run.emplace();
-  std::optional<analysis::Analysis> analysis;
-  std::string page_problem, finish_problem;
-  try {
-    dir.write(fp);
-    for (const auto& c : e.conditions) {
-      result.conditions.push_back(c.name);
-      result.gotest_config[c.name] = raw_config(e, fp, c, dir.id());
-      dir.write(c.name + ".txt", render::gotest_raw(measured.samples, c.name, result.gotest_config[c.name]));
-    }
-    run.experiment = e.name;
-    run.description = e.description;
-    run.experiment_file = e.source_file;
-    run.run_id = dir.id();
-    run.status = status;
-    run.error = error;
-    run.started_utc = started;
-    run.finished_utc = finished;
-    run.command_line = o.command_line;
-    if (earlier) {
-      // Every session, the first one included: when, how it ended, what it was run with.
-      const records::SessionRecord now{started, finished, o.command_line, status, error, host_differences};
-      if (earlier->run) {
-        run.started_utc = earlier->run->started_utc;
-        run.command_line = earlier->run->command_line;
-        run.sessions = earlier->run->sessions;
-        if (run.sessions.empty())
-          run.sessions.push_back({earlier->run->started_utc, earlier->run->finished_utc, earlier->run->command_line,
-                                  earlier->run->status, earlier->run->error, {}});
-      } else {  // the first session was killed before it could write run.json
-        run.started_utc = earlier->fingerprint.run ? earlier->fingerprint.run->started_utc : started;
-        // Its fingerprint (written at its start) still says how it was started.
-        const std::string command_line = earlier->fingerprint.run ? earlier->fingerprint.run->command_line : "";
-        run.sessions.push_back({run.started_utc, "", command_line, records::RunStatus::failed,
-                                std::string("ended without a record (killed)"), {}});
-      }
-      run.sessions.push_back(now);
-      for (const auto& d : host_differences) measured.warnings.push_back("resumed on another host: " + d);
-      if (earlier->run)
-        measured.warnings.insert(measured.warnings.begin(), earlier->run->warnings.begin(), earlier->run->warnings.end());
-    }
-    run.conditions = result.conditions;
-    run.summary_header = summary_header(e, fp, measured.samples);
-    run.condition_records = measured.conditions;
-    run.warnings = measured.warnings;
-    if (e.paired())
-      run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa, e.comparison.threshold,
-                                                   e.comparison.blocks};
-    run.adaptive = measured.adaptive;
-    dir.write(run);
-    result.fingerprint = fp;
-    result.samples = measured.samples;
-
-    analysis = analysis::analyze({result});
-    dir.write("summary.json", results::summary_document(*analysis).dump(2) + "\n");
-    dir.write("table.md", render::table_md(*analysis));
-    dir.write("cv-summary.txt", render::summary_blocks(analysis->table, run.summary_header));
-    // The page is a view of what is already written: a problem with it never fails the run, and is
-    // said even under --quiet.
-    try {
-      dir.write("report.html", render::html(*analysis, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
-    } catch (const std::exception& err) {
-      page_problem = fmt::format("warning: report.html not written: {}\n", err.what());
-    }
-  } catch (const std::exception& err) {
-    finish_problem = err.what();
-  }
-  std::size_t kept = 0;
-  for (const auto& s : measured.samples) kept += !s.warmup;
-  if (failure) {
-    const auto kept_message = [&](const std::string& what) {
-      std::string message = with_kept(what, kept, dir.path());
-      for (const auto& w : cleanup) message += "\nwarning: " + w;
-      if (!finish_problem.empty()) message += "\nthe result files could not all be written: " + finish_problem;
-      if (!page_problem.empty()) message += "\n" + std::string(text::trim(page_problem));
-      return message;
-    };
-    try {
-      std::rethrow_exception(failure);
-    } catch (const Interrupted& err) {
-      throw Interrupted(kept_message(err.what()));
-    } catch (const ConfigError& err) {
-      throw ConfigError(kept_message(err.what()));
-    } catch (const ParseError& err) {
-      throw ParseError(kept_message(err.what()));
-    } catch (const Error& err) {
-      throw RunError(kept_message(err.what()));
-    } catch (const std::exception&) {
-      throw RunError(kept_message(*error));
-    }
-  }
-  if (!finish_problem.empty())
-    throw RunError(with_kept(fmt::format("the run completed, but its result files could not all be written: {}",
-                                         finish_problem),
-                             kept, dir.path()));
+  const Finished f = measure_and_write({e, o, dir, env, events, cancelled, containers.get(), fp, started,
+                                        earlier ? &*earlier : nullptr, session, host_differences, "", ""});
+  throw_if_failed(f, dir.path());
   dir.point_latest();
 
   Output out;
-  out.err = page_problem;
-  out.out = "\n" + render::run_tables(*analysis, o.terminal) + "\n";
+  out.err = f.page_problem;
+  out.out = "\n" + render::run_tables(*f.analysis, o.terminal) + "\n";
   if (anchor) {
-    const std::string text = render::anchor_text(analysis::compare_with_anchor(result, *anchor));
+    const std::string text = render::anchor_text(analysis::compare_with_anchor(f.result, *anchor));
     out.out += text;
     dir.write("anchor.txt", text);
   }
-  for (const auto& w : run.warnings) out.out += fmt::format("warning: {}\n", w);
+  for (const auto& w : f.result.run->warnings) out.out += fmt::format("warning: {}\n", w);
   out.out += fmt::format("results: {}\n", dir.path().string());
   return out;
 }

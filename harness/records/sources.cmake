@@ -3,5 +3,6 @@ list(APPEND NF_CORE_SOURCES
   harness/records/sample.cpp
   harness/records/run.cpp
   harness/records/fingerprint.cpp
-  harness/records/result.cpp)
+  harness/records/result.cpp
+  harness/records/fleet.cpp)
 list(APPEND NF_UNIT_TESTS tests/unit/records_test.cpp)

@@ -19,6 +19,11 @@ namespace noisefloor::results {
 namespace fs = std::filesystem;
 
 RunDirectory::RunDirectory(const fs::path& root, const std::string& experiment) {
+  make_unique_dir(root, experiment);
+  open_samples();
+}
+
+void RunDirectory::make_unique_dir(const fs::path& root, const std::string& experiment) {
   const fs::path parent = root / experiment;
   std::error_code ec;
   fs::create_directories(parent, ec);
@@ -30,10 +35,32 @@ RunDirectory::RunDirectory(const fs::path& root, const std::string& experiment) 
     if (::mkdir(dir_.c_str(), 0755) == 0) break;
     if (errno != EEXIST) throw RunError(fmt::format("cannot create {}: {}", dir_.string(), std::strerror(errno)));
   }
+}
+
+void RunDirectory::open_samples() {
   const fs::path samples = dir_ / "samples.jsonl";
   samples_fd_ = ::open(samples.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (samples_fd_ < 0) throw RunError(fmt::format("cannot create {}: {}", samples.string(), std::strerror(errno)));
   lock();
+}
+
+RunDirectory RunDirectory::fleet(const fs::path& root, const std::string& experiment) {
+  RunDirectory d;
+  d.make_unique_dir(root, experiment);
+  std::error_code ec;
+  fs::create_directories(d.dir_ / "hosts", ec);
+  if (ec) throw RunError(fmt::format("cannot create {}: {}", (d.dir_ / "hosts").string(), ec.message()));
+  return d;
+}
+
+RunDirectory RunDirectory::for_host(const RunDirectory& fleet, const std::string& host) {
+  RunDirectory d;
+  d.id_ = fleet.id_;
+  d.dir_ = fleet.dir_ / "hosts" / host;
+  if (::mkdir(d.dir_.c_str(), 0755) != 0)
+    throw RunError(fmt::format("cannot create {}: {}", d.dir_.string(), std::strerror(errno)));
+  d.open_samples();
+  return d;
 }
 
 RunDirectory RunDirectory::reopen(const fs::path& dir, bool* torn) {

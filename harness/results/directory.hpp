@@ -22,6 +22,11 @@ class RunDirectory {
   // directory's samples.jsonl is locked (flock) while this object lives: a run that is still
   // going on cannot be resumed, and is refused with RunError.
   static RunDirectory reopen(const std::filesystem::path& dir, bool* torn = nullptr);
+  // A run on several hosts: root/<experiment>/<timestamp>/ with hosts/ and no samples of its own
+  // (its record is fleet.json), and each host's own run directory, <fleet>/hosts/<host>/, whose
+  // id is the run's.
+  static RunDirectory fleet(const std::filesystem::path& root, const std::string& experiment);
+  static RunDirectory for_host(const RunDirectory& fleet, const std::string& host);
   RunDirectory(RunDirectory&& other) noexcept;
   RunDirectory(const RunDirectory&) = delete;
   RunDirectory& operator=(const RunDirectory&) = delete;
@@ -39,6 +44,8 @@ class RunDirectory {
  private:
   RunDirectory() = default;
   void lock();
+  void make_unique_dir(const std::filesystem::path& root, const std::string& experiment);
+  void open_samples();
 
   std::filesystem::path dir_;
   std::string id_;

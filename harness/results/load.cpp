@@ -1,5 +1,7 @@
 #include "results/load.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include "files/files.hpp"
@@ -42,7 +44,7 @@ std::string read_input(const fs::path& file) {
 
 fs::path resolve(const fs::path& path) {
   std::error_code ec;
-  if (fs::exists(path / "samples.jsonl", ec)) return path;
+  if (fs::exists(path / "samples.jsonl", ec) || fs::exists(path / "fleet.json", ec)) return path;
   // `latest` even when it leads nowhere: load() then says why.
   if (fs::is_symlink(path / "latest", ec) || fs::exists(path / "latest", ec)) return path / "latest";
   return path;
@@ -60,6 +62,10 @@ records::Result load(const fs::path& path) {
     throw InputError(fmt::format("{}: not a results directory (expected results/<experiment>/<run>/ or "
                                  "a go test -bench output file)",
                                  dir.string()));
+  if (!fs::exists(dir / "samples.jsonl", ec) && fs::exists(dir / "fleet.json", ec))
+    throw InputError(fmt::format("{}: a run on several hosts: give one host's directory ({}/hosts/<host>) or read it "
+                                 "whole with cv or report",
+                                 dir.string(), dir.string()));
   if (!fs::exists(dir / "samples.jsonl", ec))
     throw InputError(fmt::format("{}: no samples.jsonl here: not a noisefloor result (or its samples were removed)",
                                  dir.string()));
@@ -77,6 +83,34 @@ records::Result load(const fs::path& path) {
     if (entry.path().extension() == ".txt" && entry.is_regular_file(ec))
       f.raw[entry.path().stem().string()] = read_input(entry.path());
   return decode_result(f);
+}
+
+std::optional<Fleet> load_fleet(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return std::nullopt;
+  const fs::path dir = resolve(path);
+  if (!fs::exists(dir / "fleet.json", ec)) return std::nullopt;
+  Fleet fleet;
+  const std::string text = read_input(dir / "fleet.json");
+  try {
+    fleet.record = nlohmann::json::parse(text).get<records::FleetRecord>();
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("{}: {}", (dir / "fleet.json").string(), e.what()));
+  }
+  for (const auto& h : fleet.record.hosts) {
+    if (h.name.find('/') != std::string::npos || h.name == ".." || h.name == ".")
+      throw InputError(fmt::format("{}: host name \"{}\" is not a directory name", (dir / "fleet.json").string(), h.name));
+    const fs::path host_dir = dir / "hosts" / h.name;
+    if (!fs::exists(host_dir / "samples.jsonl", ec)) {
+      fleet.missing.push_back(fmt::format("{}: no results ({}{})", h.name, records::to_string(h.status),
+                                          h.error ? ": " + *h.error : ""));
+      continue;
+    }
+    records::Result r = load(host_dir);
+    r.label = h.name;
+    fleet.hosts.push_back(std::move(r));
+  }
+  return fleet;
 }
 
 }  // namespace noisefloor::results

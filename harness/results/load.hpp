@@ -2,6 +2,11 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "records/fleet.hpp"
 
 #include "records/result.hpp"
 
@@ -13,5 +18,15 @@ records::Result load(const std::filesystem::path& path);
 
 // The directory a result path means: `path` itself, or `path/latest` for an experiment directory.
 std::filesystem::path resolve(const std::filesystem::path& path);
+
+// A run on several hosts (README: Many machines): its fleet.json, and a result per host that has
+// one (labelled with the host's name, in fleet.json's order); `missing` says which hosts have none
+// and why. nullopt when `path` (or its `latest`) is not such a run.
+struct Fleet {
+  records::FleetRecord record;
+  std::vector<records::Result> hosts;
+  std::vector<std::string> missing;
+};
+std::optional<Fleet> load_fleet(const std::filesystem::path& path);
 
 }  // namespace noisefloor::results

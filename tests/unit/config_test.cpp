@@ -120,7 +120,7 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "x.yaml:5:5: unknown key \"spiners\" in conditions[0] (did you mean \"spinners\"?)"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\nzzz: 1\n",
        "x.yaml:4:1: unknown key \"zzz\" (expected one of: name, description, benchmark, conditions, "
-       "schedule, cooldown, variants, comparison, settle)"},
+       "schedule, cooldown, variants, comparison, settle, hosts)"},
       {with_benchmark("  samples: twenty\n"),
        "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got \"twenty\""},
       {with_benchmark("  samples: 1\n"),
@@ -298,4 +298,25 @@ TEST_CASE("config: a variant with its own executable cannot share an auto image"
   // args keep the same executable: fine
   CHECK(error_of("name: t\nbenchmark: {command: [./x]}\nvariants:\n  - {name: a}\n  - {name: b, args: [-y]}\n"
                  "conditions:\n  - name: c\n    container: {cpuset: \"0\"}\n") == "");
+}
+
+TEST_CASE("config: hosts are Docker contexts or endpoints, each once, with their positions") {
+  const auto e = parse_experiment(with_benchmark("") + "hosts: [default, \"ssh://bench@quiet:2222\", ci]\n", "x.yaml",
+                                  kTwoCpus);
+  REQUIRE(e.hosts.size() == 3);
+  CHECK(e.hosts[0].name == "default");
+  CHECK(e.hosts[1].name == "ssh://bench@quiet:2222");
+  CHECK(e.hosts[2].name == "ci");
+  CHECK(e.hosts[2].mark.line == 6);
+  CHECK(e.hosts[2].mark.column == 44);
+  CHECK(parse_experiment(with_benchmark(""), "x.yaml", kTwoCpus).hosts.empty());
+  CHECK(error_of(with_benchmark("") + "hosts: [a, b, a]\n") == "x.yaml:6:15: hosts[2]: \"a\" is listed twice");
+  CHECK(error_of(with_benchmark("") + "hosts: []\n") ==
+        "x.yaml:6:8: hosts: expected a non-empty list of Docker context names or endpoints, e.g. hosts: [default, "
+        "ssh://user@quiet-box]");
+  CHECK(error_of(with_benchmark("") + "hosts: default\n") ==
+        "x.yaml:6:8: hosts: expected a non-empty list of Docker context names or endpoints, e.g. hosts: [default, "
+        "ssh://user@quiet-box]");
+  CHECK(error_of(with_benchmark("") + "hosts: [\"\"]\n") ==
+        "x.yaml:6:9: hosts[0]: empty: give a Docker context name or an endpoint");
 }

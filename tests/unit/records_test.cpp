@@ -7,6 +7,7 @@
 
 #include "model/errors.hpp"
 #include "records/fingerprint.hpp"
+#include "records/fleet.hpp"
 #include "records/run.hpp"
 #include "records/sample.hpp"
 #include "test_support.hpp"
@@ -227,4 +228,25 @@ TEST_CASE("records: a whole-number field holding a float or a number beyond its 
                        ParseError);
   CHECK_THROWS_WITH_AS(sample("4294967296"),
                        "procs: expected a whole number from -2147483648 to 2147483647, got 4294967296", ParseError);
+}
+
+TEST_CASE("records: fleet.json goes to JSON and back; a newer one is refused") {
+  using namespace noisefloor::records;
+  FleetRecord f{"laptop-trust", "experiments/laptop-trust.yaml", "20261130T230102Z", "2026-11-30T23:01:02.000Z",
+                "2026-11-30T23:05:00.000Z", "noisefloor run x --host default --host ci", {}};
+  f.hosts.push_back({"default", "default", "unix:///var/run/docker.sock", "default context", true,
+                     RunStatus::complete, std::nullopt, {"pinned"}, 41.5});
+  f.hosts.push_back({"ci", "ci", "tcp://10.0.0.7:2376", "context 'ci' (/root/.docker/contexts/meta/x/meta.json)", false,
+                     RunStatus::failed, std::string("cannot reach the Docker engine"), {"idle", "noisy", "pinned"}, 3});
+  const nlohmann::json j = f;
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["hosts"][1]["status"] == "failed");
+  CHECK(j.get<FleetRecord>() == f);
+  nlohmann::json newer = j;
+  newer["schema_version"] = 2;
+  CHECK_THROWS_WITH_AS(newer.get<FleetRecord>(), "schema_version 2 is newer than this noisefloor reads (1): upgrade noisefloor",
+                       noisefloor::ParseError);
+  nlohmann::json bad = j;
+  bad["hosts"] = "x";
+  CHECK_THROWS_AS(bad.get<FleetRecord>(), noisefloor::ParseError);
 }

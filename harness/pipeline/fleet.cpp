@@ -1,0 +1,351 @@
+// `noisefloor run` across several Docker engines (README: Many machines): the experiment's
+// `hosts:` or --host, each a Docker context or an endpoint. The benchmark is built here once;
+// every host then runs in a thread of its own, with its own engine connection, lease, fingerprint
+// and result directory (results/<experiment>/<run>/hosts/<host>/), so a host that fails or cannot
+// be reached stops nothing else. This machine (a unix socket engine) keeps host processes; on any
+// other machine every condition runs as containers.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "analysis/rooms.hpp"
+#include "config/experiment_file.hpp"
+#include "docker/context.hpp"
+#include "files/files.hpp"
+#include "fingerprint/doctor.hpp"
+#include "model/errors.hpp"
+#include "pipeline/room.hpp"
+#include "records/fleet.hpp"
+#include "render/fingerprint.hpp"
+#include "render/fleet.hpp"
+#include "render/run.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::pipeline {
+namespace fs = std::filesystem;
+
+// Notes prefixed with the host; progress dropped (a terminal UI overrides host()).
+std::unique_ptr<RunEvents> RunEvents::host(const std::string& name) {
+  class Prefixed : public RunEvents {
+   public:
+    Prefixed(RunEvents& parent, std::string name) : parent_(parent), name_(std::move(name)) {}
+    void note(const std::string& line) override {
+      const std::lock_guard lock(mutex());
+      parent_.note(fmt::format("[{}] {}", name_, line));
+    }
+    void sample(const records::Sample&) override {}
+
+   private:
+    static std::mutex& mutex() {
+      static std::mutex m;
+      return m;
+    }
+    RunEvents& parent_;
+    std::string name_;
+  };
+  return std::make_unique<Prefixed>(*this, name);
+}
+
+namespace {
+
+std::string first_line(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
+
+std::optional<std::string> environment(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+struct Target {
+  std::string given;  // as written
+  docker::NamedEndpoint where;
+  bool local = false;
+};
+
+// The hosts of the run, resolved before anything runs: every name known, every directory name
+// unique, at most one of them this machine.
+std::vector<Target> resolve_targets(const RunOptions& o, const model::Experiment& e) {
+  std::vector<std::pair<std::string, model::SourceMark>> given;
+  if (!o.hosts.empty()) {
+    for (const auto& h : o.hosts) given.emplace_back(h, model::SourceMark{});
+  } else {
+    for (const auto& h : e.hosts) given.emplace_back(h.name, h.mark);
+  }
+  std::vector<Target> targets;
+  std::set<std::string> names;
+  const Target* local = nullptr;
+  for (const auto& [name, mark] : given) {
+    const std::string where = mark.line > 0 ? fmt::format("{}:{}:{}: hosts: ", e.source_file, mark.line, mark.column)
+                                            : std::string("--host: ");
+    Target t;
+    t.given = name;
+    try {
+      t.where = docker::resolve_host(name, environment, [](const std::string& path) { return files::try_read(path); });
+    } catch (const Error& err) {
+      throw ConfigError(where + err.what());
+    }
+    if (names.count(t.where.name) != 0) {
+      for (int k = 2;; ++k)
+        if (names.count(fmt::format("{}-{}", t.where.name, k)) == 0) {
+          t.where.name = fmt::format("{}-{}", t.where.name, k);
+          break;
+        }
+    }
+    names.insert(t.where.name);
+    t.local = !t.where.endpoint.socket_path.empty() && !t.where.endpoint.ssh;
+    targets.push_back(std::move(t));
+  }
+  for (const auto& t : targets) {
+    if (!t.local) continue;
+    if (local != nullptr)
+      throw ConfigError(fmt::format("{}hosts '{}' and '{}' are both this machine (engines on unix sockets): their "
+                                    "conditions would run side by side and disturb each other; run them one at a time",
+                                    o.hosts.empty() ? e.source_file + ": " : "--host: ", local->given, t.given));
+    local = &t;
+  }
+  return targets;
+}
+
+// The experiment as it reads on a machine with `cpus` CPUs (spinners: all, cpusets, affinity).
+model::Experiment experiment_for(const model::Experiment& e, int cpus, const std::string& host) {
+  config::HostFacts facts;
+  for (int i = 0; i < cpus; ++i) facts.online_cpus.push_back(i);
+  try {
+    model::Experiment there = config::parse_experiment(e.source_text, e.source_file, facts);
+    config::resolve_paths(there, fs::absolute(fs::path(e.source_file)).parent_path().string());
+    return there;
+  } catch (const ConfigError& err) {
+    throw ConfigError(fmt::format("on host '{}' ({} CPUs): {}", host, cpus, err.what()));
+  }
+}
+
+struct HostOutcome {
+  records::FleetHost record;
+  std::optional<Finished> finished;
+  bool config_error = false, interrupted = false;
+};
+
+// One host, from connecting to its written results. Never throws: the outcome says how it ended.
+HostOutcome run_host(const Target& t, const model::Experiment& local_experiment, const RunOptions& o,
+                     const results::RunDirectory& fleet, RunEvents& events, const Cancelled& cancelled,
+                     const std::string& started) {
+  HostOutcome out;
+  out.record.name = t.where.name;
+  out.record.given = t.given;
+  out.record.endpoint = t.where.endpoint.display;
+  out.record.origin = t.where.origin;
+  out.record.local = t.local;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto note = [&](const std::string& line) { events.note(line); };
+  try {
+    docker::Client client = docker::Client::for_endpoint(t.where.endpoint);
+    client.ping();
+    const int cpus = std::max(1, client.info().value("NCPU", 1));
+    const model::Experiment e = t.local ? local_experiment : experiment_for(local_experiment, cpus, t.where.name);
+    const bool any_container =
+        std::any_of(e.conditions.begin(), e.conditions.end(), [](const model::Condition& c) { return c.container; });
+    std::unique_ptr<conditions::ContainerRuntime> containers;
+    if (!t.local || any_container)
+      containers = std::make_unique<conditions::ContainerRuntime>(e, note, std::move(client), !t.local);
+    for (const auto& c : e.conditions)
+      if (!t.local || c.container) out.record.containers.push_back(c.name);
+    // The lease first: loading an image, or reading the machine, disturbs a run that holds it.
+    std::unique_ptr<docker::EngineLease> lease;
+    if (containers) lease = containers->take_lease(lease_owner(e, fleet.id()), o.wait, cancelled);
+    std::optional<fingerprint::FactTree> machine;
+    if (!t.local) machine = containers->machine_facts(cancelled);
+    if (containers) containers->prepare(cancelled);
+
+    records::Fingerprint fp = collect_fingerprint(e, o.command_line, started);
+    if (machine) {
+      fp.host = *machine;
+      fp.env = std::map<std::string, std::string>{};  // this process's environment is not the containers': they get benchmark.env only
+    }
+    if (containers) fp.engine = containers->engine_facts();
+    fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(e));
+
+    results::RunDirectory dir = results::RunDirectory::for_host(fleet, t.where.name);
+    dir.write("experiment.yaml", e.source_text);
+    dir.write(fp);
+    const std::string facts = render::key_facts(fp);
+    for (const auto line : text::lines(facts)) note(std::string(line));
+    if (!out.record.containers.empty() && !t.local)
+      note(fmt::format("every condition runs as containers on {} (noisefloor starts no host processes there)",
+                       t.where.endpoint.display));
+
+    std::unique_ptr<conditions::Environment> env;
+    if (t.local)
+      env = std::make_unique<conditions::HostEnvironment>(containers ? containers->factory(dir.id()) : nullptr);
+    else
+      env = std::make_unique<conditions::EngineEnvironment>(containers->factory(dir.id()));
+    Finished f = measure_and_write(
+        {e, o, dir, *env, events, cancelled, containers.get(), fp, started, nullptr, 0, {}, t.where.name, t.where.name});
+    out.record.status = f.status;
+    out.record.error = f.error;
+    if (f.failure) {
+      try {
+        throw_if_failed(f, dir.path());
+      } catch (const Interrupted& err) {
+        out.interrupted = true;
+        out.record.error = first_line(err.what());
+      } catch (const Error& err) {
+        out.record.error = first_line(err.what());
+      }
+    } else if (!f.finish_problem.empty()) {
+      out.record.status = records::RunStatus::failed;
+      out.record.error = "its result files could not all be written: " + f.finish_problem;
+    }
+    out.finished = std::move(f);
+  } catch (const Interrupted&) {
+    out.interrupted = true;
+    out.record.status = records::RunStatus::interrupted;
+    out.record.error = "interrupted before it measured anything";
+  } catch (const ConfigError& err) {
+    out.config_error = true;
+    out.record.status = records::RunStatus::failed;
+    out.record.error = first_line(err.what());
+  } catch (const std::exception& err) {
+    out.record.status = records::RunStatus::failed;
+    out.record.error = first_line(err.what());
+  }
+  out.record.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (out.record.status != records::RunStatus::complete && out.record.error)
+    events.note(fmt::format("{}: {}", to_string(out.record.status), *out.record.error));
+  else
+    events.note(fmt::format("complete ({} s)", static_cast<long>(out.record.wall_seconds)));
+  events.done();
+  return out;
+}
+
+}  // namespace
+
+Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
+  model::Experiment e = load_experiment(o.experiment);
+  config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
+  if (!o.anchor.empty())
+    throw ConfigError("--anchor: not with several hosts yet (an anchor is one machine's clean run): run each host "
+                      "against its own anchor");
+  const std::vector<Target> targets = resolve_targets(o, e);
+  const std::string started = text::utc(std::chrono::system_clock::now());
+  // Built once, here: every host gets the same binary (in the auto image on the engines).
+  build(e, events, cancelled);
+
+  results::RunDirectory fleet = results::RunDirectory::fleet(o.results_root, e.name);
+  fleet.write("experiment.yaml", e.source_text);
+  records::FleetRecord record;
+  record.experiment = e.name;
+  record.experiment_file = e.source_file;
+  record.run_id = fleet.id();
+  record.started_utc = started;
+  record.command_line = o.command_line;
+  for (const auto& t : targets) {
+    records::FleetHost h;
+    h.name = t.where.name;
+    h.given = t.given;
+    h.endpoint = t.where.endpoint.display;
+    h.origin = t.where.origin;
+    h.local = t.local;
+    h.status = records::RunStatus::interrupted;
+    h.error = "still running (or noisefloor was killed)";
+    record.hosts.push_back(h);
+  }
+  fleet.write("fleet.json", nlohmann::json(record).dump(2) + "\n");
+  std::string where;
+  for (const auto& t : targets) where += fmt::format("\n  {}: {} ({}{})", t.where.name, t.where.endpoint.display,
+                                                     t.where.origin, t.local ? ", this machine" : "");
+  events.note(fmt::format("hosts ({}), in parallel:{}", targets.size(), where));
+  events.note(fmt::format("results: {}", fleet.path().string()));
+
+  // One thread per host; each has its own engine connection and its own events.
+  std::vector<HostOutcome> outcomes(targets.size());
+  std::vector<std::unique_ptr<RunEvents>> host_events;
+  for (const auto& t : targets) host_events.push_back(events.host(t.where.name));
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t i = 0; i < targets.size(); ++i)
+      threads.emplace_back([&, i] {
+        outcomes[i] = run_host(targets[i], e, o, fleet, *host_events[i], cancelled, started);
+      });
+  }
+  events.done();
+
+  record.finished_utc = text::utc(std::chrono::system_clock::now());
+  record.hosts.clear();
+  for (const auto& out : outcomes) record.hosts.push_back(out.record);
+  fleet.write("fleet.json", nlohmann::json(record).dump(2) + "\n");
+
+  // The publication: each host's own tables, then all of them side by side.
+  std::vector<render::HostColumn> columns;
+  std::vector<std::string> names;
+  std::vector<std::vector<analysis::Difference>> differences;
+  const records::Fingerprint* first = nullptr;
+  Output out;
+  std::string side_notes;
+  for (const auto& h : outcomes) {
+    const auto& r = h.record;
+    const analysis::Analysis* a = h.finished && h.finished->analysis ? &*h.finished->analysis : nullptr;
+    columns.push_back({r.name, r.status == records::RunStatus::complete ? "complete"
+                                                                         : fmt::format("{}: {}", to_string(r.status),
+                                                                                       r.error.value_or("")),
+                       a, r.containers});
+    out.out += fmt::format("\n== host {} · {}{} · {} ==\n", r.name, r.endpoint, r.local ? " (this machine)" : "",
+                           to_string(r.status));
+    if (!r.containers.empty())
+      out.out += fmt::format("ran as containers: {}\n", fmt::join(r.containers, ", "));
+    if (a != nullptr) out.out += render::run_tables(*a, o.terminal);
+    if (r.error) out.out += fmt::format("{}: {}\n", to_string(r.status), *r.error);
+    if (h.finished && h.finished->result.fingerprint.host.empty() == false) {
+      if (first == nullptr) {
+        first = &h.finished->result.fingerprint;
+        names.push_back(r.name);
+      } else {
+        names.push_back(r.name);
+        differences.push_back(analysis::differences(*first, h.finished->result.fingerprint));
+      }
+    }
+    if (h.finished) out.err += h.finished->page_problem;
+  }
+  const std::string side = render::hosts_side_by_side(columns, o.terminal);
+  const std::string diff = render::host_differences(names, differences, false);
+  out.out += "\n== side by side ==\n" + side + (diff.empty() ? "" : "\n" + diff);
+  try {
+    fleet.write("table.md", fmt::format("# {} on {} hosts\n\n{}{}", e.name, outcomes.size(),
+                                        render::hosts_side_by_side(columns, false),
+                                        diff.empty() ? "" : "\n```\n" + diff + "```\n"));
+  } catch (const std::exception& err) {
+    out.err += fmt::format("warning: table.md not written: {}\n", err.what());
+  }
+  out.out += fmt::format("results: {}\n", fleet.path().string());
+
+  // How it ends: every host complete, or the first failure's kind (the others' results are kept).
+  const bool interrupted =
+      std::any_of(outcomes.begin(), outcomes.end(), [](const HostOutcome& h) { return h.interrupted; });
+  std::vector<std::string> failed;
+  for (const auto& h : outcomes)
+    if (h.record.status != records::RunStatus::complete)
+      failed.push_back(fmt::format("{} ({})", h.record.name, h.record.error.value_or("failed")));
+  if (interrupted) {
+    out.failure = fmt::format("interrupted — what the hosts measured so far is kept in {}", fleet.path().string());
+    out.status = 130;
+    return out;
+  }
+  fleet.point_latest();
+  if (!failed.empty()) {
+    const bool all_config = std::all_of(outcomes.begin(), outcomes.end(), [](const HostOutcome& h) {
+      return h.record.status == records::RunStatus::complete || h.config_error;
+    });
+    out.failure = fmt::format("{} of {} host(s) failed: {}; the others' results are kept in {}", failed.size(),
+                              outcomes.size(), fmt::join(failed, "; "), fleet.path().string());
+    if (all_config && failed.size() == outcomes.size()) throw ConfigError(out.failure);
+  }
+  return out;
+}
+
+}  // namespace noisefloor::pipeline

@@ -1,0 +1,68 @@
+#include "records/fleet.hpp"
+
+#include <fmt/format.h>
+
+#include "model/errors.hpp"
+#include "model/json_number.hpp"
+
+namespace noisefloor::records {
+using nlohmann::json;
+
+void to_json(json& j, const FleetRecord& v) {
+  json hosts = json::array();
+  for (const auto& h : v.hosts) {
+    json e = {{"name", h.name},       {"given", h.given},   {"endpoint", h.endpoint},
+              {"origin", h.origin},   {"local", h.local},   {"status", std::string(to_string(h.status))},
+              {"error", h.error ? json(*h.error) : json(nullptr)},
+              {"containers", h.containers}, {"wall_s", h.wall_seconds}};
+    hosts.push_back(std::move(e));
+  }
+  j = {{"schema_version", kFleetSchemaVersion},
+       {"experiment", v.experiment},
+       {"experiment_file", v.experiment_file},
+       {"run_id", v.run_id},
+       {"started_utc", v.started_utc},
+       {"finished_utc", v.finished_utc},
+       {"command_line", v.command_line},
+       {"hosts", hosts}};
+}
+
+void from_json(const json& j, FleetRecord& v) {
+  try {
+    if (!j.is_object()) throw ParseError("fleet.json: expected a JSON object");
+    const int version = model::whole_number<int>(j, "schema_version", 1);
+    if (version > kFleetSchemaVersion)
+      throw ParseError(fmt::format("schema_version {} is newer than this noisefloor reads ({}): upgrade noisefloor",
+                                   version, kFleetSchemaVersion));
+    v = {};
+    v.experiment = j.value("experiment", "");
+    v.experiment_file = j.value("experiment_file", "");
+    v.run_id = j.value("run_id", "");
+    v.started_utc = j.value("started_utc", "");
+    v.finished_utc = j.value("finished_utc", "");
+    v.command_line = j.value("command_line", "");
+    const auto hosts = j.value("hosts", json::array());
+    if (!hosts.is_array()) throw ParseError("hosts: expected a list");
+    for (const auto& h : hosts) {
+      if (!h.is_object()) throw ParseError("hosts: expected a list of objects");
+      FleetHost e;
+      e.name = h.value("name", "");
+      e.given = h.value("given", "");
+      e.endpoint = h.value("endpoint", "");
+      e.origin = h.value("origin", "");
+      e.local = h.value("local", false);
+      const std::string status = h.value("status", "failed");
+      e.status = status == "complete" ? RunStatus::complete : status == "interrupted" ? RunStatus::interrupted
+                                                                                       : RunStatus::failed;
+      if (const auto it = h.find("error"); it != h.end() && it->is_string()) e.error = it->get<std::string>();
+      e.containers = h.value("containers", std::vector<std::string>{});
+      e.wall_seconds = h.value("wall_s", 0.0);
+      if (e.name.empty()) throw ParseError("hosts: a host without a name");
+      v.hosts.push_back(std::move(e));
+    }
+  } catch (const json::exception& e) {
+    throw ParseError(fmt::format("a field has the wrong type ({})", e.what()));
+  }
+}
+
+}  // namespace noisefloor::records
