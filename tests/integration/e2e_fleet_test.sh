@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Many machines end to end, on real engines started here: the main engine (this machine, host
+# processes), a second engine reached through ssh:// (an sshd on 127.0.0.1 forwarding its socket),
+# and a third behind TLS on 127.0.0.1:23760 named by a Docker context in a temporary HOME. One
+# experiment across the three; every condition kind on the remote ones runs as containers (the
+# spinners too, their CPU time recorded); nf-burn's known CPU time checks the samples; the lease
+# refuses a concurrent run and is taken over when its owner died; an engine stopped in the middle
+# fails its host only.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/fleet_lib.sh"
+BURN="$(realpath "${BURN:?set BURN to the nf-burn test program}")"
+SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
+if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
+  [[ "${CI:-}" == true ]] && fail "no Docker engine answers at $SOCK (CI=true: this is a failure)"
+  echo "fleet e2e skipped: no engine at $SOCK"; exit 77
+fi
+# A run left in the background by a failed check must not outlive the test (it holds leases).
+trap 'kill -9 $(jobs -p) 2>/dev/null || true; fleet_stop_all; cleanup_work' EXIT
+cd "$WORK"
+
+fleet_start_engine nfb >/dev/null || fail "cannot start the second engine"
+fleet_start_tls_engine nfc 23760 >/dev/null || fail "cannot start the TLS engine"
+fleet_start_sshd 22222 >/dev/null || fail "cannot start sshd"
+H="$WORK/home"
+mkdir -p "$H"
+fleet_ssh_home "$H" >/dev/null
+fleet_context "$H" tlsbox tcp://127.0.0.1:23760 /run/nf-fleet/nfc.tls/ca.pem /run/nf-fleet/nfc.tls/cert.pem \
+  /run/nf-fleet/nfc.tls/key.pem >/dev/null || fail "cannot create the context"
+# The ssh client reads ~/.ssh of root's passwd entry, not $HOME: the wrapper passes -F.
+export NF_SSH="$H/bin/ssh"
+SSH_HOST="ssh://root@127.0.0.1:22222/run/nf-fleet/nfb.sock"
+tls_curl() {
+  curl -sf --cacert /run/nf-fleet/nfc.tls/ca.pem --cert /run/nf-fleet/nfc.tls/cert.pem \
+    --key /run/nf-fleet/nfc.tls/key.pem "https://127.0.0.1:23760$1"
+}
+# Containers of an engine (its unix socket) whose name or label matches, all states.
+containers_on() {
+  curl -s --unix-socket "$1" -G http://localhost/containers/json --data-urlencode all=1 \
+    --data-urlencode "filters={\"$2\":[\"$3\"]}" | grep -o '"Id":"[0-9a-f]*"' || true
+}
+
+cat >fleet.yaml <<YAML
+name: fleet
+benchmark:
+  command: [$BURN, "0.05"]
+  format: command
+  metric: cpu
+  samples: 3
+  samples_per_run: 1
+  timeout: 2m
+settle: 0.1s
+hosts: [default, "$SSH_HOST", tlsbox]
+conditions:
+  - name: idle
+  - name: noisy
+    spinners: {count: 1, cpus: [1]}
+  - name: pinned
+    affinity: "0"
+    nice: 5
+  - name: box
+    container: {cpuset: "0", cpus: 1, memory: 256m}
+YAML
+
+# --- one experiment across three engines -------------------------------------------------
+HOME="$H" "$NF" run fleet.yaml --results "$WORK/results" >out.txt 2>err.txt ||
+  { cat err.txt out.txt >&2; fail "the fleet run failed"; }
+run="$WORK/results/fleet/latest"
+[[ -f "$run/fleet.json" ]] || fail "no fleet.json in $run"
+contains err.txt "hosts (3), in parallel"
+contains out.txt "== side by side =="
+contains out.txt "ran as containers: idle, noisy, pinned, box"
+python3 - "$run" <<'PY' || fail "fleet results"
+import json, os, sys
+run = sys.argv[1]
+fleet = json.load(open(os.path.join(run, "fleet.json")))
+problems = []
+def check(ok, what):
+    if not ok: problems.append(what)
+hosts = {h["name"]: h for h in fleet["hosts"]}
+check(sorted(hosts) == sorted(["default", "127.0.0.1", "tlsbox"]), f"hosts {sorted(hosts)}")
+for name, h in hosts.items():
+    check(h["status"] == "complete", f"{name}: {h['status']} {h.get('error')}")
+    d = os.path.join(run, "hosts", name)
+    samples = [json.loads(l) for l in open(os.path.join(d, "samples.jsonl"))]
+    check(len([s for s in samples if not s["warmup"]]) == 12, f"{name}: {len(samples)} samples")
+    # nf-burn burns 0.05 s of CPU by its own clock: never less, and not much more (median).
+    by = {}
+    for s in samples:
+        cpu = s["metrics"][0]["value"]
+        check(cpu >= 0.05, f"{name}/{s['condition']}: cpu-sec/op {cpu} < 0.05")
+        by.setdefault(s["condition"], []).append(cpu)
+    for c, v in by.items():
+        check(sorted(v)[len(v) // 2] < 0.08, f"{name}/{c}: median cpu-sec/op of {v}")
+    r = json.load(open(os.path.join(d, "run.json")))
+    check(r.get("host") == name, f"{name}: run.json host {r.get('host')}")
+    fp = json.load(open(os.path.join(d, "fingerprint.json")))
+    remote = name != "default"
+    check(h["local"] == (not remote), f"{name}: local {h['local']}")
+    for b in r["condition_records"]:
+        want = "container" if (remote or b["condition"] == "box") else "host"
+        where = {inv.get("measured_by") for inv in b["runs"]}
+        check(where == {want}, f"{name}/{b['condition']}: measured by {where}, want {want}")
+        if b["condition"] == "noisy":
+            loads = b.get("spinner_load", [])
+            check(len(loads) == 1 and loads[0]["alive"] and (loads[0]["cpu_s"] or 0) > 0,
+                  f"{name}: spinner load {loads}")
+            if remote:
+                check(bool(loads and loads[0].get("container")), f"{name}: the spinner ran as no container: {loads}")
+                # Really loading its CPU: the three hosts' spinners all sit on CPU 1 of this one
+                # machine, so each gets about a third of it (a starved one gets under a tenth).
+                check(loads and (loads[0]["share"] or 0) > 0.15, f"{name}: spinner share {loads}")
+    if remote:
+        check(fp["host"]["cpu"]["logical"]["value"] >= 1, f"{name}: remote CPU count {fp['host']['cpu']}")
+        check(fp["host"]["kernel"]["cmdline"]["value"] is not None, f"{name}: no kernel command line")
+        check("server_version" in fp.get("engine", {}), f"{name}: no engine facts")
+if problems:
+    print("\n".join(problems)); sys.exit(1)
+PY
+for h in 127.0.0.1 tlsbox; do contains "$run/hosts/$h/run.json" '"containers": ['; done
+# nothing left on any engine but the images
+for s in "$SOCK" /run/nf-fleet/nfb.sock /run/nf-fleet/nfc.sock; do
+  [[ -z "$(containers_on "$s" label noisefloor.run)" ]] || fail "containers left on $s"
+  [[ -z "$(containers_on "$s" name noisefloor-lease)" ]] || fail "a lease left on $s"
+done
+# the readers understand it
+"$NF" cv "$WORK/results/fleet" >cv.txt 2>cv.err || { cat cv.err >&2; fail "cv of a fleet run"; }
+contains cv.txt "fleet · run"
+contains cv.txt "tlsbox"
+"$NF" report "$WORK/results/fleet" >/dev/null 2>rep.err || { cat rep.err >&2; fail "report of a fleet run"; }
+[[ -s "$run/report.html" ]] || fail "no report.html for the fleet run"
+"$NF" compare "$run" "$run" >cmp.txt 2>cmp.err || { cat cmp.err >&2; fail "compare of two fleet runs"; }
+contains cmp.txt "== host tlsbox =="
+
+# --- a second run on an engine whose lease is held: refused, names the holder ------------------
+sed 's/samples: 3/samples: 40/; s/^name: fleet/name: long/' fleet.yaml >long.yaml
+HOME="$H" "$NF" run long.yaml --host tlsbox --results "$WORK/results" >long.out 2>long.err &
+long=$!
+for _ in $(seq 300); do
+  tls_curl "/containers/json?all=1" | grep -q '"/noisefloor-lease"' && break
+  sleep 0.1
+done
+tls_curl "/containers/json?all=1" | grep -q '"/noisefloor-lease"' || { cat long.err >&2; fail "no lease on tlsbox"; }
+set +e
+HOME="$H" "$NF" run fleet.yaml --host tlsbox --results "$WORK/results" >busy.out 2>busy.err
+rc=$?
+set -e
+[[ $rc == 1 ]] || { cat busy.err >&2; fail "a run on a leased engine: exit $rc, want 1"; }
+contains busy.err "is in use by another noisefloor run (long/"
+contains busy.err "--wait"
+# the owner dies without a word: its lease becomes stale and the next run takes it over
+kill -9 "$long"; wait "$long" 2>/dev/null || true
+HOME="$H" "$NF" run fleet.yaml --host tlsbox --results "$WORK/results" >after.out 2>after.err ||
+  { cat after.err >&2; fail "the run after a dead owner's lease"; }
+
+# --- an engine stopped in the middle: its host fails, the others complete ---------------------
+rm -rf "$WORK/results/long"
+HOME="$H" "$NF" run long.yaml --results "$WORK/results" >stop.out 2>stop.err &
+pid=$!
+for _ in $(seq 600); do
+  n=$({ cat "$WORK"/results/long/*/hosts/127.0.0.1/samples.jsonl 2>/dev/null || true; } | wc -l)
+  (( n >= 2 )) && break
+  sleep 0.1
+done
+fleet_stop_engine nfb
+set +e
+wait "$pid"
+rc=$?
+set -e
+[[ $rc == 1 ]] || { cat stop.err >&2; fail "a fleet run with a stopped engine: exit $rc, want 1"; }
+contains stop.err "1 of 3 host(s) failed: 127.0.0.1"
+python3 - "$WORK"/results/long/latest <<'PY' || fail "the stopped engine's fleet.json"
+import json, sys
+fleet = json.load(open(sys.argv[1] + "/fleet.json"))
+st = {h["name"]: h["status"] for h in fleet["hosts"]}
+assert st == {"default": "complete", "127.0.0.1": "failed", "tlsbox": "complete"}, st
+PY
+contains stop.out "== host tlsbox · tcp://127.0.0.1:23760 · complete =="
+echo "fleet e2e: ok"
