@@ -25,6 +25,8 @@
 #include "records/fleet.hpp"
 #include "render/fingerprint.hpp"
 #include "render/fleet.hpp"
+#include "render/html.hpp"
+#include "model/version.hpp"
 #include "render/run.hpp"
 #include "text/text.hpp"
 
@@ -319,8 +321,15 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
     fleet.write("table.md", fmt::format("# {} on {} hosts\n\n{}{}", e.name, outcomes.size(),
                                         render::hosts_side_by_side(columns, false),
                                         diff.empty() ? "" : "\n```\n" + diff + "```\n"));
+    // The page: every host's conditions as <host>:<condition>, the Hosts facet first.
+    std::vector<records::Result> measured;
+    for (const auto& h : outcomes)
+      if (h.finished && !h.finished->result.samples.empty()) measured.push_back(h.finished->result);
+    if (!measured.empty())
+      fleet.write("report.html", render::html(analysis::analyze(measured, true),
+                                              fmt::format("noisefloor {} ({})", kVersion, kCommit), columns));
   } catch (const std::exception& err) {
-    out.err += fmt::format("warning: table.md not written: {}\n", err.what());
+    out.err += fmt::format("warning: table.md or report.html not written: {}\n", err.what());
   }
   out.out += fmt::format("results: {}\n", fleet.path().string());
 

@@ -46,40 +46,49 @@ Loaded load_all(const std::vector<std::string>& paths) {
   return out;
 }
 
-// The hosts of the fleets read, side by side, and how they differ ("" without fleets).
-std::string fleet_view(const Loaded& loaded, const analysis::Analysis& a, bool terminal) {
-  if (loaded.fleets.empty()) return "";
-  std::string out;
-  for (const auto& fleet : loaded.fleets) {
-    std::vector<render::HostColumn> columns;
-    std::vector<std::string> names;
-    std::vector<std::vector<analysis::Difference>> differences;
-    std::vector<analysis::Analysis> per_host;
-    per_host.reserve(fleet.hosts.size());
-    for (const auto& r : fleet.hosts) per_host.push_back(analysis::analyze({r}));
-    for (const auto& h : fleet.record.hosts) {
-      const auto it = std::find_if(fleet.hosts.begin(), fleet.hosts.end(),
-                                   [&](const records::Result& r) { return r.label == h.name; });
-      const analysis::Analysis* analysis =
-          it == fleet.hosts.end() ? nullptr : &per_host[static_cast<std::size_t>(it - fleet.hosts.begin())];
-      columns.push_back({h.name,
+// A run on several hosts as columns: each host's own analysis (never pooled), its status, and
+// its fingerprint against the first host's.
+struct FleetColumns {
+  std::vector<analysis::Analysis> per_host;
+  std::vector<render::HostColumn> columns;
+  std::vector<std::string> names;  // hosts with a fingerprint, the first one the reference
+  std::vector<std::vector<analysis::Difference>> differences;
+};
+
+FleetColumns columns_of(const results::Fleet& fleet) {
+  FleetColumns f;
+  f.per_host.reserve(fleet.hosts.size());  // the columns point into it
+  for (const auto& r : fleet.hosts) f.per_host.push_back(analysis::analyze({r}));
+  for (const auto& h : fleet.record.hosts) {
+    const auto it = std::find_if(fleet.hosts.begin(), fleet.hosts.end(),
+                                 [&](const records::Result& r) { return r.label == h.name; });
+    const analysis::Analysis* a =
+        it == fleet.hosts.end() ? nullptr : &f.per_host[static_cast<std::size_t>(it - fleet.hosts.begin())];
+    f.columns.push_back({h.name,
                          h.status == records::RunStatus::complete
                              ? "complete"
                              : fmt::format("{}: {}", records::to_string(h.status), h.error.value_or("")),
-                         analysis, h.containers});
-      if (it != fleet.hosts.end() && !it->fingerprint.empty()) {
-        if (!names.empty()) differences.push_back(analysis::differences(fleet.hosts.front().fingerprint, it->fingerprint));
-        names.push_back(h.name);
-      }
+                         a, h.containers});
+    if (it != fleet.hosts.end() && !it->fingerprint.empty()) {
+      if (!f.names.empty()) f.differences.push_back(analysis::differences(fleet.hosts.front().fingerprint, it->fingerprint));
+      f.names.push_back(h.name);
     }
+  }
+  return f;
+}
+
+// The hosts of the fleets read, side by side, and how they differ ("" without fleets).
+std::string fleet_view(const Loaded& loaded, bool terminal) {
+  std::string out;
+  for (const auto& fleet : loaded.fleets) {
+    const FleetColumns f = columns_of(fleet);
     out += fmt::format("{} · run {} on {} host(s)\n", fleet.record.experiment, fleet.record.run_id,
                        fleet.record.hosts.size());
-    out += render::hosts_side_by_side(columns, terminal);
-    const std::string diff = render::host_differences(names, differences, false);
+    out += render::hosts_side_by_side(f.columns, terminal);
+    const std::string diff = render::host_differences(f.names, f.differences, false);
     if (!diff.empty()) out += "\n" + diff;
     out += "\n";
   }
-  (void)a;
   return out;
 }
 
@@ -128,7 +137,7 @@ Output cv(const CvOptions& o) {
   out.err += verdict;
   if (o.format == "markdown" || o.format == "text") {
     if (!verdict.empty()) out.out += verdict + "\n";
-    out.out += fleet_view(loaded, a, o.format == "text");
+    out.out += fleet_view(loaded, o.format == "text");
     out.out += o.format == "text" ? render::table_text(a.table) : render::table_markdown(a.table);
   } else if (o.format == "csv") {
     out.out = render::table_csv(a.table);
@@ -217,15 +226,22 @@ Output report(const ReportOptions& o) {
   for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
   for (const auto& f : loaded.fleets)
     for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);
-  if (!o.html.empty()) files::write_atomic(o.html, render::html(a, generated_by()));
+  // The Hosts facet of the (first) run on several hosts.
+  std::optional<FleetColumns> hosts;
+  if (!loaded.fleets.empty()) hosts = columns_of(loaded.fleets.front());
+  const auto page = [&] {
+    return hosts ? render::html(a, generated_by(), hosts->columns) : render::html(a, generated_by());
+  };
+  if (!o.html.empty()) files::write_atomic(o.html, page());
   if (!o.format.empty()) out.out = render::export_as(a, o.format);
   if (o.html.empty() && o.format.empty()) {
     // Next to the (first) result: in its directory (an experiment directory's latest), or beside a
     // go test file.
     const fs::path first = o.paths.front();
-    const fs::path page = (fs::is_regular_file(first) ? first.parent_path() : results::resolve(first)) / "report.html";
-    files::write_atomic(page, render::html(a, generated_by()));
-    out.out = page.string() + "\n";
+    const fs::path target =
+        (fs::is_regular_file(first) ? first.parent_path() : results::resolve(first)) / "report.html";
+    files::write_atomic(target, page());
+    out.out = target.string() + "\n";
   }
   return out;
 }

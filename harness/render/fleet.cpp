@@ -29,7 +29,7 @@ std::string cell(const analysis::Row* row) {
 
 }  // namespace
 
-std::string hosts_side_by_side(const std::vector<HostColumn>& hosts, bool terminal) {
+SideBySide side_by_side(const std::vector<HostColumn>& hosts) {
   // Every condition × row any host has, in the first host's order, then the others'.
   std::vector<Key> keys;
   std::vector<std::map<Key, const analysis::Row*>> by_host(hosts.size());
@@ -41,53 +41,65 @@ std::string hosts_side_by_side(const std::vector<HostColumn>& hosts, bool termin
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     }
   }
-  std::vector<std::string> head = {"condition"};
-  for (const auto& h : hosts) head.push_back(h.name);
-  std::vector<std::vector<std::string>> lines;
+  SideBySide t;
+  t.head = {"condition"};
+  for (const auto& h : hosts) t.head.push_back(h.name);
   bool several_rows = false;
   for (const auto& k : keys)
     for (const auto& other : keys)
       if (other.condition == k.condition && other.row != k.row) several_rows = true;
+  bool any_container = false;
   for (const auto& k : keys) {
-    std::string first = k.condition;
-    if (several_rows) first += " · " + k.row;
-    std::vector<std::string> line = {first};
+    std::vector<std::string> line = {several_rows ? k.condition + " · " + k.row : k.condition};
     for (std::size_t h = 0; h < hosts.size(); ++h) {
       const auto it = by_host[h].find(k);
       std::string c = cell(it == by_host[h].end() ? nullptr : it->second);
-      if (std::find(hosts[h].containers.begin(), hosts[h].containers.end(), k.condition) != hosts[h].containers.end())
+      const auto& in = hosts[h].containers;
+      if (std::find(in.begin(), in.end(), k.condition) != in.end()) {
         c += " †";
+        any_container = true;
+      }
       line.push_back(c);
     }
-    lines.push_back(line);
+    t.rows.push_back(line);
   }
+  t.legend = "each host: median and CV of its own samples (never pooled across hosts)";
+  if (any_container) t.legend += "; † ran as containers on that host";
+  for (const auto& h : hosts)
+    if (h.status != "complete") t.problems.push_back(fmt::format("{}: {}", h.name, h.status));
+  return t;
+}
+
+std::string hosts_side_by_side(const std::vector<HostColumn>& hosts, bool terminal) {
+  const SideBySide t = side_by_side(hosts);
   std::string out;
   if (terminal) {
-    std::vector<std::size_t> width(head.size(), 0);
-    for (std::size_t i = 0; i < head.size(); ++i) width[i] = text::width(head[i]);
-    for (const auto& l : lines)
+    std::vector<std::size_t> width(t.head.size(), 0);
+    for (std::size_t i = 0; i < t.head.size(); ++i) width[i] = text::width(t.head[i]);
+    for (const auto& l : t.rows)
       for (std::size_t i = 0; i < l.size(); ++i) width[i] = std::max(width[i], text::width(l[i]));
     const auto put = [&](const std::vector<std::string>& cells) {
-      std::string s;
-      for (std::size_t i = 0; i < cells.size(); ++i) s += (i ? "  " : "") + text::pad_right(cells[i], width[i]);
-      while (!s.empty() && s.back() == ' ') s.pop_back();
-      out += s + "\n";
+      std::string line;
+      for (std::size_t i = 0; i < cells.size(); ++i) line += (i ? "  " : "") + text::pad_right(cells[i], width[i]);
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
     };
-    put(head);
-    for (const auto& l : lines) put(l);
+    put(t.head);
+    for (const auto& l : t.rows) put(l);
   } else {
-    out += "| " + fmt::format("{}", fmt::join(head, " | ")) + " |\n|";
-    for (std::size_t i = 0; i < head.size(); ++i) out += i ? "---|" : "---|";
+    const auto put = [&](const std::vector<std::string>& cells) {
+      out += "|";
+      for (const auto& c : cells) out += " " + text::markdown_cell(c) + " |";
+      out += "\n";
+    };
+    put(t.head);
+    out += "|";
+    for (std::size_t i = 0; i < t.head.size(); ++i) out += "---|";
     out += "\n";
-    for (const auto& l : lines) out += "| " + fmt::format("{}", fmt::join(l, " | ")) + " |\n";
+    for (const auto& l : t.rows) put(l);
   }
-  out += "each host: median and CV of its own samples (never pooled across hosts)";
-  bool any_container = false;
-  for (const auto& h : hosts) any_container |= !h.containers.empty();
-  if (any_container) out += "; † ran as containers on that host";
-  out += "\n";
-  for (const auto& h : hosts)
-    if (h.status != "complete") out += fmt::format("{}: {}\n", h.name, h.status);
+  out += t.legend + "\n";
+  for (const auto& p : t.problems) out += p + "\n";
   return out;
 }
 

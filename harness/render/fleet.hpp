@@ -18,6 +18,17 @@ struct HostColumn {
   std::vector<std::string> containers;   // conditions that ran as containers there
 };
 
+// The side-by-side table as cells: a header (condition, then the hosts), one row per condition
+// (× benchmark, when a condition has several), the legend, and a line per host that did not
+// complete.
+struct SideBySide {
+  std::vector<std::string> head;
+  std::vector<std::vector<std::string>> rows;
+  std::string legend;
+  std::vector<std::string> problems;
+};
+SideBySide side_by_side(const std::vector<HostColumn>& hosts);
+
 // The side-by-side table: per host "median unit  CV%" for every condition × benchmark any host
 // has; "—" where a host has no such row or CV is undefined (n < 2). Markdown unless `terminal`.
 std::string hosts_side_by_side(const std::vector<HostColumn>& hosts, bool terminal);

@@ -612,7 +612,27 @@ std::string run_order_section(const Analysis& d) {
 
 }  // namespace
 
-std::string html(const Analysis& d, std::string_view generated_by) {
+// A run on several hosts: its hosts side by side, each cell that host's own median and CV.
+static std::string hosts_section(const std::vector<HostColumn>& hosts) {
+  if (hosts.empty()) return "";
+  const SideBySide t = side_by_side(hosts);
+  std::string out = "<section id=\"hosts\">\n<h2>Hosts</h2>\n<table>\n<thead><tr>";
+  for (const auto& h : t.head) out += "<th>" + escape(h) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& row : t.rows) {
+    out += "<tr>";
+    for (const auto& c : row) out += "<td>" + escape(c) + "</td>";
+    out += "</tr>\n";
+  }
+  out += "</tbody>\n</table>\n<p class=\"legend\">" + escape(t.legend) +
+         ". Below, each condition is named &lt;host&gt;:&lt;condition&gt;.</p>\n";
+  for (const auto& p : t.problems) out += "<p class=\"banner\" role=\"alert\">" + escape(p) + "</p>\n";
+  return out + "</section>\n";
+}
+
+std::string html(const Analysis& d, std::string_view generated_by) { return html(d, generated_by, {}); }
+
+std::string html(const Analysis& d, std::string_view generated_by, const std::vector<HostColumn>& hosts) {
   const auto styles = styles_of(d.table);
   const auto benchmarks = benchmarks_of(d.table);
   const std::string paired = paired_section(d);
@@ -629,6 +649,7 @@ std::string html(const Analysis& d, std::string_view generated_by) {
                      escape(d.title()), kStyle);
   out += header(d, generated_by);
   out += nav(d, benchmarks, !paired.empty(), !run_order.empty());
+  out += hosts_section(hosts);
   if (!d.comparable())
     out +=
         "<p class=\"banner\" role=\"alert\">Not comparable: the merged results come from different hosts or "

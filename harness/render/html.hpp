@@ -15,10 +15,14 @@
 #include <string_view>
 
 #include "analysis/analysis.hpp"
+#include "render/fleet.hpp"
 
 namespace noisefloor::render {
 
 // `generated_by` names the program in the page ("noisefloor 0.1.0 (2c95392c1134)").
 std::string html(const analysis::Analysis& analysis, std::string_view generated_by);
+// The same for a run on several hosts: a Hosts facet first, the hosts side by side (render/fleet.hpp).
+std::string html(const analysis::Analysis& analysis, std::string_view generated_by,
+                 const std::vector<HostColumn>& hosts);
 
 }  // namespace noisefloor::render

@@ -8,6 +8,7 @@
 #include "model/errors.hpp"
 #include "parsers/gotest.hpp"
 #include "render/export.hpp"
+#include "render/fleet.hpp"
 #include "test_support.hpp"
 
 using namespace noisefloor;
@@ -171,4 +172,35 @@ TEST_CASE("render export: config_lines follows benchfmt's key rules") {
 
 TEST_CASE("render export: analyze needs at least one result") {
   CHECK_THROWS_WITH_AS(analysis::analyze({}, false), "no results to analyze", Error);
+}
+
+TEST_CASE("render fleet: hosts side by side, each host's own median and CV, containers marked, failures said") {
+  using noisefloor::render::HostColumn;
+  const auto a = noisefloor::analysis::analyze({noisefloor::testing::load_small()});
+  // host "box" ran the same samples with pinned in a container; host "gone" measured nothing.
+  const std::vector<HostColumn> hosts = {{"laptop", "complete", &a, {}},
+                                         {"box", "complete", &a, {"pinned"}},
+                                         {"gone", "failed: cannot reach the Docker engine", nullptr, {}}};
+  const std::string md = noisefloor::render::hosts_side_by_side(hosts, false);
+  // medians and CVs computed independently (python statistics) from tests/data/results/small
+  CHECK(md.find("| condition | laptop | box | gone |\n|---|---|---|---|\n") == 0);
+  CHECK(md.find("| idle · BenchmarkMakeBuffer_Correct-2 | 34.41 ns/op 35.3% | 34.41 ns/op 35.3% | — |\n") !=
+        std::string::npos);
+  CHECK(md.find("| pinned · BenchmarkMakeBuffer_DCE | 18.11 ns/op 9.7% | 18.11 ns/op 9.7% † | — |\n") !=
+        std::string::npos);
+  CHECK(md.find("each host: median and CV of its own samples (never pooled across hosts); † ran as containers on "
+                "that host\ngone: failed: cannot reach the Docker engine\n") != std::string::npos);
+  const std::string text = noisefloor::render::hosts_side_by_side(hosts, true);
+  // columns padded to their widest cell ("noisy · BenchmarkMakeBuffer_Correct-2": 37) plus two spaces
+  CHECK(text.find("condition" + std::string(30, ' ') + "laptop" + std::string(14, ' ') + "box" + std::string(19, ' ') +
+                  "gone\n") == 0);
+  CHECK(text.find("\npinned · BenchmarkMakeBuffer_DCE       18.11 ns/op 9.7%    18.11 ns/op 9.7% †    —\n") !=
+        std::string::npos);
+  // differences: only the fields that move benchmarks, image ids never
+  const std::vector<noisefloor::analysis::Difference> d = {{"host.cpu.model_name", "A", "B", true},
+                                                           {"host.hostname", "x", "y", false},
+                                                           {"engine.images.idle.id", "(absent)", "sha256:1", true}};
+  CHECK(noisefloor::render::host_differences({"laptop", "box"}, {d}, false) ==
+        "hosts differ in:\n  host.cpu.model_name: laptop A · box B\n");
+  CHECK(noisefloor::render::host_differences({"laptop", "box"}, {{}}, false).empty());
 }
