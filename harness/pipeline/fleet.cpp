@@ -147,15 +147,19 @@ HostOutcome run_host(const Target& t, const model::Experiment& local_experiment,
   const auto t0 = std::chrono::steady_clock::now();
   const auto note = [&](const std::string& line) { events.note(line); };
   try {
-    docker::Client client = docker::Client::for_endpoint(t.where.endpoint);
-    client.ping();
-    const int cpus = std::max(1, client.info().value("NCPU", 1));
+    // This machine needs its engine only for container conditions; another machine always.
+    const bool any_container = std::any_of(local_experiment.conditions.begin(), local_experiment.conditions.end(),
+                                           [](const model::Condition& c) { return c.container; });
+    std::optional<docker::Client> client;
+    int cpus = 0;
+    if (!t.local || any_container) {
+      client.emplace(docker::Client::for_endpoint(t.where.endpoint));
+      client->ping();
+      cpus = std::max(1, client->info().value("NCPU", 1));
+    }
     const model::Experiment e = t.local ? local_experiment : experiment_for(local_experiment, cpus, t.where.name);
-    const bool any_container =
-        std::any_of(e.conditions.begin(), e.conditions.end(), [](const model::Condition& c) { return c.container; });
     std::unique_ptr<conditions::ContainerRuntime> containers;
-    if (!t.local || any_container)
-      containers = std::make_unique<conditions::ContainerRuntime>(e, note, std::move(client), !t.local);
+    if (client) containers = std::make_unique<conditions::ContainerRuntime>(e, note, std::move(*client), !t.local);
     for (const auto& c : e.conditions)
       if (!t.local || c.container) out.record.containers.push_back(c.name);
     // The lease first: loading an image, or reading the machine, disturbs a run that holds it.

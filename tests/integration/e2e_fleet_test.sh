@@ -4,8 +4,8 @@
 # and a third behind TLS on 127.0.0.1:23760 named by a Docker context in a temporary HOME. One
 # experiment across the three; every condition kind on the remote ones runs as containers (the
 # spinners too, their CPU time recorded); nf-burn's known CPU time checks the samples; the lease
-# refuses a concurrent run and is taken over when its owner died; an engine stopped in the middle
-# fails its host only.
+# refuses a concurrent run, --wait waits for it, a dead owner's lease is taken over; an engine
+# stopped in the middle fails its host only.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fleet_lib.sh"
 BURN="$(realpath "${BURN:?set BURN to the nf-burn test program}")"
@@ -147,10 +147,16 @@ set -e
 [[ $rc == 1 ]] || { cat busy.err >&2; fail "a run on a leased engine: exit $rc, want 1"; }
 contains busy.err "is in use by another noisefloor run (long/"
 contains busy.err "--wait"
-# the owner dies without a word: its lease becomes stale and the next run takes it over
+# --wait: waits for the holder, says for whom; the owner then dies without a word (kill -9): its
+# lease goes stale and the waiting run takes it over and completes
+HOME="$H" "$NF" run fleet.yaml --host tlsbox --wait --results "$WORK/results" >wait.out 2>wait.err &
+waiting=$!
+for _ in $(seq 300); do grep -q "waiting for the engine" wait.err 2>/dev/null && break; sleep 0.1; done
+contains wait.err "waiting for the engine at tcp://127.0.0.1:23760: long/"
+kill -0 "$waiting" 2>/dev/null || fail "the --wait run did not wait"
 kill -9 "$long"; wait "$long" 2>/dev/null || true
-HOME="$H" "$NF" run fleet.yaml --host tlsbox --results "$WORK/results" >after.out 2>after.err ||
-  { cat after.err >&2; fail "the run after a dead owner's lease"; }
+wait "$waiting" || { cat wait.err >&2; fail "the --wait run after the holder died"; }
+contains wait.out "== host tlsbox · tcp://127.0.0.1:23760 · complete =="
 
 # --- an engine stopped in the middle: its host fails, the others complete ---------------------
 rm -rf "$WORK/results/long"
