@@ -174,6 +174,8 @@ int run_main(int argc, char** argv) {
   auto* doctor_cmd = app.add_subcommand("doctor", "can this machine be trusted for benchmarks? findings, fixes, a grade");
   doctor_cmd->add_option("experiment", doctor.experiment, "experiment file: also check the CPUs it pins to");
   doctor_cmd->add_flag("--json", doctor.json, "print the JSON instead");
+  doctor_cmd->add_option("--host", doctor.host,
+                         "grade another machine: a Docker context or engine endpoint (unix://, tcp://, ssh://)");
   auto* apply_flag = doctor_cmd->add_flag(
       "--apply", doctor.apply,
       "root: make the safe, reversible fixes (governor, turbo, SMT, ASLR, THP), saving the previous values");

@@ -104,6 +104,9 @@ Output fingerprint(bool json);
 
 struct DoctorOptions {
   std::string experiment;  // "" = none
+  // --host NAME: grade that Docker context or endpoint's machine instead of this one (README: Many
+  // machines): its facts read by a facts container, and who holds its engine's lease.
+  std::string host;
   bool apply = false, restore = false, json = false;
   bool color = false;  // stdout is a terminal and NO_COLOR is not set
 };

@@ -33,6 +33,12 @@
 namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
 
+std::optional<std::string> environment_variable(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
 // Notes prefixed with the host; progress dropped (a terminal UI overrides host()).
 std::unique_ptr<RunEvents> RunEvents::host(const std::string& name) {
   class Prefixed : public RunEvents {
@@ -59,12 +65,6 @@ namespace {
 
 std::string first_line(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
 
-std::optional<std::string> environment(const std::string& name) {
-  const char* v = std::getenv(name.c_str());
-  if (v == nullptr) return std::nullopt;
-  return std::string(v);
-}
-
 struct Target {
   std::string given;  // as written
   docker::NamedEndpoint where;
@@ -89,7 +89,7 @@ std::vector<Target> resolve_targets(const RunOptions& o, const model::Experiment
     Target t;
     t.given = name;
     try {
-      t.where = docker::resolve_host(name, environment, [](const std::string& path) { return files::try_read(path); });
+      t.where = docker::resolve_host(name, environment_variable, [](const std::string& path) { return files::try_read(path); });
     } catch (const Error& err) {
       throw ConfigError(where + err.what());
     }

@@ -3,11 +3,16 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <optional>
 
 #include "config/experiment_file.hpp"
 #include "docker/client.hpp"
+#include "conditions/container.hpp"
 #include "docker/container.hpp"
+#include "docker/context.hpp"
+#include "docker/lease.hpp"
+#include "files/files.hpp"
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/engine.hpp"
 #include "fingerprint/host.hpp"
@@ -16,6 +21,7 @@
 #include "model/errors.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
+#include "pipeline/room.hpp"
 #include "records/fingerprint.hpp"
 #include "render/fingerprint.hpp"
 
@@ -31,6 +37,44 @@ struct EngineProbe {
   std::optional<fp::EngineFacts> facts;
   std::string unknown;
 };
+
+// The machine behind --host: its facts as a run would read them (a facts container for another
+// machine; this machine's own probes for an engine on a unix socket), its engine's facts, and
+// who holds its lease. Throws ConfigError for a host that cannot be named, RunError for one that
+// cannot be reached.
+struct HostProbe {
+  fp::FactTree host;
+  EngineProbe engine;
+  std::string lease;  // "free", or who holds it and since when
+  std::string name;
+};
+
+HostProbe probe_host(const std::string& entry) {
+  docker::NamedEndpoint where;
+  try {
+    where = docker::resolve_host(entry, environment_variable, [](const std::string& path) { return files::try_read(path); });
+  } catch (const Error& err) {
+    throw ConfigError(fmt::format("--host: {}", err.what()));
+  }
+  HostProbe p;
+  p.name = where.name;
+  const bool local = !where.endpoint.socket_path.empty() && !where.endpoint.ssh;
+  docker::Client client = docker::Client::for_endpoint(where.endpoint);
+  client.ping();
+  const json version = client.version();
+  const json info = client.info();
+  p.engine.facts = fp::engine_facts(version, info, client.endpoint().display, client.api_version());
+  const auto holder = docker::EngineLease::holder(client);
+  p.lease = holder ? fmt::format("held by {} ({}, since {})", holder->run, holder->who, holder->since) : "free";
+  if (local) {
+    p.host = fp::probe_this_host();
+    return p;
+  }
+  const model::Experiment nothing;  // the runtime validates no condition
+  conditions::ContainerRuntime runtime(nothing, [](const std::string&) {}, std::move(client), true);
+  p.host = runtime.machine_facts(nullptr);
+  return p;
+}
 
 EngineProbe probe_engine() {
   try {
@@ -67,6 +111,10 @@ Output fingerprint(bool as_json) {
 
 Output doctor(const DoctorOptions& o) {
   if (o.apply && o.restore) throw ConfigError("doctor: --apply and --restore cannot be used together");
+  if ((o.apply || o.restore) && !o.host.empty())
+    throw ConfigError(fmt::format("doctor {} --host: the fixes are made on this machine only; run `noisefloor doctor "
+                                  "{}` on that machine",
+                                  o.apply ? "--apply" : "--restore", o.apply ? "--apply" : "--restore"));
   if ((o.apply || o.restore) && ::geteuid() != 0)
     throw ConfigError(
         fmt::format("doctor {0} writes /sys and /proc files and needs root: run 'sudo noisefloor doctor {0}'",
@@ -98,8 +146,10 @@ Output doctor(const DoctorOptions& o) {
   }
 
   // Probed after any change, so the report shows the machine as it is now.
-  const fp::FactTree host = fp::probe_this_host();
-  const EngineProbe engine = probe_engine();
+  std::optional<HostProbe> other;
+  if (!o.host.empty()) other = probe_host(o.host);
+  const fp::FactTree host = other ? other->host : fp::probe_this_host();
+  const EngineProbe engine = other ? other->engine : probe_engine();
   const fp::DoctorReport report = fp::diagnose(host, engine.facts, cpus);
   const fp::TuningStatus tuning = fp::tuning_state();
 
@@ -109,11 +159,13 @@ Output doctor(const DoctorOptions& o) {
     j["engine"] = engine.facts ? json(*engine.facts) : fp::unknown(engine.unknown);
     j["tuning"] = tuning;
     for (const auto& [k, v] : actions.items()) j[k] = v;
+    if (other) j["lease"] = other->lease;
     out.out = j.dump(2) + "\n";
   } else {
     std::string head = fmt::format("host:    {}\n", host.text("hostname").value_or("unknown (" + host.reason("hostname") + ")"));
     head += engine.facts ? fmt::format("engine:  {} ({})\n", engine.facts->server_version, engine.facts->endpoint)
                          : fmt::format("engine:  no engine: {}\n", engine.unknown);
+    if (other) head += fmt::format("lease:   {}\n", other->lease);
     if (!o.experiment.empty())
       head += fmt::format("pinned:  CPUs {} (from {})\n", cpus.empty() ? "none" : model::format_cpu_list(cpus),
                           o.experiment);

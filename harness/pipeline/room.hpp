@@ -20,6 +20,9 @@
 
 namespace noisefloor::pipeline {
 
+// getenv(3) as docker::GetEnv wants it (resolving hosts like the docker CLI).
+std::optional<std::string> environment_variable(const std::string& name);
+
 // What validation needs to know of this machine: the CPUs it can use.
 config::HostFacts host_facts();
 

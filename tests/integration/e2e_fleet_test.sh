@@ -131,6 +131,16 @@ contains cv.txt "tlsbox"
 "$NF" compare "$run" "$run" >cmp.txt 2>cmp.err || { cat cmp.err >&2; fail "compare of two fleet runs"; }
 contains cmp.txt "== host tlsbox =="
 
+# the doctor grades another machine (its facts from a facts container) and says who holds it
+set +e
+HOME="$H" "$NF" doctor --host tlsbox >doc.txt 2>doc.err
+rc=$?
+set -e
+[[ $rc == 0 || $rc == 1 ]] || { cat doc.err >&2; fail "doctor --host tlsbox: exit $rc"; }
+contains doc.txt "(tcp://127.0.0.1:23760)"
+contains doc.txt "lease:   free"
+grep -q "^grade: " doc.txt || { cat doc.txt >&2; fail "doctor --host: no grade"; }
+
 # --- a second run on an engine whose lease is held: refused, names the holder ------------------
 sed 's/samples: 3/samples: 40/; s/^name: fleet/name: long/' fleet.yaml >long.yaml
 HOME="$H" "$NF" run long.yaml --host tlsbox --results "$WORK/results" >long.out 2>long.err &
