@@ -349,7 +349,8 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
     out.status = 130;
     return out;
   }
-  fleet.point_latest();
+  // `latest` moves only when the run completed, as for one machine: every host.
+  if (failed.empty()) fleet.point_latest();
   if (!failed.empty()) {
     const bool all_config = std::all_of(outcomes.begin(), outcomes.end(), [](const HostOutcome& h) {
       return h.record.status == records::RunStatus::complete || h.config_error;

@@ -268,6 +268,14 @@ records::Result load_resumable(const std::string& dir) {
                                   "samples.jsonl)",
                                   dir));
   records::Result r = results::load(dir);
+  // One host of a run on several (its run.json says so, or, killed before it wrote one, where it is).
+  const fs::path canonical = fs::weakly_canonical(dir, ec);
+  const bool in_fleet = canonical.parent_path().filename() == "hosts" &&
+                        fs::exists(canonical.parent_path().parent_path() / "fleet.json", ec);
+  if ((r.run && !r.run->host.empty()) || in_fleet)
+    throw ConfigError(fmt::format("--resume {}: this is host '{}' of a run on several hosts, which cannot be resumed "
+                                  "yet (here it would run on this machine instead): start a new run",
+                                  dir, r.run && !r.run->host.empty() ? r.run->host : canonical.filename().string()));
   if (r.run && r.run->status == records::RunStatus::complete)
     throw ConfigError(fmt::format("--resume {}: the run is complete: nothing to resume", dir));
   return r;
@@ -448,9 +456,9 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   std::string experiment_file = o.experiment;
   if (!o.resume.empty()) {
     if (fs::exists(fs::path(o.resume) / "fleet.json"))
-      throw ConfigError(fmt::format("--resume {}: a run on several hosts cannot be resumed yet; resume one host's "
-                                    "directory (hosts/<host>/) on its own, or start a new run",
-                                    o.resume));
+      throw ConfigError(fmt::format("--resume {}: a run on several hosts cannot be resumed yet: start a new run (what "
+                                    "it measured stays in {}/hosts/)",
+                                    o.resume, o.resume));
     earlier = load_resumable(o.resume);
     // The file the run recorded: run.json's (as given then), else the fingerprint's (absolute).
     if (experiment_file.empty() && earlier->fingerprint.run) experiment_file = earlier->fingerprint.run->experiment_file;

@@ -131,6 +131,16 @@ contains cv.txt "tlsbox"
 "$NF" compare "$run" "$run" >cmp.txt 2>cmp.err || { cat cmp.err >&2; fail "compare of two fleet runs"; }
 contains cmp.txt "== host tlsbox =="
 
+# a run on several hosts, or one host of it, is not resumed (it would run elsewhere): exit 2
+for d in "$run" "$run/hosts/tlsbox"; do
+  set +e
+  HOME="$H" "$NF" run --resume "$d" >resume.out 2>resume.err
+  rc=$?
+  set -e
+  [[ $rc == 2 ]] || { cat resume.err >&2; fail "run --resume $d: exit $rc, want 2"; }
+  contains resume.err "cannot be resumed yet"
+done
+
 # the doctor grades another machine (its facts from a facts container) and says who holds it
 set +e
 HOME="$H" "$NF" doctor --host tlsbox >doc.txt 2>doc.err
@@ -184,7 +194,8 @@ rc=$?
 set -e
 [[ $rc == 1 ]] || { cat stop.err >&2; fail "a fleet run with a stopped engine: exit $rc, want 1"; }
 contains stop.err "1 of 3 host(s) failed: 127.0.0.1"
-python3 - "$WORK"/results/long/latest <<'PY' || fail "the stopped engine's fleet.json"
+[[ ! -e "$WORK/results/long/latest" ]] || fail "latest moved for a run whose host failed"
+python3 - "$WORK"/results/long/2* <<'PY' || fail "the stopped engine's fleet.json"
 import json, sys
 fleet = json.load(open(sys.argv[1] + "/fleet.json"))
 st = {h["name"]: h["status"] for h in fleet["hosts"]}
