@@ -232,6 +232,36 @@ HostOutcome run_host(const Target& t, const model::Experiment& local_experiment,
 
 }  // namespace
 
+FleetColumns columns_of(const results::Fleet& fleet) {
+  FleetColumns f;
+  f.per_host.reserve(fleet.hosts.size());  // the columns point into it
+  for (const auto& r : fleet.hosts) f.per_host.push_back(analysis::analyze({r}));
+  const records::Fingerprint* reference = nullptr;
+  for (const auto& h : fleet.record.hosts) {
+    const auto it = std::find_if(fleet.hosts.begin(), fleet.hosts.end(),
+                                 [&](const records::Result& r) { return r.label == h.name; });
+    const analysis::Analysis* a =
+        it == fleet.hosts.end() ? nullptr : &f.per_host[static_cast<std::size_t>(it - fleet.hosts.begin())];
+    f.columns.push_back({h.name,
+                         h.status == records::RunStatus::complete
+                             ? "complete"
+                             : fmt::format("{}: {}", records::to_string(h.status), h.error.value_or("")),
+                         a, h.containers});
+    if (it == fleet.hosts.end() || it->fingerprint.empty()) continue;
+    if (reference == nullptr)
+      reference = &it->fingerprint;
+    else
+      f.differences.push_back(analysis::differences(*reference, it->fingerprint));
+    f.names.push_back(h.name);
+  }
+  return f;
+}
+
+std::string side_by_side_text(const FleetColumns& f, bool terminal) {
+  const std::string diff = render::host_differences(f.names, f.differences, false);
+  return render::hosts_side_by_side(f.columns, terminal) + (diff.empty() ? "" : "\n" + diff);
+}
+
 Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   model::Experiment e = load_experiment(o.experiment);
   config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
@@ -287,51 +317,32 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
   for (const auto& out : outcomes) record.hosts.push_back(out.record);
   fleet.write("fleet.json", nlohmann::json(record).dump(2) + "\n");
 
-  // The publication: each host's own tables, then all of them side by side.
-  std::vector<render::HostColumn> columns;
-  std::vector<std::string> names;
-  std::vector<std::vector<analysis::Difference>> differences;
-  const records::Fingerprint* first = nullptr;
+  // The publication, as `cv` of the run shows it: each host's own tables, then all of them side by
+  // side.
+  results::Fleet published{record, {}, {}};
+  for (const auto& h : outcomes)
+    if (h.finished) published.hosts.push_back(h.finished->result);
+  const FleetColumns f = columns_of(published);
   Output out;
-  std::string side_notes;
-  for (const auto& h : outcomes) {
-    const auto& r = h.record;
-    const analysis::Analysis* a = h.finished && h.finished->analysis ? &*h.finished->analysis : nullptr;
-    columns.push_back({r.name, r.status == records::RunStatus::complete ? "complete"
-                                                                         : fmt::format("{}: {}", to_string(r.status),
-                                                                                       r.error.value_or("")),
-                       a, r.containers});
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& r = outcomes[i].record;
     out.out += fmt::format("\n== host {} · {}{} · {} ==\n", r.name, r.endpoint, r.local ? " (this machine)" : "",
                            to_string(r.status));
-    if (!r.containers.empty())
-      out.out += fmt::format("ran as containers: {}\n", fmt::join(r.containers, ", "));
-    if (a != nullptr) out.out += render::run_tables(*a, o.terminal);
+    if (!r.containers.empty()) out.out += fmt::format("ran as containers: {}\n", fmt::join(r.containers, ", "));
+    if (f.columns[i].analysis != nullptr) out.out += render::run_tables(*f.columns[i].analysis, o.terminal);
     if (r.error) out.out += fmt::format("{}: {}\n", to_string(r.status), *r.error);
-    if (h.finished && h.finished->result.fingerprint.host.empty() == false) {
-      if (first == nullptr) {
-        first = &h.finished->result.fingerprint;
-        names.push_back(r.name);
-      } else {
-        names.push_back(r.name);
-        differences.push_back(analysis::differences(*first, h.finished->result.fingerprint));
-      }
-    }
-    if (h.finished) out.err += h.finished->page_problem;
+    if (outcomes[i].finished) out.err += outcomes[i].finished->page_problem;
   }
-  const std::string side = render::hosts_side_by_side(columns, o.terminal);
-  const std::string diff = render::host_differences(names, differences, false);
-  out.out += "\n== side by side ==\n" + side + (diff.empty() ? "" : "\n" + diff);
+  out.out += "\n== side by side ==\n" + side_by_side_text(f, o.terminal);
   try {
+    const std::string diff = render::host_differences(f.names, f.differences, false);
     fleet.write("table.md", fmt::format("# {} on {} hosts\n\n{}{}", e.name, outcomes.size(),
-                                        render::hosts_side_by_side(columns, false),
+                                        render::hosts_side_by_side(f.columns, false),
                                         diff.empty() ? "" : "\n```\n" + diff + "```\n"));
     // The page: every host's conditions as <host>:<condition>, the Hosts facet first.
-    std::vector<records::Result> measured;
-    for (const auto& h : outcomes)
-      if (h.finished && !h.finished->result.samples.empty()) measured.push_back(h.finished->result);
-    if (!measured.empty())
-      fleet.write("report.html", render::html(analysis::analyze(measured, true),
-                                              fmt::format("noisefloor {} ({})", kVersion, kCommit), columns));
+    if (!published.hosts.empty())
+      fleet.write("report.html", render::html(analysis::analyze(published.hosts, true),
+                                              fmt::format("noisefloor {} ({})", kVersion, kCommit), f.columns));
   } catch (const std::exception& err) {
     out.err += fmt::format("warning: table.md or report.html not written: {}\n", err.what());
   }

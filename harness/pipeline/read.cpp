@@ -11,6 +11,7 @@
 #include "model/errors.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
+#include "pipeline/room.hpp"
 #include "render/compare.hpp"
 #include "render/export.hpp"
 #include "render/fleet.hpp"
@@ -46,49 +47,12 @@ Loaded load_all(const std::vector<std::string>& paths) {
   return out;
 }
 
-// A run on several hosts as columns: each host's own analysis (never pooled), its status, and
-// its fingerprint against the first host's.
-struct FleetColumns {
-  std::vector<analysis::Analysis> per_host;
-  std::vector<render::HostColumn> columns;
-  std::vector<std::string> names;  // hosts with a fingerprint, the first one the reference
-  std::vector<std::vector<analysis::Difference>> differences;
-};
-
-FleetColumns columns_of(const results::Fleet& fleet) {
-  FleetColumns f;
-  f.per_host.reserve(fleet.hosts.size());  // the columns point into it
-  for (const auto& r : fleet.hosts) f.per_host.push_back(analysis::analyze({r}));
-  for (const auto& h : fleet.record.hosts) {
-    const auto it = std::find_if(fleet.hosts.begin(), fleet.hosts.end(),
-                                 [&](const records::Result& r) { return r.label == h.name; });
-    const analysis::Analysis* a =
-        it == fleet.hosts.end() ? nullptr : &f.per_host[static_cast<std::size_t>(it - fleet.hosts.begin())];
-    f.columns.push_back({h.name,
-                         h.status == records::RunStatus::complete
-                             ? "complete"
-                             : fmt::format("{}: {}", records::to_string(h.status), h.error.value_or("")),
-                         a, h.containers});
-    if (it != fleet.hosts.end() && !it->fingerprint.empty()) {
-      if (!f.names.empty()) f.differences.push_back(analysis::differences(fleet.hosts.front().fingerprint, it->fingerprint));
-      f.names.push_back(h.name);
-    }
-  }
-  return f;
-}
-
 // The hosts of the fleets read, side by side, and how they differ ("" without fleets).
 std::string fleet_view(const Loaded& loaded, bool terminal) {
   std::string out;
-  for (const auto& fleet : loaded.fleets) {
-    const FleetColumns f = columns_of(fleet);
-    out += fmt::format("{} · run {} on {} host(s)\n", fleet.record.experiment, fleet.record.run_id,
-                       fleet.record.hosts.size());
-    out += render::hosts_side_by_side(f.columns, terminal);
-    const std::string diff = render::host_differences(f.names, f.differences, false);
-    if (!diff.empty()) out += "\n" + diff;
-    out += "\n";
-  }
+  for (const auto& fleet : loaded.fleets)
+    out += fmt::format("{} · run {} on {} host(s)\n{}\n", fleet.record.experiment, fleet.record.run_id,
+                       fleet.record.hosts.size(), side_by_side_text(columns_of(fleet), terminal));
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/analysis.hpp"
+#include "analysis/rooms.hpp"
 #include "conditions/container.hpp"
 #include "conditions/environment.hpp"
 #include "config/experiment_file.hpp"
@@ -16,6 +17,8 @@
 #include "pipeline/commands.hpp"
 #include "records/fingerprint.hpp"
 #include "records/result.hpp"
+#include "render/fleet.hpp"
+#include "results/load.hpp"
 #include "results/directory.hpp"
 
 namespace noisefloor::pipeline {
@@ -76,6 +79,19 @@ Finished measure_and_write(const RoomRun& run);
 // The run's failure as the error `run` throws ("... — the N sample(s) measured so far are kept
 // in DIR"); nothing when it succeeded.
 void throw_if_failed(const Finished& f, const std::filesystem::path& dir);
+
+// A run on several hosts as columns: each host's own analysis (never pooled), its status, the
+// conditions it ran as containers, and its fingerprint against the first host's that has one.
+struct FleetColumns {
+  std::vector<analysis::Analysis> per_host;
+  std::vector<render::HostColumn> columns;  // in fleet.json's order; they point into per_host
+  std::vector<std::string> names;           // the hosts with a fingerprint, the first the reference
+  std::vector<std::vector<analysis::Difference>> differences;  // of names[k + 1] against names[0]
+};
+FleetColumns columns_of(const results::Fleet& fleet);
+
+// The hosts side by side, then how they differ: what `run` ends with and `cv` of such a run shows.
+std::string side_by_side_text(const FleetColumns& f, bool terminal);
 
 // `run` across the hosts of the experiment or of --host (fleet.cpp).
 Output run_fleet(const RunOptions& options, RunEvents& events, const Cancelled& cancelled);
