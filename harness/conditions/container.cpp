@@ -421,12 +421,8 @@ fingerprint::FactTree ContainerRuntime::machine_facts(const model::Cancelled& ca
     throw RunError(fmt::format("the fingerprint container on {} failed (exit code {}): {}",
                                impl_->client.endpoint().display, o.exit_code, text::trim(o.err)));
   const probe::FactDump dump = probe::parse_fact_dump(o.out);
-  return fingerprint::remote_host_facts(dump.files, dump.dirs, impl_->version, impl_->info);
+  return fingerprint::remote_host_facts(dump.files, dump.dirs, impl_->info);
 }
-
-int ContainerRuntime::engine_cpus() const { return impl_->cpus(); }
-
-const docker::Endpoint& ContainerRuntime::endpoint() const { return impl_->client.endpoint(); }
 
 fingerprint::EngineFacts ContainerRuntime::engine_facts() {
   fingerprint::EngineFacts facts = fingerprint::engine_facts(impl_->version, impl_->info,

@@ -45,9 +45,6 @@ class ContainerRuntime {
   // The engine's machine, read by a short container of the tools image (fingerprint/remote.hpp).
   fingerprint::FactTree machine_facts(const model::Cancelled& cancelled);
 
-  int engine_cpus() const;  // /info NCPU
-  const docker::Endpoint& endpoint() const;
-
   // The engine's facts for the fingerprint, with the image of every container condition.
   fingerprint::EngineFacts engine_facts();
 

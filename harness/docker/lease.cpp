@@ -51,11 +51,6 @@ std::optional<LeaseOwner> EngineLease::holder(Client& client) {
   return owner_of(*existing);
 }
 
-bool EngineLease::held() {
-  const auto now = client_.inspect_if_exists(id_);
-  return now && now->value("State", nlohmann::json::object()).value("Running", false);
-}
-
 std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string& tools_image, const LeaseOwner& me,
                                                bool wait, const std::function<void(const LeaseOwner&)>& on_wait,
                                                const std::function<bool()>& cancelled) {

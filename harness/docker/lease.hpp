@@ -48,9 +48,6 @@ class EngineLease {
                                            bool wait, const std::function<void(const LeaseOwner&)>& on_wait,
                                            const std::function<bool()>& cancelled);
 
-  // Whether the lease container still runs (it is lost if someone removed it).
-  bool held();
-
   // The holder of the engine's lease, if any (for messages and `noisefloor doctor`).
   static std::optional<LeaseOwner> holder(Client& client);
 

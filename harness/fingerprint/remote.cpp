@@ -44,7 +44,7 @@ std::string text_of(const json& j, const char* key) {
 }  // namespace
 
 FactTree remote_host_facts(const std::map<std::string, std::string>& files, const std::vector<std::string>& dirs,
-                           const json& version, const json& info) {
+                           const json& info) {
   const TempTree tree;
   for (const auto& d : dirs) {
     std::error_code ec;
@@ -73,15 +73,14 @@ FactTree remote_host_facts(const std::map<std::string, std::string>& files, cons
                                        "in a container is not visible")}};
   const std::string cgroup = text_of(info, "CgroupVersion");
   h["cgroup"] = {{"version", cgroup.empty() ? unknown("the engine's /info has no CgroupVersion")
-                                            : known(std::stoi(cgroup == "2" ? "2" : "1"))},
+                                            : known(cgroup == "2" ? 2 : 1)},
                  {"layout", unknown("read by the engine: /info CgroupVersion only")}};
   h["tools"] = {{"perflock", unknown("a machine reached through its Docker engine")}};
   const std::string kernel = text_of(info, "KernelVersion");
   const std::string arch = text_of(info, "Architecture");
+  // The engine runs Linux containers: uname(2)'s sysname there is "Linux".
   h["uname"] = kernel.empty() ? unknown("the engine's /info has no KernelVersion")
-                              : known(fmt::format("{} {} {}", text_of(info, "OSType").empty() ? "Linux" : "Linux",
-                                                  kernel, arch));
-  (void)version;
+                              : known(fmt::format("Linux {} {}", kernel, arch));
   h["one_line"] = known(fmt::format("{} · {} · {} CPUs · {} · {}", host.show("hostname"), host.show("cpu.model_name"),
                                     host.show("cpu.logical"), host.show("uname"), host.show("os.pretty_name")));
   return host;

@@ -60,18 +60,18 @@ HostProbe probe_host(const std::string& entry) {
   p.name = where.name;
   const bool local = !where.endpoint.socket_path.empty() && !where.endpoint.ssh;
   docker::Client client = docker::Client::for_endpoint(where.endpoint);
-  client.ping();
-  const json version = client.version();
-  const json info = client.info();
-  p.engine.facts = fp::engine_facts(version, info, client.endpoint().display, client.api_version());
   const auto holder = docker::EngineLease::holder(client);
   p.lease = holder ? fmt::format("held by {} ({}, since {})", holder->run, holder->who, holder->since) : "free";
   if (local) {
+    const json version = client.version();
+    const json info = client.info();
+    p.engine.facts = fp::engine_facts(version, info, client.endpoint().display, client.api_version());
     p.host = fp::probe_this_host();
     return p;
   }
   const model::Experiment nothing;  // the runtime validates no condition
   conditions::ContainerRuntime runtime(nothing, [](const std::string&) {}, std::move(client), true);
+  p.engine.facts = runtime.engine_facts();
   p.host = runtime.machine_facts(nullptr);
   return p;
 }
