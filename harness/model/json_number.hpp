@@ -51,4 +51,13 @@ std::vector<Int> whole_numbers(const nlohmann::json& object, const char* key) {
   return out;
 }
 
+// A record's "schema_version" (1 when absent), refused when newer than `newest` this build reads:
+// ParseError "<prefix>schema_version 2 is newer than this noisefloor reads (1): upgrade noisefloor".
+inline void check_schema_version(const nlohmann::json& j, int newest, std::string_view prefix = {}) {
+  const int version = whole_number<int>(j, "schema_version", 1);
+  if (version > newest)
+    throw ParseError(fmt::format("{}schema_version {} is newer than this noisefloor reads ({}): upgrade noisefloor",
+                                 prefix, version, newest));
+}
+
 }  // namespace noisefloor::model

@@ -80,11 +80,7 @@ void from_json(const json& j, Fingerprint& f) {
   f = {};
   if (!j.is_object()) throw ParseError("fingerprint: not a JSON object");
   try {
-    const int version = model::whole_number<int>(j, "schema_version", 1);
-    if (version > kFingerprintSchemaVersion)
-      throw ParseError(fmt::format("fingerprint: schema_version {} is newer than this noisefloor reads ({}): "
-                                   "upgrade noisefloor",
-                                   version, kFingerprintSchemaVersion));
+    model::check_schema_version(j, kFingerprintSchemaVersion, "fingerprint: ");
     if (j.contains("run")) f.run = j.at("run").get<RunFacts>();
     if (j.contains("noisefloor")) {
       const json& n = j.at("noisefloor");

@@ -30,10 +30,7 @@ void to_json(json& j, const FleetRecord& v) {
 void from_json(const json& j, FleetRecord& v) {
   try {
     if (!j.is_object()) throw ParseError("fleet.json: expected a JSON object");
-    const int version = model::whole_number<int>(j, "schema_version", 1);
-    if (version > kFleetSchemaVersion)
-      throw ParseError(fmt::format("schema_version {} is newer than this noisefloor reads ({}): upgrade noisefloor",
-                                   version, kFleetSchemaVersion));
+    model::check_schema_version(j, kFleetSchemaVersion);
     v = {};
     v.experiment = j.value("experiment", "");
     v.experiment_file = j.value("experiment_file", "");

@@ -335,10 +335,7 @@ void to_json(json& j, const RunRecord& v) {
 
 void from_json(const json& j, RunRecord& v) {
   try {
-    const int version = model::whole_number<int>(j, "schema_version", 1);
-    if (version > kRunSchemaVersion)
-      throw ParseError(fmt::format("schema_version {} is newer than this noisefloor reads ({}): upgrade noisefloor",
-                                   version, kRunSchemaVersion));
+    model::check_schema_version(j, kRunSchemaVersion);
     v = {};
     v.experiment = j.value("experiment", "");
     v.description = j.value("description", "");
