@@ -86,8 +86,12 @@ for name, h in hosts.items():
     # nf-burn burns 0.05 s of CPU by its own clock: never less, and not much more (median).
     by = {}
     for s in samples:
-        cpu = s["metrics"][0]["value"]
+        units = [m["unit"] for m in s["metrics"]]
+        check(units[:2] == ["cpu-sec/op", "sec/op"], f"{name}: metrics {units}")
+        cpu, wall = s["metrics"][0]["value"], s["metrics"][1]["value"]
         check(cpu >= 0.05, f"{name}/{s['condition']}: cpu-sec/op {cpu} < 0.05")
+        # one thread: its wall time holds its CPU time, so never less than the 0.05 s it burns
+        check(wall >= 0.05 and wall >= 0.95 * cpu, f"{name}/{s['condition']}: sec/op {wall} for cpu {cpu}")
         by.setdefault(s["condition"], []).append(cpu)
     for c, v in by.items():
         check(sorted(v)[len(v) // 2] < 0.08, f"{name}/{c}: median cpu-sec/op of {v}")
