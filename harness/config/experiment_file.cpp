@@ -16,6 +16,7 @@
 
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "claims/claim.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::config {
@@ -24,7 +25,7 @@ namespace {
 using model::SourceMark;
 
 const std::vector<std::string> kTopKeys = {"name",     "description", "benchmark", "conditions",
-                                           "schedule", "cooldown",    "variants",  "comparison", "settle",
+                                           "schedule", "cooldown",    "variants",  "comparison", "settle", "claims",
                                            "hosts"};
 const std::vector<std::string> kBenchmarkKeys = {"build",   "command", "format",          "samples",
                                                  "warmup",  "timeout", "samples_per_run", "env",
@@ -39,21 +40,7 @@ const std::vector<std::string> kContainerKeys = {"image",   "cpuset", "cpus", "m
 
 constexpr std::int64_t kMinContainerMemory = 6 * 1024 * 1024;  // the engine's own minimum
 
-// A value as a message quotes it: on one line (line breaks and tabs escaped), at most 60
-// characters (a longer one is cut with "…").
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  std::size_t shown = 0;
-  for (const char c : s) {
-    const bool starts_character = (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // not a UTF-8 continuation
-    if (starts_character && shown++ == 60) {
-      out += "…";
-      break;
-    }
-    out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : std::string(1, c);
-  }
-  return out + "\"";
-}
+using text::quote;
 
 // A network mode the engine accepts: none, bridge, host, container:<name or id>, or a network's
 // name ([a-zA-Z0-9][a-zA-Z0-9_.-]*, the engine's own rule for names).
@@ -361,7 +348,32 @@ class Reader {
                               quote(exp.benchmark.command.front())));
         }
     }
+    if (const YAML::Node c = root["claims"]) read_claims(c, exp);
     return exp;
+  }
+
+  // claims: ["cv(noisy) > 2 * cv(idle)", ...]: each parsed and checked against the conditions and
+  // variants now, its error pointing into the claim's own text.
+  void read_claims(const YAML::Node& node, model::Experiment& exp) const {
+    if (!node.IsSequence() || node.size() == 0)
+      fail(node, "claims: expected a non-empty list of claims, e.g. claims: [\"cv(noisy) > 2 * cv(idle)\"]");
+    claims::Names names;
+    for (const auto& c : exp.conditions) names.conditions.push_back(c.name);
+    for (const auto& v : exp.variants) names.variants.push_back(v.name);
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string path = fmt::format("claims[{}]", i);
+      const std::string text = get_string(node[i], path);
+      try {
+        claims::parse_claim(text, names);
+      } catch (const claims::ClaimError& e) {
+        YAML::Mark m = node[i].Mark();
+        // A quoted claim starts one column after its quote.
+        const bool quoted = node[i].Tag() == "!";
+        m.column += static_cast<int>(e.offset()) + (quoted ? 1 : 0);
+        fail(m, fmt::format("{}: {}", path, e.what()));
+      }
+      exp.claims.push_back({text, mark_of(node[i])});
+    }
   }
 
   // The file's one YAML document. An empty file, a second document and bytes that are not text
@@ -777,27 +789,7 @@ bool is_safe_name(std::string_view name) {
 }
 
 std::string closest_key(std::string_view key, const std::vector<std::string>& valid) {
-  std::string best;
-  std::size_t best_distance = 4;
-  for (const std::string& candidate : valid) {
-    // Levenshtein distance, two rows.
-    std::vector<std::size_t> prev(candidate.size() + 1), cur(candidate.size() + 1);
-    for (std::size_t j = 0; j <= candidate.size(); ++j) prev[j] = j;
-    for (std::size_t i = 1; i <= key.size(); ++i) {
-      cur[0] = i;
-      for (std::size_t j = 1; j <= candidate.size(); ++j) {
-        const std::size_t cost = key[i - 1] == candidate[j - 1] ? 0 : 1;
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      }
-      std::swap(prev, cur);
-    }
-    const std::size_t d = prev[candidate.size()];
-    if (d < best_distance && d < std::max<std::size_t>(key.size(), 2)) {
-      best_distance = d;
-      best = candidate;
-    }
-  }
-  return best;
+  return text::closest(key, valid);
 }
 
 model::Experiment parse_experiment(std::string_view yaml_text, std::string_view file_name,

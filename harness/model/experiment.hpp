@@ -111,6 +111,13 @@ struct HostEntry {
   friend bool operator==(const HostEntry&, const HostEntry&) = default;
 };
 
+// A claim the experiment makes (`claims:`), as written; claims/claim.hpp parses it.
+struct ClaimSpec {
+  std::string text;
+  SourceMark mark;
+  friend bool operator==(const ClaimSpec&, const ClaimSpec&) = default;
+};
+
 struct Experiment {
   std::string name;
   std::string description;
@@ -125,6 +132,7 @@ struct Experiment {
   Comparison comparison;
   std::optional<Adaptive> adaptive;  // set by `samples: auto`
   std::vector<HostEntry> hosts;      // empty: this machine only (and DOCKER_HOST for containers)
+  std::vector<ClaimSpec> claims;     // what it says it demonstrates (validated, in file order)
   bool paired() const { return !variants.empty(); }
   std::string source_file;   // the path as given
   std::string source_text;   // the file's bytes, copied into every result

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 
@@ -228,6 +229,44 @@ std::string utc_compact(std::chrono::system_clock::time_point when) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
   return buf;
+}
+
+std::string closest(std::string_view key, const std::vector<std::string>& valid) {
+  std::string best;
+  std::size_t best_distance = 4;
+  for (const std::string& candidate : valid) {
+    // Levenshtein distance, two rows.
+    std::vector<std::size_t> prev(candidate.size() + 1), cur(candidate.size() + 1);
+    for (std::size_t j = 0; j <= candidate.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= key.size(); ++i) {
+      cur[0] = i;
+      for (std::size_t j = 1; j <= candidate.size(); ++j) {
+        const std::size_t cost = key[i - 1] == candidate[j - 1] ? 0 : 1;
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      }
+      std::swap(prev, cur);
+    }
+    const std::size_t d = prev[candidate.size()];
+    if (d < best_distance && d < std::max<std::size_t>(key.size(), 2)) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  std::size_t shown = 0;
+  for (const char c : s) {
+    const bool starts_character = (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // not a UTF-8 continuation
+    if (starts_character && shown++ == 60) {
+      out += "…";
+      break;
+    }
+    out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : std::string(1, c);
+  }
+  return out + "\"";
 }
 
 }  // namespace noisefloor::text

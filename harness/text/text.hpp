@@ -98,4 +98,12 @@ std::string utc(std::chrono::system_clock::time_point when);
 // Compact UTC for names: "20261130T050111Z".
 std::string utc_compact(std::chrono::system_clock::time_point when);
 
+// The candidate closest to `word` (Levenshtein distance under 4 and under its length), "" when
+// none is close: what "did you mean ...?" suggests.
+std::string closest(std::string_view word, const std::vector<std::string>& candidates);
+
+// A value as a message quotes it: in double quotes, on one line (line breaks and tabs escaped), at
+// most 60 characters (a longer one is cut with "…").
+std::string quote(std::string_view s);
+
 }  // namespace noisefloor::text

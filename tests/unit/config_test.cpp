@@ -120,7 +120,7 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "x.yaml:5:5: unknown key \"spiners\" in conditions[0] (did you mean \"spinners\"?)"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\nzzz: 1\n",
        "x.yaml:4:1: unknown key \"zzz\" (expected one of: name, description, benchmark, conditions, "
-       "schedule, cooldown, variants, comparison, settle, hosts)"},
+       "schedule, cooldown, variants, comparison, settle, claims, hosts)"},
       {with_benchmark("  samples: twenty\n"),
        "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got \"twenty\""},
       {with_benchmark("  samples: 1\n"),
@@ -319,4 +319,20 @@ TEST_CASE("config: hosts are Docker contexts or endpoints, each once, with their
         "ssh://user@quiet-box]");
   CHECK(error_of(with_benchmark("") + "hosts: [\"\"]\n") ==
         "x.yaml:6:9: hosts[0]: empty: give a Docker context name or an endpoint");
+}
+
+TEST_CASE("config: claims are parsed before anything runs, errors pointing into the claim") {
+  const std::string base = "name: t\nbenchmark:\n  command: [./b]\nconditions:\n  - name: idle\n  - name: noisy\n";
+  const auto e = parse_experiment(base + "claims:\n  - cv(noisy) > 2 * cv(idle)\n  - \"cv(idle) <= 10%\"\n", "x.yaml",
+                                  kTwoCpus);
+  REQUIRE(e.claims.size() == 2);
+  CHECK(e.claims[0].text == "cv(noisy) > 2 * cv(idle)");
+  CHECK(e.claims[1].mark.line == 9);
+  // plain: the claim starts at column 5; quoted: one column after the quote
+  CHECK(error_of(base + "claims:\n  - cv(nosy) > 1\n") ==
+        "x.yaml:8:8: claims[0]: unknown condition \"nosy\" (did you mean \"noisy\"?)");
+  CHECK(error_of(base + "claims:\n  - \"cvv(noisy) > 1\"\n") ==
+        "x.yaml:8:6: claims[0]: unknown function \"cvv\" (did you mean \"cv\"?)");
+  CHECK(error_of(base + "claims: []\n") ==
+        "x.yaml:7:9: claims: expected a non-empty list of claims, e.g. claims: [\"cv(noisy) > 2 * cv(idle)\"]");
 }
