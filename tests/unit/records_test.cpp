@@ -39,7 +39,7 @@ records::RunRecord full_run() {
   c.finished_utc = "2026-11-30T05:04:50.000Z";
   c.load_before = {fingerprint::LoadAverage{1.5, 1.25, 1, 3, 200}, ""};
   c.load_after = fingerprint::LoadReading{std::nullopt, "missing /proc/loadavg"};
-  c.setup.spinners = records::SpinnerSetup{2, {1}, {101, 102}, 10};
+  c.setup.spinners = records::SpinnerSetup{2, {1}, {101, 102}, 10, {}};
   c.setup.container = records::ContainerSetup{"noisefloor-auto:abc", "0", 1.0, 536870912, 536870912, "none", true, 1024};
   records::InvocationRecord inv;
   inv.invocation = 4;
