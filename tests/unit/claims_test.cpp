@@ -57,3 +57,58 @@ TEST_CASE("claims: bad claims say where and what") {
   CHECK(error_of("cv(noisy > 1") == "9: expected ) after cv(noisy");
   CHECK(error_of("cv noisy > 1") == "3: expected ( after cv, e.g. cv(idle)");
 }
+
+#include "claims/evaluate.hpp"
+
+namespace {
+std::vector<double> levels(double centre, double step) {
+  std::vector<double> v;
+  for (int i = 0; i < 20; ++i) v.push_back(centre + (i % 5 - 2) * step);
+  return v;
+}
+Data demo_data() {
+  Data d;
+  d.rows["idle"] = {{"BenchmarkX-2", levels(100, 0.5)}};
+  d.rows["noisy"] = {{"BenchmarkX-2", levels(100, 15)}};
+  d.rows["a"] = {{"BenchmarkX-2", {100, 102, 98, 101, 99}}};
+  d.rows["b"] = {{"BenchmarkX-2", {100, 103, 97, 100, 100}}};
+  d.rows["one"] = {{"BenchmarkX-2", {100}}};
+  return d;
+}
+const Names kAll{{"idle", "noisy", "a", "b", "one"}, {}};
+Evaluation judge(std::string_view text, std::uint64_t seed = 42) {
+  return evaluate(parse_claim(text, kAll), demo_data(), seed);
+}
+}  // namespace
+
+TEST_CASE("claims evaluation: the three verdicts on samples of known spread, the estimates exact") {
+  const Evaluation yes = judge("cv(noisy) > 2 * cv(idle)");
+  CHECK(yes.verdict == Verdict::reproduced);
+  // python statistics: stdev/mean of the fabricated series
+  CHECK(yes.lhs == doctest::Approx(0.21764287503300347).epsilon(1e-12));
+  CHECK(yes.rhs == doctest::Approx(2 * 0.007254762501100116).epsilon(1e-12));
+  CHECK(yes.decision_ci.lo > 0);
+  CHECK(yes.lhs_ci.lo <= yes.lhs);
+  CHECK(yes.lhs_ci.hi >= yes.lhs);
+  CHECK(judge("cv(idle) > 2 * cv(noisy)").verdict == Verdict::not_reproduced);
+  CHECK(judge("cv(noisy) <= 10%").verdict == Verdict::not_reproduced);
+  CHECK(judge("cv(idle) <= 10%").verdict == Verdict::reproduced);
+  CHECK(judge("cv(a) > cv(b)").verdict == Verdict::inconclusive);
+  CHECK(judge("median(idle) within 100 ± 5%").verdict == Verdict::reproduced);
+  CHECK(judge("median(idle) within 120 ± 5%").verdict == Verdict::not_reproduced);
+  const Evaluation none = judge("cv(one) > 0");
+  CHECK(none.verdict == Verdict::undefined);
+  CHECK(none.why == "cv(one) needs n ≥ 2 (it has 1)");
+  CHECK(judge("n(one) >= 1").verdict == Verdict::reproduced);
+}
+
+TEST_CASE("claims evaluation: the seed makes the intervals repeatable, and is recorded") {
+  const Evaluation a = judge("cv(noisy) > 2 * cv(idle)", 7), b = judge("cv(noisy) > 2 * cv(idle)", 7);
+  CHECK(a.seed == 7);
+  CHECK(a.resamples == kDefaultResamples);
+  CHECK(a.decision_ci.lo == b.decision_ci.lo);
+  CHECK(a.decision_ci.hi == b.decision_ci.hi);
+  const Evaluation c = judge("cv(noisy) > 2 * cv(idle)", 8);
+  CHECK(c.decision_ci.lo != a.decision_ci.lo);
+  CHECK(c.verdict == a.verdict);
+}

@@ -1,0 +1,209 @@
+#include "claims/evaluate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+namespace noisefloor::claims {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A statistic that cannot be computed, and why.
+struct Undefined {
+  std::string why;
+};
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double stddev_of(const std::vector<double>& v) {
+  const double m = mean_of(v);
+  double ss = 0;
+  for (double x : v) ss += (x - m) * (x - m);
+  return std::sqrt(ss / static_cast<double>(v.size() - 1));
+}
+
+// The statistic of a call over the given values; throws Undefined.
+double statistic(const Expr& call, const std::vector<double>& v) {
+  const std::string name = fmt::format("{}({})", to_string(call.function), call.subject);
+  const auto need = [&](std::size_t n) {
+    if (v.size() < n) throw Undefined{fmt::format("{} needs n ≥ {} (it has {})", name, n, v.size())};
+  };
+  switch (call.function) {
+    case Function::n: return static_cast<double>(v.size());
+    case Function::mean: need(1); return mean_of(v);
+    case Function::median:
+    case Function::ratio: need(1); return median_of(v);
+    case Function::min: need(1); return *std::min_element(v.begin(), v.end());
+    case Function::max: need(1); return *std::max_element(v.begin(), v.end());
+    case Function::stddev: need(2); return stddev_of(v);
+    case Function::cv: {
+      need(2);
+      const double m = mean_of(v);
+      if (!(m > 0)) throw Undefined{fmt::format("{}: the mean is not positive", name)};
+      return stddev_of(v) / m;
+    }
+    case Function::rcv: {
+      need(2);
+      const double med = median_of(v);
+      if (!(med > 0)) throw Undefined{fmt::format("{}: the median is not positive", name)};
+      std::vector<double> dev;
+      for (double x : v) dev.push_back(std::fabs(x - med));
+      return 1.482602218505602 * median_of(dev) / med;
+    }
+  }
+  return kNaN;
+}
+
+// Where each call's samples come from.
+const std::vector<double>& series(const Expr& call, const Data& data) {
+  if (call.function == Function::ratio) {
+    const auto it = data.ratios.find(call.subject);
+    if (it == data.ratios.end()) throw Undefined{fmt::format("ratio({}): no paired samples", call.subject)};
+    return it->second;
+  }
+  const auto it = data.rows.find(call.subject);
+  if (it == data.rows.end() || it->second.empty())
+    throw Undefined{fmt::format("{}({}): the condition has no samples", to_string(call.function), call.subject)};
+  if (call.benchmark.empty()) return it->second.front().second;
+  for (const auto& [name, values] : it->second)
+    if (name == call.benchmark) return values;
+  throw Undefined{fmt::format("{}({}, {}): no such benchmark in that condition", to_string(call.function),
+                              call.subject, call.benchmark)};
+}
+
+double value(const Expr& e, const std::map<const Expr*, const std::vector<double>*>& bound) {
+  switch (e.kind) {
+    case Expr::Kind::number: return e.value;
+    case Expr::Kind::call: return statistic(e, *bound.at(&e));
+    case Expr::Kind::neg: return -value(*e.left, bound);
+    case Expr::Kind::add: return value(*e.left, bound) + value(*e.right, bound);
+    case Expr::Kind::sub: return value(*e.left, bound) - value(*e.right, bound);
+    case Expr::Kind::mul: return value(*e.left, bound) * value(*e.right, bound);
+    case Expr::Kind::div: {
+      const double d = value(*e.right, bound);
+      if (d == 0) throw Undefined{"a division by zero"};
+      return value(*e.left, bound) / d;
+    }
+  }
+  return kNaN;
+}
+
+// Hyndman–Fan type 7 quantile of sorted values.
+double quantile(const std::vector<double>& sorted, double p) {
+  const double h = (static_cast<double>(sorted.size()) - 1) * p;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+Interval interval(std::vector<double> v, double level) {
+  std::sort(v.begin(), v.end());
+  return {quantile(v, (1 - level) / 2), quantile(v, 1 - (1 - level) / 2)};
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::reproduced: return "REPRODUCED";
+    case Verdict::not_reproduced: return "NOT REPRODUCED";
+    case Verdict::inconclusive: return "INCONCLUSIVE";
+    case Verdict::undefined: return "UNDEFINED";
+  }
+  return "?";
+}
+
+Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, int resamples, double level) {
+  Evaluation ev;
+  ev.claim = claim.text;
+  ev.seed = seed;
+  ev.resamples = resamples;
+  ev.level = level;
+  try {
+    // Each distinct series is resampled once per round, so a condition named twice moves as one.
+    std::map<const Expr*, const std::vector<double>*> bound;
+    std::vector<const std::vector<double>*> distinct;
+    for (const Expr* call : calls(claim)) {
+      const std::vector<double>* s = &series(*call, data);
+      bound[call] = s;
+      if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);
+    }
+    ev.lhs = value(claim.lhs, bound);
+    ev.rhs = value(claim.rhs, bound);
+    const bool within = claim.op == Op::within;
+    if (within && !(ev.rhs != 0)) throw Undefined{"`within` needs a non-zero reference"};
+
+    std::mt19937_64 rng(seed);
+    const auto index = [&](std::size_t n) {
+      return static_cast<std::size_t>((static_cast<unsigned __int128>(rng()) * n) >> 64);
+    };
+    std::vector<std::vector<double>> copies(distinct.size());
+    std::map<const Expr*, const std::vector<double>*> rebound;
+    for (const auto& [call, s] : bound)
+      rebound[call] = &copies[static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), s) - distinct.begin())];
+    std::vector<double> lhs, rhs, decision;
+    for (int b = 0; b < resamples; ++b) {
+      for (std::size_t k = 0; k < distinct.size(); ++k) {
+        const auto& src = *distinct[k];
+        copies[k].resize(src.size());
+        for (auto& x : copies[k]) x = src[index(src.size())];
+      }
+      try {
+        const double l = value(claim.lhs, rebound), r = value(claim.rhs, rebound);
+        lhs.push_back(l);
+        rhs.push_back(r);
+        decision.push_back(within ? l / r - 1 : l - r);
+      } catch (const Undefined&) {
+        // A resample where the statistic is undefined (all values equal: no spread) is skipped.
+      }
+    }
+    if (decision.size() < static_cast<std::size_t>(resamples) / 2)
+      throw Undefined{"the statistic is undefined in most resamples (too few distinct values)"};
+    ev.lhs_ci = interval(lhs, level);
+    ev.rhs_ci = interval(rhs, level);
+    ev.decision_ci = interval(decision, level);
+    const Interval& d = ev.decision_ci;
+    switch (claim.op) {
+      case Op::gt:
+        ev.verdict = d.lo > 0 ? Verdict::reproduced : d.hi <= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+        break;
+      case Op::ge:
+        ev.verdict = d.lo >= 0 ? Verdict::reproduced : d.hi < 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+        break;
+      case Op::lt:
+        ev.verdict = d.hi < 0 ? Verdict::reproduced : d.lo >= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+        break;
+      case Op::le:
+        ev.verdict = d.hi <= 0 ? Verdict::reproduced : d.lo > 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+        break;
+      case Op::within: {
+        const double t = claim.tolerance;
+        ev.verdict = d.lo >= -t && d.hi <= t       ? Verdict::reproduced
+                     : d.hi < -t || d.lo > t       ? Verdict::not_reproduced
+                                                   : Verdict::inconclusive;
+        break;
+      }
+    }
+  } catch (const Undefined& u) {
+    ev.verdict = Verdict::undefined;
+    ev.why = u.why;
+  }
+  return ev;
+}
+
+}  // namespace noisefloor::claims

@@ -1,0 +1,56 @@
+// Claims judged with intervals, not points (issue 13, under way): every series a claim names is
+// resampled with replacement, independently, B times with a seeded generator (mt19937_64, whose
+// output the standard fixes, and Lemire's multiply-shift for the index, so the same seed gives the
+// same intervals everywhere); each side of the claim and their difference are recomputed per
+// resample, and the percentile interval of the difference decides:
+//   REPRODUCED      the whole interval on the claimed side
+//   NOT REPRODUCED  the whole interval on the other side
+//   INCONCLUSIVE    the interval straddles the boundary: more samples would decide
+// `within A ± B%` uses the relative deviation lhs/rhs - 1 against [-B, B]. A statistic that is not
+// defined (cv with n < 2, a mean that is not positive) makes the claim UNDEFINED with the reason.
+// Pure.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "claims/claim.hpp"
+
+namespace noisefloor::claims {
+
+// The samples a claim can name: per condition its rows (benchmark as printed, kept values in run
+// order), the first row being the condition's own when no benchmark is named; per variant of a
+// paired experiment its per-repeat ratios to the baseline.
+struct Data {
+  std::map<std::string, std::vector<std::pair<std::string, std::vector<double>>>> rows;
+  std::map<std::string, std::vector<double>> ratios;
+};
+
+enum class Verdict { reproduced, not_reproduced, inconclusive, undefined };
+std::string_view to_string(Verdict v);  // "REPRODUCED", "NOT REPRODUCED", "INCONCLUSIVE", "UNDEFINED"
+
+struct Interval {
+  double lo = 0, hi = 0;
+};
+
+struct Evaluation {
+  std::string claim;
+  Verdict verdict = Verdict::undefined;
+  std::string why;            // UNDEFINED: which statistic and why
+  double lhs = 0, rhs = 0;    // point estimates
+  Interval lhs_ci, rhs_ci;    // percentile intervals of each side
+  Interval decision_ci;       // of lhs - rhs, or of lhs/rhs - 1 for within
+  std::uint64_t seed = 0;
+  int resamples = 0;
+  double level = 0.95;
+};
+
+inline constexpr int kDefaultResamples = 10000;
+
+Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, int resamples = kDefaultResamples,
+                    double level = 0.95);
+
+}  // namespace noisefloor::claims
