@@ -9,7 +9,10 @@
 #include <stdexcept>
 
 namespace noisefloor::claims {
+
 namespace {
+
+__extension__ using u128 = unsigned __int128;  // g++ and clang: Lemire's index needs the high word
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -150,7 +153,7 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
 
     std::mt19937_64 rng(seed);
     const auto index = [&](std::size_t n) {
-      return static_cast<std::size_t>((static_cast<unsigned __int128>(rng()) * n) >> 64);
+      return static_cast<std::size_t>((static_cast<u128>(rng()) * n) >> 64);
     };
     std::vector<std::vector<double>> copies(distinct.size());
     std::map<const Expr*, const std::vector<double>*> rebound;

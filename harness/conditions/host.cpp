@@ -128,7 +128,7 @@ std::optional<records::SpinnerSetup> Spinners::setup() const {
   if (load_.empty() && !set_) return std::nullopt;
   std::vector<int> pids;
   for (const auto& load : load_) pids.push_back(load.pid);
-  records::SpinnerSetup setup{spec_.count, spec_.cpus, pids, spec_.nice};
+  records::SpinnerSetup setup{spec_.count, spec_.cpus, pids, spec_.nice, {}};
   for (const auto& id : containers_) setup.containers.push_back(id.substr(0, 12));
   return setup;
 }

@@ -31,11 +31,17 @@ records::InvocationRecord container_run(std::int64_t periods, std::int64_t throt
   return r;
 }
 
+records::ConditionRecord condition(std::string name) {
+  records::ConditionRecord c;
+  c.condition = std::move(name);
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("accounting: the launcher overhead is the median of every no-op of the condition") {
   records::RunRecord run;
-  records::ConditionRecord fast{"fast"}, slow{"slow"};
+  auto fast = condition("fast"), slow = condition("slow");
   // fast: a 10 ms command against a 1 ms no-op: 10×, below the 20× floor.
   fast.runs = {command_run(0.010, {0.001, 0.002, 0.001}), command_run(0.011, {0.001, 0.0009, 0.003})};
   slow.runs = {command_run(0.5, {0.001, 0.001, 0.001})};
@@ -61,7 +67,7 @@ TEST_CASE("accounting: the launcher overhead is the median of every no-op of the
 
 TEST_CASE("accounting: a throttled container is flagged with its figures") {
   records::RunRecord run;
-  records::ConditionRecord pinned{"pinned"};
+  auto pinned = condition("pinned");
   pinned.runs = {container_run(100, 0, 0), container_run(120, 30, 0.75), container_run(110, 10, 0.25)};
   run.condition_records = {pinned};
   const auto acc = analysis::accounting_of(run, [](const std::string& c) { return "r:" + c; });
@@ -82,7 +88,7 @@ TEST_CASE("accounting: a throttled container is flagged with its figures") {
 
 TEST_CASE("accounting: an unthrottled container and a plain host run add no notes") {
   records::RunRecord run;
-  records::ConditionRecord pinned{"pinned"}, idle{"idle"};
+  auto pinned = condition("pinned"), idle = condition("idle");
   pinned.runs = {container_run(100, 0, 0)};
   idle.runs = {records::InvocationRecord{}};
   run.condition_records = {pinned, idle};
