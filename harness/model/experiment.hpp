@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/published.hpp"
+
 namespace noisefloor::model {
 
 using Seconds = std::chrono::duration<double>;
@@ -118,6 +120,15 @@ struct ClaimSpec {
   friend bool operator==(const ClaimSpec&, const ClaimSpec&) = default;
 };
 
+// `reference:` as the experiment file says it; the pipeline reads the table before anything runs.
+struct ReferenceSpec {
+  std::string file;   // resolved against the experiment's directory ("" when `table:` is inline)
+  std::string table;  // inline text (cv-summary or markdown)
+  std::string source;
+  SourceMark mark;    // of `reference:`, for errors in reading it
+  friend bool operator==(const ReferenceSpec&, const ReferenceSpec&) = default;
+};
+
 struct Experiment {
   std::string name;
   std::string description;
@@ -133,6 +144,7 @@ struct Experiment {
   std::optional<Adaptive> adaptive;  // set by `samples: auto`
   std::vector<HostEntry> hosts;      // empty: this machine only (and DOCKER_HOST for containers)
   std::vector<ClaimSpec> claims;     // what it says it demonstrates (validated, in file order)
+  std::optional<ReferenceSpec> reference;  // the published table it replays
   bool paired() const { return !variants.empty(); }
   std::string source_file;   // the path as given
   std::string source_text;   // the file's bytes, copied into every result
