@@ -133,6 +133,16 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
   a.table = build_table(a.samples, a.conditions);
   for (auto& note : accounting_notes(a.accounting)) a.table.notes.push_back(std::move(note));
   a.sources = std::move(sources);
+  if (!a.merged && a.sources.front().run) {
+    const records::RunRecord& run = *a.sources.front().run;
+    if (!run.claims.empty() || run.reference) {
+      try {
+        a.judgement = judge(a.table, a.paired, run.claims, run.claims_seed, run.reference);
+      } catch (const claims::ClaimError& e) {
+        a.warnings.push_back(fmt::format("the recorded claims are not judged: {}", e.what()));
+      }
+    }
+  }
   return a;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/accounting.hpp"
+#include "analysis/judge.hpp"
 #include "analysis/paired.hpp"
 #include "analysis/rooms.hpp"
 #include "analysis/table.hpp"
@@ -35,6 +36,9 @@ struct Analysis {
   std::vector<Difference> differences;
   std::vector<std::size_t> difference_source;
   std::vector<std::string> warnings;  // from loading and recorded by the runs, "<label>: " when merged
+  // One result whose run recorded claims or a reference: the claims judged, the reference beside
+  // (analysis/judge.hpp). `check --claim` judges others through judge() itself.
+  std::optional<Judgement> judgement;
 
   // False when merged sources differ in a field that moves benchmarks and the user did not pass
   // --allow-different-hosts.

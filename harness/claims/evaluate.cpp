@@ -49,8 +49,16 @@ double statistic(const Expr& call, const std::vector<double>& v) {
   switch (call.function) {
     case Function::n: return static_cast<double>(v.size());
     case Function::mean: need(1); return mean_of(v);
-    case Function::median:
-    case Function::ratio: need(1); return median_of(v);
+    case Function::median: need(1); return median_of(v);
+    case Function::ratio: {  // the geometric mean of the per-repeat ratios, as the paired table prints
+      need(1);
+      double logs = 0;
+      for (double x : v) {
+        if (!(x > 0)) throw Undefined{fmt::format("{}: a ratio that is not positive", name)};
+        logs += std::log(x);
+      }
+      return std::exp(logs / static_cast<double>(v.size()));
+    }
     case Function::min: need(1); return *std::min_element(v.begin(), v.end());
     case Function::max: need(1); return *std::max_element(v.begin(), v.end());
     case Function::stddev: need(2); return stddev_of(v);
@@ -89,21 +97,42 @@ const std::vector<double>& series(const Expr& call, const Data& data) {
                               call.subject, call.benchmark)};
 }
 
-double value(const Expr& e, const std::map<const Expr*, const std::vector<double>*>& bound) {
+// The expression's value, each call's statistic given by `of`.
+template <class Of>
+double value(const Expr& e, const Of& of) {
   switch (e.kind) {
     case Expr::Kind::number: return e.value;
-    case Expr::Kind::call: return statistic(e, *bound.at(&e));
-    case Expr::Kind::neg: return -value(*e.left, bound);
-    case Expr::Kind::add: return value(*e.left, bound) + value(*e.right, bound);
-    case Expr::Kind::sub: return value(*e.left, bound) - value(*e.right, bound);
-    case Expr::Kind::mul: return value(*e.left, bound) * value(*e.right, bound);
+    case Expr::Kind::call: return of(e);
+    case Expr::Kind::neg: return -value(*e.left, of);
+    case Expr::Kind::add: return value(*e.left, of) + value(*e.right, of);
+    case Expr::Kind::sub: return value(*e.left, of) - value(*e.right, of);
+    case Expr::Kind::mul: return value(*e.left, of) * value(*e.right, of);
     case Expr::Kind::div: {
-      const double d = value(*e.right, bound);
+      const double d = value(*e.right, of);
       if (d == 0) throw Undefined{"a division by zero"};
-      return value(*e.left, bound) / d;
+      return value(*e.left, of) / d;
     }
   }
   return kNaN;
+}
+
+double value(const Expr& e, const std::map<const Expr*, const std::vector<double>*>& bound) {
+  return value(e, [&](const Expr& call) { return statistic(call, *bound.at(&call)); });
+}
+
+// Whether `d`, the interval of lhs - rhs (or lhs/rhs - 1 for within), is on the claimed side.
+Verdict decide(Op op, double tolerance, const Interval& d) {
+  switch (op) {
+    case Op::gt: return d.lo > 0 ? Verdict::reproduced : d.hi <= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+    case Op::ge: return d.lo >= 0 ? Verdict::reproduced : d.hi < 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+    case Op::lt: return d.hi < 0 ? Verdict::reproduced : d.lo >= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+    case Op::le: return d.hi <= 0 ? Verdict::reproduced : d.lo > 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+    case Op::within:
+      return d.lo >= -tolerance && d.hi <= tolerance ? Verdict::reproduced
+             : d.hi < -tolerance || d.lo > tolerance ? Verdict::not_reproduced
+                                                     : Verdict::inconclusive;
+  }
+  return Verdict::undefined;
 }
 
 // Hyndman–Fan type 7 quantile of sorted values.
@@ -180,33 +209,57 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
     ev.lhs_ci = interval(lhs, level);
     ev.rhs_ci = interval(rhs, level);
     ev.decision_ci = interval(decision, level);
-    const Interval& d = ev.decision_ci;
-    switch (claim.op) {
-      case Op::gt:
-        ev.verdict = d.lo > 0 ? Verdict::reproduced : d.hi <= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
-        break;
-      case Op::ge:
-        ev.verdict = d.lo >= 0 ? Verdict::reproduced : d.hi < 0 ? Verdict::not_reproduced : Verdict::inconclusive;
-        break;
-      case Op::lt:
-        ev.verdict = d.hi < 0 ? Verdict::reproduced : d.lo >= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
-        break;
-      case Op::le:
-        ev.verdict = d.hi <= 0 ? Verdict::reproduced : d.lo > 0 ? Verdict::not_reproduced : Verdict::inconclusive;
-        break;
-      case Op::within: {
-        const double t = claim.tolerance;
-        ev.verdict = d.lo >= -t && d.hi <= t       ? Verdict::reproduced
-                     : d.hi < -t || d.lo > t       ? Verdict::not_reproduced
-                                                   : Verdict::inconclusive;
-        break;
-      }
-    }
+    ev.verdict = decide(claim.op, claim.tolerance, ev.decision_ci);
   } catch (const Undefined& u) {
     ev.verdict = Verdict::undefined;
     ev.why = u.why;
   }
   return ev;
+}
+
+PointCheck check_points(const Claim& claim, const Lookup& lookup) {
+  PointCheck pc;
+  try {
+    const auto of = [&](const Expr& call) {
+      const auto v = lookup(call.function, call.subject, call.benchmark);
+      if (!v) throw Undefined{fmt::format("{}({}) is not published", to_string(call.function), call.subject)};
+      return *v;
+    };
+    pc.lhs = value(claim.lhs, of);
+    pc.rhs = value(claim.rhs, of);
+    if (claim.op == Op::within && pc.rhs == 0) throw Undefined{"`within` needs a non-zero reference"};
+    const double d = claim.op == Op::within ? pc.lhs / pc.rhs - 1 : pc.lhs - pc.rhs;
+    pc.holds = decide(claim.op, claim.tolerance, {d, d}) == Verdict::reproduced;
+  } catch (const Undefined& u) {
+    pc.why = u.why;
+  }
+  return pc;
+}
+
+Estimate estimate(Function f, const std::vector<double>& series, std::uint64_t seed, int resamples, double level) {
+  Estimate e;
+  Expr call;
+  call.kind = Expr::Kind::call;
+  call.function = f;
+  try {
+    e.value = statistic(call, series);
+    std::mt19937_64 rng(seed);
+    std::vector<double> copy(series.size()), values;
+    for (int b = 0; b < resamples; ++b) {
+      for (auto& x : copy) x = series[static_cast<std::size_t>((static_cast<u128>(rng()) * series.size()) >> 64)];
+      try {
+        values.push_back(statistic(call, copy));
+      } catch (const Undefined&) {
+      }
+    }
+    if (values.size() < static_cast<std::size_t>(resamples) / 2)
+      throw Undefined{"undefined in most resamples (too few distinct values)"};
+    e.ci = interval(values, level);
+    e.defined = true;
+  } catch (const Undefined& u) {
+    e.why = u.why;
+  }
+  return e;
 }
 
 }  // namespace noisefloor::claims

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,5 +53,27 @@ inline constexpr int kDefaultResamples = 10000;
 
 Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, int resamples = kDefaultResamples,
                     double level = 0.95);
+
+// A claim on published figures: there are no samples, so no interval; whether it holds at the
+// published values. `lookup` gives a statistic of (condition or variant, benchmark), cv and rcv as
+// fractions, or nullopt when the publication does not print it.
+using Lookup = std::function<std::optional<double>(Function, const std::string& subject, const std::string& benchmark)>;
+struct PointCheck {
+  std::optional<bool> holds;  // nullopt: not decidable from what was published (why says what is missing)
+  double lhs = 0, rhs = 0;
+  std::string why;
+};
+PointCheck check_points(const Claim& claim, const Lookup& lookup);
+
+// One statistic of one series with its seeded percentile interval (this run's figures beside a
+// published table). defined is false, with why, when the statistic is not (cv with n < 2).
+struct Estimate {
+  bool defined = false;
+  double value = 0;
+  Interval ci;
+  std::string why;
+};
+Estimate estimate(Function f, const std::vector<double>& series, std::uint64_t seed,
+                  int resamples = kDefaultResamples, double level = 0.95);
 
 }  // namespace noisefloor::claims

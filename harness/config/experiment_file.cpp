@@ -26,7 +26,8 @@ using model::SourceMark;
 
 const std::vector<std::string> kTopKeys = {"name",     "description", "benchmark", "conditions",
                                            "schedule", "cooldown",    "variants",  "comparison", "settle", "claims",
-                                           "hosts"};
+                                           "hosts",    "reference"};
+const std::vector<std::string> kReferenceKeys = {"file", "table", "source"};
 const std::vector<std::string> kBenchmarkKeys = {"build",   "command", "format",          "samples",
                                                  "warmup",  "timeout", "samples_per_run", "env",
                                                  "workdir", "precision", "max_samples", "time_budget",
@@ -349,6 +350,7 @@ class Reader {
         }
     }
     if (const YAML::Node c = root["claims"]) read_claims(c, exp);
+    if (const YAML::Node r = root["reference"]) read_reference(r, exp);
     return exp;
   }
 
@@ -374,6 +376,28 @@ class Reader {
       }
       exp.claims.push_back({text, mark_of(node[i])});
     }
+  }
+
+  // reference: published/cv-summary.txt, or {file: ..., source: "..."}, or {table: |, source: ...}:
+  // the published table the replay is held against. The file is read (and its format checked)
+  // by the pipeline before anything runs; its path resolves against the experiment's directory.
+  void read_reference(const YAML::Node& node, model::Experiment& exp) const {
+    model::ReferenceSpec r;
+    r.mark = mark_of(node);
+    if (node.IsScalar()) {
+      r.file = get_string(node, "reference");
+    } else {
+      if (!node.IsMap())
+        fail(node, "reference: expected a file (cv-summary.txt, summary.json, a result directory or a markdown "
+                   "table), or a mapping with file or table, and source");
+      check_keys(node, kReferenceKeys, "reference");
+      if (const YAML::Node f = node["file"]) r.file = get_string(f, "reference.file");
+      if (const YAML::Node t = node["table"]) r.table = get_string(t, "reference.table");
+      if (const YAML::Node s = node["source"]) r.source = get_string(s, "reference.source");
+      if (r.file.empty() == r.table.empty())
+        fail(node, "reference: give exactly one of file (a published table's path) or table (its text inline)");
+    }
+    exp.reference = r;
   }
 
   // The file's one YAML document. An empty file, a second document and bytes that are not text
@@ -830,6 +854,8 @@ void resolve_paths(model::Experiment& e, const std::string& file_dir) {
   };
   resolve(e.benchmark.command);
   resolve(e.benchmark.build);
+  if (e.reference && !e.reference->file.empty() && std::filesystem::path(e.reference->file).is_relative())
+    e.reference->file = (base / e.reference->file).lexically_normal().string();
   for (auto& v : e.variants) resolve(v.command);
 }
 

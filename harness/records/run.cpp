@@ -1,5 +1,7 @@
 #include "records/run.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "model/cpulist.hpp"
@@ -328,6 +330,11 @@ void to_json(json& j, const RunRecord& v) {
   if (!v.description.empty()) j["description"] = v.description;
   if (!v.experiment_file.empty()) j["experiment_file"] = v.experiment_file;
   if (!v.host.empty()) j["host"] = v.host;
+  if (!v.claims.empty()) {
+    j["claims"] = v.claims;
+    j["claims_seed"] = v.claims_seed;
+  }
+  if (v.reference) j["reference"] = *v.reference;
   if (v.comparison) j["comparison"] = *v.comparison;
   if (!v.adaptive.empty()) j["adaptive"] = v.adaptive;
   if (!v.sessions.empty()) j["sessions"] = v.sessions;
@@ -354,6 +361,9 @@ void from_json(const json& j, RunRecord& v) {
     read_optional(j, "comparison", v.comparison);
     v.adaptive = j.value("adaptive", std::map<std::string, AdaptiveOutcome>{});
     v.sessions = j.value("sessions", std::vector<SessionRecord>{});
+    v.claims = j.value("claims", std::vector<std::string>{});
+    v.claims_seed = j.value("claims_seed", std::uint64_t{1});
+    read_optional(j, "reference", v.reference);
   } catch (const json::exception& e) {
     throw ParseError(e.what());
   }
@@ -364,6 +374,55 @@ void from_json(const json& j, RunRecord& v) {
 namespace noisefloor::model {
 
 using nlohmann::json;
+
+namespace {
+void put(json& j, const char* key, const std::optional<double>& v) {
+  j[key] = v && std::isfinite(*v) ? json(*v) : json(nullptr);  // JSON has no NaN
+}
+void get(const json& j, const char* key, std::optional<double>& v) {
+  const auto it = j.find(key);
+  v = it == j.end() || it->is_null() ? std::nullopt : std::optional<double>(it->get<double>());
+}
+}  // namespace
+
+void to_json(json& j, const PublishedRow& v) {
+  j = {{"condition", v.condition}, {"benchmark", v.benchmark}};
+  j["n"] = v.n ? json(*v.n) : json(nullptr);
+  put(j, "mean", v.mean);
+  put(j, "stddev", v.stddev);
+  put(j, "cv_pct", v.cv_pct);
+  put(j, "median", v.median);
+  put(j, "min", v.min);
+  put(j, "max", v.max);
+}
+
+void from_json(const json& j, PublishedRow& v) {
+  v = {};
+  v.condition = j.at("condition").get<std::string>();
+  v.benchmark = j.value("benchmark", "");
+  if (j.contains("n") && !j["n"].is_null()) v.n = j["n"].get<int>();
+  get(j, "mean", v.mean);
+  get(j, "stddev", v.stddev);
+  get(j, "cv_pct", v.cv_pct);
+  get(j, "median", v.median);
+  get(j, "min", v.min);
+  get(j, "max", v.max);
+}
+
+void to_json(json& j, const PublishedTable& v) {
+  j = {{"source", v.source}, {"file", v.file},     {"format", v.format},
+       {"unit", v.unit},     {"header", v.header}, {"rows", v.rows}};
+}
+
+void from_json(const json& j, PublishedTable& v) {
+  v = {};
+  v.source = j.value("source", "");
+  v.file = j.value("file", "");
+  v.format = j.value("format", "");
+  v.unit = j.value("unit", "");
+  v.header = j.value("header", std::vector<std::string>{});
+  v.rows = j.at("rows").get<std::vector<PublishedRow>>();
+}
 
 void to_json(json& j, const Usage& v) {
   j = {{"wall_s", v.wall_seconds},

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fingerprint/facts.hpp"
+#include "model/published.hpp"
 #include "model/usage.hpp"
 #include "probe/probe_report.hpp"
 
@@ -204,13 +205,18 @@ struct RunRecord {
   // The host of a run on several (README: Many machines): as the experiment or --host named it;
   // "" for a run on this machine alone.
   std::string host;
+  // What the experiment claims (`claims:`, as written) and the seed of the bootstrap that judges
+  // them; the published table it replays (`reference:`), as read when the run started.
+  std::vector<std::string> claims;
+  std::uint64_t claims_seed = 1;
+  std::optional<model::PublishedTable> reference;
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
 };
 
 // JSON (nlohmann ADL). run.json is {"schema_version": 1, "experiment", "description",
 // "run_id", "status", "error" (null when none), "started_utc", "finished_utc", "command_line",
 // "conditions", "summary_header", "condition_records": [...], "warnings", "experiment_file",
-// "comparison" (paired experiments), "adaptive" (samples: auto), "host" (runs on several hosts)}. CPU lists are written as text ("0-3",
+// "comparison" (paired experiments), "adaptive" (samples: auto), "host" (runs on several hosts), "claims", "claims_seed", "reference" (experiments that have them)}. CPU lists are written as text ("0-3",
 // spinners "unpinned"). from_json accepts every schema 1 file written since 0.1 (fields added
 // later default) and throws ParseError for a wrong type or a newer schema_version.
 void to_json(nlohmann::json& j, const ComparisonSettings& v);
@@ -237,6 +243,12 @@ void from_json(const nlohmann::json& j, RunRecord& v);
 }  // namespace noisefloor::records
 
 namespace noisefloor::model {
+// {"source", "file", "format", "unit", "header", "rows": [{"condition", "benchmark", "n", "mean",
+// "stddev", "cv_pct", "median", "min", "max"}]}, unknown figures null.
+void to_json(nlohmann::json& j, const PublishedRow& v);
+void from_json(const nlohmann::json& j, PublishedRow& v);
+void to_json(nlohmann::json& j, const PublishedTable& v);
+void from_json(const nlohmann::json& j, PublishedTable& v);
 // {"wall_s", "user_s", "sys_s", "max_rss_kib", "voluntary_switches", "involuntary_switches"}
 void to_json(nlohmann::json& j, const Usage& v);
 void from_json(const nlohmann::json& j, Usage& v);

@@ -1,0 +1,194 @@
+#include "analysis/judge.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+namespace noisefloor::analysis {
+namespace {
+
+// Whether a published condition name stands for `condition`: the same name, or the name followed
+// by what is not part of a name ("noisy (16 spinners)", "pinned container, same spinners").
+bool stands_for(const std::string& published, const std::string& condition) {
+  if (published == condition) return true;
+  if (published.size() <= condition.size() || published.compare(0, condition.size(), condition) != 0) return false;
+  const auto next = static_cast<unsigned char>(published[condition.size()]);
+  return !std::isalnum(next) && next != '_' && next != '-';
+}
+
+bool same_benchmark(const Row& row, const std::string& benchmark) {
+  return benchmark.empty() || row.name == benchmark || row.benchmark == benchmark;
+}
+
+claims::Data data_of(const Table& table, const PairedTable& paired) {
+  claims::Data d;
+  for (const Row& row : table.rows) d.rows[row.condition].emplace_back(row.name, row.values);
+  for (const PairedRow& p : paired.rows)
+    if (!p.aa && !d.ratios.count(p.variant)) d.ratios[p.variant] = p.paired.ratios;
+  return d;
+}
+
+const model::PublishedRow* published_row(const model::PublishedTable& t, const std::string& condition,
+                                         const std::string& benchmark) {
+  const model::PublishedRow* best = nullptr;
+  for (const auto& r : t.rows) {
+    if (!stands_for(r.condition, condition)) continue;
+    if (!benchmark.empty() && !r.benchmark.empty() && r.benchmark != benchmark) continue;
+    if (!best || (r.condition == condition && best->condition != condition)) best = &r;
+  }
+  return best;
+}
+
+std::optional<double> published_statistic(const model::PublishedRow& r, claims::Function f) {
+  using claims::Function;
+  switch (f) {
+    case Function::n: return r.n ? std::optional<double>(*r.n) : std::nullopt;
+    case Function::mean: return r.mean;
+    case Function::stddev: return r.stddev;
+    case Function::cv: return r.cv_pct ? std::optional<double>(*r.cv_pct / 100) : std::nullopt;
+    case Function::median: return r.median;
+    case Function::min: return r.min;
+    case Function::max: return r.max;
+    case Function::rcv:
+    case Function::ratio: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string agreement(const claims::Evaluation& run, const claims::PointCheck& published) {
+  if (!published.holds) return "not published";
+  if (run.verdict == claims::Verdict::inconclusive || run.verdict == claims::Verdict::undefined) return "undecided";
+  const bool shown = run.verdict == claims::Verdict::reproduced;
+  return shown == *published.holds ? "agrees" : "disagrees";
+}
+
+nlohmann::json interval_json(const claims::Interval& i) { return {stats::number_or_null(i.lo), stats::number_or_null(i.hi)}; }
+
+}  // namespace
+
+int Judgement::count(claims::Verdict v) const {
+  return static_cast<int>(std::count_if(claims.begin(), claims.end(), [&](const ClaimResult& r) { return r.run.verdict == v; }));
+}
+
+claims::Names names_of(const Table& table, const PairedTable& paired) {
+  claims::Names names;
+  names.conditions = table.conditions;
+  for (const PairedRow& p : paired.rows)
+    if (!p.aa && std::find(names.variants.begin(), names.variants.end(), p.variant) == names.variants.end())
+      names.variants.push_back(p.variant);
+  return names;
+}
+
+const Row* matching_row(const Table& table, const model::PublishedRow& published) {
+  // The longest condition the published name stands for ("pinned-2" before "pinned").
+  const std::string* condition = nullptr;
+  for (const auto& c : table.conditions)
+    if (stands_for(published.condition, c) && (!condition || c.size() > condition->size())) condition = &c;
+  if (!condition) return nullptr;
+  const Row* first = nullptr;
+  for (const Row& row : table.rows) {
+    if (row.condition != *condition) continue;
+    if (!first) first = &row;
+    if (!published.benchmark.empty() && same_benchmark(row, published.benchmark)) return &row;
+  }
+  return first;
+}
+
+Judgement judge(const Table& table, const PairedTable& paired, const std::vector<std::string>& claim_texts,
+                std::uint64_t seed, const std::optional<model::PublishedTable>& reference) {
+  Judgement j;
+  j.seed = seed;
+  j.reference = reference;
+  const claims::Names names = names_of(table, paired);
+  const claims::Data data = data_of(table, paired);
+  for (const std::string& text : claim_texts) {
+    const claims::Claim claim = claims::parse_claim(text, names);
+    ClaimResult r;
+    r.run = claims::evaluate(claim, data, seed, j.resamples, j.level);
+    if (reference) {
+      r.published = claims::check_points(
+          claim, [&](claims::Function f, const std::string& subject, const std::string& benchmark) -> std::optional<double> {
+            const model::PublishedRow* row = published_row(*reference, subject, benchmark);
+            return row ? published_statistic(*row, f) : std::nullopt;
+          });
+      r.agreement = agreement(r.run, *r.published);
+    }
+    j.claims.push_back(std::move(r));
+  }
+  if (reference) {
+    for (const auto& p : reference->rows) {
+      ReferenceRow b;
+      b.published = p;
+      b.published_band = stats::band_for_cv(p.cv_pct);
+      if (const Row* row = matching_row(table, p)) {
+        b.condition = row->condition;
+        b.name = row->name;
+        b.n = row->summary.n;
+        b.mean = row->summary.mean;
+        b.mean_ci = row->summary.mean_ci;
+        b.stddev = row->summary.stddev;
+        b.band = row->summary.band;
+        b.cv = claims::estimate(claims::Function::cv, row->values, seed, j.resamples, j.level);
+      } else {
+        j.notes.push_back(fmt::format("published condition \"{}\" matches none of this run's ({})", p.condition,
+                                      fmt::join(table.conditions, ", ")));
+      }
+      j.beside.push_back(std::move(b));
+    }
+  }
+  return j;
+}
+
+void to_json(nlohmann::json& j, const ClaimResult& r) {
+  const claims::Evaluation& e = r.run;
+  const bool defined = e.verdict != claims::Verdict::undefined;
+  j = {{"claim", e.claim}, {"verdict", std::string(claims::to_string(e.verdict))}};
+  j["why"] = e.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.why);
+  j["lhs"] = defined ? stats::number_or_null(e.lhs) : nlohmann::json(nullptr);
+  j["rhs"] = defined ? stats::number_or_null(e.rhs) : nlohmann::json(nullptr);
+  j["lhs_ci"] = defined ? interval_json(e.lhs_ci) : nlohmann::json(nullptr);
+  j["rhs_ci"] = defined ? interval_json(e.rhs_ci) : nlohmann::json(nullptr);
+  j["decision_ci"] = defined ? interval_json(e.decision_ci) : nlohmann::json(nullptr);
+  if (r.published) {
+    const auto& p = *r.published;
+    j["published"] = {{"holds", p.holds ? nlohmann::json(*p.holds) : nlohmann::json(nullptr)},
+                      {"lhs", p.holds ? stats::number_or_null(p.lhs) : nlohmann::json(nullptr)},
+                      {"rhs", p.holds ? stats::number_or_null(p.rhs) : nlohmann::json(nullptr)},
+                      {"why", p.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.why)}};
+    j["agreement"] = r.agreement;
+  }
+}
+
+void to_json(nlohmann::json& j, const ReferenceRow& r) {
+  j = {{"published", r.published}, {"published_band", std::string(stats::to_string(r.published_band))}};
+  if (r.condition.empty()) {
+    j["condition"] = nullptr;
+    return;
+  }
+  j["condition"] = r.condition;
+  j["name"] = r.name;
+  j["n"] = r.n;
+  j["mean"] = stats::number_or_null(r.mean);
+  j["mean_ci"] = r.mean_ci ? nlohmann::json(*r.mean_ci) : nlohmann::json(nullptr);
+  j["stddev"] = r.stddev ? stats::number_or_null(*r.stddev) : nlohmann::json(nullptr);
+  j["cv_pct"] = r.cv.defined ? stats::number_or_null(100 * r.cv.value) : nlohmann::json(nullptr);
+  j["cv_pct_ci"] = r.cv.defined ? nlohmann::json{stats::number_or_null(100 * r.cv.ci.lo), stats::number_or_null(100 * r.cv.ci.hi)}
+                                : nlohmann::json(nullptr);
+  j["band"] = std::string(stats::to_string(r.band));
+}
+
+void to_json(nlohmann::json& j, const Judgement& judgement) {
+  j = {{"method", "percentile bootstrap of each claim's difference (within: relative deviation)"},
+       {"seed", judgement.seed},
+       {"resamples", judgement.resamples},
+       {"level", judgement.level},
+       {"results", judgement.claims}};
+  if (judgement.reference) {
+    j["reference"] = *judgement.reference;
+    j["reference"]["beside"] = judgement.beside;
+  }
+  if (!judgement.notes.empty()) j["notes"] = judgement.notes;
+}
+
+}  // namespace noisefloor::analysis
