@@ -171,6 +171,7 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
     std::map<const Expr*, const std::vector<double>*> bound;
     std::vector<const std::vector<double>*> distinct;
     for (const Expr* call : calls(claim)) {
+      if (call->function == Function::cv || call->function == Function::rcv) ev.percent = true;
       const std::vector<double>* s = &series(*call, data);
       bound[call] = s;
       if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);

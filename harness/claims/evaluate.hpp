@@ -42,6 +42,7 @@ struct Evaluation {
   Verdict verdict = Verdict::undefined;
   std::string why;            // UNDEFINED: which statistic and why
   double lhs = 0, rhs = 0;    // point estimates
+  bool percent = false;       // the claim compares cv or rcv: its sides are fractions, shown as %
   Interval lhs_ci, rhs_ci;    // percentile intervals of each side
   Interval decision_ci;       // of lhs - rhs, or of lhs/rhs - 1 for within
   std::uint64_t seed = 0;

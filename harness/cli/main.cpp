@@ -126,6 +126,8 @@ int run_main(int argc, char** argv) {
   run_cmd->add_flag("--wait", run.wait,
                     "when another noisefloor run holds an engine, wait for it instead of failing");
   run_cmd->add_flag("-q,--quiet", quiet, "no progress output");
+  run_cmd->add_flag("--check", run.check,
+                    "exit 3 when one of the experiment's claims is NOT REPRODUCED (guard a published result in CI)");
   run_cmd->add_option("--anchor", run.anchor,
                       "an earlier clean result of the same machine: print how contended this run was");
 
@@ -163,6 +165,23 @@ int run_main(int argc, char** argv) {
   report_cmd->add_option("--format", report.format, "print an export instead: markdown, csv, json, gotest or summary");
   report_cmd->add_flag("--allow-different-hosts", report.allow_different_hosts,
                        "merge results even when fingerprint fields that move benchmarks differ");
+
+  pipeline::CheckOptions check;
+  std::uint64_t check_seed = 0;
+  auto* check_cmd = app.add_subcommand(
+      "check", "judge claims on results without running anything: REPRODUCED, NOT REPRODUCED (exit 3) or INCONCLUSIVE");
+  check_cmd->add_option("results", check.paths, "a result directory, or go test -bench output files (conditions named "
+                                                "after the files)")
+      ->required();
+  check_cmd->add_option("--claim", check.claims,
+                        "a claim instead of the recorded ones, e.g. 'cv(noisy) > 2 * cv(idle)' (repeatable)");
+  check_cmd->add_option("--reference", check.reference,
+                        "a published table to hold the results against: cv-summary.txt, summary.json, a result "
+                        "directory or a markdown table");
+  auto* seed_option = check_cmd->add_option("--seed", check_seed, "the bootstrap's seed (default: the run's recorded one, else 1)");
+  check_cmd->add_option("--format", check.format, "text, markdown or json")->capture_default_str();
+  check_cmd->add_flag("--allow-different-hosts", check.allow_different_hosts,
+                      "pool results even when fingerprint fields that move benchmarks differ");
 
   auto* gc_cmd = app.add_subcommand("gc", "remove containers that a killed run left behind");
 
@@ -209,6 +228,9 @@ int run_main(int argc, char** argv) {
       status = print(pipeline::compare(compare));
     } else if (*report_cmd) {
       status = print(pipeline::report(report));
+    } else if (*check_cmd) {
+      if (*seed_option) check.seed = check_seed;
+      status = print(pipeline::check(check));
     } else if (*gc_cmd) {
       status = print(pipeline::gc());
     } else if (*fingerprint_cmd) {

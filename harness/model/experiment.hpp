@@ -126,6 +126,7 @@ struct ReferenceSpec {
   std::string table;  // inline text (cv-summary or markdown)
   std::string source;
   SourceMark mark;    // of `reference:`, for errors in reading it
+  std::optional<PublishedTable> published;  // what it holds, read by the pipeline before anything runs
   friend bool operator==(const ReferenceSpec&, const ReferenceSpec&) = default;
 };
 

@@ -49,6 +49,9 @@ struct RunOptions {
   // `hosts:` (README: Many machines).
   std::vector<std::string> hosts;
   bool wait = false;  // --wait: wait for an engine another run holds, instead of failing
+  // --check: exit 3 when one of the experiment's claims is NOT REPRODUCED (a CI job guarding a
+  // published result); the experiment must state claims.
+  bool check = false;
 };
 
 // Where a run's live output goes: samples and progress (runner::Observer, after each sample is
@@ -97,6 +100,24 @@ struct ReportOptions {
   bool allow_different_hosts = false;
 };
 Output report(const ReportOptions& options);
+
+// `check RESULTS`: the claims a run recorded (or --claim ones instead) judged on its samples, the
+// published table beside when the run replayed one (or --reference). Results are result
+// directories or go test -bench output files (one condition each, named after the file). Exit 3
+// when a claim is NOT REPRODUCED.
+struct CheckOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> claims;  // --claim (repeatable): replaces the recorded claims
+  std::string reference;            // --reference FILE|DIR: replaces the recorded reference
+  std::optional<std::uint64_t> seed;  // --seed: default the run's recorded seed, else 1
+  std::string format = "text";       // text | markdown | json
+  bool allow_different_hosts = false;
+};
+Output check(const CheckOptions& options);
+
+// Exit 3 (status) with a one-line failure when `judged` (label → judgement) has a claim NOT
+// REPRODUCED; `out` unchanged otherwise.
+inline constexpr int kNotReproducedStatus = 3;
 
 // ---- the machine ----
 

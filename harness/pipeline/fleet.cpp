@@ -370,6 +370,15 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
                               outcomes.size(), fmt::join(failed, "; "), fleet.path().string());
     if (all_config && failed.size() == outcomes.size()) throw ConfigError(out.failure);
   }
+  if (o.check) {
+    std::vector<std::pair<std::string, const analysis::Judgement*>> judged;
+    for (std::size_t i = 0; i < outcomes.size(); ++i)
+      if (f.columns[i].analysis != nullptr && f.columns[i].analysis->judgement)
+        judged.emplace_back(outcomes[i].record.name, &*f.columns[i].analysis->judgement);
+    const int status = out.status;
+    fail_unreproduced(out, judged);
+    if (!failed.empty() && status == 0 && out.status == kNotReproducedStatus) out.status = 1;  // a failed host first
+  }
   return out;
 }
 

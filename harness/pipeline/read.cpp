@@ -1,4 +1,4 @@
-// The commands that read results: `cv`, `compare` and `report`. Load → analyze → render.
+// The commands that read results: `cv`, `compare`, `report` and `check`. Load → analyze → render.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
 #include "analysis/rooms.hpp"
+#include "claims/claim.hpp"
 #include "files/files.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
@@ -16,6 +17,7 @@
 #include "render/export.hpp"
 #include "render/fleet.hpp"
 #include "render/html.hpp"
+#include "render/judge.hpp"
 #include "render/table.hpp"
 #include "results/load.hpp"
 #include "results/summary.hpp"
@@ -103,6 +105,10 @@ Output cv(const CvOptions& o) {
     if (!verdict.empty()) out.out += verdict + "\n";
     out.out += fleet_view(loaded, o.format == "text");
     out.out += o.format == "text" ? render::table_text(a.table) : render::table_markdown(a.table);
+    if (a.judgement) {
+      const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
+      out.out += o.format == "text" ? render::judgement_text(*a.judgement, unit) : render::judgement_markdown(*a.judgement, unit);
+    }
   } else if (o.format == "csv") {
     out.out = render::table_csv(a.table);
   } else if (o.format == "summary") {
@@ -207,6 +213,57 @@ Output report(const ReportOptions& o) {
     files::write_atomic(target, page());
     out.out = target.string() + "\n";
   }
+  return out;
+}
+
+Output check(const CheckOptions& o) {
+  if (o.format != "text" && o.format != "markdown" && o.format != "json")
+    throw ConfigError(fmt::format("--format: expected text, markdown or json, got \"{}\"", o.format));
+  if (o.paths.empty()) throw ConfigError("check: give a result directory or go test -bench output files");
+  if (o.seed && *o.seed >= (std::uint64_t{1} << 53))
+    throw ConfigError("--seed: expected a whole number below 2^53 (it is recorded in JSON)");
+  const Loaded loaded = load_all(o.paths);
+  if (!loaded.fleets.empty())
+    throw ConfigError(fmt::format("check: {} is a run on several hosts: check each host's directory "
+                                  "(<run>/hosts/<host>)",
+                                  o.paths.front()));
+  const analysis::Analysis a = analysis::analyze(loaded.results, o.allow_different_hosts);
+  const records::RunRecord* run = a.sources.size() == 1 && a.sources.front().run ? &*a.sources.front().run : nullptr;
+  const std::vector<std::string> claim_texts = !o.claims.empty() ? o.claims : run ? run->claims : std::vector<std::string>{};
+  if (claim_texts.empty())
+    throw ConfigError(fmt::format("check: {} records no claims: give one with --claim, e.g. --claim 'cv({}) <= 5%'",
+                                  o.paths.front(), a.table.conditions.empty() ? "idle" : a.table.conditions.front()));
+  std::optional<model::PublishedTable> reference = run ? run->reference : std::nullopt;
+  if (!o.reference.empty()) {
+    try {
+      reference = read_published(o.reference);
+    } catch (const Error& err) {
+      throw ConfigError(fmt::format("--reference: {}", err.what()));
+    }
+    reference->file = o.reference;
+  }
+  const std::uint64_t seed = o.seed.value_or(run ? run->claims_seed : 1);
+  analysis::Judgement j;
+  for (const std::string& claim : claim_texts) {
+    try {
+      claims::parse_claim(claim, analysis::names_of(a.table, a.paired));
+    } catch (const claims::ClaimError& err) {
+      throw ConfigError(fmt::format("{} \"{}\", column {}: {}", o.claims.empty() ? "recorded claim" : "--claim", claim,
+                                    err.offset() + 1, err.what()));
+    }
+  }
+  j = analysis::judge(a.table, a.paired, claim_texts, seed, reference);
+  Output out;
+  for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
+  const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
+  if (o.format == "json") {
+    out.out = nlohmann::json(j).dump(2) + "\n";
+  } else if (o.format == "markdown") {
+    out.out = render::table_markdown(a.table) + render::judgement_markdown(j, unit);
+  } else {
+    out.out = render::table_text(a.table) + render::judgement_text(j, unit);
+  }
+  fail_unreproduced(out, {{"", &j}});
   return out;
 }
 

@@ -90,6 +90,14 @@ struct FleetColumns {
 };
 FleetColumns columns_of(const results::Fleet& fleet);
 
+// A published table (`reference:`, `check --reference`): a noisefloor result directory, or a file
+// parsers::parse_published reads. Throws InputError or ParseError saying what is wrong with it.
+model::PublishedTable read_published(const std::string& path);
+
+// run --check and check: status 3 and a one-line failure naming the claims NOT REPRODUCED, per
+// label ("" for one machine); nothing when every claim held or could not be decided.
+void fail_unreproduced(Output& out, const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged);
+
 // The hosts side by side, then how they differ: what `run` ends with and `cv` of such a run shows.
 std::string side_by_side_text(const FleetColumns& f, bool terminal);
 

@@ -26,6 +26,7 @@
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
+#include "parsers/published.hpp"
 #include "pipeline/commands.hpp"
 #include "pipeline/room.hpp"
 #include "plan/plan.hpp"
@@ -239,12 +240,72 @@ std::string with_kept(const std::string& what, std::size_t kept, const fs::path&
 
 }  // namespace
 
+namespace {
+
+// reference: read now, so a table that cannot be read stops the run before anything runs.
+model::PublishedTable read_reference(const model::ReferenceSpec& spec, const std::string& experiment_path) {
+  model::PublishedTable t;
+  try {
+    t = spec.table.empty() ? read_published((fs::path(experiment_path).parent_path() / spec.file).string())
+                           : parsers::parse_published(spec.table);
+  } catch (const Error& err) {  // a table that does not parse, a file or result that does not load
+    throw ConfigError(fmt::format("{}:{}:{}: reference: {}{} (a path is relative to the experiment file)",
+                                  experiment_path, spec.mark.line, spec.mark.column,
+                                  spec.file.empty() ? "table: " : "", err.what()));
+  }
+  t.file = spec.file;
+  t.source = spec.source;
+  return t;
+}
+
+}  // namespace
+
+model::PublishedTable read_published(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    // A noisefloor result directory (or an experiment's, through its `latest`).
+    if (!fs::exists(fs::path(path) / "samples.jsonl", ec) && !fs::exists(fs::path(path) / "latest", ec))
+      throw InputError(fmt::format("{}: a directory without samples.jsonl: give a result directory, its summary.json, "
+                                   "a cv-summary.txt or a markdown table",
+                                   path));
+    const analysis::Analysis a = analysis::analyze({results::load(path)});
+    model::PublishedTable t = parsers::parse_summary_json(results::summary_document(a).dump());
+    t.format = "result";
+    return t;
+  }
+  const auto text = files::try_read(path);
+  if (!text)
+    throw InputError(fmt::format("{}: cannot read it: {}", path, fs::exists(path, ec) ? std::strerror(errno) : "no such file"));
+  try {
+    return parsers::parse_published(*text);
+  } catch (const ParseError& err) {
+    throw ParseError(fmt::format("{}: {}", path, err.what()));
+  }
+}
+
+void fail_unreproduced(Output& out, const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged) {
+  std::vector<std::string> failed;
+  for (const auto& [label, j] : judged) {
+    if (j == nullptr) continue;
+    for (const auto& c : j->claims)
+      if (c.run.verdict == claims::Verdict::not_reproduced)
+        failed.push_back(label.empty() ? c.run.claim : fmt::format("{}: {}", label, c.run.claim));
+  }
+  if (failed.empty()) return;
+  out.status = kNotReproducedStatus;
+  const std::string what = fmt::format("{} claim{} NOT REPRODUCED: {}", failed.size(), failed.size() == 1 ? "" : "s",
+                                       fmt::join(failed, "; "));
+  out.failure = out.failure.empty() ? what : out.failure + "; " + what;
+}
+
 model::Experiment load_experiment(const std::string& path) {
   const auto text = files::try_read(path);
   if (!text)
     throw ConfigError(fmt::format("{}: cannot read the experiment file: {}", path,
                                   fs::exists(path) ? std::strerror(errno) : "no such file"));
-  return config::parse_experiment(*text, path, host_facts());
+  model::Experiment e = config::parse_experiment(*text, path, host_facts());
+  if (e.reference) e.reference->published = read_reference(*e.reference, path);
+  return e;
 }
 
 Output validate(const std::vector<std::string>& files) {
@@ -398,6 +459,8 @@ Finished measure_and_write(const RoomRun& r) {
       run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa, e.comparison.threshold,
                                                    e.comparison.blocks};
     run.adaptive = measured.adaptive;
+    for (const auto& c : e.claims) run.claims.push_back(c.text);
+    if (e.reference) run.reference = e.reference->published;
     dir.write(run);
     result.fingerprint = fp;
     result.samples = measured.samples;
@@ -469,6 +532,10 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                                     o.resume, o.resume));
   }
   model::Experiment e = load_experiment(experiment_file);
+  if (o.check && e.claims.empty())
+    throw ConfigError(fmt::format("{}: --check: the experiment states no claims to check; add claims: [\"cv(noisy) > 2 * "
+                                  "cv(idle)\", ...] or run without --check",
+                                  experiment_file));
   if (!earlier && (!o.hosts.empty() || !e.hosts.empty())) return run_fleet(o, events, cancelled);
   if (earlier) {
     const auto stored = files::try_read(fs::path(o.resume) / "experiment.yaml");
@@ -540,6 +607,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   }
   for (const auto& w : f.result.run->warnings) out.out += fmt::format("warning: {}\n", w);
   out.out += fmt::format("results: {}\n", dir.path().string());
+  if (o.check && f.analysis->judgement) fail_unreproduced(out, {{"", &*f.analysis->judgement}});
   return out;
 }
 

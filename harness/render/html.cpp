@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "render/judge.hpp"
 #include "render/svg.hpp"
 #include "render/table.hpp"
 #include "text/text.hpp"
@@ -47,6 +48,8 @@ tr.moves td{background:#fdebe1}
 .fp td:first-child{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.82rem;white-space:nowrap}.fp td{word-break:break-word}
 .samples td.warm{color:#666;font-style:italic}.samples{font-size:.82rem}
 .outcome-pass{background:#cde9db;font-weight:600}.outcome-fail{background:#f5c6ae;font-weight:600}
+table.claims td.verdict{font-weight:600;white-space:nowrap}tr.reproduced td.verdict{background:#cde9db}tr.not-reproduced td.verdict{background:#f5c6ae}tr.inconclusive td.verdict{background:#fbe3b3}tr.undefined td.verdict{background:#e4e4e4}
+.headline{font-weight:600}.method{font-weight:400;color:#555}
 details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}
 footer{margin-top:3rem;font-size:.82rem;color:#555;border-top:1px solid #ddd;padding-top:.5rem}
 @media print{nav{display:none}h2{break-after:avoid}figure,table{break-inside:avoid}}
@@ -167,7 +170,9 @@ std::string header(const Analysis& d, std::string_view generated_by) {
 }
 
 std::string nav(const Analysis& d, const std::vector<std::string>& benchmarks, bool paired, bool run_order) {
-  std::string out = "<nav aria-label=\"contents\"><a href=\"#conditions\">Conditions</a>";
+  std::string out = "<nav aria-label=\"contents\">";
+  if (d.judgement) out += "<a href=\"#claims\">Claims</a>";
+  out += "<a href=\"#conditions\">Conditions</a>";
   for (std::size_t i = 0; i < benchmarks.size(); ++i)
     out += fmt::format("<a href=\"#b{}\">{}</a>", i, escape(benchmarks[i]));
   if (paired) out += "<a href=\"#paired\">Paired</a>";
@@ -659,6 +664,8 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
     for (const auto& w : d.warnings) out += "<li>" + escape(w) + "</li>\n";
     out += "</ul>\n</section>\n";
   }
+  // What the replay set out to show comes first: the claims' verdicts, the publication beside.
+  if (d.judgement) out += judgement_html(*d.judgement, d.table.rows.empty() ? "" : d.table.rows.front().unit);
   out += conditions_section(d, styles);
   for (std::size_t b = 0; b < benchmarks.size(); ++b) out += benchmark_section(d, benchmarks[b], b, styles);
   out += paired;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "render/export.hpp"
+#include "render/judge.hpp"
 #include "render/paired.hpp"
 #include "render/table.hpp"
 
@@ -19,6 +20,10 @@ std::string run_tables(const analysis::Analysis& a, bool terminal) {
                          o.converged ? "converged" : "NOT converged", o.samples,
                          o.halfwidth ? fmt::format("{:.2f}%", 100 * *o.halfwidth) : "—", 100 * o.target,
                          o.stopped_by);
+  }
+  if (a.judgement) {
+    const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
+    out += terminal ? judgement_text(*a.judgement, unit) : judgement_markdown(*a.judgement, unit);
   }
   return out;
 }

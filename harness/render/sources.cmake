@@ -5,6 +5,7 @@ list(APPEND NF_CORE_SOURCES
   harness/render/fleet.cpp
   harness/render/paired.cpp
   harness/render/compare.cpp
+  harness/render/judge.cpp
   harness/render/run.cpp
   harness/render/export.cpp
   harness/render/svg.cpp

@@ -25,6 +25,7 @@ nlohmann::json summary_document(const analysis::Analysis& a) {
   }
   if (!a.adaptive.empty()) j["adaptive"] = a.adaptive;
   if (!a.accounting.empty()) j["accounting"] = a.accounting;
+  if (a.judgement) j["claims"] = *a.judgement;
   if (a.merged) {
     json labels = json::array();
     for (const auto& s : a.sources) labels.push_back(s.label);

@@ -22,6 +22,8 @@ inline constexpr int kCvSchemaVersion = 1;
 //  "adaptive": {condition: AdaptiveOutcome}  (samples: auto only),
 //  "accounting": [analysis::ConditionAccounting...]  (runs that recorded launcher overhead,
 //                    container throttling or spinner shares),
+//  "claims": analysis::Judgement  (a run that recorded claims or a reference: verdicts, the
+//                    published table beside this run),
 //  "sources": [labels]  (merged results only)}
 nlohmann::json summary_document(const analysis::Analysis& analysis);
 
