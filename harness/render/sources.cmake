@@ -14,4 +14,5 @@ list(APPEND NF_CORE_SOURCES
 list(APPEND NF_UNIT_TESTS
   tests/unit/render_export_test.cpp
   tests/unit/render_html_test.cpp
+  tests/unit/render_judge_test.cpp
   tests/unit/render_fingerprint_test.cpp)

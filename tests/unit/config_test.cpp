@@ -120,7 +120,7 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "x.yaml:5:5: unknown key \"spiners\" in conditions[0] (did you mean \"spinners\"?)"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\nzzz: 1\n",
        "x.yaml:4:1: unknown key \"zzz\" (expected one of: name, description, benchmark, conditions, "
-       "schedule, cooldown, variants, comparison, settle, claims, hosts)"},
+       "schedule, cooldown, variants, comparison, settle, claims, hosts, reference)"},
       {with_benchmark("  samples: twenty\n"),
        "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got \"twenty\""},
       {with_benchmark("  samples: 1\n"),
@@ -335,4 +335,23 @@ TEST_CASE("config: claims are parsed before anything runs, errors pointing into 
         "x.yaml:8:6: claims[0]: unknown function \"cvv\" (did you mean \"cv\"?)");
   CHECK(error_of(base + "claims: []\n") ==
         "x.yaml:7:9: claims: expected a non-empty list of claims, e.g. claims: [\"cv(noisy) > 2 * cv(idle)\"]");
+}
+
+TEST_CASE("config: reference: a file or an inline table, with its source") {
+  const std::string base = "name: t\nbenchmark:\n  command: [./b]\nconditions:\n  - name: idle\n";
+  auto e = parse_experiment(base + "reference: published/cv-summary.txt\n", "x.yaml", kTwoCpus);
+  REQUIRE(e.reference);
+  CHECK(e.reference->file == "published/cv-summary.txt");
+  CHECK(e.reference->mark.line == 6);
+  e = parse_experiment(base + "reference:\n  table: |\n    ## idle\n    BenchmarkX 20 11.46 0.54 4.75\n  source: the talk\n",
+                       "x.yaml", kTwoCpus);
+  REQUIRE(e.reference);
+  CHECK(e.reference->table == "## idle\nBenchmarkX 20 11.46 0.54 4.75\n");
+  CHECK(e.reference->source == "the talk");
+  CHECK(error_of(base + "reference:\n  file: a.txt\n  table: x\n") ==
+        "x.yaml:7:3: reference: give exactly one of file (a published table's path) or table (its text inline)");
+  CHECK(error_of(base + "reference: {flie: a.txt}\n") == "x.yaml:6:13: unknown key \"flie\" in reference (did you mean \"file\"?)");
+  CHECK(error_of(base + "reference: [a, b]\n") ==
+        "x.yaml:6:12: reference: expected a file (cv-summary.txt, summary.json, a result directory or a markdown "
+        "table), or a mapping with file or table, and source");
 }

@@ -1,0 +1,88 @@
+// Claims and the published reference as text, markdown and HTML (render/judge.hpp).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "render/judge.hpp"
+
+using namespace noisefloor;
+
+namespace {
+
+analysis::Judgement fabricated() {
+  analysis::Judgement j;
+  j.seed = 7;
+  analysis::ClaimResult a;
+  a.run.claim = "cv(noisy) > 2 * cv(idle)";
+  a.run.verdict = claims::Verdict::reproduced;
+  a.run.percent = true;
+  a.run.lhs = 0.2;
+  a.run.lhs_ci = {0.15, 0.25};
+  a.run.rhs = 0.02;
+  a.run.rhs_ci = {0.018, 0.024};
+  a.published = claims::PointCheck{true, 0.1888, 0.095, ""};
+  a.agreement = "agrees";
+  analysis::ClaimResult b;
+  b.run.claim = "cv(one) < 5%";
+  b.run.verdict = claims::Verdict::undefined;
+  b.run.why = "cv(one) needs n ≥ 2 (it has 1)";
+  j.claims = {a, b};
+  model::PublishedTable t;
+  t.source = "the talk";
+  t.file = "published/cv.txt";
+  t.format = "cv-summary";
+  t.rows = {{"idle", "", 20, 11.46, 0.54, 4.75, {}, {}, {}}, {"shielded", "", 20, 12.0, 0.5, 4.2, {}, {}, {}}};
+  j.reference = t;
+  analysis::ReferenceRow idle;
+  idle.published = t.rows[0];
+  idle.published_band = stats::Band::acceptable;
+  idle.condition = "idle";
+  idle.name = "BenchmarkX";
+  idle.n = 20;
+  idle.mean = 12.5;
+  idle.mean_ci = stats::Interval{12.0, 13.0, 0.95};
+  idle.stddev = 0.25;
+  idle.cv = claims::Estimate{true, 0.02, {0.015, 0.026}, ""};
+  idle.band = stats::Band::acceptable;
+  analysis::ReferenceRow shielded;
+  shielded.published = t.rows[1];
+  shielded.published_band = stats::Band::acceptable;
+  j.beside = {idle, shielded};
+  j.notes = {"published condition \"shielded\" matches none of this run's (idle)"};
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("render judge: the verdicts and the published table as text") {
+  CHECK(render::judgement_text(fabricated(), "ns/op") ==
+        "\nClaims (95% percentile bootstrap, 10000 resamples, seed 7):\n"
+        "  REPRODUCED      cv(noisy) > 2 * cv(idle)\n"
+        "                  20.00% [15.00%, 25.00%] vs 2.00% [1.80%, 2.40%]\n"
+        "                  publication: 18.88% vs 9.50%, shows it: agrees\n"
+        "  UNDEFINED       cv(one) < 5%\n"
+        "                  cannot be judged: cv(one) needs n ≥ 2 (it has 1)\n"
+        "  claims: 1 reproduced, 0 not reproduced, 0 inconclusive, 1 undefined (of 2)\n"
+        "\nBeside the talk (published/cv.txt, cv-summary), means in ns/op:\n"
+        "  idle\n"
+        "    published  n=20   mean 11.46  sd 0.54  CV 4.75%  acceptable\n"
+        "    this run   n=20   mean 12.50 [12.00, 13.00]  sd 0.25  CV 2.00% [1.50, 2.60]  acceptable\n"
+        "  shielded\n"
+        "    published  n=20   mean 12.00  sd 0.50  CV 4.20%  acceptable\n"
+        "    this run   no matching condition\n"
+        "  note: published condition \"shielded\" matches none of this run's (idle)\n");
+}
+
+TEST_CASE("render judge: markdown and HTML carry the same verdicts") {
+  const std::string md = render::judgement_markdown(fabricated(), "ns/op");
+  CHECK(md.find("## Claims\n\nclaims: 1 reproduced, 0 not reproduced, 0 inconclusive, 1 undefined (of 2)") !=
+        std::string::npos);
+  CHECK(md.find("- **REPRODUCED** `cv(noisy) > 2 * cv(idle)`: 20.00% [15.00%, 25.00%] vs 2.00% [1.80%, 2.40%]; "
+                "publication: 18.88% vs 9.50%, shows it: agrees\n") != std::string::npos);
+  CHECK(md.find("| idle | 20 | 11.46 | 0.54 | 4.75 | acceptable | 20 | 12.50 [12.00, 13.00] | 0.25 | 2.00% [1.50, 2.60] | "
+                "acceptable |\n") != std::string::npos);
+  const std::string html = render::judgement_html(fabricated(), "ns/op");
+  CHECK(html.find("<tr class=\"reproduced\"><td class=\"verdict\">REPRODUCED</td><td><code>cv(noisy) &gt; 2 * "
+                  "cv(idle)</code></td>") != std::string::npos);
+  CHECK(html.find("<tr class=\"undefined\">") != std::string::npos);
+}
