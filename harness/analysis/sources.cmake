@@ -8,6 +8,7 @@ list(APPEND NF_CORE_SOURCES
   harness/analysis/rooms.cpp
   harness/analysis/compare.cpp
   harness/analysis/anchor.cpp
+  harness/analysis/history.cpp
   harness/analysis/analysis.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_table_test.cpp
@@ -15,4 +16,5 @@ list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_paired_test.cpp
   tests/unit/analysis_compare_test.cpp
   tests/unit/analysis_rooms_test.cpp
+  tests/unit/analysis_history_test.cpp
   tests/unit/analysis_test.cpp)
