@@ -245,3 +245,17 @@ TEST_CASE("history: rendered lines") {
   CHECK(page.find("data-step=\"higher\"") != std::string::npos);
   CHECK(page.find("src=") == std::string::npos);  // nothing fetched
 }
+
+TEST_CASE("history: a run without a fingerprint starts a segment: its room cannot be compared") {
+  auto bare = result("r2", "2026-01-02T00:00:00Z", around(100));
+  bare.fingerprint = records::Fingerprint{};
+  const auto h = analysis::history({result("r1", "2026-01-01T00:00:00Z", around(100)), bare,
+                                    result("r3", "2026-01-03T00:00:00Z", around(100))});
+  REQUIRE(h.segments.size() == 3);
+  CHECK(h.runs[1].digest.empty());
+  CHECK(h.segments[1].reason == "no fingerprint recorded: the room cannot be compared");
+  CHECK(render::segment_header(h.segments[1]) == "── segment 2: no fingerprint recorded: the room cannot be compared");
+  CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::first);
+  CHECK(h.runs[2].cells[0].change.kind == analysis::ChangeKind::first);
+  CHECK(render::history_text(h, "results/t").find("  room —  complete  r2\n") != std::string::npos);
+}
