@@ -86,7 +86,25 @@ void walk(const json* a, const json* b, const std::string& path, std::vector<Dif
   out.push_back({path, show(a), show(b), matches_any(path, kBenchmarkMovingFields)});
 }
 
+void collect(const json& node, const std::string& path, std::vector<std::pair<std::string, std::string>>& out) {
+  if (!path.empty() && matches_any(path, kVolatileFields)) return;
+  if (is_group(&node)) {
+    for (auto it = node.begin(); it != node.end(); ++it)
+      collect(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
+    return;
+  }
+  if (matches_any(path, kBenchmarkMovingFields)) out.emplace_back(path, content(&node).dump());
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> benchmark_moving_facts(const records::Fingerprint& fingerprint) {
+  const json j = fingerprint;
+  std::vector<std::pair<std::string, std::string>> out;
+  collect(j, "", out);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 std::vector<Difference> differences(const records::Fingerprint& fa, const records::Fingerprint& fb) {
   // The comparison is over the fingerprints as recorded, field by field (their JSON form).

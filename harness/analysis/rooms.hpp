@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "records/fingerprint.hpp"
@@ -61,5 +62,10 @@ inline constexpr std::string_view kVolatileFields[] = {
 // changed shape (a group on one side, an unknown fact on the other) is one difference, which
 // moves benchmarks when a benchmark-moving field lies below it.
 std::vector<Difference> differences(const records::Fingerprint& a, const records::Fingerprint& b);
+
+// The leaves of one fingerprint that move benchmarks (kBenchmarkMovingFields, volatile fields
+// left out), in path order: {field, its comparable content as compact JSON} (a fact's value, or
+// {"unknown": reason}). Two fingerprints with the same list have no benchmark-moving difference.
+std::vector<std::pair<std::string, std::string>> benchmark_moving_facts(const records::Fingerprint& fingerprint);
 
 }  // namespace noisefloor::analysis

@@ -9,6 +9,7 @@ list(APPEND NF_CORE_SOURCES
   harness/analysis/compare.cpp
   harness/analysis/anchor.cpp
   harness/analysis/judge.cpp
+  harness/analysis/history.cpp
   harness/analysis/analysis.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_table_test.cpp
@@ -17,4 +18,5 @@ list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_compare_test.cpp
   tests/unit/analysis_rooms_test.cpp
   tests/unit/analysis_judge_test.cpp
+  tests/unit/analysis_history_test.cpp
   tests/unit/analysis_test.cpp)

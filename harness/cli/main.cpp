@@ -183,6 +183,19 @@ int run_main(int argc, char** argv) {
   check_cmd->add_flag("--allow-different-hosts", check.allow_different_hosts,
                       "pool results even when fingerprint fields that move benchmarks differ");
 
+  pipeline::HistoryOptions history;
+  auto* history_cmd =
+      app.add_subcommand("history", "every run of an experiment in time order: medians, CVs, steps between runs");
+  history_cmd->add_option("directory", history.directory, "the experiment's results directory: results/<experiment>")
+      ->required();
+  history_cmd->add_option("--format", history.format, "text (the default), markdown, csv or json");
+  history_cmd->add_option("--html", history.html,
+                          "also write a self-contained HTML page with a trend plot per condition here "
+                          "(stdout stays empty unless --format is given)");
+  history_cmd->add_option("--threshold", history.threshold,
+                          "noise threshold of a step: a percentage (2%) or a fraction (0.02)")
+      ->capture_default_str();
+
   auto* gc_cmd = app.add_subcommand("gc", "remove containers that a killed run left behind");
 
   bool fingerprint_json = false;
@@ -231,6 +244,8 @@ int run_main(int argc, char** argv) {
     } else if (*check_cmd) {
       if (*seed_option) check.seed = check_seed;
       status = print(pipeline::check(check));
+    } else if (*history_cmd) {
+      status = print(pipeline::history(history));
     } else if (*gc_cmd) {
       status = print(pipeline::gc());
     } else if (*fingerprint_cmd) {

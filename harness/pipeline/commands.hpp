@@ -119,6 +119,20 @@ Output check(const CheckOptions& options);
 // REPRODUCED; `out` unchanged otherwise.
 inline constexpr int kNotReproducedStatus = 3;
 
+// ---- history ----
+
+// `noisefloor history results/<experiment>`: every run of one experiment in time order, in
+// segments by room, with the significant changes between consecutive runs (analysis/history.hpp).
+struct HistoryOptions {
+  std::string directory;         // the experiment directory: results/<experiment>
+  std::string format;            // text | markdown | csv | json ("" = text, or nothing with --html)
+  std::string html;              // --html FILE: also write the self-contained page there ("" = none)
+  std::string threshold = "2%";  // noise threshold: "2%" or a fraction "0.02"
+};
+// Runs that fail to load are warnings (on err); none loading is an InputError, a bad path or
+// option a ConfigError.
+Output history(const HistoryOptions& options);
+
 // ---- the machine ----
 
 Output fingerprint(bool json);

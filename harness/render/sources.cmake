@@ -10,7 +10,8 @@ list(APPEND NF_CORE_SOURCES
   harness/render/export.cpp
   harness/render/svg.cpp
   harness/render/html.cpp
-  harness/render/fingerprint.cpp)
+  harness/render/fingerprint.cpp
+  harness/render/history.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/render_export_test.cpp
   tests/unit/render_html_test.cpp

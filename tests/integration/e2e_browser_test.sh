@@ -9,6 +9,8 @@
 # stylesheet, frame) is blocked and Chromium logs "violates the following Content Security Policy
 # directive" on stderr (--enable-logging=stderr). A negative control page with one remote <img>
 # proves that message appears, so its absence on the real page means something.
+# The history page (`noisefloor history --html`) is checked the same way: its trend plots, and
+# nothing fetched.
 # Skips (77) when Chromium is missing, except in CI (CI=true), where it must be installed.
 source "$(dirname "$0")/lib.sh"
 cd "$WORK"
@@ -102,5 +104,31 @@ sed 's|</body>|<img src="https://example.invalid/x.png" alt=""></body>|' "$page"
 chromium_run --dump-dom "file://$WORK/control.html" >control.dom 2>control.log || fail "chromium failed on the control page"
 grep -q 'violates the following Content Security Policy directive' control.log ||
   fail "control page: no CSP violation logged, so the fetch check above proves nothing"
+
+# The history page (noisefloor history --html): two runs of the small result, the second on
+# another CPU (a second segment). One trend plot per condition x benchmark row, a segment
+# boundary in each, and nothing fetched.
+mkdir -p "$WORK/hist/small"
+for run in a b; do cp -r "$REPO/tests/data/results/small" "$WORK/hist/small/$run"; done
+python3 - "$WORK/hist/small/b" <<'PY'
+import json, sys
+d = sys.argv[1]
+run = json.load(open(d + "/run.json"))
+run["run_id"], run["started_utc"] = "b", "2026-12-01T00:00:00Z"
+json.dump(run, open(d + "/run.json", "w"))
+fp = json.load(open(d + "/fingerprint.json"))
+fp["host"]["cpu"]["model_name"]["value"] = "Intel Xeon"
+json.dump(fp, open(d + "/fingerprint.json", "w"))
+PY
+"$NF" history --html "$WORK/history.html" "$WORK/hist/small" >hist.out 2>hist.err || { cat hist.err >&2; fail "history --html failed"; }
+check "history.html written" test -s "$WORK/history.html"
+chromium_run --dump-dom "file://$WORK/history.html" >hist.dom 2>hist.log || { tail -20 hist.log >&2; fail "chromium --dump-dom failed on history.html"; }
+check "the history DOM was dumped" grep -q '</html>' hist.dom
+plots=$(grep -o '<svg [^>]*data-plot="history"' hist.dom | wc -l)
+[[ $plots -eq $pairs ]] || fail "history page: $plots trend plots, expected one per condition/benchmark row ($pairs)"
+[[ $(grep -o 'data-segment-boundary="2"' hist.dom | wc -l) -eq $pairs ]] || fail "history page: a plot lacks the segment boundary"
+[[ $(grep -o '<tr data-run=' hist.dom | wc -l) -eq 2 ]] || fail "history page: expected 2 runs in the table"
+if grep -qiE '(src|href)="(https?:)?//' hist.dom; then fail "the history page references a remote resource"; fi
+if grep -E 'Content Security Policy|net::ERR_' hist.log; then fail "the history page tried to fetch something"; fi
 
 echo "e2e browser: ok (screenshot: $WORK/report.png, removed on exit)"

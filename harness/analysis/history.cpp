@@ -1,0 +1,276 @@
+#include "analysis/history.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/table.hpp"
+#include "hash/sha256.hpp"
+#include "model/errors.hpp"
+
+namespace noisefloor::analysis {
+namespace {
+
+using nlohmann::json;
+
+bool below(std::string_view field, std::string_view base) {
+  return field == base || (field.starts_with(base) && field.size() > base.size() && field[base.size()] == '.');
+}
+
+bool is_code_field(std::string_view field, const std::vector<std::string>& code_fields) {
+  return std::any_of(code_fields.begin(), code_fields.end(), [&](const std::string& c) { return below(field, c); });
+}
+
+// toolchain.source.commit ("+dirty" when toolchain.source.dirty is true); "" when not recorded.
+std::string commit_of(const records::Fingerprint& fp) {
+  const json j = fp;
+  const auto fact = [&](const char* name) -> json {
+    const json::json_pointer ptr(std::string("/toolchain/source/") + name + "/value");
+    return j.contains(ptr) ? j.at(ptr) : json();
+  };
+  const json commit = fact("commit");
+  if (!commit.is_string() || commit.get<std::string>().empty()) return "";
+  const json dirty = fact("dirty");
+  return commit.get<std::string>() + (dirty.is_boolean() && dirty.get<bool>() ? "+dirty" : "");
+}
+
+std::string started_of(const records::Result& r) {
+  if (r.run && !r.run->started_utc.empty()) return r.run->started_utc;
+  if (r.fingerprint.run) return r.fingerprint.run->started_utc;
+  return "";
+}
+
+std::string key_of(const std::string& condition, const std::string& name) { return condition + '\x1f' + name; }
+
+HistoryCell cell_of(const Row& row, const HistoryOptions& o) {
+  HistoryCell c;
+  c.condition = row.condition;
+  c.name = display_name(row);
+  c.unit = row.unit;
+  c.values = row.values;
+  const stats::Summary& s = row.summary;
+  c.n = s.n;
+  c.median = s.median;
+  c.median_ci = s.median_ci;
+  c.cv_pct = s.cv_pct;
+  if (!s.median_ci) c.notes.push_back(fmt::format("n={} < 6: no median CI", s.n));
+  if (s.n < 2)
+    c.notes.push_back(fmt::format("n={} < 2: no CV", s.n));
+  else if (!s.cv_pct)
+    c.notes.push_back("mean <= 0: no CV");
+  else if (s.n < 6)
+    c.notes.push_back(fmt::format("n={} < 6: no CV interval", s.n));
+  if (s.cv_pct) c.cv_ci = bootstrap_cv(row.values, o.bootstrap, o.seed);
+  return c;
+}
+
+Change change_of(const HistoryCell& before, const HistoryCell& now, const HistoryOptions& o) {
+  Change ch;
+  ch.kind = ChangeKind::not_compared;
+  if (before.n < 2 || now.n < 2) {
+    ch.reason = fmt::format("n={} vs {}: too few samples", before.n, now.n);
+    return ch;
+  }
+  if (stats::min_attainable_p_exceeds(before.n, now.n, o.alpha)) {
+    ch.reason = fmt::format("n={} vs {} cannot reach p < {:g}", before.n, now.n, o.alpha);
+    return ch;
+  }
+  try {
+    const auto mw = stats::mann_whitney(before.values, now.values);
+    ch.p = mw.p;
+    ch.ratio = stats::hodges_lehmann_ratio(before.values, now.values);
+  } catch (const Error& e) {
+    ch.reason = e.what();
+    return ch;
+  }
+  ch.kind = ChangeKind::unchanged;
+  if (!(ch.p < o.alpha) || !ch.ratio.bounded) return ch;
+  const auto verdict = stats::classify(ch.ratio.lo, ch.ratio.hi, o.threshold);
+  if (verdict == stats::Verdict::slower) ch.kind = ChangeKind::higher;
+  if (verdict == stats::Verdict::faster) ch.kind = ChangeKind::lower;
+  return ch;
+}
+
+std::vector<Difference> room_changes(const records::Fingerprint& a, const records::Fingerprint& b,
+                                     const std::vector<std::string>& code_fields) {
+  std::vector<Difference> out;
+  for (auto& d : differences(a, b))
+    if (d.moves_benchmarks && !is_code_field(d.field, code_fields)) out.push_back(std::move(d));
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(ChangeKind kind) {
+  switch (kind) {
+    case ChangeKind::first: return "first";
+    case ChangeKind::not_compared: return "not compared";
+    case ChangeKind::unchanged: return "unchanged";
+    case ChangeKind::higher: return "higher";
+    case ChangeKind::lower: return "lower";
+  }
+  return "unknown";
+}
+
+std::string room_digest(const records::Fingerprint& fingerprint, const std::vector<std::string>& code_fields) {
+  if (fingerprint.empty()) return "";
+  std::string text;
+  for (const auto& [field, content] : benchmark_moving_facts(fingerprint))
+    if (!is_code_field(field, code_fields)) text += field + "=" + content + "\n";
+  return hash::sha256_hex(text).substr(0, 8);
+}
+
+std::optional<stats::Interval> bootstrap_cv(const std::vector<double>& values, std::size_t resamples,
+                                            std::uint64_t seed, double confidence) {
+  const std::size_t n = values.size();
+  if (n < 6 || resamples < 2 || !(stats::mean(values) > 0)) return std::nullopt;
+  stats::SplitMix64 rng(seed);
+  std::vector<double> cvs, draw(n);
+  cvs.reserve(resamples);
+  for (std::size_t b = 0; b < resamples; ++b) {
+    // Modulo bias is at most n / 2^64: negligible for any sample count.
+    for (auto& v : draw) v = values[rng.next() % n];
+    const double m = stats::mean(draw);
+    if (!(m > 0)) continue;
+    cvs.push_back(100 * std::sqrt(stats::sample_variance(draw, m)) / m);
+  }
+  if (cvs.size() < 2) return std::nullopt;
+  std::sort(cvs.begin(), cvs.end());
+  const double tail = (1 - confidence) / 2;
+  const auto at = [&](double q) { return cvs[static_cast<std::size_t>(std::lround(q * (cvs.size() - 1)))]; };
+  stats::Interval ci;
+  ci.lo = at(tail);
+  ci.hi = at(1 - tail);
+  ci.level = confidence;
+  return ci;
+}
+
+History history(const std::vector<records::Result>& results, const HistoryOptions& o) {
+  History h;
+  h.threshold = o.threshold;
+  h.alpha = o.alpha;
+  std::vector<const records::Result*> order;
+  for (const auto& r : results) order.push_back(&r);
+  std::stable_sort(order.begin(), order.end(), [](const records::Result* a, const records::Result* b) {
+    const std::string sa = started_of(*a), sb = started_of(*b);
+    if (sa != sb) return sa < sb;
+    return a->label < b->label;
+  });
+
+  const records::Result* previous = nullptr;
+  for (const records::Result* r : order) {
+    if (h.experiment.empty()) h.experiment = r->experiment();
+    HistoryRun run;
+    run.run_id = r->run ? r->run->run_id : r->label;
+    if (run.run_id.empty()) run.run_id = r->label;
+    run.source = r->source;
+    run.started_utc = started_of(*r);
+    run.commit = commit_of(r->fingerprint);
+    run.digest = room_digest(r->fingerprint, o.code_fields);
+    run.status = r->run ? std::string(records::to_string(r->run->status)) : "unknown";
+    run.warnings = r->warnings;
+    const Table table = build_table(r->samples, r->conditions);
+    for (const auto& row : table.rows) run.cells.push_back(cell_of(row, o));
+
+    // Segment: the first run, or a room that differs from the previous run's.
+    bool starts = previous == nullptr;
+    HistorySegment segment;
+    if (previous != nullptr) {
+      if (previous->fingerprint.empty() || r->fingerprint.empty()) {
+        starts = true;
+        segment.reason = "no fingerprint recorded: the room cannot be compared";
+      } else {
+        segment.changed = room_changes(previous->fingerprint, r->fingerprint, o.code_fields);
+        starts = !segment.changed.empty();
+      }
+    }
+    if (starts) {
+      segment.index = h.segments.size() + 1;
+      segment.first_run = h.runs.size();
+      h.segments.push_back(std::move(segment));
+    }
+    h.segments.back().runs += 1;
+    run.segment = h.segments.back().index;
+
+    // Changes against the previous run of the same segment.
+    if (!starts) {
+      const HistoryRun& before = h.runs.back();
+      std::map<std::string, const HistoryCell*> by_key;
+      for (const auto& c : before.cells) by_key[key_of(c.condition, c.name)] = &c;
+      for (auto& c : run.cells) {
+        const auto it = by_key.find(key_of(c.condition, c.name));
+        if (it == by_key.end()) {
+          c.change.kind = ChangeKind::not_compared;
+          c.change.reason = "not in the previous run";
+        } else {
+          c.change = change_of(*it->second, c, o);
+        }
+      }
+    }
+    for (const auto& w : r->warnings) h.warnings.push_back(run.run_id + ": " + w);
+    h.runs.push_back(std::move(run));
+    previous = r;
+  }
+  return h;
+}
+
+// ---- JSON ----
+
+namespace {
+json interval_or_null(const std::optional<stats::Interval>& i) { return i ? json(*i) : json(); }
+json optional_or_null(const std::optional<double>& v) { return v ? stats::number_or_null(*v) : json(); }
+}  // namespace
+
+void to_json(json& j, const Change& c) {
+  j = json{{"kind", to_string(c.kind)},
+           {"p", stats::number_or_null(c.p)},
+           {"ratio", stats::number_or_null(c.ratio.estimate)},
+           {"lo", stats::number_or_null(c.ratio.lo)},
+           {"hi", stats::number_or_null(c.ratio.hi)},
+           {"reason", c.reason}};
+}
+
+void to_json(json& j, const HistoryCell& c) {
+  j = json{{"condition", c.condition},
+           {"name", c.name},
+           {"unit", c.unit},
+           {"n", c.n},
+           {"median", stats::number_or_null(c.median)},
+           {"median_ci", interval_or_null(c.median_ci)},
+           {"cv_pct", optional_or_null(c.cv_pct)},
+           {"cv_ci", interval_or_null(c.cv_ci)},
+           {"notes", c.notes},
+           {"change", c.change}};
+}
+
+void to_json(json& j, const HistoryRun& r) {
+  j = json{{"run_id", r.run_id},
+           {"source", r.source},
+           {"started_utc", r.started_utc},
+           {"commit", r.commit.empty() ? json() : json(r.commit)},
+           {"digest", r.digest},
+           {"status", r.status},
+           {"segment", r.segment},
+           {"claims", r.claims},
+           {"warnings", r.warnings},
+           {"cells", r.cells}};
+}
+
+void to_json(json& j, const HistorySegment& s) {
+  json changed = json::array();
+  for (const auto& d : s.changed) changed.push_back(json{{"field", d.field}, {"from", d.a}, {"to", d.b}});
+  j = json{{"index", s.index}, {"first_run", s.first_run}, {"runs", s.runs}, {"changed", changed}, {"reason", s.reason}};
+}
+
+void to_json(json& j, const History& h) {
+  j = json{{"experiment", h.experiment},
+           {"threshold", h.threshold},
+           {"alpha", h.alpha},
+           {"segments", h.segments},
+           {"runs", h.runs},
+           {"warnings", h.warnings}};
+}
+
+}  // namespace noisefloor::analysis

@@ -1,0 +1,138 @@
+// History: every run of one experiment in time order, split into segments by room, with the
+// changes between consecutive runs of a segment (`noisefloor history`). Pure: typed results in,
+// a typed History out; no I/O (pipeline/history.cpp loads, render/history.hpp renders).
+//
+// Per run: its time (run.json started_utc, else the fingerprint's), the source commit the
+// fingerprint records (toolchain.source.commit, "+dirty" when toolchain.source.dirty), the room
+// digest, the status, and per condition × benchmark row (analysis::build_table) the median with
+// its 95% order-statistic CI (stats::Summary::median_ci) and the CV with a 95% interval.
+//
+// The room: the fingerprint's leaves that move benchmarks (analysis::benchmark_moving_facts, i.e.
+// rooms.hpp's kBenchmarkMovingFields) EXCEPT the code under test (HistoryOptions::code_fields,
+// by default toolchain.binary.sha256: the benchmark binary changes with every commit, and that
+// change is what a history is for, so it must not split the series). The digest is the first 8
+// hex digits of the SHA-256 of those "field=content" lines. A run whose room differs from the
+// previous run's starts a new segment, named by the fields that changed; a run with no
+// fingerprint (or after one without) starts a new segment too: its room cannot be compared.
+// Runs are never compared across segments.
+//
+// The CV interval is a seeded percentile bootstrap of the sample CV (B resamples with
+// replacement, SplitMix64 seeded with HistoryOptions::seed, the 2.5% and 97.5% order statistics
+// of the B CVs); it needs n >= 6 (below that it is absent, with the reason). The CV itself needs
+// n >= 2.
+//
+// A change between consecutive runs of a segment, per row: significant when the two-sided
+// Mann–Whitney p < alpha AND the Hodges–Lehmann ratio (new/old) 95% CI lies entirely outside
+// [1 - threshold, 1 + threshold]: `higher` (▲, the value went up: slower for a time per op) or
+// `lower` (▼); otherwise `unchanged` (~). `not_compared` says why (n < 2, a sample size that cannot
+// reach p < alpha, a row the previous run did not have).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/rooms.hpp"
+#include "records/result.hpp"
+#include "stats/compare.hpp"
+#include "stats/summary.hpp"
+
+namespace noisefloor::analysis {
+
+struct HistoryOptions {
+  double threshold = 0.02;  // noise threshold θ, a fraction (--threshold 2%)
+  double alpha = 0.05;      // Mann–Whitney significance level
+  std::size_t bootstrap = 2000;             // resamples of the CV interval
+  std::uint64_t seed = 0x6e6f697365666c72;  // of the CV bootstrap ("noisefl r")
+  // Benchmark-moving fields that describe the code under test, not the room: never a segment.
+  std::vector<std::string> code_fields = {"toolchain.binary.sha256"};
+};
+
+enum class ChangeKind { first, not_compared, unchanged, higher, lower };
+// "first", "not compared", "unchanged", "higher", "lower"
+std::string_view to_string(ChangeKind kind);
+
+// One row of one run against the same row of the previous run of its segment.
+struct Change {
+  ChangeKind kind = ChangeKind::first;
+  double p = stats::kNaN;  // Mann–Whitney, two-sided
+  stats::RatioCI ratio;    // Hodges–Lehmann new/old with its 95% CI
+  std::string reason;      // not_compared: why
+};
+
+// One condition × benchmark (× variant) row of one run.
+struct HistoryCell {
+  std::string condition;
+  std::string name;  // analysis::display_name of the row
+  std::string unit;
+  std::size_t n = 0;
+  double median = stats::kNaN;
+  std::optional<stats::Interval> median_ci;
+  std::optional<double> cv_pct;
+  std::optional<stats::Interval> cv_ci;  // in percent, percentile bootstrap
+  std::vector<std::string> notes;        // why a number is absent ("n=4 < 6: no median CI")
+  Change change;
+  std::vector<double> values;  // the kept samples, in run order (not in the JSON)
+};
+
+struct HistoryRun {
+  std::string run_id;       // the result directory's name
+  std::string source;       // its path
+  std::string started_utc;  // "" when unknown
+  std::string commit;       // "" when the fingerprint records none
+  std::string digest;       // the room digest; "" without a fingerprint
+  std::string status;       // "complete", "interrupted", "failed", "unknown"
+  std::size_t segment = 1;  // 1-based
+  std::vector<HistoryCell> cells;
+  // Claim verdicts of this run, one string each (e.g. "cv(noisy) > 2 * cv(idle): REPRODUCED"):
+  // left empty here; to be filled from analysis::judge_claims. Rendered only when non-empty.
+  std::vector<std::string> claims;
+  std::vector<std::string> warnings;  // the result's own
+};
+
+struct HistorySegment {
+  std::size_t index = 1;      // 1-based
+  std::size_t first_run = 0;  // index into History::runs
+  std::size_t runs = 0;
+  // Against the last run of the previous segment: the room fields that changed (empty for the first).
+  std::vector<Difference> changed;
+  std::string reason;  // when the room could not be compared ("no fingerprint recorded")
+};
+
+struct History {
+  std::string experiment;  // the runs' experiment name ("" when unknown)
+  double threshold = 0.02, alpha = 0.05;
+  std::vector<HistoryRun> runs;  // in time order
+  std::vector<HistorySegment> segments;
+  std::vector<std::string> warnings;
+};
+
+// The history of these results (any order; sorted by start time, then run id). Empty input gives
+// an empty History.
+History history(const std::vector<records::Result>& results, const HistoryOptions& options = {});
+
+// The room digest of a fingerprint (8 hex digits; "" for an empty fingerprint).
+std::string room_digest(const records::Fingerprint& fingerprint, const std::vector<std::string>& code_fields);
+
+// The percentile bootstrap interval of the CV (percent) of `values`; nullopt when n < 6 or the
+// mean is not positive.
+std::optional<stats::Interval> bootstrap_cv(const std::vector<double>& values, std::size_t resamples,
+                                            std::uint64_t seed, double confidence = 0.95);
+
+// JSON: {"experiment", "threshold", "alpha", "segments": [{"index", "first_run", "runs",
+// "changed": [{"field", "from", "to"}], "reason"}], "runs": [{"run_id", "source", "started_utc",
+// "commit" (null when none), "digest", "status", "segment", "claims", "warnings", "cells":
+// [{"condition", "name", "unit", "n", "median", "median_ci", "cv_pct", "cv_ci", "notes",
+// "change": {"kind", "p", "ratio", "lo", "hi", "reason"}}]}], "warnings"}; absent numbers null.
+void to_json(nlohmann::json& j, const Change& change);
+void to_json(nlohmann::json& j, const HistoryCell& cell);
+void to_json(nlohmann::json& j, const HistoryRun& run);
+void to_json(nlohmann::json& j, const HistorySegment& segment);
+void to_json(nlohmann::json& j, const History& history);
+
+}  // namespace noisefloor::analysis

@@ -1,0 +1,100 @@
+// `noisefloor history`: load every run directory of an experiment → analysis::history → render.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+
+#include "analysis/history.hpp"
+#include "files/files.hpp"
+#include "model/errors.hpp"
+#include "model/version.hpp"
+#include "pipeline/commands.hpp"
+#include "render/history.hpp"
+#include "results/load.hpp"
+
+namespace noisefloor::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+// "2%" → 0.02, "0.02" → 0.02; a bare number >= 1 is refused as ambiguous.
+double parse_threshold(const std::string& text) {
+  const auto bad = [&] {
+    return ConfigError(fmt::format(
+        "--threshold: expected a percentage such as 2% (or a fraction such as 0.02), got \"{}\"", text));
+  };
+  std::string number = text;
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.pop_back();
+  if (number.empty()) throw bad();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(number.c_str(), &end);
+  if (errno != 0 || end != number.c_str() + number.size()) throw bad();
+  const double fraction = percent ? v / 100 : v;
+  if (!(fraction >= 0 && fraction < 1)) throw bad();
+  return fraction;
+}
+
+}  // namespace
+
+Output history(const HistoryOptions& o) {
+  const std::string format = o.format.empty() && o.html.empty() ? "text" : o.format;
+  if (!format.empty() && format != "text" && format != "markdown" && format != "csv" && format != "json")
+    throw ConfigError(fmt::format("--format: expected text, markdown, csv or json, got \"{}\"", format));
+  analysis::HistoryOptions options;
+  options.threshold = parse_threshold(o.threshold);
+  if (o.directory.empty()) throw ConfigError("history: give an experiment's results directory (results/<experiment>)");
+  const fs::path dir = o.directory;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw ConfigError(fmt::format("history: \"{}\": {} (give an experiment's results directory, e.g. results/<experiment>)",
+                                  o.directory, fs::exists(dir, ec) ? "not a directory" : "no such directory"));
+  if (fs::exists(dir / "run.json", ec) || fs::exists(dir / "samples.jsonl", ec) || fs::exists(dir / "fleet.json", ec))
+    throw ConfigError(fmt::format("history: \"{}\" is one run's directory: give the experiment directory that holds "
+                                  "the runs ({})",
+                                  o.directory, (dir.lexically_normal().parent_path()).string()));
+
+  std::vector<fs::path> runs;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (!entry.is_symlink() && entry.is_directory()) runs.push_back(entry.path());  // `latest` is a symlink
+  if (ec) throw InputError(fmt::format("{}: {}", o.directory, ec.message()));
+  std::sort(runs.begin(), runs.end());
+  if (runs.empty())
+    throw ConfigError(fmt::format("history: \"{}\" holds no run directories (expected {}/<run>/ with run.json and "
+                                  "samples.jsonl, as `noisefloor run` writes them)",
+                                  o.directory, o.directory));
+
+  Output out;
+  std::vector<std::string> skipped;
+  std::vector<records::Result> results;
+  for (const auto& run : runs) {
+    if (fs::exists(run / "fleet.json", ec)) {
+      skipped.push_back(fmt::format("{}: a run on several hosts: history reads one-host runs (skipped)", run.string()));
+      continue;
+    }
+    try {
+      results.push_back(results::load(run));
+    } catch (const Error& e) {
+      skipped.push_back(fmt::format("{} (skipped)", e.what()));
+    }
+  }
+  for (const auto& s : skipped) out.err += "warning: " + s + "\n";
+  if (results.empty())
+    throw InputError(fmt::format("{}: none of its {} run directories could be loaded:\n  {}", o.directory,
+                                 runs.size(), fmt::join(skipped, "\n  ")));
+
+  analysis::History h = analysis::history(results, options);
+  if (format == "text") out.out = render::history_text(h, o.directory);
+  if (format == "markdown") out.out = render::history_markdown(h, o.directory);
+  if (format == "csv") out.out = render::history_csv(h);
+  if (format == "json") out.out = render::history_json(h);
+  if (!o.html.empty()) {
+    h.warnings.insert(h.warnings.begin(), skipped.begin(), skipped.end());
+    files::write_atomic(o.html, render::history_html(h, o.directory, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
+  }
+  return out;
+}
+
+}  // namespace noisefloor::pipeline

@@ -1,0 +1,35 @@
+// `noisefloor history`: the renderings of an analysis::History. Pure and deterministic.
+//
+// text: per segment a header line ("── segment 2: host.cpu.model_name changed: A → B"), per run a
+// line "time  commit C  room D  status  run-id" and under it one line per condition × benchmark:
+// "median M unit [lo, hi]  CV c% [lo, hi]  change", the change being "▲ +12.3% [+9.1, +15.0]"
+// (the value went up), "▼ -8.0% [-9.0, -7.1]" (down), "~" (no significant change), "—" (not
+// compared, the reason in parentheses) or nothing (the first run of a segment). Numbers that do not
+// exist are "—" and the reason follows in parentheses. A "claims:" line follows a run only when it
+// has claim verdicts.
+// markdown: a table per segment; csv: one row per run × row (a "claims" column only when some run
+// has claims); json: analysis::to_json(History); html: a self-contained page (inline CSS and SVG,
+// no script, nothing fetched) with one trend plot per condition × benchmark.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "analysis/history.hpp"
+
+namespace noisefloor::render {
+
+// `directory` is the experiment directory, as shown in the heading.
+std::string history_text(const analysis::History& history, std::string_view directory);
+std::string history_markdown(const analysis::History& history, std::string_view directory);
+std::string history_csv(const analysis::History& history);
+std::string history_json(const analysis::History& history);
+// `generated_by` names the program in the page ("noisefloor 0.1.0 (2c95392c1134)").
+std::string history_html(const analysis::History& history, std::string_view directory,
+                         std::string_view generated_by);
+
+// Pieces of the text rendering (exposed for the tests): the change column and the segment header.
+std::string change_text(const analysis::Change& change);
+std::string segment_header(const analysis::HistorySegment& segment);
+
+}  // namespace noisefloor::render

@@ -1,0 +1,261 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/history.hpp"
+#include "fingerprint/facts.hpp"
+#include "render/history.hpp"
+
+namespace fp = noisefloor::fingerprint;
+namespace analysis = noisefloor::analysis;
+namespace records = noisefloor::records;
+namespace render = noisefloor::render;
+using nlohmann::json;
+
+namespace {
+
+json fingerprint(const std::string& cpu = "AMD EPYC", const std::string& binary = std::string(64, 'a'),
+                 double load = 0.12) {
+  json f;
+  f["host"]["hostname"] = fp::known("vm");
+  f["host"]["cpu"]["model_name"] = fp::known(cpu);
+  f["host"]["kernel"]["release"] = fp::known("6.18.44-fc-v669");
+  f["host"]["load"] = fp::known({{"one", load}, {"running", 1}});
+  f["toolchain"]["go"]["version"] = fp::known("go1.19.8");
+  f["toolchain"]["binary"]["sha256"] = fp::known(binary);
+  f["toolchain"]["source"]["commit"] = fp::known("2c95392c1134");
+  f["toolchain"]["source"]["dirty"] = fp::known(false);
+  f["env"] = json::object();
+  f["benchmark_env"] = {{"CGO_ENABLED", "0"}};
+  return f;
+}
+
+// 20 deterministic values around `centre` (spread about ±1.7, in a scrambled order): "~N(centre, 1)".
+std::vector<double> around(double centre, std::size_t n = 20) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < n; ++i)
+    v.push_back(centre + (static_cast<double>((i * 7) % n) - (static_cast<double>(n) - 1) / 2) / 5.5);
+  return v;
+}
+
+records::Result result(const std::string& id, const std::string& started, const std::vector<double>& values,
+                       const json& fingerprint_json = fingerprint()) {
+  records::Result r;
+  r.label = id;
+  r.source = "results/t/" + id;
+  records::RunRecord run;
+  run.experiment = "t";
+  run.run_id = id;
+  run.started_utc = started;
+  run.conditions = {"idle"};
+  r.run = run;
+  r.fingerprint = fingerprint_json.get<records::Fingerprint>();
+  r.conditions = {"idle"};
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    records::Sample s;
+    s.condition = "idle";
+    s.benchmark = "BenchmarkWork";
+    s.name = "BenchmarkWork-2";
+    s.procs = 2;
+    s.index = static_cast<int>(i);
+    s.metrics = {{values[i], "ns/op"}};
+    r.samples.push_back(s);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("history: a planted step is marked, no change is not, runs in time order") {
+  // Given out of order: history sorts by started_utc.
+  std::vector<double> reversed = around(100);
+  std::reverse(reversed.begin(), reversed.end());
+  const auto h = analysis::history({result("r3", "2026-01-03T00:00:00Z", around(115)),
+                                    result("r1", "2026-01-01T00:00:00Z", around(100)),
+                                    result("r2", "2026-01-02T00:00:00Z", reversed)});
+  REQUIRE(h.runs.size() == 3);
+  CHECK(h.experiment == "t");
+  CHECK(h.runs[0].run_id == "r1");
+  CHECK(h.runs[1].run_id == "r2");
+  CHECK(h.runs[2].run_id == "r3");
+  REQUIRE(h.segments.size() == 1);
+  CHECK(h.segments[0].runs == 3);
+  CHECK(h.runs[0].commit == "2c95392c1134");
+  CHECK(h.runs[0].digest.size() == 8);
+  CHECK(h.runs[0].status == "complete");
+  CHECK(h.runs[0].claims.empty());
+
+  REQUIRE(h.runs[0].cells.size() == 1);
+  CHECK(h.runs[0].cells[0].change.kind == analysis::ChangeKind::first);
+  // The same values in another order: no change.
+  const auto& same = h.runs[1].cells[0].change;
+  CHECK(same.kind == analysis::ChangeKind::unchanged);
+  CHECK(same.p > 0.5);
+  // +15%: marked higher, the HL CI entirely above +2%.
+  const auto& step = h.runs[2].cells[0].change;
+  CHECK(step.kind == analysis::ChangeKind::higher);
+  CHECK(step.p < 1e-6);
+  CHECK(step.ratio.lo > 1.02);
+  CHECK(step.ratio.estimate == doctest::Approx(1.15).epsilon(0.005));
+  CHECK(render::change_text(step).starts_with("▲ +15.0% [+1"));
+  CHECK(render::change_text(same) == "~");
+
+  // Every cell has its median CI and CV interval (n = 20).
+  const auto& c = h.runs[2].cells[0];
+  CHECK(c.n == 20);
+  REQUIRE(c.median_ci);
+  REQUIRE(c.cv_pct);
+  REQUIRE(c.cv_ci);
+  CHECK(c.cv_ci->lo <= *c.cv_pct);
+  CHECK(*c.cv_pct <= c.cv_ci->hi);
+  CHECK(c.notes.empty());
+}
+
+TEST_CASE("history: a step down is marked lower; a step inside the threshold is not marked") {
+  const auto h = analysis::history({result("a", "2026-01-01T00:00:00Z", around(100)),
+                                    result("b", "2026-01-02T00:00:00Z", around(90)),
+                                    result("c", "2026-01-03T00:00:00Z", around(90.9))});
+  REQUIRE(h.runs.size() == 3);
+  CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::lower);
+  CHECK(render::change_text(h.runs[1].cells[0].change).starts_with("▼ -10.0% [-"));
+  // +1%: significant by Mann–Whitney, but inside ±2%.
+  const auto& small = h.runs[2].cells[0].change;
+  CHECK(small.p < 0.05);
+  CHECK(small.kind == analysis::ChangeKind::unchanged);
+  // With a 0.1% threshold the same +1% is a step (its CI is about [+0.2%, +1.8%]).
+  analysis::HistoryOptions tight;
+  tight.threshold = 0.001;
+  const auto t = analysis::history({result("b", "2026-01-02T00:00:00Z", around(90)),
+                                    result("c", "2026-01-03T00:00:00Z", around(90.9))},
+                                   tight);
+  CHECK(t.runs[1].cells[0].change.kind == analysis::ChangeKind::higher);
+}
+
+TEST_CASE("history: a fingerprint change starts a segment and is never compared across") {
+  const auto h = analysis::history({result("r1", "2026-01-01T00:00:00Z", around(100)),
+                                    result("r2", "2026-01-02T00:00:00Z", around(130), fingerprint("Intel Xeon")),
+                                    result("r3", "2026-01-03T00:00:00Z", around(130), fingerprint("Intel Xeon"))});
+  REQUIRE(h.segments.size() == 2);
+  CHECK(h.segments[0].runs == 1);
+  CHECK(h.segments[1].index == 2);
+  CHECK(h.segments[1].first_run == 1);
+  CHECK(h.segments[1].runs == 2);
+  REQUIRE(h.segments[1].changed.size() == 1);
+  CHECK(h.segments[1].changed[0].field == "host.cpu.model_name");
+  CHECK(h.runs[1].segment == 2);
+  CHECK(h.runs[0].digest != h.runs[1].digest);
+  CHECK(h.runs[1].digest == h.runs[2].digest);
+  // +30% across the segments: not compared.
+  CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::first);
+  CHECK(h.runs[2].cells[0].change.kind == analysis::ChangeKind::unchanged);
+  CHECK(render::segment_header(h.segments[1]) == "── segment 2: host.cpu.model_name changed: AMD EPYC → Intel Xeon");
+  CHECK(render::segment_header(h.segments[0]) == "── segment 1");
+}
+
+TEST_CASE("history: the code under test and volatile facts do not split the series") {
+  // Another binary (a new commit) and another load: the same room.
+  const auto h = analysis::history(
+      {result("r1", "2026-01-01T00:00:00Z", around(100)),
+       result("r2", "2026-01-02T00:00:00Z", around(115), fingerprint("AMD EPYC", std::string(64, 'b'), 3.5))});
+  REQUIRE(h.segments.size() == 1);
+  CHECK(h.runs[0].digest == h.runs[1].digest);
+  CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::higher);
+  // Unless the binary is declared part of the room.
+  analysis::HistoryOptions strict;
+  strict.code_fields.clear();
+  const auto s = analysis::history(
+      {result("r1", "2026-01-01T00:00:00Z", around(100)),
+       result("r2", "2026-01-02T00:00:00Z", around(115), fingerprint("AMD EPYC", std::string(64, 'b')))},
+      strict);
+  CHECK(s.segments.size() == 2);
+}
+
+TEST_CASE("history: too few samples show a dash and the reason, never a number") {
+  const auto h = analysis::history({result("r1", "2026-01-01T00:00:00Z", {100}),
+                                    result("r2", "2026-01-02T00:00:00Z", {100, 101, 102}),
+                                    result("r3", "2026-01-03T00:00:00Z", {130, 131, 132})});
+  const auto& one = h.runs[0].cells[0];
+  CHECK(one.n == 1);
+  CHECK_FALSE(one.cv_pct);
+  CHECK_FALSE(one.cv_ci);
+  CHECK(one.notes == std::vector<std::string>{"n=1 < 6: no median CI", "n=1 < 2: no CV"});
+  CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::not_compared);
+  CHECK(h.runs[1].cells[0].change.reason == "n=1 vs 3: too few samples");
+  // 3 vs 3 can never reach p < 0.05.
+  CHECK(h.runs[2].cells[0].change.kind == analysis::ChangeKind::not_compared);
+  CHECK(h.runs[2].cells[0].change.reason == "n=3 vs 3 cannot reach p < 0.05");
+  CHECK(h.runs[2].cells[0].cv_pct);
+  CHECK_FALSE(h.runs[2].cells[0].cv_ci);
+
+  const std::string text = render::history_text(h, "results/t");
+  CHECK(text.find("\n  idle  BenchmarkWork-2  median 100.0 ns/op —  CV     — —  (n=1 < 6: no median CI; n=1 < 2: no CV)\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("history: the CV bootstrap is seeded and deterministic") {
+  const auto v = around(100);
+  const auto a = analysis::bootstrap_cv(v, 2000, 7);
+  const auto b = analysis::bootstrap_cv(v, 2000, 7);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->lo == b->lo);
+  CHECK(a->hi == b->hi);
+  CHECK(a->lo < a->hi);
+  CHECK_FALSE(analysis::bootstrap_cv({1, 2, 3, 4, 5}, 2000, 7));
+}
+
+TEST_CASE("history: rendered lines") {
+  analysis::Change c;
+  c.kind = analysis::ChangeKind::higher;
+  c.ratio.estimate = 1.123;
+  c.ratio.lo = 1.091;
+  c.ratio.hi = 1.150;
+  CHECK(render::change_text(c) == "▲ +12.3% [+9.1, +15.0]");
+  c.kind = analysis::ChangeKind::lower;
+  c.ratio.estimate = 0.92;
+  c.ratio.lo = 0.91;
+  c.ratio.hi = 0.929;
+  CHECK(render::change_text(c) == "▼ -8.0% [-9.0, -7.1]");
+  c.kind = analysis::ChangeKind::not_compared;
+  CHECK(render::change_text(c) == "—");
+  c.kind = analysis::ChangeKind::first;
+  CHECK(render::change_text(c).empty());
+
+  const auto h = analysis::history({result("r1", "2026-01-01T00:00:00Z", around(100)),
+                                    result("r2", "2026-01-02T00:00:00Z", around(115))});
+  const std::string text = render::history_text(h, "results/t");
+  CHECK(text.find("\n── segment 1\n2026-01-01T00:00:00Z  commit 2c95392c1134  room " + h.runs[0].digest +
+                  "  complete  r1\n") != std::string::npos);
+  CHECK(text.find("▲ +15.0%") != std::string::npos);
+  CHECK(text.find("claims") == std::string::npos);
+
+  // The claims column appears only when a run has verdicts.
+  auto with_claims = h;
+  with_claims.runs[1].claims = {"cv(idle) < 5: REPRODUCED"};
+  CHECK(render::history_text(with_claims, "results/t").find("  claims: cv(idle) < 5: REPRODUCED\n") != std::string::npos);
+  CHECK(render::history_csv(h).find("claims") == std::string::npos);
+  CHECK(render::history_csv(with_claims).find(",claims\n") != std::string::npos);
+
+  const json j = h;
+  CHECK(j["runs"][1]["cells"][0]["change"]["kind"] == "higher");
+  CHECK(j["segments"].size() == 1);
+  const std::string page = render::history_html(h, "results/t", "noisefloor test");
+  CHECK(page.find("data-plot=\"history\"") != std::string::npos);
+  CHECK(page.find("data-step=\"higher\"") != std::string::npos);
+  CHECK(page.find("src=") == std::string::npos);  // nothing fetched
+}
+
+TEST_CASE("history: a run without a fingerprint starts a segment: its room cannot be compared") {
+  auto bare = result("r2", "2026-01-02T00:00:00Z", around(100));
+  bare.fingerprint = records::Fingerprint{};
+  const auto h = analysis::history({result("r1", "2026-01-01T00:00:00Z", around(100)), bare,
+                                    result("r3", "2026-01-03T00:00:00Z", around(100))});
+  REQUIRE(h.segments.size() == 3);
+  CHECK(h.runs[1].digest.empty());
+  CHECK(h.segments[1].reason == "no fingerprint recorded: the room cannot be compared");
+  CHECK(render::segment_header(h.segments[1]) == "── segment 2: no fingerprint recorded: the room cannot be compared");
+  CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::first);
+  CHECK(h.runs[2].cells[0].change.kind == analysis::ChangeKind::first);
+  CHECK(render::history_text(h, "results/t").find("  room —  complete  r2\n") != std::string::npos);
+}
