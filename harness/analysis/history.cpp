@@ -6,7 +6,9 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/analysis.hpp"
 #include "analysis/table.hpp"
+#include "claims/evaluate.hpp"
 #include "hash/sha256.hpp"
 #include "model/errors.hpp"
 
@@ -124,27 +126,12 @@ std::string room_digest(const records::Fingerprint& fingerprint, const std::vect
 
 std::optional<stats::Interval> bootstrap_cv(const std::vector<double>& values, std::size_t resamples,
                                             std::uint64_t seed, double confidence) {
-  const std::size_t n = values.size();
-  if (n < 6 || resamples < 2 || !(stats::mean(values) > 0)) return std::nullopt;
-  stats::SplitMix64 rng(seed);
-  std::vector<double> cvs, draw(n);
-  cvs.reserve(resamples);
-  for (std::size_t b = 0; b < resamples; ++b) {
-    // Modulo bias is at most n / 2^64: negligible for any sample count.
-    for (auto& v : draw) v = values[rng.next() % n];
-    const double m = stats::mean(draw);
-    if (!(m > 0)) continue;
-    cvs.push_back(100 * std::sqrt(stats::sample_variance(draw, m)) / m);
-  }
-  if (cvs.size() < 2) return std::nullopt;
-  std::sort(cvs.begin(), cvs.end());
-  const double tail = (1 - confidence) / 2;
-  const auto at = [&](double q) { return cvs[static_cast<std::size_t>(std::lround(q * (cvs.size() - 1)))]; };
-  stats::Interval ci;
-  ci.lo = at(tail);
-  ci.hi = at(1 - tail);
-  ci.level = confidence;
-  return ci;
+  if (values.size() < 6 || resamples < 2) return std::nullopt;
+  // The claims' bootstrap (claims/evaluate.hpp): one resampling engine for every interval.
+  const claims::Estimate e =
+      claims::estimate(claims::Function::cv, values, seed, static_cast<int>(resamples), confidence);
+  if (!e.defined) return std::nullopt;
+  return stats::Interval{100 * e.ci.lo, 100 * e.ci.hi, confidence};
 }
 
 History history(const std::vector<records::Result>& results, const HistoryOptions& o) {
@@ -173,6 +160,13 @@ History history(const std::vector<records::Result>& results, const HistoryOption
     run.warnings = r->warnings;
     const Table table = build_table(r->samples, r->conditions);
     for (const auto& row : table.rows) run.cells.push_back(cell_of(row, o));
+    // The claims the run recorded, judged on its own samples (with its recorded seed).
+    if (r->run && !r->run->claims.empty()) {
+      const Analysis a = analyze({*r});
+      if (a.judgement)
+        for (const auto& c : a.judgement->claims)
+          run.claims.push_back(fmt::format("{}: {}", claims::to_string(c.run.verdict), c.run.claim));
+    }
 
     // Segment: the first run, or a room that differs from the previous run's.
     bool starts = previous == nullptr;

@@ -16,10 +16,10 @@
 // fingerprint (or after one without) starts a new segment too: its room cannot be compared.
 // Runs are never compared across segments.
 //
-// The CV interval is a seeded percentile bootstrap of the sample CV (B resamples with
-// replacement, SplitMix64 seeded with HistoryOptions::seed, the 2.5% and 97.5% order statistics
-// of the B CVs); it needs n >= 6 (below that it is absent, with the reason). The CV itself needs
-// n >= 2.
+// The CV interval is the claims' seeded percentile bootstrap of the sample CV
+// (claims::estimate: B resamples with replacement, seeded with HistoryOptions::seed); it needs
+// n >= 6 (below that it is absent, with the reason). The CV itself needs n >= 2. A run that
+// recorded claims has them judged on its own samples, with its own seed (analysis/judge.hpp).
 //
 // A change between consecutive runs of a segment, per row: significant when the two-sided
 // Mann–Whitney p < alpha AND the Hodges–Lehmann ratio (new/old) 95% CI lies entirely outside
@@ -89,8 +89,8 @@ struct HistoryRun {
   std::string status;       // "complete", "interrupted", "failed", "unknown"
   std::size_t segment = 1;  // 1-based
   std::vector<HistoryCell> cells;
-  // Claim verdicts of this run, one string each (e.g. "cv(noisy) > 2 * cv(idle): REPRODUCED"):
-  // left empty here; to be filled from analysis::judge_claims. Rendered only when non-empty.
+  // The verdicts of the claims the run recorded, one string each ("REPRODUCED: cv(noisy) > 2 *
+  // cv(idle)"); rendered only when some run has them.
   std::vector<std::string> claims;
   std::vector<std::string> warnings;  // the result's own
 };

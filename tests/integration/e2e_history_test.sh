@@ -26,6 +26,8 @@ for rid, day, step, room, cpu in runs:
     started = f"2026-12-{day:02d}T10:00:00Z"
     run = json.load(open(os.path.join(d, "run.json")))
     run["run_id"], run["started_utc"], run["finished_utc"] = rid, started, f"2026-12-{day:02d}T10:00:05Z"
+    # Claims per run: one that holds everywhere (±1% spread), one that fails from the new room on.
+    run["claims"], run["claims_seed"] = ["cv(idle) < 5%", "median(idle) < 55"], 1
     json.dump(run, open(os.path.join(d, "run.json"), "w"), indent=2)
     fp = json.load(open(os.path.join(d, "fingerprint.json")))
     fp["run"]["started_utc"] = started
@@ -78,13 +80,16 @@ assert len(h["segments"]) == 2 and h["segments"][1]["changed"][0]["field"] == "h
 kinds = [(r["run_id"], c["condition"], c["name"], c["change"]["kind"]) for r in h["runs"] for c in r["cells"]]
 assert [k for k in kinds if k[3] in ("higher", "lower")] == [("r3", "idle", "BenchmarkMakeBuffer_Correct-2", "higher")], kinds
 assert all(k[3] == "first" for k in kinds if k[0] in ("r1", "r4")), kinds
-assert all(r["claims"] == [] for r in h["runs"])
+assert all(r["claims"][0] == "REPRODUCED: cv(idle) < 5%" for r in h["runs"]), [r["claims"] for r in h["runs"]]
+# median(idle) is the first row's: BenchmarkMakeBuffer_Correct-2 (50, then 57.5 in r3, 65 after the room change)
+assert [r["claims"][1].split(":")[0] for r in h["runs"]] == ["REPRODUCED", "REPRODUCED", "NOT REPRODUCED",
+                                                            "NOT REPRODUCED", "NOT REPRODUCED"], [r["claims"] for r in h["runs"]]
 PY
 "$NF" history --format csv "$exp" >h.csv 2>/dev/null
 python3 - h.csv <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-assert rows and "claims" not in rows[0], rows[0].keys()
+assert rows and rows[0]["claims"].startswith("REPRODUCED: cv(idle) < 5%"), rows[0]
 steps = [(r["run_id"], r["condition"], r["benchmark"]) for r in rows if r["change"] == "higher"]
 assert steps == [("r3", "idle", "BenchmarkMakeBuffer_Correct-2")], steps
 assert float([r for r in rows if r["change"] == "higher"][0]["change_lo_pct"]) > 2
