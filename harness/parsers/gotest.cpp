@@ -100,7 +100,9 @@ std::vector<std::pair<std::string, std::string>> config_lines(std::string_view t
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string_view line : text::lines(text)) {
     if (line.starts_with(kBenchmarkPrefix)) break;
-    if (const auto kv = config_line(line)) out.emplace_back(kv->first, kv->second);
+    // noisefloor writes what sets a condition apart as `# key: value` (benchstat ignores comments).
+    const std::string_view body = line.starts_with("# ") ? line.substr(2) : line;
+    if (const auto kv = config_line(body)) out.emplace_back(kv->first, kv->second);
   }
   return out;
 }

@@ -58,7 +58,8 @@ class GoTestParser {
 GoTestOutput parse_gotest(std::string_view text);
 
 // The leading `key: value` configuration lines of a Go benchmark file, in file order (the rule
-// above); stops at the first result line. What a result's raw <condition>.txt was headed with.
+// above), and `# key: value` comments (how a result's raw <condition>.txt says what sets the
+// condition apart without splitting benchstat's tables); stops at the first result line.
 std::vector<std::pair<std::string, std::string>> config_lines(std::string_view text);
 
 // Splits the GOMAXPROCS suffix: "BenchmarkX-16" -> {"BenchmarkX", 16}; "BenchmarkX" ->

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "analysis/analysis.hpp"
@@ -171,6 +172,11 @@ std::vector<std::string> summary_header(const model::Experiment& e, const record
 
 // The `key: value` lines heading each raw <condition>.txt: the condition and the facts that
 // move benchmarks, readable by benchstat's -filter and -col.
+// The keys of raw_config that set one condition apart: comments in <condition>.txt, so that
+// `benchstat idle.txt noisy.txt pinned.txt` prints one table.
+const std::set<std::string> kConditionKeys = {"condition", "spinners",         "affinity",        "nice",
+                                              "container-cpuset", "container-cpus", "container-memory"};
+
 records::GoTestConfig raw_config(const model::Experiment& e, const records::Fingerprint& fp, const model::Condition& c,
                                  const std::string& run_id) {
   records::GoTestConfig cfg = {
@@ -416,7 +422,8 @@ Finished measure_and_write(const RoomRun& r) {
     for (const auto& c : e.conditions) {
       result.conditions.push_back(c.name);
       result.gotest_config[c.name] = raw_config(e, fp, c, dir.id());
-      dir.write(c.name + ".txt", render::gotest_raw(measured.samples, c.name, result.gotest_config[c.name]));
+      dir.write(c.name + ".txt", render::gotest_raw(measured.samples, c.name, result.gotest_config[c.name], false,
+                                                    kConditionKeys));
     }
     run.experiment = e.name;
     run.description = e.description;

@@ -94,20 +94,43 @@ std::string markdown(const analysis::Analysis& a) {
 }
 
 std::string gotest(const analysis::Analysis& a) {
-  std::string out;
-  std::set<std::string> previous;  // keys the stream has set so far
+  // benchstat groups results into tables by every file-level key (.config): keys whose value is
+  // the same for every condition stay keys (written once, they hold for the whole stream),
+  // `condition` is the one key that changes, and what sets a condition apart (spinners,
+  // container-*, ...) is written as `# key: value` comments, which benchstat ignores. So
+  // `benchstat -col condition FILE` prints one table, the conditions side by side.
+  std::vector<records::GoTestConfig> configs;
+  for (const auto& c : a.table.conditions) {
+    const auto it = a.gotest_config.find(c);
+    records::GoTestConfig config;
+    if (it != a.gotest_config.end())
+      for (const auto& kv : it->second)
+        if (kv.first != "condition") config.push_back(kv);
+    configs.push_back(std::move(config));
+  }
+  const auto shared = [&](const std::pair<std::string, std::string>& kv) {
+    return std::all_of(configs.begin(), configs.end(), [&](const records::GoTestConfig& other) {
+      return std::find(other.begin(), other.end(), kv) != other.end();
+    });
+  };
+  std::set<int> procs;
+  for (const auto& row : a.table.rows) procs.insert(row.procs.begin(), row.procs.end());
+  std::string out = "# The conditions side by side: benchstat -col condition FILE\n";
+  if (procs.size() > 1)
+    out += fmt::format("# GOMAXPROCS differs between conditions ({}): the rows differ by their -N suffix; one row "
+                       "each: benchstat -col condition -ignore /gomaxprocs FILE (then compare CVs, not means)\n",
+                       fmt::join(procs, ", "));
+  if (!configs.empty())
+    for (const auto& kv : configs.front())
+      if (shared(kv)) out += fmt::format("{}: {}\n", kv.first, kv.second);
   for (std::size_t i = 0; i < a.table.conditions.size(); ++i) {
     const std::string& c = a.table.conditions[i];
-    const auto it = a.gotest_config.find(c);
-    const records::GoTestConfig config = it == a.gotest_config.end() ? records::GoTestConfig{{"condition", c}} : it->second;
-    std::set<std::string> keys;
-    for (const auto& kv : config) keys.insert(kv.first);
-    if (i > 0) out += "\n";
-    // A key with no value deletes it (benchfmt): an earlier condition's setting must not leak in.
-    for (const auto& k : previous)
-      if (!keys.count(k)) out += k + ":\n";
-    out += gotest_raw(a.samples, c, config);
-    previous = keys;
+    records::GoTestConfig setup;
+    for (const auto& kv : configs[i])
+      if (!shared(kv)) setup.push_back(kv);
+    out += fmt::format("\n# condition {}{}\n", c, setup.empty() ? "" : ":");
+    for (const auto& [k, v] : setup) out += fmt::format("#   {}: {}\n", k, v);
+    out += gotest_raw(a.samples, c, {{"condition", c}});
   }
   return out;
 }

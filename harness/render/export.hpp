@@ -14,10 +14,12 @@ namespace noisefloor::render {
 //             when present, the paired comparisons, the A/A checks and the fingerprint differences.
 //   csv       the table as CSV.
 //   json      summary.json (results/summary.hpp), recomputed; merged results add "sources".
-//   gotest    one Go benchmark stream (benchstat reads it): per condition its `key: value`
-//             lines ("condition: <name>" among them; a key an earlier block set and this one
-//             lacks is cleared with "key:") then its kept result lines. Try
-//             `benchstat -col condition FILE`.
+//   gotest    one Go benchmark stream (benchstat reads it): the `key: value` lines every
+//             condition shares, once; then per condition `condition: <name>`, what sets it apart
+//             as `# key: value` comments (benchstat ignores them: a key that differs would split
+//             its tables), and its kept result lines. `benchstat -col condition FILE` prints the
+//             conditions side by side in one table (the stream's first line says so, and how to
+//             join rows whose GOMAXPROCS differ).
 //   summary   the demo's cv-summary blocks, under the run's recorded header.
 // Throws ConfigError for any other format.
 std::string export_as(const analysis::Analysis& analysis, std::string_view format);

@@ -177,12 +177,13 @@ std::string summary_blocks(const Table& t, const std::vector<std::string>& heade
 }
 
 std::string gotest_raw(std::span<const records::Sample> samples, const std::string& condition,
-                       const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup) {
+                       const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup,
+                       const std::set<std::string>& commented) {
   std::string out;
   for (const auto& [k, v] : config) {
     std::string value = v;
     std::replace(value.begin(), value.end(), '\n', ' ');
-    out += fmt::format("{}: {}\n", k, value);
+    out += fmt::format("{}{}: {}\n", commented.count(k) ? "# " : "", k, value);
   }
   for (const auto& s : samples) {
     if (s.condition != condition || (s.warmup && !include_warmup)) continue;

@@ -2,6 +2,7 @@
 // cv-summary.txt blocks, and raw Go benchmark files. Pure.
 #pragma once
 
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -28,9 +29,12 @@ std::string table_csv(const analysis::Table& table);
 // stddev %12.4f, CV %8.2f, single spaces between). Byte-compatible with the demo's blocks.
 std::string summary_blocks(const analysis::Table& table, const std::vector<std::string>& header_lines);
 
-// A raw file in Go benchmark format (benchstat reads it): `key: value` configuration lines,
-// then one result line per sample of `condition` (warm-up excluded unless include_warmup).
+// A raw file in Go benchmark format (benchstat reads it): `key: value` configuration lines (a key
+// in `commented` as a `# key: value` comment: benchstat splits its tables on every key that
+// differs between files), then one result line per sample of `condition` (warm-up excluded
+// unless include_warmup).
 std::string gotest_raw(std::span<const records::Sample> samples, const std::string& condition,
-                       const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup = false);
+                       const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup = false,
+                       const std::set<std::string>& commented = {});
 
 }  // namespace noisefloor::render

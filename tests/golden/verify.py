@@ -165,9 +165,14 @@ for key in order:
 
 go = open(os.path.join(GOLDEN, "export.gotest")).read()
 blocks = {}
+keys = {}  # benchstat's .config: every file-level key but `condition` must keep one value (one table)
 for block in go.split("\n\n"):
-    cond = re.search(r"^condition: (.*)$", block, re.M).group(1)
-    blocks[cond] = [l for l in block.splitlines() if l.startswith("Benchmark")]
+    for k, v in re.findall(r"^([a-z][^ :]*): (.*)$", block, re.M):
+        keys.setdefault(k, set()).add(v)
+    found = re.search(r"^condition: (.*)$", block, re.M)
+    if found:  # the first block holds the keys every condition shares
+        blocks[found.group(1)] = [l for l in block.splitlines() if l.startswith("Benchmark")]
+check("export.gotest keys that differ", sorted(k for k, v in keys.items() if len(v) > 1), ["condition"])
 for cond in run["conditions"]:
     want = [f"{s['name']}\t{s['iterations']}\t" + "\t".join(f"{m['value']:g} {m['unit']}" for m in s["metrics"])
             for s in samples if s["condition"] == cond and not s["warmup"]]

@@ -4,11 +4,16 @@
 // itself wrote (table.md, summary.json, cv-summary.txt, <condition>.txt).
 #include <doctest/doctest.h>
 
+#include <map>
+#include <set>
+
 #include "analysis/analysis.hpp"
 #include "model/errors.hpp"
 #include "parsers/gotest.hpp"
 #include "render/export.hpp"
 #include "render/fleet.hpp"
+#include "render/table.hpp"
+#include "text/text.hpp"
 #include "test_support.hpp"
 
 using namespace noisefloor;
@@ -75,13 +80,44 @@ TEST_CASE("render export: one result reproduces the numbers its run wrote") {
   }
 }
 
-TEST_CASE("render export: gotest is one benchfmt stream, a block per condition, stale keys cleared") {
+TEST_CASE("render export: gotest is one benchfmt stream benchstat -col condition reads as one table") {
   const auto d = small_data();
-  // idle sets no spinners/affinity/nice; noisy sets spinners; pinned sets affinity and nice but
-  // must clear noisy's spinners (benchfmt: "key:" with no value deletes the key).
-  const std::string expected = slurp(kSmall + "/idle.txt") + "\n" + slurp(kSmall + "/noisy.txt") +
-                               "\nspinners:\n" + slurp(kSmall + "/pinned.txt");
-  CHECK(render::export_as(d, "gotest") == expected);
+  const std::string out = render::export_as(d, "gotest");
+  // benchstat splits tables on every file-level key that differs (.config): `condition` must be
+  // the only key whose value changes; what sets a condition apart is a comment.
+  std::map<std::string, std::set<std::string>> values;
+  std::vector<std::string> conditions;
+  for (const auto line : text::lines(out)) {
+    if (line.empty() || line.front() == '#' || line.starts_with("Benchmark")) continue;
+    const auto colon = line.find(": ");
+    REQUIRE_MESSAGE(colon != std::string_view::npos, "not a config line: " << line);
+    const std::string key(line.substr(0, colon));
+    values[key].insert(std::string(line.substr(colon + 2)));
+    if (key == "condition") conditions.emplace_back(line.substr(colon + 2));
+  }
+  for (const auto& [key, seen] : values)
+    if (key != "condition") CHECK_MESSAGE(seen.size() == 1, key << " differs between conditions");
+  CHECK(conditions == std::vector<std::string>{"idle", "noisy", "pinned"});
+  CHECK(out.starts_with("# The conditions side by side: benchstat -col condition FILE\n"
+                        "# GOMAXPROCS differs between conditions (1, 2): the rows differ by their -N suffix; one row "
+                        "each: benchstat -col condition -ignore /gomaxprocs FILE (then compare CVs, not means)\n"
+                        "noisefloor-version: 0.1.0\n"));
+  CHECK(out.find("\n# condition noisy:\n#   spinners: 1\ncondition: noisy\nBenchmarkMakeBuffer_Correct-2\t") !=
+        std::string::npos);
+  CHECK(out.find("\n# condition pinned:\n#   affinity: 0\n#   nice: 5\ncondition: pinned\n") != std::string::npos);
+  // Every kept sample once, in the stream.
+  std::size_t results = 0;
+  for (const auto line : text::lines(out)) results += line.starts_with("Benchmark");
+  std::size_t kept = 0;
+  for (const auto& s : d.samples) kept += !s.warmup;
+  CHECK(results == kept);
+}
+
+TEST_CASE("render export: a raw condition file comments what sets the condition apart, and reads back") {
+  const std::vector<std::pair<std::string, std::string>> config = {{"experiment", "x"}, {"condition", "noisy"}, {"spinners", "2"}};
+  const std::string raw = render::gotest_raw({}, "noisy", config, false, {"condition", "spinners"});
+  CHECK(raw == "experiment: x\n# condition: noisy\n# spinners: 2\n");
+  CHECK(parsers::config_lines(raw) == config);
 }
 
 TEST_CASE("render export: an unknown format is a config error that lists the formats") {
