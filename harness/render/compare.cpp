@@ -165,40 +165,43 @@ std::string compare_text(const CompareTable& t) {
   }
   if (!out.empty()) out += "\n";
 
-  // Tables: (label, condition pair) sections, one table per unit.
+  // One table per unit, as benchstat prints one table per unit with -col: every condition pair's
+  // rows in it ("<condition>: <benchmark>" when there are several), its label said above.
   std::vector<std::tuple<Label, std::string, std::string>> sections;
+  std::vector<std::string> units;
   for (const auto& r : t.rows)
-    if (r.compared) add_unique(sections, {r.label, r.old_side.condition, r.new_side.condition});
-  bool first = true;
+    if (r.compared) {
+      add_unique(sections, {r.label, r.old_side.condition, r.new_side.condition});
+      add_unique(units, r.unit);
+    }
+  const bool several = sections.size() > 1;
+  const auto pair_name = [](const std::string& oc, const std::string& nc) { return oc == nc ? oc : oc + " → " + nc; };
   for (const auto& [label, oc, nc] : sections) {
-    std::vector<std::string> units;
-    for (const auto& r : t.rows)
-      if (r.compared && r.label == label && r.old_side.condition == oc && r.new_side.condition == nc)
-        add_unique(units, r.unit);
-    if (!first) out += "\n";
-    first = false;
     std::string reason;
     for (const auto& r : t.rows)
       if (r.compared && r.label == label && r.old_side.condition == oc && r.new_side.condition == nc)
         reason = r.label_reason;
-    out += wrap((oc == nc ? "condition: " + oc : oc + " → " + nc) + " · " + std::string(to_string(label)) +
-                    (reason.empty() ? "" : " (" + reason + ")"),
+    out += wrap((several ? "" : oc == nc ? "condition: " : "") + pair_name(oc, nc) + (several ? ": " : " · ") +
+                    std::string(to_string(label)) + (reason.empty() ? "" : " (" + reason + ")"),
                 4);
-    bool first_unit = true;
-    for (const auto& unit : units) {
-      if (!first_unit) out += "\n";
-      first_unit = false;
-      const auto [tunit, factor] = text::tidy_unit(unit);
-      std::vector<TextRow> rows;
-      std::vector<std::pair<std::string, std::string>> effects;
+  }
+  bool first_unit = true;
+  for (const auto& unit : units) {
+    out += first_unit && !several ? "" : "\n";
+    first_unit = false;
+    const auto [tunit, factor] = text::tidy_unit(unit);
+    std::vector<TextRow> rows;
+    std::vector<std::pair<std::string, std::string>> effects;
+    for (const auto& [label, oc, nc] : sections) {
+      const std::string prefix = several ? pair_name(oc, nc) + ": " : "";
       for (const auto& r : t.rows) {
         if (!r.compared || r.label != label || r.old_side.condition != oc || r.new_side.condition != nc ||
             r.unit != unit)
           continue;
-        const auto scaled = text::scale_values({r.old_side.summary.median * factor, r.new_side.summary.median * factor},
-                                         tunit);
+        const auto scaled =
+            text::scale_values({r.old_side.summary.median * factor, r.new_side.summary.median * factor}, tunit);
         TextRow tr;
-        tr.name = display_name(r);
+        tr.name = prefix + display_name(r);
         tr.old_center = scaled[0];
         tr.old_pct = pct_range(r.old_side.summary);
         tr.new_center = scaled[1];
@@ -212,27 +215,27 @@ std::string compare_text(const CompareTable& t) {
       for (const auto& g : t.geomeans) {
         if (g.label != label || g.old_condition != oc || g.new_condition != nc || g.unit != unit) continue;
         TextRow tr;
-        tr.name = "geomean";
+        tr.name = prefix + "geomean";
         tr.old_center = text::scale_values({g.old_value * factor}, tunit)[0];
         tr.new_center = text::scale_values({g.new_value * factor}, tunit)[0];
         tr.delta = fmt::format("{:+.2f}%", (g.ratio - 1) * 100);
         rows.push_back(tr);
       }
-      out += render_one_table(t.old_name, t.new_name, tunit, rows);
-      // Effects: the Hodges-Lehmann ratio new/old with its CI, behind the verdict.
-      out += fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n", 100 * t.confidence,
-                         100 * t.threshold);
-      std::size_t wn = 0;
-      for (const auto& [name, text] : effects) wn = std::max(wn, text::width(name));
-      std::size_t wt = 0;
-      for (const auto& [name, text] : effects) wt = std::max(wt, text::width(text));
-      const bool wrapped = 2 + wn + 2 + wt > kWidth;
-      for (const auto& [name, text] : effects) {
-        if (wrapped)
-          out += "  " + name + "\n    " + text + "\n";
-        else
-          out += text::rstrip("  " + pad_right(name, wn) + "  " + text) + "\n";
-      }
+    }
+    out += render_one_table(t.old_name, t.new_name, tunit, rows);
+    // Effects: the Hodges-Lehmann ratio new/old with its CI, behind the verdict.
+    out += fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n", 100 * t.confidence,
+                       100 * t.threshold);
+    std::size_t wn = 0;
+    for (const auto& [name, text] : effects) wn = std::max(wn, text::width(name));
+    std::size_t wt = 0;
+    for (const auto& [name, text] : effects) wt = std::max(wt, text::width(text));
+    const bool wrapped = 2 + wn + 2 + wt > kWidth;
+    for (const auto& [name, text] : effects) {
+      if (wrapped)
+        out += "  " + name + "\n    " + text + "\n";
+      else
+        out += text::rstrip("  " + pad_right(name, wn) + "  " + text) + "\n";
     }
   }
   if (sections.empty()) out += "no benchmark compared\n";

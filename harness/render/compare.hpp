@@ -7,7 +7,8 @@
 
 namespace noisefloor::render {
 
-// Text readable side by side with benchstat (one table per label, condition pair and unit;
+// Text readable side by side with benchstat (one table per unit, the rows of every condition in
+// it, "<condition>: <benchmark>" when there are several, each condition's label listed above;
 // lines <= 80 columns: a long name goes on its own line), then the effects (Hodges-Lehmann
 // new/old with CI and verdict), the rows not compared and the warnings.
 std::string compare_text(const analysis::CompareTable& table);

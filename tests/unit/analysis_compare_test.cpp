@@ -305,3 +305,29 @@ TEST_CASE("compare: a long benchmark name goes on its own line and the table sta
   CHECK(max_columns(text) <= 80);
   CHECK(text.find("\nCRC32/poly=Castagnoli/size=32kB/align=1/with-a-long-tail\n  ") != std::string::npos);
 }
+
+TEST_CASE("compare: several conditions share one table per unit, as benchstat -col prints them") {
+  std::vector<records::Sample> o, n;
+  const std::vector<double> base = {10.0, 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 10.7, 10.8, 10.9};
+  std::vector<double> slower;
+  for (double v : base) slower.push_back(v * 1.2);
+  append(o, make("idle", "BenchmarkA", base));
+  append(o, make("noisy", "BenchmarkA", base));
+  append(n, make("idle", "BenchmarkA", base));
+  append(n, make("noisy", "BenchmarkA", slower));
+  const std::string text = render::compare_text(analysis::compare_samples(o, n, {}));
+  // One header (the conditions' labels above), one table: both conditions' rows in it.
+  CHECK(text.find("idle: UNKNOWN") != std::string::npos);
+  CHECK(text.find("noisy: UNKNOWN") != std::string::npos);
+  const auto tables = [&] {
+    std::size_t k = 0;
+    for (std::size_t at = text.find("vs base"); at != std::string::npos; at = text.find("vs base", at + 1)) ++k;
+    return k;
+  }();
+  CHECK(tables == 1);
+  const std::size_t idle = text.find("\nidle: A "), noisy = text.find("\nnoisy: A ");
+  REQUIRE(idle != std::string::npos);
+  REQUIRE(noisy != std::string::npos);
+  CHECK(idle < noisy);
+  CHECK(text.find("+20.00%", noisy) != std::string::npos);
+}
