@@ -35,6 +35,8 @@ std::string published_words(const analysis::ClaimResult& r, bool percent) {
 }
 
 std::string opt(const std::optional<double>& v, int decimals) { return text::fixed(v, decimals); }
+// A published figure at benchmark precision ("11.46", "0.0501"); "—" when not published.
+std::string figure(const std::optional<double>& v) { return v ? text::format_value(*v) : "—"; }
 
 std::string cv_ci(const claims::Estimate& cv) {
   if (!cv.defined) return "— (" + cv.why + ")";
@@ -80,7 +82,7 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
       const auto& p = b.published;
       out += fmt::format("  {}\n", p.condition + (p.benchmark.empty() ? "" : " / " + p.benchmark));
       out += fmt::format("    published  n={:<4} mean {}  sd {}  CV {}%  {}\n", p.n ? std::to_string(*p.n) : "—",
-                         opt(p.mean, 2), opt(p.stddev, 2), opt(p.cv_pct, 2), stats::to_string(b.published_band));
+                         figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
       if (b.condition.empty())
         out += "    this run   no matching condition\n";
       else
@@ -111,7 +113,7 @@ std::string judgement_markdown(const analysis::Judgement& j, const std::string& 
     for (const auto& b : j.beside) {
       const auto& p = b.published;
       out += fmt::format("| {} | {} | {} | {} | {} | {} ", text::markdown_cell(p.condition), p.n ? std::to_string(*p.n) : "—",
-                         opt(p.mean, 2), opt(p.stddev, 2), opt(p.cv_pct, 2), stats::to_string(b.published_band));
+                         figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
       if (b.condition.empty())
         out += "| — | — | — | — | no matching condition |\n";
       else
@@ -151,7 +153,7 @@ std::string judgement_html(const analysis::Judgement& j, const std::string& unit
     for (const auto& b : j.beside) {
       const auto& p = b.published;
       out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", html_escape(p.condition),
-                         p.n ? std::to_string(*p.n) : "—", opt(p.mean, 2), opt(p.stddev, 2), opt(p.cv_pct, 2),
+                         p.n ? std::to_string(*p.n) : "—", figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2),
                          stats::to_string(b.published_band));
       if (b.condition.empty())
         out += "<td colspan=\"5\">no matching condition</td></tr>\n";

@@ -68,7 +68,7 @@ TEST_CASE("render judge: the verdicts and the published table as text") {
         "    published  n=20   mean 11.46  sd 0.54  CV 4.75%  acceptable\n"
         "    this run   n=20   mean 12.50 [12.00, 13.00]  sd 0.25  CV 2.00% [1.50, 2.60]  acceptable\n"
         "  shielded\n"
-        "    published  n=20   mean 12.00  sd 0.50  CV 4.20%  acceptable\n"
+        "    published  n=20   mean 12.00  sd 0.5  CV 4.20%  acceptable\n"
         "    this run   no matching condition\n"
         "  note: published condition \"shielded\" matches none of this run's (idle)\n");
 }
