@@ -1,7 +1,7 @@
 // Claims: what an experiment says it demonstrates (`claims:`), as short expressions over
 // per-condition statistics, e.g. `cv(noisy) > 2 * cv(idle)`, `cv(pinned) <= 10%`,
-// `median(noisy) / median(idle) within 2 ± 25%`. This is the parser; the evaluation (bootstrap
-// intervals and the verdict) comes later. Pure.
+// `median(noisy) / median(idle) within 2 ± 25%`. This is the parser; evaluate.hpp judges a
+// claim (bootstrap intervals and the verdict). Pure.
 //
 // Grammar (whitespace is free):
 //   claim   := expr op expr | expr "within" expr ("±" | "+-") number "%"

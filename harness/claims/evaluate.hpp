@@ -1,4 +1,4 @@
-// Claims judged with intervals, not points (issue 13, under way): every series a claim names is
+// Claims judged with intervals, not points (harness/stats/README.md §3.11): every series a claim names is
 // resampled with replacement, independently, B times with a seeded generator (mt19937_64, whose
 // output the standard fixes, and Lemire's multiply-shift for the index, so the same seed gives the
 // same intervals everywhere); each side of the claim and their difference are recomputed per

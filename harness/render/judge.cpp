@@ -97,7 +97,7 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
 std::string judgement_markdown(const analysis::Judgement& j, const std::string& unit) {
   std::string out;
   if (!j.claims.empty()) {
-    out += fmt::format("\n## Claims\n\n{} ({}).\n\n", judgement_headline(j), method(j));
+    out += fmt::format("\n## Claims\n\n{}; {}.\n\n", judgement_headline(j), method(j));
     for (const auto& r : j.claims) {
       out += fmt::format("- **{}** `{}`: {}", claims::to_string(r.run.verdict), r.run.claim, estimates(r.run));
       if (r.published) out += "; " + published_words(r, r.run.percent);

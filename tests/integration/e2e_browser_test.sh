@@ -105,6 +105,38 @@ chromium_run --dump-dom "file://$WORK/control.html" >control.dom 2>control.log |
 grep -q 'violates the following Content Security Policy directive' control.log ||
   fail "control page: no CSP violation logged, so the fetch check above proves nothing"
 
+# A run that states claims and replays a published table: the verdicts and the table beside come
+# first on the page, above the conditions.
+cp -r "$REPO/tests/data/results/small" "$WORK/claims"
+python3 - "$WORK/claims" "$REPO/experiments/published/gophercon-uk-2026-cv-summary.txt" <<'PY'
+import json, re, sys
+d, ref = sys.argv[1], sys.argv[2]
+run = json.load(open(d + "/run.json"))
+run["claims"], run["claims_seed"] = ["cv(noisy) > 2 * cv(idle)", "n(idle) >= 8"], 1
+rows = []
+for cond in ("idle", "noisy", "pinned"):
+    block = open(ref).read().split(f"## {cond}\n")[1]
+    name, n, mean, sd, cv = block.splitlines()[1].split()
+    rows.append({"condition": cond, "benchmark": name, "n": int(n), "mean": float(mean), "stddev": float(sd),
+                 "cv_pct": float(cv), "median": None, "min": None, "max": None})
+run["reference"] = {"source": "the talk", "file": "cv-summary.txt", "format": "cv-summary", "unit": "ns/op",
+                    "header": [], "rows": rows}
+json.dump(run, open(d + "/run.json", "w"))
+PY
+"$NF" report --html "$WORK/claims.html" "$WORK/claims" >/dev/null 2>claims.err || { cat claims.err >&2; fail "report of a result with claims"; }
+chromium_run --dump-dom "file://$WORK/claims.html" >claims.dom 2>claims.log || fail "chromium failed on the claims page"
+python3 - claims.dom <<'PY' || fail "the claims section in the browser"
+import re, sys
+dom = open(sys.argv[1]).read()
+assert dom.index('<section id="claims">') < dom.index('<table class="conditions">'), "claims not above the conditions"
+verdicts = re.findall(r'<td class="verdict">([A-Z ]+)</td>', dom)
+assert len(verdicts) == 2 and verdicts[1] == "REPRODUCED", verdicts
+assert len(re.findall(r'<table class="reference">', dom)) == 1
+assert dom.count("<tr><td>") >= 3, "a row per published condition"
+assert '<a href="#claims">Claims</a>' in dom
+PY
+if grep -E 'Content Security Policy|net::ERR_' claims.log; then fail "the claims page tried to fetch something"; fi
+
 # The history page (noisefloor history --html): two runs of the small result, the second on
 # another CPU (a second segment). One trend plot per condition x benchmark row, a segment
 # boundary in each, and nothing fetched.

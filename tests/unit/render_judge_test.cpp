@@ -75,7 +75,7 @@ TEST_CASE("render judge: the verdicts and the published table as text") {
 
 TEST_CASE("render judge: markdown and HTML carry the same verdicts") {
   const std::string md = render::judgement_markdown(fabricated(), "ns/op");
-  CHECK(md.find("## Claims\n\nclaims: 1 reproduced, 0 not reproduced, 0 inconclusive, 1 undefined (of 2)") !=
+  CHECK(md.find("## Claims\n\nclaims: 1 reproduced, 0 not reproduced, 0 inconclusive, 1 undefined (of 2); 95% percentile") !=
         std::string::npos);
   CHECK(md.find("- **REPRODUCED** `cv(noisy) > 2 * cv(idle)`: 20.00% [15.00%, 25.00%] vs 2.00% [1.80%, 2.40%]; "
                 "publication: 18.88% vs 9.50%, shows it: agrees\n") != std::string::npos);
