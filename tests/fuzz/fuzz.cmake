@@ -1,5 +1,5 @@
 # The fuzz targets (tests/fuzz/README.md).
-set(NF_FUZZ_TARGETS experiment gotest gbench demux probe results)
+set(NF_FUZZ_TARGETS experiment gotest gbench demux probe results claims)
 set(NF_FUZZ_SOURCES)
 foreach(target ${NF_FUZZ_TARGETS})
   list(APPEND NF_FUZZ_SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/${target}.cpp)

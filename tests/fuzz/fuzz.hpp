@@ -22,6 +22,7 @@ int gbench(const std::uint8_t* data, std::size_t size);      // parsers::parse_g
 int demux(const std::uint8_t* data, std::size_t size);       // docker::LogDemuxer
 int probe(const std::uint8_t* data, std::size_t size);       // probe::parse_probe_report
 int results(const std::uint8_t* data, std::size_t size);     // results::decode_result, analysis
+int claims(const std::uint8_t* data, std::size_t size);      // parsers::parse_published, claims
 
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};

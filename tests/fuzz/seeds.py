@@ -30,6 +30,13 @@ copy("gotest", list((data / "gotest").glob("*.txt")) + list((data / "compare").g
      + [data / "golden" / "export.gotest"])
 copy("gbench", (data / "gbench").glob("*.json"))
 copy("probe", (data / "probe").glob("*.txt"))
+# claims: published tables; and claims on the first line (the rest a table, or nothing).
+copy("claims", list((data / "published").glob("*")) + list((repo / "experiments" / "published").glob("*"))
+     + [data / "results" / "docker-0.1" / "cv-summary.txt", data / "results" / "docker-0.1" / "summary.json"])
+for i, claim in enumerate(["cv(noisy) > 2 * cv(idle)", "median(noisy) / median(idle) within 2 ± 25%",
+                           "cv(one) < 5%", "ratio(fast) <= 0.9", "-(mean(idle) - 3) * 2 >= 10% + n(noisy)",
+                           "cv(noisy, BenchmarkX-2) >= rcv(idle) +- 5%", "min(idle) < max(idle) / 0"]):
+    put("claims", f"claim-{i}", claim.encode())
 
 # results: samples.jsonl NUL run.json NUL fingerprint.json NUL summary.json NUL <condition>.txt
 for d in sorted((data / "results").iterdir()):
