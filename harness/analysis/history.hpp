@@ -9,8 +9,9 @@
 //
 // The room: the fingerprint's leaves that move benchmarks (analysis::benchmark_moving_facts, i.e.
 // rooms.hpp's kBenchmarkMovingFields) EXCEPT the code under test (HistoryOptions::code_fields,
-// by default toolchain.binary.sha256: the benchmark binary changes with every commit, and that
-// change is what a history is for, so it must not split the series). The digest is the first 8
+// by default toolchain.binary.sha256 and engine.images (the images made from the binary): the
+// benchmark binary changes with every commit, and that change is what a history is for, so it must
+// not split the series). The digest is the first 8
 // hex digits of the SHA-256 of those "field=content" lines. A run whose room differs from the
 // previous run's starts a new segment, named by the fields that changed; a run with no
 // fingerprint (or after one without) starts a new segment too: its room cannot be compared.
@@ -50,7 +51,9 @@ struct HistoryOptions {
   std::size_t bootstrap = 2000;             // resamples of the CV interval
   std::uint64_t seed = 0x6e6f697365666c72;  // of the CV bootstrap ("noisefl r")
   // Benchmark-moving fields that describe the code under test, not the room: never a segment.
-  std::vector<std::string> code_fields = {"toolchain.binary.sha256"};
+  // The benchmark binary, and the container images made from it (`image: auto` holds the binary
+  // and its libraries, so its id changes with every build of the benchmark).
+  std::vector<std::string> code_fields = {"toolchain.binary.sha256", "engine.images"};
 };
 
 enum class ChangeKind { first, not_compared, unchanged, higher, lower };

@@ -38,6 +38,7 @@ nlohmann::json cv_document(const analysis::Analysis& a, const std::vector<std::s
                            const std::string& rooms_verdict) {
   json j = {{"schema_version", kCvSchemaVersion}, {"sources", given_paths}, {"table", a.table}};
   j["comparable"] = a.comparable();
+  if (a.judgement) j["claims"] = *a.judgement;
   if (!rooms_verdict.empty()) j["differences"] = rooms_verdict;
   return j;
 }

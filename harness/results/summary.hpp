@@ -29,7 +29,8 @@ nlohmann::json summary_document(const analysis::Analysis& analysis);
 
 // What `noisefloor cv --format json` prints: {"schema_version": 1, "sources": [the paths as
 // given], "table": analysis::Table, "comparable": Analysis::comparable(), "differences": the
-// rooms verdict as text (only when there is one)}. Its table is summary.json's table.
+// rooms verdict as text (only when there is one), "claims" (as summary.json's)}. Its table is
+// summary.json's table.
 nlohmann::json cv_document(const analysis::Analysis& analysis, const std::vector<std::string>& given_paths,
                            const std::string& rooms_verdict);
 

@@ -24,6 +24,8 @@ json fingerprint(const std::string& cpu = "AMD EPYC", const std::string& binary 
   f["host"]["load"] = fp::known({{"one", load}, {"running", 1}});
   f["toolchain"]["go"]["version"] = fp::known("go1.19.8");
   f["toolchain"]["binary"]["sha256"] = fp::known(binary);
+  // image: auto holds the binary: its image changes with it.
+  f["engine"]["images"]["pinned"]["id"] = fp::known("sha256:" + binary);
   f["toolchain"]["source"]["commit"] = fp::known("2c95392c1134");
   f["toolchain"]["source"]["dirty"] = fp::known(false);
   f["env"] = json::object();
@@ -154,7 +156,7 @@ TEST_CASE("history: a fingerprint change starts a segment and is never compared 
 }
 
 TEST_CASE("history: the code under test and volatile facts do not split the series") {
-  // Another binary (a new commit) and another load: the same room.
+  // Another binary (a new commit, so another image: auto) and another load: the same room.
   const auto h = analysis::history(
       {result("r1", "2026-01-01T00:00:00Z", around(100)),
        result("r2", "2026-01-02T00:00:00Z", around(115), fingerprint("AMD EPYC", std::string(64, 'b'), 3.5))});
