@@ -77,7 +77,8 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
     out += "  " + judgement_headline(j) + "\n";
   }
   if (j.reference) {
-    out += fmt::format("\nBeside {}{}:\n", reference_title(*j.reference), unit.empty() ? "" : ", means in " + unit);
+    out += "\n" + text::wrap(fmt::format("Beside {}{}:", reference_title(*j.reference), unit.empty() ? "" : ", means in " + unit),
+                             80, "", "  ");
     for (const auto& b : j.beside) {
       const auto& p = b.published;
       out += fmt::format("  {}\n", p.condition + (p.benchmark.empty() ? "" : " / " + p.benchmark));
