@@ -27,10 +27,13 @@ double mean_of(const std::vector<double>& v) {
   return s / static_cast<double>(v.size());
 }
 
+// Linear time (selection, not a sort): a claim's median is recomputed in every resample.
 double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (n % 2) return *mid;
+  return (*std::max_element(v.begin(), mid) + *mid) / 2;
 }
 
 double stddev_of(const std::vector<double>& v) {
