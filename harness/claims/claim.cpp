@@ -231,7 +231,7 @@ class Parser {
     if (std::find(list.begin(), list.end(), e.subject) != list.end()) return;
     const std::string near = text::closest(e.subject, list);
     const std::string what = variant ? "variant" : "condition";
-    fail(at, near.empty() ? fmt::format("unknown {} {} (the experiment has: {})", what, text::quote(e.subject),
+    fail(at, near.empty() ? fmt::format("unknown {} {} ({}s: {})", what, text::quote(e.subject), what,
                                         fmt::join(list, ", "))
                           : fmt::format("unknown {} {} (did you mean {}?)", what, text::quote(e.subject),
                                         text::quote(near)));

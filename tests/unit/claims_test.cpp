@@ -44,7 +44,7 @@ TEST_CASE("claims: the demo's claims parse into what they say") {
 TEST_CASE("claims: bad claims say where and what") {
   CHECK(error_of("cvv(noisy) > 1") == "0: unknown function \"cvv\" (did you mean \"cv\"?)");
   CHECK(error_of("cv(nosy) > 1") == "3: unknown condition \"nosy\" (did you mean \"noisy\"?)");
-  CHECK(error_of("cv(zzzzzz) > 1") == "3: unknown condition \"zzzzzz\" (the experiment has: idle, noisy, pinned)");
+  CHECK(error_of("cv(zzzzzz) > 1") == "3: unknown condition \"zzzzzz\" (conditions: idle, noisy, pinned)");
   CHECK(error_of("cv(noisy)") == "9: expected a comparison (<, <=, >, >= or within) after the expression");
   CHECK(error_of("cv(noisy) = 1") == "10: expected a comparison (<, <=, >, >= or within), got \"= 1\"");
   CHECK(error_of("cv(noisy) > ") == "12: the claim ends where a number or a statistic such as cv(idle) should be");
