@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,13 @@ std::optional<double> first_number(std::string_view cell) {
   }
   if (digits.empty()) return std::nullopt;
   return number(digits);
+}
+
+// A sample count: a whole number from 0 to 10⁹ (a published n is never larger; anything else is
+// not a count, and converting it to int would be undefined).
+std::optional<int> count(std::optional<double> v) {
+  if (!v || !(*v >= 0 && *v <= 1e9) || *v != std::floor(*v)) return std::nullopt;
+  return static_cast<int>(*v);
 }
 
 std::string lower(std::string_view s) {
@@ -137,11 +145,11 @@ model::PublishedTable parse_cv_summary(std::string_view text) {
     model::PublishedRow row;
     row.condition = condition;
     row.benchmark = std::string(f[0]);
-    const auto runs = number(f[1]);
+    const auto runs = count(number(f[1]));
     const auto mean = number(f[2]), stddev = number(f[3]), cv = number(f[4]);
-    if (!runs || !mean || !stddev || !cv || *runs != static_cast<int>(*runs))
-      fail(number_of_line, fmt::format("`{}`: runs, mean, stddev and CV% must be numbers", line));
-    row.n = static_cast<int>(*runs);
+    if (!runs || !mean || !stddev || !cv)
+      fail(number_of_line, fmt::format("`{}`: runs, mean, stddev and CV% must be numbers (runs a whole one)", line));
+    row.n = runs;
     row.mean = mean;
     row.stddev = stddev;
     row.cv_pct = cv;
@@ -192,7 +200,10 @@ model::PublishedTable parse_markdown_table(std::string_view text) {
       if (row.condition.empty()) fail(r + 1, "a row without a condition");
       if (benchmark >= 0 && static_cast<std::size_t>(benchmark) < row_cells.size())
         row.benchmark = row_cells[static_cast<std::size_t>(benchmark)];
-      if (const auto v = at(n)) row.n = static_cast<int>(*v);
+      if (const auto v = at(n)) {
+        row.n = count(v);
+        if (!row.n) fail(r + 1, fmt::format("n: expected a whole number of samples, got {}", *v));
+      }
       row.mean = at(mean);
       row.stddev = at(stddev);
       row.cv_pct = at(cv);
@@ -226,7 +237,10 @@ model::PublishedTable parse_summary_json(std::string_view text) {
     row.benchmark = r.value("name", r.value("benchmark", ""));
     if (row.condition.empty()) throw ParseError("summary.json: a table row without a condition");
     const auto& s = r["summary"];
-    if (const auto v = json_number(s, "n")) row.n = static_cast<int>(*v);
+    if (const auto v = json_number(s, "n")) {
+      row.n = count(v);
+      if (!row.n) throw ParseError(fmt::format("summary.json: a row's n is not a whole number of samples ({})", *v));
+    }
     row.mean = json_number(s, "mean");
     row.stddev = json_number(s, "stddev");
     row.cv_pct = json_number(s, "cv_pct");

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "model/errors.hpp"
+#include "render/judge.hpp"
 #include "render/table.hpp"
 #include "results/summary.hpp"
 #include "text/text.hpp"
@@ -83,6 +84,7 @@ std::string markdown(const analysis::Analysis& a) {
     out += source_line(a.sources.front()) + "\n\n";
   }
   out += table_markdown(a.table);
+  if (a.judgement) out += judgement_markdown(*a.judgement, a.table.rows.empty() ? "" : a.table.rows.front().unit);
   if (!a.paired.rows.empty()) out += paired_rows(a);
   if (!a.paired.aa.empty()) out += aa_rows(a);
   if (a.merged) out += differences(a);

@@ -10,7 +10,8 @@ namespace noisefloor::render {
 
 // Formats:
 //   markdown  GitHub-flavoured: "# title", description, one line per source (host · run · status),
-//             then the table as markdown — for one result exactly its table.md's table — and,
+//             then the table as markdown — for one result exactly its table.md's table — the
+//             claims' verdicts and the published reference beside (a run that has them), and,
 //             when present, the paired comparisons, the A/A checks and the fingerprint differences.
 //   csv       the table as CSV.
 //   json      summary.json (results/summary.hpp), recomputed; merged results add "sources".

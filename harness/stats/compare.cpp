@@ -166,6 +166,63 @@ std::optional<OrderCi> moses_order(std::size_t m, std::size_t n, double alpha) {
   return OrderCi{static_cast<std::size_t>(k_real), level};
 }
 
+// The k-th smallest (1-based) of the n·m sums a_i + c_j of two ascending arrays, without forming
+// them (§3.5.2): the sums form a matrix sorted along rows and columns; each round picks a pivot
+// among the candidates still in play (SplitMix64, seeded: the same inputs always take the same
+// path), counts the sums below and at it row by row with one pointer walking down the columns
+// (O(n + m)), and keeps the side that holds rank k. Expected O(log(nm)) rounds; few candidates
+// left are selected directly. The value returned is one of the sums, computed as a_i + c_j.
+double select_sum(const std::vector<double>& a, const std::vector<double>& c, std::uint64_t k) {
+  const std::size_t n = a.size(), m = c.size();
+  std::vector<std::size_t> lo(n, 0), hi(n, m), lt(n), le(n);  // row i's candidates: columns [lo, hi)
+  SplitMix64 rng(k);
+  for (;;) {
+    std::uint64_t below = 0, candidates = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      below += lo[i];
+      candidates += hi[i] - lo[i];
+    }
+    if (candidates <= std::max<std::uint64_t>(64, 2 * (n + m))) {
+      std::vector<double> rest;
+      rest.reserve(static_cast<std::size_t>(candidates));
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = lo[i]; j < hi[i]; ++j) rest.push_back(a[i] + c[j]);
+      const auto nth = rest.begin() + static_cast<std::ptrdiff_t>(k - below - 1);
+      std::nth_element(rest.begin(), nth, rest.end());
+      return *nth;
+    }
+    // A pivot drawn uniformly among the candidates.
+    std::uint64_t pick = rng.next() % candidates;
+    double pivot = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t width = hi[i] - lo[i];
+      if (pick < width) {
+        pivot = a[i] + c[lo[i] + static_cast<std::size_t>(pick)];
+        break;
+      }
+      pick -= width;
+    }
+    // Per row, how many sums are < pivot and <= pivot: a_i grows with i, so both counts shrink.
+    std::uint64_t count_lt = 0, count_le = 0;
+    std::size_t j_lt = m, j_le = m;
+    for (std::size_t i = 0; i < n; ++i) {
+      while (j_lt > 0 && a[i] + c[j_lt - 1] >= pivot) --j_lt;
+      while (j_le > 0 && a[i] + c[j_le - 1] > pivot) --j_le;
+      lt[i] = std::clamp(j_lt, lo[i], hi[i]);
+      le[i] = std::clamp(j_le, lo[i], hi[i]);
+      count_lt += lt[i];
+      count_le += le[i];
+    }
+    if (k <= count_lt) {
+      hi.swap(lt);
+    } else if (k <= count_le) {
+      return pivot;
+    } else {
+      lo.swap(le);
+    }
+  }
+}
+
 }  // namespace
 
 MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
@@ -271,19 +328,16 @@ RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const doubl
   }
   check_values(base, "hodges-lehmann base", true);
   check_values(variant, "hodges-lehmann variant", true);
-  std::vector<double> log_base(base.size());
-  std::transform(base.begin(), base.end(), log_base.begin(), [](double v) { return std::log(v); });
-  std::vector<double> diffs;
-  diffs.reserve(base.size() * variant.size());
-  for (double v : variant) {
-    const double lv = std::log(v);
-    for (double lb : log_base) diffs.push_back(lv - lb);
-  }
-  std::sort(diffs.begin(), diffs.end());
-  const std::size_t total = diffs.size();
+  // D = {ln v_j - ln b_i} as the sums of two ascending arrays: ln v ascending, -ln b ascending.
+  std::vector<double> log_variant(variant.size()), neg_log_base(base.size());
+  std::transform(variant.begin(), variant.end(), log_variant.begin(), [](double v) { return std::log(v); });
+  std::transform(base.begin(), base.end(), neg_log_base.begin(), [](double v) { return -std::log(v); });
+  std::sort(log_variant.begin(), log_variant.end());
+  std::sort(neg_log_base.begin(), neg_log_base.end());
+  const std::uint64_t total = static_cast<std::uint64_t>(base.size()) * variant.size();
+  const auto d = [&](std::uint64_t rank) { return select_sum(log_variant, neg_log_base, rank); };  // 1-based
   RatioCI r;
-  r.estimate =
-      std::exp(total % 2 == 1 ? diffs[total / 2] : 0.5 * (diffs[total / 2 - 1] + diffs[total / 2]));
+  r.estimate = std::exp(total % 2 == 1 ? d(total / 2 + 1) : 0.5 * (d(total / 2) + d(total / 2 + 1)));
   const auto order = moses_order(base.size(), variant.size(), 1.0 - confidence);
   if (!order) {
     r.lo = 0.0;
@@ -292,8 +346,8 @@ RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const doubl
     r.bounded = false;
     return r;
   }
-  r.lo = std::exp(diffs[order->k - 1]);
-  r.hi = std::exp(diffs[total - order->k]);
+  r.lo = std::exp(d(order->k));
+  r.hi = std::exp(d(total - order->k + 1));
   r.level = order->level;
   return r;
 }

@@ -46,7 +46,8 @@ struct RatioCI {
 // D = sorted{ln v_j - ln b_i}, estimate exp(median D), CI [exp D_(k), exp D_(mn+1-k)],
 // k = max{k : 2 P0(U <= k-1) <= 1 - confidence} from the no-ties U distribution (exact while
 // C(m+n, m) fits in 127 bits, else normal with continuity correction). No k: (0, +inf),
-// bounded = false, level 1. Memory O(n_base * n_variant).
+// bounded = false, level 1. The order statistics of D are selected without forming D
+// (O((m + n) log(mn)) expected time, O(m + n) memory).
 RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const double> variant,
                              double confidence = 0.95);
 
@@ -104,7 +105,7 @@ std::vector<double> holm_bonferroni(std::span<const double> p);
 bool min_attainable_p_exceeds(std::size_t n_a, std::size_t n_b, double alpha = 0.05);
 
 // SplitMix64 (Steele, Lea & Flood 2014): the deterministic generator of every pseudo-random
-// choice (§3.10; today the report's plot jitter).
+// choice (§3.10: the report's plot jitter, the Hodges–Lehmann selection's pivots).
 class SplitMix64 {
  public:
   explicit SplitMix64(std::uint64_t seed);

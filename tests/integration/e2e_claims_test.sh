@@ -60,6 +60,9 @@ beside = s["reference"]["beside"]
 assert [b["condition"] for b in beside] == ["idle", "pinned"] and beside[1]["n"] == 6, beside
 PY
 contains "$dir/table.md" '## Claims'
+"$NF" report "$dir" --format markdown >export.md
+contains export.md '**NOT REPRODUCED** `mean(pinned) > 2 * mean(idle)`'
+contains export.md '## Beside a fabricated publication'
 # report.html: the claims come before the conditions.
 python3 - "$dir/report.html" <<'PY' || fail "report.html: the claims at the top"
 import sys

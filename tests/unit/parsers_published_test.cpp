@@ -68,7 +68,14 @@ TEST_CASE("published: what is not a table says so, with the line") {
   CHECK_THROWS_WITH_AS(parse_published("## idle\nBenchmarkX 20 11.5 0.5\n"),
                        "line 2: expected `<benchmark> <runs> <mean> <stddev> <CV%>`, got 4 fields", ParseError);
   CHECK_THROWS_WITH_AS(parse_published("## idle\nBenchmarkX 20 fast 0.5 4\n"),
-                       "line 2: `BenchmarkX 20 fast 0.5 4`: runs, mean, stddev and CV% must be numbers", ParseError);
+                       "line 2: `BenchmarkX 20 fast 0.5 4`: runs, mean, stddev and CV% must be numbers (runs a whole one)",
+                       ParseError);
+  CHECK_THROWS_WITH_AS(parse_published("## idle\nBenchmarkX 1e30 11.5 0.5 4\n"),
+                       "line 2: `BenchmarkX 1e30 11.5 0.5 4`: runs, mean, stddev and CV% must be numbers (runs a whole one)",
+                       ParseError);
+  // Found by the claims fuzz target: an n far beyond int.
+  CHECK_THROWS_WITH_AS(parse_published("| condition | n | mean |\n|---|---|---|\n| idle | 4.4e20 | 3 |\n"),
+                       "line 3: n: expected a whole number of samples, got 4.4e+20", ParseError);
   CHECK_THROWS_WITH_AS(parse_published("{\"table\": {}}"), "not a noisefloor summary.json: no table.rows", ParseError);
   CHECK_THROWS_WITH_AS(parse_published("| a | b |\n|---|---|\n| 1 | 2 |\n"),
                        "no markdown table with a condition column and a mean or CV column", ParseError);
