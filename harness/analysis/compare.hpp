@@ -17,7 +17,7 @@
 // Labels: every row carries the label of its conditions (MEASURED-clean or CONTENDED; an unpaired
 // comparison is never CONTENDED-PAIRED; UNKNOWN for a source that records no load, e.g. a go test
 // file). A row whose two sides carry different known labels is not compared (listed with the
-// reason); rows with different labels are rendered in separate tables.
+// reason); the text names each condition's label above its one table per unit.
 #pragma once
 
 #include <map>

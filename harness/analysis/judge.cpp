@@ -17,15 +17,28 @@ bool stands_for(const std::string& published, const std::string& condition) {
   return !std::isalnum(next) && next != '_' && next != '-';
 }
 
-bool same_benchmark(const Row& row, const std::string& benchmark) {
-  return benchmark.empty() || row.name == benchmark || row.benchmark == benchmark;
+// A benchmark name without its -N (GOMAXPROCS) suffix: a publication run on 16 CPUs names
+// "BenchmarkX-16" what this run names "BenchmarkX-2".
+std::string_view without_procs(std::string_view name) {
+  const std::size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash + 1 == name.size()) return name;
+  for (std::size_t i = dash + 1; i < name.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return name;
+  return name.substr(0, dash);
+}
+
+bool same_benchmark(const std::string& a, const std::string& b) {
+  return a == b || without_procs(a) == without_procs(b);
 }
 
 claims::Data data_of(const Table& table, const PairedTable& paired) {
   claims::Data d;
   for (const Row& row : table.rows) d.rows[row.condition].emplace_back(row.name, row.values);
-  for (const PairedRow& p : paired.rows)
-    if (!p.aa && !d.ratios.count(p.variant)) d.ratios[p.variant] = p.paired.ratios;
+  for (const PairedRow& p : paired.rows) {
+    if (p.aa) continue;
+    if (!d.ratios.count(p.variant)) d.ratios[p.variant] = p.paired.ratios;
+    d.ratio_rows[p.variant].emplace_back(p.benchmark, p.paired.ratios);
+  }
   return d;
 }
 
@@ -34,7 +47,7 @@ const model::PublishedRow* published_row(const model::PublishedTable& t, const s
   const model::PublishedRow* best = nullptr;
   for (const auto& r : t.rows) {
     if (!stands_for(r.condition, condition)) continue;
-    if (!benchmark.empty() && !r.benchmark.empty() && r.benchmark != benchmark) continue;
+    if (!benchmark.empty() && !r.benchmark.empty() && !same_benchmark(r.benchmark, benchmark)) continue;
     if (!best || (r.condition == condition && best->condition != condition)) best = &r;
   }
   return best;
@@ -86,13 +99,15 @@ const Row* matching_row(const Table& table, const model::PublishedRow& published
   for (const auto& c : table.conditions)
     if (stands_for(published.condition, c) && (!condition || c.size() > condition->size())) condition = &c;
   if (!condition) return nullptr;
-  const Row* first = nullptr;
-  for (const Row& row : table.rows) {
-    if (row.condition != *condition) continue;
-    if (!first) first = &row;
-    if (!published.benchmark.empty() && same_benchmark(row, published.benchmark)) return &row;
-  }
-  return first;
+  // The benchmark of the same name (with or without the -N suffix), else the condition's only row.
+  std::vector<const Row*> rows;
+  for (const Row& row : table.rows)
+    if (row.condition == *condition) rows.push_back(&row);
+  for (const Row* row : rows)
+    if (!published.benchmark.empty() &&
+        (same_benchmark(row->name, published.benchmark) || row->benchmark == published.benchmark))
+      return row;
+  return rows.size() == 1 ? rows.front() : nullptr;
 }
 
 Judgement judge(const Table& table, const PairedTable& paired, const std::vector<std::string>& claim_texts,
@@ -131,8 +146,8 @@ Judgement judge(const Table& table, const PairedTable& paired, const std::vector
         b.band = row->summary.band;
         b.cv = claims::estimate(claims::Function::cv, row->values, seed, j.resamples, j.level);
       } else {
-        j.notes.push_back(fmt::format("published condition \"{}\" matches none of this run's ({})", p.condition,
-                                      fmt::join(table.conditions, ", ")));
+        j.notes.push_back(fmt::format("published condition \"{}\"{} matches none of this run's rows ({})", p.condition,
+                                      p.benchmark.empty() ? "" : " / " + p.benchmark, fmt::join(table.conditions, ", ")));
       }
       j.beside.push_back(std::move(b));
     }

@@ -68,7 +68,8 @@ Judgement judge(const Table& table, const PairedTable& paired, const std::vector
 
 // The row of `table` a published row stands for: the condition of the same name, else the one
 // the published name starts with ("noisy (16 spinners)" is noisy); the benchmark of the same name
-// (with or without its -N suffix), else the condition's first row. nullptr when none.
+// (with or without a -N suffix on either side), else the condition's only row. nullptr when none
+// (the condition is missing, or it has several rows and none is the published benchmark).
 const Row* matching_row(const Table& table, const model::PublishedRow& published);
 
 // summary.json's "claims": {"method", "seed", "resamples", "level", "results": [{"claim", "verdict",

@@ -86,6 +86,13 @@ double statistic(const Expr& call, const std::vector<double>& v) {
 // Where each call's samples come from.
 const std::vector<double>& series(const Expr& call, const Data& data) {
   if (call.function == Function::ratio) {
+    if (!call.benchmark.empty()) {
+      const auto rows = data.ratio_rows.find(call.subject);
+      if (rows != data.ratio_rows.end())
+        for (const auto& [name, values] : rows->second)
+          if (name == call.benchmark) return values;
+      throw Undefined{fmt::format("ratio({}, {}): no paired samples of that benchmark", call.subject, call.benchmark)};
+    }
     const auto it = data.ratios.find(call.subject);
     if (it == data.ratios.end()) throw Undefined{fmt::format("ratio({}): no paired samples", call.subject)};
     return it->second;
@@ -121,6 +128,24 @@ double value(const Expr& e, const Of& of) {
 
 double value(const Expr& e, const std::map<const Expr*, const std::vector<double>*>& bound) {
   return value(e, [&](const Expr& call) { return statistic(call, *bound.at(&call)); });
+}
+
+bool has_call(const Expr& e) {
+  if (e.kind == Expr::Kind::call) return true;
+  return (e.left && has_call(*e.left)) || (e.right && has_call(*e.right));
+}
+bool has_cv(const Expr& e) {
+  if (e.kind == Expr::Kind::call) return e.function == Function::cv || e.function == Function::rcv;
+  return (e.left && has_cv(*e.left)) || (e.right && has_cv(*e.right));
+}
+bool divides_by_call(const Expr& e) {
+  if (e.kind == Expr::Kind::div && has_call(*e.right)) return true;
+  return (e.left && divides_by_call(*e.left)) || (e.right && divides_by_call(*e.right));
+}
+// A claim over CVs compares fractions, shown as percentages; not one that divides by a statistic
+// (cv(a) / cv(b) is a plain ratio).
+bool shown_as_percent(const Claim& c) {
+  return (has_cv(c.lhs) || has_cv(c.rhs)) && !divides_by_call(c.lhs) && !divides_by_call(c.rhs);
 }
 
 // Whether `d`, the interval of lhs - rhs (or lhs/rhs - 1 for within), is on the claimed side.
@@ -174,11 +199,11 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
     std::map<const Expr*, const std::vector<double>*> bound;
     std::vector<const std::vector<double>*> distinct;
     for (const Expr* call : calls(claim)) {
-      if (call->function == Function::cv || call->function == Function::rcv) ev.percent = true;
       const std::vector<double>* s = &series(*call, data);
       bound[call] = s;
       if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);
     }
+    ev.percent = shown_as_percent(claim);
     ev.lhs = value(claim.lhs, bound);
     ev.rhs = value(claim.rhs, bound);
     const bool within = claim.op == Op::within;
@@ -201,15 +226,17 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
       }
       try {
         const double l = value(claim.lhs, rebound), r = value(claim.rhs, rebound);
+        if (within && r == 0) throw Undefined{"`within` needs a non-zero reference"};
         lhs.push_back(l);
         rhs.push_back(r);
         decision.push_back(within ? l / r - 1 : l - r);
       } catch (const Undefined&) {
-        // A resample where the statistic is undefined (all values equal: no spread) is skipped.
+        // A resample where a statistic is undefined (a division by zero, a mean or median that is
+        // not positive under cv or rcv) is dropped.
       }
     }
-    if (decision.size() < static_cast<std::size_t>(resamples) / 2)
-      throw Undefined{"the statistic is undefined in most resamples (too few distinct values)"};
+    if (decision.empty() || 2 * decision.size() < static_cast<std::size_t>(resamples))
+      throw Undefined{"a statistic is undefined in most resamples (a division by zero, or a mean that is not positive)"};
     ev.lhs_ci = interval(lhs, level);
     ev.rhs_ci = interval(rhs, level);
     ev.decision_ci = interval(decision, level);
@@ -256,8 +283,8 @@ Estimate estimate(Function f, const std::vector<double>& series, std::uint64_t s
       } catch (const Undefined&) {
       }
     }
-    if (values.size() < static_cast<std::size_t>(resamples) / 2)
-      throw Undefined{"undefined in most resamples (too few distinct values)"};
+    if (values.empty() || 2 * values.size() < static_cast<std::size_t>(resamples))
+      throw Undefined{"undefined in most resamples (a mean that is not positive)"};
     e.ci = interval(values, level);
     e.defined = true;
   } catch (const Undefined& u) {

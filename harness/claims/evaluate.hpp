@@ -27,7 +27,9 @@ namespace noisefloor::claims {
 // paired experiment its per-repeat ratios to the baseline.
 struct Data {
   std::map<std::string, std::vector<std::pair<std::string, std::vector<double>>>> rows;
-  std::map<std::string, std::vector<double>> ratios;
+  std::map<std::string, std::vector<double>> ratios;  // ratio(v): the variant's first benchmark
+  // ratio(v, B): per variant, (benchmark as printed, per-repeat ratios)
+  std::map<std::string, std::vector<std::pair<std::string, std::vector<double>>>> ratio_rows;
 };
 
 enum class Verdict { reproduced, not_reproduced, inconclusive, undefined };
@@ -42,7 +44,7 @@ struct Evaluation {
   Verdict verdict = Verdict::undefined;
   std::string why;            // UNDEFINED: which statistic and why
   double lhs = 0, rhs = 0;    // point estimates
-  bool percent = false;       // the claim compares cv or rcv: its sides are fractions, shown as %
+  bool percent = false;       // the claim compares CVs (and divides by no statistic): shown as %
   Interval lhs_ci, rhs_ci;    // percentile intervals of each side
   Interval decision_ci;       // of lhs - rhs, or of lhs/rhs - 1 for within
   std::uint64_t seed = 0;

@@ -32,10 +32,11 @@ std::vector<std::string_view> fields(std::string_view s) {
   return out;
 }
 
+// A finite number, the whole of `s` ("nan" and "inf" are not published figures).
 std::optional<double> number(std::string_view s) {
   double v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
+  if (ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -217,13 +218,10 @@ model::PublishedTable parse_markdown_table(std::string_view text) {
   throw ParseError("no markdown table with a condition column and a mean or CV column");
 }
 
-model::PublishedTable parse_summary_json(std::string_view text) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ParseError(fmt::format("not JSON: {}", e.what()));
-  }
+namespace {
+
+// summary.json's table rows; nlohmann throws json::exception for a field of the wrong type.
+model::PublishedTable summary_json_table(const nlohmann::json& j) {
   model::PublishedTable t;
   t.format = "summary.json";
   if (!j.is_object() || !j.contains("table") || !j["table"].is_object() || !j["table"].contains("rows") ||
@@ -254,13 +252,32 @@ model::PublishedTable parse_summary_json(std::string_view text) {
   return t;
 }
 
+}  // namespace
+
+model::PublishedTable parse_summary_json(std::string_view text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ParseError(fmt::format("not JSON: {}", e.what()));
+  }
+  try {
+    return summary_json_table(j);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+    throw ParseError(fmt::format("not a noisefloor summary.json: {}", e.what()));
+  }
+}
+
 model::PublishedTable parse_published(std::string_view text) {
   const std::string_view body = text::trim(text);
   if (!body.empty() && body.front() == '{') return parse_summary_json(body);
-  for (const std::string_view line : text::lines(text)) {
+  // A pipe table (a `|` row over a separator row) makes it markdown, headings or not.
+  const auto all = text::lines(text);
+  for (std::size_t i = 0; i + 1 < all.size(); ++i)
+    if (!text::trim(all[i]).empty() && text::trim(all[i]).front() == '|' && separator_row(cells(all[i + 1])))
+      return parse_markdown_table(text);
+  for (const std::string_view line : all)
     if (line.substr(0, 3) == "## ") return parse_cv_summary(text);
-    if (!text::trim(line).empty() && text::trim(line).front() == '|') return parse_markdown_table(text);
-  }
   throw ParseError(
       "not a published table noisefloor reads: expected a cv-summary.txt (`## <condition>` blocks), a markdown "
       "table or a summary.json");

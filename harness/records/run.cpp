@@ -362,7 +362,7 @@ void from_json(const json& j, RunRecord& v) {
     v.adaptive = j.value("adaptive", std::map<std::string, AdaptiveOutcome>{});
     v.sessions = j.value("sessions", std::vector<SessionRecord>{});
     v.claims = j.value("claims", std::vector<std::string>{});
-    v.claims_seed = j.value("claims_seed", std::uint64_t{1});
+    v.claims_seed = model::whole_number<std::uint64_t>(j, "claims_seed", 1);
     read_optional(j, "reference", v.reference);
   } catch (const json::exception& e) {
     throw ParseError(e.what());
@@ -400,7 +400,7 @@ void from_json(const json& j, PublishedRow& v) {
   v = {};
   v.condition = j.at("condition").get<std::string>();
   v.benchmark = j.value("benchmark", "");
-  if (j.contains("n") && !j["n"].is_null()) v.n = j["n"].get<int>();
+  if (j.contains("n") && !j["n"].is_null()) v.n = model::whole_number<int>(j["n"], "reference row n");
   get(j, "mean", v.mean);
   get(j, "stddev", v.stddev);
   get(j, "cv_pct", v.cv_pct);

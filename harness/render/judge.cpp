@@ -50,6 +50,9 @@ std::string mean_ci(const analysis::ReferenceRow& b) {
   return s;
 }
 
+// "noisy / BenchmarkX": a published row as the Beside tables name it.
+std::string row_name(const model::PublishedRow& p) { return p.condition + (p.benchmark.empty() ? "" : " / " + p.benchmark); }
+
 std::string reference_title(const model::PublishedTable& t) {
   std::string s = t.source.empty() ? "the published table" : t.source;
   if (!t.file.empty()) s += fmt::format(" ({}, {})", t.file, t.format);
@@ -81,7 +84,7 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
                              80, "", "  ");
     for (const auto& b : j.beside) {
       const auto& p = b.published;
-      out += fmt::format("  {}\n", p.condition + (p.benchmark.empty() ? "" : " / " + p.benchmark));
+      out += fmt::format("  {}\n", row_name(p));
       out += fmt::format("    published  n={:<4} mean {}  sd {}  CV {}%  {}\n", p.n ? std::to_string(*p.n) : "—",
                          figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
       if (b.condition.empty())
@@ -113,7 +116,7 @@ std::string judgement_markdown(const analysis::Judgement& j, const std::string& 
     out += "|:--|--:|--:|--:|--:|:--|--:|--:|--:|--:|:--|\n";
     for (const auto& b : j.beside) {
       const auto& p = b.published;
-      out += fmt::format("| {} | {} | {} | {} | {} | {} ", text::markdown_cell(p.condition), p.n ? std::to_string(*p.n) : "—",
+      out += fmt::format("| {} | {} | {} | {} | {} | {} ", text::markdown_cell(row_name(p)), p.n ? std::to_string(*p.n) : "—",
                          figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
       if (b.condition.empty())
         out += "| — | — | — | — | no matching condition |\n";
@@ -153,7 +156,7 @@ std::string judgement_html(const analysis::Judgement& j, const std::string& unit
                        unit.empty() ? "" : " " + html_escape(unit));
     for (const auto& b : j.beside) {
       const auto& p = b.published;
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", html_escape(p.condition),
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", html_escape(row_name(p)),
                          p.n ? std::to_string(*p.n) : "—", figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2),
                          stats::to_string(b.published_band));
       if (b.condition.empty())

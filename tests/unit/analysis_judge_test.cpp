@@ -80,7 +80,7 @@ TEST_CASE("judge: the published rows beside this run's, matched by the condition
   CHECK(j.beside[0].cv.value < j.beside[0].cv.ci.hi);
   CHECK(j.beside[3].condition.empty());
   REQUIRE(j.notes.size() == 1);
-  CHECK(j.notes[0] == "published condition \"shielded\" matches none of this run's (idle, noisy, pinned)");
+  CHECK(j.notes[0] == "published condition \"shielded\" matches none of this run's rows (idle, noisy, pinned)");
 }
 
 TEST_CASE("judge: a run that does not show what the publication shows disagrees") {
@@ -103,4 +103,24 @@ TEST_CASE("judge: the same seed gives the same intervals") {
   const auto b = analysis::judge(demo(), {}, {"cv(noisy) > 2 * cv(idle)"}, 11, std::nullopt);
   CHECK(a.claims[0].run.decision_ci.lo == b.claims[0].run.decision_ci.lo);
   CHECK(a.claims[0].run.decision_ci.hi == b.claims[0].run.decision_ci.hi);
+}
+
+TEST_CASE("judge: a published benchmark matches this run's whatever their GOMAXPROCS suffixes; several rows need a name") {
+  analysis::Table t = demo();  // rows named BenchmarkX-2
+  model::PublishedTable p;
+  p.rows = {{"idle", "BenchmarkX-16", 20, 11.46, 0.54, 4.75, {}, {}, {}}};
+  auto j = analysis::judge(t, {}, {"cv(idle, BenchmarkX-2) < 10%"}, 7, p);
+  CHECK(j.beside[0].name == "BenchmarkX-2");
+  REQUIRE(j.claims[0].published);
+  CHECK(j.claims[0].published->holds == true);  // 4.75% < 10%: BenchmarkX-16 is BenchmarkX-2's row
+  // A condition with two benchmarks and a published row naming neither: no guess.
+  analysis::Row other = t.rows[0];
+  other.name = "BenchmarkY-2";
+  other.benchmark = "BenchmarkY";
+  t.rows.insert(t.rows.begin() + 1, other);
+  p.rows[0].benchmark = "BenchmarkZ";
+  j = analysis::judge(t, {}, {}, 7, p);
+  CHECK(j.beside[0].condition.empty());
+  REQUIRE(j.notes.size() == 1);
+  CHECK(j.notes[0] == "published condition \"idle\" / BenchmarkZ matches none of this run's rows (idle, noisy, pinned)");
 }

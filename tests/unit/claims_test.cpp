@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "claims/claim.hpp"
 
 using namespace noisefloor::claims;
@@ -111,4 +113,30 @@ TEST_CASE("claims evaluation: the seed makes the intervals repeatable, and is re
   const Evaluation c = judge("cv(noisy) > 2 * cv(idle)", 8);
   CHECK(c.decision_ci.lo != a.decision_ci.lo);
   CHECK(c.verdict == a.verdict);
+}
+
+TEST_CASE("claims: a resample whose within-reference is zero is dropped, never a NaN in the interval") {
+  // cv(b) is 0 in every resample that draws one value three times (about 1 in 9): dropped.
+  Data d;
+  d.rows["a"] = {{"BenchmarkX", {10, 11, 12, 10.5, 11.5, 10.8}}};
+  d.rows["b"] = {{"BenchmarkX", {10, 11, 12}}};
+  const auto e = evaluate(parse_claim("cv(a) within cv(b) ± 50%", {{"a", "b"}, {}}), d, 3, 2000);
+  REQUIRE(e.verdict != Verdict::undefined);
+  CHECK(std::isfinite(e.decision_ci.lo));
+  CHECK(std::isfinite(e.decision_ci.hi));
+}
+
+TEST_CASE("claims: ratio(v, B) takes benchmark B's ratios; a ratio of CVs is not a percentage") {
+  Data d;
+  d.ratios["fast"] = {0.5, 0.5, 0.5};
+  d.ratio_rows["fast"] = {{"BenchmarkA", {0.5, 0.5, 0.5}}, {"BenchmarkB", {2, 2, 2}}};
+  const Names names{{"idle"}, {"fast"}};
+  CHECK(evaluate(parse_claim("ratio(fast) < 1", names), d, 1, 200).verdict == Verdict::reproduced);
+  CHECK(evaluate(parse_claim("ratio(fast, BenchmarkB) < 1", names), d, 1, 200).verdict ==
+        Verdict::not_reproduced);
+  const auto e = evaluate(parse_claim("ratio(fast, BenchmarkC) < 1", names), d, 1, 200);
+  CHECK(e.why == "ratio(fast, BenchmarkC): no paired samples of that benchmark");
+  d.rows["idle"] = {{"BenchmarkA", {10, 11, 12, 13}}};
+  CHECK(evaluate(parse_claim("cv(idle) < 20%", names), d, 1, 200).percent);
+  CHECK_FALSE(evaluate(parse_claim("cv(idle) / cv(idle) < 2", names), d, 1, 200).percent);
 }

@@ -80,3 +80,14 @@ TEST_CASE("published: what is not a table says so, with the line") {
   CHECK_THROWS_WITH_AS(parse_published("| a | b |\n|---|---|\n| 1 | 2 |\n"),
                        "no markdown table with a condition column and a mean or CV column", ParseError);
 }
+
+TEST_CASE("published: a markdown table under a heading is markdown; nan is not a figure; a wrong JSON type is a parse error") {
+  const auto t = parse_published("## Results\n\nAs published:\n\n| condition | mean ns/op |\n|---|---|\n| idle | 3.5 |\n");
+  CHECK(t.format == "markdown");
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0].mean == 3.5);
+  CHECK_THROWS_WITH_AS(parse_published("## idle\nBenchmarkX 20 nan 0.5 4\n"),
+                       "line 2: `BenchmarkX 20 nan 0.5 4`: runs, mean, stddev and CV% must be numbers (runs a whole one)",
+                       ParseError);
+  CHECK_THROWS_AS(parse_published(R"({"table": {"rows": [{"condition": 1, "summary": {}}]}})"), ParseError);
+}
