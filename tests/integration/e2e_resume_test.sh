@@ -76,8 +76,8 @@ benchmark:
   metric: cpu
 settle: 0s
 variants:
-  - {name: once, args: ["0.01"]}
-  - {name: thrice, args: ["0.03"]}
+  - {name: once, args: ["0.05"]}
+  - {name: thrice, args: ["0.15"]}
 conditions:
   - name: idle
 YAML
