@@ -119,7 +119,8 @@ for ((i = 0; i < trials; i++)); do
   fi
   # samples: every sample a progress line reported is in samples.jsonl
   reported=$(grep -c '^\[[0-9]*/[0-9]* ' "$dir/err.txt" || true)
-  run_dir=$(find "$dir/results" -mindepth 2 -maxdepth 2 -type d 2>/dev/null | head -1)
+  # (killed before it made its results directory: there is none, and nothing is lost)
+  run_dir=$(find "$dir/results" -mindepth 2 -maxdepth 2 -type d 2>/dev/null | head -1 || true)
   kept=0
   [[ -n "$run_dir" && -f "$run_dir/samples.jsonl" ]] && kept=$(wc -l <"$run_dir/samples.jsonl")
   if ((kept < reported)); then
