@@ -8,7 +8,8 @@
 #     stops by itself), none is left after exit (after `noisefloor gc` for KILL);
 #   - samples: samples.jsonl holds every sample the progress lines had reported;
 #   - run.json: status interrupted after INT/TERM/HUP (exit 130), absent after KILL (exit 137), or
-#     complete when the run ended before the signal; `noisefloor cv` reads what is there.
+#     complete when the run ended before the signal, or no run directory at all when INT/TERM/HUP
+#     stopped it while it prepared (building, images); `noisefloor cv` reads what is there.
 # Trial i uses seed SEED+i (SEED defaults to the time): `scripts/soak.sh 1 <seed>` replays one.
 # Prints one line per trial and the totals; exit 1 when any trial found a problem.
 # NF (default build/noisefloor) is the binary; the engine must answer (make engine).
@@ -133,6 +134,8 @@ for ((i = 0; i < trials; i++)); do
   case "$status/$record" in
     0/complete) ;;  # the run ended before the signal arrived
     130/interrupted) [[ $sig != KILL ]] || why+=("exit 130 after KILL") ;;
+    # stopped while it prepared (building, images), before it made a run directory: nothing to keep
+    130/absent) [[ $sig != KILL && -z "$run_dir" && $reported == 0 ]] || why+=("exit 130 with run.json absent after $sig") ;;
     137/absent) [[ $sig == KILL ]] || why+=("killed without KILL") ;;
     *) why+=("exit $status with run.json $record after $sig") ;;
   esac
