@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "analysis/analysis.hpp"
 #include "analysis/table.hpp"
@@ -158,15 +159,15 @@ History history(const std::vector<records::Result>& results, const HistoryOption
     run.digest = room_digest(r->fingerprint, o.code_fields);
     run.status = r->run ? std::string(records::to_string(r->run->status)) : "unknown";
     run.warnings = r->warnings;
-    const Table table = build_table(r->samples, r->conditions);
+    // A run that recorded claims is analysed whole (its table and the claims judged with its seed);
+    // any other needs its table only. The table is built once either way.
+    std::optional<Analysis> judged;
+    if (r->run && !r->run->claims.empty()) judged = analyze({*r});
+    const Table table = judged ? std::move(judged->table) : build_table(r->samples, r->conditions);
     for (const auto& row : table.rows) run.cells.push_back(cell_of(row, o));
-    // The claims the run recorded, judged on its own samples (with its recorded seed).
-    if (r->run && !r->run->claims.empty()) {
-      const Analysis a = analyze({*r});
-      if (a.judgement)
-        for (const auto& c : a.judgement->claims)
-          run.claims.push_back(fmt::format("{}: {}", claims::to_string(c.run.verdict), c.run.claim));
-    }
+    if (judged && judged->judgement)
+      for (const auto& c : judged->judgement->claims)
+        run.claims.push_back(fmt::format("{}: {}", claims::to_string(c.run.verdict), c.run.claim));
 
     // Segment: the first run, or a room that differs from the previous run's.
     bool starts = previous == nullptr;
