@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 #include "model/errors.hpp"
 
@@ -138,9 +139,14 @@ std::optional<OrderCi> moses_order(std::size_t m, std::size_t n, double alpha) {
       for (std::size_t u = len; u-- > up;) c[u] -= c[u - up];
       for (std::size_t u = i; u < len; ++u) c[u] += c[u - i];
     }
-    I128 total = 1;  // C(m+n, small), exact: each step divides exactly
+    // C(m+n, small), exact. C(large+i, i) = C(large+i-1, i-1) * (large+i) / i is an integer, so
+    // with g = gcd(previous, i), i/g divides large+i: dividing before multiplying keeps every
+    // intermediate below the result (< 2^126), where multiplying first overflowed 127 bits.
+    I128 total = 1;
     for (std::size_t i = 1; i <= small; ++i) {
-      total = total * static_cast<I128>(large + i) / static_cast<I128>(i);
+      I128 g = total, r = static_cast<I128>(i);  // gcd(total, i)
+      while (r != 0) g = std::exchange(r, g % r);
+      total = (total / g) * (static_cast<I128>(large + i) / (static_cast<I128>(i) / g));
     }
     const long double total_ld = static_cast<long double>(total);
     std::size_t k = 0;

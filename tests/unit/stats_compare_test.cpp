@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/errors.hpp"
@@ -252,6 +253,18 @@ TEST_CASE("stats compare: Moses CI order statistics") {
     CHECK(hl.level == rel(row.level, kClosed));
     CHECK(hl.lo <= hl.estimate);
     CHECK(hl.estimate <= hl.hi);
+  }
+  // The largest exact tables: C(128, 64) = 2^124.2 and C(130, 60) = 2^125.6. Their levels come
+  // from Python's big integers (the same recurrence, k = 1637 and 1681); computing C(m+n, m) by
+  // multiplying before dividing overflowed 127 bits here (UBSan, CI at 60f02fa).
+  for (const auto& [m, n, level] : {std::tuple{64, 64, 0.950356025477866},
+                                    std::tuple{60, 70, 0.9501295461494724}}) {
+    std::vector<double> b(static_cast<std::size_t>(m)), v(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = 10.0 + 0.1 * static_cast<double>(i);
+    for (std::size_t j = 0; j < v.size(); ++j) v[j] = 10.2 + 0.1 * static_cast<double>(j);
+    const RatioCI exact = hodges_lehmann_ratio(b, v);
+    CAPTURE(m);
+    CHECK(exact.level == rel(level, 1e-12));
   }
   // 70 vs 70: C(140, 70) > 2^126, normal approximation; conservative by construction.
   std::vector<double> base(70), variant(70);
