@@ -11,10 +11,12 @@
 // 2. With --noop-runs K, starts the no-op next to it (/noisefloor/noop, harness/probe/nf_noop.cpp)
 //    K times the same way it will start the benchmark, and times each: the launcher overhead in
 //    this container.
-// 3. Reads the cgroup's CPU accounting, forks, and the child execv(2)s the benchmark: no PATH
-//    search, no shell, stdout and stderr inherited untouched. Waits for it with wait4(2): wall
-//    time on CLOCK_MONOTONIC from just before fork to the return of wait4, the rusage of the
-//    benchmark's whole waited-for tree, and the cgroup's CPU accounting again.
+// 3. Reads the cgroup's CPU accounting, starts a child (clone with CLONE_VM | CLONE_VFORK, as
+//    posix_spawn does) that execv(2)s the benchmark: no PATH search, no shell, stdout and stderr
+//    inherited untouched. Waits for its exit on a signalfd and reaps it with wait4(2): wall time on
+//    CLOCK_MONOTONIC from just before the execv (taken in the child) to the probe's wake-up by
+//    the exit, the rusage of the benchmark's whole waited-for tree, and the cgroup's CPU
+//    accounting again.
 // 4. Prints that as one block of `noisefloor-probe[TAG]: <key>=<value>` lines (one write), and
 //    exits with the benchmark's status (128 + signal when a signal ended it).
 //
@@ -37,6 +39,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -379,49 +382,63 @@ struct Child {
   rusage usage{};
 };
 
-// A forked child that has execv(2)ed `argv` (pid > 0, error empty), or why it could not: a fork
-// failure (pid < 0), or an exec failure (pid > 0: the child has exited with 127 and is still to be
-// reaped). The exec's errno comes back through a close-on-exec pipe: no bytes means it succeeded.
-// `prepare` runs in the child just before the exec (async-signal-safe calls only).
+// A started child that has execv(2)ed `argv` (pid > 0, error empty), or why it could not: a clone
+// failure (pid < 0), or a failure before or in the exec (pid > 0: the child has exited with 127
+// and is still to be reaped).
+//
+// The child is started the way posix_spawn(3) does it: clone(2) with CLONE_VM | CLONE_VFORK on a
+// stack of its own, so nothing of the probe's memory is copied and the probe sleeps until the
+// child has exec'd (or failed). Sharing the memory, the child writes two things the probe reads
+// once it runs again: why it failed, and exec_ns, CLOCK_MONOTONIC taken just before the execv
+// system call. A sample starts there: the launcher's clone and the child's preparation are not
+// the benchmark's. `prepare` runs in the child before that (async-signal-safe calls only, no
+// allocation: the memory is the probe's). The probe has no signal handlers (it waits on a
+// signalfd), so no handler can run in the child on the shared memory.
 struct Forked {
   pid_t pid = -1;
   std::string error;
-  std::int64_t start_ns = 0;  // CLOCK_MONOTONIC just before fork
+  std::int64_t exec_ns = 0;  // CLOCK_MONOTONIC just before execv, in the child
 };
+
+template <class Prepare>
+struct CloneArgs {
+  char** argv;
+  Prepare* prepare;
+  volatile int error = 0;           // errno of the failed exec, written by the child
+  volatile std::int64_t exec_ns = 0;
+};
+
+template <class Prepare>
+int clone_child(void* raw) {
+  auto* args = static_cast<CloneArgs<Prepare>*>(raw);
+  (*args->prepare)();
+  args->exec_ns = monotonic_ns();
+  ::execv(args->argv[0], args->argv);
+  args->error = errno;
+  ::_exit(127);
+}
 
 template <class Prepare>
 Forked fork_exec(char** argv, Prepare prepare) {
   Forked result;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    result.error = std::string("pipe: ") + strerror(errno);
+  // The child's stack: 64 KiB is ample for prepare() and the exec (glibc's posix_spawn uses less).
+  constexpr std::size_t kStack = 64 * 1024;
+  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) {
+    result.error = std::string("mmap: ") + strerror(errno);
     return result;
   }
-  result.start_ns = monotonic_ns();
-  result.pid = ::fork();
+  CloneArgs<Prepare> args{argv, &prepare};
+  result.pid = ::clone(clone_child<Prepare>, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                       &args);
+  const int clone_error = errno;
+  ::munmap(stack, kStack);  // the child has exec'd or exited: its stack is free
   if (result.pid < 0) {
-    result.error = std::string("fork: ") + strerror(errno);
-    ::close(fds[0]);
-    ::close(fds[1]);
+    result.error = std::string("clone: ") + strerror(clone_error);
     return result;
   }
-  if (result.pid == 0) {
-    ::close(fds[0]);
-    prepare();
-    ::execv(argv[0], argv);
-    const int error = errno;
-    while (::write(fds[1], &error, sizeof error) < 0 && errno == EINTR) {
-    }
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  int error = 0;
-  ssize_t got;
-  do {
-    got = ::read(fds[0], &error, sizeof error);
-  } while (got < 0 && errno == EINTR);
-  ::close(fds[0]);
-  if (got == static_cast<ssize_t>(sizeof error)) result.error = strerror(error);
+  result.exec_ns = args.exec_ns;
+  if (args.error != 0) result.error = strerror(args.error);
   return result;
 }
 
@@ -437,7 +454,7 @@ Child run_child(char** argv) {
   do {
     waited = ::wait4(forked.pid, &result.status, 0, &result.usage);
   } while (waited < 0 && errno == EINTR);
-  result.wall_ns = monotonic_ns() - forked.start_ns;
+  result.wall_ns = monotonic_ns() - forked.exec_ns;
   result.exec_error = forked.error;
   result.started = forked.error.empty();
   return result;
@@ -539,6 +556,9 @@ Supervised run_supervised(char** argv, bool watch_stdin) {
       result.stopped = std::string("poll: ") + strerror(errno);
       break;
     }
+    // Taken the moment the probe wakes: when the wake is the benchmark's SIGCHLD, this is its end
+    // (the reads and the reap below are the probe's, not the benchmark's).
+    const std::int64_t woke_ns = monotonic_ns();
     if (waits[0].revents & POLLIN) {
       signalfd_siginfo info;
       while (::read(signals, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
@@ -553,7 +573,7 @@ Supervised run_supervised(char** argv, bool watch_stdin) {
       pid_t reaped;
       while ((reaped = ::wait4(-1, &status, WNOHANG, &usage)) > 0) {
         if (reaped != pid) continue;
-        result.child.wall_ns = monotonic_ns() - forked.start_ns;
+        result.child.wall_ns = woke_ns - forked.exec_ns;
         result.child.status = status;
         result.child.usage = usage;
         exited = true;
