@@ -31,6 +31,7 @@ extern "C" void on_signal(int sig) {
   int expected = 0;
   g_signal.compare_exchange_strong(expected, sig);
   g_requests.fetch_add(1);
+  noisefloor::process::notify_stop();
   const char byte = 1;
   [[maybe_unused]] const ssize_t n = ::write(g_wake[1], &byte, 1);
 }
@@ -58,6 +59,7 @@ void stop_now_watch() {
 
 void install_signal_handlers() {
   if (::pipe2(g_wake, O_CLOEXEC) == 0) std::thread(stop_now_watch).detach();
+  noisefloor::process::arm_stop_notifications();
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);

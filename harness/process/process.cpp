@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -31,71 +33,112 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How often a running child is checked for new output, timeout and interruption: 20 times a
-// second, negligible next to a benchmark, and Ctrl-C answers at once. Its exit is noticed at once:
-// a thread blocked in wait4(2) takes the time the moment the child is reaped.
-constexpr auto kPollInterval = std::chrono::milliseconds(50);
-
 double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
 
-// Waits for one child in a thread of its own, so that the exit is timed when it happens (not at
-// the next poll) and its rusage is collected: wait4 reaps it with the accounting of its whole
-// waited-for tree. Boost.Process never waits for a child handed to a Reaper (it is detached).
-// The destructor kills the child's process group if it is still running, then joins.
-class Reaper {
+// The stop pipe (notify_stop): written by the signal handler, never drained, so that once a stop
+// was requested every wait sees it at once.
+int g_stop[2] = {-1, -1};
+
+// A file descriptor that is closed with its owner.
+class Fd {
  public:
-  explicit Reaper(pid_t pid) : pid_(pid) {
-    if (::pipe2(fds_, O_CLOEXEC) != 0) {
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Pipe {
+  Fd read, write;
+};
+
+Pipe make_pipe(const char* what) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw RunError(fmt::format("cannot start {}: pipe: {}", what, std::strerror(errno)));
+  return {Fd(fds[0]), Fd(fds[1])};
+}
+
+// The exit of one child, as a file descriptor that becomes readable when it exits: its pidfd
+// (Linux 5.3), else a pipe written by a thread blocked in wait4(2) (older kernels). Reaped with
+// wait4 either way, for the rusage of its whole waited-for tree. The destructor kills the child's
+// process group if it is still running, then reaps it.
+class Exit {
+ public:
+  explicit Exit(pid_t pid) : pid_(pid) {
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (pidfd >= 0) {
+      ::fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+      fd_ = Fd(pidfd);
+      return;
+    }
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
       const int error = errno;
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
+      kill_group();
+      reap(true);
       throw RunError(fmt::format("cannot wait for process {}: {}", pid, std::strerror(error)));
     }
+    fd_ = Fd(fds[0]);
+    notify_ = Fd(fds[1]);
     thread_ = std::thread([this] {
-      int status = 0;
-      rusage ru{};
-      pid_t r;
-      do {
-        r = ::wait4(pid_, &status, 0, &ru);
-      } while (r < 0 && errno == EINTR);
-      ended_ = Clock::now();
-      status_ = r == pid_ ? status : -1;
-      usage_ = ru;
+      reap(true);
       const char byte = 1;
-      while (::write(fds_[1], &byte, 1) < 0 && errno == EINTR) {
+      while (::write(notify_.get(), &byte, 1) < 0 && errno == EINTR) {
       }
     });
   }
-  Reaper(const Reaper&) = delete;
-  Reaper& operator=(const Reaper&) = delete;
-  ~Reaper() {
+  Exit(const Exit&) = delete;
+  Exit& operator=(const Exit&) = delete;
+  ~Exit() {
     if (!done()) kill_group();
-    if (thread_.joinable()) thread_.join();
-    ::close(fds_[0]);
-    ::close(fds_[1]);
+    wait();
   }
 
+  int fd() const { return fd_.get(); }
+
+  // Called when fd() is readable: reaps the child, which exited at `woke` at the latest.
+  void exited(Clock::time_point woke) {
+    if (done_) return;
+    if (thread_.joinable()) {
+      thread_.join();  // the thread reaped it and took the time: it is past its last write
+    } else {
+      reap(false);
+      ended_ = woke;
+    }
+    done_ = true;
+  }
   // True once the child has been reaped; waits up to `timeout` for it. A signal that arrives
-  // meanwhile (a second Ctrl-C) does not cut the wait short: the grace a supervised child gets to
-  // end its tree is the whole of it.
+  // meanwhile (a second Ctrl-C) does not cut the wait short.
   bool wait_for(std::chrono::milliseconds timeout) {
     if (done_) return true;
     const auto deadline = Clock::now() + timeout;
     while (true) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
-      pollfd p{fds_[0], POLLIN, 0};
+      pollfd p{fd_.get(), POLLIN, 0};
       const int ready = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
       if (ready > 0) break;
       if (ready == 0 || errno != EINTR) return false;
     }
-    thread_.join();  // the thread is past its last write: its results are visible after join
-    thread_ = std::thread();
-    done_ = true;
+    exited(Clock::now());
     return true;
   }
   bool done() { return wait_for(std::chrono::milliseconds(0)); }
-  // Blocks until the child has been reaped.
   void wait() {
     while (!wait_for(std::chrono::milliseconds(1000))) {
     }
@@ -114,8 +157,20 @@ class Reaper {
   const rusage& usage() const { return usage_; }
 
  private:
+  void reap(bool take_time) {
+    int status = 0;
+    rusage ru{};
+    pid_t r;
+    do {
+      r = ::wait4(pid_, &status, 0, &ru);
+    } while (r < 0 && errno == EINTR);
+    if (take_time) ended_ = Clock::now();
+    status_ = r == pid_ ? status : -1;
+    usage_ = ru;
+  }
+
   pid_t pid_;
-  int fds_[2] = {-1, -1};
+  Fd fd_, notify_;
   std::thread thread_;
   bool done_ = false;
   int status_ = -1;
@@ -123,47 +178,34 @@ class Reaper {
   rusage usage_{};
 };
 
-// A temporary file that is removed with its owner.
-class TempFile {
+// Appends what a pipe holds to `all` (and passes each complete line to `on_line`); false at end
+// of file. Non-blocking reads: a pipe is read only when poll said so, or drained at the end.
+class Reader {
  public:
-  explicit TempFile(const char* tag) {
-    const char* dir = std::getenv("TMPDIR");
-    std::string pattern = fmt::format("{}/noisefloor-{}-XXXXXX", dir && *dir ? dir : "/tmp", tag);
-    const int fd = ::mkstemp(pattern.data());
-    if (fd < 0) throw RunError(fmt::format("cannot create a temporary file {}: {}", pattern, std::strerror(errno)));
-    ::close(fd);
-    path_ = pattern;
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() { ::unlink(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Reads what a child appended to a file since the last call.
-class Tail {
- public:
-  explicit Tail(const std::string& path) : in_(path, std::ios::binary) {}
-  // Appends new bytes to `all` and passes each complete new line to `on_line`.
+  explicit Reader(Fd fd) : fd_(std::move(fd)) { ::fcntl(fd_.get(), F_SETFL, O_NONBLOCK); }
+  int fd() const { return fd_.get(); }
+  bool open() const { return static_cast<bool>(fd_); }
   void pump(std::string& all, const LineCallback& on_line) {
     char buf[65536];
-    while (true) {
-      in_.read(buf, sizeof buf);
-      const std::streamsize got = in_.gcount();
-      if (got <= 0) break;
-      all.append(buf, static_cast<std::size_t>(got));
-      if (on_line) lines_.feed(std::string_view(buf, static_cast<std::size_t>(got)), on_line);
+    while (fd_) {
+      const ssize_t got = ::read(fd_.get(), buf, sizeof buf);
+      if (got > 0) {
+        all.append(buf, static_cast<std::size_t>(got));
+        if (on_line) lines_.feed(std::string_view(buf, static_cast<std::size_t>(got)), on_line);
+        continue;
+      }
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0 && errno == EAGAIN) return;
+      fd_.reset();  // end of file (or an error: nothing more will come)
     }
-    in_.clear();  // clear EOF so the next pump sees later writes
   }
   // The unterminated last line, if any, once the child has exited.
-  void flush(const LineCallback& on_line) { lines_.finish(on_line); }
+  void flush(const LineCallback& on_line) {
+    if (on_line) lines_.finish(on_line);
+  }
 
  private:
-  std::ifstream in_;
+  Fd fd_;
   text::LineSplitter lines_;
 };
 
@@ -258,76 +300,224 @@ std::string describe_argv(const std::vector<std::string>& argv) {
 
 }  // namespace
 
+namespace {
+
+// What the child of spawn() does between clone and exec, prepared by the parent: the child shares
+// the parent's memory (CLONE_VM) and must not allocate. It reports where it failed through `step`
+// and `error` in the same memory.
+struct SpawnArgs {
+  const char* program = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* workdir = nullptr;
+  pid_t parent = 0;
+  cpu_set_t cpus;
+  bool pin = false;
+  bool set_nice = false;
+  int nice = 0;
+  int death_signal = SIGKILL;
+  int stdio[3] = {-1, -1, -1};  // become the child's 0, 1, 2
+  const char* volatile step = nullptr;  // the call that failed, when one did
+  volatile int error = 0;
+};
+
+int spawn_child(void* raw) {
+  auto* a = static_cast<SpawnArgs*>(raw);
+  const auto fail = [a](const char* step) {
+    a->step = step;
+    a->error = errno;
+    ::_exit(127);
+  };
+  // The parent blocked every signal around clone; handlers are the parent's code on the parent's
+  // memory, so each one goes back to its default before the mask is lifted (as posix_spawn does).
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction sa {};
+    if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN) {
+      sa.sa_handler = SIG_DFL;
+      sa.sa_flags = 0;
+      ::sigaction(sig, &sa, nullptr);
+    }
+  }
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
+  // Die with noisefloor, even when it is SIGKILLed (a supervised child is told with SIGTERM, and
+  // then ends what it started itself).
+  if (::prctl(PR_SET_PDEATHSIG, a->death_signal) != 0) fail("prctl");
+  if (::getppid() != a->parent) {
+    errno = ESRCH;
+    fail("getppid");
+  }
+  // Its own process group: the terminal's Ctrl-C reaches noisefloor only (which then stops
+  // everything in order), and a kill reaches whatever the benchmark started.
+  if (::setpgid(0, 0) != 0) fail("setpgid");
+  if (a->pin && ::sched_setaffinity(0, sizeof a->cpus, &a->cpus) != 0) fail("sched_setaffinity");
+  if (a->set_nice && ::setpriority(PRIO_PROCESS, 0, a->nice) != 0) fail("setpriority");
+  if (a->workdir != nullptr && ::chdir(a->workdir) != 0) fail("chdir");
+  for (int target = 0; target < 3; ++target) {
+    const int fd = a->stdio[target];
+    if (fd == target) {
+      if (::fcntl(fd, F_SETFD, 0) != 0) fail("fcntl");  // keep it across exec
+    } else if (::dup2(fd, target) < 0) {
+      fail("dup2");
+    }
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execve(a->program, a->argv, a->envp);
+  fail("execve");
+  return 127;
+}
+
+// Starts `a` as a child the way posix_spawn(3) does: clone(2) with CLONE_VM | CLONE_VFORK on a
+// stack of its own. Nothing of noisefloor's memory is copied (a fork copies its page tables and
+// then faults on every page either side writes), and this thread sleeps until the child has
+// exec'd or failed. Returns the pid; throws RunError naming the step that failed.
+pid_t spawn(SpawnArgs& a, const std::string& what) {
+  constexpr std::size_t kStack = 64 * 1024;
+  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) throw RunError(fmt::format("cannot start {}: mmap: {}", what, std::strerror(errno)));
+  sigset_t all, previous;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+  const pid_t pid = ::clone(spawn_child, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+  const int clone_error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  ::munmap(stack, kStack);
+  if (pid < 0) throw RunError(fmt::format("cannot start {}: clone: {}", what, std::strerror(clone_error)));
+  if (a.step != nullptr) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const std::string step(a.step);
+    if (step == "chdir")
+      throw RunError(fmt::format("cannot start {}: its working directory {}: {}", what, a.workdir,
+                                 std::strerror(a.error)));
+    throw RunError(fmt::format("cannot start {}: {}: {}", what, step, std::strerror(a.error)));
+  }
+  return pid;
+}
+
+// argv/envp as execve wants them, pointing into `strings`.
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> out;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const auto eq = entry.find('=');
+    if (eq != std::string_view::npos && overrides.contains(std::string(entry.substr(0, eq)))) continue;
+    out.emplace_back(entry);
+  }
+  for (const auto& [k, v] : overrides) out.push_back(k + "=" + v);
+  return out;
+}
+
+}  // namespace
+
+void arm_stop_notifications() {
+  if (g_stop[0] < 0 && ::pipe2(g_stop, O_CLOEXEC | O_NONBLOCK) != 0) g_stop[0] = g_stop[1] = -1;
+}
+
+void notify_stop() noexcept {
+  if (g_stop[1] < 0) return;
+  const char byte = 1;
+  [[maybe_unused]] const ssize_t n = ::write(g_stop[1], &byte, 1);
+}
+
 Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled& cancelled) {
   if (spec.argv.empty()) throw RunError("cannot run an empty command");
+  const std::string what = describe_argv(spec.argv);
   const std::string program = resolve_program(spec.argv.front());
-  const std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  std::vector<std::string> argv_strings = spec.argv;
+  std::vector<std::string> env_strings = environment_with(spec.env);
+  const std::vector<char*> argv = pointers(argv_strings);
+  const std::vector<char*> envp = pointers(env_strings);
 
-  TempFile out_file("out");
-  TempFile err_file("err");
-  bp::environment env = boost::this_process::environment();
-  for (const auto& [k, v] : spec.env) env[k] = v;
-  ChildSetup setup = make_setup(spec.affinity, spec.nice);
+  Pipe out = make_pipe(what.c_str());
+  Pipe err = make_pipe(what.c_str());
+  // A benchmark's burst of output fills the pipe's buffer, not its time: 1 MiB where allowed.
+  ::fcntl(out.write.get(), F_SETPIPE_SZ, 1 << 20);
+  Fd null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!null) throw RunError(fmt::format("cannot start {}: /dev/null: {}", what, std::strerror(errno)));
   // A supervised child watches a pipe noisefloor holds: its end closes with noisefloor.
-  int watched[2] = {-1, -1};
-  if (spec.supervised) {
-    if (::pipe2(watched, O_CLOEXEC) != 0)
-      throw RunError(fmt::format("cannot start {}: pipe: {}", describe_argv(spec.argv), std::strerror(errno)));
-    setup.stdin_fd = watched[0];
-    setup.death_signal = SIGTERM;
-  }
-  struct Watched {
-    int* fds;
-    void close_end(int i) {
-      if (fds[i] >= 0) ::close(fds[i]);
-      fds[i] = -1;
-    }
-    ~Watched() {
-      close_end(0);
-      close_end(1);
-    }
-  } watched_guard{watched};
+  Pipe watched;
+  if (spec.supervised) watched = make_pipe(what.c_str());
 
-  std::error_code ec;
+  SpawnArgs a;
+  a.program = program.c_str();
+  a.argv = argv.data();
+  a.envp = envp.data();
+  a.workdir = spec.workdir ? spec.workdir->c_str() : nullptr;
+  a.parent = ::getpid();
+  CPU_ZERO(&a.cpus);
+  for (int cpu : spec.affinity) CPU_SET(cpu, &a.cpus);
+  a.pin = !spec.affinity.empty();
+  a.set_nice = spec.nice.has_value();
+  a.nice = spec.nice.value_or(0);
+  a.death_signal = spec.supervised ? SIGTERM : SIGKILL;
+  a.stdio[0] = spec.supervised ? watched.read.get() : null.get();
+  a.stdio[1] = out.write.get();
+  a.stdio[2] = err.write.get();
+
   const auto started = Clock::now();
-  bp::child child = [&] {
-    if (spec.workdir)
-      return bp::child(bp::exe = program, bp::args = args, bp::env = env, bp::start_dir = *spec.workdir,
-                       bp::std_in < bp::null, bp::std_out > out_file.path(), bp::std_err > err_file.path(),
-                       bp::extend::on_exec_setup = setup, ec);
-    return bp::child(bp::exe = program, bp::args = args, bp::env = env, bp::std_in < bp::null,
-                     bp::std_out > out_file.path(), bp::std_err > err_file.path(),
-                     bp::extend::on_exec_setup = setup, ec);
-  }();
-  if (ec) throw RunError(fmt::format("cannot start {}: {}", describe_argv(spec.argv), ec.message()));
-  const pid_t pid = child.id();
-  child.detach();  // the Reaper waits for it; on every path out of here it kills its group first
-  Reaper reaper(pid);
-  watched_guard.close_end(0);  // the child has its copy
+  const pid_t pid = spawn(a, what);
+  Exit child(pid);  // on every path out of here it kills the child's group first
+  out.write.reset();  // the child has its copies
+  err.write.reset();
+  watched.read.reset();
+  null.reset();
 
   Result result;
   result.pid = pid;
   result.applied = read_back(pid);
-  Tail out_tail(out_file.path());
-  Tail err_tail(err_file.path());
+  Reader out_reader(std::move(out.read));
+  Reader err_reader(std::move(err.read));
   const auto deadline = started + std::chrono::duration_cast<Clock::duration>(spec.timeout);
   // A supervised child (the probe) ends what it started when told to; it is killed (below, or by
-  // the Reaper) only if it has not in time.
+  // Exit) only if it has not in time.
   const auto stop_supervised = [&] {
-    if (!spec.supervised || reaper.done()) return;
-    watched_guard.close_end(1);
+    if (!spec.supervised || child.done()) return;
+    watched.write.reset();
     ::kill(pid, SIGTERM);
-    reaper.wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(kSupervisedGrace));
+    child.wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(kSupervisedGrace));
   };
+  // No tick: the wait sleeps until the child exits, writes, the deadline passes or a stop is
+  // requested (the stop pipe; without it, `cancelled` is asked every 100 ms).
+  bool stop_fd = cancelled && g_stop[0] >= 0;
   bool interrupted = false;
   try {
-    while (!reaper.wait_for(kPollInterval)) {
-      out_tail.pump(result.out, on_stdout_line);
-      if (cancelled && cancelled()) {
-        interrupted = true;
+    while (true) {
+      pollfd fds[4] = {{child.fd(), POLLIN, 0}, {out_reader.fd(), POLLIN, 0}, {err_reader.fd(), POLLIN, 0},
+                       {stop_fd ? g_stop[0] : -1, POLLIN, 0}};
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      left = std::clamp<std::int64_t>(left, 0, std::numeric_limits<int>::max());
+      if (cancelled && !stop_fd) left = std::min<std::int64_t>(left, 100);
+      const int ready = ::poll(fds, 4, static_cast<int>(left));
+      const auto woke = Clock::now();
+      if (ready < 0 && errno != EINTR) throw RunError(fmt::format("waiting for {}: poll: {}", what, std::strerror(errno)));
+      if (ready > 0 && (fds[0].revents & POLLIN)) {
+        child.exited(woke);
         break;
       }
-      if (Clock::now() >= deadline) {
+      if (ready > 0 && fds[1].revents) out_reader.pump(result.out, on_stdout_line);
+      if (ready > 0 && fds[2].revents) err_reader.pump(result.err, nullptr);
+      if (cancelled && (!stop_fd || (ready > 0 && fds[3].revents))) {
+        if (cancelled()) {
+          interrupted = true;
+          break;
+        }
+        // A stop this caller does not count as its own (never in noisefloor: the handler sets
+        // both): asking every 100 ms instead of waking on a pipe that stays readable.
+        stop_fd = false;
+      }
+      if (woke >= deadline) {
         result.timed_out = true;
         break;
       }
@@ -340,21 +530,30 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   if (!interrupted && cancelled && cancelled()) interrupted = true;
   if (interrupted || result.timed_out) stop_supervised();
   // Whatever the benchmark started and left behind goes with it.
-  reaper.kill_group();
-  reaper.wait();
-  const rusage& ru = reaper.usage();
-  result.usage.wall_seconds = std::chrono::duration<double>(reaper.ended() - started).count();
+  child.kill_group();
+  child.wait();
+  const rusage& ru = child.usage();
+  result.usage.wall_seconds = std::chrono::duration<double>(child.ended() - started).count();
   result.usage.user_seconds = seconds(ru.ru_utime);
   result.usage.system_seconds = seconds(ru.ru_stime);
   result.usage.max_rss_kib = ru.ru_maxrss;
   result.usage.voluntary_switches = ru.ru_nvcsw;
   result.usage.involuntary_switches = ru.ru_nivcsw;
-  out_tail.pump(result.out, on_stdout_line);
-  out_tail.flush(on_stdout_line);
-  err_tail.pump(result.err, nullptr);
+  // The rest of the output: the group is dead, so the pipes reach end of file unless something
+  // outside it (a daemon that left the group) holds them; that gets 2 s, then is cut off.
+  const auto drain_until = Clock::now() + std::chrono::seconds(2);
+  while (out_reader.open() || err_reader.open()) {
+    pollfd fds[2] = {{out_reader.fd(), POLLIN, 0}, {err_reader.fd(), POLLIN, 0}};
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(drain_until - Clock::now()).count();
+    if (left <= 0) break;
+    if (::poll(fds, 2, static_cast<int>(left)) < 0 && errno != EINTR) break;
+    if (fds[0].revents) out_reader.pump(result.out, on_stdout_line);
+    if (fds[1].revents) err_reader.pump(result.err, nullptr);
+  }
+  out_reader.flush(on_stdout_line);
   if (interrupted) throw Interrupted();
 
-  const int status = reaper.status();
+  const int status = child.status();
   if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
     result.exit_code = -1;

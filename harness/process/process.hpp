@@ -2,7 +2,7 @@
 //
 // Every child is started from an argv vector (never a shell), gets PR_SET_PDEATHSIG(SIGKILL) so it
 // cannot outlive noisefloor (even when noisefloor is SIGKILLed), and is reaped on every exit path.
-// Boost.Process is confined to process.cpp.
+// Boost.Process (spinners, PATH lookup) is confined to process.cpp.
 #pragma once
 
 #include <chrono>
@@ -52,8 +52,8 @@ struct Result {
   bool timed_out = false;
   std::string out;                // the whole stdout
   std::string err;                // the whole stderr
-  // Wall time from just before fork to the moment wait4 returned, and the rusage of the child
-  // and of every descendant it waited for.
+  // Wall time from just before the child was started to the moment noisefloor woke up to its
+  // exit, and the rusage (wait4) of the child and of every descendant it waited for.
   model::Usage usage;
   std::optional<Applied> applied;  // nullopt when the child exited before it could be read back
 };
@@ -61,7 +61,15 @@ struct Result {
 using model::Cancelled;
 using model::LineCallback;
 
-// Runs one child to completion. Complete stdout lines are passed to on_stdout_line as they
+// Stop requests as a file descriptor, so that waits sleep until something happens instead of
+// asking `cancelled` on a tick: arm once (before installing the signal handlers), then call
+// notify_stop() from the handler (async-signal-safe) whenever a stop is requested. Unarmed,
+// run() asks `cancelled` every 100 ms.
+void arm_stop_notifications();
+void notify_stop() noexcept;
+
+// Runs one child to completion (started like posix_spawn: clone with CLONE_VM | CLONE_VFORK, so
+// noisefloor's memory is never copied; no shell). Complete stdout lines are passed to on_stdout_line as they
 // arrive (for live parsing and progress). On timeout the child is killed (timed_out = true); when
 // cancelled() becomes true the child is killed and noisefloor::Interrupted is thrown.
 // Throws RunError when the child cannot be started.

@@ -7,7 +7,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "model/errors.hpp"
 #include "process/process.hpp"
@@ -59,6 +63,76 @@ TEST_CASE("process: a timeout kills the whole group and still accounts the time"
   CHECK(r.timed_out);
   CHECK(r.usage.wall_seconds >= 0.3);
   CHECK(r.usage.wall_seconds < 30);
+}
+
+TEST_CASE("process: output reaches noisefloor through pipes, all of it, stdout line by line") {
+  // 3 MB on stdout and 1 MB on stderr: more than either pipe holds, so the child blocks unless
+  // noisefloor reads both while it runs.
+  process::Spec spec;
+  spec.argv = {"sh", "-c", "head -c 1000000 /dev/zero | tr '\\0' e >&2; seq 1 400000; printf tail"};
+  std::vector<std::string> lines;
+  const process::Result r =
+      process::run(spec, [&](std::string_view line) { lines.emplace_back(line); }, nullptr);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.size() == 1000000);
+  REQUIRE(lines.size() == 400001);
+  CHECK(lines.front() == "1");
+  CHECK(lines[399999] == "400000");
+  CHECK(lines.back() == "tail");  // the unterminated last line, once the child has exited
+  CHECK(r.out.size() == 2688895 + 4);  // seq 1 400000 | wc -c, and "tail"
+}
+
+TEST_CASE("process: a working directory that cannot be entered is an error that says so, not the current one") {
+  process::Spec spec;
+  spec.argv = {"true"};
+  spec.workdir = "/nonexistent/noisefloor-workdir";
+  CHECK_THROWS_WITH_AS(process::run(spec, nullptr, nullptr),
+                       "cannot start true: its working directory /nonexistent/noisefloor-workdir: No such file or "
+                       "directory",
+                       RunError);
+  spec.workdir = "/tmp";
+  spec.argv = {"pwd"};
+  CHECK(process::run(spec, nullptr, nullptr).out == "/tmp\n");
+}
+
+TEST_CASE("process: a program that cannot be executed is an error naming the reason") {
+  process::Spec spec;
+  spec.argv = {"/tmp"};  // exists, a directory
+  CHECK_THROWS_WITH_AS(process::run(spec, nullptr, nullptr),
+                       "cannot start /tmp: execve: Permission denied", RunError);
+}
+
+TEST_CASE("process: a descendant that left the group and holds the output does not hold the run") {
+  // setsid puts the sleeper in a session (and group) of its own, out of reach of the group kill.
+  // Its copy of stdout keeps the pipe open: the run ends anyway, with what was written.
+  process::Spec spec;
+  spec.argv = {"sh", "-c", "setsid sleep 20 & echo $!"};
+  const process::Result r = process::run(spec, nullptr, nullptr);
+  CHECK(r.exit_code == 0);
+  const int sleeper = std::atoi(r.out.c_str());
+  REQUIRE(sleeper > 0);
+  CHECK(::kill(sleeper, 0) == 0);  // still alive: it was out of the group's reach
+  ::kill(sleeper, SIGKILL);
+}
+
+TEST_CASE("process: a stop request wakes the wait at once (the stop pipe), and the child is killed") {
+  process::arm_stop_notifications();
+  std::atomic<bool> stop{false};
+  process::Spec spec;
+  spec.argv = {"sleep", "30"};
+  std::thread requester([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+    process::notify_stop();
+  });
+  CHECK_THROWS_AS(process::run(spec, nullptr, [&] { return stop.load(); }), Interrupted);
+  requester.join();
+  // The pipe stays readable (a stop is for good); a caller whose `cancelled` says no is not
+  // woken into a busy loop and still runs to the end.
+  spec.argv = {"sleep", "0.3"};
+  const process::Result r = process::run(spec, nullptr, [] { return false; });
+  CHECK(r.exit_code == 0);
+  CHECK(r.usage.wall_seconds >= 0.3);
 }
 
 TEST_CASE("process: spinners report that they spin, and their CPU time grows") {
