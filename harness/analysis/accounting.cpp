@@ -28,6 +28,11 @@ std::string seconds_text(double s) {
 std::optional<double> ConditionAccounting::launcher_median() const { return median_of(launcher_noop_seconds); }
 std::optional<double> ConditionAccounting::command_median() const { return median_of(command_seconds); }
 
+std::optional<double> ConditionAccounting::harness_share() const {
+  if (harness_invocations == 0 || !(harness_wall_seconds > 0)) return std::nullopt;
+  return harness_cpu_seconds / harness_wall_seconds;
+}
+
 std::optional<double> ConditionAccounting::command_to_launcher() const {
   const auto l = launcher_median(), c = command_median();
   if (!l || !c || !(*l > 0)) return std::nullopt;
@@ -50,6 +55,11 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
     }
     for (const auto& inv : block.runs) {
       ++a.invocations;
+      if (inv.harness_cpu_seconds) {
+        ++a.harness_invocations;
+        a.harness_cpu_seconds += *inv.harness_cpu_seconds;
+        a.harness_wall_seconds += inv.wall_seconds;
+      }
       const records::Accounting& acc = inv.accounting;
       a.launcher_noop_seconds.insert(a.launcher_noop_seconds.end(), acc.launcher_noop_seconds.begin(),
                                      acc.launcher_noop_seconds.end());
@@ -69,7 +79,7 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
   for (const auto& name : order) {
     const ConditionAccounting& a = by[name];
     const bool anything = !a.launcher_noop_seconds.empty() || !a.launcher_unknown.empty() || a.cgroup_invocations > 0 ||
-                          a.spinner_min_share.has_value();
+                          a.spinner_min_share.has_value() || a.harness_invocations > 0;
     if (anything) out.push_back(a);
   }
   return out;
@@ -96,6 +106,11 @@ std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>
                                   "held back; the container's CPU quota shapes these samples",
                                   a.condition, a.throttled_invocations, a.cgroup_invocations, a.throttled_periods,
                                   a.periods, seconds_text(a.throttled_seconds)));
+    if (const auto share = a.harness_share())
+      notes.push_back(fmt::format("{}: noisefloor's own CPU while it sampled: {:.3f}% of one CPU ({} over {} of "
+                                  "invocations)",
+                                  a.condition, *share * 100, seconds_text(a.harness_cpu_seconds),
+                                  seconds_text(a.harness_wall_seconds)));
   }
   return notes;
 }
@@ -123,6 +138,11 @@ void to_json(nlohmann::json& j, const ConditionAccounting& a) {
                        {"throttled_s", a.throttled_seconds}};
   if (a.spinner_min_share)
     j["spinners"] = {{"min_share", *a.spinner_min_share}, {"expected_share", a.spinner_expected_share}};
+  if (const auto share = a.harness_share())
+    j["harness"] = {{"invocations", a.harness_invocations},
+                    {"cpu_s", a.harness_cpu_seconds},
+                    {"wall_s", a.harness_wall_seconds},
+                    {"share", *share}};
 }
 
 }  // namespace noisefloor::analysis

@@ -35,6 +35,11 @@ struct ConditionAccounting {
   // expect (nullopt without spinners or when unreadable).
   std::optional<double> spinner_min_share;
   double spinner_expected_share = 0;
+  // noisefloor's own CPU time over the invocations that measured it, and their wall time: the
+  // harness's share of one CPU while it samples.
+  std::size_t harness_invocations = 0;
+  double harness_cpu_seconds = 0, harness_wall_seconds = 0;
+  std::optional<double> harness_share() const;  // cpu / wall; nullopt without a measurement
 
   std::optional<double> launcher_median() const;  // of launcher_noop_seconds
   std::optional<double> command_median() const;   // of command_seconds
@@ -49,13 +54,14 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
                                                const std::function<std::string(const std::string&)>& rename);
 
 // The notes the table shows for them: the launcher overhead (and a warning below
-// kLauncherWarnFactor × it), throttled containers with the figures.
+// kLauncherWarnFactor × it), throttled containers with the figures, and noisefloor's own CPU
+// while it sampled.
 std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>& accounting);
 
 // {"condition", "invocations", "launcher": {"median_s", "min_s", "max_s", "n", "command_median_s",
 //  "ratio", "unknown"} (format: command), "throttling": {"invocations", "throttled_invocations",
 //  "periods", "throttled_periods", "throttled_s"} (containers), "spinners": {"min_share",
-//  "expected_share"}}
+//  "expected_share"}, "harness": {"invocations", "cpu_s", "wall_s", "share"}}
 void to_json(nlohmann::json& j, const ConditionAccounting& accounting);
 
 }  // namespace noisefloor::analysis

@@ -1,6 +1,7 @@
 // `noisefloor run` and `noisefloor validate`: load → build → prepare → fingerprint → run → write
 // → analyze → render.
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -45,20 +46,21 @@ namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
 namespace {
 
-// The runner's clock: steady_clock and system_clock; sleeps in 50 ms slices, polling `cancelled`.
+// The runner's clock: steady_clock and system_clock; sleeps until the time is up or a stop is
+// requested (process::sleep_unless_stopped), and reads noisefloor's own CPU time.
 class SystemClock : public runner::Clock {
  public:
   SystemClock() : start_(std::chrono::steady_clock::now()) {}
   model::Seconds elapsed() override { return std::chrono::steady_clock::now() - start_; }
   std::string utc() override { return text::utc(std::chrono::system_clock::now()); }
   void sleep(model::Seconds duration, const Cancelled& cancelled) override {
-    const auto until = std::chrono::steady_clock::now() +
-                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(duration);
-    while (std::chrono::steady_clock::now() < until) {
-      if (cancelled && cancelled()) throw Interrupted();
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
-    }
+    process::sleep_unless_stopped(duration, cancelled);
+    if (cancelled && cancelled()) throw Interrupted();
+  }
+  std::optional<double> own_cpu_seconds() override {
+    timespec ts{};
+    if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return std::nullopt;
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
   }
 
  private:

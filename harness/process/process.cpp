@@ -431,6 +431,20 @@ void notify_stop() noexcept {
   [[maybe_unused]] const ssize_t n = ::write(g_stop[1], &byte, 1);
 }
 
+void sleep_unless_stopped(std::chrono::duration<double> duration, const Cancelled& cancelled) {
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(duration);
+  bool stop_fd = cancelled && g_stop[0] >= 0;
+  while (!(cancelled && cancelled())) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now()).count();
+    if (left <= 0) return;
+    pollfd p{stop_fd ? g_stop[0] : -1, POLLIN, 0};
+    const std::int64_t wait = cancelled && !stop_fd ? std::min<std::int64_t>(left, 100) : left;
+    if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(wait, std::numeric_limits<int>::max()))) > 0 &&
+        !(cancelled && cancelled()))
+      stop_fd = false;  // a stop that is not this caller's: ask every 100 ms instead
+  }
+}
+
 Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled& cancelled) {
   if (spec.argv.empty()) throw RunError("cannot run an empty command");
   const std::string what = describe_argv(spec.argv);

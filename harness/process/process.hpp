@@ -67,6 +67,9 @@ using model::LineCallback;
 // run() asks `cancelled` every 100 ms.
 void arm_stop_notifications();
 void notify_stop() noexcept;
+// Sleeps for `duration`, or less when `cancelled` becomes true: woken by the stop pipe when it is
+// armed, else asking `cancelled` every 100 ms.
+void sleep_unless_stopped(std::chrono::duration<double> duration, const Cancelled& cancelled);
 
 // Runs one child to completion (started like posix_spawn: clone with CLONE_VM | CLONE_VFORK, so
 // noisefloor's memory is never copied; no shell). Complete stdout lines are passed to on_stdout_line as they

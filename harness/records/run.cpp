@@ -242,6 +242,7 @@ void to_json(json& j, const InvocationRecord& v) {
   // The accounting's fields sit next to the others ("usage", "measured_by", "cgroup_cpu",
   // "launcher"), absent when not measured.
   j.update(json(v.accounting));
+  if (v.harness_cpu_seconds) j["harness_cpu_s"] = *v.harness_cpu_seconds;
   if (v.pair) {
     j["variant"] = v.pair->variant;
     j["repeat"] = v.pair->repeat;
@@ -258,6 +259,7 @@ void from_json(const json& j, InvocationRecord& v) {
   v.wall_seconds = j.value("wall_s", 0.0);
   if (j.contains("details")) v.details = j.at("details").get<InvocationDetails>();
   v.accounting = j.get<Accounting>();
+  if (const auto it = j.find("harness_cpu_s"); it != j.end() && it->is_number()) v.harness_cpu_seconds = it->get<double>();
   if (j.contains("variant"))
     v.pair = PairPosition{j.value("variant", ""), model::whole_number<int>(j, "repeat", 0), j.value("order", ""), j.value("pair", "")};
 }

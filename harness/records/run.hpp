@@ -134,6 +134,9 @@ struct InvocationRecord {
   InvocationDetails details;
   Accounting accounting;
   std::optional<PairPosition> pair;
+  // noisefloor's own CPU time (all its threads, CLOCK_PROCESS_CPUTIME_ID) over the invocation:
+  // starting it, reading its output, recording its samples. nullopt when not measured.
+  std::optional<double> harness_cpu_seconds;
   friend bool operator==(const InvocationRecord&, const InvocationRecord&) = default;
 };
 

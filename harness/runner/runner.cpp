@@ -184,15 +184,18 @@ class Loop {
       on_line = [&](std::string_view line) {
         if (auto m = go.feed_line(line)) deliver(*m, cond, step, unit, inv.number);
       };
+    const std::optional<double> cpu_before = clock_.own_cpu_seconds();
     const conditions::InvocationOutput out = scope_->run(inv, on_line, cancelled_);
+    const std::optional<double> cpu_after = clock_.own_cpu_seconds();
     const std::string where =
         unit.variant.empty()
             ? fmt::format("condition '{}', run {}{}", cond.name, inv.number + 1,
                           plan_.adaptive ? "" : fmt::format(" of {}", plan_.invocations()))
             : fmt::format("condition '{}', variant '{}', repeat {}", cond.name, unit.variant, step.repeat + 1);
     records::InvocationRecord run{inv.number, inv.argv, out.exit_code, out.wall_seconds,
-                                  out.details,  out.accounting, std::nullopt};
+                                  out.details,  out.accounting, std::nullopt, std::nullopt};
     if (!unit.variant.empty()) run.pair = records::PairPosition{unit.variant, step.repeat, unit.order, unit.pair};
+    if (cpu_before && cpu_after) run.harness_cpu_seconds = std::max(0.0, *cpu_after - *cpu_before);
     record_.runs.push_back(std::move(run));
 
     const bool ok = !out.timed_out && !out.signal && out.exit_code == 0;

@@ -28,6 +28,9 @@ class Clock {
   virtual std::string utc() = 0;         // wall-clock now, RFC 3339 with milliseconds
   // Waits (cool-down between condition blocks); throws Interrupted once cancelled.
   virtual void sleep(model::Seconds duration, const Cancelled& cancelled) = 0;
+  // noisefloor's own CPU time so far, all threads (the harness's share of the machine while it
+  // samples); nullopt where it is not measured.
+  virtual std::optional<double> own_cpu_seconds() { return std::nullopt; }
 };
 
 // Where samples and progress go as they happen.

@@ -32,6 +32,15 @@ contains out.txt '| idle '
 contains out.txt '| noisy '
 contains out.txt '| pinned '
 contains err.txt '[3/3 pinned] 3/3 '
+# noisefloor's own CPU while it sampled: recorded per invocation, positive and below the
+# invocation's wall time (one process's CPU over a span cannot exceed the span by much on 2 CPUs,
+# and noisefloor only waits while the benchmark runs), and said under the table.
+python3 - "$dir/run.json" <<'PY' || fail "run.json: harness_cpu_s missing or out of bounds"
+import json, sys
+runs = [r for c in json.load(open(sys.argv[1]))["condition_records"] for r in c["runs"]]
+assert runs and all(0 < r["harness_cpu_s"] < r["wall_s"] for r in runs), runs
+PY
+contains out.txt "idle: noisefloor's own CPU while it sampled:"
 # cv recomputes the same table from the saved files
 "$NF" cv "$dir" >cv.txt
 diff <(sed -n '/^| condition/,/^$/p' out.txt) <(sed -n '/^| condition/,/^$/p' cv.txt) || fail "cv table differs from run table"

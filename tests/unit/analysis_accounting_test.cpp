@@ -97,3 +97,33 @@ TEST_CASE("accounting: an unthrottled container and a plain host run add no note
   CHECK_FALSE(acc[0].throttled());
   CHECK(analysis::accounting_notes(acc).empty());
 }
+
+TEST_CASE("accounting: noisefloor's own CPU while it sampled, as a share of one CPU over the invocations") {
+  records::RunRecord run;
+  auto idle = condition("idle"), old = condition("old");
+  records::InvocationRecord a, b, unmeasured;
+  a.wall_seconds = 30;
+  a.harness_cpu_seconds = 0.006;
+  b.wall_seconds = 10;
+  b.harness_cpu_seconds = 0.002;
+  unmeasured.wall_seconds = 100;  // a run recorded before noisefloor measured itself: left out
+  idle.runs = {a, b, unmeasured};
+  old.runs = {unmeasured};
+  run.condition_records = {idle, old};
+  const auto acc = analysis::accounting_of(run, nullptr);
+  REQUIRE(acc.size() == 1);  // "old" recorded nothing accounted
+  CHECK(acc[0].harness_invocations == 2);
+  CHECK(*acc[0].harness_share() == doctest::Approx(0.008 / 40));
+  const auto notes = analysis::accounting_notes(acc);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "idle: noisefloor's own CPU while it sampled: 0.020% of one CPU (8 ms over 40 s of invocations)");
+  const nlohmann::json j = acc[0];
+  CHECK(j.at("harness").at("cpu_s") == doctest::Approx(0.008));
+  CHECK(j.at("harness").at("wall_s") == doctest::Approx(40));
+  CHECK(j.at("harness").at("invocations") == 2);
+  // Recorded and read back with the invocation.
+  const nlohmann::json inv = a;
+  CHECK(inv.at("harness_cpu_s") == doctest::Approx(0.006));
+  CHECK(inv.get<records::InvocationRecord>().harness_cpu_seconds == a.harness_cpu_seconds);
+  CHECK_FALSE(nlohmann::json(unmeasured).contains("harness_cpu_s"));
+}
