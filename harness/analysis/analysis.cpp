@@ -37,7 +37,7 @@ std::string derived_baseline(const records::Result& r) {
 }
 
 bool has_variants(const records::Result& r) {
-  return std::any_of(r.samples.begin(), r.samples.end(), [](const records::Sample& s) { return !s.variant.empty(); });
+  return std::any_of(r.samples.begin(), r.samples.end(), [](const records::SampleRef& s) { return !s.variant.empty(); });
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
     for (const auto& sample : s.samples) names.insert(sample.condition);
     for (const auto& n : names) ++seen[n];
   }
-  for (const auto& s : sources) {
+  for (auto& s : sources) {
     auto rename = [&](const std::string& c) { return seen[c] > 1 ? s.label + ":" + c : c; };
     std::vector<std::string> conditions = s.conditions;
     for (const auto& sample : s.samples)
@@ -94,10 +94,6 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
       }
       set_config(config, "condition", rename(c));
       a.gotest_config[rename(c)] = std::move(config);
-    }
-    for (auto sample : s.samples) {
-      sample.condition = rename(sample.condition);
-      a.samples.push_back(std::move(sample));
     }
     if (has_variants(s)) {
       records::ComparisonSettings settings = s.comparison().value_or(records::ComparisonSettings{});
@@ -118,6 +114,14 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
       for (const auto& [condition, outcome] : s.run->adaptive) a.adaptive[rename(condition)] = outcome;
     if (s.run)
       for (auto& acc : accounting_of(*s.run, rename)) a.accounting.push_back(std::move(acc));
+    // The samples move into the analysis under their renamed conditions (held once, not twice).
+    s.samples.rename_conditions(rename);
+    if (a.samples.empty()) {
+      a.samples = std::move(s.samples);
+    } else {
+      a.samples.append(s.samples);
+    }
+    s.samples = records::Samples();
     for (const auto& w : s.warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);
     if (s.run)
       for (const auto& w : s.run->warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);

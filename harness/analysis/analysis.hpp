@@ -23,7 +23,7 @@ struct Analysis {
   bool allow_different_hosts = false;
   // Every source's samples; a condition name that occurs in several sources becomes
   // "<label>:<condition>" so they stay apart (labels made unique with "#2", "#3", ...).
-  std::vector<records::Sample> samples;
+  records::Samples samples;
   std::vector<std::string> conditions;                        // display order, renamed
   std::map<std::string, records::GoTestConfig> gotest_config;  // per (renamed) condition
   Table table;

@@ -69,12 +69,13 @@ struct Side {
   std::map<std::tuple<std::string, std::string, std::string>, int> not_numbers;
 };
 
-Side group_samples(std::span<const records::Sample> all, const std::vector<std::string>& order) {
+Side group_samples(const records::Samples& samples, const std::vector<std::string>& order) {
   Side side;
   // The samples the table's rows hold (a paired design's rows keep one pair each).
-  const std::vector<records::Sample> samples = row_samples(all);
-  for (const auto& s : samples) {
-    if (s.warmup) continue;
+  const std::vector<bool> kept = row_samples(samples);
+  std::size_t i = 0;
+  for (const records::SampleRef s : samples) {
+    if (!kept[i++] || s.warmup) continue;
     // A paired result's variants (and its A/A copy) are rows of their own, as in the table.
     const std::string name = display_name(s);
     add_unique(side.benchmarks[s.condition], name);
@@ -91,8 +92,9 @@ Side group_samples(std::span<const records::Sample> all, const std::vector<std::
   }
   for (const auto& c : order)
     if (side.benchmarks.count(c)) add_unique(side.conditions, c);
-  for (const auto& s : samples)
-    if (!s.warmup) add_unique(side.conditions, s.condition);
+  i = 0;
+  for (const records::SampleRef s : samples)
+    if (kept[i++] && !s.warmup) add_unique(side.conditions, s.condition);
   for (auto& [k, g] : side.groups) std::sort(g.procs.begin(), g.procs.end());
   return side;
 }
@@ -172,8 +174,8 @@ void compute_row(CompareRow& r, const CompareSettings& st) {
 
 }  // namespace
 
-CompareTable compare_samples(std::span<const records::Sample> old_samples,
-                             std::span<const records::Sample> new_samples, const CompareSettings& st) {
+CompareTable compare_samples(const records::Samples& old_samples, const records::Samples& new_samples,
+                             const CompareSettings& st) {
   const Side old_side = group_samples(old_samples, st.old_conditions);
   const Side new_side = group_samples(new_samples, st.new_conditions);
   if (old_side.conditions.empty())

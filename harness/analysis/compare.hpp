@@ -104,8 +104,7 @@ struct CompareTable {
 };
 
 // Throws ConfigError when the sides cannot be matched (see above) or a side has no samples.
-CompareTable compare_samples(std::span<const records::Sample> old_samples,
-                             std::span<const records::Sample> new_samples,
+CompareTable compare_samples(const records::Samples& old_samples, const records::Samples& new_samples,
                              const CompareSettings& settings);
 
 // The comparison of two loaded results, as `noisefloor compare OLD NEW` makes it: column names

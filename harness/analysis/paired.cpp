@@ -12,7 +12,7 @@ namespace {
 const auto num = stats::number_or_null;
 }  // namespace
 
-PairedTable build_paired(std::span<const records::Sample> samples, const std::string& baseline, double theta,
+PairedTable build_paired(const records::Samples& samples, const std::string& baseline, double theta,
                          const std::map<std::string, std::string>& labels) {
   struct Slot {
     std::optional<double> base, variant;
@@ -22,7 +22,7 @@ PairedTable build_paired(std::span<const records::Sample> samples, const std::st
   std::vector<std::tuple<std::string, std::string, std::string>> keys;
   std::map<std::tuple<std::string, std::string, std::string>, std::map<int, Slot>> slots;
   std::map<std::tuple<std::string, std::string, std::string>, std::string> variant_of;
-  for (const auto& s : samples) {
+  for (const records::SampleRef s : samples) {
     if (s.variant.empty() || s.pair.empty() || s.warmup || s.metrics.empty()) continue;
     const auto key = std::make_tuple(s.condition, s.name, s.pair);
     if (!slots.count(key)) keys.push_back(key);
@@ -79,7 +79,7 @@ PairedTable build_paired(std::span<const records::Sample> samples, const std::st
   // design: blocks — the variant's samples against the baseline's, unpaired.
   std::vector<std::tuple<std::string, std::string, std::string>> block_keys;  // condition, benchmark, variant
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> block_values;
-  for (const auto& s : samples) {
+  for (const records::SampleRef s : samples) {
     if (s.variant.empty() || !s.pair.empty() || s.warmup || s.metrics.empty()) continue;
     const auto key = std::make_tuple(s.condition, s.name, s.variant);
     if (!block_values.count(key)) block_keys.push_back(key);

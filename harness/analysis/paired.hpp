@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/labels.hpp"
-#include "records/sample.hpp"
+#include "records/samples.hpp"
 #include "stats/compare.hpp"
 
 namespace noisefloor::analysis {
@@ -50,7 +50,7 @@ struct PairedTable {
 // excluded). `labels` maps condition → label. Samples without a pair (design: blocks) are
 // compared unpaired (Hodges–Lehmann), and labelled CONTENDED where the paired label would be
 // CONTENDED-PAIRED.
-PairedTable build_paired(std::span<const records::Sample> samples, const std::string& baseline, double theta,
+PairedTable build_paired(const records::Samples& samples, const std::string& baseline, double theta,
                          const std::map<std::string, std::string>& labels);
 
 // The labels build_paired takes, for one result: CONTENDED-PAIRED where condition_label says

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "records/sample.hpp"
+#include "records/samples.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::analysis {
@@ -32,12 +32,12 @@ struct Row {
 // The row's name everywhere a row is named: "BenchmarkX-2" or, with variants, "BenchmarkX-2 [fast]".
 std::string display_name(const Row& row);
 // The same name for the row a sample belongs to: every reader groups samples by it.
-std::string display_name(const records::Sample& sample);
+std::string display_name(const records::SampleRef& sample);
 // Whether `sample` (warm-up included) is one of the row's.
-bool in_row(const Row& row, const records::Sample& sample);
-// The samples the rows hold, in order: all of them, except that in a paired design each
+bool in_row(const Row& row, const records::SampleRef& sample);
+// Whether the rows hold each sample, in order: all of them, except that in a paired design each
 // (condition, name, variant) keeps only the samples of the first pair it ran in.
-std::vector<records::Sample> row_samples(std::span<const records::Sample> samples);
+std::vector<bool> row_samples(const records::Samples& samples);
 
 // What the flags column says about a row; every rendering words these.
 struct Flags {
@@ -56,7 +56,7 @@ struct Table {
 // `condition_order`, then any others in first-seen order. In a paired design a variant's row holds
 // the samples of the first pair it runs in (the baseline runs in every pair, and its A/A copy
 // once more: one sample per repeat keeps its row a plain series in run order).
-Table build_table(std::span<const records::Sample> samples, const std::vector<std::string>& condition_order);
+Table build_table(const records::Samples& samples, const std::vector<std::string>& condition_order);
 
 // summary.json's "table": {"conditions", "rows": [{"condition", "name", "benchmark", "unit", "procs",
 // "warmup_discarded", "values", "summary", "variant" (paired designs only)}], "notes"}.

@@ -41,24 +41,26 @@ std::optional<T> parse_whole(std::string_view field) {
   return value;
 }
 
-std::optional<model::Measurement> parse_result_line(std::string_view line) {
-  const std::vector<std::string_view> fields = split_fields(line);
-  if (fields.size() < 4 || fields.size() % 2 != 0) return std::nullopt;
-  if (!fields[0].starts_with(kBenchmarkPrefix)) return std::nullopt;
-  const std::optional<std::int64_t> iterations = parse_whole<std::int64_t>(fields[1]);
-  if (!iterations) return std::nullopt;
+// The next field of `line` from `at` (fields separated by spaces/tabs), advancing `at`; empty at
+// the end.
+std::string_view next_field(std::string_view line, std::size_t& at) {
+  while (at < line.size() && is_space(line[at])) ++at;
+  const std::size_t start = at;
+  while (at < line.size() && !is_space(line[at])) ++at;
+  return line.substr(start, at - start);
+}
 
+std::optional<model::Measurement> parse_result_line(std::string_view line) {
+  ResultFields f;
+  if (!parse_result_fields(line, f)) return std::nullopt;
   model::Measurement m;
-  m.name = std::string(fields[0]);
-  auto [benchmark, procs] = split_procs_suffix(fields[0]);
+  m.name = std::string(f.name);
+  auto [benchmark, procs] = split_procs_suffix(f.name);
   m.benchmark = std::move(benchmark);
   m.procs = procs;
-  m.iterations = *iterations;
-  for (std::size_t i = 2; i < fields.size(); i += 2) {
-    const std::optional<double> value = parse_whole<double>(fields[i]);
-    if (!value) return std::nullopt;
-    m.metrics.push_back(model::Metric{*value, std::string(fields[i + 1])});
-  }
+  m.iterations = f.iterations;
+  m.metrics.reserve(f.values.size());
+  for (std::size_t i = 0; i < f.values.size(); ++i) m.metrics.push_back(model::Metric{f.values[i], std::string(f.units[i])});
   return m;
 }
 
@@ -95,6 +97,34 @@ bool apply_config_line(std::string_view line, std::map<std::string, std::string>
 }
 
 }  // namespace
+
+std::optional<std::pair<std::string_view, std::string_view>> config_entry(std::string_view line) {
+  return config_line(line);
+}
+
+bool parse_result_fields(std::string_view line, ResultFields& out) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (!line.starts_with(kBenchmarkPrefix)) return false;
+  std::size_t at = 0;
+  out.name = next_field(line, at);
+  const std::optional<std::int64_t> iterations = parse_whole<std::int64_t>(next_field(line, at));
+  if (!iterations) return false;
+  out.iterations = *iterations;
+  out.values.clear();
+  out.units.clear();
+  // An even number of at least 4 fields: value/unit pairs after the name and the count.
+  while (true) {
+    const std::string_view value = next_field(line, at);
+    if (value.empty()) break;
+    const std::string_view unit = next_field(line, at);
+    if (unit.empty()) return false;  // a value without its unit
+    const std::optional<double> v = parse_whole<double>(value);
+    if (!v) return false;
+    out.values.push_back(*v);
+    out.units.push_back(unit);
+  }
+  return !out.values.empty();
+}
 
 std::vector<std::pair<std::string, std::string>> config_lines(std::string_view text) {
   std::vector<std::pair<std::string, std::string>> out;

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,6 +54,22 @@ class GoTestParser {
  private:
   GoTestOutput output_;
 };
+
+// (key, value) when `line` is a configuration line by the rule above (an empty value deletes
+// the key); views into the line.
+std::optional<std::pair<std::string_view, std::string_view>> config_entry(std::string_view line);
+
+// One result line read in place: views into the line, and the vectors reused from line to line
+// (a million-line file allocates nothing per line).
+struct ResultFields {
+  std::string_view name;
+  std::int64_t iterations = 0;
+  std::vector<double> values;
+  std::vector<std::string_view> units;
+};
+// True when `line` (without its newline; a trailing '\r' is ignored) is a result line by the
+// rule above; then `out` holds it.
+bool parse_result_fields(std::string_view line, ResultFields& out);
 
 // The whole output at once: splits on '\n', accepts "\r\n" and a missing final newline.
 GoTestOutput parse_gotest(std::string_view text);

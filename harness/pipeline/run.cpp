@@ -381,7 +381,7 @@ Finished measure_and_write(const RoomRun& r) {
   runner::Measured measured;
   if (r.earlier) {
     measured.session = r.session;
-    measured.samples = r.earlier->samples;
+    measured.samples = r.earlier->samples.to_vector();
     if (r.earlier->run) measured.conditions = r.earlier->run->condition_records;
   }
   const plan::Plan plan = r.earlier ? plan::remaining(e, plan::plan(e), measured.samples) : plan::plan(e);

@@ -10,7 +10,7 @@
 
 #include "records/fingerprint.hpp"
 #include "records/run.hpp"
-#include "records/sample.hpp"
+#include "records/samples.hpp"
 
 namespace noisefloor::records {
 
@@ -23,7 +23,7 @@ struct Result {
   bool go_test_file = false;
   std::optional<RunRecord> run;  // run.json; nullopt for a go test file (or a result without one)
   Fingerprint fingerprint;       // fingerprint.json; a go test file's header in `gotest`
-  std::vector<Sample> samples;   // warm-up included, in arrival order
+  Samples samples;               // warm-up included, in arrival order (stored by column)
   std::vector<std::string> conditions;  // display order: run.json's, then any others first seen
   std::map<std::string, GoTestConfig> gotest_config;  // per condition: <condition>.txt's header
   std::vector<std::string> warnings;                  // from loading, e.g. a torn last line

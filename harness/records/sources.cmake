@@ -1,6 +1,7 @@
 # records/: the typed records a run writes and every reader reads, with their JSON (ADL).
 list(APPEND NF_CORE_SOURCES
   harness/records/sample.cpp
+  harness/records/samples.cpp
   harness/records/run.cpp
   harness/records/fingerprint.cpp
   harness/records/result.cpp

@@ -264,7 +264,7 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
     const bool split = !r.variant.empty();
     const int shape = shapes[r.condition]++;
     {
-      auto selected = [&](const records::Sample& sample) {
+      auto selected = [&](const records::SampleRef& sample) {
         return analysis::in_row(r, sample);
       };
       const stats::Summary& sum = r.summary;
@@ -275,7 +275,7 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
       s.style = styles.at(r.condition);
       if (split) s.shape = shape;
       std::size_t kept = 0;
-      for (const auto& sample : d.samples) {
+      for (const records::SampleRef sample : d.samples) {
         if (!selected(sample)) continue;
         svg::Mark m;
         m.value = sample.metrics.front().value;
@@ -331,14 +331,18 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
 std::string samples_table(const Analysis& d, const std::string& benchmark) {
   // One column per table row: a condition, or a condition's variant in a paired design.
   std::vector<const Row*> columns;
-  std::map<const Row*, std::map<int, const records::Sample*>> by;
+  struct Cell {
+    double value;
+    bool warmup;
+  };
+  std::map<const Row*, std::map<int, Cell>> by;
   int max_index = -1;
   for (const auto& r : d.table.rows)
     if (r.name == benchmark) columns.push_back(&r);
-  for (const auto& s : d.samples)
+  for (const records::SampleRef s : d.samples)
     for (const Row* r : columns)
       if (analysis::in_row(*r, s)) {
-        by[r][s.index] = &s;
+        by[r][s.index] = Cell{s.metrics.front().value, s.warmup};
         max_index = std::max(max_index, s.index);
       }
   std::string out =
@@ -354,10 +358,10 @@ std::string samples_table(const Analysis& d, const std::string& benchmark) {
       const auto it = by[c].find(i);
       if (it == by[c].end())
         out += "<td></td>";
-      else if (it->second->warmup)
-        out += fmt::format("<td class=\"num warm\">{} (warm-up)</td>", it->second->metrics.front().value);
+      else if (it->second.warmup)
+        out += fmt::format("<td class=\"num warm\">{} (warm-up)</td>", it->second.value);
       else
-        out += fmt::format("<td class=\"num\">{}</td>", it->second->metrics.front().value);
+        out += fmt::format("<td class=\"num\">{}</td>", it->second.value);
     }
     out += "</tr>\n";
   }

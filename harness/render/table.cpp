@@ -176,7 +176,7 @@ std::string summary_blocks(const Table& t, const std::vector<std::string>& heade
   return out;
 }
 
-std::string gotest_raw(std::span<const records::Sample> samples, const std::string& condition,
+std::string gotest_raw(const records::Samples& samples, const std::string& condition,
                        const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup,
                        const std::set<std::string>& commented) {
   std::string out;
@@ -185,7 +185,7 @@ std::string gotest_raw(std::span<const records::Sample> samples, const std::stri
     std::replace(value.begin(), value.end(), '\n', ' ');
     out += fmt::format("{}{}: {}\n", commented.count(k) ? "# " : "", k, value);
   }
-  for (const auto& s : samples) {
+  for (const records::SampleRef s : samples) {
     if (s.condition != condition || (s.warmup && !include_warmup)) continue;
     out += fmt::format("{}\t{}", s.name, s.iterations);
     for (const auto& m : s.metrics) out += fmt::format("\t{} {}", m.value, m.unit);

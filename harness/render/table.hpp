@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/table.hpp"
-#include "records/sample.hpp"
+#include "records/samples.hpp"
 
 namespace noisefloor::render {
 
@@ -33,7 +33,7 @@ std::string summary_blocks(const analysis::Table& table, const std::vector<std::
 // in `commented` as a `# key: value` comment: benchstat splits its tables on every key that
 // differs between files), then one result line per sample of `condition` (warm-up excluded
 // unless include_warmup).
-std::string gotest_raw(std::span<const records::Sample> samples, const std::string& condition,
+std::string gotest_raw(const records::Samples& samples, const std::string& condition,
                        const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup = false,
                        const std::set<std::string>& commented = {});
 

@@ -134,30 +134,73 @@ records::Result decode_result(const ResultFiles& files) {
   return r;
 }
 
-records::Result decode_gotest_file(const std::string& path, std::string_view content) {
-  parsers::GoTestOutput out;
-  try {
-    out = parsers::parse_gotest(content);
-  } catch (const ParseError& e) {
-    throw InputError(fmt::format("{}: {}", path, e.what()));
-  }
-  if (out.measurements.empty())
-    throw InputError(fmt::format("{}: no benchmark result lines (expected `go test -bench` output)", path));
-  records::Result r;
-  r.source = path;
-  r.go_test_file = true;
+GoTestFileDecoder::GoTestFileDecoder(const std::string& path) {
+  r_.source = path;
+  r_.go_test_file = true;
   const std::string condition = fs::path(path).stem().string();
-  r.label = condition;
-  r.conditions.push_back(condition);
-  std::map<std::string, int> counts;
-  for (const auto& m : out.measurements) {
-    records::Sample s = records::sample_of(condition, m);
-    s.index = counts[m.benchmark]++;
-    r.samples.push_back(std::move(s));
+  r_.label = condition;
+  r_.conditions.push_back(condition);
+}
+
+void GoTestFileDecoder::feed(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const auto newline = bytes.find('\n');
+    if (newline == std::string_view::npos) {
+      pending_.append(bytes);
+      return;
+    }
+    if (pending_.empty()) {
+      line(bytes.substr(0, newline));
+    } else {
+      pending_.append(bytes.substr(0, newline));
+      line(pending_);
+      pending_.clear();
+    }
+    bytes.remove_prefix(newline + 1);
   }
-  r.fingerprint.gotest = out.config;
-  r.gotest_config[condition] = parsers::config_lines(content);
-  return r;
+}
+
+void GoTestFileDecoder::line(std::string_view text) {
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  if (text.starts_with("Benchmark")) header_ = false;
+  // The rules of parsers/gotest.hpp: configuration lines anywhere (the last value wins), and the
+  // header's `key: value` lines and `# key: value` comments before the first result.
+  if (header_)
+    if (const auto kv = parsers::config_entry(text.starts_with("# ") ? text.substr(2) : text))
+      r_.gotest_config[r_.conditions.front()].emplace_back(kv->first, kv->second);
+  if (parsers::parse_result_fields(text, fields_)) {
+    auto [benchmark, procs] = parsers::split_procs_suffix(fields_.name);
+    r_.samples.push_result(r_.conditions.front(), benchmark, fields_.name, procs, fields_.iterations, fields_.values,
+                           fields_.units);
+    ++results_;
+    return;
+  }
+  if (text.starts_with("Benchmark")) return;  // a line the benchmark printed, not a result
+  if (const auto kv = parsers::config_entry(text)) {
+    if (kv->second.empty()) {
+      config_.erase(std::string(kv->first));
+    } else {
+      config_.insert_or_assign(std::string(kv->first), std::string(kv->second));
+    }
+  }
+}
+
+records::Result GoTestFileDecoder::finish() {
+  if (!pending_.empty()) {
+    line(pending_);
+    pending_.clear();
+  }
+  if (results_ == 0)
+    throw InputError(fmt::format("{}: no benchmark result lines (expected `go test -bench` output)", r_.source));
+  r_.fingerprint.gotest = config_;
+  r_.gotest_config.try_emplace(r_.conditions.front());
+  return std::move(r_);
+}
+
+records::Result decode_gotest_file(const std::string& path, std::string_view content) {
+  GoTestFileDecoder decoder(path);
+  decoder.feed(content);
+  return decoder.finish();
 }
 
 }  // namespace noisefloor::results

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "parsers/gotest.hpp"
 #include "records/result.hpp"
 
 namespace noisefloor::results {
@@ -30,5 +31,23 @@ records::Result decode_result(const ResultFiles& files);
 // A plain `go test -bench` output file as one condition named after the file (without extension).
 // Throws InputError when it holds no benchmark result line or one that cannot be read.
 records::Result decode_gotest_file(const std::string& path, std::string_view text);
+
+// The same, fed in pieces of any size as they are read (a million-line file is never held
+// whole): each complete line is decoded as it arrives, straight into the columnar samples.
+class GoTestFileDecoder {
+ public:
+  explicit GoTestFileDecoder(const std::string& path);
+  void feed(std::string_view bytes);
+  records::Result finish();  // throws InputError when no result line arrived
+
+ private:
+  void line(std::string_view line);
+  records::Result r_;
+  std::string pending_;  // an incomplete last line
+  bool header_ = true;   // before the first line that starts with "Benchmark"
+  std::map<std::string, std::string> config_;
+  parsers::ResultFields fields_;
+  std::size_t results_ = 0;
+};
 
 }  // namespace noisefloor::results

@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
 #include "files/files.hpp"
 #include "model/errors.hpp"
 #include "results/decode.hpp"
@@ -20,6 +24,21 @@ std::string read_input(const fs::path& file) {
   } catch (const RunError& e) {
     throw InputError(e.what());
   }
+}
+
+// A go test file, read in 1 MiB pieces and decoded as it is read: never held whole.
+records::Result read_gotest_file(const fs::path& file) {
+  GoTestFileDecoder decoder(file.string());
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
+  std::vector<char> buffer(1 << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const std::streamsize got = in.gcount();
+    if (got > 0) decoder.feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
+  }
+  if (in.bad()) throw InputError(fmt::format("{}: read error: {}", file.string(), std::strerror(errno)));
+  return decoder.finish();
 }
 
 // Where `path` cannot lead to a directory: a dangling link, a loop of links, or nothing.
@@ -54,7 +73,7 @@ records::Result load(const fs::path& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) unreachable(path, ec);
-  if (fs::is_regular_file(status)) return decode_gotest_file(path.string(), read_input(path));
+  if (fs::is_regular_file(status)) return read_gotest_file(path);
   const fs::path dir = resolve(path);
   const fs::file_status dir_status = fs::status(dir, ec);
   if (ec || !fs::exists(dir_status)) unreachable(dir, ec);

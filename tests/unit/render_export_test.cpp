@@ -183,8 +183,10 @@ TEST_CASE("render export: paired comparisons and A/A checks, recomputed from the
   run.experiment = "paired";
   run.comparison = records::ComparisonSettings{"old", true, 0.01, false};
   r.run = run;
-  testing::add_pair(r.samples, "idle", "new", "new", b6, v6, "old", "BenchmarkX");
-  testing::add_pair(r.samples, "idle", "A/A", "old'", b7, a7, "old", "BenchmarkX");
+  std::vector<records::Sample> samples;
+  testing::add_pair(samples, "idle", "new", "new", b6, v6, "old", "BenchmarkX");
+  testing::add_pair(samples, "idle", "A/A", "old'", b7, a7, "old", "BenchmarkX");
+  r.samples = samples;
   const auto d = analysis::analyze({r});
   const std::string md = render::export_as(d, "markdown");
   // Nothing about the room was recorded (no condition record, no fingerprint): UNKNOWN, as in

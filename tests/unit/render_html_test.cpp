@@ -138,8 +138,10 @@ TEST_CASE("render html: per benchmark a strip plot and a run-order plot with one
 
 TEST_CASE("render html: a paired design's variants get one series each (condition colour, variant shape)") {
   auto s = load_small();
-  for (auto& sample : s.samples)
+  auto edited = s.samples.to_vector();
+  for (auto& sample : edited)
     if (sample.condition == "idle") sample.variant = sample.index < 5 ? "old" : "new";
+  s.samples = edited;
   const std::string html = page(data_of({s}));
   for (const char* kind : {"data-plot=\"strip\"", "data-plot=\"run-order\""}) {
     const auto plots = svgs_with(html, kind);
@@ -157,11 +159,13 @@ TEST_CASE("render html: a paired design's variants get one series each (conditio
 TEST_CASE("render html: the sample table keeps a column per variant when they share repeat numbers") {
   auto s = load_small();
   // A paired design numbers each variant's samples by repeat: both variants have #0, #1, ...
-  for (auto& sample : s.samples)
+  auto edited = s.samples.to_vector();
+  for (auto& sample : edited)
     if (sample.condition == "idle") {
       sample.variant = sample.index % 2 == 0 ? "old" : "new";
       sample.index /= 2;
     }
+  s.samples = edited;
   const std::string html = page(data_of({s}));
   CHECK(html.find("<th scope=\"col\">idle · old</th><th scope=\"col\">idle · new</th>") != std::string::npos);
   // Each of idle's 10 samples is in the table once (before, "new" overwrote "old" at each #).
@@ -179,8 +183,10 @@ TEST_CASE("render html: the page of the small result is its golden file, byte fo
 
 TEST_CASE("render html: user text is escaped") {
   auto s = load_small();
-  for (auto& sample : s.samples)
+  auto edited = s.samples.to_vector();
+  for (auto& sample : edited)
     if (sample.condition == "idle") sample.condition = "<b>&\"idle\"";
+  s.samples = edited;
   s.conditions[0] = "<b>&\"idle\"";
   s.run->description = "a <script>alert(1)</script> & more";
   const std::string html = page(data_of({s}));
@@ -197,9 +203,11 @@ TEST_CASE("render html: paired ratios with the A/A band and tables") {
   r.run.emplace();
   r.run->comparison = records::ComparisonSettings{"old", true, 0.03, false};
   // ratios 0.90, 0.95, 0.92, 0.93; and an A/A pair within ±0.1%
-  testing::add_pair(r.samples, "idle", "new", "new", {100, 100, 100, 100}, {90, 95, 92, 93}, "old", "BenchmarkX");
-  testing::add_pair(r.samples, "idle", "A/A", "old'", std::vector<double>(6, 100), {100.1, 99.9, 100.05, 99.95, 100.0, 100.02},
+  std::vector<records::Sample> samples;
+  testing::add_pair(samples, "idle", "new", "new", {100, 100, 100, 100}, {90, 95, 92, 93}, "old", "BenchmarkX");
+  testing::add_pair(samples, "idle", "A/A", "old'", std::vector<double>(6, 100), {100.1, 99.9, 100.05, 99.95, 100.0, 100.02},
                     "old", "BenchmarkX");
+  r.samples = samples;
   const std::string html = page(data_of({r}));
   const auto plots = svgs_with(html, "data-plot=\"ratio\"");
   REQUIRE(plots.size() == 1);

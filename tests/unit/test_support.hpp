@@ -116,7 +116,7 @@ inline model::Experiment two_conditions(model::Schedule schedule, int samples, i
 // The samples of a committed go test file, as one condition.
 inline std::vector<records::Sample> gotest_samples(const std::string& condition, const std::string& relative) {
   auto r = results::decode_gotest_file(condition + ".txt", slurp(kData + "/" + relative));
-  return r.samples;
+  return r.samples.to_vector();
 }
 
 // Compares `actual` with tests/data/golden/<name>. NF_UPDATE_GOLDEN=1 rewrites the file and fails

@@ -1,0 +1,336 @@
+#include "records/samples.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace noisefloor::records {
+namespace {
+
+std::uint64_t pack(std::uint32_t a, std::uint32_t b) { return (std::uint64_t{a} << 32) | b; }
+
+// Values compare as stored: NaN equals NaN (a counter kept as "not a number").
+bool same_value(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+}  // namespace
+
+std::vector<model::Metric> MetricsView::to_vector() const {
+  std::vector<model::Metric> out;
+  out.reserve(size_);
+  for (std::size_t i = 0; i < size_; ++i) {
+    const MetricRef m = (*this)[i];
+    out.push_back({m.value, m.unit});
+  }
+  return out;
+}
+
+SampleRef::SampleRef(const Sample& s)
+    : condition(s.condition),
+      benchmark(s.benchmark),
+      name(s.name),
+      procs(s.procs),
+      index(s.index),
+      warmup(s.warmup),
+      invocation(s.invocation),
+      iterations(s.iterations),
+      metrics(s.metrics),
+      variant(s.variant),
+      repeat(s.repeat),
+      pair(s.pair),
+      order(s.order),
+      elapsed_seconds(s.elapsed_seconds),
+      utc(s.utc),
+      session(s.session) {}
+
+SampleRef::SampleRef(const std::string& condition_, const std::string& benchmark_, const std::string& name_,
+                     int procs_, int index_, bool warmup_, int invocation_, std::int64_t iterations_,
+                     MetricsView metrics_, const std::string& variant_, int repeat_, const std::string& pair_,
+                     const std::string& order_, double elapsed_seconds_, const std::string& utc_, int session_)
+    : condition(condition_),
+      benchmark(benchmark_),
+      name(name_),
+      procs(procs_),
+      index(index_),
+      warmup(warmup_),
+      invocation(invocation_),
+      iterations(iterations_),
+      metrics(metrics_),
+      variant(variant_),
+      repeat(repeat_),
+      pair(pair_),
+      order(order_),
+      elapsed_seconds(elapsed_seconds_),
+      utc(utc_),
+      session(session_) {}
+
+Sample SampleRef::sample() const {
+  Sample s;
+  s.condition = condition;
+  s.benchmark = benchmark;
+  s.name = name;
+  s.procs = procs;
+  s.index = index;
+  s.warmup = warmup;
+  s.invocation = invocation;
+  s.iterations = iterations;
+  s.metrics = metrics.to_vector();
+  s.variant = variant;
+  s.repeat = repeat;
+  s.pair = pair;
+  s.order = order;
+  s.elapsed_seconds = elapsed_seconds;
+  s.utc = utc;
+  s.session = session;
+  return s;
+}
+
+// ---- Samples -------------------------------------------------------------------------------
+
+Samples::Samples(const std::vector<Sample>& samples) {
+  for (const auto& s : samples) push_back(s);
+}
+
+Samples::Samples(std::initializer_list<Sample> samples) {
+  for (const auto& s : samples) push_back(s);
+}
+
+Samples::Samples(const Samples& other)
+    : strings_(other.strings_),
+      layout_ids_(other.layout_ids_),
+      series_(other.series_),
+      series_ids_(other.series_ids_),
+      order_(other.order_),
+      bookkeeping_(other.bookkeeping_),
+      pushed_counts_(other.pushed_counts_) {
+  rebuild_views();
+}
+
+Samples& Samples::operator=(const Samples& other) {
+  if (this != &other) *this = Samples(other);
+  return *this;
+}
+
+void Samples::rebuild_views() {
+  ids_.clear();
+  for (std::uint32_t i = 0; i < strings_.size(); ++i) ids_.emplace(strings_[i], i);
+  layouts_.assign(layout_ids_.size(), {});
+  for (const auto& [units, id] : layout_ids_) {
+    auto& layout = layouts_[id];
+    for (const std::uint32_t u : units) layout.push_back(&strings_[u]);
+  }
+  positions_.clear();
+  implied_.clear();
+}
+
+std::uint32_t Samples::intern(std::string_view s) {
+  if (const auto it = ids_.find(s); it != ids_.end()) return it->second;
+  const auto id = static_cast<std::uint32_t>(strings_.size());
+  strings_.emplace_back(s);
+  ids_.emplace(strings_.back(), id);
+  return id;
+}
+
+std::uint32_t Samples::layout_of(std::span<const std::string_view> units) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(units.size());
+  for (const auto u : units) ids.push_back(intern(u));
+  const auto [it, added] = layout_ids_.emplace(std::move(ids), static_cast<std::uint32_t>(layouts_.size()));
+  if (added) {
+    std::vector<const std::string*> layout;
+    for (const std::uint32_t u : it->first) layout.push_back(&strings_[u]);
+    layouts_.push_back(std::move(layout));
+  }
+  return it->second;
+}
+
+std::uint32_t Samples::series_of(std::uint32_t condition, std::uint32_t benchmark, std::uint32_t name, int procs,
+                                 std::uint32_t variant, std::uint32_t pair, std::uint32_t layout) {
+  const auto key = std::make_tuple(condition, benchmark, name, procs, variant, pair, layout);
+  const auto [it, added] = series_ids_.emplace(key, static_cast<std::uint32_t>(series_.size()));
+  if (added) series_.push_back(Series{condition, benchmark, name, variant, pair, layout, procs, {}, {}});
+  return it->second;
+}
+
+void Samples::append_row(std::uint32_t series, std::int64_t iterations, std::span<const double> values) {
+  Series& s = series_[series];
+  s.values.insert(s.values.end(), values.begin(), values.end());
+  s.iterations.push_back(iterations);
+  order_.push_back(series);
+  positions_.clear();
+  implied_.clear();
+}
+
+int Samples::implied_index(std::uint32_t series) {
+  const Series& s = series_[series];
+  return pushed_counts_[pack(s.condition, s.benchmark)]++;
+}
+
+void Samples::make_explicit() {
+  if (!bookkeeping_.empty() || order_.empty()) return;
+  std::vector<Bookkeeping> explicit_;
+  explicit_.reserve(order_.size() + 1);
+  for (const SampleRef s : *this) {
+    Bookkeeping b;
+    b.index = s.index;
+    explicit_.push_back(b);
+  }
+  bookkeeping_ = std::move(explicit_);
+  positions_.clear();
+  implied_.clear();
+}
+
+void Samples::push_back(const Sample& s) {
+  std::vector<std::string_view> unit_names;
+  std::vector<double> values;
+  unit_names.reserve(s.metrics.size());
+  values.reserve(s.metrics.size());
+  for (const auto& m : s.metrics) {
+    unit_names.push_back(m.unit);
+    values.push_back(m.value);
+  }
+  const std::uint32_t series = series_of(intern(s.condition), intern(s.benchmark), intern(s.name), s.procs,
+                                         intern(s.variant), intern(s.pair), layout_of(unit_names));
+  const int implied = implied_index(series);
+  const bool plain = s.index == implied && !s.warmup && s.invocation == 0 && s.repeat == -1 && s.session == 0 &&
+                     s.order.empty() && s.utc.empty() && s.elapsed_seconds == 0;
+  if (!plain || !bookkeeping_.empty()) {
+    make_explicit();
+    Bookkeeping b;
+    b.index = s.index;
+    b.warmup = s.warmup;
+    b.invocation = s.invocation;
+    b.repeat = s.repeat;
+    b.session = s.session;
+    b.order = intern(s.order);
+    b.utc = intern(s.utc);
+    b.elapsed_seconds = s.elapsed_seconds;
+    bookkeeping_.push_back(b);
+  }
+  append_row(series, s.iterations, values);
+}
+
+void Samples::push_result(std::string_view condition, std::string_view benchmark, std::string_view name, int procs,
+                          std::int64_t iterations, std::span<const double> values,
+                          std::span<const std::string_view> units) {
+  const std::uint32_t series =
+      series_of(intern(condition), intern(benchmark), intern(name), procs, 0, 0, layout_of(units));
+  const int implied = implied_index(series);
+  if (!bookkeeping_.empty()) {
+    Bookkeeping b;
+    b.index = implied;
+    bookkeeping_.push_back(b);
+  }
+  append_row(series, iterations, values);
+}
+
+void Samples::append(const Samples& other) {
+  if (&other == this) {
+    const Samples copy(other);
+    append(copy);
+    return;
+  }
+  for (const SampleRef s : other) push_back(s.sample());
+}
+
+void Samples::rename_conditions(const std::function<std::string(const std::string&)>& rename) {
+  std::map<std::uint32_t, std::uint32_t> renamed;
+  for (const Series& s : series_)
+    if (!renamed.count(s.condition)) renamed[s.condition] = 0;
+  for (auto& [from, to] : renamed) to = intern(rename(strings_[from]));
+  series_ids_.clear();
+  for (std::uint32_t i = 0; i < series_.size(); ++i) {
+    Series& s = series_[i];
+    s.condition = renamed[s.condition];
+    series_ids_.emplace(std::make_tuple(s.condition, s.benchmark, s.name, s.procs, s.variant, s.pair, s.layout), i);
+  }
+  // Two conditions renamed to one would merge series; a rename is one to one (a label prefix).
+  std::unordered_map<std::uint64_t, int> counts;
+  for (auto& [key, count] : pushed_counts_) {
+    const auto condition = static_cast<std::uint32_t>(key >> 32);
+    const auto benchmark = static_cast<std::uint32_t>(key & 0xffffffffu);
+    const auto it = renamed.find(condition);
+    counts[pack(it == renamed.end() ? condition : it->second, benchmark)] += count;
+  }
+  pushed_counts_ = std::move(counts);
+}
+
+void Samples::build_positions() const {
+  if (positions_.size() == order_.size()) return;
+  positions_.assign(order_.size(), 0);
+  std::vector<std::uint32_t> cursor(series_.size(), 0);
+  std::unordered_map<std::uint64_t, int> counts;
+  if (bookkeeping_.empty()) implied_.assign(order_.size(), 0);
+  for (std::size_t i = 0; i < order_.size(); ++i) {
+    const std::uint32_t k = order_[i];
+    positions_[i] = cursor[k]++;
+    if (bookkeeping_.empty()) implied_[i] = counts[pack(series_[k].condition, series_[k].benchmark)]++;
+  }
+}
+
+SampleRef Samples::ref(std::size_t i, std::uint32_t position, int index) const {
+  const Series& s = series_[order_[i]];
+  const auto& layout = layouts_[s.layout];
+  const MetricsView metrics(s.values.data() + std::size_t{position} * layout.size(), layout.data(), layout.size());
+  if (bookkeeping_.empty())
+    return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, index, false, 0,
+                     s.iterations[position], metrics, strings_[s.variant], -1, strings_[s.pair], strings_[0], 0.0,
+                     strings_[0], 0);
+  const Bookkeeping& b = bookkeeping_[i];
+  return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, b.index, b.warmup,
+                   b.invocation, s.iterations[position], metrics, strings_[s.variant], b.repeat, strings_[s.pair],
+                   strings_[b.order], b.elapsed_seconds, strings_[b.utc], b.session);
+}
+
+SampleRef Samples::operator[](std::size_t i) const {
+  build_positions();
+  return ref(i, positions_[i], bookkeeping_.empty() ? implied_[i] : 0);
+}
+
+std::vector<Sample> Samples::to_vector() const {
+  std::vector<Sample> out;
+  out.reserve(size());
+  for (const SampleRef s : *this) out.push_back(s.sample());
+  return out;
+}
+
+Samples::const_iterator::const_iterator(const Samples* owner, std::size_t i) : owner_(owner), i_(i) {
+  if (i_ < owner_->size()) {
+    cursor_.assign(owner_->series_.size(), 0);
+    settle();
+  }
+}
+
+void Samples::const_iterator::settle() {
+  if (i_ >= owner_->size() || !owner_->bookkeeping_.empty()) return;
+  const Series& s = owner_->series_[owner_->order_[i_]];
+  index_ = counts_[pack(s.condition, s.benchmark)]++;
+}
+
+SampleRef Samples::const_iterator::operator*() const { return owner_->ref(i_, cursor_[owner_->order_[i_]], index_); }
+
+Samples::const_iterator& Samples::const_iterator::operator++() {
+  ++cursor_[owner_->order_[i_]];
+  ++i_;
+  settle();
+  return *this;
+}
+
+bool operator==(const Samples& a, const Samples& b) {
+  if (a.size() != b.size()) return false;
+  auto i = a.begin();
+  auto j = b.begin();
+  for (; i != a.end(); ++i, ++j) {
+    const SampleRef x = *i, y = *j;
+    if (x.condition != y.condition || x.benchmark != y.benchmark || x.name != y.name || x.procs != y.procs ||
+        x.index != y.index || x.warmup != y.warmup || x.invocation != y.invocation || x.iterations != y.iterations ||
+        x.variant != y.variant || x.repeat != y.repeat || x.pair != y.pair || x.order != y.order ||
+        x.elapsed_seconds != y.elapsed_seconds || x.utc != y.utc || x.session != y.session ||
+        x.metrics.size() != y.metrics.size())
+      return false;
+    for (std::size_t k = 0; k < x.metrics.size(); ++k)
+      if (x.metrics[k].unit != y.metrics[k].unit || !same_value(x.metrics[k].value, y.metrics[k].value)) return false;
+  }
+  return true;
+}
+
+}  // namespace noisefloor::records
