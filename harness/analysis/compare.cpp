@@ -73,21 +73,38 @@ Side group_samples(const records::Samples& samples, const std::vector<std::strin
   Side side;
   // The samples the table's rows hold (a paired design's rows keep one pair each).
   const std::vector<bool> kept = row_samples(samples);
+  // Consecutive samples mostly share condition, name, variant and units; stored samples share
+  // those strings, so their addresses find the groups again without building a key per sample.
+  const std::string *last_condition = nullptr, *last_name = nullptr, *last_variant = nullptr;
+  const std::string* last_unit = nullptr;
+  std::size_t last_units = 0;
+  std::vector<Group*> groups;  // per metric of the last key
+  std::string name;
   std::size_t i = 0;
   for (const records::SampleRef s : samples) {
     if (!kept[i++] || s.warmup) continue;
-    // A paired result's variants (and its A/A copy) are rows of their own, as in the table.
-    const std::string name = display_name(s);
-    add_unique(side.benchmarks[s.condition], name);
-    for (const auto& m : s.metrics) {
+    const std::string* first_unit = s.metrics.empty() ? nullptr : &s.metrics.front().unit;
+    const bool same = &s.condition == last_condition && &s.name == last_name && &s.variant == last_variant &&
+                      first_unit == last_unit && s.metrics.size() == last_units;
+    if (!same) {
+      // A paired result's variants (and its A/A copy) are rows of their own, as in the table.
+      name = display_name(s);
+      add_unique(side.benchmarks[s.condition], name);
+      groups.clear();
+      for (const auto& m : s.metrics) groups.push_back(&side.groups[{s.condition, name, m.unit}]);
+      last_condition = &s.condition, last_name = &s.name, last_variant = &s.variant;
+      last_unit = first_unit, last_units = s.metrics.size();
+    }
+    for (std::size_t k = 0; k < s.metrics.size(); ++k) {
+      const records::MetricRef m = s.metrics[k];
       if (!std::isfinite(m.value)) {
         ++side.not_numbers[{s.condition, name, m.unit}];
         continue;
       }
-      add_unique(side.units[s.condition], m.unit);
-      auto& g = side.groups[{s.condition, name, m.unit}];
+      Group& g = *groups[k];
+      if (g.values.empty()) add_unique(side.units[s.condition], m.unit);
       g.values.push_back(m.value);
-      add_unique(g.procs, s.procs);
+      if (g.procs.empty() || g.procs.back() != s.procs) add_unique(g.procs, s.procs);
     }
   }
   for (const auto& c : order)
@@ -176,8 +193,8 @@ void compute_row(CompareRow& r, const CompareSettings& st) {
 
 CompareTable compare_samples(const records::Samples& old_samples, const records::Samples& new_samples,
                              const CompareSettings& st) {
-  const Side old_side = group_samples(old_samples, st.old_conditions);
-  const Side new_side = group_samples(new_samples, st.new_conditions);
+  Side old_side = group_samples(old_samples, st.old_conditions);
+  Side new_side = group_samples(new_samples, st.new_conditions);
   if (old_side.conditions.empty())
     throw ConfigError(fmt::format("compare: {}: no samples (warm-up excluded)", st.old_name));
   if (new_side.conditions.empty())
@@ -232,8 +249,8 @@ CompareTable compare_samples(const records::Samples& old_samples, const records:
       if (!contains(nu, unit)) continue;
       for (const auto& b : ob) {
         if (!contains(nb, b)) continue;
-        const auto og = old_side.groups.find({oc, b, unit});
-        const auto ng = new_side.groups.find({nc, b, unit});
+        auto og = old_side.groups.find({oc, b, unit});
+        auto ng = new_side.groups.find({nc, b, unit});
         if (og == old_side.groups.end() && ng == new_side.groups.end()) continue;
         if (og == old_side.groups.end() || ng == new_side.groups.end()) {
           (og == old_side.groups.end() ? t.only_new : t.only_old)
@@ -243,8 +260,17 @@ CompareTable compare_samples(const records::Samples& old_samples, const records:
         CompareRow r;
         r.benchmark = b;
         r.unit = unit;
-        r.old_side = {oc, og->second.procs, og->second.values, stats::summarize(og->second.values, st.confidence)};
-        r.new_side = {nc, ng->second.procs, ng->second.values, stats::summarize(ng->second.values, st.confidence)};
+        // The group's values move into the row (each group is in one row); a comparison reads the
+        // summary's n, median and CI, not its per-sample vectors, which are dropped.
+        const auto side = [&](const std::string& condition, Group& g) {
+          CompareSide s{condition, g.procs, std::move(g.values), {}};
+          s.summary = stats::summarize(s.values, st.confidence);
+          std::vector<stats::Outlier>().swap(s.summary.outliers);
+          std::vector<double>().swap(s.summary.modified_z);
+          return s;
+        };
+        r.old_side = side(oc, og->second);
+        r.new_side = side(nc, ng->second);
         const Label lo = label_of(st.old_labels, oc), ln = label_of(st.new_labels, nc);
         if (lo != Label::unknown && ln != Label::unknown && lo != ln) {
           r.compared = false;

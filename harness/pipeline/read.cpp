@@ -90,10 +90,10 @@ Output cv(const CvOptions& o) {
   if (std::find(std::begin(kFormats), std::end(kFormats), o.format) == std::end(kFormats))
     throw ConfigError(fmt::format("--format: expected text, markdown, json, csv or summary, got \"{}\"", o.format));
   if (o.paths.empty()) throw ConfigError("cv: give a results directory or go test -bench output files");
-  const Loaded loaded = load_all(o.paths);
+  Loaded loaded = load_all(o.paths);
   // The hosts of a run on several are different rooms by design, and kept apart.
   const analysis::Analysis a =
-      analysis::analyze(loaded.results, o.allow_different_hosts || !loaded.fleets.empty());
+      analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   Output out;
   for (const auto& s : a.sources)
     for (const auto& w : s.warnings) out.err += fmt::format("warning: {}\n", w);
@@ -189,9 +189,9 @@ Output report(const ReportOptions& o) {
           std::end(render::kExportFormats))
     throw ConfigError(fmt::format("--format: expected markdown, csv, json, gotest or summary, got \"{}\"", o.format));
   if (o.paths.empty()) throw ConfigError("report: give one or more result directories");
-  const Loaded loaded = load_all(o.paths);
+  Loaded loaded = load_all(o.paths);
   const analysis::Analysis a =
-      analysis::analyze(loaded.results, o.allow_different_hosts || !loaded.fleets.empty());
+      analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   Output out;
   for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
   for (const auto& f : loaded.fleets)
@@ -222,12 +222,12 @@ Output check(const CheckOptions& o) {
   if (o.paths.empty()) throw ConfigError("check: give a result directory or go test -bench output files");
   if (o.seed && *o.seed >= (std::uint64_t{1} << 53))
     throw ConfigError("--seed: expected a whole number below 2^53 (it is recorded in JSON)");
-  const Loaded loaded = load_all(o.paths);
+  Loaded loaded = load_all(o.paths);
   if (!loaded.fleets.empty())
     throw ConfigError(fmt::format("check: {} is a run on several hosts: check each host's directory "
                                   "(<run>/hosts/<host>)",
                                   o.paths.front()));
-  const analysis::Analysis a = analysis::analyze(loaded.results, o.allow_different_hosts);
+  const analysis::Analysis a = analysis::analyze(std::move(loaded.results), o.allow_different_hosts);
   const records::RunRecord* run = a.sources.size() == 1 && a.sources.front().run ? &*a.sources.front().run : nullptr;
   const std::vector<std::string> claim_texts = !o.claims.empty() ? o.claims : run ? run->claims : std::vector<std::string>{};
   if (claim_texts.empty())

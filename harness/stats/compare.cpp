@@ -172,59 +172,103 @@ std::optional<OrderCi> moses_order(std::size_t m, std::size_t n, double alpha) {
   return OrderCi{static_cast<std::size_t>(k_real), level};
 }
 
-// The k-th smallest (1-based) of the n·m sums a_i + c_j of two ascending arrays, without forming
-// them (§3.5.2): the sums form a matrix sorted along rows and columns; each round picks a pivot
-// among the candidates still in play (SplitMix64, seeded: the same inputs always take the same
-// path), counts the sums below and at it row by row with one pointer walking down the columns
-// (O(n + m)), and keeps the side that holds rank k. Expected O(log(nm)) rounds; few candidates
-// left are selected directly. The value returned is one of the sums, computed as a_i + c_j.
-double select_sum(const std::vector<double>& a, const std::vector<double>& c, std::uint64_t k) {
+// Narrows row i's candidates [lo_i, hi_i) to the sums strictly above `low` and strictly below
+// `high` (±inf: no bound on that side).
+void keep_between(const std::vector<double>& a, const std::vector<double>& c, std::vector<std::uint32_t>& lo,
+                  std::vector<std::uint32_t>& hi, double low, double high) {
   const std::size_t n = a.size(), m = c.size();
-  std::vector<std::size_t> lo(n, 0), hi(n, m), lt(n), le(n);  // row i's candidates: columns [lo, hi)
+  std::size_t j_low = m, j_high = m;
+  for (std::size_t i = 0; i < n; ++i) {
+    while (j_low > 0 && a[i] + c[j_low - 1] > low) --j_low;     // first column with a sum > low
+    while (j_high > 0 && a[i] + c[j_high - 1] >= high) --j_high;  // first column with a sum >= high
+    const auto new_lo = static_cast<std::uint32_t>(std::clamp<std::size_t>(j_low, lo[i], hi[i]));
+    const auto new_hi = static_cast<std::uint32_t>(std::clamp<std::size_t>(j_high, lo[i], hi[i]));
+    lo[i] = new_lo;
+    hi[i] = std::max(new_lo, new_hi);
+  }
+}
+
+// The k-th smallest (1-based) of the n·m sums a_i + c_j of two ascending arrays, without forming
+// them (§3.5.2). The sums form a matrix sorted along rows and columns; row i's candidates still in
+// play are the columns [lo_i, hi_i). Each round draws up to 4096 candidates at random (SplitMix64,
+// seeded: the same inputs always take the same path), sorts them and takes two pivots that
+// bracket rank k with a margin of 2.5 standard deviations of a sample rank (Floyd and Rivest's
+// choice); one walk over the rows, a pointer per pivot moving down the columns (O(n + m)),
+// counts the sums below and at each pivot, and the candidates shrink to those strictly between
+// them: by a factor of about √4096 / 5 ≈ 13 a round, so 10^12 sums take 5 or 6 rounds. When the
+// bracket misses (rarely) the side that holds rank k is kept. Few candidates left are selected
+// directly. Memory: two column indexes per row. The value returned is one of the sums, computed
+// as a_i + c_j.
+double select_sum(const std::vector<double>& a, const std::vector<double>& c, std::uint64_t k) {
+  using Index = std::uint32_t;  // columns: m < 2^32 (a side of 4 billion values is refused earlier)
+  const std::size_t n = a.size(), m = c.size();
+  std::vector<Index> lo(n, 0), hi(n, static_cast<Index>(m));
   SplitMix64 rng(k);
+  constexpr std::uint64_t kSample = 4096;
+  std::vector<std::uint64_t> picks;
+  std::vector<double> drawn;
   for (;;) {
     std::uint64_t below = 0, candidates = 0;
     for (std::size_t i = 0; i < n; ++i) {
       below += lo[i];
       candidates += hi[i] - lo[i];
     }
-    if (candidates <= std::max<std::uint64_t>(64, 2 * (n + m))) {
+    if (candidates <= std::max<std::uint64_t>(4 * kSample, (n + m) / 8)) {
       std::vector<double> rest;
       rest.reserve(static_cast<std::size_t>(candidates));
       for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = lo[i]; j < hi[i]; ++j) rest.push_back(a[i] + c[j]);
+        for (Index j = lo[i]; j < hi[i]; ++j) rest.push_back(a[i] + c[j]);
       const auto nth = rest.begin() + static_cast<std::ptrdiff_t>(k - below - 1);
       std::nth_element(rest.begin(), nth, rest.end());
       return *nth;
     }
-    // A pivot drawn uniformly among the candidates.
-    std::uint64_t pick = rng.next() % candidates;
-    double pivot = 0;
-    for (std::size_t i = 0; i < n; ++i) {
+    // Candidates drawn uniformly (with replacement), found in one pass over the rows.
+    picks.resize(kSample);
+    for (auto& p : picks) p = rng.next() % candidates;
+    std::sort(picks.begin(), picks.end());
+    drawn.clear();
+    std::uint64_t offset = 0;
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < n && next < picks.size(); ++i) {
       const std::uint64_t width = hi[i] - lo[i];
-      if (pick < width) {
-        pivot = a[i] + c[lo[i] + static_cast<std::size_t>(pick)];
-        break;
+      while (next < picks.size() && picks[next] < offset + width)
+        drawn.push_back(a[i] + c[lo[i] + static_cast<Index>(picks[next++] - offset)]);
+      offset += width;
+    }
+    std::sort(drawn.begin(), drawn.end());
+    // Where rank k falls among the draws, and a bracket around it.
+    const double at = static_cast<double>(k - below - 1) / static_cast<double>(candidates) * kSample;
+    const double margin = 2.5 * std::sqrt(static_cast<double>(kSample));
+    const auto clamp_draw = [&](double r) {
+      return static_cast<std::size_t>(std::clamp(r, 0.0, static_cast<double>(drawn.size() - 1)));
+    };
+    const double p_lo = drawn[clamp_draw(std::floor(at - margin))];
+    const double p_hi = drawn[clamp_draw(std::ceil(at + margin))];
+    // Counts of sums < p_lo, <= p_lo, < p_hi, <= p_hi: a_i grows with i, so each bound shrinks.
+    std::uint64_t lt_lo = 0, le_lo = 0, lt_hi = 0, le_hi = 0;
+    {
+      std::size_t j1 = m, j2 = m, j3 = m, j4 = m;
+      for (std::size_t i = 0; i < n; ++i) {
+        while (j1 > 0 && a[i] + c[j1 - 1] >= p_lo) --j1;
+        while (j2 > 0 && a[i] + c[j2 - 1] > p_lo) --j2;
+        while (j3 > 0 && a[i] + c[j3 - 1] >= p_hi) --j3;
+        while (j4 > 0 && a[i] + c[j4 - 1] > p_hi) --j4;
+        lt_lo += std::clamp<std::size_t>(j1, lo[i], hi[i]);
+        le_lo += std::clamp<std::size_t>(j2, lo[i], hi[i]);
+        lt_hi += std::clamp<std::size_t>(j3, lo[i], hi[i]);
+        le_hi += std::clamp<std::size_t>(j4, lo[i], hi[i]);
       }
-      pick -= width;
     }
-    // Per row, how many sums are < pivot and <= pivot: a_i grows with i, so both counts shrink.
-    std::uint64_t count_lt = 0, count_le = 0;
-    std::size_t j_lt = m, j_le = m;
-    for (std::size_t i = 0; i < n; ++i) {
-      while (j_lt > 0 && a[i] + c[j_lt - 1] >= pivot) --j_lt;
-      while (j_le > 0 && a[i] + c[j_le - 1] > pivot) --j_le;
-      lt[i] = std::clamp(j_lt, lo[i], hi[i]);
-      le[i] = std::clamp(j_le, lo[i], hi[i]);
-      count_lt += lt[i];
-      count_le += le[i];
-    }
-    if (k <= count_lt) {
-      hi.swap(lt);
-    } else if (k <= count_le) {
-      return pivot;
+    if (k > le_lo && k <= lt_hi) {
+      keep_between(a, c, lo, hi, p_lo, p_hi);  // the usual case: strictly between the pivots
+    } else if (k <= lt_lo) {
+      keep_between(a, c, lo, hi, -kInf, p_lo);  // below p_lo (the bracket missed)
+    } else if (k <= le_lo) {
+      return p_lo;
+    } else if (k <= le_hi) {
+      return p_hi;
     } else {
-      lo.swap(le);
+      keep_between(a, c, lo, hi, p_hi, kInf);  // above p_hi (the bracket missed)
     }
   }
 }
@@ -240,13 +284,35 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
   check_values(b, "mann-whitney sample b", false);
   MannWhitney r;
   const std::size_t na = a.size(), nb = b.size(), n = na + nb;
-  std::vector<double> all(a.begin(), a.end());
-  all.insert(all.end(), b.begin(), b.end());
-  std::vector<std::size_t> ties;
-  const std::vector<std::int64_t> ranks2 = doubled_midranks(all, ties);
-
+  // The doubled rank sum of a and the tie groups. Where the exact distribution may be needed
+  // (both sides small), every value's rank is kept; beyond, the two sides are sorted apart and
+  // walked together, tie group by tie group: the same sums in the same order, in O(n) memory
+  // instead of four arrays of n.
+  std::vector<std::int64_t> ranks2;
+  std::vector<std::size_t> ties;  // tie group sizes (> 1), ascending by value
   std::int64_t rank_sum2_a = 0;
-  for (std::size_t i = 0; i < na; ++i) rank_sum2_a += ranks2[i];
+  if (std::max(na, nb) <= kExactMaxNoTies) {
+    std::vector<double> all(a.begin(), a.end());
+    all.insert(all.end(), b.begin(), b.end());
+    ranks2 = doubled_midranks(all, ties);
+    for (std::size_t i = 0; i < na; ++i) rank_sum2_a += ranks2[i];
+  } else {
+    std::vector<double> sa(a.begin(), a.end()), sb(b.begin(), b.end());
+    std::sort(sa.begin(), sa.end());
+    std::sort(sb.begin(), sb.end());
+    std::size_t i = 0, j = 0, position = 0;  // values ranked so far
+    while (i < na || j < nb) {
+      const double v = j == nb || (i < na && sa[i] <= sb[j]) ? sa[i] : sb[j];
+      std::size_t ca = 0, cb = 0;
+      while (i < na && sa[i] == v) ++i, ++ca;
+      while (j < nb && sb[j] == v) ++j, ++cb;
+      const std::size_t t = ca + cb;
+      // positions position+1 .. position+t share the doubled mid-rank 2·position + t + 1.
+      rank_sum2_a += static_cast<std::int64_t>(ca) * static_cast<std::int64_t>(2 * position + t + 1);
+      if (t > 1) ties.push_back(t);
+      position += t;
+    }
+  }
   const auto na64 = static_cast<std::int64_t>(na);
   r.u = static_cast<double>(rank_sum2_a - na64 * (na64 + 1)) / 2.0;  // U_A = R_A - nA(nA+1)/2
   const double nad = static_cast<double>(na), nbd = static_cast<double>(nb);

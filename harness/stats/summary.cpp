@@ -116,6 +116,24 @@ double median(std::span<const double> values) {
   return median_of_sorted(sorted);
 }
 
+// Where a log-space sum of Bin(n, 1/2) terms starts: 0, or for large n (kSkipFrom) 12 standard
+// deviations (6√n) below n/2, below which every term, and their sum, is under e^-70 of the
+// terms that count (the Chernoff bound exp(-2t²/n) at t = 6√n).
+namespace {
+constexpr std::size_t kSkipFrom = 10000;
+std::size_t first_term(std::size_t n) {
+  if (n < kSkipFrom) return 0;
+  const double skip = 0.5 * static_cast<double>(n) - 6.0 * std::sqrt(static_cast<double>(n));
+  return skip > 0 ? static_cast<std::size_t>(skip) : 0;
+}
+// ln(C(n, j) / 2^n).
+long double log_half_binomial_term(std::size_t n, std::size_t j) {
+  if (j == 0) return -static_cast<long double>(n) * std::log(2.0L);
+  return std::lgamma(static_cast<long double>(n) + 1) - std::lgamma(static_cast<long double>(j) + 1) -
+         std::lgamma(static_cast<long double>(n - j) + 1) - static_cast<long double>(n) * std::log(2.0L);
+}
+}  // namespace
+
 std::optional<OrderCi> median_ci_order(std::size_t n, double confidence) {
   check_confidence(confidence);
   const long double alpha = 1.0L - static_cast<long double>(confidence);
@@ -135,11 +153,16 @@ std::optional<OrderCi> median_ci_order(std::size_t n, double confidence) {
     }
     tail = std::ldexp(static_cast<long double>(sum), -static_cast<int>(n));
   } else {
-    // 2^-n underflows even long double beyond n ~ 16000: sum the terms in log space.
+    // 2^-n underflows even long double beyond n ~ 16000: sum the terms in log space. Beyond
+    // kSkipFrom the sum starts 12 standard deviations below n/2, where the terms left out add up
+    // to less than e^-70 of the first kept one: nothing at long double precision, and the loop
+    // takes 12√n steps instead of n/2 (10^6 samples: 12 000, not 500 000).
     const long double log2 = std::log(2.0L);
-    long double log_term = -static_cast<long double>(n) * log2;  // ln(C(n, j)/2^n)
+    const std::size_t start = first_term(n);
+    long double log_term = log_half_binomial_term(n, start);  // ln(C(n, j)/2^n)
     long double log_sum = -INFINITY;
-    for (std::size_t j = 0; j < n; ++j) {
+    k = start;
+    for (std::size_t j = start; j < n; ++j) {
       const long double next = log_add_exp(log_sum, log_term);
       if (std::exp(next + log2) > alpha) break;
       log_sum = next;
@@ -166,9 +189,10 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
   // Sum the smaller tail (fewer terms, no cancellation), then complement if needed.
   const bool upper = 2 * k > n;
   const std::size_t last = upper ? n - k - 1 : k;  // P(X >= k+1) = P(X <= n-k-1) by symmetry
-  long double log_term = -static_cast<long double>(n) * std::log(2.0L);
+  const std::size_t start = std::min(first_term(n), last);
+  long double log_term = log_half_binomial_term(n, start);
   long double log_sum = -INFINITY;
-  for (std::size_t j = 0; j <= last; ++j) {
+  for (std::size_t j = start; j <= last; ++j) {
     log_sum = log_add_exp(log_sum, log_term);
     log_term +=
         std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));

@@ -566,3 +566,20 @@ TEST_CASE("hodges-lehmann: 200 000 values per side in linear memory") {
   CHECK(r.lo < r.estimate);
   CHECK(r.estimate < r.hi);
 }
+
+TEST_CASE("stats compare: Mann-Whitney beyond the exact sizes walks the two sorted sides, ties included") {
+  // 60 vs 70 with many ties (values 0..6 and 0..8.5): U, the tie-corrected z and p as Python
+  // computes them from the mid-ranks of the pooled values.
+  std::vector<double> a(60), b(70);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i % 7);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(i % 9) + 0.5 * static_cast<double>(i % 2);
+  const auto m = noisefloor::stats::mann_whitney(a, b);
+  CHECK_FALSE(m.exact);
+  CHECK(m.u == 1512.0);
+  CHECK(m.z == doctest::Approx(-2.7527920322515813).epsilon(1e-12));
+  CHECK(m.p == doctest::Approx(0.005908941941143212).epsilon(1e-12));
+  // The sides' order does not matter: U is the other side's, z flips, p stays.
+  const auto swapped = noisefloor::stats::mann_whitney(b, a);
+  CHECK(swapped.u == 60.0 * 70.0 - 1512.0);
+  CHECK(swapped.p == doctest::Approx(m.p).epsilon(1e-12));
+}

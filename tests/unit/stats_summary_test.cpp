@@ -7,6 +7,7 @@
 #include <fstream>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/errors.hpp"
@@ -398,3 +399,17 @@ TEST_CASE("stats summary: the stopping rule's half-widths (§3.8)") {
 }
 
 }  // namespace noisefloor::stats
+
+TEST_CASE("stats summary: the median CI order for large n starts its sum 12 sd below n/2 and loses nothing") {
+  // Exact orders and levels from Python's integers (Σ C(n, j) / 2^n with Fractions, 5 minutes):
+  // n = 10 000 is below the skip, 20 001 and 100 000 above it.
+  for (const auto& [n, k, level] : {std::tuple<std::size_t, std::size_t, double>{10000, 4902, 0.9511670501036181},
+                                    {20001, 9862, 0.9506703274081423},
+                                    {100000, 49690, 0.9504442853304751}}) {
+    CAPTURE(n);
+    const auto order = noisefloor::stats::median_ci_order(n);
+    REQUIRE(order);
+    CHECK(order->k == k);
+    CHECK(order->level == doctest::Approx(level).epsilon(1e-12));
+  }
+}
