@@ -104,14 +104,14 @@ struct CompareTable {
 };
 
 // Throws ConfigError when the sides cannot be matched (see above) or a side has no samples.
-CompareTable compare_samples(const records::Samples& old_samples, const records::Samples& new_samples,
+CompareTable compare_samples(records::Samples old_samples, records::Samples new_samples,
                              const CompareSettings& settings);
 
 // The comparison of two loaded results, as `noisefloor compare OLD NEW` makes it: column names
 // (a go test file's name, or <experiment>/<run id>), sources, each side's conditions and labels
 // (condition_label), and the fingerprint differences when both sides have one (a go test file's
 // cpu, goos and goarch headers move benchmarks).
-CompareTable compare_results(const records::Result& old_result, const records::Result& new_result, double threshold,
+CompareTable compare_results(records::Result old_result, records::Result new_result, double threshold,
                              bool allow_different_hosts);
 
 inline constexpr int kCompareSchemaVersion = 1;

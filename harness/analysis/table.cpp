@@ -32,6 +32,7 @@ RowKey row_key(const records::SampleRef& s) { return {s.condition, s.name, s.var
 // Paired design: the pair each row's samples come from (the first it ran in).
 std::map<RowKey, std::string> first_pairs(const records::Samples& samples) {
   std::map<RowKey, std::string> first;
+  if (!samples.any_pair()) return first;
   for (const records::SampleRef s : samples)
     if (!s.pair.empty()) first.emplace(row_key(s), s.pair);
   return first;
@@ -39,6 +40,7 @@ std::map<RowKey, std::string> first_pairs(const records::Samples& samples) {
 }  // namespace
 
 std::vector<bool> row_samples(const records::Samples& samples) {
+  if (!samples.any_pair()) return std::vector<bool>(samples.size(), true);
   const auto first = first_pairs(samples);
   std::vector<bool> out;
   out.reserve(samples.size());

@@ -1,5 +1,6 @@
 #include "parsers/gotest.hpp"
 
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <system_error>
@@ -44,10 +45,18 @@ std::optional<T> parse_whole(std::string_view field) {
 // The next field of `line` from `at` (fields separated by spaces/tabs), advancing `at`; empty at
 // the end.
 std::string_view next_field(std::string_view line, std::size_t& at) {
-  while (at < line.size() && is_space(line[at])) ++at;
+  // is_space as a table: this loop reads every byte of a million-line file.
+  static constexpr auto kSpace = [] {
+    std::array<bool, 256> t{};
+    for (const char c : {' ', '\t', '\r', '\n', '\v', '\f'}) t[static_cast<unsigned char>(c)] = true;
+    return t;
+  }();
+  const char* const data = line.data();
+  const std::size_t size = line.size();
+  while (at < size && kSpace[static_cast<unsigned char>(data[at])]) ++at;
   const std::size_t start = at;
-  while (at < line.size() && !is_space(line[at])) ++at;
-  return line.substr(start, at - start);
+  while (at < size && !kSpace[static_cast<unsigned char>(data[at])]) ++at;
+  return std::string_view(data + start, at - start);
 }
 
 std::optional<model::Measurement> parse_result_line(std::string_view line) {

@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
+#include <future>
 
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
@@ -156,8 +158,27 @@ Output compare(const CompareOptions& o) {
       throw ConfigError(fmt::format("compare: the two runs have no host in common (old: {}; new: {})",
                                     fmt::join(host_names(*old_fleet), ", "), fmt::join(host_names(*new_fleet), ", ")));
   } else {
-    tables.emplace_back("", analysis::compare_results(results::load(o.old_path), results::load(o.new_path),
-                                                      o.threshold, o.allow_different_hosts));
+    // The two sides are read at the same time (a million samples each: a quarter of a second
+    // apiece); an error from either is the one the user sees, the old side's first.
+    auto new_side = std::async(std::launch::async, [&] { return results::load(o.new_path); });
+    records::Result old_result;
+    std::exception_ptr old_error;
+    try {
+      old_result = results::load(o.old_path);
+    } catch (...) {
+      old_error = std::current_exception();
+    }
+    std::exception_ptr new_error;
+    records::Result new_result;
+    try {
+      new_result = new_side.get();
+    } catch (...) {
+      new_error = std::current_exception();
+    }
+    if (old_error) std::rethrow_exception(old_error);
+    if (new_error) std::rethrow_exception(new_error);
+    tables.emplace_back("", analysis::compare_results(std::move(old_result), std::move(new_result), o.threshold,
+                                                      o.allow_different_hosts));
   }
   if (o.format == "csv" && !tables.front().first.empty())
     throw ConfigError("compare --format csv: one table per host does not fit one CSV: use --format json, or compare "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace noisefloor::records {
 namespace {
@@ -99,10 +100,11 @@ Samples::Samples(const Samples& other)
       layout_ids_(other.layout_ids_),
       series_(other.series_),
       series_ids_(other.series_ids_),
+      count_(other.count_),
       order_(other.order_),
       bookkeeping_(other.bookkeeping_),
       pushed_counts_(other.pushed_counts_) {
-  rebuild_views();
+  rebuild_views();  // last_ stays invalid: its pointer is into other's counts
 }
 
 Samples& Samples::operator=(const Samples& other) {
@@ -147,17 +149,47 @@ std::uint32_t Samples::series_of(std::uint32_t condition, std::uint32_t benchmar
                                  std::uint32_t variant, std::uint32_t pair, std::uint32_t layout) {
   const auto key = std::make_tuple(condition, benchmark, name, procs, variant, pair, layout);
   const auto [it, added] = series_ids_.emplace(key, static_cast<std::uint32_t>(series_.size()));
-  if (added) series_.push_back(Series{condition, benchmark, name, variant, pair, layout, procs, {}, {}});
+  if (added) series_.push_back(Series{condition, benchmark, name, variant, pair, layout, procs, {}, {}, {}});
   return it->second;
 }
 
 void Samples::append_row(std::uint32_t series, std::int64_t iterations, std::span<const double> values) {
   Series& s = series_[series];
   s.values.insert(s.values.end(), values.begin(), values.end());
-  s.iterations.push_back(iterations);
-  order_.push_back(series);
+  s.push_iterations(iterations);
+  if (series_.size() > 1) {
+    if (order_.empty()) order_.assign(count_, 0);  // until now every sample was series 0's
+    order_.push_back(series);
+  }
+  ++count_;
   positions_.clear();
   implied_.clear();
+}
+
+void Samples::Series::push_iterations(std::int64_t n) {
+  if (wide.empty() && (n > std::numeric_limits<std::int32_t>::max() || n < std::numeric_limits<std::int32_t>::min())) {
+    wide.assign(narrow.begin(), narrow.end());
+    std::vector<std::int32_t>().swap(narrow);
+  }
+  if (wide.empty()) {
+    narrow.push_back(static_cast<std::int32_t>(n));
+  } else {
+    wide.push_back(n);
+  }
+}
+
+void Samples::grow_like(double factor) {
+  if (!(factor > 1) || count_ == 0) return;
+  const auto grown = [factor](std::size_t n) { return static_cast<std::size_t>(static_cast<double>(n) * factor) + 16; };
+  for (Series& s : series_) {
+    s.values.reserve(grown(s.values.size()));
+    if (s.wide.empty()) {
+      s.narrow.reserve(grown(s.narrow.size()));
+    } else {
+      s.wide.reserve(grown(s.wide.size()));
+    }
+  }
+  if (!order_.empty()) order_.reserve(grown(order_.size()));
 }
 
 int Samples::implied_index(std::uint32_t series) {
@@ -166,9 +198,9 @@ int Samples::implied_index(std::uint32_t series) {
 }
 
 void Samples::make_explicit() {
-  if (!bookkeeping_.empty() || order_.empty()) return;
+  if (!bookkeeping_.empty() || count_ == 0) return;
   std::vector<Bookkeeping> explicit_;
-  explicit_.reserve(order_.size() + 1);
+  explicit_.reserve(count_ + 1);
   for (const SampleRef s : *this) {
     Bookkeeping b;
     b.index = s.index;
@@ -180,6 +212,7 @@ void Samples::make_explicit() {
 }
 
 void Samples::push_back(const Sample& s) {
+  last_.valid = false;
   std::vector<std::string_view> unit_names;
   std::vector<double> values;
   unit_names.reserve(s.metrics.size());
@@ -209,12 +242,29 @@ void Samples::push_back(const Sample& s) {
   append_row(series, s.iterations, values);
 }
 
+bool Samples::any_pair() const {
+  return std::any_of(series_.begin(), series_.end(), [](const Series& s) { return s.pair != 0; });
+}
+
 void Samples::push_result(std::string_view condition, std::string_view benchmark, std::string_view name, int procs,
                           std::int64_t iterations, std::span<const double> values,
                           std::span<const std::string_view> units) {
-  const std::uint32_t series =
-      series_of(intern(condition), intern(benchmark), intern(name), procs, 0, 0, layout_of(units));
-  const int implied = implied_index(series);
+  const bool same = last_.valid && last_.procs == procs && last_.name == name && last_.benchmark == benchmark &&
+                    last_.condition == condition && std::equal(units.begin(), units.end(), last_.units.begin(),
+                                                               last_.units.end());
+  if (!same) {
+    last_.series = series_of(intern(condition), intern(benchmark), intern(name), procs, 0, 0, layout_of(units));
+    last_.condition = condition;
+    last_.benchmark = benchmark;
+    last_.name = name;
+    last_.procs = procs;
+    last_.units.assign(units.begin(), units.end());
+    const Series& s = series_[last_.series];
+    last_.count = &pushed_counts_[pack(s.condition, s.benchmark)];  // node-based: the address stays
+    last_.valid = true;
+  }
+  const std::uint32_t series = last_.series;
+  const int implied = (*last_.count)++;
   if (!bookkeeping_.empty()) {
     Bookkeeping b;
     b.index = implied;
@@ -233,6 +283,7 @@ void Samples::append(const Samples& other) {
 }
 
 void Samples::rename_conditions(const std::function<std::string(const std::string&)>& rename) {
+  last_.valid = false;
   std::map<std::uint32_t, std::uint32_t> renamed;
   for (const Series& s : series_)
     if (!renamed.count(s.condition)) renamed[s.condition] = 0;
@@ -255,29 +306,29 @@ void Samples::rename_conditions(const std::function<std::string(const std::strin
 }
 
 void Samples::build_positions() const {
-  if (positions_.size() == order_.size()) return;
-  positions_.assign(order_.size(), 0);
+  if (positions_.size() == count_) return;
+  positions_.assign(count_, 0);
   std::vector<std::uint32_t> cursor(series_.size(), 0);
   std::unordered_map<std::uint64_t, int> counts;
-  if (bookkeeping_.empty()) implied_.assign(order_.size(), 0);
-  for (std::size_t i = 0; i < order_.size(); ++i) {
-    const std::uint32_t k = order_[i];
+  if (bookkeeping_.empty()) implied_.assign(count_, 0);
+  for (std::size_t i = 0; i < count_; ++i) {
+    const std::uint32_t k = series_at(i);
     positions_[i] = cursor[k]++;
     if (bookkeeping_.empty()) implied_[i] = counts[pack(series_[k].condition, series_[k].benchmark)]++;
   }
 }
 
 SampleRef Samples::ref(std::size_t i, std::uint32_t position, int index) const {
-  const Series& s = series_[order_[i]];
+  const Series& s = series_[series_at(i)];
   const auto& layout = layouts_[s.layout];
   const MetricsView metrics(s.values.data() + std::size_t{position} * layout.size(), layout.data(), layout.size());
   if (bookkeeping_.empty())
     return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, index, false, 0,
-                     s.iterations[position], metrics, strings_[s.variant], -1, strings_[s.pair], strings_[0], 0.0,
+                     s.iterations(position), metrics, strings_[s.variant], -1, strings_[s.pair], strings_[0], 0.0,
                      strings_[0], 0);
   const Bookkeeping& b = bookkeeping_[i];
   return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, b.index, b.warmup,
-                   b.invocation, s.iterations[position], metrics, strings_[s.variant], b.repeat, strings_[s.pair],
+                   b.invocation, s.iterations(position), metrics, strings_[s.variant], b.repeat, strings_[s.pair],
                    strings_[b.order], b.elapsed_seconds, strings_[b.utc], b.session);
 }
 
@@ -302,14 +353,16 @@ Samples::const_iterator::const_iterator(const Samples* owner, std::size_t i) : o
 
 void Samples::const_iterator::settle() {
   if (i_ >= owner_->size() || !owner_->bookkeeping_.empty()) return;
-  const Series& s = owner_->series_[owner_->order_[i_]];
+  const Series& s = owner_->series_[owner_->series_at(i_)];
   index_ = counts_[pack(s.condition, s.benchmark)]++;
 }
 
-SampleRef Samples::const_iterator::operator*() const { return owner_->ref(i_, cursor_[owner_->order_[i_]], index_); }
+SampleRef Samples::const_iterator::operator*() const {
+  return owner_->ref(i_, cursor_[owner_->series_at(i_)], index_);
+}
 
 Samples::const_iterator& Samples::const_iterator::operator++() {
-  ++cursor_[owner_->order_[i_]];
+  ++cursor_[owner_->series_at(i_)];
   ++i_;
   settle();
   return *this;

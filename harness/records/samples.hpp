@@ -134,8 +134,13 @@ class Samples {
   // Gives every condition the name `rename` returns for it.
   void rename_conditions(const std::function<std::string(const std::string&)>& rename);
 
-  std::size_t size() const { return order_.size(); }
-  bool empty() const { return order_.empty(); }
+  std::size_t size() const { return count_; }
+  bool any_pair() const;  // whether any sample belongs to a pair (the paired design)
+  bool empty() const { return count_ == 0; }
+  // Reserves room for `factor` times the samples held so far, series by series (a go test file
+  // read in pieces: its size over the bytes read so far). Untouched room costs address space,
+  // not memory.
+  void grow_like(double factor);
   SampleRef operator[](std::size_t i) const;  // the first call builds an index (4–8 bytes per sample)
   SampleRef front() const { return (*this)[0]; }
   SampleRef back() const { return (*this)[size() - 1]; }
@@ -175,8 +180,15 @@ class Samples {
   struct Series {
     std::uint32_t condition, benchmark, name, variant, pair, layout;
     int procs;
-    std::vector<double> values;            // units per sample, row after row
-    std::vector<std::int64_t> iterations;  // one per sample
+    std::vector<double> values;  // units per sample, row after row
+    // One iteration count per sample: 32 bits while every count fits (Go's b.N never exceeds
+    // 10^9), 64 from the first that does not.
+    std::vector<std::int32_t> narrow;
+    std::vector<std::int64_t> wide;
+    std::int64_t iterations(std::size_t position) const {
+      return wide.empty() ? narrow[position] : wide[position];
+    }
+    void push_iterations(std::int64_t n);
   };
   struct Bookkeeping {
     int index = 0, invocation = 0, repeat = -1, session = 0;
@@ -204,9 +216,21 @@ class Samples {
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, int, std::uint32_t, std::uint32_t, std::uint32_t>,
            std::uint32_t>
       series_ids_;
-  std::vector<std::uint32_t> order_;         // series per sample, arrival order
+  std::size_t count_ = 0;
+  std::vector<std::uint32_t> order_;  // series per sample, arrival order; empty while there is one series
+  std::uint32_t series_at(std::size_t i) const { return order_.empty() ? 0 : order_[i]; }
   std::vector<Bookkeeping> bookkeeping_;     // empty while every sample's is implied
   std::unordered_map<std::uint64_t, int> pushed_counts_;  // implied index while pushing
+  // push_result's last series, by the texts it was found with: a file's lines mostly repeat them.
+  struct LastResult {
+    std::string condition, benchmark, name;
+    int procs = 0;
+    std::vector<std::string> units;
+    std::uint32_t series = 0;
+    int* count = nullptr;  // its entry of pushed_counts_
+    bool valid = false;
+  };
+  LastResult last_;
   mutable std::vector<std::uint32_t> positions_;  // random access: sample -> position in its series
   mutable std::vector<int> implied_;              // random access: sample -> implied index
 };

@@ -3,6 +3,7 @@
 // result noisefloor has written since 0.1.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,11 +37,14 @@ records::Result decode_gotest_file(const std::string& path, std::string_view tex
 // whole): each complete line is decoded as it arrives, straight into the columnar samples.
 class GoTestFileDecoder {
  public:
-  explicit GoTestFileDecoder(const std::string& path);
+  // `expected_bytes`: the file's size when known; after the first piece the samples reserve
+  // room for the rest in proportion (no vector doubles past what the file holds).
+  explicit GoTestFileDecoder(const std::string& path, std::uintmax_t expected_bytes = 0);
   void feed(std::string_view bytes);
   records::Result finish();  // throws InputError when no result line arrived
 
  private:
+  void feed_lines(std::string_view bytes);
   void line(std::string_view line);
   records::Result r_;
   std::string pending_;  // an incomplete last line
@@ -48,6 +52,7 @@ class GoTestFileDecoder {
   std::map<std::string, std::string> config_;
   parsers::ResultFields fields_;
   std::size_t results_ = 0;
+  std::uintmax_t expected_ = 0, fed_ = 0;
 };
 
 }  // namespace noisefloor::results

@@ -28,7 +28,9 @@ std::string read_input(const fs::path& file) {
 
 // A go test file, read in 1 MiB pieces and decoded as it is read: never held whole.
 records::Result read_gotest_file(const fs::path& file) {
-  GoTestFileDecoder decoder(file.string());
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(file, ec);
+  GoTestFileDecoder decoder(file.string(), ec ? 0 : size);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
   std::vector<char> buffer(1 << 20);

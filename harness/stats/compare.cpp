@@ -172,47 +172,42 @@ std::optional<OrderCi> moses_order(std::size_t m, std::size_t n, double alpha) {
   return OrderCi{static_cast<std::size_t>(k_real), level};
 }
 
-// Narrows row i's candidates [lo_i, hi_i) to the sums strictly above `low` and strictly below
-// `high` (±inf: no bound on that side).
-void keep_between(const std::vector<double>& a, const std::vector<double>& c, std::vector<std::uint32_t>& lo,
-                  std::vector<std::uint32_t>& hi, double low, double high) {
-  const std::size_t n = a.size(), m = c.size();
-  std::size_t j_low = m, j_high = m;
-  for (std::size_t i = 0; i < n; ++i) {
-    while (j_low > 0 && a[i] + c[j_low - 1] > low) --j_low;     // first column with a sum > low
-    while (j_high > 0 && a[i] + c[j_high - 1] >= high) --j_high;  // first column with a sum >= high
-    const auto new_lo = static_cast<std::uint32_t>(std::clamp<std::size_t>(j_low, lo[i], hi[i]));
-    const auto new_hi = static_cast<std::uint32_t>(std::clamp<std::size_t>(j_high, lo[i], hi[i]));
-    lo[i] = new_lo;
-    hi[i] = std::max(new_lo, new_hi);
-  }
-}
-
 // The k-th smallest (1-based) of the n·m sums a_i + c_j of two ascending arrays, without forming
 // them (§3.5.2). The sums form a matrix sorted along rows and columns; row i's candidates still in
-// play are the columns [lo_i, hi_i). Each round draws up to 4096 candidates at random (SplitMix64,
+// play are the columns [lo_i, hi_i). Each round draws 4096 candidates at random (SplitMix64,
 // seeded: the same inputs always take the same path), sorts them and takes two pivots that
 // bracket rank k with a margin of 2.5 standard deviations of a sample rank (Floyd and Rivest's
-// choice); one walk over the rows, a pointer per pivot moving down the columns (O(n + m)),
-// counts the sums below and at each pivot, and the candidates shrink to those strictly between
-// them: by a factor of about √4096 / 5 ≈ 13 a round, so 10^12 sums take 5 or 6 rounds. When the
-// bracket misses (rarely) the side that holds rank k is kept. Few candidates left are selected
-// directly. Memory: two column indexes per row. The value returned is one of the sums, computed
-// as a_i + c_j.
+// choice). One walk over the rows, a pointer per bound moving down the columns (O(n + m)),
+// counts the sums below and at each pivot and, for the usual case, writes the candidates
+// strictly between them: they shrink by a factor of about √4096 / 5 ≈ 13 a round, so 10^12 sums
+// take 5 or 6 rounds. When the bracket misses (rarely) the side that holds rank k is kept. Few
+// candidates left are selected directly. Memory: four column indexes per row (32 bits each).
+// The value returned is one of the sums, computed as a_i + c_j.
 double select_sum(const std::vector<double>& a, const std::vector<double>& c, std::uint64_t k) {
-  using Index = std::uint32_t;  // columns: m < 2^32 (a side of 4 billion values is refused earlier)
+  using Index = std::uint32_t;  // columns: m < 2^32
   const std::size_t n = a.size(), m = c.size();
-  std::vector<Index> lo(n, 0), hi(n, static_cast<Index>(m));
+  std::vector<Index> lo(n, 0), hi(n, static_cast<Index>(m)), next_lo(n), next_hi(n);
   SplitMix64 rng(k);
-  constexpr std::uint64_t kSample = 4096;
-  std::vector<std::uint64_t> picks;
+  constexpr std::uint64_t kSample = 16384;
+  std::vector<std::uint64_t> picks(kSample);
   std::vector<double> drawn;
-  for (;;) {
-    std::uint64_t below = 0, candidates = 0;
+  std::uint64_t below = 0, candidates = static_cast<std::uint64_t>(n) * m;
+  // Keeps, row by row, the candidates strictly above `low` and strictly below `high`.
+  const auto keep_between = [&](double low, double high) {
+    below = candidates = 0;
+    std::size_t j_low = m, j_high = m;
     for (std::size_t i = 0; i < n; ++i) {
+      while (j_low > 0 && a[i] + c[j_low - 1] > low) --j_low;
+      while (j_high > 0 && a[i] + c[j_high - 1] >= high) --j_high;
+      const auto l = static_cast<Index>(std::clamp<std::size_t>(j_low, lo[i], hi[i]));
+      const auto h = static_cast<Index>(std::clamp<std::size_t>(j_high, lo[i], hi[i]));
+      lo[i] = l;
+      hi[i] = std::max(l, h);
       below += lo[i];
       candidates += hi[i] - lo[i];
     }
+  };
+  for (;;) {
     if (candidates <= std::max<std::uint64_t>(4 * kSample, (n + m) / 8)) {
       std::vector<double> rest;
       rest.reserve(static_cast<std::size_t>(candidates));
@@ -223,7 +218,6 @@ double select_sum(const std::vector<double>& a, const std::vector<double>& c, st
       return *nth;
     }
     // Candidates drawn uniformly (with replacement), found in one pass over the rows.
-    picks.resize(kSample);
     for (auto& p : picks) p = rng.next() % candidates;
     std::sort(picks.begin(), picks.end());
     drawn.clear();
@@ -244,8 +238,9 @@ double select_sum(const std::vector<double>& a, const std::vector<double>& c, st
     };
     const double p_lo = drawn[clamp_draw(std::floor(at - margin))];
     const double p_hi = drawn[clamp_draw(std::ceil(at + margin))];
-    // Counts of sums < p_lo, <= p_lo, < p_hi, <= p_hi: a_i grows with i, so each bound shrinks.
-    std::uint64_t lt_lo = 0, le_lo = 0, lt_hi = 0, le_hi = 0;
+    // Counts of sums < p_lo, <= p_lo, < p_hi, <= p_hi (a_i grows with i, so each bound moves
+    // one way), and the rows' candidates strictly between the pivots, for the usual case.
+    std::uint64_t lt_lo = 0, le_lo = 0, lt_hi = 0, le_hi = 0, between = 0;
     {
       std::size_t j1 = m, j2 = m, j3 = m, j4 = m;
       for (std::size_t i = 0; i < n; ++i) {
@@ -253,24 +248,49 @@ double select_sum(const std::vector<double>& a, const std::vector<double>& c, st
         while (j2 > 0 && a[i] + c[j2 - 1] > p_lo) --j2;
         while (j3 > 0 && a[i] + c[j3 - 1] >= p_hi) --j3;
         while (j4 > 0 && a[i] + c[j4 - 1] > p_hi) --j4;
+        const auto l = static_cast<Index>(std::clamp<std::size_t>(j2, lo[i], hi[i]));
+        const auto h = static_cast<Index>(std::clamp<std::size_t>(j3, lo[i], hi[i]));
         lt_lo += std::clamp<std::size_t>(j1, lo[i], hi[i]);
-        le_lo += std::clamp<std::size_t>(j2, lo[i], hi[i]);
-        lt_hi += std::clamp<std::size_t>(j3, lo[i], hi[i]);
+        le_lo += l;
+        lt_hi += h;
         le_hi += std::clamp<std::size_t>(j4, lo[i], hi[i]);
+        next_lo[i] = l;
+        next_hi[i] = std::max(l, h);
+        between += next_hi[i] - l;
       }
     }
-    if (k > le_lo && k <= lt_hi) {
-      keep_between(a, c, lo, hi, p_lo, p_hi);  // the usual case: strictly between the pivots
+    if (k > le_lo && k <= lt_hi) {  // the usual case: strictly between the pivots
+      lo.swap(next_lo);
+      hi.swap(next_hi);
+      below = le_lo;
+      candidates = between;
     } else if (k <= lt_lo) {
-      keep_between(a, c, lo, hi, -kInf, p_lo);  // below p_lo (the bracket missed)
+      keep_between(-kInf, p_lo);  // below p_lo: the bracket missed
     } else if (k <= le_lo) {
       return p_lo;
     } else if (k <= le_hi) {
       return p_hi;
     } else {
-      keep_between(a, c, lo, hi, p_hi, kInf);  // above p_hi (the bracket missed)
+      keep_between(p_hi, kInf);  // above p_hi: the bracket missed
     }
   }
+}
+
+// The k-th and (k+1)-th smallest sums (1 <= k < n·m): the second from one more walk over the
+// rows after the first, either a tie of it or the least sum above it.
+std::pair<double, double> select_sum_pair(const std::vector<double>& a, const std::vector<double>& c,
+                                          std::uint64_t k) {
+  const double x = select_sum(a, c, k);
+  const std::size_t n = a.size(), m = c.size();
+  std::uint64_t at_most = 0;
+  double above = kInf;
+  std::size_t j = m;
+  for (std::size_t i = 0; i < n; ++i) {
+    while (j > 0 && a[i] + c[j - 1] > x) --j;  // columns [0, j) hold sums <= x
+    at_most += j;
+    if (j < m) above = std::min(above, a[i] + c[j]);
+  }
+  return {x, at_most >= k + 1 ? x : above};
 }
 
 }  // namespace
@@ -297,9 +317,19 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
     ranks2 = doubled_midranks(all, ties);
     for (std::size_t i = 0; i < na; ++i) rank_sum2_a += ranks2[i];
   } else {
-    std::vector<double> sa(a.begin(), a.end()), sb(b.begin(), b.end());
-    std::sort(sa.begin(), sa.end());
-    std::sort(sb.begin(), sb.end());
+    // Sides given in ascending order are walked as they are; others are sorted first.
+    std::vector<double> copy_a, copy_b;
+    std::span<const double> sa = a, sb = b;
+    if (!std::is_sorted(a.begin(), a.end())) {
+      copy_a.assign(a.begin(), a.end());
+      std::sort(copy_a.begin(), copy_a.end());
+      sa = copy_a;
+    }
+    if (!std::is_sorted(b.begin(), b.end())) {
+      copy_b.assign(b.begin(), b.end());
+      std::sort(copy_b.begin(), copy_b.end());
+      sb = copy_b;
+    }
     std::size_t i = 0, j = 0, position = 0;  // values ranked so far
     while (i < na || j < nb) {
       const double v = j == nb || (i < na && sa[i] <= sb[j]) ? sa[i] : sb[j];
@@ -390,6 +420,12 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
   return r;
 }
 
+namespace {
+// The estimate and the Moses interval from the two ascending log arrays (§3.5.2).
+RatioCI hodges_lehmann_from_logs(const std::vector<double>& neg_log_base, const std::vector<double>& log_variant,
+                                 double confidence);
+}  // namespace
+
 RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const double> variant,
                              double confidence) {
   check_confidence(confidence);
@@ -406,11 +442,41 @@ RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const doubl
   std::transform(base.begin(), base.end(), neg_log_base.begin(), [](double v) { return -std::log(v); });
   std::sort(log_variant.begin(), log_variant.end());
   std::sort(neg_log_base.begin(), neg_log_base.end());
-  const std::uint64_t total = static_cast<std::uint64_t>(base.size()) * variant.size();
+  return hodges_lehmann_from_logs(neg_log_base, log_variant, confidence);
+}
+
+RatioCI hodges_lehmann_ratio_sorted(std::vector<double> base, std::vector<double> variant, double confidence) {
+  check_confidence(confidence);
+  if (base.empty() || variant.empty()) {
+    throw Error(
+        fmt::format("stats: hodges-lehmann needs at least one value per side, got {} and {}",
+                    base.size(), variant.size()));
+  }
+  check_values(base, "hodges-lehmann base", true);
+  check_values(variant, "hodges-lehmann variant", true);
+  if (!std::is_sorted(base.begin(), base.end()) || !std::is_sorted(variant.begin(), variant.end()))
+    throw Error("stats: hodges_lehmann_ratio_sorted needs both sides in ascending order");
+  // The logs in place: ln of an ascending array ascends; -ln of it descends, so it is reversed.
+  for (double& v : variant) v = std::log(v);
+  for (double& b : base) b = -std::log(b);
+  std::reverse(base.begin(), base.end());
+  return hodges_lehmann_from_logs(base, variant, confidence);
+}
+
+namespace {
+
+RatioCI hodges_lehmann_from_logs(const std::vector<double>& neg_log_base, const std::vector<double>& log_variant,
+                                 double confidence) {
+  const std::uint64_t total = static_cast<std::uint64_t>(neg_log_base.size()) * log_variant.size();
   const auto d = [&](std::uint64_t rank) { return select_sum(log_variant, neg_log_base, rank); };  // 1-based
   RatioCI r;
-  r.estimate = std::exp(total % 2 == 1 ? d(total / 2 + 1) : 0.5 * (d(total / 2) + d(total / 2 + 1)));
-  const auto order = moses_order(base.size(), variant.size(), 1.0 - confidence);
+  if (total % 2 == 1) {
+    r.estimate = std::exp(d(total / 2 + 1));
+  } else {
+    const auto [below, above] = select_sum_pair(log_variant, neg_log_base, total / 2);
+    r.estimate = std::exp(0.5 * (below + above));
+  }
+  const auto order = moses_order(neg_log_base.size(), log_variant.size(), 1.0 - confidence);
   if (!order) {
     r.lo = 0.0;
     r.hi = kInf;
@@ -423,6 +489,8 @@ RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const doubl
   r.level = order->level;
   return r;
 }
+
+}  // namespace
 
 RatioCI fieller_ratio_of_means(std::span<const double> num, std::span<const double> den,
                                double confidence) {

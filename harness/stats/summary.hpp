@@ -70,6 +70,9 @@ struct Summary {
 
 // The per-condition summary of §3.2. confidence must be in (0, 1).
 Summary summarize(std::span<const double> samples_in_run_order, double confidence = 0.95);
+// The same, given the samples also in ascending order (a caller that sorts them anyway).
+Summary summarize(std::span<const double> samples_in_run_order, std::span<const double> ascending,
+                  double confidence = 0.95);
 
 // Quantile p of Student's t with df degrees of freedom (Boost.Math).
 double t_quantile(double p, double df);
