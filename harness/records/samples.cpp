@@ -149,7 +149,7 @@ std::uint32_t Samples::series_of(std::uint32_t condition, std::uint32_t benchmar
                                  std::uint32_t variant, std::uint32_t pair, std::uint32_t layout) {
   const auto key = std::make_tuple(condition, benchmark, name, procs, variant, pair, layout);
   const auto [it, added] = series_ids_.emplace(key, static_cast<std::uint32_t>(series_.size()));
-  if (added) series_.push_back(Series{condition, benchmark, name, variant, pair, layout, procs, {}, {}, {}});
+  if (added) series_.push_back(Series{condition, benchmark, name, variant, pair, layout, procs, {}, {}, {}, false});
   return it->second;
 }
 
@@ -167,11 +167,12 @@ void Samples::append_row(std::uint32_t series, std::int64_t iterations, std::spa
 }
 
 void Samples::Series::push_iterations(std::int64_t n) {
-  if (wide.empty() && (n > std::numeric_limits<std::int32_t>::max() || n < std::numeric_limits<std::int32_t>::min())) {
+  if (!is_wide && (n > std::numeric_limits<std::int32_t>::max() || n < std::numeric_limits<std::int32_t>::min())) {
     wide.assign(narrow.begin(), narrow.end());
     std::vector<std::int32_t>().swap(narrow);
+    is_wide = true;
   }
-  if (wide.empty()) {
+  if (!is_wide) {
     narrow.push_back(static_cast<std::int32_t>(n));
   } else {
     wide.push_back(n);
@@ -183,7 +184,7 @@ void Samples::grow_like(double factor) {
   const auto grown = [factor](std::size_t n) { return static_cast<std::size_t>(static_cast<double>(n) * factor) + 16; };
   for (Series& s : series_) {
     s.values.reserve(grown(s.values.size()));
-    if (s.wide.empty()) {
+    if (!s.is_wide) {
       s.narrow.reserve(grown(s.narrow.size()));
     } else {
       s.wide.reserve(grown(s.wide.size()));

@@ -185,9 +185,8 @@ class Samples {
     // 10^9), 64 from the first that does not.
     std::vector<std::int32_t> narrow;
     std::vector<std::int64_t> wide;
-    std::int64_t iterations(std::size_t position) const {
-      return wide.empty() ? narrow[position] : wide[position];
-    }
+    bool is_wide = false;
+    std::int64_t iterations(std::size_t position) const { return is_wide ? wide[position] : narrow[position]; }
     void push_iterations(std::int64_t n);
   };
   struct Bookkeeping {

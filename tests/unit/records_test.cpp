@@ -10,6 +10,7 @@
 #include "records/fleet.hpp"
 #include "records/run.hpp"
 #include "records/sample.hpp"
+#include "records/samples.hpp"
 #include "test_support.hpp"
 
 using namespace noisefloor;
@@ -249,4 +250,91 @@ TEST_CASE("records: fleet.json goes to JSON and back; a newer one is refused") {
   nlohmann::json bad = j;
   bad["hosts"] = "x";
   CHECK_THROWS_AS(bad.get<FleetRecord>(), noisefloor::ParseError);
+}
+
+namespace {
+records::Sample plain(const std::string& condition, const std::string& name, int index, double ns,
+                      std::int64_t iterations = 1000) {
+  records::Sample s;
+  s.condition = condition;
+  s.name = name;
+  s.benchmark = name.substr(0, name.rfind('-'));
+  s.procs = 2;
+  s.index = index;
+  s.iterations = iterations;
+  s.metrics = {{ns, "ns/op"}, {64, "B/op"}};
+  return s;
+}
+}  // namespace
+
+TEST_CASE("records: samples stored by column read back as they went in, in arrival order") {
+  // Two benchmarks interleaved (two series), then a paired sample with bookkeeping (every
+  // earlier sample's implied bookkeeping becomes explicit), a 64-bit iteration count, a NaN.
+  std::vector<records::Sample> in = {plain("idle", "BenchmarkA-2", 0, 10), plain("idle", "BenchmarkB-2", 0, 20),
+                                     plain("idle", "BenchmarkA-2", 1, 11), plain("idle", "BenchmarkB-2", 1, 21)};
+  records::Samples stored(in);
+  REQUIRE(stored.size() == 4);
+  CHECK(stored.to_vector() == in);
+  CHECK(stored[3].name == "BenchmarkB-2");
+  CHECK(stored[3].index == 1);  // implied: the second BenchmarkB of idle
+  CHECK_FALSE(stored.any_pair());
+  records::Sample paired = plain("idle", "BenchmarkA-2", 7, 12, std::int64_t{1} << 40);
+  paired.variant = "new";
+  paired.pair = "new";
+  paired.order = "BA";
+  paired.repeat = 7;
+  paired.warmup = true;
+  paired.elapsed_seconds = 1.5;
+  paired.utc = "2026-12-01T07:00:00.000Z";
+  paired.session = 1;
+  paired.metrics.push_back({std::nan(""), "x/op"});
+  stored.push_back(paired);
+  in.push_back(paired);
+  CHECK(stored.any_pair());
+  CHECK(stored == records::Samples(in));  // Samples' == counts a NaN equal to a NaN; Sample's does not
+  const records::SampleRef last = stored.back();
+  CHECK(last.iterations == std::int64_t{1} << 40);
+  CHECK(last.order == "BA");
+  CHECK(last.utc == "2026-12-01T07:00:00.000Z");
+  CHECK(std::isnan(last.metrics[2].value));
+  CHECK(last.metrics[2].unit == "x/op");
+  // A copy owns its strings: the original can go.
+  records::Samples copy;
+  {
+    records::Samples original(in);
+    copy = original;
+  }
+  CHECK(copy == stored);
+  CHECK(copy.front().condition == "idle");
+  // Conditions renamed in place, samples unchanged otherwise.
+  copy.rename_conditions([](const std::string& c) { return "run1:" + c; });
+  for (const records::SampleRef s : copy) CHECK(s.condition == "run1:idle");
+  CHECK(copy.size() == 5);
+}
+
+TEST_CASE("records: a go test result costs a series row, not a record, and reads back with its implied index") {
+  records::Samples s;
+  const std::string_view units[] = {"ns/op", "B/op"};
+  for (int i = 0; i < 3; ++i) {
+    const double values[] = {10.0 + i, 64};
+    s.push_result("old", "BenchmarkX", "BenchmarkX-2", 2, 1000 + i, values, units);
+  }
+  REQUIRE(s.size() == 3);
+  int expected = 0;
+  for (const records::SampleRef r : s) {
+    CHECK(r.index == expected);
+    CHECK(r.iterations == 1000 + expected);
+    CHECK(r.metrics.front().value == 10.0 + expected);
+    CHECK(r.metrics[1].unit == "B/op");
+    CHECK_FALSE(r.warmup);
+    CHECK(r.repeat == -1);
+    ++expected;
+  }
+  CHECK(s[2].index == 2);
+  // A count beyond 32 bits widens the series' column; the counts before it stay.
+  const double values[] = {13.0, 64};
+  s.push_result("old", "BenchmarkX", "BenchmarkX-2", 2, std::int64_t{3} << 33, values, units);
+  CHECK(s[0].iterations == 1000);
+  CHECK(s[2].iterations == 1002);
+  CHECK(s[3].iterations == std::int64_t{3} << 33);
 }
