@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 NOISEFLOOR := $(BUILD_DIR)/noisefloor
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all build configure test unit install bench bench-docker cv deps engine clean format fuzz
+.PHONY: all build configure test unit install bench bench-docker cv deps engine clean format fuzz perf
 
 all: build
 
@@ -57,6 +57,11 @@ EXPERIMENT ?= $(if $(wildcard results/laptop-trust/latest),laptop-trust,laptop)
 cv: build
 	$(NOISEFLOOR) cv results/$(EXPERIMENT)/latest
 	$(NOISEFLOOR) cv --format summary results/$(EXPERIMENT)/latest
+
+# noisefloor's performance as one table (scripts/perf.sh: P1-P8 against their peers, about ten
+# minutes; PERF_PAIRS=3). Never part of `make test`: no timing is ever asserted.
+perf: build engine
+	@bash scripts/perf.sh $(PERF)
 
 # Each libFuzzer target for FUZZ_SECONDS (clang, ASan+UBSan, build-fuzz/): tests/fuzz/README.md.
 FUZZ_SECONDS ?= 60

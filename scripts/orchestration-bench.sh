@@ -3,14 +3,18 @@
 # conditions both ways, alternating (A B B A ...), in one session on one machine, and prints the
 # wall-time ratio noisefloor/shell per pair with the median and min–max.
 #
-#   scripts/orchestration-bench.sh [PAIRS] [COUNT] [BENCHTIME]     (defaults: 3 5 100ms)
+#   scripts/orchestration-bench.sh [PAIRS] [COUNT] [BENCHTIME] [SETTLE]   (defaults: 3 5 100ms 1s)
+#
+# SETTLE is noisefloor's pause before each condition's first sample (the experiment's `settle:`,
+# 1 s by default). The shell way has none: SETTLE=0s compares the orchestration alone, at the
+# same measurement protocol; the default compares the demo as noisefloor runs it.
 #
 # The shell way is what the demo did: `go test` binary on the host, bash busy-loop spinners, and
 # `docker run --cpuset-cpus=0 --cpus=1 --memory=512m` for the pinned condition (the docker CLI is
 # used here only as the baseline being measured; noisefloor itself never calls it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PAIRS="${1:-3}" COUNT="${2:-5}" BENCHTIME="${3:-100ms}"
+PAIRS="${1:-3}" COUNT="${2:-5}" BENCHTIME="${3:-100ms}" SETTLE="${4:-1s}"
 NF=build/noisefloor
 WORK="$(mktemp -d /tmp/nf-orch.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
@@ -25,6 +29,7 @@ name: orchestration
 benchmark:
   command: [$WORK/makebuffer.test, "-test.run=^\$", "-test.bench=^BenchmarkMakeBuffer_Correct\$", -test.benchmem, -test.benchtime=$BENCHTIME]
   samples: $COUNT
+settle: $SETTLE
 conditions:
   - name: idle
   - name: noisy

@@ -26,22 +26,8 @@ std::vector<model::Metric> MetricsView::to_vector() const {
 }
 
 SampleRef::SampleRef(const Sample& s)
-    : condition(s.condition),
-      benchmark(s.benchmark),
-      name(s.name),
-      procs(s.procs),
-      index(s.index),
-      warmup(s.warmup),
-      invocation(s.invocation),
-      iterations(s.iterations),
-      metrics(s.metrics),
-      variant(s.variant),
-      repeat(s.repeat),
-      pair(s.pair),
-      order(s.order),
-      elapsed_seconds(s.elapsed_seconds),
-      utc(s.utc),
-      session(s.session) {}
+    : SampleRef(s.condition, s.benchmark, s.name, s.procs, s.index, s.warmup, s.invocation, s.iterations,
+                MetricsView(s.metrics), s.variant, s.repeat, s.pair, s.order, s.elapsed_seconds, s.utc, s.session) {}
 
 SampleRef::SampleRef(const std::string& condition_, const std::string& benchmark_, const std::string& name_,
                      int procs_, int index_, bool warmup_, int invocation_, std::int64_t iterations_,

@@ -174,13 +174,13 @@ std::optional<OrderCi> moses_order(std::size_t m, std::size_t n, double alpha) {
 
 // The k-th smallest (1-based) of the n·m sums a_i + c_j of two ascending arrays, without forming
 // them (§3.5.2). The sums form a matrix sorted along rows and columns; row i's candidates still in
-// play are the columns [lo_i, hi_i). Each round draws 4096 candidates at random (SplitMix64,
+// play are the columns [lo_i, hi_i). Each round draws 16 384 candidates at random (SplitMix64,
 // seeded: the same inputs always take the same path), sorts them and takes two pivots that
 // bracket rank k with a margin of 2.5 standard deviations of a sample rank (Floyd and Rivest's
 // choice). One walk over the rows, a pointer per bound moving down the columns (O(n + m)),
 // counts the sums below and at each pivot and, for the usual case, writes the candidates
-// strictly between them: they shrink by a factor of about √4096 / 5 ≈ 13 a round, so 10^12 sums
-// take 5 or 6 rounds. When the bracket misses (rarely) the side that holds rank k is kept. Few
+// strictly between them: they shrink by a factor of about √16384 / 5 ≈ 25 a round, so 10^12 sums
+// take 4 or 5 rounds. When the bracket misses (rarely) the side that holds rank k is kept. Few
 // candidates left are selected directly. Memory: four column indexes per row (32 bits each).
 // The value returned is one of the sums, computed as a_i + c_j.
 double select_sum(const std::vector<double>& a, const std::vector<double>& c, std::uint64_t k) {
@@ -426,8 +426,8 @@ RatioCI hodges_lehmann_from_logs(const std::vector<double>& neg_log_base, const 
                                  double confidence);
 }  // namespace
 
-RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const double> variant,
-                             double confidence) {
+namespace {
+void check_hodges_lehmann(std::span<const double> base, std::span<const double> variant, double confidence) {
   check_confidence(confidence);
   if (base.empty() || variant.empty()) {
     throw Error(
@@ -436,6 +436,12 @@ RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const doubl
   }
   check_values(base, "hodges-lehmann base", true);
   check_values(variant, "hodges-lehmann variant", true);
+}
+}  // namespace
+
+RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const double> variant,
+                             double confidence) {
+  check_hodges_lehmann(base, variant, confidence);
   // D = {ln v_j - ln b_i} as the sums of two ascending arrays: ln v ascending, -ln b ascending.
   std::vector<double> log_variant(variant.size()), neg_log_base(base.size());
   std::transform(variant.begin(), variant.end(), log_variant.begin(), [](double v) { return std::log(v); });
@@ -446,14 +452,7 @@ RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const doubl
 }
 
 RatioCI hodges_lehmann_ratio_sorted(std::vector<double> base, std::vector<double> variant, double confidence) {
-  check_confidence(confidence);
-  if (base.empty() || variant.empty()) {
-    throw Error(
-        fmt::format("stats: hodges-lehmann needs at least one value per side, got {} and {}",
-                    base.size(), variant.size()));
-  }
-  check_values(base, "hodges-lehmann base", true);
-  check_values(variant, "hodges-lehmann variant", true);
+  check_hodges_lehmann(base, variant, confidence);
   if (!std::is_sorted(base.begin(), base.end()) || !std::is_sorted(variant.begin(), variant.end()))
     throw Error("stats: hodges_lehmann_ratio_sorted needs both sides in ascending order");
   // The logs in place: ln of an ascending array ascends; -ln of it descends, so it is reversed.

@@ -37,7 +37,7 @@ grep -q '^BenchmarkMakeBuffer_Correct	' "$dir/pinned.txt" || fail "pinned: GOMAX
 [[ -z "$(containers_labelled noisefloor.run)" ]] || fail "a container was left behind"
 # the second run reuses the image built from the unchanged binary
 "$NF" run trust.yaml --results "$WORK/results" >/dev/null 2>err2.txt || { cat err2.txt >&2; fail "second run"; }
-contains err2.txt '(reused, unchanged binary)'
+contains err2.txt '(reused, unchanged binary; '
 
 # --- auto image from a dynamic executable (/bin/true: loader + libc) ---
 cat >dyn.yaml <<YAML

@@ -1,0 +1,402 @@
+#!/usr/bin/env bash
+# make perf: noisefloor's performance as one table, every figure a ratio or a fraction measured in
+# this session, alternately with the peer or the reference run (PERF_PAIRS times, default 3),
+# reported as the median with min–max. Never part of `make test`: no timing is ever asserted.
+#
+#   scripts/perf.sh [P1 P2 ... P8]        (default: all; PERF_PAIRS=3)
+#
+# Writes results/perf/<UTC time>/perf.md and perf.json and prints the markdown. Needs a built
+# noisefloor (make build), the Docker engine (started when none answers) and hyperfine (installed
+# from Debian when missing, as root). Takes about ten minutes on 2 CPUs.
+#
+#   P1 orchestration     make bench-docker's experiment (short samples) vs the shell way
+#                        (scripts/orchestration-bench.sh): wall-time ratio, at the shell's protocol
+#                        (no settle) and with noisefloor's default 1 s settle (reported)
+#   P2 self-disturbance  noisefloor's own CPU (all threads) per second of invocations, on the host
+#                        and in a container: the fraction of one CPU (run.json harness_cpu_s)
+#   P3 launcher          /bin/true as a `command` benchmark, the median sample against hyperfine
+#                        -N's median on the same no-op, 50 runs each, alternately
+#   P4 paired accuracy   the ratio workload (true ratio 3, instruction count) paired, clean and
+#                        under `spinners: all`: |contended/clean - 1| of the CPU-time ratio
+#                        (the wall-time one is reported beside)
+#   P5 A/A precision     the A/A half-width of the ratio workload on the idle host in one run
+#                        of at most 2 minutes: 120 repeats of CPU time (relative half-width of
+#                        the A/A 95% CI, and the run's wall time)
+#   P6 adaptive stopping samples to a 1% CI with `samples: auto` over a fixed 20 on a stable
+#                        command; an unstable one must end "not converged" at its cap
+#   P7 analysis scale    cv, compare and report --format json on go test files of 10^3..10^6
+#                        samples per side: seconds and peak RSS (wait4), growth per decade
+#   P8 auto image        the first and the cached preparation of the image: auto image (the
+#                        run's note) against `docker build` of the same files from a Dockerfile
+set -euo pipefail
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$REPO"
+NF="$REPO/build/noisefloor"
+PAIRS="${PERF_PAIRS:-3}"
+[[ -x "$NF" ]] || { echo "perf.sh: no $NF: run make build first" >&2; exit 2; }
+if ! command -v hyperfine >/dev/null; then
+  if [[ $(id -u) == 0 ]]; then apt-get install -y --no-install-recommends hyperfine >/dev/null
+  else echo "perf.sh: hyperfine is missing: apt-get install hyperfine" >&2; exit 2; fi
+fi
+WANT=("$@")
+[[ ${#WANT[@]} -gt 0 ]] || WANT=(P1 P2 P3 P4 P5 P6 P7 P8)
+wanted() { local w; for w in "${WANT[@]}"; do [[ $w == "$1" ]] && return 0; done; return 1; }
+if wanted P1 || wanted P2 || wanted P8; then bash scripts/dockerd.sh >/dev/null; fi
+
+WORK="$(mktemp -d /tmp/nf-perf.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+OUT="$REPO/results/perf/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$OUT"
+FIG="$WORK/figures.jsonl"
+: >"$FIG"
+export GOCACHE="${GOCACHE:-/tmp/noisefloor-gocache}"
+say() { printf '[perf %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# emit ID WHAT HOW KIND OP TARGET VALUE... : one row (KIND: ratio, fraction, s, MB; OP: <= or >=;
+# TARGET a number, or "-" for a figure reported without one).
+emit() {
+  python3 - "$@" >>"$FIG" <<'PY'
+import json, sys
+id_, what, how, kind, op, target, *values = sys.argv[1:]
+print(json.dumps({"id": id_, "what": what, "how": how, "kind": kind, "op": op,
+                  "target": None if target == "-" else float(target), "values": [float(v) for v in values]}))
+PY
+}
+# note ID TEXT: a line under the table.
+note() { python3 -c 'import json,sys; print(json.dumps({"id": sys.argv[1], "note": sys.argv[2]}))' "$1" "$2" >>"$FIG"; }
+# jq-free JSON reads: json_get FILE PYTHON-EXPRESSION-ON-d
+json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# timed LOG COMMAND...: the command's wall time in seconds on stdout; its output goes to /dev/null
+# and its stderr to LOG (shown when it fails).
+timed() {
+  local log=$1 s e
+  shift
+  s=$(date +%s.%N)
+  "$@" >/dev/null 2>"$log" || { cat "$log" >&2; return 1; }
+  e=$(date +%s.%N)
+  awk -v s="$s" -v e="$e" 'BEGIN {printf "%.6f", e - s}'
+}
+
+# The demo's benchmark, built once.
+MB_TEST="$WORK/makebuffer.test"
+(cd experiments/makebuffer && CGO_ENABLED=0 go test -c -o "$MB_TEST" .) >/dev/null
+
+p1() {
+  local settle log ratios
+  for settle in 0s 1s; do
+    say "P1 orchestration: scripts/orchestration-bench.sh $PAIRS 5 100ms $settle"
+    log="$WORK/p1.$settle.txt"
+    bash scripts/orchestration-bench.sh "$PAIRS" 5 100ms "$settle" >"$log" 2>&1 || { cat "$log" >&2; return 1; }
+    mapfile -t ratios < <(sed -n 's/^pair [0-9]*: .* ratio \([0-9.]*\)$/\1/p' "$log")
+    while IFS= read -r line; do note P1 "settle $settle, $line"; done < <(grep '^pair ' "$log")
+    if [[ $settle == 0s ]]; then
+      emit P1 "orchestration" "the demo's 3 conditions (5 samples of 100 ms) vs bash spinners + docker run, wall; settle 0 s (the shell's protocol)" \
+        ratio "<=" 1.00 "${ratios[@]}"
+    else
+      emit P1 "orchestration, default settle" "the same with noisefloor's default 1 s settle before each condition, reported" \
+        ratio "<=" - "${ratios[@]}"
+    fi
+  done
+}
+
+p2() {
+  say "P2 self-disturbance: host and container, $PAIRS runs"
+  cat >"$WORK/p2.yaml" <<YAML
+name: perf-self
+benchmark:
+  command: [$MB_TEST, "-test.run=^\$", "-test.bench=^BenchmarkMakeBuffer_Correct\$", -test.benchmem, -test.benchtime=1s]
+  format: gotest
+  samples: 10
+settle: 0s
+conditions:
+  - name: host
+  - name: container
+    container: {image: auto, cpuset: "0", cpus: 1, memory: 512m}
+YAML
+  local host=() container=() i
+  for i in $(seq "$PAIRS"); do
+    "$NF" run -q "$WORK/p2.yaml" --results "$WORK/p2" >/dev/null 2>"$WORK/p2.err" || { cat "$WORK/p2.err" >&2; return 1; }
+    local s="$WORK/p2/perf-self/latest/summary.json"
+    host+=("$(json_get "$s" '[a["harness"]["share"] for a in d["accounting"] if a["condition"] == "host"][0]')")
+    container+=("$(json_get "$s" '[a["harness"]["share"] for a in d["accounting"] if a["condition"] == "container"][0]')")
+  done
+  emit P2 "self-disturbance, host" "own CPU (CLOCK_PROCESS_CPUTIME_ID) / invocation wall, 10 samples of 1 s" \
+    fraction "<=" 0.0005 "${host[@]}"
+  emit P2 "self-disturbance, container" "the same with the benchmark in an image: auto container" \
+    fraction "<=" 0.0005 "${container[@]}"
+}
+
+p3() {
+  say "P3 launcher overhead: /bin/true, 50 samples, against hyperfine -N, $PAIRS pairs"
+  cat >"$WORK/p3.yaml" <<'YAML'
+name: perf-noop
+benchmark: {command: [/bin/true], format: command, samples: 50}
+settle: 0s
+conditions:
+  - name: idle
+YAML
+  local ratios=() nf hf i
+  for i in $(seq "$PAIRS"); do
+    run_nf() {
+      "$NF" run -q "$WORK/p3.yaml" --results "$WORK/p3" >/dev/null
+      nf=$(json_get "$WORK/p3/perf-noop/latest/summary.json" 'd["table"]["rows"][0]["summary"]["median"]')
+    }
+    run_hf() {
+      hyperfine -N --runs 50 --export-json "$WORK/p3.hf.json" /bin/true >/dev/null 2>&1
+      hf=$(json_get "$WORK/p3.hf.json" 'd["results"][0]["median"]')
+    }
+    if ((i % 2)); then run_nf; run_hf; else run_hf; run_nf; fi
+    ratios+=("$(awk -v a="$nf" -v b="$hf" 'BEGIN {printf "%.6f", a / b}')")
+    note P3 "pair $i: noisefloor $(awk -v a="$nf" 'BEGIN {printf "%.3f", a * 1000}') ms, hyperfine $(awk -v a="$hf" 'BEGIN {printf "%.3f", a * 1000}') ms (medians of 50)"
+  done
+  emit P3 "launcher overhead" "/bin/true: median sample of noisefloor / median of hyperfine -N, 50 runs each" \
+    ratio "<=" 1.10 "${ratios[@]}"
+}
+
+p4() {
+  say "P4 paired accuracy: experiments/ratio.yaml, $PAIRS runs"
+  local cpu=() wall=() i
+  for i in $(seq "$PAIRS"); do
+    "$NF" run -q experiments/ratio.yaml --results "$WORK/p4" >/dev/null 2>"$WORK/p4.err" || { cat "$WORK/p4.err" >&2; return 1; }
+    local dir="$WORK/p4/ratio/latest"
+    cpu+=("$(python3 - "$dir" cpu-ns/op <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1] + "/summary.json"))
+gm = {r["condition"]: r["gm"] for r in d["paired"] if r["variant"] == "thrice"}
+print(abs(gm["contended"] / gm["clean"] - 1))
+PY
+)")
+    wall+=("$(python3 - "$dir" <<'PY'
+import json, math, sys, statistics
+# The wall time (ns/op) is recorded beside the CPU time: the same geometric mean of per-repeat ratios.
+rows = [json.loads(l) for l in open(sys.argv[1] + "/samples.jsonl")]
+def gm(cond):
+    base, var = {}, {}
+    for r in rows:
+        if r["condition"] != cond or r["warmup"] or r.get("pair") != "thrice":
+            continue
+        v = next(m["value"] for m in r["metrics"] if m["unit"] == "ns/op")
+        (base if r["variant"] == "once" else var)[r["repeat"]] = v
+    logs = [math.log(var[k] / base[k]) for k in base if k in var]
+    return math.exp(sum(logs) / len(logs))
+print(abs(gm("contended") / gm("clean") - 1))
+PY
+)")
+  done
+  emit P4 "paired accuracy, CPU time" "ratio workload (true 3): |geometric-mean ratio under spinners / clean - 1|" \
+    fraction "<=" 0.01 "${cpu[@]}"
+  emit P4 "paired accuracy, wall time" "the same for the wall time (ns/op), reported" fraction "<=" - "${wall[@]}"
+}
+
+p5() {
+  say "P5 A/A precision: the ratio workload, clean, 120 repeats, $PAIRS runs"
+  sed -e 's/^name: ratio$/name: perf-aa/' -e 's/^  samples: 10$/  samples: 120/' -e '/^  - name: contended$/,/^    spinners: all$/d' \
+    experiments/ratio.yaml >"$WORK/p5.yaml"
+  sed -i "s#workdir: ratio#workdir: $REPO/experiments/ratio#; s#\.\./\.\./build/bench/ratio#$REPO/build/bench/ratio#g" "$WORK/p5.yaml"
+  local half=() took=() i t
+  for i in $(seq "$PAIRS"); do
+    t=$(timed "$WORK/p5.err" "$NF" run -q "$WORK/p5.yaml" --results "$WORK/p5")
+    took+=("$t")
+    half+=("$(json_get "$WORK/p5/perf-aa/latest/summary.json" 'd["aa"][0]["halfwidth"]')")
+  done
+  emit P5 "A/A precision" "relative half-width of the A/A 95% CI, ratio workload (cpu-ns/op), 120 repeats on the idle host" \
+    fraction "<=" 0.005 "${half[@]}"
+  emit P5 "A/A run time" "the whole run (build, settle, 120 repeats of 4 runs), against the 2-minute budget" \
+    s "<=" 120 "${took[@]}"
+}
+
+p6() {
+  say "P6 adaptive stopping: samples: auto vs 20, stable and unstable, $PAIRS pairs"
+  local burn="$REPO/build/nf-burn"
+  [[ -x $burn ]] || { echo "perf.sh: $burn missing (make build builds it)" >&2; return 1; }
+  cat >"$WORK/p6-auto.yaml" <<YAML
+name: perf-auto
+benchmark: {command: [$burn, "0.02"], format: command, metric: cpu, samples: auto, precision: 1%, max_samples: 60}
+settle: 0s
+conditions:
+  - name: stable
+YAML
+  sed -e 's/name: perf-auto/name: perf-fixed/' -e 's/samples: auto, precision: 1%, max_samples: 60/samples: 20/' \
+    "$WORK/p6-auto.yaml" >"$WORK/p6-fixed.yaml"
+  cat >"$WORK/p6-unstable.yaml" <<'YAML'
+name: perf-unstable
+benchmark: {command: [bash, -c, "sleep 0.0$((RANDOM % 9 + 1))"], format: command, samples: auto, precision: 1%, max_samples: 30}
+settle: 0s
+conditions:
+  - name: unstable
+YAML
+  local fraction=() wall=() capped=() i ta tf
+  for i in $(seq "$PAIRS"); do
+    run_auto() { ta=$(timed "$WORK/p6.err" "$NF" run -q "$WORK/p6-auto.yaml" --results "$WORK/p6"); }
+    run_fixed() { tf=$(timed "$WORK/p6.err" "$NF" run -q "$WORK/p6-fixed.yaml" --results "$WORK/p6"); }
+    if ((i % 2)); then run_auto; run_fixed; else run_fixed; run_auto; fi
+    local s="$WORK/p6/perf-auto/latest/summary.json"
+    local n converged
+    n=$(json_get "$s" 'd["adaptive"]["stable"]["samples"]')
+    converged=$(json_get "$s" 'd["adaptive"]["stable"]["converged"]')
+    [[ $converged == True ]] || note P6 "pair $i: the stable condition did not converge ($n samples)"
+    fraction+=("$(awk -v n="$n" 'BEGIN {printf "%.4f", n / 20}')")
+    wall+=("$(awk -v a="$ta" -v b="$tf" 'BEGIN {printf "%.4f", a / b}')")
+    "$NF" run -q "$WORK/p6-unstable.yaml" --results "$WORK/p6" >/dev/null
+    local u="$WORK/p6/perf-unstable/latest/summary.json"
+    capped+=("$(json_get "$u" '0.0 if d["adaptive"]["unstable"]["converged"] else d["adaptive"]["unstable"]["samples"] / 30')")
+    note P6 "pair $i: stable $n samples ($(json_get "$s" 'round(100 * d["adaptive"]["stable"]["halfwidth"], 3)')% half-width); unstable $(json_get "$u" '"converged" if d["adaptive"]["unstable"]["converged"] else "NOT converged"') at $(json_get "$u" 'd["adaptive"]["unstable"]["samples"]') of 30"
+  done
+  emit P6 "adaptive stopping, samples" "stable (nf-burn 20 ms, CPU time): samples to a 1% CI / a fixed 20" \
+    fraction "<=" 0.60 "${fraction[@]}"
+  emit P6 "adaptive stopping, wall" "the same, run wall time auto / fixed 20, reported" ratio "<=" - "${wall[@]}"
+  emit P6 "adaptive stopping, unstable" "random 10–90 ms sleeps: samples at the end / the cap of 30 (1 = stopped at the cap, NOT converged)" \
+    fraction ">=" 1.0 "${capped[@]}"
+}
+
+p7() {
+  say "P7 analysis scale: go test files of 10^3..10^6 samples per side"
+  python3 - "$WORK/p7" <<'PY'
+import os, random, sys
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+random.seed(7)
+for n in (1000, 10000, 100000, 1000000):
+    for side, mu in (("old", 100.0), ("new", 102.0)):
+        with open(f"{out}/{side}{n}.txt", "w") as f:
+            f.write("goos: linux\ngoarch: amd64\npkg: example.com/perf\ncpu: perf\n")
+            f.write("".join(f"BenchmarkX-2 \t 1000000\t {random.gauss(mu, 2):.4f} ns/op\t 64 B/op\t 1 allocs/op\n"
+                            for _ in range(n)))
+            f.write("PASS\nok  \texample.com/perf\t1.0s\n")
+PY
+  python3 - "$NF" "$WORK/p7" "$PAIRS" >"$WORK/p7.json" <<'PY'
+import json, os, subprocess, sys, time
+nf, d, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def measure(argv):
+    start = time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    took = time.monotonic() - start
+    err = p.stderr.read().decode()
+    if status != 0 or "internal error" in err:
+        raise SystemExit(f"{argv}: exit {status}: {err}")
+    return took, usage.ru_maxrss / 1024.0  # KiB -> MiB
+out = {}
+for n in (1000, 10000, 100000, 1000000):
+    for cmd in ("cv", "compare", "report"):
+        argv = {"cv": [nf, "cv", f"{d}/old{n}.txt"],
+                "compare": [nf, "compare", f"{d}/old{n}.txt", f"{d}/new{n}.txt"],
+                "report": [nf, "report", "--format", "json", f"{d}/old{n}.txt"]}[cmd]
+        runs = [measure(argv) for _ in range(reps)]
+        out[f"{cmd}/{n}"] = {"s": [r[0] for r in runs], "MB": [r[1] for r in runs]}
+print(json.dumps(out))
+PY
+  local cmd
+  for cmd in cv compare report; do
+    local label=$cmd
+    [[ $cmd == report ]] && label="report --format json"
+    mapfile -t s < <(json_get "$WORK/p7.json" "'\n'.join(str(v) for v in d['$cmd/1000000']['s'])")
+    mapfile -t mb < <(json_get "$WORK/p7.json" "'\n'.join(str(v) for v in d['$cmd/1000000']['MB'])")
+    emit P7 "$label, 10^6 per side, time" "wall seconds (wait4), go test file(s) of 10^6 samples, 3 metrics" s "<=" 1.0 "${s[@]}"
+    emit P7 "$label, 10^6 per side, memory" "peak RSS in MiB (wait4 ru_maxrss)" MB "<=" 100 "${mb[@]}"
+    local line
+    line=$(python3 - "$WORK/p7.json" "$cmd" <<'PY'
+import json, statistics, sys
+d, cmd = json.load(open(sys.argv[1])), sys.argv[2]
+med = {n: statistics.median(d[f"{cmd}/{n}"]["s"]) for n in (1000, 10000, 100000, 1000000)}
+mb = {n: statistics.median(d[f"{cmd}/{n}"]["MB"]) for n in (1000, 10000, 100000, 1000000)}
+print(", ".join(f"10^{len(str(n)) - 1}: {med[n]:.3f} s {mb[n]:.0f} MB" for n in med)
+      + f"; time 10^6 / 10^5 = {med[1000000] / med[100000]:.1f} (n log n: 12)")
+PY
+)
+    note P7 "$label: $line"
+  done
+}
+
+p8() {
+  say "P8 auto image: noisefloor's preparation vs docker build, $PAIRS pairs"
+  mkdir -p "$WORK/p8/ctx"
+  cat >"$WORK/p8.yaml" <<YAML
+name: perf-image
+benchmark:
+  command: [$WORK/p8/makebuffer.test, "-test.run=^\$", "-test.bench=^BenchmarkMakeBuffer_Correct\$", -test.benchtime=1x]
+  format: gotest
+  samples: 2
+settle: 0s
+conditions:
+  - name: boxed
+    container: {image: auto, cpuset: "0", memory: 256m}
+YAML
+  local first=() cached=() dcached=() i
+  for i in $(seq "$PAIRS"); do
+    # A binary no engine has seen: the image is new each pair (the first preparation).
+    cp "$MB_TEST" "$WORK/p8/makebuffer.test"
+    printf 'perf pair %s %s' "$i" "$(date +%s%N)" >>"$WORK/p8/makebuffer.test"
+    cp "$WORK/p8/makebuffer.test" "$WORK/p8/ctx/makebuffer.test"
+    cp "$REPO/build/nf-probe" "$WORK/p8/ctx/probe"
+    cp "$REPO/build/nf-noop" "$WORK/p8/ctx/noop"
+    cat >"$WORK/p8/ctx/Dockerfile" <<'DOCKERFILE'
+FROM scratch
+COPY makebuffer.test /bench/makebuffer.test
+COPY probe /noisefloor/probe
+COPY noop /noisefloor/noop
+ENTRYPOINT ["/noisefloor/probe"]
+DOCKERFILE
+    local tag="perf-docker-build:$i-$$"
+    prep() {  # the seconds in the run's "image: ... (...; 0.42 s)" note
+      "$NF" run "$WORK/p8.yaml" --results "$WORK/p8/results" >/dev/null 2>"$WORK/p8.err" || { cat "$WORK/p8.err" >&2; return 1; }
+      sed -n 's/.*image: noisefloor-auto:[0-9a-f]* (.*; \([0-9.]*\) s).*/\1/p' "$WORK/p8.err" | head -1
+    }
+    build() { timed "$WORK/p8.build.err" docker build -q --no-cache -t "$tag" "$WORK/p8/ctx"; }
+    local nf_first nf_cached d_first d_cached
+    if ((i % 2)); then nf_first=$(prep); d_first=$(build); else d_first=$(build); nf_first=$(prep); fi
+    nf_cached=$(prep)
+    d_cached=$(timed "$WORK/p8.build.err" docker build -q -t "$tag" "$WORK/p8/ctx")
+    docker rmi -f "$tag" >/dev/null 2>&1 || true
+    first+=("$(awk -v a="$nf_first" -v b="$d_first" 'BEGIN {printf "%.4f", a / b}')")
+    cached+=("$(awk -v a="$nf_cached" -v b="$d_first" 'BEGIN {printf "%.4f", a / b}')")
+    dcached+=("$(awk -v a="$nf_cached" -v b="$d_cached" 'BEGIN {printf "%.4f", a / b}')")
+    note P8 "pair $i: noisefloor first ${nf_first} s, cached ${nf_cached} s; docker build --no-cache ${d_first} s, cached ${d_cached} s"
+  done
+  emit P8 "auto image, first" "noisefloor's first preparation / docker build --no-cache of the same files" ratio "<=" 1.0 "${first[@]}"
+  emit P8 "auto image, cached" "noisefloor's cached preparation / docker build --no-cache" ratio "<=" 0.1 "${cached[@]}"
+  emit P8 "auto image, cached vs cached" "noisefloor's cached preparation / docker build with its layer cache, reported" \
+    ratio "<=" - "${dcached[@]}"
+}
+
+for p in P1 P2 P3 P4 P5 P6 P7 P8; do
+  wanted "$p" || continue
+  fn=${p,,}
+  if ! ("$fn"); then note "$p" "FAILED: see the messages above"; fi
+done
+
+python3 - "$FIG" "$OUT" "$PAIRS" <<'PY'
+import json, os, statistics, subprocess, sys
+fig, out, pairs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rows, notes = [], []
+for line in open(fig):
+    r = json.loads(line)
+    (notes if "note" in r else rows).append(r)
+def fmt(kind, v):
+    if kind == "fraction":
+        return f"{100 * v:.3f}%"
+    if kind == "ratio":
+        return f"{v:.3f}×"
+    if kind == "MB":
+        return f"{v:.0f} MB"
+    return f"{v:.2f} s"
+doc = {"pairs": pairs, "rows": [], "notes": notes}
+md = ["| # | what | how | median (min–max) | target | met |", "|---|---|---|---|---|---|"]
+for r in rows:
+    v = r["values"]
+    med = statistics.median(v) if v else float("nan")
+    target = r["target"]
+    met = None if target is None or not v else (med <= target if r["op"] == "<=" else med >= target)
+    doc["rows"].append({**r, "median": med, "min": min(v) if v else None, "max": max(v) if v else None, "met": met})
+    tgt = "reported" if target is None else f"{r['op']} {fmt(r['kind'], target)}"
+    cell = f"{fmt(r['kind'], med)} ({fmt(r['kind'], min(v))}–{fmt(r['kind'], max(v))})" if v else "—"
+    md.append(f"| {r['id']} | {r['what']} | {r['how']} | {cell} | {tgt} | "
+              f"{'—' if met is None else ('yes' if met else '**no**')} |")
+head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+text = (f"# make perf ({pairs} alternating pairs or runs per figure; noisefloor {head}, {os.cpu_count()} CPUs)\n\n"
+        + "\n".join(md) + "\n\n" + "\n".join(f"- {n['id']}: {n['note']}" for n in notes) + "\n")
+open(f"{out}/perf.md", "w").write(text)
+json.dump(doc, open(f"{out}/perf.json", "w"), indent=2)
+print(text)
+print(f"written: {out}/perf.md, {out}/perf.json")
+PY
