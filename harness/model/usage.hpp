@@ -9,9 +9,10 @@
 namespace noisefloor::model {
 
 // One benchmark process tree, from the process that started it and waited for it: wall time on
-// the monotonic clock from just before fork to the moment wait4(2) returned, and the rusage
-// wait4 reports, which covers the process and every descendant it waited for (go test's test
-// binary, a shell script's commands).
+// the monotonic clock from its start to the moment its exit woke the waiter (the probe: from just
+// before the child's execve(2); noisefloor's own launcher: from just before clone(2)), and the
+// rusage wait4(2) reports, which covers the process and every descendant it waited for (go
+// test's test binary, a shell script's commands).
 struct Usage {
   double wall_seconds = 0;
   double user_seconds = 0;
