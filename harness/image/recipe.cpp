@@ -299,7 +299,7 @@ nlohmann::json load_recipe(std::string_view text) {
   nlohmann::json recipe;
   try {
     recipe = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a parse error, or a number out of range
     fail(fmt::format("not valid JSON: {}", e.what()));
   }
   if (!recipe.is_object()) fail("expected a JSON object");

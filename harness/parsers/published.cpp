@@ -258,7 +258,7 @@ model::PublishedTable parse_summary_json(std::string_view text) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a parse error, or a number out of range (406)
     throw ParseError(fmt::format("not JSON: {}", e.what()));
   }
   try {
