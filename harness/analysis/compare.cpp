@@ -79,6 +79,7 @@ Side group_samples(const records::Samples& samples, const std::vector<std::strin
   const std::string* last_unit = nullptr;
   std::size_t last_units = 0;
   std::vector<Group*> groups;  // per metric of the last key
+  std::vector<std::string> seen;  // conditions of kept samples, first-seen
   std::string name;
   std::size_t i = 0;
   for (const records::SampleRef s : samples) {
@@ -90,6 +91,7 @@ Side group_samples(const records::Samples& samples, const std::vector<std::strin
       // A paired result's variants (and its A/A copy) are rows of their own, as in the table.
       name = display_name(s);
       add_unique(side.benchmarks[s.condition], name);
+      add_unique(seen, s.condition);
       groups.clear();
       for (const auto& m : s.metrics) groups.push_back(&side.groups[{s.condition, name, m.unit}]);
       last_condition = &s.condition, last_name = &s.name, last_variant = &s.variant;
@@ -109,9 +111,7 @@ Side group_samples(const records::Samples& samples, const std::vector<std::strin
   }
   for (const auto& c : order)
     if (side.benchmarks.count(c)) add_unique(side.conditions, c);
-  i = 0;
-  for (const records::SampleRef s : samples)
-    if (kept[i++] && !s.warmup) add_unique(side.conditions, s.condition);
+  for (const auto& c : seen) add_unique(side.conditions, c);
   for (auto& [k, g] : side.groups) std::sort(g.procs.begin(), g.procs.end());
   return side;
 }

@@ -657,21 +657,12 @@ SpinnerSet::SpinnerSet(const model::SpinnerSpec& spec, std::chrono::duration<dou
     : impl_(std::make_unique<Impl>()) {
   const std::string self = self_executable();
   const std::string parent = std::to_string(::getpid());
-  int ready[2];
-  if (::pipe2(ready, O_CLOEXEC) != 0)
-    throw RunError(fmt::format("cannot start spinners: pipe: {}", std::strerror(errno)));
-  struct Pipe {
-    int* fds;
-    ~Pipe() {
-      if (fds[0] >= 0) ::close(fds[0]);
-      if (fds[1] >= 0) ::close(fds[1]);
-    }
-  } pipe_guard{ready};
+  Pipe ready = make_pipe("spinners");
   for (int i = 0; i < spec.count; ++i) {
     std::vector<int> cpus;
     if (!spec.cpus.empty()) cpus.push_back(spec.cpus[static_cast<std::size_t>(i) % spec.cpus.size()]);
     ChildSetup setup = make_setup(cpus, spec.nice);
-    setup.stdout_fd = ready[1];
+    setup.stdout_fd = ready.write.get();
     std::error_code ec;
     bp::child c(bp::exe = self, bp::args = std::vector<std::string>{"__spin", parent}, bp::std_in < bp::null,
                 bp::std_err > bp::null, bp::extend::on_exec_setup = setup, ec);
@@ -679,18 +670,17 @@ SpinnerSet::SpinnerSet(const model::SpinnerSpec& spec, std::chrono::duration<dou
     impl_->pids.push_back(c.id());
     impl_->children.push_back(std::move(c));
   }
-  ::close(ready[1]);
-  ready[1] = -1;
+  ready.write.reset();
   // One byte per spinner once it spins.
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(ready_timeout);
   int got = 0;
   while (got < spec.count) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    pollfd p{ready[0], POLLIN, 0};
+    pollfd p{ready.read.get(), POLLIN, 0};
     const int r = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
     if (r < 0 && errno == EINTR) continue;
     char bytes[64];
-    const ssize_t n = r > 0 ? ::read(ready[0], bytes, sizeof bytes) : 0;
+    const ssize_t n = r > 0 ? ::read(ready.read.get(), bytes, sizeof bytes) : 0;
     if (n > 0) {
       got += static_cast<int>(n);
       continue;

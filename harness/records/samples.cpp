@@ -106,8 +106,6 @@ void Samples::rebuild_views() {
     auto& layout = layouts_[id];
     for (const std::uint32_t u : units) layout.push_back(&strings_[u]);
   }
-  positions_.clear();
-  implied_.clear();
 }
 
 std::uint32_t Samples::intern(std::string_view s) {
@@ -148,8 +146,6 @@ void Samples::append_row(std::uint32_t series, std::int64_t iterations, std::spa
     order_.push_back(series);
   }
   ++count_;
-  positions_.clear();
-  implied_.clear();
 }
 
 void Samples::Series::push_iterations(std::int64_t n) {
@@ -194,8 +190,6 @@ void Samples::make_explicit() {
     explicit_.push_back(b);
   }
   bookkeeping_ = std::move(explicit_);
-  positions_.clear();
-  implied_.clear();
 }
 
 void Samples::push_back(const Sample& s) {
@@ -292,19 +286,6 @@ void Samples::rename_conditions(const std::function<std::string(const std::strin
   pushed_counts_ = std::move(counts);
 }
 
-void Samples::build_positions() const {
-  if (positions_.size() == count_) return;
-  positions_.assign(count_, 0);
-  std::vector<std::uint32_t> cursor(series_.size(), 0);
-  std::unordered_map<std::uint64_t, int> counts;
-  if (bookkeeping_.empty()) implied_.assign(count_, 0);
-  for (std::size_t i = 0; i < count_; ++i) {
-    const std::uint32_t k = series_at(i);
-    positions_[i] = cursor[k]++;
-    if (bookkeeping_.empty()) implied_[i] = counts[pack(series_[k].condition, series_[k].benchmark)]++;
-  }
-}
-
 SampleRef Samples::ref(std::size_t i, std::uint32_t position, int index) const {
   const Series& s = series_[series_at(i)];
   const auto& layout = layouts_[s.layout];
@@ -320,8 +301,9 @@ SampleRef Samples::ref(std::size_t i, std::uint32_t position, int index) const {
 }
 
 SampleRef Samples::operator[](std::size_t i) const {
-  build_positions();
-  return ref(i, positions_[i], bookkeeping_.empty() ? implied_[i] : 0);
+  auto it = begin();
+  for (std::size_t k = 0; k < i; ++k) ++it;
+  return *it;
 }
 
 std::vector<Sample> Samples::to_vector() const {

@@ -141,7 +141,9 @@ class Samples {
   // read in pieces: its size over the bytes read so far). Untouched room costs address space,
   // not memory.
   void grow_like(double factor);
-  SampleRef operator[](std::size_t i) const;  // the first call builds an index (4–8 bytes per sample)
+  // The i-th sample, found by walking from the first (O(i)): for tests and small sets; a reader
+  // of many samples iterates.
+  SampleRef operator[](std::size_t i) const;
   SampleRef front() const { return (*this)[0]; }
   SampleRef back() const { return (*this)[size() - 1]; }
   std::vector<Sample> to_vector() const;
@@ -204,7 +206,6 @@ class Samples {
   int implied_index(std::uint32_t series);  // while pushing: the next implied index of the series' benchmark
   void make_explicit();                      // stores the implied bookkeeping of every sample so far
   SampleRef ref(std::size_t i, std::uint32_t position, int index) const;
-  void build_positions() const;
   void rebuild_views();  // ids_ and layouts_ from strings_ and layout_ids_
 
   std::deque<std::string> strings_{std::string()};  // id 0 is ""; a deque keeps references stable
@@ -230,8 +231,6 @@ class Samples {
     bool valid = false;
   };
   LastResult last_;
-  mutable std::vector<std::uint32_t> positions_;  // random access: sample -> position in its series
-  mutable std::vector<int> implied_;              // random access: sample -> implied index
 };
 
 }  // namespace noisefloor::records

@@ -421,9 +421,33 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
 }
 
 namespace {
+
 // The estimate and the Moses interval from the two ascending log arrays (§3.5.2).
 RatioCI hodges_lehmann_from_logs(const std::vector<double>& neg_log_base, const std::vector<double>& log_variant,
-                                 double confidence);
+                                 double confidence) {
+  const std::uint64_t total = static_cast<std::uint64_t>(neg_log_base.size()) * log_variant.size();
+  const auto d = [&](std::uint64_t rank) { return select_sum(log_variant, neg_log_base, rank); };  // 1-based
+  RatioCI r;
+  if (total % 2 == 1) {
+    r.estimate = std::exp(d(total / 2 + 1));
+  } else {
+    const auto [below, above] = select_sum_pair(log_variant, neg_log_base, total / 2);
+    r.estimate = std::exp(0.5 * (below + above));
+  }
+  const auto order = moses_order(neg_log_base.size(), log_variant.size(), 1.0 - confidence);
+  if (!order) {
+    r.lo = 0.0;
+    r.hi = kInf;
+    r.level = 1.0;
+    r.bounded = false;
+    return r;
+  }
+  r.lo = std::exp(d(order->k));
+  r.hi = std::exp(d(total - order->k + 1));
+  r.level = order->level;
+  return r;
+}
+
 }  // namespace
 
 namespace {
@@ -462,34 +486,6 @@ RatioCI hodges_lehmann_ratio_sorted(std::vector<double> base, std::vector<double
   return hodges_lehmann_from_logs(base, variant, confidence);
 }
 
-namespace {
-
-RatioCI hodges_lehmann_from_logs(const std::vector<double>& neg_log_base, const std::vector<double>& log_variant,
-                                 double confidence) {
-  const std::uint64_t total = static_cast<std::uint64_t>(neg_log_base.size()) * log_variant.size();
-  const auto d = [&](std::uint64_t rank) { return select_sum(log_variant, neg_log_base, rank); };  // 1-based
-  RatioCI r;
-  if (total % 2 == 1) {
-    r.estimate = std::exp(d(total / 2 + 1));
-  } else {
-    const auto [below, above] = select_sum_pair(log_variant, neg_log_base, total / 2);
-    r.estimate = std::exp(0.5 * (below + above));
-  }
-  const auto order = moses_order(neg_log_base.size(), log_variant.size(), 1.0 - confidence);
-  if (!order) {
-    r.lo = 0.0;
-    r.hi = kInf;
-    r.level = 1.0;
-    r.bounded = false;
-    return r;
-  }
-  r.lo = std::exp(d(order->k));
-  r.hi = std::exp(d(total - order->k + 1));
-  r.level = order->level;
-  return r;
-}
-
-}  // namespace
 
 RatioCI fieller_ratio_of_means(std::span<const double> num, std::span<const double> den,
                                double confidence) {
