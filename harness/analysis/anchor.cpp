@@ -36,6 +36,13 @@ Anchor compare_with_anchor(const records::Result& run, const records::Result& an
       std::sort(ratios.begin(), ratios.end());
       a.rows.push_back({c, bench, ratios.front(), ratios.back(), stats::median(ratios)});
     }
+  if (a.rows.empty()) {
+    for (const auto& [bench, values] : anchor_values) a.anchor_benchmarks.push_back(bench);
+    for (const auto& s : run.samples)
+      if (s.variant == a.baseline && !s.warmup &&
+          std::find(a.run_benchmarks.begin(), a.run_benchmarks.end(), s.benchmark) == a.run_benchmarks.end())
+        a.run_benchmarks.push_back(s.benchmark);
+  }
   return a;
 }
 

@@ -21,6 +21,8 @@ struct Anchor {
   std::string baseline;   // the baseline variant ("" without variants)
   std::vector<Difference> moving;  // fingerprint fields that move benchmarks and differ
   std::vector<AnchorRow> rows;
+  // When no row matched: the benchmarks of each side, to say why.
+  std::vector<std::string> anchor_benchmarks, run_benchmarks;
 };
 
 // The anchor's clean baseline (its first condition without spinners, or its first condition)

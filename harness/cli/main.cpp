@@ -5,17 +5,23 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/progress.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
 #include "process/process.hpp"
+#include "text/text.hpp"
 
 namespace {
 
@@ -101,6 +107,47 @@ int print(const noisefloor::pipeline::Output& o) {
   return o.status;
 }
 
+// The mistakes CLI11 answers without saying what was meant: a misspelled or missing command, an
+// option the command does not have. "" when the arguments look right (CLI11 then parses them).
+std::string usage_problem(CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> commands;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(s->get_name());
+  const std::string list = fmt::format("{}", fmt::join(commands, ", "));
+  if (args.empty())
+    return fmt::format("give a command: {} (`noisefloor --help` says what each does; `make bench-docker` runs "
+                       "the demo)",
+                       list);
+  const std::string& first = args.front();
+  if (first.empty() || first.front() == '-') return "";  // --help, --version, or CLI11's own message
+  CLI::App* sub = nullptr;
+  for (CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (s->get_name() == first) sub = s;
+  if (sub == nullptr) {
+    const std::string near = noisefloor::text::closest(first, commands);
+    return near.empty() ? fmt::format("unknown command \"{}\": the commands are {} (`noisefloor --help`)", first, list)
+                        : fmt::format("unknown command \"{}\" (did you mean `noisefloor {}`?): the commands are {}",
+                                      first, near, list);
+  }
+  // Options: every long name the command and the top level know.
+  std::vector<std::string> names;
+  for (const CLI::App* a : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(sub)})
+    for (const CLI::Option* opt : a->get_options())
+      for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+  names.push_back("--help");
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    const std::string near = noisefloor::text::closest(name, names);
+    return near.empty()
+               ? fmt::format("{}: unknown option {} (`noisefloor {} --help` lists its options)", first, name, first)
+               : fmt::format("{}: unknown option {} (did you mean {}?)", first, name, near);
+  }
+  return "";
+}
+
 }  // namespace
 
 int run_main(int argc, char** argv) {
@@ -110,6 +157,7 @@ int run_main(int argc, char** argv) {
 
   CLI::App app{"noisefloor: reproducible benchmark experiments, and whether their numbers can be trusted"};
   app.set_version_flag("--version", std::string("noisefloor ") + kVersion + " (" + kCommit + ")");
+  app.name("noisefloor");
   app.require_subcommand(1);
 
   pipeline::RunOptions run;
@@ -154,7 +202,8 @@ int run_main(int argc, char** argv) {
   compare_cmd->add_option("new", compare.new_path, "variant: a result directory or a go test -bench output file")
       ->required();
   compare_cmd->add_option("--format", compare.format, "text, json or csv")->capture_default_str();
-  compare_cmd->add_option("--threshold", compare.threshold, "noise threshold θ of the verdicts, as a fraction (0.01 = 1%)")
+  compare_cmd->add_option("--threshold", compare.threshold,
+                          "noise threshold θ of the verdicts: a percentage (1%) or a fraction (0.01)")
       ->capture_default_str();
   compare_cmd->add_flag("--allow-different-hosts", compare.allow_different_hosts,
                         "compare even when fingerprint fields that move benchmarks differ");
@@ -210,16 +259,35 @@ int run_main(int argc, char** argv) {
   doctor_cmd->add_flag("--json", doctor.json, "print the JSON instead");
   doctor_cmd->add_option("--host", doctor.host,
                          "grade another machine: a Docker context or engine endpoint (unix://, tcp://, ssh://)");
-  auto* apply_flag = doctor_cmd->add_flag(
+  // (--apply and --restore exclude each other: checked below, because CLI11's "Excludes:" note
+  // pushes the description out of its column.)
+  doctor_cmd->add_flag(
       "--apply", doctor.apply,
       "root: make the safe, reversible fixes (governor, turbo, SMT, ASLR, THP), saving the previous values");
-  doctor_cmd->add_flag("--restore", doctor.restore, "root: write back the values --apply saved")->excludes(apply_flag);
+  doctor_cmd->add_flag("--restore", doctor.restore, "root: write back the values --apply saved (not with --apply)");
 
+  // `noisefloor help [COMMAND]`: what users of git and go type.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args.front() == "help") {
+    args.erase(args.begin());
+    args.push_back("--help");
+  }
+  if (const std::string problem = usage_problem(app, args); !problem.empty()) {
+    std::fprintf(stderr, "noisefloor: %s\n", problem.c_str());
+    return 2;
+  }
   try {
-    app.parse(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, naming the command and where its options are listed.
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* s : app.get_subcommands()) sub = s;
+    std::fprintf(stderr, "noisefloor: %s%s (`noisefloor%s --help` lists what it takes)\n",
+                 sub ? (sub->get_name() + ": ").c_str() : "", e.what(),
+                 sub ? (" " + sub->get_name()).c_str() : "");
+    return 2;
   }
 
   const pipeline::Cancelled cancelled = [] { return g_signal.load() != 0; };
@@ -253,6 +321,8 @@ int run_main(int argc, char** argv) {
     } else if (*fingerprint_cmd) {
       status = print(pipeline::fingerprint(fingerprint_json));
     } else if (*doctor_cmd) {
+      if (doctor.apply && doctor.restore)
+        throw ConfigError("doctor: --apply and --restore undo each other: give one of them");
       doctor.color = use_color(STDOUT_FILENO);
       status = print(pipeline::doctor(doctor));  // 1: not ready
     }

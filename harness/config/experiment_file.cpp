@@ -509,7 +509,20 @@ class Reader {
       b.timeout = get_duration(t, "benchmark.timeout", model::Seconds(0.001));
     }
     if (const YAML::Node e = node["env"]) b.env = get_env(e, "benchmark.env");
-    if (const YAML::Node w = node["workdir"]) b.workdir = get_string(w, "benchmark.workdir");
+    if (const YAML::Node w = node["workdir"]) {
+      b.workdir = get_string(w, "benchmark.workdir");
+      // Checked here, with its place: a build and runs in another directory would measure
+      // something else (relative to the experiment file's directory, as resolve_paths does).
+      if (host_.directory_problem) {
+        std::filesystem::path dir = (std::filesystem::path(file_).parent_path() / *b.workdir).lexically_normal();
+        if (!dir.empty() && !dir.has_filename()) dir = dir.parent_path();  // "bench/" → "bench"
+        const std::string problem = host_.directory_problem(dir.empty() ? "." : dir.string());
+        if (!problem.empty())
+          fail(w, fmt::format("benchmark.workdir: {} ({}) {}: give a directory that exists, relative to the "
+                              "experiment file's directory",
+                              quote(*b.workdir), dir.empty() ? "." : dir.string(), problem));
+      }
+    }
     if (const YAML::Node m = node["metric"]) {
       b.metric = get_string(m, "benchmark.metric");
       if (b.metric.empty() || b.metric.find_first_of(" \t") != std::string::npos)

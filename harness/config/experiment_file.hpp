@@ -2,6 +2,7 @@
 // what it knows about the host, so validation is testable without a machine.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,9 @@ namespace noisefloor::config {
 // What validation needs to know about the machine.
 struct HostFacts {
   std::vector<int> online_cpus;  // /sys/devices/system/cpu/online (or the affinity mask)
+  // What keeps a directory from being a working directory ("no such directory", "is a file, not
+  // a directory", ...), or "" when it can be entered; unset: not checked (pure tests).
+  std::function<std::string(const std::string& path)> directory_problem;
 };
 
 // Parses and validates an experiment. Validation is strict and complete before anything runs:

@@ -100,13 +100,13 @@ class Doctor {
     if (host_.contains("container") && host_["container"].contains("inside"))
       inside_fact = &host_["container"]["inside"];
     const json* v = known_value(host_, "container.inside");
-    if (v == nullptr || !v->is_boolean() || !v->get<bool>()) return;
+    if (v == nullptr || !v->is_boolean()) return;
     const std::string evidence =
         inside_fact->contains("evidence") ? inside_fact->at("evidence").dump() : "[]";
-    if (inside_fact->contains("note")) {
-      add(Level::ok, "container",
-          fmt::format("probably not in a container: {} ({})", evidence,
-                      inside_fact->at("note").get<std::string>()));
+    if (!v->get<bool>()) {
+      // The fingerprint's "no", with its weak evidence when there is some.
+      if (inside_fact->contains("note"))
+        add(Level::ok, "container", fmt::format("not in a container: {}", inside_fact->at("note").get<std::string>()));
       return;
     }
     add(Level::warn, "container",

@@ -405,13 +405,15 @@ json probe_container(const Reader& r) {
       strong = true;
     }
   }
-  json inside = known(!evidence.empty());
+  // /.dockerenv alone is weak (a vfs-backed container, or a vm image made from a container image):
+  // the fact says no, keeping its evidence and why, so doctor and fingerprint say the same.
+  json inside = known(strong);
   inside["evidence"] = evidence;
   if (!kind.empty()) inside["kind"] = kind;
   if (!evidence.empty() && !strong) {
     inside["note"] =
-        "only /.dockerenv: a vfs-backed container, or a vm image built from a "
-        "container image";
+        "only /.dockerenv, which a vm image built from a container image also has: probably not in a "
+        "container (a vfs-backed one cannot be told apart)";
   }
   if (evidence.empty() && !cgroup && !mountinfo) {
     inside = unknown(r.why("/proc/1/cgroup") + " and " + r.why("/proc/self/mountinfo"));

@@ -33,6 +33,10 @@ struct Output {
 // ConfigError "file:line:col: ...".
 model::Experiment load_experiment(const std::string& path);
 
+// `--results ROOT` for experiment NAME, before anything is built or run (nothing is created):
+// throws ConfigError when a part of ROOT/NAME is a file or the deepest existing one is not writable.
+void check_results_root(const std::string& root, const std::string& experiment);
+
 // ---- run ----
 
 struct RunOptions {
@@ -88,10 +92,14 @@ Output cv(const CvOptions& options);
 struct CompareOptions {
   std::string old_path, new_path;  // result directories or go test -bench output files
   std::string format = "text";     // text | json | csv
-  double threshold = 0.01;         // noise threshold θ of the verdicts
+  std::string threshold = "1%";    // noise threshold θ of the verdicts: "1%" or a fraction "0.01"
   bool allow_different_hosts = false;
 };
 Output compare(const CompareOptions& options);
+
+// A noise threshold as the command line gives it: "2%" → 0.02, "0.02" → 0.02, in [0, 1); else
+// ConfigError naming --threshold.
+double parse_threshold(const std::string& text);
 
 struct ReportOptions {
   std::vector<std::string> paths;  // one or more result directories (several: merged)

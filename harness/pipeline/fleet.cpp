@@ -268,6 +268,7 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
   if (!o.anchor.empty())
     throw ConfigError("--anchor: not with several hosts yet (an anchor is one machine's clean run): run each host "
                       "against its own anchor");
+  check_results_root(o.results_root, e.name);
   const std::vector<Target> targets = resolve_targets(o, e);
   const std::string started = text::utc(std::chrono::system_clock::now());
   // Built once, here: every host gets the same binary (in the auto image on the engines).

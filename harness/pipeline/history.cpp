@@ -16,28 +16,6 @@
 
 namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
-namespace {
-
-// "2%" → 0.02, "0.02" → 0.02; a bare number >= 1 is refused as ambiguous.
-double parse_threshold(const std::string& text) {
-  const auto bad = [&] {
-    return ConfigError(fmt::format(
-        "--threshold: expected a percentage such as 2% (or a fraction such as 0.02), got \"{}\"", text));
-  };
-  std::string number = text;
-  const bool percent = !number.empty() && number.back() == '%';
-  if (percent) number.pop_back();
-  if (number.empty()) throw bad();
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(number.c_str(), &end);
-  if (errno != 0 || end != number.c_str() + number.size()) throw bad();
-  const double fraction = percent ? v / 100 : v;
-  if (!(fraction >= 0 && fraction < 1)) throw bad();
-  return fraction;
-}
-
-}  // namespace
 
 Output history(const HistoryOptions& o) {
   const std::string format = o.format.empty() && o.html.empty() ? "text" : o.format;

@@ -2,9 +2,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <future>
+#include <map>
 
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
@@ -60,21 +63,71 @@ std::string fleet_view(const Loaded& loaded, bool terminal) {
   return out;
 }
 
-// Merged results from different rooms: the fields that move benchmarks and differ, per source.
-std::string rooms_verdict(const analysis::Analysis& a) {
-  std::string out;
+// Results from different rooms, one rule for cv, report, check and compare: the fields that move
+// benchmarks and differ are listed once, on stderr; without --allow-different-hosts the command
+// stops there (exit 2), with it the block heads the output as a warning.
+std::string rooms_block(const std::vector<std::string>& pairs, bool allowed) {
+  if (pairs.empty()) return "";
+  return (allowed ? "warning: different rooms, used together because of --allow-different-hosts:\n"
+                  : "NOT COMPARABLE: fields that move benchmarks differ:\n") +
+         fmt::format("{}", fmt::join(pairs, ""));
+}
+
+// Merged results: per later source, how it differs from the first.
+std::string rooms_verdict(const analysis::Analysis& a, bool allowed) {
+  std::vector<std::string> pairs;
   for (std::size_t k = 1; k < a.sources.size(); ++k) {
     std::string moved;
     for (std::size_t i = 0; i < a.differences.size(); ++i)
       if (a.difference_source[i] == k && a.differences[i].moves_benchmarks)
         moved += fmt::format("  {}: {} vs {}\n", a.differences[i].field, a.differences[i].a, a.differences[i].b);
     if (!moved.empty())
-      out += fmt::format("{} and {} come from different rooms:\n{}", a.sources.front().source, a.sources[k].source, moved);
+      pairs.push_back(fmt::format("{} vs {}:\n{}", a.sources.front().source, a.sources[k].source, moved));
   }
-  if (out.empty()) return out;
-  return (a.allow_different_hosts ? "merged across different rooms (--allow-different-hosts):\n"
-                                  : "NOT COMPARABLE (pass --allow-different-hosts to merge anyway):\n") +
-         out;
+  return rooms_block(pairs, allowed);
+}
+
+std::string rooms_verdict(const analysis::CompareTable& t, const std::string& host, bool allowed) {
+  std::string moved;
+  for (const auto& d : t.differences)
+    if (d.moves_benchmarks) moved += fmt::format("  {}: {} → {}\n", d.field, d.a, d.b);
+  if (moved.empty()) return "";
+  return rooms_block({fmt::format("{}old → new:\n{}", host.empty() ? "" : "host " + host + ", ", moved)}, allowed);
+}
+
+// The refusal: the block above, then one line that says what to do.
+Output not_comparable(const std::string& block, std::string_view command) {
+  Output out;
+  out.err = block;
+  out.status = 2;
+  out.failure = fmt::format("{}: the results come from different rooms (the fields above): their numbers are not "
+                            "comparable; pass --allow-different-hosts to {} them anyway",
+                            command, command == "compare" ? "compare" : "use");
+  return out;
+}
+
+// A result whose run did not complete: said before its table, with what is there and what is
+// not, and how to finish it ("" for a complete run or a go test file).
+std::string unfinished(const records::Result& r) {
+  std::error_code ec;
+  if (!fs::is_directory(r.source, ec)) return "";
+  if (r.run && r.run->status == records::RunStatus::complete) return "";
+  std::map<std::string, std::size_t> kept;
+  for (const records::SampleRef s : r.samples)
+    if (!s.warmup) ++kept[s.condition];
+  std::vector<std::string> measured, missing;
+  for (const auto& c : r.conditions) {
+    const auto it = kept.find(c);
+    if (it == kept.end()) missing.push_back(c);
+    else measured.push_back(fmt::format("{} {}", c, it->second));
+  }
+  const std::string how = !r.run ? "no run.json: it was killed, or is still running"
+                                 : fmt::format("{}{}", records::to_string(r.run->status),
+                                               r.run->error ? ": " + *r.run->error : "");
+  return fmt::format("warning: {}: this run did not complete ({}); samples kept per condition: {}{}; "
+                     "`noisefloor run --resume {}` measures the rest\n",
+                     r.source, how, measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, ", ")),
+                     missing.empty() ? "" : fmt::format("; not measured: {}", fmt::join(missing, ", ")), r.source);
 }
 
 std::vector<std::string> host_names(const results::Fleet& fleet) {
@@ -93,18 +146,21 @@ Output cv(const CvOptions& o) {
     throw ConfigError(fmt::format("--format: expected text, markdown, json, csv or summary, got \"{}\"", o.format));
   if (o.paths.empty()) throw ConfigError("cv: give a results directory or go test -bench output files");
   Loaded loaded = load_all(o.paths);
+  std::string incomplete;
+  for (const auto& r : loaded.results) incomplete += unfinished(r);
   // The hosts of a run on several are different rooms by design, and kept apart.
   const analysis::Analysis a =
       analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   Output out;
+  out.err += incomplete;
   for (const auto& s : a.sources)
     for (const auto& w : s.warnings) out.err += fmt::format("warning: {}\n", w);
   for (const auto& f : loaded.fleets)
     for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);
-  const std::string verdict = loaded.fleets.empty() ? rooms_verdict(a) : "";
+  const std::string verdict = loaded.fleets.empty() ? rooms_verdict(a, o.allow_different_hosts) : "";
+  if (!verdict.empty() && !o.allow_different_hosts) return not_comparable(verdict, "cv");
   out.err += verdict;
   if (o.format == "markdown" || o.format == "text") {
-    if (!verdict.empty()) out.out += verdict + "\n";
     out.out += fleet_view(loaded, o.format == "text");
     out.out += o.format == "text" ? render::table_text(a.table) : render::table_markdown(a.table);
     if (a.judgement) {
@@ -124,11 +180,29 @@ Output cv(const CvOptions& o) {
   return out;
 }
 
+// "2%" → 0.02, "0.02" → 0.02; a bare number >= 1 is refused as ambiguous.
+double parse_threshold(const std::string& text) {
+  const auto bad = [&] {
+    return ConfigError(fmt::format(
+        "--threshold: expected a percentage such as 2% (or a fraction such as 0.02), got \"{}\"", text));
+  };
+  std::string number = text;
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.pop_back();
+  if (number.empty()) throw bad();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(number.c_str(), &end);
+  if (errno != 0 || end != number.c_str() + number.size()) throw bad();
+  const double fraction = percent ? v / 100 : v;
+  if (!(fraction >= 0 && fraction < 1)) throw bad();
+  return fraction;
+}
+
 Output compare(const CompareOptions& o) {
   if (o.format != "text" && o.format != "json" && o.format != "csv")
     throw ConfigError(fmt::format("--format: expected text, json or csv, got \"{}\"", o.format));
-  if (!(o.threshold >= 0 && o.threshold < 1))
-    throw ConfigError(fmt::format("--threshold: expected a fraction in [0, 1) such as 0.01 for 1%, got {}", o.threshold));
+  const double threshold = parse_threshold(o.threshold);
   const auto side = [](const std::string& path, const char* which) {
     if (path.empty())
       throw ConfigError(fmt::format("compare: give the {} side (a result directory or a go test file)", which));
@@ -153,7 +227,7 @@ Output compare(const CompareOptions& o) {
     for (const auto& a : old_fleet->hosts)
       for (const auto& b : new_fleet->hosts)
         if (a.label == b.label)
-          tables.emplace_back(a.label, analysis::compare_results(a, b, o.threshold, o.allow_different_hosts));
+          tables.emplace_back(a.label, analysis::compare_results(a, b, threshold, o.allow_different_hosts));
     if (tables.empty())
       throw ConfigError(fmt::format("compare: the two runs have no host in common (old: {}; new: {})",
                                     fmt::join(host_names(*old_fleet), ", "), fmt::join(host_names(*new_fleet), ", ")));
@@ -177,13 +251,15 @@ Output compare(const CompareOptions& o) {
     }
     if (old_error) std::rethrow_exception(old_error);
     if (new_error) std::rethrow_exception(new_error);
-    tables.emplace_back("", analysis::compare_results(std::move(old_result), std::move(new_result), o.threshold,
+    tables.emplace_back("", analysis::compare_results(std::move(old_result), std::move(new_result), threshold,
                                                       o.allow_different_hosts));
   }
   if (o.format == "csv" && !tables.front().first.empty())
     throw ConfigError("compare --format csv: one table per host does not fit one CSV: use --format json, or compare "
                       "one host's directories (<run>/hosts/<host>)");
   Output out;
+  for (const auto& [host, table] : tables) out.err += rooms_verdict(table, host, o.allow_different_hosts);
+  if (!out.err.empty() && !o.allow_different_hosts) return not_comparable(out.err, "compare");
   nlohmann::json document = nlohmann::json::object();
   for (const auto& [host, table] : tables) {
     const std::string heading = host.empty() ? "" : fmt::format("== host {} ==\n", host);
@@ -191,9 +267,6 @@ Output compare(const CompareOptions& o) {
       out.out += heading + render::compare_text(table);
     } else if (o.format == "csv") {
       out.out += render::compare_csv(table);
-      if (!table.comparable && !o.allow_different_hosts)
-        out.err += "warning: NOT COMPARABLE: fields that move benchmarks differ (see --format text); "
-                   "--allow-different-hosts to accept\n";
     } else if (host.empty()) {
       document = nlohmann::json(table);
     } else {
@@ -217,6 +290,11 @@ Output report(const ReportOptions& o) {
   // table, so a million samples are let go before the document is built.
   if (o.html.empty() && !o.format.empty() && o.format != "gotest") a.samples = records::Samples();
   Output out;
+  if (loaded.fleets.empty()) {
+    const std::string verdict = rooms_verdict(a, o.allow_different_hosts);
+    if (!verdict.empty() && !o.allow_different_hosts) return not_comparable(verdict, "report");
+    out.err += verdict;
+  }
   for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
   for (const auto& f : loaded.fleets)
     for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);
@@ -252,6 +330,8 @@ Output check(const CheckOptions& o) {
                                   "(<run>/hosts/<host>)",
                                   o.paths.front()));
   const analysis::Analysis a = analysis::analyze(std::move(loaded.results), o.allow_different_hosts);
+  const std::string rooms = rooms_verdict(a, o.allow_different_hosts);
+  if (!rooms.empty() && !o.allow_different_hosts) return not_comparable(rooms, "check");
   const records::RunRecord* run = a.sources.size() == 1 && a.sources.front().run ? &*a.sources.front().run : nullptr;
   const std::vector<std::string> claim_texts = !o.claims.empty() ? o.claims : run ? run->claims : std::vector<std::string>{};
   if (claim_texts.empty())
@@ -278,6 +358,7 @@ Output check(const CheckOptions& o) {
   }
   j = analysis::judge(a.table, a.paired, claim_texts, seed, reference);
   Output out;
+  out.err += rooms;
   for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
   const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
   if (o.format == "json") {

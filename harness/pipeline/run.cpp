@@ -85,6 +85,14 @@ config::HostFacts host_facts() {
         usable.push_back(cpu);
     if (!usable.empty()) facts.online_cpus = usable;
   }
+  facts.directory_problem = [](const std::string& path) -> std::string {
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (!fs::exists(st)) return "does not exist";
+    if (!fs::is_directory(st)) return "is not a directory";
+    if (::access(path.c_str(), X_OK) != 0) return fmt::format("cannot be entered ({})", std::strerror(errno));
+    return "";
+  };
   return facts;
 }
 
@@ -307,6 +315,21 @@ void fail_unreproduced(Output& out, const std::vector<std::pair<std::string, con
 }
 
 model::Experiment load_experiment(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::vector<std::string> yaml;
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+      const std::string ext = entry.path().extension().string();
+      if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec)) yaml.push_back(entry.path().string());
+    }
+    std::sort(yaml.begin(), yaml.end());
+    if (yaml.empty())
+      throw ConfigError(fmt::format("{}: is a directory, not an experiment file, and holds no .yaml file: give "
+                                    "an experiment file (e.g. experiments/laptop.yaml)",
+                                    path));
+    throw ConfigError(fmt::format("{}: is a directory, not an experiment file: give one of its experiment files: {}",
+                                  path, fmt::join(yaml, ", ")));
+  }
   const auto text = files::try_read(path);
   if (!text)
     throw ConfigError(fmt::format("{}: cannot read the experiment file: {}", path,
@@ -316,14 +339,27 @@ model::Experiment load_experiment(const std::string& path) {
   return e;
 }
 
+// Every file is checked, each failure reported on its own line; exit 2 when any failed.
 Output validate(const std::vector<std::string>& files) {
   Output o;
+  std::size_t bad = 0;
   for (const auto& f : files) {
-    const model::Experiment e = load_experiment(f);
-    o.out += fmt::format("{}: ok ({} condition{}, {} samples each, {})\n", f, e.conditions.size(),
-                         e.conditions.size() == 1 ? "" : "s", e.benchmark.samples,
-                         e.schedule == model::Schedule::sequential ? "sequential" : "interleaved");
+    try {
+      const model::Experiment e = load_experiment(f);
+      o.out += fmt::format("{}: ok ({} condition{}, {} samples each, {})\n", f, e.conditions.size(),
+                           e.conditions.size() == 1 ? "" : "s", e.benchmark.samples,
+                           e.schedule == model::Schedule::sequential ? "sequential" : "interleaved");
+    } catch (const ConfigError& e) {
+      o.err += fmt::format("{}\n", e.what());
+      ++bad;
+    } catch (const InputError& e) {
+      o.err += fmt::format("{}\n", e.what());
+      ++bad;
+    }
   }
+  if (bad > 0 && files.size() > 1)
+    o.err += fmt::format("noisefloor: {} of {} experiment files failed validation\n", bad, files.size());
+  if (bad > 0) o.status = 2;
   return o;
 }
 
@@ -521,6 +557,39 @@ void throw_if_failed(const Finished& f, const fs::path& dir) {
                              f.kept, dir));
 }
 
+// `--results`, checked before anything is built or run (and nothing is created): every part of
+// <root>/<experiment> that exists must be a directory, and the deepest one writable.
+void check_results_root(const std::string& root, const std::string& experiment) {
+  std::error_code ec;
+  fs::path existing;
+  for (fs::path p = fs::path(root) / experiment;; p = p.parent_path()) {
+    if (p.empty()) {
+      existing = ".";
+      break;
+    }
+    const fs::file_status st = fs::status(p, ec);
+    if (fs::exists(st)) {
+      if (!fs::is_directory(st))
+        throw ConfigError(fmt::format("--results {}: {} is a file, not a directory: give a directory where "
+                                      "noisefloor may create result directories",
+                                      root, p.string()));
+      existing = p;
+      break;
+    }
+    if (p == p.parent_path()) break;
+  }
+  for (fs::path p = fs::path(root) / experiment; !p.empty() && p != existing; p = p.parent_path()) {
+    const fs::file_status st = fs::symlink_status(p, ec);
+    if (fs::is_symlink(st))
+      throw ConfigError(fmt::format("--results {}: {} is a dangling link: fix it or give another directory", root,
+                                    p.string()));
+    if (p == p.parent_path()) break;
+  }
+  if (!existing.empty() && ::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw ConfigError(fmt::format("--results {}: cannot create directories in {} ({}): give a writable directory",
+                                  root, existing.string(), std::strerror(errno)));
+}
+
 Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   if (o.resume.empty() && !o.hosts.empty()) return run_fleet(o, events, cancelled);
   // run --resume: the earlier sessions of the run, and the experiment it was started with.
@@ -545,6 +614,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     throw ConfigError(fmt::format("{}: --check: the experiment states no claims to check; add claims: [\"cv(noisy) > 2 * "
                                   "cv(idle)\", ...] or run without --check",
                                   experiment_file));
+  if (!earlier) check_results_root(o.results_root, e.name);
   if (!earlier && (!o.hosts.empty() || !e.hosts.empty())) return run_fleet(o, events, cancelled);
   if (earlier) {
     const auto stored = files::try_read(fs::path(o.resume) / "experiment.yaml");

@@ -146,8 +146,11 @@ std::string compare_text(const CompareTable& t) {
   std::string out;
   out += wrap("old: " + (t.old_source.empty() ? t.old_name : t.old_source), 4);
   out += wrap("new: " + (t.new_source.empty() ? t.new_name : t.new_source), 4);
-  std::vector<const Difference*> moving, other;
-  for (const auto& d : t.differences) (d.moves_benchmarks ? moving : other).push_back(&d);
+  // Fields that move benchmarks and differ are said once, on stderr, by the command (pipeline);
+  // the others close the output.
+  std::vector<const Difference*> other;
+  for (const auto& d : t.differences)
+    if (!d.moves_benchmarks) other.push_back(&d);
   auto diff_lines = [&](const std::vector<const Difference*>& ds) {
     std::string s;
     for (const auto* d : ds) {
@@ -157,12 +160,6 @@ std::string compare_text(const CompareTable& t) {
     }
     return s;
   };
-  if (!moving.empty()) {
-    out += t.allow_different_hosts ? "different hosts, accepted by --allow-different-hosts (old → new):\n"
-                                   : "NOT COMPARABLE: fields that move benchmarks differ (old → new):\n";
-    out += diff_lines(moving);
-    if (!t.allow_different_hosts) out += "(--allow-different-hosts compares anyway)\n";
-  }
   if (!out.empty()) out += "\n";
 
   // One table per unit, as benchstat prints one table per unit with -col: every condition pair's

@@ -20,9 +20,12 @@ using text::markdown_cell;
 std::string fixed4(double v) { return text::fixed(v, 4); }
 
 std::string paired_rows(const analysis::Analysis& a) {
+  const bool blocks = a.comparison && a.comparison->blocks;
   std::string out =
-      "\n## Paired comparisons\n\nratio = variant / baseline per repeat; gm = geometric mean with its 95% "
-      "CI.\n\n"
+      (blocks ? std::string("\n## Unpaired comparisons (design: blocks)\n\nEach variant's repeats ran in a block of its "
+                            "own: no per-repeat ratios (gm —); the verdict comes from the Hodges–Lehmann ratio.\n\n")
+              : std::string("\n## Paired comparisons\n\nratio = variant / baseline per repeat; gm = geometric mean "
+                            "with its 95% CI.\n\n")) +
       "| condition | benchmark | baseline | variant | label | gm | gm 95% CI | median | verdict | "
       "trustworthy |\n"
       "|:--|:--|:--|:--|:--|--:|--:|--:|:--|:--|\n";

@@ -397,10 +397,15 @@ std::string paired_section(const Analysis& d) {
   const auto& paired = d.paired.rows;
   const auto& aa = d.paired.aa;
   if (paired.empty() && aa.empty()) return "";
+  const bool blocks = d.comparison && d.comparison->blocks;
   std::string out =
-      "<section id=\"paired\">\n<h2>Paired comparisons</h2>\n<p class=\"legend\">Each repeat runs "
-      "baseline and variant back to back (order AB or BA); the ratio is variant / baseline, so "
-      "below 1 is faster. The diamond is the geometric mean with its 95% CI; the grey band is the "
+      std::string(blocks ? "<section id=\"paired\">\n<h2>Unpaired comparisons (design: blocks)</h2>\n<p "
+                           "class=\"legend\">Each variant's repeats ran in a block of its own (no pairs); the ratio "
+                           "is variant / baseline (Hodges–Lehmann), so below 1 is faster."
+                         : "<section id=\"paired\">\n<h2>Paired comparisons</h2>\n<p class=\"legend\">Each repeat "
+                           "runs baseline and variant back to back (order AB or BA); the ratio is variant / baseline, "
+                           "so below 1 is faster.") +
+      " The diamond is the geometric mean with its 95% CI; the grey band is the "
       "A/A band 1 ± θ, the ratio the baseline shows against itself: a difference inside it is "
       "noise.</p>\n";
   auto theta_of = [&](const std::string& condition, const std::string& benchmark) {

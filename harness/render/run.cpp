@@ -1,6 +1,7 @@
 #include "render/run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "render/export.hpp"
 #include "render/judge.hpp"
@@ -12,7 +13,10 @@ namespace noisefloor::render {
 std::string run_tables(const analysis::Analysis& a, bool terminal) {
   std::string out = terminal ? table_text(a.table) : table_markdown(a.table);
   if (a.comparison)
-    out += "\n## Paired comparison (variant / baseline, back to back in every repeat)\n\n" + paired_markdown(a.paired);
+    out += (a.comparison->blocks ? "\n## Unpaired comparison (variant / baseline, each variant's repeats in a block "
+                                   "of its own: design: blocks)\n\n"
+                                 : "\n## Paired comparison (variant / baseline, back to back in every repeat)\n\n") +
+           paired_markdown(a.paired);
   if (!a.adaptive.empty()) {
     out += "\nsamples: auto (adaptive stopping; CIs after optional stopping are approximate):\n";
     for (const auto& [condition, o] : a.adaptive)
@@ -40,9 +44,20 @@ std::string anchor_text(const analysis::Anchor& a) {
   std::string out = fmt::format("anchor: {} (condition '{}', its baseline{})\n", a.source, a.condition,
                                 a.baseline.empty() ? "" : " '" + a.baseline + "'");
   for (const auto& d : a.moving) out += fmt::format("  warning: not the same room: {} differs ({} vs {})\n", d.field, d.a, d.b);
+  // Each sample of this run's baseline over the anchor's median: their range, and a word only when
+  // every sample says it.
   for (const auto& r : a.rows)
-    out += fmt::format("  {} / {}: baseline {:.2f}–{:.2f}× {} than anchor (median {:.2f}×)\n", r.condition, r.benchmark,
-                       r.lo, r.hi, r.median >= 1 ? "slower" : "faster", r.median);
+    out += fmt::format("  {} / {}: baseline / anchor {:.2f}–{:.2f}× (median {:.2f}×): {}\n", r.condition, r.benchmark,
+                       r.lo, r.hi, r.median,
+                       r.lo > 1   ? "slower than the anchor in every sample"
+                       : r.hi < 1 ? "faster than the anchor in every sample"
+                                  : "sometimes faster, sometimes slower than the anchor");
+  if (a.rows.empty())
+    out += fmt::format("  nothing compared: no benchmark of the anchor's '{}'{} is in this run (anchor: {}; this "
+                       "run: {}): give an anchor run of the same benchmark\n",
+                       a.condition, a.baseline.empty() ? "" : " baseline '" + a.baseline + "'",
+                       a.anchor_benchmarks.empty() ? "none" : fmt::format("{}", fmt::join(a.anchor_benchmarks, ", ")),
+                       a.run_benchmarks.empty() ? "none" : fmt::format("{}", fmt::join(a.run_benchmarks, ", ")));
   return out;
 }
 

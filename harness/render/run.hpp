@@ -17,8 +17,9 @@ std::string run_tables(const analysis::Analysis& analysis, bool terminal);
 std::string table_md(const analysis::Analysis& analysis);
 
 // "anchor: <dir> (condition 'clean', its baseline 'once')", a warning per fingerprint field that
-// moves benchmarks and differs, then "  <condition> / <benchmark>: baseline 1.60–1.90× slower
-// than anchor (median 1.75×)" per row.
+// moves benchmarks and differs, then "  <condition> / <benchmark>: baseline / anchor 1.60–1.90×
+// (median 1.75×): slower than the anchor in every sample" per row (a word only when every sample
+// agrees), or one line saying that no benchmark matched.
 std::string anchor_text(const analysis::Anchor& anchor);
 
 }  // namespace noisefloor::render

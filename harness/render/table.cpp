@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <cmath>
 #include <set>
@@ -176,6 +177,22 @@ std::string summary_blocks(const Table& t, const std::vector<std::string>& heade
   return out;
 }
 
+// A name as the Go benchmark format requires it: "Benchmark", then the end or a character that is
+// not a lower-case letter, no white space. Go's own names pass unchanged; "tiny" (a command) becomes
+// "BenchmarkTiny", "BM_Sort/8" (Google Benchmark) "BenchmarkBM_Sort/8".
+std::string go_benchmark_name(std::string_view name) {
+  std::string out(name);
+  for (char& c : out)
+    if (std::isspace(static_cast<unsigned char>(c))) c = '_';
+  const auto valid = [](std::string_view n) {
+    return n.starts_with("Benchmark") &&
+           (n.size() == 9 || !std::islower(static_cast<unsigned char>(n[9])));
+  };
+  if (valid(out)) return out;
+  if (!out.empty()) out.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(out.front())));
+  return "Benchmark" + out;
+}
+
 std::string gotest_raw(const records::Samples& samples, const std::string& condition,
                        const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup,
                        const std::set<std::string>& commented) {
@@ -187,7 +204,7 @@ std::string gotest_raw(const records::Samples& samples, const std::string& condi
   }
   for (const records::SampleRef s : samples) {
     if (s.condition != condition || (s.warmup && !include_warmup)) continue;
-    out += fmt::format("{}\t{}", s.name, s.iterations);
+    out += fmt::format("{}\t{}", go_benchmark_name(s.name), s.iterations);
     for (const auto& m : s.metrics) out += fmt::format("\t{} {}", m.value, m.unit);
     out += "\n";
   }

@@ -33,6 +33,9 @@ std::string summary_blocks(const analysis::Table& table, const std::vector<std::
 // in `commented` as a `# key: value` comment: benchstat splits its tables on every key that
 // differs between files), then one result line per sample of `condition` (warm-up excluded
 // unless include_warmup).
+// A benchmark name made valid for the Go benchmark format ("tiny" → "BenchmarkTiny").
+std::string go_benchmark_name(std::string_view name);
+
 std::string gotest_raw(const records::Samples& samples, const std::string& condition,
                        const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup = false,
                        const std::set<std::string>& commented = {});

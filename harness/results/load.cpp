@@ -3,6 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <vector>
 
 #include <cerrno>
 #include <cstring>
@@ -61,6 +65,70 @@ records::Result read_gotest_file(const fs::path& file) {
   throw InputError(fmt::format("{}: {}", path.string(), ec.message()));
 }
 
+// A run directory's status as its run.json says, or why there is none.
+std::string run_status(const fs::path& run) {
+  std::error_code ec;
+  if (fs::exists(run / "fleet.json", ec)) return "on several hosts";
+  if (!fs::exists(run / "run.json", ec)) return "no run.json: killed, or still running";
+  try {
+    const auto j = nlohmann::json::parse(files::read(run / "run.json"));
+    return j.value("status", std::string("unknown"));
+  } catch (const std::exception&) {
+    return "damaged run.json";
+  }
+}
+
+bool is_run_directory(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec) && (fs::exists(p / "samples.jsonl", ec) || fs::exists(p / "fleet.json", ec));
+}
+
+// A directory that is no result: what it holds, and what to type instead. Two kinds are known:
+// an experiment's directory (results/<experiment>) whose runs never completed (no `latest`), and
+// the top results directory, whose subdirectories are experiments.
+[[noreturn]] void not_a_result(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> runs, experiments;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().filename() == "latest") continue;
+    if (is_run_directory(entry.path())) {
+      runs.push_back(entry.path());
+      continue;
+    }
+    if (!entry.is_directory(ec)) continue;
+    std::error_code sub_ec;
+    for (const auto& inner : fs::directory_iterator(entry.path(), sub_ec))
+      if (inner.path().filename() == "latest" || is_run_directory(inner.path())) {
+        experiments.push_back(entry.path());
+        break;
+      }
+  }
+  std::sort(runs.begin(), runs.end());
+  std::sort(experiments.begin(), experiments.end());
+  if (!runs.empty()) {
+    std::vector<std::string> listed;
+    for (std::size_t i = runs.size() > 5 ? runs.size() - 5 : 0; i < runs.size(); ++i)
+      listed.push_back(fmt::format("{} ({})", runs[i].filename().string(), run_status(runs[i])));
+    throw InputError(fmt::format(
+        "{}: no run of this experiment completed (no `latest` here); its {} run(s){}: {}: read one with `noisefloor "
+        "cv {}`, or finish it with `noisefloor run --resume {}`",
+        dir.string(), runs.size(), runs.size() > 5 ? ", the last 5" : "", fmt::join(listed, ", "),
+        runs.back().string(), runs.back().string()));
+  }
+  if (!experiments.empty()) {
+    std::vector<std::string> listed;
+    for (const auto& e : experiments) {
+      const bool latest = fs::exists(e / "latest", ec);
+      listed.push_back(fmt::format("{}{}", e.filename().string(), latest ? "" : " (no completed run)"));
+    }
+    throw InputError(fmt::format("{}: a directory of experiments' results, not one result: it holds {}: give one, "
+                                 "e.g. `noisefloor cv {}` (its latest run)",
+                                 dir.string(), fmt::join(listed, ", "), experiments.front().string()));
+  }
+  throw InputError(fmt::format("{}: no samples.jsonl here: not a noisefloor result (or its samples were removed)",
+                               dir.string()));
+}
+
 }  // namespace
 
 fs::path resolve(const fs::path& path) {
@@ -87,9 +155,7 @@ records::Result load(const fs::path& path) {
     throw InputError(fmt::format("{}: a run on several hosts: give one host's directory ({}/hosts/<host>) or read it "
                                  "whole with cv or report",
                                  dir.string(), dir.string()));
-  if (!fs::exists(dir / "samples.jsonl", ec))
-    throw InputError(fmt::format("{}: no samples.jsonl here: not a noisefloor result (or its samples were removed)",
-                                 dir.string()));
+  if (!fs::exists(dir / "samples.jsonl", ec)) not_a_result(dir);
   ResultFiles f;
   f.source = fs::weakly_canonical(dir, ec).string();
   if (ec) f.source = dir.string();

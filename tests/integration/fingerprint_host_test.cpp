@@ -161,8 +161,9 @@ TEST_CASE("probe_host: this VM (captured tree)") {
   CHECK(v(h, "virtualization.hypervisor") == "KVM");
   CHECK(h["virtualization"]["virtual"]["evidence"] ==
         json::array({"paravirtual clocksource available: 'tsc kvm-clock'", "cpuinfo flag 'hypervisor'"}));
-  // Only /.dockerenv says "container" here: reported, but flagged as weak.
-  CHECK(v(h, "container.inside") == true);
+  // Only /.dockerenv says "container" here: weak, so the fact says no and keeps the evidence
+  // (the doctor reads the same fact: both say "not in a container").
+  CHECK(v(h, "container.inside") == false);
   CHECK(h["container"]["inside"]["evidence"] == json::array({"/.dockerenv exists"}));
   CHECK(h["container"]["inside"].contains("note"));
   CHECK(v(h, "memory.total_kb") == 24684084);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include <string>
@@ -82,6 +83,27 @@ TEST_CASE("rooms: engine facts and the benchmark's environment move benchmarks")
   CHECK(d[1] == analysis::Difference{"engine.server_version", "20.10.24+dfsg1", "24.0.7", true});
   CHECK(d[2] == analysis::Difference{"engine.endpoint", "unix:///var/run/docker.sock",
                                "unix:///run/user/1000/docker.sock", false});
+}
+
+TEST_CASE("rooms: engine facts a run did not need, and the images made from the binary, are no room") {
+  // A host-only run (laptop) against one with a container (laptop-trust), same machine.
+  json a = fingerprint();
+  json b = fingerprint();
+  b["engine"] = {{"server_version", "20.10.24+dfsg1"},
+                 {"cgroup_version", "1"},
+                 {"images", {{"pinned", {{"id", "sha256:1"}}}}}};
+  auto d = differences(a, b);
+  CHECK(std::none_of(d.begin(), d.end(), [](const auto& x) { return x.moves_benchmarks; }));
+  CHECK(std::any_of(d.begin(), d.end(), [](const auto& x) { return x.field == "engine.server_version"; }));
+  // Two runs with containers: another image id is not another room, another engine is.
+  a["engine"] = b["engine"];
+  a["engine"]["images"]["pinned"]["id"] = "sha256:2";
+  d = differences(a, b);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0] == analysis::Difference{"engine.images.pinned.id", "sha256:2", "sha256:1", false});
+  a["engine"]["server_version"] = "24.0.7";
+  d = differences(a, b);
+  CHECK(d.front() == analysis::Difference{"engine.server_version", "24.0.7", "20.10.24+dfsg1", true});
 }
 
 TEST_CASE("rooms: per-CPU values, volatile leaves and shape changes") {

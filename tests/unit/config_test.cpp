@@ -11,7 +11,7 @@ using config::parse_experiment;
 
 namespace {
 
-const HostFacts kTwoCpus{{0, 1}};
+const HostFacts kTwoCpus{{0, 1}, {}};
 
 const char* const kGood = R"(name: laptop
 description: the demo, replayed
@@ -354,4 +354,27 @@ TEST_CASE("config: reference: a file or an inline table, with its source") {
   CHECK(error_of(base + "reference: [a, b]\n") ==
         "x.yaml:6:12: reference: expected a file (cv-summary.txt, summary.json, a result directory or a markdown "
         "table), or a mapping with file or table, and source");
+}
+
+TEST_CASE("config: a workdir that cannot be entered is an error at its place, relative to the file") {
+  HostFacts host = kTwoCpus;
+  std::vector<std::string> asked;
+  host.directory_problem = [&](const std::string& path) -> std::string {
+    asked.push_back(path);
+    return path == "exp/bench" ? "" : "does not exist";
+  };
+  const std::string yaml = "name: t\nbenchmark:\n  workdir: nope\n  command: [./b]\nconditions:\n  - name: idle\n";
+  try {
+    parse_experiment(yaml, "exp/x.yaml", host);
+    FAIL("accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()) ==
+          "exp/x.yaml:3:12: benchmark.workdir: \"nope\" (exp/nope) does not exist: give a directory that exists, "
+          "relative to the experiment file's directory");
+  }
+  CHECK(asked == std::vector<std::string>{"exp/nope"});
+  const std::string good = "name: t\nbenchmark:\n  workdir: ./bench/\n  command: [./b]\nconditions:\n  - name: idle\n";
+  CHECK_NOTHROW(parse_experiment(good, "exp/x.yaml", host));
+  // Without the check (pure tests, the fuzzer) nothing is asked.
+  CHECK(error_of("name: t\nbenchmark:\n  workdir: nope\n  command: [./b]\nconditions:\n  - name: idle\n") == "");
 }

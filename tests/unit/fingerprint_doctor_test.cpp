@@ -275,15 +275,17 @@ TEST_CASE("doctor: unknown facts are at most a WARN, never BAD") {
 TEST_CASE("doctor: perflock and a weak container marker are OK findings") {
   json h = good_host();
   h["tools"]["perflock"] = fp::known(true);
-  h["container"]["inside"] = fp::known(true);
+  h["container"]["inside"] = fp::known(false);
   h["container"]["inside"]["evidence"] = {"/.dockerenv exists"};
   h["container"]["inside"]["note"] = "only /.dockerenv";
   const auto r = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(r, "perflock").level == Level::ok);
   CHECK(only(r, "perflock").fix == "perflock -governor=70% <benchmark>");
   CHECK(only(r, "container").level == Level::ok);
+  CHECK(only(r, "container").message == "not in a container: only /.dockerenv");
   CHECK(r.grade == Grade::ready);
-  h["container"]["inside"].erase("note");
+  h["container"]["inside"] = fp::known(true);
+  h["container"]["inside"]["evidence"] = {"/proc/1/cgroup names 'docker'"};
   const auto strong = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(strong, "container").level == Level::warn);
   CHECK(strong.grade == Grade::limited);
