@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <optional>
 
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
 #include "analysis/rooms.hpp"
 #include "claims/claim.hpp"
+#include "config/experiment_file.hpp"
 #include "files/files.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
@@ -112,18 +114,37 @@ std::string unfinished(const records::Result& r) {
   std::error_code ec;
   if (!fs::is_directory(r.source, ec)) return "";
   if (r.run && r.run->status == records::RunStatus::complete) return "";
-  std::map<std::string, std::size_t> kept;
+  // How many samples each condition was to keep: the experiment's copy says (a fixed count, no
+  // variants); otherwise only what is there is said.
+  std::optional<int> target;
+  try {
+    if (const auto text = files::try_read(fs::path(r.source) / "experiment.yaml")) {
+      const model::Experiment e = config::parse_experiment(*text, "experiment.yaml", {});
+      if (!e.adaptive && !e.paired()) target = e.benchmark.samples;
+    }
+  } catch (const Error&) {
+  }
+  std::map<std::string, std::map<std::string, std::size_t>> kept;  // condition → benchmark → kept
   for (const records::SampleRef s : r.samples)
-    if (!s.warmup) ++kept[s.condition];
+    if (!s.warmup) ++kept[s.condition][s.name];
   std::vector<std::string> measured, missing;
   for (const auto& c : r.conditions) {
     const auto it = kept.find(c);
-    if (it == kept.end()) missing.push_back(c);
-    else measured.push_back(fmt::format("{} {}", c, it->second));
+    if (it == kept.end()) {
+      missing.push_back(c);
+      continue;
+    }
+    std::size_t least = SIZE_MAX;
+    for (const auto& [name, n] : it->second) least = std::min(least, n);
+    measured.push_back(target ? fmt::format("{} {} of {}{}", c, least, *target,
+                                            static_cast<int>(least) < *target ? " (short)" : "")
+                              : fmt::format("{} {}", c, least));
   }
-  const std::string how = !r.run ? "no run.json: it was killed, or is still running"
-                                 : fmt::format("{}{}", records::to_string(r.run->status),
-                                               r.run->error ? ": " + *r.run->error : "");
+  std::string how = "no run.json: it was killed, or is still running";
+  if (r.run) {
+    how = std::string(records::to_string(r.run->status));
+    if (r.run->error && *r.run->error != how) how += ": " + *r.run->error;
+  }
   return fmt::format("warning: {}: this run did not complete ({}); samples kept per condition: {}{}; "
                      "`noisefloor run --resume {}` measures the rest\n",
                      r.source, how, measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, ", ")),

@@ -106,11 +106,11 @@ void build(const model::Experiment& e, RunEvents& events, const Cancelled& cance
   spec.timeout = std::chrono::minutes(30);
   const process::Result r = process::run(spec, nullptr, cancelled);
   if (r.timed_out || r.signal || r.exit_code != 0)
-    throw RunError(fmt::format("the build step failed ({}); last lines of its output:{}",
+    throw RunError(fmt::format("the build step failed ({}){}",
                                r.timed_out ? "timed out"
                                : r.signal  ? fmt::format("killed by signal {}", *r.signal)
                                            : fmt::format("exit code {}", r.exit_code),
-                               text::quote_tail(r.out + r.err, 15)));
+                               text::last_lines(r.out + r.err, 15, "its output")));
 }
 
 // Everything probed about the run, host, toolchain and environment. Never throws for a probe
@@ -250,8 +250,13 @@ class Recorder : public runner::Observer {
 // "<error> — the 12 sample(s) measured so far are kept in <dir>" (on a line of its own when the
 // error quotes output).
 std::string with_kept(const std::string& what, std::size_t kept, const fs::path& dir) {
+  // One line says it all; quoted output (after "; last lines of ...:") follows on the lines below.
   const std::string note = fmt::format("the {} sample(s) measured so far are kept in {}", kept, dir.string());
-  return what.find('\n') == std::string::npos ? what + " — " + note : what + "\n" + note;
+  const std::size_t quote = what.find("; last lines of ");
+  const std::size_t first_end = what.find('\n');
+  if (quote != std::string::npos && quote < first_end) return what.substr(0, quote) + "; " + note + what.substr(quote);
+  if (first_end == std::string::npos) return what + " — " + note;
+  return what.substr(0, first_end) + " — " + note + what.substr(first_end);
 }
 
 }  // namespace

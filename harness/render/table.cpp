@@ -85,6 +85,23 @@ std::string table_markdown(const Table& t) {
   return out;
 }
 
+// A condition name in `columns`: a merged one ("<source>:<condition>") keeps its condition whole
+// and the end of its source ("…T114207Z:idle"), so rows of two runs stay told apart.
+namespace {
+std::string fit_condition(const std::string& name, std::size_t columns) {
+  if (text::width(name) <= columns) return name;
+  const std::size_t colon = name.rfind(':');
+  if (colon != std::string::npos && colon > 0) {
+    const std::string condition = name.substr(colon);  // ":idle"
+    const std::size_t keep = columns > text::width(condition) + 1 ? columns - text::width(condition) - 1 : 0;
+    if (keep >= 3 && std::all_of(name.begin(), name.begin() + static_cast<std::ptrdiff_t>(colon),
+                                 [](unsigned char c) { return c < 0x80; }))
+      return "…" + name.substr(colon - keep, keep) + condition;
+  }
+  return text::truncate(name, columns);
+}
+}  // namespace
+
 std::string table_text(const Table& t) {
   std::vector<std::string> benchmarks;
   for (const auto& r : t.rows)
@@ -92,7 +109,11 @@ std::string table_text(const Table& t) {
       benchmarks.push_back(analysis::display_name(r));
   // The condition column takes what 80 columns leave after the numbers and the widest band;
   // a longer condition name is shortened with "…".
-  constexpr std::size_t kNumbers = 54;  // " n mean stddev CV%  median ± 95% CI  " as laid out below
+  // " n mean stddev CV%  median ± 95% CI  " as laid out below: 54 columns, and more when a median
+  // cell is wider than its 16 ("0.01168 ± ∞ (n<6)").
+  std::size_t median_w = 16;
+  for (const auto& r : t.rows) median_w = std::max(median_w, text::width(median_ci(r)));
+  const std::size_t kNumbers = 54 + (median_w - 16);
   std::size_t band_w = 0;
   for (const auto& r : t.rows) band_w = std::max(band_w, text::width(stats::to_string(r.summary.band)));
   const std::size_t cond_max = std::max<std::size_t>(9, 80 - kNumbers - std::min<std::size_t>(band_w, 80 - kNumbers - 9));
@@ -104,13 +125,14 @@ std::string table_text(const Table& t) {
     for (const auto& r : t.rows)
       if (analysis::display_name(r) == b) unit = r.unit;
     out += fmt::format("{}{}\n", b, unit.empty() ? "" : " (" + unit + ")");
-    out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%   median ± 95% CI  band\n";
+    out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%  " +
+           text::pad_left("median ± 95% CI", median_w) + "  band\n";
     for (const auto& r : t.rows) {
       if (analysis::display_name(r) != b) continue;
       const auto& s = r.summary;
-      out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {:>16}  {}\n", pad(text::truncate(r.condition, cond_w), cond_w, false), s.n,
+      out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(fit_condition(r.condition, cond_w), cond_w, false), s.n,
                          format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
-                         median_ci(r), stats::to_string(s.band));
+                         text::pad_left(median_ci(r), median_w), stats::to_string(s.band));
     }
     out += "\n";
   }

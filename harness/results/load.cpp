@@ -121,9 +121,15 @@ bool is_run_directory(const fs::path& p) {
       const bool latest = fs::exists(e / "latest", ec);
       listed.push_back(fmt::format("{}{}", e.filename().string(), latest ? "" : " (no completed run)"));
     }
+    fs::path example = experiments.front();
+    for (const auto& e : experiments)
+      if (fs::exists(e / "latest", ec)) {
+        example = e;
+        break;
+      }
     throw InputError(fmt::format("{}: a directory of experiments' results, not one result: it holds {}: give one, "
                                  "e.g. `noisefloor cv {}` (its latest run)",
-                                 dir.string(), fmt::join(listed, ", "), experiments.front().string()));
+                                 dir.string(), fmt::join(listed, ", "), example.string()));
   }
   throw InputError(fmt::format("{}: no samples.jsonl here: not a noisefloor result (or its samples were removed)",
                                dir.string()));

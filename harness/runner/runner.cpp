@@ -215,8 +215,8 @@ class Loop {
       deliver(m, cond, step, unit, inv.number);
     }
     if (!ok)
-      throw RunError(fmt::format("{}: the benchmark {} ({} sample(s) arrived before it); last lines of stderr:{}", where,
-                                 describe_exit(out), delivered_, text::quote_tail(out.err, 10)));
+      throw RunError(fmt::format("{}: the benchmark {} ({} sample(s) arrived before it){}", where,
+                                 describe_exit(out), delivered_, text::last_lines(out.err, 10, "its stderr")));
     if (e_.benchmark.format == model::OutputFormat::gbench_json) {
       parsers::GbenchOutput g;
       try {
@@ -231,9 +231,8 @@ class Loop {
       for (const auto& f : go.output().failures)
         measured_.warnings.push_back(fmt::format("{}: benchmark {} failed", where, f));
     if (delivered_ == 0)
-      throw RunError(fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?); "
-                                 "last lines of output:{}",
-                                 where, text::quote_tail(out.out + out.err, 10)));
+      throw RunError(fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?){}",
+                                 where, text::last_lines(out.out + out.err, 10, "its output")));
   }
 
   const model::Experiment& e_;

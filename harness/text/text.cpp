@@ -50,6 +50,12 @@ std::string quote_tail(std::string_view text, std::size_t count) {
   return out;
 }
 
+std::string last_lines(std::string_view text, std::size_t count, std::string_view what) {
+  const std::string tail = quote_tail(text, count);
+  if (tail == "\n    | (empty)") return "; " + std::string(what) + " was empty";
+  return "; last lines of " + std::string(what) + ":" + tail;
+}
+
 std::size_t width(std::string_view s) {
   std::size_t w = 0;
   for (unsigned char c : s) w += (c & 0xC0) != 0x80;

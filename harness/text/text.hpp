@@ -46,6 +46,10 @@ class LineSplitter {
 // quoting a program's output inside a one-line error ("(empty)" when there is none).
 std::string quote_tail(std::string_view text, std::size_t count);
 
+// The clause that ends an error quoting a program's output: "; last lines of <what>:" and the
+// quote_tail lines, or "; <what> was empty" (one line) when there is nothing to quote.
+std::string last_lines(std::string_view text, std::size_t count, std::string_view what);
+
 // ---- terminal columns ----
 
 // Columns a UTF-8 string takes on a terminal: one per code point (continuation bytes take none).

@@ -200,7 +200,7 @@ TEST_CASE("runner: a failing benchmark names the condition and quotes stderr; sa
   runner::Measured m;
   CHECK_THROWS_WITH_AS(runner::run(e, p, env, clock, obs, nullptr, m),
                        "condition 'noisy', run 2 of 2: the benchmark exited with code 3 (0 sample(s) arrived "
-                       "before it); last lines of stderr:\n    | panic: boom\n    | goroutine 1",
+                       "before it); last lines of its stderr:\n    | panic: boom\n    | goroutine 1",
                        RunError);
   CHECK(m.samples.size() == 2);
   CHECK(env.calls.back() == "leave noisy");  // the scope was torn down on the error path
