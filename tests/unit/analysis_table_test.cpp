@@ -121,3 +121,34 @@ TEST_CASE("report: a zero median with a CI shows the interval, not '± ∞ (n<6)
   CHECK(md.find("0 [0, 0]") != std::string::npos);
   CHECK(md.find("(n<6)") == std::string::npos);
 }
+
+TEST_CASE("raw files: every name is a valid Go benchmark name, and the file reads back") {
+  using render::go_benchmark_name;
+  CHECK(go_benchmark_name("BenchmarkMakeBuffer_Correct-2") == "BenchmarkMakeBuffer_Correct-2");
+  CHECK(go_benchmark_name("Benchmark") == "Benchmark");
+  CHECK(go_benchmark_name("Benchmark/sub=1") == "Benchmark/sub=1");
+  CHECK(go_benchmark_name("tiny") == "BenchmarkTiny");
+  CHECK(go_benchmark_name("Benchmarker") == "BenchmarkBenchmarker");  // "Benchmark" + lower case is not one
+  CHECK(go_benchmark_name("BM_Sort/8") == "BenchmarkBM_Sort/8");
+  CHECK(go_benchmark_name("my bench") == "BenchmarkMy_bench");
+  CHECK(go_benchmark_name("9lives") == "Benchmark9lives");
+  // A command's samples (sec/op and its CPU figures) as a raw file, parsed back by the go test parser.
+  records::Samples samples;
+  for (double v : {0.0121, 0.0123, 0.0120}) {
+    records::Sample s;
+    s.condition = "idle";
+    s.benchmark = s.name = "tiny";
+    s.iterations = 1;
+    s.metrics = {{v, "sec/op"}, {v / 6, "cpu-sec/op"}};
+    samples.push_back(s);
+  }
+  const std::string raw = render::gotest_raw(samples, "idle", {{"host", "vm"}, {"condition", "idle"}}, false, {"condition"});
+  CHECK(raw == "host: vm\n# condition: idle\nBenchmarkTiny\t1\t0.0121 sec/op\t0.0020166666666666666 cpu-sec/op\n"
+               "BenchmarkTiny\t1\t0.0123 sec/op\t0.00205 cpu-sec/op\n"
+               "BenchmarkTiny\t1\t0.012 sec/op\t0.002 cpu-sec/op\n");
+  const auto parsed = parsers::parse_gotest(raw);
+  REQUIRE(parsed.measurements.size() == 3);
+  CHECK(parsed.measurements[0].name == "BenchmarkTiny");
+  CHECK(parsed.measurements[2].metrics[0].value == 0.012);
+  CHECK(parsed.measurements[2].metrics[0].unit == "sec/op");
+}

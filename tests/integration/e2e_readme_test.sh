@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The README cannot drift: every command line it shows (tests/integration/readme_commands.py
+# extracts them from README.md itself) is run here and must exit as the README says, in a copy of
+# the repository's experiments with short settings (4 samples of 20000 iterations instead of 20
+# of one second). A command with placeholders (EXPERIMENT, [--opt]) must name a command and
+# options that exist. A command line this test does not know fails it: add it below when the
+# README gains one.
+source "$(dirname "$0")/lib.sh"
+WORK="$(realpath "$WORK")"
+BUILD="$(dirname "$NF")"
+
+# A copy of the repository's experiments, short; results go to $WORK/results as in a checkout.
+cp -r "$REPO/experiments" "$WORK/experiments"
+mkdir -p "$WORK/build/bench"
+for f in "$WORK"/experiments/laptop.yaml "$WORK"/experiments/laptop-trust.yaml; do
+  sed -i -e 's/^  samples: 20$/  samples: 4/' -e 's/-test.benchtime=1s/-test.benchtime=20000x/' "$f"
+  grep -q '^  samples: 4$' "$f" && grep -q 'benchtime=20000x' "$f" || fail "$f: could not be shortened"
+done
+cd "$WORK"
+
+# The Makefile's targets are the commands the README says they are.
+grep -qx $'\t$(NOISEFLOOR) run experiments/laptop-trust.yaml' "$REPO/Makefile" || fail "make bench-docker changed"
+grep -qx $'\t$(NOISEFLOOR) run experiments/laptop.yaml' "$REPO/Makefile" || fail "make bench changed"
+
+# exits LINE CODES... -- COMMAND...: COMMAND (the README's LINE, or its short variant) must exit
+# with one of CODES.
+ran=0
+exits() {
+  local line="$1" codes=()
+  shift
+  while [[ "$1" != "--" ]]; do codes+=("$1"); shift; done
+  shift
+  set +e
+  "$@" >last.out 2>last.err
+  local got=$?
+  set -e
+  local c
+  for c in "${codes[@]}"; do [[ $got -eq $c ]] && { ran=$((ran + 1)); return 0; }; done
+  cat last.out last.err >&2
+  fail "README: \`$line\` exited $got, the README says ${codes[*]}"
+}
+# The README's line run as written, through bash (redirections included), with $NF for noisefloor.
+as_written() { bash -c "noisefloor() { \"$NF\" \"\$@\"; }; $1"; }
+
+skipped=()
+skip() { skipped+=("$1 ($2)"); }
+
+# usage LINE: the command and every --option it shows exist.
+usage() {
+  local line="$1"
+  case "$line" in
+    noisefloor\ *)
+      local cmd
+      cmd="$(awk '{print $2}' <<<"$line")"
+      [[ "$cmd" =~ ^[a-z]+$ ]] || fail "README: \`$line\`: no command named"
+      "$NF" "$cmd" --help >help.txt 2>&1 || fail "README: \`$line\`: no command $cmd"
+      for opt in $(grep -oE -- '--[a-z][a-z-]*' <<<"$line"); do
+        grep -qE -- "(^|[ ,])$opt( |,|$)" help.txt || fail "README: \`$line\`: noisefloor $cmd has no option $opt"
+      done ;;
+    make\ *)
+      local target var
+      target="$(awk '{print $2}' <<<"$line")"
+      grep -qE "^$target:" "$REPO/Makefile" || fail "README: \`$line\`: no make target $target"
+      for var in $(grep -oE '[A-Z_]+=' <<<"$line"); do
+        grep -q "${var%=}" "$REPO/Makefile" || fail "README: \`$line\`: the Makefile does not use ${var%=}"
+      done ;;
+    scripts/*)
+      local script="${line%% *}"
+      [[ -f "$REPO/$script" ]] || fail "README: \`$line\`: no $script"
+      bash -n "$REPO/$script" || fail "README: \`$line\`: $script does not parse" ;;
+    benchstat\ *) skip "$line" "benchstat is not packaged in Debian: e2e_newcomer checks the raw files' Go benchmark format" ;;
+    *) fail "README: \`$line\`: a usage line of an unknown kind" ;;
+  esac
+  ran=$((ran + 1))
+}
+
+lines=0
+while IFS=$'\t' read -r kind line; do
+  lines=$((lines + 1))
+  if [[ $kind == usage ]]; then usage "$line"; continue; fi
+  case "$line" in
+    "make bench-docker")
+      exits "$line" 0 -- "$NF" run -q experiments/laptop-trust.yaml ;;
+    "make bench")
+      exits "$line" 0 -- "$NF" run -q experiments/laptop.yaml ;;
+    "make cv")
+      exits "$line" 0 -- "$NF" cv results/laptop-trust/latest
+      exits "$line" 0 -- "$NF" cv --format summary results/laptop-trust/latest ;;
+    "make install")
+      exits "$line" 0 -- cmake --install "$BUILD" --prefix "$WORK/prefix"
+      exits "$line (the installed binary)" 0 -- "$WORK/prefix/bin/noisefloor" --version ;;
+    "make" | "make test" | "make unit" | "make fuzz")
+      skip "$line" "the build and the test suites: CI runs them around this test" ;;
+    "make perf")
+      bash -n "$REPO/scripts/perf.sh" || fail "scripts/perf.sh does not parse"
+      skip "$line" "about ten minutes of measurements: its script is only parsed here" ;;
+    "noisefloor run experiments/laptop-trust.yaml --check")
+      # exit 3 when a claim is NOT REPRODUCED: 4 short samples may not reproduce them all
+      exits "$line" 0 3 -- as_written "$line -q" ;;
+    "noisefloor check results/laptop-trust")
+      exits "$line" 0 3 -- as_written "$line" ;;
+    "noisefloor check idle.txt noisy.txt "*)
+      (cd results/laptop-trust/latest && exits "$line" 0 3 -- as_written "$line") ;;
+    "noisefloor report results/laptop-trust --format gotest > all.txt")
+      exits "$line" 0 -- as_written "$line"
+      grep -q '^BenchmarkMakeBuffer_Correct' all.txt || fail "all.txt holds no result line" ;;
+    "noisefloor history results/small"*)
+      # results/small is the README's example experiment: here, the demo's, run twice by now
+      exits "$line" 0 -- as_written "${line//results\/small/results/laptop-trust}" ;;
+    "noisefloor run experiments/laptop-trust.yaml --host default "*)
+      # quiet-box and ci-runner are the README's example machines: the local engine stands in
+      exits "$line" 0 -- "$NF" run -q experiments/laptop-trust.yaml --host default ;;
+    "noisefloor runn" | "noisefloor run --result x")
+      exits "$line" 2 -- as_written "$line"
+      grep -q 'did you mean' last.err || fail "\`$line\`: no suggestion" ;;
+    "noisefloor doctor")
+      exits "$line" 0 1 -- "$NF" doctor ;;  # 1: not ready (a shared machine may be)
+    "noisefloor gc")
+      exits "$line" 0 -- "$NF" gc ;;
+    "noisefloor history" | "noisefloor compare" | "noisefloor report" | "noisefloor cv")
+      exits "$line --help" 0 -- "$NF" "${line#noisefloor }" --help ;;  # named in a sentence
+    "scripts/bootstrap.sh")
+      exits "$line" 0 -- bash "$REPO/scripts/bootstrap.sh" ;;
+    "scripts/dockerd.sh")
+      exits "$line" 0 -- bash "$REPO/scripts/dockerd.sh" ;;
+    benchstat\ *)
+      skip "$line" "benchstat is not packaged in Debian: e2e_newcomer checks the raw files' Go benchmark format" ;;
+    *)
+      fail "README shows \`$line\`, which e2e_readme does not run: add it to tests/integration/e2e_readme_test.sh" ;;
+  esac
+done < <(python3 "$REPO/tests/integration/readme_commands.py" "$REPO/README.md")
+
+(( lines >= 40 )) || fail "only $lines command lines extracted from the README"
+echo "e2e readme: $ran command lines checked; not run here: ${#skipped[@]}"
+printf '  %s\n' "${skipped[@]}"
+echo "e2e readme: ok"
