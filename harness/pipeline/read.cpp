@@ -305,12 +305,15 @@ Output report(const ReportOptions& o) {
     throw ConfigError(fmt::format("--format: expected markdown, csv, json, gotest or summary, got \"{}\"", o.format));
   if (o.paths.empty()) throw ConfigError("report: give one or more result directories");
   Loaded loaded = load_all(o.paths);
+  std::string incomplete;
+  for (const auto& r : loaded.results) incomplete += unfinished(r);
   analysis::Analysis a =
       analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   // Only the page and the gotest export read the samples themselves; the other exports read the
   // table, so a million samples are let go before the document is built.
   if (o.html.empty() && !o.format.empty() && o.format != "gotest") a.samples = records::Samples();
   Output out;
+  out.err += incomplete;
   if (loaded.fleets.empty()) {
     const std::string verdict = rooms_verdict(a, o.allow_different_hosts);
     if (!verdict.empty() && !o.allow_different_hosts) return not_comparable(verdict, "report");

@@ -43,9 +43,10 @@ YAML
 # --- the results directory cannot be written ---
 tmpfs "$WORK/ro" ro,size=1m
 set +e; "$NF" run -q burn.yaml --results "$WORK/ro" >out.txt 2>err.txt; code=$?; set -e
-[[ $code -eq 1 ]] || { cat err.txt >&2; fail "read-only results: exit $code, expected 1"; }
+# checked before anything is built or run: a usage error (2)
+[[ $code -eq 2 ]] || { cat err.txt >&2; fail "read-only results: exit $code, expected 2"; }
 [[ $(wc -l <err.txt) -eq 1 ]] || { cat err.txt >&2; fail "read-only results: expected one error line"; }
-contains err.txt "noisefloor: cannot create $WORK/ro/burn: Read-only file system"
+contains err.txt "--results $WORK/ro: cannot create directories in $WORK/ro (Read-only file system): give a writable directory"
 
 # --- the disk fills up mid-run ---
 # 64 KiB: the experiment, the fingerprint and the first samples fit, then samples.jsonl cannot grow.

@@ -120,7 +120,7 @@ done
 tolerated=(
   "samples-torn-last-line|warning: $R/samples-torn-last-line/run1/samples.jsonl:54: ignored a torn last line"
   "samples-empty|warning: $R/samples-empty/run1/samples.jsonl: no samples (the run stopped before its first sample, or they were removed)"
-  "run-json-missing|"
+  "run-json-missing|warning: $R/run-json-missing/run1: this run did not complete (no run.json: it was killed, or is still running); samples kept per condition: idle 8 of 8, noisy 8 of 8, pinned 8 of 8; \`noisefloor run --resume $R/run-json-missing/run1\` measures the rest"
   "summary-damaged|"
 )
 for entry in "${tolerated[@]}"; do
