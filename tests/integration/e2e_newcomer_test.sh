@@ -61,17 +61,19 @@ expect 2 pct-bad -- "$NF" compare --threshold 100% "$gt/makebuffer_go_test.txt" 
 same_text pct-bad.err '--threshold: expected a percentage such as 2% (or a fraction such as 0.02), got "100%"'
 
 # --- experiment files ---
-tiny() {  # tiny FILE NAME [EXTRA]: a command benchmark of 3 sleeps of 10 ms
+# tiny FILE NAME [EXTRA_BENCHMARK_YAML] [SECONDS] [SAMPLES] [CONDITIONS_YAML]: a command benchmark
+# of sleeps (3 of 10 ms, on the idle host, by default)
+tiny() {
   cat >"$1" <<YAML
 name: $2
 benchmark:
-  command: [/bin/sleep, "0.01"]
+  command: [/bin/sleep, "${4:-0.01}"]
   format: command
-  samples: 3
+  samples: ${5:-3}
 ${3:-}
 settle: 0s
 conditions:
-  - name: idle
+${6:-  - name: idle}
 YAML
 }
 mkdir -p exps empty
@@ -153,18 +155,9 @@ grep -q $'^BenchmarkTiny\t1\t' export.out || { cat export.out >&2; fail "report 
 
 # --- cv on what is not one result ---
 # an experiment whose only run was interrupted, beside a completed one
-cat >exps/slow.yaml <<YAML
-name: slow
-benchmark:
-  command: [/bin/sleep, "0.2"]
-  format: command
-  samples: 20
-settle: 0s
-conditions:
-  - name: idle
+tiny exps/slow.yaml slow "" 0.2 20 "  - name: idle
   - name: noisy
-    spinners: 1
-YAML
+    spinners: 1"
 "$NF" run -q exps/slow.yaml --results "$WORK/results" >slow.out 2>slow.err &
 pid=$!
 for _ in $(seq 600); do
@@ -195,17 +188,8 @@ same_text missing-compare.err 'compare: old side "nowhere": no such file or dire
 # --- rooms ---
 # The same sleep on the host and in a container, this machine: the container run recorded the
 # engine's facts, the host run did not need them; neither they nor the image id make another room.
-cat >exps/boxed.yaml <<YAML
-name: boxed
-benchmark:
-  command: [/bin/sleep, "0.01"]
-  format: command
-  samples: 3
-settle: 0s
-conditions:
-  - name: boxed
-    container: {cpuset: "0", cpus: 1}
-YAML
+tiny exps/boxed.yaml boxed "" 0.01 3 "  - name: boxed
+    container: {cpuset: \"0\", cpus: 1}"
 expect 0 boxed-run -- "$NF" run -q exps/boxed.yaml --results "$WORK/results"
 expect 0 same-room -- "$NF" cv --format csv results/tiny results/boxed
 [[ ! -s same-room.err ]] || { cat same-room.err >&2; fail "the same machine called another room"; }
