@@ -172,11 +172,6 @@ class EngineSpinners : public SpinnerBackend {
 
 namespace {
 
-std::uint64_t random_tag() {
-  static std::mt19937_64 generator{std::random_device{}()};
-  return generator();
-}
-
 class ContainerScope : public ConditionScope {
  public:
   ContainerScope(std::shared_ptr<ContainerRuntime::Impl> rt, const model::Condition& c, std::string run_id)

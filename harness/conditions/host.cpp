@@ -133,12 +133,12 @@ std::optional<records::SpinnerSetup> Spinners::setup() const {
   return setup;
 }
 
-namespace {
-
 std::uint64_t random_tag() {
   static std::mt19937_64 generator{std::random_device{}()};
   return generator();
 }
+
+namespace {
 
 class HostScope : public ConditionScope {
  public:

@@ -2,6 +2,7 @@
 // through a ContainerScopeFactory (container.hpp). I/O edge.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -11,6 +12,9 @@
 #include "conditions/environment.hpp"
 
 namespace noisefloor::conditions {
+
+// A random 64-bit tag for names that must not collide between runs (spinner groups, containers).
+std::uint64_t random_tag();
 
 // Where a condition's spinners run: host processes (process::SpinnerSet) or containers on an
 // engine (container.hpp). Started and spinning when made.

@@ -10,7 +10,7 @@
 namespace noisefloor::docker {
 namespace {
 
-constexpr auto kPoll = std::chrono::seconds(2);
+constexpr auto kLeasePoll = std::chrono::seconds(2);
 constexpr auto kStartGrace = std::chrono::seconds(30);  // created, not started: being set up
 
 LeaseOwner owner_of(const nlohmann::json& inspect) {
@@ -102,7 +102,7 @@ std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string
                                   client.endpoint().display, holder.run, holder.who, holder.since));
     if (!told && on_wait) on_wait(holder);
     told = true;
-    const auto until = std::chrono::steady_clock::now() + kPoll;
+    const auto until = std::chrono::steady_clock::now() + kLeasePoll;
     while (std::chrono::steady_clock::now() < until) {
       if (cancelled && cancelled()) throw Interrupted();
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -27,7 +27,7 @@ namespace {
 using std::chrono::steady_clock;
 
 constexpr std::chrono::seconds kOpenTimeout{20};
-constexpr std::chrono::milliseconds kPoll{25};
+constexpr std::chrono::milliseconds kTunnelPoll{25};
 constexpr std::chrono::seconds kStopGrace{2};
 constexpr std::chrono::milliseconds kStderrGrace{200};
 constexpr std::size_t kMaxSocketPath = 107;  // sizeof(sockaddr_un::sun_path) - 1 on Linux
@@ -250,7 +250,7 @@ SshTunnel::SshTunnel(const SshTarget& target, const std::string& display) {
         throw DockerError(fmt::format("{}: no tunnel within {} s{}", display, kOpenTimeout.count(),
                                       said.empty() ? std::string() : " (ssh: " + said + ")"));
       }
-      std::this_thread::sleep_for(kPoll);
+      std::this_thread::sleep_for(kTunnelPoll);
     }
   } catch (...) {
     stop();

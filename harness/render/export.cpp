@@ -17,7 +17,6 @@ namespace {
 
 using text::markdown_cell;
 
-std::string fixed4(double v) { return text::fixed(v, 4); }
 
 std::string paired_rows(const analysis::Analysis& a) {
   const bool blocks = a.comparison && a.comparison->blocks;
@@ -34,9 +33,9 @@ std::string paired_rows(const analysis::Analysis& a) {
     const double gm = r.unpaired ? NAN : r.paired.gm;
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.condition),
                        markdown_cell(r.benchmark), markdown_cell(r.baseline),
-                       markdown_cell(r.aa ? "A/A" : r.variant), markdown_cell(r.label), fixed4(gm),
+                       markdown_cell(r.aa ? "A/A" : r.variant), markdown_cell(r.label), text::fixed(gm, 4),
                        r.unpaired ? std::string(text::kDash) : text::interval(r.paired.gm_lo, r.paired.gm_hi),
-                       fixed4(r.unpaired ? NAN : r.paired.median), stats::to_string(r.verdict),
+                       text::fixed(r.unpaired ? NAN : r.paired.median, 4), stats::to_string(r.verdict),
                        r.trustworthy ? "yes" : "no");
   }
   return out;
@@ -50,7 +49,7 @@ std::string aa_rows(const analysis::Analysis& a) {
   for (const auto& r : a.paired.aa)
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.condition), markdown_cell(r.benchmark),
                        stats::to_string(r.check.outcome), text::interval(r.check.gm_lo, r.check.gm_hi),
-                       fixed4(r.check.median_ratio), fixed4(r.check.max_abs_dev), fixed4(r.theta));
+                       text::fixed(r.check.median_ratio, 4), text::fixed(r.check.max_abs_dev, 4), text::fixed(r.theta, 4));
   return out;
 }
 

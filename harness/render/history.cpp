@@ -218,7 +218,7 @@ std::string num(double v) {
   return s;
 }
 
-constexpr const char* kStyle = R"(
+constexpr const char* kHistoryStyle = R"(
 :root{color-scheme:light}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:0 auto;max-width:1180px;padding:1rem 1.5rem 3rem;color:#1a1a1a;line-height:1.45}
 h1{font-size:1.7rem;margin:.2rem 0 .4rem}h2{font-size:1.3rem;margin-top:2.2rem;border-bottom:1px solid #ccc;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .3rem}
@@ -389,7 +389,7 @@ std::string history_html(const History& h, std::string_view directory, std::stri
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
       "img-src data:\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += fmt::format("<meta name=\"generator\" content=\"{}\">\n<title>{} — noisefloor history</title>\n<style>{}</style>\n</head>\n<body>\n",
-                     esc(generated_by), esc(title), kStyle);
+                     esc(generated_by), esc(title), kHistoryStyle);
   out += fmt::format("<header>\n<h1>{}</h1>\n<dl class=\"facts\">\n<dt>Directory</dt><dd><code>{}</code></dd>\n"
                      "<dt>Runs</dt><dd>{} in {} segment(s)</dd>\n<dt>Change</dt><dd>{}</dd>\n"
                      "<dt>History by</dt><dd>{}</dd>\n</dl>\n</header>\n",

@@ -26,7 +26,7 @@ using text::kDash;
 std::string escape(std::string_view s) { return text::html_escape(s); }
 
 // Small enough to read in one go; print-friendly (no backgrounds needed to read a value).
-constexpr const char* kStyle = R"(
+constexpr const char* kReportStyle = R"(
 :root{color-scheme:light}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:0 auto;max-width:1180px;padding:1rem 1.5rem 3rem;color:#1a1a1a;line-height:1.45}
 h1{font-size:1.7rem;margin:.2rem 0 .4rem}h2{font-size:1.3rem;margin-top:2.2rem;border-bottom:1px solid #ccc;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .3rem}
@@ -103,7 +103,6 @@ std::string text_of(const json& j) {
   if (j.is_number_float()) return fmt::format("{:.4g}", j.get<double>());
   return j.dump();
 }
-std::string fixed4(double v) { return text::fixed(v, 4); }
 std::string g4(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string(kDash); }
 
 std::vector<std::string> benchmarks_of(const Table& t) {
@@ -445,10 +444,10 @@ std::string paired_section(const Analysis& d) {
       row.gm_hi = gm_hi;
       row.theta = theta_of(p.condition, b);
       const std::string verdict(stats::to_string(p.verdict));
-      row.note = fmt::format("gm {} · {}", fixed4(gm), verdict);
+      row.note = fmt::format("gm {} · {}", text::fixed(gm, 4), verdict);
       row.id_prefix = fmt::format("{}/{}", p.condition, k++);
       said.push_back(fmt::format("{} {}: geometric mean {} (95% CI {}), {}", p.condition,
-                                 p.aa ? "A/A" : p.variant + " vs " + p.baseline, fixed4(gm),
+                                 p.aa ? "A/A" : p.variant + " vs " + p.baseline, text::fixed(gm, 4),
                                  text::interval(gm_lo, gm_hi), verdict));
       rows += fmt::format(
           "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
@@ -456,8 +455,8 @@ std::string paired_section(const Analysis& d) {
           "class=\"num\">{}</td>"
           "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
           escape(p.condition), escape(p.baseline), escape(p.aa ? "A/A" : p.variant), escape(p.label),
-          row.ratios.size(), fixed4(gm), escape(text::interval(gm_lo, gm_hi)),
-          fixed4(p.unpaired ? svg::kNaN : p.paired.median), p.unpaired ? kDash : g4(p.paired.p_wilcoxon),
+          row.ratios.size(), text::fixed(gm, 4), escape(text::interval(gm_lo, gm_hi)),
+          text::fixed(p.unpaired ? svg::kNaN : p.paired.median, 4), p.unpaired ? kDash : g4(p.paired.p_wilcoxon),
           p.unpaired ? kDash : g4(p.paired.p_sign),
           !p.unpaired && p.paired.order_effect_p ? g4(*p.paired.order_effect_p) : kDash, escape(verdict),
           p.trustworthy ? "yes" : "no");
@@ -492,8 +491,8 @@ std::string paired_section(const Analysis& d) {
           "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
           "class=\"num\">{}</td></tr>\n",
           escape(a.condition), escape(a.benchmark), outcome.starts_with("PASS") ? "outcome-pass" : "outcome-fail",
-          escape(outcome), escape(text::interval(a.check.gm_lo, a.check.gm_hi)), fixed4(a.check.median_ratio),
-          fixed4(a.check.max_abs_dev), fixed4(a.check.halfwidth), fixed4(a.theta));
+          escape(outcome), escape(text::interval(a.check.gm_lo, a.check.gm_hi)), text::fixed(a.check.median_ratio, 4),
+          text::fixed(a.check.max_abs_dev, 4), text::fixed(a.check.halfwidth, 4), text::fixed(a.theta, 4));
     }
     out += "</tbody>\n</table>\n";
   }
@@ -660,7 +659,7 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
   out += fmt::format("<meta name=\"generator\" content=\"{}\">\n",
                      escape(generated_by));
   out += fmt::format("<title>{} — noisefloor report</title>\n<style>{}</style>\n</head>\n<body>\n",
-                     escape(d.title()), kStyle);
+                     escape(d.title()), kReportStyle);
   out += header(d, generated_by);
   out += nav(d, benchmarks, !paired.empty(), !run_order.empty());
   out += hosts_section(hosts);

@@ -34,13 +34,6 @@ void check_values(std::span<const double> values, std::string_view what, bool po
   }
 }
 
-void check_confidence(double confidence) {
-  if (!(confidence > 0.0 && confidence < 1.0)) {
-    throw Error(fmt::format("stats: confidence must be in (0, 1), got {}", confidence));
-  }
-}
-
-double mean_of(std::span<const double> x) { return stats::mean(x); }
 double variance_of(std::span<const double> x, double m) { return stats::sample_variance(x, m); }
 
 // Two-sided p of |t| with df degrees of freedom.
@@ -496,7 +489,7 @@ RatioCI fieller_ratio_of_means(std::span<const double> num, std::span<const doub
   }
   check_values(num, "fieller numerator", false);
   check_values(den, "fieller denominator", false);
-  const double a = mean_of(num), b = mean_of(den);
+  const double a = stats::mean(num), b = stats::mean(den);
   RatioCI r;
   r.estimate = a / b;
   r.level = confidence;
@@ -567,7 +560,7 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
   p.median = median(sorted);
   p.min = sorted.front();
   p.max = sorted.back();
-  p.mean_log = mean_of(d);
+  p.mean_log = stats::mean(d);
   p.gm = std::exp(p.mean_log);
 
   if (n >= 2) {
@@ -662,7 +655,7 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
     std::vector<double> ab, ba;
     for (std::size_t i = 0; i < n; ++i) (variant_first[i] ? ba : ab).push_back(d[i]);
     if (ab.size() >= 2 && ba.size() >= 2) {
-      const double m1 = mean_of(ab), m2 = mean_of(ba);
+      const double m1 = stats::mean(ab), m2 = stats::mean(ba);
       const double n1 = static_cast<double>(ab.size()), n2 = static_cast<double>(ba.size());
       const double v1 = variance_of(ab, m1) / n1, v2 = variance_of(ba, m2) / n2;
       if (v1 + v2 > 0.0) {

@@ -24,12 +24,6 @@ constexpr std::size_t kExactBinomialMaxN = 62;
 
 __extension__ typedef unsigned __int128 U128;  // __extension__: -Wpedantic knows no __int128
 
-void check_confidence(double confidence) {
-  if (!(confidence > 0.0 && confidence < 1.0)) {
-    throw Error(fmt::format("stats: confidence must be in (0, 1), got {}", confidence));
-  }
-}
-
 void check_finite(std::span<const double> values) {
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (!std::isfinite(values[i])) {
@@ -44,8 +38,6 @@ long double log_add_exp(long double a, long double b) {
   const long double hi = std::max(a, b);
   return hi + std::log1p(std::exp(std::min(a, b) - hi));
 }
-
-double mean_of(std::span<const double> x) { return stats::mean(x); }
 
 // Hyndman-Fan type 7: h = (n-1)p, linear interpolation between x_(floor h) and the next one.
 double quantile_type7(std::span<const double> sorted, double p) {
@@ -134,6 +126,12 @@ long double log_half_binomial_term(std::size_t n, std::size_t j) {
 }
 }  // namespace
 
+void check_confidence(double confidence) {
+  if (!(confidence > 0.0 && confidence < 1.0)) {
+    throw Error(fmt::format("stats: confidence must be in (0, 1), got {}", confidence));
+  }
+}
+
 std::optional<OrderCi> median_ci_order(std::size_t n, double confidence) {
   check_confidence(confidence);
   const long double alpha = 1.0L - static_cast<long double>(confidence);
@@ -203,7 +201,7 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
 
 std::optional<double> lag1_autocorrelation(std::span<const double> x) {
   if (x.size() < 8) return std::nullopt;
-  const double mean = mean_of(x);
+  const double mean = stats::mean(x);
   double num = 0.0, den = 0.0;
   for (std::size_t t = 0; t < x.size(); ++t) {
     den += (x[t] - mean) * (x[t] - mean);
@@ -233,7 +231,7 @@ Summary summarize(std::span<const double> x, std::span<const double> sorted, dou
   const std::size_t n = s.n;
   const double nd = static_cast<double>(n);
 
-  s.mean = mean_of(x);
+  s.mean = stats::mean(x);
   s.median = median_of_sorted(sorted);
   s.min = sorted.front();
   s.max = sorted.back();

@@ -74,6 +74,9 @@ Summary summarize(std::span<const double> samples_in_run_order, double confidenc
 Summary summarize(std::span<const double> samples_in_run_order, std::span<const double> ascending,
                   double confidence = 0.95);
 
+// Throws Error unless 0 < confidence < 1 (every interval's level is checked by it).
+void check_confidence(double confidence);
+
 // Quantile p of Student's t with df degrees of freedom (Boost.Math).
 double t_quantile(double p, double df);
 

@@ -59,10 +59,12 @@ usage() {
       done ;;
     make\ *)
       local target var
-      target="$(awk '{print $2}' <<<"$line")"
-      grep -qE "^$target:" "$REPO/Makefile" || fail "README: \`$line\`: no make target $target"
+      target="$(awk '{for (i = 2; i <= NF; i++) if ($i !~ /=/) { print $i; exit }}' <<<"$line")"
+      if [[ -n "$target" ]]; then  # `make VAR=value` alone builds the default target
+        grep -qE "^$target:" "$REPO/Makefile" || fail "README: \`$line\`: no make target $target"
+      fi
       for var in $(grep -oE '[A-Z_]+=' <<<"$line"); do
-        grep -q "${var%=}" "$REPO/Makefile" || fail "README: \`$line\`: the Makefile does not use ${var%=}"
+        grep -q "^${var%=} ?=" "$REPO/Makefile" || fail "README: \`$line\`: the Makefile does not set ${var%=}"
       done ;;
     scripts/*)
       local script="${line%% *}"

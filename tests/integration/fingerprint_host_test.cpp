@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "temp_root.hpp"
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/host.hpp"
 #include "fingerprint/parse.hpp"
@@ -43,34 +44,7 @@ fp::Finding only(const fp::DoctorReport& r, const std::string& topic) {
                        [&](const fp::Finding& f) { return f.topic == topic; });
 }
 
-// A temporary root directory, removed at the end of the test.
-class TempRoot {
- public:
-  TempRoot() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("nf-fingerprint-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempRoot() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempRoot(const TempRoot&) = delete;
-  TempRoot& operator=(const TempRoot&) = delete;
-
-  const fs::path& path() const { return path_; }
-  void write(const std::string& abs, const std::string& content) const {
-    const fs::path file = path_ / abs.substr(1);
-    fs::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << content;
-  }
-  void remove(const std::string& abs) const { fs::remove_all(path_ / abs.substr(1)); }
-
- private:
-  fs::path path_;
-};
+using noisefloor::testing::TempRoot;
 
 // A tuned 4-CPU bare-metal Intel machine: performance governor, no turbo, SMT off, CPUs 2-3
 // isolated, ASLR off, THP madvise, no swap, on AC power, idle.

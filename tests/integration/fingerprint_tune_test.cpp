@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "temp_root.hpp"
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/host.hpp"
 #include "fingerprint/tune.hpp"
@@ -32,42 +33,7 @@ const std::string kSmt = kCpu + "/smt/control";
 const std::string kAslr = "/proc/sys/kernel/randomize_va_space";
 const std::string kThp = "/sys/kernel/mm/transparent_hugepage/enabled";
 
-class TempRoot {
- public:
-  TempRoot() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("nf-tune-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempRoot() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempRoot(const TempRoot&) = delete;
-  TempRoot& operator=(const TempRoot&) = delete;
-
-  const fs::path& path() const { return path_; }
-  fs::path state() const { return path_ / "var/lib/noisefloor/tune-state.json"; }
-  void write(const std::string& abs, const std::string& content) const {
-    const fs::path file = path_ / abs.substr(1);
-    fs::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << content;
-  }
-  std::string read(const std::string& abs) const { return slurp(path_ / abs.substr(1)); }
-  void remove(const std::string& abs) const { fs::remove_all(path_ / abs.substr(1)); }
-
-  static std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-
- private:
-  fs::path path_;
-};
+using noisefloor::testing::TempRoot;
 
 // An untuned 2-core/4-thread Intel machine, siblings numbered like Intel's (0,2 and 1,3):
 // powersave, turbo on, SMT on, ASLR 2, THP always.

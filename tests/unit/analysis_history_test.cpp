@@ -15,7 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-json fingerprint(const std::string& cpu = "AMD EPYC", const std::string& binary = std::string(64, 'a'),
+json fingerprint_json(const std::string& cpu = "AMD EPYC", const std::string& binary = std::string(64, 'a'),
                  double load = 0.12) {
   json f;
   f["host"]["hostname"] = fp::known("vm");
@@ -42,7 +42,7 @@ std::vector<double> around(double centre, std::size_t n = 20) {
 }
 
 records::Result result(const std::string& id, const std::string& started, const std::vector<double>& values,
-                       const json& fingerprint_json = fingerprint()) {
+                       const json& fingerprint = fingerprint_json()) {
   records::Result r;
   r.label = id;
   r.source = "results/t/" + id;
@@ -52,7 +52,7 @@ records::Result result(const std::string& id, const std::string& started, const 
   run.started_utc = started;
   run.conditions = {"idle"};
   r.run = run;
-  r.fingerprint = fingerprint_json.get<records::Fingerprint>();
+  r.fingerprint = fingerprint.get<records::Fingerprint>();
   r.conditions = {"idle"};
   for (std::size_t i = 0; i < values.size(); ++i) {
     records::Sample s;
@@ -136,8 +136,8 @@ TEST_CASE("history: a step down is marked lower; a step inside the threshold is 
 
 TEST_CASE("history: a fingerprint change starts a segment and is never compared across") {
   const auto h = analysis::history({result("r1", "2026-01-01T00:00:00Z", around(100)),
-                                    result("r2", "2026-01-02T00:00:00Z", around(130), fingerprint("Intel Xeon")),
-                                    result("r3", "2026-01-03T00:00:00Z", around(130), fingerprint("Intel Xeon"))});
+                                    result("r2", "2026-01-02T00:00:00Z", around(130), fingerprint_json("Intel Xeon")),
+                                    result("r3", "2026-01-03T00:00:00Z", around(130), fingerprint_json("Intel Xeon"))});
   REQUIRE(h.segments.size() == 2);
   CHECK(h.segments[0].runs == 1);
   CHECK(h.segments[1].index == 2);
@@ -159,7 +159,7 @@ TEST_CASE("history: the code under test and volatile facts do not split the seri
   // Another binary (a new commit, so another image: auto) and another load: the same room.
   const auto h = analysis::history(
       {result("r1", "2026-01-01T00:00:00Z", around(100)),
-       result("r2", "2026-01-02T00:00:00Z", around(115), fingerprint("AMD EPYC", std::string(64, 'b'), 3.5))});
+       result("r2", "2026-01-02T00:00:00Z", around(115), fingerprint_json("AMD EPYC", std::string(64, 'b'), 3.5))});
   REQUIRE(h.segments.size() == 1);
   CHECK(h.runs[0].digest == h.runs[1].digest);
   CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::higher);
@@ -168,7 +168,7 @@ TEST_CASE("history: the code under test and volatile facts do not split the seri
   strict.code_fields.clear();
   const auto s = analysis::history(
       {result("r1", "2026-01-01T00:00:00Z", around(100)),
-       result("r2", "2026-01-02T00:00:00Z", around(115), fingerprint("AMD EPYC", std::string(64, 'b')))},
+       result("r2", "2026-01-02T00:00:00Z", around(115), fingerprint_json("AMD EPYC", std::string(64, 'b')))},
       strict);
   CHECK(s.segments.size() == 2);
 }

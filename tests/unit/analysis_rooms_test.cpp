@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-json fingerprint() {
+json room_fingerprint() {
   json f;
   f["host"]["hostname"] = fp::known("vm");
   f["host"]["cpu"]["model_name"] = fp::known("AMD EPYC");
@@ -39,12 +39,12 @@ bool operator==(const analysis::Difference& x, const analysis::Difference& y) {
 }  // namespace
 
 TEST_CASE("rooms: identical fingerprints have no differences") {
-  CHECK(differences(fingerprint(), fingerprint()).empty());
+  CHECK(differences(room_fingerprint(), room_fingerprint()).empty());
 }
 
 TEST_CASE("rooms: benchmark-moving differences come first, then the others") {
-  json a = fingerprint();
-  json b = fingerprint();
+  json a = room_fingerprint();
+  json b = room_fingerprint();
   b["host"]["hostname"] = fp::known("laptop");
   b["host"]["cpu"]["model_name"] = fp::known("Intel(R) Core(TM) i7-8565U CPU @ 1.80GHz");
   b["toolchain"]["go"]["version"] = fp::known("go1.22.1");
@@ -57,8 +57,8 @@ TEST_CASE("rooms: benchmark-moving differences come first, then the others") {
 }
 
 TEST_CASE("rooms: unknown against known, and absent values") {
-  json a = fingerprint();
-  json b = fingerprint();
+  json a = room_fingerprint();
+  json b = room_fingerprint();
   b["host"]["frequency"]["governor"] = fp::known("performance");
   b["env"]["GOMAXPROCS"] = "1";
   b["benchmark_env"]["GOGC"] = "off";
@@ -72,8 +72,8 @@ TEST_CASE("rooms: unknown against known, and absent values") {
 }
 
 TEST_CASE("rooms: engine facts and the benchmark's environment move benchmarks") {
-  json a = fingerprint();
-  json b = fingerprint();
+  json a = room_fingerprint();
+  json b = room_fingerprint();
   a["engine"] = {{"server_version", "20.10.24+dfsg1"}, {"endpoint", "unix:///var/run/docker.sock"}};
   b["engine"] = {{"server_version", "24.0.7"}, {"endpoint", "unix:///run/user/1000/docker.sock"}};
   b["benchmark_env"]["GOMAXPROCS"] = "1";
@@ -87,8 +87,8 @@ TEST_CASE("rooms: engine facts and the benchmark's environment move benchmarks")
 
 TEST_CASE("rooms: engine facts a run did not need, and the images made from the binary, are no room") {
   // A host-only run (laptop) against one with a container (laptop-trust), same machine.
-  json a = fingerprint();
-  json b = fingerprint();
+  json a = room_fingerprint();
+  json b = room_fingerprint();
   b["engine"] = {{"server_version", "20.10.24+dfsg1"},
                  {"cgroup_version", "1"},
                  {"images", {{"pinned", {{"id", "sha256:1"}}}}}};
@@ -107,8 +107,8 @@ TEST_CASE("rooms: engine facts a run did not need, and the images made from the 
 }
 
 TEST_CASE("rooms: per-CPU values, volatile leaves and shape changes") {
-  json a = fingerprint();
-  json b = fingerprint();
+  json a = room_fingerprint();
+  json b = room_fingerprint();
   b["host"]["load"] = fp::known({{"one", 3.5}, {"running", 4}});
   b["host"]["frequency"]["cur_khz"] = fp::known(3100000);
   a["run"]["started_utc"] = "2026-11-30T04:00:00Z";

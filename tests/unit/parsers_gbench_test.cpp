@@ -9,43 +9,18 @@
 
 #include "model/errors.hpp"
 #include "model/measurement.hpp"
+#include "test_support.hpp"
 #include "parsers/gbench_json.hpp"
 
 namespace {
 
+using noisefloor::testing::check_measurement;
+using noisefloor::testing::read_data;
 using noisefloor::ParseError;
 using noisefloor::model::Measurement;
 using noisefloor::model::Metric;
 using noisefloor::parsers::GbenchOutput;
 using noisefloor::parsers::parse_gbench_json;
-
-std::string read_data(const std::string& relative) {
-  const std::string path = std::string(NF_TEST_DATA_DIR) + "/" + relative;
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Field by field; a NaN in `want` matches a NaN in `got`.
-void check_measurement(const Measurement& got, const Measurement& want) {
-  INFO("measurement ", want.name);
-  CHECK(got.name == want.name);
-  CHECK(got.benchmark == want.benchmark);
-  CHECK(got.procs == want.procs);
-  CHECK(got.iterations == want.iterations);
-  REQUIRE(got.metrics.size() == want.metrics.size());
-  for (std::size_t i = 0; i < want.metrics.size(); ++i) {
-    INFO("metric ", i, " (", want.metrics[i].unit, ")");
-    CHECK(got.metrics[i].unit == want.metrics[i].unit);
-    if (std::isnan(want.metrics[i].value)) {
-      CHECK(std::isnan(got.metrics[i].value));
-    } else {
-      CHECK(got.metrics[i].value == want.metrics[i].value);
-    }
-  }
-}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 

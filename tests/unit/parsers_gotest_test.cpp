@@ -9,10 +9,13 @@
 #include <vector>
 
 #include "model/measurement.hpp"
+#include "test_support.hpp"
 #include "parsers/gotest.hpp"
 
 namespace {
 
+using noisefloor::testing::check_measurement;
+using noisefloor::testing::read_data;
 using noisefloor::model::Measurement;
 using noisefloor::model::Metric;
 using noisefloor::parsers::GoTestOutput;
@@ -21,32 +24,8 @@ using noisefloor::parsers::parse_gotest;
 using noisefloor::parsers::split_procs_suffix;
 using Config = std::map<std::string, std::string>;
 
-std::string read_data(const std::string& relative) {
-  const std::string path = std::string(NF_TEST_DATA_DIR) + "/" + relative;
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 GoTestOutput parse_file(const std::string& name) {
   return parse_gotest(read_data("gotest/" + name));
-}
-
-// Field by field, so a failure names the field (Measurement has no operator<<).
-void check_measurement(const Measurement& got, const Measurement& want) {
-  INFO("measurement ", want.name);
-  CHECK(got.name == want.name);
-  CHECK(got.benchmark == want.benchmark);
-  CHECK(got.procs == want.procs);
-  CHECK(got.iterations == want.iterations);
-  REQUIRE(got.metrics.size() == want.metrics.size());
-  for (std::size_t i = 0; i < want.metrics.size(); ++i) {
-    INFO("metric ", i, " (", want.metrics[i].unit, ")");
-    CHECK(got.metrics[i].unit == want.metrics[i].unit);
-    CHECK(got.metrics[i].value == want.metrics[i].value);
-  }
 }
 
 const Config kMakeBufferConfig = {{"goos", "linux"},

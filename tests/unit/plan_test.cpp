@@ -8,12 +8,8 @@ using namespace noisefloor;
 
 namespace {
 
-model::Experiment experiment(model::Schedule schedule, int samples, int warmup, int per_run) {
-  return testing::two_conditions(schedule, samples, warmup, per_run);
-}
-
 model::Experiment paired(model::Schedule schedule, int samples, int warmup, bool aa = true) {
-  auto e = experiment(schedule, samples, warmup, 1);
+  auto e = testing::two_conditions(schedule, samples, warmup, 1);
   e.variants = {model::Variant{"base", {"./w", "-n=1"}, {}}, model::Variant{"fast", {"./w", "-n=2"}, {}}};
   e.comparison.aa = aa;
   return e;
@@ -37,7 +33,7 @@ std::vector<std::string> units(const plan::Step& s) {
 }  // namespace
 
 TEST_CASE("plan: sequential splits each condition's samples plus warm-up into invocations") {
-  const auto p = plan::plan(experiment(model::Schedule::sequential, 5, 1, 4));
+  const auto p = plan::plan(testing::two_conditions(model::Schedule::sequential, 5, 1, 4));
   CHECK(shape(p) == std::vector<std::string>{"0:0:4", "0:1:2", "1:0:4", "1:1:2"});
   CHECK(p.invocations() == 4);
   CHECK(p.per_condition == 5);
@@ -47,12 +43,12 @@ TEST_CASE("plan: sequential splits each condition's samples plus warm-up into in
 }
 
 TEST_CASE("plan: sequential with samples_per_run all is one invocation per condition") {
-  const auto p = plan::plan(experiment(model::Schedule::sequential, 20, 2, 0));
+  const auto p = plan::plan(testing::two_conditions(model::Schedule::sequential, 20, 2, 0));
   CHECK(shape(p) == std::vector<std::string>{"0:0:22", "1:0:22"});
 }
 
 TEST_CASE("plan: interleaved goes round-robin over the conditions") {
-  const auto p = plan::plan(experiment(model::Schedule::interleaved, 3, 0, 1));
+  const auto p = plan::plan(testing::two_conditions(model::Schedule::interleaved, 3, 0, 1));
   CHECK(shape(p) == std::vector<std::string>{"0:0:1", "1:0:1", "0:1:1", "1:1:1", "0:2:1", "1:2:1"});
 }
 
@@ -89,7 +85,7 @@ TEST_CASE("plan: design blocks runs each variant's repeats in a block of their o
 }
 
 TEST_CASE("plan: samples auto is decided step by step by the scheduler") {
-  auto e = experiment(model::Schedule::interleaved, 10, 0, 1);
+  auto e = testing::two_conditions(model::Schedule::interleaved, 10, 0, 1);
   e.adaptive = model::Adaptive{};
   e.adaptive->min_samples = 2;
   e.adaptive->max_samples = 3;
@@ -142,7 +138,7 @@ records::Sample done_sample(const std::string& condition, const std::string& nam
 
 TEST_CASE("plan: remaining drops what earlier sessions delivered, and cuts a step delivered in part") {
   // Sequential, 3 samples + 1 warm-up per condition in invocations of 2: idle:0:2, idle:1:2, ...
-  const auto e = experiment(model::Schedule::sequential, 3, 1, 2);
+  const auto e = testing::two_conditions(model::Schedule::sequential, 3, 1, 2);
   const plan::Plan full = plan::plan(e);
   CHECK(shape(full) == std::vector<std::string>{"0:0:2", "0:1:2", "1:0:2", "1:1:2"});
   std::vector<records::Sample> done;

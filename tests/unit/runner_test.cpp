@@ -82,10 +82,6 @@ struct Collect : runner::Observer {
   }
 };
 
-model::Experiment experiment(model::Schedule schedule, int samples, int warmup, int per_run) {
-  return testing::two_conditions(schedule, samples, warmup, per_run);
-}
-
 // Runs the whole experiment; returns what was measured.
 runner::Measured run(const model::Experiment& e, conditions::Environment& env, runner::Clock& clock,
                      runner::Observer& obs, const model::Cancelled& cancelled = nullptr) {
@@ -98,7 +94,7 @@ runner::Measured run(const model::Experiment& e, conditions::Environment& env, r
 }  // namespace
 
 TEST_CASE("runner: sequential runs each condition in one block with one invocation, cooling down between") {
-  auto e = experiment(model::Schedule::sequential, 3, 1, 0);
+  auto e = testing::two_conditions(model::Schedule::sequential, 3, 1, 0);
   e.cooldown = model::Seconds(2);
   FakeClock clock;
   FakeEnvironment env;
@@ -131,7 +127,7 @@ TEST_CASE("runner: sequential runs each condition in one block with one invocati
 }
 
 TEST_CASE("runner: a condition settles before its first sample, every block, and the load is read after") {
-  auto e = experiment(model::Schedule::interleaved, 2, 0, 1);
+  auto e = testing::two_conditions(model::Schedule::interleaved, 2, 0, 1);
   e.settle = model::Seconds(1.5);
   FakeClock clock;
   FakeEnvironment env;
@@ -155,7 +151,7 @@ TEST_CASE("runner: a condition settles before its first sample, every block, and
 }
 
 TEST_CASE("runner: every sample and record is stamped by the injected clock") {
-  const auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  const auto e = testing::two_conditions(model::Schedule::sequential, 2, 0, 0);
   FakeClock clock;
   clock.now = 100;
   FakeEnvironment env;
@@ -174,7 +170,7 @@ TEST_CASE("runner: every sample and record is stamped by the injected clock") {
 }
 
 TEST_CASE("runner: interleaved goes round-robin over conditions, one invocation each") {
-  const auto e = experiment(model::Schedule::interleaved, 2, 0, 1);
+  const auto e = testing::two_conditions(model::Schedule::interleaved, 2, 0, 1);
   FakeClock clock;
   FakeEnvironment env;
   Collect obs;
@@ -191,7 +187,7 @@ TEST_CASE("runner: interleaved goes round-robin over conditions, one invocation 
 }
 
 TEST_CASE("runner: a failing benchmark names the condition and quotes stderr; samples so far are kept") {
-  const auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  const auto e = testing::two_conditions(model::Schedule::sequential, 2, 0, 0);
   FakeClock clock;
   FakeEnvironment env;
   env.fail_on_invocation = 1;
@@ -213,7 +209,7 @@ TEST_CASE("runner: a failing benchmark names the condition and quotes stderr; sa
 }
 
 TEST_CASE("runner: cancellation between invocations throws Interrupted and tears the scope down") {
-  const auto e = experiment(model::Schedule::interleaved, 3, 0, 1);
+  const auto e = testing::two_conditions(model::Schedule::interleaved, 3, 0, 1);
   FakeClock clock;
   FakeEnvironment env;
   Collect obs;
@@ -255,7 +251,7 @@ struct VariantEnv : conditions::Environment {
 };
 
 model::Experiment paired_experiment(int samples, int warmup) {
-  auto e = experiment(model::Schedule::sequential, samples, warmup, 1);
+  auto e = testing::two_conditions(model::Schedule::sequential, samples, warmup, 1);
   e.conditions.resize(1);
   e.variants = {model::Variant{"base", {"./w", "x1"}, {}}, model::Variant{"x3", {"./w", "x3"}, {}}};
   e.comparison.baseline = "base";
@@ -297,7 +293,7 @@ TEST_CASE("runner: paired repeats run baseline and variant back to back, ABBA, w
 }
 
 TEST_CASE("runner: samples: auto stops a condition once the 99% median CI is narrow enough") {
-  auto e = experiment(model::Schedule::sequential, 10, 0, 1);
+  auto e = testing::two_conditions(model::Schedule::sequential, 10, 0, 1);
   e.adaptive = model::Adaptive{};
   e.adaptive->precision = 0.05;
   e.adaptive->max_samples = 40;
@@ -363,7 +359,7 @@ TEST_CASE("runner: samples: auto stopped by the budget during the warm-up kept n
 }
 
 TEST_CASE("runner: benchmark.metric makes the chosen unit the primary metric") {
-  auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  auto e = testing::two_conditions(model::Schedule::sequential, 2, 0, 0);
   e.benchmark.metric = "B/op";
   FakeClock clock;
   FakeEnvironment env;
@@ -407,7 +403,7 @@ struct ScriptedEnv : conditions::Environment {
 
 TEST_CASE("runner: a sample that is not a finite number is an error naming it") {
   ScriptedEnv env([](const std::string&, int) { return std::vector<std::string>{"BenchmarkX-2\t100\t+Inf ns/op"}; });
-  auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  auto e = testing::two_conditions(model::Schedule::sequential, 2, 0, 0);
   FakeClock clock;
   Collect obs;
   const plan::Plan p = plan::plan(e);
@@ -424,7 +420,7 @@ TEST_CASE("runner: progress counts each condition's own first benchmark (GOMAXPR
                                                                           ? "BenchmarkX-2\t100\t12.5 ns/op"
                                                                           : "BenchmarkX\t100\t20.5 ns/op");
   });
-  auto e = experiment(model::Schedule::sequential, 3, 0, 0);
+  auto e = testing::two_conditions(model::Schedule::sequential, 3, 0, 0);
   e.conditions[1].name = "pinned";
   FakeClock clock;
   Collect obs;
@@ -439,7 +435,7 @@ TEST_CASE("runner: a counter that is not a number is kept as NaN and said once; 
     return std::vector<std::string>{"BenchmarkX-2\t100\t12.5 ns/op\tNaN items/s",
                                     "BenchmarkX-2\t100\t12.7 ns/op\tNaN items/s"};
   });
-  auto e = experiment(model::Schedule::sequential, 2, 0, 0);
+  auto e = testing::two_conditions(model::Schedule::sequential, 2, 0, 0);
   e.conditions.resize(1);
   FakeClock clock;
   Collect obs;

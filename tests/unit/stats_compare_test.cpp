@@ -19,11 +19,11 @@
 namespace noisefloor::stats {
 namespace {
 
-constexpr double kClosed = 1e-12;
-constexpr double kT = 1e-9;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 using testing::contains;
+using testing::kClosed;
+using testing::kT;
 using testing::rel;
 using testing::values;
 using testing::vectors;

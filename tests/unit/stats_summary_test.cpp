@@ -17,10 +17,10 @@
 namespace noisefloor::stats {
 namespace {
 
-constexpr double kClosed = 1e-12;  // closed forms
-constexpr double kT = 1e-9;        // anything with a t quantile
 
 using testing::contains;
+using testing::kClosed;
+using testing::kT;
 using testing::rel;
 using testing::values;
 using testing::vectors;

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "model/experiment.hpp"
+#include "model/measurement.hpp"
 #include "records/result.hpp"
 #include "results/decode.hpp"
 
@@ -22,6 +24,10 @@ namespace noisefloor::testing {
 
 inline const std::string kData = NF_TEST_DATA_DIR;
 inline const std::string kSmall = kData + "/results/small";
+
+// Relative tolerances for the statistics vectors: closed forms, and anything with a t quantile.
+inline constexpr double kClosed = 1e-12;
+inline constexpr double kT = 1e-9;
 
 // The whole file, or a failed REQUIRE naming it.
 inline std::string slurp(const std::string& path) {
@@ -131,6 +137,29 @@ inline void check_golden(const std::string& name, const std::string& actual) {
     return;
   }
   CHECK_MESSAGE(slurp(path) == actual, "golden " << name << " differs; actual:\n" << actual);
+}
+
+// A file under tests/data, whole.
+inline std::string read_data(const std::string& relative) { return slurp(kData + "/" + relative); }
+
+// Field by field, so a failure names the field (Measurement has no operator<<); a NaN in `want`
+// matches a NaN in `got`.
+inline void check_measurement(const model::Measurement& got, const model::Measurement& want) {
+  INFO("measurement ", want.name);
+  CHECK(got.name == want.name);
+  CHECK(got.benchmark == want.benchmark);
+  CHECK(got.procs == want.procs);
+  CHECK(got.iterations == want.iterations);
+  REQUIRE(got.metrics.size() == want.metrics.size());
+  for (std::size_t i = 0; i < want.metrics.size(); ++i) {
+    INFO("metric ", i, " (", want.metrics[i].unit, ")");
+    CHECK(got.metrics[i].unit == want.metrics[i].unit);
+    if (std::isnan(want.metrics[i].value)) {
+      CHECK(std::isnan(got.metrics[i].value));
+    } else {
+      CHECK(got.metrics[i].value == want.metrics[i].value);
+    }
+  }
 }
 
 }  // namespace noisefloor::testing
