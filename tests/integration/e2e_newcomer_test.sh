@@ -222,6 +222,17 @@ for verb in cv report check compare; do
   if grep -q 'NOT COMPARABLE\|different rooms' "rooms-$verb-allowed.out"; then fail "$verb: the rooms block on stdout"; fi
 done
 
+# ... in every format of cv: the block once, on stderr; with the flag, the warning once on stderr
+for format in text markdown json csv summary; do
+  expect 2 "rooms-cv-$format" -- "$NF" cv --format "$format" "$here" elsewhere
+  [[ ! -s "rooms-cv-$format.out" && $(grep -c 'NOT COMPARABLE' "rooms-cv-$format.err") -eq 1 ]] ||
+    { cat "rooms-cv-$format.out" "rooms-cv-$format.err" >&2; fail "cv --format $format: the refusal"; }
+  expect 0 "rooms-cv-$format-allowed" -- "$NF" cv --format "$format" "$here" elsewhere --allow-different-hosts
+  [[ -s "rooms-cv-$format-allowed.out" ]] || fail "cv --format $format --allow-different-hosts: no table"
+  [[ $(grep -c '^warning: different rooms, used together because of --allow-different-hosts:$' "rooms-cv-$format-allowed.err") -eq 1 ]] ||
+    { cat "rooms-cv-$format-allowed.err" >&2; fail "cv --format $format --allow-different-hosts: the warning once"; }
+done
+
 # doctor and fingerprint read the same fact about running in a container
 expect 0 fp -- "$NF" fingerprint --json
 set +e; "$NF" doctor --json >doctor.json 2>/dev/null; set -e
