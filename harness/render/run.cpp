@@ -46,12 +46,18 @@ std::string anchor_text(const analysis::Anchor& a) {
   for (const auto& d : a.moving) out += fmt::format("  warning: not the same room: {} differs ({} vs {})\n", d.field, d.a, d.b);
   // Each sample of this run's baseline over the anchor's median: their range, and a word only when
   // every sample says it.
-  for (const auto& r : a.rows)
-    out += fmt::format("  {} / {}: baseline / anchor {:.2f}–{:.2f}× (median {:.2f}×): {}\n", r.condition, r.benchmark,
-                       r.lo, r.hi, r.median,
+  for (const auto& r : a.rows) {
+    // Two decimals, more (up to 4) when two would print a range that is wholly on one side of 1
+    // as ending at 1.00 ("0.99–1.00×: faster in every sample").
+    int decimals = 2;
+    const auto touches_one = [&](double v) { return fmt::format("{:.{}f}", v, decimals) == fmt::format("{:.{}f}", 1.0, decimals); };
+    while (decimals < 4 && ((r.hi < 1 && touches_one(r.hi)) || (r.lo > 1 && touches_one(r.lo)))) ++decimals;
+    out += fmt::format("  {} / {}: baseline / anchor {:.{}f}–{:.{}f}× (median {:.{}f}×): {}\n", r.condition, r.benchmark,
+                       r.lo, decimals, r.hi, decimals, r.median, decimals,
                        r.lo > 1   ? "slower than the anchor in every sample"
                        : r.hi < 1 ? "faster than the anchor in every sample"
                                   : "sometimes faster, sometimes slower than the anchor");
+  }
   if (a.rows.empty())
     out += fmt::format("  nothing compared: no benchmark of the anchor's '{}'{} is in this run (anchor: {}; this "
                        "run: {}): give an anchor run of the same benchmark\n",

@@ -3,7 +3,9 @@
 
 #include <string>
 
+#include "analysis/anchor.hpp"
 #include "render/judge.hpp"
+#include "render/run.hpp"
 
 using namespace noisefloor;
 
@@ -85,4 +87,27 @@ TEST_CASE("render judge: markdown and HTML carry the same verdicts") {
   CHECK(html.find("<tr class=\"reproduced\"><td class=\"verdict\">REPRODUCED</td><td><code>cv(noisy) &gt; 2 * "
                   "cv(idle)</code></td>") != std::string::npos);
   CHECK(html.find("<tr class=\"undefined\">") != std::string::npos);
+}
+
+TEST_CASE("anchor_text: the word only when every sample says it, and a range that shows the side") {
+  using noisefloor::analysis::Anchor;
+  using noisefloor::analysis::AnchorRow;
+  Anchor a;
+  a.source = "results/t/1";
+  a.condition = "idle";
+  a.rows = {AnchorRow{"idle", "t", 0.70, 1.71, 1.02}, AnchorRow{"idle", "u", 0.985, 0.998, 0.991},
+            AnchorRow{"idle", "v", 1.0004, 1.2, 1.1}, AnchorRow{"idle", "w", 1.10, 1.30, 1.20}};
+  CHECK(noisefloor::render::anchor_text(a) ==
+        "anchor: results/t/1 (condition 'idle', its baseline)\n"
+        "  idle / t: baseline / anchor 0.70–1.71× (median 1.02×): sometimes faster, sometimes slower than the anchor\n"
+        "  idle / u: baseline / anchor 0.985–0.998× (median 0.991×): faster than the anchor in every sample\n"
+        "  idle / v: baseline / anchor 1.0004–1.2000× (median 1.1000×): slower than the anchor in every sample\n"
+        "  idle / w: baseline / anchor 1.10–1.30× (median 1.20×): slower than the anchor in every sample\n");
+  a.rows.clear();
+  a.anchor_benchmarks = {"tiny"};
+  a.run_benchmarks = {"a"};
+  CHECK(noisefloor::render::anchor_text(a) ==
+        "anchor: results/t/1 (condition 'idle', its baseline)\n"
+        "  nothing compared: no benchmark of the anchor's 'idle' is in this run (anchor: tiny; this run: a): give an "
+        "anchor run of the same benchmark\n");
 }
