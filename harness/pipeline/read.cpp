@@ -196,7 +196,7 @@ Output cv(const CvOptions& o) {
                                                 : std::vector<std::string>{"# CV comparison — recomputed by noisefloor cv"};
     out.out = render::summary_blocks(a.table, header);
   } else {
-    out.out = results::cv_document(a, o.paths, verdict).dump(2) + "\n";
+    out.out = results::cv_document(a, o.paths).dump(2) + "\n";
   }
   return out;
 }

@@ -34,12 +34,21 @@ nlohmann::json summary_document(const analysis::Analysis& a) {
   return j;
 }
 
-nlohmann::json cv_document(const analysis::Analysis& a, const std::vector<std::string>& given_paths,
-                           const std::string& rooms_verdict) {
+nlohmann::json cv_document(const analysis::Analysis& a, const std::vector<std::string>& given_paths) {
   json j = {{"schema_version", kCvSchemaVersion}, {"sources", given_paths}, {"table", a.table}};
   j["comparable"] = a.comparable();
   if (a.judgement) j["claims"] = *a.judgement;
-  if (!rooms_verdict.empty()) j["differences"] = rooms_verdict;
+  if (!a.differences.empty()) {
+    json differences = json::array();
+    for (std::size_t i = 0; i < a.differences.size(); ++i) {
+      const auto& d = a.differences[i];
+      differences.push_back({{"sources", {a.sources.front().source, a.sources[a.difference_source[i]].source}},
+                             {"field", d.field},
+                             {"values", {d.a, d.b}},
+                             {"moves_benchmarks", d.moves_benchmarks}});
+    }
+    j["differences"] = differences;
+  }
   return j;
 }
 

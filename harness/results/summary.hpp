@@ -28,10 +28,10 @@ inline constexpr int kCvSchemaVersion = 1;
 nlohmann::json summary_document(const analysis::Analysis& analysis);
 
 // What `noisefloor cv --format json` prints: {"schema_version": 1, "sources": [the paths as
-// given], "table": analysis::Table, "comparable": Analysis::comparable(), "differences": the
-// rooms verdict as text (only when there is one), "claims" (as summary.json's)}. Its table is
-// summary.json's table.
-nlohmann::json cv_document(const analysis::Analysis& analysis, const std::vector<std::string>& given_paths,
-                           const std::string& rooms_verdict);
+// given], "table": analysis::Table, "comparable": Analysis::comparable(), "differences" (merged
+// results whose fingerprints differ: [{"sources": [the first, the other], "field", "values":
+// [the first's, the other's], "moves_benchmarks"}], as compare's JSON has them), "claims" (as
+// summary.json's)}. Its table is summary.json's table.
+nlohmann::json cv_document(const analysis::Analysis& analysis, const std::vector<std::string>& given_paths);
 
 }  // namespace noisefloor::results

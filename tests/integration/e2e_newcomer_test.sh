@@ -233,6 +233,15 @@ for format in text markdown json csv summary; do
     { cat "rooms-cv-$format-allowed.err" >&2; fail "cv --format $format --allow-different-hosts: the warning once"; }
 done
 
+# cv's JSON carries the differences as data (as compare's does), not the warning's text
+python3 - rooms-cv-json-allowed.out "$here" "$model" "$WORK/elsewhere" <<'PY' || fail "cv --format json: the differences"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+moving = [d for d in doc["differences"] if d["moves_benchmarks"]]
+assert moving == [{"sources": [sys.argv[2], sys.argv[4]], "field": "host.cpu.model_name",
+                   "values": [sys.argv[3], "Apple M4 Max"], "moves_benchmarks": True}], moving
+PY
+
 # doctor and fingerprint read the same fact about running in a container
 expect 0 fp -- "$NF" fingerprint --json
 set +e; "$NF" doctor --json >doctor.json 2>/dev/null; set -e

@@ -121,7 +121,7 @@ TEST_CASE("results: cv --format json and summary.json hold the same table") {
   for (const char* name : {"small", "paired-0.1", "docker-0.1"}) {
     CAPTURE(name);
     const auto a = analysis::analyze({load_result(kData + "/results/" + name)});
-    const json cv = results::cv_document(a, {name}, "");
+    const json cv = results::cv_document(a, {name});
     CHECK(cv["table"] == results::summary_document(a)["table"]);
     CHECK(cv["comparable"] == true);
     CHECK_FALSE(cv.contains("differences"));
