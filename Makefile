@@ -12,10 +12,8 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 # UNITY=OFF: one file per compile (quicker rebuilds after an edit); ON: batches (quicker from scratch).
 UNITY ?= ON
-# -g1: line tables, enough for a backtrace, valgrind and perf; a third quicker to compile than -g.
-# The code generated is the same (DEBUG_INFO=-g for the full debug information).
+# -g1: line tables (CMakeLists.txt, NF_DEBUG_INFO); DEBUG_INFO=-g for the full debug information.
 DEBUG_INFO ?= -g1
-CMAKE_EXTRA ?= -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $(DEBUG_INFO) -DNDEBUG"
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 NOISEFLOOR := $(BUILD_DIR)/noisefloor
@@ -30,7 +28,7 @@ deps:
 
 $(BUILD_DIR)/CMakeCache.txt:
 	@bash scripts/bootstrap.sh
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DNF_UNITY=$(UNITY) $(CMAKE_EXTRA)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DNF_UNITY=$(UNITY) -DNF_DEBUG_INFO=$(DEBUG_INFO) $(CMAKE_EXTRA)
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 
