@@ -28,8 +28,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using text::trim;
 
-constexpr const char* kCpuDir = "/sys/devices/system/cpu";
-
 // Reads files under root; paths are given as absolute paths of the probed system ("/proc/...").
 class Reader {
  public:

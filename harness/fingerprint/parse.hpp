@@ -15,6 +15,9 @@
 
 namespace noisefloor::fingerprint {
 
+// Where Linux describes the CPUs: the facts are read below it (host.hpp), the tuning writes there.
+inline constexpr const char* kCpuDir = "/sys/devices/system/cpu";
+
 // ---- /proc/cpuinfo ----
 // x86: vendor_id, model name, cpu family, model, stepping, microcode, flags of the first
 // processor block. arm64 (no "model name"): vendor is the implementer's name ("ARM", "Ampere",

@@ -32,7 +32,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr const char* kTuneCpuDir = "/sys/devices/system/cpu";
 constexpr const char* kNoTurbo = "/sys/devices/system/cpu/intel_pstate/no_turbo";
 constexpr const char* kBoost = "/sys/devices/system/cpu/cpufreq/boost";
 constexpr const char* kAslr = "/proc/sys/kernel/randomize_va_space";
@@ -114,14 +113,14 @@ class Planner {
   void governor() {
     // One file per policy; cpuN/cpufreq is a link to a policy, so policies avoid duplicates.
     std::vector<std::string> files;
-    const std::string policy_dir = std::string(kTuneCpuDir) + "/cpufreq";
+    const std::string policy_dir = std::string(kCpuDir) + "/cpufreq";
     for (const int p : numbered(root_, policy_dir, "policy")) {
       const std::string dir = fmt::format("{}/policy{}", policy_dir, p);
       if (exists(root_, dir + "/scaling_governor")) files.push_back(dir);
     }
     if (files.empty()) {
-      for (const int c : numbered(root_, kTuneCpuDir, "cpu")) {
-        const std::string dir = fmt::format("{}/cpu{}/cpufreq", kTuneCpuDir, c);
+      for (const int c : numbered(root_, kCpuDir, "cpu")) {
+        const std::string dir = fmt::format("{}/cpu{}/cpufreq", kCpuDir, c);
         if (exists(root_, dir + "/scaling_governor")) files.push_back(dir);
       }
     }
@@ -167,7 +166,7 @@ class Planner {
       return change("turbo", kBoost, *v, "0");
     }
     bool any = false, on = false;
-    const std::string policy_dir = std::string(kTuneCpuDir) + "/cpufreq";
+    const std::string policy_dir = std::string(kCpuDir) + "/cpufreq";
     for (const int p : numbered(root_, policy_dir, "policy")) {
       const std::string file = fmt::format("{}/policy{}/boost", policy_dir, p);
       const auto v = read_trimmed(root_, file);
@@ -210,7 +209,7 @@ class Planner {
     if (!control) return note("smt", why(root_, kSmt));
     if (*control != "on") return note("smt", fmt::format("control is '{}' (only 'on' is changed)", *control));
     if (!cpus_.empty()) {
-      const std::string online_file = std::string(kTuneCpuDir) + "/online";
+      const std::string online_file = std::string(kCpuDir) + "/online";
       const auto online_text = read_trimmed(root_, online_file);
       const auto online = online_text ? model::parse_cpu_list(*online_text) : std::nullopt;
       if (!online) {
@@ -220,7 +219,7 @@ class Planner {
       std::vector<int> lost, primaries;
       std::map<int, int> primary_of;
       for (const int c : *online) {
-        const std::string file = fmt::format("{}/cpu{}/topology/thread_siblings_list", kTuneCpuDir, c);
+        const std::string file = fmt::format("{}/cpu{}/topology/thread_siblings_list", kCpuDir, c);
         const auto text = read_trimmed(root_, file);
         const auto siblings = text ? model::parse_cpu_list(*text) : std::nullopt;
         if (!siblings || siblings->empty()) {

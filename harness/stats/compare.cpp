@@ -34,7 +34,6 @@ void check_values(std::span<const double> values, std::string_view what, bool po
   }
 }
 
-double variance_of(std::span<const double> x, double m) { return stats::sample_variance(x, m); }
 
 // Two-sided p of |t| with df degrees of freedom.
 double t_two_sided(double t, double df) {
@@ -500,7 +499,7 @@ RatioCI fieller_ratio_of_means(std::span<const double> num, std::span<const doub
     return r;
   }
   const double nn = static_cast<double>(num.size()), nd = static_cast<double>(den.size());
-  const double va = variance_of(num, a) / nn, vb = variance_of(den, b) / nd;
+  const double va = stats::sample_variance(num, a) / nn, vb = stats::sample_variance(den, b) / nd;
   const double q = r.estimate;
   if (va + vb == 0.0) {  // no spread at all: the ratio is known exactly
     r.lo = r.hi = q;
@@ -564,7 +563,7 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
   p.gm = std::exp(p.mean_log);
 
   if (n >= 2) {
-    p.sd_log = std::sqrt(variance_of(d, p.mean_log));
+    p.sd_log = std::sqrt(stats::sample_variance(d, p.mean_log));
     const double half = t_quantile(0.5 * (1.0 + confidence), nd - 1.0) * p.sd_log / std::sqrt(nd);
     p.gm_lo = std::exp(p.mean_log - half);
     p.gm_hi = std::exp(p.mean_log + half);
@@ -657,7 +656,7 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
     if (ab.size() >= 2 && ba.size() >= 2) {
       const double m1 = stats::mean(ab), m2 = stats::mean(ba);
       const double n1 = static_cast<double>(ab.size()), n2 = static_cast<double>(ba.size());
-      const double v1 = variance_of(ab, m1) / n1, v2 = variance_of(ba, m2) / n2;
+      const double v1 = stats::sample_variance(ab, m1) / n1, v2 = stats::sample_variance(ba, m2) / n2;
       if (v1 + v2 > 0.0) {
         const double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
         p.order_effect_p = t_two_sided((m1 - m2) / std::sqrt(v1 + v2), df);
