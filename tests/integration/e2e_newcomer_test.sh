@@ -206,31 +206,23 @@ json.dump(j, open(p, "w"))
 PY
 here="$(realpath results/tiny/latest)"
 model="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["host"]["cpu"]["model_name"]["value"])' "$here/fingerprint.json")"
-for verb in cv report check compare; do
-  extra=()
+# Every reader, and cv in each of its formats: refused with nothing on stdout and the block once
+# on stderr; with the flag, the output on stdout and the warning once on stderr.
+for case in cv:text cv:markdown cv:json cv:csv cv:summary report:json check compare; do
+  verb="${case%%:*}" name="rooms-${case/:/-}" extra=()
+  [[ $case == *:* ]] && extra=(--format "${case#*:}")
   [[ $verb == check ]] && extra=(--claim 'n(elsewhere:idle) >= 2')
-  [[ $verb == report ]] && extra=(--format json)
-  expect 2 "rooms-$verb" -- "$NF" "$verb" "$here" elsewhere "${extra[@]}"
-  [[ ! -s "rooms-$verb.out" ]] || fail "$verb: printed on stdout although it refused"
-  [[ $(grep -c 'NOT COMPARABLE' "rooms-$verb.err") -eq 1 ]] || { cat "rooms-$verb.err" >&2; fail "$verb: the block once"; }
-  contains "rooms-$verb.err" "host.cpu.model_name: $model"
-  contains "rooms-$verb.err" "Apple M4 Max"
-  contains "rooms-$verb.err" "noisefloor: $verb: the results come from different rooms (the fields above): their numbers are not comparable; pass --allow-different-hosts to"
-  expect 0 "rooms-$verb-allowed" -- "$NF" "$verb" "$here" elsewhere "${extra[@]}" --allow-different-hosts
-  [[ $(grep -c 'different rooms, used together because of --allow-different-hosts' "rooms-$verb-allowed.err") -eq 1 ]] ||
-    { cat "rooms-$verb-allowed.err" >&2; fail "$verb --allow-different-hosts: the warning once"; }
-  if grep -q 'NOT COMPARABLE\|different rooms' "rooms-$verb-allowed.out"; then fail "$verb: the rooms block on stdout"; fi
-done
-
-# ... in every format of cv: the block once, on stderr; with the flag, the warning once on stderr
-for format in text markdown json csv summary; do
-  expect 2 "rooms-cv-$format" -- "$NF" cv --format "$format" "$here" elsewhere
-  [[ ! -s "rooms-cv-$format.out" && $(grep -c 'NOT COMPARABLE' "rooms-cv-$format.err") -eq 1 ]] ||
-    { cat "rooms-cv-$format.out" "rooms-cv-$format.err" >&2; fail "cv --format $format: the refusal"; }
-  expect 0 "rooms-cv-$format-allowed" -- "$NF" cv --format "$format" "$here" elsewhere --allow-different-hosts
-  [[ -s "rooms-cv-$format-allowed.out" ]] || fail "cv --format $format --allow-different-hosts: no table"
-  [[ $(grep -c '^warning: different rooms, used together because of --allow-different-hosts:$' "rooms-cv-$format-allowed.err") -eq 1 ]] ||
-    { cat "rooms-cv-$format-allowed.err" >&2; fail "cv --format $format --allow-different-hosts: the warning once"; }
+  expect 2 "$name" -- "$NF" "$verb" "$here" elsewhere "${extra[@]}"
+  [[ ! -s "$name.out" ]] || fail "$case: printed on stdout although it refused"
+  [[ $(grep -c 'NOT COMPARABLE' "$name.err") -eq 1 ]] || { cat "$name.err" >&2; fail "$case: the block once"; }
+  contains "$name.err" "host.cpu.model_name: $model"
+  contains "$name.err" "Apple M4 Max"
+  contains "$name.err" "noisefloor: $verb: the results come from different rooms (the fields above): their numbers are not comparable; pass --allow-different-hosts to"
+  expect 0 "$name-allowed" -- "$NF" "$verb" "$here" elsewhere "${extra[@]}" --allow-different-hosts
+  [[ -s "$name-allowed.out" ]] || fail "$case --allow-different-hosts: nothing on stdout"
+  [[ $(grep -c '^warning: different rooms, used together because of --allow-different-hosts:$' "$name-allowed.err") -eq 1 ]] ||
+    { cat "$name-allowed.err" >&2; fail "$case --allow-different-hosts: the warning once"; }
+  if grep -q 'NOT COMPARABLE\|different rooms' "$name-allowed.out"; then fail "$case: the rooms block on stdout"; fi
 done
 
 # cv's JSON carries the differences as data (as compare's does), not the warning's text
