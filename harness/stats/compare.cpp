@@ -285,6 +285,45 @@ std::pair<double, double> select_sum_pair(const std::vector<double>& a, const st
   return {x, at_most >= k + 1 ? x : above};
 }
 
+// The exact p benchstat prints (§3.5.1), from the counts `row` of the doubled rank sum of the
+// smaller group (a when g_is_a), indexed 0 .. width - 1, over `total` arrangements.
+double benchstat_exact_p(const U128* row, std::size_t width, bool g_is_a, std::size_t na, std::size_t nb,
+                         const std::vector<std::int64_t>& ranks2, std::int64_t rank_sum2_a, U128 total) {
+  const auto na64 = static_cast<std::int64_t>(na), nb64 = static_cast<std::int64_t>(nb);
+  const std::int64_t u2 = rank_sum2_a - na64 * (na64 + 1);  // 2·U of a
+  const std::int64_t uu2 = 2 * na64 * nb64;                 // 2·n_a·n_b
+  if (2 * u2 == uu2) return 1.0;
+  const std::int64_t threshold = std::min(u2, uu2 - u2);  // 2·min(U_a, U_b)
+  // Arrangements with 2·U_a <= threshold. U_a = R_a − n_a(n_a+1)/2, or n_a·n_b − U_b when the
+  // counts are those of b's rank sum R_b.
+  U128 at_most = 0;
+  for (std::size_t s = 0; s < width; ++s) {
+    if (row[s] == 0) continue;
+    const auto sum = static_cast<std::int64_t>(s);
+    const std::int64_t ua2 = g_is_a ? sum - na64 * (na64 + 1) : uu2 - (sum - nb64 * (nb64 + 1));
+    if (ua2 <= threshold) at_most += row[s];
+  }
+  // Two distinct values, t of them on the lower one: with n_a <= t, the lowest 2·U_a is
+  // n_a·(t − n_a) (all of a on the lower value). benchstat's count takes that arrangement in
+  // whenever the threshold is below it by less than N = n_a + n_b (in doubled U), where nothing
+  // is at or below the threshold: its count of how many of a sit on the upper value stops at
+  // the quotient (threshold − n_a(t − n_a))/N rounded toward zero, 0 rather than −1.
+  const auto [low, high] = std::minmax_element(ranks2.begin(), ranks2.end());
+  const std::int64_t low_rank2 = *low, high_rank2 = *high;  // t + 1, and that of the top value
+  const bool two_values = std::all_of(ranks2.begin(), ranks2.end(),
+                                      [&](std::int64_t r) { return r == low_rank2 || r == high_rank2; });
+  const std::int64_t t = low_rank2 - 1, n = na64 + nb64;
+  if (two_values && t < n && na64 <= t) {
+    const std::int64_t lowest2 = na64 * (t - na64);
+    if (threshold < lowest2 && threshold > lowest2 - n) {
+      U128 c = 1;  // C(t, n_a)
+      for (std::int64_t i = 1; i <= na64; ++i) c = c * static_cast<U128>(t - na64 + i) / static_cast<U128>(i);
+      at_most += c;
+    }
+  }
+  return ratio_of(2 * at_most, total);
+}
+
 }  // namespace
 
 MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
@@ -357,6 +396,7 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
       r.p_exact_doubling = 1.0;
     }
     r.p = 1.0;
+    r.p_benchstat = 1.0;
     return r;
   }
 
@@ -406,9 +446,12 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
     const U128 tail2 = 2 * std::min(le, ge);
     r.p_exact_doubling = tail2 >= total ? 1.0 : ratio_of(tail2, total);
     r.p = r.p_exact_absdev;
+    r.p_benchstat = benchstat_exact_p(row, width, g_is_a, na, nb, ranks2, rank_sum2_a, total);
   } else {
     r.p = r.p_normal;
+    r.p_benchstat = r.p_normal;
   }
+  r.p_benchstat_above_1 = r.p_benchstat > 1.0;
   return r;
 }
 

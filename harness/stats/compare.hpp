@@ -24,12 +24,22 @@ namespace noisefloor::stats {
 struct MannWhitney {
   double u = kNaN;
   double p_exact_absdev = kNaN;  // P0(|U - mu| >= |u - mu|): never > 1, right with asymmetric ties
-  double p_exact_doubling = kNaN;  // min(1, 2 min(P0(U <= u), P0(U >= u))): R/scipy/benchstat
+  double p_exact_doubling = kNaN;  // min(1, 2 min(P0(U <= u), P0(U >= u))): R/scipy
   double p_normal = kNaN;
   double z = kNaN;
   double sigma_u = kNaN;
   bool exact = false;
   double p = kNaN;  // the one to report: p_exact_absdev when exact, else p_normal
+  // The p benchstat (golang.org/x/perf 712aea8) prints for a vs b, a its first file (§3.5.1).
+  // Exact case: 2·P0(U <= min(u, n_a·n_b − u)), U the statistic of a under the null given the tie
+  // pattern, or 1 when u = n_a·n_b/2; with exactly two distinct values, P0 also counts the
+  // arrangement with every value of a on the lower value when the threshold lies less than
+  // (n_a + n_b)/2 below it, as benchstat's count does. Normal case: p_normal. All values equal: 1.
+  // Under asymmetric ties this is not a p-value: it can exceed 1 (1 vs {1, 2}: 4/3, printed
+  // "p=1.333") or be 0 (benchstat then prints no p and calls the change significant). Kept as
+  // benchstat prints it, uncapped: min(1, p_benchstat) for a display that must stay in [0, 1].
+  double p_benchstat = kNaN;
+  bool p_benchstat_above_1 = false;  // p_benchstat > 1: benchstat prints a "p" above 1
   std::vector<std::string> warnings;
 };
 // Throws when a or b is empty.

@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
+#include <initializer_list>
 #include <numeric>
 
 #include "model/errors.hpp"
@@ -174,6 +176,109 @@ std::optional<OrderCi> median_ci_order(std::size_t n, double confidence) {
   return OrderCi{k, static_cast<double>(1.0L - 2.0L * tail)};
 }
 
+namespace {
+
+// benchstat's greedy widening (n <= 30) compares the binomial terms of the two neighbouring
+// counts in double precision, and for n >= 21 those terms come from log-gamma functions: C(n, k)
+// and C(n, n-k), equal in exact arithmetic, then differ by a rounding, and at some ties it widens
+// to the right first. Bit k of kBenchstatRightTies[n - 21] is set where the tie
+// between the counts k and n - k goes right. Measured on the benchstat binary (712aea8, amd64):
+// for every tie of n = 21..30, a confidence between the mass before and after it makes that tie
+// the last step, and the interval printed shows the side taken. Up to n = 20 its terms are exact
+// integers and every tie goes left. Either side covers the same probability (mirror images).
+constexpr std::uint32_t tie_bits(std::initializer_list<int> ks) {
+  std::uint32_t bits = 0;
+  for (int k : ks) bits |= std::uint32_t{1} << k;
+  return bits;
+}
+constexpr std::size_t kFirstFloatTieN = 21, kLastGreedyN = 30;
+constexpr std::uint32_t kBenchstatRightTies[] = {
+    tie_bits({2, 4, 7}),                          // n = 21
+    tie_bits({2, 4, 7, 10}),                      // 22
+    tie_bits({2, 4, 7}),                          // 23
+    tie_bits({2, 4, 7, 11}),                      // 24
+    tie_bits({2, 4, 7, 10}),                      // 25
+    tie_bits({2, 4, 7, 10}),                      // 26
+    tie_bits({2, 4, 7, 10, 11}),                  // 27
+    tie_bits({2, 4, 7, 10, 12, 13}),              // 28
+    tie_bits({2, 4, 5, 6, 7, 10, 13}),            // 29
+    tie_bits({2, 4, 5, 6, 7, 8, 10, 13, 14}),     // 30
+};
+
+bool benchstat_tie_goes_right(std::size_t n, std::size_t left_count) {
+  if (n < kFirstFloatTieN || n > kLastGreedyN) return false;
+  return (kBenchstatRightTies[n - kFirstFloatTieN] >> left_count) & 1U;
+}
+
+// P(from <= Bin(n, 1/2) <= to) for 1 <= from <= to <= n - 1: an exact integer sum for n <= 62,
+// else 1 minus the two tails (the upper one by symmetry).
+double binomial_half_mass(std::size_t n, std::size_t from, std::size_t to) {
+  if (n <= kExactBinomialMaxN) {
+    std::uint64_t c = 1, sum = 0;  // C(n, j); Σ C(n, j) <= 2^62
+    for (std::size_t j = 0; j <= to; ++j) {
+      if (j >= from) sum += c;
+      c = static_cast<std::uint64_t>(static_cast<U128>(c) * (n - j) / (j + 1));
+    }
+    return static_cast<double>(std::ldexp(static_cast<long double>(sum), -static_cast<int>(n)));
+  }
+  const long double below = binomial_half_cdf(n, from - 1), above = binomial_half_cdf(n, n - to - 1);
+  return static_cast<double>(1.0L - below - above);
+}
+
+}  // namespace
+
+std::optional<OrderInterval> benchstat_median_ci_orders(std::size_t n, double confidence) {
+  check_confidence(confidence);
+  if (n == 0) return std::nullopt;
+  // [lo, hi): the counts k of samples below the median that the interval covers; the CI is
+  // [x_(lo), x_(hi)], lo = 0 meaning -inf and hi = n + 1 meaning +inf.
+  std::int64_t lo = 0, hi = 0;
+  const auto count = static_cast<std::int64_t>(n);
+  if (n <= kLastGreedyN) {
+    std::uint64_t c[kLastGreedyN + 1];  // C(n, k) < 2^30
+    c[0] = 1;
+    for (std::size_t k = 0; k < n; ++k) c[k + 1] = c[k] * (n - k) / (k + 1);
+    const auto term = [&](std::int64_t k) { return k < 0 || k > count ? 0 : c[k]; };
+    lo = count / 2;  // the lower of the modes
+    hi = lo + 1;
+    std::uint64_t mass = c[lo];  // Σ C(n, k) over [lo, hi), compared as mass/2^n (exact)
+    const auto reached = [&] {
+      const long double fraction = std::ldexp(static_cast<long double>(mass), -static_cast<int>(n));
+      return fraction >= static_cast<long double>(confidence);
+    };
+    while (!reached() && (lo > 0 || hi <= count)) {
+      const std::uint64_t left = term(lo - 1), right = term(hi);
+      if (right > left || (right == left && benchstat_tie_goes_right(n, static_cast<std::size_t>(lo - 1)))) {
+        mass += right;
+        ++hi;
+      } else {
+        mass += left;
+        --lo;
+      }
+    }
+  } else {
+    // K ≈ N(n/2, n/4); the count k stands for [k - 1/2, k + 1/2). The band [l, n - l] of the
+    // central `confidence` is rounded out to half-integers, then the right end is pulled in by
+    // one when the approximate coverage still reaches `confidence`.
+    const double nd = static_cast<double>(n);
+    const double mu = nd * 0.5, sigma = std::sqrt(nd * 0.5 * 0.5);
+    const boost::math::normal_distribution<double> standard;
+    const double l = boost::math::quantile(standard, (1.0 - confidence) / 2.0) * sigma + mu;
+    const double r = 2.0 * mu - l;
+    lo = static_cast<std::int64_t>(std::floor(l - 0.5)) + 1;
+    hi = static_cast<std::int64_t>(std::ceil(r - 0.5)) + 1;
+    const auto cdf = [&](double x) { return std::erfc(-(x - mu) / (sigma * std::sqrt(2.0))) / 2.0; };
+    const auto coverage = [&](std::int64_t a, std::int64_t b) {
+      return cdf(static_cast<double>(b) - 0.5) - cdf(static_cast<double>(a) - 0.5);
+    };
+    const double shorter = coverage(lo, hi - 1);
+    if (shorter >= confidence && shorter < coverage(lo, hi)) --hi;
+  }
+  if (lo < 1 || hi > count) return std::nullopt;
+  const auto first = static_cast<std::size_t>(lo), last = static_cast<std::size_t>(hi);
+  return OrderInterval{first, last, binomial_half_mass(n, first, last - 1)};
+}
+
 double binomial_half_cdf(std::size_t n, std::size_t k) {
   if (k >= n) return 1.0;
   if (n <= kExactBinomialMaxN) {
@@ -292,9 +397,10 @@ Summary summarize(std::span<const double> x, std::span<const double> sorted, dou
     }
   }
 
-  if (const auto order = median_ci_order(n, confidence)) {
-    const double lo = sorted[order->k - 1], hi = sorted[n - order->k];
-    s.median_ci = Interval{lo, hi, order->level};
+  // benchstat's interval (§3.2), so that its "±" and ours agree on the same samples.
+  if (const auto orders = benchstat_median_ci_orders(n, confidence)) {
+    const double lo = sorted[orders->lo - 1], hi = sorted[orders->hi - 1];
+    s.median_ci = Interval{lo, hi, orders->level};
     if (s.median > 0.0) s.median_rel_halfwidth = std::max(hi / s.median - 1.0, 1.0 - lo / s.median);
   }
 
@@ -311,7 +417,7 @@ Summary summarize(std::span<const double> x, std::span<const double> sorted, dou
   if (n < 2) s.warnings.push_back("n=1 < 2: no stddev, CV or mean CI");
   if (!s.median_ci) {
     std::size_t needed = n + 1;
-    while (!median_ci_order(needed, confidence)) ++needed;
+    while (!benchstat_median_ci_orders(needed, confidence)) ++needed;
     s.warnings.push_back(fmt::format("n={} < {}: no {} median CI", n, needed, percent(confidence)));
   }
   if (n >= 2 && s.mean <= 0.0) s.warnings.push_back("mean <= 0: no CV");
@@ -394,9 +500,17 @@ void to_json(nlohmann::json& j, const Summary& s) {
 }
 
 std::optional<double> median_ci_halfwidth(std::vector<double> x, double confidence) {
-  // The interval summarize() reports, and its relative half-width, computed once.
+  // The equal-tailed interval (median_ci_order), not the benchstat interval summarize() reports:
+  // the stopping rule of §3.8 was tuned and checked on it.
+  check_confidence(confidence);
+  check_finite(x);
   if (x.empty()) return std::nullopt;
-  return summarize(x, confidence).median_rel_halfwidth;
+  std::sort(x.begin(), x.end());
+  const double med = median_of_sorted(x);
+  const auto order = median_ci_order(x.size(), confidence);
+  if (!order || !(med > 0.0)) return std::nullopt;
+  const double lo = x[order->k - 1], hi = x[x.size() - order->k];
+  return std::max(hi / med - 1.0, 1.0 - lo / med);
 }
 
 std::optional<double> paired_gm_halfwidth(std::span<const double> base, std::span<const double> variant,

@@ -52,7 +52,9 @@ struct Summary {
   std::optional<double> rcv_pct;        // 100*sigma_mad/median; nullopt when n < 2 or median <= 0
   double q1 = kNaN, q3 = kNaN, iqr = kNaN;  // Hyndman-Fan type 7
   std::optional<Interval> mean_ci;          // t interval; nullopt when n < 2
-  std::optional<Interval> median_ci;  // equal-tailed order statistics; nullopt when n < 6 (95%)
+  // benchstat's median CI [x_(lo), x_(hi)] (benchstat_median_ci_orders) with its exact binomial
+  // level; nullopt when an end is infinite (n < 6 at 95%, n < 8 at 99%).
+  std::optional<Interval> median_ci;
   // max(hi/med - 1, 1 - lo/med), benchstat's "±"; nullopt without median_ci or when median <= 0
   std::optional<double> median_rel_halfwidth;
   std::vector<Outlier> outliers;   // one per input sample, in input order
@@ -87,7 +89,8 @@ double mean(std::span<const double> values);
 // Sample variance (n−1), corrected two-pass; needs at least 2 values (harness/stats/README.md §3.10).
 double sample_variance(std::span<const double> values, double mean);
 
-// Order statistic rank k (1-based) of the equal-tailed median CI [x_(k), x_(n-k+1)]:
+// Order statistic rank k (1-based) of the equal-tailed median CI [x_(k), x_(n-k+1)] (the paired
+// design's median-ratio CI and the §3.8 stopping rule; Summary::median_ci is benchstat's):
 // k = max{k >= 1 : 2*P(Bin(n, 1/2) <= k-1) <= 1 - confidence}, with the achieved level
 // 1 - 2*P(Bin(n, 1/2) <= k-1). nullopt when no k exists (n < 6 at 95%). Exact integer sums for
 // n <= 62, long double log-space sums beyond (any n, no overflow).
@@ -97,15 +100,39 @@ struct OrderCi {
 };
 std::optional<OrderCi> median_ci_order(std::size_t n, double confidence = 0.95);
 
+// The median CI benchstat prints (golang.org/x/perf 712aea8: moremath QuantileCI(n, 0.5,
+// confidence) as benchmath's AssumeNothing uses it), as 1-based orders: [x_(lo), x_(hi)].
+// K ~ Bin(n, 1/2) counts the samples below the population median; the interval's coverage is
+// P(lo <= K <= hi - 1).
+// - n <= 30: start from the count floor(n/2) (the lower mode) and add one count at a time, the
+//   more probable of the two neighbours of the counts taken so far, until the mass reaches
+//   `confidence`. Equal neighbours (C(n, k) = C(n, n-k)) go to the left, except where
+//   benchstat's floating-point terms break the tie to the right (n = 21..30, a table measured on
+//   the benchstat binary; README §3.2).
+// - n > 30: the normal approximation N(n/2, n/4) with continuity correction: lo = floor(l - 1/2)
+//   + 1 and hi = ceil(n - l - 1/2) + 1 with l the α/2 quantile, α = 1 - confidence; then
+//   hi - 1 instead when its approximate coverage still reaches `confidence`.
+// `level` is the exact P(lo <= K <= hi - 1) of the orders chosen (not benchstat's approximate
+// figure): exact integer sums for n <= 62, binomial_half_cdf beyond. A fixed number of steps
+// for the orders at any n > 30; the level's sums take O(√n) terms from n = 10 000 (1 ms at
+// n = 10^6). nullopt when n = 0 or an end is infinite
+// (lo < 1 or hi > n: n < 6 at 95%, n < 8 at 99%).
+struct OrderInterval {
+  std::size_t lo = 0, hi = 0;
+  double level = kNaN;
+};
+std::optional<OrderInterval> benchstat_median_ci_orders(std::size_t n, double confidence = 0.95);
+
 // P(Bin(n, 1/2) <= k); exact (a dyadic rational correctly rounded) for n <= 62.
 double binomial_half_cdf(std::size_t n, std::size_t k);
 
 // r1 = Σ(x_t - x̄)(x_{t+1} - x̄) / Σ(x_t - x̄)²; nullopt when n < 8 or all values are equal.
 std::optional<double> lag1_autocorrelation(std::span<const double> values_in_run_order);
 
-// Relative half-width of the equal-tailed order-statistic median CI at `confidence`,
-// max(hi/median − 1, 1 − lo/median) (§3.8); nullopt while n is too small for that confidence
-// or the median is not positive.
+// Relative half-width of the equal-tailed order-statistic median CI at `confidence`
+// (median_ci_order, not Summary's benchstat interval), max(hi/median − 1, 1 − lo/median) (§3.8);
+// nullopt while n is too small for that confidence or the median is not positive. Throws on a
+// value that is not finite.
 std::optional<double> median_ci_halfwidth(std::vector<double> values, double confidence);
 // Relative half-width of the paired geometric-mean ratio CI at `confidence`,
 // exp(t·s_d/√n) − 1 with d_i = ln(variant_i/base_i) (§3.6, §3.8); nullopt below 3 pairs or for a

@@ -2,6 +2,7 @@
 // plan, against the public vectors (tests/data/stats/stats-vectors.json) and brute-force
 // enumerations.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +41,8 @@ std::int64_t doubled_rank(const std::vector<double>& all, double v) {
 
 struct BruteMwu {
   std::uint64_t absdev = 0, le = 0, ge = 0, total = 0;
+  std::int64_t u2 = 0;                    // 2·U of a
+  std::vector<std::int64_t> u2_of_split;  // 2·U of a for every split
 };
 
 // Every assignment of n_a of the pooled values to group a (N <= 20), conditional on the ties.
@@ -63,8 +66,38 @@ BruteMwu brute_mann_whitney(const std::vector<double>& a, const std::vector<doub
     r.absdev += std::llabs(sum - center) >= std::llabs(observed - center) ? 1 : 0;
     r.le += sum <= observed ? 1 : 0;
     r.ge += sum >= observed ? 1 : 0;
+    r.u2_of_split.push_back(sum - static_cast<std::int64_t>(a.size() * (a.size() + 1)));
   }
+  r.u2 = observed - static_cast<std::int64_t>(a.size() * (a.size() + 1));
   return r;
+}
+
+// benchstat's exact p (§3.5.1) from the enumeration: 2·#{splits with U_a <= min(u, n_a n_b − u)}
+// over all splits (1 when u = n_a n_b / 2); with two distinct values, the split with all of a on
+// the lower value also counts when the threshold is less than N/2 below its U.
+double brute_benchstat_p(const std::vector<double>& a, const std::vector<double>& b, const BruteMwu& brute) {
+  const auto uu2 = static_cast<std::int64_t>(2 * a.size() * b.size());
+  if (2 * brute.u2 == uu2) return 1.0;
+  const std::int64_t threshold = std::min(brute.u2, uu2 - brute.u2);
+  std::uint64_t count = 0;
+  for (std::int64_t u2 : brute.u2_of_split) count += u2 <= threshold ? 1 : 0;
+  std::vector<double> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  const auto t = static_cast<std::int64_t>(std::count(all.begin(), all.end(), all.front()));
+  const auto na = static_cast<std::int64_t>(a.size()), n = static_cast<std::int64_t>(all.size());
+  const bool two_values = std::count(all.begin(), all.end(), all.back()) == n - t;
+  if (two_values && na <= t && count == 0) {
+    const std::int64_t lowest = na * (t - na);  // 2·U with all of a on the lower value
+    if (threshold > lowest - n) {
+      std::uint64_t c = 1;  // C(t, n_a) splits put all of a there
+      for (std::int64_t i = 1; i <= na; ++i) {
+        c = c * static_cast<std::uint64_t>(t - na + i) / static_cast<std::uint64_t>(i);
+      }
+      count += c;
+    }
+  }
+  return static_cast<double>(2 * count) / static_cast<double>(brute.total);
 }
 
 double fraction(std::uint64_t num, std::uint64_t den) {
@@ -83,6 +116,8 @@ TEST_CASE("stats compare: V3 unpaired, complete separation") {
   CHECK(m.p_exact_absdev == v["p_exact"].get<double>());
   CHECK(m.p_exact_doubling == 2.0 / 252);  // no ties: identical
   CHECK(m.p == m.p_exact_absdev);
+  CHECK(m.p_benchstat == 2.0 / 252);  // no ties: benchstat's p is the same
+  CHECK_FALSE(m.p_benchstat_above_1);
   CHECK(m.sigma_u == rel(v["sigma_U"].get<double>(), kClosed));
   CHECK(m.z == rel(v["z"].get<double>(), kClosed));
   CHECK(m.p_normal == rel(v["p_normal_cc"].get<double>(), kClosed));
@@ -167,6 +202,8 @@ TEST_CASE("stats compare: exact Mann-Whitney equals brute-force enumeration") {
     CHECK(m.p_exact_absdev == fraction(brute.absdev, brute.total));
     const std::uint64_t tail2 = 2 * std::min(brute.le, brute.ge);
     CHECK(m.p_exact_doubling == (tail2 >= brute.total ? 1.0 : fraction(tail2, brute.total)));
+    CHECK(m.p_benchstat == doctest::Approx(brute_benchstat_p(a, b, brute)).epsilon(1e-15));
+    CHECK(m.p_benchstat_above_1 == (m.p_benchstat > 1.0));
     // U from its definition: #{a > b} + 1/2 #{a = b}.
     double u = 0;
     for (double x : a) {
@@ -183,6 +220,7 @@ TEST_CASE("stats compare: all-equal values have no test") {
   CHECK(m.p_exact_absdev == 1.0);
   CHECK(m.p_exact_doubling == 1.0);
   CHECK(m.p_normal == 1.0);
+  CHECK(m.p_benchstat == 1.0);  // benchstat: "all samples are equal", p=1.000
   CHECK(m.u == 8.0);
   CHECK(m.warnings == std::vector<std::string>{"all values are equal: no test (p = 1)"});
 }
@@ -223,6 +261,7 @@ TEST_CASE("stats compare: exact and normal regimes of Mann-Whitney") {
   CHECK(std::isnan(n.p_exact_absdev));
   CHECK(std::isnan(n.p_exact_doubling));
   CHECK(n.p == n.p_normal);
+  CHECK(n.p_benchstat == n.p_normal);
   CHECK(n.z ==
         rel((0.0 - 51.0 * 50.0 / 2.0 + 0.5) / std::sqrt(51.0 * 50.0 * 102.0 / 12.0), kClosed));
   // With ties the exact limit is 25 per side.
@@ -578,8 +617,84 @@ TEST_CASE("stats compare: Mann-Whitney beyond the exact sizes walks the two sort
   CHECK(m.u == 1512.0);
   CHECK(m.z == doctest::Approx(-2.7527920322515813).epsilon(1e-12));
   CHECK(m.p == doctest::Approx(0.005908941941143212).epsilon(1e-12));
+  // benchstat 712aea8 on the same ranks (every value + 1: benchstat puts 0 ns/op in a table of
+  // its own): p = 0.005908941941143213.
+  CHECK(m.p_benchstat == doctest::Approx(0.005908941941143213).epsilon(1e-12));
   // The sides' order does not matter: U is the other side's, z flips, p stays.
   const auto swapped = noisefloor::stats::mann_whitney(b, a);
   CHECK(swapped.u == 60.0 * 70.0 - 1512.0);
   CHECK(swapped.p == doctest::Approx(m.p).epsilon(1e-12));
 }
+
+namespace noisefloor::stats {
+
+TEST_CASE("stats compare: p_benchstat is the p benchstat prints, asymmetric ties included") {
+  // Values from benchstat 712aea8 (`benchstat -format csv old.txt new.txt`, old = a): its printed
+  // "p=" and, where p <= 1, the exact double found by bisecting -alpha (the delta turns from "~"
+  // to a percentage when p <= alpha). Our p (|U − μ|) beside it.
+  using V = std::vector<double>;
+  struct Case {
+    const char* what;
+    V a, b;
+    double benchstat;  // the value benchstat computes
+    const char* printed;
+    double p;  // ours
+  };
+  const Case cases[] = {
+      // The doubled tail above 1: benchstat prints it as it is.
+      {"1 vs {1, 2}", V{1}, V{1, 2}, 4.0 / 3, "p=1.333", 1.0},
+      {"two levels, above 1", V{1, 1, 2, 2}, V{1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2}, 86.0 / 65, "p=1.323", 1.0},
+      // Asymmetric ties (the cases of the tests above and of tests/data/compare/verify.py).
+      {"asymmetric a", V{1, 1, 2, 2, 2}, V{2, 3, 3, 3}, 0.06349206349206349, "p=0.063", 2.0 / 63},
+      {"asymmetric b", V{1, 1, 1, 2, 3}, V{2, 2, 2, 3}, 0.2222222222222222, "p=0.222", 19.0 / 63},
+      {"asymmetric c", V{10, 10, 10, 10}, V{10, 10, 11, 12, 12, 12}, 0.14285714285714285, "p=0.143",
+       11.0 / 105},
+      // The bug report: 4 vs 11 with heavy ties, benchstat p=0.051 where ours is 0.037 (10/273).
+      // It takes three values (old all on the lowest); two values give 0.051 beside 1/39 or 3/39.
+      {"4 vs 11, the bug report", V{10, 10, 10, 10}, V{10, 10, 10, 11, 11, 12, 12, 12, 12, 12, 12},
+       0.05128205128205128, "p=0.051", 10.0 / 273},
+      {"4 vs 11, two levels", V{10, 10, 10, 10}, V{10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11},
+       0.05128205128205128, "p=0.051", 1.0 / 39},
+      // Two values: benchstat's count takes in the lowest arrangement below the threshold
+      // (2·330/1365 where nothing is at or below it) ...
+      {"4 vs 11, two levels, counted", V{1, 2, 2, 2}, V{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+       0.4835164835164835, "p=0.484", 3.0 / 91},
+      // ... or not, farther below: p = 0, and benchstat prints no p at all ("n=4+11").
+      {"4 vs 11, two levels, zero", V{2, 2, 2, 2}, V{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2}, 0.0, "", 1.0 / 273},
+      {"U at its mean", V{1, 4}, V{2, 3}, 1.0, "p=1.000", 1.0},
+      {"all equal", V{5, 5, 5, 5}, V{5, 5, 5, 5}, 1.0, "p=1.000", 1.0},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const MannWhitney m = mann_whitney(c.a, c.b);
+    CHECK(m.exact);
+    if (c.benchstat == 0.0) {
+      CHECK(m.p_benchstat == 0.0);
+    } else {
+      CHECK(m.p_benchstat == rel(c.benchstat, 1e-14));
+    }
+    if (*c.printed) CHECK(fmt::format("p={:.3f}", m.p_benchstat) == c.printed);
+    CHECK(m.p_benchstat_above_1 == (c.benchstat > 1.0));
+    CHECK(m.p == rel(c.p, 1e-14));
+  }
+  // The normal approximation: benchstat's p is ours.
+  std::vector<double> a(13, 1.0), b(5, 1.0);  // 26 vs 26 with ties: beyond the exact sizes
+  a.resize(26, 2.0);
+  b.resize(15, 2.0);
+  b.resize(26, 3.0);
+  const MannWhitney n = mann_whitney(a, b);
+  CHECK_FALSE(n.exact);
+  CHECK(n.p_benchstat == rel(0.0005650228013784453, 1e-12));
+  CHECK(n.p_benchstat == n.p);
+  std::vector<double> c(51), d(50);  // 51 vs 50 without ties
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = 1.0 + static_cast<double>(i);
+  for (std::size_t j = 0; j < 25; ++j) {
+    d[j] = 100.0 + static_cast<double>(j);
+    d[25 + j] = 20.5 + static_cast<double>(j);
+  }
+  const MannWhitney nn = mann_whitney(c, d);
+  CHECK_FALSE(nn.exact);
+  CHECK(nn.p_benchstat == rel(5.6199935471655754e-08, 1e-10));
+}
+
+}  // namespace noisefloor::stats
