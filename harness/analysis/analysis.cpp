@@ -99,7 +99,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
       records::ComparisonSettings settings = s.comparison().value_or(records::ComparisonSettings{});
       if (settings.baseline.empty()) settings.baseline = derived_baseline(s);
       if (!a.comparison) a.comparison = settings;
-      PairedTable p = build_paired(s.samples, settings.baseline, settings.threshold, paired_labels(s));
+      PairedTable p = build_paired(s.samples, settings.baseline, settings.threshold, paired_labels(s), s.units);
       for (auto& row : p.rows) {
         row.condition = rename(row.condition);
         a.paired.rows.push_back(std::move(row));
@@ -123,6 +123,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
     }
     s.samples = records::Samples();
     for (const auto& w : s.warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);
+    for (auto& conflict : a.units.merge(s.units)) a.warnings.push_back(s.label + ": " + conflict);
     if (s.run)
       for (const auto& w : s.run->warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);
   }
@@ -134,7 +135,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
         a.difference_source.push_back(k);
       }
     }
-  a.table = build_table(a.samples, a.conditions);
+  a.table = build_table(a.samples, a.conditions, a.units);
   for (auto& note : accounting_notes(a.accounting)) a.table.notes.push_back(std::move(note));
   a.sources = std::move(sources);
   if (!a.merged && a.sources.front().run) {

@@ -26,6 +26,7 @@ struct Analysis {
   records::Samples samples;
   std::vector<std::string> conditions;                        // display order, renamed
   std::map<std::string, records::GoTestConfig> gotest_config;  // per (renamed) condition
+  model::UnitMetadata units;  // every source's `Unit` metadata (the first value of a key wins)
   Table table;
   PairedTable paired;  // every source's paired comparisons and A/A checks, renamed
   std::optional<records::ComparisonSettings> comparison;    // the first paired source's

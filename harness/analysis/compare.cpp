@@ -1,6 +1,7 @@
 #include "analysis/compare.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +10,10 @@
 #include <utility>
 
 #include "analysis/table.hpp"
+#include "analysis/verdict.hpp"
 #include "model/errors.hpp"
+#include "model/go_config.hpp"
+#include "text/text.hpp"
 #include "text/units.hpp"
 
 namespace noisefloor::analysis {
@@ -54,63 +58,86 @@ const auto nullable = stats::number_or_null;
 
 // ---- grouping of the input ----
 
-struct Group {
-  std::vector<double> values;
-  std::vector<int> procs;
+// A row of one side before the sides are matched: its full key, its configuration whole.
+struct RowId {
+  std::string name, config, variant;
+  friend auto operator<=>(const RowId&, const RowId&) = default;
+  friend bool operator==(const RowId&, const RowId&) = default;
 };
 
-// condition -> benchmark order, (benchmark, unit) -> values, unit order.
+struct Group {
+  std::vector<double> values;  // in the tidied unit
+  std::vector<int> procs;
+  std::vector<std::string> recorded_units;
+};
+
+using GroupKey = std::tuple<std::string, RowId, std::string>;  // condition, row, tidied unit
+
+// condition -> rows in first-seen order, (condition, row, unit) -> values, unit order.
 struct Side {
   std::vector<std::string> conditions;
-  std::map<std::string, std::vector<std::string>> benchmarks;  // per condition, first-seen
-  std::map<std::string, std::vector<std::string>> units;       // per condition, first-seen
-  std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+  std::map<std::string, std::vector<RowId>> rows;          // per condition, first-seen
+  std::map<std::string, std::vector<std::string>> units;  // per condition, tidied, first-seen
+  std::map<GroupKey, Group> groups;
   // Values that are not numbers (a Google Benchmark counter) are left out, and counted.
-  std::map<std::tuple<std::string, std::string, std::string>, int> not_numbers;
+  std::map<GroupKey, int> not_numbers;
+  std::set<std::string> keys;  // the configuration keys that tell its rows apart
 };
 
 Side group_samples(const records::Samples& samples, const std::vector<std::string>& order) {
   Side side;
+  side.keys = distinguishing_keys(samples);
   // The samples the table's rows hold (a paired design's rows keep one pair each).
   const std::vector<bool> kept = row_samples(samples);
-  // Consecutive samples mostly share condition, name, variant and units; stored samples share
-  // those strings, so their addresses find the groups again without building a key per sample.
-  const std::string *last_condition = nullptr, *last_name = nullptr, *last_variant = nullptr;
+  // Consecutive samples mostly share condition, name, config, variant and units; stored samples
+  // share those strings, so their addresses find the groups again without building a key.
+  const std::string *last_condition = nullptr, *last_name = nullptr, *last_variant = nullptr,
+                    *last_config = nullptr;
   const std::string* last_unit = nullptr;
   std::size_t last_units = 0;
-  std::vector<Group*> groups;  // per metric of the last key
+  std::vector<Group*> groups;    // per metric of the last key
+  std::vector<double> factors;   // per metric of the last key: into the tidied unit
+  std::vector<std::string> tidied;
   std::vector<std::string> seen;  // conditions of kept samples, first-seen
-  std::string name;
+  RowId id;
   std::size_t i = 0;
   for (const records::SampleRef s : samples) {
     if (!kept[i++] || s.warmup) continue;
     const std::string* first_unit = s.metrics.empty() ? nullptr : &s.metrics.front().unit;
     const bool same = &s.condition == last_condition && &s.name == last_name && &s.variant == last_variant &&
-                      first_unit == last_unit && s.metrics.size() == last_units;
+                      &s.config == last_config && first_unit == last_unit && s.metrics.size() == last_units;
     if (!same) {
-      // A paired result's variants (and its A/A copy) are rows of their own, as in the table.
-      name = display_name(s);
-      add_unique(side.benchmarks[s.condition], name);
+      id = RowId{s.name, s.config, s.variant};
+      add_unique(side.rows[s.condition], id);
       add_unique(seen, s.condition);
       groups.clear();
-      for (const auto& m : s.metrics) groups.push_back(&side.groups[{s.condition, name, m.unit}]);
-      last_condition = &s.condition, last_name = &s.name, last_variant = &s.variant;
+      factors.clear();
+      tidied.clear();
+      for (const auto& m : s.metrics) {
+        auto [unit, factor] = text::tidy_unit(m.unit);
+        Group& g = side.groups[{s.condition, id, unit}];
+        add_unique(g.recorded_units, m.unit);
+        groups.push_back(&g);
+        factors.push_back(factor);
+        tidied.push_back(std::move(unit));
+      }
+      last_condition = &s.condition, last_name = &s.name, last_variant = &s.variant, last_config = &s.config;
       last_unit = first_unit, last_units = s.metrics.size();
     }
     for (std::size_t k = 0; k < s.metrics.size(); ++k) {
-      const records::MetricRef m = s.metrics[k];
-      if (!std::isfinite(m.value)) {
-        ++side.not_numbers[{s.condition, name, m.unit}];
+      const double value = s.metrics[k].value;
+      if (!std::isfinite(value)) {
+        ++side.not_numbers[{s.condition, id, tidied[k]}];
         continue;
       }
       Group& g = *groups[k];
-      if (g.values.empty()) add_unique(side.units[s.condition], m.unit);
-      g.values.push_back(m.value);
+      if (g.values.empty()) add_unique(side.units[s.condition], tidied[k]);
+      g.values.push_back(factors[k] == 1 ? value : value * factors[k]);
       if (g.procs.empty() || g.procs.back() != s.procs) add_unique(g.procs, s.procs);
     }
   }
   for (const auto& c : order)
-    if (side.benchmarks.count(c)) add_unique(side.conditions, c);
+    if (side.rows.count(c)) add_unique(side.conditions, c);
   for (const auto& c : seen) add_unique(side.conditions, c);
   for (auto& [k, g] : side.groups) std::sort(g.procs.begin(), g.procs.end());
   return side;
@@ -132,20 +159,53 @@ std::string reason_of(const std::map<std::string, std::string>& reasons, const s
   return it == reasons.end() ? "" : it->second;
 }
 
+// The row's name as shown: the full name, its distinguishing configuration, its variant.
+std::string shown_name(const std::string& name, const std::string& config_label, const std::string& variant) {
+  std::string out = name;
+  if (!config_label.empty()) out += " (" + config_label + ")";
+  if (!variant.empty()) out += " [" + variant + "]";
+  return out;
+}
+
+// An exact unit (no test): the place of new against old from their ranges; ratios need values > 0.
+stats::Verdict exact_verdict(const CompareRow& r, double threshold) {
+  const auto& o = r.old_side.summary;
+  const auto& n = r.new_side.summary;
+  if (o.min > 0 && n.min > 0) return stats::classify(n.min / o.max, n.max / o.min, threshold);
+  if (o.min == o.max && n.min == n.max && o.min == n.min) return stats::Verdict::equivalent;
+  if (n.min > o.max) return stats::Verdict::slower;  // the value went up
+  if (n.max < o.min) return stats::Verdict::faster;  // down
+  return stats::Verdict::inconclusive;
+}
+
 // `sorted_a` and `sorted_b`: the two sides' values in ascending order, taken over.
 void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> sorted_a, std::vector<double> sorted_b) {
   const auto& a = r.old_side.values;
   const auto& b = r.new_side.values;
-  const double mo = r.old_side.summary.median, mn = r.new_side.summary.median;
-  r.ratio_of_medians = mo != 0 ? mn / mo : stats::kNaN;
+  const double co = r.old_side.center, cn = r.new_side.center;
+  r.ratio_of_medians = co == cn ? 1.0 : co != 0 ? cn / co : stats::kNaN;
+  const std::size_t na = a.size(), nb = b.size();
+  r.ratio_of_means = stats::fieller_ratio_of_means(b, a, st.confidence);
+  if (r.exact) {
+    // benchfmt's `assume=exact`: the values are exact, there is nothing to test.
+    r.significant = true;
+    r.verdict = exact_verdict(r, st.threshold);
+    if (sorted_a.front() != sorted_a.back() || sorted_b.front() != sorted_b.back())
+      r.warnings.push_back(fmt::format("exact values expected (Unit {} assume=exact), but they range from {} to {}",
+                                       r.unit, text::shortest(std::min(sorted_a.front(), sorted_b.front())),
+                                       text::shortest(std::max(sorted_a.back(), sorted_b.back()))));
+    return;
+  }
   r.test = stats::mann_whitney(sorted_a, sorted_b);
+  const double pb = r.test.p_benchstat;
+  r.p_slot = pb > 0 && pb <= 1 ? pb : r.test.exact ? r.test.p_exact_doubling : std::min(1.0, pb);
+  r.significant = r.p_slot <= st.alpha;
   for (const auto& w : r.test.warnings) {
     const bool min_p = w.find("minimum attainable p") != std::string::npos;
     r.warnings.push_back(min_p ? w + ": no difference can ever be significant at these sizes (4 vs 4 is the "
                                      "least; 10 per side is the floor)"
                                : w);
   }
-  const std::size_t na = a.size(), nb = b.size();
   if (na < 6 || nb < 6) {
     r.warnings.push_back(fmt::format("n={} vs {}: a side has fewer than 6 values: no 95% median CI (± ∞); "
                                      "10 per side is the floor, 20 for reporting",
@@ -159,9 +219,13 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
     if (r.test.exact) {
       std::string w = fmt::format("ties: {} of {} values share a value; exact p conditional on the ties", tied,
                                   na + nb);
-      if (std::fabs(r.test.p_exact_doubling - r.test.p_exact_absdev) >= 0.0005) {
-        w += fmt::format(" (p={:.3f}; benchstat's doubled tail gives {:.3f})", r.test.p_exact_absdev,
-                         r.test.p_exact_doubling);
+      if (r.p_slot != r.test.p_benchstat) {
+        w += fmt::format(" (benchstat's count gives p={:.3f}, which is no probability here: shown is the doubled "
+                         "tail p={:.3f}; the |U − μ| tail p={:.3f})",
+                         r.test.p_benchstat, r.p_slot, r.test.p_exact_absdev);
+      } else if (std::fabs(r.p_slot - r.test.p_exact_absdev) >= 0.0005) {
+        w += fmt::format(" (benchstat's doubled lower tail p={:.3f}; the |U − μ| tail p={:.3f})", r.p_slot,
+                         r.test.p_exact_absdev);
       }
       r.warnings.push_back(w);
     } else {
@@ -174,7 +238,6 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
   }
   const bool positive = std::all_of(a.begin(), a.end(), [](double x) { return x > 0; }) &&
                         std::all_of(b.begin(), b.end(), [](double x) { return x > 0; });
-  r.ratio_of_means = stats::fieller_ratio_of_means(b, a, st.confidence);
   if (positive) {
     r.hl = stats::hodges_lehmann_ratio_sorted(std::move(sorted_a), std::move(sorted_b), st.confidence);
     r.verdict = stats::classify(r.hl->lo, r.hl->hi, st.threshold);
@@ -190,7 +253,13 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
   }
 }
 
+// The keys goos, goarch and cpu describe the machine: the rooms say whether two sides may be
+// compared (analysis/rooms.hpp), not a configuration note.
+bool room_key(const std::string& key) { return key == "goos" || key == "goarch" || key == "cpu"; }
+
 }  // namespace
+
+std::string_view CompareRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
 
 CompareTable compare_samples(records::Samples old_samples, records::Samples new_samples, const CompareSettings& st) {
   // Each side's samples are let go once grouped: a million per side is held once, not twice.
@@ -216,6 +285,8 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
   t.comparable = std::none_of(st.differences.begin(), st.differences.end(),
                               [](const Difference& d) { return d.moves_benchmarks; });
   t.notes = st.notes;
+  t.config_keys = old_side.keys;
+  t.config_keys.insert(new_side.keys.begin(), new_side.keys.end());
 
   std::vector<std::pair<std::string, std::string>> pairs;
   if (old_side.conditions.size() == 1 && new_side.conditions.size() == 1) {
@@ -239,30 +310,75 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
     }
   }
 
+  // A row as both sides are matched: its name, the part of its configuration that tells rows
+  // apart, its variant.
+  const auto match_id = [&](const RowId& id) { return RowId{id.name, model::config_only(id.config, t.config_keys), id.variant}; };
+  const auto label_of_id = [](const RowId& m) { return model::config_label(m.config); };
   for (const auto& [oc, nc] : pairs) {
-    const auto& ob = old_side.benchmarks.at(oc);
-    const auto& nb = new_side.benchmarks.at(nc);
-    for (const auto& b : ob)
-      if (!contains(nb, b)) t.only_old.push_back(fmt::format("{}: {}", oc, b));
-    for (const auto& b : nb)
-      if (!contains(ob, b)) t.only_new.push_back(fmt::format("{}: {}", nc, b));
+    // Per side: its rows by match id (the configurations within a condition differ in a
+    // distinguishing key, so no two rows share one).
+    const auto index = [&](const Side& side, const std::string& c) {
+      std::vector<std::pair<RowId, RowId>> out;  // (match id, full id), first-seen
+      for (const auto& id : side.rows.at(c)) out.emplace_back(match_id(id), id);
+      return out;
+    };
+    const auto orows = index(old_side, oc);
+    const auto nrows = index(new_side, nc);
+    const auto find = [](const std::vector<std::pair<RowId, RowId>>& rows, const RowId& m) -> const RowId* {
+      for (const auto& [mid, full] : rows)
+        if (mid == m) return &full;
+      return nullptr;
+    };
+    for (const auto& [m, full] : orows)
+      if (!find(nrows, m)) t.only_old.push_back(fmt::format("{}: {}", oc, shown_name(m.name, label_of_id(m), m.variant)));
+    for (const auto& [m, full] : nrows)
+      if (!find(orows, m)) t.only_new.push_back(fmt::format("{}: {}", nc, shown_name(m.name, label_of_id(m), m.variant)));
+    // Keys with one value on each side: not a row key; said when they differ.
+    {
+      std::map<std::string, std::string> oconst, nconst;
+      for (const auto& [m, full] : orows)
+        for (const auto& [k, v] : model::config_entries(full.config))
+          if (!t.config_keys.count(k)) oconst[k] = v;
+      for (const auto& [m, full] : nrows)
+        for (const auto& [k, v] : model::config_entries(full.config))
+          if (!t.config_keys.count(k)) nconst[k] = v;
+      std::vector<std::string> differ;
+      for (const auto& [k, v] : oconst)
+        if (const auto it = nconst.find(k); it != nconst.end() && it->second != v && !room_key(k))
+          differ.push_back(fmt::format("{}: {} → {}", k, v, it->second));
+      if (!differ.empty())
+        t.notes.push_back(fmt::format("the sides were printed under different configurations ({}): a key with one "
+                                      "value on each side describes the side, so rows are matched without it",
+                                      fmt::join(differ, "; ")));
+    }
     const auto& ou = old_side.units.at(oc);
     const auto& nu = new_side.units.at(nc);
     for (const auto& unit : ou) {
       if (!contains(nu, unit)) continue;
-      for (const auto& b : ob) {
-        if (!contains(nb, b)) continue;
-        auto og = old_side.groups.find({oc, b, unit});
-        auto ng = new_side.groups.find({nc, b, unit});
+      for (const auto& [m, ofull] : orows) {
+        const RowId* nfull = find(nrows, m);
+        if (nfull == nullptr) continue;
+        auto og = old_side.groups.find({oc, ofull, unit});
+        auto ng = new_side.groups.find({nc, *nfull, unit});
+        const std::string name = shown_name(m.name, label_of_id(m), m.variant);
         if (og == old_side.groups.end() && ng == new_side.groups.end()) continue;
         if (og == old_side.groups.end() || ng == new_side.groups.end()) {
           (og == old_side.groups.end() ? t.only_new : t.only_old)
-              .push_back(fmt::format("{}: {} ({})", og == old_side.groups.end() ? nc : oc, b, unit));
+              .push_back(fmt::format("{}: {} ({})", og == old_side.groups.end() ? nc : oc, name, unit));
           continue;
         }
         CompareRow r;
-        r.benchmark = b;
+        r.benchmark = m.variant.empty() ? m.name : m.name + " [" + m.variant + "]";
+        r.name = m.name;
+        r.variant = m.variant;
+        r.config = m.config;
+        r.config_label = label_of_id(m);
         r.unit = unit;
+        r.recorded_units = og->second.recorded_units;
+        for (const auto& u : ng->second.recorded_units) add_unique(r.recorded_units, u);
+        r.better = model::better_of(unit, st.units);
+        r.quantity = model::quantity_of(unit);
+        r.exact = model::assume_exact(unit, st.units);
         // The group's values move into the row (each group is in one row); a comparison reads the
         // summary's n, median and CI, not its per-sample vectors, which are dropped.
         // Each side is sorted once, here: for its summary, and for the test, the ties and the
@@ -275,6 +391,13 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
           s.summary = stats::summarize(s.values, sorted, st.confidence);
           std::vector<stats::Outlier>().swap(s.summary.outliers);
           std::vector<double>().swap(s.summary.modified_z);
+          if (r.exact) {
+            s.center = mode_of_ascending(sorted), s.lo = sorted.front(), s.hi = sorted.back();
+          } else {
+            s.center = s.summary.median;
+            s.lo = s.summary.median_ci ? s.summary.median_ci->lo : -std::numeric_limits<double>::infinity();
+            s.hi = s.summary.median_ci ? s.summary.median_ci->hi : std::numeric_limits<double>::infinity();
+          }
           return s;
         };
         r.old_side = side(oc, og->second, old_sorted);
@@ -303,31 +426,32 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
       if (!contains(ou, unit)) t.only_new.push_back(fmt::format("{}: unit {}", nc, unit));
   }
 
-  // Holm-Bonferroni over the compared rows of each unit.
+  // Holm-Bonferroni over the tested rows of each unit (benchstat's p; an exact unit has no test).
   std::vector<std::string> units;
   for (const auto& r : t.rows)
-    if (r.compared) add_unique(units, r.unit);
-  std::vector<std::string> adjusted;  // "sec/op: 3 rows"
+    if (r.compared && !r.exact) add_unique(units, r.unit);
+  std::vector<std::string> adjusted;  // "sec/op over 3 rows"
   for (const auto& unit : units) {
     std::vector<std::size_t> idx;
     std::vector<double> ps;
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      if (t.rows[i].compared && t.rows[i].unit == unit) {
+      if (t.rows[i].compared && !t.rows[i].exact && t.rows[i].unit == unit) {
         idx.push_back(i);
-        ps.push_back(t.rows[i].test.p);
+        ps.push_back(t.rows[i].p_slot);
       }
     }
     const std::vector<double> adj = ps.size() > 1 ? stats::holm_bonferroni(ps) : ps;
     for (std::size_t j = 0; j < idx.size(); ++j) {
       t.rows[idx[j]].p_adjusted = adj[j];
-      t.rows[idx[j]].significant = adj[j] <= st.alpha;
+      t.rows[idx[j]].significant_adjusted = adj[j] <= st.alpha;
     }
-    if (idx.size() > 1) adjusted.push_back(fmt::format("{} over {} rows", text::tidy_unit(unit).first, idx.size()));
+    if (idx.size() > 1) adjusted.push_back(fmt::format("{} over {} rows", unit, idx.size()));
   }
   if (!adjusted.empty()) {
-    t.notes.push_back(fmt::format("p-values are Holm-Bonferroni adjusted within each unit ({}); \"~\" means "
-                                  "adjusted p > {:g}; verdicts are per-row {:.0f}% CIs, not adjusted",
-                                  fmt::join(adjusted, ", "), st.alpha, 100 * st.confidence));
+    t.notes.push_back(fmt::format("\"p=\" and \"~\" are benchstat's, row by row; \"Holm p\" beside each effect is that "
+                                  "p Holm-Bonferroni adjusted within its unit ({}); verdicts are per-row {:.0f}% CIs, "
+                                  "not adjusted",
+                                  fmt::join(adjusted, ", "), 100 * st.confidence));
   }
 
   // Sections: labels in order of first appearance (stable).
@@ -343,19 +467,20 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
     return rank(x) < rank(y);
   });
 
-  // Geomeans per table (label, condition pair, unit) with >= 2 compared rows.
-  std::vector<std::tuple<Label, std::string, std::string, std::string>> tables;
+  // Geomeans per table (label, condition pair, configuration, unit) with >= 2 compared rows, as
+  // benchstat: of the centres on each side, and of the ratios of the centres.
+  std::vector<std::tuple<Label, std::string, std::string, std::string, std::string>> tables;
   for (const auto& r : t.rows)
-    if (r.compared) add_unique(tables, {r.label, r.old_side.condition, r.new_side.condition, r.unit});
-  for (const auto& [label, oc, nc, unit] : tables) {
+    if (r.compared) add_unique(tables, {r.label, r.old_side.condition, r.new_side.condition, r.config, r.unit});
+  for (const auto& [label, oc, nc, config, unit] : tables) {
     double so = 0, sn = 0, sr = 0;
     std::size_t k = 0;
     bool ok = true;
     for (const auto& r : t.rows) {
       if (!r.compared || r.label != label || r.old_side.condition != oc || r.new_side.condition != nc ||
-          r.unit != unit)
+          r.config != config || r.unit != unit)
         continue;
-      const double mo = r.old_side.summary.median, mn = r.new_side.summary.median;
+      const double mo = r.old_side.center, mn = r.new_side.center;
       if (!(mo > 0 && mn > 0)) ok = false;
       if (ok) {
         so += std::log(mo);
@@ -366,11 +491,12 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
     }
     if (k < 2) continue;
     if (!ok) {
-      t.notes.push_back(fmt::format("{} → {}, {}: no geomean (a median is <= 0)", oc, nc, unit));
+      t.notes.push_back(fmt::format("{} → {}, {}{}: no geomean (a centre is <= 0)", oc, nc,
+                                    config.empty() ? "" : model::config_label(config) + ", ", unit));
       continue;
     }
     const double kd = static_cast<double>(k);
-    t.geomeans.push_back({label, oc, nc, unit, k, std::exp(so / kd), std::exp(sn / kd), std::exp(sr / kd)});
+    t.geomeans.push_back({label, oc, nc, config, unit, k, std::exp(so / kd), std::exp(sn / kd), std::exp(sr / kd)});
   }
 
   bool unknown = false;
@@ -384,13 +510,19 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
     t.notes.push_back("the benchmark sets differ: geomeans cover the benchmarks present on both sides only");
   }
   for (const auto& [side, name] : {std::pair{&old_side, &st.old_name}, std::pair{&new_side, &st.new_name}})
-    for (const auto& [key, count] : side->not_numbers)
+    for (const auto& [key, count] : side->not_numbers) {
+      const RowId& id = std::get<1>(key);
       t.notes.push_back(fmt::format("{}: {} / {} {}: {} value(s) not a number, left out", *name, std::get<0>(key),
-                                    std::get<1>(key), std::get<2>(key), count));
+                                    shown_name(id.name, model::config_label(model::config_only(id.config, t.config_keys)),
+                                               id.variant),
+                                    std::get<2>(key), count));
+    }
   return t;
 }
 
 namespace {
+
+constexpr std::string_view kAbsent = "(absent)";  // rooms.hpp's side of a field one side lacks
 
 // The go test headers that move benchmarks (a different CPU or platform).
 bool gotest_header_moves(const std::string& field) {
@@ -405,6 +537,30 @@ std::string column_name(const records::Result& r) {
 
 }  // namespace
 
+std::string benchstat_pct_range(const CompareSide& s) {
+  if (std::isinf(s.lo) || std::isinf(s.hi) || std::isnan(s.lo) || std::isnan(s.hi)) return "∞";
+  const auto sign = [](double x) { return (x > 0) - (x < 0); };
+  if (sign(s.center) != sign(s.lo) || sign(s.center) != sign(s.hi)) return "?";
+  if (s.center == 0) return "0%";
+  return fmt::format("{:.0f}%", 100 * std::max(s.hi / s.center - 1, 1 - s.lo / s.center));
+}
+
+std::string benchstat_delta(const CompareRow& r) {
+  if (!r.significant) return "~";
+  const double o = r.old_side.center, n = r.new_side.center;
+  if (o == n) return "0.00%";
+  if (o == 0) return "?";
+  return fmt::format("{:+.2f}%", (n / o - 1) * 100);
+}
+
+std::string benchstat_p_text(const CompareRow& r) {
+  std::string s;
+  const double p = r.exact ? 0.0 : r.p_slot;
+  if (p != 0) s = fmt::format("p={:.3f} ", p);
+  const std::size_t n1 = r.old_side.summary.n, n2 = r.new_side.summary.n;
+  return s + (n1 == n2 ? fmt::format("n={}", n1) : fmt::format("n={}+{}", n1, n2));
+}
+
 CompareTable compare_results(records::Result old_result, records::Result new_result, double threshold,
                              bool allow_different_hosts) {
   CompareSettings st;
@@ -418,10 +574,15 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
   st.allow_different_hosts = allow_different_hosts;
   for (const auto& c : old_result.conditions) st.old_labels[c] = condition_label(old_result, c, &st.old_label_reasons[c]);
   for (const auto& c : new_result.conditions) st.new_labels[c] = condition_label(new_result, c, &st.new_label_reasons[c]);
+  st.units = old_result.units;
+  for (auto& conflict : st.units.merge(new_result.units)) st.notes.push_back(new_result.source + ": " + conflict);
   if (old_result.go_test_file == new_result.go_test_file) {
     st.differences = differences(old_result.fingerprint, new_result.fingerprint);
+    // A header line only one side printed (a `cpu:` line one `go test` wrote and another did not)
+    // is a fact only one side recorded: it does not make the rooms differ.
     if (old_result.go_test_file)
-      for (auto& d : st.differences) d.moves_benchmarks = d.moves_benchmarks || gotest_header_moves(d.field);
+      for (auto& d : st.differences)
+        d.moves_benchmarks = d.moves_benchmarks || (gotest_header_moves(d.field) && d.a != kAbsent && d.b != kAbsent);
   } else {
     st.notes.push_back(fmt::format("{} is a go test file with no host fingerprint: the two hosts cannot be "
                                    "checked for comparability",
@@ -434,10 +595,15 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
 
 namespace {
 
+json end_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
 json side_json(const CompareSide& s) {
   json j = {{"condition", s.condition},
             {"procs", s.procs},
             {"n", s.summary.n},
+            {"center", nullable(s.center)},
+            {"range", json::array({end_or_null(s.lo), end_or_null(s.hi)})},
+            {"pct_range", benchstat_pct_range(s)},
             {"median", nullable(s.summary.median)},
             {"median_ci", nullptr},
             {"median_ci_level", nullptr},
@@ -462,13 +628,22 @@ void to_json(json& j, const CompareTable& t) {
   j["comparable"] = t.comparable;
   j["allow_different_hosts"] = t.allow_different_hosts;
   j["matched_by"] = t.matched_by_condition_name ? "condition" : "benchmark";
+  j["config_keys"] = t.config_keys;
   j["differences"] = json::array();
   for (const auto& d : t.differences)
     j["differences"].push_back({{"field", d.field}, {"old", d.a}, {"new", d.b}, {"moves_benchmarks", d.moves_benchmarks}});
   j["rows"] = json::array();
   for (const auto& r : t.rows) {
+    json config = json::object();
+    for (const auto& [key, value] : model::config_entries(r.config)) config[key] = value;
     json row = {{"benchmark", r.benchmark},
+                {"name", r.name},
+                {"variant", r.variant},
+                {"config", config},
                 {"unit", r.unit},
+                {"recorded_units", r.recorded_units},
+                {"better", std::string(model::to_string(r.better))},
+                {"exact", r.exact},
                 {"label", r.compared ? json(std::string(to_string(r.label))) : json(nullptr)},
                 {"label_reason", r.label_reason},
                 {"compared", r.compared},
@@ -478,15 +653,20 @@ void to_json(json& j, const CompareTable& t) {
       row["reason"] = r.reason;
     } else {
       row["ratio_of_medians"] = nullable(r.ratio_of_medians);
+      row["delta"] = benchstat_delta(r);
+      row["p_text"] = benchstat_p_text(r);
       row["test"] = {{"u", nullable(r.test.u)},
                      {"p", nullable(r.test.p)},
+                     {"p_benchstat", nullable(r.test.p_benchstat)},
+                     {"p_slot", nullable(r.p_slot)},
                      {"p_exact_absdev", nullable(r.test.p_exact_absdev)},
                      {"p_exact_doubling", nullable(r.test.p_exact_doubling)},
                      {"p_normal", nullable(r.test.p_normal)},
                      {"z", nullable(r.test.z)},
                      {"exact", r.test.exact},
+                     {"significant", r.significant},
                      {"p_adjusted", nullable(r.p_adjusted)},
-                     {"significant", r.significant}};
+                     {"significant_adjusted", r.significant_adjusted}};
       if (r.hl) {
         row["hodges_lehmann"] = {{"estimate", nullable(r.hl->estimate)},
                                  {"lo", r.hl->bounded ? nullable(r.hl->lo) : json(nullptr)},
@@ -504,7 +684,8 @@ void to_json(json& j, const CompareTable& t) {
                                  {"level", nullable(f.level)},
                                  {"bounded", f.bounded}};
       }
-      row["verdict"] = std::string(stats::to_string(r.verdict));
+      row["verdict"] = std::string(r.verdict_word());
+      row["change"] = std::string(movement(r.verdict));
       row["warnings"] = r.warnings;
     }
     j["rows"].push_back(row);
@@ -514,6 +695,7 @@ void to_json(json& j, const CompareTable& t) {
     j["geomeans"].push_back({{"label", std::string(to_string(g.label))},
                              {"old_condition", g.old_condition},
                              {"new_condition", g.new_condition},
+                             {"config", model::config_label(g.config)},
                              {"unit", g.unit},
                              {"rows", g.rows},
                              {"old", g.old_value},

@@ -1,18 +1,28 @@
 // `noisefloor compare OLD NEW`: the unpaired, benchstat-style comparison of two sets of samples
 // (harness/stats/README.md §3.5). Pure: results/ loads the two sides; render/compare.hpp shows them.
 //
-// Per (condition, benchmark, unit) present on both sides: the median of each side with its 95%
-// order-statistic CI (benchstat's "±"), the ratio of medians (benchstat's delta), the two-sided
-// Mann-Whitney U test (exact and conditional on the tie pattern for small samples, so never
-// benchstat's doubled tail; normal approximation with tie correction otherwise), the
-// Hodges-Lehmann ratio new/old with its Moses CI, and the verdict of that CI against the noise
-// threshold θ (faster / slower / equivalent / inconclusive). The delta shows "~" when the
-// p-value (Holm-Bonferroni adjusted over the rows of one unit when there are several) is > α,
-// as benchstat does; verdicts are per-row CI statements and are not adjusted.
+// Per (condition, benchmark, configuration, variant, unit) present on both sides, what benchstat
+// prints — the centre of each side (the median, or the mode of an `assume=exact` unit) with its
+// "±" (harness/stats/README.md §3.2), the delta of the centres, benchstat's Mann-Whitney p
+// (stats::MannWhitney::p_benchstat) and its decision ("~" when p > α; an exact unit has no test
+// and always shows its delta) — and beside it noisefloor's own figures: the Hodges-Lehmann ratio
+// new/old with its Moses CI, the verdict of that CI against the noise threshold θ in the unit's
+// direction (analysis/verdict.hpp: faster / slower, better / worse, or lower / higher for a unit of
+// unknown direction; equivalent; inconclusive), and the Holm-Bonferroni adjusted p over the rows
+// of one unit, labelled as such. Verdicts are per-row CI statements and are not adjusted.
+//
+// Units are tidied as benchstat tidies them (text::tidy_unit: ns/op → sec/op, MB/s → B/s, any
+// "ns"/"MB" token of a numerator): ns/op on one side meets sec/op on the other, and values are
+// held in the tidied unit.
 //
 // Matching: both sides single-condition (two go test files): by benchmark. Otherwise conditions
 // are matched by name and rows by (condition, benchmark); conditions and benchmarks present on
 // one side only are listed as such. No condition name in common (and not both single): ConfigError.
+// Rows are matched by full name, variant and the configuration keys that tell rows apart on
+// either side (analysis::distinguishing_keys: a `go test ./...` file's pkg). A key with one value
+// on each side describes the side, not a row: it is no part of the match, and when both sides
+// have it with different values (not goos, goarch or cpu, which are the rooms' business) a note
+// says so.
 //
 // Labels: every row carries the label of its conditions (MEASURED-clean or CONTENDED; an unpaired
 // comparison is never CONTENDED-PAIRED; UNKNOWN for a source that records no load, e.g. a go test
@@ -22,6 +32,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +42,7 @@
 
 #include "analysis/labels.hpp"
 #include "analysis/rooms.hpp"
+#include "model/units.hpp"
 #include "records/result.hpp"
 #include "records/sample.hpp"
 #include "stats/compare.hpp"
@@ -44,6 +56,7 @@ struct CompareSettings {
   std::vector<std::string> old_conditions, new_conditions;  // display order; others first-seen
   std::map<std::string, Label> old_labels, new_labels;      // per condition; missing = UNKNOWN
   std::map<std::string, std::string> old_label_reasons, new_label_reasons;
+  model::UnitMetadata units;  // both sides' `Unit` metadata (direction, assume=exact)
   double threshold = 0.01;   // θ for the verdicts
   double alpha = 0.05;       // for "~" and the Holm-Bonferroni adjustment
   double confidence = 0.95;  // of the median CIs and the Hodges-Lehmann CI
@@ -58,32 +71,52 @@ struct CompareSettings {
 struct CompareSide {
   std::string condition;
   std::vector<int> procs;      // distinct GOMAXPROCS values seen
-  std::vector<double> values;  // run order, warm-up excluded
+  std::vector<double> values;  // run order, warm-up excluded, in the row's (tidied) unit
   stats::Summary summary;      // n, median, median_ci, median_rel_halfwidth
+  // benchstat's centre and the interval its "±" is read from: the median and its CI (±∞ when
+  // there is none), or for an exact unit the mode and [min, max].
+  double center = stats::kNaN, lo = stats::kNaN, hi = stats::kNaN;
 };
 
 struct CompareRow {
   std::string benchmark;  // the full name, as benchstat keys rows ("BenchmarkX-2", "BenchmarkX-2 [fast]")
-  std::string unit;       // as recorded, e.g. "ns/op"
+  std::string name;       // the full name alone ("BenchmarkX-2")
+  std::string variant;    // paired results: the variant ("" otherwise)
+  std::string config;     // the configuration that tells the row apart (canonical text, "" for none)
+  std::string config_label;         // as shown: "pkg: a"
+  std::string unit;                 // tidied, e.g. "sec/op" (text::tidy_unit)
+  std::vector<std::string> recorded_units;  // as the sides recorded it, e.g. {"ns/op"}
+  model::Better better = model::Better::unknown;   // which way is better (model::better_of)
+  model::Quantity quantity = model::Quantity::other;
+  bool exact = false;     // the unit's metadata says assume=exact: centres are modes, no test
   CompareSide old_side, new_side;
   Label label = Label::unknown;
   std::string label_reason;  // e.g. "2 spinners", "old: 2 spinners; new: 1-minute load 2.50 on 2 CPUs"
   bool compared = false;  // false: the labels differ (reason says so); nothing below is set
   std::string reason;
-  double ratio_of_medians = stats::kNaN;  // new/old; NaN when old median is 0
-  stats::MannWhitney test;                // u, p (exact |U-mu| or normal), p_exact_doubling...
-  double p_adjusted = stats::kNaN;        // Holm-Bonferroni within the unit; = p when alone
-  bool significant = false;               // p_adjusted <= alpha
+  double ratio_of_medians = stats::kNaN;  // new/old centres (benchstat's delta); NaN when old is 0
+  stats::MannWhitney test;                // u, p (exact |U-mu| or normal), p_benchstat, ...
+  // The p in benchstat's slot: test.p_benchstat, except where benchstat's tie-conditional count is
+  // no probability (above 1, or 0 under ties: benchstat then prints "p=1.323", or no p at all) —
+  // there the doubled tail it means, test.p_exact_doubling (harness/stats/README.md §3.5.1).
+  double p_slot = stats::kNaN;
+  // benchstat's decision: p_slot <= alpha (an exact unit: always; it has no test). The delta
+  // shows "~" otherwise.
+  bool significant = false;
+  double p_adjusted = stats::kNaN;  // Holm-Bonferroni of p_slot within the unit; = it when alone
+  bool significant_adjusted = false;      // p_adjusted <= alpha
   std::optional<stats::RatioCI> hl;       // nullopt when a value is <= 0
   std::optional<stats::RatioCI> ratio_of_means;  // new/old means, Fieller CI (§3.5.3)
-  stats::Verdict verdict = stats::Verdict::inconclusive;
+  stats::Verdict verdict = stats::Verdict::inconclusive;  // the ratio's place against θ
   std::vector<std::string> warnings;
+  // "faster", "worse", "higher", "equivalent", ... (analysis/verdict.hpp)
+  std::string_view verdict_word() const;
 };
 
 // Geometric mean row of one table (>= 2 compared rows of one unit and condition pair).
 struct CompareGeomean {
   Label label = Label::unknown;
-  std::string old_condition, new_condition, unit;
+  std::string old_condition, new_condition, config, unit;
   std::size_t rows = 0;
   double old_value = stats::kNaN, new_value = stats::kNaN;  // geomean of the medians
   double ratio = stats::kNaN;                               // geomean of the ratios of medians
@@ -97,11 +130,19 @@ struct CompareTable {
   std::vector<Difference> differences;  // as given (all of them)
   bool matched_by_condition_name = true;  // false: two single-condition sides, by benchmark
   std::vector<CompareRow> rows;           // by label, old condition order, unit, benchmark
+  std::set<std::string> config_keys;      // the configuration keys that tell rows apart
   std::vector<CompareGeomean> geomeans;
   // Present on one side only: "condition: benchmark" (or "condition" for a whole condition).
   std::vector<std::string> only_old, only_new;
   std::vector<std::string> notes;  // table-wide warnings
 };
+
+// What benchstat prints for a row, from the same numbers: the "±" of a side ("4%", "∞", "?",
+// "0%"), the delta ("~", "+5.00%", "0.00%", "?") and the p slot ("p=0.008 n=10", "n=1+2" for an
+// exact unit, which has no test).
+std::string benchstat_pct_range(const CompareSide& side);
+std::string benchstat_delta(const CompareRow& row);
+std::string benchstat_p_text(const CompareRow& row);
 
 // Throws ConfigError when the sides cannot be matched (see above) or a side has no samples.
 CompareTable compare_samples(records::Samples old_samples, records::Samples new_samples,
@@ -116,8 +157,15 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
 
 inline constexpr int kCompareSchemaVersion = 1;
 // {"schema_version": 1, "old", "new", "settings", "comparable", "allow_different_hosts",
-//  "matched_by", "differences", "rows", "geomeans", "only_old", "only_new", "notes"}; NaN -> null.
-// A compared row also has "ratio_of_means" with its Fieller CI (§3.5.3).
+//  "matched_by", "differences", "config_keys", "rows", "geomeans", "only_old", "only_new", "notes"};
+// NaN -> null. A row: {"benchmark", "name", "variant", "config" ({"pkg": "a"}), "unit" (tidied),
+// "recorded_units", "better", "exact", "label", "label_reason", "compared", "old", "new" ({"condition",
+// "procs", "n", "center", "range" ([lo, hi] of the ±, null ends for ∞), "median", "median_ci",
+// "median_ci_level", "rel_halfwidth", "values"}), and when compared "ratio_of_medians", "delta"
+// (as benchstat prints it: "~", "+5.00%", "?"), "test" ({"u", "p", "p_benchstat", "p_exact_absdev",
+// "p_exact_doubling", "p_normal", "z", "exact", "p_slot", "significant", "p_adjusted" (Holm),
+// "significant_adjusted"}), "hodges_lehmann", "ratio_of_means" (Fieller CI, §3.5.3), "verdict" (the
+// word), "change" (lower, higher, equivalent, inconclusive), "warnings"}.
 void to_json(nlohmann::json& j, const CompareTable& table);
 
 }  // namespace noisefloor::analysis

@@ -1,5 +1,7 @@
 #include "analysis/history.hpp"
 
+#include "analysis/verdict.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,13 +47,14 @@ std::string started_of(const records::Result& r) {
   return "";
 }
 
-std::string key_of(const std::string& condition, const std::string& name) { return condition + '\x1f' + name; }
-
-HistoryCell cell_of(const Row& row, const HistoryOptions& o) {
+HistoryCell cell_of(const Row& row, const HistoryOptions& o, const model::UnitMetadata& units) {
   HistoryCell c;
+  c.key = row.key();
   c.condition = row.condition;
   c.name = display_name(row);
   c.unit = row.unit;
+  c.better = model::better_of(row.unit, units);
+  c.quantity = model::quantity_of(row.unit);
   c.values = row.values;
   const stats::Summary& s = row.summary;
   c.n = s.n;
@@ -93,6 +96,11 @@ Change change_of(const HistoryCell& before, const HistoryCell& now, const Histor
   const auto verdict = stats::classify(ch.ratio.lo, ch.ratio.hi, o.threshold);
   if (verdict == stats::Verdict::slower) ch.kind = ChangeKind::higher;
   if (verdict == stats::Verdict::faster) ch.kind = ChangeKind::lower;
+  if (ch.kind == ChangeKind::higher || ch.kind == ChangeKind::lower) {
+    if (now.better != model::Better::unknown) ch.word = std::string(verdict_word(verdict, now.better, now.quantity));
+    ch.regression = regressed(verdict, now.better);
+    ch.improvement = improved(verdict, now.better);
+  }
   return ch;
 }
 
@@ -163,8 +171,8 @@ History history(const std::vector<records::Result>& results, const HistoryOption
     // any other needs its table only. The table is built once either way.
     std::optional<Analysis> judged;
     if (r->run && !r->run->claims.empty()) judged = analyze({*r});
-    const Table table = judged ? std::move(judged->table) : build_table(r->samples, r->conditions);
-    for (const auto& row : table.rows) run.cells.push_back(cell_of(row, o));
+    const Table table = judged ? std::move(judged->table) : build_table(r->samples, r->conditions, r->units);
+    for (const auto& row : table.rows) run.cells.push_back(cell_of(row, o, r->units));
     if (judged && judged->judgement)
       for (const auto& c : judged->judgement->claims)
         run.claims.push_back(fmt::format("{}: {}", claims::to_string(c.run.verdict), c.run.claim));
@@ -192,10 +200,10 @@ History history(const std::vector<records::Result>& results, const HistoryOption
     // Changes against the previous run of the same segment.
     if (!starts) {
       const HistoryRun& before = h.runs.back();
-      std::map<std::string, const HistoryCell*> by_key;
-      for (const auto& c : before.cells) by_key[key_of(c.condition, c.name)] = &c;
+      std::map<RowKey, const HistoryCell*> by_key;
+      for (const auto& c : before.cells) by_key[c.key] = &c;
       for (auto& c : run.cells) {
-        const auto it = by_key.find(key_of(c.condition, c.name));
+        const auto it = by_key.find(c.key);
         if (it == by_key.end()) {
           c.change.kind = ChangeKind::not_compared;
           c.change.reason = "not in the previous run";
@@ -224,7 +232,8 @@ void to_json(json& j, const Change& c) {
            {"ratio", stats::number_or_null(c.ratio.estimate)},
            {"lo", stats::number_or_null(c.ratio.lo)},
            {"hi", stats::number_or_null(c.ratio.hi)},
-           {"reason", c.reason}};
+           {"reason", c.reason},
+           {"word", c.word}};
 }
 
 void to_json(json& j, const HistoryCell& c) {

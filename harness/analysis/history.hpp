@@ -24,8 +24,9 @@
 //
 // A change between consecutive runs of a segment, per row: significant when the two-sided
 // Mann–Whitney p < alpha AND the Hodges–Lehmann ratio (new/old) 95% CI lies entirely outside
-// [1 - threshold, 1 + threshold]: `higher` (▲, the value went up: slower for a time per op) or
-// `lower` (▼); otherwise `unchanged` (~). `not_compared` says why (n < 2, a sample size that cannot
+// [1 - threshold, 1 + threshold]: `higher` (▲, the value went up) or `lower` (▼), each said in the
+// unit's direction (slower for a time per op, faster for a throughput; Change::word); otherwise
+// `unchanged` (~). Rows are matched by their key (condition, full name, configuration, variant). `not_compared` says why (n < 2, a sample size that cannot
 // reach p < alpha, a row the previous run did not have).
 #pragma once
 
@@ -39,6 +40,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/rooms.hpp"
+#include "analysis/table.hpp"
+#include "model/units.hpp"
 #include "records/result.hpp"
 #include "stats/compare.hpp"
 #include "stats/summary.hpp"
@@ -66,13 +69,21 @@ struct Change {
   double p = stats::kNaN;  // Mann–Whitney, two-sided
   stats::RatioCI ratio;    // Hodges–Lehmann new/old with its 95% CI
   std::string reason;      // not_compared: why
+  // higher or lower, said in the unit's direction (analysis/verdict.hpp): "slower", "faster",
+  // "worse", "better", or "" for a unit of unknown direction; and whether that is a regression or
+  // an improvement (both false when the direction is unknown).
+  std::string word;
+  bool regression = false, improvement = false;
 };
 
 // One condition × benchmark (× variant) row of one run.
 struct HistoryCell {
+  RowKey key;        // what a later run's row is matched by
   std::string condition;
   std::string name;  // analysis::display_name of the row
   std::string unit;
+  model::Better better = model::Better::unknown;  // which way the unit is better
+  model::Quantity quantity = model::Quantity::other;
   std::size_t n = 0;
   double median = stats::kNaN;
   std::optional<stats::Interval> median_ci;

@@ -4,28 +4,41 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
+#include "analysis/table.hpp"
+#include "analysis/verdict.hpp"
 #include "model/errors.hpp"
+#include "model/go_config.hpp"
 
 namespace noisefloor::analysis {
 namespace {
 const auto num = stats::number_or_null;
 }  // namespace
 
+std::string_view PairedRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
+
 PairedTable build_paired(const records::Samples& samples, const std::string& baseline, double theta,
-                         const std::map<std::string, std::string>& labels) {
+                         const std::map<std::string, std::string>& labels, const model::UnitMetadata& units) {
   struct Slot {
     std::optional<double> base, variant;
     std::string order;
   };
+  // A benchmark as shown: its full name, and the configuration that tells it apart (pkg).
+  const std::set<std::string> config_keys = distinguishing_keys(samples);
+  const auto shown = [&](const std::string& name, const std::string& config) {
+    const std::string label = model::config_label(model::config_only(config, config_keys));
+    return label.empty() ? name : name + " (" + label + ")";
+  };
+  std::map<std::string, std::string> unit_of;  // shown benchmark -> the primary metric's unit
   // (condition, benchmark, pair) -> repeat -> slot, in first-seen order of the keys
   std::vector<std::tuple<std::string, std::string, std::string>> keys;
   std::map<std::tuple<std::string, std::string, std::string>, std::map<int, Slot>> slots;
   std::map<std::tuple<std::string, std::string, std::string>, std::string> variant_of;
   for (const records::SampleRef s : samples) {
     if (s.variant.empty() || s.pair.empty() || s.warmup || s.metrics.empty()) continue;
-    const auto key = std::make_tuple(s.condition, s.name, s.pair);
-    if (!slots.count(key)) keys.push_back(key);
+    const auto key = std::make_tuple(s.condition, shown(s.name, s.config), s.pair);
+    if (!slots.count(key)) keys.push_back(key), unit_of.emplace(std::get<1>(key), s.metrics.front().unit);
     Slot& slot = slots[key][s.repeat];
     if (s.variant == baseline) {
       slot.base = s.metrics.front().value;
@@ -52,6 +65,9 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     if (b.empty()) continue;
     row.condition = condition;
     row.benchmark = benchmark;
+    row.unit = unit_of[benchmark];
+    row.better = model::better_of(row.unit, units);
+    row.quantity = model::quantity_of(row.unit);
     row.baseline = baseline;
     row.aa = pair == "A/A";
     row.variant = row.aa ? "A/A" : variant_of[key];
@@ -81,8 +97,8 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> block_values;
   for (const records::SampleRef s : samples) {
     if (s.variant.empty() || !s.pair.empty() || s.warmup || s.metrics.empty()) continue;
-    const auto key = std::make_tuple(s.condition, s.name, s.variant);
-    if (!block_values.count(key)) block_keys.push_back(key);
+    const auto key = std::make_tuple(s.condition, shown(s.name, s.config), s.variant);
+    if (!block_values.count(key)) block_keys.push_back(key), unit_of.emplace(std::get<1>(key), s.metrics.front().unit);
     block_values[key].push_back(s.metrics.front().value);
   }
   for (const auto& key : block_keys) {
@@ -95,6 +111,9 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     PairedRow row;
     row.condition = condition;
     row.benchmark = benchmark;
+    row.unit = unit_of[benchmark];
+    row.better = model::better_of(row.unit, units);
+    row.quantity = model::quantity_of(row.unit);
     row.baseline = baseline;
     row.variant = variant;
     row.unpaired = true;
@@ -151,7 +170,9 @@ void to_json(nlohmann::json& j, const PairedRow& r) {
          {"hl", num(r.hl.estimate)},
          {"hl_ci", {num(r.hl.lo), num(r.hl.hi)}},
          {"p_mann_whitney", num(r.p_mann_whitney)},
-         {"verdict", stats::to_string(r.verdict)},
+         {"verdict", r.verdict_word()},
+         {"change", movement(r.verdict)},
+         {"unit", r.unit},
          {"trustworthy", r.trustworthy},
          {"aa", false}};
     return;
@@ -175,7 +196,9 @@ void to_json(nlohmann::json& j, const PairedRow& r) {
        {"p_sign", num(p.p_sign)},
        {"p_t", num(p.p_t)},
        {"order_effect_p", p.order_effect_p ? num(*p.order_effect_p) : nlohmann::json(nullptr)},
-       {"verdict", stats::to_string(r.verdict)},
+       {"verdict", r.verdict_word()},
+       {"change", movement(r.verdict)},
+       {"unit", r.unit},
        {"trustworthy", r.trustworthy},
        {"aa", r.aa}};
 }

@@ -13,14 +13,20 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/labels.hpp"
+#include "model/units.hpp"
 #include "records/samples.hpp"
 #include "stats/compare.hpp"
 
 namespace noisefloor::analysis {
 
 struct PairedRow {
-  std::string condition, benchmark, baseline, variant;  // variant "A/A" for the baseline against itself
+  // benchmark: the full name, with the configuration that tells it apart ("BenchmarkGet-8 (pkg: a)");
+  // variant "A/A" for the baseline against itself.
+  std::string condition, benchmark, baseline, variant;
   std::string label;
+  std::string unit;  // of the primary metric, which is compared
+  model::Better better = model::Better::unknown;
+  model::Quantity quantity = model::Quantity::other;
   std::vector<std::string> order;  // per repeat: "AB" or "BA"
   stats::Paired paired;
   stats::Verdict verdict = stats::Verdict::inconclusive;
@@ -32,6 +38,8 @@ struct PairedRow {
   double median_ratio = 0;  // ratio of medians
   double p_mann_whitney = 0;
   std::size_t n_base = 0, n_variant = 0;
+  // The verdict in the unit's direction: faster/slower, better/worse, lower/higher (analysis/verdict.hpp).
+  std::string_view verdict_word() const;
 };
 
 struct AaRow {
@@ -51,7 +59,7 @@ struct PairedTable {
 // compared unpaired (Hodges–Lehmann), and labelled CONTENDED where the paired label would be
 // CONTENDED-PAIRED.
 PairedTable build_paired(const records::Samples& samples, const std::string& baseline, double theta,
-                         const std::map<std::string, std::string>& labels);
+                         const std::map<std::string, std::string>& labels, const model::UnitMetadata& units = {});
 
 // The labels build_paired takes, for one result: CONTENDED-PAIRED where condition_label says
 // CONTENDED, its own label (MEASURED-clean or UNKNOWN) elsewhere; a condition missing from the

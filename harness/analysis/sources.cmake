@@ -2,6 +2,7 @@
 # records. Pure.
 list(APPEND NF_CORE_SOURCES
   harness/analysis/table.cpp
+  harness/analysis/verdict.cpp
   harness/analysis/accounting.cpp
   harness/analysis/labels.cpp
   harness/analysis/paired.cpp
@@ -19,4 +20,5 @@ list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_rooms_test.cpp
   tests/unit/analysis_judge_test.cpp
   tests/unit/analysis_history_test.cpp
+  tests/unit/analysis_gotest_test.cpp
   tests/unit/analysis_test.cpp)

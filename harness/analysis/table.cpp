@@ -1,34 +1,34 @@
 #include "analysis/table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <map>
 #include <set>
 #include <tuple>
 
+#include "model/go_config.hpp"
+
 namespace noisefloor::analysis {
 
-namespace {
-std::string with_variant(const std::string& benchmark, const std::string& variant) {
-  return variant.empty() ? benchmark : fmt::format("{} [{}]", benchmark, variant);
+RowKey row_key(const records::SampleRef& s) { return {s.condition, s.name, s.config, s.variant}; }
+
+std::string display_name(const Row& row) {
+  std::string name = row.name;
+  if (!row.config_label.empty()) name += " (" + row.config_label + ")";
+  if (!row.variant.empty()) name += " [" + row.variant + "]";
+  return name;
 }
-}  // namespace
-
-std::string display_name(const Row& row) { return with_variant(row.name, row.variant); }
-
-std::string display_name(const records::SampleRef& sample) { return with_variant(sample.name, sample.variant); }
 
 bool in_row(const Row& row, const records::SampleRef& s) {
-  return s.condition == row.condition && s.name == row.name && s.variant == row.variant && !s.metrics.empty() &&
-         (row.pair.empty() || s.pair == row.pair);
+  return s.condition == row.condition && s.name == row.name && s.config == row.config && s.variant == row.variant &&
+         !s.metrics.empty() && (row.pair.empty() || s.pair == row.pair);
 }
 
 namespace {
-using RowKey = std::tuple<std::string, std::string, std::string>;  // condition, full name, variant
-RowKey row_key(const records::SampleRef& s) { return {s.condition, s.name, s.variant}; }
-
 // Paired design: the pair each row's samples come from (the first it ran in).
 std::map<RowKey, std::string> first_pairs(const records::Samples& samples) {
   std::map<RowKey, std::string> first;
@@ -37,7 +37,46 @@ std::map<RowKey, std::string> first_pairs(const records::Samples& samples) {
     if (!s.pair.empty()) first.emplace(row_key(s), s.pair);
   return first;
 }
+
 }  // namespace
+
+double mode_of_ascending(std::span<const double> ascending) {
+  double best = stats::kNaN;
+  std::size_t best_count = 0;
+  for (std::size_t i = 0; i < ascending.size();) {
+    std::size_t j = i;
+    while (j < ascending.size() && ascending[j] == ascending[i]) ++j;
+    if (j - i > best_count) best = ascending[i], best_count = j - i;
+    i = j;
+  }
+  return best;
+}
+
+std::set<std::string> distinguishing_keys(const records::Samples& samples) {
+  // Stored samples share their strings: the distinct (condition, config) pairs by address first.
+  std::set<std::pair<const std::string*, const std::string*>> seen;
+  std::map<std::string, std::set<std::string>> configs;  // condition -> its configurations
+  for (const records::SampleRef s : samples)
+    if (seen.emplace(&s.condition, &s.config).second) configs[s.condition].insert(s.config);
+  std::set<std::string> keys;
+  for (const auto& [condition, texts] : configs) {
+    if (texts.size() < 2) continue;
+    std::map<std::string, std::set<std::string>> values;  // key -> values ("\x01" for absent)
+    std::set<std::string> all;
+    for (const auto& text : texts)
+      for (const auto& [k, v] : model::config_entries(text)) all.insert(k);
+    for (const auto& text : texts) {
+      const auto entries = model::config_entries(text);
+      for (const auto& k : all) {
+        const auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == k; });
+        values[k].insert(it == entries.end() ? std::string("\x01") : it->second);
+      }
+    }
+    for (const auto& [k, vs] : values)
+      if (vs.size() > 1) keys.insert(k);
+  }
+  return keys;
+}
 
 std::vector<bool> row_samples(const records::Samples& samples) {
   if (!samples.any_pair()) return std::vector<bool>(samples.size(), true);
@@ -64,27 +103,52 @@ Flags flags_of(const Row& row) {
   return f;
 }
 
-Table build_table(const records::Samples& samples, const std::vector<std::string>& order) {
+std::vector<const Row*> all_rows(const Table& t) {
+  std::vector<const Row*> out;
+  out.reserve(t.rows.size() + t.other_metrics.size());
+  std::size_t k = 0;
+  for (const Row& r : t.rows) {
+    out.push_back(&r);
+    while (k < t.other_metrics.size() && t.other_metrics[k].key() == r.key()) out.push_back(&t.other_metrics[k++]);
+  }
+  for (; k < t.other_metrics.size(); ++k) out.push_back(&t.other_metrics[k]);
+  return out;
+}
+
+Table build_table(const records::Samples& samples, const std::vector<std::string>& order,
+                  const model::UnitMetadata& units) {
   Table t;
   t.conditions = order;
+  t.config_keys = distinguishing_keys(samples);
   const auto first_pair = first_pairs(samples);
   // One pass: each sample into its row; rows of a condition in the order their keys first appear
-  // (with variants, each variant of a benchmark is a row of its own).
+  // (with variants, each variant of a benchmark is a row of its own). A row's other metrics are
+  // kept by unit, in the order they first appear on its lines.
   struct Building {
     Row row;
     std::set<int> procs;
+    std::vector<Row> others;
+    Row& other(const std::string& unit, std::size_t position) {
+      for (Row& o : others)
+        if (o.unit == unit) return o;
+      Row& o = others.emplace_back();
+      o.unit = unit;
+      o.metric = position;
+      return o;
+    }
   };
   std::deque<Building> rows;
   std::map<RowKey, Building*> by_key;
   std::map<std::string, std::vector<Building*>> by_condition;
   // Consecutive samples mostly share a row; stored samples share their strings, so the strings'
   // addresses find it again without comparing them.
-  const std::string *last_condition = nullptr, *last_name = nullptr, *last_variant = nullptr, *last_pair = nullptr;
+  const std::string *last_condition = nullptr, *last_name = nullptr, *last_variant = nullptr, *last_pair = nullptr,
+                    *last_config = nullptr;
   Building* last = nullptr;
   for (const records::SampleRef s : samples) {
     Building* b;
     if (&s.condition == last_condition && &s.name == last_name && &s.variant == last_variant &&
-        &s.pair == last_pair) {
+        &s.pair == last_pair && &s.config == last_config) {
       b = last;
     } else {
       auto key = row_key(s);
@@ -95,6 +159,8 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
         Building& fresh = rows.emplace_back();
         fresh.row.condition = s.condition;
         fresh.row.name = s.name;
+        fresh.row.config = s.config;
+        fresh.row.config_label = model::config_label(model::config_only(s.config, t.config_keys));
         fresh.row.variant = s.variant;
         if (const auto pair = first_pair.find(key); pair != first_pair.end()) fresh.row.pair = pair->second;
         by_condition[s.condition].push_back(&fresh);
@@ -102,6 +168,7 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
       }
       b = it->second;
       last_condition = &s.condition, last_name = &s.name, last_variant = &s.variant, last_pair = &s.pair;
+      last_config = &s.config;
       last = b;
     }
     Row& r = b->row;
@@ -109,21 +176,52 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
     r.benchmark = s.benchmark;
     if (s.warmup) {
       ++r.warmup_discarded;
+      for (std::size_t k = 1; k < s.metrics.size(); ++k) ++b->other(s.metrics[k].unit, k).warmup_discarded;
       continue;
     }
     const records::MetricRef primary = s.metrics.front();
     if (r.unit.empty()) r.unit = primary.unit;
     r.values.push_back(primary.value);
     b->procs.insert(s.procs);
+    for (std::size_t k = 1; k < s.metrics.size(); ++k) {
+      const records::MetricRef m = s.metrics[k];
+      Row& o = b->other(m.unit, k);
+      if (std::isfinite(m.value)) {
+        o.values.push_back(m.value);
+      } else {
+        ++o.not_numbers;  // a Google Benchmark counter over zero time
+      }
+    }
   }
+  const auto finish = [&units](Row& r, const std::set<int>& procs) {
+    r.procs.assign(procs.begin(), procs.end());
+    r.summary = stats::summarize(r.values);
+    r.exact = model::assume_exact(r.unit, units);
+    if (r.exact) {
+      std::vector<double> ascending = r.values;
+      std::sort(ascending.begin(), ascending.end());
+      r.mode = mode_of_ascending(ascending);
+    }
+  };
   for (const auto& cond : t.conditions) {
     const auto it = by_condition.find(cond);
     if (it == by_condition.end()) continue;
     for (Building* b : it->second) {
       Row& r = b->row;
-      r.procs.assign(b->procs.begin(), b->procs.end());
-      r.summary = stats::summarize(r.values);
+      finish(r, b->procs);
+      for (Row& o : b->others) {
+        const std::string unit = o.unit;
+        const std::size_t metric = o.metric, warmup = o.warmup_discarded, not_numbers = o.not_numbers;
+        std::vector<double> values = std::move(o.values);
+        o = r;  // the row's identity
+        o.unit = unit, o.metric = metric, o.warmup_discarded = warmup, o.not_numbers = not_numbers;
+        o.values = std::move(values);
+        if (o.values.empty()) continue;  // nothing but counters that were not numbers
+        finish(o, b->procs);
+      }
       t.rows.push_back(std::move(r));
+      for (Row& o : b->others)
+        if (!o.values.empty()) t.other_metrics.push_back(std::move(o));
     }
   }
   for (const auto& r : t.rows) {
@@ -152,10 +250,21 @@ void to_json(nlohmann::json& j, const Row& r) {
        {"values", r.values},
        {"summary", r.summary}};
   if (!r.variant.empty()) j["variant"] = r.variant;  // paired designs only
+  if (!r.config.empty()) {
+    nlohmann::json config = nlohmann::json::object();
+    for (const auto& [key, value] : model::config_entries(r.config)) config[key] = value;
+    j["config"] = config;
+  }
+  if (r.metric > 0) j["metric"] = r.metric;
+  if (r.not_numbers > 0) j["not_numbers"] = r.not_numbers;
+  if (r.exact) {
+    j["exact"] = true;
+    j["mode"] = stats::number_or_null(r.mode);
+  }
 }
 
 void to_json(nlohmann::json& j, const Table& t) {
-  j = {{"conditions", t.conditions}, {"rows", t.rows}, {"notes", t.notes}};
+  j = {{"conditions", t.conditions}, {"rows", t.rows}, {"other_metrics", t.other_metrics}, {"notes", t.notes}};
 }
 
 }  // namespace noisefloor::analysis

@@ -2,42 +2,73 @@
 // summary statistics (harness/stats/README.md §3.2–3.4). Pure.
 #pragma once
 
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "model/units.hpp"
 #include "records/samples.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::analysis {
 
-// One condition × benchmark (× variant): the kept samples (warm-up excluded) of its primary
-// metric. A benchmark is keyed by its full name, as benchstat keys it: "BenchmarkX-2" and
-// "BenchmarkX-4" (GOMAXPROCS), "BM_X/threads:2" and "BM_X/threads:4", are rows of their own.
+// Which row a sample belongs to: its condition, its full name as benchstat keys rows
+// ("BenchmarkX-2" and "BenchmarkX-4" (GOMAXPROCS), "BM_X/threads:2" and "BM_X/threads:4" are rows
+// of their own), the Go configuration it was printed under (model/go_config.hpp: `go test ./...`
+// prints `pkg:` before each package, and BenchmarkGet-8 of package a is not package b's), and its
+// variant (paired design). Every reader groups samples by this key, never by a shown name.
+struct RowKey {
+  std::string condition;
+  std::string name;    // as printed, with the -N suffix
+  std::string config;  // canonical text, "" for none
+  std::string variant;
+  friend auto operator<=>(const RowKey&, const RowKey&) = default;
+  friend bool operator==(const RowKey&, const RowKey&) = default;
+};
+RowKey row_key(const records::SampleRef& sample);
+
+// One condition × benchmark (× configuration × variant) × metric: the kept samples (warm-up
+// excluded) of one metric.
 struct Row {
   std::string condition;
   std::string name;            // as printed, with the -N suffix
   std::string benchmark;       // without the -N suffix
+  std::string config;          // the Go configuration of its samples (canonical text, "" for none)
+  // The part of `config` that tells this row from others of its table (Table::config_keys),
+  // as shown: "pkg: example.com/a" ("" when no key varies).
+  std::string config_label;
   std::string variant;         // paired design: which variant ("" otherwise)
   std::string pair;            // paired design: the pair its samples come from (see build_table)
-  std::string unit;            // of the primary metric, e.g. "ns/op"
+  std::string unit;            // of its metric, as recorded, e.g. "ns/op"
+  std::size_t metric = 0;      // position of its metric on the result line (0: the primary one)
   std::vector<int> procs;      // its GOMAXPROCS (threads), one value
   std::vector<double> values;  // in run order
   std::size_t warmup_discarded = 0;
+  std::size_t not_numbers = 0;  // values of this metric that were not numbers, left out
+  bool exact = false;           // the unit's metadata says assume=exact (model/units.hpp)
+  double mode = stats::kNaN;    // exact units: the most frequent value (the lowest of the most frequent)
   stats::Summary summary;
+  RowKey key() const { return {condition, name, config, variant}; }
 };
 
-// The row's name everywhere a row is named: "BenchmarkX-2" or, with variants, "BenchmarkX-2 [fast]".
+// The row's name everywhere a row is named: "BenchmarkX-2", with its configuration when that
+// tells it apart ("BenchmarkGet-8 (pkg: a)") and its variant ("BenchmarkX-2 [fast]").
 std::string display_name(const Row& row);
-// The same name for the row a sample belongs to: every reader groups samples by it.
-std::string display_name(const records::SampleRef& sample);
 // Whether `sample` (warm-up included) is one of the row's.
 bool in_row(const Row& row, const records::SampleRef& sample);
 // Whether the rows hold each sample, in order: all of them, except that in a paired design each
-// (condition, name, variant) keeps only the samples of the first pair it ran in.
+// (condition, name, config, variant) keeps only the samples of the first pair it ran in.
 std::vector<bool> row_samples(const records::Samples& samples);
+// The most frequent of ascending values (the lowest of the most frequent): the centre of a unit
+// marked `assume=exact`, as benchstat centres it. NaN when empty.
+double mode_of_ascending(std::span<const double> ascending);
+// The configuration keys that tell rows apart: those whose value (or presence) differs between two
+// samples of one condition (a `go test ./...` run's pkg). Keys every sample of a condition shares
+// (goos, goarch, cpu) say nothing about a row.
+std::set<std::string> distinguishing_keys(const records::Samples& samples);
 
 // What the flags column says about a row; every rendering words these.
 struct Flags {
@@ -48,18 +79,32 @@ Flags flags_of(const Row& row);
 
 struct Table {
   std::vector<std::string> conditions;  // display order
-  std::vector<Row> rows;                // grouped by condition, then benchmark in first-seen order
-  std::vector<std::string> notes;       // shown under the table
+  // The primary metric's rows (what claims, history, plots and the anchor judge), grouped by
+  // condition, then benchmark in first-seen order.
+  std::vector<Row> rows;
+  // Every other metric of the result lines (-benchmem's B/op and allocs/op, MB/s, b.ReportMetric's
+  // units, Google Benchmark's counters), shown after their primary row: for each primary row, its
+  // other metrics in line order.
+  std::vector<Row> other_metrics;
+  std::set<std::string> config_keys;  // distinguishing_keys of the samples
+  std::vector<std::string> notes;     // shown under the table
 };
 
-// Groups samples by (condition, full name, variant) and summarizes each group. Conditions follow
+// The rows of `table` in display order: each primary row followed by its other metrics.
+std::vector<const Row*> all_rows(const Table& table);
+
+// Groups samples by row_key and metric and summarizes each group. Conditions follow
 // `condition_order`, then any others in first-seen order. In a paired design a variant's row holds
 // the samples of the first pair it runs in (the baseline runs in every pair, and its A/A copy
-// once more: one sample per repeat keeps its row a plain series in run order).
-Table build_table(const records::Samples& samples, const std::vector<std::string>& condition_order);
+// once more: one sample per repeat keeps its row a plain series in run order). `units`: the unit
+// metadata (`assume=exact` rows show their mode).
+Table build_table(const records::Samples& samples, const std::vector<std::string>& condition_order,
+                  const model::UnitMetadata& units = {});
 
 // summary.json's "table": {"conditions", "rows": [{"condition", "name", "benchmark", "unit", "procs",
-// "warmup_discarded", "values", "summary", "variant" (paired designs only)}], "notes"}.
+// "warmup_discarded", "values", "summary", "variant" (paired designs only), "config" ({"pkg": "a"},
+// when there is one), "exact" and "mode" (assume=exact units)}], "other_metrics": [rows as above,
+// with "metric"], "notes"}.
 void to_json(nlohmann::json& j, const Row& row);
 void to_json(nlohmann::json& j, const Table& table);
 

@@ -101,8 +101,15 @@ const std::vector<double>& series(const Expr& call, const Data& data) {
   if (it == data.rows.end() || it->second.empty())
     throw Undefined{fmt::format("{}({}): the condition has no samples", to_string(call.function), call.subject)};
   if (call.benchmark.empty()) return it->second.front().second;
+  const std::vector<double>* found = nullptr;
+  std::size_t matches = 0;
   for (const auto& [name, values] : it->second)
-    if (name == call.benchmark) return values;
+    if (name == call.benchmark) found = found ? found : &values, ++matches;
+  if (matches > 1)
+    throw Undefined{fmt::format("{}({}, {}): {} rows of that condition have that name (the same benchmark in "
+                                "several packages): a claim can name only a benchmark that is one row",
+                                to_string(call.function), call.subject, call.benchmark, matches)};
+  if (found) return *found;
   throw Undefined{fmt::format("{}({}, {}): no such benchmark in that condition", to_string(call.function),
                               call.subject, call.benchmark)};
 }

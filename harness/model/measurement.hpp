@@ -22,6 +22,9 @@ struct Measurement {
   int procs = 1;          // GOMAXPROCS from the -N suffix, 1 when there is none
   std::int64_t iterations = 0;
   std::vector<Metric> metrics;
+  // The configuration the result was printed under (model/go_config.hpp: canonical "key: value"
+  // lines, e.g. "goarch: amd64\ngoos: linux\npkg: example.com/a"); "" for none.
+  std::string config;
   friend bool operator==(const Measurement&, const Measurement&) = default;
 };
 

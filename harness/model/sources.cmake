@@ -1,2 +1,2 @@
-list(APPEND NF_CORE_SOURCES harness/model/cpulist.cpp)
+list(APPEND NF_CORE_SOURCES harness/model/cpulist.cpp harness/model/go_config.cpp harness/model/units.cpp)
 list(APPEND NF_UNIT_TESTS tests/unit/model_cpulist_test.cpp)

@@ -1,10 +1,13 @@
 #include "parsers/gotest.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <charconv>
 #include <cstdint>
 #include <system_error>
 
+#include "model/go_config.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::parsers {
@@ -161,8 +164,19 @@ std::pair<std::string, int> split_procs_suffix(std::string_view name) {
   return {std::string(name.substr(0, dash)), procs};
 }
 
+bool apply_unit_line(std::string_view line, model::UnitMetadata& units, std::vector<std::string>& errors,
+                     std::string_view where) {
+  const auto unit = model::parse_unit_line(line);
+  if (!unit) return false;
+  for (const auto& e : unit->errors) errors.push_back(fmt::format("{}: {}", where, e));
+  for (const auto& [key, value] : unit->pairs)
+    if (auto conflict = units.set(unit->unit, key, value)) errors.push_back(fmt::format("{}: {}", where, *conflict));
+  return true;
+}
+
 std::optional<model::Measurement> GoTestParser::feed_line(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  ++line_;
 
   // Checked on every line: Go prints the marker after the padded name of the failing benchmark,
   // and indents it for sub-benchmarks.
@@ -177,10 +191,14 @@ std::optional<model::Measurement> GoTestParser::feed_line(std::string_view line)
       ++output_.skipped_lines;
       return std::nullopt;
     }
+    m->config = config_text_;
     output_.measurements.push_back(*m);
     return m;
   }
-  apply_config_line(line, output_.config);
+  if (line.starts_with('U') &&
+      apply_unit_line(line, output_.units, output_.unit_errors, fmt::format("line {}", line_)))
+    return std::nullopt;
+  if (apply_config_line(line, output_.config)) config_text_ = model::config_text(output_.config);
   return std::nullopt;
 }
 

@@ -10,6 +10,8 @@
 //                  fields separated by spaces/tabs, an even number of at least 4 fields, an
 //                  integer iteration count and numeric values (std::from_chars, locale-independent;
 //                  a leading '+' and inf/nan are accepted like Go's strconv.ParseFloat).
+//   unit metadata  `Unit <unit> key=value...` (benchfmt): `better=higher|lower`, `assume=exact`
+//                  (model/units.hpp), for the rest of the stream and every file read with it.
 //   failure        a line containing `--- FAIL: <name>`; the name is recorded. Go may print it
 //                  on the same line as the padded benchmark name (`BenchmarkX-2 \t--- FAIL: ...`).
 // The testing package prints a benchmark's padded name before running it and the numbers after,
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "model/measurement.hpp"
+#include "model/units.hpp"
 
 namespace noisefloor::parsers {
 
@@ -34,8 +37,11 @@ struct GoTestOutput {
   // The last value of each configuration key seen (goos, goarch, pkg, cpu, ...).
   std::map<std::string, std::string> config;
   // Result lines in output order. name is as printed; benchmark is the name without the "-N"
-  // GOMAXPROCS suffix; procs is N, or 1 when there is no suffix. Metrics in printed order.
+  // GOMAXPROCS suffix; procs is N, or 1 when there is no suffix. Metrics in printed order; config
+  // the configuration in force (model/go_config.hpp).
   std::vector<model::Measurement> measurements;
+  model::UnitMetadata units;              // from `Unit` lines
+  std::vector<std::string> unit_errors;   // "line 3: expected key=value", a conflicting value
   // Names from "--- FAIL: <name>" lines, in output order, as printed (with any -N suffix).
   std::vector<std::string> failures;
   // Lines that start with "Benchmark" but are not result lines.
@@ -53,7 +59,15 @@ class GoTestParser {
 
  private:
   GoTestOutput output_;
+  std::string config_text_;  // of output_.config, kept current
+  std::size_t line_ = 0;
 };
+
+// Applies a `Unit` line to `units` when `line` is one (true), with its errors (a field that is
+// not key=value, a value that conflicts with one set before) appended to `errors` as
+// "<where>: <error>".
+bool apply_unit_line(std::string_view line, model::UnitMetadata& units, std::vector<std::string>& errors,
+                     std::string_view where);
 
 // (key, value) when `line` is a configuration line by the rule above (an empty value deletes
 // the key); views into the line.

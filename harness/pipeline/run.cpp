@@ -509,6 +509,8 @@ Finished measure_and_write(const RoomRun& r) {
       run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa, e.comparison.threshold,
                                                    e.comparison.blocks};
     run.adaptive = measured.adaptive;
+    run.units = measured.units;
+    if (r.earlier && r.earlier->run) run.units.merge(r.earlier->run->units);
     for (const auto& c : e.claims) run.claims.push_back(c.text);
     if (e.reference) run.reference = e.reference->published;
     dir.write(run);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/units.hpp"
 #include "records/fingerprint.hpp"
 #include "records/run.hpp"
 #include "records/samples.hpp"
@@ -27,6 +28,8 @@ struct Result {
   std::vector<std::string> conditions;  // display order: run.json's, then any others first seen
   std::map<std::string, GoTestConfig> gotest_config;  // per condition: <condition>.txt's header
   std::vector<std::string> warnings;                  // from loading, e.g. a torn last line
+  // `Unit` metadata lines of a go test file, or the ones the benchmark printed (run.json).
+  model::UnitMetadata units;
 
   // The experiment's name ("" when unknown), its description and comparison settings, as the
   // run recorded them.

@@ -340,6 +340,7 @@ void to_json(json& j, const RunRecord& v) {
   if (v.comparison) j["comparison"] = *v.comparison;
   if (!v.adaptive.empty()) j["adaptive"] = v.adaptive;
   if (!v.sessions.empty()) j["sessions"] = v.sessions;
+  if (!v.units.empty()) j["units"] = v.units;
 }
 
 void from_json(const json& j, RunRecord& v) {
@@ -366,6 +367,7 @@ void from_json(const json& j, RunRecord& v) {
     v.claims = j.value("claims", std::vector<std::string>{});
     v.claims_seed = model::whole_number<std::uint64_t>(j, "claims_seed", 1);
     read_optional(j, "reference", v.reference);
+    if (j.contains("units")) v.units = j.at("units").get<model::UnitMetadata>();
   } catch (const json::exception& e) {
     throw ParseError(e.what());
   }

@@ -15,6 +15,7 @@
 #include "fingerprint/facts.hpp"
 #include "model/published.hpp"
 #include "model/usage.hpp"
+#include "model/units.hpp"
 #include "probe/probe_report.hpp"
 
 namespace noisefloor::records {
@@ -213,13 +214,15 @@ struct RunRecord {
   std::vector<std::string> claims;
   std::uint64_t claims_seed = 1;
   std::optional<model::PublishedTable> reference;
+  // `Unit` metadata lines the benchmark printed (which way a unit is better, assume=exact).
+  model::UnitMetadata units;
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
 };
 
 // JSON (nlohmann ADL). run.json is {"schema_version": 1, "experiment", "description",
 // "run_id", "status", "error" (null when none), "started_utc", "finished_utc", "command_line",
 // "conditions", "summary_header", "condition_records": [...], "warnings", "experiment_file",
-// "comparison" (paired experiments), "adaptive" (samples: auto), "host" (runs on several hosts), "claims", "claims_seed", "reference" (experiments that have them)}. CPU lists are written as text ("0-3",
+// "comparison" (paired experiments), "adaptive" (samples: auto), "host" (runs on several hosts), "claims", "claims_seed", "reference" (experiments that have them), "units" (when the benchmark printed `Unit` lines)}. CPU lists are written as text ("0-3",
 // spinners "unpinned"). from_json accepts every schema 1 file written since 0.1 (fields added
 // later default) and throws ParseError for a wrong type or a newer schema_version.
 void to_json(nlohmann::json& j, const ComparisonSettings& v);

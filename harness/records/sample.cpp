@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/errors.hpp"
+#include "model/go_config.hpp"
 #include "model/json_number.hpp"
 
 namespace noisefloor::records {
@@ -18,6 +19,7 @@ Sample sample_of(const std::string& condition, const model::Measurement& m) {
   s.procs = m.procs;
   s.iterations = m.iterations;
   s.metrics = m.metrics;
+  s.config = m.config;
   return s;
 }
 
@@ -37,6 +39,11 @@ void to_json(nlohmann::json& j, const Sample& s) {
     j["order"] = s.order;
   }
   if (s.session != 0) j["session"] = s.session;
+  if (!s.config.empty()) {
+    nlohmann::json config = nlohmann::json::object();
+    for (const auto& [key, value] : model::config_entries(s.config)) config[key] = value;
+    j["config"] = config;
+  }
 }
 
 void from_json(const nlohmann::json& j, Sample& s) {
@@ -62,6 +69,11 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.elapsed_seconds = j.value("elapsed_s", 0.0);
     s.utc = j.value("utc", "");
     s.session = model::whole_number<decltype(s.session)>(j, "session", 0);
+    if (const auto config = j.find("config"); config != j.end() && !config->is_null()) {
+      std::map<std::string, std::string> entries;
+      for (const auto& [key, value] : config->items()) entries[key] = value.get<std::string>();
+      s.config = model::config_text(entries);
+    }
   } catch (const nlohmann::json::exception& e) {
     throw ParseError(fmt::format("sample: {}", e.what()));
   }

@@ -21,6 +21,9 @@ struct Sample {
   int invocation = 0;  // 0-based invocation number within the run
   std::int64_t iterations = 0;
   std::vector<model::Metric> metrics;  // metrics.front() is the primary value
+  // The Go configuration the result was printed under (model/go_config.hpp), "" for none: a row
+  // is (condition, name, config, variant).
+  std::string config;
   // Paired design only (empty / -1 otherwise): which variant ran, in which repeat, as part of
   // which pair (the variant compared with the baseline, or "A/A"), and the pair's order.
   std::string variant;
@@ -39,7 +42,8 @@ Sample sample_of(const std::string& condition, const model::Measurement& measure
 
 // {"condition", "benchmark", "name", "procs", "index", "warmup", "invocation", "iterations",
 //  "metrics": [{"value", "unit"}], "elapsed_s", "utc"} plus, for the paired design, "variant",
-// "repeat", "pair", "order", and "session" when it is not 0. A metric value that is not finite (a Google Benchmark counter) is
+// "repeat", "pair", "order", "session" when it is not 0, and "config" ({"pkg": "a", ...}) when
+// there is one. A metric value that is not finite (a Google Benchmark counter) is
 // written as null and read back as NaN; the primary one never is (the runner refuses it).
 // from_json needs condition, benchmark and at least one metric (throws ParseError) and defaults
 // the rest.

@@ -27,12 +27,14 @@ std::vector<model::Metric> MetricsView::to_vector() const {
 
 SampleRef::SampleRef(const Sample& s)
     : SampleRef(s.condition, s.benchmark, s.name, s.procs, s.index, s.warmup, s.invocation, s.iterations,
-                MetricsView(s.metrics), s.variant, s.repeat, s.pair, s.order, s.elapsed_seconds, s.utc, s.session) {}
+                MetricsView(s.metrics), s.variant, s.repeat, s.pair, s.order, s.elapsed_seconds, s.utc, s.session,
+                s.config) {}
 
 SampleRef::SampleRef(const std::string& condition_, const std::string& benchmark_, const std::string& name_,
                      int procs_, int index_, bool warmup_, int invocation_, std::int64_t iterations_,
                      MetricsView metrics_, const std::string& variant_, int repeat_, const std::string& pair_,
-                     const std::string& order_, double elapsed_seconds_, const std::string& utc_, int session_)
+                     const std::string& order_, double elapsed_seconds_, const std::string& utc_, int session_,
+                     const std::string& config_)
     : condition(condition_),
       benchmark(benchmark_),
       name(name_),
@@ -48,7 +50,8 @@ SampleRef::SampleRef(const std::string& condition_, const std::string& benchmark
       order(order_),
       elapsed_seconds(elapsed_seconds_),
       utc(utc_),
-      session(session_) {}
+      session(session_),
+      config(config_) {}
 
 Sample SampleRef::sample() const {
   Sample s;
@@ -68,6 +71,7 @@ Sample SampleRef::sample() const {
   s.elapsed_seconds = elapsed_seconds;
   s.utc = utc;
   s.session = session;
+  s.config = config;
   return s;
 }
 
@@ -130,10 +134,11 @@ std::uint32_t Samples::layout_of(std::span<const std::string_view> units) {
 }
 
 std::uint32_t Samples::series_of(std::uint32_t condition, std::uint32_t benchmark, std::uint32_t name, int procs,
-                                 std::uint32_t variant, std::uint32_t pair, std::uint32_t layout) {
-  const auto key = std::make_tuple(condition, benchmark, name, procs, variant, pair, layout);
+                                 std::uint32_t variant, std::uint32_t pair, std::uint32_t layout, std::uint32_t config) {
+  const SeriesKey key{condition, benchmark, name, procs, variant, pair, layout, config};
   const auto [it, added] = series_ids_.emplace(key, static_cast<std::uint32_t>(series_.size()));
-  if (added) series_.push_back(Series{condition, benchmark, name, variant, pair, layout, procs, {}, {}, {}, false});
+  if (added)
+    series_.push_back(Series{condition, benchmark, name, variant, pair, layout, config, procs, {}, {}, {}, false});
   return it->second;
 }
 
@@ -203,7 +208,7 @@ void Samples::push_back(const Sample& s) {
     values.push_back(m.value);
   }
   const std::uint32_t series = series_of(intern(s.condition), intern(s.benchmark), intern(s.name), s.procs,
-                                         intern(s.variant), intern(s.pair), layout_of(unit_names));
+                                         intern(s.variant), intern(s.pair), layout_of(unit_names), intern(s.config));
   const int implied = implied_index(series);
   const bool plain = s.index == implied && !s.warmup && s.invocation == 0 && s.repeat == -1 && s.session == 0 &&
                      s.order.empty() && s.utc.empty() && s.elapsed_seconds == 0;
@@ -229,13 +234,15 @@ bool Samples::any_pair() const {
 
 void Samples::push_result(std::string_view condition, std::string_view benchmark, std::string_view name, int procs,
                           std::int64_t iterations, std::span<const double> values,
-                          std::span<const std::string_view> units) {
+                          std::span<const std::string_view> units, std::string_view config) {
   const bool same = last_.valid && last_.procs == procs && last_.name == name && last_.benchmark == benchmark &&
-                    last_.condition == condition && std::equal(units.begin(), units.end(), last_.units.begin(),
-                                                               last_.units.end());
+                    last_.condition == condition && last_.config == config &&
+                    std::equal(units.begin(), units.end(), last_.units.begin(), last_.units.end());
   if (!same) {
-    last_.series = series_of(intern(condition), intern(benchmark), intern(name), procs, 0, 0, layout_of(units));
+    last_.series =
+        series_of(intern(condition), intern(benchmark), intern(name), procs, 0, 0, layout_of(units), intern(config));
     last_.condition = condition;
+    last_.config = config;
     last_.benchmark = benchmark;
     last_.name = name;
     last_.procs = procs;
@@ -273,7 +280,7 @@ void Samples::rename_conditions(const std::function<std::string(const std::strin
   for (std::uint32_t i = 0; i < series_.size(); ++i) {
     Series& s = series_[i];
     s.condition = renamed[s.condition];
-    series_ids_.emplace(std::make_tuple(s.condition, s.benchmark, s.name, s.procs, s.variant, s.pair, s.layout), i);
+    series_ids_.emplace(SeriesKey{s.condition, s.benchmark, s.name, s.procs, s.variant, s.pair, s.layout, s.config}, i);
   }
   // Two conditions renamed to one would merge series; a rename is one to one (a label prefix).
   std::unordered_map<std::uint64_t, int> counts;
@@ -293,11 +300,11 @@ SampleRef Samples::ref(std::size_t i, std::uint32_t position, int index) const {
   if (bookkeeping_.empty())
     return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, index, false, 0,
                      s.iterations(position), metrics, strings_[s.variant], -1, strings_[s.pair], strings_[0], 0.0,
-                     strings_[0], 0);
+                     strings_[0], 0, strings_[s.config]);
   const Bookkeeping& b = bookkeeping_[i];
   return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, b.index, b.warmup,
                    b.invocation, s.iterations(position), metrics, strings_[s.variant], b.repeat, strings_[s.pair],
-                   strings_[b.order], b.elapsed_seconds, strings_[b.utc], b.session);
+                   strings_[b.order], b.elapsed_seconds, strings_[b.utc], b.session, strings_[s.config]);
 }
 
 SampleRef Samples::operator[](std::size_t i) const {
@@ -346,7 +353,7 @@ bool operator==(const Samples& a, const Samples& b) {
     if (x.condition != y.condition || x.benchmark != y.benchmark || x.name != y.name || x.procs != y.procs ||
         x.index != y.index || x.warmup != y.warmup || x.invocation != y.invocation || x.iterations != y.iterations ||
         x.variant != y.variant || x.repeat != y.repeat || x.pair != y.pair || x.order != y.order ||
-        x.elapsed_seconds != y.elapsed_seconds || x.utc != y.utc || x.session != y.session ||
+        x.elapsed_seconds != y.elapsed_seconds || x.utc != y.utc || x.session != y.session || x.config != y.config ||
         x.metrics.size() != y.metrics.size())
       return false;
     for (std::size_t k = 0; k < x.metrics.size(); ++k)

@@ -1,8 +1,9 @@
 // Samples as the reading commands hold them: the same records as records::Sample, stored by
 // column, so that a million samples take tens of megabytes, not a gigabyte.
 //
-// Every string a sample repeats (condition, names, units, variant, pair, order) is kept once. A
-// series is one (condition, benchmark, name, procs, variant, pair, units) in arrival order, with
+// Every string a sample repeats (condition, names, units, variant, pair, order, configuration) is
+// kept once. A series is one (condition, benchmark, name, procs, variant, pair, units, config) in
+// arrival order, with
 // its values (one row of metrics per sample) and iteration counts; the samples' arrival order is
 // one series number each. The bookkeeping (index, warm-up, invocation, repeat, order, time,
 // session) is stored only once a sample carries any beyond what a go test file implies (index =
@@ -105,12 +106,13 @@ struct SampleRef {
   double elapsed_seconds;
   const std::string& utc;
   int session;
+  const std::string& config;
 
   SampleRef(const Sample& s);  // NOLINT(google-explicit-constructor): a Sample reads as one
   SampleRef(const std::string& condition, const std::string& benchmark, const std::string& name, int procs,
             int index, bool warmup, int invocation, std::int64_t iterations, MetricsView metrics,
             const std::string& variant, int repeat, const std::string& pair, const std::string& order,
-            double elapsed_seconds, const std::string& utc, int session);
+            double elapsed_seconds, const std::string& utc, int session, const std::string& config);
   Sample sample() const;  // a copy that owns its strings
 };
 
@@ -127,9 +129,11 @@ class Samples {
   Samples& operator=(Samples&&) noexcept = default;
 
   void push_back(const Sample& s);
-  // The fast path of a go test file: a sample with the implied bookkeeping (see above).
+  // The fast path of a go test file: a sample with the implied bookkeeping (see above), printed
+  // under `config` (model/go_config.hpp).
   void push_result(std::string_view condition, std::string_view benchmark, std::string_view name, int procs,
-                   std::int64_t iterations, std::span<const double> values, std::span<const std::string_view> units);
+                   std::int64_t iterations, std::span<const double> values, std::span<const std::string_view> units,
+                   std::string_view config = {});
   void append(const Samples& other);
   // Gives every condition the name `rename` returns for it.
   void rename_conditions(const std::function<std::string(const std::string&)>& rename);
@@ -180,7 +184,7 @@ class Samples {
 
  private:
   struct Series {
-    std::uint32_t condition, benchmark, name, variant, pair, layout;
+    std::uint32_t condition, benchmark, name, variant, pair, layout, config;
     int procs;
     std::vector<double> values;  // units per sample, row after row
     // One iteration count per sample: 32 bits while every count fits (Go's b.N never exceeds
@@ -201,7 +205,7 @@ class Samples {
   std::uint32_t intern(std::string_view s);
   std::uint32_t layout_of(std::span<const std::string_view> units);
   std::uint32_t series_of(std::uint32_t condition, std::uint32_t benchmark, std::uint32_t name, int procs,
-                          std::uint32_t variant, std::uint32_t pair, std::uint32_t layout);
+                          std::uint32_t variant, std::uint32_t pair, std::uint32_t layout, std::uint32_t config);
   void append_row(std::uint32_t series, std::int64_t iterations, std::span<const double> values);
   int implied_index(std::uint32_t series);  // while pushing: the next implied index of the series' benchmark
   void make_explicit();                      // stores the implied bookkeeping of every sample so far
@@ -213,9 +217,9 @@ class Samples {
   std::vector<std::vector<const std::string*>> layouts_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> layout_ids_;
   std::vector<Series> series_;
-  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, int, std::uint32_t, std::uint32_t, std::uint32_t>,
-           std::uint32_t>
-      series_ids_;
+  using SeriesKey = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, int, std::uint32_t, std::uint32_t,
+                               std::uint32_t, std::uint32_t>;
+  std::map<SeriesKey, std::uint32_t> series_ids_;
   std::size_t count_ = 0;
   std::vector<std::uint32_t> order_;  // series per sample, arrival order; empty while there is one series
   std::uint32_t series_at(std::size_t i) const { return order_.empty() ? 0 : order_[i]; }
@@ -223,7 +227,7 @@ class Samples {
   std::unordered_map<std::uint64_t, int> pushed_counts_;  // implied index while pushing
   // push_result's last series, by the texts it was found with: a file's lines mostly repeat them.
   struct LastResult {
-    std::string condition, benchmark, name;
+    std::string condition, benchmark, name, config;
     int procs = 0;
     std::vector<std::string> units;
     std::uint32_t series = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/go_config.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
 
@@ -35,37 +36,20 @@ std::string wrap(const std::string& s, std::size_t indent) {
 }
 
 
-// As benchstat prints it: the full name (with its -N suffix) without the "Benchmark" prefix.
+// As benchstat prints it: the full name (with its -N suffix) without the "Benchmark" prefix, and
+// the variant of a paired result.
 std::string display_name(const CompareRow& r) {
-  std::string name = r.benchmark;
+  std::string name = r.name;
   if (name.starts_with(kBenchmarkPrefix) && name.size() > kBenchmarkPrefix.size()) name = name.substr(kBenchmarkPrefix.size());
+  if (!r.variant.empty()) name += " [" + r.variant + "]";
   return name;
 }
 
-
-// benchstat's "±": the median CI half-range in whole percent; "∞" without a CI.
-std::string pct_range(const stats::Summary& s) {
-  if (!s.median_ci) return "∞";
-  const double c = s.median, lo = s.median_ci->lo, hi = s.median_ci->hi;
-  auto sign = [](double x) { return (x > 0) - (x < 0); };
-  if (sign(c) != sign(lo) || sign(c) != sign(hi)) return "?";
-  if (c == 0) return "0%";
-  return fmt::format("{:.0f}%", 100 * std::max(hi / c - 1, 1 - lo / c));
-}
-
-std::string delta_text(const CompareRow& r) {
-  if (!r.significant) return "~";
-  const double o = r.old_side.summary.median, n = r.new_side.summary.median;
-  if (o == n) return "0.00%";
-  if (o == 0) return "?";
-  return fmt::format("{:+.2f}%", (n / o - 1) * 100);
-}
-
-std::string p_text(const CompareRow& r) {
-  std::string s;
-  if (r.p_adjusted != 0) s = fmt::format("p={:.3f} ", r.p_adjusted);
-  const std::size_t n1 = r.old_side.summary.n, n2 = r.new_side.summary.n;
-  return s + (n1 == n2 ? fmt::format("n={}", n1) : fmt::format("n={}+{}", n1, n2));
+// The same with the configuration that tells it apart, for lists outside its table.
+std::string full_display_name(const CompareRow& r) {
+  std::string name = display_name(r);
+  if (!r.config_label.empty()) name += " (" + r.config_label + ")";
+  return name;
 }
 
 // A ratio as a signed percent change, precise enough to read against θ near zero.
@@ -78,6 +62,7 @@ std::string change_pct(double ratio) {
 }
 
 std::string hl_text(const CompareRow& r) {
+  if (r.exact) return "exact values: " + change_pct(r.ratio_of_medians);
   if (!r.hl) return "no ratio (values <= 0)";
   const auto& h = *r.hl;
   if (!h.bounded) return change_pct(h.estimate) + " [CI unbounded]";
@@ -162,14 +147,15 @@ std::string compare_text(const CompareTable& t) {
   };
   if (!out.empty()) out += "\n";
 
-  // One table per unit, as benchstat prints one table per unit with -col: every condition pair's
-  // rows in it ("<condition>: <benchmark>" when there are several), its label said above.
+  // One table per configuration and unit, as benchstat prints one table per unit under each
+  // distinct configuration ("pkg: a" above them): every condition pair's rows in it
+  // ("<condition>: <benchmark>" when there are several), its label said above.
   std::vector<std::tuple<Label, std::string, std::string>> sections;
-  std::vector<std::string> units;
+  std::vector<std::string> configs;
   for (const auto& r : t.rows)
     if (r.compared) {
       add_unique(sections, {r.label, r.old_side.condition, r.new_side.condition});
-      add_unique(units, r.unit);
+      add_unique(configs, r.config);
     }
   const bool several = sections.size() > 1;
   const auto pair_name = [](const std::string& oc, const std::string& nc) { return oc == nc ? oc : oc + " → " + nc; };
@@ -182,57 +168,70 @@ std::string compare_text(const CompareTable& t) {
                     std::string(to_string(label)) + (reason.empty() ? "" : " (" + reason + ")"),
                 4);
   }
-  bool first_unit = true;
-  for (const auto& unit : units) {
-    out += first_unit && !several ? "" : "\n";
-    first_unit = false;
-    const auto [tunit, factor] = text::tidy_unit(unit);
-    std::vector<TextRow> rows;
-    std::vector<std::pair<std::string, std::string>> effects;
-    for (const auto& [label, oc, nc] : sections) {
-      const std::string prefix = several ? pair_name(oc, nc) + ": " : "";
-      for (const auto& r : t.rows) {
-        if (!r.compared || r.label != label || r.old_side.condition != oc || r.new_side.condition != nc ||
-            r.unit != unit)
-          continue;
-        const auto scaled =
-            text::scale_values({r.old_side.summary.median * factor, r.new_side.summary.median * factor}, tunit);
-        TextRow tr;
-        tr.name = prefix + display_name(r);
-        tr.old_center = scaled[0];
-        tr.old_pct = pct_range(r.old_side.summary);
-        tr.new_center = scaled[1];
-        tr.new_pct = pct_range(r.new_side.summary);
-        tr.delta = delta_text(r);
-        tr.p = p_text(r);
-        tr.verdict = std::string(stats::to_string(r.verdict));
-        rows.push_back(tr);
-        effects.emplace_back(tr.name, hl_text(r) + "  " + tr.verdict);
-      }
-      for (const auto& g : t.geomeans) {
-        if (g.label != label || g.old_condition != oc || g.new_condition != nc || g.unit != unit) continue;
-        TextRow tr;
-        tr.name = prefix + "geomean";
-        tr.old_center = text::scale_values({g.old_value * factor}, tunit)[0];
-        tr.new_center = text::scale_values({g.new_value * factor}, tunit)[0];
-        tr.delta = fmt::format("{:+.2f}%", (g.ratio - 1) * 100);
-        rows.push_back(tr);
-      }
+  bool first_table = true;
+  for (const auto& config : configs) {
+    std::vector<std::string> units;
+    for (const auto& r : t.rows)
+      if (r.compared && r.config == config) add_unique(units, r.unit);
+    if (!config.empty()) {
+      out += "\n";
+      for (const auto& [key, value] : model::config_entries(config)) out += wrap(key + ": " + value, 4);
+      first_table = true;
     }
-    out += render_one_table(t.old_name, t.new_name, tunit, rows);
-    // Effects: the Hodges-Lehmann ratio new/old with its CI, behind the verdict.
-    out += fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n", 100 * t.confidence,
-                       100 * t.threshold);
-    std::size_t wn = 0;
-    for (const auto& [name, text] : effects) wn = std::max(wn, text::width(name));
-    std::size_t wt = 0;
-    for (const auto& [name, text] : effects) wt = std::max(wt, text::width(text));
-    const bool wrapped = 2 + wn + 2 + wt > kWidth;
-    for (const auto& [name, text] : effects) {
-      if (wrapped)
-        out += "  " + name + "\n    " + text + "\n";
-      else
-        out += text::rstrip("  " + pad_right(name, wn) + "  " + text) + "\n";
+    for (const auto& unit : units) {
+      out += first_table && !several ? "" : "\n";
+      first_table = false;
+      std::vector<TextRow> rows;
+      std::vector<std::pair<std::string, std::string>> effects;
+      for (const auto& [label, oc, nc] : sections) {
+        const std::string prefix = several ? pair_name(oc, nc) + ": " : "";
+        for (const auto& r : t.rows) {
+          if (!r.compared || r.label != label || r.old_side.condition != oc || r.new_side.condition != nc ||
+              r.unit != unit || r.config != config)
+            continue;
+          const auto scaled = text::scale_values({r.old_side.center, r.new_side.center}, unit);
+          TextRow tr;
+          tr.name = prefix + display_name(r);
+          tr.old_center = scaled[0];
+          tr.old_pct = analysis::benchstat_pct_range(r.old_side);
+          tr.new_center = scaled[1];
+          tr.new_pct = analysis::benchstat_pct_range(r.new_side);
+          tr.delta = analysis::benchstat_delta(r);
+          tr.p = analysis::benchstat_p_text(r);
+          tr.verdict = std::string(r.verdict_word());
+          rows.push_back(tr);
+          std::string effect = hl_text(r) + "  " + tr.verdict;
+          if (!r.exact && std::isfinite(r.p_adjusted) && r.p_adjusted != r.p_slot)
+            effect += fmt::format("  (Holm p={:.3f})", r.p_adjusted);
+          effects.emplace_back(tr.name, effect);
+        }
+        for (const auto& g : t.geomeans) {
+          if (g.label != label || g.old_condition != oc || g.new_condition != nc || g.unit != unit ||
+              g.config != config)
+            continue;
+          TextRow tr;
+          tr.name = prefix + "geomean";
+          tr.old_center = text::scale_values({g.old_value}, unit)[0];
+          tr.new_center = text::scale_values({g.new_value}, unit)[0];
+          tr.delta = fmt::format("{:+.2f}%", (g.ratio - 1) * 100);
+          rows.push_back(tr);
+        }
+      }
+      out += render_one_table(t.old_name, t.new_name, unit, rows);
+      // Effects: the Hodges-Lehmann ratio new/old with its CI, behind the verdict.
+      out += fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n", 100 * t.confidence,
+                         100 * t.threshold);
+      std::size_t wn = 0;
+      for (const auto& [name, text] : effects) wn = std::max(wn, text::width(name));
+      std::size_t wt = 0;
+      for (const auto& [name, text] : effects) wt = std::max(wt, text::width(text));
+      const bool wrapped = 2 + wn + 2 + wt > kWidth;
+      for (const auto& [name, text] : effects) {
+        if (wrapped)
+          out += "  " + name + "\n    " + text + "\n";
+        else
+          out += text::rstrip("  " + pad_right(name, wn) + "  " + text) + "\n";
+      }
     }
   }
   if (sections.empty()) out += "no benchmark compared\n";
@@ -242,7 +241,7 @@ std::string compare_text(const CompareTable& t) {
     if (!r.compared) refused.push_back(&r);
   if (!refused.empty()) {
     out += "\nnot compared (different labels are never put in one comparison):\n";
-    for (const auto* r : refused) out += wrap(fmt::format("  {} ({}): {}", display_name(*r), r->unit, r->reason), 4);
+    for (const auto* r : refused) out += wrap(fmt::format("  {} ({}): {}", full_display_name(*r), r->unit, r->reason), 4);
   }
   if (!t.only_old.empty()) {
     out += "\n" + wrap(fmt::format("only in old ({}):", t.old_name), 2);
@@ -261,12 +260,12 @@ std::string compare_text(const CompareTable& t) {
   for (const auto& r : t.rows) {
     if (!r.compared) continue;
     const std::string prefix =
-        fmt::format("{} ({}{})", display_name(r), r.old_side.condition,
+        fmt::format("{} ({}{})", full_display_name(r), r.old_side.condition,
                     r.old_side.condition == r.new_side.condition ? "" : " → " + r.new_side.condition);
-    add_unique(all_units[prefix], text::tidy_unit(r.unit).first);
+    add_unique(all_units[prefix], r.unit);
     for (const auto& w : r.warnings) {
       add_unique(keys, {prefix, w});
-      add_unique(units_of[{prefix, w}], text::tidy_unit(r.unit).first);
+      add_unique(units_of[{prefix, w}], r.unit);
     }
   }
   std::vector<std::string> unique;
@@ -289,39 +288,47 @@ std::string compare_text(const CompareTable& t) {
 
 std::string compare_csv(const CompareTable& t) {
   std::string out =
-      "old_condition,new_condition,benchmark,unit,label,compared,old_n,old_median,old_ci_lo,old_ci_hi,"
-      "new_n,new_median,new_ci_lo,new_ci_hi,ratio_of_medians,delta_pct,u,p,p_exact_doubling,p_normal,"
-      "exact,p_adjusted,significant,hl_ratio,hl_lo,hl_hi,hl_level,verdict,note\n";
+      "old_condition,new_condition,benchmark,config,unit,better,exact_unit,label,compared,"
+      "old_n,old_center,old_pct,old_median,old_ci_lo,old_ci_hi,new_n,new_center,new_pct,new_median,new_ci_lo,"
+      "new_ci_hi,ratio_of_medians,delta_pct,delta,p_slot,significant,u,p,p_exact_doubling,p_normal,exact,"
+      "p_adjusted,significant_adjusted,hl_ratio,hl_lo,hl_hi,hl_level,verdict,note\n";
   for (const auto& r : t.rows) {
-    std::vector<std::string> f = {r.old_side.condition, r.new_side.condition, r.benchmark, r.unit,
+    std::vector<std::string> f = {r.old_side.condition, r.new_side.condition, r.benchmark, r.config_label, r.unit,
+                                  std::string(model::to_string(r.better)), r.exact ? "true" : "false",
                                   r.compared ? std::string(to_string(r.label)) : "",
                                   r.compared ? "true" : "false"};
     auto side = [&](const CompareSide& s) {
       f.push_back(std::to_string(s.summary.n));
+      f.push_back(text::shortest(s.center));
+      f.push_back(analysis::benchstat_pct_range(s));
       f.push_back(text::shortest(s.summary.median));
       f.push_back(s.summary.median_ci ? text::shortest(s.summary.median_ci->lo) : "");
       f.push_back(s.summary.median_ci ? text::shortest(s.summary.median_ci->hi) : "");
     };
     side(r.old_side);
     side(r.new_side);
+    const auto opt = [](double v) { return std::isfinite(v) ? text::shortest(v) : std::string(); };
     if (r.compared) {
       f.push_back(text::shortest(r.ratio_of_medians));
       f.push_back(text::shortest((r.ratio_of_medians - 1) * 100));
-      f.push_back(text::shortest(r.test.u));
-      f.push_back(text::shortest(r.test.p));
-      f.push_back(text::shortest(r.test.p_exact_doubling));
-      f.push_back(text::shortest(r.test.p_normal));
-      f.push_back(r.test.exact ? "true" : "false");
-      f.push_back(text::shortest(r.p_adjusted));
+      f.push_back(analysis::benchstat_delta(r));
+      f.push_back(opt(r.p_slot));
       f.push_back(r.significant ? "true" : "false");
+      f.push_back(opt(r.test.u));
+      f.push_back(opt(r.test.p));
+      f.push_back(opt(r.test.p_exact_doubling));
+      f.push_back(opt(r.test.p_normal));
+      f.push_back(r.test.exact ? "true" : "false");
+      f.push_back(opt(r.p_adjusted));
+      f.push_back(r.significant_adjusted ? "true" : "false");
       f.push_back(r.hl ? text::shortest(r.hl->estimate) : "");
       f.push_back(r.hl && r.hl->bounded ? text::shortest(r.hl->lo) : "");
       f.push_back(r.hl && r.hl->bounded ? text::shortest(r.hl->hi) : "");
       f.push_back(r.hl ? text::shortest(r.hl->level) : "");
-      f.push_back(std::string(stats::to_string(r.verdict)));
+      f.push_back(std::string(r.verdict_word()));
       f.push_back("");
     } else {
-      for (int i = 0; i < 14; ++i) f.push_back("");
+      for (int i = 0; i < 17; ++i) f.push_back("");
       f.push_back(r.reason);
     }
     std::vector<std::string> q;

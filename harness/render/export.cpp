@@ -35,7 +35,7 @@ std::string paired_rows(const analysis::Analysis& a) {
                        markdown_cell(r.benchmark), markdown_cell(r.baseline),
                        markdown_cell(r.aa ? "A/A" : r.variant), markdown_cell(r.label), text::fixed(gm, 4),
                        r.unpaired ? std::string(text::kDash) : text::interval(r.paired.gm_lo, r.paired.gm_hi),
-                       text::fixed(r.unpaired ? NAN : r.paired.median, 4), stats::to_string(r.verdict),
+                       text::fixed(r.unpaired ? NAN : r.paired.median, 4), r.verdict_word(),
                        r.trustworthy ? "yes" : "no");
   }
   return out;
@@ -127,6 +127,13 @@ std::string gotest(const analysis::Analysis& a) {
   if (!configs.empty())
     for (const auto& kv : configs.front())
       if (shared(kv)) out += fmt::format("{}: {}\n", kv.first, kv.second);
+  // The units' metadata, as the inputs said it (benchstat reads `Unit` lines too).
+  for (const auto& [unit, keys] : a.units.units) {
+    out += "Unit " + unit;
+    for (const auto& [key, value] : keys) out += " " + key + "=" + value;
+    out += "\n";
+  }
+  std::map<std::string, std::string> in_force;  // the samples' configuration, across conditions
   for (std::size_t i = 0; i < a.table.conditions.size(); ++i) {
     const std::string& c = a.table.conditions[i];
     records::GoTestConfig setup;
@@ -134,7 +141,7 @@ std::string gotest(const analysis::Analysis& a) {
       if (!shared(kv)) setup.push_back(kv);
     out += fmt::format("\n# condition {}{}\n", c, setup.empty() ? "" : ":");
     for (const auto& [k, v] : setup) out += fmt::format("#   {}: {}\n", k, v);
-    out += gotest_raw(a.samples, c, {{"condition", c}});
+    out += gotest_raw(a.samples, c, {{"condition", c}}, false, {}, &in_force);
   }
   return out;
 }

@@ -10,12 +10,13 @@
 namespace noisefloor::render {
 namespace {
 
+// A row as hosts are matched: its key (condition, full name, configuration, variant); `row` the
+// name it is shown by.
 struct Key {
+  analysis::RowKey key;
   std::string condition, row;
-  friend bool operator<(const Key& a, const Key& b) {
-    return std::tie(a.condition, a.row) < std::tie(b.condition, b.row);
-  }
-  friend bool operator==(const Key&, const Key&) = default;
+  friend bool operator<(const Key& a, const Key& b) { return a.key < b.key; }
+  friend bool operator==(const Key& a, const Key& b) { return a.key == b.key; }
 };
 
 std::string cell(const analysis::Row* row) {
@@ -36,7 +37,7 @@ SideBySide side_by_side(const std::vector<HostColumn>& hosts) {
   for (std::size_t h = 0; h < hosts.size(); ++h) {
     if (hosts[h].analysis == nullptr) continue;
     for (const auto& row : hosts[h].analysis->table.rows) {
-      const Key k{row.condition, analysis::display_name(row)};
+      const Key k{row.key(), row.condition, analysis::display_name(row)};
       by_host[h][k] = &row;
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
     }

@@ -56,8 +56,9 @@ std::string summary_line(const History& h, std::string_view directory) {
 
 std::string legend_line(const History& h) {
   return fmt::format(
-      "change vs the previous run of the segment: ▲ higher / ▼ lower when Mann–Whitney p < {:g} and the "
-      "Hodges–Lehmann ratio's 95% CI lies entirely outside ±{:g}%; ~ otherwise; — not compared",
+      "change vs the previous run of the segment: ▲ higher / ▼ lower (slower or faster, worse or better, in the "
+      "unit's direction) when Mann–Whitney p < {:g} and the Hodges–Lehmann ratio's 95% CI lies entirely outside "
+      "±{:g}%; ~ otherwise; — not compared",
       h.alpha, 100 * h.threshold);
 }
 
@@ -70,8 +71,8 @@ std::string change_text(const analysis::Change& c) {
     case ChangeKind::unchanged: return "~";
     case ChangeKind::higher:
     case ChangeKind::lower:
-      return fmt::format("{} {}% {}", c.kind == ChangeKind::higher ? "▲" : "▼", pct(c.ratio.estimate),
-                         text::interval(pct(c.ratio.lo), pct(c.ratio.hi)));
+      return fmt::format("{} {}% {}{}", c.kind == ChangeKind::higher ? "▲" : "▼", pct(c.ratio.estimate),
+                         text::interval(pct(c.ratio.lo), pct(c.ratio.hi)), c.word.empty() ? "" : " " + c.word);
   }
   return "";
 }
@@ -226,7 +227,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;marg
 table{border-collapse:collapse;font-size:.9rem;margin:.4rem 0}th,td{border:1px solid #c8c8c8;padding:.22rem .5rem;vertical-align:top}th{background:#f2f2f2;text-align:left}
 .wide{overflow-x:auto}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.segment td{background:#eef3f8;font-weight:600}
-.higher{color:#b34700;font-weight:600}.lower{color:#00734f;font-weight:600}
+.regression{color:#b34700;font-weight:600}.improvement{color:#00734f;font-weight:600}
 .legend{font-size:.88rem;color:#333;max-width:95ch}
 figure{margin:.6rem 0 1rem}figure svg{width:100%;height:auto;display:block}figcaption{font-size:.86rem;color:#333;margin-top:.2rem}
 .warnings{border-left:4px solid #e69f00;padding:.2rem .8rem;background:#fff7e6}
@@ -361,9 +362,11 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
     if (c.change.kind == ChangeKind::higher || c.change.kind == ChangeKind::lower) {
       const bool up = c.change.kind == ChangeKind::higher;
       const double top = c.median_ci ? ym(c.median_ci->hi) : py;
+      // Orange for a regression, green for an improvement, grey when the unit has no direction.
+      const char* colour = c.change.regression ? "#D55E00" : c.change.improvement ? "#009E73" : "#555555";
       out += fmt::format(
           "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\" font-weight=\"bold\" data-step=\"{}\">{} {}%<title>{}</title></text>\n",
-          num(px), num(std::max(kTop + 2, top - 8)), up ? "#D55E00" : "#009E73", up ? "higher" : "lower",
+          num(px), num(std::max(kTop + 2, top - 8)), colour, up ? "higher" : "lower",
           up ? "▲" : "▼", pct(c.change.ratio.estimate), esc(change));
     }
   }
@@ -419,20 +422,22 @@ std::string history_html(const History& h, std::string_view directory, std::stri
   out += "</tbody>\n</table></div>\n</section>\n";
 
   // One trend plot per condition × benchmark, in first-seen order.
-  std::vector<std::pair<std::string, std::string>> keys;
-  std::map<std::pair<std::string, std::string>, std::vector<Point>> points;
+  // Keyed as rows are matched (condition, full name, configuration, variant), named as first shown.
+  std::vector<analysis::RowKey> keys;
+  std::map<analysis::RowKey, std::vector<Point>> points;
+  std::map<analysis::RowKey, std::string> names;
   for (std::size_t i = 0; i < h.runs.size(); ++i)
     for (const auto& c : h.runs[i].cells) {
-      const auto key = std::make_pair(c.condition, c.name);
-      if (!points.count(key)) keys.push_back(key);
-      points[key].push_back(Point{i, &c});
+      if (!points.count(c.key)) keys.push_back(c.key), names[c.key] = c.name;
+      points[c.key].push_back(Point{i, &c});
     }
   out += "<section id=\"trends\">\n<h2>Trends</h2>\n<p class=\"legend\">Per run: the median with its 95% CI "
          "(error bar), and below it the CV with a seeded percentile-bootstrap 95% interval (shaded). Dashed "
          "vertical lines start a new segment (the room changed): runs are never compared across one. ▲/▼ mark "
          "significant steps against the previous run.</p>\n";
   for (std::size_t k = 0; k < keys.size(); ++k) {
-    const auto& [condition, name] = keys[k];
+    const std::string& condition = keys[k].condition;
+    const std::string& name = names[keys[k]];
     const auto& pts = points[keys[k]];
     out += fmt::format("<h3>{} · {}</h3>\n<figure>\n{}", esc(condition), esc(name),
                        trend_plot(h, fmt::format("h{}", k), condition, name, pts));
@@ -440,9 +445,9 @@ std::string history_html(const History& h, std::string_view directory, std::stri
     for (const auto& p : pts) {
       const HistoryCell& c = *p.cell;
       const std::string change = change_text(c.change);
-      const std::string cls = c.change.kind == ChangeKind::higher  ? " class=\"higher\""
-                              : c.change.kind == ChangeKind::lower ? " class=\"lower\""
-                                                                   : "";
+      const std::string cls = c.change.regression    ? " class=\"regression\""
+                              : c.change.improvement ? " class=\"improvement\""
+                                                     : "";
       table += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} {}</td><td class=\"num\">{} {}</td><td{}>{}</td><td>{}</td></tr>\n",
                            p.run + 1, esc(h.runs[p.run].run_id), c.n, esc(median_text(c)), esc(median_ci_text(c)),
                            esc(cv_text(c)), esc(cv_ci_text(c)), cls, esc(change),

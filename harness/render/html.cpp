@@ -186,8 +186,9 @@ std::string nav(const Analysis& d, const std::vector<std::string>& benchmarks, b
 std::string conditions_section(const Analysis& d, const std::map<std::string, std::size_t>& styles) {
   const Table& t = d.table;
   std::string out = "<section id=\"conditions\">\n<h2>Conditions</h2>\n";
+  const std::vector<const analysis::Row*> rows = analysis::all_rows(t);
   std::set<std::string> units;
-  for (const auto& r : t.rows) units.insert(r.unit);
+  for (const auto* r : rows) units.insert(r->unit);
   const std::string unit = units.size() == 1 ? " " + *units.begin() : "";
   out += fmt::format(
       "<div class=\"wide\">\n<table class=\"conditions\">\n<thead><tr><th scope=\"col\">condition</th><th "
@@ -198,7 +199,8 @@ std::string conditions_section(const Analysis& d, const std::map<std::string, st
       "<th scope=\"col\">rCV%</th><th scope=\"col\">band</th><th "
       "scope=\"col\">flags</th></tr></thead>\n<tbody>\n",
       escape(unit));
-  for (const auto& r : t.rows) {
+  for (const auto* rp : rows) {
+    const auto& r = *rp;
     const auto& s = r.summary;
     const std::string bench = analysis::display_name(r);
     std::string mean = format_value(s.mean);
@@ -212,7 +214,7 @@ std::string conditions_section(const Analysis& d, const std::map<std::string, st
         "<td class=\"num\">{8}</td><td class=\"num\">{9}</td><td class=\"num\">{10}</td>"
         "<td class=\"{11}\">{12}</td><td>{13}</td></tr>\n",
         escape(r.condition), swatch(styles.at(r.condition)), escape(bench), s.n, escape(mean),
-        s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), escape(median_ci_text(r.summary)),
+        s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), escape(row_center_text(r)),
         format_value(s.min), format_value(s.max), opt(s.rcv_pct), band_class(band), escape(band),
         flags_html(r));
   }
@@ -443,7 +445,7 @@ std::string paired_section(const Analysis& d) {
       row.gm_lo = gm_lo;
       row.gm_hi = gm_hi;
       row.theta = theta_of(p.condition, b);
-      const std::string verdict(stats::to_string(p.verdict));
+      const std::string verdict(p.verdict_word());
       row.note = fmt::format("gm {} · {}", text::fixed(gm, 4), verdict);
       row.id_prefix = fmt::format("{}/{}", p.condition, k++);
       said.push_back(fmt::format("{} {}: geometric mean {} (95% CI {}), {}", p.condition,

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "model/go_config.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -30,7 +31,30 @@ std::string flags_text(const Row& r) {
   return f.empty() ? "" : fmt::format("{}", fmt::join(f, ", "));
 }
 
-std::string median_ci(const Row& r) { return median_ci_text(r.summary); }
+}  // namespace
+
+std::string row_center_text(const Row& r) {
+  if (!r.exact) return median_ci_text(r.summary);
+  const auto& s = r.summary;
+  std::string pct = "?";
+  if (r.mode == 0) {
+    pct = s.min == 0 && s.max == 0 ? "0%" : "?";
+  } else if ((r.mode > 0) == (s.min > 0) && (r.mode > 0) == (s.max > 0)) {
+    pct = fmt::format("{:.0f}%", 100 * std::max(s.max / r.mode - 1, 1 - s.min / r.mode));
+  }
+  return fmt::format("{} ± {} exact", format_value(r.mode), pct);
+}
+
+namespace {
+
+std::string median_ci(const Row& r) { return row_center_text(r); }
+
+// "pkg: a" lines heading a group of blocks, as benchstat heads its tables.
+std::string config_heading(const std::string& config) {
+  std::string out;
+  for (const auto& [key, value] : model::config_entries(config)) out += key + ": " + value + "\n";
+  return out;
+}
 
 std::string pad(const std::string& s, std::size_t w, bool right) {
   return right ? text::pad_left(s, w) : text::pad_right(s, w);
@@ -47,14 +71,16 @@ std::string median_ci_text(const stats::Summary& s) {
 }
 
 std::string table_markdown(const Table& t) {
+  const std::vector<const Row*> rows = analysis::all_rows(t);
   std::set<std::string> units;
-  for (const auto& r : t.rows) units.insert(r.unit);
+  for (const Row* r : rows) units.insert(r->unit);
   const std::string unit = units.size() == 1 ? " " + *units.begin() : "";
   const std::vector<std::string> head = {"condition", "benchmark", "n", "mean" + unit, "stddev", "CV%",
                                          "median ± 95% CI", "min", "max", "rCV%", "band", "flags"};
   const std::vector<bool> right = {false, false, true, true, true, true, true, true, true, true, false, false};
   std::vector<std::vector<std::string>> cells;
-  for (const auto& r : t.rows) {
+  for (const Row* rp : rows) {
+    const Row& r = *rp;
     const auto& s = r.summary;
     cells.push_back({text::markdown_cell(r.condition), text::markdown_cell(analysis::display_name(r)), std::to_string(s.n), format_value(s.mean),
                      s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), median_ci(r),
@@ -102,47 +128,135 @@ std::string fit_condition(const std::string& name, std::size_t columns) {
 }
 }  // namespace
 
+namespace {
+
+// One condition (a go test file, or a run of one condition): one table per configuration and unit,
+// a row per benchmark named as benchstat names it (without "Benchmark"), as benchstat prints a file.
+// A name wider than its column takes a line of its own, the numbers on the next.
+std::string one_condition_text(const Table& t, const std::vector<const Row*>& rows) {
+  std::vector<std::string> configs, units;
+  const auto shown_config = [&t](const Row* r) { return model::config_only(r->config, t.config_keys); };
+  for (const Row* r : rows) {
+    if (std::find(configs.begin(), configs.end(), shown_config(r)) == configs.end()) configs.push_back(shown_config(r));
+    if (std::find(units.begin(), units.end(), r->unit) == units.end()) units.push_back(r->unit);
+  }
+  const auto name_of = [](const Row* r) {
+    std::string_view name = r->name;
+    if (name.starts_with("Benchmark") && name.size() > 9) name.remove_prefix(9);
+    return std::string(name) + (r->variant.empty() ? "" : " [" + r->variant + "]");
+  };
+  std::size_t median_w = 16, band_w = 0, name_w = 9;
+  for (const Row* r : rows) {
+    median_w = std::max(median_w, text::width(median_ci(*r)));
+    band_w = std::max(band_w, text::width(stats::to_string(r->summary.band)));
+    name_w = std::max(name_w, text::width(name_of(r)));
+  }
+  const std::size_t numbers = 54 + (median_w - 16);
+  const std::size_t name_max = std::max<std::size_t>(9, 80 > numbers + band_w + 9 ? 80 - numbers - band_w : 9);
+  name_w = std::min(name_w, name_max);
+  std::string out = "condition: " + t.conditions.front() + "\n\n";
+  for (const auto& config : configs) {
+    out += config_heading(config);
+    for (const auto& unit : units) {
+      bool any = false;
+      for (const Row* r : rows) any = any || (r->unit == unit && shown_config(r) == config);
+      if (!any) continue;
+      out += pad(unit, name_w, false) + "    n       mean    stddev     CV%  " + text::pad_left("median ± 95% CI", median_w) +
+             "  band\n";
+      for (const Row* r : rows) {
+        if (r->unit != unit || shown_config(r) != config) continue;
+        const auto& s = r->summary;
+        const std::string name = name_of(r);
+        const bool own_line = text::width(name) > name_w;
+        if (own_line) out += name + "\n";
+        out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(own_line ? "" : name, name_w, false), s.n,
+                           format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
+                           text::pad_left(median_ci(*r), median_w), stats::to_string(s.band));
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string table_text(const Table& t) {
-  std::vector<std::string> benchmarks;
-  for (const auto& r : t.rows)
-    if (std::find(benchmarks.begin(), benchmarks.end(), analysis::display_name(r)) == benchmarks.end())
-      benchmarks.push_back(analysis::display_name(r));
+  const std::vector<const Row*> rows = analysis::all_rows(t);
+  if (t.conditions.size() == 1 && !rows.empty()) {
+    std::string out = one_condition_text(t, rows);
+    out += "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
+           ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
+    bool exact = false;
+    for (const Row* r : rows) exact = exact || r->exact;
+    if (exact) out += "exact: a unit its file marks `assume=exact`: the mode ± the range of the values (as benchstat).\n";
+    for (const std::string& n : t.notes) out += text::wrap(n, 80, "- ", "  ");
+    return out;
+  }
+  // One block per benchmark (its name, configuration and variant) and unit, primary unit first;
+  // blocks of one configuration under a "pkg: a" heading when a configuration key tells rows apart.
+  struct Block {
+    std::string name, config, variant, unit, shown;
+    std::vector<const Row*> rows;
+  };
+  std::vector<Block> blocks;
+  for (const Row* r : rows) {
+    auto it = std::find_if(blocks.begin(), blocks.end(), [&](const Block& b) {
+      return b.name == r->name && b.config == r->config && b.variant == r->variant && b.unit == r->unit;
+    });
+    if (it == blocks.end()) {
+      std::string shown = r->name + (r->variant.empty() ? "" : " [" + r->variant + "]");
+      blocks.push_back({r->name, r->config, r->variant, r->unit, shown, {}});
+      it = blocks.end() - 1;
+    }
+    it->rows.push_back(r);
+  }
+  // Blocks in the order of their configuration's first appearance, then as they came.
+  std::vector<std::string> labels;  // the distinguishing part of each configuration (canonical text)
+  const auto shown_config = [&t](const Row* r) { return model::config_only(r->config, t.config_keys); };
+  for (const Row* r : rows)
+    if (std::find(labels.begin(), labels.end(), shown_config(r)) == labels.end()) labels.push_back(shown_config(r));
   // The condition column takes what 80 columns leave after the numbers and the widest band;
   // a longer condition name is shortened with "…".
   // " n mean stddev CV%  median ± 95% CI  " as laid out below: 54 columns, and more when a median
   // cell is wider than its 16 ("0.01168 ± ∞ (n<6)").
   std::size_t median_w = 16;
-  for (const auto& r : t.rows) median_w = std::max(median_w, text::width(median_ci(r)));
+  for (const Row* r : rows) median_w = std::max(median_w, text::width(median_ci(*r)));
   const std::size_t kNumbers = 54 + (median_w - 16);
   std::size_t band_w = 0;
-  for (const auto& r : t.rows) band_w = std::max(band_w, text::width(stats::to_string(r.summary.band)));
+  for (const Row* r : rows) band_w = std::max(band_w, text::width(stats::to_string(r->summary.band)));
   const std::size_t cond_max = std::max<std::size_t>(9, 80 - kNumbers - std::min<std::size_t>(band_w, 80 - kNumbers - 9));
   std::size_t cond_w = 9;
-  for (const auto& r : t.rows) cond_w = std::min(std::max(cond_w, text::width(r.condition)), cond_max);
+  for (const Row* r : rows) cond_w = std::min(std::max(cond_w, text::width(r->condition)), cond_max);
   std::string out;
-  for (const auto& b : benchmarks) {
-    std::string unit;
-    for (const auto& r : t.rows)
-      if (analysis::display_name(r) == b) unit = r.unit;
-    out += fmt::format("{}{}\n", b, unit.empty() ? "" : " (" + unit + ")");
-    out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%  " +
-           text::pad_left("median ± 95% CI", median_w) + "  band\n";
-    for (const auto& r : t.rows) {
-      if (analysis::display_name(r) != b) continue;
-      const auto& s = r.summary;
-      out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(fit_condition(r.condition, cond_w), cond_w, false), s.n,
-                         format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
-                         text::pad_left(median_ci(r), median_w), stats::to_string(s.band));
+  for (const auto& label : labels) {
+    if (!label.empty()) out += config_heading(label);
+    for (const auto& b : blocks) {
+      if (shown_config(b.rows.front()) != label) continue;
+      out += fmt::format("{}{}\n", b.shown, b.unit.empty() ? "" : " (" + b.unit + ")");
+      out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%  " +
+             text::pad_left("median ± 95% CI", median_w) + "  band\n";
+      for (const Row* r : b.rows) {
+        const auto& s = r->summary;
+        out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(fit_condition(r->condition, cond_w), cond_w, false),
+                           s.n, format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
+                           text::pad_left(median_ci(*r), median_w), stats::to_string(s.band));
+      }
+      out += "\n";
     }
-    out += "\n";
   }
   out += "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
          ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
+  bool exact = false;
+  for (const Row* r : rows) exact = exact || r->exact;
+  if (exact) out += "exact: a unit its file marks `assume=exact`: the mode ± the range of the values (as benchstat).\n";
   // The flags are not repeated here: the notes below say the same in words.
+  std::set<std::string> names;
+  for (const auto& b : blocks) names.insert(b.shown);
   for (std::string n : t.notes) {
     // One benchmark: it heads the block above, so "idle / BenchmarkX: ..." reads "idle: ...".
-    if (benchmarks.size() == 1) {
-      const std::string long_form = " / " + benchmarks.front() + ": ";
+    if (names.size() == 1 && labels.size() == 1) {
+      const std::string long_form = " / " + *names.begin() + ": ";
       if (const auto at = n.find(long_form); at != std::string::npos) n.replace(at, long_form.size(), ": ");
     }
     out += text::wrap(n, 80, "- ", "  ");
@@ -153,18 +267,21 @@ std::string table_text(const Table& t) {
 std::string table_csv(const Table& t) {
   std::string out =
       "condition,benchmark,unit,n,mean,stddev,cv_pct,median,median_ci_lo,median_ci_hi,min,max,mad,"
-      "rcv_pct,q1,q3,band,outliers,drift,shape,warmup_discarded\n";
+      "rcv_pct,q1,q3,band,outliers,drift,shape,warmup_discarded,config,exact,mode\n";
   const auto num = text::shortest;
   const auto onum = [](const std::optional<double>& v) { return v ? text::shortest(*v) : std::string(); };
-  for (const auto& r : t.rows) {
+  for (const Row* rp : analysis::all_rows(t)) {
+    const Row& r = *rp;
     const auto& s = r.summary;
     const int outliers = analysis::flags_of(r).outliers;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text::csv_field(r.condition),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text::csv_field(r.condition),
                        text::csv_field(analysis::display_name(r)), text::csv_field(r.unit), s.n, num(s.mean), onum(s.stddev),
                        onum(s.cv_pct), num(s.median), s.median_ci ? num(s.median_ci->lo) : "",
                        s.median_ci ? num(s.median_ci->hi) : "", num(s.min), num(s.max), num(s.mad),
                        onum(s.rcv_pct), num(s.q1), num(s.q3), stats::to_string(s.band), outliers,
-                       s.drift ? "true" : "false", s.shape ? "true" : "false", r.warmup_discarded);
+                       s.drift ? "true" : "false", s.shape ? "true" : "false", r.warmup_discarded,
+                       text::csv_field(model::config_label(r.config)), r.exact ? "true" : "false",
+                       r.exact ? num(r.mode) : "");
   }
   return out;
 }
@@ -217,15 +334,30 @@ std::string go_benchmark_name(std::string_view name) {
 
 std::string gotest_raw(const records::Samples& samples, const std::string& condition,
                        const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup,
-                       const std::set<std::string>& commented) {
+                       const std::set<std::string>& commented, std::map<std::string, std::string>* in_force) {
   std::string out;
   for (const auto& [k, v] : config) {
     std::string value = v;
     std::replace(value.begin(), value.end(), '\n', ' ');
     out += fmt::format("{}{}: {}\n", commented.count(k) ? "# " : "", k, value);
   }
+  // The configuration each result was printed under is written where it changes (a `go test
+  // ./...` run's pkg: lines), so that a reader keys the rows as the original output keyed them.
+  std::map<std::string, std::string> local;
+  std::map<std::string, std::string>& current = in_force != nullptr ? *in_force : local;
+  const std::string* last = nullptr;
   for (const records::SampleRef s : samples) {
     if (s.condition != condition || (s.warmup && !include_warmup)) continue;
+    if (last == nullptr || *last != s.config) {
+      std::map<std::string, std::string> wanted;
+      for (auto& [k, v] : model::config_entries(s.config)) wanted.emplace(std::move(k), std::move(v));
+      for (const auto& [k, v] : current)
+        if (!wanted.count(k)) out += fmt::format("{}:\n", k);  // an empty value deletes the key
+      for (const auto& [k, v] : wanted)
+        if (const auto it = current.find(k); it == current.end() || it->second != v) out += fmt::format("{}: {}\n", k, v);
+      current = std::move(wanted);
+      last = &s.config;
+    }
     out += fmt::format("{}\t{}", go_benchmark_name(s.name), s.iterations);
     for (const auto& m : s.metrics) out += fmt::format("\t{} {}", m.value, m.unit);
     out += "\n";

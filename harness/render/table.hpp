@@ -2,6 +2,7 @@
 // cv-summary.txt blocks, and raw Go benchmark files. Pure.
 #pragma once
 
+#include <map>
 #include <set>
 #include <span>
 #include <string>
@@ -16,6 +17,10 @@ namespace noisefloor::render {
 // "11.46 ± 4.3%" (benchstat's ±: the 95% median CI relative to the median), "11.46 ± ∞ (n<6)",
 // or the absolute interval when the median is ≤ 0; "—" without samples.
 std::string median_ci_text(const stats::Summary& summary);
+
+// A row's centre cell: median_ci_text, or for a unit marked `assume=exact` the mode with the range
+// benchstat reads its "±" from ("64.00 ± 0% exact").
+std::string row_center_text(const analysis::Row& row);
 
 // GitHub-flavoured markdown, columns padded so it also reads well in a terminal.
 std::string table_markdown(const analysis::Table& table);
@@ -32,12 +37,15 @@ std::string summary_blocks(const analysis::Table& table, const std::vector<std::
 // A raw file in Go benchmark format (benchstat reads it): `key: value` configuration lines (a key
 // in `commented` as a `# key: value` comment: benchstat splits its tables on every key that
 // differs between files), then one result line per sample of `condition` (warm-up excluded
-// unless include_warmup).
+// unless include_warmup), each preceded by the configuration lines that changed since the last
+// (the samples' own configuration, model/go_config.hpp; "key:" deletes a key). `in_force`: the
+// configuration already in force in the stream, updated (several conditions in one file).
 // A benchmark name made valid for the Go benchmark format ("tiny" → "BenchmarkTiny").
 std::string go_benchmark_name(std::string_view name);
 
 std::string gotest_raw(const records::Samples& samples, const std::string& condition,
                        const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup = false,
-                       const std::set<std::string>& commented = {});
+                       const std::set<std::string>& commented = {},
+                       std::map<std::string, std::string>* in_force = nullptr);
 
 }  // namespace noisefloor::render

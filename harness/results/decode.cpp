@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "model/errors.hpp"
+#include "model/go_config.hpp"
 #include "parsers/gotest.hpp"
 #include "text/text.hpp"
 
@@ -123,6 +124,7 @@ records::Result decode_result(const ResultFiles& files) {
     r.run = decode_json<records::RunRecord>(*files.run_json, (dir / "run.json").string());
     if (files.summary_json) fill_from_summary(*r.run, *files.summary_json);
     r.conditions = r.run->conditions;
+    r.units = r.run->units;
   }
   if (files.fingerprint_json)
     r.fingerprint = decode_json<records::Fingerprint>(*files.fingerprint_json, (dir / "fingerprint.json").string());
@@ -170,6 +172,7 @@ void GoTestFileDecoder::feed_lines(std::string_view bytes) {
 
 void GoTestFileDecoder::line(std::string_view text) {
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  ++line_;
   if (text.starts_with("Benchmark")) header_ = false;
   // The rules of parsers/gotest.hpp: configuration lines anywhere (the last value wins), and the
   // header's `key: value` lines and `# key: value` comments before the first result.
@@ -179,17 +182,28 @@ void GoTestFileDecoder::line(std::string_view text) {
   if (parsers::parse_result_fields(text, fields_)) {
     auto [benchmark, procs] = parsers::split_procs_suffix(fields_.name);
     r_.samples.push_result(r_.conditions.front(), benchmark, fields_.name, procs, fields_.iterations, fields_.values,
-                           fields_.units);
+                           fields_.units, config_text_);
+    if (config_text_ != seen_text_) {
+      for (const auto& [key, value] : config_) {
+        const auto [it, added] = seen_.emplace(key, value);
+        if (!added && it->second && *it->second != value) it->second.reset();
+      }
+      seen_text_ = config_text_;
+    }
     ++results_;
     return;
   }
   if (text.starts_with("Benchmark")) return;  // a line the benchmark printed, not a result
+  if (text.starts_with('U') &&
+      parsers::apply_unit_line(text, r_.units, r_.warnings, fmt::format("{}:{}", r_.source, line_)))
+    return;
   if (const auto kv = parsers::config_entry(text)) {
     if (kv->second.empty()) {
       config_.erase(std::string(kv->first));
     } else {
       config_.insert_or_assign(std::string(kv->first), std::string(kv->second));
     }
+    config_text_ = model::config_text(config_);
   }
 }
 
@@ -200,7 +214,10 @@ records::Result GoTestFileDecoder::finish() {
   }
   if (results_ == 0)
     throw InputError(fmt::format("{}: no benchmark result lines (expected `go test -bench` output)", r_.source));
-  r_.fingerprint.gotest = config_;
+  // The room facts of the file: the keys every result was printed under with one value (a
+  // `go test ./...` file's pkg varies: it tells rows apart, it is no fact of the room).
+  for (const auto& [key, value] : seen_)
+    if (value) r_.fingerprint.gotest[key] = *value;
   r_.gotest_config.try_emplace(r_.conditions.front());
   return std::move(r_);
 }

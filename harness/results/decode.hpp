@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,12 @@ class GoTestFileDecoder {
   std::string pending_;  // an incomplete last line
   bool header_ = true;   // before the first line that starts with "Benchmark"
   std::map<std::string, std::string> config_;
+  std::string config_text_;  // of config_, kept current
+  // Per key, the value every result so far was printed under, or nullopt once it differed: the
+  // constant ones are the file's room facts (fingerprint.gotest); the others tell rows apart.
+  std::map<std::string, std::optional<std::string>> seen_;
+  std::string seen_text_ = "\x01";  // the configuration seen_ last took in
+  std::size_t line_ = 0;
   parsers::ResultFields fields_;
   std::size_t results_ = 0;
   std::uintmax_t expected_ = 0, fed_ = 0;

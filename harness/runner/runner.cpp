@@ -44,9 +44,9 @@ class Loop {
     // A resumed run goes on from what its earlier sessions measured: sample indexes, invocation
     // and block numbers continue, progress counts what is already there.
     for (const auto& s : measured_.samples) {
-      ++counts_[{s.condition, s.name}];
-      const std::string& first = first_benchmark_.emplace(s.condition, s.name).first->second;
-      if (!s.warmup && s.name == first) ++done_;
+      ++counts_[{s.condition, s.name, s.config}];
+      const auto& first = first_benchmark_.emplace(s.condition, std::pair{s.name, s.config}).first->second;
+      if (!s.warmup && s.name == first.first && s.config == first.second) ++done_;
       invocation_ = std::max(invocation_, s.invocation + 1);
     }
     for (const auto& c : measured_.conditions) {
@@ -141,7 +141,7 @@ class Loop {
                                                  "primary metric must be finite)",
                                                  cond.name, m.name, m.metrics[i].value, m.metrics[i].unit));
     records::Sample s = records::sample_of(cond.name, m);
-    s.index = counts_[{cond.name, m.name}]++;
+    s.index = counts_[{cond.name, m.name, m.config}]++;
     s.warmup = s.index < e_.benchmark.warmup;
     s.invocation = invocation;
     s.elapsed_seconds = clock_.elapsed().count();
@@ -160,8 +160,8 @@ class Loop {
     ++delivered_;
     // Progress counts one benchmark per condition: the first one it printed (a condition pinned to
     // one CPU prints BenchmarkX where another prints BenchmarkX-2).
-    const std::string& first = first_benchmark_.emplace(s.condition, s.name).first->second;
-    if (!s.warmup && s.name == first) ++done_;
+    const auto& first = first_benchmark_.emplace(s.condition, std::pair{s.name, s.config}).first->second;
+    if (!s.warmup && s.name == first.first && s.config == first.second) ++done_;
     observer_.progress(done_, total_, s);
   }
 
@@ -227,9 +227,13 @@ class Loop {
       for (const auto& m : g.measurements) deliver(m, cond, step, unit, inv.number);
       for (const auto& err : g.errors) measured_.warnings.push_back(fmt::format("{}: {}", where, err));
     }
-    if (e_.benchmark.format == model::OutputFormat::gotest)
+    if (e_.benchmark.format == model::OutputFormat::gotest) {
       for (const auto& f : go.output().failures)
         measured_.warnings.push_back(fmt::format("{}: benchmark {} failed", where, f));
+      for (auto& conflict : measured_.units.merge(go.output().units))
+        if (std::find(measured_.warnings.begin(), measured_.warnings.end(), conflict) == measured_.warnings.end())
+          measured_.warnings.push_back(std::move(conflict));
+    }
     if (delivered_ == 0)
       throw RunError(fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?){}",
                                  where, text::last_lines(out.out + out.err, 10, "its output")));
@@ -253,8 +257,11 @@ class Loop {
   // Progress counts kept samples of the first benchmark: how many benchmarks a -test.bench
   // pattern matches is unknown until the first invocation prints.
   std::size_t total_ = 0, done_ = 0;
-  std::map<std::string, std::string> first_benchmark_;  // condition -> the name progress counts
-  std::map<std::pair<std::string, std::string>, int> counts_;  // (condition, full name) -> samples so far
+  // condition -> the row progress counts (name and configuration)
+  std::map<std::string, std::pair<std::string, std::string>> first_benchmark_;
+  // (condition, full name, configuration) -> samples so far: a row's own count (`go test ./...`
+  // prints BenchmarkGet-8 of two packages; each has its warm-up).
+  std::map<std::tuple<std::string, std::string, std::string>, int> counts_;
   std::set<std::tuple<std::string, std::string, std::string>> flagged_;  // non-finite counters said once
 };
 

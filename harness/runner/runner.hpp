@@ -12,6 +12,7 @@
 #include "conditions/environment.hpp"
 #include "model/callbacks.hpp"
 #include "model/experiment.hpp"
+#include "model/units.hpp"
 #include "plan/plan.hpp"
 #include "records/run.hpp"
 #include "records/sample.hpp"
@@ -56,6 +57,7 @@ struct Measured {
   std::vector<records::ConditionRecord> conditions;    // one per condition block entered
   std::vector<std::string> warnings;
   std::map<std::string, records::AdaptiveOutcome> adaptive;  // samples: auto, per condition
+  model::UnitMetadata units;  // `Unit` lines the benchmark printed (Go benchmark format)
 };
 
 // Runs the plan. Throws RunError (naming the condition, quoting the last lines of stderr),

@@ -45,25 +45,10 @@ struct Scaler {
   }
 };
 
-// Tokens of a unit's numerator ("B/op" -> {"B"}, "ns/op" -> {"ns"}).
 bool binary_class(const std::string& unit) {
-  bool denom = false;
-  std::string tok;
-  auto flush = [&] {
-    if (!denom && (tok == "B" || tok == "MB" || tok == "bytes")) return true;
-    tok.clear();
-    return false;
-  };
-  for (char c : unit) {
-    if (c == '*' || c == '/' || c == '-' || c == ' ') {
-      if (flush()) return true;
-      if (c == '*') denom = false;
-      if (c == '/') denom = true;
-    } else {
-      tok += c;
-    }
-  }
-  return flush();
+  for (const auto& t : unit_tokens(unit))
+    if (!t.denominator && (t.text == "B" || t.text == "MB" || t.text == "bytes")) return true;
+  return false;
 }
 
 Scaler common_scale(const std::vector<double>& values, bool binary) {
@@ -93,10 +78,46 @@ Scaler common_scale(const std::vector<double>& values, bool binary) {
 
 }  // namespace
 
+std::vector<UnitToken> unit_tokens(std::string_view unit) {
+  std::vector<UnitToken> out;
+  bool denominator = false;
+  std::size_t i = 0;
+  const auto separator = [](char c) { return c == '*' || c == '/' || c == '-' || c == ' ' || c == '\t'; };
+  while (i < unit.size()) {
+    const char c = unit[i];
+    if (separator(c)) {
+      if (c == '*') denominator = false;
+      if (c == '/') denominator = true;
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (i < unit.size() && !separator(unit[i])) ++i;
+    out.push_back({std::string(unit.substr(start, i - start)), denominator, start});
+  }
+  return out;
+}
+
 std::pair<std::string, double> tidy_unit(const std::string& unit) {
   if (unit == "ns/op") return {"sec/op", 1e-9};
   if (unit == "MB/s") return {"B/s", 1e6};
-  return {unit, 1.0};
+  if (unit == "B/op" || unit == "allocs/op") return {unit, 1.0};
+  if (unit.find("ns") == std::string::npos && unit.find("MB") == std::string::npos) return {unit, 1.0};
+  std::string tidied = unit;
+  double factor = 1;
+  const auto tokens = unit_tokens(unit);
+  // From the last token back, so earlier offsets stay right.
+  for (auto t = tokens.rbegin(); t != tokens.rend(); ++t) {
+    if (t->denominator) continue;
+    if (t->text == "ns") {
+      tidied.replace(t->position, 2, "sec");
+      factor /= 1e9;
+    } else if (t->text == "MB") {
+      tidied.replace(t->position, 2, "B");
+      factor *= 1e6;
+    }
+  }
+  return {tidied, factor};
 }
 
 std::vector<std::string> scale_values(const std::vector<double>& tidied, const std::string& tidied_unit) {

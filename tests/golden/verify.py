@@ -7,7 +7,8 @@ golden can never be "right" just because the code produced it. Run by CTest (gol
 exits 1 naming every mismatch.
 
 - export.*: tests/data/results/small/samples.jsonl (and run.json): per condition and benchmark
-  n, mean, sample stddev, CV, median, the 95% order-statistic median CI, min, max, MAD, rCV,
+  n, mean, sample stddev, CV, median, the 95% median CI (benchstat's rule, with its exact level;
+  ../data/compare/verify.py median_ci_orders), min, max, MAD, rCV,
   type-7 quartiles, modified-z outliers, band, warm-up count; checked in export.csv,
   export.json, export.markdown (4-significant-figure cells), export.summary (the demo's
   printf format) and export.gotest (every kept sample, in order, under its condition's header).
@@ -16,8 +17,6 @@ exits 1 naming every mismatch.
   with a t quantile computed here from the regularized incomplete beta function.
 """
 import csv, io, json, math, os, re, statistics, sys
-from fractions import Fraction
-from math import comb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
@@ -45,14 +44,6 @@ def quantile7(s, p):
     return s[-1] if lo + 1 >= len(s) else s[lo] + (h - lo) * (s[lo + 1] - s[lo])
 
 
-def median_ci_k(n, conf=Fraction(95, 100)):
-    k = 0
-    for kk in range(1, n + 1):
-        if 2 * Fraction(sum(comb(n, j) for j in range(kk)), 2 ** n) <= 1 - conf:
-            k = kk
-    return k
-
-
 def summary(x):
     n = len(x)
     s = sorted(x)
@@ -66,8 +57,9 @@ def summary(x):
     out["rcv_pct"] = 100 * sigma / med if sigma is not None and med > 0 else None
     out["q1"] = quantile7(s, 0.25) if n >= 2 else None
     out["q3"] = quantile7(s, 0.75) if n >= 2 else None
-    k = median_ci_k(n)
-    out["median_ci"] = (s[k - 1], s[n - k]) if k else None
+    orders = cmp.median_ci_orders(n)  # benchstat's interval: (lo, hi, exact level) or None
+    out["median_ci"] = (s[orders[0] - 1], s[orders[1] - 1]) if orders else None
+    out["median_ci_level"] = float(orders[2]) if orders else None
     scale = sigma
     if scale == 0:
         scale = 1.2533141 * statistics.fmean([abs(v - med) for v in x])
@@ -95,31 +87,35 @@ SMALL = os.path.join(DATA, "results", "small")
 GOLDEN = os.path.join(DATA, "golden")
 samples = [json.loads(line) for line in open(os.path.join(SMALL, "samples.jsonl")) if line.strip()]
 run = json.load(open(os.path.join(SMALL, "run.json")))
-rows = {}  # (condition, full name) -> kept values in run order
+rows = {}  # (condition, full name, unit) -> kept values of that metric in run order
 warm = {}
-order = []
+order = []  # each (condition, full name)'s metrics in line order, rows in first-seen order
 for s in samples:
-    key = (s["condition"], s["name"])  # benchstat's key: GOMAXPROCS values are rows of their own
-    if key not in rows:
-        rows[key], warm[key] = [], 0
-        order.append(key)
-    if s["warmup"]:
-        warm[key] += 1
-    else:
-        rows[key].append(s["metrics"][0]["value"])
+    for m in s["metrics"]:
+        key = (s["condition"], s["name"], m["unit"])  # benchstat's key: GOMAXPROCS values are rows of their own
+        if key not in rows:
+            rows[key], warm[key] = [], 0
+            order.append(key)
+        if s["warmup"]:
+            warm[key] += 1
+        else:
+            rows[key].append(m["value"])
+primary = {(s["condition"], s["name"]): s["metrics"][0]["unit"] for s in samples}
+row_order = list(dict.fromkeys((c, n) for c, n, u in order))
+order.sort(key=lambda k: row_order.index((k[0], k[1])))  # stable: each row's metrics together
 expected = {key: summary(v) for key, v in rows.items()}
-procs = {key: sorted({s["procs"] for s in samples if (s["condition"], s["name"]) == key}) for key in order}
-base = {key: next(s["benchmark"] for s in samples if (s["condition"], s["name"]) == key) for key in order}
+procs = {key: sorted({s["procs"] for s in samples if (s["condition"], s["name"]) == key[:2]}) for key in order}
+base = {key: next(s["benchmark"] for s in samples if (s["condition"], s["name"]) == key[:2]) for key in order}
 
 got_csv = list(csv.DictReader(open(os.path.join(GOLDEN, "export.csv"))))
-check("export.csv rows", [(r["condition"], r["benchmark"]) for r in got_csv], order)
+check("export.csv rows", [(r["condition"], r["benchmark"], r["unit"]) for r in got_csv], order)
 for r in got_csv:
-    key = (r["condition"], r["benchmark"])
+    key = (r["condition"], r["benchmark"], r["unit"])
     e = expected[key]
     what = f"export.csv {key}"
     check(f"{what} n", int(r["n"]), e["n"])
     for f in ("mean", "stddev", "cv_pct", "median", "min", "max", "mad", "rcv_pct", "q1", "q3"):
-        check(f"{what} {f}", float(r[f]), e[f])
+        check(f"{what} {f}", float(r[f]) if r[f] != "" else None, e[f])
     check(f"{what} median CI", (float(r["median_ci_lo"]), float(r["median_ci_hi"])), e["median_ci"])
     check(f"{what} band", r["band"], e["band"])
     check(f"{what} outliers", int(r["outliers"]), e["outliers"])
@@ -128,9 +124,12 @@ for r in got_csv:
 
 got_json = json.load(open(os.path.join(GOLDEN, "export.json")))
 check("export.json conditions", got_json["table"]["conditions"], run["conditions"])
-check("export.json rows", [(r["condition"], r["name"]) for r in got_json["table"]["rows"]], order)
-for r in got_json["table"]["rows"]:
-    key = (r["condition"], r["name"])
+json_rows = got_json["table"]["rows"] + got_json["table"]["other_metrics"]
+check("export.json rows", sorted((r["condition"], r["name"], r["unit"]) for r in json_rows), sorted(order))
+check("export.json primary rows", [(r["condition"], r["name"], r["unit"]) for r in got_json["table"]["rows"]],
+      [k for k in order if primary[k[:2]] == k[2]])
+for r in json_rows:
+    key = (r["condition"], r["name"], r["unit"])
     check(f"export.json {key} benchmark", r["benchmark"], base[key])
     e, s = expected[key], r["summary"]
     what = f"export.json {key}"
@@ -139,6 +138,7 @@ for r in got_json["table"]["rows"]:
     for f in ("n", "mean", "stddev", "cv_pct", "median", "min", "max", "mad", "rcv_pct", "q1", "q3", "band", "shape"):
         check(f"{what} {f}", s[f], e[f])
     check(f"{what} median CI", (s["median_ci"]["lo"], s["median_ci"]["hi"]), e["median_ci"])
+    check(f"{what} median CI level", s["median_ci"]["level"], e["median_ci_level"])
     check(f"{what} outliers", sum(1 for o in s["outliers"] if o != "none"), e["outliers"])
 
 md = open(os.path.join(GOLDEN, "export.markdown")).read()
@@ -146,19 +146,24 @@ for key in order:
     e = expected[key]
     name = key[1]
     lo, hi = e["median_ci"]
-    half = max(hi / e["median"] - 1, 1 - lo / e["median"])
-    cells = [key[0], name, str(e["n"]), format_value(e["mean"]), format_value(e["stddev"]), f"{e['cv_pct']:.2f}",
-             f"{format_value(e['median'])} ± {100 * half:.1f}%", format_value(e["min"]), format_value(e["max"]),
-             f"{e['rcv_pct']:.2f}", e["band"]]
-    line = next((l for l in md.splitlines() if l.startswith(f"| {key[0]} ") and f" {name} " in l), None)
+    # A median of 0 has no relative width: the interval itself is shown.
+    center = (f"{format_value(e['median'])} ± {100 * max(hi / e['median'] - 1, 1 - lo / e['median']):.1f}%"
+              if e["median"] > 0 else f"{format_value(e['median'])} [{format_value(lo)}, {format_value(hi)}]")
+    opt = lambda v: "—" if v is None else f"{v:.2f}"
+    cells = [key[0], name, str(e["n"]), f"{format_value(e['mean'])} {key[2]}", format_value(e["stddev"]),
+             opt(e["cv_pct"]), center, format_value(e["min"]), format_value(e["max"]), opt(e["rcv_pct"]), e["band"]]
+    line = next((l for l in md.splitlines() if l.startswith(f"| {key[0]} ") and f" {name} " in l and f" {key[2]} " in l),
+                None)
     got = [c.strip() for c in line.strip("|").split("|")][:11] if line else None
     check(f"export.markdown {key}", got, cells)
 
 summary_text = open(os.path.join(GOLDEN, "export.summary")).read()
 for key in order:
+    if primary[key[:2]] != key[2]:
+        continue  # the demo's format holds the primary metric only
     e = expected[key]
     # The demo's rows drop the -N suffix when the condition ran the benchmark under one GOMAXPROCS.
-    several = sum(1 for k in order if k[0] == key[0] and base[k] == base[key]) > 1
+    several = sum(1 for k in order if k[0] == key[0] and base[k] == base[key] and k[2] == key[2]) > 1
     want = f"{key[1] if several else base[key]:<46} {e['n']:>6} {e['mean']:>12.4f} {e['stddev']:>12.4f} {e['cv_pct']:>8.2f}"
     block = summary_text.split(f"## {key[0]}\n")[1].split("\n## ")[0]
     check(f"export.summary {key}", want in block.splitlines(), True)
@@ -278,4 +283,4 @@ if failures:
     for f in failures:
         print("  " + f)
     sys.exit(1)
-print(f"golden files verified: export.* over {len(order)} rows, compare.*.json")
+print(f"golden files verified: export.* over {len(order)} rows (every metric), compare.*.json")

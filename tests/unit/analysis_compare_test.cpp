@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -77,17 +78,20 @@ TEST_CASE("compare: the demo's idle vs noisy line reads like benchstat's") {
                                          demo_settings());
   CHECK_FALSE(t.matched_by_condition_name);
   REQUIRE(t.rows.size() == 3);  // sec/op, B/op, allocs/op
-  const auto& r = row(t, "BenchmarkMakeBuffer_Correct-16", "ns/op");
+  // Units are tidied as benchstat tidies them: ns/op is sec/op, its values in seconds.
+  const auto& r = row(t, "BenchmarkMakeBuffer_Correct-16", "sec/op");
+  CHECK(r.recorded_units == std::vector<std::string>{"ns/op"});
   CHECK(r.compared);
   CHECK(r.label == analysis::Label::unknown);
   CHECK(r.old_side.summary.n == 20);
-  CHECK(r.old_side.summary.median == doctest::Approx(11.322).epsilon(1e-15));
-  CHECK(r.new_side.summary.median == doctest::Approx(37.401).epsilon(1e-15));
+  CHECK(r.old_side.summary.median == doctest::Approx(11.322e-9).epsilon(1e-15));
+  CHECK(r.new_side.summary.median == doctest::Approx(37.401e-9).epsilon(1e-15));
   CHECK(r.test.exact);
   CHECK(r.test.u == 0.0);
   // 2 / C(40, 20), checked by enumeration in Python (tests/data/compare/README.md).
   CHECK(r.test.p == doctest::Approx(2.0 / 137846528820.0).epsilon(1e-12));
-  CHECK(r.p_adjusted == r.test.p);  // one row per unit: no adjustment
+  CHECK(r.test.p_benchstat == r.test.p);  // no ties: benchstat's doubled tail is the |U − μ| tail
+  CHECK(r.p_adjusted == r.test.p_benchstat);  // one row per unit: no adjustment
   REQUIRE(r.hl);
   CHECK(r.hl->estimate == doctest::Approx(3.201866268271755).epsilon(1e-12));
   CHECK(r.hl->lo == doctest::Approx(2.7061895385669046).epsilon(1e-12));
@@ -120,7 +124,7 @@ TEST_CASE("compare: rows are keyed by the full name: GOMAXPROCS values are never
   // under GOMAXPROCS=1 (printed without a suffix): a row of its own, present on the new side only.
   const auto t = analysis::compare_samples(gotest_samples("count3", "gotest/makebuffer_benchmem_count3.txt"),
                                          gotest_samples("cpu12", "gotest/makebuffer_cpu_1_2.txt"), st);
-  const auto& r = row(t, "BenchmarkMakeBuffer_Correct-2", "ns/op");
+  const auto& r = row(t, "BenchmarkMakeBuffer_Correct-2", "sec/op");
   CHECK(r.old_side.summary.n == 3);
   CHECK(r.new_side.summary.n == 2);
   CHECK(r.old_side.procs == std::vector<int>{2});
@@ -142,7 +146,7 @@ TEST_CASE("compare: rows are keyed by the full name: GOMAXPROCS values are never
   check_golden("compare.gotest.json", json(t).dump(2) + "\n");
 }
 
-TEST_CASE("compare: asymmetric ties use the exact conditional p, not benchstat's doubled tail") {
+TEST_CASE("compare: asymmetric ties: the p slot is benchstat's doubled lower tail, the |U - mu| tail is said") {
   // Values checked by enumerating the 210 splits in Python (tests/data/compare/README.md).
   const auto t = analysis::compare_samples(make("a", "BenchmarkT", {10, 10, 10, 10}),
                                          make("a", "BenchmarkT", {10, 10, 11, 12, 12, 12}), {});
@@ -152,7 +156,9 @@ TEST_CASE("compare: asymmetric ties use the exact conditional p, not benchstat's
   CHECK(r.test.p == doctest::Approx(11.0 / 105.0).epsilon(1e-12));
   CHECK(r.test.p_exact_doubling == doctest::Approx(1.0 / 7.0).epsilon(1e-12));
   const std::string text = render::compare_text(t);
-  CHECK(text.find("(p=0.105; benchstat's doubled tail gives 0.143)") != std::string::npos);
+  CHECK(r.test.p_benchstat == doctest::Approx(1.0 / 7.0).epsilon(1e-12));
+  CHECK(analysis::benchstat_p_text(r) == "p=0.143 n=4+6");
+  CHECK(text.find("(benchstat's doubled lower tail p=0.143; the |U − μ| tail p=0.105)") != std::string::npos);
 }
 
 TEST_CASE("compare: Holm-Bonferroni over several rows, geomean, matching by condition name") {
@@ -170,8 +176,8 @@ TEST_CASE("compare: Holm-Bonferroni over several rows, geomean, matching by cond
   const auto t = analysis::compare_samples(o, n, {});
   CHECK(t.matched_by_condition_name);
   REQUIRE(t.rows.size() == 2);
-  const auto& a = row(t, "BenchmarkA", "ns/op");
-  const auto& b = row(t, "BenchmarkB", "ns/op");
+  const auto& a = row(t, "BenchmarkA", "sec/op");
+  const auto& b = row(t, "BenchmarkB", "sec/op");
   // Exact p: A is fully separated (2/C(20,10)); Holm multiplies the smaller p by 2.
   CHECK(a.test.p == doctest::Approx(2.0 / 184756.0).epsilon(1e-12));
   CHECK(a.p_adjusted == doctest::Approx(4.0 / 184756.0).epsilon(1e-12));
@@ -186,8 +192,10 @@ TEST_CASE("compare: Holm-Bonferroni over several rows, geomean, matching by cond
   CHECK(t.only_new == std::vector<std::string>{"condition 'pinned' (all benchmarks)"});
   const std::string text = render::compare_text(t);
   CHECK(t.notes.at(0) ==
-        "p-values are Holm-Bonferroni adjusted within each unit (sec/op over 2 rows); \"~\" means adjusted p > "
-        "0.05; verdicts are per-row 95% CIs, not adjusted");
+        "\"p=\" and \"~\" are benchstat's, row by row; \"Holm p\" beside each effect is that p Holm-Bonferroni "
+        "adjusted within its unit (sec/op over 2 rows); verdicts are per-row 95% CIs, not adjusted");
+  CHECK(a.significant_adjusted);
+  CHECK(text.find(fmt::format("(Holm p={:.3f})", a.p_adjusted)) != std::string::npos);
   CHECK(text.find("geomean") != std::string::npos);
 }
 
@@ -200,11 +208,12 @@ TEST_CASE("compare: a paired result's variants are rows of their own, as in its 
   std::size_t matched = 0;
   for (const auto& r : t.rows) {
     const auto row = std::find_if(a.table.rows.begin(), a.table.rows.end(), [&](const analysis::Row& x) {
-      return x.condition == r.old_side.condition && analysis::display_name(x) == r.benchmark && x.unit == r.unit;
+      return x.condition == r.old_side.condition && analysis::display_name(x) == r.benchmark &&
+             text::tidy_unit(x.unit).first == r.unit;
     });
     if (row == a.table.rows.end()) continue;  // another metric of the same row
     CHECK(r.old_side.values.size() == row->values.size());
-    CHECK(r.old_side.summary.median == row->summary.median);
+    CHECK(r.old_side.summary.median == doctest::Approx(row->summary.median * text::tidy_unit(row->unit).second));
     ++matched;
   }
   CHECK(matched == a.table.rows.size());

@@ -97,12 +97,12 @@ TEST_CASE("render html: the doctor's grade, reasons and findings when the finger
 }
 
 TEST_CASE(
-    "render html: the condition table has one row per condition and benchmark, bands coloured and named") {
+    "render html: the condition table has one row per condition, benchmark and metric, bands coloured and named") {
   const std::string html = page(data_of({load_small()}));
-  CHECK(count(html, "<tr data-condition=") == 6);
+  CHECK(count(html, "<tr data-condition=") == 18);  // 6 rows × ns/op, B/op and allocs/op
   CHECK(count(html, "<td class=\"band band-do-not-trust\">do not trust</td>") == 5);
   CHECK(count(html, "<td class=\"band band-noisy\">noisy</td>") == 1);
-  CHECK(html.find("<td class=\"num\">34.41 ± 79.3%</td>") != std::string::npos);
+  CHECK(html.find("<td class=\"num\">34.41 ± 45.8%</td>") != std::string::npos);  // benchstat's interval at n = 8
   CHECK(html.find(">2 outliers</abbr>, <abbr") != std::string::npos);
   CHECK(html.find("<dt>drift</dt><dd>lag-1 autocorrelation above 2/√n") != std::string::npos);
   CHECK(html.find("<li>GOMAXPROCS differs between rows (1, 2): compare CVs, not means</li>") != std::string::npos);

@@ -19,6 +19,7 @@
 #include "model/measurement.hpp"
 #include "records/result.hpp"
 #include "results/decode.hpp"
+#include "stats/summary.hpp"
 
 namespace noisefloor::testing {
 
@@ -123,6 +124,25 @@ inline model::Experiment two_conditions(model::Schedule schedule, int samples, i
 inline std::vector<records::Sample> gotest_samples(const std::string& condition, const std::string& relative) {
   auto r = results::decode_gotest_file(condition + ".txt", slurp(kData + "/" + relative));
   return r.samples.to_vector();
+}
+
+// A summary.json row as 0.1 wrote it, brought to this version's deliberate change of the median's
+// interval: benchstat's rule (harness/stats/README.md §3.2) instead of the equal-tailed one, taken
+// from the row's own values, so that every other field is still compared as 0.1 computed it.
+inline nlohmann::json with_benchstat_median_ci(nlohmann::json row) {
+  std::vector<double> v = row.at("values").get<std::vector<double>>();
+  std::sort(v.begin(), v.end());
+  nlohmann::json& s = row.at("summary");
+  const auto orders = stats::benchstat_median_ci_orders(v.size());
+  if (!orders) {
+    s["median_ci"] = nullptr;
+    s["median_rel_halfwidth"] = nullptr;
+    return row;
+  }
+  const double lo = v[orders->lo - 1], hi = v[orders->hi - 1], median = s.at("median").get<double>();
+  s["median_ci"] = {{"lo", lo}, {"hi", hi}, {"level", orders->level}};
+  s["median_rel_halfwidth"] = median > 0 ? nlohmann::json(std::max(hi / median - 1, 1 - lo / median)) : nlohmann::json();
+  return row;
 }
 
 // Compares `actual` with tests/data/golden/<name>. NF_UPDATE_GOLDEN=1 rewrites the file and fails
