@@ -468,35 +468,36 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
   });
 
   // Geomeans per table (label, condition pair, configuration, unit) with >= 2 compared rows, as
-  // benchstat: of the centres on each side, and of the ratios of the centres.
+  // benchstat: of the centres on each side (when every centre is > 0), and of the ratios of the
+  // centres (a ratio of equal centres is 1, so a row of zeros on both sides still counts; a zero
+  // old centre under another leaves no ratio).
   std::vector<std::tuple<Label, std::string, std::string, std::string, std::string>> tables;
   for (const auto& r : t.rows)
     if (r.compared) add_unique(tables, {r.label, r.old_side.condition, r.new_side.condition, r.config, r.unit});
   for (const auto& [label, oc, nc, config, unit] : tables) {
     double so = 0, sn = 0, sr = 0;
     std::size_t k = 0;
-    bool ok = true;
+    bool centres = true, ratios = true;
     for (const auto& r : t.rows) {
       if (!r.compared || r.label != label || r.old_side.condition != oc || r.new_side.condition != nc ||
           r.config != config || r.unit != unit)
         continue;
       const double mo = r.old_side.center, mn = r.new_side.center;
-      if (!(mo > 0 && mn > 0)) ok = false;
-      if (ok) {
-        so += std::log(mo);
-        sn += std::log(mn);
-        sr += std::log(mn / mo);
-      }
+      centres = centres && mo > 0 && mn > 0;
+      if (centres) so += std::log(mo), sn += std::log(mn);
+      const double ratio = mo == mn ? 1.0 : mo != 0 ? mn / mo : stats::kNaN;
+      ratios = ratios && ratio > 0;
+      if (ratios) sr += std::log(ratio);
       ++k;
     }
     if (k < 2) continue;
-    if (!ok) {
-      t.notes.push_back(fmt::format("{} → {}, {}{}: no geomean (a centre is <= 0)", oc, nc,
-                                    config.empty() ? "" : model::config_label(config) + ", ", unit));
-      continue;
-    }
     const double kd = static_cast<double>(k);
-    t.geomeans.push_back({label, oc, nc, config, unit, k, std::exp(so / kd), std::exp(sn / kd), std::exp(sr / kd)});
+    const double nan = stats::kNaN;
+    t.geomeans.push_back({label, oc, nc, config, unit, k, centres ? std::exp(so / kd) : nan,
+                          centres ? std::exp(sn / kd) : nan, ratios ? std::exp(sr / kd) : nan});
+    if (!centres)
+      t.notes.push_back(fmt::format("{} → {}, {}{}: no geomean of the centres (a centre is <= 0)", oc, nc,
+                                    config.empty() ? "" : model::config_label(config) + ", ", unit));
   }
 
   bool unknown = false;
@@ -698,9 +699,9 @@ void to_json(json& j, const CompareTable& t) {
                              {"config", model::config_label(g.config)},
                              {"unit", g.unit},
                              {"rows", g.rows},
-                             {"old", g.old_value},
-                             {"new", g.new_value},
-                             {"ratio", g.ratio}});
+                             {"old", nullable(g.old_value)},
+                             {"new", nullable(g.new_value)},
+                             {"ratio", nullable(g.ratio)}});
   j["only_old"] = t.only_old;
   j["only_new"] = t.only_new;
   j["notes"] = t.notes;

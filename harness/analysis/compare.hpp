@@ -118,8 +118,10 @@ struct CompareGeomean {
   Label label = Label::unknown;
   std::string old_condition, new_condition, config, unit;
   std::size_t rows = 0;
-  double old_value = stats::kNaN, new_value = stats::kNaN;  // geomean of the medians
-  double ratio = stats::kNaN;                               // geomean of the ratios of medians
+  // geomean of the centres (NaN when one is <= 0), and of the ratios of the centres (a ratio of
+  // equal centres is 1; NaN when a ratio is not > 0), as benchstat computes them.
+  double old_value = stats::kNaN, new_value = stats::kNaN;
+  double ratio = stats::kNaN;
 };
 
 struct CompareTable {

@@ -264,7 +264,11 @@ void to_json(nlohmann::json& j, const Row& r) {
 }
 
 void to_json(nlohmann::json& j, const Table& t) {
-  j = {{"conditions", t.conditions}, {"rows", t.rows}, {"other_metrics", t.other_metrics}, {"notes", t.notes}};
+  j = {{"conditions", t.conditions},
+       {"config_keys", t.config_keys},
+       {"rows", t.rows},
+       {"other_metrics", t.other_metrics},
+       {"notes", t.notes}};
 }
 
 }  // namespace noisefloor::analysis

@@ -101,7 +101,7 @@ std::vector<const Row*> all_rows(const Table& table);
 Table build_table(const records::Samples& samples, const std::vector<std::string>& condition_order,
                   const model::UnitMetadata& units = {});
 
-// summary.json's "table": {"conditions", "rows": [{"condition", "name", "benchmark", "unit", "procs",
+// summary.json's "table": {"conditions", "config_keys" (those that tell rows apart), "rows": [{"condition", "name", "benchmark", "unit", "procs",
 // "warmup_discarded", "values", "summary", "variant" (paired designs only), "config" ({"pkg": "a"},
 // when there is one), "exact" and "mode" (assume=exact units)}], "other_metrics": [rows as above,
 // with "metric"], "notes"}.

@@ -211,9 +211,11 @@ std::string compare_text(const CompareTable& t) {
             continue;
           TextRow tr;
           tr.name = prefix + "geomean";
-          tr.old_center = text::scale_values({g.old_value}, unit)[0];
-          tr.new_center = text::scale_values({g.new_value}, unit)[0];
-          tr.delta = fmt::format("{:+.2f}%", (g.ratio - 1) * 100);
+          if (std::isfinite(g.old_value)) {
+            tr.old_center = text::scale_values({g.old_value}, unit)[0];
+            tr.new_center = text::scale_values({g.new_value}, unit)[0];
+          }
+          tr.delta = std::isfinite(g.ratio) ? fmt::format("{:+.2f}%", (g.ratio - 1) * 100) : "?";
           rows.push_back(tr);
         }
       }
