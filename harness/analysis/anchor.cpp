@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
+#include "analysis/table.hpp"
+#include "model/go_config.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::analysis {
@@ -19,10 +22,20 @@ Anchor compare_with_anchor(const records::Result& run, const records::Result& an
         break;
       }
   if (a.condition.empty() && !anchor.conditions.empty()) a.condition = anchor.conditions.front();
+  std::set<std::string> keys = distinguishing_keys(anchor.samples);
+  keys.merge(distinguishing_keys(run.samples));
+  // A benchmark as matched and shown: its name, and the configuration that tells it apart.
+  const auto shown = [&keys](const records::SampleRef& s) {
+    const std::string label = model::config_label(model::config_only(s.config, keys));
+    return label.empty() ? s.benchmark : s.benchmark + " (" + label + ")";
+  };
   std::map<std::string, std::vector<double>> anchor_values;  // benchmark -> values
+  std::map<std::string, std::string> units;                  // benchmark -> its primary unit
   for (const auto& s : anchor.samples)
-    if (s.condition == a.condition && !s.warmup && s.variant == a.baseline && !s.metrics.empty())
-      anchor_values[s.benchmark].push_back(s.metrics.front().value);
+    if (s.condition == a.condition && !s.warmup && s.variant == a.baseline && !s.metrics.empty()) {
+      anchor_values[shown(s)].push_back(s.metrics.front().value);
+      units.emplace(shown(s), s.metrics.front().unit);
+    }
   for (auto& d : differences(anchor.fingerprint, run.fingerprint))
     if (d.moves_benchmarks) a.moving.push_back(std::move(d));
   for (const auto& c : run.conditions)
@@ -30,18 +43,18 @@ Anchor compare_with_anchor(const records::Result& run, const records::Result& an
       const double ref = stats::median(values);
       std::vector<double> ratios;
       for (const auto& s : run.samples)
-        if (s.condition == c && s.benchmark == bench && s.variant == a.baseline && !s.warmup && !s.metrics.empty())
+        if (s.condition == c && s.variant == a.baseline && !s.warmup && !s.metrics.empty() && shown(s) == bench)
           ratios.push_back(s.metrics.front().value / ref);
       if (ratios.empty()) continue;
       std::sort(ratios.begin(), ratios.end());
-      a.rows.push_back({c, bench, ratios.front(), ratios.back(), stats::median(ratios)});
+      a.rows.push_back({c, bench, units[bench], ratios.front(), ratios.back(), stats::median(ratios)});
     }
   if (a.rows.empty()) {
     for (const auto& [bench, values] : anchor_values) a.anchor_benchmarks.push_back(bench);
     for (const auto& s : run.samples)
       if (s.variant == a.baseline && !s.warmup &&
-          std::find(a.run_benchmarks.begin(), a.run_benchmarks.end(), s.benchmark) == a.run_benchmarks.end())
-        a.run_benchmarks.push_back(s.benchmark);
+          std::find(a.run_benchmarks.begin(), a.run_benchmarks.end(), shown(s)) == a.run_benchmarks.end())
+        a.run_benchmarks.push_back(shown(s));
   }
   return a;
 }

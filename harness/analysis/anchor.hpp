@@ -11,7 +11,9 @@
 namespace noisefloor::analysis {
 
 struct AnchorRow {
+  // benchmark: its name, with the configuration that tells it apart ("BenchmarkGet (pkg: a)")
   std::string condition, benchmark;
+  std::string unit;  // of the primary metric, whose values are divided
   double lo = 0, hi = 0, median = 0;  // this run's baseline samples over the anchor's median
 };
 
@@ -26,7 +28,8 @@ struct Anchor {
 };
 
 // The anchor's clean baseline (its first condition without spinners, or its first condition)
-// and, for every condition of `run` and benchmark of the anchor, the ratios of this run's kept
+// and, for every condition of `run` and benchmark of the anchor (by name and the configuration keys
+// that tell rows apart on either side: a go test ./... run's pkg), the ratios of this run's kept
 // baseline samples to the anchor's median.
 Anchor compare_with_anchor(const records::Result& run, const records::Result& anchor);
 

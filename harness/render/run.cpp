@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/verdict.hpp"
 #include "render/export.hpp"
 #include "render/judge.hpp"
 #include "render/paired.hpp"
@@ -52,11 +53,14 @@ std::string anchor_text(const analysis::Anchor& a) {
     int decimals = 2;
     const auto touches_one = [&](double v) { return fmt::format("{:.{}f}", v, decimals) == fmt::format("{:.{}f}", 1.0, decimals); };
     while (decimals < 4 && ((r.hi < 1 && touches_one(r.hi)) || (r.lo > 1 && touches_one(r.lo)))) ++decimals;
+    // The words follow the unit's direction: a throughput above the anchor is faster.
+    const stats::Verdict above = stats::Verdict::slower, below = stats::Verdict::faster;
+    const std::string up(analysis::verdict_word(above, r.unit)), down(analysis::verdict_word(below, r.unit));
     out += fmt::format("  {} / {}: baseline / anchor {:.{}f}–{:.{}f}× (median {:.{}f}×): {}\n", r.condition, r.benchmark,
                        r.lo, decimals, r.hi, decimals, r.median, decimals,
-                       r.lo > 1   ? "slower than the anchor in every sample"
-                       : r.hi < 1 ? "faster than the anchor in every sample"
-                                  : "sometimes faster, sometimes slower than the anchor");
+                       r.lo > 1   ? up + " than the anchor in every sample"
+                       : r.hi < 1 ? down + " than the anchor in every sample"
+                                  : fmt::format("sometimes {}, sometimes {} than the anchor", down, up));
   }
   if (a.rows.empty())
     out += fmt::format("  nothing compared: no benchmark of the anchor's '{}'{} is in this run (anchor: {}; this "

@@ -228,11 +228,24 @@ std::string table_text(const Table& t) {
   const std::size_t cond_max = std::max<std::size_t>(9, 80 - kNumbers - std::min<std::size_t>(band_w, 80 - kNumbers - 9));
   std::size_t cond_w = 9;
   for (const Row* r : rows) cond_w = std::min(std::max(cond_w, text::width(r->condition)), cond_max);
+  // A metric other than the primary one with one value in every sample of every condition (B/op
+  // and allocs/op of most benchmarks) is said on one line under its benchmark's block, not as a
+  // block of its own.
+  const auto constant = [](const Block& b) {
+    if (b.rows.front()->metric == 0) return false;
+    const double v = b.rows.front()->summary.min;
+    return std::all_of(b.rows.begin(), b.rows.end(), [v](const Row* r) {
+      return r->summary.min == v && r->summary.max == v;
+    });
+  };
+  const auto same_benchmark = [](const Block& a, const Block& b) {
+    return a.name == b.name && a.config == b.config && a.variant == b.variant;
+  };
   std::string out;
   for (const auto& label : labels) {
     if (!label.empty()) out += config_heading(label);
     for (const auto& b : blocks) {
-      if (shown_config(b.rows.front()) != label) continue;
+      if (shown_config(b.rows.front()) != label || constant(b)) continue;
       out += fmt::format("{}{}\n", b.shown, b.unit.empty() ? "" : " (" + b.unit + ")");
       out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%  " +
              text::pad_left("median ± 95% CI", median_w) + "  band\n";
@@ -241,6 +254,13 @@ std::string table_text(const Table& t) {
         out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(fit_condition(r->condition, cond_w), cond_w, false),
                            s.n, format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
                            text::pad_left(median_ci(*r), median_w), stats::to_string(s.band));
+      }
+      if (b.rows.front()->metric == 0) {
+        std::vector<std::string> same;
+        for (const auto& o : blocks)
+          if (same_benchmark(o, b) && constant(o))
+            same.push_back(format_value(o.rows.front()->summary.min) + " " + o.unit);
+        if (!same.empty()) out += text::wrap(fmt::format("{}: in every sample", fmt::join(same, ", ")), 80, "", "  ");
       }
       out += "\n";
     }

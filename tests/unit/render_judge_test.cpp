@@ -95,14 +95,18 @@ TEST_CASE("anchor_text: the word only when every sample says it, and a range tha
   Anchor a;
   a.source = "results/t/1";
   a.condition = "idle";
-  a.rows = {AnchorRow{"idle", "t", 0.70, 1.71, 1.02}, AnchorRow{"idle", "u", 0.985, 0.998, 0.991},
-            AnchorRow{"idle", "v", 1.0004, 1.2, 1.1}, AnchorRow{"idle", "w", 1.10, 1.30, 1.20}};
+  a.rows = {AnchorRow{"idle", "t", "sec/op", 0.70, 1.71, 1.02}, AnchorRow{"idle", "u", "ns/op", 0.985, 0.998, 0.991},
+            AnchorRow{"idle", "v", "ns/op", 1.0004, 1.2, 1.1}, AnchorRow{"idle", "w", "ns/op", 1.10, 1.30, 1.20},
+            AnchorRow{"idle", "x", "MB/s", 1.10, 1.30, 1.20}, AnchorRow{"idle", "y", "frames/op", 0.5, 0.6, 0.55}};
   CHECK(noisefloor::render::anchor_text(a) ==
         "anchor: results/t/1 (condition 'idle', its baseline)\n"
         "  idle / t: baseline / anchor 0.70–1.71× (median 1.02×): sometimes faster, sometimes slower than the anchor\n"
         "  idle / u: baseline / anchor 0.985–0.998× (median 0.991×): faster than the anchor in every sample\n"
         "  idle / v: baseline / anchor 1.0004–1.2000× (median 1.1000×): slower than the anchor in every sample\n"
-        "  idle / w: baseline / anchor 1.10–1.30× (median 1.20×): slower than the anchor in every sample\n");
+        "  idle / w: baseline / anchor 1.10–1.30× (median 1.20×): slower than the anchor in every sample\n"
+        // A throughput above the anchor is faster; a unit of no known direction only goes lower.
+        "  idle / x: baseline / anchor 1.10–1.30× (median 1.20×): faster than the anchor in every sample\n"
+        "  idle / y: baseline / anchor 0.50–0.60× (median 0.55×): lower than the anchor in every sample\n");
   a.rows.clear();
   a.anchor_benchmarks = {"tiny"};
   a.run_benchmarks = {"a"};
