@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/verdict.hpp"
 #include "render/judge.hpp"
 #include "render/svg.hpp"
 #include "render/table.hpp"
@@ -399,13 +400,19 @@ std::string paired_section(const Analysis& d) {
   const auto& aa = d.paired.aa;
   if (paired.empty() && aa.empty()) return "";
   const bool blocks = d.comparison && d.comparison->blocks;
+  // Which side of 1 is better depends on the unit compared (a throughput above 1 is faster).
+  std::set<std::string> words;
+  for (const auto& p : paired)
+    words.insert(std::string(analysis::verdict_word(stats::Verdict::faster, p.better, p.quantity)));
+  const std::string side =
+      words.size() == 1 ? fmt::format("so below 1 is {}.", *words.begin()) : "so below 1 is lower (see each row's unit).";
   std::string out =
       std::string(blocks ? "<section id=\"paired\">\n<h2>Unpaired comparisons (design: blocks)</h2>\n<p "
                            "class=\"legend\">Each variant's repeats ran in a block of its own (no pairs); the ratio "
-                           "is variant / baseline (Hodges–Lehmann), so below 1 is faster."
+                           "is variant / baseline (Hodges–Lehmann), "
                          : "<section id=\"paired\">\n<h2>Paired comparisons</h2>\n<p class=\"legend\">Each repeat "
-                           "runs baseline and variant back to back (order AB or BA); the ratio is variant / baseline, "
-                           "so below 1 is faster.") +
+                           "runs baseline and variant back to back (order AB or BA); the ratio is variant / baseline, ") +
+      side +
       " The diamond is the geometric mean with its 95% CI; the grey band is the "
       "A/A band 1 ± θ, the ratio the baseline shows against itself: a difference inside it is "
       "noise.</p>\n";

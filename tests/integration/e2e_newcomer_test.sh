@@ -284,6 +284,8 @@ lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
 wide = [l for l in lines if len(l) > 80]
 assert not wide, wide
 rows = [l.split()[0] for l in lines if l.split() and l.split()[0].endswith(":idle")]
-assert len(rows) == 2 and rows[0] != rows[1], rows
+# A block per metric that varies (a command's sec/op, cpu-sec/op, ...): the two runs' rows keep
+# two names, whichever blocks they are in.
+assert len(rows) >= 2 and len(set(rows)) == 2, rows
 PY
 echo "e2e newcomer: ok"
