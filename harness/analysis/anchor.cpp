@@ -26,8 +26,7 @@ Anchor compare_with_anchor(const records::Result& run, const records::Result& an
   keys.merge(distinguishing_keys(run.samples));
   // A benchmark as matched and shown: its name, and the configuration that tells it apart.
   const auto shown = [&keys](const records::SampleRef& s) {
-    const std::string label = model::config_label(model::config_only(s.config, keys));
-    return label.empty() ? s.benchmark : s.benchmark + " (" + label + ")";
+    return row_name(s.benchmark, model::config_label(model::config_only(s.config, keys)));
   };
   std::map<std::string, std::vector<double>> anchor_values;  // benchmark -> values
   std::map<std::string, std::string> units;                  // benchmark -> its primary unit

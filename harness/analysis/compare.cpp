@@ -159,14 +159,6 @@ std::string reason_of(const std::map<std::string, std::string>& reasons, const s
   return it == reasons.end() ? "" : it->second;
 }
 
-// The row's name as shown: the full name, its distinguishing configuration, its variant.
-std::string shown_name(const std::string& name, const std::string& config_label, const std::string& variant) {
-  std::string out = name;
-  if (!config_label.empty()) out += " (" + config_label + ")";
-  if (!variant.empty()) out += " [" + variant + "]";
-  return out;
-}
-
 // An exact unit (no test): the place of new against old from their ranges; ratios need values > 0.
 stats::Verdict exact_verdict(const CompareRow& r, double threshold) {
   const auto& o = r.old_side.summary;
@@ -330,9 +322,9 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
       return nullptr;
     };
     for (const auto& [m, full] : orows)
-      if (!find(nrows, m)) t.only_old.push_back(fmt::format("{}: {}", oc, shown_name(m.name, label_of_id(m), m.variant)));
+      if (!find(nrows, m)) t.only_old.push_back(fmt::format("{}: {}", oc, row_name(m.name, label_of_id(m), m.variant)));
     for (const auto& [m, full] : nrows)
-      if (!find(orows, m)) t.only_new.push_back(fmt::format("{}: {}", nc, shown_name(m.name, label_of_id(m), m.variant)));
+      if (!find(orows, m)) t.only_new.push_back(fmt::format("{}: {}", nc, row_name(m.name, label_of_id(m), m.variant)));
     // Keys with one value on each side: not a row key; said when they differ.
     {
       std::map<std::string, std::string> oconst, nconst;
@@ -360,7 +352,7 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
         if (nfull == nullptr) continue;
         auto og = old_side.groups.find({oc, ofull, unit});
         auto ng = new_side.groups.find({nc, *nfull, unit});
-        const std::string name = shown_name(m.name, label_of_id(m), m.variant);
+        const std::string name = row_name(m.name, label_of_id(m), m.variant);
         if (og == old_side.groups.end() && ng == new_side.groups.end()) continue;
         if (og == old_side.groups.end() || ng == new_side.groups.end()) {
           (og == old_side.groups.end() ? t.only_new : t.only_old)
@@ -514,7 +506,7 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
     for (const auto& [key, count] : side->not_numbers) {
       const RowId& id = std::get<1>(key);
       t.notes.push_back(fmt::format("{}: {} / {} {}: {} value(s) not a number, left out", *name, std::get<0>(key),
-                                    shown_name(id.name, model::config_label(model::config_only(id.config, t.config_keys)),
+                                    row_name(id.name, model::config_label(model::config_only(id.config, t.config_keys)),
                                                id.variant),
                                     std::get<2>(key), count));
     }

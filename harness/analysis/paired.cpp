@@ -27,8 +27,7 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
   // A benchmark as shown: its full name, and the configuration that tells it apart (pkg).
   const std::set<std::string> config_keys = distinguishing_keys(samples);
   const auto shown = [&](const std::string& name, const std::string& config) {
-    const std::string label = model::config_label(model::config_only(config, config_keys));
-    return label.empty() ? name : name + " (" + label + ")";
+    return row_name(name, model::config_label(model::config_only(config, config_keys)));
   };
   std::map<std::string, std::string> unit_of;  // shown benchmark -> the primary metric's unit
   // (condition, benchmark, pair) -> repeat -> slot, in first-seen order of the keys

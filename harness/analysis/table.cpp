@@ -16,12 +16,14 @@ namespace noisefloor::analysis {
 
 RowKey row_key(const records::SampleRef& s) { return {s.condition, s.name, s.config, s.variant}; }
 
-std::string display_name(const Row& row) {
-  std::string name = row.name;
-  if (!row.config_label.empty()) name += " (" + row.config_label + ")";
-  if (!row.variant.empty()) name += " [" + row.variant + "]";
-  return name;
+std::string row_name(std::string_view name, std::string_view config_label, std::string_view variant) {
+  std::string out(name);
+  if (!config_label.empty()) out += fmt::format(" ({})", config_label);
+  if (!variant.empty()) out += fmt::format(" [{}]", variant);
+  return out;
 }
+
+std::string display_name(const Row& row) { return row_name(row.name, row.config_label, row.variant); }
 
 bool in_row(const Row& row, const records::SampleRef& s) {
   return s.condition == row.condition && s.name == row.name && s.config == row.config && s.variant == row.variant &&

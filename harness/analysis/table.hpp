@@ -5,6 +5,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -54,8 +55,10 @@ struct Row {
   RowKey key() const { return {condition, name, config, variant}; }
 };
 
-// The row's name everywhere a row is named: "BenchmarkX-2", with its configuration when that
-// tells it apart ("BenchmarkGet-8 (pkg: a)") and its variant ("BenchmarkX-2 [fast]").
+// How a row is named everywhere: its full name, the configuration that tells it apart when there
+// is one ("BenchmarkGet-8 (pkg: a)"), its variant when there is one ("BenchmarkX-2 [fast]").
+std::string row_name(std::string_view name, std::string_view config_label, std::string_view variant = {});
+// row_name of a table row.
 std::string display_name(const Row& row);
 // Whether `sample` (warm-up included) is one of the row's.
 bool in_row(const Row& row, const records::SampleRef& sample);

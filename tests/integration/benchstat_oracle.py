@@ -55,36 +55,8 @@ def fail(msg):
 
 # ---- benchstat's side --------------------------------------------------------------------------
 
-def tidy(unit):
-    """benchunit's tidying (ns -> sec, MB -> B in numerator tokens), with the factor."""
-    out, factor, denom, tok = "", 1.0, False, ""
-
-    def flush():
-        nonlocal out, factor, tok
-        if tok == "ns" and not denom:
-            out, factor = out + "sec", factor * 1e-9
-        elif tok == "MB" and not denom:
-            out, factor = out + "B", factor * 1e6
-        else:
-            out += tok
-        tok = ""
-
-    if unit == "ns/op":
-        return "sec/op", 1e-9
-    if unit == "MB/s":
-        return "B/s", 1e6
-    for c in unit:
-        if c in "*/- \t":
-            flush()
-            out += c
-            if c == "*":
-                denom = False
-            elif c == "/":
-                denom = True
-        else:
-            tok += c
-    flush()
-    return out, factor
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "compare"))
+from verify import tidy  # noqa: E402  benchunit's tidying, written once for the tests (value factor too)
 
 
 def parse_benchstat_csv(text):
