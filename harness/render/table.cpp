@@ -65,6 +65,8 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
 std::string median_ci_text(const stats::Summary& s) {
   if (s.n == 0) return kDash;
   if (!s.median_ci) return fmt::format("{} ± ∞ (n<6)", format_value(s.median));
+  // Every value at 0 (0 B/op, 0 allocs/op): no spread at all, as benchstat says it.
+  if (s.median == 0 && s.median_ci->lo == 0 && s.median_ci->hi == 0) return "0 ± 0.0%";
   if (!s.median_rel_halfwidth)  // a median ≤ 0 has no relative width: show the interval
     return format_value(s.median) + " " + text::interval(format_value(s.median_ci->lo), format_value(s.median_ci->hi));
   return fmt::format("{} ± {:.1f}%", format_value(s.median), 100 * *s.median_rel_halfwidth);

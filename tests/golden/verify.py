@@ -148,7 +148,8 @@ for key in order:
     lo, hi = e["median_ci"]
     # A median of 0 has no relative width: the interval itself is shown.
     center = (f"{format_value(e['median'])} ± {100 * max(hi / e['median'] - 1, 1 - lo / e['median']):.1f}%"
-              if e["median"] > 0 else f"{format_value(e['median'])} [{format_value(lo)}, {format_value(hi)}]")
+              if e["median"] > 0 else "0 ± 0.0%" if e["median"] == lo == hi == 0
+              else f"{format_value(e['median'])} [{format_value(lo)}, {format_value(hi)}]")
     opt = lambda v: "—" if v is None else f"{v:.2f}"
     cells = [key[0], name, str(e["n"]), f"{format_value(e['mean'])} {key[2]}", format_value(e["stddev"]),
              opt(e["cv_pct"]), center, format_value(e["min"]), format_value(e["max"]), opt(e["rcv_pct"]), e["band"]]

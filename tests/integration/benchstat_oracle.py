@@ -172,7 +172,7 @@ def compare_rows(args, old, new):
 
 class Tally:
     def __init__(self):
-        self.compared = self.identical = 0
+        self.compared = self.identical = self.verdicts = 0
         self.intended = {}
         self.failures = []
 
@@ -286,6 +286,18 @@ def check_pair(args, tally, old, new, name):
                     and (r["delta"] == "~") == (f[4] == "~"):
                 reason = "p-zero"
             tally.row(what, diffs, reason)
+    # No verdict contradicts its unit's direction.
+    for key, r in rows.items():
+        better, change, word = r["better"], r["change"], r["verdict"]
+        if change in ("equivalent", "inconclusive") or better == "unknown":
+            want = {change}
+        elif change == better:
+            want = {"faster", "better"}
+        else:
+            want = {"slower", "worse"}
+        tally.verdicts += 1
+        if word not in want:
+            tally.failures.append(f"compare {name}: {key}: verdict {word!r} for a {better}-is-better unit that went {change}")
     for key, r in rows.items():
         if key not in seen:
             what = f"compare {name}: {key}"
@@ -323,7 +335,7 @@ def main():
         print(f"DIFFERS {f}")
     intended = sum(len(v) for v in tally.intended.values())
     print(f"rows compared: {tally.compared}, identical: {tally.identical}, intended differences: {intended}, "
-          f"failures: {len(tally.failures)}")
+          f"verdicts checked against their unit's direction: {tally.verdicts}, failures: {len(tally.failures)}")
     sys.exit(1 if tally.failures else 0)
 
 

@@ -107,7 +107,8 @@ TEST_CASE("report: the terminal table stays within 80 columns") {
   }
 }
 
-TEST_CASE("report: a zero median with a CI shows the interval, not '± ∞ (n<6)'") {
+TEST_CASE("report: a zero median with a CI shows the interval, not '± ∞ (n<6)'; all zeros are ± 0%") {
+  // Twenty samples of 0 allocs/op: no spread at all, said as benchstat says it (0.000 ± 0%).
   std::vector<records::Sample> samples;
   for (int i = 0; i < 20; ++i) {
     records::Sample s;
@@ -116,9 +117,13 @@ TEST_CASE("report: a zero median with a CI shows the interval, not '± ∞ (n<6)
     s.metrics = {{0, "allocs/op"}};
     samples.push_back(s);
   }
-  const auto t = analysis::build_table(samples, {"c"});
-  const std::string md = render::table_markdown(t);
-  CHECK(md.find("0 [0, 0]") != std::string::npos);
+  std::string md = render::table_markdown(analysis::build_table(samples, {"c"}));
+  CHECK(md.find(" 0 ± 0.0% |") != std::string::npos);
+  CHECK(md.find("(n<6)") == std::string::npos);
+  // A zero median with a spread above it has no relative width: the interval itself is shown.
+  for (int i = 0; i < 8; ++i) samples[static_cast<std::size_t>(i)].metrics = {{1, "allocs/op"}};
+  md = render::table_markdown(analysis::build_table(samples, {"c"}));
+  CHECK(md.find("0 [0, 1.000]") != std::string::npos);
   CHECK(md.find("(n<6)") == std::string::npos);
 }
 
