@@ -106,10 +106,18 @@ std::string text_of(const json& j) {
 }
 std::string g4(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string(kDash); }
 
-std::vector<std::string> benchmarks_of(const Table& t) {
-  std::vector<std::string> out;
+// A benchmark of the plots: its full name and configuration (a go test ./... run's pkg), and
+// its title with the configuration that tells it apart ("BenchmarkGet-8 (pkg: a)").
+struct PlotBenchmark {
+  std::string name, config, title;
+  bool holds(const Row& r) const { return r.name == name && r.config == config; }
+};
+
+std::vector<PlotBenchmark> benchmarks_of(const Table& t) {
+  std::vector<PlotBenchmark> out;
   for (const auto& r : t.rows)
-    if (std::find(out.begin(), out.end(), r.name) == out.end()) out.push_back(r.name);
+    if (std::none_of(out.begin(), out.end(), [&](const PlotBenchmark& b) { return b.holds(r); }))
+      out.push_back({r.name, r.config, analysis::row_name(r.name, r.config_label)});
   return out;
 }
 
@@ -169,12 +177,12 @@ std::string header(const Analysis& d, std::string_view generated_by) {
   return out;
 }
 
-std::string nav(const Analysis& d, const std::vector<std::string>& benchmarks, bool paired, bool run_order) {
+std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks, bool paired, bool run_order) {
   std::string out = "<nav aria-label=\"contents\">";
   if (d.judgement) out += "<a href=\"#claims\">Claims</a>";
   out += "<a href=\"#conditions\">Conditions</a>";
   for (std::size_t i = 0; i < benchmarks.size(); ++i)
-    out += fmt::format("<a href=\"#b{}\">{}</a>", i, escape(benchmarks[i]));
+    out += fmt::format("<a href=\"#b{}\">{}</a>", i, escape(benchmarks[i].title));
   if (paired) out += "<a href=\"#paired\">Paired</a>";
   if (run_order) out += "<a href=\"#run-order\">Run order</a>";
   if (d.merged) out += "<a href=\"#differences\">Differences</a>";
@@ -247,21 +255,21 @@ struct BenchmarkSeries {
   std::size_t samples = 0;
 };
 
-BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std::size_t b,
+BenchmarkSeries series_for(const Analysis& d, const PlotBenchmark& benchmark, std::size_t b,
                            const std::map<std::string, std::size_t>& styles) {
   BenchmarkSeries out;
   out.strip.id = fmt::format("p{}s", b);
   out.order.id = fmt::format("p{}o", b);
   out.strip.kind = "strip";
   out.order.kind = "run-order";
-  out.strip.benchmark = out.order.benchmark = benchmark;
+  out.strip.benchmark = out.order.benchmark = benchmark.title;
   std::vector<std::string> said;
   std::string unit;
   // One series per table row: with variants a condition has a row per variant (colour of the
   // condition, shape of the variant), each with the table's own statistics.
   std::map<std::string, int> shapes;  // condition -> variants seen so far
   for (const auto& r : d.table.rows) {
-    if (r.name != benchmark) continue;
+    if (!benchmark.holds(r)) continue;
     if (unit.empty()) unit = r.unit;
     const bool split = !r.variant.empty();
     const int shape = shapes[r.condition]++;
@@ -316,8 +324,8 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
     }
   }
   out.strip.unit = out.order.unit = unit;
-  out.strip.title = fmt::format("{}: every sample per condition ({})", benchmark, unit);
-  out.order.title = fmt::format("{}: samples in run order per condition ({})", benchmark, unit);
+  out.strip.title = fmt::format("{}: every sample per condition ({})", benchmark.title, unit);
+  out.order.title = fmt::format("{}: samples in run order per condition ({})", benchmark.title, unit);
   const std::string summary = fmt::format("{}", fmt::join(said, "; "));
   out.strip.desc = fmt::format(
       "Strip plot on a shared {} axis, one row per condition, box from the first to the "
@@ -330,7 +338,7 @@ BenchmarkSeries series_for(const Analysis& d, const std::string& benchmark, std:
   return out;
 }
 
-std::string samples_table(const Analysis& d, const std::string& benchmark) {
+std::string samples_table(const Analysis& d, const PlotBenchmark& benchmark) {
   // One column per table row: a condition, or a condition's variant in a paired design.
   std::vector<const Row*> columns;
   struct Cell {
@@ -340,7 +348,7 @@ std::string samples_table(const Analysis& d, const std::string& benchmark) {
   std::map<const Row*, std::map<int, Cell>> by;
   int max_index = -1;
   for (const auto& r : d.table.rows)
-    if (r.name == benchmark) columns.push_back(&r);
+    if (benchmark.holds(r)) columns.push_back(&r);
   for (const records::SampleRef s : d.samples)
     for (const Row* r : columns)
       if (analysis::in_row(*r, s)) {
@@ -370,12 +378,12 @@ std::string samples_table(const Analysis& d, const std::string& benchmark) {
   return out + "</tbody>\n</table>\n</details>\n";
 }
 
-std::string benchmark_section(const Analysis& d, const std::string& benchmark, std::size_t b,
+std::string benchmark_section(const Analysis& d, const PlotBenchmark& benchmark, std::size_t b,
                               const std::map<std::string, std::size_t>& styles) {
   const BenchmarkSeries s = series_for(d, benchmark, b, styles);
   std::string out = fmt::format(
       "<section id=\"b{}\" class=\"benchmark\" data-benchmark=\"{}\">\n<h2>{} <small>({})</small></h2>\n", b,
-      escape(benchmark), escape(benchmark), escape(s.strip.unit));
+      escape(benchmark.title), escape(benchmark.title), escape(s.strip.unit));
   out += "<figure>\n" + svg::strip_plot(s.strip);
   out += fmt::format(
       "<figcaption>Every sample ({}), one row per condition on a shared axis; vertical position is jitter "

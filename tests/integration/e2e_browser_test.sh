@@ -65,11 +65,16 @@ chromium_run --screenshot="$WORK/report.png" --window-size=1280,2400 "file://$pa
 chromium_run --dump-dom "file://$page" >dom.html 2>dom.log || { tail -20 dom.log >&2; fail "chromium --dump-dom failed"; }
 check "the DOM was dumped" grep -q '</html>' dom.html
 
-# The condition table: one row per (condition, benchmark) of the samples.
+# The condition table: one row per (condition, benchmark) of the samples ...
 pairs=$(sed -E 's/.*"benchmark":"([^"]*)".*"condition":"([^"]*)".*/\2 \1/' "$src/samples.jsonl" | sort -u | wc -l)
 [[ $pairs -eq 6 ]] || fail "expected 6 condition/benchmark pairs in the fixture, got $pairs"
+# ... and metric: every metric of a line is a row (ns/op, B/op, allocs/op).
+metric_rows=$(python3 -c '
+import json, sys
+print(len({(s["condition"], s["name"], m["unit"]) for s in map(json.loads, open(sys.argv[1])) for m in s["metrics"]}))' "$src/samples.jsonl")
+[[ $metric_rows -eq 18 ]] || fail "expected 18 condition/benchmark/metric rows in the fixture, got $metric_rows"
 rows=$(grep -o '<tr data-condition=' dom.html | wc -l)
-[[ $rows -eq $pairs ]] || fail "condition table has $rows rows, expected $pairs"
+[[ $rows -eq $metric_rows ]] || fail "condition table has $rows rows, expected $metric_rows"
 contains dom.html '<table class="conditions">'
 contains dom.html 'do not trust</td>'
 

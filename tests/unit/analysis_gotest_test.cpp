@@ -19,6 +19,7 @@
 #include "parsers/gotest.hpp"
 #include "render/compare.hpp"
 #include "render/export.hpp"
+#include "render/html.hpp"
 #include "render/table.hpp"
 #include "results/decode.hpp"
 #include "test_support.hpp"
@@ -171,6 +172,10 @@ TEST_CASE("go test ./...: the same name in two packages is two rows (the issue's
   CHECK(render::table_csv(a.table).find(",pkg: a,false,\n") != std::string::npos);
   const auto json = nlohmann::json(a.table);
   CHECK(json["rows"][1]["config"] == nlohmann::json{{"pkg", "b"}});
+  // The report: a section of plots per package, never one of both.
+  const std::string html = render::html(a, "test");
+  CHECK(html.find("<h2>BenchmarkGet-8 (pkg: a) <small>(ns/op)</small></h2>") != std::string::npos);
+  CHECK(html.find("<h2>BenchmarkGet-8 (pkg: b) <small>(ns/op)</small></h2>") != std::string::npos);
 }
 
 TEST_CASE("go test ./...: the gotest export keeps the configuration, so a reader keys the same rows") {
