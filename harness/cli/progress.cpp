@@ -156,8 +156,11 @@ void Progress::progress(std::size_t done, std::size_t total, const records::Samp
 }
 
 void Progress::count(const records::Sample& s) {
-  const std::string& first = first_benchmark_.emplace(s.condition, s.name).first->second;
-  if (!s.warmup && s.name == first) values_[s.condition].push_back(s.metrics.front().value);
+  // The row the line follows: the condition's first benchmark, in its configuration (of two
+  // packages' BenchmarkGet-8, the first package's).
+  const auto& first = first_benchmark_.emplace(s.condition, std::pair{s.name, s.config}).first->second;
+  if (!s.warmup && s.name == first.first && s.config == first.second)
+    values_[s.condition].push_back(s.metrics.front().value);
 }
 
 void Progress::resumed(const std::vector<records::Sample>& earlier) {

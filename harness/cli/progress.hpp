@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <map>
+#include <utility>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,7 +48,7 @@ class Progress : public pipeline::RunEvents {
   std::size_t per_condition_ = 0;
   // Per condition, kept across its blocks (an interleaved schedule enters each condition many
   // times): the benchmark it counts (the first the condition printed) and its kept samples so far.
-  std::map<std::string, std::string> first_benchmark_;  // by condition name
+  std::map<std::string, std::pair<std::string, std::string>> first_benchmark_;  // by condition: (name, config)
   std::map<std::string, std::vector<double>> values_;
   std::size_t earlier_done_ = 0;  // counted samples of a resumed run's earlier sessions
   std::shared_ptr<Board> board_;  // set: a run on several hosts (this object: one host, or all)
