@@ -38,6 +38,16 @@ struct ContainerRuntime::Impl {
     std::string benchmark_path;
   };
   std::map<std::string, Image> images;
+  // Who holds the engine's lease for this run (docker::LeaseOwner::who): every container of the run
+  // carries it (label noisefloor.owner), so `noisefloor gc` can tell a live run's from an orphan.
+  std::string owner;
+
+  // The labels of a container of run `run_id`, condition `condition`.
+  std::map<std::string, std::string> labels(const std::string& run_id, const std::string& condition) const {
+    std::map<std::string, std::string> out = {{"noisefloor.run", run_id}, {"noisefloor.condition", condition}};
+    if (!owner.empty()) out["noisefloor.owner"] = owner;
+    return out;
+  }
 
   Impl(const model::Experiment& e, Note n, docker::Client c, bool r)
       : experiment(e), note(std::move(n)), client(std::move(c)), remote(r) {}
@@ -107,7 +117,8 @@ class EngineSpinners : public SpinnerBackend {
       if (!spec.cpus.empty())
         req.spec.cpuset = std::to_string(spec.cpus[static_cast<std::size_t>(i) % spec.cpus.size()]);
       req.spec.pids_limit = 8;
-      req.labels = {{"noisefloor.run", run_id}, {"noisefloor.condition", condition}, {"noisefloor.role", "spinner"}};
+      req.labels = rt.labels(run_id, condition);
+      req.labels["noisefloor.role"] = "spinner";
       req.name = fmt::format("nf-{}-{}-spin-{}", run_id, condition, i);
       std::transform(req.name.begin(), req.name.end(), req.name.begin(),
                      [](unsigned char ch) { return std::tolower(ch); });
@@ -213,7 +224,7 @@ class ContainerScope : public ConditionScope {
     }
     req.env = inv.env;
     req.spec = spec;
-    req.labels = {{"noisefloor.run", run_id_}, {"noisefloor.condition", condition_.name}};
+    req.labels = rt_->labels(run_id_, condition_.name);
     req.name = fmt::format("nf-{}-{}-{}", run_id_, condition_.name, inv.number);
     std::transform(req.name.begin(), req.name.end(), req.name.begin(), [](unsigned char ch) { return std::tolower(ch); });
     req.timeout = inv.timeout;
@@ -400,6 +411,7 @@ void ContainerRuntime::prepare_tools(const model::Cancelled& cancelled) {
 std::unique_ptr<docker::EngineLease> ContainerRuntime::take_lease(const docker::LeaseOwner& me, bool wait,
                                                                   const model::Cancelled& cancelled) {
   if (impl_->tools_image.empty()) prepare_tools(cancelled);
+  impl_->owner = me.who;
   return docker::EngineLease::take(
       impl_->client, impl_->tools_image, me, wait,
       [&](const docker::LeaseOwner& holder) {

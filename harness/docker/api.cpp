@@ -449,4 +449,35 @@ std::string docker_save_image_id(const std::vector<TarFile>& files, const nlohma
   return "sha256:" + hash::sha256_hex(image_parts(files, config).config);
 }
 
+std::optional<RunContainer> run_container_of(const nlohmann::json& listed) {
+  if (!listed.is_object()) return std::nullopt;
+  RunContainer r;
+  r.id = listed.value("Id", std::string());
+  if (r.id.empty()) return std::nullopt;
+  if (auto names = listed.find("Names");
+      names != listed.end() && names->is_array() && !names->empty() && names->front().is_string()) {
+    r.name = names->front().get<std::string>();
+    if (!r.name.empty() && r.name.front() == '/') r.name.erase(0, 1);
+  }
+  if (auto labels = listed.find("Labels"); labels != listed.end() && labels->is_object()) {
+    const auto text = [&](const char* key) {
+      const auto it = labels->find(key);
+      return it != labels->end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    r.run = text("noisefloor.run");
+    r.owner = text("noisefloor.owner");
+  }
+  if (auto state = listed.find("State"); state != listed.end() && state->is_string()) r.state = state->get<std::string>();
+  return r;
+}
+
+GcPlan plan_gc(const std::vector<RunContainer>& containers, const std::optional<std::string>& lease_holder) {
+  GcPlan plan;
+  for (const auto& c : containers) {
+    const bool alive = lease_holder && (c.owner == *lease_holder || c.owner.empty());
+    (alive ? plan.keep : plan.remove).push_back(c);
+  }
+  return plan;
+}
+
 }  // namespace noisefloor::docker

@@ -143,4 +143,24 @@ std::string docker_save_tar(const std::string& repo_tag, const std::vector<TarFi
 // The image id docker_save_tar's image gets on a classic image store: "sha256:<hex>".
 std::string docker_save_image_id(const std::vector<TarFile>& files, const nlohmann::json& config);
 
+// A container a noisefloor run made (label noisefloor.run), as the engine lists it.
+struct RunContainer {
+  std::string id;     // full
+  std::string name;   // without the leading '/'
+  std::string run;    // noisefloor.run: the run id
+  std::string owner;  // noisefloor.owner: who held the engine's lease for it; "" before 0.2 labelled it
+  std::string state;  // "running", "exited", ...
+};
+// One entry of GET /containers/json as a RunContainer; nullopt without an Id.
+std::optional<RunContainer> run_container_of(const nlohmann::json& listed);
+
+// What `noisefloor gc` does with each: a container whose owner holds the engine's lease belongs to
+// a living run and is kept; so is one of unknown owner while some run holds the lease (it may be
+// that run's); every other is an orphan and is removed. Pure.
+struct GcPlan {
+  std::vector<RunContainer> remove;
+  std::vector<RunContainer> keep;  // of the living run (or of unknown owner while a run is alive)
+};
+GcPlan plan_gc(const std::vector<RunContainer>& containers, const std::optional<std::string>& lease_holder);
+
 }  // namespace noisefloor::docker

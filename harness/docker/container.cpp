@@ -143,4 +143,11 @@ std::vector<std::string> remove_labelled(Client& client, const std::string& labe
   return removed;
 }
 
+std::vector<RunContainer> run_containers(Client& client) {
+  std::vector<RunContainer> out;
+  for (const nlohmann::json& listed : client.list_by_label("noisefloor.run"))
+    if (auto c = run_container_of(listed)) out.push_back(std::move(*c));
+  return out;
+}
+
 }  // namespace noisefloor::docker

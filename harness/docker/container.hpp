@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,9 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& create_body
 // Force-removes every container carrying `label` ("key=value" or "key"); returns one
 // "<id12> <name>" per removed container, in the engine's list order.
 std::vector<std::string> remove_labelled(Client& client, const std::string& label);
+
+// Every container with the label noisefloor.run, from the engine's list (one call; api.hpp's
+// RunContainer).
+std::vector<RunContainer> run_containers(Client& client);
 
 }  // namespace noisefloor::docker

@@ -182,14 +182,28 @@ Output doctor(const DoctorOptions& o) {
 
 Output gc() {
   docker::Client client = docker::Client::from_environment();
-  const std::vector<std::string> removed = docker::remove_labelled(client, "noisefloor.run");
+  // The containers first, then who holds the lease: a run that starts in between takes its lease
+  // before it makes a container, so none of its containers is in the list without its lease seen.
+  const std::vector<docker::RunContainer> containers = docker::run_containers(client);
+  const std::optional<docker::LeaseOwner> holder = docker::EngineLease::holder(client);
+  const docker::GcPlan plan =
+      docker::plan_gc(containers, holder ? std::optional<std::string>(holder->who) : std::nullopt);
   Output out;
-  if (removed.empty()) {
-    out.out = fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n", client.endpoint().display);
-    return out;
+  for (const auto& c : plan.remove) {
+    client.remove(c.id);
+    out.out += fmt::format("removed {} {}\n", c.id.substr(0, 12), c.name);
   }
-  for (const auto& r : removed) out.out += fmt::format("removed {}\n", r);
-  out.out += fmt::format("removed {} container(s) left by earlier runs\n", removed.size());
+  if (!plan.keep.empty())
+    out.out += fmt::format("left {} container(s) of the run that holds the engine's lease ({}, {}, since {}): it is "
+                           "alive, and removes them itself when it ends\n",
+                           plan.keep.size(), holder->run, holder->who, holder->since);
+  if (containers.empty()) {
+    out.out = fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n", client.endpoint().display);
+  } else if (plan.remove.empty()) {
+    out.out += fmt::format("nothing to remove: no container left by an earlier run on {}\n", client.endpoint().display);
+  } else {
+    out.out += fmt::format("removed {} container(s) left by earlier runs\n", plan.remove.size());
+  }
   return out;
 }
 

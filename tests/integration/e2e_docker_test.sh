@@ -140,6 +140,26 @@ contains gc.txt 'removed 1 container(s) left by earlier runs'
 "$NF" gc >gc2.txt
 contains gc2.txt 'nothing to remove'
 
+# --- gc while a run is in its container condition: the living run's container is left, the run
+#     completes; an orphan beside it (a container of a run that holds no lease) is removed ---
+# One invocation of about 4 s (two samples of 2 s in one container): gc runs while it lives.
+write_experiment live.yaml live 2 2s "  - name: boxed
+    container: {cpuset: \"0\"}"
+"$NF" run live.yaml --results "$WORK/results" >live.out 2>live.err &
+pid=$!
+for _ in $(seq 300); do [[ -n "$(containers_labelled noisefloor.run)" ]] && break; sleep 0.1; done
+[[ -n "$(containers_labelled noisefloor.run)" ]] || { cat live.err; fail "no container of the live run"; }
+orphan=$(curl -s --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
+  "http://localhost/containers/create?name=nf-orphan-gc-test" \
+  -d "{\"Image\":\"$(curl -s --unix-socket "$SOCK" http://localhost/containers/noisefloor-lease/json | python3 -c 'import json,sys; print(json.load(sys.stdin)["Config"]["Image"])')\",\"Labels\":{\"noisefloor.run\":\"gone\",\"noisefloor.owner\":\"nobody pid 1\"}}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["Id"])')
+"$NF" gc >gc-live.txt
+contains gc-live.txt "removed ${orphan:0:12} nf-orphan-gc-test"
+contains gc-live.txt "container(s) of the run that holds the engine's lease (live, "
+set +e; wait "$pid"; code=$?; set -e
+[[ $code -eq 0 ]] || { cat live.err; fail "the run gc ran beside failed (exit $code)"; }
+[[ -z "$(containers_labelled noisefloor.run)" ]] || fail "gc beside a live run: a container was left behind"
+
 # --- an unreachable engine is one clear line ---
 set +e; DOCKER_HOST=unix:///nonexistent.sock "$NF" run trust.yaml --results "$WORK/r9" >/dev/null 2>err7.txt; code=$?; set -e
 [[ $code -eq 1 ]] || fail "unreachable engine: exit code $code"

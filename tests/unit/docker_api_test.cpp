@@ -403,3 +403,36 @@ TEST_CASE("api: docker_save_tar writes manifest, config and layer") {
                        "noisefloor-bench:1)",
                        DockerError);
 }
+
+TEST_CASE("gc: a living run's containers are kept, orphans removed, unknown owners kept while a run lives") {
+  const json listed = json::array(
+      {{{"Id", "aaaaaaaaaaaaaaaa"}, {"Names", {"/nf-r1-pinned-2"}}, {"State", "running"},
+        {"Labels", {{"noisefloor.run", "r1"}, {"noisefloor.owner", "root@box pid 7"}}}},
+       {{"Id", "bbbbbbbbbbbbbbbb"}, {"Names", {"/nf-r0-pinned-9"}}, {"State", "exited"},
+        {"Labels", {{"noisefloor.run", "r0"}, {"noisefloor.owner", "root@box pid 3"}}}},
+       {{"Id", "cccccccccccccccc"}, {"Names", {"/nf-old-x-1"}}, {"State", "exited"},
+        {"Labels", {{"noisefloor.run", "old"}}}},
+       {{"Names", {"/no-id"}}}});
+  std::vector<RunContainer> all;
+  for (const auto& c : listed)
+    if (auto r = run_container_of(c)) all.push_back(*r);
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].name == "nf-r1-pinned-2");
+  CHECK(all[0].run == "r1");
+  CHECK(all[0].owner == "root@box pid 7");
+  CHECK(all[0].state == "running");
+  CHECK(all[2].owner.empty());
+  const auto names = [](const std::vector<RunContainer>& v) {
+    std::vector<std::string> out;
+    for (const auto& c : v) out.push_back(c.run);
+    return out;
+  };
+  // pid 7 holds the lease: its container stays, and so does the one of unknown owner.
+  GcPlan alive = plan_gc(all, std::string("root@box pid 7"));
+  CHECK(names(alive.keep) == std::vector<std::string>{"r1", "old"});
+  CHECK(names(alive.remove) == std::vector<std::string>{"r0"});
+  // Nobody holds the lease: every one is an orphan.
+  GcPlan none = plan_gc(all, std::nullopt);
+  CHECK(none.keep.empty());
+  CHECK(names(none.remove) == std::vector<std::string>{"r1", "r0", "old"});
+}

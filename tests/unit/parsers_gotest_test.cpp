@@ -286,7 +286,8 @@ TEST_CASE("GoTestParser: feed_line returns each measurement as it arrives") {
   const GoTestOutput& out = parser.output();
   CHECK(out.config == Config{{"goos", "linux"}});
   REQUIRE(out.measurements.size() == 1);
-  check_measurement(out.measurements[0], *m);
+  CHECK(out.measurements[0] == *m);  // the measurement returned is the one kept, configuration and all
+  CHECK(m->config == "goos: linux");
   CHECK(out.failures == std::vector<std::string>{"BenchmarkY/sub-2", "TestZ"});
   CHECK(out.skipped_lines == 1);
 }

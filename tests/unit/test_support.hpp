@@ -164,7 +164,16 @@ inline std::string read_data(const std::string& relative) { return slurp(kData +
 
 // Field by field, so a failure names the field (Measurement has no operator<<); a NaN in `want`
 // matches a NaN in `got`.
-inline void check_measurement(const model::Measurement& got, const model::Measurement& want) {
+// What a parser test expects of a measurement: its name, benchmark, procs, iterations and metrics
+// (the configuration it was printed under is checked where a test is about it).
+struct ExpectedMeasurement {
+  std::string name, benchmark;
+  int procs = 1;
+  std::int64_t iterations = 0;
+  std::vector<model::Metric> metrics;
+};
+
+inline void check_measurement(const model::Measurement& got, const ExpectedMeasurement& want) {
   INFO("measurement ", want.name);
   CHECK(got.name == want.name);
   CHECK(got.benchmark == want.benchmark);
