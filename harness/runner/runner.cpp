@@ -222,6 +222,14 @@ class Loop {
       try {
         g = parsers::parse_gbench_json(out.out);
       } catch (const ParseError& pe) {
+        // What the program itself said comes first: "Failed to match any benchmarks against regex"
+        // explains an empty output better than a JSON parser does.
+        if (!text::trim(out.err).empty())
+          throw ParseError(fmt::format("{}: {}{}", where,
+                                       text::trim(out.out).empty()
+                                           ? std::string("the benchmark printed nothing on stdout, no Google Benchmark JSON")
+                                           : fmt::format("the benchmark's output is not Google Benchmark JSON ({})", pe.what()),
+                                       text::last_lines(out.err, 10, "what it said on stderr")));
         throw ParseError(fmt::format("{}: {}", where, pe.what()));
       }
       for (const auto& m : g.measurements) deliver(m, cond, step, unit, inv.number);

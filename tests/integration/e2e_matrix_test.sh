@@ -205,4 +205,20 @@ contains starved.err "the background load was not there (spinners.nice lets the 
 starved_run=$(ls -d "$WORK"/results/starved/2*/)  # `latest` moves only when a run completes
 contains "$starved_run/run.json" '"spinner_load"'
 contains "$starved_run/run.json" '"status": "failed"'
+# A Google Benchmark filter that matches nothing: the program's own words, not a JSON parser's.
+cat >nomatch.yaml <<YAML
+name: nomatch
+benchmark:
+  command: [$WORK/gbench-xorshift, --benchmark_filter=NoSuchBenchmark]
+  format: gbench-json
+  samples: 2
+conditions:
+  - name: idle
+YAML
+set +e
+"$NF" run -q nomatch.yaml --results "$WORK/results" >nomatch.out 2>nomatch.err
+rc=$?
+set -e
+[[ $rc -ne 0 ]] || fail "a filter that matches nothing: exit 0"
+contains nomatch.err "Failed to match any benchmarks against regex: NoSuchBenchmark"
 echo "e2e matrix: ok"
