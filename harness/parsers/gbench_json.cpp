@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <map>
+#include <utility>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -196,6 +199,7 @@ GbenchOutput parse_gbench_json(std::string_view text) {
   if (!doc.is_object()) throw ParseError("gbench json: expected an object at the top level");
 
   GbenchOutput out;
+  std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>> instances;  // name -> (family, instance)
   if (const auto context = doc.find("context"); context != doc.end()) {
     if (!context->is_object()) throw ParseError("gbench json: 'context' is not an object");
     out.context = *context;
@@ -218,7 +222,29 @@ GbenchOutput parse_gbench_json(std::string_view text) {
           fmt::format("{}: skipped: {}", reader.string("name"), reader.message("skip_message")));
       continue;
     }
-    out.measurements.push_back(to_measurement(entry, reader));
+    model::Measurement m = to_measurement(entry, reader);
+    // A name the program registered more than once (two families, or two instances of one, that
+    // print the same name) is kept apart as Go keeps apart duplicate sub-benchmarks: the second
+    // instance seen becomes "<name>#01", the third "#02". The family and instance indexes say
+    // which is which (libbenchmark >= 1.6 writes them).
+    const auto family = entry.find("family_index"), instance = entry.find("per_family_instance_index");
+    if (family != entry.end() && instance != entry.end() && family->is_number_integer() &&
+        instance->is_number_integer()) {
+      auto& seen = instances[m.name];
+      const std::pair<std::int64_t, std::int64_t> id{family->get<std::int64_t>(), instance->get<std::int64_t>()};
+      auto it = std::find(seen.begin(), seen.end(), id);
+      const bool first_time = it == seen.end();
+      if (first_time) it = seen.insert(seen.end(), id);
+      if (const auto k = static_cast<std::size_t>(it - seen.begin()); k > 0) {
+        const std::string kept = fmt::format("{}#{:02d}", m.name, k);
+        if (first_time)
+          out.notes.push_back(fmt::format("{} is registered more than once (family {}, instance {} and family {}, "
+                                          "instance {}): kept apart as {}",
+                                          m.name, seen.front().first, seen.front().second, id.first, id.second, kept));
+        m.name = m.benchmark = kept;
+      }
+    }
+    out.measurements.push_back(std::move(m));
   }
   return out;
 }

@@ -30,6 +30,10 @@ struct GbenchOutput {
   // "<name>: skipped: <skip_message>" for each entry with "skipped": true (SkipWithMessage,
   // libbenchmark >= 1.8). Such entries are not measurements.
   std::vector<std::string> errors;
+  // A name registered more than once (BENCHMARK(BM_X)->Threads(2) twice): its second instance is
+  // kept apart as "<name>#01" (the third "#02"), as Go names duplicate sub-benchmarks; one note
+  // each says so.
+  std::vector<std::string> notes;
 };
 
 // Throws noisefloor::ParseError with messages such as "gbench json: missing key 'benchmarks'",

@@ -234,6 +234,9 @@ class Loop {
       }
       for (const auto& m : g.measurements) deliver(m, cond, step, unit, inv.number);
       for (const auto& err : g.errors) measured_.warnings.push_back(fmt::format("{}: {}", where, err));
+      for (const auto& note : g.notes)  // the same in every invocation: said once
+        if (std::find(measured_.warnings.begin(), measured_.warnings.end(), note) == measured_.warnings.end())
+          measured_.warnings.push_back(note);
     }
     if (e_.benchmark.format == model::OutputFormat::gotest) {
       for (const auto& f : go.output().failures)

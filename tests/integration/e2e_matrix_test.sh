@@ -221,4 +221,34 @@ rc=$?
 set -e
 [[ $rc -ne 0 ]] || fail "a filter that matches nothing: exit 0"
 contains nomatch.err "Failed to match any benchmarks against regex: NoSuchBenchmark"
+
+# A name registered twice (two families print BM_Pi/threads:2): two rows of 3, never one of 6.
+cat >dup.cpp <<'CPP'
+#include <benchmark/benchmark.h>
+static void BM_Pi(benchmark::State& state) {
+  double pi = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < 200; ++i) pi += (i % 2 ? -4.0 : 4.0) / (2 * i + 1);
+    benchmark::DoNotOptimize(pi);
+  }
+}
+BENCHMARK(BM_Pi)->Threads(2);
+BENCHMARK(BM_Pi)->ThreadRange(1, 2);
+BENCHMARK_MAIN();
+CPP
+g++ -O2 -o dup dup.cpp -lbenchmark -lpthread || fail "cannot build the duplicate-name program"
+cat >dup.yaml <<YAML
+name: dup
+benchmark: {command: [$WORK/dup, --benchmark_min_time=0.01], format: gbench-json, samples: 3}
+conditions:
+  - name: idle
+YAML
+"$NF" run -q dup.yaml --results "$WORK/results" >dup.out 2>dup.err || { cat dup.err >&2; fail "dup: run failed"; }
+"$NF" cv --format json "$WORK/results/dup/latest" >dup.json
+python3 - dup.json <<'PY' || fail "a name registered twice: two rows of 3"
+import json, sys
+rows = {r["name"]: r["summary"]["n"] for r in json.load(open(sys.argv[1]))["table"]["rows"]}
+assert rows == {"BM_Pi/threads:2": 3, "BM_Pi/threads:1": 3, "BM_Pi/threads:2#01": 3}, rows
+PY
+contains "$WORK/results/dup/latest/run.json" "BM_Pi/threads:2 is registered more than once"
 echo "e2e matrix: ok"

@@ -174,3 +174,18 @@ TEST_CASE("parse_gbench_json: malformed input names what is wrong") {
   CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with("3")),
                        "gbench json: benchmarks[0]: expected an object", ParseError);
 }
+
+TEST_CASE("parse_gbench_json: a name registered twice is two rows, the second kept apart as #01") {
+  // BENCHMARK(BM_CalculatePi)->Threads(2); BENCHMARK(BM_CalculatePi)->ThreadRange(1, 2): the
+  // first family's instance and the second family's second instance both print
+  // BM_CalculatePi/threads:2 (a real capture, tests/data/README.md).
+  const auto out = parse_gbench_json(read_data("gbench/duplicate_registration.json"));
+  std::vector<std::string> names;
+  for (const auto& m : out.measurements) names.push_back(m.name);
+  CHECK(names == std::vector<std::string>{"BM_CalculatePi/threads:2", "BM_CalculatePi/threads:2", "BM_CalculatePi/threads:1",
+                                          "BM_CalculatePi/threads:1", "BM_CalculatePi/threads:2#01",
+                                          "BM_CalculatePi/threads:2#01"});
+  CHECK(out.measurements[4].procs == 2);
+  CHECK(out.notes == std::vector<std::string>{"BM_CalculatePi/threads:2 is registered more than once (family 0, instance 0 "
+                                              "and family 1, instance 1): kept apart as BM_CalculatePi/threads:2#01"});
+}
