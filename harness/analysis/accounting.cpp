@@ -88,7 +88,8 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
 std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>& accounting) {
   std::vector<std::string> notes;
   for (const auto& a : accounting) {
-    if (const auto launcher = a.launcher_median()) {
+    // A condition no command ran to its end in (an interrupted run) has nothing the overhead is in.
+    if (const auto launcher = a.launcher_median(); launcher && !a.command_seconds.empty()) {
       const auto [lo, hi] = std::minmax_element(a.launcher_noop_seconds.begin(), a.launcher_noop_seconds.end());
       notes.push_back(fmt::format("{}: launcher overhead {} (median of {} no-ops started the same way, {}–{}); "
                                   "included in every sample, nothing subtracted",

@@ -163,6 +163,8 @@ std::string markdown_cell(std::string_view s) {
   for (char c : s) {
     if (c == '|')
       out += "\\|";
+    else if (c == '<' || c == '>')  // GitHub renders <int> as an HTML tag and drops it
+      out += std::string("\\") + c;
     else if (c == '\n')
       out += ' ';
     else

@@ -74,7 +74,7 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
 // ---- escaping ----
 
 std::string html_escape(std::string_view s);    // element content and double-quoted attributes
-std::string markdown_cell(std::string_view s);  // a table cell: '|' escaped, newlines flattened
+std::string markdown_cell(std::string_view s);  // a table cell: '|', '<' and '>' escaped, newlines flattened
 std::string csv_field(std::string_view s);      // RFC 4180: quoted when it holds , " CR or LF
 
 // ---- numbers ----

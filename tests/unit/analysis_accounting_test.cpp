@@ -127,3 +127,14 @@ TEST_CASE("accounting: noisefloor's own CPU while it sampled, as a share of one 
   CHECK(inv.get<records::InvocationRecord>().harness_cpu_seconds == a.harness_cpu_seconds);
   CHECK_FALSE(nlohmann::json(unmeasured).contains("harness_cpu_s"));
 }
+
+TEST_CASE("accounting: a condition whose command never ran to its end has no launcher note") {
+  // An interrupted run: the no-ops of the condition were timed, its command was cut short.
+  records::RunRecord run;
+  auto cut = condition("cut");
+  records::InvocationRecord r;
+  r.accounting.launcher_noop_seconds = {0.001, 0.001, 0.002};
+  cut.runs = {r};
+  run.condition_records = {cut};
+  CHECK(analysis::accounting_notes(analysis::accounting_of(run, nullptr)).empty());
+}

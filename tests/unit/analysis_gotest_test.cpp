@@ -361,3 +361,18 @@ TEST_CASE("history: a throughput that rose is faster; rows are matched by their 
   CHECK_FALSE(a.change.regression);
   CHECK(b.change.kind == analysis::ChangeKind::unchanged);
 }
+
+TEST_CASE("table: Google Benchmark's thread count is called so, not GOMAXPROCS") {
+  std::vector<records::Sample> samples;
+  for (const auto& [name, threads] : {std::pair{"BM_Pi/threads:1", 1}, std::pair{"BM_Pi/threads:2", 2}}) {
+    records::Sample s;
+    s.condition = "c";
+    s.benchmark = s.name = name;
+    s.procs = threads;
+    s.metrics = {{1.0, "ns/op"}};
+    samples.push_back(s);
+  }
+  const auto t = analysis::build_table(samples, {"c"});
+  CHECK(std::find(t.notes.begin(), t.notes.end(), "the thread count differs between rows (1, 2): compare CVs, not means") !=
+        t.notes.end());
+}

@@ -52,6 +52,7 @@ TEST_CASE("text: wrap fills lines to the width with first and continuation prefi
 TEST_CASE("text: escaping for HTML, markdown cells and CSV") {
   CHECK(text::html_escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
   CHECK(text::markdown_cell("a|b\nc") == "a\\|b c");
+  CHECK(text::markdown_cell("BM_Sort<int>/8") == "BM_Sort\\<int\\>/8");  // GitHub would drop <int> as a tag
   CHECK(text::csv_field("plain") == "plain");
   CHECK(text::csv_field("a,\"b\"") == "\"a,\"\"b\"\"\"");
 }
