@@ -115,7 +115,7 @@ void Progress::condition_started(std::size_t index, std::size_t count, const mod
   condition_count_ = count;
   condition_ = c.name;
   // Announced once: an interleaved schedule comes back to it every turn.
-  if (quiet_ || !values_.emplace(c.name, std::vector<double>{}).second) return;
+  if (quiet_ || !announced_.insert(c.name).second) return;
   std::string what = c.is_idle() ? "idle host" : "";
   if (c.spinners) what += fmt::format("{} spinner(s)", c.spinners->count);
   if (c.container) what += std::string(what.empty() ? "" : ", ") + "container";
@@ -127,17 +127,18 @@ void Progress::condition_finished(std::size_t, const records::ConditionRecord&) 
   if (!quiet_) end_line();
 }
 
-void Progress::progress(std::size_t done, std::size_t total, const records::Sample& latest) {
+void Progress::progress(const runner::ProgressCount& c, const records::Sample& latest) {
   count(latest);
-  const std::vector<double>& values = values_[latest.condition];
   if (quiet_) return;
-  if (per_condition_ == 0 && condition_count_ > 0) per_condition_ = total / condition_count_;
+  const std::vector<double>& values = values_[{latest.condition, latest.name, latest.config, latest.variant}];
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  // The rate of this session: samples of earlier sessions (a resumed run) took no time of it.
+  // The rate of this session: samples of earlier sessions (a resumed run) took no time of it; the
+  // time left waits for the whole run's size (the benchmarks of a condition are known once one
+  // invocation printed them all).
   std::string left = "estimating";
-  const std::size_t now_done = done > earlier_done_ ? done - earlier_done_ : 0;
-  if (now_done > 0 && total >= done)
-    left = "~" + text::clock(elapsed / static_cast<double>(now_done) * static_cast<double>(total - done));
+  const std::size_t now_done = c.done > earlier_done_ ? c.done - earlier_done_ : 0;
+  if (c.total_known && now_done > 0 && c.total >= c.done)
+    left = "~" + text::clock(elapsed / static_cast<double>(now_done) * static_cast<double>(c.total - c.done));
   const auto& m = latest.metrics.front();
   const auto cv = running_cv(values);
   std::string cv_text = cv ? fmt::format("CV {:.1f}%", *cv) : "CV —";
@@ -150,22 +151,28 @@ void Progress::progress(std::size_t done, std::size_t total, const records::Samp
                                                          : "31";
     cv_text = fmt::format("\033[{}m{}\033[0m", code, cv_text);
   }
-  show(fmt::format("[{}/{} {}] {}/{}{}  {} {}  {} {}  elapsed {}  left {}", condition_index_ + 1, condition_count_,
-                   condition_, values.size(), per_condition_, latest.warmup ? " warm-up" : "",
-                   text::format_value(m.value), m.unit, cv_text, sparkline(values, 12), text::clock(elapsed), left));
+  // Several benchmarks: the line names the one whose figures it shows, and the whole run's count.
+  std::string which;
+  if (c.benchmarks > 1) {
+    std::string_view name = latest.name;
+    if (name.starts_with("Benchmark") && name.size() > 9) name.remove_prefix(9);
+    which = text::truncate(std::string(name) + (latest.variant.empty() ? "" : " [" + latest.variant + "]"), 28) + " ";
+  }
+  const std::string overall =
+      c.benchmarks > 1 ? fmt::format(" · {}/{}{} samples", c.done, c.total_known ? "" : "≥", c.total) : "";
+  show(fmt::format("[{}/{} {}] {}{}/{}{}{}  {} {}  {} {}  elapsed {}  left {}", condition_index_ + 1,
+                   condition_count_, condition_, which, std::min(c.benchmark_done, c.benchmark_total),
+                   c.benchmark_total, latest.warmup ? " warm-up" : "", overall, text::format_value(m.value), m.unit,
+                   cv_text, sparkline(values, 12), text::clock(elapsed), left));
 }
 
 void Progress::count(const records::Sample& s) {
-  // The row the line follows: the condition's first benchmark, in its configuration (of two
-  // packages' BenchmarkGet-8, the first package's).
-  const auto& first = first_benchmark_.emplace(s.condition, std::pair{s.name, s.config}).first->second;
-  if (!s.warmup && s.name == first.first && s.config == first.second)
-    values_[s.condition].push_back(s.metrics.front().value);
+  if (!s.warmup) values_[{s.condition, s.name, s.config, s.variant}].push_back(s.metrics.front().value);
 }
 
 void Progress::resumed(const std::vector<records::Sample>& earlier) {
   for (const auto& s : earlier) count(s);
-  for (const auto& [condition, values] : values_) earlier_done_ += values.size();
+  for (const auto& [row, values] : values_) earlier_done_ += values.size();
   note(fmt::format("resuming: {} sample(s) from the run's earlier session(s) are kept", earlier.size()));
 }
 

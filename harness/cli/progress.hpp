@@ -8,7 +8,9 @@
 #include <utility>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/experiment.hpp"
@@ -27,7 +29,7 @@ class Progress : public pipeline::RunEvents {
   void sample(const records::Sample&) override {}
   void condition_started(std::size_t index, std::size_t count, const model::Condition& c) override;
   void condition_finished(std::size_t index, const records::ConditionRecord& record) override;
-  void progress(std::size_t done, std::size_t total, const records::Sample& latest) override;
+  void progress(const runner::ProgressCount& count, const records::Sample& latest) override;
   void resumed(const std::vector<records::Sample>& earlier) override;
   // A run on several hosts: one progress line per host, kept together under the notes (redrawn
   // in place on a terminal, "[host] ..." lines otherwise).
@@ -37,7 +39,7 @@ class Progress : public pipeline::RunEvents {
 
  private:
   void show(const std::string& line);
-  void count(const records::Sample& sample);  // into its condition's series, if it is counted
+  void count(const records::Sample& sample);  // into its benchmark's series (kept samples only)
   void end_line();  // finishes a live line before other output
 
   bool quiet_, live_, color_;
@@ -45,12 +47,12 @@ class Progress : public pipeline::RunEvents {
   std::chrono::steady_clock::time_point start_;
   std::size_t condition_index_ = 0, condition_count_ = 0;
   std::string condition_;
-  std::size_t per_condition_ = 0;
-  // Per condition, kept across its blocks (an interleaved schedule enters each condition many
-  // times): the benchmark it counts (the first the condition printed) and its kept samples so far.
-  std::map<std::string, std::pair<std::string, std::string>> first_benchmark_;  // by condition: (name, config)
-  std::map<std::string, std::vector<double>> values_;
-  std::size_t earlier_done_ = 0;  // counted samples of a resumed run's earlier sessions
+  // Per benchmark of a condition (condition, name, config, variant), kept across its blocks (an
+  // interleaved schedule enters each condition many times): its kept samples so far, for the
+  // running CV and the sparkline of the benchmark the line names.
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<double>> values_;
+  std::set<std::string> announced_;  // conditions said once
+  std::size_t earlier_done_ = 0;  // kept samples of a resumed run's earlier sessions
   std::shared_ptr<Board> board_;  // set: a run on several hosts (this object: one host, or all)
   std::string host_;              // the host this object shows ("" for the run's own notes)
 };

@@ -237,8 +237,8 @@ class Recorder : public runner::Observer {
   void condition_finished(std::size_t index, const records::ConditionRecord& record) override {
     events_.condition_finished(index, record);
   }
-  void progress(std::size_t done, std::size_t total, const records::Sample& latest) override {
-    events_.progress(done, total, latest);
+  void progress(const runner::ProgressCount& count, const records::Sample& latest) override {
+    events_.progress(count, latest);
   }
   void resumed(const std::vector<records::Sample>& earlier) override { events_.resumed(earlier); }
 

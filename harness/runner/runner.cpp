@@ -39,16 +39,16 @@ class Loop {
         observer_(observer),
         cancelled_(cancelled),
         measured_(measured),
-        scheduler_(e, p),
-        total_(p.per_condition * e.conditions.size() * p.units_per_repeat) {
+        scheduler_(e, p) {
     // A resumed run goes on from what its earlier sessions measured: sample indexes, invocation
     // and block numbers continue, progress counts what is already there.
     for (const auto& s : measured_.samples) {
       ++counts_[{s.condition, s.name, s.config}];
-      const auto& first = first_benchmark_.emplace(s.condition, std::pair{s.name, s.config}).first->second;
-      if (!s.warmup && s.name == first.first && s.config == first.second) ++done_;
+      count_progress(s);
       invocation_ = std::max(invocation_, s.invocation + 1);
     }
+    // What earlier sessions printed is what every invocation prints.
+    for (const auto& [condition, rows] : rows_) known_rows_[condition] = rows.size();
     for (const auto& c : measured_.conditions) {
       block_ = std::max(block_, c.block + 1);
       for (const auto& r : c.runs) invocation_ = std::max(invocation_, r.invocation + 1);
@@ -158,11 +158,7 @@ class Loop {
     observer_.sample(s);  // persisted first: a sample that could not be written is not counted as kept
     measured_.samples.push_back(s);
     ++delivered_;
-    // Progress counts one benchmark per condition: the first one it printed (a condition pinned to
-    // one CPU prints BenchmarkX where another prints BenchmarkX-2).
-    const auto& first = first_benchmark_.emplace(s.condition, std::pair{s.name, s.config}).first->second;
-    if (!s.warmup && s.name == first.first && s.config == first.second) ++done_;
-    observer_.progress(done_, total_, s);
+    observer_.progress(count_progress(s), s);
   }
 
   void invoke(const plan::Step& step, const plan::Unit& unit) {
@@ -248,6 +244,41 @@ class Loop {
     if (delivered_ == 0)
       throw RunError(fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?){}",
                                  where, text::last_lines(out.out + out.err, 10, "its output")));
+    // A whole invocation printed every benchmark the condition runs.
+    known_rows_[cond.name] = rows_[cond.name].size();
+  }
+
+  // Counts a sample into the progress (every benchmark's kept samples) and says how far the run is.
+  runner::ProgressCount count_progress(const records::Sample& s) {
+    auto& rows = rows_[s.condition];
+    const std::tuple<std::string, std::string, std::string> row{s.name, s.config, s.variant};
+    rows.insert({s.name, s.config});
+    std::size_t& kept = kept_[{s.condition, std::get<0>(row), std::get<1>(row), std::get<2>(row)}];
+    if (!s.warmup) {
+      ++done_;
+      if (s.repeat < 0 || repeats_[{s.condition, s.name, s.config, s.variant}].insert(s.repeat).second) ++kept;
+    }
+    ProgressCount c;
+    c.done = done_;
+    c.total_known = !known_rows_.empty();
+    // A condition not yet run whole counts as many benchmarks as one that was (conditions of one
+    // experiment run the same pattern), else as many as it printed so far.
+    std::size_t typical = 0;
+    for (const auto& [condition, n] : known_rows_) typical = std::max(typical, n);
+    for (const auto& cond : e_.conditions) {
+      const auto known = known_rows_.find(cond.name);
+      const auto seen = rows_.find(cond.name);
+      const std::size_t n = known != known_rows_.end() ? known->second
+                            : typical > 0              ? typical
+                            : seen != rows_.end()      ? seen->second.size()
+                                                       : 1;
+      c.total += plan_.per_condition * plan_.units_per_repeat * std::max<std::size_t>(n, 1);
+    }
+    c.benchmark_done = kept;
+    c.benchmark_total = plan_.per_condition;
+    const auto known = known_rows_.find(s.condition);
+    c.benchmarks = known != known_rows_.end() ? known->second : std::max(typical, rows.size());
+    return c;
   }
 
   const model::Experiment& e_;
@@ -265,11 +296,13 @@ class Loop {
   int block_ = 0;
   int invocation_ = 0;
   std::size_t delivered_ = 0;  // samples of the current invocation
-  // Progress counts kept samples of the first benchmark: how many benchmarks a -test.bench
-  // pattern matches is unknown until the first invocation prints.
-  std::size_t total_ = 0, done_ = 0;
-  // condition -> the row progress counts (name and configuration)
-  std::map<std::string, std::pair<std::string, std::string>> first_benchmark_;
+  // Progress: kept samples of every benchmark; how many benchmarks a condition runs (a -test.bench
+  // pattern, a Google Benchmark program) is known once one of its invocations has printed them all.
+  std::size_t done_ = 0;
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> rows_;  // condition -> (name, config)
+  std::map<std::string, std::size_t> known_rows_;                              // condition -> benchmarks
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::size_t> kept_;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::set<int>> repeats_;
   // (condition, full name, configuration) -> samples so far: a row's own count (`go test ./...`
   // prints BenchmarkGet-8 of two packages; each has its warm-up).
   std::map<std::tuple<std::string, std::string, std::string>, int> counts_;

@@ -34,6 +34,21 @@ class Clock {
   virtual std::optional<double> own_cpu_seconds() { return std::nullopt; }
 };
 
+// How far a run is, counted in kept samples (warm-up excluded) of every benchmark.
+struct ProgressCount {
+  std::size_t done = 0;   // kept samples so far, every benchmark of every condition
+  std::size_t total = 0;  // kept samples the whole run will take (an estimate until total_known)
+  // The number of benchmarks a condition runs is known once one of its invocations has printed
+  // them all (a -test.bench pattern or a Google Benchmark program decides it); before that, total
+  // counts the benchmarks seen so far.
+  bool total_known = false;
+  // The latest sample's own benchmark in its condition: its kept samples (repeats, in a paired
+  // design) so far, and how many it gets.
+  std::size_t benchmark_done = 0, benchmark_total = 0;
+  // How many benchmarks its condition runs (so far, while total_known is false).
+  std::size_t benchmarks = 1;
+};
+
 // Where samples and progress go as they happen.
 class Observer {
  public:
@@ -41,9 +56,8 @@ class Observer {
   virtual void sample(const records::Sample& s) = 0;  // must persist it before returning
   virtual void condition_started(std::size_t /*index*/, std::size_t /*count*/, const model::Condition& /*c*/) {}
   virtual void condition_finished(std::size_t /*index*/, const records::ConditionRecord& /*record*/) {}
-  // Kept samples so far and in total over the whole run, counting in each condition the first
-  // benchmark it printed.
-  virtual void progress(std::size_t /*done*/, std::size_t /*total*/, const records::Sample& /*latest*/) {}
+  // After each sample: how far the run is (ProgressCount) and the sample itself.
+  virtual void progress(const ProgressCount& /*count*/, const records::Sample& /*latest*/) {}
   // A resumed run: the samples its earlier sessions measured, before any new one.
   virtual void resumed(const std::vector<records::Sample>& /*earlier*/) {}
 };

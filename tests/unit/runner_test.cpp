@@ -77,8 +77,10 @@ struct Collect : runner::Observer {
   std::vector<records::Sample> samples;
   std::vector<std::pair<std::size_t, std::size_t>> progress_seen;
   void sample(const records::Sample& s) override { samples.push_back(s); }
-  void progress(std::size_t done, std::size_t total, const records::Sample&) override {
-    progress_seen.emplace_back(done, total);
+  std::vector<runner::ProgressCount> counts;
+  void progress(const runner::ProgressCount& c, const records::Sample&) override {
+    progress_seen.emplace_back(c.done, c.total);
+    counts.push_back(c);
   }
 };
 
@@ -122,7 +124,7 @@ TEST_CASE("runner: sequential runs each condition in one block with one invocati
   REQUIRE(m.conditions[0].runs.size() == 1);
   CHECK(m.conditions[0].runs[0].argv == std::vector<std::string>{"./b.test", "-test.bench=.", "-test.count=4"});
   CHECK(m.conditions[0].runs[0].details.affinity == std::vector<int>{0, 1});
-  // Progress counts the kept samples of the first benchmark over the whole run.
+  // Progress counts the kept samples of every benchmark over the whole run.
   CHECK(obs.progress_seen.back() == std::pair<std::size_t, std::size_t>{6, 6});
 }
 
@@ -413,7 +415,7 @@ TEST_CASE("runner: a sample that is not a finite number is an error naming it") 
   CHECK(m.samples.empty());
 }
 
-TEST_CASE("runner: progress counts each condition's own first benchmark (GOMAXPROCS differs by condition)") {
+TEST_CASE("runner: progress counts each condition's own benchmarks (GOMAXPROCS differs by condition)") {
   // idle prints BenchmarkX-2, pinned (one CPU) BenchmarkX: progress must reach its total.
   ScriptedEnv env([](const std::string& condition, int count) {
     return std::vector<std::string>(static_cast<std::size_t>(count), condition == "idle"
@@ -427,6 +429,35 @@ TEST_CASE("runner: progress counts each condition's own first benchmark (GOMAXPR
   run(e, env, clock, obs);
   REQUIRE(obs.samples.size() == 6);
   CHECK(obs.progress_seen.back() == std::pair<std::size_t, std::size_t>{6, 6});
+}
+
+TEST_CASE("runner: progress counts every benchmark against the true total, once one invocation printed them") {
+  // Three benchmarks per invocation (a -test.bench pattern that matches three), as go test prints
+  // them: each benchmark's count samples, then the next.
+  ScriptedEnv env([](const std::string&, int count) {
+    std::vector<std::string> lines;
+    for (const char* name : {"BenchmarkA-2", "BenchmarkB-2", "BenchmarkC-2"})
+      for (int i = 0; i < count; ++i) lines.push_back(fmt::format("{}\t100\t{}.5 ns/op", name, 10 + i));
+    return lines;
+  });
+  auto e = testing::two_conditions(model::Schedule::sequential, 4, 0, 0);
+  FakeClock clock;
+  Collect obs;
+  run(e, env, clock, obs);
+  REQUIRE(obs.counts.size() == 24);  // 2 conditions × 3 benchmarks × 4 samples
+  // During the first invocation the size is not known: the count grows with what was printed.
+  CHECK_FALSE(obs.counts[0].total_known);
+  CHECK(obs.counts[4].benchmarks == 2);
+  CHECK(obs.counts[4].benchmark_done == 1);  // B's first sample
+  // From the second condition on, the run's size is 2 × 3 × 4 and every sample counts towards it.
+  CHECK(obs.counts[12].total_known);
+  CHECK(obs.counts[12].total == 24);
+  CHECK(obs.counts[12].benchmarks == 3);
+  CHECK(obs.counts.back().done == 24);
+  CHECK(obs.counts.back().total == 24);
+  CHECK(obs.counts.back().benchmark_done == 4);
+  CHECK(obs.counts.back().benchmark_total == 4);
+  for (std::size_t i = 0; i < obs.counts.size(); ++i) CHECK(obs.counts[i].done == i + 1);
 }
 
 TEST_CASE("runner: a counter that is not a number is kept as NaN and said once; the primary must be finite") {
