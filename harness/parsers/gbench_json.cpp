@@ -184,6 +184,44 @@ model::Measurement to_measurement(const json& entry, const EntryReader& reader) 
 
 }  // namespace
 
+void GbenchEntries::add(const json& entry) {
+  const std::size_t i = next_++;
+  const EntryReader reader(entry, i);
+  if (!entry.is_object()) reader.fail("not an object");
+  if (!is_iteration(entry)) return;
+  if (reader.flag("error_occurred")) {
+    out_.errors.push_back(fmt::format("{}: {}", reader.string("name"), reader.message("error_message")));
+    return;
+  }
+  if (reader.flag("skipped")) {
+    out_.errors.push_back(fmt::format("{}: skipped: {}", reader.string("name"), reader.message("skip_message")));
+    return;
+  }
+  model::Measurement m = to_measurement(entry, reader);
+  // A name the program registered more than once (two families, or two instances of one, that
+  // print the same name) is kept apart as Go keeps apart duplicate sub-benchmarks: the second
+  // instance seen becomes "<name>#01", the third "#02". The family and instance indexes say
+  // which is which (libbenchmark >= 1.6 writes them).
+  const auto family = entry.find("family_index"), instance = entry.find("per_family_instance_index");
+  if (family != entry.end() && instance != entry.end() && family->is_number_integer() &&
+      instance->is_number_integer()) {
+    auto& seen = instances_[m.name];
+    const std::pair<std::int64_t, std::int64_t> id{family->get<std::int64_t>(), instance->get<std::int64_t>()};
+    auto it = std::find(seen.begin(), seen.end(), id);
+    const bool first_time = it == seen.end();
+    if (first_time) it = seen.insert(seen.end(), id);
+    if (const auto k = static_cast<std::size_t>(it - seen.begin()); k > 0) {
+      const std::string kept = fmt::format("{}#{:02d}", m.name, k);
+      if (first_time)
+        out_.notes.push_back(fmt::format("{} is registered more than once (family {}, instance {} and family {}, "
+                                         "instance {}): kept apart as {}",
+                                         m.name, seen.front().first, seen.front().second, id.first, id.second, kept));
+      m.name = m.benchmark = kept;
+    }
+  }
+  out_.measurements.push_back(std::move(m));
+}
+
 GbenchOutput parse_gbench_json(std::string_view text) {
   json doc;
   try {
@@ -198,55 +236,69 @@ GbenchOutput parse_gbench_json(std::string_view text) {
   }
   if (!doc.is_object()) throw ParseError("gbench json: expected an object at the top level");
 
-  GbenchOutput out;
-  std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>> instances;  // name -> (family, instance)
+  GbenchEntries entries;
   if (const auto context = doc.find("context"); context != doc.end()) {
     if (!context->is_object()) throw ParseError("gbench json: 'context' is not an object");
-    out.context = *context;
+    entries.output().context = *context;
   }
   const auto benchmarks = doc.find("benchmarks");
   if (benchmarks == doc.end()) throw ParseError("gbench json: missing key 'benchmarks'");
   if (!benchmarks->is_array()) throw ParseError("gbench json: 'benchmarks' is not an array");
+  for (const json& entry : *benchmarks) entries.add(entry);
+  return std::move(entries.output());
+}
 
-  for (std::size_t i = 0; i < benchmarks->size(); ++i) {
-    const json& entry = (*benchmarks)[i];
-    const EntryReader reader(entry, i);
-    if (!is_iteration(entry)) continue;
-    if (reader.flag("error_occurred")) {
-      out.errors.push_back(
-          fmt::format("{}: {}", reader.string("name"), reader.message("error_message")));
-      continue;
-    }
-    if (reader.flag("skipped")) {
-      out.errors.push_back(
-          fmt::format("{}: skipped: {}", reader.string("name"), reader.message("skip_message")));
-      continue;
-    }
-    model::Measurement m = to_measurement(entry, reader);
-    // A name the program registered more than once (two families, or two instances of one, that
-    // print the same name) is kept apart as Go keeps apart duplicate sub-benchmarks: the second
-    // instance seen becomes "<name>#01", the third "#02". The family and instance indexes say
-    // which is which (libbenchmark >= 1.6 writes them).
-    const auto family = entry.find("family_index"), instance = entry.find("per_family_instance_index");
-    if (family != entry.end() && instance != entry.end() && family->is_number_integer() &&
-        instance->is_number_integer()) {
-      auto& seen = instances[m.name];
-      const std::pair<std::int64_t, std::int64_t> id{family->get<std::int64_t>(), instance->get<std::int64_t>()};
-      auto it = std::find(seen.begin(), seen.end(), id);
-      const bool first_time = it == seen.end();
-      if (first_time) it = seen.insert(seen.end(), id);
-      if (const auto k = static_cast<std::size_t>(it - seen.begin()); k > 0) {
-        const std::string kept = fmt::format("{}#{:02d}", m.name, k);
-        if (first_time)
-          out.notes.push_back(fmt::format("{} is registered more than once (family {}, instance {} and family {}, "
-                                          "instance {}): kept apart as {}",
-                                          m.name, seen.front().first, seen.front().second, id.first, id.second, kept));
-        m.name = m.benchmark = kept;
+std::vector<model::Measurement> GbenchStream::feed_line(std::string_view line) {
+  const std::size_t before = entries_.output().measurements.size();
+  // Walks the line (and its newline) keeping the nesting outside strings; an object that opens
+  // directly inside the top-level object's array (the "benchmarks" list) is captured whole and read
+  // when it closes. The library flushes after each benchmark's repetitions, so entries arrive
+  // while the program still runs.
+  for (std::size_t i = 0; i <= line.size(); ++i) {
+    const char c = i < line.size() ? line[i] : '\n';
+    if (capturing_) entry_ += c;
+    if (in_string_) {
+      if (escaped_) {
+        escaped_ = false;
+      } else if (c == '\\') {
+        escaped_ = true;
+      } else if (c == '"') {
+        in_string_ = false;
       }
+      continue;
     }
-    out.measurements.push_back(std::move(m));
+    switch (c) {
+      case '"': in_string_ = true; break;
+      case '{':
+      case '[':
+        if (c == '{' && stack_.size() == 2 && stack_[0] == '{' && stack_[1] == '[' && !capturing_) {
+          capturing_ = true;
+          entry_ = "{";
+        }
+        stack_.push_back(c);
+        break;
+      case '}':
+      case ']':
+        if (!stack_.empty()) stack_.pop_back();
+        if (capturing_ && stack_.size() == 2) {
+          capturing_ = false;
+          try {
+            entries_.add(json::parse(replace_non_finite(entry_)));
+          } catch (const json::exception&) {
+            // Not an entry the stream can read alone: the whole output is read at the end, and
+            // says what is wrong with it.
+            broken_ = true;
+          } catch (const Error&) {
+            broken_ = true;
+          }
+          entry_.clear();
+        }
+        break;
+      default: break;
+    }
   }
-  return out;
+  const auto& all = entries_.output().measurements;
+  return {all.begin() + static_cast<std::ptrdiff_t>(before), all.end()};
 }
 
 }  // namespace noisefloor::parsers

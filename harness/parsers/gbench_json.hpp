@@ -3,8 +3,11 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/measurement.hpp"
@@ -43,5 +46,39 @@ struct GbenchOutput {
 // The bare NaN, -NaN, Infinity and -Infinity tokens the library writes for non-finite doubles
 // are replaced with null (outside strings) before parsing, since they are not JSON.
 GbenchOutput parse_gbench_json(std::string_view text);
+
+// The entries of "benchmarks" read one at a time, in order (by parse_gbench_json and by the
+// stream below): measurements, errors and the duplicate-name notes as above. add() throws
+// ParseError for an entry that cannot be read.
+class GbenchEntries {
+ public:
+  void add(const nlohmann::json& entry);
+  GbenchOutput& output() { return out_; }
+  const GbenchOutput& output() const { return out_; }
+
+ private:
+  GbenchOutput out_;
+  std::size_t next_ = 0;  // the index of the next entry, for messages
+  std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>> instances_;  // name -> (family, instance)
+};
+
+// The same output read as it arrives, line by line: each benchmark entry is read when its object
+// closes (the library writes a benchmark's repetitions when they are done, and flushes), so a run
+// of many benchmarks shows its samples while it goes on. The context is not read here; the whole
+// output is still read at the end (parse_gbench_json), which says whether it was valid.
+class GbenchStream {
+ public:
+  // The measurements of the entries this line completed.
+  std::vector<model::Measurement> feed_line(std::string_view line);
+  const GbenchOutput& output() const { return entries_.output(); }
+  // An entry the stream could not read alone (the whole output decides).
+  bool broken() const { return broken_; }
+
+ private:
+  GbenchEntries entries_;
+  std::vector<char> stack_;  // '{' and '[' open outside strings
+  bool in_string_ = false, escaped_ = false, capturing_ = false, broken_ = false;
+  std::string entry_;
+};
 
 }  // namespace noisefloor::parsers

@@ -175,10 +175,15 @@ class Loop {
     delivered_ = 0;
 
     parsers::GoTestParser go;
+    parsers::GbenchStream gbench;  // Google Benchmark's entries as each benchmark's repetitions end
     model::LineCallback on_line;
     if (e_.benchmark.format == model::OutputFormat::gotest)
       on_line = [&](std::string_view line) {
         if (auto m = go.feed_line(line)) deliver(*m, cond, step, unit, inv.number);
+      };
+    if (e_.benchmark.format == model::OutputFormat::gbench_json)
+      on_line = [&](std::string_view line) {
+        for (const auto& m : gbench.feed_line(line)) deliver(m, cond, step, unit, inv.number);
       };
     const std::optional<double> cpu_before = clock_.own_cpu_seconds();
     const conditions::InvocationOutput out = scope_->run(inv, on_line, cancelled_);
@@ -228,7 +233,10 @@ class Loop {
                                        text::last_lines(out.err, 10, "what it said on stderr")));
         throw ParseError(fmt::format("{}: {}", where, pe.what()));
       }
-      for (const auto& m : g.measurements) deliver(m, cond, step, unit, inv.number);
+      // The whole output read again says it was valid; what the stream delivered as it came is
+      // its first measurements, and any the stream could not read come now.
+      for (std::size_t i = gbench.output().measurements.size(); i < g.measurements.size(); ++i)
+        deliver(g.measurements[i], cond, step, unit, inv.number);
       for (const auto& err : g.errors) measured_.warnings.push_back(fmt::format("{}: {}", where, err));
       for (const auto& note : g.notes)  // the same in every invocation: said once
         if (std::find(measured_.warnings.begin(), measured_.warnings.end(), note) == measured_.warnings.end())

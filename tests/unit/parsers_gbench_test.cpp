@@ -21,6 +21,7 @@ using noisefloor::model::Measurement;
 using noisefloor::model::Metric;
 using noisefloor::parsers::GbenchOutput;
 using noisefloor::parsers::parse_gbench_json;
+using noisefloor::parsers::GbenchStream;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -188,4 +189,49 @@ TEST_CASE("parse_gbench_json: a name registered twice is two rows, the second ke
   CHECK(out.measurements[4].procs == 2);
   CHECK(out.notes == std::vector<std::string>{"BM_CalculatePi/threads:2 is registered more than once (family 0, instance 0 "
                                               "and family 1, instance 1): kept apart as BM_CalculatePi/threads:2#01"});
+}
+
+TEST_CASE("GbenchStream: each entry is read when its object closes, the same as the whole output") {
+  for (const char* file : {"gbench/gb_repetitions3.json", "gbench/duplicate_registration.json"}) {
+    CAPTURE(file);
+    const std::string text = read_data(file);
+    const GbenchOutput whole = parse_gbench_json(text);
+    GbenchStream stream;
+    std::vector<std::size_t> arrived_at;  // the line after which each measurement arrived
+    std::size_t line_no = 0, start = 0;
+    while (start < text.size()) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      ++line_no;
+      for (std::size_t k = stream.feed_line(std::string_view(text).substr(start, end - start)).size(); k > 0; --k)
+        arrived_at.push_back(line_no);
+      start = end + 1;
+    }
+    CHECK_FALSE(stream.broken());
+    REQUIRE(stream.output().measurements.size() == whole.measurements.size());
+    for (std::size_t i = 0; i < whole.measurements.size(); ++i) {
+      const Measurement& w = whole.measurements[i];
+      check_measurement(stream.output().measurements[i], {w.name, w.benchmark, w.procs, w.iterations, w.metrics});
+    }
+    CHECK(stream.output().errors == whole.errors);
+    CHECK(stream.output().notes == whole.notes);
+    // The first measurement came long before the end of the output.
+    REQUIRE(!arrived_at.empty());
+    CHECK(arrived_at.front() < line_no / 2);
+  }
+}
+
+TEST_CASE("GbenchStream: an entry it cannot read alone leaves the decision to the whole output") {
+  GbenchStream stream;
+  for (const char* line : {"{", "\"benchmarks\": [", "{\"name\": \"BM_x\", \"run_type\": \"iteration\", \"iterations\": 1,",
+                           "\"real_time\": 1, \"cpu_time\": 1, \"time_unit\": \"h\"}", "]}"})
+    CHECK(stream.feed_line(line).empty());
+  CHECK(stream.broken());
+  // Braces inside strings are not structure.
+  GbenchStream quoted;
+  for (const char* line : {"{\"context\": {\"x\": \"{[\"},", "\"benchmarks\": [", "{\"name\": \"BM_}{\", \"run_type\": \"iteration\",",
+                           "\"iterations\": 3, \"real_time\": 2, \"cpu_time\": 2, \"time_unit\": \"ns\"}", "]}"}) {
+    const auto got = quoted.feed_line(line);
+    if (!got.empty()) CHECK(got.front().name == "BM_}{");
+  }
+  CHECK(quoted.output().measurements.size() == 1);
 }
