@@ -382,8 +382,11 @@ void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
                                         c.container ? where(e, spec) : e.source_file, exe,
                                         c.container ? "" : " (on an engine of another machine every condition "
                                                            "runs in the auto image)"));
-        const image::ImagePlan plan =
-            image::plan_image(exe, image::embedded_probe(), image::embedded_noop(), image::embedded_recipe());
+        std::vector<image::ImageInput> inputs;
+        for (const auto& in : e.benchmark.inputs)
+          inputs.push_back({std::filesystem::path(e.benchmark.workdir.value_or(".")) / in, in});
+        const image::ImagePlan plan = image::plan_image(exe, image::embedded_probe(), image::embedded_noop(),
+                                                        image::embedded_recipe(), inputs);
         automatic = Impl::Image{plan.tag, load_planned(*impl_, plan, "image", cancelled), true,
                                 plan.benchmark_path_in_image};
       }

@@ -31,7 +31,7 @@ const std::vector<std::string> kReferenceKeys = {"file", "table", "source"};
 const std::vector<std::string> kBenchmarkKeys = {"build",   "command", "format",          "samples",
                                                  "warmup",  "timeout", "samples_per_run", "env",
                                                  "workdir", "precision", "max_samples", "time_budget",
-                                                 "metric"};
+                                                 "metric",  "inputs"};
 const std::vector<std::string> kVariantKeys = {"name", "command", "args"};
 const std::vector<std::string> kComparisonKeys = {"baseline", "aa", "threshold", "design"};
 const std::vector<std::string> kConditionKeys = {"name", "spinners", "affinity", "nice", "container"};
@@ -336,6 +336,35 @@ class Reader {
                            "time Docker's container lifecycle, not the command)",
                            i));
       }
+    // Inputs reach a container only through image: auto, which noisefloor builds: a named image
+    // brings its own files.
+    if (!exp.benchmark.inputs.empty())
+      for (std::size_t i = 0; i < exp.conditions.size(); ++i) {
+        const auto& c = exp.conditions[i];
+        if (c.container && c.container->image != "auto")
+          fail(conds[i]["container"]["image"],
+               fmt::format("conditions[{}].container.image: benchmark.inputs are put into image: auto, which noisefloor "
+                           "builds; a named image must hold them itself: use image: auto, or remove inputs",
+                           i));
+      }
+    // A program named without a path is the one PATH finds now, as the host would run it, and
+    // image: auto is built from that executable: resolved here, or refused before anything runs
+    // (unless the build step may make it).
+    if (host_.find_program && !exp.benchmark.command.empty() &&
+        exp.benchmark.command.front().find('/') == std::string::npos) {
+      const std::string& program = exp.benchmark.command.front();
+      const auto path = exp.benchmark.env.find("PATH");
+      const std::string path_env = path != exp.benchmark.env.end() ? path->second : "";
+      if (auto found = host_.find_program(program, path_env)) {
+        for (auto& v : exp.variants)
+          if (!v.command.empty() && v.command.front() == program) v.command.front() = *found;
+        exp.benchmark.command.front() = *found;
+      } else if (exp.benchmark.build.empty()) {
+        fail(bench["command"][0], fmt::format("benchmark.command: {} is not found on PATH{}: install it, or give the "
+                                              "path of the benchmark's executable",
+                                              quote(program), path_env.empty() ? "" : " (benchmark.env.PATH)"));
+      }
+    }
     // image: auto holds one executable, benchmark.command's: a variant with another program
     // would silently run the baseline's binary with the variant's arguments.
     for (const auto& c : exp.conditions) {
@@ -523,6 +552,7 @@ class Reader {
                               quote(*b.workdir), dir.empty() ? "." : dir.string(), problem));
       }
     }
+    if (const YAML::Node in = node["inputs"]) read_inputs(in, b);
     if (const YAML::Node m = node["metric"]) {
       b.metric = get_string(m, "benchmark.metric");
       if (b.metric.empty() || b.metric.find_first_of(" \t") != std::string::npos)
@@ -581,6 +611,31 @@ class Reader {
                                                  quote(a)));
         }
       }
+    }
+  }
+
+  // benchmark.inputs: relative paths under the working directory, each one that can be read.
+  void read_inputs(const YAML::Node& node, model::BenchmarkSpec& b) const {
+    if (!node.IsSequence() || node.size() == 0)
+      fail(node, "benchmark.inputs: expected a list of files or directories the benchmark reads, relative to its "
+                 "workdir, e.g. [words.txt, data/]");
+    const std::filesystem::path dir =
+        (std::filesystem::path(file_).parent_path() / b.workdir.value_or(".")).lexically_normal();
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string path = get_string(node[i], fmt::format("benchmark.inputs[{}]", i));
+      const std::filesystem::path rel = std::filesystem::path(path).lexically_normal();
+      if (path.empty() || rel.is_absolute() || rel.empty() || *rel.begin() == ".." || rel == ".")
+        fail(node[i], fmt::format("benchmark.inputs[{}]: {} must be a path inside the benchmark's workdir, relative to "
+                                  "it (it is put at the same place in the container)",
+                                  i, quote(path)));
+      if (host_.input_problem) {
+        const std::string problem = host_.input_problem((dir / rel).string());
+        if (!problem.empty())
+          fail(node[i], fmt::format("benchmark.inputs[{}]: {} ({}) {}: give a file or directory that exists, relative to "
+                                    "the benchmark's workdir",
+                                    i, quote(path), (dir / rel).string(), problem));
+      }
+      b.inputs.push_back(rel.string());
     }
   }
 

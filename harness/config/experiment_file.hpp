@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,12 @@ struct HostFacts {
   // What keeps a directory from being a working directory ("no such directory", "is a file, not
   // a directory", ...), or "" when it can be entered; unset: not checked (pure tests).
   std::function<std::string(const std::string& path)> directory_problem;
+  // The same for a file or directory the benchmark reads ("does not exist", "cannot be read"), or
+  // "" when it can be read; unset: not checked.
+  std::function<std::string(const std::string& path)> input_problem;
+  // Where a program named without a '/' is found on PATH (the experiment's env PATH when it sets
+  // one, else noisefloor's own), or nullopt; unset: not looked up (pure tests).
+  std::function<std::optional<std::string>(const std::string& program, const std::string& path_env)> find_program;
 };
 
 // Parses and validates an experiment. Validation is strict and complete before anything runs:

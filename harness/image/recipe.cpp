@@ -21,6 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::uint32_t kExecutableMode = 0755;
+constexpr std::uint32_t kInputMode = 0444;
+constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{1} << 30;
 constexpr int kMaxIncludeDepth = 8;
 
 std::string read_file(const fs::path& path, const char* what) {
@@ -404,7 +406,7 @@ ImagePlan plan_tools_image(std::string_view probe_binary, std::string_view noop_
 }
 
 ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, std::string_view noop_binary,
-                     std::string_view recipe_json) {
+                     std::string_view recipe_json, const std::vector<ImageInput>& inputs) {
   const nlohmann::json recipe = load_recipe(recipe_json);
   auto [probe_data, noop_data] = checked_helpers(probe_binary, noop_binary);
 
@@ -451,6 +453,30 @@ ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, 
   }
   plan.files.push_back({kProbePathInImage, std::move(probe_data), kExecutableMode});
   plan.files.push_back({kNoopPathInImage, std::move(noop_data), kExecutableMode});
+  // The benchmark's inputs, read-only under the working directory (a directory with every file
+  // below it; symbolic links followed).
+  std::uintmax_t input_bytes = 0;
+  for (const ImageInput& in : inputs) {
+    const auto add = [&](const fs::path& host, const std::string& rel) {
+      plan.files.push_back({std::string(kInputDirInImage) + "/" + rel, read_file(host, "the input"), kInputMode});
+      input_bytes += plan.files.back().data.size();
+      if (input_bytes > kMaxInputBytes)
+        throw RunError(fmt::format("image: benchmark.inputs hold more than {} MiB: an image is not the place for them",
+                                   kMaxInputBytes >> 20));
+    };
+    if (fs::is_directory(in.host, ec)) {
+      for (auto it = fs::recursive_directory_iterator(in.host, fs::directory_options::follow_directory_symlink, ec);
+           it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        if (it->is_regular_file(ec))
+          add(it->path(), (fs::path(in.relative) / fs::relative(it->path(), in.host, ec)).lexically_normal().string());
+      }
+      if (ec)
+        throw RunError(fmt::format("image: cannot read the input directory '{}': {}", in.host.string(), ec.message()));
+    } else {
+      add(in.host, fs::path(in.relative).lexically_normal().string());
+    }
+  }
   std::sort(plan.files.begin(), plan.files.end(),
             [](const ImageFile& a, const ImageFile& b) { return a.path < b.path; });
   for (std::size_t i = 1; i < plan.files.size(); ++i) {
@@ -463,6 +489,9 @@ ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, 
   }
 
   plan.config = recipe["config"];
+  // With inputs, the benchmark starts where they are (a relative path reads the same file as on
+  // the host); without, in the writable /tmp.
+  if (!inputs.empty()) plan.config["WorkingDir"] = std::string(kInputDirInImage);
   if (!library_path.empty()) {
     plan.config["Env"].push_back(fmt::format("LD_LIBRARY_PATH={}", fmt::join(library_path, ":")));
   }

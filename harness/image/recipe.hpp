@@ -36,7 +36,17 @@ struct ImagePlan {
   bool dynamic = false;
 };
 
-// Plans the auto image for `executable`.
+// A file or directory the benchmark reads (benchmark.inputs): where it is on the host, and its path
+// relative to the benchmark's working directory.
+struct ImageInput {
+  std::filesystem::path host;
+  std::string relative;
+};
+// Inside the auto image the inputs are under /work, which is then the working directory, read-only
+// (0444), up to 1 GiB in all.
+inline constexpr std::string_view kInputDirInImage = "/work";
+
+// Plans the auto image for `executable` (and its inputs, when there are any).
 //
 // Reads `executable`; when it is dynamically linked, follows PT_INTERP and DT_NEEDED recursively
 // like glibc's loader: a name already loaded (by SONAME) is reused; otherwise it searches the
@@ -60,7 +70,8 @@ struct ImagePlan {
 // Throws RunError: unreadable files, a non-ELF executable, a dynamic probe or no-op, a malformed recipe,
 // or a library that cannot be found ("cannot find shared library 'libfoo.so.1' needed by ...").
 ImagePlan plan_image(const std::filesystem::path& executable, std::string_view probe_binary,
-                     std::string_view noop_binary, std::string_view recipe_json);
+                     std::string_view noop_binary, std::string_view recipe_json,
+                     const std::vector<ImageInput>& inputs = {});
 
 // The tools image, "noisefloor-tools:<first 16 hex of its content hash>": the static probe and
 // no-op alone, entrypoint /noisefloor/probe. What noisefloor runs on an engine besides the

@@ -75,6 +75,10 @@ struct BenchmarkSpec {
   // The unit of the metric the statistics use (e.g. "cpu-ns/op", "B/op"); empty: the first one
   // the benchmark prints (ns/op for Go benchmarks).
   std::string metric;
+  // Files and directories the benchmark reads, relative to workdir: on the host they are where
+  // they are; in a container (image: auto) they are put into the image, read-only, at the same
+  // place relative to its working directory (/work).
+  std::vector<std::string> inputs;
   friend bool operator==(const BenchmarkSpec&, const BenchmarkSpec&) = default;
 };
 

@@ -25,6 +25,8 @@
 #include "fingerprint/host.hpp"
 #include "fingerprint/tune.hpp"
 #include "hash/sha256.hpp"
+#include "image/embedded.hpp"
+#include "image/recipe.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
@@ -92,6 +94,26 @@ config::HostFacts host_facts() {
     if (!fs::is_directory(st)) return "is not a directory";
     if (::access(path.c_str(), X_OK) != 0) return fmt::format("cannot be entered ({})", std::strerror(errno));
     return "";
+  };
+  facts.input_problem = [](const std::string& path) -> std::string {
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (!fs::exists(st)) return "does not exist";
+    if (::access(path.c_str(), R_OK) != 0) return fmt::format("cannot be read ({})", std::strerror(errno));
+    return "";
+  };
+  facts.find_program = [](const std::string& program, const std::string& path_env) -> std::optional<std::string> {
+    const char* own = std::getenv("PATH");
+    const std::string path = !path_env.empty() ? path_env : own != nullptr ? own : "/usr/local/bin:/usr/bin:/bin";
+    for (std::size_t at = 0; at <= path.size();) {
+      const std::size_t end = std::min(path.find(':', at), path.size());
+      const fs::path candidate = fs::path(end > at ? path.substr(at, end - at) : ".") / program;
+      std::error_code ec;
+      if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
+        return fs::absolute(candidate, ec).lexically_normal().string();
+      at = end + 1;
+    }
+    return std::nullopt;
   };
   return facts;
 }
@@ -345,12 +367,37 @@ model::Experiment load_experiment(const std::string& path) {
 }
 
 // Every file is checked, each failure reported on its own line; exit 2 when any failed.
+// What `run` checks of the benchmark before its first sample, without an engine: the executable
+// exists (unless the build step makes it), and the auto image a container condition uses can be
+// made from it (an ELF program, its libraries, its inputs). Throws ConfigError naming the file.
+void preflight(model::Experiment e) {
+  config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
+  const std::string& exe = e.benchmark.command.front();
+  std::error_code ec;
+  const bool exists = exe.find('/') == std::string::npos || fs::exists(exe, ec);
+  if (!exists && e.benchmark.build.empty())
+    throw ConfigError(fmt::format("{}: benchmark.command: {} does not exist (and there is no build step to make it)",
+                                  e.source_file, exe));
+  const bool auto_image = !e.hosts.empty() || std::any_of(e.conditions.begin(), e.conditions.end(), [](const auto& c) {
+    return c.container && c.container->image == "auto";
+  });
+  if (!auto_image || !exists) return;
+  std::vector<image::ImageInput> inputs;
+  for (const auto& in : e.benchmark.inputs) inputs.push_back({fs::path(*e.benchmark.workdir) / in, in});
+  try {
+    (void)image::plan_image(exe, image::embedded_probe(), image::embedded_noop(), image::embedded_recipe(), inputs);
+  } catch (const RunError& err) {
+    throw ConfigError(fmt::format("{}: {}", e.source_file, err.what()));
+  }
+}
+
 Output validate(const std::vector<std::string>& files) {
   Output o;
   std::size_t bad = 0;
   for (const auto& f : files) {
     try {
       const model::Experiment e = load_experiment(f);
+      preflight(e);
       o.out += fmt::format("{}: ok ({} condition{}, {} samples each, {})\n", f, e.conditions.size(),
                            e.conditions.size() == 1 ? "" : "s", e.benchmark.samples,
                            e.schedule == model::Schedule::sequential ? "sequential" : "interleaved");

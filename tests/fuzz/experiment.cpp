@@ -4,7 +4,8 @@
 
 int noisefloor::fuzz::experiment(const std::uint8_t* data, std::size_t size) {
   using namespace noisefloor;
-  const config::HostFacts host{{0, 1, 2, 3}, {}};
+  config::HostFacts host;
+  host.online_cpus = {0, 1, 2, 3};
   fuzz::survive([&] {
     model::Experiment e = config::parse_experiment(fuzz::as_text(data, size), "fuzz.yaml", host);
     config::resolve_paths(e, "/fuzz");

@@ -160,6 +160,43 @@ set +e; wait "$pid"; code=$?; set -e
 [[ $code -eq 0 ]] || { cat live.err; fail "the run gc ran beside failed (exit $code)"; }
 [[ -z "$(containers_labelled noisefloor.run)" ]] || fail "gc beside a live run: a container was left behind"
 
+# --- a command found on PATH that reads an input file, in a pinned container: the file is put into
+#     the auto image (benchmark.inputs); validate checks what run would refuse; the figures agree
+#     with the same command pinned on the host ---
+python3 -c "
+import random; r = random.Random(1)
+open('words.txt', 'w').write(''.join(''.join(r.choice('abcdefghij') for _ in range(8)) + '\n' for _ in range(100000)))"
+cat >sort.yaml <<YAML
+name: sortin
+benchmark: {command: [sort, -o, /dev/null, words.txt], format: command, inputs: [words.txt], samples: 6, env: {LC_ALL: C}}
+settle: 0s
+conditions:
+  - name: pinned
+    container: {cpuset: "0"}
+YAML
+"$NF" validate sort.yaml >val.txt 2>&1 || { cat val.txt; fail "validate of the sort experiment"; }
+sed 's/inputs: \[words.txt\]/inputs: [nowords.txt]/' sort.yaml >sort-bad.yaml
+set +e; "$NF" validate sort-bad.yaml >val-bad.txt 2>&1; code=$?; set -e
+[[ $code -eq 2 ]] || fail "validate of a missing input: exit $code"
+contains val-bad.txt 'sort-bad.yaml:2:'
+contains val-bad.txt '"nowords.txt"'
+"$NF" run sort.yaml --results "$WORK/results" >sort.out 2>sort.err || { cat sort.err; fail "sort in a pinned container"; }
+"$NF" cv --format json "$WORK/results/sortin/latest" >sort.json
+python3 - sort.json <<'PY' || fail "sort in the container against sort pinned on the host"
+import json, statistics, subprocess, sys, time
+rows = {r["unit"]: r for r in json.load(open(sys.argv[1]))["table"]["rows"]}
+boxed = rows["sec/op"]["summary"]["median"]
+host = []
+for _ in range(6):
+    t = time.perf_counter()
+    subprocess.run(["taskset", "-c", "0", "sort", "-o", "/dev/null", "words.txt"], check=True,
+                   env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"})  # the container has no locale: C on both
+    host.append(time.perf_counter() - t)
+ratio = boxed / statistics.median(host)
+print(f"sort: pinned container / taskset on the host = {ratio:.3f}")
+assert 0.7 < ratio < 1.4, ratio
+PY
+
 # --- an unreachable engine is one clear line ---
 set +e; DOCKER_HOST=unix:///nonexistent.sock "$NF" run trust.yaml --results "$WORK/r9" >/dev/null 2>err7.txt; code=$?; set -e
 [[ $code -eq 1 ]] || fail "unreachable engine: exit code $code"

@@ -11,7 +11,11 @@ using config::parse_experiment;
 
 namespace {
 
-const HostFacts kTwoCpus{{0, 1}, {}};
+const HostFacts kTwoCpus = [] {
+  HostFacts h;
+  h.online_cpus = {0, 1};
+  return h;
+}();
 
 const char* const kGood = R"(name: laptop
 description: the demo, replayed
