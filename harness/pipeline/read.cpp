@@ -388,9 +388,12 @@ Output check(const CheckOptions& o) {
   if (o.format == "json") {
     out.out = nlohmann::json(j).dump(2) + "\n";
   } else if (o.format == "markdown") {
-    out.out = render::table_markdown(a.table) + render::judgement_markdown(j, unit);
+    // The verdicts are what `check` is asked for: they come first, the table they rest on after.
+    out.out = render::judgement_markdown(j, unit) + "\n" + render::table_markdown(a.table);
   } else {
-    out.out = render::table_text(a.table) + render::judgement_text(j, unit);
+    std::string claims = render::judgement_text(j, unit);
+    claims.erase(0, claims.find_first_not_of('\n'));
+    out.out = claims + "\n" + render::table_text(a.table);
   }
   fail_unreproduced(out, {{"", &j}});
   return out;

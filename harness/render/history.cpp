@@ -89,13 +89,16 @@ std::string segment_header(const analysis::HistorySegment& s) {
 // ---- text ----
 
 std::string history_text(const History& h, std::string_view directory) {
-  std::string out = summary_line(h, directory) + "\n" + legend_line(h) + "\n";
-  std::size_t wc = 0, wn = 0, wm = 0, wmc = 0, wcv = 0, wcvc = 0;
+  // 80 columns: each run's cells under a heading per benchmark (its name and unit), one line per
+  // condition; a change or a reason that does not fit goes on a line of its own.
+  constexpr std::size_t kColumns = 80;
+  std::string out = text::wrap(summary_line(h, directory), kColumns, "", "  ") + text::wrap(legend_line(h), kColumns, "", "  ");
+  const auto number = [](const HistoryCell& c) { return text::format_value(c.median); };
+  std::size_t wc = 0, wm = 0, wmc = 0, wcv = 0, wcvc = 0;
   for (const auto& r : h.runs)
     for (const auto& c : r.cells) {
       wc = std::max(wc, text::width(c.condition));
-      wn = std::max(wn, text::width(c.name));
-      wm = std::max(wm, text::width(median_text(c)));
+      wm = std::max(wm, text::width(number(c)));
       wmc = std::max(wmc, text::width(median_ci_text(c)));
       wcv = std::max(wcv, text::width(cv_text(c)));
       wcvc = std::max(wcvc, text::width(cv_ci_text(c)));
@@ -105,20 +108,35 @@ std::string history_text(const History& h, std::string_view directory) {
     if (&r == &h.runs[seg.first_run]) out += "\n" + segment_header(seg) + "\n";
     out += fmt::format("{}  commit {}  room {}  {}  {}\n", or_dash(r.started_utc), or_dash(r.commit),
                        or_dash(r.digest), r.status, r.run_id);
-    if (!r.claims.empty()) out += fmt::format("  claims: {}\n", fmt::join(r.claims, "; "));
-    for (const auto& c : r.cells) {
-      std::string line = fmt::format("  {}  {}  median {} {}  CV {} {}", text::pad_right(c.condition, wc),
-                                     text::pad_right(c.name, wn), text::pad_left(median_text(c), wm),
-                                     text::pad_right(median_ci_text(c), wmc), text::pad_left(cv_text(c), wcv),
-                                     text::pad_right(cv_ci_text(c), wcvc));
-      const std::string change = change_text(c.change);
-      if (!change.empty()) line += "  " + change;
-      const auto why = reasons(c);
-      if (!why.empty()) line += fmt::format("  ({})", fmt::join(why, "; "));
-      out += text::rstrip(line) + "\n";
+    if (!r.claims.empty()) out += text::wrap(fmt::format("claims: {}", fmt::join(r.claims, "; ")), kColumns, "  ", "    ");
+    std::vector<std::pair<std::string, std::string>> benchmarks;  // (name, unit), first-seen
+    for (const auto& c : r.cells)
+      if (std::find(benchmarks.begin(), benchmarks.end(), std::pair{c.name, c.unit}) == benchmarks.end())
+        benchmarks.emplace_back(c.name, c.unit);
+    for (const auto& [name, unit] : benchmarks) {
+      out += text::wrap(unit.empty() ? name : fmt::format("{} ({})", name, unit), kColumns, "  ", "    ");
+      for (const auto& c : r.cells) {
+        if (c.name != name || c.unit != unit) continue;
+        std::string line = fmt::format("    {}  median {} {}  CV {} {}", text::pad_right(c.condition, wc),
+                                       text::pad_left(number(c), wm), text::pad_right(median_ci_text(c), wmc),
+                                       text::pad_left(cv_text(c), wcv), text::pad_right(cv_ci_text(c), wcvc));
+        line = text::rstrip(line);
+        const std::string change = change_text(c.change);
+        if (!change.empty()) {
+          if (text::width(line) + 2 + text::width(change) <= kColumns) {
+            line += "  " + change;
+          } else {
+            out += line + "\n";
+            line = "      " + change;
+          }
+        }
+        out += line + "\n";
+        const auto why = reasons(c);
+        if (!why.empty()) out += text::wrap(fmt::format("({})", fmt::join(why, "; ")), kColumns, "      ", "       ");
+      }
     }
   }
-  for (const auto& w : h.warnings) out += "warning: " + w + "\n";
+  for (const auto& w : h.warnings) out += text::wrap("warning: " + w, kColumns, "", "  ");
   return out;
 }
 

@@ -64,8 +64,15 @@ contains text.out '── segment 2: host.cpu.model_name changed: AMD EPYC → I
 # The planted step: exactly one ▲, on r3's stepped row; nothing else is marked.
 [[ $(grep -c '^  .*▲' text.out) -eq 1 ]] || fail "expected exactly one ▲"
 [[ $(grep -c '^  .*▼' text.out) -eq 0 ]] || fail "expected no ▼"
-awk '/^2026-12-03/{on=1; next} /^2026/{on=0} on' text.out | grep -E 'idle +BenchmarkMakeBuffer_Correct-2 ' |
-  grep -qE '▲ \+1[45]\.[0-9]% \[\+1[0-9]\.[0-9], \+1[0-9]\.[0-9]\]' || fail "r3's planted +15% is not marked"
+# (each run's cells sit under a heading per benchmark, one line per condition)
+# (a change too wide for the condition's line goes on the next, indented)
+awk '/^2026-12-03/{on=1; next} /^2026/{on=0} on && /^  [^ ]/{bench=$1} /^    [^ ]/{cond=$1}
+     on && bench == "BenchmarkMakeBuffer_Correct-2" && cond == "idle"' \
+  text.out | grep -qE '▲ \+1[45]\.[0-9]% \[\+1[0-9]\.[0-9], \+1[0-9]\.[0-9]\] slower' || fail "r3's planted +15% is not marked"
+python3 -c '
+import sys
+wide = [l for l in open(sys.argv[1], encoding="utf-8").read().splitlines() if len(l) > 80]
+print("\n".join("too wide: " + l for l in wide)); sys.exit(1 if wide else 0)' text.out || fail "history is wider than 80 columns"
 # r4 (+30%, another room) is the first of its segment: not compared; r5 vs r4: ~.
 awk '/^2026-12-04/{on=1; next} /^2026/{on=0} on' text.out | grep -qE '~|▲|▼' && fail "r4 compared across segments"
 awk '/^2026-12-05/{on=1; next} /^2026/{on=0} on' text.out | grep -q '~' || fail "r5 not compared with r4"

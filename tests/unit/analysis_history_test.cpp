@@ -6,6 +6,7 @@
 #include "analysis/history.hpp"
 #include "fingerprint/facts.hpp"
 #include "render/history.hpp"
+#include "text/text.hpp"
 
 namespace fp = noisefloor::fingerprint;
 namespace analysis = noisefloor::analysis;
@@ -191,8 +192,13 @@ TEST_CASE("history: too few samples show a dash and the reason, never a number")
   CHECK_FALSE(h.runs[2].cells[0].cv_ci);
 
   const std::string text = render::history_text(h, "results/t");
-  CHECK(text.find("\n  idle  BenchmarkWork-2  median 100.0 ns/op —  CV     — —  (n=1 < 6: no median CI; n=1 < 2: no CV)\n") !=
-        std::string::npos);
+  CHECK(text.find("\n  BenchmarkWork-2 (ns/op)\n    idle  median 100.0 —  CV     — —\n      (n=1 < 6: no median CI; n=1 < "
+                  "2: no CV)\n") != std::string::npos);
+  // A terminal's 80 columns, every line.
+  for (std::size_t at = 0, nl; at < text.size(); at = nl + 1) {
+    nl = std::min(text.find('\n', at), text.size());
+    CHECK(text::width(text.substr(at, nl - at)) <= 80);
+  }
 }
 
 TEST_CASE("history: the CV bootstrap is seeded and deterministic") {
