@@ -395,18 +395,21 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
         r.old_side = side(oc, og->second, old_sorted);
         r.new_side = side(nc, ng->second, new_sorted);
         const Label lo = label_of(st.old_labels, oc), ln = label_of(st.new_labels, nc);
-        if (lo != Label::unknown && ln != Label::unknown && lo != ln) {
+        const bool differ = lo != Label::unknown && ln != Label::unknown && lo != ln;
+        auto why = [](const std::string& reason) { return reason.empty() ? reason : " (" + reason + ")"; };
+        const std::string labels = fmt::format("old '{}' is {}{}, new '{}' is {}{}", oc, to_string(lo),
+                                               why(reason_of(st.old_label_reasons, oc)), nc, to_string(ln),
+                                               why(reason_of(st.new_label_reasons, nc)));
+        if (differ && !st.allow_different_labels) {
           r.compared = false;
-          auto why = [](const std::string& reason) { return reason.empty() ? reason : " (" + reason + ")"; };
-          r.reason = fmt::format("labels differ: old '{}' is {}{}, new '{}' is {}{}", oc, to_string(lo),
-                                 why(reason_of(st.old_label_reasons, oc)), nc, to_string(ln),
-                                 why(reason_of(st.new_label_reasons, nc)));
+          r.reason = "labels differ: " + labels;
           t.rows.push_back(std::move(r));
           continue;
         }
-        r.label = lo == Label::unknown || ln == Label::unknown ? Label::unknown : lo;
+        r.label = lo == Label::unknown || ln == Label::unknown || differ ? Label::unknown : lo;
         r.compared = true;
-        r.label_reason = label_reason_text(reason_of(st.old_label_reasons, oc), reason_of(st.new_label_reasons, nc));
+        r.label_reason = differ ? labels + "; compared because of --allow-different-labels"
+                                : label_reason_text(reason_of(st.old_label_reasons, oc), reason_of(st.new_label_reasons, nc));
         compute_row(r, st, std::move(old_sorted), std::move(new_sorted));
         t.rows.push_back(std::move(r));
       }
@@ -554,9 +557,18 @@ std::string benchstat_p_text(const CompareRow& r) {
   return s + (n1 == n2 ? fmt::format("n={}", n1) : fmt::format("n={}+{}", n1, n2));
 }
 
+std::vector<std::string> label_differences(const CompareTable& t) {
+  std::vector<std::string> out;
+  static constexpr std::string_view kPrefix = "labels differ: ";
+  for (const auto& r : t.rows)
+    if (!r.compared && r.reason.starts_with(kPrefix)) add_unique(out, r.reason.substr(kPrefix.size()));
+  return out;
+}
+
 CompareTable compare_results(records::Result old_result, records::Result new_result, double threshold,
-                             bool allow_different_hosts) {
+                             bool allow_different_hosts, bool allow_different_labels) {
   CompareSettings st;
+  st.allow_different_labels = allow_different_labels;
   st.old_name = column_name(old_result);
   st.new_name = column_name(new_result);
   st.old_source = old_result.source;

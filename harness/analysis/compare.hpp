@@ -64,6 +64,9 @@ struct CompareSettings {
   // moves_benchmarks makes the table "not comparable" unless allow_different_hosts.
   std::vector<Difference> differences;
   bool allow_different_hosts = false;
+  // Rows whose two sides carry different known labels are compared anyway (their label UNKNOWN,
+  // the reason saying both); otherwise they are listed as not compared.
+  bool allow_different_labels = false;
   std::vector<std::string> notes;  // extra lines for the warnings block (e.g. from loading)
 };
 
@@ -155,7 +158,11 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
 // (condition_label), and the fingerprint differences when both sides have one (a go test file's
 // cpu, goos and goarch headers move benchmarks).
 CompareTable compare_results(records::Result old_result, records::Result new_result, double threshold,
-                             bool allow_different_hosts);
+                             bool allow_different_hosts, bool allow_different_labels = false);
+
+// The label differences of a table's refused rows, one line per condition pair: "old 'idle' is
+// MEASURED-clean, new 'idle' is CONTENDED (2 spinners)" (empty when every row was compared).
+std::vector<std::string> label_differences(const CompareTable& table);
 
 inline constexpr int kCompareSchemaVersion = 1;
 // {"schema_version": 1, "old", "new", "settings", "comparable", "allow_different_hosts",

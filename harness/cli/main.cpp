@@ -207,6 +207,9 @@ int run_main(int argc, char** argv) {
       ->capture_default_str();
   compare_cmd->add_flag("--allow-different-hosts", compare.allow_different_hosts,
                         "compare even when fingerprint fields that move benchmarks differ");
+  compare_cmd->add_flag("--allow-different-labels", compare.allow_different_labels,
+                        "compare rows whose sides were measured in rooms of different cleanliness (e.g. "
+                        "MEASURED-clean against CONTENDED); refused otherwise");
 
   pipeline::ReportOptions report;
   auto* report_cmd = app.add_subcommand("report", "a self-contained HTML report with plots, or exports to paste");

@@ -94,6 +94,9 @@ struct CompareOptions {
   std::string format = "text";     // text | json | csv
   std::string threshold = "1%";    // noise threshold θ of the verdicts: "1%" or a fraction "0.01"
   bool allow_different_hosts = false;
+  // Compare rows whose sides were measured in rooms of different cleanliness (labels, e.g.
+  // MEASURED-clean against CONTENDED); without it such a comparison is refused (exit 2).
+  bool allow_different_labels = false;
 };
 Output compare(const CompareOptions& options);
 

@@ -248,7 +248,8 @@ Output compare(const CompareOptions& o) {
     for (const auto& a : old_fleet->hosts)
       for (const auto& b : new_fleet->hosts)
         if (a.label == b.label)
-          tables.emplace_back(a.label, analysis::compare_results(a, b, threshold, o.allow_different_hosts));
+          tables.emplace_back(a.label, analysis::compare_results(a, b, threshold, o.allow_different_hosts,
+                                                                 o.allow_different_labels));
     if (tables.empty())
       throw ConfigError(fmt::format("compare: the two runs have no host in common (old: {}; new: {})",
                                     fmt::join(host_names(*old_fleet), ", "), fmt::join(host_names(*new_fleet), ", ")));
@@ -273,7 +274,7 @@ Output compare(const CompareOptions& o) {
     if (old_error) std::rethrow_exception(old_error);
     if (new_error) std::rethrow_exception(new_error);
     tables.emplace_back("", analysis::compare_results(std::move(old_result), std::move(new_result), threshold,
-                                                      o.allow_different_hosts));
+                                                      o.allow_different_hosts, o.allow_different_labels));
   }
   if (o.format == "csv" && !tables.front().first.empty())
     throw ConfigError("compare --format csv: one table per host does not fit one CSV: use --format json, or compare "
@@ -281,6 +282,19 @@ Output compare(const CompareOptions& o) {
   Output out;
   for (const auto& [host, table] : tables) out.err += rooms_verdict(table, host, o.allow_different_hosts);
   if (!out.err.empty() && !o.allow_different_hosts) return not_comparable(out.err, "compare");
+  // Rows whose sides carry different labels: refused as rooms are, the differences said once.
+  std::string labels;
+  for (const auto& [host, table] : tables)
+    for (const auto& d : analysis::label_differences(table))
+      labels += fmt::format("  {}{}\n", host.empty() ? "" : "host " + host + ": ", d);
+  if (!labels.empty()) {
+    Output refused;
+    refused.err = out.err + "NOT COMPARABLE: the sides were measured in rooms of different cleanliness:\n" + labels;
+    refused.status = 2;
+    refused.failure = "compare: numbers measured under different labels are not comparable; pass "
+                      "--allow-different-labels to compare them anyway";
+    return refused;
+  }
   nlohmann::json document = nlohmann::json::object();
   for (const auto& [host, table] : tables) {
     const std::string heading = host.empty() ? "" : fmt::format("== host {} ==\n", host);

@@ -288,4 +288,21 @@ rows = [l.split()[0] for l in lines if l.split() and l.split()[0].endswith(":idl
 # two names, whichever blocks they are in.
 assert len(rows) >= 2 and len(set(rows)) == 2, rows
 PY
+# Labels that differ (a condition that ran beside a spinner against the same condition idle): one
+# refusal, exit 2, nothing on stdout; --allow-different-labels compares them, said in the table.
+tiny lab1.yaml lab "" "" 3 "  - name: c"
+tiny lab2.yaml lab "" "" 3 "  - name: c
+    spinners: 1"
+expect 0 lab1 -- "$NF" run -q lab1.yaml --results "$WORK/labs"
+lab_one=$(readlink -f "$WORK/labs/lab/latest")
+sleep 1
+expect 0 lab2 -- "$NF" run -q lab2.yaml --results "$WORK/labs"
+lab_two=$(readlink -f "$WORK/labs/lab/latest")
+expect 2 labels -- "$NF" compare "$lab_one" "$lab_two"
+[[ ! -s labels.out ]] || fail "a refused comparison printed a table"
+same_text labels.err "NOT COMPARABLE: the sides were measured in rooms of different cleanliness:
+  old 'c' is MEASURED-clean, new 'c' is CONTENDED (1 spinner)
+noisefloor: compare: numbers measured under different labels are not comparable; pass --allow-different-labels to compare them anyway"
+expect 0 labels-allowed -- "$NF" compare --allow-different-labels "$lab_one" "$lab_two"
+contains labels-allowed.out "compared because of --allow-different-labels"
 echo "e2e newcomer: ok"
