@@ -25,6 +25,59 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
+std::optional<double> RunQueueEvidence::waited() const {
+  if (invocations == 0 || !(run_seconds + wait_seconds > 0)) return std::nullopt;
+  return wait_seconds / (run_seconds + wait_seconds);
+}
+
+std::optional<double> RunQueueEvidence::used() const {
+  if (invocations == 0 || !(wall_seconds > 0)) return std::nullopt;
+  return run_seconds / wall_seconds;
+}
+
+bool RunQueueEvidence::below_capacity() const {
+  const auto u = used();
+  return !u || !cpus_allowed || *u < kStarvedCapacity * *cpus_allowed;
+}
+
+bool RunQueueEvidence::starved() const {
+  const auto w = waited();
+  return w && *w >= kStarvedWaitFraction && below_capacity();
+}
+
+namespace {
+
+// The CPUs an invocation could use: its affinity, and a container's CFS quota.
+std::optional<double> cpus_allowed(const records::InvocationRecord& inv) {
+  const records::InvocationDetails& d = inv.details;
+  if (inv.accounting.measured_by == "container") {
+    if (!d.limits_inside || !d.limits_inside->nproc) return std::nullopt;
+    double cpus = *d.limits_inside->nproc;
+    const auto quota = d.limits_inside->cfs_quota_us, period = d.limits_inside->cfs_period_us;
+    if (quota && period && *quota > 0 && *period > 0) cpus = std::min(cpus, static_cast<double>(*quota) / *period);
+    return cpus;
+  }
+  if (d.affinity && !d.affinity->empty()) return static_cast<double>(d.affinity->size());
+  return std::nullopt;
+}
+
+void add_run_queue(RunQueueEvidence& e, const records::InvocationRecord& inv) {
+  const records::Accounting& acc = inv.accounting;
+  if (!acc.run_queue) return;
+  const model::RunQueue& q = *acc.run_queue;
+  if (!q.run_seconds || !q.wait_seconds || !acc.usage) {
+    if (e.unknown.empty()) e.unknown = q.unknown.empty() ? "not measured" : q.unknown;
+    return;
+  }
+  ++e.invocations;
+  e.run_seconds += *q.run_seconds;
+  e.wait_seconds += *q.wait_seconds;
+  e.wall_seconds += acc.usage->wall_seconds;
+  if (const auto cpus = cpus_allowed(inv)) e.cpus_allowed = std::min(e.cpus_allowed.value_or(*cpus), *cpus);
+}
+
+}  // namespace
+
 std::optional<double> ConditionAccounting::launcher_median() const { return median_of(launcher_noop_seconds); }
 std::optional<double> ConditionAccounting::command_median() const { return median_of(command_seconds); }
 
@@ -48,6 +101,7 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
     if (!by.count(name)) order.push_back(name);
     ConditionAccounting& a = by[name];
     a.condition = name;
+    if (block.setup.spinners && block.setup.spinners->count > 0) a.spinners = true;
     for (const auto& load : block.spinner_load) {
       a.spinner_expected_share = load.expected_share;
       if (const auto share = load.share(); share && load.wall_seconds > 0)
@@ -66,6 +120,7 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
       if (!acc.launcher_unknown.empty() && a.launcher_unknown.empty()) a.launcher_unknown = acc.launcher_unknown;
       const bool command = !acc.launcher_noop_seconds.empty() || !acc.launcher_unknown.empty();
       if (command && acc.usage) a.command_seconds.push_back(acc.usage->wall_seconds);
+      add_run_queue(a.run_queue, inv);
       if (acc.cgroup && acc.cgroup->periods) {
         ++a.cgroup_invocations;
         a.periods += *acc.cgroup->periods;
@@ -79,7 +134,8 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
   for (const auto& name : order) {
     const ConditionAccounting& a = by[name];
     const bool anything = !a.launcher_noop_seconds.empty() || !a.launcher_unknown.empty() || a.cgroup_invocations > 0 ||
-                          a.spinner_min_share.has_value() || a.harness_invocations > 0;
+                          a.spinner_min_share.has_value() || a.harness_invocations > 0 ||
+                          a.run_queue.invocations > 0 || !a.run_queue.unknown.empty();
     if (anything) out.push_back(a);
   }
   return out;
@@ -107,6 +163,27 @@ std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>
                                   "held back; the container's CPU quota shapes these samples",
                                   a.condition, a.throttled_invocations, a.cgroup_invocations, a.throttled_periods,
                                   a.periods, seconds_text(a.throttled_seconds)));
+    if (const auto waited = a.run_queue.waited();
+        waited && !a.spinners && *waited >= kWaitNoteFraction && a.run_queue.below_capacity()) {
+      const RunQueueEvidence& q = a.run_queue;
+      std::string use;
+      if (const auto used = q.used())
+        use = q.cpus_allowed ? fmt::format(", {:.2f} of the {:g} CPU{} it may use", *used, *q.cpus_allowed,
+                                           *q.cpus_allowed == 1 ? "" : "s")
+                             : fmt::format(", {:.2f} CPUs' worth", *used);
+      const std::string figures =
+          fmt::format("{} waiting, {} on a CPU, over {} of benchmark time{}", seconds_text(q.wait_seconds),
+                      seconds_text(q.run_seconds), seconds_text(q.wall_seconds), use);
+      if (a.starved())
+        notes.push_back(fmt::format("{}: STARVED by other work: the benchmark's threads waited for a CPU {:.0f}% of "
+                                    "the time they were runnable ({}); its numbers measure that work too: bands "
+                                    "capped at \"do not trust\", labelled CONTENDED",
+                                    a.condition, *waited * 100, figures));
+      else
+        notes.push_back(fmt::format("{}: the benchmark's threads waited for a CPU {:.1f}% of the time they were "
+                                    "runnable ({}); {:.0f}% or more marks a starved condition",
+                                    a.condition, *waited * 100, figures, kStarvedWaitFraction * 100));
+    }
     if (const auto share = a.harness_share())
       notes.push_back(fmt::format("{}: noisefloor's own CPU while it sampled: {:.3f}% of one CPU ({} over {} of "
                                   "invocations)",
@@ -139,6 +216,14 @@ void to_json(nlohmann::json& j, const ConditionAccounting& a) {
                        {"throttled_s", a.throttled_seconds}};
   if (a.spinner_min_share)
     j["spinners"] = {{"min_share", *a.spinner_min_share}, {"expected_share", a.spinner_expected_share}};
+  if (a.run_queue.invocations > 0 || !a.run_queue.unknown.empty()) {
+    const RunQueueEvidence& q = a.run_queue;
+    const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    j["run_queue"] = {{"invocations", q.invocations}, {"run_s", q.run_seconds},   {"wait_s", q.wait_seconds},
+                      {"wall_s", q.wall_seconds},     {"waited", opt(q.waited())}, {"used_cpus", opt(q.used())},
+                      {"cpus_allowed", opt(q.cpus_allowed)}, {"starved", a.starved()}};
+    if (!q.unknown.empty()) j["run_queue"]["unknown"] = q.unknown;
+  }
   if (const auto share = a.harness_share())
     j["harness"] = {{"invocations", a.harness_invocations},
                     {"cpu_s", a.harness_cpu_seconds},

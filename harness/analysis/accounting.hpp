@@ -20,6 +20,32 @@ namespace noisefloor::analysis {
 // sample of a `command` benchmark (hyperfine warns in the same spirit).
 inline constexpr double kLauncherWarnFactor = 20;
 
+// Starved: the benchmark's threads waited for a CPU at least this fraction of the time they were
+// runnable, while using less than kStarvedCapacity of the CPUs they may use (so the wait was for
+// someone else's work, not for each other). harness/stats/README.md §3.9.
+inline constexpr double kStarvedWaitFraction = 0.10;
+inline constexpr double kStarvedCapacity = 0.9;
+// Below starved but at least this: a note, nothing capped.
+inline constexpr double kWaitNoteFraction = 0.05;
+
+// The run-queue evidence of a condition: its invocations' threads on a CPU and waiting for one
+// (model::RunQueue), summed over the invocations that measured both.
+struct RunQueueEvidence {
+  std::size_t invocations = 0;
+  double run_seconds = 0, wait_seconds = 0;
+  double wall_seconds = 0;              // the benchmark's own wall time over those invocations
+  std::optional<double> cpus_allowed;   // the fewest CPUs any of them could use (affinity, quota)
+  std::string unknown;                  // why an invocation had no figures (the first reason)
+  // wait / (run + wait): the share of its runnable time the benchmark spent waiting.
+  std::optional<double> waited() const;
+  // run / wall: how many CPUs' worth it used.
+  std::optional<double> used() const;
+  // It used less than kStarvedCapacity of the CPUs it may use (or that is unknown): a wait was for
+  // someone else's work, not for its own threads or its quota.
+  bool below_capacity() const;
+  bool starved() const;  // waited() ≥ kStarvedWaitFraction and below_capacity()
+};
+
 struct ConditionAccounting {
   std::string condition;
   std::size_t invocations = 0;
@@ -40,6 +66,10 @@ struct ConditionAccounting {
   std::size_t harness_invocations = 0;
   double harness_cpu_seconds = 0, harness_wall_seconds = 0;
   std::optional<double> harness_share() const;  // cpu / wall; nullopt without a measurement
+  RunQueueEvidence run_queue;
+  bool spinners = false;  // the condition's own load: its waits are the experiment's, not outside work
+  // Starved by outside work: run_queue.starved() in a condition without spinners.
+  bool starved() const { return !spinners && run_queue.starved(); }
 
   std::optional<double> launcher_median() const;  // of launcher_noop_seconds
   std::optional<double> command_median() const;   // of command_seconds
@@ -54,14 +84,17 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
                                                const std::function<std::string(const std::string&)>& rename);
 
 // The notes the table shows for them: the launcher overhead (and a warning below
-// kLauncherWarnFactor × it), throttled containers with the figures, and noisefloor's own CPU
-// while it sampled.
+// kLauncherWarnFactor × it), throttled containers with the figures, a starved condition (or
+// one whose benchmark waited kWaitNoteFraction of its time) with the figures, and noisefloor's
+// own CPU while it sampled.
 std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>& accounting);
 
 // {"condition", "invocations", "launcher": {"median_s", "min_s", "max_s", "n", "command_median_s",
 //  "ratio", "unknown"} (format: command), "throttling": {"invocations", "throttled_invocations",
 //  "periods", "throttled_periods", "throttled_s"} (containers), "spinners": {"min_share",
-//  "expected_share"}, "harness": {"invocations", "cpu_s", "wall_s", "share"}}
+//  "expected_share"}, "harness": {"invocations", "cpu_s", "wall_s", "share"}, "run_queue":
+//  {"invocations", "run_s", "wait_s", "wall_s", "waited", "used_cpus", "cpus_allowed", "starved",
+//  "unknown"}}
 void to_json(nlohmann::json& j, const ConditionAccounting& accounting);
 
 }  // namespace noisefloor::analysis

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "analysis/labels.hpp"
 #include "model/errors.hpp"
 
 namespace noisefloor::analysis {
@@ -70,6 +71,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
     labels.insert(label);
     s.label = label;
   }
+  std::map<std::string, Table::RoomLabel> room_labels;  // by renamed condition
   // A condition name seen in several sources is prefixed with its source's label.
   std::map<std::string, int> seen;
   for (const auto& s : sources) {
@@ -114,6 +116,11 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
       for (const auto& [condition, outcome] : s.run->adaptive) a.adaptive[rename(condition)] = outcome;
     if (s.run)
       for (auto& acc : accounting_of(*s.run, rename)) a.accounting.push_back(std::move(acc));
+    for (const auto& c : conditions) {
+      std::string reason;
+      const Label label = condition_label(s, c, &reason);
+      if (label != Label::unknown) room_labels[rename(c)] = {std::string(to_string(label)), reason};
+    }
     // The samples move into the analysis under their renamed conditions (held once, not twice).
     s.samples.rename_conditions(rename);
     if (a.samples.empty()) {
@@ -136,6 +143,9 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
       }
     }
   a.table = build_table(a.samples, a.conditions, a.units);
+  a.table.labels = std::move(room_labels);
+  for (const auto& acc : a.accounting)
+    if (acc.starved()) mark_starved(a.table, acc.condition);
   for (auto& note : accounting_notes(a.accounting)) a.table.notes.push_back(std::move(note));
   a.sources = std::move(sources);
   if (!a.merged && a.sources.front().run) {

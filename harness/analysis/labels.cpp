@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/accounting.hpp"
 #include "fingerprint/doctor.hpp"
 
 namespace noisefloor::analysis {
@@ -21,34 +22,54 @@ std::string_view to_string(Label label) {
 }
 
 Label condition_label(const records::Result& result, const std::string& condition, std::string* reason) {
-  auto contended = [&](std::string why) {
+  const auto say = [&](Label label, std::string why) {
     if (reason) *reason = std::move(why);
-    return Label::contended;
+    return label;
   };
-  bool recorded = false;
+  const double cpus = result.fingerprint.host.number("cpu.logical").value_or(0);
   if (result.run) {
+    int settled = 0, bad = 0;
+    std::string bad_what;
     for (const auto& rec : result.run->condition_records) {
       if (rec.condition != condition) continue;
-      recorded = true;
       if (rec.setup.spinners && rec.setup.spinners->count > 0) {
         const int count = rec.setup.spinners->count;
-        return contended(fmt::format("{} spinner{}", count, count == 1 ? "" : "s"));
+        return say(Label::contended, fmt::format("{} spinner{}", count, count == 1 ? "" : "s"));
       }
+      if (rec.load_settled && rec.load_settled->value && cpus > 0) {
+        ++settled;
+        const fingerprint::LoadJudgement j = fingerprint::judge_load(*rec.load_settled->value, cpus);
+        if (j.level == fingerprint::Level::bad) {
+          ++bad;
+          if (bad_what.empty()) bad_what = j.what;
+        }
+      }
+    }
+    for (const ConditionAccounting& a : accounting_of(*result.run, {})) {
+      if (a.condition != condition || a.run_queue.invocations == 0) continue;
+      const double waited = a.run_queue.waited().value_or(0) * 100;
+      if (a.starved())
+        return say(Label::contended,
+                   fmt::format("starved: its threads waited for a CPU {:.0f}% of the time they were runnable", waited));
+      return say(Label::measured_clean,
+                 fmt::format("its threads waited for a CPU {:.1f}% of the time they were runnable", waited));
+    }
+    if (settled > 0) {
+      if (2 * bad > settled)
+        return say(Label::contended, fmt::format("{} of {} settled load readings: {}", bad, settled, bad_what));
+      return say(Label::measured_clean, fmt::format("{} of {} settled load readings busy", bad, settled));
     }
   }
   // The load rule (fingerprint::judge_load, the doctor's own) on the reading taken when the run
   // started: BAD means every CPU was already busy with other work.
-  const records::Fingerprint& fp = result.fingerprint;
-  if (const auto load = fp.host_load()) {
-    recorded = true;
-    const auto cpus = fp.host.number("cpu.logical");
-    if (cpus && *cpus > 0) {
-      const fingerprint::LoadJudgement j = fingerprint::judge_load(*load, *cpus);
-      if (j.level == fingerprint::Level::bad) return contended(j.what);
+  if (const auto load = result.fingerprint.host_load()) {
+    if (cpus > 0) {
+      const fingerprint::LoadJudgement j = fingerprint::judge_load(*load, cpus);
+      if (j.level == fingerprint::Level::bad) return say(Label::contended, j.what + " when the run started");
     }
+    return say(Label::measured_clean, "the load when the run started");
   }
-  if (reason) *reason = recorded ? "" : "no load record";
-  return recorded ? Label::measured_clean : Label::unknown;
+  return say(Label::unknown, "no load record");
 }
 
 }  // namespace noisefloor::analysis

@@ -19,12 +19,17 @@ inline constexpr const char* kMeasuredClean = "MEASURED-clean";
 inline constexpr const char* kContendedPaired = "CONTENDED-PAIRED";
 inline constexpr const char* kContended = "CONTENDED";
 
-// The label of one condition of a result, for an unpaired comparison (never CONTENDED-PAIRED):
-// CONTENDED when the condition's record has spinners, or when the load rule
-// (fingerprint::judge_load, the doctor's) says BAD for the load read when the run started.
-// MEASURED-clean when none of this, and the run recorded the condition or the fingerprint
-// recorded the load; UNKNOWN when nothing is recorded. `reason` (optional) says why, e.g.
-// "2 spinners" or the rule's reading.
+// The label of one condition of a result, for an unpaired comparison (never CONTENDED-PAIRED),
+// from what was measured over the condition (harness/stats/README.md §3.6, §3.9), first that
+// applies:
+//  1. CONTENDED when the condition's record has spinners (its own load).
+//  2. Run-queue evidence (analysis/accounting.hpp): CONTENDED when its benchmark was starved by
+//     other work, MEASURED-clean when it was measured and not starved.
+//  3. No evidence: the load readings taken after each block settled, judged by the doctor's load
+//     rule (fingerprint::judge_load); CONTENDED when more than half of them say BAD.
+//  4. Neither: the load read when the run started (results of older versions).
+// UNKNOWN when nothing is recorded (a go test file). `reason` (optional) says why, e.g.
+// "2 spinners" or "its threads waited for a CPU 47% of the time they were runnable".
 Label condition_label(const records::Result& result, const std::string& condition, std::string* reason = nullptr);
 
 }  // namespace noisefloor::analysis

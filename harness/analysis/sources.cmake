@@ -2,6 +2,7 @@
 # records. Pure.
 list(APPEND NF_CORE_SOURCES
   harness/analysis/table.cpp
+  harness/analysis/suite.cpp
   harness/analysis/verdict.cpp
   harness/analysis/accounting.cpp
   harness/analysis/labels.cpp

@@ -102,7 +102,22 @@ Flags flags_of(const Row& row) {
   f.drift = row.summary.drift;
   f.shape = row.summary.shape;
   f.few = row.summary.n < 2;
+  f.starved = row.starved;
   return f;
+}
+
+std::string Table::label_of(const std::string& condition) const {
+  const auto it = labels.find(condition);
+  return it == labels.end() ? std::string("UNKNOWN") : it->second.label;
+}
+
+void mark_starved(Table& table, const std::string& condition) {
+  for (auto* rows : {&table.rows, &table.other_metrics})
+    for (Row& r : *rows) {
+      if (r.condition != condition) continue;
+      r.starved = true;
+      if (r.summary.band != stats::Band::insufficient) r.summary.band = stats::Band::do_not_trust;
+    }
 }
 
 std::vector<const Row*> all_rows(const Table& t) {
@@ -263,6 +278,7 @@ void to_json(nlohmann::json& j, const Row& r) {
   }
   if (r.metric > 0) j["metric"] = r.metric;
   if (r.not_numbers > 0) j["not_numbers"] = r.not_numbers;
+  if (r.starved) j["starved"] = true;
   if (r.exact) {
     j["exact"] = true;
     j["mode"] = stats::number_or_null(r.mode);
@@ -275,6 +291,9 @@ void to_json(nlohmann::json& j, const Table& t) {
        {"rows", t.rows},
        {"other_metrics", t.other_metrics},
        {"notes", t.notes}};
+  nlohmann::json labels = nlohmann::json::object();
+  for (const auto& [condition, l] : t.labels) labels[condition] = {{"label", l.label}, {"reason", l.reason}};
+  j["labels"] = labels;
 }
 
 }  // namespace noisefloor::analysis

@@ -2,6 +2,7 @@
 // summary statistics (harness/stats/README.md §3.2–3.4). Pure.
 #pragma once
 
+#include <map>
 #include <set>
 #include <span>
 #include <string>
@@ -51,6 +52,9 @@ struct Row {
   std::size_t not_numbers = 0;  // values of this metric that were not numbers, left out
   bool exact = false;           // the unit's metadata says assume=exact (model/units.hpp)
   double mode = stats::kNaN;    // exact units: the most frequent value (the lowest of the most frequent)
+  // Its condition's benchmark was starved by other work (analysis/accounting.hpp): the band is
+  // no better than "do not trust", whatever the CV says.
+  bool starved = false;
   stats::Summary summary;
   RowKey key() const { return {condition, name, config, variant}; }
 };
@@ -77,6 +81,7 @@ std::set<std::string> distinguishing_keys(const records::Samples& samples);
 struct Flags {
   int outliers = 0;  // mild or extreme (§3.4)
   bool drift = false, shape = false, few = false;  // few: n < 2
+  bool starved = false;
 };
 Flags flags_of(const Row& row);
 
@@ -91,7 +96,19 @@ struct Table {
   std::vector<Row> other_metrics;
   std::set<std::string> config_keys;  // distinguishing_keys of the samples
   std::vector<std::string> notes;     // shown under the table
+  // How clean each condition's room was (analysis/labels.hpp), by condition: every rendering
+  // prints it. Absent for a condition nothing was recorded about.
+  struct RoomLabel {
+    std::string label;   // "MEASURED-clean", "CONTENDED", "UNKNOWN"
+    std::string reason;  // the reading it rests on
+  };
+  std::map<std::string, RoomLabel> labels;
+  // The label of a condition, "UNKNOWN" when none was derived.
+  std::string label_of(const std::string& condition) const;
 };
+
+// Caps the band of every row of `condition` at "do not trust" and marks it starved.
+void mark_starved(Table& table, const std::string& condition);
 
 // The rows of `table` in display order: each primary row followed by its other metrics.
 std::vector<const Row*> all_rows(const Table& table);

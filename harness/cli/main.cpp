@@ -2,6 +2,7 @@
 // picks exit codes: 0 ok, 1 run failed, 2 usage or configuration error, 130 interrupted.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -91,6 +92,13 @@ bool use_color(int fd) {
   if (no_color != nullptr && *no_color != '\0') return false;
   const char* term = std::getenv("TERM");
   return !(term != nullptr && std::string(term) == "dumb");
+}
+
+// The columns of the terminal stdout is (at least 80, at most 240); 80 when it is not one.
+std::size_t stdout_columns() {
+  winsize w{};
+  if (::isatty(STDOUT_FILENO) != 1 || ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) != 0 || w.ws_col == 0) return 80;
+  return std::clamp<std::size_t>(w.ws_col, 80, 240);
 }
 
 // Prints what a command returned; the exit status it implies.
@@ -189,7 +197,7 @@ int run_main(int argc, char** argv) {
   auto* cv_cmd = app.add_subcommand("cv", "recompute the table from results or go test -bench output files");
   cv_cmd->add_option("paths", cv.paths, "result directories or go test -bench output files")->required();
   cv_cmd->add_option("--format", cv.format,
-                     "text (80 columns; the default on a terminal), markdown (the default otherwise), json, csv or "
+                     "text (the terminal's width, at least 80 columns; the default on a terminal), markdown (the default otherwise), json, csv or "
                      "summary (the demo's cv-summary.txt)");
   cv_cmd->add_flag("--allow-different-hosts", cv.allow_different_hosts,
                    "merge results even when fingerprint fields that move benchmarks differ");
@@ -303,12 +311,14 @@ int run_main(int argc, char** argv) {
         throw ConfigError("run: give an experiment file (noisefloor run EXPERIMENT), or --resume RUN_DIR");
       run.command_line = joined_command_line(argc, argv);
       run.terminal = ::isatty(STDOUT_FILENO) == 1;
+      run.width = stdout_columns();
       cli::Progress progress(quiet, ::isatty(STDERR_FILENO) == 1, use_color(STDERR_FILENO));
       status = print(pipeline::run(run, progress, cancelled));
     } else if (*validate_cmd) {
       status = print(pipeline::validate(validate_files));
     } else if (*cv_cmd) {
       if (cv.format.empty()) cv.format = ::isatty(STDOUT_FILENO) == 1 ? "text" : "markdown";
+      cv.width = stdout_columns();
       status = print(pipeline::cv(cv));
     } else if (*compare_cmd) {
       status = print(pipeline::compare(compare));
@@ -316,6 +326,7 @@ int run_main(int argc, char** argv) {
       status = print(pipeline::report(report));
     } else if (*check_cmd) {
       if (*seed_option) check.seed = check_seed;
+      check.width = stdout_columns();
       status = print(pipeline::check(check));
     } else if (*history_cmd) {
       status = print(pipeline::history(history));

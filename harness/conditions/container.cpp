@@ -262,6 +262,7 @@ class ContainerScope : public ConditionScope {
       out.accounting.usage = account->usage;
       out.accounting.measured_by = "container";
       out.accounting.cgroup = account->cgroup;
+      out.accounting.run_queue = account->run_queue;
       out.accounting.launcher_noop_seconds = account->noop_seconds;
       out.accounting.launcher_unknown = account->noop_unknown;
       if (account->signal) {

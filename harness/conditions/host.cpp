@@ -188,6 +188,7 @@ class HostScope : public ConditionScope {
     if (const auto account = probe::probe_run(report)) {
       out.accounting.usage = account->usage;
       out.accounting.measured_by = "host";
+      out.accounting.run_queue = account->run_queue;
       out.accounting.launcher_noop_seconds = account->noop_seconds;
       out.accounting.launcher_unknown = account->noop_unknown;
       out.exit_code = account->exit_code.value_or(-1);

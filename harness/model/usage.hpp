@@ -38,4 +38,18 @@ struct CgroupCpu {
   friend bool operator==(const CgroupCpu&, const CgroupCpu&) = default;
 };
 
+// The benchmark's threads over one invocation, from the kernel's scheduler statistics
+// (/proc/<pid>/task/<tid>/schedstat), read by the probe that started it: how long they ran on a
+// CPU and how long they were runnable but waiting in a run queue. Both are lower bounds (a
+// thread that exits between two reads loses its last part). nullopt when unknown, `unknown` says
+// why.
+struct RunQueue {
+  std::optional<double> run_seconds;   // on a CPU
+  std::optional<double> wait_seconds;  // runnable, waiting for a CPU
+  int tasks = 0;                       // threads seen
+  int reads = 0;                       // times the probe read them
+  std::string unknown;
+  friend bool operator==(const RunQueue&, const RunQueue&) = default;
+};
+
 }  // namespace noisefloor::model

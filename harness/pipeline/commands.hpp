@@ -44,7 +44,8 @@ struct RunOptions {
   std::string results_root = "results";
   std::string command_line;
   std::string anchor;       // an earlier clean result: how contended was this run?
-  bool terminal = false;    // stdout is a terminal: the 80-column table instead of markdown
+  bool terminal = false;    // stdout is a terminal: the text table instead of markdown
+  std::size_t width = 80;   // the terminal's columns (at least 80)
   // run --resume DIR: go on with an interrupted or failed run (`experiment` may then be empty:
   // the file the run recorded is used; either way it must be the file the run was started with).
   std::string resume;
@@ -86,6 +87,7 @@ struct CvOptions {
   std::vector<std::string> paths;
   std::string format;  // text | markdown | json | csv | summary
   bool allow_different_hosts = false;
+  std::size_t width = 80;  // text: the terminal's columns (at least 80)
 };
 Output cv(const CvOptions& options);
 
@@ -123,6 +125,7 @@ struct CheckOptions {
   std::optional<std::uint64_t> seed;  // --seed: default the run's recorded seed, else 1
   std::string format = "text";       // text | markdown | json
   bool allow_different_hosts = false;
+  std::size_t width = 80;  // text: the terminal's columns (at least 80)
 };
 Output check(const CheckOptions& options);
 

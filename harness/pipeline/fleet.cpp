@@ -330,7 +330,7 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
     out.out += fmt::format("\n== host {} · {}{} · {} ==\n", r.name, r.endpoint, r.local ? " (this machine)" : "",
                            to_string(r.status));
     if (!r.containers.empty()) out.out += fmt::format("ran as containers: {}\n", fmt::join(r.containers, ", "));
-    if (f.columns[i].analysis != nullptr) out.out += render::run_tables(*f.columns[i].analysis, o.terminal);
+    if (f.columns[i].analysis != nullptr) out.out += render::run_tables(*f.columns[i].analysis, o.terminal, o.width);
     if (r.error) out.out += fmt::format("{}: {}\n", to_string(r.status), *r.error);
     if (outcomes[i].finished) out.err += outcomes[i].finished->page_problem;
   }

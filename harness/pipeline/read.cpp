@@ -183,7 +183,7 @@ Output cv(const CvOptions& o) {
   out.err += verdict;
   if (o.format == "markdown" || o.format == "text") {
     out.out += fleet_view(loaded, o.format == "text");
-    out.out += o.format == "text" ? render::table_text(a.table) : render::table_markdown(a.table);
+    out.out += o.format == "text" ? render::table_text(a.table, o.width) : render::table_markdown(a.table);
     if (a.judgement) {
       const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
       out.out += o.format == "text" ? render::judgement_text(*a.judgement, unit) : render::judgement_markdown(*a.judgement, unit);
@@ -407,7 +407,7 @@ Output check(const CheckOptions& o) {
   } else {
     std::string claims = render::judgement_text(j, unit);
     claims.erase(0, claims.find_first_not_of('\n'));
-    out.out = claims + "\n" + render::table_text(a.table);
+    out.out = claims + "\n" + render::table_text(a.table, o.width);
   }
   fail_unreproduced(out, {{"", &j}});
   return out;

@@ -732,7 +732,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
 
   Output out;
   out.err = f.page_problem;
-  out.out = "\n" + render::run_tables(*f.analysis, o.terminal) + "\n";
+  out.out = "\n" + render::run_tables(*f.analysis, o.terminal, o.width) + "\n";
   if (anchor) {
     const std::string text = render::anchor_text(analysis::compare_with_anchor(f.result, *anchor));
     out.out += text;

@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -506,8 +507,113 @@ void kill_descendants(pid_t group) {
   }
 }
 
+// ---- run-queue delay --------------------------------------------------------------------------
+
+// How long the benchmark's threads ran and how long they were runnable but waiting for a CPU
+// (/proc/<pid>/task/<tid>/schedstat: on-CPU ns, run-queue ns, timeslices), summed over every
+// thread of the probe's descendants: the benchmark, its children and any orphan the probe
+// adopted. Read every kSampleMs while the benchmark runs and once more when it exits (its
+// leader is then a zombie, still readable). A thread that exits between two reads loses what it
+// did since the last one, so both sums are lower bounds.
+class RunQueueSampler {
+ public:
+  static constexpr int kSampleMs = 100;
+
+  void sample() {
+    ++reads_;
+    std::vector<pid_t> pending = children_of(::getpid());
+    std::vector<pid_t> seen;
+    while (!pending.empty()) {
+      const pid_t pid = pending.back();
+      pending.pop_back();
+      if (std::find(seen.begin(), seen.end(), pid) != seen.end()) continue;
+      seen.push_back(pid);
+      const std::string task_dir = "/proc/" + std::to_string(pid) + "/task";
+      DIR* tasks = ::opendir(task_dir.c_str());
+      if (tasks == nullptr) continue;  // gone since it was listed
+      while (const dirent* entry = ::readdir(tasks)) {
+        const pid_t tid = static_cast<pid_t>(std::atoi(entry->d_name));
+        if (tid <= 0) continue;
+        const std::string dir = task_dir + "/" + entry->d_name;
+        record(tid, read_file(dir + "/schedstat"));
+        for (const pid_t child : children_of_task(dir)) pending.push_back(child);
+      }
+      ::closedir(tasks);
+    }
+  }
+
+  // The block's keys: sched_run_ns, sched_wait_ns, sched_tasks, sched_reads.
+  template <class Add>
+  void report(Add add) const {
+    std::int64_t run = retired_run_, wait = retired_wait_;
+    for (const auto& [tid, times] : last_) {
+      run += times.run;
+      wait += times.wait;
+    }
+    std::string why = problem_;
+    if (why.empty() && last_.empty()) why = "no thread of the benchmark was read";
+    if (why.empty() && run == 0 && wait == 0) why = "the kernel accounts no run-queue delay (schedstat reads 0 0)";
+    if (!why.empty()) {
+      add("sched_run_ns", unknown(why));
+      add("sched_wait_ns", unknown(why));
+    } else {
+      add("sched_run_ns", std::to_string(run));
+      add("sched_wait_ns", std::to_string(wait));
+    }
+    add("sched_tasks", std::to_string(tasks_));
+    add("sched_reads", std::to_string(reads_));
+  }
+
+ private:
+  struct Times {
+    std::int64_t run = 0, wait = 0;
+  };
+
+  static std::vector<pid_t> children_of_task(const std::string& task_dir) {
+    std::vector<pid_t> out;
+    const FileText listed = read_file(task_dir + "/children");
+    if (!listed.ok) return out;
+    for (const std::string& word : split(trim(listed.text), ' '))
+      if (!word.empty()) out.push_back(static_cast<pid_t>(std::atoi(word.c_str())));
+    return out;
+  }
+
+  static std::vector<pid_t> children_of(pid_t self) {
+    return children_of_task("/proc/" + std::to_string(self) + "/task/" + std::to_string(self));
+  }
+
+  void record(pid_t tid, const FileText& text) {
+    if (!text.ok) {
+      if (text.error != ENOENT && text.error != ESRCH && problem_.empty())
+        problem_ = std::string("schedstat: ") + strerror(text.error);
+      return;
+    }
+    long long run = 0, wait = 0;
+    if (std::sscanf(text.text.c_str(), "%lld %lld", &run, &wait) != 2) {
+      if (problem_.empty()) problem_ = "schedstat: not two numbers";
+      return;
+    }
+    auto [it, added] = last_.try_emplace(tid);
+    if (added) {
+      ++tasks_;
+    } else if (run < it->second.run || wait < it->second.wait) {
+      // A new thread with a reused id: the old one's last reading stays counted.
+      retired_run_ += it->second.run;
+      retired_wait_ += it->second.wait;
+      ++tasks_;
+    }
+    it->second = {run, wait};
+  }
+
+  std::map<pid_t, Times> last_;
+  std::int64_t retired_run_ = 0, retired_wait_ = 0;
+  int tasks_ = 0, reads_ = 0;
+  std::string problem_;
+};
+
 struct Supervised {
   Child child;
+  RunQueueSampler run_queue;
   std::string stopped;  // why the run was stopped before the benchmark exited; empty if it was not
 };
 
@@ -551,7 +657,8 @@ Supervised run_supervised(char** argv, bool watch_stdin) {
   bool stdin_open = watch_stdin;
   while (!exited && result.stopped.empty()) {
     pollfd waits[2] = {{signals, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
-    if (::poll(waits, stdin_open ? 2 : 1, -1) < 0) {
+    const int ready = ::poll(waits, stdin_open ? 2 : 1, RunQueueSampler::kSampleMs);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       result.stopped = std::string("poll: ") + strerror(errno);
       break;
@@ -559,7 +666,13 @@ Supervised run_supervised(char** argv, bool watch_stdin) {
     // Taken the moment the probe wakes: when the wake is the benchmark's SIGCHLD, this is its end
     // (the reads and the reap below are the probe's, not the benchmark's).
     const std::int64_t woke_ns = monotonic_ns();
+    if (ready == 0) {
+      result.run_queue.sample();
+      continue;
+    }
     if (waits[0].revents & POLLIN) {
+      // Before the reap: an exited benchmark's leader is a zombie whose schedstat is still there.
+      result.run_queue.sample();
       signalfd_siginfo info;
       while (::read(signals, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
         if (info.ssi_signo != SIGCHLD) {
@@ -824,6 +937,7 @@ int main(int argc, char** argv) {
   add("cgroup_periods", delta(before.periods, after.periods, why));
   add("cgroup_throttled", delta(before.throttled, after.throttled, why));
   add("cgroup_throttled_ns", delta(before.throttled_ns, after.throttled_ns, why));
+  run.run_queue.report(add);
   add("end", "1");
   std::size_t written = 0;
   while (written < block.size()) {

@@ -407,6 +407,13 @@ std::optional<ProbeRun> probe_run(const ProbeReport& report) {
   if (const auto v = after_int(report, "cgroup_throttled_ns", &why))
     run.cgroup.throttled_seconds = static_cast<double>(*v) / 1e9;
   run.cgroup.unknown = why;
+  std::string sched_why;
+  if (const auto v = after_int(report, "sched_run_ns", &sched_why)) run.run_queue.run_seconds = static_cast<double>(*v) / 1e9;
+  if (const auto v = after_int(report, "sched_wait_ns", &sched_why)) run.run_queue.wait_seconds = static_cast<double>(*v) / 1e9;
+  run.run_queue.tasks = static_cast<int>(after_int(report, "sched_tasks").value_or(0));
+  run.run_queue.reads = static_cast<int>(after_int(report, "sched_reads").value_or(0));
+  if (!report.after.count("sched_run_ns")) sched_why = "the probe is older than run-queue accounting";
+  run.run_queue.unknown = sched_why;
   if (const auto noop = report.after.find("noop_ns"); noop != report.after.end()) {
     std::string_view list = noop->second;
     while (!list.empty()) {

@@ -196,6 +196,7 @@ void to_json(json& j, const Accounting& v) {
     j["measured_by"] = v.measured_by;
   }
   if (v.cgroup) j["cgroup_cpu"] = *v.cgroup;
+  if (v.run_queue) j["run_queue"] = *v.run_queue;
   if (!v.launcher_noop_seconds.empty() || !v.launcher_unknown.empty()) {
     j["launcher"] = {{"noop_s", v.launcher_noop_seconds}};
     if (!v.launcher_unknown.empty()) j["launcher"]["unknown"] = v.launcher_unknown;
@@ -207,6 +208,7 @@ void from_json(const json& j, Accounting& v) {
   read_optional(j, "usage", v.usage);
   v.measured_by = j.value("measured_by", "");
   read_optional(j, "cgroup_cpu", v.cgroup);
+  read_optional(j, "run_queue", v.run_queue);
   if (const auto it = j.find("launcher"); it != j.end() && it->is_object()) {
     v.launcher_noop_seconds = it->value("noop_s", std::vector<double>{});
     v.launcher_unknown = it->value("unknown", "");
@@ -461,6 +463,23 @@ void from_json(const json& j, CgroupCpu& v) {
   records::read_optional(j, "periods", v.periods);
   records::read_optional(j, "throttled_periods", v.throttled_periods);
   records::read_optional(j, "throttled_s", v.throttled_seconds);
+  v.unknown = j.value("unknown", "");
+}
+
+void to_json(json& j, const RunQueue& v) {
+  j = {{"run_s", records::optional_json(v.run_seconds)},
+       {"wait_s", records::optional_json(v.wait_seconds)},
+       {"tasks", v.tasks},
+       {"reads", v.reads}};
+  if (!v.unknown.empty()) j["unknown"] = v.unknown;
+}
+
+void from_json(const json& j, RunQueue& v) {
+  v = {};
+  records::read_optional(j, "run_s", v.run_seconds);
+  records::read_optional(j, "wait_s", v.wait_seconds);
+  v.tasks = model::whole_number<int>(j, "tasks", 0);
+  v.reads = model::whole_number<int>(j, "reads", 0);
   v.unknown = j.value("unknown", "");
 }
 

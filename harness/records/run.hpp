@@ -118,6 +118,8 @@ struct Accounting {
   std::optional<model::Usage> usage;
   std::string measured_by;  // where the probe that measured it ran: "host" or "container"
   std::optional<model::CgroupCpu> cgroup;  // `image: auto` containers: the cgroup's CPU and CFS throttling
+  // The benchmark's threads: on a CPU and waiting for one (where the probe ran it).
+  std::optional<model::RunQueue> run_queue;
   // `format: command`: no-ops started exactly as the benchmark is, by the same probe, in the
   // same condition, just before it.
   std::vector<double> launcher_noop_seconds;
@@ -261,4 +263,7 @@ void from_json(const nlohmann::json& j, Usage& v);
 // {"usage_s", "periods", "throttled_periods", "throttled_s"} (null when unknown), "unknown"
 void to_json(nlohmann::json& j, const CgroupCpu& v);
 void from_json(const nlohmann::json& j, CgroupCpu& v);
+// {"run_s", "wait_s"} (null when unknown), "tasks", "reads", "unknown"
+void to_json(nlohmann::json& j, const RunQueue& v);
+void from_json(const nlohmann::json& j, RunQueue& v);
 }  // namespace noisefloor::model

@@ -73,6 +73,9 @@ constexpr const char* kDriftHelp =
 constexpr const char* kShapeHelp =
     "CV more than twice the robust rCV: a heavy tail, outliers or several modes; look at the plot";
 constexpr const char* kFewHelp = "fewer than 2 kept samples: no spread can be computed";
+constexpr const char* kStarvedHelp =
+    "other work kept the benchmark from its CPUs (its threads waited in the run queue): the band is capped at "
+    "do not trust; the notes give the figures";
 
 std::string flags_html(const Row& r) {
   std::vector<std::string> f;
@@ -83,6 +86,7 @@ std::string flags_html(const Row& r) {
   if (flags.drift) f.push_back(fmt::format("<abbr title=\"{}\">drift</abbr>", kDriftHelp));
   if (flags.shape) f.push_back(fmt::format("<abbr title=\"{}\">shape</abbr>", kShapeHelp));
   if (flags.few) f.push_back(fmt::format("<abbr title=\"{}\">n&lt;2</abbr>", kFewHelp));
+  if (flags.starved) f.push_back(fmt::format("<abbr title=\"{}\">starved</abbr>", kStarvedHelp));
   return fmt::format("{}", fmt::join(f, ", "));
 }
 

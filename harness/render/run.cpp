@@ -11,8 +11,8 @@
 
 namespace noisefloor::render {
 
-std::string run_tables(const analysis::Analysis& a, bool terminal) {
-  std::string out = terminal ? table_text(a.table) : table_markdown(a.table);
+std::string run_tables(const analysis::Analysis& a, bool terminal, std::size_t width) {
+  std::string out = terminal ? table_text(a.table, width) : table_markdown(a.table);
   if (a.comparison)
     out += (a.comparison->blocks ? "\n## Unpaired comparison (variant / baseline, each variant's repeats in a block "
                                    "of its own: design: blocks)\n\n"

@@ -9,9 +9,9 @@
 
 namespace noisefloor::render {
 
-// The table (80-column text when `terminal`, else markdown), then the paired comparison and the
-// adaptive stopping outcomes when the run has them.
-std::string run_tables(const analysis::Analysis& analysis, bool terminal);
+// The table (text in `width` columns when `terminal`, else markdown), then the paired comparison
+// and the adaptive stopping outcomes when the run has them.
+std::string run_tables(const analysis::Analysis& analysis, bool terminal, std::size_t width = 80);
 
 // table.md: "# <experiment>", the description, "<host> · run <id> · <status>", run_tables.
 std::string table_md(const analysis::Analysis& analysis);

@@ -2,6 +2,7 @@
 # analysis values. Pure.
 list(APPEND NF_CORE_SOURCES
   harness/render/table.cpp
+  harness/render/suite.cpp
   harness/render/fleet.cpp
   harness/render/paired.cpp
   harness/render/compare.cpp

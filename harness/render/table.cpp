@@ -9,6 +9,8 @@
 #include <set>
 
 #include "model/go_config.hpp"
+#include "analysis/suite.hpp"
+#include "render/suite.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -28,6 +30,7 @@ std::string flags_text(const Row& r) {
   if (flags.drift) f.push_back("drift");
   if (flags.shape) f.push_back("shape");
   if (flags.few) f.push_back("n<2");
+  if (flags.starved) f.push_back("starved");
   return f.empty() ? "" : fmt::format("{}", fmt::join(f, ", "));
 }
 
@@ -156,7 +159,14 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
   const std::size_t numbers = 54 + (median_w - 16);
   const std::size_t name_max = std::max<std::size_t>(9, 80 > numbers + band_w + 9 ? 80 - numbers - band_w : 9);
   name_w = std::min(name_w, name_max);
-  std::string out = "condition: " + t.conditions.front() + "\n\n";
+  const std::string& condition = t.conditions.front();
+  std::string out = "condition: " + condition;
+  if (const auto it = t.labels.find(condition); it != t.labels.end())
+    out = text::wrap(out + " · " + it->second.label + (it->second.reason.empty() ? "" : " (" + it->second.reason + ")"),
+                     80, "", "  ");
+  else
+    out += "\n";
+  out += "\n";
   for (const auto& config : configs) {
     out += config_heading(config);
     for (const auto& unit : units) {
@@ -183,8 +193,10 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
 
 }  // namespace
 
-std::string table_text(const Table& t) {
+std::string table_text(const Table& t, std::size_t width) {
+  width = std::max<std::size_t>(width, 80);
   const std::vector<const Row*> rows = analysis::all_rows(t);
+  if (t.conditions.size() > 1 && suite_benchmarks(t) > t.conditions.size()) return suite_text(t, width);
   if (t.conditions.size() == 1 && !rows.empty()) {
     std::string out = one_condition_text(t, rows);
     out += "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
@@ -197,21 +209,30 @@ std::string table_text(const Table& t) {
   }
   // One block per benchmark (its name, configuration and variant) and unit, primary unit first;
   // blocks of one configuration under a "pkg: a" heading when a configuration key tells rows apart.
+  // The same benchmark at another GOMAXPROCS or thread count in another condition is the same
+  // block (analysis::suite_lines), each row then saying its count.
   struct Block {
     std::string name, config, variant, unit, shown;
     std::vector<const Row*> rows;
+    bool same_procs = true;
   };
   std::vector<Block> blocks;
-  for (const Row* r : rows) {
-    auto it = std::find_if(blocks.begin(), blocks.end(), [&](const Block& b) {
-      return b.name == r->name && b.config == r->config && b.variant == r->variant && b.unit == r->unit;
-    });
-    if (it == blocks.end()) {
-      std::string shown = r->name + (r->variant.empty() ? "" : " [" + r->variant + "]");
-      blocks.push_back({r->name, r->config, r->variant, r->unit, shown, {}});
-      it = blocks.end() - 1;
-    }
-    it->rows.push_back(r);
+  {
+    std::vector<std::string> order;  // benchmarks (configuration, variant, name) as they first came
+    const auto key = [](const analysis::SuiteLine& l) { return l.config + '\n' + l.variant + '\n' + l.name; };
+    const std::vector<analysis::SuiteLine> lines = analysis::suite_lines(t);
+    for (const auto& l : lines)
+      if (std::find(order.begin(), order.end(), key(l)) == order.end()) order.push_back(key(l));
+    for (const auto& k : order)
+      for (const auto& l : lines) {
+        if (key(l) != k) continue;
+        Block b{key(l), l.config, l.variant, l.unit, "", {}, l.same_procs()};
+        for (const Row* r : l.cells)
+          if (r != nullptr) b.rows.push_back(r);
+        if (b.rows.empty()) continue;
+        b.shown = (b.same_procs ? b.rows.front()->name : l.name) + (l.variant.empty() ? "" : " [" + l.variant + "]");
+        blocks.push_back(std::move(b));
+      }
   }
   // Blocks in the order of their configuration's first appearance, then as they came.
   std::vector<std::string> labels;  // the distinguishing part of each configuration (canonical text)
@@ -229,7 +250,12 @@ std::string table_text(const Table& t) {
   for (const Row* r : rows) band_w = std::max(band_w, text::width(stats::to_string(r->summary.band)));
   const std::size_t cond_max = std::max<std::size_t>(9, 80 - kNumbers - std::min<std::size_t>(band_w, 80 - kNumbers - 9));
   std::size_t cond_w = 9;
-  for (const Row* r : rows) cond_w = std::min(std::max(cond_w, text::width(r->condition)), cond_max);
+  const auto suffix_of = [](const Block& b, const Row* r) {
+    return !b.same_procs && r->procs.size() == 1 ? fmt::format(" ({})", r->procs.front()) : std::string();
+  };
+  const auto condition_of = [&](const Block& b, const Row* r) { return r->condition + suffix_of(b, r); };
+  for (const auto& b : blocks)
+    for (const Row* r : b.rows) cond_w = std::min(std::max(cond_w, text::width(condition_of(b, r))), cond_max);
   // A metric other than the primary one with one value in every sample of every condition (B/op
   // and allocs/op of most benchmarks) is said on one line under its benchmark's block, not as a
   // block of its own.
@@ -243,7 +269,7 @@ std::string table_text(const Table& t) {
   const auto same_benchmark = [](const Block& a, const Block& b) {
     return a.name == b.name && a.config == b.config && a.variant == b.variant;
   };
-  std::string out;
+  std::string out = conditions_legend(t, 80);
   for (const auto& label : labels) {
     if (!label.empty()) out += config_heading(label);
     for (const auto& b : blocks) {
@@ -253,7 +279,10 @@ std::string table_text(const Table& t) {
              text::pad_left("median ± 95% CI", median_w) + "  band\n";
       for (const Row* r : b.rows) {
         const auto& s = r->summary;
-        out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(fit_condition(r->condition, cond_w), cond_w, false),
+        // A long name is shortened, never its count.
+        const std::string suffix = suffix_of(b, r);
+        const std::string condition = fit_condition(r->condition, cond_w - text::width(suffix)) + suffix;
+        out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(condition, cond_w, false),
                            s.n, format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
                            text::pad_left(median_ci(*r), median_w), stats::to_string(s.band));
       }
@@ -269,6 +298,11 @@ std::string table_text(const Table& t) {
   }
   out += "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
          ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
+  if (std::any_of(blocks.begin(), blocks.end(), [](const Block& b) { return !b.same_procs; }))
+    out += text::wrap(analysis::threads_not_procs(t)
+                          ? "(N) after a condition: its thread count, where the conditions' differ."
+                          : "(N) after a condition: its GOMAXPROCS (the -N of a Go name), where the conditions' differ.",
+                      80, "", "");
   bool exact = false;
   for (const Row* r : rows) exact = exact || r->exact;
   if (exact) out += "exact: a unit its file marks `assume=exact`: the mode ± the range of the values (as benchstat).\n";

@@ -24,9 +24,11 @@ std::string row_center_text(const analysis::Row& row);
 
 // GitHub-flavoured markdown, columns padded so it also reads well in a terminal.
 std::string table_markdown(const analysis::Table& table);
-// For terminals: one block per benchmark, one row per condition, at most 80 columns; the notes
-// follow under the blocks.
-std::string table_text(const analysis::Table& table);
+// For terminals, in `width` columns (at least 80): the conditions and their labels first, then
+// one condition as benchstat prints a file; a suite (more benchmarks than conditions) one line
+// per benchmark with the conditions side by side (render/suite.hpp); otherwise one block per
+// benchmark, one row per condition. The notes follow.
+std::string table_text(const analysis::Table& table, std::size_t width = 80);
 std::string table_csv(const analysis::Table& table);
 
 // The demo's cv-summary.txt: header lines ("# ..."), then per condition "## name", the column

@@ -138,3 +138,88 @@ TEST_CASE("accounting: a condition whose command never ran to its end has no lau
   run.condition_records = {cut};
   CHECK(analysis::accounting_notes(analysis::accounting_of(run, nullptr)).empty());
 }
+
+namespace {
+
+// An invocation whose probe measured the run queue: `run` s on a CPU, `wait` s waiting, over
+// `wall` s, on `cpus` CPUs (host affinity), or in a container with `nproc` CPUs and a quota.
+records::InvocationRecord queued(double run, double wait, double wall, std::vector<int> cpus) {
+  records::InvocationRecord r;
+  model::Usage u;
+  u.wall_seconds = wall;
+  r.accounting.usage = u;
+  r.accounting.measured_by = "host";
+  model::RunQueue q;
+  q.run_seconds = run;
+  q.wait_seconds = wait;
+  q.tasks = 1;
+  r.accounting.run_queue = q;
+  r.details.affinity = std::move(cpus);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("accounting: starved is waiting for a CPU the benchmark could have used") {
+  records::RunRecord run;
+  // The issue's case: a pinned benchmark given 53% of its CPU (17.9 s of 33.5 s).
+  auto starved = condition("pinned");
+  starved.runs = {queued(17.9, 15.6, 33.5, {0})};
+  // Its own threads waiting for each other: 4 threads on 2 CPUs, both CPUs fully used.
+  auto self = condition("parallel");
+  self.runs = {queued(2.0, 2.0, 1.0, {0, 1})};
+  // A little wait, and a wait just under the line.
+  auto quiet = condition("idle");
+  quiet.runs = {queued(1.0, 0.003, 1.0, {0, 1}), queued(1.0, 0.001, 1.0, {0, 1})};
+  auto near = condition("near");
+  near.runs = {queued(0.98, 0.10, 1.08, {0, 1})};
+  // The condition's own spinners: waits are the experiment's.
+  auto spun = condition("noisy");
+  spun.setup.spinners = records::SpinnerSetup{1, {}, {}, {}, {}};
+  spun.runs = {queued(1.0, 1.0, 2.0, {0})};
+  // A container under a 0.5-CPU quota, using all of it: throttled, not starved.
+  auto quota = condition("quota");
+  quota.runs = {queued(1.0, 1.0, 2.0, {})};
+  quota.runs[0].accounting.measured_by = "container";
+  probe::Effective inside;
+  inside.nproc = 2;
+  inside.cfs_quota_us = 50000;
+  inside.cfs_period_us = 100000;
+  quota.runs[0].details.limits_inside = inside;
+  run.condition_records = {starved, self, quiet, near, spun, quota};
+  const auto acc = analysis::accounting_of(run, nullptr);
+  REQUIRE(acc.size() == 6);
+  CHECK(*acc[0].run_queue.waited() == doctest::Approx(15.6 / 33.5));
+  CHECK(*acc[0].run_queue.used() == doctest::Approx(17.9 / 33.5));
+  CHECK(*acc[0].run_queue.cpus_allowed == 1);
+  CHECK(acc[0].starved());
+  CHECK_FALSE(acc[1].starved());  // used 2 of its 2 CPUs
+  CHECK(*acc[1].run_queue.waited() == doctest::Approx(0.5));
+  CHECK_FALSE(acc[2].starved());
+  CHECK(acc[2].run_queue.invocations == 2);
+  CHECK(*acc[2].run_queue.waited() == doctest::Approx(0.004 / 2.004));
+  CHECK_FALSE(acc[3].starved());  // 9.3% < 10%
+  CHECK(acc[4].run_queue.starved());
+  CHECK_FALSE(acc[4].starved());  // spinners: the experiment's own load
+  CHECK(*acc[5].run_queue.cpus_allowed == 0.5);
+  CHECK_FALSE(acc[5].starved());
+  const auto notes = analysis::accounting_notes(acc);
+  const auto has = [&](const std::string& text) {
+    return std::find(notes.begin(), notes.end(), text) != notes.end();
+  };
+  CHECK(has("pinned: STARVED by other work: the benchmark's threads waited for a CPU 47% of the time they were "
+            "runnable (15.6 s waiting, 17.9 s on a CPU, over 33.5 s of benchmark time, 0.53 of the 1 CPU it may "
+            "use); its numbers measure that work too: bands capped at \"do not trust\", labelled CONTENDED"));
+  CHECK(has("near: the benchmark's threads waited for a CPU 9.3% of the time they were runnable (100 ms waiting, "
+            "980 ms on a CPU, over 1.08 s of benchmark time, 0.91 of the 2 CPUs it may use); 10% or more marks a "
+            "starved condition"));
+  for (const auto& n : notes) {
+    CAPTURE(n);
+    CHECK(n.find("idle:") != 0);    // 0.2%: nothing to say
+    CHECK(n.find("noisy:") != 0);   // its spinners' doing
+    CHECK(n.find("quota:") != 0);   // its quota's doing (throttling has its own note)
+  }
+  const nlohmann::json j = acc[0];
+  CHECK(j["run_queue"]["starved"] == true);
+  CHECK(j["run_queue"]["cpus_allowed"] == 1.0);
+}

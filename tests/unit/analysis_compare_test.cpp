@@ -253,8 +253,39 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   CHECK(analysis::condition_label(result(run, calm), "noisy", &why) == analysis::Label::contended);
   CHECK(why == "2 spinners");
   CHECK(analysis::condition_label(result(run, busy), "idle", &why) == analysis::Label::contended);
-  CHECK(why == "2 other runnable task(s) now, 1-minute load average 2.50, on 2 logical CPUs");
+  CHECK(why == "2 other runnable task(s) now, 1-minute load average 2.50, on 2 logical CPUs when the run started");
   CHECK(analysis::condition_label(result(run, lagging), "idle", &why) == analysis::Label::measured_clean);
+  // What was read over the condition outweighs the reading at the start: the load after each block
+  // settled (a majority of BAD readings is CONTENDED) ...
+  const auto settled = [](std::vector<int> running) {
+    json blocks = json::array();
+    for (const int r : running)
+      blocks.push_back({{"condition", "idle"},
+                        {"setup", json::object()},
+                        {"load_settled", {{"value", {{"one", 0.5}, {"running", r}}}}}});
+    return json{{"condition_records", blocks}};
+  };
+  CHECK(analysis::condition_label(result(settled({1, 1, 3}), busy), "idle", &why) == analysis::Label::measured_clean);
+  CHECK(why == "1 of 3 settled load readings busy");
+  CHECK(analysis::condition_label(result(settled({3, 1, 3}), calm), "idle", &why) == analysis::Label::contended);
+  CHECK(why == "2 of 3 settled load readings: 2 other runnable task(s) now, 1-minute load average 0.50, on 2 "
+               "logical CPUs");
+  // ... and the benchmark's own run-queue delay outweighs both: starved is CONTENDED whatever the
+  // readings said, measured and not starved is MEASURED-clean.
+  const auto measured = [&](double run_s, double wait_s, int busy_settled) {
+    json r = settled({busy_settled});
+    r["condition_records"][0]["runs"] = {{{"invocation", 0},
+                                           {"usage", {{"wall_s", run_s + wait_s}}},
+                                           {"measured_by", "host"},
+                                           {"run_queue", {{"run_s", run_s}, {"wait_s", wait_s}, {"tasks", 1}}},
+                                           {"details", {{"affinity", "0"}}}}};
+    return r;
+  };
+  CHECK(analysis::condition_label(result(measured(1.0, 1.0, 1), calm), "idle", &why) == analysis::Label::contended);
+  CHECK(why == "starved: its threads waited for a CPU 50% of the time they were runnable");
+  CHECK(analysis::condition_label(result(measured(1.0, 0.02, 3), busy), "idle", &why) ==
+        analysis::Label::measured_clean);
+  CHECK(why == "its threads waited for a CPU 2.0% of the time they were runnable");
   // The same rule as the doctor's finding on the same reading.
   fingerprint::LoadAverage reading;
   reading.one = 2.5;

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "parsers/gotest.hpp"
+#include "analysis/suite.hpp"
 #include "analysis/table.hpp"
 #include "render/table.hpp"
 #include "test_support.hpp"
@@ -93,8 +94,26 @@ TEST_CASE("report: the terminal table stays within 80 columns") {
   std::vector<records::Sample> samples;
   add(samples, "idle-host-condition", "makebuffer_benchmem_count3.txt");
   add(samples, "noisy", "makebuffer_cpu_1_2.txt");
-  const std::string text = render::table_text(analysis::build_table(samples, {}));
-  CHECK(text.find("BenchmarkMakeBuffer_Correct (ns/op)\ncondition") != std::string::npos);
+  std::string text = render::table_text(analysis::build_table(samples, {}));
+  // Three benchmarks (MakeBuffer_Correct at GOMAXPROCS 1 and 2, MakeBuffer_DCE) in two conditions:
+  // the suite view, a line per benchmark, the conditions side by side, the values scaled.
+  CHECK(text.find("MakeBuffer_Correct      2    20.63n ± ∞  noisy    20.11n ± ∞  acceptable\n") != std::string::npos);
+  CHECK(text.find("MakeBuffer_Correct      1                         18.13n ± ∞  noisy\n") != std::string::npos);
+  CHECK(text.find("64.00 B/op, 1.000 allocs/op: in every sample of every benchmark and condition") != std::string::npos);
+  // One benchmark in two conditions, at GOMAXPROCS 2 in one and 1 in the other: one block, each
+  // row saying its count.
+  std::vector<records::Sample> pinned;
+  for (const records::Sample& s : samples) {
+    if (s.benchmark != "BenchmarkMakeBuffer_Correct") continue;
+    if (s.condition == "noisy" && s.procs == 2) continue;
+    pinned.push_back(s);
+  }
+  const std::string blocks = render::table_text(analysis::build_table(pinned, {}));
+  CHECK(blocks.find("MakeBuffer_Correct (ns/op)\ncondition") != std::string::npos);
+  CHECK(blocks.find("\nnoisy (1)  ") != std::string::npos);
+  CAPTURE(blocks);
+  CHECK(blocks.find("\nidle-host-co… (2)    3") != std::string::npos);
+  text += blocks;
   std::size_t start = 0;
   while (start < text.size()) {
     const auto nl = text.find('\n', start);
@@ -156,4 +175,47 @@ TEST_CASE("raw files: every name is a valid Go benchmark name, and the file read
   CHECK(parsed.measurements[0].name == "BenchmarkTiny");
   CHECK(parsed.measurements[2].metrics[0].value == 0.012);
   CHECK(parsed.measurements[2].metrics[0].unit == "sec/op");
+}
+
+TEST_CASE("suite: a benchmark at another GOMAXPROCS or thread count sits on the same line") {
+  const auto sample = [](std::string condition, std::string name, std::string benchmark, int procs, double v) {
+    records::Sample s;
+    s.condition = std::move(condition);
+    s.name = std::move(name);
+    s.benchmark = std::move(benchmark);
+    s.procs = procs;
+    s.metrics = {{v, "ns/op"}, {0, "B/op"}};
+    return s;
+  };
+  std::vector<records::Sample> samples;
+  for (int i = 0; i < 3; ++i) {
+    // idle at GOMAXPROCS 2; pinned at 1 (unsuffixed); go test -cpu 1,2 in "cpus".
+    samples.push_back(sample("idle", "BenchmarkSum64/4B-2", "BenchmarkSum64/4B", 2, 2.5 + i * 0.01));
+    samples.push_back(sample("pinned", "BenchmarkSum64/4B", "BenchmarkSum64/4B", 1, 2.3 + i * 0.01));
+    samples.push_back(sample("cpus", "BenchmarkSum64/4B", "BenchmarkSum64/4B", 1, 2.4));
+    samples.push_back(sample("cpus", "BenchmarkSum64/4B-2", "BenchmarkSum64/4B", 2, 2.6));
+    // Google Benchmark's thread count is in the name, the family is the rest.
+    samples.push_back(sample("idle", "BM_Pi/threads:2", "BM_Pi/threads:2", 2, 900 + i));
+    samples.push_back(sample("pinned", "BM_Pi/threads:1", "BM_Pi/threads:1", 1, 800 + i));
+  }
+  const analysis::Table t = analysis::build_table(samples, {"idle", "pinned"});
+  const auto lines = analysis::suite_lines(t);
+  std::vector<std::string> got;
+  for (const auto& l : lines) {
+    std::string cells;
+    for (const auto* r : l.cells) cells += (cells.empty() ? "" : "|") + (r == nullptr ? std::string("-") : r->name);
+    got.push_back(fmt::format("{} {} [{}] {} {}", l.metric, l.unit, l.procs_text(), l.name, cells));
+  }
+  // Conditions idle, pinned, then cpus. One parallelism per condition: one line ("2 1"); "cpus"
+  // ran two: two lines, pinned's 1 with cpus' 1, idle's -2 with cpus' -2; then the B/op lines.
+  CHECK(got == std::vector<std::string>{
+                   "0 ns/op [1] Sum64/4B -|BenchmarkSum64/4B|BenchmarkSum64/4B",
+                   "0 ns/op [2] Sum64/4B BenchmarkSum64/4B-2|-|BenchmarkSum64/4B-2",
+                   "0 ns/op [2 1] BM_Pi BM_Pi/threads:2|BM_Pi/threads:1|-",
+                   "1 B/op [1] Sum64/4B -|BenchmarkSum64/4B|BenchmarkSum64/4B",
+                   "1 B/op [2] Sum64/4B BenchmarkSum64/4B-2|-|BenchmarkSum64/4B-2",
+                   "1 B/op [2 1] BM_Pi BM_Pi/threads:2|BM_Pi/threads:1|-",
+               });
+  CHECK(lines[3].constant());
+  CHECK_FALSE(lines[0].constant());
 }

@@ -384,6 +384,42 @@ TEST_CASE("probe report: a throttled benchmark's block, every figure exact") {
   CHECK(run->noop_seconds.empty());  // no --noop-runs
 }
 
+TEST_CASE("probe report: run-queue delay on the host, real captures against known truth") {
+  // nf-burn 0.3 beside a busy loop on its one CPU: half its runnable time in the run queue.
+  const auto starved = probe_run(parse_probe_report(read_probe_file("host-result-starved.txt"), "a1b2c3d4e5f60718"));
+  REQUIRE(starved.has_value());
+  CHECK(*starved->run_queue.run_seconds == 302425700 / 1e9);
+  CHECK(*starved->run_queue.wait_seconds == 303389303 / 1e9);
+  CHECK(starved->run_queue.tasks == 1);
+  CHECK(starved->run_queue.reads == 6);
+  CHECK(starved->run_queue.unknown.empty());
+  // Three processes (the burn and two children, found through the tree) beside the loop: 3/4.
+  const auto tree = probe_run(parse_probe_report(read_probe_file("host-result-starved-tree.txt"), "b1b2c3d4e5f60718"));
+  REQUIRE(tree.has_value());
+  CHECK(tree->run_queue.tasks == 3);
+  CHECK(*tree->run_queue.run_seconds == 602596464 / 1e9);
+  CHECK(*tree->run_queue.wait_seconds == 1800807068 / 1e9);
+  // Alone on its CPU: 0.28 ms.
+  const auto quiet = probe_run(parse_probe_report(read_probe_file("host-result-quiet.txt"), "c1b2c3d4e5f60718"));
+  REQUIRE(quiet.has_value());
+  CHECK(*quiet->run_queue.wait_seconds == 276126 / 1e9);
+  // An older probe (no sched keys): unknown, with the reason.
+  const auto old = probe_run(parse_probe_report(read_probe_file("v1-result-throttled.txt"), "5f0c2a9d3b7e4c11"));
+  REQUIRE(old.has_value());
+  CHECK_FALSE(old->run_queue.run_seconds.has_value());
+  CHECK(old->run_queue.unknown == "the probe is older than run-queue accounting");
+  // A kernel that does not account it.
+  std::string text = read_probe_file("host-result-quiet.txt");
+  for (const char* key : {"sched_run_ns=300946989", "sched_wait_ns=276126"}) {
+    const std::string k = key;
+    text.replace(text.find(k), k.size(), k.substr(0, k.find('=') + 1) + "unknown (no schedstat)");
+  }
+  const auto none = probe_run(parse_probe_report(text, "c1b2c3d4e5f60718"));
+  REQUIRE(none.has_value());
+  CHECK_FALSE(none->run_queue.wait_seconds.has_value());
+  CHECK(none->run_queue.unknown == "unknown (no schedstat)");
+}
+
 TEST_CASE("probe report: the no-ops, a signal, an exec failure") {
   const auto noop = probe_run(parse_probe_report(read_probe_file("v1-result-noop.txt"), "0123456789abcdef"));
   REQUIRE(noop.has_value());

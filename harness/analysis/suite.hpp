@@ -1,0 +1,47 @@
+// A suite the way its users read it: one line per benchmark, the conditions side by side (as
+// `benchstat -col` lays out a column key). Pure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/table.hpp"
+
+namespace noisefloor::analysis {
+
+// The name of a row without its parallelism: Go's "-N" suffix (GOMAXPROCS), Google Benchmark's
+// "/threads:N" segment; and without Go's "Benchmark" prefix, as benchstat shows names.
+// "BenchmarkSum64/4B-2" → "Sum64/4B", "BM_Pi/threads:2" → "BM_Pi".
+std::string suite_name(const Row& row);
+
+// One benchmark × metric across the conditions. When every condition ran a benchmark at one
+// GOMAXPROCS or thread count, its rows share one line whatever the counts (a pinned condition's Go
+// benchmarks run at GOMAXPROCS 1, unsuffixed, beside idle's -2). When a condition ran it at
+// several (go test -cpu 1,2), each count has a line of its own with every condition's row of
+// that count.
+struct SuiteLine {
+  std::string config;        // canonical configuration (Row::config)
+  std::string config_label;  // as shown ("pkg: a"), "" when no key tells rows apart
+  std::string variant;
+  std::string name;          // suite_name
+  std::string unit;          // as recorded
+  std::size_t metric = 0;    // 0: the primary metric, 1: another
+  std::vector<const Row*> cells;  // one per Table::conditions, nullptr where the condition has none
+  // Every present cell's parallelism is the same (then `name` plus it is the row's own name).
+  bool same_procs() const;
+  // The present cells' parallelisms, in condition order ("2" or "2 1"); "" when none is known.
+  std::string procs_text() const;
+  // Every present cell has one value in all its samples, all cells the same value.
+  bool constant() const;
+};
+
+// Every row of `table` (other metrics too) as lines: by configuration (first seen), then the
+// primary metric's lines before each other unit's, then benchmark (first seen), then parallelism.
+// Pointers into `table`, which must outlive them.
+std::vector<SuiteLine> suite_lines(const Table& table);
+
+// Whether the table's parallelism is Google Benchmark's thread count rather than GOMAXPROCS.
+bool threads_not_procs(const Table& table);
+
+}  // namespace noisefloor::analysis

@@ -1,0 +1,344 @@
+#include "render/suite.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "analysis/suite.hpp"
+#include "model/go_config.hpp"
+#include "text/text.hpp"
+#include "text/units.hpp"
+
+namespace noisefloor::render {
+
+using analysis::Row;
+using analysis::SuiteLine;
+using analysis::Table;
+
+namespace {
+
+constexpr std::size_t kNameMax = 44;       // a longer benchmark name takes a line of its own
+constexpr std::size_t kConditionMax = 28;  // in the legend, a longer condition name is shortened with "…"
+
+// The "±" of a cell: benchstat's relative half-width of the median's interval.
+std::string pct_text(const Row& r) {
+  const stats::Summary& s = r.summary;
+  if (r.exact) {
+    if (r.mode == 0) return s.min == 0 && s.max == 0 ? "0%" : "?";
+    if ((r.mode > 0) != (s.min > 0) || (r.mode > 0) != (s.max > 0)) return "?";
+    return fmt::format("{:.0f}%", 100 * std::max(s.max / r.mode - 1, 1 - s.min / r.mode));
+  }
+  if (!s.median_ci) return "∞";
+  if (s.median == 0 && s.median_ci->lo == 0 && s.median_ci->hi == 0) return "0%";
+  if (!s.median_rel_halfwidth) return "?";
+  const double pct = 100 * *s.median_rel_halfwidth;
+  return pct < 10 ? fmt::format("{:.1f}%", pct) : fmt::format("{:.0f}%", pct);
+}
+
+struct Cell {
+  std::string center, cv, band;
+};
+
+// The cells of one line, its values scaled together (one SI prefix for the line, as benchstat
+// scales a row) in the tidied unit.
+std::vector<Cell> cells_of(const SuiteLine& line, const std::string& unit_factor_unit, double factor) {
+  std::vector<double> values;
+  for (const Row* r : line.cells)
+    if (r != nullptr && r->summary.n > 0) values.push_back((r->exact ? r->mode : r->summary.median) * factor);
+  const std::vector<std::string> scaled = text::scale_values(values, unit_factor_unit);
+  std::vector<Cell> out;
+  std::size_t k = 0;
+  for (const Row* r : line.cells) {
+    if (r == nullptr) {
+      out.push_back({"", "", ""});
+    } else if (r->summary.n == 0) {
+      out.push_back({text::kDash, "", ""});
+    } else {
+      out.push_back({scaled[k++] + " ± " + pct_text(*r), text::fixed(r->summary.cv_pct, 1),
+                     std::string(stats::to_string(r->summary.band))});
+    }
+  }
+  return out;
+}
+
+// A condition's name in `columns`: a long one keeps its end ("…benchmem_count3"), where merged
+// results and files differ.
+std::string fit_name(const std::string& name, std::size_t columns) {
+  if (text::width(name) <= columns) return name;
+  std::size_t cut = 0, w = text::width(name);
+  while (cut < name.size() && w + 1 > columns) {  // drop code points from the front, "…" takes one
+    ++cut;
+    while (cut < name.size() && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) ++cut;
+    w = text::width(std::string_view(name).substr(cut));
+  }
+  return "…" + name.substr(cut);
+}
+
+// One table: the lines of one configuration and unit, its conditions in chunks that fit `width`.
+// Without `with_cv` a condition's columns are the centre and the band only (the band says the CV's
+// range). `chunks`: how many tables the conditions took.
+std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& lines, std::size_t width, bool with_cv,
+                       bool* procs_shown, std::size_t* chunk_count) {
+  const auto [tidied, factor] = text::tidy_unit(lines.front()->unit);
+  std::vector<std::vector<Cell>> cells;
+  for (const SuiteLine* l : lines) cells.push_back(cells_of(*l, tidied, factor));
+  const std::size_t conditions = t.conditions.size();
+  // Each condition's columns: centre, CV%, band.
+  std::vector<std::size_t> cw(conditions, 0), vw(conditions, 3), bw(conditions, 4), gw(conditions, 0);
+  const std::size_t cv_cols = with_cv ? 2 : 0;  // the CV column's separator; its width is vw
+  for (std::size_t c = 0; c < conditions; ++c) {
+    cw[c] = text::width("median ± CI");
+    for (const auto& row : cells) {
+      cw[c] = std::max(cw[c], text::width(row[c].center));
+      vw[c] = std::max(vw[c], text::width(row[c].cv));
+      bw[c] = std::max(bw[c], text::width(row[c].band));
+    }
+    if (!with_cv) vw[c] = 0;
+    // The heading: the label whole, the name shortened from the front past 16 columns when the
+    // numbers are narrower.
+    const std::size_t label_w = t.labels.empty() ? 0 : text::width(t.label_of(t.conditions[c]));
+    gw[c] = std::max({cw[c] + cv_cols + vw[c] + 2 + bw[c], label_w, std::min<std::size_t>(text::width(t.conditions[c]), 16)});
+    bw[c] = gw[c] - cw[c] - cv_cols - vw[c] - 2;  // the band column takes what the heading needs more
+  }
+  std::size_t name_w = text::width(tidied);
+  for (const SuiteLine* l : lines) {
+    const std::string shown = l->name + (l->variant.empty() ? "" : " [" + l->variant + "]");
+    name_w = std::max(name_w, std::min(text::width(shown), kNameMax));
+  }
+  // Chunks of conditions that fit: name, procs, then " │ group" each.
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;  // [first, last)
+  std::size_t procs_max = 0;  // the widest procs column a chunk can have
+  for (const SuiteLine* l : lines) procs_max = std::max(procs_max, text::width(l->procs_text()));
+  if (procs_max > 0) procs_max = std::max(procs_max, text::width("threads")) + 2;
+  {
+    const std::size_t fixed = name_w + procs_max;
+    std::size_t first = 0, used = fixed;
+    for (std::size_t c = 0; c < conditions; ++c) {
+      const std::size_t need = 3 + gw[c];
+      if (c > first && used + need > width) {
+        chunks.emplace_back(first, c);
+        first = c;
+        used = fixed;
+      }
+      used += need;
+    }
+    chunks.emplace_back(first, conditions);
+  }
+  *chunk_count = chunks.size();
+  std::string out;
+  for (const auto& [first, last] : chunks) {
+    // The chunk's parallelism column: shown when some line runs at more than 1.
+    std::vector<std::string> procs;
+    bool any_procs = false;
+    for (const SuiteLine* l : lines) {
+      SuiteLine part = *l;
+      part.cells.assign(l->cells.begin() + static_cast<std::ptrdiff_t>(first),
+                        l->cells.begin() + static_cast<std::ptrdiff_t>(last));
+      procs.push_back(part.procs_text());
+      any_procs = any_procs || (!procs.back().empty() && procs.back() != "1");
+    }
+    std::size_t procs_w = 0;
+    if (any_procs) {
+      procs_w = text::width(analysis::threads_not_procs(t) ? "threads" : "procs");
+      for (const auto& p : procs) procs_w = std::max(procs_w, text::width(p));
+      *procs_shown = true;
+    }
+    // Lines of this chunk with anything in it.
+    std::vector<std::size_t> shown;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      for (std::size_t c = first; c < last; ++c)
+        if (lines[i]->cells[c] != nullptr) {
+          shown.push_back(i);
+          break;
+        }
+    if (shown.empty()) continue;
+    const std::size_t lead = name_w + (any_procs ? 2 + procs_w : 0);
+    // "idle · MEASURED-clean" when every condition's fits its columns, else the label under the name.
+    bool labelled = !t.labels.empty(), one_line = labelled;
+    for (std::size_t c = first; c < last && one_line; ++c)
+      one_line = text::width(t.conditions[c] + " · " + t.label_of(t.conditions[c])) <= gw[c];
+    std::string head1 = std::string(lead, ' '), head_label = head1, head2 = text::pad_right(tidied, name_w);
+    if (any_procs) head2 += "  " + text::pad_left(analysis::threads_not_procs(t) ? "threads" : "procs", procs_w);
+    for (std::size_t c = first; c < last; ++c) {
+      head1 += " │ " + text::pad_right(one_line ? t.conditions[c] + " · " + t.label_of(t.conditions[c])
+                                               : fit_name(t.conditions[c], gw[c]),
+                                      gw[c]);
+      head_label += " │ " + text::pad_right(t.label_of(t.conditions[c]), gw[c]);
+      head2 += " │ " + text::pad_left("median ± CI", cw[c]) + (with_cv ? "  " + text::pad_left("CV%", vw[c]) : "") +
+               "  " + text::pad_right("band", bw[c]);
+    }
+    out += text::rstrip(head1 + " │") + "\n";
+    if (labelled && !one_line) out += text::rstrip(head_label + " │") + "\n";
+    out += text::rstrip(head2 + " │") + "\n";
+    for (const std::size_t i : shown) {
+      const SuiteLine& l = *lines[i];
+      std::string name = l.name + (l.variant.empty() ? "" : " [" + l.variant + "]");
+      if (text::width(name) > name_w) {
+        out += name + "\n";
+        name.clear();
+      }
+      std::string row = text::pad_right(name, name_w);
+      if (any_procs) row += "  " + text::pad_left(procs[i], procs_w);
+      for (std::size_t c = first; c < last; ++c) {
+        const Cell& cell = cells[i][c];
+        row += "   " + text::pad_left(cell.center, cw[c]) + (with_cv ? "  " + text::pad_left(cell.cv, vw[c]) : "") +
+               "  " + text::pad_right(cell.band, bw[c]);
+      }
+      out += text::rstrip(row) + "\n";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string conditions_legend(const Table& t, std::size_t width) {
+  if (t.labels.empty()) return "";
+  std::size_t name_w = 0, label_w = 0;
+  for (const auto& c : t.conditions) {
+    name_w = std::max(name_w, std::min(text::width(c), kConditionMax));
+    label_w = std::max(label_w, text::width(t.label_of(c)));
+  }
+  std::string out = "conditions:\n";
+  for (const auto& c : t.conditions) {
+    const auto it = t.labels.find(c);
+    const std::string reason = it == t.labels.end() ? "nothing recorded about it" : it->second.reason;
+    const std::string lead = "  " + text::pad_right(text::truncate(c, kConditionMax), name_w) + "  " +
+                             text::pad_right(t.label_of(c), label_w) + "  ";
+    out += text::wrap(reason, width, lead, std::string(text::width(lead), ' '));
+  }
+  return out + "\n";
+}
+
+std::size_t suite_benchmarks(const Table& t) {
+  std::size_t n = 0;
+  for (const SuiteLine& l : analysis::suite_lines(t)) n += l.metric == 0;
+  return n;
+}
+
+namespace {
+
+std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std::size_t width, bool with_cv,
+                       bool* procs_shown, std::size_t* most_chunks) {
+  std::string out;
+  // The configurations that tell rows apart head their tables ("pkg: a"), as benchstat heads its.
+  std::vector<std::string> configs;
+  const auto shown_config = [&t](const SuiteLine& l) { return model::config_only(l.config, t.config_keys); };
+  for (const auto& l : lines)
+    if (std::find(configs.begin(), configs.end(), shown_config(l)) == configs.end()) configs.push_back(shown_config(l));
+  std::vector<std::string> constant;  // "B/op: 0"
+  for (const auto& config : configs) {
+    if (!config.empty())
+      for (const auto& [key, value] : model::config_entries(config)) out += key + ": " + value + "\n";
+    std::vector<std::pair<std::size_t, std::string>> units;
+    for (const auto& l : lines)
+      if (shown_config(l) == config &&
+          std::find(units.begin(), units.end(), std::pair{l.metric, l.unit}) == units.end())
+        units.emplace_back(l.metric, l.unit);
+    for (const auto& [metric, unit] : units) {
+      std::vector<const SuiteLine*> group;
+      for (const auto& l : lines)
+        if (shown_config(l) == config && l.metric == metric && l.unit == unit) group.push_back(&l);
+      // Another metric with one value in every sample of every benchmark (B/op and allocs/op of
+      // most Go benchmarks) is one line, not a table.
+      if (metric != 0) {
+        const auto v = group.front()->cells;
+        const bool all_constant = std::all_of(group.begin(), group.end(), [](const SuiteLine* l) { return l->constant(); });
+        if (all_constant) {
+          double value = 0;
+          for (const Row* r : v)
+            if (r != nullptr) value = r->summary.min;
+          const bool same = std::all_of(group.begin(), group.end(), [&](const SuiteLine* l) {
+            return std::all_of(l->cells.begin(), l->cells.end(), [&](const Row* r) { return r == nullptr || r->summary.min == value; });
+          });
+          if (same) {
+            const std::string item = text::format_value(value) + " " + unit;
+            if (std::find(constant.begin(), constant.end(), item) == constant.end()) constant.push_back(item);
+            continue;
+          }
+        }
+      }
+      std::size_t chunks = 1;
+      out += unit_table(t, group, width, with_cv, procs_shown, &chunks);
+      *most_chunks = std::max(*most_chunks, chunks);
+    }
+  }
+  if (!constant.empty())
+    out += text::wrap(fmt::format("{}: in every sample of every benchmark and condition", fmt::join(constant, ", ")),
+                      width, "", "  ");
+  return out;
+}
+
+}  // namespace
+
+std::string suite_text(const Table& t, std::size_t width) {
+  const std::vector<SuiteLine> lines = analysis::suite_lines(t);
+  std::string out = conditions_legend(t, width);
+  // With the CV column when every table keeps its conditions side by side with it, else without
+  // when that keeps them side by side (the band says the CV's range).
+  bool procs_shown = false, with_cv = true;
+  std::size_t chunks = 1;
+  std::string body = suite_body(t, lines, width, true, &procs_shown, &chunks);
+  if (chunks > 1) {
+    bool procs = false;
+    std::size_t fewer = 1;
+    std::string narrow = suite_body(t, lines, width, false, &procs, &fewer);
+    if (fewer < chunks) {
+      body = std::move(narrow);
+      procs_shown = procs;
+      with_cv = false;
+    }
+  }
+  out += body;
+  std::string legend =
+      "median ± CI: the median and the relative half-width of its 95% interval (as benchstat; ∞: fewer than 6 "
+      "samples). " +
+      std::string(with_cv ? "CV = stddev (n−1) / mean; bands" : "Bands of the CV (stddev (n−1) / mean; `noisefloor cv "
+                                                                 "--format markdown` shows it):") +
+      " ≤2% excellent, ≤5% acceptable, ≤10% noisy, >10% do not trust.";
+  if (procs_shown)
+    legend += analysis::threads_not_procs(t)
+                  ? " threads: Google Benchmark's thread count, one per condition where they differ."
+                  : " procs: GOMAXPROCS (the -N of a Go name), one per condition where they differ.";
+  out += text::wrap(legend, width, "", "");
+  // A row's own notes (outliers, a heavy tail, drift), said per kind with the rows they concern,
+  // not one note per row.
+  std::set<std::string> row_notes;
+  std::vector<std::pair<std::string, std::map<std::string, std::vector<std::string>>>> kinds;
+  for (const Row& r : t.rows)
+    for (const std::string& w : r.summary.warnings) {
+      if (w.find("no 95% median CI") != std::string::npos) continue;
+      row_notes.insert(fmt::format("{} / {}: {}", r.condition, analysis::display_name(r), w));
+      std::string kind = w;
+      if (w.starts_with("heavy tail"))
+        kind = "shape (CV more than twice the robust rCV: a heavy tail, outliers or several modes)";
+      else if (w.find("are outliers") != std::string::npos)
+        kind = "outliers (|modified z| > 3.5)";
+      else if (w.starts_with("drift"))
+        kind = "drift (lag-1 autocorrelation above 2/√n: successive samples depend on each other)";
+      else if (w.starts_with("n=1"))
+        kind = "one sample (no stddev, CV or mean CI)";
+      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+      if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, {}});
+      std::string name = r.name.starts_with("Benchmark") && r.name.size() > 9 ? r.name.substr(9) : r.name;
+      if (!r.variant.empty()) name += " [" + r.variant + "]";
+      auto& names = it->second[r.condition];
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  for (const auto& [kind, by_condition] : kinds) {
+    std::vector<std::string> parts;
+    for (const auto& c : t.conditions)
+      if (const auto it = by_condition.find(c); it != by_condition.end())
+        parts.push_back(fmt::format("{}: {}", c, fmt::join(it->second, ", ")));
+    out += text::wrap(fmt::format("{}: {}", kind, fmt::join(parts, "; ")), width, "- ", "  ");
+  }
+  for (const std::string& n : t.notes)
+    if (!row_notes.count(n)) out += text::wrap(n, width, "- ", "  ");
+  return out;
+}
+
+}  // namespace noisefloor::render
