@@ -40,9 +40,29 @@ bool RunQueueEvidence::below_capacity() const {
   return !u || !cpus_allowed || *u < kStarvedCapacity * *cpus_allowed;
 }
 
+std::optional<double> RunQueueEvidence::slowed() const {
+  if (invocations == 0 || !(wall_seconds > 0)) return std::nullopt;
+  return wait_seconds / wall_seconds;
+}
+
+std::optional<double> RunQueueEvidence::beside() const {
+  if (invocations == 0 || busy_invocations != invocations) return std::nullopt;
+  return std::max(0.0, busy_seconds - busy_own_seconds);
+}
+
+bool RunQueueEvidence::others_ran() const {
+  const auto b = beside();
+  return !b || *b >= kBesideFraction * wall_seconds;
+}
+
 bool RunQueueEvidence::starved() const {
-  const auto w = waited();
-  return w && *w >= kStarvedWaitFraction && below_capacity();
+  const auto w = waited(), s = slowed();
+  return w && s && *w >= kStarvedWaitFraction && *s >= kStarvedWallFraction && below_capacity() && others_ran();
+}
+
+bool RunQueueEvidence::noteworthy() const {
+  const auto w = waited(), s = slowed();
+  return w && s && *w >= kWaitNoteFraction && *s >= kStarvedWallFraction / 2 && below_capacity() && others_ran();
 }
 
 namespace {
@@ -74,6 +94,15 @@ void add_run_queue(RunQueueEvidence& e, const records::InvocationRecord& inv) {
   e.wait_seconds += *q.wait_seconds;
   e.wall_seconds += acc.usage->wall_seconds;
   if (const auto cpus = cpus_allowed(inv)) e.cpus_allowed = std::min(e.cpus_allowed.value_or(*cpus), *cpus);
+  if (q.cpus_busy_seconds) {
+    ++e.busy_invocations;
+    e.busy_seconds += *q.cpus_busy_seconds;
+    // Its threads' time misses what a thread did after its last read before it exited; the
+    // tree's rusage counts every waited-for process whole.
+    e.busy_own_seconds += std::max(*q.run_seconds, acc.usage->cpu_seconds());
+  } else if (e.busy_unknown.empty()) {
+    e.busy_unknown = q.busy_unknown.empty() ? "not measured" : q.busy_unknown;
+  }
 }
 
 }  // namespace
@@ -163,14 +192,14 @@ std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>
                                   "held back; the container's CPU quota shapes these samples",
                                   a.condition, a.throttled_invocations, a.cgroup_invocations, a.throttled_periods,
                                   a.periods, seconds_text(a.throttled_seconds)));
-    if (const auto waited = a.run_queue.waited();
-        waited && !a.spinners && *waited >= kWaitNoteFraction && a.run_queue.below_capacity()) {
+    if (const auto waited = a.run_queue.waited(); waited && !a.spinners && a.run_queue.noteworthy()) {
       const RunQueueEvidence& q = a.run_queue;
       std::string use;
       if (const auto used = q.used())
         use = q.cpus_allowed ? fmt::format(", {:.2f} of the {:g} CPU{} it may use", *used, *q.cpus_allowed,
                                            *q.cpus_allowed == 1 ? "" : "s")
                              : fmt::format(", {:.2f} CPUs' worth", *used);
+      if (const auto beside = q.beside()) use += fmt::format("; other work {} on those CPUs", seconds_text(*beside));
       const std::string figures =
           fmt::format("{} waiting, {} on a CPU, over {} of benchmark time{}", seconds_text(q.wait_seconds),
                       seconds_text(q.run_seconds), seconds_text(q.wall_seconds), use);
@@ -221,7 +250,10 @@ void to_json(nlohmann::json& j, const ConditionAccounting& a) {
     const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     j["run_queue"] = {{"invocations", q.invocations}, {"run_s", q.run_seconds},   {"wait_s", q.wait_seconds},
                       {"wall_s", q.wall_seconds},     {"waited", opt(q.waited())}, {"used_cpus", opt(q.used())},
-                      {"cpus_allowed", opt(q.cpus_allowed)}, {"starved", a.starved()}};
+                      {"slowed", opt(q.slowed())},
+                      {"cpus_allowed", opt(q.cpus_allowed)}, {"beside_s", opt(q.beside())},
+                      {"starved", a.starved()}};
+    if (!q.busy_unknown.empty()) j["run_queue"]["busy_unknown"] = q.busy_unknown;
     if (!q.unknown.empty()) j["run_queue"]["unknown"] = q.unknown;
   }
   if (const auto share = a.harness_share())

@@ -20,12 +20,18 @@ namespace noisefloor::analysis {
 // sample of a `command` benchmark (hyperfine warns in the same spirit).
 inline constexpr double kLauncherWarnFactor = 20;
 
-// Starved: the benchmark's threads waited for a CPU at least this fraction of the time they were
-// runnable, while using less than kStarvedCapacity of the CPUs they may use (so the wait was for
-// someone else's work, not for each other). harness/stats/README.md §3.9.
+// Starved: the benchmark's threads waited for a CPU at least kStarvedWaitFraction of the time they
+// were runnable, that wait was at least kStarvedWallFraction of its wall time (a benchmark that
+// mostly sleeps is not slowed by a short wait), it used less than kStarvedCapacity of the CPUs it
+// may use, and other work ran on those CPUs for at least kBesideFraction of its wall time (the
+// last two: the wait was for someone else's work, not its own threads' for each other: those
+// leave next to nothing beside it).
+// harness/stats/README.md §3.12.
 inline constexpr double kStarvedWaitFraction = 0.10;
+inline constexpr double kStarvedWallFraction = 0.05;
 inline constexpr double kStarvedCapacity = 0.9;
-// Below starved but at least this: a note, nothing capped.
+inline constexpr double kBesideFraction = 0.05;
+// Below starved but at least half of both fractions: a note, nothing capped.
 inline constexpr double kWaitNoteFraction = 0.05;
 
 // The run-queue evidence of a condition: its invocations' threads on a CPU and waiting for one
@@ -36,14 +42,31 @@ struct RunQueueEvidence {
   double wall_seconds = 0;              // the benchmark's own wall time over those invocations
   std::optional<double> cpus_allowed;   // the fewest CPUs any of them could use (affinity, quota)
   std::string unknown;                  // why an invocation had no figures (the first reason)
+  // Over the invocations that also read their CPUs' busy time (model::RunQueue::cpus_busy_seconds):
+  // that time and the benchmark's own CPU time (the larger of its threads' and its tree's rusage).
+  // Every invocation must have it for beside() to be known.
+  std::size_t busy_invocations = 0;
+  double busy_seconds = 0, busy_own_seconds = 0;
+  std::string busy_unknown;             // why an invocation had no busy time (the first reason)
   // wait / (run + wait): the share of its runnable time the benchmark spent waiting.
   std::optional<double> waited() const;
   // run / wall: how many CPUs' worth it used.
   std::optional<double> used() const;
+  // wait / wall: how much waiting there was for each second of the benchmark.
+  std::optional<double> slowed() const;
+  // The CPU time other work used on the benchmark's CPUs while it ran (busy less its own, never
+  // below 0); nullopt unless every counted invocation read it.
+  std::optional<double> beside() const;
+  // Other work on its CPUs for at least kBesideFraction of its wall time (or that is unknown).
+  bool others_ran() const;
   // It used less than kStarvedCapacity of the CPUs it may use (or that is unknown): a wait was for
   // someone else's work, not for its own threads or its quota.
   bool below_capacity() const;
-  bool starved() const;  // waited() ≥ kStarvedWaitFraction and below_capacity()
+  // waited() ≥ kStarvedWaitFraction, slowed() ≥ kStarvedWallFraction, below_capacity() and
+  // others_ran().
+  bool starved() const;
+  // Worth a note: half of both fractions, below capacity, others ran.
+  bool noteworthy() const;
 };
 
 struct ConditionAccounting {

@@ -1,4 +1,4 @@
-// How clean each condition's room was, one rule for every command (harness/stats/README.md §3.6).
+// How clean each condition's room was, one rule for every command (harness/stats/README.md §3.6, §3.12).
 // Numbers with different labels are never compared with each other. Pure.
 #pragma once
 
@@ -20,7 +20,7 @@ inline constexpr const char* kContendedPaired = "CONTENDED-PAIRED";
 inline constexpr const char* kContended = "CONTENDED";
 
 // The label of one condition of a result, for an unpaired comparison (never CONTENDED-PAIRED),
-// from what was measured over the condition (harness/stats/README.md §3.6, §3.9), first that
+// from what was measured over the condition (harness/stats/README.md §3.12), first that
 // applies:
 //  1. CONTENDED when the condition's record has spinners (its own load).
 //  2. Run-queue evidence (analysis/accounting.hpp): CONTENDED when its benchmark was starved by

@@ -49,6 +49,11 @@ struct RunQueue {
   int tasks = 0;                       // threads seen
   int reads = 0;                       // times the probe read them
   std::string unknown;
+  // Every task's time on the CPUs the benchmark may use, the benchmark's included (/proc/stat
+  // over the invocation): less run_seconds, the work beside it. nullopt when unknown (an older
+  // probe, an unreadable /proc/stat), `busy_unknown` says why.
+  std::optional<double> cpus_busy_seconds;
+  std::string busy_unknown;
   friend bool operator==(const RunQueue&, const RunQueue&) = default;
 };
 

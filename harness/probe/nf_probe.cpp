@@ -507,6 +507,51 @@ void kill_descendants(pid_t group) {
   }
 }
 
+// ---- the CPUs' busy time ---------------------------------------------------------------------
+
+// The time every task on the probe's CPUs (its affinity: the benchmark's) spent on them, in
+// nanoseconds: /proc/stat's user + nice + system + irq + softirq of those CPUs (guest time is in
+// user already; steal is the hypervisor's, not this machine's work). The host's counters, also
+// inside a container. Less the benchmark's own time on a CPU, what is left is the work that ran
+// beside it: the cause of its run-queue waits, or not (its own threads waiting for each other).
+// -1 and `why` when unreadable.
+std::int64_t cpus_busy_ns(std::string* why) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) {
+    *why = std::string("sched_getaffinity: ") + strerror(errno);
+    return -1;
+  }
+  const FileText stat = read_file("/proc/stat");
+  if (!stat.ok) {
+    *why = std::string("/proc/stat: ") + strerror(stat.error);
+    return -1;
+  }
+  const long hz = sysconf(_SC_CLK_TCK);
+  if (hz <= 0) {
+    *why = "no clock tick rate (sysconf(_SC_CLK_TCK))";
+    return -1;
+  }
+  long long ticks = 0;
+  int cpus = 0;
+  for (const std::string& line : split(stat.text, '\n')) {
+    int cpu = -1;
+    unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0;
+    if (line.compare(0, 3, "cpu") != 0 ||
+        std::sscanf(line.c_str(), "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu, &user, &nice, &system, &idle,
+                    &iowait, &irq, &softirq) != 8)
+      continue;  // the "cpu " total line, or not a CPU's line
+    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)) continue;
+    ticks += static_cast<long long>(user + nice + system + irq + softirq);
+    ++cpus;
+  }
+  if (cpus == 0) {
+    *why = "/proc/stat has no line for the CPUs the benchmark may use";
+    return -1;
+  }
+  return ticks * (1000000000LL / hz);
+}
+
 // ---- run-queue delay --------------------------------------------------------------------------
 
 // How long the benchmark's threads ran and how long they were runnable but waiting for a CPU
@@ -900,8 +945,11 @@ int main(int argc, char** argv) {
   const CgroupMembership m = read_membership();
   const int version = cgroup_version(m);
   const CgroupCpu before = read_cgroup_cpu(m, version);
+  std::string busy_why;
+  const std::int64_t busy_before = cpus_busy_ns(&busy_why);
   const Supervised run = run_supervised(argv + first, watch_stdin);
   const Child& child = run.child;
+  const std::int64_t busy_after = busy_why.empty() ? cpus_busy_ns(&busy_why) : -1;
   const CgroupCpu after = read_cgroup_cpu(m, version);
   if (!child.started) {
     std::fprintf(stderr, "noisefloor-probe: exec failed: %s\n", child.exec_error.c_str());
@@ -938,6 +986,7 @@ int main(int argc, char** argv) {
   add("cgroup_throttled", delta(before.throttled, after.throttled, why));
   add("cgroup_throttled_ns", delta(before.throttled_ns, after.throttled_ns, why));
   run.run_queue.report(add);
+  add("cpus_busy_ns", delta(busy_before, busy_after, busy_why));
   add("end", "1");
   std::size_t written = 0;
   while (written < block.size()) {

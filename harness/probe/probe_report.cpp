@@ -414,6 +414,10 @@ std::optional<ProbeRun> probe_run(const ProbeReport& report) {
   run.run_queue.reads = static_cast<int>(after_int(report, "sched_reads").value_or(0));
   if (!report.after.count("sched_run_ns")) sched_why = "the probe is older than run-queue accounting";
   run.run_queue.unknown = sched_why;
+  std::string busy_why;
+  if (const auto v = after_int(report, "cpus_busy_ns", &busy_why)) run.run_queue.cpus_busy_seconds = static_cast<double>(*v) / 1e9;
+  if (!report.after.count("cpus_busy_ns")) busy_why = "the probe is older than busy-time accounting";
+  run.run_queue.busy_unknown = busy_why;
   if (const auto noop = report.after.find("noop_ns"); noop != report.after.end()) {
     std::string_view list = noop->second;
     while (!list.empty()) {

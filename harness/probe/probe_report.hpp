@@ -14,7 +14,8 @@
 // wait4, monotonic), user_us, sys_us, maxrss_kib, nvcsw, nivcsw, noop_ns (comma-separated, with
 // --noop-runs), cgroup_usage_ns, cgroup_periods, cgroup_throttled, cgroup_throttled_ns (deltas
 // over the benchmark), sched_run_ns, sched_wait_ns (the benchmark's threads on a CPU and waiting
-// in a run queue, summed from /proc/<pid>/task/<tid>/schedstat), sched_tasks, sched_reads, end=1. A run stopped from outside (a signal to the probe, its watched
+// in a run queue, summed from /proc/<pid>/task/<tid>/schedstat), sched_tasks, sched_reads,
+// cpus_busy_ns (every task's time on the benchmark's CPUs over the run, from /proc/stat), end=1. A run stopped from outside (a signal to the probe, its watched
 // stdin closed) has instead one tagged line: stopped=<why>.
 #pragma once
 

@@ -472,6 +472,8 @@ void to_json(json& j, const RunQueue& v) {
        {"tasks", v.tasks},
        {"reads", v.reads}};
   if (!v.unknown.empty()) j["unknown"] = v.unknown;
+  if (v.cpus_busy_seconds) j["cpus_busy_s"] = *v.cpus_busy_seconds;
+  if (!v.busy_unknown.empty()) j["busy_unknown"] = v.busy_unknown;
 }
 
 void from_json(const json& j, RunQueue& v) {
@@ -481,6 +483,8 @@ void from_json(const json& j, RunQueue& v) {
   v.tasks = model::whole_number<int>(j, "tasks", 0);
   v.reads = model::whole_number<int>(j, "reads", 0);
   v.unknown = j.value("unknown", "");
+  records::read_optional(j, "cpus_busy_s", v.cpus_busy_seconds);
+  v.busy_unknown = j.value("busy_unknown", "");
 }
 
 }  // namespace noisefloor::model

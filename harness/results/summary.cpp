@@ -37,6 +37,7 @@ nlohmann::json summary_document(const analysis::Analysis& a) {
 nlohmann::json cv_document(const analysis::Analysis& a, const std::vector<std::string>& given_paths) {
   json j = {{"schema_version", kCvSchemaVersion}, {"sources", given_paths}, {"table", a.table}};
   j["comparable"] = a.comparable();
+  if (!a.accounting.empty()) j["accounting"] = a.accounting;  // what the labels and starvation rest on
   if (a.judgement) j["claims"] = *a.judgement;
   if (!a.differences.empty()) {
     json differences = json::array();

@@ -30,8 +30,8 @@ nlohmann::json summary_document(const analysis::Analysis& analysis);
 // What `noisefloor cv --format json` prints: {"schema_version": 1, "sources": [the paths as
 // given], "table": analysis::Table, "comparable": Analysis::comparable(), "differences" (merged
 // results whose fingerprints differ: [{"sources": [the first, the other], "field", "values":
-// [the first's, the other's], "moves_benchmarks"}], as compare's JSON has them), "claims" (as
-// summary.json's)}. Its table is summary.json's table.
+// [the first's, the other's], "moves_benchmarks"}], as compare's JSON has them), "accounting" and
+// "claims" (as summary.json's)}. Its table is summary.json's table.
 nlohmann::json cv_document(const analysis::Analysis& analysis, const std::vector<std::string>& given_paths);
 
 }  // namespace noisefloor::results

@@ -1,8 +1,10 @@
-// nf-burn SECONDS [CHILDREN]: a workload whose cost is known by construction. It spins until its
-// own CPU clock (CLOCK_PROCESS_CPUTIME_ID) has counted SECONDS, so its user+system CPU time is
-// SECONDS (plus a few microseconds of start-up) however busy the machine is; its wall time is at
-// least that. With CHILDREN it first starts that many copies of itself, each burning SECONDS, and
-// waits for them: the process tree then costs (CHILDREN + 1) × SECONDS of CPU.
+// nf-burn SECONDS [CHILDREN [CHILD_SECONDS]]: a workload whose cost is known by construction. It
+// spins until its own CPU clock (CLOCK_PROCESS_CPUTIME_ID) has counted SECONDS, so its user+system
+// CPU time is SECONDS (plus a few microseconds of start-up) however busy the machine is; its wall
+// time is at least that. With CHILDREN it first starts that many copies of itself, each burning
+// CHILD_SECONDS (default SECONDS), and waits for them: the process tree then costs
+// SECONDS + CHILDREN × CHILD_SECONDS of CPU. More processes than CPUs for a while, then fewer:
+// its own processes wait for each other, with nothing else running.
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,15 +25,16 @@ double cpu_now() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: nf-burn SECONDS [CHILDREN]\n");
+    std::fprintf(stderr, "usage: nf-burn SECONDS [CHILDREN [CHILD_SECONDS]]\n");
     return 2;
   }
   const double seconds = std::atof(argv[1]);
   const int children = argc > 2 ? std::atoi(argv[2]) : 0;
+  const char* child_seconds = argc > 3 ? argv[3] : argv[1];
   for (int i = 0; i < children; ++i) {
     const pid_t pid = fork();
     if (pid == 0) {
-      execl("/proc/self/exe", argv[0], argv[1], static_cast<char*>(nullptr));
+      execl("/proc/self/exe", argv[0], child_seconds, static_cast<char*>(nullptr));
       _exit(127);
     }
   }

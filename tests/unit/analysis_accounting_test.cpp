@@ -222,4 +222,55 @@ TEST_CASE("accounting: starved is waiting for a CPU the benchmark could have use
   const nlohmann::json j = acc[0];
   CHECK(j["run_queue"]["starved"] == true);
   CHECK(j["run_queue"]["cpus_allowed"] == 1.0);
+  CHECK(j["run_queue"]["beside_s"].is_null());  // no busy time read: the older rule alone
+}
+
+TEST_CASE("accounting: waits with nothing beside the benchmark are its own threads', not starvation") {
+  // The figures of the real captures in tests/data/probe (host-result-*.txt): an invocation with
+  // its CPUs' busy time and its tree's rusage.
+  const auto busy = [](double run, double wait, double wall, std::vector<int> cpus, double rusage, double busy_s) {
+    records::InvocationRecord r = queued(run, wait, wall, std::move(cpus));
+    r.accounting.usage->user_seconds = rusage;
+    r.accounting.run_queue->cpus_busy_seconds = busy_s;
+    return r;
+  };
+  records::RunRecord run;
+  // nf-burn 0.4 with two 0.1 s children on CPUs 0-1, nothing else running: waited 15% of its
+  // runnable time, under the old rule starved; its CPUs were busy 0.61 s, its own 0.604 s.
+  auto own = condition("own");
+  own.runs = {busy(0.603783678, 0.106006169, 0.455562769, {0, 1}, 0.603783, 0.61)};
+  // nf-burn 0.3 beside a busy loop on its CPU: the loop ran 0.3 s beside it.
+  auto loop = condition("loop");
+  loop.runs = {busy(0.301238010, 0.303604333, 0.604867115, {0}, 0.301237, 0.6)};
+  // Three processes beside the loop: the tree's rusage (0.603 s) counts what the threads' last
+  // reads missed (0.554 s), so the loop's 0.207 s is not overstated.
+  auto tree = condition("tree");
+  tree.runs = {busy(0.553888711, 1.660375691, 0.805265856, {0, 1}, 0.603267, 0.81)};
+  tree.runs[0].details.affinity = std::vector<int>{0};
+  // A run whose probe read no busy time for one of two invocations: unknown, the older rule.
+  auto mixed = condition("mixed");
+  mixed.runs = {busy(0.6, 0.1, 0.45, {0, 1}, 0.6, 0.61), queued(0.6, 0.1, 0.45, {0, 1})};
+  run.condition_records = {own, loop, tree, mixed};
+  const auto acc = analysis::accounting_of(run, nullptr);
+  REQUIRE(acc.size() == 4);
+  CHECK(*acc[0].run_queue.waited() == doctest::Approx(0.106006169 / (0.603783678 + 0.106006169)));
+  CHECK(*acc[0].run_queue.beside() == doctest::Approx(0.61 - 0.603783678));
+  CHECK_FALSE(acc[0].run_queue.others_ran());
+  CHECK_FALSE(acc[0].starved());
+  CHECK(*acc[1].run_queue.beside() == doctest::Approx(0.6 - 0.301238010));
+  CHECK(acc[1].starved());
+  CHECK(*acc[2].run_queue.beside() == doctest::Approx(0.81 - 0.603267));
+  CHECK(acc[2].starved());
+  CHECK_FALSE(acc[3].run_queue.beside().has_value());
+  CHECK(acc[3].run_queue.busy_unknown == "not measured");
+  CHECK(acc[3].starved());
+  const auto notes = analysis::accounting_notes(acc);
+  for (const auto& n : notes) CHECK(n.find("own:") != 0);  // nothing beside it: nothing to say
+  CHECK(std::find(notes.begin(), notes.end(),
+                  "loop: STARVED by other work: the benchmark's threads waited for a CPU 50% of the time they were "
+                  "runnable (304 ms waiting, 301 ms on a CPU, over 605 ms of benchmark time, 0.50 of the 1 CPU it "
+                  "may use; other work 299 ms on those CPUs); its numbers measure that work too: bands capped at "
+                  "\"do not trust\", labelled CONTENDED") != notes.end());
+  const nlohmann::json j = acc[1];
+  CHECK(j["run_queue"]["beside_s"].get<double>() == doctest::Approx(0.298762));
 }

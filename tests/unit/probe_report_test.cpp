@@ -385,39 +385,60 @@ TEST_CASE("probe report: a throttled benchmark's block, every figure exact") {
 }
 
 TEST_CASE("probe report: run-queue delay on the host, real captures against known truth") {
-  // nf-burn 0.3 beside a busy loop on its one CPU: half its runnable time in the run queue.
+  // nf-burn 0.3 beside a busy loop on its one CPU: half its runnable time in the run queue, and
+  // its CPU busy for the whole 0.6 s (the loop had the other half).
   const auto starved = probe_run(parse_probe_report(read_probe_file("host-result-starved.txt"), "a1b2c3d4e5f60718"));
   REQUIRE(starved.has_value());
-  CHECK(*starved->run_queue.run_seconds == 302425700 / 1e9);
-  CHECK(*starved->run_queue.wait_seconds == 303389303 / 1e9);
+  CHECK(*starved->run_queue.run_seconds == 301238010 / 1e9);
+  CHECK(*starved->run_queue.wait_seconds == 303604333 / 1e9);
   CHECK(starved->run_queue.tasks == 1);
   CHECK(starved->run_queue.reads == 6);
   CHECK(starved->run_queue.unknown.empty());
-  // Three processes (the burn and two children, found through the tree) beside the loop: 3/4.
+  CHECK(*starved->run_queue.cpus_busy_seconds == 0.6);
+  CHECK(starved->run_queue.busy_unknown.empty());
+  // Three processes (the burn and two children, found through the tree) beside the loop: each
+  // waits 3/4 of the time (four runnable tasks on one CPU; the last part of a child that exited
+  // between two reads is lost, so run 0.554 s is below the tree's rusage of 0.603 s).
   const auto tree = probe_run(parse_probe_report(read_probe_file("host-result-starved-tree.txt"), "b1b2c3d4e5f60718"));
   REQUIRE(tree.has_value());
   CHECK(tree->run_queue.tasks == 3);
-  CHECK(*tree->run_queue.run_seconds == 602596464 / 1e9);
-  CHECK(*tree->run_queue.wait_seconds == 1800807068 / 1e9);
-  // Alone on its CPU: 0.28 ms.
+  CHECK(*tree->run_queue.run_seconds == 553888711 / 1e9);
+  CHECK(*tree->run_queue.wait_seconds == 1660375691 / 1e9);
+  CHECK(*tree->run_queue.cpus_busy_seconds == 0.81);
+  CHECK(tree->usage.cpu_seconds() == doctest::Approx(0.603267));
+  // Alone on its CPU: 0.87 ms.
   const auto quiet = probe_run(parse_probe_report(read_probe_file("host-result-quiet.txt"), "c1b2c3d4e5f60718"));
   REQUIRE(quiet.has_value());
-  CHECK(*quiet->run_queue.wait_seconds == 276126 / 1e9);
+  CHECK(*quiet->run_queue.wait_seconds == 874763 / 1e9);
+  CHECK(*quiet->run_queue.cpus_busy_seconds == 0.3);
+  // Its own processes for each other, nothing else running: nf-burn 0.4 with two children of
+  // 0.1 s on CPUs 0-1 (three tasks on two CPUs for a while) waited 0.106 s, and its CPUs were
+  // busy 0.61 s, its own 0.604 s.
+  const auto own = probe_run(parse_probe_report(read_probe_file("host-result-own-threads.txt"), "d1b2c3d4e5f60718"));
+  REQUIRE(own.has_value());
+  CHECK(*own->run_queue.wait_seconds == 106006169 / 1e9);
+  CHECK(*own->run_queue.run_seconds == 603783678 / 1e9);
+  CHECK(*own->run_queue.cpus_busy_seconds == 0.61);
   // An older probe (no sched keys): unknown, with the reason.
   const auto old = probe_run(parse_probe_report(read_probe_file("v1-result-throttled.txt"), "5f0c2a9d3b7e4c11"));
   REQUIRE(old.has_value());
   CHECK_FALSE(old->run_queue.run_seconds.has_value());
   CHECK(old->run_queue.unknown == "the probe is older than run-queue accounting");
+  CHECK_FALSE(old->run_queue.cpus_busy_seconds.has_value());
+  CHECK(old->run_queue.busy_unknown == "the probe is older than busy-time accounting");
   // A kernel that does not account it.
   std::string text = read_probe_file("host-result-quiet.txt");
-  for (const char* key : {"sched_run_ns=300946989", "sched_wait_ns=276126"}) {
+  for (const char* key : {"sched_run_ns=301002571", "sched_wait_ns=874763", "cpus_busy_ns=300000000"}) {
     const std::string k = key;
+    REQUIRE(text.find(k) != std::string::npos);
     text.replace(text.find(k), k.size(), k.substr(0, k.find('=') + 1) + "unknown (no schedstat)");
   }
   const auto none = probe_run(parse_probe_report(text, "c1b2c3d4e5f60718"));
   REQUIRE(none.has_value());
   CHECK_FALSE(none->run_queue.wait_seconds.has_value());
   CHECK(none->run_queue.unknown == "unknown (no schedstat)");
+  CHECK_FALSE(none->run_queue.cpus_busy_seconds.has_value());
+  CHECK(none->run_queue.busy_unknown == "unknown (no schedstat)");
 }
 
 TEST_CASE("probe report: the no-ops, a signal, an exec failure") {
