@@ -278,6 +278,7 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
                               [](const Difference& d) { return d.moves_benchmarks; });
   t.notes = st.notes;
   t.config_keys = old_side.keys;
+  bool unrecorded = false;  // a compared row with a side that records no load
   t.config_keys.insert(new_side.keys.begin(), new_side.keys.end());
 
   std::vector<std::pair<std::string, std::string>> pairs;
@@ -406,6 +407,7 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
           t.rows.push_back(std::move(r));
           continue;
         }
+        unrecorded = unrecorded || lo == Label::unknown || ln == Label::unknown;
         r.label = lo == Label::unknown || ln == Label::unknown || differ ? Label::unknown : lo;
         r.compared = true;
         r.label_reason = differ ? labels + "; compared because of --allow-different-labels"
@@ -495,9 +497,7 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
                                     config.empty() ? "" : model::config_label(config) + ", ", unit));
   }
 
-  bool unknown = false;
-  for (const auto& r : t.rows) unknown = unknown || (r.compared && r.label == Label::unknown);
-  if (unknown) {
+  if (unrecorded) {
     t.notes.push_back(
         "UNKNOWN label: a side records no load (a go test file has no spinner or load record), so "
         "MEASURED-clean cannot be told from CONTENDED");

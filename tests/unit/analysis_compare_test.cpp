@@ -314,6 +314,16 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   CHECK(text.find("no benchmark compared") != std::string::npos);
   CHECK(text.find("not compared (different labels") != std::string::npos);
   CHECK(json(t)["rows"][0]["label"].is_null());
+  // Compared anyway when asked: the row says why, and no note blames a missing load record.
+  st.allow_different_labels = true;
+  const auto allowed = analysis::compare_samples(make("idle", "BenchmarkA", {1, 2, 3, 4, 5, 6}),
+                                                 make("idle", "BenchmarkA", {2, 3, 4, 5, 6, 7}), st);
+  REQUIRE(allowed.rows.size() == 1);
+  CHECK(allowed.rows[0].compared);
+  CHECK(allowed.rows[0].label_reason ==
+        "old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs); compared because of "
+        "--allow-different-labels");
+  for (const auto& note : allowed.notes) CHECK(note.find("records no load") == std::string::npos);
 }
 
 TEST_CASE("compare: benchmark-moving fingerprint differences mark the table not comparable") {
