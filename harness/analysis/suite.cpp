@@ -115,9 +115,25 @@ std::vector<SuiteLine> suite_lines(const Table& t) {
   return out;
 }
 
+std::vector<const Row*> rows_by_benchmark(const Table& t) {
+  const std::vector<SuiteLine> lines = suite_lines(t);
+  std::vector<std::string> order;
+  const auto key = [](const SuiteLine& l) { return l.config + '\n' + l.variant + '\n' + l.name; };
+  for (const auto& l : lines)
+    if (std::find(order.begin(), order.end(), key(l)) == order.end()) order.push_back(key(l));
+  std::vector<const Row*> out;
+  for (const auto& k : order)
+    for (const auto& l : lines)
+      if (key(l) == k)
+        for (const Row* r : l.cells)
+          if (r != nullptr) out.push_back(r);
+  return out;
+}
+
 bool threads_not_procs(const Table& t) {
-  return !t.rows.empty() &&
-         std::all_of(t.rows.begin(), t.rows.end(), [](const Row& r) { return r.name.find("/threads:") != std::string::npos; });
+  // Google Benchmark names a thread count in the name ("BM_X/threads:2") when one is asked for;
+  // a Go name never has it.
+  return std::any_of(t.rows.begin(), t.rows.end(), [](const Row& r) { return r.name.find("/threads:") != std::string::npos; });
 }
 
 }  // namespace noisefloor::analysis

@@ -41,7 +41,12 @@ struct SuiteLine {
 // Pointers into `table`, which must outlive them.
 std::vector<SuiteLine> suite_lines(const Table& table);
 
-// Whether the table's parallelism is Google Benchmark's thread count rather than GOMAXPROCS.
+// Every row of `table`, a benchmark at a time: its lines (each parallelism, the primary metric
+// first), each line's conditions in table order. For tables sorted by benchmark (markdown, HTML).
+std::vector<const Row*> rows_by_benchmark(const Table& table);
+
+// Whether the table's parallelism is Google Benchmark's thread count rather than GOMAXPROCS: some
+// row's name has "/threads:N".
 bool threads_not_procs(const Table& table);
 
 }  // namespace noisefloor::analysis

@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/suite.hpp"
 #include "model/go_config.hpp"
 
 namespace noisefloor::analysis {
@@ -248,16 +249,12 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
       t.notes.push_back(fmt::format("{} / {}: {}", r.condition, display_name(r), w));
     }
   }
-  // GOMAXPROCS changes GC scheduling: means under different values are not comparable.
+  // GOMAXPROCS changes GC scheduling: means under different values are not comparable. (Google
+  // Benchmark's "/threads:N" instances are benchmarks of their own, told apart on every line.)
   std::set<int> all_procs;
   for (const auto& r : t.rows) all_procs.insert(r.procs.begin(), r.procs.end());
-  if (all_procs.size() > 1) {
-    // Go's -N suffix is GOMAXPROCS; Google Benchmark's "/threads:N" is the thread count.
-    const bool threads = std::all_of(t.rows.begin(), t.rows.end(),
-                                     [](const Row& r) { return r.name.find("/threads:") != std::string::npos; });
-    t.notes.push_back(fmt::format("{} differs between rows ({}): compare CVs, not means",
-                                  threads ? "the thread count" : "GOMAXPROCS", fmt::join(all_procs, ", ")));
-  }
+  if (all_procs.size() > 1 && !threads_not_procs(t))
+    t.notes.push_back(fmt::format("GOMAXPROCS differs between rows ({}): compare CVs, not means", fmt::join(all_procs, ", ")));
   return t;
 }
 

@@ -21,6 +21,7 @@ using analysis::Table;
 namespace {
 
 constexpr std::size_t kNameMax = 44;       // a longer benchmark name takes a line of its own
+constexpr std::size_t kNameMin = 8;        // the name column is never narrower to fit conditions
 constexpr std::size_t kConditionMax = 28;  // in the legend, a longer condition name is shortened with "…"
 
 // The "±" of a cell: benchstat's relative half-width of the median's interval.
@@ -103,33 +104,51 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     gw[c] = std::max({cw[c] + cv_cols + vw[c] + 2 + bw[c], label_w, std::min<std::size_t>(text::width(t.conditions[c]), 16)});
     bw[c] = gw[c] - cw[c] - cv_cols - vw[c] - 2;  // the band column takes what the heading needs more
   }
-  std::size_t name_w = text::width(tidied);
+  std::size_t natural_w = text::width(tidied);  // the name column when there is room for it
   for (const SuiteLine* l : lines) {
     const std::string shown = l->name + (l->variant.empty() ? "" : " [" + l->variant + "]");
-    name_w = std::max(name_w, std::min(text::width(shown), kNameMax));
+    natural_w = std::max(natural_w, std::min(text::width(shown), kNameMax));
   }
-  // Chunks of conditions that fit: name, procs, then " │ group" each.
+  // The widest procs column a chunk can have: none when no line runs at more than 1.
+  std::size_t procs_max = 0;
+  bool some_procs = false;
+  for (const SuiteLine* l : lines) {
+    const std::string p = l->procs_text();
+    procs_max = std::max(procs_max, text::width(p));
+    some_procs = some_procs || (!p.empty() && p != "1");
+  }
+  procs_max = some_procs ? std::max(procs_max, text::width(analysis::threads_not_procs(t) ? "threads" : "procs")) + 2 : 0;
+  // Chunks of conditions that fit beside the narrowest name column allowed (kNameMin; a longer
+  // name then takes a line of its own above its numbers): procs, the closing " │", then
+  // " │ group" each.
+  const std::size_t least_w = std::min(natural_w, std::max(kNameMin, text::width(tidied)));
   std::vector<std::pair<std::size_t, std::size_t>> chunks;  // [first, last)
-  std::size_t procs_max = 0;  // the widest procs column a chunk can have
-  for (const SuiteLine* l : lines) procs_max = std::max(procs_max, text::width(l->procs_text()));
-  if (procs_max > 0) procs_max = std::max(procs_max, text::width("threads")) + 2;
+  std::vector<std::size_t> chunk_name_w;
   {
-    const std::size_t fixed = name_w + procs_max;
-    std::size_t first = 0, used = fixed;
+    const std::size_t fixed = procs_max + 2;
+    std::size_t first = 0, used = fixed + least_w;
+    const auto close = [&](std::size_t last) {
+      std::size_t groups = fixed;
+      for (std::size_t c = first; c < last; ++c) groups += 3 + gw[c];
+      chunks.emplace_back(first, last);
+      chunk_name_w.push_back(width > groups ? std::clamp(width - groups, least_w, natural_w) : least_w);
+    };
     for (std::size_t c = 0; c < conditions; ++c) {
       const std::size_t need = 3 + gw[c];
       if (c > first && used + need > width) {
-        chunks.emplace_back(first, c);
+        close(c);
         first = c;
-        used = fixed;
+        used = fixed + least_w;
       }
       used += need;
     }
-    chunks.emplace_back(first, conditions);
+    close(conditions);
   }
   *chunk_count = chunks.size();
   std::string out;
-  for (const auto& [first, last] : chunks) {
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const auto [first, last] = chunks[k];
+    const std::size_t name_w = chunk_name_w[k];
     // The chunk's parallelism column: shown when some line runs at more than 1.
     std::vector<std::string> procs;
     bool any_procs = false;

@@ -283,6 +283,12 @@ import sys
 lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
 wide = [l for l in lines if len(l) > 80]
 assert not wide, wide
+# The conditions and their labels come first, names whole; then the blocks.
+assert lines[0] == "conditions:", lines[:3]
+legend = lines[1:lines.index("")]
+named = [l for l in legend if not l.startswith("   ")]
+assert len(named) == 3 and all(" MEASURED-clean " in l or " CONTENDED " in l for l in named), legend
+lines = lines[lines.index(""):]
 rows = [l.split()[0] for l in lines if l.split() and l.split()[0].endswith(":idle")]
 # A block per metric that varies (a command's sec/op, cpu-sec/op, ...): the two runs' rows keep
 # two names, whichever blocks they are in.
@@ -300,8 +306,10 @@ expect 0 lab2 -- "$NF" run -q lab2.yaml --results "$WORK/labs"
 lab_two=$(readlink -f "$WORK/labs/lab/latest")
 expect 2 labels -- "$NF" compare "$lab_one" "$lab_two"
 [[ ! -s labels.out ]] || fail "a refused comparison printed a table"
+# Each label with the reading it rests on (the run-queue figure varies from run to run).
+sed -i -E 's/waited for a CPU [0-9.]+% of/waited for a CPU X% of/' labels.err
 same_text labels.err "NOT COMPARABLE: the sides were measured in rooms of different cleanliness:
-  old 'c' is MEASURED-clean, new 'c' is CONTENDED (1 spinner)
+  old 'c' is MEASURED-clean (its threads waited for a CPU X% of the time they were runnable), new 'c' is CONTENDED (1 spinner)
 noisefloor: compare: numbers measured under different labels are not comparable; pass --allow-different-labels to compare them anyway"
 expect 0 labels-allowed -- "$NF" compare --allow-different-labels "$lab_one" "$lab_two"
 contains labels-allowed.out "compared because of --allow-different-labels"

@@ -13,6 +13,7 @@
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
 #include "analysis/history.hpp"
+#include "analysis/suite.hpp"
 #include "analysis/verdict.hpp"
 #include "model/go_config.hpp"
 #include "model/units.hpp"
@@ -169,7 +170,7 @@ TEST_CASE("go test ./...: the same name in two packages is two rows (the issue's
   CHECK(text.find("  do not trust\n") == std::string::npos);  // no row is banded so (the legend names the band)
   // Every format says which package a row is.
   CHECK(render::table_markdown(a.table).find("BenchmarkGet-8 (pkg: b)") != std::string::npos);
-  CHECK(render::table_csv(a.table).find(",pkg: a,false,\n") != std::string::npos);
+  CHECK(render::table_csv(a.table).find(",pkg: a,false,,,false\n") != std::string::npos);
   const auto json = nlohmann::json(a.table);
   CHECK(json["rows"][1]["config"] == nlohmann::json{{"pkg", "b"}});
   // The report: a section of plots per package, never one of both.
@@ -373,6 +374,10 @@ TEST_CASE("table: Google Benchmark's thread count is called so, not GOMAXPROCS")
     samples.push_back(s);
   }
   const auto t = analysis::build_table(samples, {"c"});
-  CHECK(std::find(t.notes.begin(), t.notes.end(), "the thread count differs between rows (1, 2): compare CVs, not means") !=
-        t.notes.end());
+  // Each thread count is an instance of its own, its count on every line: no GOMAXPROCS note.
+  for (const auto& note : t.notes) CHECK(note.find("differs between rows") == std::string::npos);
+  CHECK(analysis::threads_not_procs(t));
+  const std::string text = render::table_text(t);
+  CHECK(text.find("threads") != std::string::npos);
+  CHECK(text.find("GOMAXPROCS") == std::string::npos);
 }
