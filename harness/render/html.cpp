@@ -7,7 +7,9 @@
 #include <map>
 #include <set>
 
+#include "analysis/suite.hpp"
 #include "analysis/verdict.hpp"
+#include "text/units.hpp"
 #include "render/judge.hpp"
 #include "render/svg.hpp"
 #include "render/table.hpp"
@@ -26,16 +28,29 @@ using text::kDash;
 
 std::string escape(std::string_view s) { return text::html_escape(s); }
 
+// A benchmark name escaped, with a line-break opportunity after each '/' and '_' (long suite names
+// wrap there, not mid-word, when a table needs the room).
+std::string breakable(std::string_view name) {
+  std::string out;
+  for (const char c : name) {
+    out += escape(std::string_view(&c, 1));
+    if (c == '/' || c == '_') out += "<wbr>";
+  }
+  return out;
+}
+
 // Small enough to read in one go; print-friendly (no backgrounds needed to read a value).
 constexpr const char* kReportStyle = R"(
 :root{color-scheme:light}
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:0 auto;max-width:1180px;padding:1rem 1.5rem 3rem;color:#1a1a1a;line-height:1.45}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:0 auto;max-width:1560px;padding:1rem 1.5rem 3rem;color:#1a1a1a;line-height:1.45}
 h1{font-size:1.7rem;margin:.2rem 0 .4rem}h2{font-size:1.3rem;margin-top:2.2rem;border-bottom:1px solid #ccc;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .3rem}
 .description{max-width:75ch;margin:.2rem 0 .8rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.5rem 0}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
-nav{font-size:.92rem;margin:.8rem 0}nav a{margin-right:.9rem}
+nav{font-size:.92rem;margin:.8rem 0;display:flex;flex-wrap:wrap;gap:.2rem .9rem}nav a{overflow-wrap:anywhere}
+table.overview td{padding:0}table.overview td a{display:block;padding:.22rem .5rem;color:inherit;text-decoration:none;white-space:nowrap}table.overview td a:hover{outline:2px solid #0072b2}table.overview small{font-weight:400}
+.label{font-size:.78rem;font-weight:600;padding:0 .3rem;border-radius:3px;white-space:nowrap}.label-MEASURED-clean{background:#cde9db}.label-CONTENDED,.label-CONTENDED-PAIRED{background:#f5c6ae}.label-UNKNOWN{background:#e4e4e4}
 table{border-collapse:collapse;font-size:.9rem;margin:.4rem 0}th,td{border:1px solid #c8c8c8;padding:.22rem .5rem;vertical-align:top}th{background:#f2f2f2;text-align:left}
-td.bench{white-space:nowrap}.wide{overflow-x:auto}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.bench{min-width:14ch;overflow-wrap:anywhere}.wide{overflow-x:auto}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .band{font-weight:600;white-space:nowrap}.band-excellent{background:#cde9db}.band-acceptable{background:#d4e8f5}.band-noisy{background:#fbe3b3}.band-do-not-trust{background:#f5c6ae}.band-insufficient{background:#e4e4e4}
 .swatch{vertical-align:-2px;margin-right:.3rem}
 .legend{font-size:.88rem;color:#333;max-width:95ch}.legend dt{font-weight:600;float:left;clear:left;margin-right:.4rem}.legend dd{margin:0 0 .15rem}
@@ -110,18 +125,49 @@ std::string text_of(const json& j) {
 }
 std::string g4(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string(kDash); }
 
-// A benchmark of the plots: its full name and configuration (a go test ./... run's pkg), and
-// its title with the configuration that tells it apart ("BenchmarkGet-8 (pkg: a)").
+// A benchmark of the plots: one primary line of the suite view (analysis/suite.hpp), so a
+// benchmark at GOMAXPROCS 2 in one condition and 1 in another is one section; its variants'
+// lines join it. Its title with the configuration that tells it apart ("BenchmarkGet-8 (pkg: a)").
 struct PlotBenchmark {
-  std::string name, config, title;
-  bool holds(const Row& r) const { return r.name == name && r.config == config; }
+  std::set<const Row*> rows;
+  std::string title;
+  bool holds(const Row& r) const { return rows.count(&r) > 0; }
 };
 
 std::vector<PlotBenchmark> benchmarks_of(const Table& t) {
   std::vector<PlotBenchmark> out;
-  for (const auto& r : t.rows)
-    if (std::none_of(out.begin(), out.end(), [&](const PlotBenchmark& b) { return b.holds(r); }))
-      out.push_back({r.name, r.config, analysis::row_name(r.name, r.config_label)});
+  std::vector<std::string> keys;
+  // A variant's lines join the same benchmark's: the k-th line of a (configuration, name, variant)
+  // goes to the k-th section of the (configuration, name).
+  std::map<std::string, int> seen;
+  for (const analysis::SuiteLine& l : analysis::suite_lines(t)) {
+    if (l.metric != 0) continue;
+    const int k = seen[l.config + '\n' + l.name + '\n' + l.variant]++;
+    const std::string key = l.config + '\n' + l.name + '\n' + std::to_string(k);
+    auto at = std::find(keys.begin(), keys.end(), key);
+    if (at == keys.end()) {
+      const Row* first = nullptr;
+      for (const Row* r : l.cells)
+        if (r != nullptr && first == nullptr) first = r;
+      std::string title;
+      if (l.same_procs()) {
+        title = analysis::row_name(first->name, l.config_label);
+      } else {  // "BenchmarkX (GOMAXPROCS: idle 2, pinned 1)"
+        std::vector<std::string> counts;
+        for (std::size_t c = 0; c < l.cells.size(); ++c)
+          if (l.cells[c] != nullptr && l.cells[c]->procs.size() == 1)
+            counts.push_back(fmt::format("{} {}", t.conditions[c], l.cells[c]->procs.front()));
+        const bool threads = analysis::threads_not_procs(t);
+        title = analysis::row_name(threads ? l.name : first->benchmark, l.config_label) +
+                fmt::format(" ({}: {})", threads ? "threads" : "GOMAXPROCS", fmt::join(counts, ", "));
+      }
+      keys.push_back(key);
+      out.push_back({{}, std::move(title)});
+      at = keys.end() - 1;
+    }
+    for (const Row* r : l.cells)
+      if (r != nullptr) out[static_cast<std::size_t>(at - keys.begin())].rows.insert(r);
+  }
   return out;
 }
 
@@ -181,16 +227,96 @@ std::string header(const Analysis& d, std::string_view generated_by) {
   return out;
 }
 
+// A long suite's benchmarks are reached from the overview, not listed here.
+constexpr std::size_t kNavBenchmarks = 8;
+
 std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks, bool paired, bool run_order) {
   std::string out = "<nav aria-label=\"contents\">";
   if (d.judgement) out += "<a href=\"#claims\">Claims</a>";
+  if (benchmarks.size() > 1) out += "<a href=\"#overview\">Overview</a>";
   out += "<a href=\"#conditions\">Conditions</a>";
-  for (std::size_t i = 0; i < benchmarks.size(); ++i)
-    out += fmt::format("<a href=\"#b{}\">{}</a>", i, escape(benchmarks[i].title));
+  if (benchmarks.size() > kNavBenchmarks)
+    out += fmt::format("<a href=\"#b0\">{} benchmarks (plots)</a>", benchmarks.size());
+  else
+    for (std::size_t i = 0; i < benchmarks.size(); ++i)
+      out += fmt::format("<a href=\"#b{}\">{}</a>", i, escape(benchmarks[i].title));
   if (paired) out += "<a href=\"#paired\">Paired</a>";
   if (run_order) out += "<a href=\"#run-order\">Run order</a>";
   if (d.merged) out += "<a href=\"#differences\">Differences</a>";
   out += "<a href=\"#fingerprint\">Fingerprint</a></nav>\n";
+  return out;
+}
+
+std::string label_badge(const Table& t, const std::string& condition) {
+  const std::string label = t.label_of(condition);
+  const auto it = t.labels.find(condition);
+  const std::string reason = it == t.labels.end() ? "nothing recorded about it" : it->second.reason;
+  return fmt::format("<span class=\"label label-{}\" title=\"{}\">{}</span>", escape(label), escape(reason),
+                     escape(label));
+}
+
+// ---- the overview: benchmark × condition ----
+
+// One line per benchmark (the suite view's primary lines), one column per condition: the median
+// and its ±, the CV and the band, coloured by band; each cell links to its benchmark's plots.
+std::string overview_section(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks,
+                             const std::map<std::string, std::size_t>& styles) {
+  const Table& t = d.table;
+  std::vector<const analysis::SuiteLine*> lines;
+  const std::vector<analysis::SuiteLine> all = analysis::suite_lines(t);
+  for (const auto& l : all)
+    if (l.metric == 0) lines.push_back(&l);
+  if (benchmarks.size() < 2 || lines.empty()) return "";
+  const auto section_of = [&](const Row* r) -> std::optional<std::size_t> {
+    for (std::size_t b = 0; b < benchmarks.size(); ++b)
+      if (benchmarks[b].holds(*r)) return b;
+    return std::nullopt;
+  };
+  const auto [tidied, factor] = text::tidy_unit(lines.front()->unit);
+  std::string out = fmt::format(
+      "<section id=\"overview\">\n<h2>Overview</h2>\n<p class=\"legend\">{} benchmarks × {} conditions: the "
+      "median ± the relative half-width of its 95% interval, the CV and its band. A cell leads to the "
+      "benchmark's plots; a label's reason shows on hover.</p>\n<div class=\"wide\">\n<table class=\"overview\">\n"
+      "<thead><tr><th scope=\"col\">benchmark</th>",
+      lines.size(), t.conditions.size());
+  for (const auto& c : t.conditions)
+    out += fmt::format("<th scope=\"col\">{}{}<br>{}</th>", swatch(styles.at(c)), escape(c), label_badge(t, c));
+  out += "</tr></thead>\n<tbody>\n";
+  for (const analysis::SuiteLine* l : lines) {
+    std::vector<double> values;
+    for (const Row* r : l->cells)
+      if (r != nullptr && r->summary.n > 0) values.push_back(r->summary.median * factor);
+    const std::vector<std::string> scaled = text::scale_values(values, tidied);
+    std::size_t k = 0;
+    const std::string name = l->name + (l->variant.empty() ? "" : " [" + l->variant + "]") +
+                             (l->config_label.empty() ? "" : " (" + l->config_label + ")");
+    out += fmt::format("<tr><th scope=\"row\" class=\"bench\">{}</th>", escape(name));
+    for (const Row* r : l->cells) {
+      if (r == nullptr) {
+        out += "<td></td>";
+        continue;
+      }
+      const auto b = section_of(r);
+      const std::string band(stats::to_string(r->summary.band));
+      const std::string centre = r->summary.n == 0 ? std::string(kDash) : scaled[k++];
+      std::string pct;
+      if (r->summary.n > 0) {
+        if (!r->summary.median_ci) pct = " ± ∞";
+        else if (r->summary.median_rel_halfwidth) pct = fmt::format(" ± {:.1f}%", 100 * *r->summary.median_rel_halfwidth);
+      }
+      const std::string procs = l->same_procs() || r->procs.size() != 1
+                                    ? ""
+                                    : fmt::format(" · {} {}", analysis::threads_not_procs(t) ? "threads" : "procs",
+                                                  r->procs.front());
+      out += fmt::format("<td class=\"{}\"><a href=\"#b{}\">{}{}<br><small>CV {}% · {}{}{}</small></a></td>",
+                         band_class(band), b.value_or(0), escape(centre), escape(pct), opt(r->summary.cv_pct),
+                         escape(band), r->starved ? " · starved" : "", escape(procs));
+    }
+    out += "</tr>\n";
+  }
+  out += fmt::format("</tbody>\n</table>\n</div>\n<p class=\"legend\">Values in {} (the primary metric, scaled as "
+                     "benchstat scales it).</p>\n</section>\n",
+                     escape(tidied));
   return out;
 }
 
@@ -199,7 +325,7 @@ std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks,
 std::string conditions_section(const Analysis& d, const std::map<std::string, std::size_t>& styles) {
   const Table& t = d.table;
   std::string out = "<section id=\"conditions\">\n<h2>Conditions</h2>\n";
-  const std::vector<const analysis::Row*> rows = analysis::all_rows(t);
+  const std::vector<const analysis::Row*> rows = analysis::rows_by_benchmark(t);
   std::set<std::string> units;
   for (const auto* r : rows) units.insert(r->unit);
   const std::string unit = units.size() == 1 ? " " + *units.begin() : "";
@@ -220,16 +346,16 @@ std::string conditions_section(const Analysis& d, const std::map<std::string, st
     if (units.size() > 1) mean += " " + r.unit;
     const std::string band(stats::to_string(s.band));
     out += fmt::format(
-        "<tr data-condition=\"{0}\"><th scope=\"row\">{1}{0}</th><td class=\"bench\">{2}</td><td "
+        "<tr data-condition=\"{0}\"><th scope=\"row\">{1}{0} {14}</th><td class=\"bench\">{2}</td><td "
         "class=\"num\">{3}</td>"
         "<td class=\"num\">{4}</td><td class=\"num\">{5}</td><td class=\"num\">{6}</td><td "
         "class=\"num\">{7}</td>"
         "<td class=\"num\">{8}</td><td class=\"num\">{9}</td><td class=\"num\">{10}</td>"
         "<td class=\"{11}\">{12}</td><td>{13}</td></tr>\n",
-        escape(r.condition), swatch(styles.at(r.condition)), escape(bench), s.n, escape(mean),
+        escape(r.condition), swatch(styles.at(r.condition)), breakable(bench), s.n, escape(mean),
         s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), escape(row_center_text(r)),
         format_value(s.min), format_value(s.max), opt(s.rcv_pct), band_class(band), escape(band),
-        flags_html(r));
+        flags_html(r), label_badge(t, r.condition));
   }
   out += "</tbody>\n</table>\n</div>\n";
   out += R"(<dl class="legend">
@@ -695,6 +821,7 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
   }
   // What the replay set out to show comes first: the claims' verdicts, the publication beside.
   if (d.judgement) out += judgement_html(*d.judgement, d.table.rows.empty() ? "" : d.table.rows.front().unit);
+  out += overview_section(d, benchmarks, styles);
   out += conditions_section(d, styles);
   for (std::size_t b = 0; b < benchmarks.size(); ++b) out += benchmark_section(d, benchmarks[b], b, styles);
   out += paired;

@@ -76,13 +76,19 @@ std::string median_ci_text(const stats::Summary& s) {
 }
 
 std::string table_markdown(const Table& t) {
-  const std::vector<const Row*> rows = analysis::all_rows(t);
+  const std::vector<const Row*> rows = analysis::rows_by_benchmark(t);
   std::set<std::string> units;
   for (const Row* r : rows) units.insert(r->unit);
   const std::string unit = units.size() == 1 ? " " + *units.begin() : "";
-  const std::vector<std::string> head = {"condition", "benchmark", "n", "mean" + unit, "stddev", "CV%",
-                                         "median ± 95% CI", "min", "max", "rCV%", "band", "flags"};
-  const std::vector<bool> right = {false, false, true, true, true, true, true, true, true, true, false, false};
+  // The label column when the conditions have labels (a go test file has none).
+  const bool labelled = !t.labels.empty();
+  std::vector<std::string> head = {"condition", "benchmark", "n", "mean" + unit, "stddev", "CV%",
+                                   "median ± 95% CI", "min", "max", "rCV%", "band", "flags"};
+  std::vector<bool> right = {false, false, true, true, true, true, true, true, true, true, false, false};
+  if (labelled) {
+    head.insert(head.begin() + 1, "label");
+    right.insert(right.begin() + 1, false);
+  }
   std::vector<std::vector<std::string>> cells;
   for (const Row* rp : rows) {
     const Row& r = *rp;
@@ -92,13 +98,24 @@ std::string table_markdown(const Table& t) {
                      format_value(s.min), format_value(s.max), opt(s.rcv_pct),
                      std::string(stats::to_string(s.band)), flags_text(r)});
     if (units.size() > 1) cells.back()[3] += " " + r.unit;
+    if (labelled) cells.back().insert(cells.back().begin() + 1, t.label_of(r.condition));
   }
   std::vector<std::size_t> w(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) {
     w[c] = std::max<std::size_t>(text::width(head[c]), 3);
     for (const auto& row : cells) w[c] = std::max(w[c], text::width(row[c]));
   }
-  std::string out = "|";
+  std::string out;
+  if (labelled) {
+    out += "Labels (how clean each condition's room was, from what was measured over it):\n\n";
+    for (const auto& c : t.conditions) {
+      const auto it = t.labels.find(c);
+      out += "- " + text::markdown_cell(c) + ": " + t.label_of(c) +
+             (it == t.labels.end() || it->second.reason.empty() ? "" : " (" + it->second.reason + ")") + "\n";
+    }
+    out += "\n";
+  }
+  out += "|";
   for (std::size_t c = 0; c < head.size(); ++c) out += " " + pad(head[c], w[c], right[c]) + " |";
   out += "\n|";
   for (std::size_t c = 0; c < head.size(); ++c)
@@ -323,21 +340,22 @@ std::string table_text(const Table& t, std::size_t width) {
 std::string table_csv(const Table& t) {
   std::string out =
       "condition,benchmark,unit,n,mean,stddev,cv_pct,median,median_ci_lo,median_ci_hi,min,max,mad,"
-      "rcv_pct,q1,q3,band,outliers,drift,shape,warmup_discarded,config,exact,mode\n";
+      "rcv_pct,q1,q3,band,outliers,drift,shape,warmup_discarded,config,exact,mode,label,starved\n";
   const auto num = text::shortest;
   const auto onum = [](const std::optional<double>& v) { return v ? text::shortest(*v) : std::string(); };
   for (const Row* rp : analysis::all_rows(t)) {
     const Row& r = *rp;
     const auto& s = r.summary;
     const int outliers = analysis::flags_of(r).outliers;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text::csv_field(r.condition),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text::csv_field(r.condition),
                        text::csv_field(analysis::display_name(r)), text::csv_field(r.unit), s.n, num(s.mean), onum(s.stddev),
                        onum(s.cv_pct), num(s.median), s.median_ci ? num(s.median_ci->lo) : "",
                        s.median_ci ? num(s.median_ci->hi) : "", num(s.min), num(s.max), num(s.mad),
                        onum(s.rcv_pct), num(s.q1), num(s.q3), stats::to_string(s.band), outliers,
                        s.drift ? "true" : "false", s.shape ? "true" : "false", r.warmup_discarded,
                        text::csv_field(model::config_label(r.config)), r.exact ? "true" : "false",
-                       r.exact ? num(r.mode) : "");
+                       r.exact ? num(r.mode) : "", t.labels.empty() ? "" : t.label_of(r.condition),
+                       r.starved ? "true" : "false");
   }
   return out;
 }

@@ -142,6 +142,9 @@ for r in json_rows:
     check(f"{what} outliers", sum(1 for o in s["outliers"] if o != "none"), e["outliers"])
 
 md = open(os.path.join(GOLDEN, "export.markdown")).read()
+# Cells by their heading, wherever the columns are.
+md_head = next([c.strip() for c in l.strip("|").split("|")] for l in md.splitlines() if l.startswith("| condition |"))
+md_cols = ["condition", "benchmark", "n", "mean", "stddev", "CV%", "median ± 95% CI", "min", "max", "rCV%", "band"]
 for key in order:
     e = expected[key]
     name = key[1]
@@ -155,8 +158,11 @@ for key in order:
              opt(e["cv_pct"]), center, format_value(e["min"]), format_value(e["max"]), opt(e["rcv_pct"]), e["band"]]
     line = next((l for l in md.splitlines() if l.startswith(f"| {key[0]} ") and f" {name} " in l and f" {key[2]} " in l),
                 None)
-    got = [c.strip() for c in line.strip("|").split("|")][:11] if line else None
-    check(f"export.markdown {key}", got, cells)
+    got = dict(zip(md_head, [c.strip() for c in line.strip("|").split("|")])) if line else {}
+    check(f"export.markdown {key}", [got.get(c) for c in md_cols], cells)
+    # Every row says its condition's label (what it rests on is listed above the table).
+    check(f"export.markdown {key} label", got.get("label") in ("MEASURED-clean", "CONTENDED", "CONTENDED-PAIRED", "UNKNOWN"),
+          True)
 
 summary_text = open(os.path.join(GOLDEN, "export.summary")).read()
 for key in order:

@@ -86,18 +86,32 @@ marks() {  # marks KIND BENCHMARK: data-sample elements in that plot
     inside { n++ }
     END { print plots + 0, n + 0 }'
 }
-# Benchmarks are keyed by their full name (with the GOMAXPROCS suffix): idle and noisy ran the
-# -2 names, pinned (one CPU) the unsuffixed ones: 4 benchmarks.
-benchmarks=$(sed -E 's/.*"name":"([^"]*)".*/\1/' "$src/samples.jsonl" | sort -u)
-[[ $(echo "$benchmarks" | wc -l) -eq 4 ]] || fail "expected 4 benchmark names in the fixture"
+# idle and noisy ran the -2 names, pinned (one CPU) the unsuffixed ones: the same two benchmarks,
+# each one section whose plots hold all three conditions, the counts in its title.
+benchmarks=$(sed -E 's/.*"benchmark":"([^"]*)".*/\1/' "$src/samples.jsonl" | sort -u)
+[[ $(echo "$benchmarks" | wc -l) -eq 2 ]] || fail "expected 2 benchmarks in the fixture"
 for b in $benchmarks; do
-  want=$(grep -c "\"name\":\"$b\"" "$src/samples.jsonl")
+  want=$(grep -c "\"benchmark\":\"$b\"" "$src/samples.jsonl")
   for kind in strip run-order; do
-    read -r plots got < <(marks "$kind" "$b")
+    read -r plots got < <(marks "$kind" "$b (GOMAXPROCS: idle 2, noisy 2, pinned 1)")
     [[ $plots -eq 1 ]] || fail "$kind plot of $b: found $plots plots, expected 1"
     [[ $got -eq $want ]] || fail "$kind plot of $b: $got marks, expected one per sample ($want)"
   done
 done
+# The overview: a line per benchmark, a cell per condition, each cell a link to its plots.
+python3 - dom.html <<'PY' || fail "the overview grid"
+import re, sys
+dom = open(sys.argv[1]).read()
+start = dom.index('<table class="overview">')
+grid = dom[start:dom.index("</table>", start)]
+rows = re.findall(r"<tr><th scope=\"row\" class=\"bench\">([^<]*)</th>(.*?)</tr>", grid)
+assert [r[0] for r in rows] == ["MakeBuffer_Correct", "MakeBuffer_DCE"], rows
+for i, (_, cells) in enumerate(rows):
+    links = re.findall(r'<td class="band band-[a-z-]+"><a href="#b(\d+)">', cells)
+    assert links == [str(i)] * 3, (i, links)
+assert grid.count('class="label label-CONTENDED"') == 3, "a label per condition"
+assert dom.index('<section id="overview">') < dom.index('<section id="conditions">')
+PY
 (($(grep -o 'role="img"' dom.html | wc -l) >= 4)) || fail "plots lack role=img"
 contains dom.html '<desc id="p0s-d">'
 

@@ -110,16 +110,17 @@ TEST_CASE(
 
 TEST_CASE("render html: per benchmark a strip plot and a run-order plot with one mark per sample") {
   const std::string html = page(data_of({load_small()}));
-  // Rows are keyed by full name: idle and noisy ran BenchmarkX-2 (GOMAXPROCS 2), pinned to one CPU
-  // ran BenchmarkX (GOMAXPROCS 1): four benchmarks, each with its own plots.
-  CHECK(html.find("<h2>BenchmarkMakeBuffer_Correct-2 <small>") != std::string::npos);
-  CHECK(html.find("<h2>BenchmarkMakeBuffer_Correct <small>") != std::string::npos);
+  // idle and noisy ran BenchmarkX-2 (GOMAXPROCS 2), pinned to one CPU ran BenchmarkX (GOMAXPROCS
+  // 1): one benchmark in three conditions, the counts in its title, one set of plots each.
+  CHECK(html.find("<h2>BenchmarkMakeBuffer_Correct (GOMAXPROCS: idle 2, noisy 2, pinned 1) <small>") !=
+        std::string::npos);
+  CHECK(html.find("<h2>BenchmarkMakeBuffer_DCE (GOMAXPROCS: idle 2, noisy 2, pinned 1) <small>") != std::string::npos);
   for (const char* kind : {"data-plot=\"strip\"", "data-plot=\"run-order\""}) {
     const auto plots = svgs_with(html, kind);
-    REQUIRE(plots.size() == 4);
+    REQUIRE(plots.size() == 2);
     for (std::size_t i = 0; i < plots.size(); ++i) {
       const auto& p = plots[i];
-      const int conditions = i < 2 ? 2 : 1;  // -2: idle and noisy; no suffix: pinned
+      const int conditions = 3;
       CHECK(count(p, "data-sample=") == 9 * conditions);  // 8 kept + 1 warm-up each
       CHECK(count(p, "data-warmup=\"true\"") == conditions);
       CHECK(count(p, "data-median=") == conditions);
@@ -133,7 +134,7 @@ TEST_CASE("render html: per benchmark a strip plot and a run-order plot with one
   CHECK(html.find("<title>idle #0: 52.86 ns/op (warm-up, not in the statistics)</title>") !=
         std::string::npos);
   CHECK(html.find("<td class=\"num warm\">52.86 (warm-up)</td>") != std::string::npos);
-  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-ci=") == 2);
+  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-ci=") == 3);
 }
 
 TEST_CASE("render html: a paired design's variants get one series each (condition colour, variant shape)") {
@@ -145,9 +146,9 @@ TEST_CASE("render html: a paired design's variants get one series each (conditio
   const std::string html = page(data_of({s}));
   for (const char* kind : {"data-plot=\"strip\"", "data-plot=\"run-order\""}) {
     const auto plots = svgs_with(html, kind);
-    REQUIRE(plots.size() == 4);
-    CHECK(count(plots[0], "data-sample=") == 18);
-    CHECK(count(plots[0], "data-median=") == 3);  // idle · old, idle · new, noisy
+    REQUIRE(plots.size() == 2);
+    CHECK(count(plots[0], "data-sample=") == 27);
+    CHECK(count(plots[0], "data-median=") == 4);  // idle · old, idle · new, noisy, pinned
     CHECK(count(plots[0], "data-sample=\"idle/old#") == 5);
     CHECK(count(plots[0], "data-sample=\"idle/new#") == 4);
     CHECK(plots[0].find(">idle · old</text>") != std::string::npos);
@@ -242,7 +243,7 @@ TEST_CASE("render html: merged results show differences and say not comparable u
             "<tr class=\"moves\"><td>toolchain.go.version</td><td>go1.19.8</td><td>go1.22.0</td><td>b</td>"
             "<td>⚠ yes</td></tr>") != std::string::npos);
   CHECK(count(html, "<summary>Fingerprint of ") == 2);
-  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-sample=") == 36);  // a and b: idle, noisy
+  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-sample=") == 54);  // a and b: idle, noisy, pinned
   const std::string allowed = page(data_of({a, b}, true));
   CHECK(allowed.find("Not comparable") == std::string::npos);
   CHECK(allowed.find("Compared anyway (--allow-different-hosts)") != std::string::npos);
