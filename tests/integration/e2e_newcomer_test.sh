@@ -299,8 +299,16 @@ PY
 tiny lab1.yaml lab "" "" 3 "  - name: c"
 tiny lab2.yaml lab "" "" 3 "  - name: c
     spinners: 1"
-expect 0 lab1 -- "$NF" run -q lab1.yaml --results "$WORK/labs"
-lab_one=$(readlink -f "$WORK/labs/lab/latest")
+# The idle side must be measured clean: on a shared machine other work can starve even a sleep
+# (its wake-ups wait), and then it is rightly CONTENDED; a quiet moment is waited for (3 tries).
+for try in 1 2 3; do
+  expect 0 lab1 -- "$NF" run -q lab1.yaml --results "$WORK/labs"
+  lab_one=$(readlink -f "$WORK/labs/lab/latest")
+  "$NF" cv --format json "$lab_one" >lab1.json
+  python3 -c 'import json, sys; sys.exit(json.load(open("lab1.json"))["table"]["labels"]["c"]["label"] != "MEASURED-clean")' && break
+  [[ $try -lt 3 ]] || fail "the idle side was CONTENDED in 3 runs: the machine is too busy ($(python3 -c 'import json; print(json.load(open("lab1.json"))["table"]["labels"]["c"]["reason"])'))"
+  sleep 2
+done
 sleep 1
 expect 0 lab2 -- "$NF" run -q lab2.yaml --results "$WORK/labs"
 lab_two=$(readlink -f "$WORK/labs/lab/latest")

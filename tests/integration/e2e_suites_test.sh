@@ -222,17 +222,35 @@ assert acc["quiet"]["waited"] < 0.10 and acc["quiet"]["starved"] is False, acc["
 assert t["labels"]["quiet"]["label"] == "MEASURED-clean", t["labels"]["quiet"]
 assert "starved" not in rows["quiet"]
 PY
-# The same experiment with nothing beside it: every condition clean; two such runs compare.
-sleep 1
-"$NF" run burn.yaml --results "$WORK/results" >calm.md 2>calm.err || { cat calm.err; fail "run without the busy loop"; }
-calm="$(readlink -f "$WORK/results/burn/latest")"
-sleep 1
-"$NF" run burn.yaml --results "$WORK/results" >calm2.md 2>calm2.err || { cat calm2.err; fail "second calm run"; }
-calm2="$(readlink -f "$WORK/results/burn/latest")"
-"$NF" cv --format json "$calm" | python3 -c '
+# The same experiment with nothing beside it: every condition clean; two such runs compare. On a
+# shared machine other work may starve a condition of a calm run too, and then it must say so with
+# the work that ran beside it; a quiet moment is waited for (3 tries per run).
+calm_run() {  # calm_run OUT: the directory of a run whose every label is MEASURED-clean
+  local try dir
+  for try in 1 2 3; do
+    sleep 1
+    "$NF" run burn.yaml --results "$WORK/results" >calm.md 2>calm.err || { cat calm.err; fail "run without the busy loop"; }
+    dir="$(readlink -f "$WORK/results/burn/latest")"
+    "$NF" cv --format json "$dir" >calm.json
+    python3 - calm.json <<'PY' || fail "a calm run's CONTENDED label without other work beside it"
 import json, sys
-labels = json.load(sys.stdin)["table"]["labels"]
-assert all(l["label"] == "MEASURED-clean" for l in labels.values()), labels' || fail "calm run: every label MEASURED-clean"
+d = json.load(open(sys.argv[1]))
+acc = {a["condition"]: a["run_queue"] for a in d["accounting"]}
+for c, l in d["table"]["labels"].items():
+    if l["label"] != "MEASURED-clean":
+        q = acc[c]
+        print(f"calm run, {c}: {l['label']} ({l['reason']}): other work {q['beside_s']:.3f} s over {q['wall_s']:.3f} s")
+        assert l["reason"].startswith("starved: ") and q["beside_s"] >= 0.05 * q["wall_s"], (l, q)
+PY
+    if python3 -c 'import json, sys; sys.exit(any(l["label"] != "MEASURED-clean" for l in json.load(open("calm.json"))["table"]["labels"].values()))'; then
+      eval "$1=\$dir"
+      return
+    fi
+  done
+  fail "no calm run in 3 tries: the machine is too busy"
+}
+calm_run calm
+calm_run calm2
 # Its own processes waiting for each other, nothing else running: three of them on two CPUs for a
 # while (nf-burn 0.4 with two 0.1 s children). They wait (15% of their runnable time when captured,
 # tests/data/probe/host-result-own-threads.txt), but nothing ran beside them: not starved.
