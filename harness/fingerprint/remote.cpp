@@ -46,12 +46,21 @@ std::string text_of(const json& j, const char* key) {
 FactTree remote_host_facts(const std::map<std::string, std::string>& files, const std::vector<std::string>& dirs,
                            const json& info) {
   const TempTree tree;
+  // The paths come from another machine: probe::parse_fact_dump let through plain paths under
+  // /proc and /sys only. Each is checked again to land inside the tree before anything is made.
+  const auto inside = [&](const std::string& path) {
+    const fs::path target = files::under(tree.root(), path).lexically_normal();
+    const fs::path rel = target.lexically_relative(tree.root());
+    if (rel.empty() || *rel.begin() == "..")
+      throw ParseError(fmt::format("the fingerprint probe named a path outside its tree: {}", path));
+    return target;
+  };
   for (const auto& d : dirs) {
     std::error_code ec;
-    fs::create_directories(files::under(tree.root(), d), ec);
+    fs::create_directories(inside(d), ec);
   }
   for (const auto& [path, content] : files) {
-    const fs::path target = files::under(tree.root(), path);
+    const fs::path target = inside(path);
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
     files::write_atomic(target, content);

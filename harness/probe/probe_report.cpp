@@ -8,6 +8,7 @@
 
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::probe {
 namespace {
@@ -559,18 +560,49 @@ Verification verify_limits(const model::ContainerSpec& asked, const Effective& e
   return out;
 }
 
+namespace {
+
+// A path of the machine's facts as nf-probe --facts reads them: absolute, under /proc or /sys,
+// every component a plain name (no "", ".", ".."), printable ASCII, bounded. Whatever else a
+// doctored output holds (a path meant to climb out of the tree it is laid out in) is refused.
+std::optional<std::string> fact_path_problem(std::string_view path) {
+  if (path.size() > kFactPathLimit) return "a path longer than 4096 bytes";
+  if (!path.starts_with("/proc/") && !path.starts_with("/sys/")) return "a path outside /proc and /sys";
+  for (const char c : path)
+    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e)
+      return "a path with a space, a control or a non-ASCII byte";
+  std::string_view rest = path.substr(1);
+  while (true) {
+    const std::size_t slash = rest.find('/');
+    const std::string_view part = rest.substr(0, slash);
+    if (part.empty() || part == "." || part == "..") return "a path with an empty, '.' or '..' component";
+    if (slash == std::string_view::npos) break;
+    rest.remove_prefix(slash + 1);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 FactDump parse_fact_dump(std::string_view out) {
   FactDump dump;
   std::size_t at = 0;
   const auto fail = [&](std::string_view why) {
     return ParseError(fmt::format("the fingerprint probe's output is malformed at byte {}: {}", at, why));
   };
+  if (out.size() > kFactDumpLimit) throw fail("more than 17 MiB (the probe sends at most 16 MiB of files)");
+  std::size_t entries = 0;
+  const auto checked = [&](std::string_view path) {
+    if (const auto problem = fact_path_problem(path)) throw fail(fmt::format("{}: {}", *problem, text::quote(path)));
+    if (++entries > kFactEntryLimit) throw fail("more than 100000 files and directories");
+    return std::string(path);
+  };
   while (at < out.size()) {
     const std::size_t eol = out.find('\n', at);
     if (eol == std::string_view::npos) throw fail("an unterminated line");
     const std::string_view line = out.substr(at, eol - at);
     if (line.starts_with("dir /")) {
-      dump.dirs.emplace_back(line.substr(4));
+      dump.dirs.push_back(checked(line.substr(4)));
       at = eol + 1;
       continue;
     }
@@ -584,7 +616,8 @@ FactDump parse_fact_dump(std::string_view out) {
       if (c < '0' || c > '9') throw fail("a bad file size");
       size = size * 10 + static_cast<std::size_t>(c - '0');
     }
-    const std::string path(line.substr(5, space - 5));
+    const std::string path = checked(line.substr(5, space - 5));
+    if (size > kFactFileLimit) throw fail(fmt::format("{} is larger than 256 KiB (the probe sends no larger file)", path));
     if (size > out.size() - (eol + 1) || out.size() - (eol + 1) - size < 1 || out[eol + 1 + size] != '\n')
       throw fail(fmt::format("the content of {} is cut short", path));
     dump.files[path] = std::string(out.substr(eol + 1, size));

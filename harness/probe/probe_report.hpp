@@ -108,7 +108,15 @@ Verification verify_limits(const model::ContainerSpec& asked, const Effective& e
                            const Effective& inside);
 
 // What `nf-probe --facts` printed: the files of the machine a host fingerprint reads, by absolute
-// path, and the directories it listed. Throws ParseError on output that is not that framing.
+// path, and the directories it listed. Throws ParseError on output that is not that framing, and
+// on anything the probe never sends, since the output comes from another machine's engine and is
+// laid out as files here: a path not under /proc or /sys, with an empty, "." or ".." component,
+// a byte outside printable ASCII, longer than kFactPathLimit; a file over kFactFileLimit, more
+// than kFactEntryLimit entries or kFactDumpLimit bytes in all.
+inline constexpr std::size_t kFactPathLimit = 4096;
+inline constexpr std::size_t kFactFileLimit = 256 * 1024;
+inline constexpr std::size_t kFactEntryLimit = 100000;
+inline constexpr std::size_t kFactDumpLimit = 17 * 1024 * 1024;
 struct FactDump {
   std::map<std::string, std::string> files;
   std::vector<std::string> dirs;

@@ -272,7 +272,13 @@ std::string quote(std::string_view s) {
       out += "…";
       break;
     }
-    out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : std::string(1, c);
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t')
+      out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+    else if (u < 0x20 || u == 0x7f)  // a control character (ESC starts a terminal's escape sequences)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
   }
   return out + "\"";
 }

@@ -492,11 +492,52 @@ TEST_CASE("probe facts: the framing of nf-probe --facts, read back exactly") {
   CHECK(dump.dirs == std::vector<std::string>{"/sys/devices/system/cpu"});
   CHECK(parse_fact_dump("").files.empty());
   // content with newlines and a "file" look-alike inside is taken by its length
-  CHECK(parse_fact_dump("file /a 10\nfile /b 1\n\n").files.at("/a") == "file /b 1\n");
-  CHECK_THROWS_WITH(parse_fact_dump("file /a 5\nabc\n"),
-                    "the fingerprint probe's output is malformed at byte 0: the content of /a is cut short");
+  CHECK(parse_fact_dump("file /proc/a 15\nfile /proc/b 1\n\n").files.at("/proc/a") == "file /proc/b 1\n");
+  CHECK_THROWS_WITH(parse_fact_dump("file /proc/a 5\nabc\n"),
+                    "the fingerprint probe's output is malformed at byte 0: the content of /proc/a is cut short");
   CHECK_THROWS_WITH(parse_fact_dump("junk\n"),
                     "the fingerprint probe's output is malformed at byte 0: expected `file <path> <size>` or `dir <path>`");
   CHECK_THROWS_WITH(parse_fact_dump("file /a x\n"), "the fingerprint probe's output is malformed at byte 0: a bad file size");
   CHECK_THROWS_WITH(parse_fact_dump("dir /a"), "the fingerprint probe's output is malformed at byte 0: an unterminated line");
+}
+
+TEST_CASE("probe facts: a doctored dump cannot name a path outside /proc and /sys or climb out") {
+  // The output comes from another machine's engine and is laid out as files here: the issue's
+  // proxy appended one such line and noisefloor wrote outside its temporary tree, as root.
+  using noisefloor::probe::parse_fact_dump;
+  const std::string good = "file /proc/loadavg 4\n0.5\n\n";
+  const auto refused = [&](const std::string& extra) {
+    try {
+      parse_fact_dump(good + extra);
+    } catch (const ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string at = "the fingerprint probe's output is malformed at byte 26: ";
+  CHECK(refused("file /proc/../../tmp/pwned 3\nabc\n") ==
+        at + "a path with an empty, '.' or '..' component: \"/proc/../../tmp/pwned\"");
+  CHECK(refused("dir /sys/../../etc/cron.d\n") ==
+        at + "a path with an empty, '.' or '..' component: \"/sys/../../etc/cron.d\"");
+  CHECK(refused("file /etc/passwd 1\nx\n") == at + "a path outside /proc and /sys: \"/etc/passwd\"");
+  CHECK(refused("file /root/.ssh/authorized_keys 1\nx\n") ==
+        at + "a path outside /proc and /sys: \"/root/.ssh/authorized_keys\"");
+  CHECK(refused("file /proc//x 1\nx\n") == at + "a path with an empty, '.' or '..' component: \"/proc//x\"");
+  CHECK(refused("file /proc/./x 1\nx\n") == at + "a path with an empty, '.' or '..' component: \"/proc/./x\"");
+  CHECK(refused("file /proc/x/ 1\nx\n") == at + "a path with an empty, '.' or '..' component: \"/proc/x/\"");
+  CHECK(refused("file /proc/a\x1b]52;c;aGk=\x07 1\nx\n") ==
+        at + "a path with a space, a control or a non-ASCII byte: \"/proc/a\\x1b]52;c;aGk=\\x07\"");
+  CHECK(refused("file /proc/" + std::string(5000, 'a') + " 1\nx\n").starts_with(at + "a path longer than 4096 bytes: \"/proc/aaa"));
+  CHECK(refused("file /proc/big 262145\n" + std::string(262145, 'x') + "\n") ==
+        at + "/proc/big is larger than 256 KiB (the probe sends no larger file)");
+  std::string many;
+  for (int i = 0; i <= 100000; ++i) many += "dir /sys/d" + std::to_string(i) + "\n";
+  CHECK(refused(many).find("more than 100000 files and directories") != std::string::npos);
+  CHECK_THROWS_WITH(parse_fact_dump(std::string(17 * 1024 * 1024 + 1, '\n')),
+                    "the fingerprint probe's output is malformed at byte 0: more than 17 MiB (the probe sends at most "
+                    "16 MiB of files)");
+  // What the probe does send passes: deep sysfs paths, names with ':' ',' '-' '_'.
+  CHECK(parse_fact_dump(good + "file /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 12\nperformance\n\n"
+                               "dir /sys/devices/system/node/node0\nfile /sys/class/power_supply/AC:1,x-y_z/online 2\n1\n\n")
+            .files.size() == 3);
 }
