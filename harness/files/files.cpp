@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "model/errors.hpp"
@@ -59,6 +60,88 @@ std::string read(const fs::path& path) {
                              error == ENOENT ? "no such file" : error == EISDIR ? "is a directory" : std::strerror(error)));
 }
 
+namespace {
+
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
+
+// The process's umask, read without changing it (/proc/self/status, Linux 4.7+), else by the
+// classic set-and-restore once.
+mode_t process_umask() {
+  static const mode_t mask = [] {
+    int error = 0;
+    const std::string status = read_or_errno("/proc/self/status", error);
+    const auto at = status.find("\nUmask:");
+    if (error == 0 && at != std::string::npos) return static_cast<mode_t>(std::strtoul(status.c_str() + at + 7, nullptr, 8));
+    const mode_t m = ::umask(022);
+    ::umask(m);
+    return m;
+  }();
+  return mask;
+}
+
+std::string bytes_text(std::uintmax_t n) {
+  if (n >= (1ULL << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1ULL << 30));
+  if (n >= (1ULL << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(n) / (1ULL << 20));
+  return fmt::format("{} bytes", n);
+}
+
+}  // namespace
+
+std::string read_regular(const fs::path& path, std::uintmax_t limit, std::string_view what) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    const int err = errno;
+    throw InputError(fmt::format("{}: cannot read: {}", path.string(), err == ENOENT ? "no such file" : std::strerror(err)));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(err)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(fmt::format("{}: not a regular file ({}): {} is a file", path.string(), kind_of(st.st_mode), what));
+  }
+  const auto too_big = [&](std::uintmax_t size) {
+    return InputError(fmt::format("{}: {}, more than {} may hold ({})", path.string(), bytes_text(size), what,
+                                  bytes_text(limit)));
+  };
+  if (static_cast<std::uintmax_t>(st.st_size) > limit) {
+    ::close(fd);
+    throw too_big(static_cast<std::uintmax_t>(st.st_size));
+  }
+  std::string text;
+  text.reserve(static_cast<std::size_t>(st.st_size));
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n > 0) {
+      text.append(buffer, static_cast<std::size_t>(n));
+      if (text.size() > limit) {  // it grew while read
+        ::close(fd);
+        throw too_big(text.size());
+      }
+    } else if (n == 0) {
+      break;
+    } else if (errno != EINTR) {
+      const int err = errno;
+      ::close(fd);
+      throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(err)));
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
 fs::path under(const fs::path& root, std::string_view abs) {
   while (!abs.empty() && abs.front() == '/') abs.remove_prefix(1);
   return root / fs::path(std::string(abs));
@@ -89,7 +172,8 @@ void write_atomic(const fs::path& path, std::string_view content) {
   const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
   if (fd < 0) throw fail(errno);
   try {
-    if (::fchmod(fd, 0644) != 0) throw fail(errno);
+    // mkstemp makes it 0600: what open(2) would have made, 0666 less the umask.
+    if (::fchmod(fd, 0666 & ~process_umask()) != 0) throw fail(errno);
     write_all(fd, content, path);
     if (::fsync(fd) != 0) throw fail(errno);
   } catch (...) {

@@ -2,6 +2,7 @@
 // whole or replaces one (appending samples is results/' own business). I/O edge.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -13,6 +14,13 @@ namespace noisefloor::files {
 std::optional<std::string> try_read(const std::filesystem::path& path);
 // The file's bytes; throws RunError "<path>: cannot read: <reason>".
 std::string read(const std::filesystem::path& path);
+
+// A file noisefloor did not write itself and must not trust (a result directory, a published
+// table): a regular file only (a device, a FIFO or a socket never blocks or floods the reader),
+// at most `limit` bytes. Throws InputError naming the file and, as `what` ("a samples.jsonl"),
+// what it was meant to be: "<path>: not a regular file (a character device): a samples.jsonl is
+// a file", "<path>: 5.0 GiB, more than a samples.jsonl may hold (4 GiB)".
+std::string read_regular(const std::filesystem::path& path, std::uintmax_t limit, std::string_view what);
 
 // `abs`, an absolute path of the probed system ("/proc/cpuinfo"), under `root` ("/" on the real
 // machine, a fabricated tree in tests).

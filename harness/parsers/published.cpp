@@ -12,6 +12,7 @@
 
 #include "model/errors.hpp"
 #include "text/text.hpp"
+#include "model/json_parse.hpp"
 
 namespace noisefloor::parsers {
 namespace {
@@ -257,7 +258,7 @@ model::PublishedTable summary_json_table(const nlohmann::json& j) {
 model::PublishedTable parse_summary_json(std::string_view text) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = model::parse_json(text, "the table");
   } catch (const nlohmann::json::exception& e) {  // a parse error, or a number out of range (406)
     throw ParseError(fmt::format("not JSON: {}", e.what()));
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "model/errors.hpp"
+#include "model/json_parse.hpp"
 #include "model/go_config.hpp"
 #include "parsers/gotest.hpp"
 #include "text/text.hpp"
@@ -42,7 +43,7 @@ T decode_json(const std::string& text, const std::string& file) {
                                   plain(what)));
   };
   try {
-    const json j = json::parse(text);
+    const json j = model::parse_json(text, "the document");
     if (!j.is_object()) throw damaged(fmt::format("expected a JSON object, got {}", j.type_name()));
     return j.get<T>();
   } catch (const json::exception& e) {
@@ -77,7 +78,7 @@ void apply_summary(records::RunRecord& run, const json& summary) {
 // samples anyway.
 void fill_from_summary(records::RunRecord& run, const std::string& text) {
   try {
-    apply_summary(run, json::parse(text));
+    apply_summary(run, model::parse_json(text, "summary.json"));
   } catch (const json::exception&) {
   } catch (const ParseError&) {
   }
@@ -95,7 +96,7 @@ records::Result decode_result(const ResultFiles& files) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (text::trim(lines[i]).empty()) continue;
     try {
-      r.samples.push_back(json::parse(lines[i]).get<records::Sample>());
+      r.samples.push_back(model::parse_json(lines[i], "a sample").get<records::Sample>());
     } catch (const std::exception& e) {
       const bool last = i + 1 == lines.size() && !files.samples_jsonl.ends_with('\n');
       if (last) {  // a line torn by a crash mid-write: everything before it is intact

@@ -68,11 +68,48 @@ RunDirectory RunDirectory::reopen(const fs::path& dir, bool* torn) {
   d.dir_ = fs::weakly_canonical(dir);
   d.id_ = d.dir_.filename().string();
   const fs::path samples = d.dir_ / "samples.jsonl";
-  d.samples_fd_ = ::open(samples.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
-  if (d.samples_fd_ < 0) throw RunError(fmt::format("cannot open {}: {}", samples.string(), std::strerror(errno)));
+  // The directory is not trusted: samples.jsonl must be this run's own file, not a link to
+  // another (O_NOFOLLOW; a hard link shows as a second name) nor a device or a FIFO (O_NONBLOCK
+  // opens one without waiting; fstat refuses it). Nothing is written before these checks.
+  d.samples_fd_ = ::open(samples.c_str(), O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+  if (d.samples_fd_ < 0) {
+    const int err = errno;
+    throw InputError(err == ELOOP ? fmt::format("{}: a symbolic link: a run's samples.jsonl is its own file; refusing to "
+                                                "resume through it",
+                                                samples.string())
+                                  : fmt::format("cannot open {}: {}", samples.string(), std::strerror(err)));
+  }
+  struct stat st {};
+  if (::fstat(d.samples_fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    const bool linked = S_ISREG(st.st_mode) && st.st_nlink > 1;
+    ::close(d.samples_fd_);
+    d.samples_fd_ = -1;
+    throw InputError(linked ? fmt::format("{}: has {} names (hard links): a run's samples.jsonl is its own file; "
+                                          "refusing to resume through it",
+                                          samples.string(), st.st_nlink)
+                            : fmt::format("{}: not a regular file: a run's samples.jsonl is its own file; refusing to "
+                                          "resume through it",
+                                          samples.string()));
+  }
+  if (::fcntl(d.samples_fd_, F_SETFL, O_APPEND) != 0)  // blocking again, for the writes
+    throw RunError(fmt::format("cannot open {}: {}", samples.string(), std::strerror(errno)));
   d.lock();
-  // A line cut short by a crash is no sample: it goes, so that the next line starts clean.
-  const std::string text = files::read(samples);
+  // A line cut short by a crash is no sample: it goes, so that the next line starts clean. Read
+  // through the descriptor checked above, not the name again.
+  std::string text;
+  {
+    char buffer[65536];
+    ssize_t n;
+    off_t at = 0;
+    while ((n = ::pread(d.samples_fd_, buffer, sizeof buffer, at)) != 0) {
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw RunError(fmt::format("cannot read {}: {}", samples.string(), std::strerror(errno)));
+      }
+      text.append(buffer, static_cast<std::size_t>(n));
+      at += n;
+    }
+  }
   if (torn) *torn = false;
   if (!text.empty() && text.back() != '\n') {
     const auto last = text.rfind('\n');

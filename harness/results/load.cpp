@@ -14,6 +14,7 @@
 
 #include "files/files.hpp"
 #include "model/errors.hpp"
+#include "model/json_parse.hpp"
 #include "results/decode.hpp"
 
 namespace noisefloor::results {
@@ -21,13 +22,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The file's text; a file that exists but cannot be read is bad input, named.
-std::string read_input(const fs::path& file) {
-  try {
-    return files::read(file);
-  } catch (const RunError& e) {
-    throw InputError(e.what());
-  }
+// What a result directory's files may hold: far above any real run (a million samples of a
+// suite is about 0.5 GiB of samples.jsonl), far below what would take the machine's memory.
+constexpr std::uintmax_t kSamplesLimit = 4ULL << 30;
+constexpr std::uintmax_t kRecordLimit = 256ULL << 20;  // run.json, fingerprint.json, summary.json, a raw .txt
+
+// The file's text: a regular file within `limit` (a result directory is not trusted: a
+// samples.jsonl linked to /dev/zero or a FIFO is refused, not read for ever); a file that exists
+// but cannot be read is bad input, named.
+std::string read_input(const fs::path& file, std::uintmax_t limit = kRecordLimit) {
+  return files::read_regular(file, limit, "a result's " + file.filename().string());
 }
 
 // A go test file, read in 1 MiB pieces and decoded as it is read: never held whole.
@@ -71,7 +75,7 @@ std::string run_status(const fs::path& run) {
   if (fs::exists(run / "fleet.json", ec)) return "on several hosts";
   if (!fs::exists(run / "run.json", ec)) return "no run.json: killed, or still running";
   try {
-    const auto j = nlohmann::json::parse(files::read(run / "run.json"));
+    const auto j = model::parse_json(read_input(run / "run.json"), "run.json");
     return j.value("status", std::string("unknown"));
   } catch (const std::exception&) {
     return "damaged run.json";
@@ -111,7 +115,7 @@ bool is_run_directory(const fs::path& p) {
       listed.push_back(fmt::format("{} ({})", runs[i].filename().string(), run_status(runs[i])));
     throw InputError(fmt::format(
         "{}: no run of this experiment completed (no `latest` here); its {} run(s){}: {}: read one with `noisefloor "
-        "cv {}`, or finish it with `noisefloor run --resume {}`",
+        "cv {}`, or finish it with `noisefloor run EXPERIMENT --resume {}` (EXPERIMENT: the file it was started with)",
         dir.string(), runs.size(), runs.size() > 5 ? ", the last 5" : "", fmt::join(listed, ", "),
         runs.back().string(), runs.back().string()));
   }
@@ -165,7 +169,7 @@ records::Result load(const fs::path& path) {
   ResultFiles f;
   f.source = fs::weakly_canonical(dir, ec).string();
   if (ec) f.source = dir.string();
-  f.samples_jsonl = read_input(dir / "samples.jsonl");
+  f.samples_jsonl = read_input(dir / "samples.jsonl", kSamplesLimit);
   const auto optional_file = [&](const char* name) -> std::optional<std::string> {
     return fs::exists(dir / name, ec) ? std::optional(read_input(dir / name)) : std::nullopt;
   };
@@ -186,7 +190,7 @@ std::optional<Fleet> load_fleet(const fs::path& path) {
   Fleet fleet;
   const std::string text = read_input(dir / "fleet.json");
   try {
-    fleet.record = nlohmann::json::parse(text).get<records::FleetRecord>();
+    fleet.record = model::parse_json(text, "fleet.json").get<records::FleetRecord>();
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: {}", (dir / "fleet.json").string(), e.what()));
   }

@@ -55,6 +55,11 @@ damaged samples-missing-key;    sed -i '5s/"metrics":\[[^]]*\],//' samples-missi
 damaged samples-control-bytes;  printf '\001\002{"a"\n' >samples-control-bytes/run1/samples.jsonl
 damaged samples-missing;        rm samples-missing/run1/samples.jsonl
 damaged samples-is-directory;   rm samples-is-directory/run1/samples.jsonl; mkdir samples-is-directory/run1/samples.jsonl
+# hostile: what a crafted directory holds to hang, flood or crash a reader
+damaged samples-dev-zero;       rm samples-dev-zero/run1/samples.jsonl; ln -s /dev/zero samples-dev-zero/run1/samples.jsonl
+damaged samples-fifo;           rm samples-fifo/run1/samples.jsonl; mkfifo samples-fifo/run1/samples.jsonl
+damaged fingerprint-deep
+python3 -c 'import sys; open(sys.argv[1], "w").write("[" * 150000 + "]" * 150000)' fingerprint-deep/run1/fingerprint.json
 damaged run-json-truncated;     truncate -s 200 run-json-truncated/run1/run.json
 damaged run-json-not-object;    echo '[1, 2]' >run-json-not-object/run1/run.json
 damaged run-json-future-schema; sed -i 's/"schema_version": *[0-9]*/"schema_version": 99/' run-json-future-schema/run1/run.json
@@ -85,7 +90,10 @@ errors=(
   "samples-missing-key|$R/samples-missing-key/run1/samples.jsonl:5: sample: key 'metrics' not found $keep"
   "samples-control-bytes|$R/samples-control-bytes/run1/samples.jsonl:1:1: invalid JSON: invalid literal; last read: '<U+0001>' $keep"
   "samples-missing|samples-missing/latest: no samples.jsonl here: not a noisefloor result (or its samples were removed)"
-  "samples-is-directory|samples-is-directory/latest/samples.jsonl: cannot read: is a directory"
+  "samples-is-directory|samples-is-directory/latest/samples.jsonl: not a regular file (a directory): a result's samples.jsonl is a file"
+  "samples-dev-zero|samples-dev-zero/latest/samples.jsonl: not a regular file (a character device): a result's samples.jsonl is a file"
+  "samples-fifo|samples-fifo/latest/samples.jsonl: not a regular file (a FIFO): a result's samples.jsonl is a file"
+  "fingerprint-deep|$R/fingerprint-deep/run1/fingerprint.json: the document is nested deeper than 256 levels (not something noisefloor wrote) $optional"
   "run-json-truncated|$R/run-json-truncated/run1/run.json: parse error at line 7, column 28: invalid string: missing closing quote; last read: '\"2026' $optional"
   "run-json-not-object|$R/run-json-not-object/run1/run.json: expected a JSON object, got array $optional"
   "run-json-future-schema|$R/run-json-future-schema/run1/run.json: schema_version 99 is newer than this noisefloor reads (1): upgrade noisefloor"
@@ -104,7 +112,7 @@ for entry in "${errors[@]}"; do
   for command in "cv" "report --format json"; do
     set +e
     # shellcheck disable=SC2086
-    "$NF" $command "$name" >out.txt 2>err.txt
+    timeout 30 "$NF" $command "$name" >out.txt 2>err.txt  # a hang is a failure (124), not a wait
     code=$?
     set -e
     [[ $code -eq 2 ]] || { cat err.txt >&2; fail "$command $name: exit $code, expected 2"; }
@@ -120,7 +128,7 @@ done
 tolerated=(
   "samples-torn-last-line|warning: $R/samples-torn-last-line/run1/samples.jsonl:54: ignored a torn last line"
   "samples-empty|warning: $R/samples-empty/run1/samples.jsonl: no samples (the run stopped before its first sample, or they were removed)"
-  "run-json-missing|warning: $R/run-json-missing/run1: this run did not complete (no run.json: it was killed, or is still running); samples kept per condition: idle 8 of 8, noisy 8 of 8, pinned 8 of 8; \`noisefloor run --resume $R/run-json-missing/run1\` measures the rest"
+  "run-json-missing|warning: $R/run-json-missing/run1: this run did not complete (no run.json: it was killed, or is still running); samples kept per condition: idle 8 of 8, noisy 8 of 8, pinned 8 of 8; \`noisefloor run $(python3 -c 'import json; print(json.load(open("run-json-missing/run1/fingerprint.json"))["run"]["experiment_file"])') --resume $R/run-json-missing/run1\` measures the rest"
   "summary-damaged|"
 )
 for entry in "${tolerated[@]}"; do
@@ -133,4 +141,23 @@ done
 set +e; "$NF" run --resume run-json-truncated/run1 >out.txt 2>err.txt; code=$?; set -e
 [[ $code -eq 2 ]] || { cat err.txt >&2; fail "--resume of a damaged run: exit $code, expected 2"; }
 contains err.txt "$R/run-json-truncated/run1/run.json: parse error at line 7, column 28"
+# A reference that is a device or a FIFO: refused at once, not read for ever (it was bad_alloc and
+# a hang).
+mkfifo "$WORK/ref.fifo"
+for ref in /dev/zero "$WORK/ref.fifo"; do
+  printf 'name: r\nbenchmark:\n  command: [/bin/true]\n  format: command\n  samples: 2\nreference: {file: %s}\nconditions: [{name: a}]\n' "$ref" >"$WORK/ref.yaml"
+  set +e; timeout 30 "$NF" validate "$WORK/ref.yaml" >out.txt 2>err.txt; code=$?; set -e
+  [[ $code -eq 2 ]] || { cat err.txt >&2; fail "reference $ref: exit $code, expected 2"; }
+  contains err.txt "$ref: not a regular file (a $([[ $ref == /dev/zero ]] && echo "character device" || echo FIFO)): a published table is a file"
+done
+# Result files take the umask, as files a program creates do (they were always 0644).
+printf 'name: private\nbenchmark:\n  command: [/bin/true]\n  format: command\n  samples: 2\nsettle: 0s\nconditions: [{name: a}]\n' >"$WORK/private.yaml"
+(umask 077 && "$NF" run -q "$WORK/private.yaml" --results "$WORK/private" >/dev/null 2>err.txt) || { cat err.txt >&2; fail "run under umask 077"; }
+modes=$(cd "$WORK/private/private/latest/" && stat -c '%a %n' run.json fingerprint.json table.md report.html summary.json)
+[[ "$(awk '{print $1}' <<<"$modes" | sort -u)" == 600 ]] || fail "under umask 077 the result files are: $modes"
+# A condition named after a file every result has would overwrite it: refused.
+printf 'name: clash\nbenchmark:\n  command: [/bin/true]\n  format: command\n  samples: 2\nconditions: [{name: cv-summary}]\n' >"$WORK/clash.yaml"
+set +e; "$NF" validate "$WORK/clash.yaml" >/dev/null 2>err.txt; code=$?; set -e
+[[ $code -eq 2 ]] || fail "a condition named cv-summary: exit $code, expected 2"
+contains err.txt 'conditions[0].name: "cv-summary" is the name of a file every result directory has (cv-summary.txt): choose another name'
 echo "e2e inputs: ok (${count} experiment files, ${#errors[@]} damaged results, ${#tolerated[@]} tolerated)"
