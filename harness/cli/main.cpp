@@ -104,12 +104,15 @@ std::size_t stdout_columns() {
 // Prints what a command returned; the exit status it implies.
 int print(const noisefloor::pipeline::Output& o) {
   // Warnings first: on a terminal they head what they qualify.
-  std::fwrite(o.err.data(), 1, o.err.size(), stderr);
+  // Names from benchmark output and messages from engines are in there: no escape sequence of
+  // theirs reaches the terminal (text::terminal_safe), in a file or on a screen.
+  const std::string err = noisefloor::text::terminal_safe(o.err), out = noisefloor::text::terminal_safe(o.out);
+  std::fwrite(err.data(), 1, err.size(), stderr);
   std::fflush(stderr);
-  std::fwrite(o.out.data(), 1, o.out.size(), stdout);
+  std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   if (!o.failure.empty()) {
-    std::fprintf(stderr, "noisefloor: %s\n", o.failure.c_str());
+    std::fprintf(stderr, "noisefloor: %s\n", noisefloor::text::terminal_safe(o.failure).c_str());
     return o.status != 0 ? o.status : 1;
   }
   return o.status;
@@ -181,8 +184,10 @@ int run_main(int argc, char** argv) {
   run_cmd->add_option("--host", run.hosts,
                       "run on this Docker context or engine endpoint (unix://, tcp://, ssh://user@host[:port]); "
                       "repeatable: the hosts run in parallel, one table each; replaces the experiment's hosts:");
-  run_cmd->add_flag("--wait", run.wait,
-                    "when another noisefloor run holds an engine, wait for it instead of failing");
+  std::string wait_text;
+  run_cmd->add_flag("--wait", wait_text,
+                    "when another noisefloor run holds an engine, wait for it instead of failing: at most an hour, "
+                    "or --wait=DURATION (10m, 90s)");
   run_cmd->add_flag("-q,--quiet", quiet, "no progress output");
   run_cmd->add_flag("--check", run.check,
                     "exit 3 when one of the experiment's claims is NOT REPRODUCED (guard a published result in CI)");
@@ -227,6 +232,8 @@ int run_main(int argc, char** argv) {
   report_cmd->add_option("--format", report.format, "print an export instead: markdown, csv, json, gotest or summary");
   report_cmd->add_flag("--allow-different-hosts", report.allow_different_hosts,
                        "merge results even when fingerprint fields that move benchmarks differ");
+  report_cmd->add_flag("--redact", report.redact,
+                       "leave the environment's values and the kernel command line out of what is published");
 
   pipeline::CheckOptions check;
   std::uint64_t check_seed = 0;
@@ -309,6 +316,7 @@ int run_main(int argc, char** argv) {
       install_signal_handlers();
       if (run.experiment.empty() && run.resume.empty())
         throw ConfigError("run: give an experiment file (noisefloor run EXPERIMENT), or --resume RUN_DIR");
+      if (!wait_text.empty()) run.wait = pipeline::wait_limit(wait_text);
       run.command_line = joined_command_line(argc, argv);
       run.terminal = ::isatty(STDOUT_FILENO) == 1;
       run.width = stdout_columns();
@@ -342,19 +350,19 @@ int run_main(int argc, char** argv) {
     }
     if (status != 0) return status;
   } catch (const Interrupted& e) {
-    std::fprintf(stderr, "noisefloor: %s\n", e.what());
+    std::fprintf(stderr, "noisefloor: %s\n", noisefloor::text::terminal_safe(e.what()).c_str());
     return 130;
   } catch (const ConfigError& e) {  // "file:line:col: message"
-    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "%s\n", noisefloor::text::terminal_safe(e.what()).c_str());
     return 2;
   } catch (const InputError& e) {  // "file: message"
-    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "%s\n", noisefloor::text::terminal_safe(e.what()).c_str());
     return 2;
   } catch (const Error& e) {
-    std::fprintf(stderr, "noisefloor: %s\n", e.what());
+    std::fprintf(stderr, "noisefloor: %s\n", noisefloor::text::terminal_safe(e.what()).c_str());
     return g_signal.load() ? 130 : 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "noisefloor: internal error: %s\n", e.what());
+    std::fprintf(stderr, "noisefloor: internal error: %s\n", noisefloor::text::terminal_safe(e.what()).c_str());
     return 1;
   }
   // A command that returned normally finished its work: a stop request that came after it (a

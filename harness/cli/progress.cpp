@@ -34,14 +34,14 @@ struct Progress::Board {
     if (!live) return;
     const std::size_t width = columns();
     for (const auto& [host, line] : lines)
-      std::fprintf(stderr, "%s\n", text::truncate(host + "  " + line, width).c_str());
+      std::fprintf(stderr, "%s\n", text::terminal_safe(text::truncate(host + "  " + line, width)).c_str());
     drawn = lines.size();
     std::fflush(stderr);
   }
   void note(const std::string& line) {
     const std::lock_guard lock(mutex);
     clear();
-    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fprintf(stderr, "%s\n", text::terminal_safe(line).c_str());
     draw();
   }
   void update(const std::string& host, const std::string& line) {
@@ -52,7 +52,7 @@ struct Progress::Board {
       clear();
       draw();
     } else {
-      std::fprintf(stderr, "[%s] %s\n", host.c_str(), line.c_str());
+      std::fprintf(stderr, "%s\n", text::terminal_safe(fmt::format("[{}] {}", host, line)).c_str());
       std::fflush(stderr);
     }
   }
@@ -107,7 +107,7 @@ void Progress::note(const std::string& line) {
     return;
   }
   end_line();
-  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fprintf(stderr, "%s\n", text::terminal_safe(line).c_str());
 }
 
 void Progress::condition_started(std::size_t index, std::size_t count, const model::Condition& c) {
@@ -182,10 +182,10 @@ void Progress::show(const std::string& line) {
     return;
   }
   if (live_) {
-    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    std::fprintf(stderr, "\r\033[K%s", text::terminal_safe(line).c_str());
     line_open_ = true;
   } else {
-    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fprintf(stderr, "%s\n", text::terminal_safe(line).c_str());
   }
   std::fflush(stderr);
 }

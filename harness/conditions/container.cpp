@@ -341,6 +341,7 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note)
 
 ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker::Client client, bool remote)
     : impl_(std::make_shared<Impl>(e, std::move(note), std::move(client), remote)) {
+  if (const auto warning = docker::transport_warning(impl_->client.endpoint())) impl_->note("warning: " + *warning);
   impl_->client.ping();
   impl_->version = impl_->client.version();
   impl_->info = impl_->client.info();
@@ -412,12 +413,15 @@ void ContainerRuntime::prepare_tools(const model::Cancelled& cancelled) {
   impl_->tools_image = plan.tag;
 }
 
-std::unique_ptr<docker::EngineLease> ContainerRuntime::take_lease(const docker::LeaseOwner& me, bool wait,
+std::unique_ptr<docker::EngineLease> ContainerRuntime::take_lease(const docker::LeaseOwner& me,
+                                                                  std::optional<double> wait,
                                                                   const model::Cancelled& cancelled) {
   if (impl_->tools_image.empty()) prepare_tools(cancelled);
   impl_->owner = me.who;
+  std::optional<std::chrono::duration<double>> limit;
+  if (wait) limit = std::chrono::duration<double>(*wait);
   return docker::EngineLease::take(
-      impl_->client, impl_->tools_image, me, wait,
+      impl_->client, impl_->tools_image, me, limit,
       [&](const docker::LeaseOwner& holder) {
         impl_->note(fmt::format("waiting for the engine at {}: {} holds it ({}, since {})",
                                 impl_->client.endpoint().display, holder.run, holder.who, holder.since));

@@ -39,7 +39,8 @@ class ContainerRuntime {
   void prepare_tools(const model::Cancelled& cancelled);
 
   // The engine's lease for this run (docker/lease.hpp); notes when it waits.
-  std::unique_ptr<docker::EngineLease> take_lease(const docker::LeaseOwner& me, bool wait,
+  // `wait`: how long to wait for a lease another run holds (nullopt: not at all).
+  std::unique_ptr<docker::EngineLease> take_lease(const docker::LeaseOwner& me, std::optional<double> wait,
                                                   const model::Cancelled& cancelled);
 
   // The engine's machine, read by a short container of the tools image (fingerprint/remote.hpp).

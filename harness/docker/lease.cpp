@@ -6,6 +6,7 @@
 
 #include "docker/api.hpp"
 #include "model/errors.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::docker {
 namespace {
@@ -20,6 +21,25 @@ LeaseOwner owner_of(const nlohmann::json& inspect) {
                            : nlohmann::json::object();
   return {labels.value("noisefloor.lease.owner", "an unknown owner"), labels.value("noisefloor.lease.run", "?"),
           labels.value("noisefloor.lease.since", inspect.value("Created", "?"))};
+}
+
+// noisefloor's own lease container (its label), not another's that took the name.
+bool ours(const nlohmann::json& inspect) {
+  const auto config = inspect.find("Config");
+  if (config == inspect.end() || !config->is_object()) return false;
+  const auto labels = config->find("Labels");
+  return labels != config->end() && labels->is_object() && labels->value("noisefloor.lease", "") == "1";
+}
+
+// What `existing`, a container of the lease's name that is not noisefloor's, is: its image.
+DockerError squatter(const Client& client, const nlohmann::json& existing) {
+  const auto config = existing.find("Config");
+  const std::string image = config != existing.end() && config->is_object() ? config->value("Image", "?") : "?";
+  return DockerError(fmt::format(
+      "the engine at {} has a container named '{}' that noisefloor did not create (no noisefloor.lease label; image "
+      "{}): noisefloor takes that name as its engine lease and leaves this one alone; rename or remove it yourself "
+      "(`docker rename {} <another name>`) if it is not needed under that name",
+      client.endpoint().display, kLeaseName, text::quote(image), kLeaseName));
 }
 
 // Held: running, or created and about to be started. Otherwise stale.
@@ -48,12 +68,15 @@ EngineLease::~EngineLease() {
 std::optional<LeaseOwner> EngineLease::holder(Client& client) {
   const auto existing = client.inspect_if_exists(kLeaseName);
   if (!existing || !live(*existing)) return std::nullopt;
+  if (!ours(*existing)) return LeaseOwner{"not noisefloor (a container of another's that took the lease's name)", "?", "?"};
   return owner_of(*existing);
 }
 
 std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string& tools_image, const LeaseOwner& me,
-                                               bool wait, const std::function<void(const LeaseOwner&)>& on_wait,
+                                               std::optional<std::chrono::duration<double>> wait,
+                                               const std::function<void(const LeaseOwner&)>& on_wait,
                                                const std::function<bool()>& cancelled) {
+  const auto started = std::chrono::steady_clock::now();
   ContainerRequest request;
   request.image = tools_image;
   request.argv = {"/noisefloor/probe", "--hold"};
@@ -86,6 +109,7 @@ std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string
     }
     const auto existing = client.inspect_if_exists(kLeaseName);
     if (!existing) continue;  // released between the two calls: try again
+    if (!ours(*existing)) throw squatter(client, *existing);  // never waited for, never removed
     if (!live(*existing)) {
       // Its owner is gone: take it over (a removal already under way counts as removed).
       client.remove(existing->value("Id", std::string(kLeaseName)));
@@ -98,8 +122,13 @@ std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string
     const LeaseOwner holder = owner_of(*existing);
     if (!wait)
       throw LeaseBusy(fmt::format("the engine at {} is in use by another noisefloor run ({}, {}, since {}): two "
-                                  "experiments on one machine make both wrong; wait for it with --wait",
+                                  "experiments on one machine make both wrong; wait for it with --wait (at most "
+                                  "1 hour; --wait=10m says how long)",
                                   client.endpoint().display, holder.run, holder.who, holder.since));
+    if (std::chrono::steady_clock::now() - started >= *wait)
+      throw LeaseBusy(fmt::format("waited {:.0f} s for the engine at {}: still in use by another noisefloor run ({}, "
+                                  "{}, since {}); wait longer with --wait=DURATION",
+                                  wait->count(), client.endpoint().display, holder.run, holder.who, holder.since));
     if (!told && on_wait) on_wait(holder);
     told = true;
     const auto until = std::chrono::steady_clock::now() + kLeasePoll;

@@ -7,13 +7,16 @@
 // the owner lives, the container runs; when the owner dies by any signal, the kernel closes the
 // stream, the probe sees end of file, the container exits and the engine removes it (AutoRemove).
 // A lease container that is not running (its owner died before the engine removed it) is stale
-// and is taken over; one created but not started for more than 30 s likewise.
+// and is taken over; one created but not started for more than 30 s likewise. A container of that
+// name without noisefloor's lease label is someone else's: it is named, never waited for and
+// never removed.
 // I/O edge.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "docker/client.hpp"
@@ -43,9 +46,11 @@ class EngineLease {
 
   // Takes the engine's lease for `me`, with `tools_image` (already on the engine). When another
   // run holds it: throws LeaseBusy naming the holder and since when, or with `wait` calls
-  // on_wait(holder) once and polls every 2 s until the lease is free (Interrupted once cancelled).
+  // on_wait(holder) once and polls every 2 s until the lease is free (Interrupted once cancelled;
+  // LeaseBusy once `wait` has passed). A foreign container of the lease's name: DockerError.
   static std::unique_ptr<EngineLease> take(Client& client, const std::string& tools_image, const LeaseOwner& me,
-                                           bool wait, const std::function<void(const LeaseOwner&)>& on_wait,
+                                           std::optional<std::chrono::duration<double>> wait,
+                                           const std::function<void(const LeaseOwner&)>& on_wait,
                                            const std::function<bool()>& cancelled);
 
   // The holder of the engine's lease, if any (for messages and `noisefloor doctor`).

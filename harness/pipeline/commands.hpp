@@ -39,6 +39,10 @@ void check_results_root(const std::string& root, const std::string& experiment);
 
 // ---- run ----
 
+// --wait's value in seconds: "true" (a bare --wait, as CLI11 gives it) is an hour, else a
+// duration ("10m", "90s"); throws ConfigError on anything else.
+double wait_limit(const std::string& text);
+
 struct RunOptions {
   std::string experiment;
   std::string results_root = "results";
@@ -53,7 +57,9 @@ struct RunOptions {
   // --host NAME (repeatable): Docker contexts or endpoints to run on, instead of the experiment's
   // `hosts:` (README: Many machines).
   std::vector<std::string> hosts;
-  bool wait = false;  // --wait: wait for an engine another run holds, instead of failing
+  // --wait[=DURATION]: wait for an engine another run holds, at most this many seconds (a bare
+  // --wait: an hour), instead of failing; nullopt: fail at once.
+  std::optional<double> wait;
   // --check: exit 3 when one of the experiment's claims is NOT REPRODUCED (a CI job guarding a
   // published result); the experiment must state claims.
   bool check = false;
@@ -111,6 +117,9 @@ struct ReportOptions {
   std::string html;                // --html FILE ("" = none)
   std::string format;              // markdown | csv | json | gotest | summary ("" = none)
   bool allow_different_hosts = false;
+  // --redact: the values of the environment (the harness's and the experiment's benchmark.env)
+  // and the kernel command line are left out of what is published; their names stay.
+  bool redact = false;
 };
 Output report(const ReportOptions& options);
 

@@ -303,6 +303,13 @@ model::PublishedTable read_reference(const model::ReferenceSpec& spec, const std
 
 }  // namespace
 
+double wait_limit(const std::string& text) {
+  const auto limit = config::parse_duration(text == "true" ? "1h" : text);
+  if (!limit || !(limit->count() > 0))
+    throw ConfigError(fmt::format("run: --wait={}: expected a duration (90s, 10m, 1h)", text));
+  return limit->count();
+}
+
 model::PublishedTable read_published(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
@@ -316,11 +323,11 @@ model::PublishedTable read_published(const std::string& path) {
     t.format = "result";
     return t;
   }
-  const auto text = files::try_read(path);
-  if (!text)
-    throw InputError(fmt::format("{}: cannot read it: {}", path, fs::exists(path, ec) ? std::strerror(errno) : "no such file"));
+  // A regular file of at most 64 MiB (a published table is a few kilobytes): a device or a FIFO
+  // named here is refused, not read for ever.
+  const std::string text = files::read_regular(path, 64 << 20, "a published table");
   try {
-    return parsers::parse_published(*text);
+    return parsers::parse_published(text);
   } catch (const ParseError& err) {
     throw ParseError(fmt::format("{}: {}", path, err.what()));
   }
@@ -662,6 +669,28 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
       throw ConfigError(fmt::format("--resume {}: the run does not say which experiment file it ran: give it, "
                                     "`noisefloor run EXPERIMENT --resume {}`",
                                     o.resume, o.resume));
+    // A result directory is not trusted: the experiment it names would be run (its build step,
+    // its benchmark) though the user never named it. Nothing runs until the user names it; the
+    // refusal says what it would run, from the copy the directory holds.
+    if (o.experiment.empty()) {
+      std::string runs;
+      try {
+        const auto copy = files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20, "an experiment's copy");
+        const model::Experiment stored = config::parse_experiment(copy, "experiment.yaml", {});
+        const auto argv = [](const std::vector<std::string>& a) {
+          std::vector<std::string> quoted;
+          for (const auto& w : a) quoted.push_back(text::quote(w));
+          return fmt::format("{}", fmt::join(quoted, " "));
+        };
+        runs = stored.benchmark.build.empty() ? "" : fmt::format("build: {}; ", argv(stored.benchmark.build));
+        runs += fmt::format("benchmark: {}", argv(stored.benchmark.command));
+      } catch (const Error& err) {
+        runs = fmt::format("its copy cannot be read: {}", err.what());
+      }
+      throw ConfigError(fmt::format("--resume {}: resuming runs the commands of the experiment this run names, {} "
+                                    "({}); name it to go on: `noisefloor run {} --resume {}`",
+                                    o.resume, experiment_file, runs, experiment_file, o.resume));
+    }
   }
   model::Experiment e = load_experiment(experiment_file);
   if (o.check && e.claims.empty())

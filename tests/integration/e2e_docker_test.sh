@@ -194,6 +194,30 @@ print(f"sort: pinned container / pinned on the host = {ratio:.3f}")
 assert 0.7 < ratio < 1.4, ratio
 PY
 
+# --- a squatter: a container named noisefloor-lease that noisefloor did not create is named in one
+#     line, never waited for (even with --wait) and never removed ---
+tools_image=$(curl -s --unix-socket "$SOCK" http://localhost/images/json |
+  python3 -c 'import json,sys; print(next(t for i in json.load(sys.stdin) for t in (i.get("RepoTags") or []) if t.startswith("noisefloor-tools:")))')
+squat=$(curl -s --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
+  "http://localhost/containers/create?name=noisefloor-lease" -d "{\"Image\":\"$tools_image\",\"Cmd\":[\"/noisefloor/probe\",\"--hold\"]}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["Id"])')
+for wait_flag in "" "--wait=5s"; do
+  set +e; timeout 60 "$NF" run live.yaml $wait_flag --results "$WORK/squat" >/dev/null 2>squat.err; code=$?; set -e
+  [[ $code -eq 1 ]] || { cat squat.err; fail "a squatter lease ($wait_flag): exit $code, expected 1"; }
+  contains squat.err "has a container named 'noisefloor-lease' that noisefloor did not create (no noisefloor.lease label"
+  curl -sf --unix-socket "$SOCK" "http://localhost/containers/$squat/json" >/dev/null || fail "the squatter was removed ($wait_flag)"
+done
+"$NF" gc >gc-squat.txt
+curl -sf --unix-socket "$SOCK" "http://localhost/containers/$squat/json" >/dev/null || fail "gc removed the squatter"
+curl -sf -X DELETE --unix-socket "$SOCK" "http://localhost/containers/$squat?force=1" >/dev/null
+
+# --- an image name that is no reference never reaches the engine's API: a config error ---
+write_experiment badimage.yaml badimage 2 0.01s "  - name: boxed
+    container: {image: \"../../info?x=\"}"
+set +e; "$NF" validate badimage.yaml >/dev/null 2>badimage.err; code=$?; set -e
+[[ $code -eq 2 ]] || { cat badimage.err; fail "an image name with ..: exit $code, expected 2"; }
+contains badimage.err 'is not an image reference'
+
 # --- an unreachable engine is one clear line ---
 set +e; DOCKER_HOST=unix:///nonexistent.sock "$NF" run trust.yaml --results "$WORK/r9" >/dev/null 2>err7.txt; code=$?; set -e
 [[ $code -eq 1 ]] || fail "unreachable engine: exit code $code"

@@ -170,12 +170,12 @@ set +e; wait "$pid"; code=$?; set -e
 [[ $code -eq 130 ]] || { cat slow.err >&2; fail "interrupted run: exit $code"; }
 slow="$(ls -d "$WORK"/results/slow/2*)"
 expect 2 cv-experiment -- "$NF" cv results/slow
-same_text cv-experiment.err "results/slow: no run of this experiment completed (no \`latest\` here); its 1 run(s): $(basename "$slow") (interrupted): read one with \`noisefloor cv results/slow/$(basename "$slow")\`, or finish it with \`noisefloor run --resume results/slow/$(basename "$slow")\`"
+same_text cv-experiment.err "results/slow: no run of this experiment completed (no \`latest\` here); its 1 run(s): $(basename "$slow") (interrupted): read one with \`noisefloor cv results/slow/$(basename "$slow")\`, or finish it with \`noisefloor run EXPERIMENT --resume results/slow/$(basename "$slow")\` (EXPERIMENT: the file it was started with)"
 expect 2 cv-top -- "$NF" cv results
 same_text cv-top.err 'results: a directory of experiments'"'"' results, not one result: it holds slow (no completed run), tiny: give one, e.g. `noisefloor cv results/tiny` (its latest run)'
 expect 0 cv-interrupted -- "$NF" cv --format csv "$slow"
 kept="$(grep -c '"condition":"idle"' "$slow/samples.jsonl" || true)"
-same_text cv-interrupted.err "warning: $slow: this run did not complete (interrupted); samples kept per condition: idle $kept of 20 (short); not measured: noisy; \`noisefloor run --resume $slow\` measures the rest"
+same_text cv-interrupted.err "warning: $slow: this run did not complete (interrupted); samples kept per condition: idle $kept of 20 (short); not measured: noisy; \`noisefloor run exps/slow.yaml --resume $slow\` measures the rest"
 
 # a missing path is a usage error (2) for every reader
 for verb in cv report; do

@@ -10,6 +10,7 @@ cd "$WORK"
 cat >seq.yaml <<YAML
 name: seq
 benchmark:
+  build: [/usr/bin/touch, $WORK/built]
   command: [$BURN, "0.02"]
   format: command
   samples: 30
@@ -32,7 +33,16 @@ kill -KILL "$pid"; wait "$pid" 2>/dev/null || true
 before=$(grep -c '}$' "$dir/samples.jsonl")
 (( before < 62 )) || fail "the run ended before it could be killed"
 [[ ! -e "$dir/run.json" ]] || fail "a SIGKILLed run should have no run.json"
-"$NF" run --resume "$dir" >out.txt 2>err.txt || { cat err.txt >&2; fail "resume after SIGKILL failed"; }
+# Without the experiment named, nothing runs (a result directory may come from anyone): exit 2,
+# what it would run, and the command to type.
+rm -f "$WORK/built"
+set +e; "$NF" run --resume "$dir" >out.txt 2>err.txt; code=$?; set -e
+[[ $code -eq 2 ]] || { cat err.txt >&2; fail "resume without the experiment named: exit $code, expected 2"; }
+[[ ! -e "$WORK/built" ]] || fail "resume without the experiment named ran its build step"
+(( $(grep -c '}$' "$dir/samples.jsonl") == before )) || fail "resume without the experiment named measured"
+[[ "$(cat err.txt)" == "--resume $dir: resuming runs the commands of the experiment this run names, $WORK/seq.yaml (build: \"/usr/bin/touch\" \"$WORK/built\"; benchmark: \"$BURN\" \"0.02\"); name it to go on: \`noisefloor run $WORK/seq.yaml --resume $dir\`" ]] ||
+  { cat err.txt >&2; fail "resume without the experiment named: the message"; }
+"$NF" run seq.yaml --resume "$dir" >out.txt 2>err.txt || { cat err.txt >&2; fail "resume after SIGKILL failed"; }
 contains err.txt "resuming: $before sample(s) from the run's earlier session(s) are kept"
 python3 - "$dir" "$before" "$WORK/results" <<'PY' || fail "resume after SIGKILL: see above"
 import collections, json, sys
@@ -65,6 +75,25 @@ check "latest moved to the completed run" test "$(readlink "$WORK/results/seq/la
 set +e; "$NF" run --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
 [[ $code -eq 2 ]] || fail "resume of a complete run: exit $code, expected 2"
 contains err.txt "the run is complete: nothing to resume"
+
+# --- a crafted directory: samples.jsonl a link to another file is never written through ---
+# (the other file holds valid samples, so reading succeeds; a torn last line would be cut)
+for kind in symlink hardlink; do
+  crafted="$WORK/crafted-$kind"
+  rm -rf "$crafted"; cp -r "$dir" "$crafted"; rm -f "$crafted/run.json"
+  cp "$dir/samples.jsonl" "$WORK/victim-$kind"; printf '{"torn' >>"$WORK/victim-$kind"
+  cp "$WORK/victim-$kind" "$WORK/victim-$kind.before"
+  rm "$crafted/samples.jsonl"
+  if [[ $kind == symlink ]]; then ln -s "$WORK/victim-$kind" "$crafted/samples.jsonl"; else ln "$WORK/victim-$kind" "$crafted/samples.jsonl"; fi
+  set +e; "$NF" run seq.yaml --resume "$crafted" >/dev/null 2>err.txt; code=$?; set -e
+  [[ $code -eq 2 ]] || { cat err.txt >&2; fail "resume through a $kind: exit $code, expected 2"; }
+  cmp -s "$WORK/victim-$kind" "$WORK/victim-$kind.before" || fail "resume wrote through a $kind"
+  if [[ $kind == symlink ]]; then
+    contains err.txt "samples.jsonl: a symbolic link: a run's samples.jsonl is its own file; refusing to resume through it"
+  else
+    contains err.txt "samples.jsonl: has 2 names (hard links): a run's samples.jsonl is its own file; refusing to resume through it"
+  fi
+done
 
 # --- interrupted (SIGINT) paired run: run.json says interrupted; resumed, every pair is complete ---
 cat >pair.yaml <<YAML
@@ -117,7 +146,7 @@ sed 's/samples: 30/samples: 400/' seq.yaml >long.yaml
 pid=$!
 for _ in $(seq 300); do dir=$(ls -d "$WORK"/results2/seq/2*/ 2>/dev/null | head -1 || true); [[ -n "$dir" ]] && break; sleep 0.1; done
 wait_lines "$dir/samples.jsonl" 2
-set +e; "$NF" run --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
+set +e; "$NF" run long.yaml --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
 kill -INT "$pid"; wait "$pid" 2>/dev/null || true
 [[ $code -eq 1 ]] || { cat err.txt >&2; fail "resume of a running run: exit $code, expected 1"; }
 contains err.txt "a noisefloor run is still writing it"
