@@ -319,6 +319,12 @@ class Reader {
     std::set<std::string> names;
     for (std::size_t i = 0; i < conds.size(); ++i) {
       model::Condition c = read_condition(conds[i], i);
+      // A condition's raw output is <name>.txt in the result directory, beside files of these names.
+      for (const char* reserved : {"cv-summary", "anchor"})
+        if (c.name == reserved)
+          fail(conds[i]["name"], fmt::format("conditions[{}].name: {} is the name of a file every result directory "
+                                             "has ({}.txt): choose another name",
+                                             i, quote(c.name), reserved));
       if (!names.insert(c.name).second)
         fail(conds[i]["name"], fmt::format("conditions[{}].name: duplicate condition name {}", i,
                                            quote(c.name)));
@@ -774,6 +780,21 @@ class Reader {
     if (const YAML::Node n = node["image"]) {
       k.image = get_string(n, path + ".image");
       if (k.image.empty()) fail(n, fmt::format("{}.image: expected auto or an image reference", path));
+      // What a Docker reference is made of ([registry/]name[:tag][@digest]): anything else would
+      // reach the engine's API as another path ("../x").
+      bool plain = k.image.size() <= 255;
+      for (const char c : k.image)
+        plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._-/:@").find(c) != std::string_view::npos);
+      for (std::size_t at = 0; plain && at <= k.image.size();) {
+        const std::size_t end = std::min(k.image.find('/', at), k.image.size());
+        const std::string_view part = std::string_view(k.image).substr(at, end - at);
+        plain = !part.empty() && part != "." && part != "..";
+        at = end + 1;
+      }
+      if (!plain)
+        fail(n, fmt::format("{}.image: {} is not an image reference (letters, digits, . _ - / : @, no empty, '.' or "
+                            "'..' part): give auto or a name like registry.example/bench:1.0",
+                            path, text::quote(k.image)));
     }
     std::vector<int> cpuset_cpus;
     if (const YAML::Node n = node["cpuset"]) {

@@ -11,6 +11,7 @@
 
 #include "hash/sha256.hpp"
 #include "text/text.hpp"
+#include "model/json_parse.hpp"
 
 namespace noisefloor::docker {
 namespace {
@@ -95,7 +96,7 @@ std::string engine_error_message(std::string_view method, std::string_view path,
   std::string ct(content_type);
   std::transform(ct.begin(), ct.end(), ct.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ct.rfind("application/json", 0) == 0) {
-    auto j = nlohmann::json::parse(body, nullptr, false);
+    auto j = model::parse_json_or_discarded(body);
     if (!j.is_discarded() && j.is_object() && j.contains("message") && j["message"].is_string()) {
       message = j["message"].get<std::string>();
     }
@@ -117,7 +118,7 @@ JsonStream scan_json_stream(std::string_view body) {
   for (const std::string_view raw : text::lines(body)) {
     const std::string_view line = trim(raw);
     if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
+    auto j = model::parse_json_or_discarded(line);
     if (j.is_discarded() || !j.is_object()) {
       if (!result.error) {
         result.error = fmt::format("unreadable line in the engine's response: '{}'", line.substr(0, 200));

@@ -15,6 +15,8 @@
 
 #include "docker/demux.hpp"
 #include "docker/ssh_tunnel.hpp"
+#include "model/json_parse.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::docker {
 
@@ -66,6 +68,31 @@ std::string escape(CURL* curl, const std::string& text) {
   std::string out(e);
   curl_free(e);
   return out;
+}
+
+// A name or id put into the API's URL path: what a Docker reference or container id is made of
+// (letters, digits, . _ - and, for an image, / : @), no segment that is "." or "..". The ids come
+// from engine answers and the image names from experiment files: neither may lead the request to
+// another endpoint. Throws DockerError naming it.
+std::string path_part(const std::string& name, bool image) {
+  const auto fail = [&] {
+    return DockerError(fmt::format("docker: {} {} cannot be put into an engine request (letters, digits and . _ -{} "
+                                   "only, no '.' or '..' part)",
+                                   image ? "image" : "container", text::quote(name), image ? " / : @" : ""));
+  };
+  if (name.empty() || name.size() > 512) throw fail();
+  for (const char c : name) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    if (!plain && !(image && (c == '/' || c == ':' || c == '@'))) throw fail();
+  }
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t end = std::min(name.find('/', start), name.size());
+    const std::string_view part(name.data() + start, end - start);
+    if (part.empty() || part == "." || part == "..") throw fail();
+    start = end + 1;
+  }
+  return name;
 }
 
 std::string lower_first(std::string s) {
@@ -313,7 +340,7 @@ Client::Response Client::call(const Request& request, std::initializer_list<long
 
 nlohmann::json Client::call_json(const Request& request, std::initializer_list<long> ok_statuses) {
   Response r = call(request, ok_statuses);
-  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  auto j = model::parse_json_or_discarded(r.body);
   if (j.is_discarded()) {
     throw DockerError(fmt::format("docker: {} {}: {} with a body that is not JSON: '{}'", request.method,
                                   request.path.substr(0, request.path.find('?')), r.status,
@@ -343,7 +370,7 @@ std::string Client::api_version() {
     if (fixed_api_version_) message += " (the version comes from DOCKER_API_VERSION)";
     throw DockerError(message);
   }
-  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  auto j = model::parse_json_or_discarded(r.body);
   if (!j.is_discarded()) check_version_response(negotiated, j);
   api_version_ = negotiated;
   return negotiated;
@@ -362,13 +389,13 @@ nlohmann::json Client::info() {
 }
 
 std::optional<nlohmann::json> Client::image_inspect(const std::string& ref) {
-  Request request{.method = "GET", .path = "/images/" + ref + "/json", .timeout = kSmallCallTimeout};
+  Request request{.method = "GET", .path = "/images/" + path_part(ref, true) + "/json", .timeout = kSmallCallTimeout};
   Response r = perform(request);
   if (r.status == 404) return std::nullopt;
   if (r.status != 200) {
     throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
   }
-  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  auto j = model::parse_json_or_discarded(r.body);
   if (j.is_discarded()) {
     throw DockerError(fmt::format("docker: GET {}: 200 with a body that is not JSON", request.path));
   }
@@ -410,7 +437,7 @@ std::optional<Client::Created> Client::create_container_unless_named(const nlohm
                         .timeout = kSmallCallTimeout};
   const Response r = call(request, {201, 200, 409});
   if (r.status == 409) return std::nullopt;
-  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  auto j = model::parse_json_or_discarded(r.body);
   if (j.is_discarded()) throw DockerError("docker: POST /containers/create: 201 with a body that is not JSON");
   Created created;
   created.id = j.value("Id", std::string());
@@ -424,7 +451,7 @@ std::optional<Client::Created> Client::create_container_unless_named(const nlohm
 }
 
 void Client::start(const std::string& id) {
-  call({.method = "POST", .path = "/containers/" + id + "/start", .timeout = kSmallCallTimeout}, {204, 304});
+  call({.method = "POST", .path = "/containers/" + path_part(id, false) + "/start", .timeout = kSmallCallTimeout}, {204, 304});
 }
 
 std::int64_t Client::wait(const std::string& id, steady_clock::time_point deadline,
@@ -432,7 +459,7 @@ std::int64_t Client::wait(const std::string& id, steady_clock::time_point deadli
   // no total timeout: the deadline and cancellation bound it (and the progress callback runs
   // about once a second while the engine says nothing)
   Request request{.method = "POST",
-                  .path = "/containers/" + id + "/wait?condition=not-running",
+                  .path = "/containers/" + path_part(id, false) + "/wait?condition=not-running",
                   .deadline = deadline,
                   .cancelled = cancelled ? &cancelled : nullptr};
   auto j = call_json(request, {200});
@@ -450,26 +477,26 @@ std::int64_t Client::wait(const std::string& id, steady_clock::time_point deadli
 }
 
 nlohmann::json Client::inspect(const std::string& id) {
-  return call_json({.method = "GET", .path = "/containers/" + id + "/json", .timeout = kSmallCallTimeout},
+  return call_json({.method = "GET", .path = "/containers/" + path_part(id, false) + "/json", .timeout = kSmallCallTimeout},
                    {200});
 }
 
 std::optional<nlohmann::json> Client::inspect_if_exists(const std::string& id) {
-  const Request request{.method = "GET", .path = "/containers/" + id + "/json", .timeout = kSmallCallTimeout};
+  const Request request{.method = "GET", .path = "/containers/" + path_part(id, false) + "/json", .timeout = kSmallCallTimeout};
   const Response r = call(request, {200, 404});
   if (r.status == 404) return std::nullopt;
-  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  auto j = model::parse_json_or_discarded(r.body);
   if (j.is_discarded()) throw DockerError(fmt::format("docker: GET {}: 200 with a body that is not JSON", request.path));
   return j;
 }
 
 std::optional<double> Client::cpu_seconds(const std::string& id) {
   const Request request{.method = "GET",
-                        .path = "/containers/" + id + "/stats?stream=false&one-shot=true",
+                        .path = "/containers/" + path_part(id, false) + "/stats?stream=false&one-shot=true",
                         .timeout = kSmallCallTimeout};
   const Response r = call(request, {200, 404});
   if (r.status == 404) return std::nullopt;
-  const auto j = nlohmann::json::parse(r.body, nullptr, false);
+  const auto j = model::parse_json_or_discarded(r.body);
   if (j.is_discarded()) return std::nullopt;
   const auto* usage = j.contains("cpu_stats") && j["cpu_stats"].contains("cpu_usage")
                           ? &j["cpu_stats"]["cpu_usage"]
@@ -483,7 +510,7 @@ std::optional<double> Client::cpu_seconds(const std::string& id) {
 Client::Logs Client::logs(const std::string& id, bool tty) {
   LogDemuxer demuxer(tty);
   Request request{
-      .method = "GET", .path = "/containers/" + id + "/logs?stdout=1&stderr=1", .timeout = kLogsTimeout};
+      .method = "GET", .path = "/containers/" + path_part(id, false) + "/logs?stdout=1&stderr=1", .timeout = kLogsTimeout};
   // Only a 200 body is a log stream; an error body must reach the message untouched.
   std::string error_body;
   long status = 0;
@@ -508,7 +535,7 @@ Client::Logs Client::follow_logs(const std::string& id, bool tty,
                                  steady_clock::time_point deadline, const std::function<bool()>& cancelled) {
   LogDemuxer demuxer(tty);
   Request request{.method = "GET",
-                  .path = "/containers/" + id + "/logs?stdout=1&stderr=1&follow=1",
+                  .path = "/containers/" + path_part(id, false) + "/logs?stdout=1&stderr=1&follow=1",
                   .deadline = deadline,
                   .cancelled = cancelled ? &cancelled : nullptr};
   std::string error_body;
@@ -536,14 +563,14 @@ Client::Logs Client::follow_logs(const std::string& id, bool tty,
 
 void Client::kill(const std::string& id, const std::string& signal) {
   call({.method = "POST",
-        .path = "/containers/" + id + "/kill?signal=" + escape(handle_->curl, signal),
+        .path = "/containers/" + path_part(id, false) + "/kill?signal=" + escape(handle_->curl, signal),
         .timeout = kSmallCallTimeout},
        {204, 409});
 }
 
 void Client::remove(const std::string& id) {
   Request request{
-      .method = "DELETE", .path = "/containers/" + id + "?force=1&v=1", .timeout = kRemoveTimeout};
+      .method = "DELETE", .path = "/containers/" + path_part(id, false) + "?force=1&v=1", .timeout = kRemoveTimeout};
   Response r = perform(request);
   if (r.status == 204 || r.status == 200 || r.status == 404) return;
   if (r.status == 409 && r.body.find("already in progress") != std::string::npos) return;
@@ -589,7 +616,7 @@ bool Client::oom_event(const std::string& id, std::int64_t since_unix, std::int6
 Client::StdinLease::~StdinLease() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
 std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
-  const std::string path = "/v" + api_version() + "/containers/" + id + "/attach?stream=1&stdin=1";
+  const std::string path = "/v" + api_version() + "/containers/" + path_part(id, false) + "/attach?stream=1&stdin=1";
   const std::string where = fmt::format("POST /containers/{}/attach", id.substr(0, 12));
   CURL* curl = curl_easy_init();
   if (!curl) throw DockerError("docker: libcurl could not create a handle");

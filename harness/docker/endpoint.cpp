@@ -75,7 +75,9 @@ Endpoint tcp_endpoint(const GetEnv& getenv, const Source& source, std::string_vi
   const std::string tls_plain = non_empty(getenv, "DOCKER_TLS");
   std::string cert_path = non_empty(getenv, "DOCKER_CERT_PATH");
   Endpoint e;
-  e.tls = !tls_verify.empty() || !tls_plain.empty() || !cert_path.empty();
+  // The docker CLI's rule (cli/flags/options.go): DOCKER_TLS_VERIFY or DOCKER_TLS turns TLS on,
+  // only DOCKER_TLS_VERIFY verifies; DOCKER_CERT_PATH only says where the certificates are.
+  e.tls = !tls_verify.empty() || !tls_plain.empty();
   e.verify = !e.tls || !tls_verify.empty();
 
   std::string_view authority = rest.substr(0, rest.find('/'));
@@ -162,6 +164,20 @@ Endpoint endpoint_from_environment(const GetEnv& getenv) {
   const std::string host = non_empty(getenv, "DOCKER_HOST");
   if (host.empty()) return endpoint_from_url("unix://", getenv, "DOCKER_HOST");
   return endpoint_from_url(host, getenv, "DOCKER_HOST");
+}
+
+std::optional<std::string> transport_warning(const Endpoint& e) {
+  if (!e.socket_path.empty() || e.ssh || e.base_url.empty()) return std::nullopt;
+  if (!e.tls)
+    return fmt::format("{}: plain TCP, no TLS: anyone who can reach that port runs containers as root on that "
+                       "machine, and can read or change what noisefloor measures there; use ssh://, or TLS with "
+                       "DOCKER_TLS_VERIFY=1 and certificates",
+                       e.display);
+  if (!e.verify)
+    return fmt::format("{}: TLS without verifying the engine's certificate (DOCKER_TLS is set, DOCKER_TLS_VERIFY is "
+                       "not): whoever answers on that address is taken for the engine; set DOCKER_TLS_VERIFY=1",
+                       e.display);
+  return std::nullopt;
 }
 
 }  // namespace noisefloor::docker

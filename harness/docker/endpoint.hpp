@@ -53,6 +53,11 @@ using GetEnv = std::function<std::optional<std::string>(const std::string&)>;
 // Throws DockerError for any other scheme, a missing scheme, an empty ssh host and a bad port.
 Endpoint endpoint_from_url(const std::string& url, const GetEnv& getenv, const std::string& what);
 
+// What is wrong with reaching an engine this way, as a warning, or nullopt: plain TCP (anyone who
+// can reach the port runs containers as root there, and sees or changes what is measured), TLS
+// that does not verify the engine's certificate. A unix socket and ssh:// are authenticated.
+std::optional<std::string> transport_warning(const Endpoint& endpoint);
+
 // The CLI's default context: DOCKER_HOST unset or empty is unix:///var/run/docker.sock, anything
 // else is endpoint_from_url(DOCKER_HOST, getenv, "DOCKER_HOST").
 Endpoint endpoint_from_environment(const GetEnv& getenv);

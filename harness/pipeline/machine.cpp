@@ -47,9 +47,11 @@ struct HostProbe {
   EngineProbe engine;
   std::string lease;  // "free", or who holds it and since when
   std::string name;
+  std::optional<std::string> transport;  // docker::transport_warning of its endpoint
 };
 
-HostProbe probe_host(const std::string& entry) {
+// `warnings` gets what is wrong with the way the engine is reached before it is contacted.
+HostProbe probe_host(const std::string& entry, std::string& warnings) {
   docker::NamedEndpoint where;
   try {
     where = docker::resolve_host(entry, environment_variable, [](const std::string& path) { return files::try_read(path); });
@@ -59,6 +61,8 @@ HostProbe probe_host(const std::string& entry) {
   HostProbe p;
   p.name = where.name;
   const bool local = !where.endpoint.socket_path.empty() && !where.endpoint.ssh;
+  p.transport = docker::transport_warning(where.endpoint);
+  if (p.transport) warnings += fmt::format("warning: {}\n", *p.transport);
   docker::Client client = docker::Client::for_endpoint(where.endpoint);
   const auto holder = docker::EngineLease::holder(client);
   p.lease = holder ? fmt::format("held by {} ({}, since {})", holder->run, holder->who, holder->since) : "free";
@@ -147,7 +151,18 @@ Output doctor(const DoctorOptions& o) {
 
   // Probed after any change, so the report shows the machine as it is now.
   std::optional<HostProbe> other;
-  if (!o.host.empty()) other = probe_host(o.host);
+  if (!o.host.empty()) {
+    // The transport's warning is said even when the engine then fails or lies.
+    try {
+      other = probe_host(o.host, out.err);
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const Error& e) {
+      out.failure = e.what();
+      out.status = 1;
+      return out;
+    }
+  }
   const fp::FactTree host = other ? other->host : fp::probe_this_host();
   const EngineProbe engine = other ? other->engine : probe_engine();
   const fp::DoctorReport report = fp::diagnose(host, engine.facts, cpus);
@@ -160,6 +175,7 @@ Output doctor(const DoctorOptions& o) {
     j["tuning"] = tuning;
     for (const auto& [k, v] : actions.items()) j[k] = v;
     if (other) j["lease"] = other->lease;
+    if (other && other->transport) j["transport_warning"] = *other->transport;
     out.out = j.dump(2) + "\n";
   } else {
     std::string head = fmt::format("host:    {}\n", host.text("hostname").value_or("unknown (" + host.reason("hostname") + ")"));

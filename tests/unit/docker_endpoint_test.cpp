@@ -11,6 +11,7 @@ using noisefloor::docker::Endpoint;
 using noisefloor::docker::endpoint_from_environment;
 using noisefloor::docker::endpoint_from_url;
 using noisefloor::docker::SshTarget;
+using noisefloor::docker::transport_warning;
 
 namespace {
 
@@ -102,11 +103,20 @@ TEST_CASE("endpoint: tcp with TLS from the environment, default port 2376") {
   CHECK(plain.tls);
   CHECK_FALSE(plain.verify);
   CHECK(plain.key_file == "/cfg/key.pem");
-  // DOCKER_CERT_PATH alone: TLS, not verified (Go SDK, docker-py)
+  CHECK(transport_warning(plain) ==
+        "tcp://h:2376: TLS without verifying the engine's certificate (DOCKER_TLS is set, DOCKER_TLS_VERIFY is not): "
+        "whoever answers on that address is taken for the engine; set DOCKER_TLS_VERIFY=1");
+  // DOCKER_CERT_PATH alone: no TLS, as the docker CLI decides (cli/flags/options.go: only
+  // DOCKER_TLS_VERIFY or DOCKER_TLS turn it on); plain TCP, warned about.
   auto cert = resolve({{"DOCKER_HOST", "tcp://h"}, {"DOCKER_CERT_PATH", "/c"}});
-  CHECK(cert.tls);
-  CHECK_FALSE(cert.verify);
-  CHECK(cert.cert_file == "/c/cert.pem");
+  CHECK_FALSE(cert.tls);
+  CHECK(cert.base_url == "http://h:2375");
+  CHECK(transport_warning(cert) ==
+        "tcp://h:2375: plain TCP, no TLS: anyone who can reach that port runs containers as root on that machine, "
+        "and can read or change what noisefloor measures there; use ssh://, or TLS with DOCKER_TLS_VERIFY=1 and "
+        "certificates");
+  CHECK_FALSE(transport_warning(zero).has_value());  // TLS, verified
+  CHECK_FALSE(transport_warning(resolve({{"DOCKER_HOST", "unix:///tmp/d.sock"}})).has_value());
   CHECK_THROWS_WITH_AS(resolve({{"DOCKER_HOST", "tcp://h"}, {"DOCKER_TLS_VERIFY", "1"}}),
                        "DOCKER_HOST 'tcp://h': TLS is on but neither DOCKER_CERT_PATH, DOCKER_CONFIG "
                        "nor HOME is set",

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""A hostile Docker engine for tests: a TCP proxy in front of the real engine's unix socket that
+forwards every request and doctors one thing, as a compromised benchmark machine could.
+
+usage: doctored_engine.py SOCKET PORT_FILE MODE [ARG]
+  MODE facts-escape TARGET: every container's log stream gains one more stdout frame, a
+       `file` line of nf-probe --facts framing whose path climbs out of /proc to TARGET.
+
+It listens on 127.0.0.1 (an ephemeral port, written to PORT_FILE once it listens), serves until
+killed, and prints one line per doctored answer on stderr."""
+import http.client
+import http.server
+import socket
+import struct
+import sys
+
+
+class UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path):
+        super().__init__("localhost", timeout=300)
+        self.path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(300)
+        self.sock.connect(self.path)
+
+
+SOCKET, PORT_FILE, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
+ARG = sys.argv[4] if len(sys.argv) > 4 else ""
+HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host", "upgrade"}
+
+
+def frame(stream, data):
+    return struct.pack(">BxxxI", stream, len(data)) + data
+
+
+class Proxy(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def forward(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            body = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                body += self.rfile.read(size)
+                self.rfile.readline()
+        upstream = UnixConnection(SOCKET)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}
+        if body is not None:
+            headers["Content-Length"] = str(len(body))
+        upstream.request(self.command, self.path, body=body, headers=headers)
+        response = upstream.getresponse()
+        data = response.read()
+        if MODE == "facts-escape" and self.command == "GET" and "/logs" in self.path and response.status == 200:
+            line = f"file /proc/../../..{ARG} 3\nabc\n".encode()
+            data += frame(1, line)
+            print(f"doctored_engine: appended {line!r} to {self.path}", file=sys.stderr, flush=True)
+        self.send_response(response.status)
+        for k, v in response.getheaders():
+            if k.lower() not in HOP:
+                self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        upstream.close()
+
+    do_GET = do_POST = do_DELETE = do_PUT = do_HEAD = forward
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+with open(PORT_FILE, "w") as f:
+    f.write(str(server.server_address[1]))
+server.serve_forever()

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A hostile engine (issue 24): a proxy in front of the real engine that doctors what it sends back,
+# as a compromised benchmark machine could (tests/integration/doctored_engine.py).
+#  - The facts a short container reads on a remote machine gain a path that climbs out of /proc:
+#    nothing is written outside noisefloor's private temporary tree; the run stops with one line.
+#  - The proxy is plain TCP: noisefloor says what that means, every time.
+source "$(dirname "$0")/lib.sh"
+cd "$WORK"
+SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
+if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
+  [[ "${CI:-}" == true ]] && fail "no Docker engine answers at $SOCK (CI=true: this is a failure)"
+  echo "hostile e2e skipped: no engine at $SOCK"; exit 77
+fi
+proxy=""
+trap '[[ -n "$proxy" ]] && kill "$proxy" 2>/dev/null; cleanup_work' EXIT
+
+target="$WORK/escaped-$$"
+python3 "$REPO/tests/integration/doctored_engine.py" "$SOCK" port facts-escape "$target" 2>proxy.err &
+proxy=$!
+for _ in $(seq 100); do [[ -s port ]] && break; sleep 0.05; done
+[[ -s port ]] || fail "the doctored engine did not start"
+host="tcp://127.0.0.1:$(cat port)"
+
+set +e
+env -u DOCKER_TLS -u DOCKER_TLS_VERIFY -u DOCKER_CERT_PATH "$NF" doctor --host "$host" >doctor.out 2>doctor.err
+code=$?
+set -e
+cat proxy.err
+grep -q "doctored_engine: appended" proxy.err || fail "the proxy doctored nothing (no facts container's logs went through it)"
+[[ ! -e "$target" ]] || fail "a doctored facts line wrote $target outside noisefloor's temporary tree"
+[[ $code -eq 1 ]] || { cat doctor.err >&2; fail "doctor --host of a doctored engine: exit $code, expected 1"; }
+contains doctor.err "the fingerprint probe's output is malformed at byte "
+contains doctor.err "a path with an empty, '.' or '..' component: \"/proc/../../..$target\""
+# Plain TCP is said, with what it means.
+contains doctor.err "warning: $host: plain TCP, no TLS: anyone who can reach that port runs containers as root on that machine"
+# Nothing of the facts container is left on the engine.
+left=$(curl -s --unix-socket "$SOCK" -G http://localhost/containers/json --data-urlencode all=1 \
+  --data-urlencode 'filters={"label":["noisefloor.role=facts"]}' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+[[ $left -eq 0 ]] || fail "$left facts container(s) left on the engine"
+echo "e2e hostile: ok"
