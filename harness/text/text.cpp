@@ -173,7 +173,36 @@ std::string markdown_cell(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// "-1.5", "+3e-2", "-12.5%": a number as noisefloor writes one (left as it is).
+bool plain_number(std::string_view s) {
+  std::size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  bool digits = false;
+  for (; i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); ++i) digits = digits || s[i] != '.';
+  if (digits && i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  }
+  if (i < s.size() && s[i] == '%') ++i;
+  return digits && i == s.size();
+}
+
+}  // namespace
+
 std::string csv_field(std::string_view s) {
+  // A spreadsheet takes a cell that begins with = + - @ (or a tab or CR before one) for a formula:
+  // such a text (a benchmark name) gets a leading ' and is quoted, as OWASP advises; numbers stay.
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos && !plain_number(s)) {
+    std::string out = "\"'";
+    for (char c : s) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    return out + "\"";
+  }
   if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
   std::string out = "\"";
   for (char c : s) {
@@ -261,6 +290,34 @@ std::string closest(std::string_view key, const std::vector<std::string>& valid)
     }
   }
   return best;
+}
+
+std::string terminal_safe(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u == 0x1b && i + 1 < s.size() && s[i + 1] == '[') {
+      // SGR only: ESC [ digits and semicolons m.
+      std::size_t j = i + 2;
+      while (j < s.size() && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';')) ++j;
+      if (j < s.size() && s[j] == 'm') {
+        out.append(s.substr(i, j + 1 - i));
+        i = j;
+        continue;
+      }
+    }
+    if ((u < 0x20 && u != '\n' && u != '\t') || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else if (u == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
+      ++i;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
 }
 
 std::string quote(std::string_view s) {

@@ -75,7 +75,8 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
 
 std::string html_escape(std::string_view s);    // element content and double-quoted attributes
 std::string markdown_cell(std::string_view s);  // a table cell: '|', '<' and '>' escaped, newlines flattened
-std::string csv_field(std::string_view s);      // RFC 4180: quoted when it holds , " CR or LF
+std::string csv_field(std::string_view s);      // RFC 4180: quoted when it holds , " CR or LF; a text
+                                                // beginning = + - @ (a formula) gets a leading '
 
 // ---- numbers ----
 
@@ -105,6 +106,12 @@ std::string utc_compact(std::chrono::system_clock::time_point when);
 // The candidate closest to `word` (Levenshtein distance under 4 and under its length), "" when
 // none is close: what "did you mean ...?" suggests.
 std::string closest(std::string_view word, const std::vector<std::string>& candidates);
+
+// `s` made safe to write to a terminal: noisefloor's own colours (CSI … m, SGR) stay; every other
+// escape sequence (ESC ] 52 writes the clipboard on some terminals; cursor moves can hide lines)
+// and control character but newline and tab is shown, not obeyed: ESC as "\x1b", C1 controls
+// (U+0080–U+009F) as "\u0080". Benchmark names and engine messages reach the screen through it.
+std::string terminal_safe(std::string_view s);
 
 // A value as a message quotes it: in double quotes, on one line (line breaks and tabs escaped), at
 // most 60 characters (a longer one is cut with "…").

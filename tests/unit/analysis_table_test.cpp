@@ -224,3 +224,29 @@ TEST_CASE("suite: a benchmark at another GOMAXPROCS or thread count sits on the 
   CHECK(lines[3].constant());
   CHECK_FALSE(lines[0].constant());
 }
+
+TEST_CASE("report: a benchmark's name carries no HTML, formula or escape sequence into an export") {
+  // Names come from the benchmark's output (Google Benchmark prints any name it was given).
+  std::vector<records::Sample> samples;
+  const std::string name = "BM_<img src=x onerror=alert(1)>\x1b]52;c;aGk=\x07";
+  for (const double v : {1.0, 1.1, 0.9}) {
+    records::Sample s;
+    s.condition = "=cmd|' /C calc'!A0";
+    s.benchmark = s.name = name;
+    s.metrics = {{v, "ns/op"}};
+    samples.push_back(s);
+  }
+  samples.push_back(samples.front());
+  samples.back().metrics = {{1000, "ns/op"}};  // an outlier: a note that names the benchmark
+  const auto t = analysis::build_table(samples, {"=cmd|' /C calc'!A0"});
+  const std::string md = render::table_markdown(t);
+  CAPTURE(md);
+  for (auto at = md.find("<img"); at != std::string::npos; at = md.find("<img", at + 1)) CHECK(md[at - 1] == '\\');
+  CHECK(md.find("- =cmd") != std::string::npos);  // the outlier note: there, escaped
+  CHECK(md.find("BM_\\<img src=x onerror=alert(1)\\>") != std::string::npos);  // the table cell
+  const std::string csv = render::table_csv(t);
+  CAPTURE(csv);
+  CHECK(csv.find("\n\"'=cmd|' /C calc'!A0\",") != std::string::npos);
+  // On a terminal the escape sequence is shown, not obeyed (main prints through terminal_safe).
+  CHECK(text::terminal_safe(render::table_text(t)).find('\x1b') == std::string::npos);
+}

@@ -49,6 +49,29 @@ TEST_CASE("text: wrap fills lines to the width with first and continuation prefi
   CHECK(text::wrap("a verylongword b", 6, "", "") == "a\nverylongword\nb\n");
 }
 
+TEST_CASE("text: no escape sequence but a colour reaches the terminal; no formula reaches a spreadsheet") {
+  using noisefloor::text::terminal_safe;
+  // OSC 52 (some terminals write the clipboard), a cursor move, a bell, C1 CSI: shown, not obeyed.
+  CHECK(terminal_safe("BM_\x1b]52;c;aGk=\x07x") == "BM_\\x1b]52;c;aGk=\\x07x");
+  CHECK(terminal_safe("a\x1b[2Ab") == "a\\x1b[2Ab");
+  CHECK(terminal_safe("a\xc2\x9b" "31mb") == "a\\u009b31mb");
+  CHECK(terminal_safe("\x7f\r") == "\\x7f\\x0d");
+  // noisefloor's own colours, newlines, tabs and UTF-8 stay.
+  CHECK(terminal_safe("\x1b[1;31mBAD\x1b[0m\tµs ± 2%\n") == "\x1b[1;31mBAD\x1b[0m\tµs ± 2%\n");
+  CHECK(noisefloor::text::quote("a\x1b]0;x\x07") == "\"a\\x1b]0;x\\x07\"");
+  using noisefloor::text::csv_field;
+  CHECK(csv_field("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  CHECK(csv_field("+1+2") == "\"'+1+2\"");
+  CHECK(csv_field("@SUM(A1)") == "\"'@SUM(A1)\"");
+  CHECK(csv_field("-cmd|' /C calc'!A0") == "\"'-cmd|' /C calc'!A0\"");
+  CHECK(csv_field("\t=1") == "\"'\t=1\"");
+  // Numbers stay numbers.
+  CHECK(csv_field("-1.5") == "-1.5");
+  CHECK(csv_field("+3e-2") == "+3e-2");
+  CHECK(csv_field("-12.50%") == "-12.50%");
+  CHECK(csv_field("BM_Sort/8") == "BM_Sort/8");
+}
+
 TEST_CASE("text: escaping for HTML, markdown cells and CSV") {
   CHECK(text::html_escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
   CHECK(text::markdown_cell("a|b\nc") == "a\\|b c");
