@@ -16,6 +16,7 @@
 #include "claims/claim.hpp"
 #include "config/experiment_file.hpp"
 #include "files/files.hpp"
+#include "fingerprint/facts.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
@@ -145,10 +146,16 @@ std::string unfinished(const records::Result& r) {
     how = std::string(records::to_string(r.run->status));
     if (r.run->error && *r.run->error != how) how += ": " + *r.run->error;
   }
+  // The command that finishes it names the experiment the run recorded (resuming runs nothing
+  // the user did not name).
+  std::string experiment = r.run ? r.run->experiment_file : "";
+  if (experiment.empty() && r.fingerprint.run) experiment = r.fingerprint.run->experiment_file;
+  if (experiment.empty()) experiment = "EXPERIMENT";
   return fmt::format("warning: {}: this run did not complete ({}); samples kept per condition: {}{}; "
-                     "`noisefloor run --resume {}` measures the rest\n",
+                     "`noisefloor run {} --resume {}` measures the rest\n",
                      r.source, how, measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, ", ")),
-                     missing.empty() ? "" : fmt::format("; not measured: {}", fmt::join(missing, ", ")), r.source);
+                     missing.empty() ? "" : fmt::format("; not measured: {}", fmt::join(missing, ", ")), experiment,
+                     r.source);
 }
 
 std::vector<std::string> host_names(const results::Fleet& fleet) {
@@ -321,6 +328,16 @@ Output report(const ReportOptions& o) {
   Loaded loaded = load_all(o.paths);
   std::string incomplete;
   for (const auto& r : loaded.results) incomplete += unfinished(r);
+  if (o.redact)
+    for (auto& r : loaded.results) {
+      constexpr const char* kLeftOut = "(left out: report --redact)";
+      for (auto* env : {&r.fingerprint.env, &r.fingerprint.benchmark_env})
+        if (*env)
+          for (auto& [name, value] : **env) value = kLeftOut;
+      auto& host = r.fingerprint.host.document();
+      if (host.is_object() && host.contains("kernel") && host["kernel"].is_object() && host["kernel"].contains("cmdline"))
+        host["kernel"]["cmdline"] = fingerprint::known(kLeftOut);
+    }
   analysis::Analysis a =
       analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   // Only the page and the gotest export read the samples themselves; the other exports read the

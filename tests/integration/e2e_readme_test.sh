@@ -115,6 +115,17 @@ while IFS=$'\t' read -r kind line; do
     "noisefloor runn" | "noisefloor run --result x")
       exits "$line" 2 -- as_written "$line"
       grep -q 'did you mean' last.err || fail "\`$line\`: no suggestion" ;;
+    "noisefloor report --redact")
+      # The kernel command line is on the page, and not on the redacted one; env values likewise.
+      exits "$line" 0 -- "$NF" report results/laptop-trust --redact --html redacted.html
+      exits "$line (unredacted)" 0 -- "$NF" report results/laptop-trust --html plain.html
+      cmdline=$(tr -d '\n' </proc/cmdline)
+      if [[ ${#cmdline} -gt 8 ]]; then
+        grep -qF -- "$cmdline" plain.html || fail "report: the kernel command line is not on the page"
+        ! grep -qF -- "$cmdline" redacted.html || fail "report --redact: the kernel command line is on the page"
+      fi
+      grep -q 'CGO_ENABLED' redacted.html || fail "report --redact: the variables' names should stay"
+      grep -q '(left out: report --redact)' redacted.html || fail "report --redact: nothing says what was left out" ;;
     "noisefloor doctor")
       exits "$line" 0 1 -- "$NF" doctor ;;  # 1: not ready (a shared machine may be)
     "noisefloor gc")
