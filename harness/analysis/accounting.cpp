@@ -52,7 +52,7 @@ std::optional<double> RunQueueEvidence::beside() const {
 
 bool RunQueueEvidence::others_ran() const {
   const auto b = beside();
-  return !b || *b >= kBesideFraction * wall_seconds;
+  return !b || *b >= kBesideFraction * wall_seconds + kBusyTolerance * busy_own_seconds;
 }
 
 bool RunQueueEvidence::starved() const {
