@@ -52,25 +52,18 @@ YAML
 utf8="$(readlink -f "$WORK/results/utf8/latest")"
 "$NF" cv --format text "$utf8" >utf8.txt
 narrow utf8.txt
-python3 - utf8.txt <<'PY' || fail "the suite view of unicode/utf8"
+PYTHONPATH="$REPO/tests/integration" python3 - utf8.txt <<'PY' || fail "the suite view of unicode/utf8"
 import re, sys
+import suite_view
 text = open(sys.argv[1], encoding="utf-8").read()
 lines = text.splitlines()
 # The conditions with their labels first.
 assert lines[0] == "conditions:", lines[:3]
 assert re.match(r"  idle    (MEASURED-clean|CONTENDED)  ", lines[1]), lines[1]
 # One sec/op table: a line per benchmark (23), idle and pinned side by side, procs "2 1".
-head = next(i for i, l in enumerate(lines) if l.startswith("sec/op"))
+# A name too long for 80 columns beside the numbers takes a line of its own above them.
+body, head = suite_view.table_lines(lines)
 assert "│ idle · " in lines[head - 1] and "│ pinned · " in lines[head - 1], lines[head - 1]
-body = []
-for l in lines[head + 1:]:
-    if not l.strip():
-        break
-    # A name too long for 80 columns beside the numbers takes a line of its own above them.
-    if l.startswith(" ") and body and " ± " not in body[-1]:
-        body[-1] += l
-    else:
-        body.append(l)
 assert len(body) == 23, (len(body), body)
 for l in body:
     name, procs = l.split()[0], l.split()[1:3]
@@ -150,19 +143,12 @@ YAML
 "$NF" run gbs.yaml --results "$WORK/results" >gbs.md 2>gbs.err || { cat gbs.err; fail "run of the Google Benchmark suite"; }
 "$NF" cv --format text "$WORK/results/gbsuite/latest" >gbs.txt
 narrow gbs.txt
-python3 - gbs.txt <<'PY' || fail "the suite view of the Google Benchmark suite"
+PYTHONPATH="$REPO/tests/integration" python3 - gbs.txt <<'PY' || fail "the suite view of the Google Benchmark suite"
 import sys
+import suite_view
 lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
-head = next(i for i, l in enumerate(lines) if l.startswith("sec/op"))
+body, head = suite_view.table_lines(lines)
 assert "threads" in lines[head], lines[head]  # Google Benchmark's word, not GOMAXPROCS
-body = []
-for l in lines[head + 1:]:
-    if not l.strip():
-        break
-    if l.startswith(" ") and body and " ± " not in body[-1]:
-        body[-1] += l
-    else:
-        body.append(l)
 # 41 instances: BM_Chain at 1 and 2 threads is two lines of one name, its count beside it.
 assert len(body) == 41, len(body)
 chain = [l.split() for l in body if l.startswith("BM_Chain/1000 ")]
