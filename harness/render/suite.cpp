@@ -297,16 +297,17 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
 std::string suite_text(const Table& t, std::size_t width) {
   const std::vector<SuiteLine> lines = analysis::suite_lines(t);
   std::string out = conditions_legend(t, width);
-  // With the CV column when every table keeps its conditions side by side with it, else without
-  // when that keeps them side by side (the band says the CV's range).
+  // With the CV column, unless leaving it out (the band says the CV's range) keeps more
+  // conditions side by side, or as many in fewer lines (names beside their numbers, not above).
   bool procs_shown = false, with_cv = true;
   std::size_t chunks = 1;
   std::string body = suite_body(t, lines, width, true, &procs_shown, &chunks);
-  if (chunks > 1) {
+  {
     bool procs = false;
     std::size_t fewer = 1;
     std::string narrow = suite_body(t, lines, width, false, &procs, &fewer);
-    if (fewer < chunks) {
+    const auto count = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n'); };
+    if (fewer < chunks || (fewer == chunks && count(narrow) < count(body))) {
       body = std::move(narrow);
       procs_shown = procs;
       with_cv = false;
