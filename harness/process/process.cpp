@@ -284,9 +284,16 @@ ChildSetup make_setup(const std::vector<int>& affinity, std::optional<int> nice)
 
 // SIGKILL to the child's whole process group (its own: see ChildSetup), then to the child.
 void kill_group(bp::child& child) {
-  if (child.valid() && child.id() > 0) ::kill(-child.id(), SIGKILL);
+  const pid_t pid = child.valid() ? child.id() : -1;
+  if (pid > 0) ::kill(-pid, SIGKILL);
   std::error_code ec;
-  child.terminate(ec);  // SIGKILL and reap
+  child.terminate(ec);  // SIGKILL, and a waitpid with WNOHANG that is often too early to reap
+  // Reaped now, so no zombie waits for the end of the run (ECHILD: terminate reaped it).
+  if (pid > 0) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
 }
 
 std::string describe_argv(const std::vector<std::string>& argv) {

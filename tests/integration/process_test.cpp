@@ -7,7 +7,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <atomic>
+#include <filesystem>
 #include <cstdlib>
 #include <string_view>
 #include <thread>
@@ -157,3 +160,23 @@ TEST_CASE("process: spinners report that they spin, and their CPU time grows") {
   CHECK(spinners.exited() == std::vector<std::size_t>{1});
   CHECK_THROWS_AS(spinners.stop(), RunError);
 }
+
+TEST_CASE("process: stopped spinners are reaped at once, not left as zombies until the run ends") {
+  model::SpinnerSpec spec;
+  spec.count = 2;
+  std::vector<int> pids;
+  {
+    process::SpinnerSet spinners(spec);
+    pids = spinners.pids();
+    spinners.stop();
+    // Gone from the process table the moment stop() returns: no "<defunct>" beside the next
+    // condition's spinners.
+    for (const int pid : pids) {
+      CAPTURE(pid);
+      CHECK_FALSE(std::filesystem::exists(fmt::format("/proc/{}", pid)));
+    }
+  }
+  process::SpinnerSet again(spec);
+  pids = again.pids();
+}  // the destructor reaps too
+
