@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -52,7 +53,7 @@ std::optional<double> RunQueueEvidence::beside() const {
 
 bool RunQueueEvidence::others_ran() const {
   const auto b = beside();
-  return !b || *b >= kBesideFraction * wall_seconds + kBusyTolerance * busy_own_seconds;
+  return !b || *b >= kBesideFraction * wall_seconds + kBusyTolerance * busy_own_seconds + busy_ticks_seconds;
 }
 
 bool RunQueueEvidence::starved() const {
@@ -81,6 +82,14 @@ std::optional<double> cpus_allowed(const records::InvocationRecord& inv) {
   return std::nullopt;
 }
 
+// How many CPUs' lines the probe summed for the busy time: its affinity (in a container, nproc).
+double cpus_summed(const records::InvocationRecord& inv) {
+  const records::InvocationDetails& d = inv.details;
+  if (d.limits_inside && d.limits_inside->nproc) return *d.limits_inside->nproc;
+  if (d.affinity && !d.affinity->empty()) return static_cast<double>(d.affinity->size());
+  return 1;
+}
+
 void add_run_queue(RunQueueEvidence& e, const records::InvocationRecord& inv) {
   const records::Accounting& acc = inv.accounting;
   if (!acc.run_queue) return;
@@ -100,6 +109,7 @@ void add_run_queue(RunQueueEvidence& e, const records::InvocationRecord& inv) {
     // Its threads' time misses what a thread did after its last read before it exited; the
     // tree's rusage counts every waited-for process whole.
     e.busy_own_seconds += std::max(*q.run_seconds, acc.usage->cpu_seconds());
+    e.busy_ticks_seconds += 2 * kBusyTickSeconds * cpus_summed(inv);
   } else if (e.busy_unknown.empty()) {
     e.busy_unknown = q.busy_unknown.empty() ? "not measured" : q.busy_unknown;
   }

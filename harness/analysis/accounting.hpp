@@ -33,6 +33,9 @@ inline constexpr double kStarvedWallFraction = 0.05;
 inline constexpr double kStarvedCapacity = 0.9;
 inline constexpr double kBesideFraction = 0.05;
 inline constexpr double kBusyTolerance = 0.10;
+// /proc/stat counts in ticks of 1/100 s (USER_HZ): each of the two reads of an invocation can be
+// a tick off on every CPU summed, so b may read up to 2 ticks per CPU per invocation too high.
+inline constexpr double kBusyTickSeconds = 0.01;
 // Below starved but at least half of both fractions: a note, nothing capped.
 inline constexpr double kWaitNoteFraction = 0.05;
 
@@ -49,6 +52,7 @@ struct RunQueueEvidence {
   // Every invocation must have it for beside() to be known.
   std::size_t busy_invocations = 0;
   double busy_seconds = 0, busy_own_seconds = 0;
+  double busy_ticks_seconds = 0;        // 2 ticks per CPU read, summed over those invocations
   std::string busy_unknown;             // why an invocation had no busy time (the first reason)
   // wait / (run + wait): the share of its runnable time the benchmark spent waiting.
   std::optional<double> waited() const;
@@ -60,7 +64,7 @@ struct RunQueueEvidence {
   // below 0); nullopt unless every counted invocation read it.
   std::optional<double> beside() const;
   // Other work on its CPUs for at least kBesideFraction of its wall time plus kBusyTolerance of its
-  // own CPU time (or that is unknown).
+  // own CPU time plus the ticks the reads can be off by (or that is unknown).
   bool others_ran() const;
   // It used less than kStarvedCapacity of the CPUs it may use (or that is unknown): a wait was for
   // someone else's work, not for its own threads or its quota.
