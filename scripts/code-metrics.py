@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The figures of the code's shape that issue 25 asks for, read from a tree as text.
+
+Usage: python3 scripts/code-metrics.py [TREE] [--json]
+
+TREE is a checkout (default: this one). Prints lines of pipeline/run.cpp and cli/, the longest
+functions (Universal Ctags' start and end lines; lambdas count with the function around them),
+string comparisons with a literal, hand-written to_string functions, the modules (folders under
+harness/) that include nlohmann/json.hpp, and the duplicates pairs under harness/ (the
+`duplicates` command, where the machine has it). Nothing is built or run.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def sources(root):
+    for folder, _, files in os.walk(os.path.join(root, "harness")):
+        for name in sorted(files):
+            if name.endswith((".cpp", ".hpp")):
+                yield os.path.join(folder, name)
+
+
+def lines(path):
+    with open(path, encoding="utf-8") as f:
+        return sum(1 for _ in f)
+
+
+def longest_functions(root, most):
+    out = subprocess.run(["ctags", "--c++-kinds=f", "--fields=+ne", "-o", "-", *sources(root)],
+                         capture_output=True, text=True, check=True).stdout
+    found = []
+    for row in out.splitlines():
+        cols = row.split("\t")
+        if cols[0].startswith("__anon"):
+            continue
+        fields = dict(c.split(":", 1) for c in cols[3:] if ":" in c)
+        if "line" not in fields or "end" not in fields:
+            continue
+        length = int(fields["end"]) - int(fields["line"]) + 1
+        found.append((length, os.path.relpath(cols[1], os.path.join(root, "harness")), cols[0]))
+    found.sort(key=lambda f: (-f[0], f[1], f[2]))
+    return found[:most], sum(1 for f in found if f[0] > 100), sum(1 for f in found if f[0] > 60)
+
+
+LITERAL_COMPARE = re.compile(r'[=!]=\s*"|"\s*[=!]=')
+TO_STRING_DEF = re.compile(r'^\s*(?:inline\s+)?(?:constexpr\s+)?(?:std::string(?:_view)?|const char\s*\*)\s+'
+                           r'to_string\s*\(', re.M)
+NLOHMANN = re.compile(r'#include\s*[<"]nlohmann/json\.hpp[>"]')
+# The places issue 25 names where one module reads another's prose or a name is made of strings.
+PROSE = {
+    "warning text searched (\"minimum attainable p\")": re.compile(r'find\("minimum attainable p'),
+    "error text parsed (\"; last lines of \")": re.compile(r'"; last lines of "'),
+    "merged condition named \"<label>:<condition>\"": re.compile(r'label\s*\+\s*":"\s*\+'),
+    "A/A copy named \"<baseline>'\"": re.compile(r'name\s*\+\s*"\'"'),
+}
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--json"]
+    root = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), ".."))
+    harness = os.path.join(root, "harness")
+    cli = os.path.join(harness, "cli")
+    figures = {
+        "pipeline/run.cpp lines": lines(os.path.join(harness, "pipeline", "run.cpp")),
+        "cli/ lines": sum(lines(p) for p in sources(root) if p.startswith(cli + os.sep)),
+        "cli/main.cpp lines": lines(os.path.join(cli, "main.cpp")),
+        "harness lines (.cpp, .hpp)": sum(lines(p) for p in sources(root)),
+    }
+    top, over100, over60 = longest_functions(root, 10)
+    figures["functions over 100 lines"] = over100
+    figures["functions over 60 lines"] = over60
+    figures["longest functions"] = [f"{n} {path} {name}" for n, path, name in top]
+    compares = to_strings = 0
+    modules = set()
+    prose = {k: 0 for k in PROSE}
+    for path in sources(root):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        compares += len(LITERAL_COMPARE.findall(text))
+        to_strings += len(TO_STRING_DEF.findall(text))
+        if NLOHMANN.search(text):
+            modules.add(os.path.relpath(path, harness).split(os.sep)[0])
+        for k, rx in PROSE.items():
+            prose[k] += len(rx.findall(text))
+    figures["comparisons of a string with a literal"] = compares
+    figures["hand-written to_string functions"] = to_strings
+    figures["prose read or names made of strings"] = prose
+    figures["modules including nlohmann/json.hpp"] = sorted(modules)
+    if shutil.which("duplicates"):
+        out = subprocess.run(["duplicates", "--repo", harness, "--most", "1", "--seconds", "120"],
+                             capture_output=True, text=True).stdout
+        figures["duplicates (harness/)"] = out.splitlines()[0] if out else "?"
+    if "--json" in sys.argv:
+        json.dump(figures, sys.stdout, indent=1)
+        print()
+        return
+    for k, v in figures.items():
+        if isinstance(v, list):
+            print(f"{k} ({len(v)}):")
+            for item in v:
+                print(f"  {item}")
+        elif isinstance(v, dict):
+            print(f"{k}:")
+            for kk, vv in v.items():
+                print(f"  {vv:4d}  {kk}")
+        else:
+            print(f"{k}: {v}")
+
+
+if __name__ == "__main__":
+    main()
