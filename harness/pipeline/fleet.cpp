@@ -162,37 +162,21 @@ HostOutcome run_host(const Target& t, const model::Experiment& local_experiment,
     if (client) containers = std::make_unique<conditions::ContainerRuntime>(e, note, std::move(*client), !t.local);
     for (const auto& c : e.conditions)
       if (!t.local || c.container) out.record.containers.push_back(c.name);
-    // The lease first: loading an image, or reading the machine, disturbs a run that holds it.
-    std::unique_ptr<docker::EngineLease> lease;
-    if (containers) lease = containers->take_lease(lease_owner(e, fleet.id()), o.wait, cancelled);
-    std::optional<fingerprint::FactTree> machine;
-    if (!t.local) machine = containers->machine_facts(cancelled);
-    if (containers) containers->prepare(cancelled);
-
-    records::Fingerprint fp = collect_fingerprint(e, o.command_line, started);
-    if (machine) {
-      fp.host = *machine;
-      fp.env = std::map<std::string, std::string>{};  // this process's environment is not the containers': they get benchmark.env only
-    }
-    if (containers) fp.engine = containers->engine_facts();
-    fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(e));
-
-    results::RunDirectory dir = results::RunDirectory::for_host(fleet, t.where.name);
-    dir.write("experiment.yaml", e.source_text);
-    dir.write(fp);
-    const std::string facts = render::key_facts(fp);
-    for (const auto line : text::lines(facts)) note(std::string(line));
-    if (!out.record.containers.empty() && !t.local)
-      note(fmt::format("every condition runs as containers on {} (noisefloor starts no host processes there)",
-                       t.where.endpoint.display));
-
-    std::unique_ptr<conditions::Environment> env;
-    if (t.local)
-      env = std::make_unique<conditions::HostEnvironment>(containers ? containers->factory(dir.id()) : nullptr);
-    else
-      env = std::make_unique<conditions::EngineEnvironment>(containers->factory(dir.id()));
-    Finished f = measure_and_write(
-        {e, o, dir, *env, events, cancelled, containers.get(), fp, started, nullptr, 0, {}, t.where.name, t.where.name});
+    RoomOutcome room = run_room({.experiment = e,
+                                 .options = o,
+                                 .events = events,
+                                 .cancelled = cancelled,
+                                 .started = started,
+                                 .containers = std::move(containers),
+                                 .remote = !t.local,
+                                 .endpoint = t.where.endpoint.display,
+                                 .lease_run = fleet.id(),
+                                 .host = t.where.name},
+                                [&](const records::Fingerprint&) {
+                                  return RoomDirectory{results::RunDirectory::for_host(fleet, t.where.name), 0, {}};
+                                });
+    Finished& f = room.finished;
+    const results::RunDirectory& dir = room.dir;
     out.record.status = f.status;
     out.record.error = f.error;
     if (f.failure) {

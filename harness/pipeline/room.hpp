@@ -4,6 +4,8 @@
 
 #include <exception>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,35 +34,10 @@ config::HostFacts host_facts();
 // The experiment's build step, on this machine (RunError quoting its output when it fails).
 void build(const model::Experiment& e, RunEvents& events, const Cancelled& cancelled);
 
-// Everything probed about the run, this host, the toolchain and the environment.
-records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::string& command_line,
-                                         const std::string& started);
-
 // --anchor, loaded before anything runs (ConfigError when it is not a result).
 std::optional<records::Result> load_anchor(const RunOptions& o);
 
-// Who takes an engine's lease: "user@host pid N", "<experiment>[/<run id>]", now.
-docker::LeaseOwner lease_owner(const model::Experiment& e, const std::string& run_id);
-
-// One room's run from a prepared environment on.
-struct RoomRun {
-  const model::Experiment& experiment;
-  const RunOptions& options;
-  results::RunDirectory& dir;
-  conditions::Environment& environment;
-  RunEvents& events;
-  const Cancelled& cancelled;
-  conditions::ContainerRuntime* containers;  // nullptr: no engine
-  records::Fingerprint fingerprint;
-  std::string started;
-  const records::Result* earlier = nullptr;  // run --resume
-  int session = 0;
-  std::vector<std::string> host_differences;
-  std::string label;  // the result's label ("" = the run id)
-  std::string host;   // the host of a run on several, recorded in run.json ("" = none)
-};
-
-// How it ended, with everything written.
+// How a room's run ended, with everything written.
 struct Finished {
   records::Result result;
   std::optional<analysis::Analysis> analysis;
@@ -68,17 +45,50 @@ struct Finished {
   std::optional<std::string> error;
   std::exception_ptr failure;
   std::vector<std::string> cleanup;
+  std::string finished_utc;
   std::string page_problem, finish_problem;
   std::size_t kept = 0;  // kept (not warm-up) samples
 };
 
-// Runs the plan, then writes the raw files, run.json, summary.json, table.md, cv-summary.txt and
-// report.html; never throws for the run's own failure (Finished says it).
-Finished measure_and_write(const RoomRun& run);
-
 // The run's failure as the error `run` throws ("... — the N sample(s) measured so far are kept
 // in DIR"); nothing when it succeeded.
 void throw_if_failed(const Finished& f, const std::filesystem::path& dir);
+
+// One machine ("room") from its engine on, as `run` on this machine and each host of a run on
+// several go through it: the engine's lease → (another machine) its facts, read in a container →
+// the images → the fingerprint, the engine's facts and the doctor → the run directory → its first
+// files (experiment.yaml and fingerprint.json, or a resumed session's fingerprint) → the key facts
+// as notes → the environment → measure_and_write.
+struct RoomSetup {
+  const model::Experiment& experiment;
+  const RunOptions& options;
+  RunEvents& events;
+  const Cancelled& cancelled;
+  std::string started;
+  std::unique_ptr<conditions::ContainerRuntime> containers{};  // nullptr: no engine
+  // Another machine: its facts are read in a container and every condition runs as containers
+  // on its engine (shown as `endpoint`).
+  bool remote = false;
+  std::string endpoint{};
+  std::string lease_run{};  // the run id the lease names ("" on one machine)
+  std::string host{};       // the host of a run on several: the result's label ("" = one machine)
+  const records::Result* earlier = nullptr;  // run --resume
+};
+
+// The run directory, chosen once the room's fingerprint is known (a resumed run first holds it
+// against the fingerprint it started with).
+struct RoomDirectory {
+  results::RunDirectory dir;
+  int session = 0;                            // a resumed run's session number (0: the first)
+  std::vector<std::string> host_differences;  // accepted with --allow-different-hosts
+};
+using OpenDirectory = std::function<RoomDirectory(const records::Fingerprint&)>;
+
+struct RoomOutcome {
+  results::RunDirectory dir;
+  Finished finished;
+};
+RoomOutcome run_room(RoomSetup setup, const OpenDirectory& open);
 
 // A run on several hosts as columns: each host's own analysis (never pooled), its status, the
 // conditions it ran as containers, and its fingerprint against the first host's that has one.

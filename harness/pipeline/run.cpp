@@ -46,30 +46,6 @@
 
 namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
-namespace {
-
-// The runner's clock: steady_clock and system_clock; sleeps until the time is up or a stop is
-// requested (process::sleep_unless_stopped), and reads noisefloor's own CPU time.
-class SystemClock : public runner::Clock {
- public:
-  SystemClock() : start_(std::chrono::steady_clock::now()) {}
-  model::Seconds elapsed() override { return std::chrono::steady_clock::now() - start_; }
-  std::string utc() override { return text::utc(std::chrono::system_clock::now()); }
-  void sleep(model::Seconds duration, const Cancelled& cancelled) override {
-    process::sleep_unless_stopped(duration, cancelled);
-    if (cancelled && cancelled()) throw Interrupted();
-  }
-  std::optional<double> own_cpu_seconds() override {
-    timespec ts{};
-    if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return std::nullopt;
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-};
-
-}  // namespace
 
 // What validation needs to know of this machine: the CPUs it can use.
 config::HostFacts host_facts() {
@@ -117,171 +93,6 @@ config::HostFacts host_facts() {
   };
   return facts;
 }
-
-void build(const model::Experiment& e, RunEvents& events, const Cancelled& cancelled) {
-  if (e.benchmark.build.empty()) return;
-  events.note(fmt::format("build: {}", fmt::join(e.benchmark.build, " ")));
-  process::Spec spec;
-  spec.argv = e.benchmark.build;
-  spec.env = e.benchmark.env;
-  spec.workdir = e.benchmark.workdir;
-  spec.timeout = std::chrono::minutes(30);
-  const process::Result r = process::run(spec, nullptr, cancelled);
-  if (r.timed_out || r.signal || r.exit_code != 0)
-    throw RunError(fmt::format("the build step failed ({}){}",
-                               r.timed_out ? "timed out"
-                               : r.signal  ? fmt::format("killed by signal {}", *r.signal)
-                                           : fmt::format("exit code {}", r.exit_code),
-                               text::last_lines(r.out + r.err, 15, "its output")));
-}
-
-// Everything probed about the run, host, toolchain and environment. Never throws for a probe
-// that cannot be read: the fact says "unknown" with the reason.
-records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::string& command_line,
-                                         const std::string& started) {
-  records::Fingerprint fp;
-  // Interleaving is a fixed round-robin and pairs alternate ABBA: nothing is random, so there is
-  // no seed to record.
-  const bool sequential = e.schedule == model::Schedule::sequential;
-  fp.run = records::RunFacts{started,
-                             "",
-                             command_line,
-                             fs::absolute(e.source_file).string(),
-                             hash::sha256_hex(e.source_text),
-                             kVersion,
-                             kCommit,
-                             sequential ? "sequential" : "interleaved",
-                             sequential ? "each condition's samples together, conditions in file order"
-                                        : "round-robin over conditions in file order (deterministic: no random seed)",
-                             e.paired() ? "ABBA counterbalanced over the kept repeats (deterministic)" : ""};
-  fp.host = fingerprint::probe_this_host();
-  std::optional<fs::path> binary;
-  if (!e.benchmark.command.empty() && e.benchmark.command.front().find('/') != std::string::npos &&
-      fs::exists(e.benchmark.command.front()))
-    binary = e.benchmark.command.front();
-  const bool native = e.benchmark.format != model::OutputFormat::gotest;
-  fp.toolchain = fingerprint::probe_toolchain(binary, e.base_dir.empty() ? std::nullopt : std::optional<fs::path>(e.base_dir),
-                                              native);
-  fp.env = fingerprint::probe_this_env();
-  fp.benchmark_env = e.benchmark.env;
-  fp.tuning = fingerprint::tuning_state();  // nothing applied: neither state nor error
-  return fp;
-}
-
-namespace {
-
-// The value of a -benchtime style flag of the command, "" when none.
-std::string benchtime_of(const std::vector<std::string>& argv) {
-  for (const auto& a : argv)
-    for (const std::string_view flag : {"-test.benchtime=", "-benchtime=", "--benchmark_min_time="})
-      if (a.starts_with(flag)) return a.substr(flag.size());
-  return "";
-}
-
-// The demo's cv-summary.txt header, with what the demo forgot: the platform is in it.
-std::vector<std::string> summary_header(const model::Experiment& e, const records::Fingerprint& fp,
-                                        const std::vector<records::Sample>& samples) {
-  std::vector<std::string> benchmarks;
-  for (const auto& s : samples)
-    if (std::find(benchmarks.begin(), benchmarks.end(), s.benchmark) == benchmarks.end()) benchmarks.push_back(s.benchmark);
-  std::vector<std::string> h;
-  std::string first = fmt::format("# CV comparison — {}, count={}", fmt::join(benchmarks, ", "), e.benchmark.samples);
-  if (const std::string bt = benchtime_of(e.benchmark.command); !bt.empty()) first += ", benchtime=" + bt;
-  h.push_back(first);
-  h.push_back(fmt::format("# host: {}, {} logical CPUs", fp.host.show("uname"), fp.host.show("cpu.logical")));
-  for (const auto& c : e.conditions) {
-    if (!c.container) continue;
-    std::string flags;
-    if (c.container->cpuset) flags += " --cpuset-cpus=" + *c.container->cpuset;
-    if (c.container->cpus) flags += fmt::format(" --cpus={}", *c.container->cpus);
-    if (c.container->memory) flags += fmt::format(" --memory={}m", *c.container->memory / (1024 * 1024));
-    h.push_back(fmt::format("# container image: {} ({})", c.container->image, flags.empty() ? "" : flags.substr(1)));
-    break;
-  }
-  h.push_back(fmt::format("# generated by noisefloor {} ({})", kVersion, kCommit));
-  return h;
-}
-
-// The `key: value` lines heading each raw <condition>.txt: the condition and the facts that
-// move benchmarks, readable by benchstat's -filter and -col.
-// The keys of raw_config that set one condition apart: comments in <condition>.txt, so that
-// `benchstat idle.txt noisy.txt pinned.txt` prints one table.
-const std::set<std::string> kConditionKeys = {"condition", "spinners",         "affinity",        "nice",
-                                              "container-cpuset", "container-cpus", "container-memory"};
-
-records::GoTestConfig raw_config(const model::Experiment& e, const records::Fingerprint& fp, const model::Condition& c,
-                                 const std::string& run_id) {
-  records::GoTestConfig cfg = {
-      {"noisefloor-version", kVersion}, {"noisefloor-commit", kCommit}, {"experiment", e.name},
-      {"run", run_id},                  {"condition", c.name},
-  };
-  if (c.spinners)
-    cfg.emplace_back("spinners", fmt::format("{}{}", c.spinners->count,
-                                             c.spinners->cpus.empty() ? "" : " on cpus " + model::format_cpu_list(c.spinners->cpus)));
-  if (!c.affinity.empty()) cfg.emplace_back("affinity", model::format_cpu_list(c.affinity));
-  if (c.nice) cfg.emplace_back("nice", std::to_string(*c.nice));
-  if (c.container) {
-    if (c.container->cpuset) cfg.emplace_back("container-cpuset", *c.container->cpuset);
-    if (c.container->cpus) cfg.emplace_back("container-cpus", fmt::format("{}", *c.container->cpus));
-    if (c.container->memory) cfg.emplace_back("container-memory", std::to_string(*c.container->memory));
-  }
-  const std::pair<const char*, std::string> facts[] = {
-      {"host", fp.host.show("hostname")},
-      {"cpu", fp.host.show("cpu.model_name")},
-      {"logical-cpus", fp.host.show("cpu.logical")},
-      {"kernel", fp.host.show("kernel.release")},
-      {"os", fp.host.show("os.pretty_name")},
-      {"platform", fp.host.show("uname")},
-      {"virtual", fp.host.show("virtualization.hypervisor")},
-      {"go-version", fp.toolchain.show("go.version")},
-      {"binary-sha256", fp.toolchain.show("binary.sha256")},
-      {"command-line", fp.run ? fp.run->command_line : "unknown"},
-  };
-  for (const auto& [key, value] : facts) {
-    std::string flat = value;
-    std::replace(flat.begin(), flat.end(), '\n', ' ');
-    cfg.emplace_back(key, flat);
-  }
-  return cfg;
-}
-
-// Persists every sample before anyone sees it, then passes it on.
-class Recorder : public runner::Observer {
- public:
-  Recorder(results::RunDirectory& dir, RunEvents& events) : dir_(dir), events_(events) {}
-  void sample(const records::Sample& s) override {
-    dir_.append(s);
-    events_.sample(s);
-  }
-  void condition_started(std::size_t index, std::size_t count, const model::Condition& c) override {
-    events_.condition_started(index, count, c);
-  }
-  void condition_finished(std::size_t index, const records::ConditionRecord& record) override {
-    events_.condition_finished(index, record);
-  }
-  void progress(const runner::ProgressCount& count, const records::Sample& latest) override {
-    events_.progress(count, latest);
-  }
-  void resumed(const std::vector<records::Sample>& earlier) override { events_.resumed(earlier); }
-
- private:
-  results::RunDirectory& dir_;
-  RunEvents& events_;
-};
-
-// "<error> — the 12 sample(s) measured so far are kept in <dir>" (on a line of its own when the
-// error quotes output).
-std::string with_kept(const std::string& what, std::size_t kept, const fs::path& dir) {
-  // One line says it all; quoted output (after "; last lines of ...:") follows on the lines below.
-  const std::string note = fmt::format("the {} sample(s) measured so far are kept in {}", kept, dir.string());
-  const std::size_t quote = what.find("; last lines of ");
-  const std::size_t first_end = what.find('\n');
-  if (quote != std::string::npos && quote < first_end) return what.substr(0, quote) + "; " + note + what.substr(quote);
-  if (first_end == std::string::npos) return what + " — " + note;
-  return what.substr(0, first_end) + " — " + note + what.substr(first_end);
-}
-
-}  // namespace
 
 namespace {
 
@@ -456,168 +267,6 @@ std::optional<records::Result> load_anchor(const RunOptions& o) {
   }
 }
 
-docker::LeaseOwner lease_owner(const model::Experiment& e, const std::string& run_id) {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const char* user = std::getenv("USER");
-  return {fmt::format("{}@{} pid {}", user && *user ? user : (::geteuid() == 0 ? "root" : "uid " + std::to_string(::geteuid())),
-                      host, ::getpid()),
-          run_id.empty() ? e.name : e.name + "/" + run_id, text::utc(std::chrono::system_clock::now())};
-}
-
-// ---- one room: measure, then write -------------------------------------------------------
-
-Finished measure_and_write(const RoomRun& r) {
-  const model::Experiment& e = r.experiment;
-  const RunOptions& o = r.options;
-  results::RunDirectory& dir = r.dir;
-  records::Fingerprint fp = r.fingerprint;
-  Finished f;
-  runner::Measured measured;
-  if (r.earlier) {
-    measured.session = r.session;
-    measured.samples = r.earlier->samples.to_vector();
-    if (r.earlier->run) measured.conditions = r.earlier->run->condition_records;
-  }
-  const plan::Plan plan = r.earlier ? plan::remaining(e, plan::plan(e), measured.samples) : plan::plan(e);
-  Recorder recorder(dir, r.events);
-  // The run's clock starts with the first step: sample times and the time budget of samples:
-  // auto count from here, not from the build, the image or the fingerprint.
-  SystemClock clock;
-  try {
-    runner::run(e, plan, r.environment, clock, recorder, r.cancelled, measured);
-  } catch (const Interrupted&) {
-    f.status = records::RunStatus::interrupted;
-    f.error = "interrupted";
-    f.failure = std::current_exception();
-  } catch (const Error& err) {
-    f.status = records::RunStatus::failed;
-    f.error = err.what();
-    f.failure = std::current_exception();
-  } catch (const std::exception& err) {  // not ours (a JSON type error, out of memory): still recorded
-    f.status = records::RunStatus::failed;
-    f.error = fmt::format("internal error: {}", err.what());
-    f.failure = std::current_exception();
-  }
-  // Containers a guard could not remove: said in run.json and, on a failed run, in the error.
-  f.cleanup = r.containers ? r.containers->clean_up(dir.id()) : std::vector<std::string>{};
-  measured.warnings.insert(measured.warnings.end(), f.cleanup.begin(), f.cleanup.end());
-  r.events.done();
-  const std::string finished = clock.utc();
-  // The run's fingerprint is its first session's: a resumed run keeps it (and its finish time).
-  if (r.earlier) fp = r.earlier->fingerprint;
-  if (fp.run) fp.run->finished_utc = finished;
-
-  // The raw files and run.json are written first: they hold every sample whatever happens to the
-  // statistics below. A failure here (a full disk) never hides the run's own error.
-  records::Result& result = f.result;
-  result.label = r.label.empty() ? dir.id() : r.label;
-  result.source = dir.path().string();
-  records::RunRecord& run = result.run.emplace();
-  try {
-    dir.write(fp);
-    for (const auto& c : e.conditions) {
-      result.conditions.push_back(c.name);
-      result.gotest_config[c.name] = raw_config(e, fp, c, dir.id());
-      dir.write(c.name + ".txt", render::gotest_raw(measured.samples, c.name, result.gotest_config[c.name], false,
-                                                    kConditionKeys));
-    }
-    run.experiment = e.name;
-    run.description = e.description;
-    run.experiment_file = e.source_file;
-    run.run_id = dir.id();
-    run.status = f.status;
-    run.error = f.error;
-    run.started_utc = r.started;
-    run.finished_utc = finished;
-    run.command_line = o.command_line;
-    run.host = r.host;
-    if (r.earlier) {
-      // Every session, the first one included: when, how it ended, what it was run with.
-      const records::SessionRecord now{r.started, finished, o.command_line, f.status, f.error, r.host_differences};
-      if (r.earlier->run) {
-        run.started_utc = r.earlier->run->started_utc;
-        run.command_line = r.earlier->run->command_line;
-        run.sessions = r.earlier->run->sessions;
-        if (run.sessions.empty())
-          run.sessions.push_back({r.earlier->run->started_utc, r.earlier->run->finished_utc,
-                                  r.earlier->run->command_line, r.earlier->run->status, r.earlier->run->error, {}});
-      } else {  // the first session was killed before it could write run.json
-        run.started_utc = r.earlier->fingerprint.run ? r.earlier->fingerprint.run->started_utc : r.started;
-        // Its fingerprint (written at its start) still says how it was started.
-        const std::string command_line = r.earlier->fingerprint.run ? r.earlier->fingerprint.run->command_line : "";
-        run.sessions.push_back({run.started_utc, "", command_line, records::RunStatus::failed,
-                                std::string("ended without a record (killed)"), {}});
-      }
-      run.sessions.push_back(now);
-      for (const auto& d : r.host_differences) measured.warnings.push_back("resumed on another host: " + d);
-      if (r.earlier->run)
-        measured.warnings.insert(measured.warnings.begin(), r.earlier->run->warnings.begin(),
-                                 r.earlier->run->warnings.end());
-    }
-    run.conditions = result.conditions;
-    run.summary_header = summary_header(e, fp, measured.samples);
-    run.condition_records = measured.conditions;
-    run.warnings = measured.warnings;
-    if (e.paired())
-      run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa, e.comparison.threshold,
-                                                   e.comparison.blocks};
-    run.adaptive = measured.adaptive;
-    run.units = measured.units;
-    if (r.earlier && r.earlier->run) run.units.merge(r.earlier->run->units);
-    for (const auto& c : e.claims) run.claims.push_back(c.text);
-    if (e.reference) run.reference = e.reference->published;
-    dir.write(run);
-    result.fingerprint = fp;
-    result.samples = measured.samples;
-
-    f.analysis = analysis::analyze({result});
-    dir.write("summary.json", results::summary_document(*f.analysis).dump(2) + "\n");
-    dir.write("table.md", render::table_md(*f.analysis));
-    dir.write("cv-summary.txt", render::summary_blocks(f.analysis->table, run.summary_header));
-    // The page is a view of what is already written: a problem with it never fails the run, and is
-    // said even under --quiet.
-    try {
-      dir.write("report.html", render::html(*f.analysis, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
-    } catch (const std::exception& err) {
-      f.page_problem = fmt::format("warning: report.html not written: {}\n", err.what());
-    }
-  } catch (const std::exception& err) {
-    f.finish_problem = err.what();
-  }
-  for (const auto& s : measured.samples) f.kept += !s.warmup;
-  return f;
-}
-
-void throw_if_failed(const Finished& f, const fs::path& dir) {
-  if (f.failure) {
-    const auto kept_message = [&](const std::string& what) {
-      std::string message = with_kept(what, f.kept, dir);
-      for (const auto& w : f.cleanup) message += "\nwarning: " + w;
-      if (!f.finish_problem.empty()) message += "\nthe result files could not all be written: " + f.finish_problem;
-      if (!f.page_problem.empty()) message += "\n" + std::string(text::trim(f.page_problem));
-      return message;
-    };
-    try {
-      std::rethrow_exception(f.failure);
-    } catch (const Interrupted& err) {
-      throw Interrupted(kept_message(err.what()));
-    } catch (const ConfigError& err) {
-      throw ConfigError(kept_message(err.what()));
-    } catch (const ParseError& err) {
-      throw ParseError(kept_message(err.what()));
-    } catch (const Error& err) {
-      throw RunError(kept_message(err.what()));
-    } catch (const std::exception&) {
-      throw RunError(kept_message(*f.error));
-    }
-  }
-  if (!f.finish_problem.empty())
-    throw RunError(with_kept(fmt::format("the run completed, but its result files could not all be written: {}",
-                                         f.finish_problem),
-                             f.kept, dir));
-}
-
 // `--results`, checked before anything is built or run (and nothing is created): every part of
 // <root>/<experiment> that exists must be a directory, and the deepest one writable.
 void check_results_root(const std::string& root, const std::string& experiment) {
@@ -714,48 +363,37 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   std::unique_ptr<conditions::ContainerRuntime> containers;
   if (std::any_of(e.conditions.begin(), e.conditions.end(), [](const model::Condition& c) { return c.container; }))
     containers = std::make_unique<conditions::ContainerRuntime>(e, [&](const std::string& line) { events.note(line); });
-
   build(e, events, cancelled);
-  // One experiment per engine at a time: the lease before the images (loading one disturbs).
-  std::unique_ptr<docker::EngineLease> lease;
-  if (containers) lease = containers->take_lease(lease_owner(e, ""), o.wait, cancelled);
-  if (containers) containers->prepare(cancelled);
-
-  records::Fingerprint fp = collect_fingerprint(e, o.command_line, started);
-  if (containers) fp.engine = containers->engine_facts();
-  // The doctor's verdict on the room, stored with the run and shown above the progress.
-  fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(e));
 
   // A resumed run goes on in the room it started in: facts that move benchmarks must agree.
-  std::vector<std::string> host_differences;
-  if (earlier && !earlier->fingerprint.empty()) {
-    for (const auto& d : analysis::differences(earlier->fingerprint, fp))
-      if (d.moves_benchmarks) host_differences.push_back(fmt::format("{}: {} then, {} now", d.field, d.a, d.b));
-    if (!host_differences.empty() && !o.allow_different_hosts)
-      throw ConfigError(fmt::format("--resume {}: this is not the room the run started in ({}); samples from both "
-                                    "would not be comparable: pass --allow-different-hosts to resume anyway",
-                                    o.resume, fmt::join(host_differences, "; ")));
-  }
-
-  bool torn = false;
-  results::RunDirectory dir = earlier ? results::RunDirectory::reopen(o.resume, &torn)
-                                      : results::RunDirectory(o.results_root, e.name);
-  const int session = earlier ? std::max<int>(1, static_cast<int>(earlier->run ? earlier->run->sessions.size() : 1)) : 0;
-  if (earlier) {
-    // The first session's fingerprint stays the run's; each later one is kept beside it.
-    dir.write(fmt::format("fingerprint.session-{}.json", session), nlohmann::json(fp).dump(2) + "\n");
+  const auto open = [&](const records::Fingerprint& fp) -> RoomDirectory {
+    if (!earlier) return {results::RunDirectory(o.results_root, e.name), 0, {}};
+    std::vector<std::string> host_differences;
+    if (!earlier->fingerprint.empty()) {
+      for (const auto& d : analysis::differences(earlier->fingerprint, fp))
+        if (d.moves_benchmarks) host_differences.push_back(fmt::format("{}: {} then, {} now", d.field, d.a, d.b));
+      if (!host_differences.empty() && !o.allow_different_hosts)
+        throw ConfigError(fmt::format("--resume {}: this is not the room the run started in ({}); samples from both "
+                                      "would not be comparable: pass --allow-different-hosts to resume anyway",
+                                      o.resume, fmt::join(host_differences, "; ")));
+    }
+    bool torn = false;
+    RoomDirectory where{results::RunDirectory::reopen(o.resume, &torn),
+                        std::max<int>(1, static_cast<int>(earlier->run ? earlier->run->sessions.size() : 1)),
+                        std::move(host_differences)};
     if (torn) events.note("resume: a torn last line of samples.jsonl (a crash mid-write) was dropped");
-  } else {
-    dir.write("experiment.yaml", e.source_text);
-    dir.write(fp);
-  }
-  const std::string facts = render::key_facts(fp);  // lines() views it: it must outlive the loop
-  for (const auto line : text::lines(facts)) events.note(std::string(line));
-  events.note(fmt::format("results: {}", dir.path().string()));
-
-  conditions::HostEnvironment env(containers ? containers->factory(dir.id()) : nullptr);
-  const Finished f = measure_and_write({e, o, dir, env, events, cancelled, containers.get(), fp, started,
-                                        earlier ? &*earlier : nullptr, session, host_differences, "", ""});
+    return where;
+  };
+  RoomOutcome room = run_room({.experiment = e,
+                               .options = o,
+                               .events = events,
+                               .cancelled = cancelled,
+                               .started = started,
+                               .containers = std::move(containers),
+                               .earlier = earlier ? &*earlier : nullptr},
+                              open);
+  results::RunDirectory& dir = room.dir;
+  const Finished& f = room.finished;
   throw_if_failed(f, dir.path());
   dir.point_latest();
 

@@ -1,0 +1,362 @@
+// One room's run (pipeline/room.hpp): the engine's lease, the images, the fingerprint and the
+// doctor, the run directory's first files, the measurement, then the result files. `run` on this
+// machine (run.cpp) and on several (fleet.cpp) both go through run_room.
+#include <time.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "analysis/analysis.hpp"
+#include "fingerprint/doctor.hpp"
+#include "fingerprint/host.hpp"
+#include "fingerprint/tune.hpp"
+#include "hash/sha256.hpp"
+#include "model/errors.hpp"
+#include "model/version.hpp"
+#include "pipeline/room.hpp"
+#include "pipeline/run_record.hpp"
+#include "plan/plan.hpp"
+#include "process/process.hpp"
+#include "render/fingerprint.hpp"
+#include "render/html.hpp"
+#include "render/run.hpp"
+#include "render/table.hpp"
+#include "results/summary.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+// The runner's clock: steady_clock and system_clock; sleeps until the time is up or a stop is
+// requested (process::sleep_unless_stopped), and reads noisefloor's own CPU time.
+class SystemClock : public runner::Clock {
+ public:
+  SystemClock() : start_(std::chrono::steady_clock::now()) {}
+  model::Seconds elapsed() override { return std::chrono::steady_clock::now() - start_; }
+  std::string utc() override { return text::utc(std::chrono::system_clock::now()); }
+  void sleep(model::Seconds duration, const Cancelled& cancelled) override {
+    process::sleep_unless_stopped(duration, cancelled);
+    if (cancelled && cancelled()) throw Interrupted();
+  }
+  std::optional<double> own_cpu_seconds() override {
+    timespec ts{};
+    if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return std::nullopt;
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+
+// Persists every sample before anyone sees it, then passes it on.
+class Recorder : public runner::Observer {
+ public:
+  Recorder(results::RunDirectory& dir, RunEvents& events) : dir_(dir), events_(events) {}
+  void sample(const records::Sample& s) override {
+    dir_.append(s);
+    events_.sample(s);
+  }
+  void condition_started(std::size_t index, std::size_t count, const model::Condition& c) override {
+    events_.condition_started(index, count, c);
+  }
+  void condition_finished(std::size_t index, const records::ConditionRecord& record) override {
+    events_.condition_finished(index, record);
+  }
+  void progress(const runner::ProgressCount& count, const records::Sample& latest) override {
+    events_.progress(count, latest);
+  }
+  void resumed(const std::vector<records::Sample>& earlier) override { events_.resumed(earlier); }
+
+ private:
+  results::RunDirectory& dir_;
+  RunEvents& events_;
+};
+
+// "<error> — the 12 sample(s) measured so far are kept in <dir>" (on a line of its own when the
+// error quotes output).
+std::string with_kept(const std::string& what, std::size_t kept, const fs::path& dir) {
+  // One line says it all; quoted output (after "; last lines of ...:") follows on the lines below.
+  const std::string note = fmt::format("the {} sample(s) measured so far are kept in {}", kept, dir.string());
+  const std::size_t quote = what.find("; last lines of ");
+  const std::size_t first_end = what.find('\n');
+  if (quote != std::string::npos && quote < first_end) return what.substr(0, quote) + "; " + note + what.substr(quote);
+  if (first_end == std::string::npos) return what + " — " + note;
+  return what.substr(0, first_end) + " — " + note + what.substr(first_end);
+}
+
+// One room's run from a prepared environment on.
+struct RoomRun {
+  const model::Experiment& experiment;
+  const RunOptions& options;
+  results::RunDirectory& dir;
+  conditions::Environment& environment;
+  RunEvents& events;
+  const Cancelled& cancelled;
+  conditions::ContainerRuntime* containers;  // nullptr: no engine
+  records::Fingerprint fingerprint;
+  std::string started;
+  const records::Result* earlier = nullptr;  // run --resume
+  int session = 0;
+  std::vector<std::string> host_differences{};
+  std::string label{};  // the result's label ("" = the run id)
+  std::string host{};   // the host of a run on several, recorded in run.json ("" = none)
+};
+
+}  // namespace
+
+void build(const model::Experiment& e, RunEvents& events, const Cancelled& cancelled) {
+  if (e.benchmark.build.empty()) return;
+  events.note(fmt::format("build: {}", fmt::join(e.benchmark.build, " ")));
+  process::Spec spec;
+  spec.argv = e.benchmark.build;
+  spec.env = e.benchmark.env;
+  spec.workdir = e.benchmark.workdir;
+  spec.timeout = std::chrono::minutes(30);
+  const process::Result r = process::run(spec, nullptr, cancelled);
+  if (r.timed_out || r.signal || r.exit_code != 0)
+    throw RunError(fmt::format("the build step failed ({}){}",
+                               r.timed_out ? "timed out"
+                               : r.signal  ? fmt::format("killed by signal {}", *r.signal)
+                                           : fmt::format("exit code {}", r.exit_code),
+                               text::last_lines(r.out + r.err, 15, "its output")));
+}
+
+namespace {
+
+// Everything probed about the run, host, toolchain and environment. Never throws for a probe
+// that cannot be read: the fact says "unknown" with the reason.
+records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::string& command_line,
+                                         const std::string& started) {
+  records::Fingerprint fp;
+  // Interleaving is a fixed round-robin and pairs alternate ABBA: nothing is random, so there is
+  // no seed to record.
+  const bool sequential = e.schedule == model::Schedule::sequential;
+  fp.run = records::RunFacts{
+      .started_utc = started,
+      .finished_utc = "",
+      .command_line = command_line,
+      .experiment_file = fs::absolute(e.source_file).string(),
+      .experiment_sha256 = hash::sha256_hex(e.source_text),
+      .noisefloor_version = kVersion,
+      .noisefloor_commit = kCommit,
+      .schedule = sequential ? "sequential" : "interleaved",
+      .order = sequential ? "each condition's samples together, conditions in file order"
+                          : "round-robin over conditions in file order (deterministic: no random seed)",
+      .paired_order = e.paired() ? "ABBA counterbalanced over the kept repeats (deterministic)" : "",
+  };
+  fp.host = fingerprint::probe_this_host();
+  std::optional<fs::path> binary;
+  if (!e.benchmark.command.empty() && e.benchmark.command.front().find('/') != std::string::npos &&
+      fs::exists(e.benchmark.command.front()))
+    binary = e.benchmark.command.front();
+  const bool native = e.benchmark.format != model::OutputFormat::gotest;
+  fp.toolchain = fingerprint::probe_toolchain(binary, e.base_dir.empty() ? std::nullopt : std::optional<fs::path>(e.base_dir),
+                                              native);
+  fp.env = fingerprint::probe_this_env();
+  fp.benchmark_env = e.benchmark.env;
+  fp.tuning = fingerprint::tuning_state();  // nothing applied: neither state nor error
+  return fp;
+}
+
+docker::LeaseOwner lease_owner(const model::Experiment& e, const std::string& run_id) {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const char* user = std::getenv("USER");
+  return {fmt::format("{}@{} pid {}", user && *user ? user : (::geteuid() == 0 ? "root" : "uid " + std::to_string(::geteuid())),
+                      host, ::getpid()),
+          run_id.empty() ? e.name : e.name + "/" + run_id, text::utc(std::chrono::system_clock::now())};
+}
+
+// ---- one room: measure, then write -------------------------------------------------------
+
+// The plan run in the room: what it measured (a resumed run's earlier samples first) and how it
+// ended; never throws for the run's own failure.
+runner::Measured measure(const RoomRun& r, Finished& f) {
+  const model::Experiment& e = r.experiment;
+  runner::Measured measured;
+  if (r.earlier) {
+    measured.session = r.session;
+    measured.samples = r.earlier->samples.to_vector();
+    if (r.earlier->run) measured.conditions = r.earlier->run->condition_records;
+  }
+  const plan::Plan plan = r.earlier ? plan::remaining(e, plan::plan(e), measured.samples) : plan::plan(e);
+  Recorder recorder(r.dir, r.events);
+  // The run's clock starts with the first step: sample times and the time budget of samples:
+  // auto count from here, not from the build, the image or the fingerprint.
+  SystemClock clock;
+  try {
+    runner::run(e, plan, r.environment, clock, recorder, r.cancelled, measured);
+  } catch (const Interrupted&) {
+    f.status = records::RunStatus::interrupted;
+    f.error = "interrupted";
+    f.failure = std::current_exception();
+  } catch (const Error& err) {
+    f.status = records::RunStatus::failed;
+    f.error = err.what();
+    f.failure = std::current_exception();
+  } catch (const std::exception& err) {  // not ours (a JSON type error, out of memory): still recorded
+    f.status = records::RunStatus::failed;
+    f.error = fmt::format("internal error: {}", err.what());
+    f.failure = std::current_exception();
+  }
+  // Containers a guard could not remove: said in run.json and, on a failed run, in the error.
+  f.cleanup = r.containers ? r.containers->clean_up(r.dir.id()) : std::vector<std::string>{};
+  measured.warnings.insert(measured.warnings.end(), f.cleanup.begin(), f.cleanup.end());
+  f.finished_utc = clock.utc();
+  return measured;
+}
+
+// The raw files and run.json first: they hold every sample whatever happens to the statistics
+// after them. Then the analysis and the files made from it.
+void write_result(results::RunDirectory& dir, Finished& f) {
+  const records::Result& result = f.result;
+  dir.write(result.fingerprint);
+  for (const auto& c : result.conditions)
+    dir.write(c + ".txt", render::gotest_raw(result.samples, c, result.gotest_config.at(c), false, kConditionKeys));
+  dir.write(*result.run);
+  f.analysis = analysis::analyze({result});
+  dir.write("summary.json", results::summary_document(*f.analysis).dump(2) + "\n");
+  dir.write("table.md", render::table_md(*f.analysis));
+  dir.write("cv-summary.txt", render::summary_blocks(f.analysis->table, result.run->summary_header));
+  // The page is a view of what is already written: a problem with it never fails the run, and is
+  // said even under --quiet.
+  try {
+    dir.write("report.html", render::html(*f.analysis, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
+  } catch (const std::exception& err) {
+    f.page_problem = fmt::format("warning: report.html not written: {}\n", err.what());
+  }
+}
+
+// Runs the plan, then writes the raw files, run.json, summary.json, table.md, cv-summary.txt and
+// report.html; never throws for the run's own failure (Finished says it).
+Finished measure_and_write(const RoomRun& r) {
+  Finished f;
+  runner::Measured measured = measure(r, f);
+  r.events.done();
+  for (const auto& s : measured.samples) f.kept += !s.warmup;
+  // A failure here (a full disk) never hides the run's own error.
+  try {
+    f.result = build_run_record({
+        .experiment = r.experiment,
+        .producer = {kVersion, kCommit},
+        .run_id = r.dir.id(),
+        .directory = r.dir.path().string(),
+        .label = r.label,
+        .host = r.host,
+        .command_line = r.options.command_line,
+        .started = r.started,
+        .finished = f.finished_utc,
+        .status = f.status,
+        .error = f.error,
+        .fingerprint = r.fingerprint,
+        .measured = std::move(measured),
+        .earlier = r.earlier,
+        .host_differences = r.host_differences,
+    });
+    write_result(r.dir, f);
+  } catch (const std::exception& err) {
+    f.finish_problem = err.what();
+  }
+  return f;
+}
+
+}  // namespace
+
+void throw_if_failed(const Finished& f, const fs::path& dir) {
+  if (f.failure) {
+    const auto kept_message = [&](const std::string& what) {
+      std::string message = with_kept(what, f.kept, dir);
+      for (const auto& w : f.cleanup) message += "\nwarning: " + w;
+      if (!f.finish_problem.empty()) message += "\nthe result files could not all be written: " + f.finish_problem;
+      if (!f.page_problem.empty()) message += "\n" + std::string(text::trim(f.page_problem));
+      return message;
+    };
+    try {
+      std::rethrow_exception(f.failure);
+    } catch (const Interrupted& err) {
+      throw Interrupted(kept_message(err.what()));
+    } catch (const ConfigError& err) {
+      throw ConfigError(kept_message(err.what()));
+    } catch (const ParseError& err) {
+      throw ParseError(kept_message(err.what()));
+    } catch (const Error& err) {
+      throw RunError(kept_message(err.what()));
+    } catch (const std::exception&) {
+      throw RunError(kept_message(*f.error));
+    }
+  }
+  if (!f.finish_problem.empty())
+    throw RunError(with_kept(fmt::format("the run completed, but its result files could not all be written: {}",
+                                         f.finish_problem),
+                             f.kept, dir));
+}
+
+
+RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
+  const model::Experiment& e = s.experiment;
+  // The lease first: loading an image, or reading the machine, disturbs a run that holds it.
+  std::unique_ptr<docker::EngineLease> lease;
+  if (s.containers) lease = s.containers->take_lease(lease_owner(e, s.lease_run), s.options.wait, s.cancelled);
+  std::optional<fingerprint::FactTree> machine;
+  if (s.remote) machine = s.containers->machine_facts(s.cancelled);
+  if (s.containers) s.containers->prepare(s.cancelled);
+
+  records::Fingerprint fp = collect_fingerprint(e, s.options.command_line, s.started);
+  if (machine) {
+    fp.host = *machine;
+    // This process's environment is not the containers': they get benchmark.env only.
+    fp.env = std::map<std::string, std::string>{};
+  }
+  if (s.containers) fp.engine = s.containers->engine_facts();
+  // The doctor's verdict on the room, stored with the run and shown above the progress.
+  fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(e));
+
+  RoomDirectory where = open(fp);
+  results::RunDirectory& dir = where.dir;
+  if (s.earlier) {
+    // The first session's fingerprint stays the run's; each later one is kept beside it.
+    dir.write(fmt::format("fingerprint.session-{}.json", where.session), nlohmann::json(fp).dump(2) + "\n");
+  } else {
+    dir.write("experiment.yaml", e.source_text);
+    dir.write(fp);
+  }
+  const std::string facts = render::key_facts(fp);  // lines() views it: it must outlive the loop
+  for (const auto line : text::lines(facts)) s.events.note(std::string(line));
+  if (s.remote)
+    s.events.note(fmt::format("every condition runs as containers on {} (noisefloor starts no host processes there)",
+                              s.endpoint));
+  if (s.host.empty()) s.events.note(fmt::format("results: {}", dir.path().string()));
+
+  std::unique_ptr<conditions::Environment> env;
+  if (s.remote)
+    env = std::make_unique<conditions::EngineEnvironment>(s.containers->factory(dir.id()));
+  else
+    env = std::make_unique<conditions::HostEnvironment>(s.containers ? s.containers->factory(dir.id()) : nullptr);
+  Finished f = measure_and_write({
+      .experiment = e,
+      .options = s.options,
+      .dir = dir,
+      .environment = *env,
+      .events = s.events,
+      .cancelled = s.cancelled,
+      .containers = s.containers.get(),
+      .fingerprint = fp,
+      .started = s.started,
+      .earlier = s.earlier,
+      .session = where.session,
+      .host_differences = where.host_differences,
+      .label = s.host,
+      .host = s.host,
+  });
+  return {std::move(where.dir), std::move(f)};
+}
+
+}  // namespace noisefloor::pipeline
