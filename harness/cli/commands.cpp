@@ -1,0 +1,203 @@
+#include "cli/commands.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "cli/progress.hpp"
+#include "cli/signals.hpp"
+#include "model/errors.hpp"
+
+namespace noisefloor::cli {
+namespace {
+
+// The options several commands take, each declared here once; the commands word what it does.
+void allow_different_hosts(CLI::App* command, bool& flag, const std::string& what) {
+  command->add_flag("--allow-different-hosts", flag, what);
+}
+std::string even_when_hosts_differ(const std::string& what) {
+  return what + " even when fingerprint fields that move benchmarks differ";
+}
+CLI::Option* format_option(CLI::App* command, std::string& format, const std::string& choices) {
+  return command->add_option("--format", format, choices);
+}
+void threshold_option(CLI::App* command, std::string& threshold, const std::string& what) {
+  command->add_option("--threshold", threshold, what)->capture_default_str();
+}
+void html_option(CLI::App* command, std::string& file, const std::string& what) {
+  command->add_option("--html", file, what);
+}
+void json_flag(CLI::App* command, bool& json) { command->add_flag("--json", json, "print the JSON instead"); }
+void host_option(CLI::App* command, std::vector<std::string>& hosts, const std::string& what) {
+  command->add_option("--host", hosts, what);
+}
+void host_option(CLI::App* command, std::string& host, const std::string& what) {
+  command->add_option("--host", host, what);
+}
+
+}  // namespace
+
+bool use_color(int fd) {
+  if (::isatty(fd) != 1) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  const char* term = std::getenv("TERM");
+  return !(term != nullptr && std::string(term) == "dumb");
+}
+
+std::size_t stdout_columns() {
+  winsize w{};
+  if (::isatty(STDOUT_FILENO) != 1 || ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) != 0 || w.ws_col == 0) return 80;
+  return std::clamp<std::size_t>(w.ws_col, 80, 240);
+}
+
+Commands::Commands(CLI::App& app, std::string command_line) : command_line_(std::move(command_line)) {
+  declare_run(app);
+  declare_reading(app);
+  declare_machine(app);
+}
+
+pipeline::Output Commands::run_chosen(const pipeline::Cancelled& cancelled) {
+  for (const Entry& e : table_)
+    if (*e.command) return e.run(cancelled);
+  return {};  // CLI11 requires a command: not reached
+}
+
+void Commands::declare_run(CLI::App& app) {
+  auto* run = app.add_subcommand("run", "run an experiment and publish its per-condition table");
+  run->add_option("experiment", run_.experiment,
+                  "experiment file (YAML); with --resume, optional: the run's own file by default");
+  run->add_option("--resume", run_.resume,
+                  "go on with an interrupted or failed run: its directory (results/<experiment>/<run>)");
+  allow_different_hosts(run, run_.allow_different_hosts,
+                        "with --resume: accept a host whose benchmark-moving facts differ from the run's");
+  run->add_option("--results", run_.results_root, "where result directories go")->capture_default_str();
+  host_option(run, run_.hosts,
+              "run on this Docker context or engine endpoint (unix://, tcp://, ssh://user@host[:port]); "
+              "repeatable: the hosts run in parallel, one table each; replaces the experiment's hosts:");
+  run->add_flag("--wait", wait_,
+                "when another noisefloor run holds an engine, wait for it instead of failing: at most an hour, "
+                "or --wait=DURATION (10m, 90s)");
+  run->add_flag("-q,--quiet", quiet_, "no progress output");
+  run->add_flag("--check", run_.check,
+                "exit 3 when one of the experiment's claims is NOT REPRODUCED (guard a published result in CI)");
+  run->add_option("--anchor", run_.anchor,
+                  "an earlier clean result of the same machine: print how contended this run was");
+  table_.push_back({run, [this](const pipeline::Cancelled& cancelled) {
+                      // Only a run stops in order on Ctrl-C; every other command ends at once.
+                      install_signal_handlers();
+                      if (run_.experiment.empty() && run_.resume.empty())
+                        throw ConfigError(
+                            "run: give an experiment file (noisefloor run EXPERIMENT), or --resume RUN_DIR");
+                      if (!wait_.empty()) run_.wait = pipeline::wait_limit(wait_);
+                      run_.command_line = command_line_;
+                      run_.terminal = ::isatty(STDOUT_FILENO) == 1;
+                      run_.width = stdout_columns();
+                      Progress progress(quiet_, ::isatty(STDERR_FILENO) == 1, use_color(STDERR_FILENO));
+                      return pipeline::run(run_, progress, cancelled);
+                    }});
+
+  auto* validate = app.add_subcommand("validate", "check experiment files without running them");
+  validate->add_option("files", validate_files_, "experiment files")->required();
+  table_.push_back({validate, [this](const pipeline::Cancelled&) { return pipeline::validate(validate_files_); }});
+}
+
+void Commands::declare_reading(CLI::App& app) {
+  auto* cv = app.add_subcommand("cv", "recompute the table from results or go test -bench output files");
+  cv->add_option("paths", cv_.paths, "result directories or go test -bench output files")->required();
+  format_option(cv, cv_.format,
+                "text (the terminal's width, at least 80 columns; the default on a terminal), markdown (the default "
+                "otherwise), json, csv or summary (the demo's cv-summary.txt)");
+  allow_different_hosts(cv, cv_.allow_different_hosts, even_when_hosts_differ("merge results"));
+  table_.push_back({cv, [this](const pipeline::Cancelled&) {
+                      if (cv_.format.empty()) cv_.format = ::isatty(STDOUT_FILENO) == 1 ? "text" : "markdown";
+                      cv_.width = stdout_columns();
+                      return pipeline::cv(cv_);
+                    }});
+
+  auto* compare =
+      app.add_subcommand("compare", "compare two results benchmark by benchmark (unpaired, benchstat-style)");
+  compare->add_option("old", compare_.old_path, "baseline: a result directory or a go test -bench output file")
+      ->required();
+  compare->add_option("new", compare_.new_path, "variant: a result directory or a go test -bench output file")
+      ->required();
+  format_option(compare, compare_.format, "text, json or csv")->capture_default_str();
+  threshold_option(compare, compare_.threshold,
+                   "noise threshold θ of the verdicts: a percentage (1%) or a fraction (0.01)");
+  allow_different_hosts(compare, compare_.allow_different_hosts, even_when_hosts_differ("compare"));
+  compare->add_flag("--allow-different-labels", compare_.allow_different_labels,
+                    "compare rows whose sides were measured in rooms of different cleanliness (e.g. "
+                    "MEASURED-clean against CONTENDED); refused otherwise");
+  table_.push_back({compare, [this](const pipeline::Cancelled&) { return pipeline::compare(compare_); }});
+
+  auto* report = app.add_subcommand("report", "a self-contained HTML report with plots, or exports to paste");
+  report->add_option("results", report_.paths, "result directories (several: merged) or go test -bench files")
+      ->required();
+  html_option(report, report_.html, "write the HTML page here (default: <result>/report.html)");
+  format_option(report, report_.format, "print an export instead: markdown, csv, json, gotest or summary");
+  allow_different_hosts(report, report_.allow_different_hosts, even_when_hosts_differ("merge results"));
+  report->add_flag("--redact", report_.redact,
+                   "leave the environment's values and the kernel command line out of what is published");
+  table_.push_back({report, [this](const pipeline::Cancelled&) { return pipeline::report(report_); }});
+
+  auto* check = app.add_subcommand(
+      "check", "judge claims on results without running anything: REPRODUCED, NOT REPRODUCED (exit 3) or INCONCLUSIVE");
+  check->add_option("results", check_.paths,
+                    "a result directory, or go test -bench output files (conditions named after the files)")
+      ->required();
+  check->add_option("--claim", check_.claims,
+                    "a claim instead of the recorded ones, e.g. 'cv(noisy) > 2 * cv(idle)' (repeatable)");
+  check->add_option("--reference", check_.reference,
+                    "a published table to hold the results against: cv-summary.txt, summary.json, a result "
+                    "directory or a markdown table");
+  seed_option_ = check->add_option("--seed", check_seed_, "the bootstrap's seed (default: the run's recorded one, else 1)");
+  format_option(check, check_.format, "text, markdown or json")->capture_default_str();
+  allow_different_hosts(check, check_.allow_different_hosts, even_when_hosts_differ("pool results"));
+  table_.push_back({check, [this](const pipeline::Cancelled&) {
+                      if (*seed_option_) check_.seed = check_seed_;
+                      check_.width = stdout_columns();
+                      return pipeline::check(check_);
+                    }});
+
+  auto* history =
+      app.add_subcommand("history", "every run of an experiment in time order: medians, CVs, steps between runs");
+  history->add_option("directory", history_.directory, "the experiment's results directory: results/<experiment>")
+      ->required();
+  format_option(history, history_.format, "text (the default), markdown, csv or json");
+  html_option(history, history_.html,
+              "also write a self-contained HTML page with a trend plot per condition here "
+              "(stdout stays empty unless --format is given)");
+  threshold_option(history, history_.threshold, "noise threshold of a step: a percentage (2%) or a fraction (0.02)");
+  table_.push_back({history, [this](const pipeline::Cancelled&) { return pipeline::history(history_); }});
+}
+
+void Commands::declare_machine(CLI::App& app) {
+  auto* gc = app.add_subcommand("gc", "remove containers that a killed run left behind");
+  table_.push_back({gc, [](const pipeline::Cancelled&) { return pipeline::gc(); }});
+
+  auto* fingerprint = app.add_subcommand("fingerprint", "show the host, toolchain and engine facts a run records");
+  json_flag(fingerprint, fingerprint_json_);
+  table_.push_back({fingerprint, [this](const pipeline::Cancelled&) { return pipeline::fingerprint(fingerprint_json_); }});
+
+  auto* doctor = app.add_subcommand("doctor", "can this machine be trusted for benchmarks? findings, fixes, a grade");
+  doctor->add_option("experiment", doctor_.experiment, "experiment file: also check the CPUs it pins to");
+  json_flag(doctor, doctor_.json);
+  host_option(doctor, doctor_.host,
+              "grade another machine: a Docker context or engine endpoint (unix://, tcp://, ssh://)");
+  // (--apply and --restore exclude each other: checked when it runs, because CLI11's "Excludes:"
+  // note pushes the description out of its column.)
+  doctor->add_flag(
+      "--apply", doctor_.apply,
+      "root: make the safe, reversible fixes (governor, turbo, SMT, ASLR, THP), saving the previous values");
+  doctor->add_flag("--restore", doctor_.restore, "root: write back the values --apply saved (not with --apply)");
+  table_.push_back({doctor, [this](const pipeline::Cancelled&) {
+                      if (doctor_.apply && doctor_.restore)
+                        throw ConfigError("doctor: --apply and --restore undo each other: give one of them");
+                      doctor_.color = use_color(STDOUT_FILENO);
+                      return pipeline::doctor(doctor_);  // status 1: not ready
+                    }});
+}
+
+}  // namespace noisefloor::cli
