@@ -293,9 +293,9 @@ class ContainerScope : public ConditionScope {
           {}, {"a named image runs without noisefloor's probe: limits are checked on the engine side only"}};
     }
     if (o.oom_killed)
-      throw RunError(fmt::format("condition '{}': the benchmark was OOM-killed (memory limit {} bytes){}",
-                                 condition_.name, spec.memory ? std::to_string(*spec.memory) : "none",
-                                 text::last_lines(o.out + out.err, 10, "its output")));
+      throw RunError(fmt::format("condition '{}': the benchmark was OOM-killed (memory limit {} bytes)",
+                                 condition_.name, spec.memory ? std::to_string(*spec.memory) : "none"),
+                     text::last_lines(o.out + out.err, 10, "its output"));
     // What was not streamed (after a timeout the logs are read whole), and an unterminated last line.
     if (fed <= out.out.size()) feed(std::string_view(out.out).substr(fed), true);
     return out;

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace noisefloor {
 
@@ -13,6 +14,18 @@ namespace noisefloor {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  // A message that quotes output after its one-line headline (text::last_lines: "; last lines of
+  // its output:\n    | ..."): what() is both, and the headline can be added to without parsing.
+  Error(const std::string& headline, const std::string& quoted)
+      : std::runtime_error(headline + quoted), headline_size_(headline.size()) {}
+  std::string_view headline() const { return std::string_view(what()).substr(0, headline_size_); }
+  std::string_view quoted() const {
+    const std::string_view all = what();
+    return headline_size_ < all.size() ? all.substr(headline_size_) : std::string_view();
+  }
+
+ private:
+  std::size_t headline_size_ = std::string_view::npos;  // npos: no quote, the headline is what()
 };
 
 // Bad experiment file or bad usage: exit code 2, nothing is written.

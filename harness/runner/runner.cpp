@@ -216,8 +216,9 @@ class Loop {
       deliver(m, cond, step, unit, inv.number);
     }
     if (!ok)
-      throw RunError(fmt::format("{}: the benchmark {} ({} sample(s) arrived before it){}", where,
-                                 describe_exit(out), delivered_, text::last_lines(out.err, 10, "its stderr")));
+      throw RunError(fmt::format("{}: the benchmark {} ({} sample(s) arrived before it)", where, describe_exit(out),
+                                 delivered_),
+                     text::last_lines(out.err, 10, "its stderr"));
     if (e_.benchmark.format == model::OutputFormat::gbench_json) {
       parsers::GbenchOutput g;
       try {
@@ -226,11 +227,11 @@ class Loop {
         // What the program itself said comes first: "Failed to match any benchmarks against regex"
         // explains an empty output better than a JSON parser does.
         if (!text::trim(out.err).empty())
-          throw ParseError(fmt::format("{}: {}{}", where,
+          throw ParseError(fmt::format("{}: {}", where,
                                        text::trim(out.out).empty()
                                            ? std::string("the benchmark printed nothing on stdout, no Google Benchmark JSON")
-                                           : fmt::format("the benchmark's output is not Google Benchmark JSON ({})", pe.what()),
-                                       text::last_lines(out.err, 10, "what it said on stderr")));
+                                           : fmt::format("the benchmark's output is not Google Benchmark JSON ({})", pe.what())),
+                           text::last_lines(out.err, 10, "what it said on stderr"));
         throw ParseError(fmt::format("{}: {}", where, pe.what()));
       }
       // The whole output read again says it was valid; what the stream delivered as it came is
@@ -250,8 +251,8 @@ class Loop {
           measured_.warnings.push_back(std::move(conflict));
     }
     if (delivered_ == 0)
-      throw RunError(fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?){}",
-                                 where, text::last_lines(out.out + out.err, 10, "its output")));
+      throw RunError(fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?)", where),
+                     text::last_lines(out.out + out.err, 10, "its output"));
     // A whole invocation printed every benchmark the condition runs.
     known_rows_[cond.name] = rows_[cond.name].size();
   }
