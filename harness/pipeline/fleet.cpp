@@ -246,26 +246,18 @@ std::string side_by_side_text(const FleetColumns& f, bool terminal) {
   return render::hosts_side_by_side(f.columns, terminal) + (diff.empty() ? "" : "\n" + diff);
 }
 
-Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
-  model::Experiment e = load_experiment(o.experiment);
-  config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
-  if (!o.anchor.empty())
-    throw ConfigError("--anchor: not with several hosts yet (an anchor is one machine's clean run): run each host "
-                      "against its own anchor");
-  check_results_root(o.results_root, e.name);
-  const std::vector<Target> targets = resolve_targets(o, e);
-  const std::string started = text::utc(std::chrono::system_clock::now());
-  // Built once, here: every host gets the same binary (in the auto image on the engines).
-  build(e, events, cancelled);
+namespace {
 
-  results::RunDirectory fleet = results::RunDirectory::fleet(o.results_root, e.name);
-  fleet.write("experiment.yaml", e.source_text);
+// fleet.json before any host ran: every host "still running (or noisefloor was killed)".
+records::FleetRecord started_record(const model::Experiment& e, const std::vector<Target>& targets,
+                                    const results::RunDirectory& fleet, const std::string& started,
+                                    const std::string& command_line) {
   records::FleetRecord record;
   record.experiment = e.name;
   record.experiment_file = e.source_file;
   record.run_id = fleet.id();
   record.started_utc = started;
-  record.command_line = o.command_line;
+  record.command_line = command_line;
   for (const auto& t : targets) {
     records::FleetHost h;
     h.name = t.where.name;
@@ -277,14 +269,13 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
     h.error = "still running (or noisefloor was killed)";
     record.hosts.push_back(h);
   }
-  fleet.write("fleet.json", nlohmann::json(record).dump(2) + "\n");
-  std::string where;
-  for (const auto& t : targets) where += fmt::format("\n  {}: {} ({}{})", t.where.name, t.where.endpoint.display,
-                                                     t.where.origin, t.local ? ", this machine" : "");
-  events.note(fmt::format("hosts ({}), in parallel:{}", targets.size(), where));
-  events.note(fmt::format("results: {}", fleet.path().string()));
+  return record;
+}
 
-  // One thread per host; each has its own engine connection and its own events.
+// One thread per host; each has its own engine connection and its own events.
+std::vector<HostOutcome> run_hosts(const std::vector<Target>& targets, const model::Experiment& e, const RunOptions& o,
+                                   const results::RunDirectory& fleet, RunEvents& events, const Cancelled& cancelled,
+                                   const std::string& started) {
   std::vector<HostOutcome> outcomes(targets.size());
   std::vector<std::unique_ptr<RunEvents>> host_events;
   for (const auto& t : targets) host_events.push_back(events.host(t.where.name));
@@ -296,19 +287,13 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
       });
   }
   events.done();
+  return outcomes;
+}
 
-  record.finished_utc = text::utc(std::chrono::system_clock::now());
-  record.hosts.clear();
-  for (const auto& out : outcomes) record.hosts.push_back(out.record);
-  fleet.write("fleet.json", nlohmann::json(record).dump(2) + "\n");
-
-  // The publication, as `cv` of the run shows it: each host's own tables, then all of them side by
-  // side.
-  results::Fleet published{record, {}, {}};
-  for (const auto& h : outcomes)
-    if (h.finished) published.hosts.push_back(h.finished->result);
-  const FleetColumns f = columns_of(published);
-  Output out;
+// The publication, as `cv` of the run shows it: each host's own tables, then all of them side by
+// side; table.md and report.html of the run.
+void publish(const model::Experiment& e, const std::vector<HostOutcome>& outcomes, const FleetColumns& f,
+             const results::Fleet& published, const RunOptions& o, results::RunDirectory& fleet, Output& out) {
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     const auto& r = outcomes[i].record;
     out.out += fmt::format("\n== host {} · {}{} · {} ==\n", r.name, r.endpoint, r.local ? " (this machine)" : "",
@@ -332,8 +317,12 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
     out.err += fmt::format("warning: table.md or report.html not written: {}\n", err.what());
   }
   out.out += fmt::format("results: {}\n", fleet.path().string());
+}
 
-  // How it ends: every host complete, or the first failure's kind (the others' results are kept).
+// How it ends: every host complete, or the first failure's kind (the others' results are kept);
+// with --check, the claims of every host.
+void conclude(const std::vector<HostOutcome>& outcomes, const FleetColumns& f, const RunOptions& o,
+              results::RunDirectory& fleet, Output& out) {
   const bool interrupted =
       std::any_of(outcomes.begin(), outcomes.end(), [](const HostOutcome& h) { return h.interrupted; });
   std::vector<std::string> failed;
@@ -343,7 +332,7 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
   if (interrupted) {
     out.failure = fmt::format("interrupted — what the hosts measured so far is kept in {}", fleet.path().string());
     out.status = 130;
-    return out;
+    return;
   }
   // `latest` moves only when the run completed, as for one machine: every host.
   if (failed.empty()) fleet.point_latest();
@@ -364,6 +353,45 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
     fail_unreproduced(out, judged);
     if (!failed.empty() && status == 0 && out.status == kNotReproducedStatus) out.status = 1;  // a failed host first
   }
+}
+
+}  // namespace
+
+Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
+  model::Experiment e = load_experiment(o.experiment);
+  config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
+  if (!o.anchor.empty())
+    throw ConfigError("--anchor: not with several hosts yet (an anchor is one machine's clean run): run each host "
+                      "against its own anchor");
+  check_results_root(o.results_root, e.name);
+  const std::vector<Target> targets = resolve_targets(o, e);
+  const std::string started = text::utc(std::chrono::system_clock::now());
+  // Built once, here: every host gets the same binary (in the auto image on the engines).
+  build(e, events, cancelled);
+
+  results::RunDirectory fleet = results::RunDirectory::fleet(o.results_root, e.name);
+  fleet.write("experiment.yaml", e.source_text);
+  records::FleetRecord record = started_record(e, targets, fleet, started, o.command_line);
+  fleet.write(record);
+  std::string where;
+  for (const auto& t : targets) where += fmt::format("\n  {}: {} ({}{})", t.where.name, t.where.endpoint.display,
+                                                     t.where.origin, t.local ? ", this machine" : "");
+  events.note(fmt::format("hosts ({}), in parallel:{}", targets.size(), where));
+  events.note(fmt::format("results: {}", fleet.path().string()));
+
+  const std::vector<HostOutcome> outcomes = run_hosts(targets, e, o, fleet, events, cancelled, started);
+  record.finished_utc = text::utc(std::chrono::system_clock::now());
+  record.hosts.clear();
+  for (const auto& h : outcomes) record.hosts.push_back(h.record);
+  fleet.write(record);
+
+  results::Fleet published{record, {}, {}};
+  for (const auto& h : outcomes)
+    if (h.finished) published.hosts.push_back(h.finished->result);
+  const FleetColumns f = columns_of(published);
+  Output out;
+  publish(e, outcomes, f, published, o, fleet, out);
+  conclude(outcomes, f, o, fleet, out);
   return out;
 }
 

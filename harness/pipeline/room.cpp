@@ -80,14 +80,13 @@ class Recorder : public runner::Observer {
   RunEvents& events_;
 };
 
-// "<error> — the 12 sample(s) measured so far are kept in <dir>" (on a line of its own when the
-// error quotes output).
-std::string with_kept(const std::string& what, std::size_t kept, const fs::path& dir) {
-  // One line says it all; quoted output (after "; last lines of ...:") follows on the lines below.
+// "<error> — the 12 sample(s) measured so far are kept in <dir>"; an error that quotes output
+// says it on its headline, before the quote.
+std::string with_kept(const Error& error, std::size_t kept, const fs::path& dir) {
   const std::string note = fmt::format("the {} sample(s) measured so far are kept in {}", kept, dir.string());
-  const std::size_t quote = what.find("; last lines of ");
+  if (!error.quoted().empty()) return fmt::format("{}; {}{}", error.headline(), note, error.quoted());
+  const std::string what = error.what();
   const std::size_t first_end = what.find('\n');
-  if (quote != std::string::npos && quote < first_end) return what.substr(0, quote) + "; " + note + what.substr(quote);
   if (first_end == std::string::npos) return what + " — " + note;
   return what.substr(0, first_end) + " — " + note + what.substr(first_end);
 }
@@ -122,11 +121,10 @@ void build(const model::Experiment& e, RunEvents& events, const Cancelled& cance
   spec.timeout = std::chrono::minutes(30);
   const process::Result r = process::run(spec, nullptr, cancelled);
   if (r.timed_out || r.signal || r.exit_code != 0)
-    throw RunError(fmt::format("the build step failed ({}){}",
-                               r.timed_out ? "timed out"
-                               : r.signal  ? fmt::format("killed by signal {}", *r.signal)
-                                           : fmt::format("exit code {}", r.exit_code),
-                               text::last_lines(r.out + r.err, 15, "its output")));
+    throw RunError(fmt::format("the build step failed ({})", r.timed_out ? "timed out"
+                                                             : r.signal  ? fmt::format("killed by signal {}", *r.signal)
+                                                                         : fmt::format("exit code {}", r.exit_code)),
+                   text::last_lines(r.out + r.err, 15, "its output"));
 }
 
 namespace {
@@ -272,8 +270,8 @@ Finished measure_and_write(const RoomRun& r) {
 
 void throw_if_failed(const Finished& f, const fs::path& dir) {
   if (f.failure) {
-    const auto kept_message = [&](const std::string& what) {
-      std::string message = with_kept(what, f.kept, dir);
+    const auto kept_message = [&](const Error& error) {
+      std::string message = with_kept(error, f.kept, dir);
       for (const auto& w : f.cleanup) message += "\nwarning: " + w;
       if (!f.finish_problem.empty()) message += "\nthe result files could not all be written: " + f.finish_problem;
       if (!f.page_problem.empty()) message += "\n" + std::string(text::trim(f.page_problem));
@@ -282,20 +280,20 @@ void throw_if_failed(const Finished& f, const fs::path& dir) {
     try {
       std::rethrow_exception(f.failure);
     } catch (const Interrupted& err) {
-      throw Interrupted(kept_message(err.what()));
+      throw Interrupted(kept_message(err));
     } catch (const ConfigError& err) {
-      throw ConfigError(kept_message(err.what()));
+      throw ConfigError(kept_message(err));
     } catch (const ParseError& err) {
-      throw ParseError(kept_message(err.what()));
+      throw ParseError(kept_message(err));
     } catch (const Error& err) {
-      throw RunError(kept_message(err.what()));
+      throw RunError(kept_message(err));
     } catch (const std::exception&) {
-      throw RunError(kept_message(*f.error));
+      throw RunError(kept_message(RunError(*f.error)));
     }
   }
   if (!f.finish_problem.empty())
-    throw RunError(with_kept(fmt::format("the run completed, but its result files could not all be written: {}",
-                                         f.finish_problem),
+    throw RunError(with_kept(RunError(fmt::format("the run completed, but its result files could not all be written: {}",
+                                                  f.finish_problem)),
                              f.kept, dir));
 }
 
@@ -323,7 +321,7 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
   results::RunDirectory& dir = where.dir;
   if (s.earlier) {
     // The first session's fingerprint stays the run's; each later one is kept beside it.
-    dir.write(fmt::format("fingerprint.session-{}.json", where.session), nlohmann::json(fp).dump(2) + "\n");
+    dir.write_session(where.session, fp);
   } else {
     dir.write("experiment.yaml", e.source_text);
     dir.write(fp);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "files/files.hpp"
 #include "model/errors.hpp"
@@ -151,6 +152,12 @@ void RunDirectory::write(const records::RunRecord& run) { write("run.json", nloh
 void RunDirectory::write(const records::Fingerprint& fingerprint) {
   write("fingerprint.json", nlohmann::json(fingerprint).dump(2) + "\n");
 }
+
+void RunDirectory::write_session(int session, const records::Fingerprint& fingerprint) {
+  write(fmt::format("fingerprint.session-{}.json", session), nlohmann::json(fingerprint).dump(2) + "\n");
+}
+
+void RunDirectory::write(const records::FleetRecord& fleet) { write("fleet.json", nlohmann::json(fleet).dump(2) + "\n"); }
 
 void RunDirectory::append(const records::Sample& sample) {
   // One write() per line: a crash of noisefloor cannot lose a sample that was reported. A line
