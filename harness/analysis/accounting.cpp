@@ -232,45 +232,4 @@ std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>
   return notes;
 }
 
-void to_json(nlohmann::json& j, const ConditionAccounting& a) {
-  j = {{"condition", a.condition}, {"invocations", a.invocations}};
-  if (!a.launcher_noop_seconds.empty() || !a.launcher_unknown.empty()) {
-    nlohmann::json l = {{"n", a.launcher_noop_seconds.size()}};
-    if (const auto m = a.launcher_median()) {
-      const auto [lo, hi] = std::minmax_element(a.launcher_noop_seconds.begin(), a.launcher_noop_seconds.end());
-      l["median_s"] = *m;
-      l["min_s"] = *lo;
-      l["max_s"] = *hi;
-    }
-    if (const auto c = a.command_median()) l["command_median_s"] = *c;
-    if (const auto r = a.command_to_launcher()) l["ratio"] = *r;
-    if (!a.launcher_unknown.empty()) l["unknown"] = a.launcher_unknown;
-    j["launcher"] = l;
-  }
-  if (a.cgroup_invocations > 0)
-    j["throttling"] = {{"invocations", a.cgroup_invocations},
-                       {"throttled_invocations", a.throttled_invocations},
-                       {"periods", a.periods},
-                       {"throttled_periods", a.throttled_periods},
-                       {"throttled_s", a.throttled_seconds}};
-  if (a.spinner_min_share)
-    j["spinners"] = {{"min_share", *a.spinner_min_share}, {"expected_share", a.spinner_expected_share}};
-  if (a.run_queue.invocations > 0 || !a.run_queue.unknown.empty()) {
-    const RunQueueEvidence& q = a.run_queue;
-    const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-    j["run_queue"] = {{"invocations", q.invocations}, {"run_s", q.run_seconds},   {"wait_s", q.wait_seconds},
-                      {"wall_s", q.wall_seconds},     {"waited", opt(q.waited())}, {"used_cpus", opt(q.used())},
-                      {"slowed", opt(q.slowed())},
-                      {"cpus_allowed", opt(q.cpus_allowed)}, {"beside_s", opt(q.beside())},
-                      {"starved", a.starved()}};
-    if (!q.busy_unknown.empty()) j["run_queue"]["busy_unknown"] = q.busy_unknown;
-    if (!q.unknown.empty()) j["run_queue"]["unknown"] = q.unknown;
-  }
-  if (const auto share = a.harness_share())
-    j["harness"] = {{"invocations", a.harness_invocations},
-                    {"cpu_s", a.harness_cpu_seconds},
-                    {"wall_s", a.harness_wall_seconds},
-                    {"share", *share}};
-}
-
 }  // namespace noisefloor::analysis

@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "records/run.hpp"
 
 namespace noisefloor::analysis {
@@ -118,13 +116,5 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
 // one whose benchmark waited kWaitNoteFraction of its time) with the figures, and noisefloor's
 // own CPU while it sampled.
 std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>& accounting);
-
-// {"condition", "invocations", "launcher": {"median_s", "min_s", "max_s", "n", "command_median_s",
-//  "ratio", "unknown"} (format: command), "throttling": {"invocations", "throttled_invocations",
-//  "periods", "throttled_periods", "throttled_s"} (containers), "spinners": {"min_share",
-//  "expected_share"}, "harness": {"invocations", "cpu_s", "wall_s", "share"}, "run_queue":
-//  {"invocations", "run_s", "wait_s", "wall_s", "waited", "used_cpus", "cpus_allowed", "starved",
-//  "unknown"}}
-void to_json(nlohmann::json& j, const ConditionAccounting& accounting);
 
 }  // namespace noisefloor::analysis

@@ -19,8 +19,6 @@
 namespace noisefloor::analysis {
 namespace {
 
-using nlohmann::json;
-
 template <typename T>
 bool contains(const std::vector<T>& v, const T& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
@@ -53,8 +51,6 @@ std::size_t count_tied(const std::vector<double>& a, const std::vector<double>& 
   }
   return tied;
 }
-
-const auto nullable = stats::number_or_null;
 
 // ---- grouping of the input ----
 
@@ -596,119 +592,6 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
   for (const auto& w : old_result.warnings) st.notes.push_back(w);
   for (const auto& w : new_result.warnings) st.notes.push_back(w);
   return compare_samples(std::move(old_result.samples), std::move(new_result.samples), st);
-}
-
-namespace {
-
-json end_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-json side_json(const CompareSide& s) {
-  json j = {{"condition", s.condition},
-            {"procs", s.procs},
-            {"n", s.summary.n},
-            {"center", nullable(s.center)},
-            {"range", json::array({end_or_null(s.lo), end_or_null(s.hi)})},
-            {"pct_range", benchstat_pct_range(s)},
-            {"median", nullable(s.summary.median)},
-            {"median_ci", nullptr},
-            {"median_ci_level", nullptr},
-            {"rel_halfwidth", nullptr},
-            {"values", s.values}};
-  if (s.summary.median_ci) {
-    j["median_ci"] = {s.summary.median_ci->lo, s.summary.median_ci->hi};
-    j["median_ci_level"] = s.summary.median_ci->level;
-  }
-  if (s.summary.median_rel_halfwidth) j["rel_halfwidth"] = *s.summary.median_rel_halfwidth;
-  return j;
-}
-
-}  // namespace
-
-void to_json(json& j, const CompareTable& t) {
-  j = json::object();
-  j["schema_version"] = kCompareSchemaVersion;
-  j["old"] = {{"name", t.old_name}, {"source", t.old_source}};
-  j["new"] = {{"name", t.new_name}, {"source", t.new_source}};
-  j["settings"] = {{"threshold", t.threshold}, {"alpha", t.alpha}, {"confidence", t.confidence}};
-  j["comparable"] = t.comparable;
-  j["allow_different_hosts"] = t.allow_different_hosts;
-  j["matched_by"] = t.matched_by_condition_name ? "condition" : "benchmark";
-  j["config_keys"] = t.config_keys;
-  j["differences"] = json::array();
-  for (const auto& d : t.differences)
-    j["differences"].push_back({{"field", d.field}, {"old", d.a}, {"new", d.b}, {"moves_benchmarks", d.moves_benchmarks}});
-  j["rows"] = json::array();
-  for (const auto& r : t.rows) {
-    json config = json::object();
-    for (const auto& [key, value] : model::config_entries(r.config)) config[key] = value;
-    json row = {{"benchmark", r.benchmark},
-                {"name", r.name},
-                {"variant", r.variant},
-                {"config", config},
-                {"unit", r.unit},
-                {"recorded_units", r.recorded_units},
-                {"better", std::string(model::to_string(r.better))},
-                {"exact", r.exact},
-                {"label", r.compared ? json(std::string(to_string(r.label))) : json(nullptr)},
-                {"label_reason", r.label_reason},
-                {"compared", r.compared},
-                {"old", side_json(r.old_side)},
-                {"new", side_json(r.new_side)}};
-    if (!r.compared) {
-      row["reason"] = r.reason;
-    } else {
-      row["ratio_of_medians"] = nullable(r.ratio_of_medians);
-      row["delta"] = benchstat_delta(r);
-      row["p_text"] = benchstat_p_text(r);
-      row["test"] = {{"u", nullable(r.test.u)},
-                     {"p", nullable(r.test.p)},
-                     {"p_benchstat", nullable(r.test.p_benchstat)},
-                     {"p_slot", nullable(r.p_slot)},
-                     {"p_exact_absdev", nullable(r.test.p_exact_absdev)},
-                     {"p_exact_doubling", nullable(r.test.p_exact_doubling)},
-                     {"p_normal", nullable(r.test.p_normal)},
-                     {"z", nullable(r.test.z)},
-                     {"exact", r.test.exact},
-                     {"significant", r.significant},
-                     {"p_adjusted", nullable(r.p_adjusted)},
-                     {"significant_adjusted", r.significant_adjusted}};
-      if (r.hl) {
-        row["hodges_lehmann"] = {{"estimate", nullable(r.hl->estimate)},
-                                 {"lo", r.hl->bounded ? nullable(r.hl->lo) : json(nullptr)},
-                                 {"hi", r.hl->bounded ? nullable(r.hl->hi) : json(nullptr)},
-                                 {"level", nullable(r.hl->level)},
-                                 {"bounded", r.hl->bounded}};
-      } else {
-        row["hodges_lehmann"] = nullptr;
-      }
-      if (r.ratio_of_means) {
-        const auto& f = *r.ratio_of_means;
-        row["ratio_of_means"] = {{"estimate", nullable(f.estimate)},
-                                 {"lo", f.bounded ? nullable(f.lo) : json(nullptr)},
-                                 {"hi", f.bounded ? nullable(f.hi) : json(nullptr)},
-                                 {"level", nullable(f.level)},
-                                 {"bounded", f.bounded}};
-      }
-      row["verdict"] = std::string(r.verdict_word());
-      row["change"] = std::string(movement(r.verdict));
-      row["warnings"] = r.warnings;
-    }
-    j["rows"].push_back(row);
-  }
-  j["geomeans"] = json::array();
-  for (const auto& g : t.geomeans)
-    j["geomeans"].push_back({{"label", std::string(to_string(g.label))},
-                             {"old_condition", g.old_condition},
-                             {"new_condition", g.new_condition},
-                             {"config", model::config_label(g.config)},
-                             {"unit", g.unit},
-                             {"rows", g.rows},
-                             {"old", nullable(g.old_value)},
-                             {"new", nullable(g.new_value)},
-                             {"ratio", nullable(g.ratio)}});
-  j["only_old"] = t.only_old;
-  j["only_new"] = t.only_new;
-  j["notes"] = t.notes;
 }
 
 }  // namespace noisefloor::analysis

@@ -38,8 +38,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/labels.hpp"
 #include "analysis/rooms.hpp"
 #include "model/units.hpp"
@@ -163,18 +161,5 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
 // The label differences of a table's refused rows, one line per condition pair: "old 'idle' is
 // MEASURED-clean, new 'idle' is CONTENDED (2 spinners)" (empty when every row was compared).
 std::vector<std::string> label_differences(const CompareTable& table);
-
-inline constexpr int kCompareSchemaVersion = 1;
-// {"schema_version": 1, "old", "new", "settings", "comparable", "allow_different_hosts",
-//  "matched_by", "differences", "config_keys", "rows", "geomeans", "only_old", "only_new", "notes"};
-// NaN -> null. A row: {"benchmark", "name", "variant", "config" ({"pkg": "a"}), "unit" (tidied),
-// "recorded_units", "better", "exact", "label", "label_reason", "compared", "old", "new" ({"condition",
-// "procs", "n", "center", "range" ([lo, hi] of the ±, null ends for ∞), "median", "median_ci",
-// "median_ci_level", "rel_halfwidth", "values"}), and when compared "ratio_of_medians", "delta"
-// (as benchstat prints it: "~", "+5.00%", "?"), "test" ({"u", "p", "p_benchstat", "p_exact_absdev",
-// "p_exact_doubling", "p_normal", "z", "exact", "p_slot", "significant", "p_adjusted" (Holm),
-// "significant_adjusted"}), "hodges_lehmann", "ratio_of_means" (Fieller CI, §3.5.3), "verdict" (the
-// word), "change" (lower, higher, equivalent, inconclusive), "warnings"}.
-void to_json(nlohmann::json& j, const CompareTable& table);
 
 }  // namespace noisefloor::analysis

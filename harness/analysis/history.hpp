@@ -37,8 +37,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/rooms.hpp"
 #include "analysis/table.hpp"
 #include "model/units.hpp"
@@ -137,16 +135,5 @@ std::string room_digest(const records::Fingerprint& fingerprint, const std::vect
 // mean is not positive.
 std::optional<stats::Interval> bootstrap_cv(const std::vector<double>& values, std::size_t resamples,
                                             std::uint64_t seed, double confidence = 0.95);
-
-// JSON: {"experiment", "threshold", "alpha", "segments": [{"index", "first_run", "runs",
-// "changed": [{"field", "from", "to"}], "reason"}], "runs": [{"run_id", "source", "started_utc",
-// "commit" (null when none), "digest", "status", "segment", "claims", "warnings", "cells":
-// [{"condition", "name", "unit", "n", "median", "median_ci", "cv_pct", "cv_ci", "notes",
-// "change": {"kind", "p", "ratio", "lo", "hi", "reason"}}]}], "warnings"}; absent numbers null.
-void to_json(nlohmann::json& j, const Change& change);
-void to_json(nlohmann::json& j, const HistoryCell& cell);
-void to_json(nlohmann::json& j, const HistoryRun& run);
-void to_json(nlohmann::json& j, const HistorySegment& segment);
-void to_json(nlohmann::json& j, const History& history);
 
 }  // namespace noisefloor::analysis

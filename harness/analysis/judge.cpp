@@ -76,8 +76,6 @@ std::string agreement(const claims::Evaluation& run, const claims::PointCheck& p
   return shown == *published.holds ? "agrees" : "disagrees";
 }
 
-nlohmann::json interval_json(const claims::Interval& i) { return {stats::number_or_null(i.lo), stats::number_or_null(i.hi)}; }
-
 }  // namespace
 
 int Judgement::count(claims::Verdict v) const {
@@ -153,57 +151,6 @@ Judgement judge(const Table& table, const PairedTable& paired, const std::vector
     }
   }
   return j;
-}
-
-void to_json(nlohmann::json& j, const ClaimResult& r) {
-  const claims::Evaluation& e = r.run;
-  const bool defined = e.verdict != claims::Verdict::undefined;
-  j = {{"claim", e.claim}, {"verdict", std::string(claims::to_string(e.verdict))}};
-  j["why"] = e.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.why);
-  j["lhs"] = defined ? stats::number_or_null(e.lhs) : nlohmann::json(nullptr);
-  j["rhs"] = defined ? stats::number_or_null(e.rhs) : nlohmann::json(nullptr);
-  j["lhs_ci"] = defined ? interval_json(e.lhs_ci) : nlohmann::json(nullptr);
-  j["rhs_ci"] = defined ? interval_json(e.rhs_ci) : nlohmann::json(nullptr);
-  j["decision_ci"] = defined ? interval_json(e.decision_ci) : nlohmann::json(nullptr);
-  if (r.published) {
-    const auto& p = *r.published;
-    j["published"] = {{"holds", p.holds ? nlohmann::json(*p.holds) : nlohmann::json(nullptr)},
-                      {"lhs", p.holds ? stats::number_or_null(p.lhs) : nlohmann::json(nullptr)},
-                      {"rhs", p.holds ? stats::number_or_null(p.rhs) : nlohmann::json(nullptr)},
-                      {"why", p.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.why)}};
-    j["agreement"] = r.agreement;
-  }
-}
-
-void to_json(nlohmann::json& j, const ReferenceRow& r) {
-  j = {{"published", r.published}, {"published_band", std::string(stats::to_string(r.published_band))}};
-  if (r.condition.empty()) {
-    j["condition"] = nullptr;
-    return;
-  }
-  j["condition"] = r.condition;
-  j["name"] = r.name;
-  j["n"] = r.n;
-  j["mean"] = stats::number_or_null(r.mean);
-  j["mean_ci"] = r.mean_ci ? nlohmann::json(*r.mean_ci) : nlohmann::json(nullptr);
-  j["stddev"] = r.stddev ? stats::number_or_null(*r.stddev) : nlohmann::json(nullptr);
-  j["cv_pct"] = r.cv.defined ? stats::number_or_null(100 * r.cv.value) : nlohmann::json(nullptr);
-  j["cv_pct_ci"] = r.cv.defined ? nlohmann::json{stats::number_or_null(100 * r.cv.ci.lo), stats::number_or_null(100 * r.cv.ci.hi)}
-                                : nlohmann::json(nullptr);
-  j["band"] = std::string(stats::to_string(r.band));
-}
-
-void to_json(nlohmann::json& j, const Judgement& judgement) {
-  j = {{"method", "percentile bootstrap of each claim's difference (within: relative deviation)"},
-       {"seed", judgement.seed},
-       {"resamples", judgement.resamples},
-       {"level", judgement.level},
-       {"results", judgement.claims}};
-  if (judgement.reference) {
-    j["reference"] = *judgement.reference;
-    j["reference"]["beside"] = judgement.beside;
-  }
-  if (!judgement.notes.empty()) j["notes"] = judgement.notes;
 }
 
 }  // namespace noisefloor::analysis

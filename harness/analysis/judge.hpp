@@ -15,8 +15,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/paired.hpp"
 #include "analysis/table.hpp"
 #include "claims/claim.hpp"
@@ -71,12 +69,5 @@ Judgement judge(const Table& table, const PairedTable& paired, const std::vector
 // (with or without a -N suffix on either side), else the condition's only row. nullptr when none
 // (the condition is missing, or it has several rows and none is the published benchmark).
 const Row* matching_row(const Table& table, const model::PublishedRow& published);
-
-// summary.json's "claims": {"method", "seed", "resamples", "level", "results": [{"claim", "verdict",
-// "why", "lhs", "rhs", "lhs_ci", "rhs_ci", "decision_ci", "published": {"holds", "lhs", "rhs",
-// "why"}, "agreement"}]} and "reference": {the table, "beside": [...]}.
-void to_json(nlohmann::json& j, const ClaimResult& r);
-void to_json(nlohmann::json& j, const ReferenceRow& r);
-void to_json(nlohmann::json& j, const Judgement& judgement);
 
 }  // namespace noisefloor::analysis

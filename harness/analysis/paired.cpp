@@ -12,10 +12,6 @@
 #include "model/go_config.hpp"
 
 namespace noisefloor::analysis {
-namespace {
-const auto num = stats::number_or_null;
-}  // namespace
-
 std::string_view PairedRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
 
 PairedTable build_paired(const records::Samples& samples, const std::string& baseline, double theta,
@@ -154,63 +150,6 @@ std::map<std::string, std::string> paired_labels(const records::Result& result) 
     labels[c] = label == Label::contended ? std::string(kContendedPaired) : std::string(to_string(label));
   }
   return labels;
-}
-
-void to_json(nlohmann::json& j, const PairedRow& r) {
-  if (r.unpaired) {
-    j = {{"condition", r.condition},
-         {"benchmark", r.benchmark},
-         {"baseline", r.baseline},
-         {"variant", r.variant},
-         {"label", r.label},
-         {"design", "blocks"},
-         {"n", {r.n_base, r.n_variant}},
-         {"median_ratio", num(r.median_ratio)},
-         {"hl", num(r.hl.estimate)},
-         {"hl_ci", {num(r.hl.lo), num(r.hl.hi)}},
-         {"p_mann_whitney", num(r.p_mann_whitney)},
-         {"verdict", r.verdict_word()},
-         {"change", movement(r.verdict)},
-         {"unit", r.unit},
-         {"trustworthy", r.trustworthy},
-         {"aa", false}};
-    return;
-  }
-  const auto& p = r.paired;
-  j = {{"condition", r.condition},
-       {"benchmark", r.benchmark},
-       {"baseline", r.baseline},
-       {"variant", r.variant},
-       {"label", r.label},
-       {"design", "paired"},
-       {"ratios", p.ratios},
-       {"order", r.order},
-       {"median", num(p.median)},
-       {"min", num(p.min)},
-       {"max", num(p.max)},
-       {"gm", num(p.gm)},
-       {"gm_ci", {num(p.gm_lo), num(p.gm_hi)}},
-       {"median_ci", p.median_ci ? nlohmann::json{num(p.median_ci->lo), num(p.median_ci->hi)} : nlohmann::json(nullptr)},
-       {"p_wilcoxon", num(p.p_wilcoxon)},
-       {"p_sign", num(p.p_sign)},
-       {"p_t", num(p.p_t)},
-       {"order_effect_p", p.order_effect_p ? num(*p.order_effect_p) : nlohmann::json(nullptr)},
-       {"verdict", r.verdict_word()},
-       {"change", movement(r.verdict)},
-       {"unit", r.unit},
-       {"trustworthy", r.trustworthy},
-       {"aa", r.aa}};
-}
-
-void to_json(nlohmann::json& j, const AaRow& a) {
-  j = {{"condition", a.condition},
-       {"benchmark", a.benchmark},
-       {"outcome", stats::to_string(a.check.outcome)},
-       {"gm_ci", {num(a.check.gm_lo), num(a.check.gm_hi)}},
-       {"median_ratio", num(a.check.median_ratio)},
-       {"max_abs_dev", num(a.check.max_abs_dev)},
-       {"halfwidth", num(a.check.halfwidth)},
-       {"theta", a.theta}};
 }
 
 }  // namespace noisefloor::analysis

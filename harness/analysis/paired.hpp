@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/labels.hpp"
 #include "model/units.hpp"
 #include "records/samples.hpp"
@@ -65,9 +63,5 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
 // CONTENDED, its own label (MEASURED-clean or UNKNOWN) elsewhere; a condition missing from the
 // map is UNKNOWN.
 std::map<std::string, std::string> paired_labels(const records::Result& result);
-
-// summary.json's "paired" and "aa" entries; numbers that are not finite are null.
-void to_json(nlohmann::json& j, const PairedRow& row);
-void to_json(nlohmann::json& j, const AaRow& row);
 
 }  // namespace noisefloor::analysis

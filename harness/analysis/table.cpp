@@ -258,39 +258,4 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
   return t;
 }
 
-void to_json(nlohmann::json& j, const Row& r) {
-  j = {{"condition", r.condition},
-       {"name", r.name},
-       {"benchmark", r.benchmark},
-       {"unit", r.unit},
-       {"procs", r.procs},
-       {"warmup_discarded", r.warmup_discarded},
-       {"values", r.values},
-       {"summary", r.summary}};
-  if (!r.variant.empty()) j["variant"] = r.variant;  // paired designs only
-  if (!r.config.empty()) {
-    nlohmann::json config = nlohmann::json::object();
-    for (const auto& [key, value] : model::config_entries(r.config)) config[key] = value;
-    j["config"] = config;
-  }
-  if (r.metric > 0) j["metric"] = r.metric;
-  if (r.not_numbers > 0) j["not_numbers"] = r.not_numbers;
-  if (r.starved) j["starved"] = true;
-  if (r.exact) {
-    j["exact"] = true;
-    j["mode"] = stats::number_or_null(r.mode);
-  }
-}
-
-void to_json(nlohmann::json& j, const Table& t) {
-  j = {{"conditions", t.conditions},
-       {"config_keys", t.config_keys},
-       {"rows", t.rows},
-       {"other_metrics", t.other_metrics},
-       {"notes", t.notes}};
-  nlohmann::json labels = nlohmann::json::object();
-  for (const auto& [condition, l] : t.labels) labels[condition] = {{"label", l.label}, {"reason", l.reason}};
-  j["labels"] = labels;
-}
-
 }  // namespace noisefloor::analysis

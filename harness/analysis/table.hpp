@@ -9,8 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "model/units.hpp"
 #include "records/samples.hpp"
 #include "stats/summary.hpp"
@@ -120,12 +118,5 @@ std::vector<const Row*> all_rows(const Table& table);
 // metadata (`assume=exact` rows show their mode).
 Table build_table(const records::Samples& samples, const std::vector<std::string>& condition_order,
                   const model::UnitMetadata& units = {});
-
-// summary.json's "table": {"conditions", "config_keys" (those that tell rows apart), "rows": [{"condition", "name", "benchmark", "unit", "procs",
-// "warmup_discarded", "values", "summary", "variant" (paired designs only), "config" ({"pkg": "a"},
-// when there is one), "exact" and "mode" (assume=exact units)}], "other_metrics": [rows as above,
-// with "metric"], "notes"}.
-void to_json(nlohmann::json& j, const Row& row);
-void to_json(nlohmann::json& j, const Table& table);
 
 }  // namespace noisefloor::analysis

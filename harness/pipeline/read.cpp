@@ -25,10 +25,10 @@
 #include "render/export.hpp"
 #include "render/fleet.hpp"
 #include "render/html.hpp"
+#include "render/json.hpp"
 #include "render/judge.hpp"
 #include "render/table.hpp"
 #include "results/load.hpp"
-#include "results/summary.hpp"
 
 namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
@@ -203,7 +203,7 @@ Output cv(const CvOptions& o) {
                                                 : std::vector<std::string>{"# CV comparison — recomputed by noisefloor cv"};
     out.out = render::summary_blocks(a.table, header);
   } else {
-    out.out = results::cv_document(a, o.paths).dump(2) + "\n";
+    out.out = render::cv_json(a, o.paths);
   }
   return out;
 }
@@ -302,20 +302,14 @@ Output compare(const CompareOptions& o) {
                       "--allow-different-labels to compare them anyway";
     return refused;
   }
-  nlohmann::json document = nlohmann::json::object();
+  if (o.format == "json") {
+    out.out = render::compare_json(tables);
+    return out;
+  }
   for (const auto& [host, table] : tables) {
     const std::string heading = host.empty() ? "" : fmt::format("== host {} ==\n", host);
-    if (o.format == "text") {
-      out.out += heading + render::compare_text(table);
-    } else if (o.format == "csv") {
-      out.out += render::compare_csv(table);
-    } else if (host.empty()) {
-      document = nlohmann::json(table);
-    } else {
-      document[host] = nlohmann::json(table);
-    }
+    out.out += o.format == "text" ? heading + render::compare_text(table) : render::compare_csv(table);
   }
-  if (o.format == "json") out.out = document.dump(2) + "\n";
   return out;
 }
 
@@ -417,7 +411,7 @@ Output check(const CheckOptions& o) {
   for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
   const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
   if (o.format == "json") {
-    out.out = nlohmann::json(j).dump(2) + "\n";
+    out.out = render::judgement_json(j);
   } else if (o.format == "markdown") {
     // The verdicts are what `check` is asked for: they come first, the table they rest on after.
     out.out = render::judgement_markdown(j, unit) + "\n" + render::table_markdown(a.table);

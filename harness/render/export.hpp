@@ -14,7 +14,7 @@ namespace noisefloor::render {
 //             claims' verdicts and the published reference beside (a run that has them), and,
 //             when present, the paired comparisons, the A/A checks and the fingerprint differences.
 //   csv       the table as CSV.
-//   json      summary.json (results/summary.hpp), recomputed; merged results add "sources".
+//   json      summary.json (render/json.hpp), recomputed; merged results add "sources".
 //   gotest    one Go benchmark stream (benchstat reads it): the `key: value` lines every
 //             condition shares, once; then per condition `condition: <name>`, what sets it apart
 //             as `# key: value` comments (benchstat ignores them: a key that differs would split

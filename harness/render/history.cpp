@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "render/json.hpp"
 #include "render/svg.hpp"
 #include "text/text.hpp"
 

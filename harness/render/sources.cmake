@@ -8,6 +8,7 @@ list(APPEND NF_CORE_SOURCES
   harness/render/compare.cpp
   harness/render/judge.cpp
   harness/render/run.cpp
+  harness/render/json.cpp
   harness/render/export.cpp
   harness/render/svg.cpp
   harness/render/html.cpp
@@ -15,6 +16,7 @@ list(APPEND NF_CORE_SOURCES
   harness/render/history.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/render_export_test.cpp
+  tests/unit/render_json_test.cpp
   tests/unit/render_html_test.cpp
   tests/unit/render_judge_test.cpp
   tests/unit/render_fingerprint_test.cpp)

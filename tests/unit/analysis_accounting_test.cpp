@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "analysis/accounting.hpp"
+#include "render/json.hpp"
 
 using namespace noisefloor;
 

@@ -11,6 +11,7 @@
 #include "fingerprint/doctor.hpp"
 #include "render/compare.hpp"
 #include "test_support.hpp"
+#include "render/json.hpp"
 #include "text/units.hpp"
 
 using namespace noisefloor;

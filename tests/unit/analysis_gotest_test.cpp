@@ -21,6 +21,7 @@
 #include "render/compare.hpp"
 #include "render/export.hpp"
 #include "render/html.hpp"
+#include "render/json.hpp"
 #include "render/table.hpp"
 #include "results/decode.hpp"
 #include "test_support.hpp"

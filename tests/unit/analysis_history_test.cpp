@@ -6,6 +6,7 @@
 #include "analysis/history.hpp"
 #include "fingerprint/facts.hpp"
 #include "render/history.hpp"
+#include "render/json.hpp"
 #include "text/text.hpp"
 
 namespace fp = noisefloor::fingerprint;

@@ -2,6 +2,7 @@
 
 #include "analysis/paired.hpp"
 #include "analysis/table.hpp"
+#include "render/json.hpp"
 #include "render/paired.hpp"
 #include "test_support.hpp"
 

@@ -4,6 +4,7 @@
 #include "analysis/analysis.hpp"
 #include "analysis/anchor.hpp"
 #include "model/errors.hpp"
+#include "render/json.hpp"
 #include "test_support.hpp"
 
 using namespace noisefloor;

@@ -12,6 +12,7 @@
 #include "parsers/gotest.hpp"
 #include "render/export.hpp"
 #include "render/fleet.hpp"
+#include "render/json.hpp"
 #include "render/table.hpp"
 #include "text/text.hpp"
 #include "test_support.hpp"

@@ -10,6 +10,7 @@
 
 #include "analysis/analysis.hpp"
 #include "render/html.hpp"
+#include "render/json.hpp"
 #include "render/svg.hpp"
 #include "test_support.hpp"
 

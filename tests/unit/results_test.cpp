@@ -1,10 +1,10 @@
-// results/: decoding result files (what results::load reads) and the summary.json document.
+// results/: decoding result files (what results::load reads); the summary.json document (render/json.hpp).
 #include <doctest/doctest.h>
 
 #include "analysis/analysis.hpp"
 #include "model/errors.hpp"
+#include "render/json.hpp"
 #include "results/decode.hpp"
-#include "results/summary.hpp"
 #include "test_support.hpp"
 
 using namespace noisefloor;
@@ -92,7 +92,7 @@ TEST_CASE("results: summary.json is rebuilt from the samples for 0.1 results, wi
     const std::string dir = kData + "/results/" + name;
     json expected = json::parse(slurp(dir + "/summary.json"));
     const auto result = load_result(dir);
-    json got = results::summary_document(analysis::analyze({result}));
+    json got = render::summary_document(analysis::analyze({result}));
     expected["run"].erase("finished_utc");
     got["run"].erase("finished_utc");
     for (auto& row : got["table"]["rows"]) row.erase("name");
@@ -129,8 +129,8 @@ TEST_CASE("results: cv --format json and summary.json hold the same table") {
   for (const char* name : {"small", "paired-0.1", "docker-0.1"}) {
     CAPTURE(name);
     const auto a = analysis::analyze({load_result(kData + "/results/" + name)});
-    const json cv = results::cv_document(a, {name});
-    CHECK(cv["table"] == results::summary_document(a)["table"]);
+    const json cv = json::parse(render::cv_json(a, {name}));
+    CHECK(cv["table"] == render::summary_document(a)["table"]);
     CHECK(cv["comparable"] == true);
     CHECK_FALSE(cv.contains("differences"));
     CHECK(cv["sources"] == json::array({name}));
@@ -139,7 +139,7 @@ TEST_CASE("results: cv --format json and summary.json hold the same table") {
 
 TEST_CASE("results: a go test file's summary makes up no run or experiment") {
   const auto r = results::decode_gotest_file("/x/old.txt", slurp(kData + "/gotest/makebuffer_benchmem_count3.txt"));
-  const json j = results::summary_document(analysis::analyze({r}));
+  const json j = render::summary_document(analysis::analyze({r}));
   CHECK_FALSE(j.contains("run"));
   CHECK_FALSE(j.contains("experiment"));
   CHECK(j["table"]["rows"].size() == 2);

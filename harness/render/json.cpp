@@ -1,0 +1,473 @@
+#include "render/json.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "analysis/verdict.hpp"
+#include "model/errors.hpp"
+#include "model/go_config.hpp"
+#include "stats/summary.hpp"
+
+namespace noisefloor::analysis {
+namespace {
+
+using nlohmann::json;
+
+const auto or_null = stats::number_or_null;
+json interval_or_null(const std::optional<stats::Interval>& i) { return i ? json(*i) : json(); }
+json optional_or_null(const std::optional<double>& v) { return v ? stats::number_or_null(*v) : json(); }
+nlohmann::json interval_json(const claims::Interval& i) { return {stats::number_or_null(i.lo), stats::number_or_null(i.hi)}; }
+
+json end_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json side_json(const CompareSide& s) {
+  json j = {{"condition", s.condition},
+            {"procs", s.procs},
+            {"n", s.summary.n},
+            {"center", or_null(s.center)},
+            {"range", json::array({end_or_null(s.lo), end_or_null(s.hi)})},
+            {"pct_range", benchstat_pct_range(s)},
+            {"median", or_null(s.summary.median)},
+            {"median_ci", nullptr},
+            {"median_ci_level", nullptr},
+            {"rel_halfwidth", nullptr},
+            {"values", s.values}};
+  if (s.summary.median_ci) {
+    j["median_ci"] = {s.summary.median_ci->lo, s.summary.median_ci->hi};
+    j["median_ci_level"] = s.summary.median_ci->level;
+  }
+  if (s.summary.median_rel_halfwidth) j["rel_halfwidth"] = *s.summary.median_rel_halfwidth;
+  return j;
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const Row& r) {
+  j = {{"condition", r.condition},
+       {"name", r.name},
+       {"benchmark", r.benchmark},
+       {"unit", r.unit},
+       {"procs", r.procs},
+       {"warmup_discarded", r.warmup_discarded},
+       {"values", r.values},
+       {"summary", r.summary}};
+  if (!r.variant.empty()) j["variant"] = r.variant;  // paired designs only
+  if (!r.config.empty()) {
+    nlohmann::json config = nlohmann::json::object();
+    for (const auto& [key, value] : model::config_entries(r.config)) config[key] = value;
+    j["config"] = config;
+  }
+  if (r.metric > 0) j["metric"] = r.metric;
+  if (r.not_numbers > 0) j["not_numbers"] = r.not_numbers;
+  if (r.starved) j["starved"] = true;
+  if (r.exact) {
+    j["exact"] = true;
+    j["mode"] = stats::number_or_null(r.mode);
+  }
+}
+
+void to_json(nlohmann::json& j, const Table& t) {
+  j = {{"conditions", t.conditions},
+       {"config_keys", t.config_keys},
+       {"rows", t.rows},
+       {"other_metrics", t.other_metrics},
+       {"notes", t.notes}};
+  nlohmann::json labels = nlohmann::json::object();
+  for (const auto& [condition, l] : t.labels) labels[condition] = {{"label", l.label}, {"reason", l.reason}};
+  j["labels"] = labels;
+}
+
+void to_json(nlohmann::json& j, const PairedRow& r) {
+  if (r.unpaired) {
+    j = {{"condition", r.condition},
+         {"benchmark", r.benchmark},
+         {"baseline", r.baseline},
+         {"variant", r.variant},
+         {"label", r.label},
+         {"design", "blocks"},
+         {"n", {r.n_base, r.n_variant}},
+         {"median_ratio", or_null(r.median_ratio)},
+         {"hl", or_null(r.hl.estimate)},
+         {"hl_ci", {or_null(r.hl.lo), or_null(r.hl.hi)}},
+         {"p_mann_whitney", or_null(r.p_mann_whitney)},
+         {"verdict", r.verdict_word()},
+         {"change", movement(r.verdict)},
+         {"unit", r.unit},
+         {"trustworthy", r.trustworthy},
+         {"aa", false}};
+    return;
+  }
+  const auto& p = r.paired;
+  j = {{"condition", r.condition},
+       {"benchmark", r.benchmark},
+       {"baseline", r.baseline},
+       {"variant", r.variant},
+       {"label", r.label},
+       {"design", "paired"},
+       {"ratios", p.ratios},
+       {"order", r.order},
+       {"median", or_null(p.median)},
+       {"min", or_null(p.min)},
+       {"max", or_null(p.max)},
+       {"gm", or_null(p.gm)},
+       {"gm_ci", {or_null(p.gm_lo), or_null(p.gm_hi)}},
+       {"median_ci", p.median_ci ? nlohmann::json{or_null(p.median_ci->lo), or_null(p.median_ci->hi)} : nlohmann::json(nullptr)},
+       {"p_wilcoxon", or_null(p.p_wilcoxon)},
+       {"p_sign", or_null(p.p_sign)},
+       {"p_t", or_null(p.p_t)},
+       {"order_effect_p", p.order_effect_p ? or_null(*p.order_effect_p) : nlohmann::json(nullptr)},
+       {"verdict", r.verdict_word()},
+       {"change", movement(r.verdict)},
+       {"unit", r.unit},
+       {"trustworthy", r.trustworthy},
+       {"aa", r.aa}};
+}
+
+void to_json(nlohmann::json& j, const AaRow& a) {
+  j = {{"condition", a.condition},
+       {"benchmark", a.benchmark},
+       {"outcome", stats::to_string(a.check.outcome)},
+       {"gm_ci", {or_null(a.check.gm_lo), or_null(a.check.gm_hi)}},
+       {"median_ratio", or_null(a.check.median_ratio)},
+       {"max_abs_dev", or_null(a.check.max_abs_dev)},
+       {"halfwidth", or_null(a.check.halfwidth)},
+       {"theta", a.theta}};
+}
+
+void to_json(nlohmann::json& j, const ConditionAccounting& a) {
+  j = {{"condition", a.condition}, {"invocations", a.invocations}};
+  if (!a.launcher_noop_seconds.empty() || !a.launcher_unknown.empty()) {
+    nlohmann::json l = {{"n", a.launcher_noop_seconds.size()}};
+    if (const auto m = a.launcher_median()) {
+      const auto [lo, hi] = std::minmax_element(a.launcher_noop_seconds.begin(), a.launcher_noop_seconds.end());
+      l["median_s"] = *m;
+      l["min_s"] = *lo;
+      l["max_s"] = *hi;
+    }
+    if (const auto c = a.command_median()) l["command_median_s"] = *c;
+    if (const auto r = a.command_to_launcher()) l["ratio"] = *r;
+    if (!a.launcher_unknown.empty()) l["unknown"] = a.launcher_unknown;
+    j["launcher"] = l;
+  }
+  if (a.cgroup_invocations > 0)
+    j["throttling"] = {{"invocations", a.cgroup_invocations},
+                       {"throttled_invocations", a.throttled_invocations},
+                       {"periods", a.periods},
+                       {"throttled_periods", a.throttled_periods},
+                       {"throttled_s", a.throttled_seconds}};
+  if (a.spinner_min_share)
+    j["spinners"] = {{"min_share", *a.spinner_min_share}, {"expected_share", a.spinner_expected_share}};
+  if (a.run_queue.invocations > 0 || !a.run_queue.unknown.empty()) {
+    const RunQueueEvidence& q = a.run_queue;
+    const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    j["run_queue"] = {{"invocations", q.invocations}, {"run_s", q.run_seconds},   {"wait_s", q.wait_seconds},
+                      {"wall_s", q.wall_seconds},     {"waited", opt(q.waited())}, {"used_cpus", opt(q.used())},
+                      {"slowed", opt(q.slowed())},
+                      {"cpus_allowed", opt(q.cpus_allowed)}, {"beside_s", opt(q.beside())},
+                      {"starved", a.starved()}};
+    if (!q.busy_unknown.empty()) j["run_queue"]["busy_unknown"] = q.busy_unknown;
+    if (!q.unknown.empty()) j["run_queue"]["unknown"] = q.unknown;
+  }
+  if (const auto share = a.harness_share())
+    j["harness"] = {{"invocations", a.harness_invocations},
+                    {"cpu_s", a.harness_cpu_seconds},
+                    {"wall_s", a.harness_wall_seconds},
+                    {"share", *share}};
+}
+
+void to_json(nlohmann::json& j, const ClaimResult& r) {
+  const claims::Evaluation& e = r.run;
+  const bool defined = e.verdict != claims::Verdict::undefined;
+  j = {{"claim", e.claim}, {"verdict", std::string(claims::to_string(e.verdict))}};
+  j["why"] = e.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.why);
+  j["lhs"] = defined ? stats::number_or_null(e.lhs) : nlohmann::json(nullptr);
+  j["rhs"] = defined ? stats::number_or_null(e.rhs) : nlohmann::json(nullptr);
+  j["lhs_ci"] = defined ? interval_json(e.lhs_ci) : nlohmann::json(nullptr);
+  j["rhs_ci"] = defined ? interval_json(e.rhs_ci) : nlohmann::json(nullptr);
+  j["decision_ci"] = defined ? interval_json(e.decision_ci) : nlohmann::json(nullptr);
+  if (r.published) {
+    const auto& p = *r.published;
+    j["published"] = {{"holds", p.holds ? nlohmann::json(*p.holds) : nlohmann::json(nullptr)},
+                      {"lhs", p.holds ? stats::number_or_null(p.lhs) : nlohmann::json(nullptr)},
+                      {"rhs", p.holds ? stats::number_or_null(p.rhs) : nlohmann::json(nullptr)},
+                      {"why", p.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.why)}};
+    j["agreement"] = r.agreement;
+  }
+}
+
+void to_json(nlohmann::json& j, const ReferenceRow& r) {
+  j = {{"published", r.published}, {"published_band", std::string(stats::to_string(r.published_band))}};
+  if (r.condition.empty()) {
+    j["condition"] = nullptr;
+    return;
+  }
+  j["condition"] = r.condition;
+  j["name"] = r.name;
+  j["n"] = r.n;
+  j["mean"] = stats::number_or_null(r.mean);
+  j["mean_ci"] = r.mean_ci ? nlohmann::json(*r.mean_ci) : nlohmann::json(nullptr);
+  j["stddev"] = r.stddev ? stats::number_or_null(*r.stddev) : nlohmann::json(nullptr);
+  j["cv_pct"] = r.cv.defined ? stats::number_or_null(100 * r.cv.value) : nlohmann::json(nullptr);
+  j["cv_pct_ci"] = r.cv.defined ? nlohmann::json{stats::number_or_null(100 * r.cv.ci.lo), stats::number_or_null(100 * r.cv.ci.hi)}
+                                : nlohmann::json(nullptr);
+  j["band"] = std::string(stats::to_string(r.band));
+}
+
+void to_json(nlohmann::json& j, const Judgement& judgement) {
+  j = {{"method", "percentile bootstrap of each claim's difference (within: relative deviation)"},
+       {"seed", judgement.seed},
+       {"resamples", judgement.resamples},
+       {"level", judgement.level},
+       {"results", judgement.claims}};
+  if (judgement.reference) {
+    j["reference"] = *judgement.reference;
+    j["reference"]["beside"] = judgement.beside;
+  }
+  if (!judgement.notes.empty()) j["notes"] = judgement.notes;
+}
+
+void to_json(json& j, const CompareTable& t) {
+  j = json::object();
+  j["schema_version"] = render::kCompareSchemaVersion;
+  j["old"] = {{"name", t.old_name}, {"source", t.old_source}};
+  j["new"] = {{"name", t.new_name}, {"source", t.new_source}};
+  j["settings"] = {{"threshold", t.threshold}, {"alpha", t.alpha}, {"confidence", t.confidence}};
+  j["comparable"] = t.comparable;
+  j["allow_different_hosts"] = t.allow_different_hosts;
+  j["matched_by"] = t.matched_by_condition_name ? "condition" : "benchmark";
+  j["config_keys"] = t.config_keys;
+  j["differences"] = json::array();
+  for (const auto& d : t.differences)
+    j["differences"].push_back({{"field", d.field}, {"old", d.a}, {"new", d.b}, {"moves_benchmarks", d.moves_benchmarks}});
+  j["rows"] = json::array();
+  for (const auto& r : t.rows) {
+    json config = json::object();
+    for (const auto& [key, value] : model::config_entries(r.config)) config[key] = value;
+    json row = {{"benchmark", r.benchmark},
+                {"name", r.name},
+                {"variant", r.variant},
+                {"config", config},
+                {"unit", r.unit},
+                {"recorded_units", r.recorded_units},
+                {"better", std::string(model::to_string(r.better))},
+                {"exact", r.exact},
+                {"label", r.compared ? json(std::string(to_string(r.label))) : json(nullptr)},
+                {"label_reason", r.label_reason},
+                {"compared", r.compared},
+                {"old", side_json(r.old_side)},
+                {"new", side_json(r.new_side)}};
+    if (!r.compared) {
+      row["reason"] = r.reason;
+    } else {
+      row["ratio_of_medians"] = or_null(r.ratio_of_medians);
+      row["delta"] = benchstat_delta(r);
+      row["p_text"] = benchstat_p_text(r);
+      row["test"] = {{"u", or_null(r.test.u)},
+                     {"p", or_null(r.test.p)},
+                     {"p_benchstat", or_null(r.test.p_benchstat)},
+                     {"p_slot", or_null(r.p_slot)},
+                     {"p_exact_absdev", or_null(r.test.p_exact_absdev)},
+                     {"p_exact_doubling", or_null(r.test.p_exact_doubling)},
+                     {"p_normal", or_null(r.test.p_normal)},
+                     {"z", or_null(r.test.z)},
+                     {"exact", r.test.exact},
+                     {"significant", r.significant},
+                     {"p_adjusted", or_null(r.p_adjusted)},
+                     {"significant_adjusted", r.significant_adjusted}};
+      if (r.hl) {
+        row["hodges_lehmann"] = {{"estimate", or_null(r.hl->estimate)},
+                                 {"lo", r.hl->bounded ? or_null(r.hl->lo) : json(nullptr)},
+                                 {"hi", r.hl->bounded ? or_null(r.hl->hi) : json(nullptr)},
+                                 {"level", or_null(r.hl->level)},
+                                 {"bounded", r.hl->bounded}};
+      } else {
+        row["hodges_lehmann"] = nullptr;
+      }
+      if (r.ratio_of_means) {
+        const auto& f = *r.ratio_of_means;
+        row["ratio_of_means"] = {{"estimate", or_null(f.estimate)},
+                                 {"lo", f.bounded ? or_null(f.lo) : json(nullptr)},
+                                 {"hi", f.bounded ? or_null(f.hi) : json(nullptr)},
+                                 {"level", or_null(f.level)},
+                                 {"bounded", f.bounded}};
+      }
+      row["verdict"] = std::string(r.verdict_word());
+      row["change"] = std::string(movement(r.verdict));
+      row["warnings"] = r.warnings;
+    }
+    j["rows"].push_back(row);
+  }
+  j["geomeans"] = json::array();
+  for (const auto& g : t.geomeans)
+    j["geomeans"].push_back({{"label", std::string(to_string(g.label))},
+                             {"old_condition", g.old_condition},
+                             {"new_condition", g.new_condition},
+                             {"config", model::config_label(g.config)},
+                             {"unit", g.unit},
+                             {"rows", g.rows},
+                             {"old", or_null(g.old_value)},
+                             {"new", or_null(g.new_value)},
+                             {"ratio", or_null(g.ratio)}});
+  j["only_old"] = t.only_old;
+  j["only_new"] = t.only_new;
+  j["notes"] = t.notes;
+}
+
+void to_json(json& j, const Change& c) {
+  j = json{{"kind", to_string(c.kind)},
+           {"p", stats::number_or_null(c.p)},
+           {"ratio", stats::number_or_null(c.ratio.estimate)},
+           {"lo", stats::number_or_null(c.ratio.lo)},
+           {"hi", stats::number_or_null(c.ratio.hi)},
+           {"reason", c.reason},
+           {"word", c.word}};
+}
+
+void to_json(json& j, const HistoryCell& c) {
+  j = json{{"condition", c.condition},
+           {"name", c.name},
+           {"unit", c.unit},
+           {"n", c.n},
+           {"median", stats::number_or_null(c.median)},
+           {"median_ci", interval_or_null(c.median_ci)},
+           {"cv_pct", optional_or_null(c.cv_pct)},
+           {"cv_ci", interval_or_null(c.cv_ci)},
+           {"notes", c.notes},
+           {"change", c.change}};
+}
+
+void to_json(json& j, const HistoryRun& r) {
+  j = json{{"run_id", r.run_id},
+           {"source", r.source},
+           {"started_utc", r.started_utc},
+           {"commit", r.commit.empty() ? json() : json(r.commit)},
+           {"digest", r.digest},
+           {"status", r.status},
+           {"segment", r.segment},
+           {"claims", r.claims},
+           {"warnings", r.warnings},
+           {"cells", r.cells}};
+}
+
+void to_json(json& j, const HistorySegment& s) {
+  json changed = json::array();
+  for (const auto& d : s.changed) changed.push_back(json{{"field", d.field}, {"from", d.a}, {"to", d.b}});
+  j = json{{"index", s.index}, {"first_run", s.first_run}, {"runs", s.runs}, {"changed", changed}, {"reason", s.reason}};
+}
+
+void to_json(json& j, const History& h) {
+  j = json{{"experiment", h.experiment},
+           {"threshold", h.threshold},
+           {"alpha", h.alpha},
+           {"segments", h.segments},
+           {"runs", h.runs},
+           {"warnings", h.warnings}};
+}
+
+}  // namespace noisefloor::analysis
+
+namespace noisefloor::render {
+
+using nlohmann::json;
+
+nlohmann::json summary_document(const analysis::Analysis& a) {
+  const records::Result& first = a.sources.front();
+  json j = {{"schema_version", kSummarySchemaVersion}, {"table", a.table}, {"warnings", a.warnings}};
+  // A go test text file has no run record: nothing is made up for it.
+  if (first.run) {
+    const records::RunRecord& run = *first.run;
+    j["experiment"] = {{"name", run.experiment}, {"description", run.description}, {"file", run.experiment_file}};
+    j["run"] = {{"id", run.run_id},
+                {"status", std::string(records::to_string(run.status))},
+                {"started_utc", run.started_utc},
+                {"finished_utc", run.finished_utc}};
+  }
+  if (a.comparison) {
+    j["paired"] = a.paired.rows;
+    j["aa"] = a.paired.aa;
+    j["comparison"] = {{"baseline", a.comparison->baseline},
+                       {"aa", a.comparison->aa},
+                       {"threshold", a.comparison->threshold}};
+  }
+  if (!a.adaptive.empty()) j["adaptive"] = a.adaptive;
+  if (!a.accounting.empty()) j["accounting"] = a.accounting;
+  if (a.judgement) j["claims"] = *a.judgement;
+  if (a.merged) {
+    json labels = json::array();
+    for (const auto& s : a.sources) labels.push_back(s.label);
+    j["sources"] = labels;
+  }
+  return j;
+}
+
+model::PublishedTable published_table(const analysis::Analysis& a) {
+  model::PublishedTable t;
+  t.format = "summary.json";
+  // As summary.json's numbers read back: a number that is not finite is written as null, and read
+  // as absent.
+  const auto finite = [](double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; };
+  const auto finite_optional = [&](const std::optional<double>& v) { return v ? finite(*v) : std::nullopt; };
+  for (const auto& r : a.table.rows) {
+    if (r.condition.empty()) throw ParseError("summary.json: a table row without a condition");
+    model::PublishedRow row;
+    row.condition = r.condition;
+    row.benchmark = r.name;
+    if (r.summary.n > 1'000'000'000)
+      throw ParseError(fmt::format("summary.json: a row's n is not a whole number of samples ({})", r.summary.n));
+    row.n = static_cast<int>(r.summary.n);
+    row.mean = finite(r.summary.mean);
+    row.stddev = finite_optional(r.summary.stddev);
+    row.cv_pct = finite_optional(r.summary.cv_pct);
+    row.median = finite(r.summary.median);
+    row.min = finite(r.summary.min);
+    row.max = finite(r.summary.max);
+    if (t.unit.empty()) t.unit = r.unit;
+    t.rows.push_back(std::move(row));
+  }
+  if (t.rows.empty()) throw ParseError("summary.json: the table has no rows");
+  return t;
+}
+
+std::string cv_json(const analysis::Analysis& a, const std::vector<std::string>& given_paths) {
+  json j = {{"schema_version", kCvSchemaVersion}, {"sources", given_paths}, {"table", a.table}};
+  j["comparable"] = a.comparable();
+  if (!a.accounting.empty()) j["accounting"] = a.accounting;  // what the labels and starvation rest on
+  if (a.judgement) j["claims"] = *a.judgement;
+  if (!a.differences.empty()) {
+    json differences = json::array();
+    for (std::size_t i = 0; i < a.differences.size(); ++i) {
+      const auto& d = a.differences[i];
+      differences.push_back({{"sources", {a.sources.front().source, a.sources[a.difference_source[i]].source}},
+                             {"field", d.field},
+                             {"values", {d.a, d.b}},
+                             {"moves_benchmarks", d.moves_benchmarks}});
+    }
+    j["differences"] = differences;
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string compare_json(const std::vector<std::pair<std::string, analysis::CompareTable>>& tables) {
+  json document = json::object();
+  for (const auto& [host, table] : tables) {
+    if (host.empty())
+      document = json(table);
+    else
+      document[host] = json(table);
+  }
+  return document.dump(2) + "\n";
+}
+
+std::string judgement_json(const analysis::Judgement& judgement) { return json(judgement).dump(2) + "\n"; }
+
+}  // namespace noisefloor::render
+
+namespace noisefloor::results {
+
+nlohmann::json summary_document(const analysis::Analysis& analysis) { return render::summary_document(analysis); }
+
+}  // namespace noisefloor::results

@@ -1,0 +1,117 @@
+// Every JSON document noisefloor writes or prints, made in one place from the typed analysis
+// records: summary.json (also `report --format json`), `cv --format json`, `compare --format
+// json`, `check --format json` and `history --format json`. analysis/ returns typed values and
+// knows no JSON. Pure.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/accounting.hpp"
+#include "analysis/analysis.hpp"
+#include "analysis/compare.hpp"
+#include "analysis/history.hpp"
+#include "analysis/judge.hpp"
+#include "analysis/paired.hpp"
+#include "analysis/table.hpp"
+#include "model/published.hpp"
+
+// In analysis's namespace so that nlohmann finds them by argument-dependent lookup.
+namespace noisefloor::analysis {
+
+// summary.json's "table": {"conditions", "config_keys" (those that tell rows apart), "rows": [{"condition", "name", "benchmark", "unit", "procs",
+// "warmup_discarded", "values", "summary", "variant" (paired designs only), "config" ({"pkg": "a"},
+// when there is one), "exact" and "mode" (assume=exact units)}], "other_metrics": [rows as above,
+// with "metric"], "notes"}.
+void to_json(nlohmann::json& j, const Row& row);
+void to_json(nlohmann::json& j, const Table& table);
+
+// summary.json's "paired" and "aa" entries; numbers that are not finite are null.
+void to_json(nlohmann::json& j, const PairedRow& row);
+void to_json(nlohmann::json& j, const AaRow& row);
+
+// {"condition", "invocations", "launcher": {"median_s", "min_s", "max_s", "n", "command_median_s",
+//  "ratio", "unknown"} (format: command), "throttling": {"invocations", "throttled_invocations",
+//  "periods", "throttled_periods", "throttled_s"} (containers), "spinners": {"min_share",
+//  "expected_share"}, "harness": {"invocations", "cpu_s", "wall_s", "share"}, "run_queue":
+//  {"invocations", "run_s", "wait_s", "wall_s", "waited", "used_cpus", "cpus_allowed", "starved",
+//  "unknown"}}
+void to_json(nlohmann::json& j, const ConditionAccounting& accounting);
+
+// summary.json's "claims": {"method", "seed", "resamples", "level", "results": [{"claim", "verdict",
+// "why", "lhs", "rhs", "lhs_ci", "rhs_ci", "decision_ci", "published": {"holds", "lhs", "rhs",
+// "why"}, "agreement"}]} and "reference": {the table, "beside": [...]}.
+void to_json(nlohmann::json& j, const ClaimResult& r);
+void to_json(nlohmann::json& j, const ReferenceRow& r);
+void to_json(nlohmann::json& j, const Judgement& judgement);
+
+// {"schema_version": 1, "old", "new", "settings", "comparable", "allow_different_hosts",
+//  "matched_by", "differences", "config_keys", "rows", "geomeans", "only_old", "only_new", "notes"};
+// NaN -> null. A row: {"benchmark", "name", "variant", "config" ({"pkg": "a"}), "unit" (tidied),
+// "recorded_units", "better", "exact", "label", "label_reason", "compared", "old", "new" ({"condition",
+// "procs", "n", "center", "range" ([lo, hi] of the ±, null ends for ∞), "median", "median_ci",
+// "median_ci_level", "rel_halfwidth", "values"}), and when compared "ratio_of_medians", "delta"
+// (as benchstat prints it: "~", "+5.00%", "?"), "test" ({"u", "p", "p_benchstat", "p_exact_absdev",
+// "p_exact_doubling", "p_normal", "z", "exact", "p_slot", "significant", "p_adjusted" (Holm),
+// "significant_adjusted"}), "hodges_lehmann", "ratio_of_means" (Fieller CI, §3.5.3), "verdict" (the
+// word), "change" (lower, higher, equivalent, inconclusive), "warnings"}.
+void to_json(nlohmann::json& j, const CompareTable& table);
+
+// JSON: {"experiment", "threshold", "alpha", "segments": [{"index", "first_run", "runs",
+// "changed": [{"field", "from", "to"}], "reason"}], "runs": [{"run_id", "source", "started_utc",
+// "commit" (null when none), "digest", "status", "segment", "claims", "warnings", "cells":
+// [{"condition", "name", "unit", "n", "median", "median_ci", "cv_pct", "cv_ci", "notes",
+// "change": {"kind", "p", "ratio", "lo", "hi", "reason"}}]}], "warnings"}; absent numbers null.
+void to_json(nlohmann::json& j, const Change& change);
+void to_json(nlohmann::json& j, const HistoryCell& cell);
+void to_json(nlohmann::json& j, const HistoryRun& run);
+void to_json(nlohmann::json& j, const HistorySegment& segment);
+void to_json(nlohmann::json& j, const History& history);
+
+}  // namespace noisefloor::analysis
+
+namespace noisefloor::render {
+
+inline constexpr int kSummarySchemaVersion = 1;
+inline constexpr int kCvSchemaVersion = 1;
+inline constexpr int kCompareSchemaVersion = 1;
+
+// summary.json:
+// {"schema_version": 1,
+//  "experiment": {"name", "description", "file"}, "run": {"id", "status", "started_utc",
+//  "finished_utc"}   (of the first source),
+//  "table": analysis::Table, "warnings": [...],
+//  "paired": [PairedRow...], "aa": [AaRow...], "comparison": {"baseline", "aa", "threshold"}
+//                    (paired experiments only),
+//  "adaptive": {condition: AdaptiveOutcome}  (samples: auto only),
+//  "accounting": [analysis::ConditionAccounting...]  (runs that recorded launcher overhead,
+//                    container throttling or spinner shares),
+//  "claims": analysis::Judgement  (a run that recorded claims or a reference: verdicts, the
+//                    published table beside this run),
+//  "sources": [labels]  (merged results only)}
+nlohmann::json summary_document(const analysis::Analysis& analysis);
+
+// The published table summary.json stands for (what parsers::parse_summary_json reads back from
+// it): one row per primary table row with n, mean, median, stddev and CV, built from the table
+// directly. `reference:` and `check --reference` read a run's summary.json this way.
+model::PublishedTable published_table(const analysis::Analysis& analysis);
+
+// What `noisefloor cv --format json` prints: {"schema_version": 1, "sources": [the paths as
+// given], "table": analysis::Table, "comparable": Analysis::comparable(), "differences" (merged
+// results whose fingerprints differ: [{"sources": [the first, the other], "field", "values":
+// [the first's, the other's], "moves_benchmarks"}], as compare's JSON has them), "accounting" and
+// "claims" (as summary.json's)}. Its table is summary.json's table. With a newline.
+std::string cv_json(const analysis::Analysis& analysis, const std::vector<std::string>& given_paths);
+
+// What `noisefloor compare --format json` prints: the table's document; runs on several hosts
+// (host names given) one document per host, by host name. With a newline.
+std::string compare_json(const std::vector<std::pair<std::string, analysis::CompareTable>>& tables);
+
+// `check --format json`: the judgement's document, with a newline.
+std::string judgement_json(const analysis::Judgement& judgement);
+
+}  // namespace noisefloor::render
