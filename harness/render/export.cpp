@@ -170,7 +170,7 @@ std::string source_line(const records::Result& s) {
 std::string export_as(const analysis::Analysis& a, std::string_view format) {
   if (format == "markdown") return markdown(a);
   if (format == "csv") return table_csv(a.table);
-  if (format == "json") return summary_document(a).dump(2) + "\n";
+  if (format == "json") return summary_json(a);
   if (format == "gotest") return gotest(a);
   if (format == "summary") return summary(a);
   throw ConfigError(fmt::format("--format: expected markdown, csv, json, gotest or summary, got \"{}\"", format));

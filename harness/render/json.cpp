@@ -371,12 +371,108 @@ void to_json(json& j, const History& h) {
 }  // namespace noisefloor::analysis
 
 namespace noisefloor::render {
+namespace {
 
 using nlohmann::json;
 
-nlohmann::json summary_document(const analysis::Analysis& a) {
+// The per-sample arrays of a streamed document: written from the records where the tree holds an
+// empty array in their place, found by the address of that placeholder.
+using Splices = std::map<const json*, std::function<void(int depth)>>;
+
+// Writes like nlohmann's dump(2): two spaces a level, "key": value, empty containers as {} and [].
+class PrettyWriter {
+ public:
+  PrettyWriter(const JsonSink& sink, const Splices& splices) : sink_(sink), splices_(splices) {}
+
+  void write(const json& node, int depth) {
+    if (const auto it = splices_.find(&node); it != splices_.end()) return it->second(depth);
+    if (node.is_object() && !node.empty()) {
+      sink_("{\n");
+      bool first = true;
+      for (const auto& [key, value] : node.get_ref<const json::object_t&>()) {
+        if (!first) sink_(",\n");
+        first = false;
+        indent(depth + 1);
+        sink_(json(key).dump());
+        sink_(": ");
+        write(value, depth + 1);
+      }
+      sink_("\n");
+      indent(depth);
+      sink_("}");
+    } else if (node.is_array() && !node.empty()) {
+      sink_("[\n");
+      bool first = true;
+      for (const json& element : node.get_ref<const json::array_t&>()) {
+        if (!first) sink_(",\n");
+        first = false;
+        indent(depth + 1);
+        write(element, depth + 1);
+      }
+      sink_("\n");
+      indent(depth);
+      sink_("]");
+    } else {
+      sink_(node.dump());
+    }
+  }
+
+  // An array of scalars from `values`, each written as `element` makes it: as write() writes the
+  // same array held as a tree.
+  template <class T, class Element>
+  void array(const std::vector<T>& values, int depth, Element element) {
+    if (values.empty()) return sink_("[]");
+    const std::string separator = ",\n" + std::string(2 * static_cast<std::size_t>(depth + 1), ' ');
+    sink_("[");
+    sink_(std::string_view(separator).substr(1));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) sink_(separator);
+      sink_(element(values[i]));
+    }
+    sink_("\n");
+    indent(depth);
+    sink_("]");
+  }
+
+ private:
+  void indent(int depth) { sink_(std::string(2 * static_cast<std::size_t>(depth), ' ')); }
+
+  const JsonSink& sink_;
+  const Splices& splices_;
+};
+
+// A row without its per-sample vectors (values, outliers, modified_z): they are streamed.
+analysis::Row without_samples(const analysis::Row& row) {
+  analysis::Row shell = row;
+  std::vector<double>().swap(shell.values);
+  std::vector<stats::Outlier>().swap(shell.summary.outliers);
+  std::vector<double>().swap(shell.summary.modified_z);
+  return shell;
+}
+
+json rows_tree(const std::vector<analysis::Row>& rows, bool samples) {
+  json out = json::array();
+  for (const auto& r : rows) out.push_back(samples ? json(r) : json(without_samples(r)));
+  return out;
+}
+
+json table_tree(const analysis::Table& t, bool samples) {
+  if (samples) return t;
+  analysis::Table fields;  // the table's own fields; its rows as shells
+  fields.conditions = t.conditions;
+  fields.config_keys = t.config_keys;
+  fields.notes = t.notes;
+  fields.labels = t.labels;
+  json j = fields;
+  j["rows"] = rows_tree(t.rows, false);
+  j["other_metrics"] = rows_tree(t.other_metrics, false);
+  return j;
+}
+
+// summary_document; without `samples` the table's per-sample arrays are left empty.
+json summary_tree(const analysis::Analysis& a, bool samples) {
   const records::Result& first = a.sources.front();
-  json j = {{"schema_version", kSummarySchemaVersion}, {"table", a.table}, {"warnings", a.warnings}};
+  json j = {{"schema_version", kSummarySchemaVersion}, {"table", table_tree(a.table, samples)}, {"warnings", a.warnings}};
   // A go test text file has no run record: nothing is made up for it.
   if (first.run) {
     const records::RunRecord& run = *first.run;
@@ -402,6 +498,46 @@ nlohmann::json summary_document(const analysis::Analysis& a) {
     j["sources"] = labels;
   }
   return j;
+}
+
+std::string number_text(double v) { return json(v).dump(); }
+std::string outlier_text(stats::Outlier o) { return json(std::string(stats::to_string(o))).dump(); }
+
+// Where the shells' per-sample arrays go: the rows' own vectors.
+void splice_rows(const json& shells, const std::vector<analysis::Row>& rows, PrettyWriter& writer, Splices& splices) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const analysis::Row& r = rows[i];
+    const json& shell = shells.at(i);
+    splices[&shell.at("values")] = [&writer, &r](int depth) { writer.array(r.values, depth, number_text); };
+    const json& summary = shell.at("summary");
+    splices[&summary.at("outliers")] = [&writer, &r](int depth) {
+      writer.array(r.summary.outliers, depth, outlier_text);
+    };
+    splices[&summary.at("modified_z")] = [&writer, &r](int depth) {
+      writer.array(r.summary.modified_z, depth, number_text);
+    };
+  }
+}
+
+}  // namespace
+
+nlohmann::json summary_document(const analysis::Analysis& a) { return summary_tree(a, true); }
+
+void write_summary_json(const analysis::Analysis& a, const JsonSink& sink) {
+  const json tree = summary_tree(a, false);
+  Splices splices;
+  PrettyWriter writer(sink, splices);
+  const json& table = tree.at("table");
+  splice_rows(table.at("rows"), a.table.rows, writer, splices);
+  splice_rows(table.at("other_metrics"), a.table.other_metrics, writer, splices);
+  writer.write(tree, 0);
+  sink("\n");
+}
+
+std::string summary_json(const analysis::Analysis& a) {
+  std::string out;
+  write_summary_json(a, [&out](std::string_view piece) { out += piece; });
+  return out;
 }
 
 model::PublishedTable published_table(const analysis::Analysis& a) {

@@ -4,6 +4,7 @@
 // knows no JSON. Pure.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -80,7 +81,10 @@ inline constexpr int kSummarySchemaVersion = 1;
 inline constexpr int kCvSchemaVersion = 1;
 inline constexpr int kCompareSchemaVersion = 1;
 
-// summary.json:
+// Where a streamed document goes, piece by piece.
+using JsonSink = std::function<void(std::string_view piece)>;
+
+// summary.json, as a tree:
 // {"schema_version": 1,
 //  "experiment": {"name", "description", "file"}, "run": {"id", "status", "started_utc",
 //  "finished_utc"}   (of the first source),
@@ -94,6 +98,13 @@ inline constexpr int kCompareSchemaVersion = 1;
 //                    published table beside this run),
 //  "sources": [labels]  (merged results only)}
 nlohmann::json summary_document(const analysis::Analysis& analysis);
+
+// summary.json as written (summary_document(analysis).dump(2) and a newline, byte for byte),
+// streamed to `sink`: the table's per-sample "values" arrays are written from the rows and never
+// held as a JSON tree (a million samples are 24 MB of doubles, not a 250 MB tree).
+void write_summary_json(const analysis::Analysis& analysis, const JsonSink& sink);
+// write_summary_json into one string.
+std::string summary_json(const analysis::Analysis& analysis);
 
 // The published table summary.json stands for (what parsers::parse_summary_json reads back from
 // it): one row per primary table row with n, mean, median, stddev and CV, built from the table

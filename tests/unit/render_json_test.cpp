@@ -1,4 +1,5 @@
-// render/json.hpp: the published table summary.json stands for.
+// render/json.hpp: the documents, streamed as their trees dump them, and the published table
+// summary.json stands for.
 #include <doctest/doctest.h>
 
 #include "analysis/analysis.hpp"
@@ -31,6 +32,26 @@ std::vector<std::pair<std::string, analysis::Analysis>> analyses() {
 }
 
 }  // namespace
+
+TEST_CASE("render: summary.json streamed is the tree's dump(2), byte for byte") {
+  for (const auto& [name, a] : analyses()) {
+    CAPTURE(name);
+    CHECK(render::summary_json(a) == render::summary_document(a).dump(2) + "\n");
+  }
+}
+
+TEST_CASE("render: the stream comes in pieces, none of them a whole per-sample array") {
+  const auto a = analysis::analyze({load_result(kData + "/results/small")});
+  std::size_t values = 0, pieces = 0;
+  for (const auto* row : analysis::all_rows(a.table)) values += row->values.size();
+  std::string whole;
+  render::write_summary_json(a, [&](std::string_view piece) {
+    ++pieces;
+    whole += piece;
+  });
+  CHECK(whole == render::summary_json(a));
+  CHECK(pieces > 3 * values);
+}
 
 TEST_CASE("render: published_table is summary.json read back as a published table") {
   for (const auto& [name, a] : analyses()) {
