@@ -249,17 +249,10 @@ bool room_key(const std::string& key) { return key == "goos" || key == "goarch" 
 
 std::string_view CompareRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
 
-CompareTable compare_samples(records::Samples old_samples, records::Samples new_samples, const CompareSettings& st) {
-  // Each side's samples are let go once grouped: a million per side is held once, not twice.
-  Side old_side = group_samples(old_samples, st.old_conditions);
-  old_samples = records::Samples();
-  Side new_side = group_samples(new_samples, st.new_conditions);
-  new_samples = records::Samples();
-  if (old_side.conditions.empty())
-    throw ConfigError(fmt::format("compare: {}: no samples (warm-up excluded)", st.old_name));
-  if (new_side.conditions.empty())
-    throw ConfigError(fmt::format("compare: {}: no samples (warm-up excluded)", st.new_name));
+namespace {
 
+// The table's settings and the sides' keys, before any row.
+CompareTable table_of(const CompareSettings& st, const Side& old_side, const Side& new_side) {
   CompareTable t;
   t.old_name = st.old_name;
   t.new_name = st.new_name;
@@ -274,152 +267,181 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
                               [](const Difference& d) { return d.moves_benchmarks; });
   t.notes = st.notes;
   t.config_keys = old_side.keys;
-  bool unrecorded = false;  // a compared row with a side that records no load
   t.config_keys.insert(new_side.keys.begin(), new_side.keys.end());
+  return t;
+}
 
+// The (old, new) conditions compared: the two single ones, or those of one name; the others are
+// listed as present on one side only.
+std::vector<std::pair<std::string, std::string>> condition_pairs(const Side& old_side, const Side& new_side,
+                                                                 const CompareSettings& st, CompareTable& t) {
   std::vector<std::pair<std::string, std::string>> pairs;
   if (old_side.conditions.size() == 1 && new_side.conditions.size() == 1) {
     pairs.emplace_back(old_side.conditions[0], new_side.conditions[0]);
     t.matched_by_condition_name = old_side.conditions[0] == new_side.conditions[0];
+    return pairs;
+  }
+  for (const auto& c : old_side.conditions) {
+    if (contains(new_side.conditions, c))
+      pairs.emplace_back(c, c);
+    else
+      t.only_old.push_back(fmt::format("condition '{}' (all benchmarks)", c));
+  }
+  for (const auto& c : new_side.conditions)
+    if (!contains(old_side.conditions, c)) t.only_new.push_back(fmt::format("condition '{}' (all benchmarks)", c));
+  if (pairs.empty()) {
+    throw ConfigError(fmt::format(
+        "compare: no condition name in common: {} has {}, {} has {}; compare runs of the same experiment, "
+        "or two single-condition sources (e.g. the <condition>.txt go test files of two result "
+        "directories), which are matched by benchmark",
+        st.old_name, join_quoted(old_side.conditions), st.new_name, join_quoted(new_side.conditions)));
+  }
+  return pairs;
+}
+
+// A condition's rows as the sides are matched: (match id, full id), first-seen. The match id is
+// the name, the part of the configuration that tells rows apart and the variant (the
+// configurations within a condition differ in a distinguishing key, so no two rows share one).
+using MatchedIds = std::vector<std::pair<RowId, RowId>>;
+
+MatchedIds match_ids(const Side& side, const std::string& condition, const std::set<std::string>& config_keys) {
+  MatchedIds out;
+  for (const auto& id : side.rows.at(condition))
+    out.emplace_back(RowId{id.name, model::config_only(id.config, config_keys), id.variant}, id);
+  return out;
+}
+
+const RowId* find_match(const MatchedIds& rows, const RowId& m) {
+  for (const auto& [mid, full] : rows)
+    if (mid == m) return &full;
+  return nullptr;
+}
+
+std::string match_name(const RowId& m) { return row_name(m.name, model::config_label(m.config), m.variant); }
+
+// Keys with one value on each side are no row key; a note says when they differ.
+void side_config_note(const MatchedIds& orows, const MatchedIds& nrows, CompareTable& t) {
+  std::map<std::string, std::string> oconst, nconst;
+  for (const auto& [m, full] : orows)
+    for (const auto& [k, v] : model::config_entries(full.config))
+      if (!t.config_keys.count(k)) oconst[k] = v;
+  for (const auto& [m, full] : nrows)
+    for (const auto& [k, v] : model::config_entries(full.config))
+      if (!t.config_keys.count(k)) nconst[k] = v;
+  std::vector<std::string> differ;
+  for (const auto& [k, v] : oconst)
+    if (const auto it = nconst.find(k); it != nconst.end() && it->second != v && !room_key(k))
+      differ.push_back(fmt::format("{}: {} → {}", k, v, it->second));
+  if (!differ.empty())
+    t.notes.push_back(fmt::format("the sides were printed under different configurations ({}): a key with one "
+                                  "value on each side describes the side, so rows are matched without it",
+                                  fmt::join(differ, "; ")));
+}
+
+// One side of a row: the group's values move in (each group is in one row); a comparison reads
+// the summary's n, median and CI, not its per-sample vectors, which are dropped. The side is
+// sorted once, here: for its summary, and for the test, the ties and the Hodges-Lehmann
+// interval (compute_row).
+CompareSide side_of(const std::string& condition, Group& g, bool exact, double confidence,
+                    std::vector<double>& sorted) {
+  CompareSide s{condition, g.procs, std::move(g.values), {}};
+  sorted = s.values;
+  std::sort(sorted.begin(), sorted.end());
+  s.summary = stats::summarize(s.values, sorted, confidence);
+  std::vector<stats::Outlier>().swap(s.summary.outliers);
+  std::vector<double>().swap(s.summary.modified_z);
+  if (exact) {
+    s.center = mode_of_ascending(sorted), s.lo = sorted.front(), s.hi = sorted.back();
   } else {
-    for (const auto& c : old_side.conditions) {
-      if (contains(new_side.conditions, c))
-        pairs.emplace_back(c, c);
-      else
-        t.only_old.push_back(fmt::format("condition '{}' (all benchmarks)", c));
-    }
-    for (const auto& c : new_side.conditions)
-      if (!contains(old_side.conditions, c)) t.only_new.push_back(fmt::format("condition '{}' (all benchmarks)", c));
-    if (pairs.empty()) {
-      throw ConfigError(fmt::format(
-          "compare: no condition name in common: {} has {}, {} has {}; compare runs of the same experiment, "
-          "or two single-condition sources (e.g. the <condition>.txt go test files of two result "
-          "directories), which are matched by benchmark",
-          st.old_name, join_quoted(old_side.conditions), st.new_name, join_quoted(new_side.conditions)));
-    }
+    s.center = s.summary.median;
+    s.lo = s.summary.median_ci ? s.summary.median_ci->lo : -std::numeric_limits<double>::infinity();
+    s.hi = s.summary.median_ci ? s.summary.median_ci->hi : std::numeric_limits<double>::infinity();
   }
+  return s;
+}
 
-  // A row as both sides are matched: its name, the part of its configuration that tells rows
-  // apart, its variant.
-  const auto match_id = [&](const RowId& id) { return RowId{id.name, model::config_only(id.config, t.config_keys), id.variant}; };
-  const auto label_of_id = [](const RowId& m) { return model::config_label(m.config); };
-  for (const auto& [oc, nc] : pairs) {
-    // Per side: its rows by match id (the configurations within a condition differ in a
-    // distinguishing key, so no two rows share one).
-    const auto index = [&](const Side& side, const std::string& c) {
-      std::vector<std::pair<RowId, RowId>> out;  // (match id, full id), first-seen
-      for (const auto& id : side.rows.at(c)) out.emplace_back(match_id(id), id);
-      return out;
-    };
-    const auto orows = index(old_side, oc);
-    const auto nrows = index(new_side, nc);
-    const auto find = [](const std::vector<std::pair<RowId, RowId>>& rows, const RowId& m) -> const RowId* {
-      for (const auto& [mid, full] : rows)
-        if (mid == m) return &full;
-      return nullptr;
-    };
-    for (const auto& [m, full] : orows)
-      if (!find(nrows, m)) t.only_old.push_back(fmt::format("{}: {}", oc, row_name(m.name, label_of_id(m), m.variant)));
-    for (const auto& [m, full] : nrows)
-      if (!find(orows, m)) t.only_new.push_back(fmt::format("{}: {}", nc, row_name(m.name, label_of_id(m), m.variant)));
-    // Keys with one value on each side: not a row key; said when they differ.
-    {
-      std::map<std::string, std::string> oconst, nconst;
-      for (const auto& [m, full] : orows)
-        for (const auto& [k, v] : model::config_entries(full.config))
-          if (!t.config_keys.count(k)) oconst[k] = v;
-      for (const auto& [m, full] : nrows)
-        for (const auto& [k, v] : model::config_entries(full.config))
-          if (!t.config_keys.count(k)) nconst[k] = v;
-      std::vector<std::string> differ;
-      for (const auto& [k, v] : oconst)
-        if (const auto it = nconst.find(k); it != nconst.end() && it->second != v && !room_key(k))
-          differ.push_back(fmt::format("{}: {} → {}", k, v, it->second));
-      if (!differ.empty())
-        t.notes.push_back(fmt::format("the sides were printed under different configurations ({}): a key with one "
-                                      "value on each side describes the side, so rows are matched without it",
-                                      fmt::join(differ, "; ")));
-    }
-    const auto& ou = old_side.units.at(oc);
-    const auto& nu = new_side.units.at(nc);
-    for (const auto& unit : ou) {
-      if (!contains(nu, unit)) continue;
-      for (const auto& [m, ofull] : orows) {
-        const RowId* nfull = find(nrows, m);
-        if (nfull == nullptr) continue;
-        auto og = old_side.groups.find({oc, ofull, unit});
-        auto ng = new_side.groups.find({nc, *nfull, unit});
-        const std::string name = row_name(m.name, label_of_id(m), m.variant);
-        if (og == old_side.groups.end() && ng == new_side.groups.end()) continue;
-        if (og == old_side.groups.end() || ng == new_side.groups.end()) {
-          (og == old_side.groups.end() ? t.only_new : t.only_old)
-              .push_back(fmt::format("{}: {} ({})", og == old_side.groups.end() ? nc : oc, name, unit));
-          continue;
-        }
-        CompareRow r;
-        r.benchmark = m.variant.empty() ? m.name : m.name + " [" + m.variant + "]";
-        r.name = m.name;
-        r.variant = m.variant;
-        r.config = m.config;
-        r.config_label = label_of_id(m);
-        r.unit = unit;
-        r.recorded_units = og->second.recorded_units;
-        for (const auto& u : ng->second.recorded_units) add_unique(r.recorded_units, u);
-        r.better = model::better_of(unit, st.units);
-        r.quantity = model::quantity_of(unit);
-        r.exact = model::assume_exact(unit, st.units);
-        // The group's values move into the row (each group is in one row); a comparison reads the
-        // summary's n, median and CI, not its per-sample vectors, which are dropped.
-        // Each side is sorted once, here: for its summary, and for the test, the ties and the
-        // Hodges-Lehmann interval (compute_row).
-        std::vector<double> old_sorted, new_sorted;
-        const auto side = [&](const std::string& condition, Group& g, std::vector<double>& sorted) {
-          CompareSide s{condition, g.procs, std::move(g.values), {}};
-          sorted = s.values;
-          std::sort(sorted.begin(), sorted.end());
-          s.summary = stats::summarize(s.values, sorted, st.confidence);
-          std::vector<stats::Outlier>().swap(s.summary.outliers);
-          std::vector<double>().swap(s.summary.modified_z);
-          if (r.exact) {
-            s.center = mode_of_ascending(sorted), s.lo = sorted.front(), s.hi = sorted.back();
-          } else {
-            s.center = s.summary.median;
-            s.lo = s.summary.median_ci ? s.summary.median_ci->lo : -std::numeric_limits<double>::infinity();
-            s.hi = s.summary.median_ci ? s.summary.median_ci->hi : std::numeric_limits<double>::infinity();
-          }
-          return s;
-        };
-        r.old_side = side(oc, og->second, old_sorted);
-        r.new_side = side(nc, ng->second, new_sorted);
-        const Label lo = label_of(st.old_labels, oc), ln = label_of(st.new_labels, nc);
-        const bool differ = lo != Label::unknown && ln != Label::unknown && lo != ln;
-        auto why = [](const std::string& reason) { return reason.empty() ? reason : " (" + reason + ")"; };
-        const std::string labels = fmt::format("old '{}' is {}{}, new '{}' is {}{}", oc, to_string(lo),
-                                               why(reason_of(st.old_label_reasons, oc)), nc, to_string(ln),
-                                               why(reason_of(st.new_label_reasons, nc)));
-        if (differ && !st.allow_different_labels) {
-          r.compared = false;
-          r.reason = "labels differ: " + labels;
-          t.rows.push_back(std::move(r));
-          continue;
-        }
-        unrecorded = unrecorded || lo == Label::unknown || ln == Label::unknown;
-        r.label = lo == Label::unknown || ln == Label::unknown || differ ? Label::unknown : lo;
-        r.compared = true;
-        r.label_reason = differ ? labels + "; compared because of --allow-different-labels"
-                                : label_reason_text(reason_of(st.old_label_reasons, oc), reason_of(st.new_label_reasons, nc));
-        compute_row(r, st, std::move(old_sorted), std::move(new_sorted));
-        t.rows.push_back(std::move(r));
+// The label gate: a row whose sides carry different known labels is not compared, unless
+// allowed. Returns whether to compute the row; `unrecorded` is set when a side records no load.
+bool label_row(CompareRow& r, const std::string& oc, const std::string& nc, const CompareSettings& st,
+               bool& unrecorded) {
+  const Label lo = label_of(st.old_labels, oc), ln = label_of(st.new_labels, nc);
+  const bool differ = lo != Label::unknown && ln != Label::unknown && lo != ln;
+  auto why = [](const std::string& reason) { return reason.empty() ? reason : " (" + reason + ")"; };
+  const std::string labels = fmt::format("old '{}' is {}{}, new '{}' is {}{}", oc, to_string(lo),
+                                         why(reason_of(st.old_label_reasons, oc)), nc, to_string(ln),
+                                         why(reason_of(st.new_label_reasons, nc)));
+  if (differ && !st.allow_different_labels) {
+    r.compared = false;
+    r.reason = "labels differ: " + labels;
+    return false;
+  }
+  unrecorded = unrecorded || lo == Label::unknown || ln == Label::unknown;
+  r.label = lo == Label::unknown || ln == Label::unknown || differ ? Label::unknown : lo;
+  r.compared = true;
+  r.label_reason = differ ? labels + "; compared because of --allow-different-labels"
+                          : label_reason_text(reason_of(st.old_label_reasons, oc), reason_of(st.new_label_reasons, nc));
+  return true;
+}
+
+// The row of match id `m` in `unit`, both sides' groups given.
+CompareRow matched_row(const RowId& m, const std::string& unit, const std::string& oc, Group& og,
+                       const std::string& nc, Group& ng, const CompareSettings& st, bool& unrecorded) {
+  CompareRow r;
+  r.benchmark = m.variant.empty() ? m.name : m.name + " [" + m.variant + "]";
+  r.name = m.name;
+  r.variant = m.variant;
+  r.config = m.config;
+  r.config_label = model::config_label(m.config);
+  r.unit = unit;
+  r.recorded_units = og.recorded_units;
+  for (const auto& u : ng.recorded_units) add_unique(r.recorded_units, u);
+  r.better = model::better_of(unit, st.units);
+  r.quantity = model::quantity_of(unit);
+  r.exact = model::assume_exact(unit, st.units);
+  std::vector<double> old_sorted, new_sorted;
+  r.old_side = side_of(oc, og, r.exact, st.confidence, old_sorted);
+  r.new_side = side_of(nc, ng, r.exact, st.confidence, new_sorted);
+  if (label_row(r, oc, nc, st, unrecorded)) compute_row(r, st, std::move(old_sorted), std::move(new_sorted));
+  return r;
+}
+
+// The rows of one condition pair, unit by unit; what one side lacks is listed as such.
+void compare_pair(const std::string& oc, const std::string& nc, Side& old_side, Side& new_side,
+                  const CompareSettings& st, CompareTable& t, bool& unrecorded) {
+  const MatchedIds orows = match_ids(old_side, oc, t.config_keys);
+  const MatchedIds nrows = match_ids(new_side, nc, t.config_keys);
+  for (const auto& [m, full] : orows)
+    if (!find_match(nrows, m)) t.only_old.push_back(fmt::format("{}: {}", oc, match_name(m)));
+  for (const auto& [m, full] : nrows)
+    if (!find_match(orows, m)) t.only_new.push_back(fmt::format("{}: {}", nc, match_name(m)));
+  side_config_note(orows, nrows, t);
+  const auto& ou = old_side.units.at(oc);
+  const auto& nu = new_side.units.at(nc);
+  for (const auto& unit : ou) {
+    if (!contains(nu, unit)) continue;
+    for (const auto& [m, ofull] : orows) {
+      const RowId* nfull = find_match(nrows, m);
+      if (nfull == nullptr) continue;
+      auto og = old_side.groups.find({oc, ofull, unit});
+      auto ng = new_side.groups.find({nc, *nfull, unit});
+      const bool no_old = og == old_side.groups.end(), no_new = ng == new_side.groups.end();
+      if (no_old && no_new) continue;
+      if (no_old || no_new) {
+        (no_old ? t.only_new : t.only_old).push_back(fmt::format("{}: {} ({})", no_old ? nc : oc, match_name(m), unit));
+        continue;
       }
+      t.rows.push_back(matched_row(m, unit, oc, og->second, nc, ng->second, st, unrecorded));
     }
-    // Units of the condition seen on one side only.
-    for (const auto& unit : ou)
-      if (!contains(nu, unit)) t.only_old.push_back(fmt::format("{}: unit {}", oc, unit));
-    for (const auto& unit : nu)
-      if (!contains(ou, unit)) t.only_new.push_back(fmt::format("{}: unit {}", nc, unit));
   }
+  // Units of the condition seen on one side only.
+  for (const auto& unit : ou)
+    if (!contains(nu, unit)) t.only_old.push_back(fmt::format("{}: unit {}", oc, unit));
+  for (const auto& unit : nu)
+    if (!contains(ou, unit)) t.only_new.push_back(fmt::format("{}: unit {}", nc, unit));
+}
 
-  // Holm-Bonferroni over the tested rows of each unit (benchstat's p; an exact unit has no test).
+// Holm-Bonferroni over the tested rows of each unit (benchstat's p; an exact unit has no test).
+void adjust_holm(CompareTable& t, const CompareSettings& st) {
   std::vector<std::string> units;
   for (const auto& r : t.rows)
     if (r.compared && !r.exact) add_unique(units, r.unit);
@@ -446,8 +468,10 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
                                   "not adjusted",
                                   fmt::join(adjusted, ", "), 100 * st.confidence));
   }
+}
 
-  // Sections: labels in order of first appearance (stable).
+// Sections: labels in order of first appearance (stable); rows not compared last.
+void sort_by_label(CompareTable& t) {
   std::vector<Label> label_order;
   for (const auto& r : t.rows)
     if (r.compared) add_unique(label_order, r.label);
@@ -459,11 +483,13 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
     };
     return rank(x) < rank(y);
   });
+}
 
-  // Geomeans per table (label, condition pair, configuration, unit) with >= 2 compared rows, as
-  // benchstat: of the centres on each side (when every centre is > 0), and of the ratios of the
-  // centres (a ratio of equal centres is 1, so a row of zeros on both sides still counts; a zero
-  // old centre under another leaves no ratio).
+// Geomeans per table (label, condition pair, configuration, unit) with >= 2 compared rows, as
+// benchstat: of the centres on each side (when every centre is > 0), and of the ratios of the
+// centres (a ratio of equal centres is 1, so a row of zeros on both sides still counts; a zero
+// old centre under another leaves no ratio).
+void add_geomeans(CompareTable& t) {
   std::vector<std::tuple<Label, std::string, std::string, std::string, std::string>> tables;
   for (const auto& r : t.rows)
     if (r.compared) add_unique(tables, {r.label, r.old_side.condition, r.new_side.condition, r.config, r.unit});
@@ -492,7 +518,12 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
       t.notes.push_back(fmt::format("{} → {}, {}{}: no geomean of the centres (a centre is <= 0)", oc, nc,
                                     config.empty() ? "" : model::config_label(config) + ", ", unit));
   }
+}
 
+// The table-wide notes that close it: unknown labels, benchmark sets that differ, values that
+// were not numbers.
+void closing_notes(CompareTable& t, bool unrecorded, const Side& old_side, const Side& new_side,
+                   const CompareSettings& st) {
   if (unrecorded) {
     t.notes.push_back(
         "UNKNOWN label: a side records no load (a go test file has no spinner or load record), so "
@@ -509,6 +540,28 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
                                                id.variant),
                                     std::get<2>(key), count));
     }
+}
+
+}  // namespace
+
+CompareTable compare_samples(records::Samples old_samples, records::Samples new_samples, const CompareSettings& st) {
+  // Each side's samples are let go once grouped: a million per side is held once, not twice.
+  Side old_side = group_samples(old_samples, st.old_conditions);
+  old_samples = records::Samples();
+  Side new_side = group_samples(new_samples, st.new_conditions);
+  new_samples = records::Samples();
+  if (old_side.conditions.empty())
+    throw ConfigError(fmt::format("compare: {}: no samples (warm-up excluded)", st.old_name));
+  if (new_side.conditions.empty())
+    throw ConfigError(fmt::format("compare: {}: no samples (warm-up excluded)", st.new_name));
+  CompareTable t = table_of(st, old_side, new_side);
+  bool unrecorded = false;  // a compared row with a side that records no load
+  for (const auto& [oc, nc] : condition_pairs(old_side, new_side, st, t))
+    compare_pair(oc, nc, old_side, new_side, st, t, unrecorded);
+  adjust_holm(t, st);
+  sort_by_label(t);
+  add_geomeans(t);
+  closing_notes(t, unrecorded, old_side, new_side, st);
   return t;
 }
 

@@ -125,40 +125,15 @@ std::string render_one_table(const std::string& old_name, const std::string& new
   return out;
 }
 
-}  // namespace
+// A comparison's sections: (label, old condition, new condition) of the compared rows, in order.
+using CompareSections = std::vector<std::tuple<Label, std::string, std::string>>;
 
-std::string compare_text(const CompareTable& t) {
-  std::string out;
-  out += wrap("old: " + (t.old_source.empty() ? t.old_name : t.old_source), 4);
-  out += wrap("new: " + (t.new_source.empty() ? t.new_name : t.new_source), 4);
-  // Fields that move benchmarks and differ are said once, on stderr, by the command (pipeline);
-  // the others close the output.
-  std::vector<const Difference*> other;
-  for (const auto& d : t.differences)
-    if (!d.moves_benchmarks) other.push_back(&d);
-  auto diff_lines = [&](const std::vector<const Difference*>& ds) {
-    std::string s;
-    for (const auto* d : ds) {
-      const std::size_t room = kWidth > text::width(d->field) + 9 ? (kWidth - text::width(d->field) - 9) / 2 : 8;
-      s += fmt::format("  {}: {} → {}\n", d->field, text::truncate(d->a, std::max<std::size_t>(room, 8)),
-                       text::truncate(d->b, std::max<std::size_t>(room, 8)));
-    }
-    return s;
-  };
-  if (!out.empty()) out += "\n";
+std::string pair_name(const std::string& oc, const std::string& nc) { return oc == nc ? oc : oc + " → " + nc; }
 
-  // One table per configuration and unit, as benchstat prints one table per unit under each
-  // distinct configuration ("pkg: a" above them): every condition pair's rows in it
-  // ("<condition>: <benchmark>" when there are several), its label said above.
-  std::vector<std::tuple<Label, std::string, std::string>> sections;
-  std::vector<std::string> configs;
-  for (const auto& r : t.rows)
-    if (r.compared) {
-      add_unique(sections, {r.label, r.old_side.condition, r.new_side.condition});
-      add_unique(configs, r.config);
-    }
+// Each section's label above the tables, with the reason it rests on.
+std::string section_labels(const CompareTable& t, const CompareSections& sections) {
   const bool several = sections.size() > 1;
-  const auto pair_name = [](const std::string& oc, const std::string& nc) { return oc == nc ? oc : oc + " → " + nc; };
+  std::string out;
   for (const auto& [label, oc, nc] : sections) {
     std::string reason;
     for (const auto& r : t.rows)
@@ -168,6 +143,89 @@ std::string compare_text(const CompareTable& t) {
                     std::string(to_string(label)) + (reason.empty() ? "" : " (" + reason + ")"),
                 4);
   }
+  return out;
+}
+
+// Effects: the Hodges-Lehmann ratio new/old with its CI, behind the verdict; (name, text) per row.
+std::string effects_block(const CompareTable& t, const std::vector<std::pair<std::string, std::string>>& effects) {
+  std::string out = fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n", 100 * t.confidence,
+                                100 * t.threshold);
+  std::size_t wn = 0;
+  for (const auto& [name, text] : effects) wn = std::max(wn, text::width(name));
+  std::size_t wt = 0;
+  for (const auto& [name, text] : effects) wt = std::max(wt, text::width(text));
+  const bool wrapped = 2 + wn + 2 + wt > kWidth;
+  for (const auto& [name, text] : effects) {
+    if (wrapped)
+      out += "  " + name + "\n    " + text + "\n";
+    else
+      out += text::rstrip("  " + pad_right(name, wn) + "  " + text) + "\n";
+  }
+  return out;
+}
+
+// A compared row of a unit table, and its effect line.
+TextRow row_of(const CompareRow& r, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& effects) {
+  const auto scaled = text::scale_values({r.old_side.center, r.new_side.center}, r.unit);
+  TextRow tr;
+  tr.name = prefix + display_name(r);
+  tr.old_center = scaled[0];
+  tr.old_pct = analysis::benchstat_pct_range(r.old_side);
+  tr.new_center = scaled[1];
+  tr.new_pct = analysis::benchstat_pct_range(r.new_side);
+  tr.delta = analysis::benchstat_delta(r);
+  tr.p = analysis::benchstat_p_text(r);
+  tr.verdict = std::string(r.verdict_word());
+  std::string effect = hl_text(r) + "  " + tr.verdict;
+  if (!r.exact && std::isfinite(r.p_adjusted) && r.p_adjusted != r.p_slot)
+    effect += fmt::format("  (Holm p={:.3f})", r.p_adjusted);
+  effects.emplace_back(tr.name, effect);
+  return tr;
+}
+
+TextRow geomean_row(const analysis::CompareGeomean& g, const std::string& prefix) {
+  TextRow tr;
+  tr.name = prefix + "geomean";
+  if (std::isfinite(g.old_value)) {
+    tr.old_center = text::scale_values({g.old_value}, g.unit)[0];
+    tr.new_center = text::scale_values({g.new_value}, g.unit)[0];
+  }
+  tr.delta = std::isfinite(g.ratio) ? fmt::format("{:+.2f}%", (g.ratio - 1) * 100) : "?";
+  return tr;
+}
+
+// One table of one configuration and unit: every section's rows and geomean, then the effects.
+std::string unit_comparison(const CompareTable& t, const CompareSections& sections, const std::string& config,
+                            const std::string& unit) {
+  const bool several = sections.size() > 1;
+  std::vector<TextRow> rows;
+  std::vector<std::pair<std::string, std::string>> effects;
+  for (const auto& [label, oc, nc] : sections) {
+    const std::string prefix = several ? pair_name(oc, nc) + ": " : "";
+    for (const auto& r : t.rows)
+      if (r.compared && r.label == label && r.old_side.condition == oc && r.new_side.condition == nc &&
+          r.unit == unit && r.config == config)
+        rows.push_back(row_of(r, prefix, effects));
+    for (const auto& g : t.geomeans)
+      if (g.label == label && g.old_condition == oc && g.new_condition == nc && g.unit == unit && g.config == config)
+        rows.push_back(geomean_row(g, prefix));
+  }
+  return render_one_table(t.old_name, t.new_name, unit, rows) + effects_block(t, effects);
+}
+
+// One table per configuration and unit, as benchstat prints one table per unit under each
+// distinct configuration ("pkg: a" above them): every condition pair's rows in it
+// ("<condition>: <benchmark>" when there are several), its label said above.
+std::string compared_tables(const CompareTable& t) {
+  CompareSections sections;
+  std::vector<std::string> configs;
+  for (const auto& r : t.rows)
+    if (r.compared) {
+      add_unique(sections, {r.label, r.old_side.condition, r.new_side.condition});
+      add_unique(configs, r.config);
+    }
+  const bool several = sections.size() > 1;
+  std::string out = section_labels(t, sections);
   bool first_table = true;
   for (const auto& config : configs) {
     std::vector<std::string> units;
@@ -181,63 +239,16 @@ std::string compare_text(const CompareTable& t) {
     for (const auto& unit : units) {
       out += first_table && !several ? "" : "\n";
       first_table = false;
-      std::vector<TextRow> rows;
-      std::vector<std::pair<std::string, std::string>> effects;
-      for (const auto& [label, oc, nc] : sections) {
-        const std::string prefix = several ? pair_name(oc, nc) + ": " : "";
-        for (const auto& r : t.rows) {
-          if (!r.compared || r.label != label || r.old_side.condition != oc || r.new_side.condition != nc ||
-              r.unit != unit || r.config != config)
-            continue;
-          const auto scaled = text::scale_values({r.old_side.center, r.new_side.center}, unit);
-          TextRow tr;
-          tr.name = prefix + display_name(r);
-          tr.old_center = scaled[0];
-          tr.old_pct = analysis::benchstat_pct_range(r.old_side);
-          tr.new_center = scaled[1];
-          tr.new_pct = analysis::benchstat_pct_range(r.new_side);
-          tr.delta = analysis::benchstat_delta(r);
-          tr.p = analysis::benchstat_p_text(r);
-          tr.verdict = std::string(r.verdict_word());
-          rows.push_back(tr);
-          std::string effect = hl_text(r) + "  " + tr.verdict;
-          if (!r.exact && std::isfinite(r.p_adjusted) && r.p_adjusted != r.p_slot)
-            effect += fmt::format("  (Holm p={:.3f})", r.p_adjusted);
-          effects.emplace_back(tr.name, effect);
-        }
-        for (const auto& g : t.geomeans) {
-          if (g.label != label || g.old_condition != oc || g.new_condition != nc || g.unit != unit ||
-              g.config != config)
-            continue;
-          TextRow tr;
-          tr.name = prefix + "geomean";
-          if (std::isfinite(g.old_value)) {
-            tr.old_center = text::scale_values({g.old_value}, unit)[0];
-            tr.new_center = text::scale_values({g.new_value}, unit)[0];
-          }
-          tr.delta = std::isfinite(g.ratio) ? fmt::format("{:+.2f}%", (g.ratio - 1) * 100) : "?";
-          rows.push_back(tr);
-        }
-      }
-      out += render_one_table(t.old_name, t.new_name, unit, rows);
-      // Effects: the Hodges-Lehmann ratio new/old with its CI, behind the verdict.
-      out += fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n", 100 * t.confidence,
-                         100 * t.threshold);
-      std::size_t wn = 0;
-      for (const auto& [name, text] : effects) wn = std::max(wn, text::width(name));
-      std::size_t wt = 0;
-      for (const auto& [name, text] : effects) wt = std::max(wt, text::width(text));
-      const bool wrapped = 2 + wn + 2 + wt > kWidth;
-      for (const auto& [name, text] : effects) {
-        if (wrapped)
-          out += "  " + name + "\n    " + text + "\n";
-        else
-          out += text::rstrip("  " + pad_right(name, wn) + "  " + text) + "\n";
-      }
+      out += unit_comparison(t, sections, config, unit);
     }
   }
   if (sections.empty()) out += "no benchmark compared\n";
+  return out;
+}
 
+// Rows not compared, and what one side has alone.
+std::string uncompared(const CompareTable& t) {
+  std::string out;
   std::vector<const CompareRow*> refused;
   for (const auto& r : t.rows)
     if (!r.compared) refused.push_back(&r);
@@ -253,9 +264,12 @@ std::string compare_text(const CompareTable& t) {
     out += "\n" + wrap(fmt::format("only in new ({}):", t.new_name), 2);
     for (const auto& s : t.only_new) out += wrap("  " + s, 4);
   }
+  return out;
+}
 
-  // Row warnings: one line per (benchmark, conditions, text), naming the units it applies to
-  // unless it applies to every unit of that benchmark.
+// Row warnings: one line per (benchmark, conditions, text), naming the units it applies to
+// unless it applies to every unit of that benchmark; then the table's notes.
+std::string warnings_block(const CompareTable& t) {
   std::vector<std::pair<std::string, std::string>> keys;  // (row prefix, text)
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> units_of;
   std::map<std::string, std::vector<std::string>> all_units;
@@ -277,15 +291,33 @@ std::string compare_text(const CompareTable& t) {
     unique.push_back(fmt::format("{}{}: {}", k.first, every ? "" : fmt::format(" {}", fmt::join(u, ", ")), k.second));
   }
   for (const auto& n : t.notes) add_unique(unique, n);
-  if (!unique.empty()) {
-    out += "\nwarnings:\n";
-    for (const auto& w : unique) out += wrap("- " + w, 4);
-  }
-  if (!other.empty()) {
-    out += "\nother fingerprint differences (not known to move benchmarks):\n";
-    out += diff_lines(other);
-  }
+  if (unique.empty()) return "";
+  std::string out = "\nwarnings:\n";
+  for (const auto& w : unique) out += wrap("- " + w, 4);
   return out;
+}
+
+// Fields that move benchmarks and differ are said once, on stderr, by the command (pipeline);
+// the others close the output.
+std::string other_differences(const CompareTable& t) {
+  std::string out;
+  for (const auto& d : t.differences) {
+    if (d.moves_benchmarks) continue;
+    const std::size_t room = kWidth > text::width(d.field) + 9 ? (kWidth - text::width(d.field) - 9) / 2 : 8;
+    out += fmt::format("  {}: {} → {}\n", d.field, text::truncate(d.a, std::max<std::size_t>(room, 8)),
+                       text::truncate(d.b, std::max<std::size_t>(room, 8)));
+  }
+  return out.empty() ? "" : "\nother fingerprint differences (not known to move benchmarks):\n" + out;
+}
+
+}  // namespace
+
+std::string compare_text(const CompareTable& t) {
+  std::string out;
+  out += wrap("old: " + (t.old_source.empty() ? t.old_name : t.old_source), 4);
+  out += wrap("new: " + (t.new_source.empty() ? t.new_name : t.new_source), 4);
+  if (!out.empty()) out += "\n";
+  return out + compared_tables(t) + uncompared(t) + warnings_block(t) + other_differences(t);
 }
 
 std::string compare_csv(const CompareTable& t) {

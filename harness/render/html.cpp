@@ -533,116 +533,131 @@ std::string benchmark_section(const Analysis& d, const PlotBenchmark& benchmark,
 
 // ---- paired ----
 
-std::string paired_section(const Analysis& d) {
-  const auto& paired = d.paired.rows;
-  const auto& aa = d.paired.aa;
-  if (paired.empty() && aa.empty()) return "";
+// The section's heading and legend: paired or separate blocks, and which side of 1 is better.
+std::string paired_legend(const Analysis& d) {
   const bool blocks = d.comparison && d.comparison->blocks;
   // Which side of 1 is better depends on the unit compared (a throughput above 1 is faster).
   std::set<std::string> words;
-  for (const auto& p : paired)
+  for (const auto& p : d.paired.rows)
     words.insert(std::string(analysis::verdict_word(stats::Verdict::faster, p.better, p.quantity)));
   const std::string side =
       words.size() == 1 ? fmt::format("so below 1 is {}.", *words.begin()) : "so below 1 is lower (see each row's unit).";
+  return std::string(blocks ? "<section id=\"paired\">\n<h2>Unpaired comparisons (design: blocks)</h2>\n<p "
+                              "class=\"legend\">Each variant's repeats ran in a block of its own (no pairs); the ratio "
+                              "is variant / baseline (Hodges–Lehmann), "
+                            : "<section id=\"paired\">\n<h2>Paired comparisons</h2>\n<p class=\"legend\">Each repeat "
+                              "runs baseline and variant back to back (order AB or BA); the ratio is variant / baseline, ") +
+         side +
+         " The diamond is the geometric mean with its 95% CI; the grey band is the "
+         "A/A band 1 ± θ, the ratio the baseline shows against itself: a difference inside it is "
+         "noise.</p>\n";
+}
+
+// The A/A θ of a benchmark in a condition, else of the benchmark in any condition (NaN: none).
+double aa_theta(const std::vector<analysis::AaRow>& aa, const std::string& condition, const std::string& benchmark) {
+  double fallback = svg::kNaN;
+  for (const auto& a : aa) {
+    if (a.condition == condition && a.benchmark == benchmark) return a.theta;
+    if (std::isnan(fallback) && a.benchmark == benchmark) fallback = a.theta;
+  }
+  return fallback;
+}
+
+// A paired row's place in the ratio plot (its id the k-th of its benchmark's).
+svg::RatioRow ratio_row(const analysis::PairedRow& p, double theta, std::size_t k) {
+  svg::RatioRow row;
+  row.label = p.condition + "\n" + (p.aa ? "A/A: " + p.baseline : p.variant + " / " + p.baseline);
+  // Separate blocks (design: blocks) have no per-repeat ratios and no geometric mean.
+  row.gm = p.unpaired ? svg::kNaN : p.paired.gm;
+  row.gm_lo = p.unpaired ? svg::kNaN : p.paired.gm_lo;
+  row.gm_hi = p.unpaired ? svg::kNaN : p.paired.gm_hi;
+  if (!p.unpaired) {
+    row.ratios = p.paired.ratios;
+    row.order = p.order;
+  }
+  row.theta = theta;
+  row.note = fmt::format("gm {} · {}", text::fixed(row.gm, 4), p.verdict_word());
+  row.id_prefix = fmt::format("{}/{}", p.condition, k);
+  return row;
+}
+
+// A paired row's line of its benchmark's table.
+std::string paired_row_html(const analysis::PairedRow& p, const svg::RatioRow& row) {
+  return fmt::format(
+      "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
+      "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+      "class=\"num\">{}</td>"
+      "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+      escape(p.condition), escape(p.baseline), escape(p.aa ? "A/A" : p.variant), escape(p.label), row.ratios.size(),
+      text::fixed(row.gm, 4), escape(text::interval(row.gm_lo, row.gm_hi)),
+      text::fixed(p.unpaired ? svg::kNaN : p.paired.median, 4), p.unpaired ? kDash : g4(p.paired.p_wilcoxon),
+      p.unpaired ? kDash : g4(p.paired.p_sign),
+      !p.unpaired && p.paired.order_effect_p ? g4(*p.paired.order_effect_p) : kDash, escape(std::string(p.verdict_word())),
+      p.trustworthy ? "yes" : "no");
+}
+
+// One benchmark's paired rows: the ratio plot (id r<index>), then their table.
+std::string paired_benchmark(const Analysis& d, const std::string& b, std::size_t index) {
+  svg::RatioPlot plot;
+  plot.id = fmt::format("r{}", index);
+  plot.benchmark = b;
+  plot.title = fmt::format("{}: paired ratios per repeat", b);
+  std::vector<std::string> said;
+  std::string rows;
+  std::size_t k = 0;
+  for (const auto& p : d.paired.rows) {
+    if (p.benchmark != b) continue;
+    svg::RatioRow row = ratio_row(p, aa_theta(d.paired.aa, p.condition, b), k++);
+    said.push_back(fmt::format("{} {}: geometric mean {} (95% CI {}), {}", p.condition,
+                               p.aa ? "A/A" : p.variant + " vs " + p.baseline, text::fixed(row.gm, 4),
+                               text::interval(row.gm_lo, row.gm_hi), p.verdict_word()));
+    rows += paired_row_html(p, row);
+    plot.rows.push_back(std::move(row));
+  }
+  plot.desc = fmt::format("{}.", fmt::join(said, "; "));
+  return fmt::format(
+             "<h3>{}</h3>\n<figure>\n{}<figcaption>Circles: repeats run AB; triangles: BA. Diamond and "
+             "thick line: geometric mean and its 95% CI. Grey band: A/A ±θ. Dashed: 1 (no "
+             "difference).</figcaption>\n</figure>\n",
+             escape(b), svg::ratio_plot(plot)) +
+         "<div class=\"wide\">\n<table class=\"paired\">\n<thead><tr><th scope=\"col\">condition</th><th "
+         "scope=\"col\">baseline</th>"
+         "<th scope=\"col\">variant</th><th scope=\"col\">label</th><th scope=\"col\">repeats</th>"
+         "<th scope=\"col\">gm</th><th scope=\"col\">gm 95% CI</th><th scope=\"col\">median</th>"
+         "<th scope=\"col\">p (Wilcoxon)</th><th scope=\"col\">p (sign)</th><th scope=\"col\">order effect "
+         "p</th>"
+         "<th scope=\"col\">verdict</th><th scope=\"col\">trustworthy</th></tr></thead>\n<tbody>\n" +
+         rows + "</tbody>\n</table>\n</div>\n";
+}
+
+std::string aa_table(const std::vector<analysis::AaRow>& aa) {
   std::string out =
-      std::string(blocks ? "<section id=\"paired\">\n<h2>Unpaired comparisons (design: blocks)</h2>\n<p "
-                           "class=\"legend\">Each variant's repeats ran in a block of its own (no pairs); the ratio "
-                           "is variant / baseline (Hodges–Lehmann), "
-                         : "<section id=\"paired\">\n<h2>Paired comparisons</h2>\n<p class=\"legend\">Each repeat "
-                           "runs baseline and variant back to back (order AB or BA); the ratio is variant / baseline, ") +
-      side +
-      " The diamond is the geometric mean with its 95% CI; the grey band is the "
-      "A/A band 1 ± θ, the ratio the baseline shows against itself: a difference inside it is "
-      "noise.</p>\n";
-  auto theta_of = [&](const std::string& condition, const std::string& benchmark) {
-    double fallback = svg::kNaN;
-    for (const auto& a : aa) {
-      if (a.condition == condition && a.benchmark == benchmark) return a.theta;
-      if (std::isnan(fallback) && a.benchmark == benchmark) fallback = a.theta;
-    }
-    return fallback;
-  };
+      "<h3>A/A checks</h3>\n<table class=\"aa\">\n<thead><tr><th scope=\"col\">condition</th>"
+      "<th scope=\"col\">benchmark</th><th scope=\"col\">outcome</th><th scope=\"col\">gm 95% CI</th>"
+      "<th scope=\"col\">median ratio</th><th scope=\"col\">max |ratio − 1|</th><th scope=\"col\">CI "
+      "half-width</th><th scope=\"col\">θ</th></tr></thead>\n<tbody>\n";
+  for (const auto& a : aa) {
+    const std::string outcome(stats::to_string(a.check.outcome));
+    out += fmt::format(
+        "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+        "class=\"num\">{}</td></tr>\n",
+        escape(a.condition), escape(a.benchmark), outcome.starts_with("PASS") ? "outcome-pass" : "outcome-fail",
+        escape(outcome), escape(text::interval(a.check.gm_lo, a.check.gm_hi)), text::fixed(a.check.median_ratio, 4),
+        text::fixed(a.check.max_abs_dev, 4), text::fixed(a.check.halfwidth, 4), text::fixed(a.theta, 4));
+  }
+  return out + "</tbody>\n</table>\n";
+}
+
+std::string paired_section(const Analysis& d) {
+  if (d.paired.rows.empty() && d.paired.aa.empty()) return "";
+  std::string out = paired_legend(d);
   std::vector<std::string> benchmarks;
-  for (const auto& p : paired)
+  for (const auto& p : d.paired.rows)
     if (std::find(benchmarks.begin(), benchmarks.end(), p.benchmark) == benchmarks.end())
       benchmarks.push_back(p.benchmark);
-  for (std::size_t bi = 0; bi < benchmarks.size(); ++bi) {
-    const std::string& b = benchmarks[bi];
-    svg::RatioPlot plot;
-    plot.id = fmt::format("r{}", bi);
-    plot.benchmark = b;
-    plot.title = fmt::format("{}: paired ratios per repeat", b);
-    std::vector<std::string> said;
-    std::string rows;
-    std::size_t k = 0;
-    for (const auto& p : paired) {
-      if (p.benchmark != b) continue;
-      svg::RatioRow row;
-      row.label = p.condition + "\n" + (p.aa ? "A/A: " + p.baseline : p.variant + " / " + p.baseline);
-      // Separate blocks (design: blocks) have no per-repeat ratios and no geometric mean.
-      const double gm = p.unpaired ? svg::kNaN : p.paired.gm;
-      const double gm_lo = p.unpaired ? svg::kNaN : p.paired.gm_lo, gm_hi = p.unpaired ? svg::kNaN : p.paired.gm_hi;
-      if (!p.unpaired) {
-        row.ratios = p.paired.ratios;
-        row.order = p.order;
-      }
-      row.gm = gm;
-      row.gm_lo = gm_lo;
-      row.gm_hi = gm_hi;
-      row.theta = theta_of(p.condition, b);
-      const std::string verdict(p.verdict_word());
-      row.note = fmt::format("gm {} · {}", text::fixed(gm, 4), verdict);
-      row.id_prefix = fmt::format("{}/{}", p.condition, k++);
-      said.push_back(fmt::format("{} {}: geometric mean {} (95% CI {}), {}", p.condition,
-                                 p.aa ? "A/A" : p.variant + " vs " + p.baseline, text::fixed(gm, 4),
-                                 text::interval(gm_lo, gm_hi), verdict));
-      rows += fmt::format(
-          "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
-          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
-          "class=\"num\">{}</td>"
-          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
-          escape(p.condition), escape(p.baseline), escape(p.aa ? "A/A" : p.variant), escape(p.label),
-          row.ratios.size(), text::fixed(gm, 4), escape(text::interval(gm_lo, gm_hi)),
-          text::fixed(p.unpaired ? svg::kNaN : p.paired.median, 4), p.unpaired ? kDash : g4(p.paired.p_wilcoxon),
-          p.unpaired ? kDash : g4(p.paired.p_sign),
-          !p.unpaired && p.paired.order_effect_p ? g4(*p.paired.order_effect_p) : kDash, escape(verdict),
-          p.trustworthy ? "yes" : "no");
-      plot.rows.push_back(std::move(row));
-    }
-    plot.desc = fmt::format("{}.", fmt::join(said, "; "));
-    out += fmt::format(
-        "<h3>{}</h3>\n<figure>\n{}<figcaption>Circles: repeats run AB; triangles: BA. Diamond and "
-        "thick line: geometric mean and its 95% CI. Grey band: A/A ±θ. Dashed: 1 (no "
-        "difference).</figcaption>\n</figure>\n",
-        escape(b), svg::ratio_plot(plot));
-    out +=
-        "<div class=\"wide\">\n<table class=\"paired\">\n<thead><tr><th scope=\"col\">condition</th><th "
-        "scope=\"col\">baseline</th>"
-        "<th scope=\"col\">variant</th><th scope=\"col\">label</th><th scope=\"col\">repeats</th>"
-        "<th scope=\"col\">gm</th><th scope=\"col\">gm 95% CI</th><th scope=\"col\">median</th>"
-        "<th scope=\"col\">p (Wilcoxon)</th><th scope=\"col\">p (sign)</th><th scope=\"col\">order effect "
-        "p</th>"
-        "<th scope=\"col\">verdict</th><th scope=\"col\">trustworthy</th></tr></thead>\n<tbody>\n" +
-        rows + "</tbody>\n</table>\n</div>\n";
-  }
-  if (!aa.empty()) {
-    out +=
-        "<h3>A/A checks</h3>\n<table class=\"aa\">\n<thead><tr><th scope=\"col\">condition</th>"
-        "<th scope=\"col\">benchmark</th><th scope=\"col\">outcome</th><th scope=\"col\">gm 95% CI</th>"
-        "<th scope=\"col\">median ratio</th><th scope=\"col\">max |ratio − 1|</th><th scope=\"col\">CI "
-        "half-width</th><th scope=\"col\">θ</th></tr></thead>\n<tbody>\n";
-    for (const auto& a : aa) {
-      const std::string outcome(stats::to_string(a.check.outcome));
-      out += fmt::format(
-          "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td>"
-          "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
-          "class=\"num\">{}</td></tr>\n",
-          escape(a.condition), escape(a.benchmark), outcome.starts_with("PASS") ? "outcome-pass" : "outcome-fail",
-          escape(outcome), escape(text::interval(a.check.gm_lo, a.check.gm_hi)), text::fixed(a.check.median_ratio, 4),
-          text::fixed(a.check.max_abs_dev, 4), text::fixed(a.check.halfwidth, 4), text::fixed(a.theta, 4));
-    }
-    out += "</tbody>\n</table>\n";
-  }
+  for (std::size_t bi = 0; bi < benchmarks.size(); ++bi) out += paired_benchmark(d, benchmarks[bi], bi);
+  if (!d.paired.aa.empty()) out += aa_table(d.paired.aa);
   return out + "</section>\n";
 }
 
