@@ -166,6 +166,9 @@ stats::Verdict exact_verdict(const CompareRow& r, double threshold) {
   return stats::Verdict::inconclusive;
 }
 
+constexpr char kNeverSignificant[] =
+    ": no difference can ever be significant at these sizes (4 vs 4 is the least; 10 per side is the floor)";
+
 // `sorted_a` and `sorted_b`: the two sides' values in ascending order, taken over.
 void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> sorted_a, std::vector<double> sorted_b) {
   const auto& a = r.old_side.values;
@@ -188,12 +191,10 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
   const double pb = r.test.p_benchstat;
   r.p_slot = pb > 0 && pb <= 1 ? pb : r.test.exact ? r.test.p_exact_doubling : std::min(1.0, pb);
   r.significant = r.p_slot <= st.alpha;
-  for (const auto& w : r.test.warnings) {
-    const bool min_p = w.find("minimum attainable p") != std::string::npos;
-    r.warnings.push_back(min_p ? w + ": no difference can ever be significant at these sizes (4 vs 4 is the "
-                                     "least; 10 per side is the floor)"
-                               : w);
-  }
+  // stats::mann_whitney's first warning is the minimum attainable p, when it exceeds 0.05.
+  r.min_p_above_alpha = stats::min_attainable_p_exceeds(na, nb);
+  for (std::size_t i = 0; i < r.test.warnings.size(); ++i)
+    r.warnings.push_back(i == 0 && r.min_p_above_alpha ? r.test.warnings[i] + kNeverSignificant : r.test.warnings[i]);
   if (na < 6 || nb < 6) {
     r.warnings.push_back(fmt::format("n={} vs {}: a side has fewer than 6 values: no 95% median CI (± ∞); "
                                      "10 per side is the floor, 20 for reporting",

@@ -109,6 +109,9 @@ struct CompareRow {
   std::optional<stats::RatioCI> hl;       // nullopt when a value is <= 0
   std::optional<stats::RatioCI> ratio_of_means;  // new/old means, Fieller CI (§3.5.3)
   stats::Verdict verdict = stats::Verdict::inconclusive;  // the ratio's place against θ
+  // No p can reach 0.05 at these two sample sizes (stats::min_attainable_p_exceeds): the test's
+  // warning about it says so, and why no difference can then be significant.
+  bool min_p_above_alpha = false;
   std::vector<std::string> warnings;
   // "faster", "worse", "higher", "equivalent", ... (analysis/verdict.hpp)
   std::string_view verdict_word() const;

@@ -114,6 +114,7 @@ TEST_CASE("compare: the demo's idle vs noisy line reads like benchstat's") {
   CHECK(b.test.p == 1.0);
   CHECK_FALSE(b.significant);
   CHECK(b.verdict == stats::Verdict::equivalent);
+  CHECK_FALSE(b.min_p_above_alpha);
   CHECK(text.find("MakeBuffer_Correct-16  64.00 ± 0%  64.00 ± 0%  ~ (p=1.000 n=20)  equivalent\n") != std::string::npos);
 }
 
@@ -141,6 +142,7 @@ TEST_CASE("compare: rows are keyed by the full name: GOMAXPROCS values are never
   CHECK(r.warnings.at(0) ==
         "n=3 vs 2: the minimum attainable p is 0.2 > 0.05: no difference can ever be significant at these "
         "sizes (4 vs 4 is the least; 10 per side is the floor)");
+  CHECK(r.min_p_above_alpha);  // said by a flag: nothing reads the warning's words
   CHECK(max_columns(text) <= 80);
   check_golden("compare.gotest.txt", text);
   check_golden("compare.gotest.csv", render::compare_csv(t));
