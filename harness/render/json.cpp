@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -42,6 +43,58 @@ json side_json(const CompareSide& s) {
   }
   if (s.summary.median_rel_halfwidth) j["rel_halfwidth"] = *s.summary.median_rel_halfwidth;
   return j;
+}
+
+// A ratio with its CI; an unbounded CI has null ends.
+json ratio_ci_json(const stats::RatioCI& c) {
+  return {{"estimate", or_null(c.estimate)},
+          {"lo", c.bounded ? or_null(c.lo) : json(nullptr)},
+          {"hi", c.bounded ? or_null(c.hi) : json(nullptr)},
+          {"level", or_null(c.level)},
+          {"bounded", c.bounded}};
+}
+
+json compare_row_json(const CompareRow& r) {
+  json config = json::object();
+  for (const auto& [key, value] : model::config_entries(r.config)) config[key] = value;
+  json row = {{"benchmark", r.benchmark},
+              {"name", r.name},
+              {"variant", r.variant},
+              {"config", config},
+              {"unit", r.unit},
+              {"recorded_units", r.recorded_units},
+              {"better", std::string(model::to_string(r.better))},
+              {"exact", r.exact},
+              {"label", r.compared ? json(std::string(to_string(r.label))) : json(nullptr)},
+              {"label_reason", r.label_reason},
+              {"compared", r.compared},
+              {"old", side_json(r.old_side)},
+              {"new", side_json(r.new_side)}};
+  if (!r.compared) {
+    row["reason"] = r.reason;
+  } else {
+    row["ratio_of_medians"] = or_null(r.ratio_of_medians);
+    row["delta"] = benchstat_delta(r);
+    row["p_text"] = benchstat_p_text(r);
+    row["test"] = {{"u", or_null(r.test.u)},
+                   {"p", or_null(r.test.p)},
+                   {"p_benchstat", or_null(r.test.p_benchstat)},
+                   {"p_slot", or_null(r.p_slot)},
+                   {"p_exact_absdev", or_null(r.test.p_exact_absdev)},
+                   {"p_exact_doubling", or_null(r.test.p_exact_doubling)},
+                   {"p_normal", or_null(r.test.p_normal)},
+                   {"z", or_null(r.test.z)},
+                   {"exact", r.test.exact},
+                   {"significant", r.significant},
+                   {"p_adjusted", or_null(r.p_adjusted)},
+                   {"significant_adjusted", r.significant_adjusted}};
+    row["hodges_lehmann"] = r.hl ? ratio_ci_json(*r.hl) : json(nullptr);
+    if (r.ratio_of_means) row["ratio_of_means"] = ratio_ci_json(*r.ratio_of_means);
+    row["verdict"] = std::string(r.verdict_word());
+    row["change"] = std::string(movement(r.verdict));
+    row["warnings"] = r.warnings;
+  }
+  return row;
 }
 
 }  // namespace
@@ -244,63 +297,7 @@ void to_json(json& j, const CompareTable& t) {
   for (const auto& d : t.differences)
     j["differences"].push_back({{"field", d.field}, {"old", d.a}, {"new", d.b}, {"moves_benchmarks", d.moves_benchmarks}});
   j["rows"] = json::array();
-  for (const auto& r : t.rows) {
-    json config = json::object();
-    for (const auto& [key, value] : model::config_entries(r.config)) config[key] = value;
-    json row = {{"benchmark", r.benchmark},
-                {"name", r.name},
-                {"variant", r.variant},
-                {"config", config},
-                {"unit", r.unit},
-                {"recorded_units", r.recorded_units},
-                {"better", std::string(model::to_string(r.better))},
-                {"exact", r.exact},
-                {"label", r.compared ? json(std::string(to_string(r.label))) : json(nullptr)},
-                {"label_reason", r.label_reason},
-                {"compared", r.compared},
-                {"old", side_json(r.old_side)},
-                {"new", side_json(r.new_side)}};
-    if (!r.compared) {
-      row["reason"] = r.reason;
-    } else {
-      row["ratio_of_medians"] = or_null(r.ratio_of_medians);
-      row["delta"] = benchstat_delta(r);
-      row["p_text"] = benchstat_p_text(r);
-      row["test"] = {{"u", or_null(r.test.u)},
-                     {"p", or_null(r.test.p)},
-                     {"p_benchstat", or_null(r.test.p_benchstat)},
-                     {"p_slot", or_null(r.p_slot)},
-                     {"p_exact_absdev", or_null(r.test.p_exact_absdev)},
-                     {"p_exact_doubling", or_null(r.test.p_exact_doubling)},
-                     {"p_normal", or_null(r.test.p_normal)},
-                     {"z", or_null(r.test.z)},
-                     {"exact", r.test.exact},
-                     {"significant", r.significant},
-                     {"p_adjusted", or_null(r.p_adjusted)},
-                     {"significant_adjusted", r.significant_adjusted}};
-      if (r.hl) {
-        row["hodges_lehmann"] = {{"estimate", or_null(r.hl->estimate)},
-                                 {"lo", r.hl->bounded ? or_null(r.hl->lo) : json(nullptr)},
-                                 {"hi", r.hl->bounded ? or_null(r.hl->hi) : json(nullptr)},
-                                 {"level", or_null(r.hl->level)},
-                                 {"bounded", r.hl->bounded}};
-      } else {
-        row["hodges_lehmann"] = nullptr;
-      }
-      if (r.ratio_of_means) {
-        const auto& f = *r.ratio_of_means;
-        row["ratio_of_means"] = {{"estimate", or_null(f.estimate)},
-                                 {"lo", f.bounded ? or_null(f.lo) : json(nullptr)},
-                                 {"hi", f.bounded ? or_null(f.hi) : json(nullptr)},
-                                 {"level", or_null(f.level)},
-                                 {"bounded", f.bounded}};
-      }
-      row["verdict"] = std::string(r.verdict_word());
-      row["change"] = std::string(movement(r.verdict));
-      row["warnings"] = r.warnings;
-    }
-    j["rows"].push_back(row);
-  }
+  for (const auto& r : t.rows) j["rows"].push_back(compare_row_json(r));
   j["geomeans"] = json::array();
   for (const auto& g : t.geomeans)
     j["geomeans"].push_back({{"label", std::string(to_string(g.label))},
@@ -379,6 +376,8 @@ using nlohmann::json;
 // empty array in their place, found by the address of that placeholder.
 using Splices = std::map<const json*, std::function<void(int depth)>>;
 
+constexpr std::size_t kJsonChunk = 64 << 10;
+
 // Writes like nlohmann's dump(2): two spaces a level, "key": value, empty containers as {} and [].
 class PrettyWriter {
  public:
@@ -417,21 +416,25 @@ class PrettyWriter {
     }
   }
 
-  // An array of scalars from `values`, each written as `element` makes it: as write() writes the
-  // same array held as a tree.
+  // An array of scalars from `values`, each appended by `element` as dump() writes it: as write()
+  // writes the same array held as a tree. Handed on a chunk at a time: a call per element would
+  // cost more than the element.
   template <class T, class Element>
   void array(const std::vector<T>& values, int depth, Element element) {
     if (values.empty()) return sink_("[]");
     const std::string separator = ",\n" + std::string(2 * static_cast<std::size_t>(depth + 1), ' ');
-    sink_("[");
-    sink_(std::string_view(separator).substr(1));
+    std::string chunk = "[";
+    chunk.append(separator, 1);
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (i > 0) sink_(separator);
-      sink_(element(values[i]));
+      if (i > 0) chunk += separator;
+      element(values[i], chunk);
+      if (chunk.size() >= kJsonChunk) {
+        sink_(chunk);
+        chunk.clear();
+      }
     }
-    sink_("\n");
-    indent(depth);
-    sink_("]");
+    chunk += "\n" + std::string(2 * static_cast<std::size_t>(depth), ' ') + "]";
+    sink_(chunk);
   }
 
  private:
@@ -500,21 +503,37 @@ json summary_tree(const analysis::Analysis& a, bool samples) {
   return j;
 }
 
-std::string number_text(double v) { return json(v).dump(); }
-std::string outlier_text(stats::Outlier o) { return json(std::string(stats::to_string(o))).dump(); }
+// A double as dump() writes it (nlohmann's own shortest round-trip digits, null when not finite),
+// without a serializer per value.
+void append_number(double v, std::string& out) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  std::array<char, 64> digits{};
+  char* end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), v);
+  out.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
+}
+
+// "none", "outlier", "extreme": nothing in them to escape.
+void append_outlier(stats::Outlier o, std::string& out) {
+  out += '"';
+  out += stats::to_string(o);
+  out += '"';
+}
 
 // Where the shells' per-sample arrays go: the rows' own vectors.
 void splice_rows(const json& shells, const std::vector<analysis::Row>& rows, PrettyWriter& writer, Splices& splices) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const analysis::Row& r = rows[i];
     const json& shell = shells.at(i);
-    splices[&shell.at("values")] = [&writer, &r](int depth) { writer.array(r.values, depth, number_text); };
+    splices[&shell.at("values")] = [&writer, &r](int depth) { writer.array(r.values, depth, append_number); };
     const json& summary = shell.at("summary");
     splices[&summary.at("outliers")] = [&writer, &r](int depth) {
-      writer.array(r.summary.outliers, depth, outlier_text);
+      writer.array(r.summary.outliers, depth, append_outlier);
     };
     splices[&summary.at("modified_z")] = [&writer, &r](int depth) {
-      writer.array(r.summary.modified_z, depth, number_text);
+      writer.array(r.summary.modified_z, depth, append_number);
     };
   }
 }

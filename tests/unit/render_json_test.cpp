@@ -1,6 +1,9 @@
 // render/json.hpp: the documents, streamed as their trees dump them, and the published table
 // summary.json stands for.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
 
 #include "analysis/analysis.hpp"
 #include "parsers/published.hpp"
@@ -40,17 +43,21 @@ TEST_CASE("render: summary.json streamed is the tree's dump(2), byte for byte") 
   }
 }
 
-TEST_CASE("render: the stream comes in pieces, none of them a whole per-sample array") {
-  const auto a = analysis::analyze({load_result(kData + "/results/small")});
-  std::size_t values = 0, pieces = 0;
-  for (const auto* row : analysis::all_rows(a.table)) values += row->values.size();
+TEST_CASE("render: a long per-sample array is streamed in bounded pieces") {
+  // 20000 samples of three metrics: 60000 values and 20000 modified z-scores in arrays.
+  std::string text = "goos: linux\ngoarch: amd64\npkg: example.com/perf\n";
+  for (int i = 0; i < 20000; ++i)
+    text += fmt::format("BenchmarkX-2 \t 1000000\t {:.4f} ns/op\t 64 B/op\t 1 allocs/op\n", 100 + (i * 7919 % 1000) / 250.0);
+  const auto a = analysis::analyze({results::decode_gotest_file("/x/perf.txt", text)});
+  std::size_t longest = 0;
   std::string whole;
   render::write_summary_json(a, [&](std::string_view piece) {
-    ++pieces;
+    longest = std::max(longest, piece.size());
     whole += piece;
   });
-  CHECK(whole == render::summary_json(a));
-  CHECK(pieces > 3 * values);
+  CHECK(whole == render::summary_document(a).dump(2) + "\n");
+  CHECK(whole.size() > 2'000'000);
+  CHECK(longest < 70'000);
 }
 
 TEST_CASE("render: published_table is summary.json read back as a published table") {
