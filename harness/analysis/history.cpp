@@ -18,8 +18,6 @@
 namespace noisefloor::analysis {
 namespace {
 
-using nlohmann::json;
-
 bool below(std::string_view field, std::string_view base) {
   return field == base || (field.starts_with(base) && field.size() > base.size() && field[base.size()] == '.');
 }
@@ -30,15 +28,9 @@ bool is_code_field(std::string_view field, const std::vector<std::string>& code_
 
 // toolchain.source.commit ("+dirty" when toolchain.source.dirty is true); "" when not recorded.
 std::string commit_of(const records::Fingerprint& fp) {
-  const json j = fp;
-  const auto fact = [&](const char* name) -> json {
-    const json::json_pointer ptr(std::string("/toolchain/source/") + name + "/value");
-    return j.contains(ptr) ? j.at(ptr) : json();
-  };
-  const json commit = fact("commit");
-  if (!commit.is_string() || commit.get<std::string>().empty()) return "";
-  const json dirty = fact("dirty");
-  return commit.get<std::string>() + (dirty.is_boolean() && dirty.get<bool>() ? "+dirty" : "");
+  const std::string commit = fp.toolchain.text("source.commit").value_or("");
+  if (commit.empty()) return "";
+  return commit + (fp.toolchain.flag("source.dirty").value_or(false) ? "+dirty" : "");
 }
 
 std::string started_of(const records::Result& r) {

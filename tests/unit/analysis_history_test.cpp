@@ -86,6 +86,15 @@ TEST_CASE("history: a planted step is marked, no change is not, runs in time ord
   REQUIRE(h.segments.size() == 1);
   CHECK(h.segments[0].runs == 3);
   CHECK(h.runs[0].commit == "2c95392c1134");
+  {
+    json dirty = fingerprint_json(), none = fingerprint_json();
+    dirty["toolchain"]["source"]["dirty"] = fp::known(true);
+    none["toolchain"]["source"]["commit"] = fp::unknown("not a git checkout");
+    const auto d = analysis::history({result("d", "2026-01-04T00:00:00Z", around(100), dirty),
+                                      result("n", "2026-01-05T00:00:00Z", around(100), none)});
+    CHECK(d.runs[0].commit == "2c95392c1134+dirty");
+    CHECK(d.runs[1].commit.empty());
+  }
   CHECK(h.runs[0].digest.size() == 8);
   CHECK(h.runs[0].status == "complete");
   CHECK(h.runs[0].claims.empty());
