@@ -169,28 +169,10 @@ stats::Verdict exact_verdict(const CompareRow& r, double threshold) {
 constexpr char kNeverSignificant[] =
     ": no difference can ever be significant at these sizes (4 vs 4 is the least; 10 per side is the floor)";
 
-// `sorted_a` and `sorted_b`: the two sides' values in ascending order, taken over.
-void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> sorted_a, std::vector<double> sorted_b) {
-  const auto& a = r.old_side.values;
-  const auto& b = r.new_side.values;
-  const double co = r.old_side.center, cn = r.new_side.center;
-  r.ratio_of_medians = co == cn ? 1.0 : co != 0 ? cn / co : stats::kNaN;
-  const std::size_t na = a.size(), nb = b.size();
-  r.ratio_of_means = stats::fieller_ratio_of_means(b, a, st.confidence);
-  if (r.exact) {
-    // benchfmt's `assume=exact`: the values are exact, there is nothing to test.
-    r.significant = true;
-    r.verdict = exact_verdict(r, st.threshold);
-    if (sorted_a.front() != sorted_a.back() || sorted_b.front() != sorted_b.back())
-      r.warnings.push_back(fmt::format("exact values expected (Unit {} assume=exact), but they range from {} to {}",
-                                       r.unit, text::shortest(std::min(sorted_a.front(), sorted_b.front())),
-                                       text::shortest(std::max(sorted_a.back(), sorted_b.back()))));
-    return;
-  }
-  r.test = stats::mann_whitney(sorted_a, sorted_b);
-  const double pb = r.test.p_benchstat;
-  r.p_slot = pb > 0 && pb <= 1 ? pb : r.test.exact ? r.test.p_exact_doubling : std::min(1.0, pb);
-  r.significant = r.p_slot <= st.alpha;
+// What the test's p rests on: the sample sizes, the ties, the approximation. `sorted_a` and
+// `sorted_b` ascending.
+void test_warnings(CompareRow& r, const std::vector<double>& sorted_a, const std::vector<double>& sorted_b) {
+  const std::size_t na = sorted_a.size(), nb = sorted_b.size();
   // stats::mann_whitney's first warning is the minimum attainable p, when it exceeds 0.05.
   r.min_p_above_alpha = stats::min_attainable_p_exceeds(na, nb);
   for (std::size_t i = 0; i < r.test.warnings.size(); ++i)
@@ -225,6 +207,31 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
   } else if (!r.test.exact && !all_equal) {
     r.warnings.push_back("p from the normal approximation (exact only up to 50 per side)");
   }
+}
+
+// `sorted_a` and `sorted_b`: the two sides' values in ascending order, taken over.
+void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> sorted_a, std::vector<double> sorted_b) {
+  const auto& a = r.old_side.values;
+  const auto& b = r.new_side.values;
+  const double co = r.old_side.center, cn = r.new_side.center;
+  r.ratio_of_medians = co == cn ? 1.0 : co != 0 ? cn / co : stats::kNaN;
+  const std::size_t na = a.size(), nb = b.size();
+  r.ratio_of_means = stats::fieller_ratio_of_means(b, a, st.confidence);
+  if (r.exact) {
+    // benchfmt's `assume=exact`: the values are exact, there is nothing to test.
+    r.significant = true;
+    r.verdict = exact_verdict(r, st.threshold);
+    if (sorted_a.front() != sorted_a.back() || sorted_b.front() != sorted_b.back())
+      r.warnings.push_back(fmt::format("exact values expected (Unit {} assume=exact), but they range from {} to {}",
+                                       r.unit, text::shortest(std::min(sorted_a.front(), sorted_b.front())),
+                                       text::shortest(std::max(sorted_a.back(), sorted_b.back()))));
+    return;
+  }
+  r.test = stats::mann_whitney(sorted_a, sorted_b);
+  const double pb = r.test.p_benchstat;
+  r.p_slot = pb > 0 && pb <= 1 ? pb : r.test.exact ? r.test.p_exact_doubling : std::min(1.0, pb);
+  r.significant = r.p_slot <= st.alpha;
+  test_warnings(r, sorted_a, sorted_b);
   const bool positive = std::all_of(a.begin(), a.end(), [](double x) { return x > 0; }) &&
                         std::all_of(b.begin(), b.end(), [](double x) { return x > 0; });
   if (positive) {
@@ -234,7 +241,7 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
       r.warnings.push_back(fmt::format("n={} vs {}: the Hodges-Lehmann {:.0f}% CI is unbounded: too few values",
                                        na, nb, 100 * st.confidence));
     }
-  } else if (all_equal) {
+  } else if (count_tied(sorted_a, sorted_b) == na + nb) {
     r.verdict = stats::Verdict::equivalent;  // identical samples: no shift at all
   } else {
     r.verdict = stats::Verdict::inconclusive;
