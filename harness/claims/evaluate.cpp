@@ -7,6 +7,9 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <utility>
+
+#include "stats/summary.hpp"
 
 namespace noisefloor::claims {
 
@@ -21,27 +24,7 @@ struct Undefined {
   std::string why;
 };
 
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return s / static_cast<double>(v.size());
-}
-
-// Linear time (selection, not a sort): a claim's median is recomputed in every resample.
-double median_of(std::vector<double> v) {
-  const std::size_t n = v.size();
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (n % 2) return *mid;
-  return (*std::max_element(v.begin(), mid) + *mid) / 2;
-}
-
-double stddev_of(const std::vector<double>& v) {
-  const double m = mean_of(v);
-  double ss = 0;
-  for (double x : v) ss += (x - m) * (x - m);
-  return std::sqrt(ss / static_cast<double>(v.size() - 1));
-}
+double stddev_of(const std::vector<double>& v, double mean) { return std::sqrt(stats::sample_variance(v, mean)); }
 
 // The statistic of a call over the given values; throws Undefined.
 double statistic(const Expr& call, const std::vector<double>& v) {
@@ -51,8 +34,8 @@ double statistic(const Expr& call, const std::vector<double>& v) {
   };
   switch (call.function) {
     case Function::n: return static_cast<double>(v.size());
-    case Function::mean: need(1); return mean_of(v);
-    case Function::median: need(1); return median_of(v);
+    case Function::mean: need(1); return stats::mean(v);
+    case Function::median: need(1); return stats::median(v);
     case Function::ratio: {  // the geometric mean of the per-repeat ratios, as the paired table prints
       need(1);
       double logs = 0;
@@ -64,20 +47,18 @@ double statistic(const Expr& call, const std::vector<double>& v) {
     }
     case Function::min: need(1); return *std::min_element(v.begin(), v.end());
     case Function::max: need(1); return *std::max_element(v.begin(), v.end());
-    case Function::stddev: need(2); return stddev_of(v);
+    case Function::stddev: need(2); return stddev_of(v, stats::mean(v));
     case Function::cv: {
       need(2);
-      const double m = mean_of(v);
+      const double m = stats::mean(v);
       if (!(m > 0)) throw Undefined{fmt::format("{}: the mean is not positive", name)};
-      return stddev_of(v) / m;
+      return stddev_of(v, m) / m;
     }
     case Function::rcv: {
       need(2);
-      const double med = median_of(v);
+      const double med = stats::median(v);
       if (!(med > 0)) throw Undefined{fmt::format("{}: the median is not positive", name)};
-      std::vector<double> dev;
-      for (double x : v) dev.push_back(std::fabs(x - med));
-      return 1.482602218505602 * median_of(dev) / med;
+      return stats::kMadToSigma * stats::mad(v, med) / med;
     }
   }
   return kNaN;
@@ -170,17 +151,9 @@ Verdict decide(Op op, double tolerance, const Interval& d) {
   return Verdict::undefined;
 }
 
-// Hyndman–Fan type 7 quantile of sorted values.
-double quantile(const std::vector<double>& sorted, double p) {
-  const double h = (static_cast<double>(sorted.size()) - 1) * p;
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 Interval interval(std::vector<double> v, double level) {
-  std::sort(v.begin(), v.end());
-  return {quantile(v, (1 - level) / 2), quantile(v, 1 - (1 - level) / 2)};
+  const stats::Interval i = stats::percentile_interval(std::move(v), level);
+  return {i.lo, i.hi};
 }
 
 }  // namespace

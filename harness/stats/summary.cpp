@@ -41,14 +41,6 @@ long double log_add_exp(long double a, long double b) {
   return hi + std::log1p(std::exp(std::min(a, b) - hi));
 }
 
-// Hyndman-Fan type 7: h = (n-1)p, linear interpolation between x_(floor h) and the next one.
-double quantile_type7(std::span<const double> sorted, double p) {
-  const double h = static_cast<double>(sorted.size() - 1) * p;
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  if (lo + 1 >= sorted.size()) return sorted.back();
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
-}
-
 double median_of_sorted(std::span<const double> sorted) {
   const std::size_t n = sorted.size();
   if (n == 0) return kNaN;
@@ -105,9 +97,38 @@ double t_quantile(double p, double df) {
 }
 
 double median(std::span<const double> values) {
-  std::vector<double> sorted(values.begin(), values.end());
-  std::sort(sorted.begin(), sorted.end());
-  return median_of_sorted(sorted);
+  std::vector<double> copy(values.begin(), values.end());
+  return median_in_place(copy);
+}
+
+double median_in_place(std::span<double> v) {
+  const std::size_t n = v.size();
+  if (n == 0) return kNaN;
+  // The upper middle by nth_element, the lower one the largest below it: no sort (a claim's
+  // median is recomputed in every bootstrap resample).
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (n % 2 == 1) return *mid;
+  return 0.5 * (*std::max_element(v.begin(), mid) + *mid);
+}
+
+double mad(std::span<const double> values, double median) {
+  std::vector<double> dev(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) dev[i] = std::fabs(values[i] - median);
+  return median_in_place(dev);
+}
+
+// Hyndman-Fan type 7: h = (n-1)p, linear interpolation between x_(floor h) and the next one.
+double quantile_type7(std::span<const double> sorted, double p) {
+  const double h = static_cast<double>(sorted.size() - 1) * p;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  if (lo + 1 >= sorted.size()) return sorted.back();
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+}
+
+Interval percentile_interval(std::vector<double> values, double level) {
+  std::sort(values.begin(), values.end());
+  return {quantile_type7(values, (1 - level) / 2), quantile_type7(values, 1 - (1 - level) / 2), level};
 }
 
 // Where a log-space sum of Bin(n, 1/2) terms starts: 0, or for large n (kSkipFrom) 12 standard
@@ -349,12 +370,7 @@ Summary summarize(std::span<const double> x, std::span<const double> sorted, dou
 
     std::vector<double> dev(n);
     for (std::size_t i = 0; i < n; ++i) dev[i] = std::fabs(x[i] - s.median);
-    // The median of the deviations by selection (O(n)), the same value a sort gives: the upper
-    // middle by nth_element, the lower one the largest below it.
-    std::nth_element(dev.begin(), dev.begin() + static_cast<std::ptrdiff_t>(n / 2), dev.end());
-    s.mad = n % 2 == 1 ? dev[n / 2]
-                       : 0.5 * (*std::max_element(dev.begin(), dev.begin() + static_cast<std::ptrdiff_t>(n / 2)) +
-                                dev[n / 2]);
+    s.mad = median_in_place(dev);
     s.sigma_mad = kMadToSigma * s.mad;
     if (s.median > 0.0) s.rcv_pct = 100.0 * s.sigma_mad / s.median;
 

@@ -88,6 +88,16 @@ double median(std::span<const double> values);
 double mean(std::span<const double> values);
 // Sample variance (n−1), corrected two-pass; needs at least 2 values (harness/stats/README.md §3.10).
 double sample_variance(std::span<const double> values, double mean);
+// Median of the values by selection (linear time, the value a sort gives), reordering them; NaN
+// when empty.
+double median_in_place(std::span<double> values);
+// The raw MAD, median |x − median| (σ_MAD = kMadToSigma·MAD, §3.2); NaN when empty.
+double mad(std::span<const double> values, double median);
+// Hyndman–Fan type 7 quantile p of values in ascending order (not empty), p in [0, 1].
+double quantile_type7(std::span<const double> ascending, double p);
+// The percentile interval of bootstrap replicates (§3.11): the type-7 quantiles (1 − level)/2 and
+// 1 − (1 − level)/2 of the values (not empty), with `level` as given.
+Interval percentile_interval(std::vector<double> values, double level);
 
 // Order statistic rank k (1-based) of the equal-tailed median CI [x_(k), x_(n-k+1)] (the paired
 // design's median-ratio CI and the §3.8 stopping rule; Summary::median_ci is benchstat's):

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/math/distributions/binomial.hpp>
 #include <cmath>
 #include <fstream>
@@ -148,6 +149,36 @@ TEST_CASE("stats summary: V9 stddev is two-pass, not the one-pass formula") {
   REQUIRE(s.stddev);
   CHECK(*s.stddev == rel(v["stddev_two_pass"].get<double>(), kClosed));
   CHECK(s.mean == 1000000002.0);
+}
+
+TEST_CASE("stats summary: the building blocks on exact values (median by selection, MAD, type 7, percentile)") {
+  const auto& v = vectors()["V2_outlier"];
+  const std::vector<double> x = values(v["x"]);
+  CHECK(median(x) == v["median"].get<double>());
+  std::vector<double> odd{5, 1, 4, 2, 3}, even{4, 1, 3, 2};
+  CHECK(median_in_place(odd) == 3);
+  CHECK(median_in_place(even) == 2.5);
+  CHECK(std::isnan(median_in_place(std::span<double>{})));
+  CHECK(mad(x, 100) == v["mad"].get<double>());
+  CHECK(mad(std::vector<double>{1, 2, 3, 4, 5}, 3) == vectors()["V1_descriptive_small"]["mad"].get<double>());
+  std::vector<double> sorted = x;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(quantile_type7(sorted, 0.25) == v["q1_type7"].get<double>());
+  CHECK(quantile_type7(sorted, 0.75) == v["q3_type7"].get<double>());
+  CHECK(quantile_type7(sorted, 0) == 97);
+  CHECK(quantile_type7(sorted, 1) == 150);
+  CHECK(quantile_type7(std::vector<double>{7}, 0.3) == 7);
+  // 1…101 in any order: at 50% h = 25 and 75 exactly; at 95% h = 2.5 and 97.5 up to the rounding
+  // of (1 − 0.95)/2, halfway between neighbours.
+  std::vector<double> hundred(101);
+  for (std::size_t i = 0; i < hundred.size(); ++i) hundred[i] = static_cast<double>((i * 37) % 101 + 1);
+  const Interval half = percentile_interval(hundred, 0.5);
+  CHECK(half.lo == 26);
+  CHECK(half.hi == 76);
+  CHECK(half.level == 0.5);
+  const Interval p = percentile_interval(hundred, 0.95);
+  CHECK(p.lo == rel(3.5, kClosed));
+  CHECK(p.hi == rel(98.5, kClosed));
 }
 
 TEST_CASE("stats summary: V13 n = 2") {
