@@ -5,17 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 #include <stdexcept>
 #include <utility>
 
+#include "stats/compare.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::claims {
 
 namespace {
-
-__extension__ using u128 = unsigned __int128;  // g++ and clang: Lemire's index needs the high word
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -189,10 +187,7 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
     const bool within = claim.op == Op::within;
     if (within && !(ev.rhs != 0)) throw Undefined{"`within` needs a non-zero reference"};
 
-    std::mt19937_64 rng(seed);
-    const auto index = [&](std::size_t n) {
-      return static_cast<std::size_t>((static_cast<u128>(rng()) * n) >> 64);
-    };
+    stats::SplitMix64 rng(seed);
     std::vector<std::vector<double>> copies(distinct.size());
     std::map<const Expr*, const std::vector<double>*> rebound;
     for (const auto& [call, s] : bound)
@@ -202,7 +197,7 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
       for (std::size_t k = 0; k < distinct.size(); ++k) {
         const auto& src = *distinct[k];
         copies[k].resize(src.size());
-        for (auto& x : copies[k]) x = src[index(src.size())];
+        stats::resample(src, copies[k], rng);
       }
       try {
         const double l = value(claim.lhs, rebound), r = value(claim.rhs, rebound);
@@ -254,10 +249,10 @@ Estimate estimate(Function f, const std::vector<double>& series, std::uint64_t s
   call.function = f;
   try {
     e.value = statistic(call, series);
-    std::mt19937_64 rng(seed);
+    stats::SplitMix64 rng(seed);
     std::vector<double> copy(series.size()), values;
     for (int b = 0; b < resamples; ++b) {
-      for (auto& x : copy) x = series[static_cast<std::size_t>((static_cast<u128>(rng()) * series.size()) >> 64)];
+      stats::resample(series, copy, rng);
       try {
         values.push_back(statistic(call, copy));
       } catch (const Undefined&) {

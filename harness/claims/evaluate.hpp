@@ -1,7 +1,7 @@
 // Claims judged with intervals, not points (harness/stats/README.md §3.11): every series a claim names is
-// resampled with replacement, independently, B times with a seeded generator (mt19937_64, whose
-// output the standard fixes, and Lemire's multiply-shift for the index, so the same seed gives the
-// same intervals everywhere); each side of the claim and their difference are recomputed per
+// resampled with replacement, independently, B times with stats' seeded generator (SplitMix64,
+// and Lemire's multiply-shift for the index, so the same seed gives the same intervals
+// everywhere); each side of the claim and their difference are recomputed per
 // resample, and the percentile interval of the difference decides:
 //   REPRODUCED      the whole interval on the claimed side
 //   NOT REPRODUCED  the whole interval on the other side

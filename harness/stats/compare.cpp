@@ -817,4 +817,10 @@ std::uint64_t SplitMix64::next() {
   return z ^ (z >> 31);
 }
 
+std::size_t SplitMix64::below(std::size_t n) { return static_cast<std::size_t>((static_cast<U128>(next()) * n) >> 64); }
+
+void resample(std::span<const double> from, std::span<double> into, SplitMix64& rng) {
+  for (double& x : into) x = from[rng.below(from.size())];
+}
+
 }  // namespace noisefloor::stats

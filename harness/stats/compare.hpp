@@ -118,14 +118,22 @@ std::vector<double> holm_bonferroni(std::span<const double> p);
 bool min_attainable_p_exceeds(std::size_t n_a, std::size_t n_b, double alpha = 0.05);
 
 // SplitMix64 (Steele, Lea & Flood 2014): the deterministic generator of every pseudo-random
-// choice (§3.10: the report's plot jitter, the Hodges–Lehmann selection's pivots).
+// choice (§3.10: the report's plot jitter, the Hodges–Lehmann selection's pivots, the claims'
+// bootstrap).
 class SplitMix64 {
  public:
   explicit SplitMix64(std::uint64_t seed);
   std::uint64_t next();
+  // An index in [0, n) from one draw by Lemire's multiply-shift, the high word of next()·n (V15:
+  // seed 42, n = 10 gives 7, 1, 2, 3, 0).
+  std::size_t below(std::size_t n);
 
  private:
   std::uint64_t state_;
 };
+
+// One bootstrap resample (§3.11): every element of `into`, in order, drawn with replacement from
+// `from` (one below(from.size()) each); `from` is not empty.
+void resample(std::span<const double> from, std::span<double> into, SplitMix64& rng);
 
 }  // namespace noisefloor::stats

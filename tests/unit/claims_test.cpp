@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "claims/claim.hpp"
+#include "test_support.hpp"
 
 using namespace noisefloor::claims;
 
@@ -113,6 +114,17 @@ TEST_CASE("claims evaluation: the seed makes the intervals repeatable, and is re
   const Evaluation c = judge("cv(noisy) > 2 * cv(idle)", 8);
   CHECK(c.decision_ci.lo != a.decision_ci.lo);
   CHECK(c.verdict == a.verdict);
+}
+
+TEST_CASE("claims: the bootstrap is stats' SplitMix64 (V6: the geometric mean's percentile interval, seed 42)") {
+  using noisefloor::testing::kClosed, noisefloor::testing::rel;
+  const auto& v = noisefloor::testing::vectors()["V6_paired"];
+  const Estimate e = estimate(Function::ratio, noisefloor::testing::values(v["ratios"]), 42);
+  REQUIRE(e.defined);
+  const auto& expected = v["bootstrap_geomean_splitmix42_B10000"];
+  CHECK(e.value == rel(expected[0].get<double>(), kClosed));
+  CHECK(e.ci.lo == rel(expected[1].get<double>(), kClosed));
+  CHECK(e.ci.hi == rel(expected[2].get<double>(), kClosed));
 }
 
 TEST_CASE("claims: a resample whose within-reference is zero is dropped, never a NaN in the interval") {

@@ -559,6 +559,14 @@ TEST_CASE("stats compare: V15 SplitMix64") {
   for (const auto& hex : v["seed0_first3"]) {
     CHECK(zero.next() == std::stoull(hex.get<std::string>(), nullptr, 16));
   }
+  SplitMix64 indices(42);
+  for (const auto& index : v["seed42_index10_first5"]) CHECK(indices.below(10) == index.get<std::size_t>());
+  // A resample draws one index per element, in order: the same five indices.
+  const std::vector<double> tens{0, 10, 20, 30, 40, 50, 60, 70, 80, 90};
+  std::vector<double> drawn(5);
+  SplitMix64 again(42);
+  resample(tens, drawn, again);
+  CHECK(drawn == std::vector<double>{70, 10, 20, 30, 0});
 }
 
 }  // namespace noisefloor::stats
