@@ -9,7 +9,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates curl python3 procps
   libyaml-cpp-dev libcurl4-openssl-dev nlohmann-json3-dev
   libboost-dev libboost-filesystem-dev libboost-math-dev
-  libfmt-dev libcli11-dev doctest-dev
+  libfmt-dev libcli11-dev doctest-dev libssl-dev
   golang-go docker.io
   openssh-server openssl   # tests/integration/fleet_lib.sh: an sshd to forward engines, TLS certificates
   libbenchmark-dev   # a real Google Benchmark program in the end-to-end tests

@@ -1,10 +1,12 @@
-// SHA-256 (FIPS 180-4): pure, no I/O. Used for content-addressed image tags.
+// SHA-256 (FIPS 180-4) from libcrypto's EVP interface: pure, no I/O. Used for content-addressed
+// image tags.
 #pragma once
 
-#include <array>
-#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX: <openssl/evp.h> stays out of every includer
 
 namespace noisefloor::hash {
 
@@ -18,12 +20,10 @@ class Sha256 {
   std::string hex();
 
  private:
-  void compress(const unsigned char* block);
-
-  std::array<std::uint32_t, 8> state_;
-  std::array<unsigned char, 64> buffer_{};
-  std::size_t buffered_ = 0;
-  std::uint64_t total_bytes_ = 0;
+  struct FreeContext {
+    void operator()(evp_md_ctx_st* context) const;
+  };
+  std::unique_ptr<evp_md_ctx_st, FreeContext> context_;
   bool finished_ = false;
 };
 
