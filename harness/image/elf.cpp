@@ -1,7 +1,9 @@
 #include "image/elf.hpp"
 
+#include <elf.h>
 #include <fmt/format.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "model/errors.hpp"
@@ -9,18 +11,20 @@
 namespace noisefloor::image {
 namespace {
 
-// Values from the System V gABI (elf.h).
-constexpr std::uint32_t kPtLoad = 1;
-constexpr std::uint32_t kPtDynamic = 2;
-constexpr std::uint32_t kPtInterp = 3;
-constexpr std::uint64_t kDtNull = 0;
-constexpr std::uint64_t kDtNeeded = 1;
-constexpr std::uint64_t kDtStrtab = 5;
-constexpr std::uint64_t kDtStrsz = 10;
-constexpr std::uint64_t kDtSoname = 14;
-constexpr std::uint64_t kDtRpath = 15;
-constexpr std::uint64_t kDtRunpath = 29;
-constexpr std::uint16_t kPnXnum = 0xffff;
+// Where the fields read here are in each class: sizes and offsets of <elf.h>'s structures.
+struct Layout {
+  std::uint64_t ehdr_size, e_machine, e_phoff, e_phentsize, e_phnum;
+  std::uint64_t phdr_size, p_offset, p_vaddr, p_filesz;
+  std::uint64_t dyn_size, d_val;
+};
+template <class Ehdr, class Phdr, class Dyn>
+constexpr Layout layout_of() {
+  return {sizeof(Ehdr), offsetof(Ehdr, e_machine), offsetof(Ehdr, e_phoff), offsetof(Ehdr, e_phentsize),
+          offsetof(Ehdr, e_phnum), sizeof(Phdr), offsetof(Phdr, p_offset), offsetof(Phdr, p_vaddr),
+          offsetof(Phdr, p_filesz), sizeof(Dyn), offsetof(Dyn, d_un)};
+}
+constexpr Layout kElf32 = layout_of<Elf32_Ehdr, Elf32_Phdr, Elf32_Dyn>();
+constexpr Layout kElf64 = layout_of<Elf64_Ehdr, Elf64_Phdr, Elf64_Dyn>();
 
 [[noreturn]] void fail(const std::string& message) { throw ParseError("elf: " + message); }
 
@@ -76,25 +80,25 @@ class Reader {
 
 std::string machine_name(std::uint64_t e_machine) {
   switch (e_machine) {
-    case 3:
+    case EM_386:
       return "i386";
-    case 8:
+    case EM_MIPS:
       return "mips";
-    case 20:
+    case EM_PPC:
       return "ppc";
-    case 21:
+    case EM_PPC64:
       return "ppc64";
-    case 22:
+    case EM_S390:
       return "s390";
-    case 40:
+    case EM_ARM:
       return "arm";
-    case 62:
+    case EM_X86_64:
       return "x86_64";
-    case 183:
+    case EM_AARCH64:
       return "aarch64";
-    case 243:
+    case EM_RISCV:
       return "riscv";
-    case 258:
+    case EM_LOONGARCH:
       return "loongarch";
     default:
       return fmt::format("e_machine {}", e_machine);
@@ -122,32 +126,28 @@ struct Segment {
 
 ElfInfo parse_elf(std::string_view bytes) {
   ElfInfo info;
-  if (bytes.size() < 4 || bytes.substr(0, 4) != std::string_view("\x7f"
-                                                                 "ELF",
-                                                                 4))
-    return info;
+  if (bytes.size() < SELFMAG || bytes.substr(0, SELFMAG) != std::string_view(ELFMAG, SELFMAG)) return info;
   info.is_elf = true;
-  if (bytes.size() < 16) fail(fmt::format("truncated: {} bytes, shorter than e_ident", bytes.size()));
-  const auto elf_class = static_cast<unsigned char>(bytes[4]);
-  const auto data = static_cast<unsigned char>(bytes[5]);
-  if (elf_class != 1 && elf_class != 2) {
+  if (bytes.size() < EI_NIDENT) fail(fmt::format("truncated: {} bytes, shorter than e_ident", bytes.size()));
+  const auto elf_class = static_cast<unsigned char>(bytes[EI_CLASS]);
+  const auto data = static_cast<unsigned char>(bytes[EI_DATA]);
+  if (elf_class != ELFCLASS32 && elf_class != ELFCLASS64) {
     fail(fmt::format("unknown ELF class {} (expected 1 for ELF32 or 2 for ELF64)", elf_class));
   }
-  if (data == 2) fail("big-endian ELF is not supported (expected little-endian)");
-  if (data != 1) fail(fmt::format("unknown ELF data encoding {} (expected 1, little-endian)", data));
-  const bool is64 = elf_class == 2;
+  if (data == ELFDATA2MSB) fail("big-endian ELF is not supported (expected little-endian)");
+  if (data != ELFDATA2LSB) fail(fmt::format("unknown ELF data encoding {} (expected 1, little-endian)", data));
+  const bool is64 = elf_class == ELFCLASS64;
+  const Layout& at = is64 ? kElf64 : kElf32;
   info.bits = is64 ? 64 : 32;
   const Reader r(bytes, is64);
 
-  // ELF header: e_machine at 18; e_phoff at 28 (32) / 32 (64); e_phentsize, e_phnum follow e_flags
-  // and e_ehsize.
-  r.require(0, is64 ? 64 : 52, "the ELF header");
-  info.machine = machine_name(r.u16(18, "e_machine"));
-  const std::uint64_t phoff = r.word(is64 ? 32 : 28, "e_phoff");
-  const std::uint64_t phentsize = r.u16(is64 ? 54 : 42, "e_phentsize");
-  const std::uint64_t phnum = r.u16(is64 ? 56 : 44, "e_phnum");
-  if (phnum == kPnXnum) fail("more than 65534 program headers (PN_XNUM) is not supported");
-  const std::uint64_t min_phentsize = is64 ? 56 : 32;
+  r.require(0, at.ehdr_size, "the ELF header");
+  info.machine = machine_name(r.u16(at.e_machine, "e_machine"));
+  const std::uint64_t phoff = r.word(at.e_phoff, "e_phoff");
+  const std::uint64_t phentsize = r.u16(at.e_phentsize, "e_phentsize");
+  const std::uint64_t phnum = r.u16(at.e_phnum, "e_phnum");
+  if (phnum == PN_XNUM) fail("more than 65534 program headers (PN_XNUM) is not supported");
+  const std::uint64_t min_phentsize = at.phdr_size;
   if (phnum > 0 && phentsize < min_phentsize) {
     fail(fmt::format("e_phentsize {} is smaller than a program header ({} bytes)", phentsize, min_phentsize));
   }
@@ -155,15 +155,13 @@ ElfInfo parse_elf(std::string_view bytes) {
 
   std::vector<Segment> segments;
   for (std::uint64_t i = 0; i < phnum; ++i) {
-    const std::uint64_t at = phoff + i * phentsize;
+    const std::uint64_t header = phoff + i * phentsize;
     Segment s{};
-    s.type = static_cast<std::uint32_t>(r.u32(at, "p_type"));
-    // ELF64: p_type, p_flags, p_offset, p_vaddr, p_paddr, p_filesz; ELF32: p_type, p_offset,
-    // p_vaddr, p_paddr, p_filesz (p_flags comes later).
-    s.offset = r.word(at + (is64 ? 8 : 4), "p_offset");
-    s.vaddr = r.word(at + (is64 ? 16 : 8), "p_vaddr");
-    s.filesz = r.word(at + (is64 ? 32 : 16), "p_filesz");
-    if (s.type == kPtLoad) {
+    s.type = static_cast<std::uint32_t>(r.u32(header, "p_type"));
+    s.offset = r.word(header + at.p_offset, "p_offset");
+    s.vaddr = r.word(header + at.p_vaddr, "p_vaddr");
+    s.filesz = r.word(header + at.p_filesz, "p_filesz");
+    if (s.type == PT_LOAD) {
       // The loader maps every PT_LOAD: a file cut inside one is truncated even if the tables
       // read below happen to be intact.
       r.require(s.offset, s.filesz, fmt::format("program header {} (PT_LOAD)", i).c_str());
@@ -172,29 +170,29 @@ ElfInfo parse_elf(std::string_view bytes) {
   }
 
   for (const Segment& s : segments) {
-    if (s.type != kPtInterp) continue;
+    if (s.type != PT_INTERP) continue;
     r.require(s.offset, s.filesz, "the PT_INTERP segment");
     info.interpreter = r.c_string(s.offset, s.offset + s.filesz, "the PT_INTERP path");
   }
 
   const Segment* dynamic = nullptr;
   for (const Segment& s : segments) {
-    if (s.type == kPtDynamic) dynamic = &s;
+    if (s.type == PT_DYNAMIC) dynamic = &s;
   }
   if (dynamic != nullptr) {
     r.require(dynamic->offset, dynamic->filesz, "the PT_DYNAMIC segment");
-    const std::uint64_t entry_size = is64 ? 16 : 8;
+    const std::uint64_t entry_size = at.dyn_size;
     std::optional<std::uint64_t> strtab_vaddr;
     std::optional<std::uint64_t> strsz;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> string_entries;  // (tag, strtab offset)
-    for (std::uint64_t at = dynamic->offset; at + entry_size <= dynamic->offset + dynamic->filesz;
-         at += entry_size) {
-      const std::uint64_t tag = r.word(at, "d_tag");
-      const std::uint64_t value = r.word(at + entry_size / 2, "d_val");
-      if (tag == kDtNull) break;
-      if (tag == kDtStrtab) strtab_vaddr = value;
-      if (tag == kDtStrsz) strsz = value;
-      if (tag == kDtNeeded || tag == kDtRpath || tag == kDtRunpath || tag == kDtSoname) {
+    for (std::uint64_t entry = dynamic->offset; entry + entry_size <= dynamic->offset + dynamic->filesz;
+         entry += entry_size) {
+      const std::uint64_t tag = r.word(entry, "d_tag");
+      const std::uint64_t value = r.word(entry + at.d_val, "d_val");
+      if (tag == DT_NULL) break;
+      if (tag == DT_STRTAB) strtab_vaddr = value;
+      if (tag == DT_STRSZ) strsz = value;
+      if (tag == DT_NEEDED || tag == DT_RPATH || tag == DT_RUNPATH || tag == DT_SONAME) {
         string_entries.emplace_back(tag, value);
       }
     }
@@ -204,7 +202,7 @@ ElfInfo parse_elf(std::string_view bytes) {
       std::optional<std::uint64_t> strtab_offset;
       std::uint64_t strtab_end = 0;
       for (const Segment& s : segments) {
-        if (s.type == kPtLoad && *strtab_vaddr >= s.vaddr && *strtab_vaddr - s.vaddr < s.filesz) {
+        if (s.type == PT_LOAD && *strtab_vaddr >= s.vaddr && *strtab_vaddr - s.vaddr < s.filesz) {
           strtab_offset = s.offset + (*strtab_vaddr - s.vaddr);
           strtab_end = s.offset + s.filesz;
           break;
@@ -218,12 +216,12 @@ ElfInfo parse_elf(std::string_view bytes) {
       for (const auto& [tag, name_offset] : string_entries) {
         const std::string text =
             r.c_string(*strtab_offset + name_offset, strtab_end, "a dynamic section string");
-        if (tag == kDtNeeded) info.needed.push_back(text);
-        if (tag == kDtSoname) info.soname = text;
-        if (tag == kDtRpath) {
+        if (tag == DT_NEEDED) info.needed.push_back(text);
+        if (tag == DT_SONAME) info.soname = text;
+        if (tag == DT_RPATH) {
           for (auto& dir : split_path_list(text)) info.rpath.push_back(std::move(dir));
         }
-        if (tag == kDtRunpath) {
+        if (tag == DT_RUNPATH) {
           for (auto& dir : split_path_list(text)) info.runpath.push_back(std::move(dir));
         }
       }
