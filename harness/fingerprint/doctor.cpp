@@ -1,6 +1,7 @@
 #include "fingerprint/doctor.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iterator>

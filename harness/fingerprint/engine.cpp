@@ -1,5 +1,7 @@
 #include "fingerprint/engine.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace noisefloor::fingerprint {
 namespace {
 

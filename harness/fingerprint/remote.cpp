@@ -1,6 +1,7 @@
 #include "fingerprint/remote.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <stdlib.h>
 
 #include <filesystem>

@@ -29,7 +29,6 @@
 #pragma once
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 
 #include "fingerprint/tuning.hpp"
 #include <optional>

@@ -1,6 +1,7 @@
 #include "model/units.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 

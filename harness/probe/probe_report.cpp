@@ -1,6 +1,7 @@
 #include "probe/probe_report.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <charconv>
 #include <cmath>

@@ -1,6 +1,7 @@
 #include "records/fingerprint.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "model/errors.hpp"
 #include "model/json_number.hpp"

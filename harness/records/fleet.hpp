@@ -3,7 +3,7 @@
 // how each was reached and how its run ended. Pure.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>

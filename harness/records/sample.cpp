@@ -4,6 +4,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "model/errors.hpp"
 #include "model/go_config.hpp"

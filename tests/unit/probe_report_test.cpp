@@ -1,6 +1,7 @@
 #include "probe/probe_report.hpp"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <sstream>
