@@ -25,9 +25,9 @@
 #include "process/process.hpp"
 #include "render/fingerprint.hpp"
 #include "render/html.hpp"
+#include "render/json.hpp"
 #include "render/run.hpp"
 #include "render/table.hpp"
-#include "results/summary.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::pipeline {
@@ -221,7 +221,7 @@ void write_result(results::RunDirectory& dir, Finished& f) {
     dir.write(c + ".txt", render::gotest_raw(result.samples, c, result.gotest_config.at(c), false, kConditionKeys));
   dir.write(*result.run);
   f.analysis = analysis::analyze({result});
-  dir.write("summary.json", results::summary_document(*f.analysis).dump(2) + "\n");
+  dir.write("summary.json", render::summary_json(*f.analysis));
   dir.write("table.md", render::table_md(*f.analysis));
   dir.write("cv-summary.txt", render::summary_blocks(f.analysis->table, result.run->summary_header));
   // The page is a view of what is already written: a problem with it never fails the run, and is

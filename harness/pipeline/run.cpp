@@ -37,11 +37,11 @@
 #include "process/process.hpp"
 #include "render/fingerprint.hpp"
 #include "render/html.hpp"
+#include "render/json.hpp"
 #include "render/run.hpp"
 #include "render/table.hpp"
 #include "results/directory.hpp"
 #include "results/load.hpp"
-#include "results/summary.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::pipeline {
@@ -130,7 +130,7 @@ model::PublishedTable read_published(const std::string& path) {
                                    "a cv-summary.txt or a markdown table",
                                    path));
     const analysis::Analysis a = analysis::analyze({results::load(path)});
-    model::PublishedTable t = parsers::parse_summary_json(results::summary_document(a).dump());
+    model::PublishedTable t = render::published_table(a);
     t.format = "result";
     return t;
   }

@@ -620,9 +620,3 @@ std::string compare_json(const std::vector<std::pair<std::string, analysis::Comp
 std::string judgement_json(const analysis::Judgement& judgement) { return json(judgement).dump(2) + "\n"; }
 
 }  // namespace noisefloor::render
-
-namespace noisefloor::results {
-
-nlohmann::json summary_document(const analysis::Analysis& analysis) { return render::summary_document(analysis); }
-
-}  // namespace noisefloor::results
