@@ -36,6 +36,11 @@ int print(const noisefloor::pipeline::Output& o) {
   std::fwrite(err.data(), 1, err.size(), stderr);
   std::fflush(stderr);
   std::fwrite(out.data(), 1, out.size(), stdout);
+  if (o.stream)
+    o.stream([](std::string_view piece) {
+      const std::string safe = noisefloor::text::terminal_safe(piece);
+      std::fwrite(safe.data(), 1, safe.size(), stdout);
+    });
   std::fflush(stdout);
   if (!o.failure.empty()) {
     std::fprintf(stderr, "noisefloor: %s\n", noisefloor::text::terminal_safe(o.failure).c_str());

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/callbacks.hpp"
@@ -23,10 +24,13 @@ using model::Cancelled;
 // `status` is the exit status a success implies (the doctor's grade), `failure` an error to
 // report after the output (exit `status`, or 1 when it is 0), e.g. values `doctor --restore`
 // could not write back, or the hosts of a run on several that failed.
+// A document too large to hold as one string (report --format json of a million samples) is
+// `stream`ed instead: written after `out`, piece by piece, to the sink it is given.
 struct Output {
   std::string out, err;
   int status = 0;
   std::string failure;
+  std::function<void(const std::function<void(std::string_view)>& sink)> stream;
 };
 
 // Reads and validates an experiment file against this host (its online CPUs). Throws

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "analysis/analysis.hpp"
@@ -354,7 +355,13 @@ Output report(const ReportOptions& o) {
     return hosts ? render::html(a, generated_by(), hosts->columns) : render::html(a, generated_by());
   };
   if (!o.html.empty()) files::write_atomic(o.html, page());
-  if (!o.format.empty()) out.out = render::export_as(a, o.format);
+  if (o.format == "json") {  // streamed: its per-sample arrays are never one string
+    out.stream = [a = std::make_shared<const analysis::Analysis>(std::move(a))](const render::JsonSink& sink) {
+      render::write_summary_json(*a, sink);
+    };
+  } else if (!o.format.empty()) {
+    out.out = render::export_as(a, o.format);
+  }
   if (o.html.empty() && o.format.empty()) {
     // Next to the (first) result: in its directory (an experiment directory's latest), or beside a
     // go test file.
