@@ -20,8 +20,25 @@ void allow_different_hosts(CLI::App* command, bool& flag, const std::string& wha
 std::string even_when_hosts_differ(const std::string& what) {
   return what + " even when fingerprint fields that move benchmarks differ";
 }
-CLI::Option* format_option(CLI::App* command, std::string& format, const std::string& choices) {
-  return command->add_option("--format", format, choices);
+// --format, checked against the formats the command prints before anything runs.
+CLI::Option* format_option(CLI::App* command, std::function<void(model::PrintFormat)> set,
+                           std::span<const model::PrintFormat> accepted, const std::string& choices) {
+  auto* option = command->add_option_function<std::string>(
+      "--format", [set = std::move(set)](const std::string& name) { set(*model::from_name<model::PrintFormat>(name)); },
+      choices);
+  option->check(CLI::Validator(
+      [accepted](std::string& name) -> std::string {
+        const auto format = model::from_name<model::PrintFormat>(name);
+        if (format && std::find(accepted.begin(), accepted.end(), *format) != accepted.end()) return "";
+        return model::format_problem(name, accepted);
+      },
+      ""));
+  return option;
+}
+template <class Target>
+CLI::Option* format_option(CLI::App* command, Target& target, std::span<const model::PrintFormat> accepted,
+                           const std::string& choices) {
+  return format_option(command, [&target](model::PrintFormat f) { target = f; }, accepted, choices);
 }
 void threshold_option(CLI::App* command, std::string& threshold, const std::string& what) {
   command->add_option("--threshold", threshold, what)->capture_default_str();
@@ -107,12 +124,13 @@ void Commands::declare_run(CLI::App& app) {
 void Commands::declare_reading(CLI::App& app) {
   auto* cv = app.add_subcommand("cv", "recompute the table from results or go test -bench output files");
   cv->add_option("paths", cv_.paths, "result directories or go test -bench output files")->required();
-  format_option(cv, cv_.format,
+  format_option(cv, cv_format_, pipeline::kCvFormats,
                 "text (the terminal's width, at least 80 columns; the default on a terminal), markdown (the default "
                 "otherwise), json, csv or summary (the demo's cv-summary.txt)");
   allow_different_hosts(cv, cv_.allow_different_hosts, even_when_hosts_differ("merge results"));
   table_.push_back({cv, [this](const pipeline::Cancelled&) {
-                      if (cv_.format.empty()) cv_.format = ::isatty(STDOUT_FILENO) == 1 ? "text" : "markdown";
+                      cv_.format = cv_format_.value_or(::isatty(STDOUT_FILENO) == 1 ? model::PrintFormat::text
+                                                                                      : model::PrintFormat::markdown);
                       cv_.width = stdout_columns();
                       return pipeline::cv(cv_);
                     }});
@@ -123,7 +141,7 @@ void Commands::declare_reading(CLI::App& app) {
       ->required();
   compare->add_option("new", compare_.new_path, "variant: a result directory or a go test -bench output file")
       ->required();
-  format_option(compare, compare_.format, "text, json or csv")->capture_default_str();
+  format_option(compare, compare_.format, pipeline::kCompareFormats, "text, json or csv")->default_str("text");
   threshold_option(compare, compare_.threshold,
                    "noise threshold θ of the verdicts: a percentage (1%) or a fraction (0.01)");
   allow_different_hosts(compare, compare_.allow_different_hosts, even_when_hosts_differ("compare"));
@@ -136,7 +154,7 @@ void Commands::declare_reading(CLI::App& app) {
   report->add_option("results", report_.paths, "result directories (several: merged) or go test -bench files")
       ->required();
   html_option(report, report_.html, "write the HTML page here (default: <result>/report.html)");
-  format_option(report, report_.format, "print an export instead: markdown, csv, json, gotest or summary");
+  format_option(report, report_.format, pipeline::kReportFormats, "print an export instead: markdown, csv, json, gotest or summary");
   allow_different_hosts(report, report_.allow_different_hosts, even_when_hosts_differ("merge results"));
   report->add_flag("--redact", report_.redact,
                    "leave the environment's values and the kernel command line out of what is published");
@@ -153,7 +171,7 @@ void Commands::declare_reading(CLI::App& app) {
                     "a published table to hold the results against: cv-summary.txt, summary.json, a result "
                     "directory or a markdown table");
   seed_option_ = check->add_option("--seed", check_seed_, "the bootstrap's seed (default: the run's recorded one, else 1)");
-  format_option(check, check_.format, "text, markdown or json")->capture_default_str();
+  format_option(check, check_.format, pipeline::kCheckFormats, "text, markdown or json")->default_str("text");
   allow_different_hosts(check, check_.allow_different_hosts, even_when_hosts_differ("pool results"));
   table_.push_back({check, [this](const pipeline::Cancelled&) {
                       if (*seed_option_) check_.seed = check_seed_;
@@ -165,7 +183,7 @@ void Commands::declare_reading(CLI::App& app) {
       app.add_subcommand("history", "every run of an experiment in time order: medians, CVs, steps between runs");
   history->add_option("directory", history_.directory, "the experiment's results directory: results/<experiment>")
       ->required();
-  format_option(history, history_.format, "text (the default), markdown, csv or json");
+  format_option(history, history_.format, pipeline::kHistoryFormats, "text (the default), markdown, csv or json");
   html_option(history, history_.html,
               "also write a self-contained HTML page with a trend plot per condition here "
               "(stdout stays empty unless --format is given)");

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ class Commands {
   std::string wait_;
   std::vector<std::string> validate_files_;
   pipeline::CvOptions cv_;
+  std::optional<model::PrintFormat> cv_format_;  // none: text on a terminal, else markdown
   pipeline::CompareOptions compare_;
   pipeline::ReportOptions report_;
   pipeline::CheckOptions check_;

@@ -5,15 +5,19 @@
 // Interrupted: exit 130) and never prints.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "model/callbacks.hpp"
 #include "model/experiment.hpp"
+#include "model/names.hpp"
 #include "runner/runner.hpp"
 
 namespace noisefloor::pipeline {
@@ -93,9 +97,27 @@ Output validate(const std::vector<std::string>& files);
 
 // ---- reading results ----
 
+// The formats each command prints (--format), in the order its usage message lists them.
+inline constexpr std::array kCvFormats{model::PrintFormat::text, model::PrintFormat::markdown,
+                                       model::PrintFormat::json, model::PrintFormat::csv,
+                                       model::PrintFormat::summary};
+inline constexpr std::array kCompareFormats{model::PrintFormat::text, model::PrintFormat::json,
+                                            model::PrintFormat::csv};
+inline constexpr std::array kReportFormats{model::PrintFormat::markdown, model::PrintFormat::csv,
+                                           model::PrintFormat::json, model::PrintFormat::gotest,
+                                           model::PrintFormat::summary};
+inline constexpr std::array kCheckFormats{model::PrintFormat::text, model::PrintFormat::markdown,
+                                          model::PrintFormat::json};
+inline constexpr std::array kHistoryFormats{model::PrintFormat::text, model::PrintFormat::markdown,
+                                            model::PrintFormat::csv, model::PrintFormat::json};
+
+// ConfigError "--format: expected ..., got "json"" unless `format` is one of `accepted` (the
+// command line checks this first; a caller that builds options itself is held to it here).
+void require_format(model::PrintFormat format, std::span<const model::PrintFormat> accepted);
+
 struct CvOptions {
   std::vector<std::string> paths;
-  std::string format;  // text | markdown | json | csv | summary
+  model::PrintFormat format = model::PrintFormat::markdown;  // one of kCvFormats
   bool allow_different_hosts = false;
   std::size_t width = 80;  // text: the terminal's columns (at least 80)
 };
@@ -103,7 +125,7 @@ Output cv(const CvOptions& options);
 
 struct CompareOptions {
   std::string old_path, new_path;  // result directories or go test -bench output files
-  std::string format = "text";     // text | json | csv
+  model::PrintFormat format = model::PrintFormat::text;  // one of kCompareFormats
   std::string threshold = "1%";    // noise threshold θ of the verdicts: "1%" or a fraction "0.01"
   bool allow_different_hosts = false;
   // Compare rows whose sides were measured in rooms of different cleanliness (labels, e.g.
@@ -119,7 +141,7 @@ double parse_threshold(const std::string& text);
 struct ReportOptions {
   std::vector<std::string> paths;  // one or more result directories (several: merged)
   std::string html;                // --html FILE ("" = none)
-  std::string format;              // markdown | csv | json | gotest | summary ("" = none)
+  std::optional<model::PrintFormat> format;  // one of kReportFormats (none: the page only)
   bool allow_different_hosts = false;
   // --redact: the values of the environment (the harness's and the experiment's benchmark.env)
   // and the kernel command line are left out of what is published; their names stay.
@@ -136,7 +158,7 @@ struct CheckOptions {
   std::vector<std::string> claims;  // --claim (repeatable): replaces the recorded claims
   std::string reference;            // --reference FILE|DIR: replaces the recorded reference
   std::optional<std::uint64_t> seed;  // --seed: default the run's recorded seed, else 1
-  std::string format = "text";       // text | markdown | json
+  model::PrintFormat format = model::PrintFormat::text;  // one of kCheckFormats
   bool allow_different_hosts = false;
   std::size_t width = 80;  // text: the terminal's columns (at least 80)
 };
@@ -152,7 +174,7 @@ inline constexpr int kNotReproducedStatus = 3;
 // segments by room, with the significant changes between consecutive runs (analysis/history.hpp).
 struct HistoryOptions {
   std::string directory;         // the experiment directory: results/<experiment>
-  std::string format;            // text | markdown | csv | json ("" = text, or nothing with --html)
+  std::optional<model::PrintFormat> format;  // one of kHistoryFormats (none: text, or nothing with --html)
   std::string html;              // --html FILE: also write the self-contained page there ("" = none)
   std::string threshold = "2%";  // noise threshold: "2%" or a fraction "0.02"
 };

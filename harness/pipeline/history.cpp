@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "analysis/history.hpp"
 #include "files/files.hpp"
@@ -18,9 +19,9 @@ namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
 
 Output history(const HistoryOptions& o) {
-  const std::string format = o.format.empty() && o.html.empty() ? "text" : o.format;
-  if (!format.empty() && format != "text" && format != "markdown" && format != "csv" && format != "json")
-    throw ConfigError(fmt::format("--format: expected text, markdown, csv or json, got \"{}\"", format));
+  using model::PrintFormat;
+  const std::optional<PrintFormat> format = !o.format && o.html.empty() ? PrintFormat::text : o.format;
+  if (format) require_format(*format, kHistoryFormats);
   analysis::HistoryOptions options;
   options.threshold = parse_threshold(o.threshold);
   if (o.directory.empty()) throw ConfigError("history: give an experiment's results directory (results/<experiment>)");
@@ -64,10 +65,10 @@ Output history(const HistoryOptions& o) {
                                  runs.size(), fmt::join(skipped, "\n  ")));
 
   analysis::History h = analysis::history(results, options);
-  if (format == "text") out.out = render::history_text(h, o.directory);
-  if (format == "markdown") out.out = render::history_markdown(h, o.directory);
-  if (format == "csv") out.out = render::history_csv(h);
-  if (format == "json") out.out = render::history_json(h);
+  if (format == PrintFormat::text) out.out = render::history_text(h, o.directory);
+  if (format == PrintFormat::markdown) out.out = render::history_markdown(h, o.directory);
+  if (format == PrintFormat::csv) out.out = render::history_csv(h);
+  if (format == PrintFormat::json) out.out = render::history_json(h);
   if (!o.html.empty()) {
     h.warnings.insert(h.warnings.begin(), skipped.begin(), skipped.end());
     files::write_atomic(o.html, render::history_html(h, o.directory, fmt::format("noisefloor {} ({})", kVersion, kCommit)));

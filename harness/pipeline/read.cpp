@@ -169,10 +169,13 @@ std::string generated_by() { return fmt::format("noisefloor {} ({})", kVersion, 
 
 }  // namespace
 
+void require_format(model::PrintFormat format, std::span<const model::PrintFormat> accepted) {
+  if (std::find(accepted.begin(), accepted.end(), format) == accepted.end())
+    throw ConfigError("--format: " + model::format_problem(model::name_of(format), accepted));
+}
+
 Output cv(const CvOptions& o) {
-  constexpr std::string_view kFormats[] = {"text", "markdown", "json", "csv", "summary"};
-  if (std::find(std::begin(kFormats), std::end(kFormats), o.format) == std::end(kFormats))
-    throw ConfigError(fmt::format("--format: expected text, markdown, json, csv or summary, got \"{}\"", o.format));
+  require_format(o.format, kCvFormats);
   if (o.paths.empty()) throw ConfigError("cv: give a results directory or go test -bench output files");
   Loaded loaded = load_all(o.paths);
   std::string incomplete;
@@ -189,16 +192,18 @@ Output cv(const CvOptions& o) {
   const std::string verdict = loaded.fleets.empty() ? rooms_verdict(a, o.allow_different_hosts) : "";
   if (!verdict.empty() && !o.allow_different_hosts) return not_comparable(verdict, "cv");
   out.err += verdict;
-  if (o.format == "markdown" || o.format == "text") {
-    out.out += fleet_view(loaded, o.format == "text");
-    out.out += o.format == "text" ? render::table_text(a.table, o.width) : render::table_markdown(a.table);
+  using model::PrintFormat;
+  const bool as_text = o.format == PrintFormat::text;
+  if (o.format == PrintFormat::markdown || as_text) {
+    out.out += fleet_view(loaded, as_text);
+    out.out += as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table);
     if (a.judgement) {
       const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
-      out.out += o.format == "text" ? render::judgement_text(*a.judgement, unit) : render::judgement_markdown(*a.judgement, unit);
+      out.out += as_text ? render::judgement_text(*a.judgement, unit) : render::judgement_markdown(*a.judgement, unit);
     }
-  } else if (o.format == "csv") {
+  } else if (o.format == PrintFormat::csv) {
     out.out = render::table_csv(a.table);
-  } else if (o.format == "summary") {
+  } else if (o.format == PrintFormat::summary) {
     const std::vector<std::string> header = a.sources.size() == 1 && a.sources.front().run
                                                 ? a.sources.front().run->summary_header
                                                 : std::vector<std::string>{"# CV comparison — recomputed by noisefloor cv"};
@@ -229,8 +234,7 @@ double parse_threshold(const std::string& text) {
 }
 
 Output compare(const CompareOptions& o) {
-  if (o.format != "text" && o.format != "json" && o.format != "csv")
-    throw ConfigError(fmt::format("--format: expected text, json or csv, got \"{}\"", o.format));
+  require_format(o.format, kCompareFormats);
   const double threshold = parse_threshold(o.threshold);
   const auto side = [](const std::string& path, const char* which) {
     if (path.empty())
@@ -284,7 +288,7 @@ Output compare(const CompareOptions& o) {
     tables.emplace_back("", analysis::compare_results(std::move(old_result), std::move(new_result), threshold,
                                                       o.allow_different_hosts, o.allow_different_labels));
   }
-  if (o.format == "csv" && !tables.front().first.empty())
+  if (o.format == model::PrintFormat::csv && !tables.front().first.empty())
     throw ConfigError("compare --format csv: one table per host does not fit one CSV: use --format json, or compare "
                       "one host's directories (<run>/hosts/<host>)");
   Output out;
@@ -303,22 +307,19 @@ Output compare(const CompareOptions& o) {
                       "--allow-different-labels to compare them anyway";
     return refused;
   }
-  if (o.format == "json") {
+  if (o.format == model::PrintFormat::json) {
     out.out = render::compare_json(tables);
     return out;
   }
   for (const auto& [host, table] : tables) {
     const std::string heading = host.empty() ? "" : fmt::format("== host {} ==\n", host);
-    out.out += o.format == "text" ? heading + render::compare_text(table) : render::compare_csv(table);
+    out.out += o.format == model::PrintFormat::text ? heading + render::compare_text(table) : render::compare_csv(table);
   }
   return out;
 }
 
 Output report(const ReportOptions& o) {
-  if (!o.format.empty() &&
-      std::find(std::begin(render::kExportFormats), std::end(render::kExportFormats), o.format) ==
-          std::end(render::kExportFormats))
-    throw ConfigError(fmt::format("--format: expected markdown, csv, json, gotest or summary, got \"{}\"", o.format));
+  if (o.format) require_format(*o.format, kReportFormats);
   if (o.paths.empty()) throw ConfigError("report: give one or more result directories");
   Loaded loaded = load_all(o.paths);
   std::string incomplete;
@@ -337,7 +338,7 @@ Output report(const ReportOptions& o) {
       analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   // Only the page and the gotest export read the samples themselves; the other exports read the
   // table, so a million samples are let go before the document is built.
-  if (o.html.empty() && !o.format.empty() && o.format != "gotest") a.samples = records::Samples();
+  if (o.html.empty() && o.format && *o.format != model::PrintFormat::gotest) a.samples = records::Samples();
   Output out;
   out.err += incomplete;
   if (loaded.fleets.empty()) {
@@ -355,14 +356,14 @@ Output report(const ReportOptions& o) {
     return hosts ? render::html(a, generated_by(), hosts->columns) : render::html(a, generated_by());
   };
   if (!o.html.empty()) files::write_atomic(o.html, page());
-  if (o.format == "json") {  // streamed: its per-sample arrays are never one string
+  if (o.format == model::PrintFormat::json) {  // streamed: its per-sample arrays are never one string
     out.stream = [a = std::make_shared<const analysis::Analysis>(std::move(a))](const render::JsonSink& sink) {
       render::write_summary_json(*a, sink);
     };
-  } else if (!o.format.empty()) {
-    out.out = render::export_as(a, o.format);
+  } else if (o.format) {
+    out.out = render::export_as(a, *o.format);
   }
-  if (o.html.empty() && o.format.empty()) {
+  if (o.html.empty() && !o.format) {
     // Next to the (first) result: in its directory (an experiment directory's latest), or beside a
     // go test file.
     const fs::path first = o.paths.front();
@@ -375,8 +376,7 @@ Output report(const ReportOptions& o) {
 }
 
 Output check(const CheckOptions& o) {
-  if (o.format != "text" && o.format != "markdown" && o.format != "json")
-    throw ConfigError(fmt::format("--format: expected text, markdown or json, got \"{}\"", o.format));
+  require_format(o.format, kCheckFormats);
   if (o.paths.empty()) throw ConfigError("check: give a result directory or go test -bench output files");
   if (o.seed && *o.seed >= (std::uint64_t{1} << 53))
     throw ConfigError("--seed: expected a whole number below 2^53 (it is recorded in JSON)");
@@ -417,9 +417,9 @@ Output check(const CheckOptions& o) {
   out.err += rooms;
   for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
   const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
-  if (o.format == "json") {
+  if (o.format == model::PrintFormat::json) {
     out.out = render::judgement_json(j);
-  } else if (o.format == "markdown") {
+  } else if (o.format == model::PrintFormat::markdown) {
     // The verdicts are what `check` is asked for: they come first, the table they rest on after.
     out.out = render::judgement_markdown(j, unit) + "\n" + render::table_markdown(a.table);
   } else {

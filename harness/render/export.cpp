@@ -167,13 +167,16 @@ std::string source_line(const records::Result& s) {
                      s.run ? std::string(records::to_string(s.run->status)) : "unknown");
 }
 
-std::string export_as(const analysis::Analysis& a, std::string_view format) {
-  if (format == "markdown") return markdown(a);
-  if (format == "csv") return table_csv(a.table);
-  if (format == "json") return summary_json(a);
-  if (format == "gotest") return gotest(a);
-  if (format == "summary") return summary(a);
-  throw ConfigError(fmt::format("--format: expected markdown, csv, json, gotest or summary, got \"{}\"", format));
+std::string export_as(const analysis::Analysis& a, model::PrintFormat format) {
+  switch (format) {
+    case model::PrintFormat::markdown: return markdown(a);
+    case model::PrintFormat::csv: return table_csv(a.table);
+    case model::PrintFormat::json: return summary_json(a);
+    case model::PrintFormat::gotest: return gotest(a);
+    case model::PrintFormat::summary: return summary(a);
+    case model::PrintFormat::text: break;
+  }
+  throw ConfigError(fmt::format("--format: {} is not an export format", model::name_of(format)));
 }
 
 }  // namespace noisefloor::render

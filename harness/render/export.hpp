@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "analysis/analysis.hpp"
+#include "model/names.hpp"
 
 namespace noisefloor::render {
 
@@ -22,11 +23,8 @@ namespace noisefloor::render {
 //             conditions side by side in one table (the stream's first line says so, and how to
 //             join rows whose GOMAXPROCS differ).
 //   summary   the demo's cv-summary blocks, under the run's recorded header.
-// Throws ConfigError for any other format.
-std::string export_as(const analysis::Analysis& analysis, std::string_view format);
-
-// The formats export_as knows, for usage messages: "markdown, csv, json, gotest or summary".
-inline constexpr std::string_view kExportFormats[] = {"markdown", "csv", "json", "gotest", "summary"};
+// Throws ConfigError for text (not an export).
+std::string export_as(const analysis::Analysis& analysis, model::PrintFormat format);
 
 // One line per source: "<host> · run <id> · <status>".
 std::string source_line(const records::Result& source);

@@ -182,7 +182,7 @@ TEST_CASE("go test ./...: the same name in two packages is two rows (the issue's
 
 TEST_CASE("go test ./...: the gotest export keeps the configuration, so a reader keys the same rows") {
   const auto a = analysis::analyze({file("pk.txt", two_packages())});
-  const std::string exported = render::export_as(a, "gotest");
+  const std::string exported = render::export_as(a, model::PrintFormat::gotest);
   CHECK(exported.find("pkg: a\nBenchmarkGet-8\t1000\t99 ns/op") != std::string::npos);
   CHECK(exported.find("pkg: b\nBenchmarkGet-8\t1000\t299 ns/op") != std::string::npos);
   const auto again = analysis::analyze({file("all.txt", exported)});

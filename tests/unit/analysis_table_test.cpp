@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "parsers/gotest.hpp"
 #include "analysis/suite.hpp"

@@ -59,19 +59,19 @@ TEST_CASE("render export: the small result loads as 3 conditions x 2 benchmarks,
 
 TEST_CASE("render export: every format matches its golden file") {
   const auto d = small_data();
-  check_golden("export.markdown", render::export_as(d, "markdown"));
-  check_golden("export.csv", render::export_as(d, "csv"));
-  check_golden("export.json", render::export_as(d, "json"));
-  check_golden("export.gotest", render::export_as(d, "gotest"));
-  check_golden("export.summary", render::export_as(d, "summary"));
+  check_golden("export.markdown", render::export_as(d, model::PrintFormat::markdown));
+  check_golden("export.csv", render::export_as(d, model::PrintFormat::csv));
+  check_golden("export.json", render::export_as(d, model::PrintFormat::json));
+  check_golden("export.gotest", render::export_as(d, model::PrintFormat::gotest));
+  check_golden("export.summary", render::export_as(d, model::PrintFormat::summary));
 }
 
 TEST_CASE("render export: one result reproduces the numbers its run wrote") {
   const auto d = small_data();
   // The demo's format, byte for byte; summary.json's numbers field by field (0.1 wrote neither a
   // row's full name nor the wording of today's notes).
-  CHECK(render::export_as(d, "summary") == slurp(kSmall + "/cv-summary.txt"));
-  const json got = json::parse(render::export_as(d, "json"));
+  CHECK(render::export_as(d, model::PrintFormat::summary) == slurp(kSmall + "/cv-summary.txt"));
+  const json got = json::parse(render::export_as(d, model::PrintFormat::json));
   const json old = json::parse(slurp(kSmall + "/summary.json"));
   REQUIRE(got["table"]["rows"].size() == old["table"]["rows"].size());
   for (std::size_t i = 0; i < old["table"]["rows"].size(); ++i) {
@@ -83,7 +83,7 @@ TEST_CASE("render export: one result reproduces the numbers its run wrote") {
 
 TEST_CASE("render export: gotest is one benchfmt stream benchstat -col condition reads as one table") {
   const auto d = small_data();
-  const std::string out = render::export_as(d, "gotest");
+  const std::string out = render::export_as(d, model::PrintFormat::gotest);
   // benchstat splits tables on every file-level key that differs (.config): `condition` must be
   // the only key whose value changes; what sets a condition apart is a comment.
   std::map<std::string, std::set<std::string>> values;
@@ -121,10 +121,9 @@ TEST_CASE("render export: a raw condition file comments what sets the condition 
   CHECK(parsers::config_lines(raw) == config);
 }
 
-TEST_CASE("render export: an unknown format is a config error that lists the formats") {
+TEST_CASE("render export: text is not an export") {
   const auto d = small_data();
-  CHECK_THROWS_WITH_AS(render::export_as(d, "html"),
-                       "--format: expected markdown, csv, json, gotest or summary, got \"html\"",
+  CHECK_THROWS_WITH_AS(render::export_as(d, model::PrintFormat::text), "--format: text is not an export format",
                        ConfigError);
 }
 
@@ -150,24 +149,24 @@ TEST_CASE("render export: merged results keep colliding conditions apart and fla
     CHECK(d.differences[0].moves_benchmarks);
     CHECK(d.difference_source[0] == 1);
     CHECK_FALSE(d.comparable());
-    CHECK(json::parse(render::export_as(d, "json"))["sources"] == json::array({"a", "b"}));
-    const std::string md = render::export_as(d, "markdown");
+    CHECK(json::parse(render::export_as(d, model::PrintFormat::json))["sources"] == json::array({"a", "b"}));
+    const std::string md = render::export_as(d, model::PrintFormat::markdown);
     CHECK(md.find("# small\n\n") == 0);
     CHECK(md.find(
               "- b: vm · AMD EPYC · 2 CPUs · Linux 6.18.44-fc-v669 x86_64 · Debian GNU/Linux 12 (bookworm) · "
               "run R2 · complete\n") != std::string::npos);
     CHECK(md.find("**Not comparable**") != std::string::npos);
     CHECK(md.find("| host.cpu.model_name | AMD EPYC | Intel Xeon | b | ⚠ yes |\n") != std::string::npos);
-    const std::string go = render::export_as(d, "gotest");
+    const std::string go = render::export_as(d, model::PrintFormat::gotest);
     CHECK(go.find("condition: a:idle\n") != std::string::npos);
     CHECK(go.find("condition: b:pinned\n") != std::string::npos);
-    CHECK(render::export_as(d, "summary").find("# CV comparison — merged by noisefloor report: a, b\n") ==
+    CHECK(render::export_as(d, model::PrintFormat::summary).find("# CV comparison — merged by noisefloor report: a, b\n") ==
           0);
   }
   SUBCASE("allowed") {
     const auto d = analysis::analyze(sources, true);
     CHECK(d.comparable());
-    CHECK(render::export_as(d, "markdown").find("Compared anyway (--allow-different-hosts).") !=
+    CHECK(render::export_as(d, model::PrintFormat::markdown).find("Compared anyway (--allow-different-hosts).") !=
           std::string::npos);
   }
 }
@@ -189,13 +188,13 @@ TEST_CASE("render export: paired comparisons and A/A checks, recomputed from the
   testing::add_pair(samples, "idle", "A/A", "old'", b7, a7, "old", "BenchmarkX");
   r.samples = samples;
   const auto d = analysis::analyze({r});
-  const std::string md = render::export_as(d, "markdown");
+  const std::string md = render::export_as(d, model::PrintFormat::markdown);
   // Nothing about the room was recorded (no condition record, no fingerprint): UNKNOWN, as in
   // `compare`, never a made-up MEASURED-clean.
   CHECK(md.find("| idle | BenchmarkX | old | new | UNKNOWN | 0.9729 | [0.9675, 0.9782] | 0.9707 | faster | "
                 "yes |\n") != std::string::npos);
   CHECK(md.find("| idle | BenchmarkX | PASS | [0.9983, 1.0027] | 1.0020 | 0.0040 | 0.0100 |\n") != std::string::npos);
-  const json j = json::parse(render::export_as(d, "json"));
+  const json j = json::parse(render::export_as(d, model::PrintFormat::json));
   CHECK(j["schema_version"] == 1);
   CHECK(j["paired"][0]["gm"].get<double>() == doctest::Approx(0.972863164938934).epsilon(1e-12));
   CHECK(j["aa"][0]["outcome"] == "PASS");

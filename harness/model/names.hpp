@@ -1,0 +1,62 @@
+// The words of a closed set, listed once per enum: a specialisation of Names<E> pairs each value
+// with its name, and the name of a value, the value of a name and the "a, b or c" of a usage
+// message all read that one table.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace noisefloor::model {
+
+// Specialised per enum: static constexpr std::array<std::pair<E, std::string_view>, N> table.
+template <class E>
+struct Names;
+
+template <class E>
+constexpr std::string_view name_of(E value) {
+  for (const auto& [v, name] : Names<E>::table)
+    if (v == value) return name;
+  return "unknown";  // a value outside the table: a cast integer
+}
+
+template <class E>
+constexpr std::optional<E> from_name(std::string_view name) {
+  for (const auto& [v, n] : Names<E>::table)
+    if (n == name) return v;
+  return std::nullopt;
+}
+
+// "a, b or c": the names of `values`, for a message that lists what is accepted.
+template <class E>
+std::string names_list(std::span<const E> values) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += i + 1 == values.size() ? " or " : ", ";
+    out += name_of(values[i]);
+  }
+  return out;
+}
+
+// How a command prints what it shows (--format). Each command accepts some of them.
+enum class PrintFormat { text, markdown, json, csv, summary, gotest };
+
+template <>
+struct Names<PrintFormat> {
+  static constexpr std::array<std::pair<PrintFormat, std::string_view>, 6> table = {{
+      {PrintFormat::text, "text"},
+      {PrintFormat::markdown, "markdown"},
+      {PrintFormat::json, "json"},
+      {PrintFormat::csv, "csv"},
+      {PrintFormat::summary, "summary"},
+      {PrintFormat::gotest, "gotest"},
+  }};
+};
+
+// "--format: expected a, b or c, got "x"": what a command says of a format it does not print.
+std::string format_problem(std::string_view given, std::span<const PrintFormat> accepted);
+
+}  // namespace noisefloor::model
