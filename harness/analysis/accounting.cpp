@@ -71,7 +71,7 @@ namespace {
 // The CPUs an invocation could use: its affinity, and a container's CFS quota.
 std::optional<double> cpus_allowed(const records::InvocationRecord& inv) {
   const records::InvocationDetails& d = inv.details;
-  if (inv.accounting.measured_by == "container") {
+  if (inv.accounting.measured_by == records::MeasuredBy::container) {
     if (!d.limits_inside || !d.limits_inside->nproc) return std::nullopt;
     double cpus = *d.limits_inside->nproc;
     const auto quota = d.limits_inside->cfs_quota_us, period = d.limits_inside->cfs_period_us;

@@ -58,6 +58,10 @@ std::string Analysis::title() const {
   return names.empty() ? "noisefloor results" : fmt::format("{}", fmt::join(names, " + "));
 }
 
+std::string merged_condition(std::string_view label, std::string_view condition) {
+  return fmt::format("{}:{}", label, condition);
+}
+
 Analysis analyze(std::vector<records::Result> sources, bool allow_different_hosts) {
   if (sources.empty()) throw Error("no results to analyze");
   Analysis a;
@@ -80,7 +84,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
     for (const auto& n : names) ++seen[n];
   }
   for (auto& s : sources) {
-    auto rename = [&](const std::string& c) { return seen[c] > 1 ? s.label + ":" + c : c; };
+    auto rename = [&](const std::string& c) { return seen[c] > 1 ? merged_condition(s.label, c) : c; };
     std::vector<std::string> conditions = s.conditions;
     for (const auto& sample : s.samples)
       if (std::find(conditions.begin(), conditions.end(), sample.condition) == conditions.end())

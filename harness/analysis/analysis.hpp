@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/accounting.hpp"
@@ -51,5 +52,8 @@ struct Analysis {
 
 // Analyzes one or more results (throws noisefloor::Error when there are none).
 Analysis analyze(std::vector<records::Result> sources, bool allow_different_hosts = false);
+
+// A condition of a merged source, named apart from the same name in another: "<label>:<condition>".
+std::string merged_condition(std::string_view label, std::string_view condition);
 
 }  // namespace noisefloor::analysis

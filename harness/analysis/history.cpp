@@ -106,16 +106,7 @@ std::vector<Difference> room_changes(const records::Fingerprint& a, const record
 
 }  // namespace
 
-std::string_view to_string(ChangeKind kind) {
-  switch (kind) {
-    case ChangeKind::first: return "first";
-    case ChangeKind::not_compared: return "not compared";
-    case ChangeKind::unchanged: return "unchanged";
-    case ChangeKind::higher: return "higher";
-    case ChangeKind::lower: return "lower";
-  }
-  return "unknown";
-}
+std::string_view to_string(ChangeKind kind) { return model::name_of(kind); }
 
 std::string room_digest(const records::Fingerprint& fingerprint, const std::vector<std::string>& code_fields) {
   if (fingerprint.empty()) return "";

@@ -39,6 +39,7 @@
 
 #include "analysis/rooms.hpp"
 #include "analysis/table.hpp"
+#include "model/names.hpp"
 #include "model/units.hpp"
 #include "records/result.hpp"
 #include "stats/compare.hpp"
@@ -58,6 +59,24 @@ struct HistoryOptions {
 };
 
 enum class ChangeKind { first, not_compared, unchanged, higher, lower };
+
+}  // namespace noisefloor::analysis
+
+namespace noisefloor::model {
+template <>
+struct Names<analysis::ChangeKind> {
+  static constexpr std::array<std::pair<analysis::ChangeKind, std::string_view>, 5> table = {{
+      {analysis::ChangeKind::first, "first"},
+      {analysis::ChangeKind::not_compared, "not compared"},
+      {analysis::ChangeKind::unchanged, "unchanged"},
+      {analysis::ChangeKind::higher, "higher"},
+      {analysis::ChangeKind::lower, "lower"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::analysis {
+
 // "first", "not compared", "unchanged", "higher", "lower"
 std::string_view to_string(ChangeKind kind);
 

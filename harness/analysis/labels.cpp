@@ -7,19 +7,7 @@
 
 namespace noisefloor::analysis {
 
-std::string_view to_string(Label label) {
-  switch (label) {
-    case Label::measured_clean:
-      return kMeasuredClean;
-    case Label::contended_paired:
-      return kContendedPaired;
-    case Label::contended:
-      return kContended;
-    case Label::unknown:
-      break;
-  }
-  return "UNKNOWN";
-}
+std::string_view to_string(Label label) { return model::name_of(label); }
 
 Label condition_label(const records::Result& result, const std::string& condition, std::string* reason) {
   const auto say = [&](Label label, std::string why) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/names.hpp"
 #include "records/result.hpp"
 
 namespace noisefloor::analysis {
@@ -18,6 +19,22 @@ std::string_view to_string(Label label);  // "MEASURED-clean", "CONTENDED-PAIRED
 inline constexpr const char* kMeasuredClean = "MEASURED-clean";
 inline constexpr const char* kContendedPaired = "CONTENDED-PAIRED";
 inline constexpr const char* kContended = "CONTENDED";
+
+}  // namespace noisefloor::analysis
+
+namespace noisefloor::model {
+template <>
+struct Names<analysis::Label> {
+  static constexpr std::array<std::pair<analysis::Label, std::string_view>, 4> table = {{
+      {analysis::Label::measured_clean, analysis::kMeasuredClean},
+      {analysis::Label::contended_paired, analysis::kContendedPaired},
+      {analysis::Label::contended, analysis::kContended},
+      {analysis::Label::unknown, "UNKNOWN"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::analysis {
 
 // The label of one condition of a result, for an unpaired comparison (never CONTENDED-PAIRED),
 // from what was measured over the condition (harness/stats/README.md §3.12), first that

@@ -64,8 +64,8 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     row.better = model::better_of(row.unit, units);
     row.quantity = model::quantity_of(row.unit);
     row.baseline = baseline;
-    row.aa = pair == "A/A";
-    row.variant = row.aa ? "A/A" : variant_of[key];
+    row.aa = pair == records::kAaPair;
+    row.variant = row.aa ? std::string(records::kAaPair) : variant_of[key];
     // A condition nothing was recorded about stays UNKNOWN, as in `compare`.
     const auto label = labels.find(condition);
     row.label = label == labels.end() ? std::string(to_string(Label::unknown)) : label->second;

@@ -257,16 +257,7 @@ std::string_view to_string(Function f) {
   return "?";
 }
 
-std::string_view to_string(Op op) {
-  switch (op) {
-    case Op::lt: return "<";
-    case Op::le: return "<=";
-    case Op::gt: return ">";
-    case Op::ge: return ">=";
-    case Op::within: return "within";
-  }
-  return "?";
-}
+std::string_view to_string(Op op) { return model::name_of(op); }
 
 Claim parse_claim(std::string_view text, const Names& names) { return Parser(text, names).claim(); }
 

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/names.hpp"
+
 namespace noisefloor::claims {
 
 enum class Function { cv, rcv, median, mean, stddev, min, max, n, ratio };
@@ -37,6 +39,24 @@ struct Expr {
 };
 
 enum class Op { lt, le, gt, ge, within };
+
+}  // namespace noisefloor::claims
+
+namespace noisefloor::model {
+template <>
+struct Names<claims::Op> {
+  static constexpr std::array<std::pair<claims::Op, std::string_view>, 5> table = {{
+      {claims::Op::lt, "<"},
+      {claims::Op::le, "<="},
+      {claims::Op::gt, ">"},
+      {claims::Op::ge, ">="},
+      {claims::Op::within, "within"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::claims {
+
 std::string_view to_string(Op op);
 
 struct Claim {

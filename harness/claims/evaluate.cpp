@@ -156,15 +156,7 @@ Interval interval(std::vector<double> v, double level) {
 
 }  // namespace
 
-std::string_view to_string(Verdict v) {
-  switch (v) {
-    case Verdict::reproduced: return "REPRODUCED";
-    case Verdict::not_reproduced: return "NOT REPRODUCED";
-    case Verdict::inconclusive: return "INCONCLUSIVE";
-    case Verdict::undefined: return "UNDEFINED";
-  }
-  return "?";
-}
+std::string_view to_string(Verdict v) { return model::name_of(v); }
 
 Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, int resamples, double level) {
   Evaluation ev;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "claims/claim.hpp"
+#include "model/names.hpp"
 
 namespace noisefloor::claims {
 
@@ -33,6 +34,23 @@ struct Data {
 };
 
 enum class Verdict { reproduced, not_reproduced, inconclusive, undefined };
+
+}  // namespace noisefloor::claims
+
+namespace noisefloor::model {
+template <>
+struct Names<claims::Verdict> {
+  static constexpr std::array<std::pair<claims::Verdict, std::string_view>, 4> table = {{
+      {claims::Verdict::reproduced, "REPRODUCED"},
+      {claims::Verdict::not_reproduced, "NOT REPRODUCED"},
+      {claims::Verdict::inconclusive, "INCONCLUSIVE"},
+      {claims::Verdict::undefined, "UNDEFINED"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::claims {
+
 std::string_view to_string(Verdict v);  // "REPRODUCED", "NOT REPRODUCED", "INCONCLUSIVE", "UNDEFINED"
 
 struct Interval {

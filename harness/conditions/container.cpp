@@ -260,7 +260,7 @@ class ContainerScope : public ConditionScope {
     if (const auto account = image.probe ? probe::probe_run(report) : std::nullopt) {
       // The benchmark's own figures, from inside: not the container's lifecycle.
       out.accounting.usage = account->usage;
-      out.accounting.measured_by = "container";
+      out.accounting.measured_by = records::MeasuredBy::container;
       out.accounting.cgroup = account->cgroup;
       out.accounting.run_queue = account->run_queue;
       out.accounting.launcher_noop_seconds = account->noop_seconds;

@@ -187,7 +187,7 @@ class HostScope : public ConditionScope {
     out.wall_seconds = r.usage.wall_seconds;
     if (const auto account = probe::probe_run(report)) {
       out.accounting.usage = account->usage;
-      out.accounting.measured_by = "host";
+      out.accounting.measured_by = records::MeasuredBy::host;
       out.accounting.run_queue = account->run_queue;
       out.accounting.launcher_noop_seconds = account->noop_seconds;
       out.accounting.launcher_unknown = account->noop_unknown;

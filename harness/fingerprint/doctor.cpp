@@ -390,29 +390,9 @@ DoctorReport diagnose(const FactTree& host, const std::optional<EngineFacts>& en
   return Doctor(host.document(), engine, cpus).run();
 }
 
-std::string_view to_string(Level level) {
-  switch (level) {
-    case Level::ok:
-      return "OK";
-    case Level::warn:
-      return "WARN";
-    case Level::bad:
-      return "BAD";
-  }
-  return "?";
-}
+std::string_view to_string(Level level) { return model::name_of(level); }
 
-std::string_view to_string(Grade grade) {
-  switch (grade) {
-    case Grade::ready:
-      return "ready";
-    case Grade::limited:
-      return "limited";
-    case Grade::not_ready:
-      return "not ready";
-  }
-  return "?";
-}
+std::string_view to_string(Grade grade) { return model::name_of(grade); }
 
 void to_json(json& j, const DoctorReport& report) {
   json findings = json::array();

@@ -38,10 +38,27 @@
 
 #include "fingerprint/engine.hpp"
 #include "fingerprint/facts.hpp"
+#include "model/names.hpp"
 
 namespace noisefloor::fingerprint {
 
 enum class Level { ok, warn, bad };
+
+}  // namespace noisefloor::fingerprint
+
+namespace noisefloor::model {
+template <>
+struct Names<fingerprint::Level> {
+  static constexpr std::array<std::pair<fingerprint::Level, std::string_view>, 3> table = {{
+      {fingerprint::Level::ok, "OK"},
+      {fingerprint::Level::warn, "WARN"},
+      {fingerprint::Level::bad, "BAD"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::fingerprint {
+
 
 struct Finding {
   Level level = Level::ok;
@@ -52,6 +69,22 @@ struct Finding {
 };
 
 enum class Grade { ready, limited, not_ready };
+
+}  // namespace noisefloor::fingerprint
+
+namespace noisefloor::model {
+template <>
+struct Names<fingerprint::Grade> {
+  static constexpr std::array<std::pair<fingerprint::Grade, std::string_view>, 3> table = {{
+      {fingerprint::Grade::ready, "ready"},
+      {fingerprint::Grade::limited, "limited"},
+      {fingerprint::Grade::not_ready, "not ready"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::fingerprint {
+
 
 struct DoctorReport {
   std::vector<Finding> findings;

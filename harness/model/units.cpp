@@ -28,14 +28,7 @@ std::string_view next_field(std::string_view& rest) {
 
 }  // namespace
 
-std::string_view to_string(Better better) {
-  switch (better) {
-    case Better::lower: return "lower";
-    case Better::higher: return "higher";
-    case Better::unknown: break;
-  }
-  return "unknown";
-}
+std::string_view to_string(Better better) { return model::name_of(better); }
 
 std::optional<std::string> UnitMetadata::set(const std::string& unit, const std::string& key, const std::string& value) {
   const std::string tidied = text::tidy_unit(unit).first;

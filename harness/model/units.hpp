@@ -15,10 +15,22 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "model/names.hpp"
+
 namespace noisefloor::model {
 
 // Which way a value is better. unknown: no word that judges (faster, better) is ever said of it.
 enum class Better { lower, higher, unknown };
+
+template <>
+struct Names<Better> {
+  static constexpr std::array<std::pair<Better, std::string_view>, 3> table = {{
+      {Better::lower, "lower"},
+      {Better::higher, "higher"},
+      {Better::unknown, "unknown"},
+  }};
+};
+
 std::string_view to_string(Better better);  // "lower", "higher", "unknown"
 
 // What kind of quantity a unit measures, for the words of a verdict: a time (per operation, per

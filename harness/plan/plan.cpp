@@ -43,7 +43,7 @@ std::vector<Unit> paired_units(const model::Experiment& e, int repeat) {
   };
   for (std::size_t i = 1; i < e.variants.size(); ++i)
     add_pair(e.variants[i].name, e.variants[i].command, e.variants[i].name);
-  if (e.comparison.aa) add_pair(base.name + "'", base.command, "A/A");
+  if (e.comparison.aa) add_pair(records::aa_copy_of(base.name), base.command, std::string(records::kAaPair));
   return units;
 }
 
@@ -246,7 +246,9 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
       kept,
       worst,
       a.precision,
-      converged ? "precision" : over_budget ? "time budget" : "max_samples",
+      converged     ? records::StopReason::precision
+      : over_budget ? records::StopReason::time_budget
+                    : records::StopReason::max_samples,
       experiment_.paired() ? "99% paired log-ratio t interval" : "99% median CI (order statistics)"};
   return true;
 }

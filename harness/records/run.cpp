@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "model/cpulist.hpp"
@@ -28,8 +29,19 @@ void read_optional(const json& j, const char* key, std::optional<T>& out) {
   }
 }
 
+// A closed set's value by its name ("" when absent); ParseError for a name it does not have.
+template <typename E>
+E closed_set(const json& j, const char* key) {
+  const std::string text = j.value(key, "");
+  if (const auto value = model::from_name<E>(text)) return *value;
+  std::vector<std::string_view> names;
+  for (const auto& [value, name] : model::Names<E>::table)
+    if (!name.empty()) names.push_back(name);
+  throw ParseError(fmt::format("{}: \"{}\" is not one of: {}", key, text, fmt::join(names, ", ")));
+}
+
 RunStatus status_from(const std::string& text) {
-  return text == "interrupted" ? RunStatus::interrupted : text == "failed" ? RunStatus::failed : RunStatus::complete;
+  return model::from_name<RunStatus>(text).value_or(RunStatus::complete);  // as 0.1 read any other word
 }
 
 // A CPU list written as text; "unpinned" (spinners) and "" are the empty list.
@@ -42,17 +54,7 @@ std::vector<int> cpus_from(const json& j) {
 
 }  // namespace
 
-std::string_view to_string(RunStatus status) {
-  switch (status) {
-    case RunStatus::complete:
-      return "complete";
-    case RunStatus::interrupted:
-      return "interrupted";
-    case RunStatus::failed:
-      return "failed";
-  }
-  return "?";
-}
+std::string_view to_string(RunStatus status) { return model::name_of(status); }
 
 void to_json(json& j, const ComparisonSettings& v) {
   j = {{"baseline", v.baseline}, {"aa", v.aa}, {"threshold", v.threshold}, {"design", v.blocks ? "blocks" : "paired"}};
@@ -68,7 +70,7 @@ void from_json(const json& j, ComparisonSettings& v) {
 
 void to_json(json& j, const AdaptiveOutcome& v) {
   j = {{"converged", v.converged},   {"samples", v.samples},       {"halfwidth", optional_json(v.halfwidth)},
-       {"target", v.target},         {"stopped_by", v.stopped_by}, {"rule", v.rule}};
+       {"target", v.target},         {"stopped_by", model::name_of(v.stopped_by)}, {"rule", v.rule}};
 }
 
 void from_json(const json& j, AdaptiveOutcome& v) {
@@ -77,7 +79,7 @@ void from_json(const json& j, AdaptiveOutcome& v) {
   v.samples = model::whole_number<decltype(v.samples)>(j, "samples", 0);
   read_optional(j, "halfwidth", v.halfwidth);
   v.target = j.value("target", 0.0);
-  v.stopped_by = j.value("stopped_by", "");
+  v.stopped_by = closed_set<StopReason>(j, "stopped_by");
   v.rule = j.value("rule", "");
 }
 
@@ -194,7 +196,7 @@ void to_json(json& j, const Accounting& v) {
   j = json::object();
   if (v.usage) {
     j["usage"] = *v.usage;
-    j["measured_by"] = v.measured_by;
+    j["measured_by"] = model::name_of(v.measured_by);
   }
   if (v.cgroup) j["cgroup_cpu"] = *v.cgroup;
   if (v.run_queue) j["run_queue"] = *v.run_queue;
@@ -207,7 +209,7 @@ void to_json(json& j, const Accounting& v) {
 void from_json(const json& j, Accounting& v) {
   v = {};
   read_optional(j, "usage", v.usage);
-  v.measured_by = j.value("measured_by", "");
+  v.measured_by = closed_set<MeasuredBy>(j, "measured_by");
   read_optional(j, "cgroup_cpu", v.cgroup);
   read_optional(j, "run_queue", v.run_queue);
   if (const auto it = j.find("launcher"); it != j.end() && it->is_object()) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "fingerprint/facts.hpp"
+#include "model/names.hpp"
 #include "model/published.hpp"
 #include "model/usage.hpp"
 #include "model/units.hpp"
@@ -24,6 +25,22 @@ namespace noisefloor::records {
 inline constexpr int kRunSchemaVersion = 1;
 
 enum class RunStatus { complete, interrupted, failed };
+
+}  // namespace noisefloor::records
+
+namespace noisefloor::model {
+template <>
+struct Names<records::RunStatus> {
+  static constexpr std::array<std::pair<records::RunStatus, std::string_view>, 3> table = {{
+      {records::RunStatus::complete, "complete"},
+      {records::RunStatus::interrupted, "interrupted"},
+      {records::RunStatus::failed, "failed"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::records {
+
 std::string_view to_string(RunStatus status);  // "complete", "interrupted", "failed"
 
 // How the variants of a paired experiment are compared (from the experiment's comparison:).
@@ -35,13 +52,43 @@ struct ComparisonSettings {
   friend bool operator==(const ComparisonSettings&, const ComparisonSettings&) = default;
 };
 
+// Why `samples: auto` stopped taking samples of a condition.
+enum class StopReason { none, precision, max_samples, time_budget };
+
+// Where the probe that measured an invocation ran.
+enum class MeasuredBy { none, host, container };
+
+}  // namespace noisefloor::records
+
+namespace noisefloor::model {
+template <>
+struct Names<records::StopReason> {
+  static constexpr std::array<std::pair<records::StopReason, std::string_view>, 4> table = {{
+      {records::StopReason::none, ""},
+      {records::StopReason::precision, "precision"},
+      {records::StopReason::max_samples, "max_samples"},
+      {records::StopReason::time_budget, "time budget"},
+  }};
+};
+template <>
+struct Names<records::MeasuredBy> {
+  static constexpr std::array<std::pair<records::MeasuredBy, std::string_view>, 3> table = {{
+      {records::MeasuredBy::none, ""},
+      {records::MeasuredBy::host, "host"},
+      {records::MeasuredBy::container, "container"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::records {
+
 // How `samples: auto` ended for one condition.
 struct AdaptiveOutcome {
   bool converged = false;
   int samples = 0;                   // kept samples (or repeats) when it stopped
   std::optional<double> halfwidth;   // relative 99% half-width reached; nullopt: not computable
   double target = 0;                 // the precision asked for
-  std::string stopped_by;            // "precision", "max_samples" or "time budget"
+  StopReason stopped_by = StopReason::none;
   std::string rule;                  // which interval was tested
   friend bool operator==(const AdaptiveOutcome&, const AdaptiveOutcome&) = default;
 };
@@ -116,7 +163,7 @@ struct Accounting {
   // inside an `image: auto` container (the container's lifecycle is not in it). nullopt: not
   // measured (a named image has no probe; a run that was stopped has no account).
   std::optional<model::Usage> usage;
-  std::string measured_by;  // where the probe that measured it ran: "host" or "container"
+  MeasuredBy measured_by = MeasuredBy::none;
   std::optional<model::CgroupCpu> cgroup;  // `image: auto` containers: the cgroup's CPU and CFS throttling
   // The benchmark's threads: on a CPU and waiting for one (where the probe ran it).
   std::optional<model::RunQueue> run_queue;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -10,6 +11,11 @@
 #include "model/measurement.hpp"
 
 namespace noisefloor::records {
+
+// The paired design's A/A check: the baseline against a copy of itself, run as the variant
+// "<baseline>'" in the pair named "A/A" (samples.jsonl's "variant" and "pair").
+inline constexpr std::string_view kAaPair = "A/A";
+inline std::string aa_copy_of(std::string_view baseline) { return std::string(baseline) + "'"; }
 
 struct Sample {
   std::string condition;

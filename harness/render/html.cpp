@@ -763,7 +763,7 @@ std::string run_order_section(const Analysis& d) {
       for (const auto& load : block.spinner_load)
         if (const auto share = load.share()) least = std::min(least.value_or(*share), *share);
       if (least) spinners = fmt::format("{:.0f}% (of {:.0f}% possible)", 100 * *least, 100 * block.spinner_load.front().expected_share);
-      const std::string name = d.merged ? source.label + ":" + block.condition : block.condition;
+      const std::string name = d.merged ? analysis::merged_condition(source.label, block.condition) : block.condition;
       rows += fmt::format(
           "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td>"
           "<td class=\"num\">{}</td><td>{}</td></tr>\n",

@@ -24,7 +24,7 @@ std::string run_tables(const analysis::Analysis& a, bool terminal, std::size_t w
       out += fmt::format("- {}: {} after {} samples, 99% half-width {} (target {:.2f}%, stopped by {})\n", condition,
                          o.converged ? "converged" : "NOT converged", o.samples,
                          o.halfwidth ? fmt::format("{:.2f}%", 100 * *o.halfwidth) : "—", 100 * o.target,
-                         o.stopped_by);
+                         model::name_of(o.stopped_by));
   }
   if (a.judgement) {
     const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;

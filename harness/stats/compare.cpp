@@ -723,19 +723,7 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
   return p;
 }
 
-std::string_view to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::faster:
-      return "faster";
-    case Verdict::slower:
-      return "slower";
-    case Verdict::equivalent:
-      return "equivalent";
-    case Verdict::inconclusive:
-      return "inconclusive";
-  }
-  return "inconclusive";
-}
+std::string_view to_string(Verdict verdict) { return model::name_of(verdict); }
 
 Verdict classify(double lo, double hi, double theta) {
   if (!(theta >= 0.0 && theta < 1.0)) {
@@ -748,17 +736,7 @@ Verdict classify(double lo, double hi, double theta) {
   return Verdict::inconclusive;
 }
 
-std::string_view to_string(AaOutcome outcome) {
-  switch (outcome) {
-    case AaOutcome::pass:
-      return "PASS";
-    case AaOutcome::fail_biased:
-      return "FAIL biased";
-    case AaOutcome::fail_imprecise:
-      return "FAIL imprecise";
-  }
-  return "FAIL imprecise";
-}
+std::string_view to_string(AaOutcome outcome) { return model::name_of(outcome); }
 
 AaCheck aa_check(const Paired& aa, double theta) {
   if (!(theta >= 0.0 && theta < 1.0)) {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/names.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::stats {
@@ -95,12 +96,45 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
 // Decision on a ratio CI with noise threshold theta (§3.5.4): faster if hi < 1 - theta, slower
 // if lo > 1 + theta, equivalent if 1 - theta <= lo and hi <= 1 + theta, else inconclusive.
 enum class Verdict { faster, slower, equivalent, inconclusive };
+
+}  // namespace noisefloor::stats
+
+namespace noisefloor::model {
+template <>
+struct Names<stats::Verdict> {
+  static constexpr std::array<std::pair<stats::Verdict, std::string_view>, 4> table = {{
+      {stats::Verdict::faster, "faster"},
+      {stats::Verdict::slower, "slower"},
+      {stats::Verdict::equivalent, "equivalent"},
+      {stats::Verdict::inconclusive, "inconclusive"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::stats {
+
 std::string_view to_string(Verdict verdict);  // "faster", "slower", "equivalent", "inconclusive"
 Verdict classify(double lo, double hi, double theta = 0.01);
 
 // A/A acceptance (§3.7). pass: GM CI inside [1 - theta, 1 + theta] and |median ratio - 1| <=
 // theta; otherwise fail_biased when the GM CI excludes 1, else fail_imprecise.
 enum class AaOutcome { pass, fail_biased, fail_imprecise };
+
+}  // namespace noisefloor::stats
+
+namespace noisefloor::model {
+template <>
+struct Names<stats::AaOutcome> {
+  static constexpr std::array<std::pair<stats::AaOutcome, std::string_view>, 3> table = {{
+      {stats::AaOutcome::pass, "PASS"},
+      {stats::AaOutcome::fail_biased, "FAIL biased"},
+      {stats::AaOutcome::fail_imprecise, "FAIL imprecise"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::stats {
+
 std::string_view to_string(AaOutcome outcome);  // "PASS", "FAIL biased", "FAIL imprecise"
 struct AaCheck {
   AaOutcome outcome = AaOutcome::fail_imprecise;

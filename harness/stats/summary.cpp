@@ -60,33 +60,9 @@ Band band_for_cv(std::optional<double> cv_pct) {
   return Band::do_not_trust;
 }
 
-std::string_view to_string(Band band) {
-  switch (band) {
-    case Band::insufficient:
-      return "insufficient";
-    case Band::excellent:
-      return "excellent";
-    case Band::acceptable:
-      return "acceptable";
-    case Band::noisy:
-      return "noisy";
-    case Band::do_not_trust:
-      return "do not trust";
-  }
-  return "insufficient";
-}
+std::string_view to_string(Band band) { return model::name_of(band); }
 
-std::string_view to_string(Outlier outlier) {
-  switch (outlier) {
-    case Outlier::none:
-      return "none";
-    case Outlier::outlier:
-      return "outlier";
-    case Outlier::extreme:
-      return "extreme";
-  }
-  return "none";
-}
+std::string_view to_string(Outlier outlier) { return model::name_of(outlier); }
 
 double t_quantile(double p, double df) {
   if (!(p > 0.0 && p < 1.0) || !(df > 0.0) || !std::isfinite(df)) {

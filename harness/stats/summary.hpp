@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/names.hpp"
+
 namespace noisefloor::stats {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -26,6 +28,24 @@ inline constexpr double kMadToSigma = 1.482602218505602;
 // CV trust bands of the product (finer than the spec's stable/noisy/unstable):
 // cv <= 2 excellent, <= 5 acceptable, <= 10 noisy, > 10 do_not_trust; nullopt -> insufficient.
 enum class Band { insufficient, excellent, acceptable, noisy, do_not_trust };
+
+}  // namespace noisefloor::stats
+
+namespace noisefloor::model {
+template <>
+struct Names<stats::Band> {
+  static constexpr std::array<std::pair<stats::Band, std::string_view>, 5> table = {{
+      {stats::Band::insufficient, "insufficient"},
+      {stats::Band::excellent, "excellent"},
+      {stats::Band::acceptable, "acceptable"},
+      {stats::Band::noisy, "noisy"},
+      {stats::Band::do_not_trust, "do not trust"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::stats {
+
 Band band_for_cv(std::optional<double> cv_pct);
 // "excellent", "acceptable", "noisy", "do not trust", "insufficient".
 std::string_view to_string(Band band);
@@ -40,6 +60,22 @@ struct Interval {
 
 // Robust outlier class of one sample (§3.4): |M| > 3.5 outlier, |M| > 10 extreme.
 enum class Outlier : std::uint8_t { none, outlier, extreme };
+
+}  // namespace noisefloor::stats
+
+namespace noisefloor::model {
+template <>
+struct Names<stats::Outlier> {
+  static constexpr std::array<std::pair<stats::Outlier, std::string_view>, 3> table = {{
+      {stats::Outlier::none, "none"},
+      {stats::Outlier::outlier, "outlier"},
+      {stats::Outlier::extreme, "extreme"},
+  }};
+};
+}  // namespace noisefloor::model
+
+namespace noisefloor::stats {
+
 std::string_view to_string(Outlier outlier);  // "none", "outlier", "extreme"
 
 struct Summary {

@@ -14,7 +14,7 @@ records::InvocationRecord command_run(double wall, std::vector<double> noops) {
   model::Usage u;
   u.wall_seconds = wall;
   r.accounting.usage = u;
-  r.accounting.measured_by = "host";
+  r.accounting.measured_by = records::MeasuredBy::host;
   r.accounting.launcher_noop_seconds = std::move(noops);
   return r;
 }
@@ -22,7 +22,7 @@ records::InvocationRecord command_run(double wall, std::vector<double> noops) {
 records::InvocationRecord container_run(std::int64_t periods, std::int64_t throttled, double held) {
   records::InvocationRecord r;
   r.accounting.usage = model::Usage{};
-  r.accounting.measured_by = "container";
+  r.accounting.measured_by = records::MeasuredBy::container;
   model::CgroupCpu c;
   c.usage_seconds = 0.5;
   c.periods = periods;
@@ -149,7 +149,7 @@ records::InvocationRecord queued(double run, double wait, double wall, std::vect
   model::Usage u;
   u.wall_seconds = wall;
   r.accounting.usage = u;
-  r.accounting.measured_by = "host";
+  r.accounting.measured_by = records::MeasuredBy::host;
   model::RunQueue q;
   q.run_seconds = run;
   q.wait_seconds = wait;
@@ -181,7 +181,7 @@ TEST_CASE("accounting: starved is waiting for a CPU the benchmark could have use
   // A container under a 0.5-CPU quota, using all of it: throttled, not starved.
   auto quota = condition("quota");
   quota.runs = {queued(1.0, 1.0, 2.0, {})};
-  quota.runs[0].accounting.measured_by = "container";
+  quota.runs[0].accounting.measured_by = records::MeasuredBy::container;
   probe::Effective inside;
   inside.nproc = 2;
   inside.cfs_quota_us = 50000;

@@ -106,7 +106,7 @@ TEST_CASE("plan: samples auto is decided step by step by the scheduler") {
     measured.push_back(s);
   }
   CHECK(order == std::vector<std::size_t>{0, 1, 0, 1, 0, 1});
-  CHECK(scheduler.outcomes().at("idle").stopped_by == "max_samples");
+  CHECK(scheduler.outcomes().at("idle").stopped_by == records::StopReason::max_samples);
   CHECK(scheduler.outcomes().at("idle").samples == 3);
   CHECK_FALSE(scheduler.outcomes().at("noisy").converged);
 }

@@ -69,7 +69,7 @@ records::RunRecord full_run() {
   r.condition_records.push_back(c);
   r.warnings = {"a warning"};
   r.comparison = records::ComparisonSettings{"base", true, 0.02, false};
-  r.adaptive["idle"] = records::AdaptiveOutcome{false, 200, 0.013, 0.01, "max_samples", "99% median CI"};
+  r.adaptive["idle"] = records::AdaptiveOutcome{false, 200, 0.013, 0.01, records::StopReason::max_samples, "99% median CI"};
   return r;
 }
 
@@ -115,6 +115,16 @@ TEST_CASE("records: a run record with every kind of condition and invocation goe
   CHECK(j.get<records::RunRecord>() == r);
   // Through text, as run.json holds it.
   CHECK(json::parse(j.dump(2)).get<records::RunRecord>() == r);
+}
+
+TEST_CASE("records: a closed set is written by its name and read back only from a name it has") {
+  json j = full_run();
+  CHECK(j["adaptive"]["idle"]["stopped_by"] == "max_samples");
+  j["adaptive"]["idle"]["stopped_by"] = "time budget";
+  CHECK(j.get<records::RunRecord>().adaptive.at("idle").stopped_by == records::StopReason::time_budget);
+  j["adaptive"]["idle"]["stopped_by"] = "patience";
+  CHECK_THROWS_WITH_AS(j.get<records::RunRecord>(),
+                       "stopped_by: \"patience\" is not one of: precision, max_samples, time budget", ParseError);
 }
 
 TEST_CASE("records: a newer run.json is refused with what to do") {

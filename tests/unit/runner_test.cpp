@@ -307,7 +307,7 @@ TEST_CASE("runner: samples: auto stops a condition once the 99% median CI is nar
   CHECK(obs.samples.size() == 20);  // 10 per condition: n0, then converged
   CHECK(m.adaptive.at("idle").converged);
   CHECK(m.adaptive.at("idle").samples == 10);
-  CHECK(m.adaptive.at("noisy").stopped_by == "precision");
+  CHECK(m.adaptive.at("noisy").stopped_by == records::StopReason::precision);
 }
 
 TEST_CASE("runner: samples: auto stops at max_samples when it cannot converge, and says so") {
@@ -321,7 +321,7 @@ TEST_CASE("runner: samples: auto stops at max_samples when it cannot converge, a
   const auto m = run(e, env, clock, obs);
   CHECK_FALSE(m.adaptive.at("idle").converged);
   CHECK(m.adaptive.at("idle").samples == 12);
-  CHECK(m.adaptive.at("idle").stopped_by == "max_samples");
+  CHECK(m.adaptive.at("idle").stopped_by == records::StopReason::max_samples);
   CHECK(*m.adaptive.at("idle").halfwidth > 0.0001);
 }
 
@@ -340,9 +340,9 @@ TEST_CASE("runner: samples: auto stops every condition once the time budget is s
   const auto m = run(e, env, clock, obs);
   // 15 repeats of 4 s reach the 60 s budget exactly; the 16th starts past it: the first
   // condition stops at 16 repeats, the second is past the budget at once.
-  CHECK(m.adaptive.at("idle").stopped_by == "time budget");
+  CHECK(m.adaptive.at("idle").stopped_by == records::StopReason::time_budget);
   CHECK(m.adaptive.at("idle").samples == 16);
-  CHECK(m.adaptive.at("noisy").stopped_by == "time budget");
+  CHECK(m.adaptive.at("noisy").stopped_by == records::StopReason::time_budget);
   CHECK(m.adaptive.at("noisy").samples == 0);
   CHECK(clock.now == 64);
 }
@@ -356,7 +356,7 @@ TEST_CASE("runner: samples: auto stopped by the budget during the warm-up kept n
   env.clock = &clock;  // a repeat is 4 invocations of 1 s: past the budget after the first
   Collect obs;
   const auto m = run(e, env, clock, obs);
-  CHECK(m.adaptive.at("idle").stopped_by == "time budget");
+  CHECK(m.adaptive.at("idle").stopped_by == records::StopReason::time_budget);
   CHECK(m.adaptive.at("idle").samples == 0);
 }
 
