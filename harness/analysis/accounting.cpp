@@ -58,12 +58,14 @@ bool RunQueueEvidence::others_ran() const {
 
 bool RunQueueEvidence::starved() const {
   const auto w = waited(), s = slowed();
-  return w && s && *w >= kStarvedWaitFraction && *s >= kStarvedWallFraction && below_capacity() && others_ran();
+  return w && s && *w >= kStarvedWaitFraction && *s >= kStarvedWallFraction && below_capacity() &&
+         others_ran();
 }
 
 bool RunQueueEvidence::noteworthy() const {
   const auto w = waited(), s = slowed();
-  return w && s && *w >= kWaitNoteFraction && *s >= kStarvedWallFraction / 2 && below_capacity() && others_ran();
+  return w && s && *w >= kWaitNoteFraction && *s >= kStarvedWallFraction / 2 && below_capacity() &&
+         others_ran();
 }
 
 namespace {
@@ -75,7 +77,8 @@ std::optional<double> cpus_allowed(const records::InvocationRecord& inv) {
     if (!d.limits_inside || !d.limits_inside->nproc) return std::nullopt;
     double cpus = *d.limits_inside->nproc;
     const auto quota = d.limits_inside->cfs_quota_us, period = d.limits_inside->cfs_period_us;
-    if (quota && period && *quota > 0 && *period > 0) cpus = std::min(cpus, static_cast<double>(*quota) / *period);
+    if (quota && period && *quota > 0 && *period > 0)
+      cpus = std::min(cpus, static_cast<double>(*quota) / *period);
     return cpus;
   }
   if (d.affinity && !d.affinity->empty()) return static_cast<double>(d.affinity->size());
@@ -117,7 +120,9 @@ void add_run_queue(RunQueueEvidence& e, const records::InvocationRecord& inv) {
 
 }  // namespace
 
-std::optional<double> ConditionAccounting::launcher_median() const { return median_of(launcher_noop_seconds); }
+std::optional<double> ConditionAccounting::launcher_median() const {
+  return median_of(launcher_noop_seconds);
+}
 std::optional<double> ConditionAccounting::command_median() const { return median_of(command_seconds); }
 
 std::optional<double> ConditionAccounting::harness_share() const {
@@ -156,7 +161,8 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
       const records::Accounting& acc = inv.accounting;
       a.launcher_noop_seconds.insert(a.launcher_noop_seconds.end(), acc.launcher_noop_seconds.begin(),
                                      acc.launcher_noop_seconds.end());
-      if (!acc.launcher_unknown.empty() && a.launcher_unknown.empty()) a.launcher_unknown = acc.launcher_unknown;
+      if (!acc.launcher_unknown.empty() && a.launcher_unknown.empty())
+        a.launcher_unknown = acc.launcher_unknown;
       const bool command = !acc.launcher_noop_seconds.empty() || !acc.launcher_unknown.empty();
       if (command && acc.usage) a.command_seconds.push_back(acc.usage->wall_seconds);
       add_run_queue(a.run_queue, inv);
@@ -172,9 +178,10 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
   std::vector<ConditionAccounting> out;
   for (const auto& name : order) {
     const ConditionAccounting& a = by[name];
-    const bool anything = !a.launcher_noop_seconds.empty() || !a.launcher_unknown.empty() || a.cgroup_invocations > 0 ||
-                          a.spinner_min_share.has_value() || a.harness_invocations > 0 ||
-                          a.run_queue.invocations > 0 || !a.run_queue.unknown.empty();
+    const bool anything = !a.launcher_noop_seconds.empty() || !a.launcher_unknown.empty() ||
+                          a.cgroup_invocations > 0 || a.spinner_min_share.has_value() ||
+                          a.harness_invocations > 0 || a.run_queue.invocations > 0 ||
+                          !a.run_queue.unknown.empty();
     if (anything) out.push_back(a);
   }
   return out;
@@ -185,23 +192,27 @@ std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>
   for (const auto& a : accounting) {
     // A condition no command ran to its end in (an interrupted run) has nothing the overhead is in.
     if (const auto launcher = a.launcher_median(); launcher && !a.command_seconds.empty()) {
-      const auto [lo, hi] = std::minmax_element(a.launcher_noop_seconds.begin(), a.launcher_noop_seconds.end());
-      notes.push_back(fmt::format("{}: launcher overhead {} (median of {} no-ops started the same way, {}–{}); "
-                                  "included in every sample, nothing subtracted",
-                                  a.condition, seconds_text(*launcher), a.launcher_noop_seconds.size(),
-                                  seconds_text(*lo), seconds_text(*hi)));
+      const auto [lo, hi] =
+          std::minmax_element(a.launcher_noop_seconds.begin(), a.launcher_noop_seconds.end());
+      notes.push_back(
+          fmt::format("{}: launcher overhead {} (median of {} no-ops started the same way, {}–{}); "
+                      "included in every sample, nothing subtracted",
+                      a.condition, seconds_text(*launcher), a.launcher_noop_seconds.size(), seconds_text(*lo),
+                      seconds_text(*hi)));
       if (const auto ratio = a.command_to_launcher(); ratio && *ratio < kLauncherWarnFactor)
-        notes.push_back(fmt::format("{}: the command (median {}) is only {:.1f}× the launcher overhead: below "
-                                    "{:.0f}× starting it is a visible part of every sample; give each run more work",
-                                    a.condition, seconds_text(*a.command_median()), *ratio, kLauncherWarnFactor));
+        notes.push_back(
+            fmt::format("{}: the command (median {}) is only {:.1f}× the launcher overhead: below "
+                        "{:.0f}× starting it is a visible part of every sample; give each run more work",
+                        a.condition, seconds_text(*a.command_median()), *ratio, kLauncherWarnFactor));
     } else if (!a.launcher_unknown.empty()) {
       notes.push_back(fmt::format("{}: launcher overhead not measured: {}", a.condition, a.launcher_unknown));
     }
     if (a.throttled())
-      notes.push_back(fmt::format("{}: CPU-throttled in {} of {} invocations: {} of {} CFS periods hit the quota, {} "
-                                  "held back; the container's CPU quota shapes these samples",
-                                  a.condition, a.throttled_invocations, a.cgroup_invocations, a.throttled_periods,
-                                  a.periods, seconds_text(a.throttled_seconds)));
+      notes.push_back(
+          fmt::format("{}: CPU-throttled in {} of {} invocations: {} of {} CFS periods hit the quota, {} "
+                      "held back; the container's CPU quota shapes these samples",
+                      a.condition, a.throttled_invocations, a.cgroup_invocations, a.throttled_periods,
+                      a.periods, seconds_text(a.throttled_seconds)));
     if (const auto waited = a.run_queue.waited(); waited && !a.spinners && a.run_queue.noteworthy()) {
       const RunQueueEvidence& q = a.run_queue;
       std::string use;
@@ -209,25 +220,29 @@ std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>
         use = q.cpus_allowed ? fmt::format(", {:.2f} of the {:g} CPU{} it may use", *used, *q.cpus_allowed,
                                            *q.cpus_allowed == 1 ? "" : "s")
                              : fmt::format(", {:.2f} CPUs' worth", *used);
-      if (const auto beside = q.beside()) use += fmt::format("; other work {} on those CPUs", seconds_text(*beside));
+      if (const auto beside = q.beside())
+        use += fmt::format("; other work {} on those CPUs", seconds_text(*beside));
       const std::string figures =
           fmt::format("{} waiting, {} on a CPU, over {} of benchmark time{}", seconds_text(q.wait_seconds),
                       seconds_text(q.run_seconds), seconds_text(q.wall_seconds), use);
       if (a.starved())
-        notes.push_back(fmt::format("{}: STARVED by other work: the benchmark's threads waited for a CPU {:.0f}% of "
-                                    "the time they were runnable ({}); its numbers measure that work too: bands "
-                                    "capped at \"do not trust\", labelled CONTENDED",
-                                    a.condition, *waited * 100, figures));
+        notes.push_back(
+            fmt::format("{}: STARVED by other work: the benchmark's threads waited for a CPU {:.0f}% of "
+                        "the time they were runnable ({}); its numbers measure that work too: bands "
+                        "capped at \"do not trust\", labelled CONTENDED",
+                        a.condition, *waited * 100, figures));
       else
-        notes.push_back(fmt::format("{}: the benchmark's threads waited for a CPU {:.1f}% of the time they were "
-                                    "runnable ({}); {:.0f}% or more marks a starved condition",
-                                    a.condition, *waited * 100, figures, kStarvedWaitFraction * 100));
+        notes.push_back(
+            fmt::format("{}: the benchmark's threads waited for a CPU {:.1f}% of the time they were "
+                        "runnable ({}); {:.0f}% or more marks a starved condition",
+                        a.condition, *waited * 100, figures, kStarvedWaitFraction * 100));
     }
     if (const auto share = a.harness_share())
-      notes.push_back(fmt::format("{}: noisefloor's own CPU while it sampled: {:.3f}% of one CPU ({} over {} of "
-                                  "invocations)",
-                                  a.condition, *share * 100, seconds_text(a.harness_cpu_seconds),
-                                  seconds_text(a.harness_wall_seconds)));
+      notes.push_back(
+          fmt::format("{}: noisefloor's own CPU while it sampled: {:.3f}% of one CPU ({} over {} of "
+                      "invocations)",
+                      a.condition, *share * 100, seconds_text(a.harness_cpu_seconds),
+                      seconds_text(a.harness_wall_seconds)));
   }
   return notes;
 }

@@ -42,16 +42,16 @@ inline constexpr double kWaitNoteFraction = 0.05;
 struct RunQueueEvidence {
   std::size_t invocations = 0;
   double run_seconds = 0, wait_seconds = 0;
-  double wall_seconds = 0;              // the benchmark's own wall time over those invocations
-  std::optional<double> cpus_allowed;   // the fewest CPUs any of them could use (affinity, quota)
-  std::string unknown;                  // why an invocation had no figures (the first reason)
+  double wall_seconds = 0;             // the benchmark's own wall time over those invocations
+  std::optional<double> cpus_allowed;  // the fewest CPUs any of them could use (affinity, quota)
+  std::string unknown;                 // why an invocation had no figures (the first reason)
   // Over the invocations that also read their CPUs' busy time (model::RunQueue::cpus_busy_seconds):
   // that time and the benchmark's own CPU time (the larger of its threads' and its tree's rusage).
   // Every invocation must have it for beside() to be known.
   std::size_t busy_invocations = 0;
   double busy_seconds = 0, busy_own_seconds = 0;
-  double busy_ticks_seconds = 0;        // 2 ticks per CPU read, summed over those invocations
-  std::string busy_unknown;             // why an invocation had no busy time (the first reason)
+  double busy_ticks_seconds = 0;  // 2 ticks per CPU read, summed over those invocations
+  std::string busy_unknown;       // why an invocation had no busy time (the first reason)
   // wait / (run + wait): the share of its runnable time the benchmark spent waiting.
   std::optional<double> waited() const;
   // run / wall: how many CPUs' worth it used.

@@ -38,14 +38,16 @@ std::string derived_baseline(const records::Result& r) {
 }
 
 bool has_variants(const records::Result& r) {
-  return std::any_of(r.samples.begin(), r.samples.end(), [](const records::SampleRef& s) { return !s.variant.empty(); });
+  return std::any_of(r.samples.begin(), r.samples.end(),
+                     [](const records::SampleRef& s) { return !s.variant.empty(); });
 }
 
 }  // namespace
 
 bool Analysis::comparable() const {
   if (!merged || allow_different_hosts) return true;
-  return std::none_of(differences.begin(), differences.end(), [](const Difference& d) { return d.moves_benchmarks; });
+  return std::none_of(differences.begin(), differences.end(),
+                      [](const Difference& d) { return d.moves_benchmarks; });
 }
 
 std::string Analysis::title() const {
@@ -105,7 +107,8 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
       records::ComparisonSettings settings = s.comparison().value_or(records::ComparisonSettings{});
       if (settings.baseline.empty()) settings.baseline = derived_baseline(s);
       if (!a.comparison) a.comparison = settings;
-      PairedTable p = build_paired(s.samples, settings.baseline, settings.threshold, paired_labels(s), s.units);
+      PairedTable p =
+          build_paired(s.samples, settings.baseline, settings.threshold, paired_labels(s), s.units);
       for (auto& row : p.rows) {
         row.condition = rename(row.condition);
         a.paired.rows.push_back(std::move(row));

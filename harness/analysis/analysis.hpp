@@ -25,12 +25,12 @@ struct Analysis {
   // Every source's samples; a condition name that occurs in several sources becomes
   // "<label>:<condition>" so they stay apart (labels made unique with "#2", "#3", ...).
   records::Samples samples;
-  std::vector<std::string> conditions;                        // display order, renamed
+  std::vector<std::string> conditions;                         // display order, renamed
   std::map<std::string, records::GoTestConfig> gotest_config;  // per (renamed) condition
   model::UnitMetadata units;  // every source's `Unit` metadata (the first value of a key wins)
   Table table;
   PairedTable paired;  // every source's paired comparisons and A/A checks, renamed
-  std::optional<records::ComparisonSettings> comparison;    // the first paired source's
+  std::optional<records::ComparisonSettings> comparison;     // the first paired source's
   std::map<std::string, records::AdaptiveOutcome> adaptive;  // samples: auto, per renamed condition
   std::vector<ConditionAccounting> accounting;  // launcher overhead, throttling, spinner shares (run.json)
   // Fingerprint of source k (k >= 1) against source 0, for every k whose fingerprints both

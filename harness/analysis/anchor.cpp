@@ -42,7 +42,8 @@ Anchor compare_with_anchor(const records::Result& run, const records::Result& an
       const double ref = stats::median(values);
       std::vector<double> ratios;
       for (const auto& s : run.samples)
-        if (s.condition == c && s.variant == a.baseline && !s.warmup && !s.metrics.empty() && shown(s) == bench)
+        if (s.condition == c && s.variant == a.baseline && !s.warmup && !s.metrics.empty() &&
+            shown(s) == bench)
           ratios.push_back(s.metrics.front().value / ref);
       if (ratios.empty()) continue;
       std::sort(ratios.begin(), ratios.end());

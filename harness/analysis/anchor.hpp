@@ -13,14 +13,14 @@ namespace noisefloor::analysis {
 struct AnchorRow {
   // benchmark: its name, with the configuration that tells it apart ("BenchmarkGet (pkg: a)")
   std::string condition, benchmark;
-  std::string unit;  // of the primary metric, whose values are divided
+  std::string unit;                   // of the primary metric, whose values are divided
   double lo = 0, hi = 0, median = 0;  // this run's baseline samples over the anchor's median
 };
 
 struct Anchor {
-  std::string source;     // the anchor result
-  std::string condition;  // its clean condition: the first without spinners
-  std::string baseline;   // the baseline variant ("" without variants)
+  std::string source;              // the anchor result
+  std::string condition;           // its clean condition: the first without spinners
+  std::string baseline;            // the baseline variant ("" without variants)
   std::vector<Difference> moving;  // fingerprint fields that move benchmarks and differ
   std::vector<AnchorRow> rows;
   // When no row matched: the benchmarks of each side, to say why.

@@ -72,7 +72,7 @@ using GroupKey = std::tuple<std::string, RowId, std::string>;  // condition, row
 // condition -> rows in first-seen order, (condition, row, unit) -> values, unit order.
 struct Side {
   std::vector<std::string> conditions;
-  std::map<std::string, std::vector<RowId>> rows;          // per condition, first-seen
+  std::map<std::string, std::vector<RowId>> rows;         // per condition, first-seen
   std::map<std::string, std::vector<std::string>> units;  // per condition, tidied, first-seen
   std::map<GroupKey, Group> groups;
   // Values that are not numbers (a Google Benchmark counter) are left out, and counted.
@@ -91,8 +91,8 @@ Side group_samples(const records::Samples& samples, const std::vector<std::strin
                     *last_config = nullptr;
   const std::string* last_unit = nullptr;
   std::size_t last_units = 0;
-  std::vector<Group*> groups;    // per metric of the last key
-  std::vector<double> factors;   // per metric of the last key: into the tidied unit
+  std::vector<Group*> groups;   // per metric of the last key
+  std::vector<double> factors;  // per metric of the last key: into the tidied unit
   std::vector<std::string> tidied;
   std::vector<std::string> seen;  // conditions of kept samples, first-seen
   RowId id;
@@ -176,33 +176,38 @@ void test_warnings(CompareRow& r, const std::vector<double>& sorted_a, const std
   // stats::mann_whitney's first warning is the minimum attainable p, when it exceeds 0.05.
   r.min_p_above_alpha = stats::min_attainable_p_exceeds(na, nb);
   for (std::size_t i = 0; i < r.test.warnings.size(); ++i)
-    r.warnings.push_back(i == 0 && r.min_p_above_alpha ? r.test.warnings[i] + kNeverSignificant : r.test.warnings[i]);
+    r.warnings.push_back(i == 0 && r.min_p_above_alpha ? r.test.warnings[i] + kNeverSignificant
+                                                       : r.test.warnings[i]);
   if (na < 6 || nb < 6) {
-    r.warnings.push_back(fmt::format("n={} vs {}: a side has fewer than 6 values: no 95% median CI (± ∞); "
-                                     "10 per side is the floor, 20 for reporting",
-                                     na, nb));
+    r.warnings.push_back(
+        fmt::format("n={} vs {}: a side has fewer than 6 values: no 95% median CI (± ∞); "
+                    "10 per side is the floor, 20 for reporting",
+                    na, nb));
   } else if (na < 10 || nb < 10) {
-    r.warnings.push_back(fmt::format("n={} vs {}: low n (10 per side is the floor, 20 for reporting)", na, nb));
+    r.warnings.push_back(
+        fmt::format("n={} vs {}: low n (10 per side is the floor, 20 for reporting)", na, nb));
   }
   const std::size_t tied = count_tied(sorted_a, sorted_b);
   const bool all_equal = tied == na + nb;
   if (tied > 0 && !all_equal) {
     if (r.test.exact) {
-      std::string w = fmt::format("ties: {} of {} values share a value; exact p conditional on the ties", tied,
-                                  na + nb);
+      std::string w =
+          fmt::format("ties: {} of {} values share a value; exact p conditional on the ties", tied, na + nb);
       if (r.p_slot != r.test.p_benchstat) {
-        w += fmt::format(" (benchstat's count gives p={:.3f}, which is no probability here: shown is the doubled "
-                         "tail p={:.3f}; the |U − μ| tail p={:.3f})",
-                         r.test.p_benchstat, r.p_slot, r.test.p_exact_absdev);
+        w += fmt::format(
+            " (benchstat's count gives p={:.3f}, which is no probability here: shown is the doubled "
+            "tail p={:.3f}; the |U − μ| tail p={:.3f})",
+            r.test.p_benchstat, r.p_slot, r.test.p_exact_absdev);
       } else if (std::fabs(r.p_slot - r.test.p_exact_absdev) >= 0.0005) {
         w += fmt::format(" (benchstat's doubled lower tail p={:.3f}; the |U − μ| tail p={:.3f})", r.p_slot,
                          r.test.p_exact_absdev);
       }
       r.warnings.push_back(w);
     } else {
-      r.warnings.push_back(fmt::format("ties: {} of {} values share a value; normal approximation with tie "
-                                       "correction (exact only up to 25 per side with ties)",
-                                       tied, na + nb));
+      r.warnings.push_back(
+          fmt::format("ties: {} of {} values share a value; normal approximation with tie "
+                      "correction (exact only up to 25 per side with ties)",
+                      tied, na + nb));
     }
   } else if (!r.test.exact && !all_equal) {
     r.warnings.push_back("p from the normal approximation (exact only up to 50 per side)");
@@ -210,7 +215,8 @@ void test_warnings(CompareRow& r, const std::vector<double>& sorted_a, const std
 }
 
 // `sorted_a` and `sorted_b`: the two sides' values in ascending order, taken over.
-void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> sorted_a, std::vector<double> sorted_b) {
+void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> sorted_a,
+                 std::vector<double> sorted_b) {
   const auto& a = r.old_side.values;
   const auto& b = r.new_side.values;
   const double co = r.old_side.center, cn = r.new_side.center;
@@ -222,9 +228,10 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
     r.significant = true;
     r.verdict = exact_verdict(r, st.threshold);
     if (sorted_a.front() != sorted_a.back() || sorted_b.front() != sorted_b.back())
-      r.warnings.push_back(fmt::format("exact values expected (Unit {} assume=exact), but they range from {} to {}",
-                                       r.unit, text::shortest(std::min(sorted_a.front(), sorted_b.front())),
-                                       text::shortest(std::max(sorted_a.back(), sorted_b.back()))));
+      r.warnings.push_back(
+          fmt::format("exact values expected (Unit {} assume=exact), but they range from {} to {}", r.unit,
+                      text::shortest(std::min(sorted_a.front(), sorted_b.front())),
+                      text::shortest(std::max(sorted_a.back(), sorted_b.back()))));
     return;
   }
   r.test = stats::mann_whitney(sorted_a, sorted_b);
@@ -238,8 +245,9 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
     r.hl = stats::hodges_lehmann_ratio_sorted(std::move(sorted_a), std::move(sorted_b), st.confidence);
     r.verdict = stats::classify(r.hl->lo, r.hl->hi, st.threshold);
     if (!r.hl->bounded) {
-      r.warnings.push_back(fmt::format("n={} vs {}: the Hodges-Lehmann {:.0f}% CI is unbounded: too few values",
-                                       na, nb, 100 * st.confidence));
+      r.warnings.push_back(
+          fmt::format("n={} vs {}: the Hodges-Lehmann {:.0f}% CI is unbounded: too few values", na, nb,
+                      100 * st.confidence));
     }
   } else if (count_tied(sorted_a, sorted_b) == na + nb) {
     r.verdict = stats::Verdict::equivalent;  // identical samples: no shift at all
@@ -255,7 +263,9 @@ bool room_key(const std::string& key) { return key == "goos" || key == "goarch" 
 
 }  // namespace
 
-std::string_view CompareRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
+std::string_view CompareRow::verdict_word() const {
+  return analysis::verdict_word(verdict, better, quantity);
+}
 
 namespace {
 
@@ -296,7 +306,8 @@ std::vector<std::pair<std::string, std::string>> condition_pairs(const Side& old
       t.only_old.push_back(fmt::format("condition '{}' (all benchmarks)", c));
   }
   for (const auto& c : new_side.conditions)
-    if (!contains(old_side.conditions, c)) t.only_new.push_back(fmt::format("condition '{}' (all benchmarks)", c));
+    if (!contains(old_side.conditions, c))
+      t.only_new.push_back(fmt::format("condition '{}' (all benchmarks)", c));
   if (pairs.empty()) {
     throw ConfigError(fmt::format(
         "compare: no condition name in common: {} has {}, {} has {}; compare runs of the same experiment, "
@@ -312,7 +323,8 @@ std::vector<std::pair<std::string, std::string>> condition_pairs(const Side& old
 // configurations within a condition differ in a distinguishing key, so no two rows share one).
 using MatchedIds = std::vector<std::pair<RowId, RowId>>;
 
-MatchedIds match_ids(const Side& side, const std::string& condition, const std::set<std::string>& config_keys) {
+MatchedIds match_ids(const Side& side, const std::string& condition,
+                     const std::set<std::string>& config_keys) {
   MatchedIds out;
   for (const auto& id : side.rows.at(condition))
     out.emplace_back(RowId{id.name, model::config_only(id.config, config_keys), id.variant}, id);
@@ -341,9 +353,10 @@ void side_config_note(const MatchedIds& orows, const MatchedIds& nrows, CompareT
     if (const auto it = nconst.find(k); it != nconst.end() && it->second != v && !room_key(k))
       differ.push_back(fmt::format("{}: {} → {}", k, v, it->second));
   if (!differ.empty())
-    t.notes.push_back(fmt::format("the sides were printed under different configurations ({}): a key with one "
-                                  "value on each side describes the side, so rows are matched without it",
-                                  fmt::join(differ, "; ")));
+    t.notes.push_back(
+        fmt::format("the sides were printed under different configurations ({}): a key with one "
+                    "value on each side describes the side, so rows are matched without it",
+                    fmt::join(differ, "; ")));
 }
 
 // One side of a row: the group's values move in (each group is in one row); a comparison reads
@@ -386,8 +399,9 @@ bool label_row(CompareRow& r, const std::string& oc, const std::string& nc, cons
   unrecorded = unrecorded || lo == Label::unknown || ln == Label::unknown;
   r.label = lo == Label::unknown || ln == Label::unknown || differ ? Label::unknown : lo;
   r.compared = true;
-  r.label_reason = differ ? labels + "; compared because of --allow-different-labels"
-                          : label_reason_text(reason_of(st.old_label_reasons, oc), reason_of(st.new_label_reasons, nc));
+  r.label_reason =
+      differ ? labels + "; compared because of --allow-different-labels"
+             : label_reason_text(reason_of(st.old_label_reasons, oc), reason_of(st.new_label_reasons, nc));
   return true;
 }
 
@@ -435,7 +449,8 @@ void compare_pair(const std::string& oc, const std::string& nc, Side& old_side, 
       const bool no_old = og == old_side.groups.end(), no_new = ng == new_side.groups.end();
       if (no_old && no_new) continue;
       if (no_old || no_new) {
-        (no_old ? t.only_new : t.only_old).push_back(fmt::format("{}: {} ({})", no_old ? nc : oc, match_name(m), unit));
+        (no_old ? t.only_new : t.only_old)
+            .push_back(fmt::format("{}: {} ({})", no_old ? nc : oc, match_name(m), unit));
         continue;
       }
       t.rows.push_back(matched_row(m, unit, oc, og->second, nc, ng->second, st, unrecorded));
@@ -471,10 +486,11 @@ void adjust_holm(CompareTable& t, const CompareSettings& st) {
     if (idx.size() > 1) adjusted.push_back(fmt::format("{} over {} rows", unit, idx.size()));
   }
   if (!adjusted.empty()) {
-    t.notes.push_back(fmt::format("\"p=\" and \"~\" are benchstat's, row by row; \"Holm p\" beside each effect is that "
-                                  "p Holm-Bonferroni adjusted within its unit ({}); verdicts are per-row {:.0f}% CIs, "
-                                  "not adjusted",
-                                  fmt::join(adjusted, ", "), 100 * st.confidence));
+    t.notes.push_back(
+        fmt::format("\"p=\" and \"~\" are benchstat's, row by row; \"Holm p\" beside each effect is that "
+                    "p Holm-Bonferroni adjusted within its unit ({}); verdicts are per-row {:.0f}% CIs, "
+                    "not adjusted",
+                    fmt::join(adjusted, ", "), 100 * st.confidence));
   }
 }
 
@@ -500,7 +516,8 @@ void sort_by_label(CompareTable& t) {
 void add_geomeans(CompareTable& t) {
   std::vector<std::tuple<Label, std::string, std::string, std::string, std::string>> tables;
   for (const auto& r : t.rows)
-    if (r.compared) add_unique(tables, {r.label, r.old_side.condition, r.new_side.condition, r.config, r.unit});
+    if (r.compared)
+      add_unique(tables, {r.label, r.old_side.condition, r.new_side.condition, r.config, r.unit});
   for (const auto& [label, oc, nc, config, unit] : tables) {
     double so = 0, sn = 0, sr = 0;
     std::size_t k = 0;
@@ -543,16 +560,17 @@ void closing_notes(CompareTable& t, bool unrecorded, const Side& old_side, const
   for (const auto& [side, name] : {std::pair{&old_side, &st.old_name}, std::pair{&new_side, &st.new_name}})
     for (const auto& [key, count] : side->not_numbers) {
       const RowId& id = std::get<1>(key);
-      t.notes.push_back(fmt::format("{}: {} / {} {}: {} value(s) not a number, left out", *name, std::get<0>(key),
-                                    row_name(id.name, model::config_label(model::config_only(id.config, t.config_keys)),
-                                               id.variant),
-                                    std::get<2>(key), count));
+      t.notes.push_back(fmt::format(
+          "{}: {} / {} {}: {} value(s) not a number, left out", *name, std::get<0>(key),
+          row_name(id.name, model::config_label(model::config_only(id.config, t.config_keys)), id.variant),
+          std::get<2>(key), count));
     }
 }
 
 }  // namespace
 
-CompareTable compare_samples(records::Samples old_samples, records::Samples new_samples, const CompareSettings& st) {
+CompareTable compare_samples(records::Samples old_samples, records::Samples new_samples,
+                             const CompareSettings& st) {
   // Each side's samples are let go once grouped: a million per side is held once, not twice.
   Side old_side = group_samples(old_samples, st.old_conditions);
   old_samples = records::Samples();
@@ -585,7 +603,8 @@ bool gotest_header_moves(const std::string& field) {
 // <experiment>/<run id> for a result directory, the file name for a go test file.
 std::string column_name(const records::Result& r) {
   const std::filesystem::path p(r.source);
-  return r.go_test_file ? p.filename().string() : p.parent_path().filename().string() + "/" + p.filename().string();
+  return r.go_test_file ? p.filename().string()
+                        : p.parent_path().filename().string() + "/" + p.filename().string();
 }
 
 }  // namespace
@@ -634,21 +653,26 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
   st.new_conditions = new_result.conditions;
   st.threshold = threshold;
   st.allow_different_hosts = allow_different_hosts;
-  for (const auto& c : old_result.conditions) st.old_labels[c] = condition_label(old_result, c, &st.old_label_reasons[c]);
-  for (const auto& c : new_result.conditions) st.new_labels[c] = condition_label(new_result, c, &st.new_label_reasons[c]);
+  for (const auto& c : old_result.conditions)
+    st.old_labels[c] = condition_label(old_result, c, &st.old_label_reasons[c]);
+  for (const auto& c : new_result.conditions)
+    st.new_labels[c] = condition_label(new_result, c, &st.new_label_reasons[c]);
   st.units = old_result.units;
-  for (auto& conflict : st.units.merge(new_result.units)) st.notes.push_back(new_result.source + ": " + conflict);
+  for (auto& conflict : st.units.merge(new_result.units))
+    st.notes.push_back(new_result.source + ": " + conflict);
   if (old_result.go_test_file == new_result.go_test_file) {
     st.differences = differences(old_result.fingerprint, new_result.fingerprint);
     // A header line only one side printed (a `cpu:` line one `go test` wrote and another did not)
     // is a fact only one side recorded: it does not make the rooms differ.
     if (old_result.go_test_file)
       for (auto& d : st.differences)
-        d.moves_benchmarks = d.moves_benchmarks || (gotest_header_moves(d.field) && d.a != kAbsent && d.b != kAbsent);
+        d.moves_benchmarks =
+            d.moves_benchmarks || (gotest_header_moves(d.field) && d.a != kAbsent && d.b != kAbsent);
   } else {
-    st.notes.push_back(fmt::format("{} is a go test file with no host fingerprint: the two hosts cannot be "
-                                   "checked for comparability",
-                                   old_result.go_test_file ? st.old_name : st.new_name));
+    st.notes.push_back(
+        fmt::format("{} is a go test file with no host fingerprint: the two hosts cannot be "
+                    "checked for comparability",
+                    old_result.go_test_file ? st.old_name : st.new_name));
   }
   for (const auto& w : old_result.warnings) st.notes.push_back(w);
   for (const auto& w : new_result.warnings) st.notes.push_back(w);

@@ -49,15 +49,15 @@
 namespace noisefloor::analysis {
 
 struct CompareSettings {
-  std::string old_name = "old", new_name = "new";  // column headers, e.g. "old.txt"
-  std::string old_source, new_source;              // full paths, shown above the table ("" = none)
+  std::string old_name = "old", new_name = "new";           // column headers, e.g. "old.txt"
+  std::string old_source, new_source;                       // full paths, shown above the table ("" = none)
   std::vector<std::string> old_conditions, new_conditions;  // display order; others first-seen
   std::map<std::string, Label> old_labels, new_labels;      // per condition; missing = UNKNOWN
   std::map<std::string, std::string> old_label_reasons, new_label_reasons;
   model::UnitMetadata units;  // both sides' `Unit` metadata (direction, assume=exact)
-  double threshold = 0.01;   // θ for the verdicts
-  double alpha = 0.05;       // for "~" and the Holm-Bonferroni adjustment
-  double confidence = 0.95;  // of the median CIs and the Hodges-Lehmann CI
+  double threshold = 0.01;    // θ for the verdicts
+  double alpha = 0.05;        // for "~" and the Holm-Bonferroni adjustment
+  double confidence = 0.95;   // of the median CIs and the Hodges-Lehmann CI
   // Fingerprint fields that differ between the two sides (analysis::differences). Any with
   // moves_benchmarks makes the table "not comparable" unless allow_different_hosts.
   std::vector<Difference> differences;
@@ -80,20 +80,20 @@ struct CompareSide {
 };
 
 struct CompareRow {
-  std::string benchmark;  // the full name, as benchstat keys rows ("BenchmarkX-2", "BenchmarkX-2 [fast]")
-  std::string name;       // the full name alone ("BenchmarkX-2")
-  std::string variant;    // paired results: the variant ("" otherwise)
-  std::string config;     // the configuration that tells the row apart (canonical text, "" for none)
-  std::string config_label;         // as shown: "pkg: a"
-  std::string unit;                 // tidied, e.g. "sec/op" (text::tidy_unit)
-  std::vector<std::string> recorded_units;  // as the sides recorded it, e.g. {"ns/op"}
-  model::Better better = model::Better::unknown;   // which way is better (model::better_of)
+  std::string benchmark;     // the full name, as benchstat keys rows ("BenchmarkX-2", "BenchmarkX-2 [fast]")
+  std::string name;          // the full name alone ("BenchmarkX-2")
+  std::string variant;       // paired results: the variant ("" otherwise)
+  std::string config;        // the configuration that tells the row apart (canonical text, "" for none)
+  std::string config_label;  // as shown: "pkg: a"
+  std::string unit;          // tidied, e.g. "sec/op" (text::tidy_unit)
+  std::vector<std::string> recorded_units;        // as the sides recorded it, e.g. {"ns/op"}
+  model::Better better = model::Better::unknown;  // which way is better (model::better_of)
   model::Quantity quantity = model::Quantity::other;
-  bool exact = false;     // the unit's metadata says assume=exact: centres are modes, no test
+  bool exact = false;  // the unit's metadata says assume=exact: centres are modes, no test
   CompareSide old_side, new_side;
   Label label = Label::unknown;
   std::string label_reason;  // e.g. "2 spinners", "old: 2 spinners; new: 1-minute load 2.50 on 2 CPUs"
-  bool compared = false;  // false: the labels differ (reason says so); nothing below is set
+  bool compared = false;     // false: the labels differ (reason says so); nothing below is set
   std::string reason;
   double ratio_of_medians = stats::kNaN;  // new/old centres (benchstat's delta); NaN when old is 0
   stats::MannWhitney test;                // u, p (exact |U-mu| or normal), p_benchstat, ...
@@ -104,9 +104,9 @@ struct CompareRow {
   // benchstat's decision: p_slot <= alpha (an exact unit: always; it has no test). The delta
   // shows "~" otherwise.
   bool significant = false;
-  double p_adjusted = stats::kNaN;  // Holm-Bonferroni of p_slot within the unit; = it when alone
-  bool significant_adjusted = false;      // p_adjusted <= alpha
-  std::optional<stats::RatioCI> hl;       // nullopt when a value is <= 0
+  double p_adjusted = stats::kNaN;               // Holm-Bonferroni of p_slot within the unit; = it when alone
+  bool significant_adjusted = false;             // p_adjusted <= alpha
+  std::optional<stats::RatioCI> hl;              // nullopt when a value is <= 0
   std::optional<stats::RatioCI> ratio_of_means;  // new/old means, Fieller CI (§3.5.3)
   stats::Verdict verdict = stats::Verdict::inconclusive;  // the ratio's place against θ
   // No p can reach 0.05 at these two sample sizes (stats::min_attainable_p_exceeds): the test's
@@ -133,7 +133,7 @@ struct CompareTable {
   double threshold = 0.01, alpha = 0.05, confidence = 0.95;
   bool comparable = true;  // no benchmark-moving fingerprint difference
   bool allow_different_hosts = false;
-  std::vector<Difference> differences;  // as given (all of them)
+  std::vector<Difference> differences;    // as given (all of them)
   bool matched_by_condition_name = true;  // false: two single-condition sides, by benchmark
   std::vector<CompareRow> rows;           // by label, old condition order, unit, benchmark
   std::set<std::string> config_keys;      // the configuration keys that tell rows apart

@@ -1,7 +1,5 @@
 #include "analysis/history.hpp"
 
-#include "analysis/verdict.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 
 #include "analysis/analysis.hpp"
 #include "analysis/table.hpp"
+#include "analysis/verdict.hpp"
 #include "claims/evaluate.hpp"
 #include "hash/sha256.hpp"
 #include "model/errors.hpp"
@@ -19,11 +18,13 @@ namespace noisefloor::analysis {
 namespace {
 
 bool below(std::string_view field, std::string_view base) {
-  return field == base || (field.starts_with(base) && field.size() > base.size() && field[base.size()] == '.');
+  return field == base ||
+         (field.starts_with(base) && field.size() > base.size() && field[base.size()] == '.');
 }
 
 bool is_code_field(std::string_view field, const std::vector<std::string>& code_fields) {
-  return std::any_of(code_fields.begin(), code_fields.end(), [&](const std::string& c) { return below(field, c); });
+  return std::any_of(code_fields.begin(), code_fields.end(),
+                     [&](const std::string& c) { return below(field, c); });
 }
 
 // toolchain.source.commit ("+dirty" when toolchain.source.dirty is true); "" when not recorded.
@@ -89,7 +90,8 @@ Change change_of(const HistoryCell& before, const HistoryCell& now, const Histor
   if (verdict == stats::Verdict::slower) ch.kind = ChangeKind::higher;
   if (verdict == stats::Verdict::faster) ch.kind = ChangeKind::lower;
   if (ch.kind == ChangeKind::higher || ch.kind == ChangeKind::lower) {
-    if (now.better != model::Better::unknown) ch.word = std::string(verdict_word(verdict, now.better, now.quantity));
+    if (now.better != model::Better::unknown)
+      ch.word = std::string(verdict_word(verdict, now.better, now.quantity));
     ch.regression = regressed(verdict, now.better);
     ch.improvement = improved(verdict, now.better);
   }
@@ -108,7 +110,8 @@ std::vector<Difference> room_changes(const records::Fingerprint& a, const record
 
 std::string_view to_string(ChangeKind kind) { return model::name_of(kind); }
 
-std::string room_digest(const records::Fingerprint& fingerprint, const std::vector<std::string>& code_fields) {
+std::string room_digest(const records::Fingerprint& fingerprint,
+                        const std::vector<std::string>& code_fields) {
   if (fingerprint.empty()) return "";
   std::string text;
   for (const auto& [field, content] : benchmark_moving_facts(fingerprint))

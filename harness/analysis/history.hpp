@@ -26,8 +26,9 @@
 // Mann–Whitney p < alpha AND the Hodges–Lehmann ratio (new/old) 95% CI lies entirely outside
 // [1 - threshold, 1 + threshold]: `higher` (▲, the value went up) or `lower` (▼), each said in the
 // unit's direction (slower for a time per op, faster for a throughput; Change::word); otherwise
-// `unchanged` (~). Rows are matched by their key (condition, full name, configuration, variant). `not_compared` says why (n < 2, a sample size that cannot
-// reach p < alpha, a row the previous run did not have).
+// `unchanged` (~). Rows are matched by their key (condition, full name, configuration, variant).
+// `not_compared` says why (n < 2, a sample size that cannot reach p < alpha, a row the previous run did not
+// have).
 #pragma once
 
 #include <cstddef>
@@ -48,8 +49,8 @@
 namespace noisefloor::analysis {
 
 struct HistoryOptions {
-  double threshold = 0.02;  // noise threshold θ, a fraction (--threshold 2%)
-  double alpha = 0.05;      // Mann–Whitney significance level
+  double threshold = 0.02;                  // noise threshold θ, a fraction (--threshold 2%)
+  double alpha = 0.05;                      // Mann–Whitney significance level
   std::size_t bootstrap = 2000;             // resamples of the CV interval
   std::uint64_t seed = 0x6e6f697365666c72;  // of the CV bootstrap ("noisefl r")
   // Benchmark-moving fields that describe the code under test, not the room: never a segment.
@@ -95,7 +96,7 @@ struct Change {
 
 // One condition × benchmark (× variant) row of one run.
 struct HistoryCell {
-  RowKey key;        // what a later run's row is matched by
+  RowKey key;  // what a later run's row is matched by
   std::string condition;
   std::string name;  // analysis::display_name of the row
   std::string unit;

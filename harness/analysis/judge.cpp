@@ -1,9 +1,9 @@
 #include "analysis/judge.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-
-#include <fmt/format.h>
 
 namespace noisefloor::analysis {
 namespace {
@@ -12,7 +12,8 @@ namespace {
 // by what is not part of a name ("noisy (16 spinners)", "pinned container, same spinners").
 bool stands_for(const std::string& published, const std::string& condition) {
   if (published == condition) return true;
-  if (published.size() <= condition.size() || published.compare(0, condition.size(), condition) != 0) return false;
+  if (published.size() <= condition.size() || published.compare(0, condition.size(), condition) != 0)
+    return false;
   const auto next = static_cast<unsigned char>(published[condition.size()]);
   return !std::isalnum(next) && next != '_' && next != '-';
 }
@@ -56,22 +57,31 @@ const model::PublishedRow* published_row(const model::PublishedTable& t, const s
 std::optional<double> published_statistic(const model::PublishedRow& r, claims::Function f) {
   using claims::Function;
   switch (f) {
-    case Function::n: return r.n ? std::optional<double>(*r.n) : std::nullopt;
-    case Function::mean: return r.mean;
-    case Function::stddev: return r.stddev;
-    case Function::cv: return r.cv_pct ? std::optional<double>(*r.cv_pct / 100) : std::nullopt;
-    case Function::median: return r.median;
-    case Function::min: return r.min;
-    case Function::max: return r.max;
+    case Function::n:
+      return r.n ? std::optional<double>(*r.n) : std::nullopt;
+    case Function::mean:
+      return r.mean;
+    case Function::stddev:
+      return r.stddev;
+    case Function::cv:
+      return r.cv_pct ? std::optional<double>(*r.cv_pct / 100) : std::nullopt;
+    case Function::median:
+      return r.median;
+    case Function::min:
+      return r.min;
+    case Function::max:
+      return r.max;
     case Function::rcv:
-    case Function::ratio: return std::nullopt;
+    case Function::ratio:
+      return std::nullopt;
   }
   return std::nullopt;
 }
 
 std::string agreement(const claims::Evaluation& run, const claims::PointCheck& published) {
   if (!published.holds) return "not published";
-  if (run.verdict == claims::Verdict::inconclusive || run.verdict == claims::Verdict::undefined) return "undecided";
+  if (run.verdict == claims::Verdict::inconclusive || run.verdict == claims::Verdict::undefined)
+    return "undecided";
   const bool shown = run.verdict == claims::Verdict::reproduced;
   return shown == *published.holds ? "agrees" : "disagrees";
 }
@@ -79,7 +89,8 @@ std::string agreement(const claims::Evaluation& run, const claims::PointCheck& p
 }  // namespace
 
 int Judgement::count(claims::Verdict v) const {
-  return static_cast<int>(std::count_if(claims.begin(), claims.end(), [&](const ClaimResult& r) { return r.run.verdict == v; }));
+  return static_cast<int>(
+      std::count_if(claims.begin(), claims.end(), [&](const ClaimResult& r) { return r.run.verdict == v; }));
 }
 
 claims::Names names_of(const Table& table, const PairedTable& paired) {
@@ -120,11 +131,13 @@ Judgement judge(const Table& table, const PairedTable& paired, const std::vector
     ClaimResult r;
     r.run = claims::evaluate(claim, data, seed, j.resamples, j.level);
     if (reference) {
-      r.published = claims::check_points(
-          claim, [&](claims::Function f, const std::string& subject, const std::string& benchmark) -> std::optional<double> {
-            const model::PublishedRow* row = published_row(*reference, subject, benchmark);
-            return row ? published_statistic(*row, f) : std::nullopt;
-          });
+      r.published = claims::check_points(claim,
+                                         [&](claims::Function f, const std::string& subject,
+                                             const std::string& benchmark) -> std::optional<double> {
+                                           const model::PublishedRow* row =
+                                               published_row(*reference, subject, benchmark);
+                                           return row ? published_statistic(*row, f) : std::nullopt;
+                                         });
       r.agreement = agreement(r.run, *r.published);
     }
     j.claims.push_back(std::move(r));
@@ -144,8 +157,9 @@ Judgement judge(const Table& table, const PairedTable& paired, const std::vector
         b.band = row->summary.band;
         b.cv = claims::estimate(claims::Function::cv, row->values, seed, j.resamples, j.level);
       } else {
-        j.notes.push_back(fmt::format("published condition \"{}\"{} matches none of this run's rows ({})", p.condition,
-                                      p.benchmark.empty() ? "" : " / " + p.benchmark, fmt::join(table.conditions, ", ")));
+        j.notes.push_back(fmt::format("published condition \"{}\"{} matches none of this run's rows ({})",
+                                      p.condition, p.benchmark.empty() ? "" : " / " + p.benchmark,
+                                      fmt::join(table.conditions, ", ")));
       }
       j.beside.push_back(std::move(b));
     }

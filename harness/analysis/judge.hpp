@@ -33,13 +33,13 @@ struct ClaimResult {
 // One published row beside this run's row for the same condition (and benchmark).
 struct ReferenceRow {
   model::PublishedRow published;
-  std::string condition;             // this run's condition it matched ("" when none)
-  std::string name;                  // this run's row, as printed
+  std::string condition;  // this run's condition it matched ("" when none)
+  std::string name;       // this run's row, as printed
   std::size_t n = 0;
   double mean = stats::kNaN;
   std::optional<stats::Interval> mean_ci;  // t interval (§3.2)
   std::optional<double> stddev;
-  claims::Estimate cv;               // a fraction, with its bootstrap interval
+  claims::Estimate cv;  // a fraction, with its bootstrap interval
   stats::Band band = stats::Band::insufficient, published_band = stats::Band::insufficient;
 };
 

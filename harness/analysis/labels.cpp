@@ -38,21 +38,25 @@ Label condition_label(const records::Result& result, const std::string& conditio
       const double waited = a.run_queue.waited().value_or(0) * 100;
       if (a.starved())
         return say(Label::contended,
-                   fmt::format("starved: its threads waited for a CPU {:.0f}% of the time they were runnable", waited));
+                   fmt::format("starved: its threads waited for a CPU {:.0f}% of the time they were runnable",
+                               waited));
       // Waits with next to no other work on its CPUs were its threads' for each other.
       const auto beside = a.run_queue.beside();
-      const std::string own = beside && !a.run_queue.others_ran() && waited >= kWaitNoteFraction * 100
-                                  ? *beside < 0.0005 ? std::string(", for each other: no other work measured beside it")
-                                    : *beside < 1    ? fmt::format(", for each other: other work ran only {:.3g} ms beside it",
-                                                                   *beside * 1e3)
-                                                     : fmt::format(", for each other: other work ran only {:.3g} s beside it", *beside)
-                                  : "";
-      return say(Label::measured_clean,
-                 fmt::format("its threads waited for a CPU {:.1f}% of the time they were runnable{}", waited, own));
+      const std::string own =
+          beside && !a.run_queue.others_ran() && waited >= kWaitNoteFraction * 100
+              ? *beside < 0.0005 ? std::string(", for each other: no other work measured beside it")
+                : *beside < 1
+                    ? fmt::format(", for each other: other work ran only {:.3g} ms beside it", *beside * 1e3)
+                    : fmt::format(", for each other: other work ran only {:.3g} s beside it", *beside)
+              : "";
+      return say(
+          Label::measured_clean,
+          fmt::format("its threads waited for a CPU {:.1f}% of the time they were runnable{}", waited, own));
     }
     if (settled > 0) {
       if (2 * bad > settled)
-        return say(Label::contended, fmt::format("{} of {} settled load readings: {}", bad, settled, bad_what));
+        return say(Label::contended,
+                   fmt::format("{} of {} settled load readings: {}", bad, settled, bad_what));
       return say(Label::measured_clean, fmt::format("{} of {} settled load readings busy", bad, settled));
     }
   }

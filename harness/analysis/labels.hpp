@@ -47,6 +47,7 @@ namespace noisefloor::analysis {
 //  4. Neither: the load read when the run started (results of older versions).
 // UNKNOWN when nothing is recorded (a go test file). `reason` (optional) says why, e.g.
 // "2 spinners" or "its threads waited for a CPU 47% of the time they were runnable".
-Label condition_label(const records::Result& result, const std::string& condition, std::string* reason = nullptr);
+Label condition_label(const records::Result& result, const std::string& condition,
+                      std::string* reason = nullptr);
 
 }  // namespace noisefloor::analysis

@@ -76,7 +76,8 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     try {
       row.paired = stats::paired(b, v, std::span<const bool>(flags.get(), first.size()));
     } catch (const Error& e) {  // e.g. a zero value: no log ratio
-      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, row.variant, e.what()));
+      t.notes.push_back(
+          fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, row.variant, e.what()));
       continue;
     }
     row.verdict = stats::classify(row.paired.gm_lo, row.paired.gm_hi, theta);
@@ -93,7 +94,8 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
   for (const records::SampleRef s : samples) {
     if (s.variant.empty() || !s.pair.empty() || s.warmup || s.metrics.empty()) continue;
     const auto key = std::make_tuple(s.condition, shown(s.name, s.config), s.variant);
-    if (!block_values.count(key)) block_keys.push_back(key), unit_of.emplace(std::get<1>(key), s.metrics.front().unit);
+    if (!block_values.count(key))
+      block_keys.push_back(key), unit_of.emplace(std::get<1>(key), s.metrics.front().unit);
     block_values[key].push_back(s.metrics.front().value);
   }
   for (const auto& key : block_keys) {
@@ -113,18 +115,21 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     row.variant = variant;
     row.unpaired = true;
     const auto label = labels.find(condition);
-    row.label = label == labels.end() || label->second == kMeasuredClean ? std::string(kMeasuredClean) : std::string(kContended);
+    row.label = label == labels.end() || label->second == kMeasuredClean ? std::string(kMeasuredClean)
+                                                                         : std::string(kContended);
     try {
       row.hl = stats::hodges_lehmann_ratio(b, v);
       row.median_ratio = stats::ratio_of_medians(b, v);
       row.p_mann_whitney = stats::mann_whitney(b, v).p;
     } catch (const Error& e) {
-      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, variant, e.what()));
+      t.notes.push_back(
+          fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, variant, e.what()));
       continue;
     }
     row.n_base = b.size();
     row.n_variant = v.size();
-    row.verdict = row.hl.bounded ? stats::classify(row.hl.lo, row.hl.hi, theta) : stats::Verdict::inconclusive;
+    row.verdict =
+        row.hl.bounded ? stats::classify(row.hl.lo, row.hl.hi, theta) : stats::Verdict::inconclusive;
     t.rows.push_back(std::move(row));
   }
   for (auto& row : t.rows) row.trustworthy = !aa_failed[row.condition];
@@ -132,14 +137,15 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     for (const auto& w : row.paired.warnings)
       t.notes.push_back(fmt::format("{} / {} / {}: {}", row.condition, row.benchmark, row.variant, w));
     if (row.paired.order_effect_p && *row.paired.order_effect_p < 0.05)
-      t.notes.push_back(fmt::format("{} / {} / {}: order effect (AB vs BA differ, p={:.3f}): a warm-cache or "
-                                    "frequency carry-over between the two runs of a pair",
-                                    row.condition, row.benchmark, row.variant, *row.paired.order_effect_p));
+      t.notes.push_back(
+          fmt::format("{} / {} / {}: order effect (AB vs BA differ, p={:.3f}): a warm-cache or "
+                      "frequency carry-over between the two runs of a pair",
+                      row.condition, row.benchmark, row.variant, *row.paired.order_effect_p));
   }
   for (const auto& [cond, failed] : aa_failed)
     if (failed)
-      t.notes.push_back(fmt::format("{}: the A/A check failed, so every verdict in this condition is untrustworthy",
-                                    cond));
+      t.notes.push_back(
+          fmt::format("{}: the A/A check failed, so every verdict in this condition is untrustworthy", cond));
   return t;
 }
 

@@ -57,7 +57,8 @@ struct PairedTable {
 // compared unpaired (Hodges–Lehmann), and labelled CONTENDED where the paired label would be
 // CONTENDED-PAIRED.
 PairedTable build_paired(const records::Samples& samples, const std::string& baseline, double theta,
-                         const std::map<std::string, std::string>& labels, const model::UnitMetadata& units = {});
+                         const std::map<std::string, std::string>& labels,
+                         const model::UnitMetadata& units = {});
 
 // The labels build_paired takes, for one result: CONTENDED-PAIRED where condition_label says
 // CONTENDED, its own label (MEASURED-clean or UNKNOWN) elsewhere; a condition missing from the

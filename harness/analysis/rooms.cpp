@@ -8,8 +8,8 @@
 namespace noisefloor::analysis {
 namespace {
 
-using nlohmann::json;
 using fingerprint::is_fact;
+using nlohmann::json;
 
 bool matches(std::string_view field, std::string_view pattern) {
   if (pattern.ends_with(".*")) {
@@ -90,7 +90,8 @@ void walk(const json* a, const json* b, const std::string& path, std::vector<Dif
   out.push_back({path, show(a), show(b), !unneeded && matches_any(path, kBenchmarkMovingFields)});
 }
 
-void collect(const json& node, const std::string& path, std::vector<std::pair<std::string, std::string>>& out) {
+void collect(const json& node, const std::string& path,
+             std::vector<std::pair<std::string, std::string>>& out) {
   if (!path.empty() && matches_any(path, kVolatileFields)) return;
   if (is_group(&node)) {
     for (auto it = node.begin(); it != node.end(); ++it)
@@ -102,7 +103,8 @@ void collect(const json& node, const std::string& path, std::vector<std::pair<st
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> benchmark_moving_facts(const records::Fingerprint& fingerprint) {
+std::vector<std::pair<std::string, std::string>> benchmark_moving_facts(
+    const records::Fingerprint& fingerprint) {
   const json j = fingerprint;
   std::vector<std::pair<std::string, std::string>> out;
   collect(j, "", out);

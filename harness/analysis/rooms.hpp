@@ -1,7 +1,8 @@
 // Rooms: the differences between two fingerprints (e.g. the runs behind two result tables). Pure.
 //
 // The two fingerprints are compared as recorded (fingerprint.json): both documents are walked
-// together; a leaf is a fact (fingerprint/facts.hpp), a non-object, or an array (compared whole). Field names are the '.'-joined path without the fact's "value"
+// together; a leaf is a fact (fingerprint/facts.hpp), a non-object, or an array (compared whole). Field names
+// are the '.'-joined path without the fact's "value"
 // ("host.cpu.model_name"). A side shows the value (strings unquoted, other JSON compact),
 // "unknown (<reason>)" for an unknown fact, or "(absent)".
 #pragma once
@@ -68,6 +69,7 @@ std::vector<Difference> differences(const records::Fingerprint& a, const records
 // The leaves of one fingerprint that move benchmarks (kBenchmarkMovingFields, volatile fields
 // left out), in path order: {field, its comparable content as compact JSON} (a fact's value, or
 // {"unknown": reason}). Two fingerprints with the same list have no benchmark-moving difference.
-std::vector<std::pair<std::string, std::string>> benchmark_moving_facts(const records::Fingerprint& fingerprint);
+std::vector<std::pair<std::string, std::string>> benchmark_moving_facts(
+    const records::Fingerprint& fingerprint);
 
 }  // namespace noisefloor::analysis

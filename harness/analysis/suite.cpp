@@ -77,10 +77,12 @@ std::vector<SuiteLine> suite_lines(const Table& t) {
     by[{b, metric, r->unit, at->second}].push_back(r);
   }
   // The primary metric first, then the others as they came.
-  std::stable_sort(metrics.begin(), metrics.end(), [](const auto& a, const auto& b) { return (a.first == 0) > (b.first == 0); });
+  std::stable_sort(metrics.begin(), metrics.end(),
+                   [](const auto& a, const auto& b) { return (a.first == 0) > (b.first == 0); });
   const auto procs_key = [](const Row* r) { return r->procs.empty() ? 0 : r->procs.front(); };
   for (auto& [key, list] : by)
-    std::stable_sort(list.begin(), list.end(), [&](const Row* a, const Row* b) { return procs_key(a) < procs_key(b); });
+    std::stable_sort(list.begin(), list.end(),
+                     [&](const Row* a, const Row* b) { return procs_key(a) < procs_key(b); });
   std::vector<SuiteLine> out;
   for (const auto& config : configs)
     for (const auto& [metric, unit] : metrics)
@@ -133,7 +135,8 @@ std::vector<const Row*> rows_by_benchmark(const Table& t) {
 bool threads_not_procs(const Table& t) {
   // Google Benchmark names a thread count in the name ("BM_X/threads:2") when one is asked for;
   // a Go name never has it.
-  return std::any_of(t.rows.begin(), t.rows.end(), [](const Row& r) { return r.name.find("/threads:") != std::string::npos; });
+  return std::any_of(t.rows.begin(), t.rows.end(),
+                     [](const Row& r) { return r.name.find("/threads:") != std::string::npos; });
 }
 
 }  // namespace noisefloor::analysis

@@ -24,9 +24,9 @@ struct SuiteLine {
   std::string config;        // canonical configuration (Row::config)
   std::string config_label;  // as shown ("pkg: a"), "" when no key tells rows apart
   std::string variant;
-  std::string name;          // suite_name
-  std::string unit;          // as recorded
-  std::size_t metric = 0;    // 0: the primary metric, 1: another
+  std::string name;               // suite_name
+  std::string unit;               // as recorded
+  std::size_t metric = 0;         // 0: the primary metric, 1: another
   std::vector<const Row*> cells;  // one per Table::conditions, nullptr where the condition has none
   // Every present cell's parallelism is the same (then `name` plus it is the row's own name).
   bool same_procs() const;

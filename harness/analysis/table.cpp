@@ -27,8 +27,8 @@ std::string row_name(std::string_view name, std::string_view config_label, std::
 std::string display_name(const Row& row) { return row_name(row.name, row.config_label, row.variant); }
 
 bool in_row(const Row& row, const records::SampleRef& s) {
-  return s.condition == row.condition && s.name == row.name && s.config == row.config && s.variant == row.variant &&
-         !s.metrics.empty() && (row.pair.empty() || s.pair == row.pair);
+  return s.condition == row.condition && s.name == row.name && s.config == row.config &&
+         s.variant == row.variant && !s.metrics.empty() && (row.pair.empty() || s.pair == row.pair);
 }
 
 namespace {
@@ -71,7 +71,8 @@ std::set<std::string> distinguishing_keys(const records::Samples& samples) {
     for (const auto& text : texts) {
       const auto entries = model::config_entries(text);
       for (const auto& k : all) {
-        const auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == k; });
+        const auto it =
+            std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == k; });
         values[k].insert(it == entries.end() ? std::string("\x01") : it->second);
       }
     }
@@ -127,7 +128,8 @@ std::vector<const Row*> all_rows(const Table& t) {
   std::size_t k = 0;
   for (const Row& r : t.rows) {
     out.push_back(&r);
-    while (k < t.other_metrics.size() && t.other_metrics[k].key() == r.key()) out.push_back(&t.other_metrics[k++]);
+    while (k < t.other_metrics.size() && t.other_metrics[k].key() == r.key())
+      out.push_back(&t.other_metrics[k++]);
   }
   for (; k < t.other_metrics.size(); ++k) out.push_back(&t.other_metrics[k]);
   return out;
@@ -160,8 +162,8 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
   std::map<std::string, std::vector<Building*>> by_condition;
   // Consecutive samples mostly share a row; stored samples share their strings, so the strings'
   // addresses find it again without comparing them.
-  const std::string *last_condition = nullptr, *last_name = nullptr, *last_variant = nullptr, *last_pair = nullptr,
-                    *last_config = nullptr;
+  const std::string *last_condition = nullptr, *last_name = nullptr, *last_variant = nullptr,
+                    *last_pair = nullptr, *last_config = nullptr;
   Building* last = nullptr;
   for (const records::SampleRef s : samples) {
     Building* b;
@@ -254,7 +256,8 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
   std::set<int> all_procs;
   for (const auto& r : t.rows) all_procs.insert(r.procs.begin(), r.procs.end());
   if (all_procs.size() > 1 && !threads_not_procs(t))
-    t.notes.push_back(fmt::format("GOMAXPROCS differs between rows ({}): compare CVs, not means", fmt::join(all_procs, ", ")));
+    t.notes.push_back(fmt::format("GOMAXPROCS differs between rows ({}): compare CVs, not means",
+                                  fmt::join(all_procs, ", ")));
   return t;
 }
 

@@ -34,9 +34,9 @@ RowKey row_key(const records::SampleRef& sample);
 // excluded) of one metric.
 struct Row {
   std::string condition;
-  std::string name;            // as printed, with the -N suffix
-  std::string benchmark;       // without the -N suffix
-  std::string config;          // the Go configuration of its samples (canonical text, "" for none)
+  std::string name;       // as printed, with the -N suffix
+  std::string benchmark;  // without the -N suffix
+  std::string config;     // the Go configuration of its samples (canonical text, "" for none)
   // The part of `config` that tells this row from others of its table (Table::config_keys),
   // as shown: "pkg: example.com/a" ("" when no key varies).
   std::string config_label;
@@ -77,7 +77,7 @@ std::set<std::string> distinguishing_keys(const records::Samples& samples);
 
 // What the flags column says about a row; every rendering words these.
 struct Flags {
-  int outliers = 0;  // mild or extreme (§3.4)
+  int outliers = 0;                                // mild or extreme (§3.4)
   bool drift = false, shape = false, few = false;  // few: n < 2
   bool starved = false;
 };

@@ -4,10 +4,14 @@ namespace noisefloor::analysis {
 
 std::string_view movement(stats::Verdict v) {
   switch (v) {
-    case stats::Verdict::faster: return "lower";
-    case stats::Verdict::slower: return "higher";
-    case stats::Verdict::equivalent: return "equivalent";
-    case stats::Verdict::inconclusive: break;
+    case stats::Verdict::faster:
+      return "lower";
+    case stats::Verdict::slower:
+      return "higher";
+    case stats::Verdict::equivalent:
+      return "equivalent";
+    case stats::Verdict::inconclusive:
+      break;
   }
   return "inconclusive";
 }

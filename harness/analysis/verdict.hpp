@@ -19,7 +19,8 @@ std::string_view movement(stats::Verdict ratio_class);
 // The verdict as said: "faster"/"slower" (a time or a rate), "better"/"worse" (another quantity
 // with a direction), "lower"/"higher" (no direction), "equivalent", "inconclusive".
 std::string_view verdict_word(stats::Verdict ratio_class, model::Better better, model::Quantity quantity);
-std::string_view verdict_word(stats::Verdict ratio_class, std::string_view unit, const model::UnitMetadata& units = {});
+std::string_view verdict_word(stats::Verdict ratio_class, std::string_view unit,
+                              const model::UnitMetadata& units = {});
 
 // Whether the move is an improvement or a regression in the unit's direction (both false for
 // equivalent, inconclusive, or a unit of unknown direction).

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 
 #include "text/text.hpp"
 
@@ -13,12 +13,13 @@ namespace noisefloor::claims {
 namespace {
 
 constexpr std::pair<std::string_view, Function> kFunctions[] = {
-    {"cv", Function::cv},       {"rcv", Function::rcv}, {"median", Function::median},
-    {"mean", Function::mean},   {"stddev", Function::stddev}, {"min", Function::min},
-    {"max", Function::max},     {"n", Function::n},     {"ratio", Function::ratio}};
+    {"cv", Function::cv},     {"rcv", Function::rcv},       {"median", Function::median},
+    {"mean", Function::mean}, {"stddev", Function::stddev}, {"min", Function::min},
+    {"max", Function::max},   {"n", Function::n},           {"ratio", Function::ratio}};
 
 bool name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '/' || c == ':';
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '/' ||
+         c == ':';
 }
 
 class Parser {
@@ -58,8 +59,9 @@ class Parser {
     } else if (eat('>')) {
       c.op = Op::gt;
     } else {
-      fail(at, pos_ >= s_.size() ? "expected a comparison (<, <=, >, >= or within) after the expression"
-                                 : fmt::format("expected a comparison (<, <=, >, >= or within), got {}", rest()));
+      fail(at, pos_ >= s_.size()
+                   ? "expected a comparison (<, <=, >, >= or within) after the expression"
+                   : fmt::format("expected a comparison (<, <=, >, >= or within), got {}", rest()));
     }
     if (c.op != Op::within) c.rhs = expr();
     skip();
@@ -112,7 +114,8 @@ class Parser {
   double number() {
     skip();
     const std::size_t start = pos_;
-    while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.')) ++pos_;
+    while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.'))
+      ++pos_;
     if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
       ++pos_;
       if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
@@ -121,7 +124,9 @@ class Parser {
     double v = 0;
     const auto [end, ec] = std::from_chars(s_.data() + start, s_.data() + pos_, v);
     if (start == pos_ || ec != std::errc() || end != s_.data() + pos_ || !std::isfinite(v))
-      fail(start, fmt::format("expected a number, got {}", text::quote(std::string(s_.substr(start, std::max<std::size_t>(pos_ - start, 1))))));
+      fail(start,
+           fmt::format("expected a number, got {}",
+                       text::quote(std::string(s_.substr(start, std::max<std::size_t>(pos_ - start, 1))))));
     return v;
   }
 
@@ -168,7 +173,8 @@ class Parser {
   Expr factor() {
     skip();
     const std::size_t at = pos_;
-    if (pos_ >= s_.size()) fail(at, "the claim ends where a number or a statistic such as cv(idle) should be");
+    if (pos_ >= s_.size())
+      fail(at, "the claim ends where a number or a statistic such as cv(idle) should be");
     if (eat('(')) {
       Expr inner = expr();
       if (!eat(')')) fail(pos_, "expected ) to close the ( at column " + std::to_string(at + 1));
@@ -199,10 +205,12 @@ class Parser {
       std::vector<std::string> known;
       for (const auto& f : kFunctions) known.emplace_back(f.first);
       const std::string near = text::closest(fn, known);
-      fail(at, near.empty() ? fmt::format("unknown function {} (expected one of: cv, rcv, median, mean, stddev, min, "
-                                          "max, n, ratio)",
-                                          text::quote(fn))
-                            : fmt::format("unknown function {} (did you mean {}?)", text::quote(fn), text::quote(near)));
+      fail(at,
+           near.empty()
+               ? fmt::format("unknown function {} (expected one of: cv, rcv, median, mean, stddev, min, "
+                             "max, n, ratio)",
+                             text::quote(fn))
+               : fmt::format("unknown function {} (did you mean {}?)", text::quote(fn), text::quote(near)));
     }
     Expr e;
     e.kind = Expr::Kind::call;
@@ -212,7 +220,9 @@ class Parser {
     skip();
     const std::size_t subject_at = pos_;
     e.subject = name();
-    if (e.subject.empty()) fail(subject_at, fmt::format("{}() needs {}", fn, e.function == Function::ratio ? "a variant" : "a condition"));
+    if (e.subject.empty())
+      fail(subject_at,
+           fmt::format("{}() needs {}", fn, e.function == Function::ratio ? "a variant" : "a condition"));
     check_subject(e, subject_at);
     if (eat(',')) {
       skip();

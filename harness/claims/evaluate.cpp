@@ -22,7 +22,9 @@ struct Undefined {
   std::string why;
 };
 
-double stddev_of(const std::vector<double>& v, double mean) { return std::sqrt(stats::sample_variance(v, mean)); }
+double stddev_of(const std::vector<double>& v, double mean) {
+  return std::sqrt(stats::sample_variance(v, mean));
+}
 
 // The statistic of a call over the given values; throws Undefined.
 double statistic(const Expr& call, const std::vector<double>& v) {
@@ -31,9 +33,14 @@ double statistic(const Expr& call, const std::vector<double>& v) {
     if (v.size() < n) throw Undefined{fmt::format("{} needs n ≥ {} (it has {})", name, n, v.size())};
   };
   switch (call.function) {
-    case Function::n: return static_cast<double>(v.size());
-    case Function::mean: need(1); return stats::mean(v);
-    case Function::median: need(1); return stats::median(v);
+    case Function::n:
+      return static_cast<double>(v.size());
+    case Function::mean:
+      need(1);
+      return stats::mean(v);
+    case Function::median:
+      need(1);
+      return stats::median(v);
     case Function::ratio: {  // the geometric mean of the per-repeat ratios, as the paired table prints
       need(1);
       double logs = 0;
@@ -43,9 +50,15 @@ double statistic(const Expr& call, const std::vector<double>& v) {
       }
       return std::exp(logs / static_cast<double>(v.size()));
     }
-    case Function::min: need(1); return *std::min_element(v.begin(), v.end());
-    case Function::max: need(1); return *std::max_element(v.begin(), v.end());
-    case Function::stddev: need(2); return stddev_of(v, stats::mean(v));
+    case Function::min:
+      need(1);
+      return *std::min_element(v.begin(), v.end());
+    case Function::max:
+      need(1);
+      return *std::max_element(v.begin(), v.end());
+    case Function::stddev:
+      need(2);
+      return stddev_of(v, stats::mean(v));
     case Function::cv: {
       need(2);
       const double m = stats::mean(v);
@@ -70,7 +83,8 @@ const std::vector<double>& series(const Expr& call, const Data& data) {
       if (rows != data.ratio_rows.end())
         for (const auto& [name, values] : rows->second)
           if (name == call.benchmark) return values;
-      throw Undefined{fmt::format("ratio({}, {}): no paired samples of that benchmark", call.subject, call.benchmark)};
+      throw Undefined{
+          fmt::format("ratio({}, {}): no paired samples of that benchmark", call.subject, call.benchmark)};
     }
     const auto it = data.ratios.find(call.subject);
     if (it == data.ratios.end()) throw Undefined{fmt::format("ratio({}): no paired samples", call.subject)};
@@ -78,16 +92,18 @@ const std::vector<double>& series(const Expr& call, const Data& data) {
   }
   const auto it = data.rows.find(call.subject);
   if (it == data.rows.end() || it->second.empty())
-    throw Undefined{fmt::format("{}({}): the condition has no samples", to_string(call.function), call.subject)};
+    throw Undefined{
+        fmt::format("{}({}): the condition has no samples", to_string(call.function), call.subject)};
   if (call.benchmark.empty()) return it->second.front().second;
   const std::vector<double>* found = nullptr;
   std::size_t matches = 0;
   for (const auto& [name, values] : it->second)
     if (name == call.benchmark) found = found ? found : &values, ++matches;
   if (matches > 1)
-    throw Undefined{fmt::format("{}({}, {}): {} rows of that condition have that name (the same benchmark in "
-                                "several packages): a claim can name only a benchmark that is one row",
-                                to_string(call.function), call.subject, call.benchmark, matches)};
+    throw Undefined{
+        fmt::format("{}({}, {}): {} rows of that condition have that name (the same benchmark in "
+                    "several packages): a claim can name only a benchmark that is one row",
+                    to_string(call.function), call.subject, call.benchmark, matches)};
   if (found) return *found;
   throw Undefined{fmt::format("{}({}, {}): no such benchmark in that condition", to_string(call.function),
                               call.subject, call.benchmark)};
@@ -97,12 +113,18 @@ const std::vector<double>& series(const Expr& call, const Data& data) {
 template <class Of>
 double value(const Expr& e, const Of& of) {
   switch (e.kind) {
-    case Expr::Kind::number: return e.value;
-    case Expr::Kind::call: return of(e);
-    case Expr::Kind::neg: return -value(*e.left, of);
-    case Expr::Kind::add: return value(*e.left, of) + value(*e.right, of);
-    case Expr::Kind::sub: return value(*e.left, of) - value(*e.right, of);
-    case Expr::Kind::mul: return value(*e.left, of) * value(*e.right, of);
+    case Expr::Kind::number:
+      return e.value;
+    case Expr::Kind::call:
+      return of(e);
+    case Expr::Kind::neg:
+      return -value(*e.left, of);
+    case Expr::Kind::add:
+      return value(*e.left, of) + value(*e.right, of);
+    case Expr::Kind::sub:
+      return value(*e.left, of) - value(*e.right, of);
+    case Expr::Kind::mul:
+      return value(*e.left, of) * value(*e.right, of);
     case Expr::Kind::div: {
       const double d = value(*e.right, of);
       if (d == 0) throw Undefined{"a division by zero"};
@@ -137,10 +159,14 @@ bool shown_as_percent(const Claim& c) {
 // Whether `d`, the interval of lhs - rhs (or lhs/rhs - 1 for within), is on the claimed side.
 Verdict decide(Op op, double tolerance, const Interval& d) {
   switch (op) {
-    case Op::gt: return d.lo > 0 ? Verdict::reproduced : d.hi <= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
-    case Op::ge: return d.lo >= 0 ? Verdict::reproduced : d.hi < 0 ? Verdict::not_reproduced : Verdict::inconclusive;
-    case Op::lt: return d.hi < 0 ? Verdict::reproduced : d.lo >= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
-    case Op::le: return d.hi <= 0 ? Verdict::reproduced : d.lo > 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+    case Op::gt:
+      return d.lo > 0 ? Verdict::reproduced : d.hi <= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+    case Op::ge:
+      return d.lo >= 0 ? Verdict::reproduced : d.hi < 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+    case Op::lt:
+      return d.hi < 0 ? Verdict::reproduced : d.lo >= 0 ? Verdict::not_reproduced : Verdict::inconclusive;
+    case Op::le:
+      return d.hi <= 0 ? Verdict::reproduced : d.lo > 0 ? Verdict::not_reproduced : Verdict::inconclusive;
     case Op::within:
       return d.lo >= -tolerance && d.hi <= tolerance ? Verdict::reproduced
              : d.hi < -tolerance || d.lo > tolerance ? Verdict::not_reproduced
@@ -183,7 +209,8 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
     std::vector<std::vector<double>> copies(distinct.size());
     std::map<const Expr*, const std::vector<double>*> rebound;
     for (const auto& [call, s] : bound)
-      rebound[call] = &copies[static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), s) - distinct.begin())];
+      rebound[call] = &copies[static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), s) -
+                                                       distinct.begin())];
     std::vector<double> lhs, rhs, decision;
     for (int b = 0; b < resamples; ++b) {
       for (std::size_t k = 0; k < distinct.size(); ++k) {
@@ -203,7 +230,8 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
       }
     }
     if (decision.empty() || 2 * decision.size() < static_cast<std::size_t>(resamples))
-      throw Undefined{"a statistic is undefined in most resamples (a division by zero, or a mean that is not positive)"};
+      throw Undefined{
+          "a statistic is undefined in most resamples (a division by zero, or a mean that is not positive)"};
     ev.lhs_ci = interval(lhs, level);
     ev.rhs_ci = interval(rhs, level);
     ev.decision_ci = interval(decision, level);
@@ -234,7 +262,8 @@ PointCheck check_points(const Claim& claim, const Lookup& lookup) {
   return pc;
 }
 
-Estimate estimate(Function f, const std::vector<double>& series, std::uint64_t seed, int resamples, double level) {
+Estimate estimate(Function f, const std::vector<double>& series, std::uint64_t seed, int resamples,
+                  double level) {
   Estimate e;
   Expr call;
   call.kind = Expr::Kind::call;

@@ -60,11 +60,11 @@ struct Interval {
 struct Evaluation {
   std::string claim;
   Verdict verdict = Verdict::undefined;
-  std::string why;            // UNDEFINED: which statistic and why
-  double lhs = 0, rhs = 0;    // point estimates
-  bool percent = false;       // the claim compares CVs (and divides by no statistic): shown as %
-  Interval lhs_ci, rhs_ci;    // percentile intervals of each side
-  Interval decision_ci;       // of lhs - rhs, or of lhs/rhs - 1 for within
+  std::string why;          // UNDEFINED: which statistic and why
+  double lhs = 0, rhs = 0;  // point estimates
+  bool percent = false;     // the claim compares CVs (and divides by no statistic): shown as %
+  Interval lhs_ci, rhs_ci;  // percentile intervals of each side
+  Interval decision_ci;     // of lhs - rhs, or of lhs/rhs - 1 for within
   std::uint64_t seed = 0;
   int resamples = 0;
   double level = 0.95;
@@ -72,13 +72,14 @@ struct Evaluation {
 
 inline constexpr int kDefaultResamples = 10000;
 
-Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, int resamples = kDefaultResamples,
-                    double level = 0.95);
+Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed,
+                    int resamples = kDefaultResamples, double level = 0.95);
 
 // A claim on published figures: there are no samples, so no interval; whether it holds at the
 // published values. `lookup` gives a statistic of (condition or variant, benchmark), cv and rcv as
 // fractions, or nullopt when the publication does not print it.
-using Lookup = std::function<std::optional<double>(Function, const std::string& subject, const std::string& benchmark)>;
+using Lookup =
+    std::function<std::optional<double>(Function, const std::string& subject, const std::string& benchmark)>;
 struct PointCheck {
   std::optional<bool> holds;  // nullopt: not decidable from what was published (why says what is missing)
   double lhs = 0, rhs = 0;

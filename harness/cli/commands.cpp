@@ -24,7 +24,8 @@ std::string even_when_hosts_differ(const std::string& what) {
 CLI::Option* format_option(CLI::App* command, std::function<void(model::PrintFormat)> set,
                            std::span<const model::PrintFormat> accepted, const std::string& choices) {
   auto* option = command->add_option_function<std::string>(
-      "--format", [set = std::move(set)](const std::string& name) { set(*model::from_name<model::PrintFormat>(name)); },
+      "--format",
+      [set = std::move(set)](const std::string& name) { set(*model::from_name<model::PrintFormat>(name)); },
       choices);
   option->check(CLI::Validator(
       [accepted](std::string& name) -> std::string {
@@ -38,7 +39,8 @@ CLI::Option* format_option(CLI::App* command, std::function<void(model::PrintFor
 template <class Target>
 CLI::Option* format_option(CLI::App* command, Target& target, std::span<const model::PrintFormat> accepted,
                            const std::string& choices) {
-  return format_option(command, [&target](model::PrintFormat f) { target = f; }, accepted, choices);
+  return format_option(
+      command, [&target](model::PrintFormat f) { target = f; }, accepted, choices);
 }
 void threshold_option(CLI::App* command, std::string& threshold, const std::string& what) {
   command->add_option("--threshold", threshold, what)->capture_default_str();
@@ -94,12 +96,14 @@ void Commands::declare_run(CLI::App& app) {
   host_option(run, run_.hosts,
               "run on this Docker context or engine endpoint (unix://, tcp://, ssh://user@host[:port]); "
               "repeatable: the hosts run in parallel, one table each; replaces the experiment's hosts:");
-  run->add_flag("--wait", wait_,
-                "when another noisefloor run holds an engine, wait for it instead of failing: at most an hour, "
-                "or --wait=DURATION (10m, 90s)");
+  run->add_flag(
+      "--wait", wait_,
+      "when another noisefloor run holds an engine, wait for it instead of failing: at most an hour, "
+      "or --wait=DURATION (10m, 90s)");
   run->add_flag("-q,--quiet", quiet_, "no progress output");
-  run->add_flag("--check", run_.check,
-                "exit 3 when one of the experiment's claims is NOT REPRODUCED (guard a published result in CI)");
+  run->add_flag(
+      "--check", run_.check,
+      "exit 3 when one of the experiment's claims is NOT REPRODUCED (guard a published result in CI)");
   run->add_option("--anchor", run_.anchor,
                   "an earlier clean result of the same machine: print how contended this run was");
   table_.push_back({run, [this](const pipeline::Cancelled& cancelled) {
@@ -118,30 +122,35 @@ void Commands::declare_run(CLI::App& app) {
 
   auto* validate = app.add_subcommand("validate", "check experiment files without running them");
   validate->add_option("files", validate_files_, "experiment files")->required();
-  table_.push_back({validate, [this](const pipeline::Cancelled&) { return pipeline::validate(validate_files_); }});
+  table_.push_back(
+      {validate, [this](const pipeline::Cancelled&) { return pipeline::validate(validate_files_); }});
 }
 
 void Commands::declare_reading(CLI::App& app) {
   auto* cv = app.add_subcommand("cv", "recompute the table from results or go test -bench output files");
   cv->add_option("paths", cv_.paths, "result directories or go test -bench output files")->required();
-  format_option(cv, cv_format_, pipeline::kCvFormats,
-                "text (the terminal's width, at least 80 columns; the default on a terminal), markdown (the default "
-                "otherwise), json, csv or summary (the demo's cv-summary.txt)");
+  format_option(
+      cv, cv_format_, pipeline::kCvFormats,
+      "text (the terminal's width, at least 80 columns; the default on a terminal), markdown (the default "
+      "otherwise), json, csv or summary (the demo's cv-summary.txt)");
   allow_different_hosts(cv, cv_.allow_different_hosts, even_when_hosts_differ("merge results"));
   table_.push_back({cv, [this](const pipeline::Cancelled&) {
-                      cv_.format = cv_format_.value_or(::isatty(STDOUT_FILENO) == 1 ? model::PrintFormat::text
-                                                                                      : model::PrintFormat::markdown);
+                      cv_.format =
+                          cv_format_.value_or(::isatty(STDOUT_FILENO) == 1 ? model::PrintFormat::text
+                                                                           : model::PrintFormat::markdown);
                       cv_.width = stdout_columns();
                       return pipeline::cv(cv_);
                     }});
 
   auto* compare =
       app.add_subcommand("compare", "compare two results benchmark by benchmark (unpaired, benchstat-style)");
-  compare->add_option("old", compare_.old_path, "baseline: a result directory or a go test -bench output file")
+  compare
+      ->add_option("old", compare_.old_path, "baseline: a result directory or a go test -bench output file")
       ->required();
   compare->add_option("new", compare_.new_path, "variant: a result directory or a go test -bench output file")
       ->required();
-  format_option(compare, compare_.format, pipeline::kCompareFormats, "text, json or csv")->default_str("text");
+  format_option(compare, compare_.format, pipeline::kCompareFormats, "text, json or csv")
+      ->default_str("text");
   threshold_option(compare, compare_.threshold,
                    "noise threshold θ of the verdicts: a percentage (1%) or a fraction (0.01)");
   allow_different_hosts(compare, compare_.allow_different_hosts, even_when_hosts_differ("compare"));
@@ -154,23 +163,27 @@ void Commands::declare_reading(CLI::App& app) {
   report->add_option("results", report_.paths, "result directories (several: merged) or go test -bench files")
       ->required();
   html_option(report, report_.html, "write the HTML page here (default: <result>/report.html)");
-  format_option(report, report_.format, pipeline::kReportFormats, "print an export instead: markdown, csv, json, gotest or summary");
+  format_option(report, report_.format, pipeline::kReportFormats,
+                "print an export instead: markdown, csv, json, gotest or summary");
   allow_different_hosts(report, report_.allow_different_hosts, even_when_hosts_differ("merge results"));
   report->add_flag("--redact", report_.redact,
                    "leave the environment's values and the kernel command line out of what is published");
   table_.push_back({report, [this](const pipeline::Cancelled&) { return pipeline::report(report_); }});
 
-  auto* check = app.add_subcommand(
-      "check", "judge claims on results without running anything: REPRODUCED, NOT REPRODUCED (exit 3) or INCONCLUSIVE");
-  check->add_option("results", check_.paths,
-                    "a result directory, or go test -bench output files (conditions named after the files)")
+  auto* check = app.add_subcommand("check",
+                                   "judge claims on results without running anything: REPRODUCED, NOT "
+                                   "REPRODUCED (exit 3) or INCONCLUSIVE");
+  check
+      ->add_option("results", check_.paths,
+                   "a result directory, or go test -bench output files (conditions named after the files)")
       ->required();
   check->add_option("--claim", check_.claims,
                     "a claim instead of the recorded ones, e.g. 'cv(noisy) > 2 * cv(idle)' (repeatable)");
   check->add_option("--reference", check_.reference,
                     "a published table to hold the results against: cv-summary.txt, summary.json, a result "
                     "directory or a markdown table");
-  seed_option_ = check->add_option("--seed", check_seed_, "the bootstrap's seed (default: the run's recorded one, else 1)");
+  seed_option_ = check->add_option("--seed", check_seed_,
+                                   "the bootstrap's seed (default: the run's recorded one, else 1)");
   format_option(check, check_.format, pipeline::kCheckFormats, "text, markdown or json")->default_str("text");
   allow_different_hosts(check, check_.allow_different_hosts, even_when_hosts_differ("pool results"));
   table_.push_back({check, [this](const pipeline::Cancelled&) {
@@ -179,15 +192,19 @@ void Commands::declare_reading(CLI::App& app) {
                       return pipeline::check(check_);
                     }});
 
-  auto* history =
-      app.add_subcommand("history", "every run of an experiment in time order: medians, CVs, steps between runs");
-  history->add_option("directory", history_.directory, "the experiment's results directory: results/<experiment>")
+  auto* history = app.add_subcommand(
+      "history", "every run of an experiment in time order: medians, CVs, steps between runs");
+  history
+      ->add_option("directory", history_.directory,
+                   "the experiment's results directory: results/<experiment>")
       ->required();
-  format_option(history, history_.format, pipeline::kHistoryFormats, "text (the default), markdown, csv or json");
+  format_option(history, history_.format, pipeline::kHistoryFormats,
+                "text (the default), markdown, csv or json");
   html_option(history, history_.html,
               "also write a self-contained HTML page with a trend plot per condition here "
               "(stdout stays empty unless --format is given)");
-  threshold_option(history, history_.threshold, "noise threshold of a step: a percentage (2%) or a fraction (0.02)");
+  threshold_option(history, history_.threshold,
+                   "noise threshold of a step: a percentage (2%) or a fraction (0.02)");
   table_.push_back({history, [this](const pipeline::Cancelled&) { return pipeline::history(history_); }});
 }
 
@@ -195,11 +212,14 @@ void Commands::declare_machine(CLI::App& app) {
   auto* gc = app.add_subcommand("gc", "remove containers that a killed run left behind");
   table_.push_back({gc, [](const pipeline::Cancelled&) { return pipeline::gc(); }});
 
-  auto* fingerprint = app.add_subcommand("fingerprint", "show the host, toolchain and engine facts a run records");
+  auto* fingerprint =
+      app.add_subcommand("fingerprint", "show the host, toolchain and engine facts a run records");
   json_flag(fingerprint, fingerprint_json_);
-  table_.push_back({fingerprint, [this](const pipeline::Cancelled&) { return pipeline::fingerprint(fingerprint_json_); }});
+  table_.push_back(
+      {fingerprint, [this](const pipeline::Cancelled&) { return pipeline::fingerprint(fingerprint_json_); }});
 
-  auto* doctor = app.add_subcommand("doctor", "can this machine be trusted for benchmarks? findings, fixes, a grade");
+  auto* doctor =
+      app.add_subcommand("doctor", "can this machine be trusted for benchmarks? findings, fixes, a grade");
   doctor->add_option("experiment", doctor_.experiment, "experiment file: also check the CPUs it pins to");
   json_flag(doctor, doctor_.json);
   host_option(doctor, doctor_.host,
@@ -209,7 +229,8 @@ void Commands::declare_machine(CLI::App& app) {
   doctor->add_flag(
       "--apply", doctor_.apply,
       "root: make the safe, reversible fixes (governor, turbo, SMT, ASLR, THP), saving the previous values");
-  doctor->add_flag("--restore", doctor_.restore, "root: write back the values --apply saved (not with --apply)");
+  doctor->add_flag("--restore", doctor_.restore,
+                   "root: write back the values --apply saved (not with --apply)");
   table_.push_back({doctor, [this](const pipeline::Cancelled&) {
                       if (doctor_.apply && doctor_.restore)
                         throw ConfigError("doctor: --apply and --restore undo each other: give one of them");

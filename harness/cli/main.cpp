@@ -1,9 +1,9 @@
 // noisefloor: argv → options → one pipeline call → print. The only place that prints errors and
 // picks exit codes: 0 ok, 1 run failed, 2 usage or configuration error, 130 interrupted.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -32,7 +32,8 @@ int print(const noisefloor::pipeline::Output& o) {
   // Warnings first: on a terminal they head what they qualify.
   // Names from benchmark output and messages from engines are in there: no escape sequence of
   // theirs reaches the terminal (text::terminal_safe), in a file or on a screen.
-  const std::string err = noisefloor::text::terminal_safe(o.err), out = noisefloor::text::terminal_safe(o.out);
+  const std::string err = noisefloor::text::terminal_safe(o.err),
+                    out = noisefloor::text::terminal_safe(o.out);
   std::fwrite(err.data(), 1, err.size(), stderr);
   std::fflush(stderr);
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -53,12 +54,14 @@ int print(const noisefloor::pipeline::Output& o) {
 // option the command does not have. "" when the arguments look right (CLI11 then parses them).
 std::string usage_problem(CLI::App& app, const std::vector<std::string>& args) {
   std::vector<std::string> commands;
-  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(s->get_name());
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+    commands.push_back(s->get_name());
   const std::string list = fmt::format("{}", fmt::join(commands, ", "));
   if (args.empty())
-    return fmt::format("give a command: {} (`noisefloor --help` says what each does; `make bench-docker` runs "
-                       "the demo)",
-                       list);
+    return fmt::format(
+        "give a command: {} (`noisefloor --help` says what each does; `make bench-docker` runs "
+        "the demo)",
+        list);
   const std::string& first = args.front();
   if (first.empty() || first.front() == '-') return "";  // --help, --version, or CLI11's own message
   CLI::App* sub = nullptr;
@@ -66,9 +69,10 @@ std::string usage_problem(CLI::App& app, const std::vector<std::string>& args) {
     if (s->get_name() == first) sub = s;
   if (sub == nullptr) {
     const std::string near = noisefloor::text::closest(first, commands);
-    return near.empty() ? fmt::format("unknown command \"{}\": the commands are {} (`noisefloor --help`)", first, list)
-                        : fmt::format("unknown command \"{}\" (did you mean `noisefloor {}`?): the commands are {}",
-                                      first, near, list);
+    return near.empty()
+               ? fmt::format("unknown command \"{}\": the commands are {} (`noisefloor --help`)", first, list)
+               : fmt::format("unknown command \"{}\" (did you mean `noisefloor {}`?): the commands are {}",
+                             first, near, list);
   }
   // Options: every long name the command and the top level know.
   std::vector<std::string> names;
@@ -83,9 +87,9 @@ std::string usage_problem(CLI::App& app, const std::vector<std::string>& args) {
     const std::string name = a.substr(0, a.find('='));
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     const std::string near = noisefloor::text::closest(name, names);
-    return near.empty()
-               ? fmt::format("{}: unknown option {} (`noisefloor {} --help` lists its options)", first, name, first)
-               : fmt::format("{}: unknown option {} (did you mean {}?)", first, name, near);
+    return near.empty() ? fmt::format("{}: unknown option {} (`noisefloor {} --help` lists its options)",
+                                      first, name, first)
+                        : fmt::format("{}: unknown option {} (did you mean {}?)", first, name, near);
   }
   return "";
 }
@@ -95,7 +99,8 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
   const CLI::App* sub = nullptr;
   for (const CLI::App* s : app.get_subcommands()) sub = s;
   std::fprintf(stderr, "noisefloor: %s%s (`noisefloor%s --help` lists what it takes)\n",
-               sub ? (sub->get_name() + ": ").c_str() : "", e.what(), sub ? (" " + sub->get_name()).c_str() : "");
+               sub ? (sub->get_name() + ": ").c_str() : "", e.what(),
+               sub ? (" " + sub->get_name()).c_str() : "");
   return 2;
 }
 

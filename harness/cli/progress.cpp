@@ -1,7 +1,6 @@
 #include "cli/progress.hpp"
 
 #include <fmt/format.h>
-
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -156,14 +155,16 @@ void Progress::progress(const runner::ProgressCount& c, const records::Sample& l
   if (c.benchmarks > 1) {
     std::string_view name = latest.name;
     if (name.starts_with("Benchmark") && name.size() > 9) name.remove_prefix(9);
-    which = text::truncate(std::string(name) + (latest.variant.empty() ? "" : " [" + latest.variant + "]"), 28) + " ";
+    which =
+        text::truncate(std::string(name) + (latest.variant.empty() ? "" : " [" + latest.variant + "]"), 28) +
+        " ";
   }
   const std::string overall =
       c.benchmarks > 1 ? fmt::format(" · {}/{}{} samples", c.done, c.total_known ? "" : "≥", c.total) : "";
   show(fmt::format("[{}/{} {}] {}{}/{}{}{}  {} {}  {} {}  elapsed {}  left {}", condition_index_ + 1,
                    condition_count_, condition_, which, std::min(c.benchmark_done, c.benchmark_total),
-                   c.benchmark_total, latest.warmup ? " warm-up" : "", overall, text::format_value(m.value), m.unit,
-                   cv_text, sparkline(values, 12), text::clock(elapsed), left));
+                   c.benchmark_total, latest.warmup ? " warm-up" : "", overall, text::format_value(m.value),
+                   m.unit, cv_text, sparkline(values, 12), text::clock(elapsed), left));
 }
 
 void Progress::count(const records::Sample& s) {

@@ -5,12 +5,12 @@
 
 #include <chrono>
 #include <map>
-#include <utility>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "model/experiment.hpp"
@@ -40,7 +40,7 @@ class Progress : public pipeline::RunEvents {
  private:
   void show(const std::string& line);
   void count(const records::Sample& sample);  // into its benchmark's series (kept samples only)
-  void end_line();  // finishes a live line before other output
+  void end_line();                            // finishes a live line before other output
 
   bool quiet_, live_, color_;
   bool line_open_ = false;
@@ -52,9 +52,9 @@ class Progress : public pipeline::RunEvents {
   // running CV and the sparkline of the benchmark the line names.
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<double>> values_;
   std::set<std::string> announced_;  // conditions said once
-  std::size_t earlier_done_ = 0;  // kept samples of a resumed run's earlier sessions
-  std::shared_ptr<Board> board_;  // set: a run on several hosts (this object: one host, or all)
-  std::string host_;              // the host this object shows ("" for the run's own notes)
+  std::size_t earlier_done_ = 0;     // kept samples of a resumed run's earlier sessions
+  std::shared_ptr<Board> board_;     // set: a run on several hosts (this object: one host, or all)
+  std::string host_;                 // the host this object shows ("" for the run's own notes)
 };
 
 // "▁▃█▅": the last `width` values scaled between their min and max.

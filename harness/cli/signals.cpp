@@ -15,7 +15,7 @@ namespace {
 std::atomic<int> g_signal{0};    // the first stop request's signal
 std::atomic<int> g_requests{0};  // how many stop requests arrived
 std::atomic<bool> g_done{false};
-int g_wake[2] = {-1, -1};        // the handler tells the stop-now thread through this pipe
+int g_wake[2] = {-1, -1};  // the handler tells the stop-now thread through this pipe
 
 // The first SIGINT/SIGTERM/SIGHUP only sets a flag: the runner notices it, stops what it started
 // and unwinds through the RAII guards, so nothing is left behind. A second one means "stop now":

@@ -3,16 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <random>
 #include <chrono>
+#include <random>
 #include <thread>
 
 #include "docker/api.hpp"
 #include "docker/client.hpp"
 #include "docker/container.hpp"
 #include "docker/lease.hpp"
-#include "fingerprint/remote.hpp"
 #include "fingerprint/engine.hpp"
+#include "fingerprint/remote.hpp"
 #include "image/embedded.hpp"
 #include "image/recipe.hpp"
 #include "model/cpulist.hpp"
@@ -44,7 +44,8 @@ struct ContainerRuntime::Impl {
 
   // The labels of a container of run `run_id`, condition `condition`.
   std::map<std::string, std::string> labels(const std::string& run_id, const std::string& condition) const {
-    std::map<std::string, std::string> out = {{"noisefloor.run", run_id}, {"noisefloor.condition", condition}};
+    std::map<std::string, std::string> out = {{"noisefloor.run", run_id},
+                                              {"noisefloor.condition", condition}};
     if (!owner.empty()) out["noisefloor.owner"] = owner;
     return out;
   }
@@ -64,7 +65,8 @@ std::string load_planned(ContainerRuntime::Impl& rt, const image::ImagePlan& pla
   // docker CLI building the same image).
   const auto started = std::chrono::steady_clock::now();
   const auto took = [&] {
-    return fmt::format("{:.2f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    return fmt::format("{:.2f} s",
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   };
   std::vector<docker::TarFile> files;
   for (const auto& f : plan.files) files.push_back({f.path, f.data, f.mode});
@@ -72,7 +74,8 @@ std::string load_planned(ContainerRuntime::Impl& rt, const image::ImagePlan& pla
   const std::string expected_id = docker::docker_save_image_id(files, plan.config);
   const auto existing = rt.client.image_inspect(plan.tag);
   if (existing && existing->value("Id", "") == expected_id) {
-    rt.note(fmt::format("{}: {} (reused, unchanged{}; {})", what, plan.tag, what == "image" ? " binary" : "", took()));
+    rt.note(fmt::format("{}: {} (reused, unchanged{}; {})", what, plan.tag, what == "image" ? " binary" : "",
+                        took()));
     return expected_id;
   }
   if (cancelled && cancelled()) throw Interrupted();
@@ -80,13 +83,14 @@ std::string load_planned(ContainerRuntime::Impl& rt, const image::ImagePlan& pla
   const auto loaded = rt.client.image_inspect(plan.tag);
   if (!loaded) throw RunError(fmt::format("image {} was loaded but the engine does not list it", plan.tag));
   if (loaded->value("Id", "") != expected_id)
-    throw RunError(fmt::format("image {} was loaded but the engine reports id {} instead of {}: the engine "
-                               "did not load the image noisefloor built",
-                               plan.tag, loaded->value("Id", ""), expected_id));
+    throw RunError(
+        fmt::format("image {} was loaded but the engine reports id {} instead of {}: the engine "
+                    "did not load the image noisefloor built",
+                    plan.tag, loaded->value("Id", ""), expected_id));
   rt.note(fmt::format("{}: {} ({}: {} file(s), {}; {})", what, plan.tag,
                       existing ? "built offline again: the tag named another image" : "built offline",
-                      plan.files.size(), plan.dynamic ? "dynamic executable with its libraries" : "static executable",
-                      took()));
+                      plan.files.size(),
+                      plan.dynamic ? "dynamic executable with its libraries" : "static executable", took()));
   return expected_id;
 }
 
@@ -137,8 +141,9 @@ class EngineSpinners : public SpinnerBackend {
         const auto cpu = rt.client.cpu_seconds(ids_[i]);
         if (cpu && *cpu > 0) break;
         if (std::chrono::steady_clock::now() > until)
-          throw RunError(fmt::format("condition '{}': spinner container {} did not start spinning within 10 s",
-                                     condition, ids_[i].substr(0, 12)));
+          throw RunError(
+              fmt::format("condition '{}': spinner container {} did not start spinning within 10 s",
+                          condition, ids_[i].substr(0, 12)));
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
       const json inspect = rt.client.inspect(ids_[i]);
@@ -166,9 +171,10 @@ class EngineSpinners : public SpinnerBackend {
     for (auto& guard : guards_) guard.remove();
     guards_.clear();
     if (!gone.empty())
-      throw RunError(fmt::format("spinner container {} exited before the condition ended: the background load was "
-                                 "not there the whole time",
-                                 ids_[gone.front()].substr(0, 12)));
+      throw RunError(
+          fmt::format("spinner container {} exited before the condition ended: the background load was "
+                      "not there the whole time",
+                      ids_[gone.front()].substr(0, 12)));
   }
 
  private:
@@ -190,17 +196,19 @@ class ContainerScope : public ConditionScope {
         condition_(c),
         spec_(container_spec(c)),
         run_id_(std::move(run_id)),
-        spinners_(rt_->remote ? Spinners(
-                                    c,
-                                    [this](const model::SpinnerSpec& s) -> std::unique_ptr<SpinnerBackend> {
-                                      return std::make_unique<EngineSpinners>(*rt_, s, run_id_, condition_.name);
-                                    },
-                                    rt_->cpus())
-                              : Spinners(c)) {}
+        spinners_(rt_->remote
+                      ? Spinners(
+                            c,
+                            [this](const model::SpinnerSpec& s) -> std::unique_ptr<SpinnerBackend> {
+                              return std::make_unique<EngineSpinners>(*rt_, s, run_id_, condition_.name);
+                            },
+                            rt_->cpus())
+                      : Spinners(c)) {}
   // The spinners run on the host, as in the demo (on a remote engine: in containers beside the
   // benchmark's); the benchmark's own affinity is the cpuset.
 
-  InvocationOutput run(const Invocation& inv, const LineCallback& on_line, const Cancelled& cancelled) override {
+  InvocationOutput run(const Invocation& inv, const LineCallback& on_line,
+                       const Cancelled& cancelled) override {
     const auto& image = rt_->images.at(condition_.name);
     const model::ContainerSpec& spec = spec_;
     docker::ContainerRequest req;
@@ -226,7 +234,8 @@ class ContainerScope : public ConditionScope {
     req.spec = spec;
     req.labels = rt_->labels(run_id_, condition_.name);
     req.name = fmt::format("nf-{}-{}-{}", run_id_, condition_.name, inv.number);
-    std::transform(req.name.begin(), req.name.end(), req.name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    std::transform(req.name.begin(), req.name.end(), req.name.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
     req.timeout = inv.timeout;
 
     // Our own clock: the engine's StartedAt/FinishedAt can be out of order for fast containers.
@@ -247,9 +256,10 @@ class ContainerScope : public ConditionScope {
     spinners_.account(before, wall, inv.number);
     const probe::ProbeReport report = probe::parse_probe_report(o.err, tag);
     if (const auto stopped = report.after.find("stopped"); stopped != report.after.end())
-      throw RunError(fmt::format("condition '{}': the benchmark's container was stopped from outside ({}): the "
-                                 "Docker engine at {} shutting down, or a `docker stop`",
-                                 condition_.name, stopped->second, rt_->client.endpoint().display));
+      throw RunError(
+          fmt::format("condition '{}': the benchmark's container was stopped from outside ({}): the "
+                      "Docker engine at {} shutting down, or a `docker stop`",
+                      condition_.name, stopped->second, rt_->client.endpoint().display));
 
     InvocationOutput out;
     out.exit_code = static_cast<int>(o.exit_code);
@@ -273,9 +283,15 @@ class ContainerScope : public ConditionScope {
 
     const probe::Effective engine = probe::effective_from_engine(o.inspect);
     records::InvocationDetails& d = out.details;
-    d.container = records::ContainerRun{o.inspect.value("Id", ""), req.name, image.ref,
-                                        o.inspect.value("Image", image.id), o.started_at, o.finished_at,
-                                        o.exit_code, o.oom_killed, o.timed_out};
+    d.container = records::ContainerRun{o.inspect.value("Id", ""),
+                                        req.name,
+                                        image.ref,
+                                        o.inspect.value("Image", image.id),
+                                        o.started_at,
+                                        o.finished_at,
+                                        o.exit_code,
+                                        o.oom_killed,
+                                        o.timed_out};
     d.limits_engine = engine;
     if (image.probe) {
       const probe::Effective inside = probe::effective_from_probe(report);
@@ -283,8 +299,8 @@ class ContainerScope : public ConditionScope {
       d.probe = report.values;
       d.verification = probe::verify_limits(spec, engine, inside);
       if (!d.verification->mismatches.empty())
-        throw RunError(fmt::format("condition '{}': the container's limits did not take effect: {}", condition_.name,
-                                   fmt::join(d.verification->mismatches, "; ")));
+        throw RunError(fmt::format("condition '{}': the container's limits did not take effect: {}",
+                                   condition_.name, fmt::join(d.verification->mismatches, "; ")));
       if (report.values.count("exec_failed"))
         throw RunError(fmt::format("condition '{}': the benchmark could not start inside the container: {}",
                                    condition_.name, report.values.at("exec_failed")));
@@ -331,7 +347,8 @@ class ContainerScope : public ConditionScope {
 };
 
 std::string where(const model::Experiment& e, const model::ContainerSpec& spec) {
-  return spec.mark.line > 0 ? fmt::format("{}:{}:{}", e.source_file, spec.mark.line, spec.mark.column) : e.source_file;
+  return spec.mark.line > 0 ? fmt::format("{}:{}:{}", e.source_file, spec.mark.line, spec.mark.column)
+                            : e.source_file;
 }
 
 }  // namespace
@@ -341,7 +358,8 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note)
 
 ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker::Client client, bool remote)
     : impl_(std::make_shared<Impl>(e, std::move(note), std::move(client), remote)) {
-  if (const auto warning = docker::transport_warning(impl_->client.endpoint())) impl_->note("warning: " + *warning);
+  if (const auto warning = docker::transport_warning(impl_->client.endpoint()))
+    impl_->note("warning: " + *warning);
   impl_->client.ping();
   impl_->version = impl_->client.version();
   impl_->info = impl_->client.info();
@@ -356,9 +374,10 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker
       const std::vector<int> cpus = model::parse_cpu_list(*spec.cpuset).value_or(std::vector<int>{});
       for (int cpu : cpus)
         if (cpu >= ncpu)
-          throw ConfigError(fmt::format("{}: conditions[{}].container.cpuset: CPU {} is not available to the Docker "
-                                        "engine (it has CPUs {})",
-                                        where(e, spec), i, cpu, model::format_cpu_list(engine_cpus)));
+          throw ConfigError(
+              fmt::format("{}: conditions[{}].container.cpuset: CPU {} is not available to the Docker "
+                          "engine (it has CPUs {})",
+                          where(e, spec), i, cpu, model::format_cpu_list(engine_cpus)));
     }
     if (spec.cpus && *spec.cpus > ncpu)
       throw ConfigError(fmt::format("{}: conditions[{}].container.cpus: {} is more than the engine's {} CPUs",
@@ -379,11 +398,13 @@ void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
       if (!automatic) {
         const std::string& exe = e.benchmark.command.front();
         if (exe.find('/') == std::string::npos)
-          throw ConfigError(fmt::format("{}: image: auto needs benchmark.command to start with a path to the "
-                                        "benchmark executable, not \"{}\"{}",
-                                        c.container ? where(e, spec) : e.source_file, exe,
-                                        c.container ? "" : " (on an engine of another machine every condition "
-                                                           "runs in the auto image)"));
+          throw ConfigError(
+              fmt::format("{}: image: auto needs benchmark.command to start with a path to the "
+                          "benchmark executable, not \"{}\"{}",
+                          c.container ? where(e, spec) : e.source_file, exe,
+                          c.container ? ""
+                                      : " (on an engine of another machine every condition "
+                                        "runs in the auto image)"));
         std::vector<image::ImageInput> inputs;
         for (const auto& in : e.benchmark.inputs)
           inputs.push_back({std::filesystem::path(e.benchmark.workdir.value_or(".")) / in, in});
@@ -396,9 +417,10 @@ void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
     } else {
       const auto existing = impl_->client.image_inspect(spec.image);
       if (!existing)
-        throw RunError(fmt::format("{}: image \"{}\" is not on the Docker engine at {}, and noisefloor never pulls: "
-                                   "build or load it first, or use image: auto",
-                                   where(e, spec), spec.image, impl_->client.endpoint().display));
+        throw RunError(
+            fmt::format("{}: image \"{}\" is not on the Docker engine at {}, and noisefloor never pulls: "
+                        "build or load it first, or use image: auto",
+                        where(e, spec), spec.image, impl_->client.endpoint().display));
       image.ref = spec.image;
       image.id = existing->value("Id", "");
     }
@@ -447,9 +469,8 @@ fingerprint::FactTree ContainerRuntime::machine_facts(const model::Cancelled& ca
 }
 
 fingerprint::EngineFacts ContainerRuntime::engine_facts() {
-  fingerprint::EngineFacts facts = fingerprint::engine_facts(impl_->version, impl_->info,
-                                                             impl_->client.endpoint().display,
-                                                             impl_->client.api_version());
+  fingerprint::EngineFacts facts = fingerprint::engine_facts(
+      impl_->version, impl_->info, impl_->client.endpoint().display, impl_->client.api_version());
   for (const auto& [cond, img] : impl_->images) facts.images[cond] = {img.ref, img.id};
   return facts;
 }
@@ -473,11 +494,12 @@ std::vector<std::string> ContainerRuntime::clean_up(const std::string& run_id) {
     second = err.what();
   }
   for (const auto& f : failed)
-    warnings.push_back(second.empty()
-                           ? fmt::format("container {}: the first removal failed; removed at the end of the run", f)
-                           : fmt::format("container {}: not removed ({}); `noisefloor gc` removes what noisefloor "
-                                         "left behind",
-                                         f, second));
+    warnings.push_back(
+        second.empty()
+            ? fmt::format("container {}: the first removal failed; removed at the end of the run", f)
+            : fmt::format("container {}: not removed ({}); `noisefloor gc` removes what noisefloor "
+                          "left behind",
+                          f, second));
   return warnings;
 }
 

@@ -68,9 +68,12 @@ class ContainerRuntime {
 class EngineEnvironment : public Environment {
  public:
   explicit EngineEnvironment(ContainerScopeFactory scopes) : scopes_(std::move(scopes)) {}
-  std::unique_ptr<ConditionScope> enter(const model::Condition& condition) override { return scopes_(condition); }
+  std::unique_ptr<ConditionScope> enter(const model::Condition& condition) override {
+    return scopes_(condition);
+  }
   fingerprint::LoadReading load() override {
-    return {std::nullopt, "a machine reached through its Docker engine: its load is read once, by the fingerprint"};
+    return {std::nullopt,
+            "a machine reached through its Docker engine: its load is read once, by the fingerprint"};
   }
 
  private:

@@ -37,9 +37,9 @@ struct InvocationOutput {
   std::optional<int> signal;
   bool timed_out = false;
   std::string out, err;
-  double wall_seconds = 0;              // as noisefloor saw it (a container: its whole lifecycle)
-  records::Accounting accounting;       // the benchmark's own, measured where it ran
-  records::InvocationDetails details;   // what was applied, read back
+  double wall_seconds = 0;             // as noisefloor saw it (a container: its whole lifecycle)
+  records::Accounting accounting;      // the benchmark's own, measured where it ran
+  records::InvocationDetails details;  // what was applied, read back
 };
 
 // A condition in force. Destroying it stops everything it started, on every path.

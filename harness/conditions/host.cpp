@@ -1,10 +1,9 @@
 #include "conditions/host.hpp"
 
+#include <fmt/format.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -106,9 +105,10 @@ void Spinners::account(const Snapshot& before, double wall_seconds, int invocati
   const std::vector<std::size_t> gone = set_->exited();
   for (const std::size_t i : gone) load_[i].alive = false;
   if (!gone.empty())
-    throw RunError(fmt::format("condition '{}': spinner {} exited during run {}: the background load was not "
-                               "there the whole time",
-                               condition_, load_[gone.front()].pid, invocation + 1));
+    throw RunError(
+        fmt::format("condition '{}': spinner {} exited during run {}: the background load was not "
+                    "there the whole time",
+                    condition_, load_[gone.front()].pid, invocation + 1));
 }
 
 void Spinners::finish() {
@@ -117,11 +117,12 @@ void Spinners::finish() {
   set_.reset();
   for (const auto& load : load_)
     if (load.starved())
-      throw RunError(fmt::format(
-          "condition '{}': spinner {} got {:.1f}% of a CPU while the benchmark ran (it could expect about {:.0f}%): "
-          "the background load was not there{}",
-          condition_, load.pid, 100 * *load.share(), 100 * load.expected_share,
-          spec_.nice ? " (spinners.nice lets the benchmark starve them)" : ""));
+      throw RunError(
+          fmt::format("condition '{}': spinner {} got {:.1f}% of a CPU while the benchmark ran (it could "
+                      "expect about {:.0f}%): "
+                      "the background load was not there{}",
+                      condition_, load.pid, 100 * *load.share(), 100 * load.expected_share,
+                      spec_.nice ? " (spinners.nice lets the benchmark starve them)" : ""));
 }
 
 std::optional<records::SpinnerSetup> Spinners::setup() const {
@@ -145,16 +146,19 @@ class HostScope : public ConditionScope {
   HostScope(const model::Condition& c, Launcher launcher)
       : condition_(c), launcher_(std::move(launcher)), spinners_(c) {}
 
-  InvocationOutput run(const Invocation& inv, const LineCallback& on_line, const Cancelled& cancelled) override {
+  InvocationOutput run(const Invocation& inv, const LineCallback& on_line,
+                       const Cancelled& cancelled) override {
     if (launcher_.probe.empty())
-      throw RunError(fmt::format("condition '{}': cannot start the benchmark: {}", condition_.name, launcher_.problem));
+      throw RunError(
+          fmt::format("condition '{}': cannot start the benchmark: {}", condition_.name, launcher_.problem));
     // The probe starts the benchmark as its child, times it, and ends its whole tree with it (or
     // with noisefloor): the same launcher as inside a container.
     const std::string tag = fmt::format("{:016x}", random_tag());
     process::Spec spec;
     spec.argv = {launcher_.probe, "--tag", tag, "--watch-stdin"};
     if (inv.launcher_noops > 0) {
-      spec.argv.insert(spec.argv.end(), {"--noop-runs", std::to_string(inv.launcher_noops), "--noop", launcher_.noop});
+      spec.argv.insert(spec.argv.end(),
+                       {"--noop-runs", std::to_string(inv.launcher_noops), "--noop", launcher_.noop});
     }
     spec.argv.push_back("--");
     spec.argv.push_back(process::resolve_program(inv.argv.front()));
@@ -172,9 +176,10 @@ class HostScope : public ConditionScope {
 
     const probe::ProbeReport report = probe::parse_probe_report(r.err, tag);
     if (const auto stopped = report.after.find("stopped"); stopped != report.after.end() && !r.timed_out)
-      throw RunError(fmt::format("condition '{}': the benchmark was stopped from outside ({}): something sent its "
-                                 "probe (pid {}) a signal",
-                                 condition_.name, stopped->second, r.pid));
+      throw RunError(
+          fmt::format("condition '{}': the benchmark was stopped from outside ({}): something sent its "
+                      "probe (pid {}) a signal",
+                      condition_.name, stopped->second, r.pid));
     if (const auto failed = report.values.find("exec_failed"); failed != report.values.end())
       throw RunError(fmt::format("condition '{}': cannot start {}: {}", condition_.name, inv.argv.front(),
                                  failed->second));
@@ -202,12 +207,12 @@ class HostScope : public ConditionScope {
     out.details.affinity = r.applied->affinity;
     out.details.nice = r.applied->nice;
     if (!condition_.affinity.empty() && r.applied->affinity != condition_.affinity)
-      throw RunError(fmt::format("condition '{}': asked for affinity {}, the benchmark ran on {}", condition_.name,
-                                 model::format_cpu_list(condition_.affinity),
+      throw RunError(fmt::format("condition '{}': asked for affinity {}, the benchmark ran on {}",
+                                 condition_.name, model::format_cpu_list(condition_.affinity),
                                  model::format_cpu_list(r.applied->affinity)));
     if (condition_.nice && r.applied->nice && *r.applied->nice != *condition_.nice)
-      throw RunError(fmt::format("condition '{}': asked for nice {}, the benchmark ran at nice {}", condition_.name,
-                                 *condition_.nice, *r.applied->nice));
+      throw RunError(fmt::format("condition '{}': asked for nice {}, the benchmark ran at nice {}",
+                                 condition_.name, *condition_.nice, *r.applied->nice));
     return out;
   }
 
@@ -287,7 +292,8 @@ HostEnvironment::~HostEnvironment() = default;
 std::unique_ptr<ConditionScope> HostEnvironment::enter(const model::Condition& condition) {
   if (condition.container) {
     if (!containers_)
-      throw RunError(fmt::format("condition '{}': container conditions need the Docker engine", condition.name));
+      throw RunError(
+          fmt::format("condition '{}': container conditions need the Docker engine", condition.name));
     return containers_(condition);
   }
   return make_host_scope(condition, programs_->launcher());

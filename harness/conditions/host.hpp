@@ -21,12 +21,12 @@ std::uint64_t random_tag();
 class SpinnerBackend {
  public:
   virtual ~SpinnerBackend() = default;
-  virtual std::vector<int> pids() const = 0;  // on the machine they run on
+  virtual std::vector<int> pids() const = 0;                          // on the machine they run on
   virtual std::vector<std::string> containers() const { return {}; }  // container ids, when containers
   // The CPU time each has had so far; nullopt when it cannot be read (gone).
   virtual std::vector<std::optional<double>> cpu_seconds() const = 0;
   virtual std::vector<std::size_t> exited() = 0;  // indices into pids()
-  virtual void stop() = 0;  // throws RunError when one died early
+  virtual void stop() = 0;                        // throws RunError when one died early
 };
 
 // The background load of a condition, host or container: its spinners, started and spinning

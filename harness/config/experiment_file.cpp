@@ -1,8 +1,6 @@
 #include "config/experiment_file.hpp"
 
 #include <fmt/format.h>
-
-#include <filesystem>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -10,13 +8,14 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <sstream>
 
+#include "claims/claim.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
-#include "claims/claim.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::config {
@@ -25,19 +24,18 @@ namespace {
 using model::SourceMark;
 
 const std::vector<std::string> kTopKeys = {"name",     "description", "benchmark", "conditions",
-                                           "schedule", "cooldown",    "variants",  "comparison", "settle", "claims",
-                                           "hosts",    "reference"};
+                                           "schedule", "cooldown",    "variants",  "comparison",
+                                           "settle",   "claims",      "hosts",     "reference"};
 const std::vector<std::string> kReferenceKeys = {"file", "table", "source"};
-const std::vector<std::string> kBenchmarkKeys = {"build",   "command", "format",          "samples",
-                                                 "warmup",  "timeout", "samples_per_run", "env",
-                                                 "workdir", "precision", "max_samples", "time_budget",
-                                                 "metric",  "inputs"};
+const std::vector<std::string> kBenchmarkKeys = {
+    "build", "command", "format",    "samples",     "warmup",      "timeout", "samples_per_run",
+    "env",   "workdir", "precision", "max_samples", "time_budget", "metric",  "inputs"};
 const std::vector<std::string> kVariantKeys = {"name", "command", "args"};
 const std::vector<std::string> kComparisonKeys = {"baseline", "aa", "threshold", "design"};
 const std::vector<std::string> kConditionKeys = {"name", "spinners", "affinity", "nice", "container"};
 const std::vector<std::string> kSpinnerKeys = {"count", "cpus", "nice"};
-const std::vector<std::string> kContainerKeys = {"image",   "cpuset", "cpus", "memory",    "memory_swap",
-                                                 "env",     "network", "user", "read_only", "pids_limit"};
+const std::vector<std::string> kContainerKeys = {"image", "cpuset",  "cpus", "memory",    "memory_swap",
+                                                 "env",   "network", "user", "read_only", "pids_limit"};
 
 constexpr std::int64_t kMinContainerMemory = 6 * 1024 * 1024;  // the engine's own minimum
 
@@ -62,12 +60,16 @@ class DocumentContent : public YAML::EventHandler {
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
   void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { note(m); }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override {
+    note(m);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
     note(m);
   }
   void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
     note(m);
   }
   void OnMapEnd() override {}
@@ -104,16 +106,16 @@ class Reader {
     for (const auto& kv : map) {
       const YAML::Node& key = kv.first;
       if (!key.IsScalar())
-        fail(key, fmt::format("{}keys must be plain names, got {}", context.empty() ? "" : fmt::format("{}: ", context),
-                              describe(key)));
+        fail(key, fmt::format("{}keys must be plain names, got {}",
+                              context.empty() ? "" : fmt::format("{}: ", context), describe(key)));
       const std::string& k = key.Scalar();
       if (std::find(valid.begin(), valid.end(), k) == valid.end()) {
         const std::string near = closest_key(k, valid);
         const std::string where = context.empty() ? "" : fmt::format(" in {}", context);
         if (!near.empty())
           fail(key, fmt::format("unknown key {}{} (did you mean {}?)", quote(k), where, quote(near)));
-        fail(key, fmt::format("unknown key {}{} (expected one of: {})", quote(k), where,
-                              fmt::join(valid, ", ")));
+        fail(key,
+             fmt::format("unknown key {}{} (expected one of: {})", quote(k), where, fmt::join(valid, ", ")));
       }
       if (!seen.insert(k).second) fail(key, fmt::format("duplicate key {}", quote(k)));
     }
@@ -185,15 +187,13 @@ class Reader {
     std::map<std::string, std::string> env;
     for (const auto& kv : node) {
       const std::string key = get_string(kv.first, path);
-      const bool valid_name =
-          !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0])) &&
-          std::all_of(key.begin(), key.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-          });
+      const bool valid_name = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0])) &&
+                              std::all_of(key.begin(), key.end(), [](char c) {
+                                return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                              });
       if (!valid_name)
         fail(kv.first, fmt::format("{}: {} is not a valid environment variable name", path, quote(key)));
-      if (!kv.second.IsScalar())
-        fail(kv.second, fmt::format("{}.{}: expected a string value", path, key));
+      if (!kv.second.IsScalar()) fail(kv.second, fmt::format("{}.{}: expected a string value", path, key));
       if (!env.emplace(key, kv.second.Scalar()).second)
         fail(kv.first, fmt::format("duplicate key {}", quote(key)));
     }
@@ -220,8 +220,7 @@ class Reader {
     return *cpus;
   }
 
-  void check_cpus_online(const YAML::Node& node, std::string_view path,
-                         const std::vector<int>& cpus) const {
+  void check_cpus_online(const YAML::Node& node, std::string_view path, const std::vector<int>& cpus) const {
     if (host_.online_cpus.empty()) return;  // unknown host: the runner checks again
     for (int cpu : cpus) {
       if (!std::binary_search(host_.online_cpus.begin(), host_.online_cpus.end(), cpu))
@@ -235,10 +234,12 @@ class Reader {
   model::Seconds get_duration(const YAML::Node& node, std::string_view path,
                               model::Seconds min = model::Seconds(0)) const {
     const auto d = node.IsScalar() ? parse_duration(node.Scalar()) : std::nullopt;
-    if (!d) fail(node, fmt::format("{}: expected a duration such as 30s, 10m or 1.5s, got {}", path,
-                                   describe(node)));
+    if (!d)
+      fail(node,
+           fmt::format("{}: expected a duration such as 30s, 10m or 1.5s, got {}", path, describe(node)));
     if (d->count() > 1e6) fail(node, fmt::format("{}: at most 1000000s (11.6 days)", path));
-    if (*d < min) fail(node, fmt::format("{}: expected at least {}ms, got {}", path, min.count() * 1000, describe(node)));
+    if (*d < min)
+      fail(node, fmt::format("{}: expected at least {}ms, got {}", path, min.count() * 1000, describe(node)));
     return *d;
   }
 
@@ -252,13 +253,15 @@ class Reader {
   // hosts: [default, ssh://bench@quiet-box, ci-runner]: Docker contexts or endpoints, each once.
   void read_hosts(const YAML::Node& node, model::Experiment& exp) const {
     if (!node.IsSequence() || node.size() == 0)
-      fail(node, "hosts: expected a non-empty list of Docker context names or endpoints, e.g. hosts: [default, "
-                 "ssh://user@quiet-box]");
+      fail(node,
+           "hosts: expected a non-empty list of Docker context names or endpoints, e.g. hosts: [default, "
+           "ssh://user@quiet-box]");
     std::set<std::string> seen;
     for (std::size_t i = 0; i < node.size(); ++i) {
       const std::string path = fmt::format("hosts[{}]", i);
       const std::string host = get_string(node[i], path);
-      if (host.empty()) fail(node[i], fmt::format("{}: empty: give a Docker context name or an endpoint", path));
+      if (host.empty())
+        fail(node[i], fmt::format("{}: empty: give a Docker context name or an endpoint", path));
       if (!seen.insert(host).second) fail(node[i], fmt::format("{}: {} is listed twice", path, quote(host)));
       exp.hosts.push_back({host, mark_of(node[i])});
     }
@@ -290,9 +293,12 @@ class Reader {
 
     if (const YAML::Node s = root["schedule"]) {
       const std::string v = get_string(s, "schedule");
-      if (v == "sequential") exp.schedule = model::Schedule::sequential;
-      else if (v == "interleaved") exp.schedule = model::Schedule::interleaved;
-      else fail(s, fmt::format("schedule: expected sequential or interleaved, got {}", quote(v)));
+      if (v == "sequential")
+        exp.schedule = model::Schedule::sequential;
+      else if (v == "interleaved")
+        exp.schedule = model::Schedule::interleaved;
+      else
+        fail(s, fmt::format("schedule: expected sequential or interleaved, got {}", quote(v)));
     }
     if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
     if (const YAML::Node c = root["settle"]) exp.settle = get_duration(c, "settle");
@@ -322,12 +328,13 @@ class Reader {
       // A condition's raw output is <name>.txt in the result directory, beside files of these names.
       for (const char* reserved : {"cv-summary", "anchor"})
         if (c.name == reserved)
-          fail(conds[i]["name"], fmt::format("conditions[{}].name: {} is the name of a file every result directory "
-                                             "has ({}.txt): choose another name",
-                                             i, quote(c.name), reserved));
+          fail(conds[i]["name"],
+               fmt::format("conditions[{}].name: {} is the name of a file every result directory "
+                           "has ({}.txt): choose another name",
+                           i, quote(c.name), reserved));
       if (!names.insert(c.name).second)
-        fail(conds[i]["name"], fmt::format("conditions[{}].name: duplicate condition name {}", i,
-                                           quote(c.name)));
+        fail(conds[i]["name"],
+             fmt::format("conditions[{}].name: duplicate condition name {}", i, quote(c.name)));
       exp.conditions.push_back(std::move(c));
     }
     // A command's time is taken inside the container by the probe, which only auto images have:
@@ -337,10 +344,11 @@ class Reader {
         const auto& c = exp.conditions[i];
         if (c.container && c.container->image != "auto")
           fail(conds[i]["container"]["image"],
-               fmt::format("conditions[{}].container.image: format: command is timed inside the container by "
-                           "noisefloor's probe, which only image: auto has; use image: auto (a named image would "
-                           "time Docker's container lifecycle, not the command)",
-                           i));
+               fmt::format(
+                   "conditions[{}].container.image: format: command is timed inside the container by "
+                   "noisefloor's probe, which only image: auto has; use image: auto (a named image would "
+                   "time Docker's container lifecycle, not the command)",
+                   i));
       }
     // Inputs reach a container only through image: auto, which noisefloor builds: a named image
     // brings its own files.
@@ -349,7 +357,8 @@ class Reader {
         const auto& c = exp.conditions[i];
         if (c.container && c.container->image != "auto")
           fail(conds[i]["container"]["image"],
-               fmt::format("conditions[{}].container.image: benchmark.inputs are put into image: auto, which noisefloor "
+               fmt::format("conditions[{}].container.image: benchmark.inputs are put into image: auto, which "
+                           "noisefloor "
                            "builds; a named image must hold them itself: use image: auto, or remove inputs",
                            i));
       }
@@ -366,9 +375,10 @@ class Reader {
           if (!v.command.empty() && v.command.front() == program) v.command.front() = *found;
         exp.benchmark.command.front() = *found;
       } else if (exp.benchmark.build.empty()) {
-        fail(bench["command"][0], fmt::format("benchmark.command: {} is not found on PATH{}: install it, or give the "
-                                              "path of the benchmark's executable",
-                                              quote(program), path_env.empty() ? "" : " (benchmark.env.PATH)"));
+        fail(bench["command"][0],
+             fmt::format("benchmark.command: {} is not found on PATH{}: install it, or give the "
+                         "path of the benchmark's executable",
+                         quote(program), path_env.empty() ? "" : " (benchmark.env.PATH)"));
       }
     }
     // image: auto holds one executable, benchmark.command's: a variant with another program
@@ -378,10 +388,11 @@ class Reader {
       for (std::size_t i = 0; i < exp.variants.size(); ++i)
         if (exp.variants[i].command.front() != exp.benchmark.command.front()) {
           const YAML::Mark m = root["variants"][i].Mark();
-          fail(m, fmt::format("variants: \"{}\" runs {}, but condition \"{}\" uses container image: auto, built from "
-                              "{}: use args (same executable) or a named image that holds both",
-                              exp.variants[i].name, quote(exp.variants[i].command.front()), c.name,
-                              quote(exp.benchmark.command.front())));
+          fail(m, fmt::format(
+                      "variants: \"{}\" runs {}, but condition \"{}\" uses container image: auto, built from "
+                      "{}: use args (same executable) or a named image that holds both",
+                      exp.variants[i].name, quote(exp.variants[i].command.front()), c.name,
+                      quote(exp.benchmark.command.front())));
         }
     }
     if (const YAML::Node c = root["claims"]) read_claims(c, exp);
@@ -423,14 +434,16 @@ class Reader {
       r.file = get_string(node, "reference");
     } else {
       if (!node.IsMap())
-        fail(node, "reference: expected a file (cv-summary.txt, summary.json, a result directory or a markdown "
-                   "table), or a mapping with file or table, and source");
+        fail(node,
+             "reference: expected a file (cv-summary.txt, summary.json, a result directory or a markdown "
+             "table), or a mapping with file or table, and source");
       check_keys(node, kReferenceKeys, "reference");
       if (const YAML::Node f = node["file"]) r.file = get_string(f, "reference.file");
       if (const YAML::Node t = node["table"]) r.table = get_string(t, "reference.table");
       if (const YAML::Node s = node["source"]) r.source = get_string(s, "reference.source");
       if (r.file.empty() == r.table.empty())
-        fail(node, "reference: give exactly one of file (a published table's path) or table (its text inline)");
+        fail(node,
+             "reference: give exactly one of file (a published table's path) or table (its text inline)");
     }
     exp.reference = r;
   }
@@ -448,16 +461,18 @@ class Reader {
       YAML::Parser parser(stream);
       DocumentContent first, second;
       if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second) && second.mark)
-        fail(*second.mark, "a second YAML document: an experiment file holds one experiment (remove the `---` "
-                           "line and what follows it, or make it a file of its own)");
+        fail(*second.mark,
+             "a second YAML document: an experiment file holds one experiment (remove the `---` "
+             "line and what follows it, or make it a file of its own)");
     } catch (const YAML::Exception& e) {
       fail(e.mark, fmt::format("invalid YAML: {}", e.msg));
     }
     if ((!root || root.IsNull()) && !only_comments(text))
       fail(at(0, 0), "invalid YAML: no document could be read from the file (check its first lines)");
     if (!root || root.IsNull())
-      fail(at(0, 0), "the file holds no experiment (it is empty or only comments): expected a mapping with at "
-                     "least `name`, `benchmark` and `conditions`");
+      fail(at(0, 0),
+           "the file holds no experiment (it is empty or only comments): expected a mapping with at "
+           "least `name`, `benchmark` and `conditions`");
     return root;
   }
 
@@ -482,14 +497,22 @@ class Reader {
     int line = 0, column = 0;
     for (std::size_t i = 0; i < text.size();) {
       const auto byte = static_cast<unsigned char>(text[i]);
-      const std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+      const std::size_t length = byte < 0x80           ? 1
+                                 : (byte >> 5) == 0x6  ? 2
+                                 : (byte >> 4) == 0xE  ? 3
+                                 : (byte >> 3) == 0x1E ? 4
+                                                       : 0;
       bool valid = length > 0 && i + length <= text.size();
-      for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+      for (std::size_t k = 1; valid && k < length; ++k)
+        valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
       if (!valid)
-        fail(at(line, column), fmt::format("invalid UTF-8 (byte 0x{:02x}): an experiment file is UTF-8 text", byte));
+        fail(at(line, column),
+             fmt::format("invalid UTF-8 (byte 0x{:02x}): an experiment file is UTF-8 text", byte));
       if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7F)
-        fail(at(line, column), fmt::format("control character 0x{:02x}: an experiment file is text (is this a "
-                                           "binary file?)", byte));
+        fail(at(line, column),
+             fmt::format("control character 0x{:02x}: an experiment file is text (is this a "
+                         "binary file?)",
+                         byte));
       if (byte == '\n') {
         ++line;
         column = 0;
@@ -506,14 +529,19 @@ class Reader {
     model::BenchmarkSpec b;
     if (const YAML::Node n = node["build"]) b.build = get_argv(n, "benchmark.build");
     const YAML::Node cmd = node["command"];
-    if (!cmd) fail(node, "missing key \"command\" in benchmark: the argv to run, e.g. [./bench.test, -test.bench=.]");
+    if (!cmd)
+      fail(node, "missing key \"command\" in benchmark: the argv to run, e.g. [./bench.test, -test.bench=.]");
     b.command = get_argv(cmd, "benchmark.command");
     if (const YAML::Node f = node["format"]) {
       const std::string v = get_string(f, "benchmark.format");
-      if (v == "gotest") b.format = model::OutputFormat::gotest;
-      else if (v == "gbench-json") b.format = model::OutputFormat::gbench_json;
-      else if (v == "command") b.format = model::OutputFormat::command;
-      else fail(f, fmt::format("benchmark.format: expected gotest, gbench-json or command, got {}", quote(v)));
+      if (v == "gotest")
+        b.format = model::OutputFormat::gotest;
+      else if (v == "gbench-json")
+        b.format = model::OutputFormat::gbench_json;
+      else if (v == "command")
+        b.format = model::OutputFormat::command;
+      else
+        fail(f, fmt::format("benchmark.format: expected gotest, gbench-json or command, got {}", quote(v)));
     }
     if (const YAML::Node s = node["samples"]) {
       if (s.IsScalar() && s.Scalar() == "auto") {
@@ -524,11 +552,11 @@ class Reader {
       }
     }
     for (const char* key : {"precision", "max_samples", "time_budget"}) {
-      if (node[key] && !adaptive_)
-        fail(node[key], fmt::format("benchmark.{}: only with samples: auto", key));
+      if (node[key] && !adaptive_) fail(node[key], fmt::format("benchmark.{}: only with samples: auto", key));
     }
     if (adaptive_) {
-      if (const YAML::Node p = node["precision"]) adaptive_->precision = get_percent(p, "benchmark.precision");
+      if (const YAML::Node p = node["precision"])
+        adaptive_->precision = get_percent(p, "benchmark.precision");
       if (const YAML::Node m = node["max_samples"]) {
         adaptive_->max_samples =
             static_cast<int>(get_int(m, "benchmark.max_samples", adaptive_->min_samples,
@@ -549,7 +577,8 @@ class Reader {
       // Checked here, with its place: a build and runs in another directory would measure
       // something else (relative to the experiment file's directory, as resolve_paths does).
       if (host_.directory_problem) {
-        std::filesystem::path dir = (std::filesystem::path(file_).parent_path() / *b.workdir).lexically_normal();
+        std::filesystem::path dir =
+            (std::filesystem::path(file_).parent_path() / *b.workdir).lexically_normal();
         if (!dir.empty() && !dir.has_filename()) dir = dir.parent_path();  // "bench/" → "bench"
         const std::string problem = host_.directory_problem(dir.empty() ? "." : dir.string());
         if (!problem.empty())
@@ -562,7 +591,8 @@ class Reader {
     if (const YAML::Node m = node["metric"]) {
       b.metric = get_string(m, "benchmark.metric");
       if (b.metric.empty() || b.metric.find_first_of(" \t") != std::string::npos)
-        fail(m, fmt::format("benchmark.metric: expected a unit such as ns/op or cpu-ns/op, got {}", quote(b.metric)));
+        fail(m, fmt::format("benchmark.metric: expected a unit such as ns/op or cpu-ns/op, got {}",
+                            quote(b.metric)));
     }
     return b;
   }
@@ -576,8 +606,8 @@ class Reader {
       if (spr.IsScalar() && spr.Scalar() == "all") {
         b.samples_per_run = 0;
       } else {
-        b.samples_per_run = static_cast<int>(
-            get_int(spr, "benchmark.samples_per_run", 1, "all or a whole number ≥ 1"));
+        b.samples_per_run =
+            static_cast<int>(get_int(spr, "benchmark.samples_per_run", 1, "all or a whole number ≥ 1"));
       }
     } else {
       b.samples_per_run = interleaved ? 1 : 0;
@@ -590,23 +620,28 @@ class Reader {
     // A command's sample is its wall time (sec/op) or its CPU time; `wall` and `cpu` name them as
     // hyperfine users expect.
     if (const YAML::Node m = node["metric"]) {
-      static const std::vector<std::string> kCommandMetrics = {"sec/op", "cpu-sec/op", "user-sec/op", "sys-sec/op"};
+      static const std::vector<std::string> kCommandMetrics = {"sec/op", "cpu-sec/op", "user-sec/op",
+                                                               "sys-sec/op"};
       if (b.metric == "wall" || b.metric == "cpu") {
         if (b.format != model::OutputFormat::command)
-          fail(m, fmt::format("benchmark.metric: {} is for format: command; name one of the units the benchmark "
-                              "prints, such as ns/op",
-                              quote(b.metric)));
+          fail(m,
+               fmt::format("benchmark.metric: {} is for format: command; name one of the units the benchmark "
+                           "prints, such as ns/op",
+                           quote(b.metric)));
         b.metric = b.metric == "wall" ? "sec/op" : "cpu-sec/op";
       } else if (b.format == model::OutputFormat::command &&
-                 std::find(kCommandMetrics.begin(), kCommandMetrics.end(), b.metric) == kCommandMetrics.end()) {
-        fail(m, fmt::format("benchmark.metric: a command measures wall or cpu (or sec/op, cpu-sec/op, user-sec/op, "
-                            "sys-sec/op), got {}",
-                            quote(b.metric)));
+                 std::find(kCommandMetrics.begin(), kCommandMetrics.end(), b.metric) ==
+                     kCommandMetrics.end()) {
+        fail(m, fmt::format(
+                    "benchmark.metric: a command measures wall or cpu (or sec/op, cpu-sec/op, user-sec/op, "
+                    "sys-sec/op), got {}",
+                    quote(b.metric)));
       }
     }
     if (interleaved && b.samples_per_run == 0)
-      fail(spr, "benchmark.samples_per_run: `all` runs each condition in one block, which defeats "
-                "schedule: interleaved; use a number such as 1");
+      fail(spr,
+           "benchmark.samples_per_run: `all` runs each condition in one block, which defeats "
+           "schedule: interleaved; use a number such as 1");
     if (b.format == model::OutputFormat::gotest) {
       for (std::size_t i = 0; i < b.command.size(); ++i) {
         const std::string& a = b.command[i];
@@ -623,23 +658,28 @@ class Reader {
   // benchmark.inputs: relative paths under the working directory, each one that can be read.
   void read_inputs(const YAML::Node& node, model::BenchmarkSpec& b) const {
     if (!node.IsSequence() || node.size() == 0)
-      fail(node, "benchmark.inputs: expected a list of files or directories the benchmark reads, relative to its "
-                 "workdir, e.g. [words.txt, data/]");
+      fail(node,
+           "benchmark.inputs: expected a list of files or directories the benchmark reads, relative to its "
+           "workdir, e.g. [words.txt, data/]");
     const std::filesystem::path dir =
         (std::filesystem::path(file_).parent_path() / b.workdir.value_or(".")).lexically_normal();
     for (std::size_t i = 0; i < node.size(); ++i) {
       const std::string path = get_string(node[i], fmt::format("benchmark.inputs[{}]", i));
       const std::filesystem::path rel = std::filesystem::path(path).lexically_normal();
       if (path.empty() || rel.is_absolute() || rel.empty() || *rel.begin() == ".." || rel == ".")
-        fail(node[i], fmt::format("benchmark.inputs[{}]: {} must be a path inside the benchmark's workdir, relative to "
-                                  "it (it is put at the same place in the container)",
-                                  i, quote(path)));
+        fail(
+            node[i],
+            fmt::format("benchmark.inputs[{}]: {} must be a path inside the benchmark's workdir, relative to "
+                        "it (it is put at the same place in the container)",
+                        i, quote(path)));
       if (host_.input_problem) {
         const std::string problem = host_.input_problem((dir / rel).string());
         if (!problem.empty())
-          fail(node[i], fmt::format("benchmark.inputs[{}]: {} ({}) {}: give a file or directory that exists, relative to "
-                                    "the benchmark's workdir",
-                                    i, quote(path), (dir / rel).string(), problem));
+          fail(node[i],
+               fmt::format(
+                   "benchmark.inputs[{}]: {} ({}) {}: give a file or directory that exists, relative to "
+                   "the benchmark's workdir",
+                   i, quote(path), (dir / rel).string(), problem));
       }
       b.inputs.push_back(rel.string());
     }
@@ -666,15 +706,18 @@ class Reader {
       check_keys(v, kVariantKeys, path);
       model::Variant var;
       var.mark = mark_of(v);
-      if (!v["name"]) fail(v, fmt::format("missing key \"name\" in {}: every variant needs a unique name", path));
+      if (!v["name"])
+        fail(v, fmt::format("missing key \"name\" in {}: every variant needs a unique name", path));
       var.name = get_string(v["name"], path + ".name");
       if (!is_safe_name(var.name))
-        fail(v["name"], fmt::format("{}.name: {} is not safe as a file name (use letters, digits, '.', '_' and '-')",
-                                    path, quote(var.name)));
+        fail(v["name"],
+             fmt::format("{}.name: {} is not safe as a file name (use letters, digits, '.', '_' and '-')",
+                         path, quote(var.name)));
       if (!names.insert(var.name).second)
         fail(v["name"], fmt::format("{}.name: duplicate variant name {}", path, quote(var.name)));
       if (v["command"] && v["args"])
-        fail(v["args"], fmt::format("{}: give either command or args (args are appended to benchmark.command)", path));
+        fail(v["args"],
+             fmt::format("{}: give either command or args (args are appended to benchmark.command)", path));
       if (v["command"]) {
         var.command = get_argv(v["command"], path + ".command");
       } else {
@@ -711,13 +754,18 @@ class Reader {
       exp.comparison.baseline = name;
     }
     if (const YAML::Node a = node["aa"]) exp.comparison.aa = get_bool(a, "comparison.aa");
-    if (const YAML::Node t = node["threshold"]) exp.comparison.threshold = get_percent(t, "comparison.threshold");
+    if (const YAML::Node t = node["threshold"])
+      exp.comparison.threshold = get_percent(t, "comparison.threshold");
     if (const YAML::Node d = node["design"]) {
       const std::string v = get_string(d, "comparison.design");
-      if (v == "blocks") exp.comparison.blocks = true;
-      else if (v != "paired") fail(d, fmt::format("comparison.design: expected paired or blocks, got {}", quote(v)));
+      if (v == "blocks")
+        exp.comparison.blocks = true;
+      else if (v != "paired")
+        fail(d, fmt::format("comparison.design: expected paired or blocks, got {}", quote(v)));
       if (exp.comparison.blocks && exp.schedule == model::Schedule::interleaved)
-        fail(d, "comparison.design: blocks runs each variant in its own sequential block; use schedule: sequential");
+        fail(d,
+             "comparison.design: blocks runs each variant in its own sequential block; use schedule: "
+             "sequential");
       if (exp.comparison.blocks && exp.adaptive)
         fail(d, "comparison.design: blocks cannot stop adaptively; give a fixed number of samples");
       if (exp.comparison.blocks) exp.comparison.aa = false;  // there are no pairs to check
@@ -731,7 +779,8 @@ class Reader {
     model::Condition c;
     c.mark = mark_of(node);
     const YAML::Node name = node["name"];
-    if (!name) fail(node, fmt::format("missing key \"name\" in {}: every condition needs a unique name", path));
+    if (!name)
+      fail(node, fmt::format("missing key \"name\" in {}: every condition needs a unique name", path));
     c.name = get_string(name, path + ".name");
     if (!is_safe_name(c.name))
       fail(name, fmt::format("{}.name: {} is not safe as a file name (use letters, digits, '.', '_' "
@@ -746,8 +795,7 @@ class Reader {
         fail(node["affinity"], fmt::format("{}.affinity: conflicts with container: pin the container "
                                            "with container.cpuset instead",
                                            path));
-      if (c.nice)
-        fail(node["nice"], fmt::format("{}.nice: not supported for a container condition", path));
+      if (c.nice) fail(node["nice"], fmt::format("{}.nice: not supported for a container condition", path));
     }
     return c;
   }
@@ -784,7 +832,8 @@ class Reader {
       // reach the engine's API as another path ("../x").
       bool plain = k.image.size() <= 255;
       for (const char c : k.image)
-        plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._-/:@").find(c) != std::string_view::npos);
+        plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
+                          std::string_view("._-/:@").find(c) != std::string_view::npos);
       for (std::size_t at = 0; plain && at <= k.image.size();) {
         const std::size_t end = std::min(k.image.find('/', at), k.image.size());
         const std::string_view part = std::string_view(k.image).substr(at, end - at);
@@ -792,9 +841,10 @@ class Reader {
         at = end + 1;
       }
       if (!plain)
-        fail(n, fmt::format("{}.image: {} is not an image reference (letters, digits, . _ - / : @, no empty, '.' or "
-                            "'..' part): give auto or a name like registry.example/bench:1.0",
-                            path, text::quote(k.image)));
+        fail(n, fmt::format(
+                    "{}.image: {} is not an image reference (letters, digits, . _ - / : @, no empty, '.' or "
+                    "'..' part): give auto or a name like registry.example/bench:1.0",
+                    path, text::quote(k.image)));
     }
     std::vector<int> cpuset_cpus;
     if (const YAML::Node n = node["cpuset"]) {
@@ -806,8 +856,8 @@ class Reader {
       if (*k.cpus < 0.01) fail(n, fmt::format("{}.cpus: expected at least 0.01 CPUs, got {}", path, *k.cpus));
       const std::size_t available = !cpuset_cpus.empty() ? cpuset_cpus.size() : host_.online_cpus.size();
       if (available > 0 && *k.cpus > static_cast<double>(available) + 1e-9)
-        fail(n, fmt::format("{}.cpus: {} CPUs is more than the {} CPU(s) {} ({})", path, *k.cpus,
-                            available, cpuset_cpus.empty() ? "this host has" : "in the cpuset",
+        fail(n, fmt::format("{}.cpus: {} CPUs is more than the {} CPU(s) {} ({})", path, *k.cpus, available,
+                            cpuset_cpus.empty() ? "this host has" : "in the cpuset",
                             model::format_cpu_list(cpuset_cpus.empty() ? host_.online_cpus : cpuset_cpus)));
     }
     if (const YAML::Node n = node["memory"]) k.memory = get_memory(n, path + ".memory", false);
@@ -816,8 +866,8 @@ class Reader {
       if (!k.memory)
         fail(n, fmt::format("{}.memory_swap: set memory too (memory_swap is memory plus swap)", path));
       if (*k.memory_swap != -1 && *k.memory_swap < *k.memory)
-        fail(n, fmt::format("{}.memory_swap: must be at least memory ({} bytes), or -1 for unlimited",
-                            path, *k.memory));
+        fail(n, fmt::format("{}.memory_swap: must be at least memory ({} bytes), or -1 for unlimited", path,
+                            *k.memory));
     }
     // No swap unless asked: a benchmark that swaps measures the disk. (`docker run` would allow
     // as much swap as memory.)
@@ -826,8 +876,10 @@ class Reader {
     if (const YAML::Node n = node["network"]) {
       k.network = get_string(n, path + ".network");
       if (!is_network_mode(k.network))
-        fail(n, fmt::format("{}.network: expected none, bridge, host, container:<name> or the name of a network "
-                            "(letters, digits, '_', '.', '-'), got {}", path, quote(k.network)));
+        fail(n,
+             fmt::format("{}.network: expected none, bridge, host, container:<name> or the name of a network "
+                         "(letters, digits, '_', '.', '-'), got {}",
+                         path, quote(k.network)));
     }
     if (const YAML::Node n = node["user"]) k.user = get_string(n, path + ".user");
     if (const YAML::Node n = node["read_only"]) k.read_only = get_bool(n, path + ".read_only");
@@ -865,12 +917,18 @@ std::optional<model::Seconds> parse_duration(std::string_view text) {
       !std::isfinite(value))
     return std::nullopt;
   double scale = 0;
-  if (unit.empty() || unit == "s") scale = 1;
-  else if (unit == "ms") scale = 1e-3;
-  else if (unit == "us") scale = 1e-6;
-  else if (unit == "m") scale = 60;
-  else if (unit == "h") scale = 3600;
-  else return std::nullopt;
+  if (unit.empty() || unit == "s")
+    scale = 1;
+  else if (unit == "ms")
+    scale = 1e-3;
+  else if (unit == "us")
+    scale = 1e-6;
+  else if (unit == "m")
+    scale = 60;
+  else if (unit == "h")
+    scale = 3600;
+  else
+    return std::nullopt;
   return model::Seconds(value * scale);
 }
 
@@ -885,11 +943,16 @@ std::optional<std::int64_t> parse_size(std::string_view text) {
   if (number.empty() || ec != std::errc{} || ptr != number.data() + number.size() || value < 0)
     return std::nullopt;
   std::int64_t scale = 0;
-  if (unit.empty() || unit == "b") scale = 1;
-  else if (unit == "k" || unit == "kb" || unit == "kib") scale = 1024;
-  else if (unit == "m" || unit == "mb" || unit == "mib") scale = 1024 * 1024;
-  else if (unit == "g" || unit == "gb" || unit == "gib") scale = 1024LL * 1024 * 1024;
-  else return std::nullopt;
+  if (unit.empty() || unit == "b")
+    scale = 1;
+  else if (unit == "k" || unit == "kb" || unit == "kib")
+    scale = 1024;
+  else if (unit == "m" || unit == "mb" || unit == "mib")
+    scale = 1024 * 1024;
+  else if (unit == "g" || unit == "gb" || unit == "gib")
+    scale = 1024LL * 1024 * 1024;
+  else
+    return std::nullopt;
   if (value > (std::int64_t{1} << 62) / scale) return std::nullopt;
   return value * scale;
 }
@@ -922,7 +985,8 @@ std::vector<int> pinned_cpus(const model::Experiment& e) {
     if (c.spinners) cpus.insert(cpus.end(), c.spinners->cpus.begin(), c.spinners->cpus.end());
     // Validated when the experiment was loaded: a malformed cpuset cannot get here.
     if (c.container && c.container->cpuset)
-      for (int cpu : model::parse_cpu_list(*c.container->cpuset).value_or(std::vector<int>{})) cpus.push_back(cpu);
+      for (int cpu : model::parse_cpu_list(*c.container->cpuset).value_or(std::vector<int>{}))
+        cpus.push_back(cpu);
   }
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());

@@ -23,7 +23,8 @@ struct HostFacts {
   std::function<std::string(const std::string& path)> input_problem;
   // Where a program named without a '/' is found on PATH (the experiment's env PATH when it sets
   // one, else noisefloor's own), or nullopt; unset: not looked up (pure tests).
-  std::function<std::optional<std::string>(const std::string& program, const std::string& path_env)> find_program;
+  std::function<std::optional<std::string>(const std::string& program, const std::string& path_env)>
+      find_program;
 };
 
 // Parses and validates an experiment. Validation is strict and complete before anything runs:

@@ -10,8 +10,8 @@
 #include <set>
 
 #include "hash/sha256.hpp"
-#include "text/text.hpp"
 #include "model/json_parse.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::docker {
 namespace {
@@ -468,7 +468,8 @@ std::optional<RunContainer> run_container_of(const nlohmann::json& listed) {
     r.run = text("noisefloor.run");
     r.owner = text("noisefloor.owner");
   }
-  if (auto state = listed.find("State"); state != listed.end() && state->is_string()) r.state = state->get<std::string>();
+  if (auto state = listed.find("State"); state != listed.end() && state->is_string())
+    r.state = state->get<std::string>();
   return r;
 }
 

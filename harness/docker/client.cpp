@@ -38,7 +38,8 @@ bool file_exists(const std::string& path) {
 
 // The connection to the engine: its unix socket, or TCP with TLS as the endpoint says.
 void configure_transport(CURL* curl, const Endpoint& endpoint) {
-  if (!endpoint.socket_path.empty()) curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, endpoint.socket_path.c_str());
+  if (!endpoint.socket_path.empty())
+    curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, endpoint.socket_path.c_str());
   if (endpoint.tls) {
     curl_easy_setopt(curl, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, endpoint.verify ? 1L : 0L);
@@ -61,7 +62,6 @@ void global_init() {
   });
 }
 
-
 std::string escape(CURL* curl, const std::string& text) {
   char* e = curl_easy_escape(curl, text.c_str(), static_cast<int>(text.size()));
   if (!e) throw DockerError("docker: out of memory escaping a URL");
@@ -76,9 +76,10 @@ std::string escape(CURL* curl, const std::string& text) {
 // another endpoint. Throws DockerError naming it.
 std::string path_part(const std::string& name, bool image) {
   const auto fail = [&] {
-    return DockerError(fmt::format("docker: {} {} cannot be put into an engine request (letters, digits and . _ -{} "
-                                   "only, no '.' or '..' part)",
-                                   image ? "image" : "container", text::quote(name), image ? " / : @" : ""));
+    return DockerError(
+        fmt::format("docker: {} {} cannot be put into an engine request (letters, digits and . _ -{} "
+                    "only, no '.' or '..' part)",
+                    image ? "image" : "container", text::quote(name), image ? " / : @" : ""));
   };
   if (name.empty() || name.size() > 512) throw fail();
   for (const char c : name) {
@@ -389,7 +390,8 @@ nlohmann::json Client::info() {
 }
 
 std::optional<nlohmann::json> Client::image_inspect(const std::string& ref) {
-  Request request{.method = "GET", .path = "/images/" + path_part(ref, true) + "/json", .timeout = kSmallCallTimeout};
+  Request request{
+      .method = "GET", .path = "/images/" + path_part(ref, true) + "/json", .timeout = kSmallCallTimeout};
   Response r = perform(request);
   if (r.status == 404) return std::nullopt;
   if (r.status != 200) {
@@ -421,7 +423,8 @@ std::string Client::load_image(const std::string& tar_bytes, const std::function
 Client::Created Client::create_container(const nlohmann::json& body, const std::string& name) {
   auto created = create_container_unless_named(body, name);
   if (!created)
-    throw DockerError(fmt::format("docker: POST /containers/create: 409: the name '{}' is already in use", name));
+    throw DockerError(
+        fmt::format("docker: POST /containers/create: 409: the name '{}' is already in use", name));
   return *created;
 }
 
@@ -438,7 +441,8 @@ std::optional<Client::Created> Client::create_container_unless_named(const nlohm
   const Response r = call(request, {201, 200, 409});
   if (r.status == 409) return std::nullopt;
   auto j = model::parse_json_or_discarded(r.body);
-  if (j.is_discarded()) throw DockerError("docker: POST /containers/create: 201 with a body that is not JSON");
+  if (j.is_discarded())
+    throw DockerError("docker: POST /containers/create: 201 with a body that is not JSON");
   Created created;
   created.id = j.value("Id", std::string());
   if (created.id.empty()) throw DockerError("docker: POST /containers/create: 201 without an Id");
@@ -451,7 +455,10 @@ std::optional<Client::Created> Client::create_container_unless_named(const nlohm
 }
 
 void Client::start(const std::string& id) {
-  call({.method = "POST", .path = "/containers/" + path_part(id, false) + "/start", .timeout = kSmallCallTimeout}, {204, 304});
+  call({.method = "POST",
+        .path = "/containers/" + path_part(id, false) + "/start",
+        .timeout = kSmallCallTimeout},
+       {204, 304});
 }
 
 std::int64_t Client::wait(const std::string& id, steady_clock::time_point deadline,
@@ -477,16 +484,20 @@ std::int64_t Client::wait(const std::string& id, steady_clock::time_point deadli
 }
 
 nlohmann::json Client::inspect(const std::string& id) {
-  return call_json({.method = "GET", .path = "/containers/" + path_part(id, false) + "/json", .timeout = kSmallCallTimeout},
+  return call_json({.method = "GET",
+                    .path = "/containers/" + path_part(id, false) + "/json",
+                    .timeout = kSmallCallTimeout},
                    {200});
 }
 
 std::optional<nlohmann::json> Client::inspect_if_exists(const std::string& id) {
-  const Request request{.method = "GET", .path = "/containers/" + path_part(id, false) + "/json", .timeout = kSmallCallTimeout};
+  const Request request{
+      .method = "GET", .path = "/containers/" + path_part(id, false) + "/json", .timeout = kSmallCallTimeout};
   const Response r = call(request, {200, 404});
   if (r.status == 404) return std::nullopt;
   auto j = model::parse_json_or_discarded(r.body);
-  if (j.is_discarded()) throw DockerError(fmt::format("docker: GET {}: 200 with a body that is not JSON", request.path));
+  if (j.is_discarded())
+    throw DockerError(fmt::format("docker: GET {}: 200 with a body that is not JSON", request.path));
   return j;
 }
 
@@ -501,7 +512,8 @@ std::optional<double> Client::cpu_seconds(const std::string& id) {
   const auto* usage = j.contains("cpu_stats") && j["cpu_stats"].contains("cpu_usage")
                           ? &j["cpu_stats"]["cpu_usage"]
                           : nullptr;
-  if (usage == nullptr || !usage->contains("total_usage") || !(*usage)["total_usage"].is_number()) return std::nullopt;
+  if (usage == nullptr || !usage->contains("total_usage") || !(*usage)["total_usage"].is_number())
+    return std::nullopt;
   // A container that is not running reports zeros: no reading.
   if (j.value("read", std::string()).starts_with("0001-01-01")) return std::nullopt;
   return (*usage)["total_usage"].get<double>() / 1e9;
@@ -509,8 +521,9 @@ std::optional<double> Client::cpu_seconds(const std::string& id) {
 
 Client::Logs Client::logs(const std::string& id, bool tty) {
   LogDemuxer demuxer(tty);
-  Request request{
-      .method = "GET", .path = "/containers/" + path_part(id, false) + "/logs?stdout=1&stderr=1", .timeout = kLogsTimeout};
+  Request request{.method = "GET",
+                  .path = "/containers/" + path_part(id, false) + "/logs?stdout=1&stderr=1",
+                  .timeout = kLogsTimeout};
   // Only a 200 body is a log stream; an error body must reach the message untouched.
   std::string error_body;
   long status = 0;
@@ -569,8 +582,9 @@ void Client::kill(const std::string& id, const std::string& signal) {
 }
 
 void Client::remove(const std::string& id) {
-  Request request{
-      .method = "DELETE", .path = "/containers/" + path_part(id, false) + "?force=1&v=1", .timeout = kRemoveTimeout};
+  Request request{.method = "DELETE",
+                  .path = "/containers/" + path_part(id, false) + "?force=1&v=1",
+                  .timeout = kRemoveTimeout};
   Response r = perform(request);
   if (r.status == 204 || r.status == 200 || r.status == 404) return;
   if (r.status == 409 && r.body.find("already in progress") != std::string::npos) return;
@@ -616,7 +630,8 @@ bool Client::oom_event(const std::string& id, std::int64_t since_unix, std::int6
 Client::StdinLease::~StdinLease() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
 std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
-  const std::string path = "/v" + api_version() + "/containers/" + path_part(id, false) + "/attach?stream=1&stdin=1";
+  const std::string path =
+      "/v" + api_version() + "/containers/" + path_part(id, false) + "/attach?stream=1&stdin=1";
   const std::string where = fmt::format("POST /containers/{}/attach", id.substr(0, 12));
   CURL* curl = curl_easy_init();
   if (!curl) throw DockerError("docker: libcurl could not create a handle");
@@ -629,14 +644,16 @@ std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
   curl_easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);  // the HTTP exchange is ours: it is hijacked
   configure_transport(curl, endpoint_);
   if (const CURLcode rc = curl_easy_perform(curl); rc != CURLE_OK)
-    throw DockerError(unreachable_message(endpoint_.display,
-                                          lower_first(error_buffer[0] ? error_buffer : curl_easy_strerror(rc))));
+    throw DockerError(unreachable_message(
+        endpoint_.display, lower_first(error_buffer[0] ? error_buffer : curl_easy_strerror(rc))));
   curl_socket_t socket = CURL_SOCKET_BAD;
   curl_easy_getinfo(curl, CURLINFO_ACTIVESOCKET, &socket);
   const auto deadline = steady_clock::now() + std::chrono::milliseconds(kConnectTimeoutMs);
   const auto wait_for = [&](short events) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady_clock::now()).count();
-    if (left <= 0 || socket == CURL_SOCKET_BAD) throw DockerError(fmt::format("docker: {}: no answer in time", where));
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady_clock::now()).count();
+    if (left <= 0 || socket == CURL_SOCKET_BAD)
+      throw DockerError(fmt::format("docker: {}: no answer in time", where));
     pollfd p{socket, events, 0};
     ::poll(&p, 1, static_cast<int>(left));
   };

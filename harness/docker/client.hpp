@@ -105,7 +105,7 @@ class Client {
   std::int64_t wait(const std::string& id, std::chrono::steady_clock::time_point deadline,
                     const std::function<bool()>& cancelled);
 
-  nlohmann::json inspect(const std::string& id);  // GET /containers/{id}/json
+  nlohmann::json inspect(const std::string& id);                           // GET /containers/{id}/json
   std::optional<nlohmann::json> inspect_if_exists(const std::string& id);  // nullopt: 404
 
   // The CPU time the container's processes have had so far (GET /containers/{id}/stats?stream=

@@ -1,11 +1,10 @@
 #include "docker/container.hpp"
 
-#include <optional>
-
 #include <fmt/format.h>
 
 #include <chrono>
 #include <exception>
+#include <optional>
 
 namespace noisefloor::docker {
 namespace {
@@ -59,7 +58,9 @@ ContainerOutcome run_container(Client& client, const ContainerRequest& request,
 }
 
 namespace {
-bool holds_stdin(const nlohmann::json& body) { return body.value("OpenStdin", false) && body.value("StdinOnce", false); }
+bool holds_stdin(const nlohmann::json& body) {
+  return body.value("OpenStdin", false) && body.value("StdinOnce", false);
+}
 }  // namespace
 
 ContainerOutcome run_container(Client& client, const nlohmann::json& body, const std::string& name,

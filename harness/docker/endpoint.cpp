@@ -169,14 +169,16 @@ Endpoint endpoint_from_environment(const GetEnv& getenv) {
 std::optional<std::string> transport_warning(const Endpoint& e) {
   if (!e.socket_path.empty() || e.ssh || e.base_url.empty()) return std::nullopt;
   if (!e.tls)
-    return fmt::format("{}: plain TCP, no TLS: anyone who can reach that port runs containers as root on that "
-                       "machine, and can read or change what noisefloor measures there; use ssh://, or TLS with "
-                       "DOCKER_TLS_VERIFY=1 and certificates",
-                       e.display);
+    return fmt::format(
+        "{}: plain TCP, no TLS: anyone who can reach that port runs containers as root on that "
+        "machine, and can read or change what noisefloor measures there; use ssh://, or TLS with "
+        "DOCKER_TLS_VERIFY=1 and certificates",
+        e.display);
   if (!e.verify)
-    return fmt::format("{}: TLS without verifying the engine's certificate (DOCKER_TLS is set, DOCKER_TLS_VERIFY is "
-                       "not): whoever answers on that address is taken for the engine; set DOCKER_TLS_VERIFY=1",
-                       e.display);
+    return fmt::format(
+        "{}: TLS without verifying the engine's certificate (DOCKER_TLS is set, DOCKER_TLS_VERIFY is "
+        "not): whoever answers on that address is taken for the engine; set DOCKER_TLS_VERIFY=1",
+        e.display);
   return std::nullopt;
 }
 

@@ -19,7 +19,8 @@ LeaseOwner owner_of(const nlohmann::json& inspect) {
                                inspect["Config"]["Labels"].is_object()
                            ? inspect["Config"]["Labels"]
                            : nlohmann::json::object();
-  return {labels.value("noisefloor.lease.owner", "an unknown owner"), labels.value("noisefloor.lease.run", "?"),
+  return {labels.value("noisefloor.lease.owner", "an unknown owner"),
+          labels.value("noisefloor.lease.run", "?"),
           labels.value("noisefloor.lease.since", inspect.value("Created", "?"))};
 }
 
@@ -34,12 +35,15 @@ bool ours(const nlohmann::json& inspect) {
 // What `existing`, a container of the lease's name that is not noisefloor's, is: its image.
 DockerError squatter(const Client& client, const nlohmann::json& existing) {
   const auto config = existing.find("Config");
-  const std::string image = config != existing.end() && config->is_object() ? config->value("Image", "?") : "?";
-  return DockerError(fmt::format(
-      "the engine at {} has a container named '{}' that noisefloor did not create (no noisefloor.lease label; image "
-      "{}): noisefloor takes that name as its engine lease and leaves this one alone; rename or remove it yourself "
-      "(`docker rename {} <another name>`) if it is not needed under that name",
-      client.endpoint().display, kLeaseName, text::quote(image), kLeaseName));
+  const std::string image =
+      config != existing.end() && config->is_object() ? config->value("Image", "?") : "?";
+  return DockerError(
+      fmt::format("the engine at {} has a container named '{}' that noisefloor did not create (no "
+                  "noisefloor.lease label; image "
+                  "{}): noisefloor takes that name as its engine lease and leaves this one alone; rename or "
+                  "remove it yourself "
+                  "(`docker rename {} <another name>`) if it is not needed under that name",
+                  client.endpoint().display, kLeaseName, text::quote(image), kLeaseName));
 }
 
 // Held: running, or created and about to be started. Otherwise stale.
@@ -68,11 +72,13 @@ EngineLease::~EngineLease() {
 std::optional<LeaseOwner> EngineLease::holder(Client& client) {
   const auto existing = client.inspect_if_exists(kLeaseName);
   if (!existing || !live(*existing)) return std::nullopt;
-  if (!ours(*existing)) return LeaseOwner{"not noisefloor (a container of another's that took the lease's name)", "?", "?"};
+  if (!ours(*existing))
+    return LeaseOwner{"not noisefloor (a container of another's that took the lease's name)", "?", "?"};
   return owner_of(*existing);
 }
 
-std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string& tools_image, const LeaseOwner& me,
+std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string& tools_image,
+                                               const LeaseOwner& me,
                                                std::optional<std::chrono::duration<double>> wait,
                                                const std::function<void(const LeaseOwner&)>& on_wait,
                                                const std::function<bool()>& cancelled) {
@@ -108,27 +114,30 @@ std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string
       return std::unique_ptr<EngineLease>(new EngineLease(client, created->id, std::move(stdin)));
     }
     const auto existing = client.inspect_if_exists(kLeaseName);
-    if (!existing) continue;  // released between the two calls: try again
+    if (!existing) continue;                                  // released between the two calls: try again
     if (!ours(*existing)) throw squatter(client, *existing);  // never waited for, never removed
     if (!live(*existing)) {
       // Its owner is gone: take it over (a removal already under way counts as removed).
       client.remove(existing->value("Id", std::string(kLeaseName)));
       if (attempt > 20)
-        throw DockerError(fmt::format("the engine at {} keeps a stale lease container '{}' that cannot be removed: "
-                                      "remove it (`noisefloor gc`)",
-                                      client.endpoint().display, kLeaseName));
+        throw DockerError(
+            fmt::format("the engine at {} keeps a stale lease container '{}' that cannot be removed: "
+                        "remove it (`noisefloor gc`)",
+                        client.endpoint().display, kLeaseName));
       continue;
     }
     const LeaseOwner holder = owner_of(*existing);
     if (!wait)
-      throw LeaseBusy(fmt::format("the engine at {} is in use by another noisefloor run ({}, {}, since {}): two "
-                                  "experiments on one machine make both wrong; wait for it with --wait (at most "
-                                  "1 hour; --wait=10m says how long)",
-                                  client.endpoint().display, holder.run, holder.who, holder.since));
+      throw LeaseBusy(
+          fmt::format("the engine at {} is in use by another noisefloor run ({}, {}, since {}): two "
+                      "experiments on one machine make both wrong; wait for it with --wait (at most "
+                      "1 hour; --wait=10m says how long)",
+                      client.endpoint().display, holder.run, holder.who, holder.since));
     if (std::chrono::steady_clock::now() - started >= *wait)
-      throw LeaseBusy(fmt::format("waited {:.0f} s for the engine at {}: still in use by another noisefloor run ({}, "
-                                  "{}, since {}); wait longer with --wait=DURATION",
-                                  wait->count(), client.endpoint().display, holder.run, holder.who, holder.since));
+      throw LeaseBusy(
+          fmt::format("waited {:.0f} s for the engine at {}: still in use by another noisefloor run ({}, "
+                      "{}, since {}); wait longer with --wait=DURATION",
+                      wait->count(), client.endpoint().display, holder.run, holder.who, holder.since));
     if (!told && on_wait) on_wait(holder);
     told = true;
     const auto until = std::chrono::steady_clock::now() + kLeasePoll;

@@ -48,7 +48,8 @@ class EngineLease {
   // run holds it: throws LeaseBusy naming the holder and since when, or with `wait` calls
   // on_wait(holder) once and polls every 2 s until the lease is free (Interrupted once cancelled;
   // LeaseBusy once `wait` has passed). A foreign container of the lease's name: DockerError.
-  static std::unique_ptr<EngineLease> take(Client& client, const std::string& tools_image, const LeaseOwner& me,
+  static std::unique_ptr<EngineLease> take(Client& client, const std::string& tools_image,
+                                           const LeaseOwner& me,
                                            std::optional<std::chrono::duration<double>> wait,
                                            const std::function<void(const LeaseOwner&)>& on_wait,
                                            const std::function<bool()>& cancelled);

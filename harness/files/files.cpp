@@ -1,10 +1,9 @@
 #include "files/files.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -57,7 +56,9 @@ std::string read(const fs::path& path) {
   std::string text = read_or_errno(path, error);
   if (error == 0) return text;
   throw RunError(fmt::format("{}: cannot read: {}", path.string(),
-                             error == ENOENT ? "no such file" : error == EISDIR ? "is a directory" : std::strerror(error)));
+                             error == ENOENT   ? "no such file"
+                             : error == EISDIR ? "is a directory"
+                                               : std::strerror(error)));
 }
 
 namespace {
@@ -78,7 +79,8 @@ mode_t process_umask() {
     int error = 0;
     const std::string status = read_or_errno("/proc/self/status", error);
     const auto at = status.find("\nUmask:");
-    if (error == 0 && at != std::string::npos) return static_cast<mode_t>(std::strtoul(status.c_str() + at + 7, nullptr, 8));
+    if (error == 0 && at != std::string::npos)
+      return static_cast<mode_t>(std::strtoul(status.c_str() + at + 7, nullptr, 8));
     const mode_t m = ::umask(022);
     ::umask(m);
     return m;
@@ -99,7 +101,8 @@ std::string read_regular(const fs::path& path, std::uintmax_t limit, std::string
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     const int err = errno;
-    throw InputError(fmt::format("{}: cannot read: {}", path.string(), err == ENOENT ? "no such file" : std::strerror(err)));
+    throw InputError(fmt::format("{}: cannot read: {}", path.string(),
+                                 err == ENOENT ? "no such file" : std::strerror(err)));
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -109,7 +112,8 @@ std::string read_regular(const fs::path& path, std::uintmax_t limit, std::string
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw InputError(fmt::format("{}: not a regular file ({}): {} is a file", path.string(), kind_of(st.st_mode), what));
+    throw InputError(
+        fmt::format("{}: not a regular file ({}): {} is a file", path.string(), kind_of(st.st_mode), what));
   }
   const auto too_big = [&](std::uintmax_t size) {
     return InputError(fmt::format("{}: {}, more than {} may hold ({})", path.string(), bytes_text(size), what,

@@ -1,17 +1,17 @@
 #include "fingerprint/doctor.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
 
 #include "fingerprint/parse.hpp"
 #include "model/cpulist.hpp"
-#include "model/json_number.hpp"
 #include "model/errors.hpp"
+#include "model/json_number.hpp"
 
 namespace noisefloor::fingerprint {
 namespace {
@@ -107,7 +107,8 @@ class Doctor {
     if (!v->get<bool>()) {
       // The fingerprint's "no", with its weak evidence when there is some.
       if (inside_fact->contains("note"))
-        add(Level::ok, "container", fmt::format("not in a container: {}", inside_fact->at("note").get<std::string>()));
+        add(Level::ok, "container",
+            fmt::format("not in a container: {}", inside_fact->at("note").get<std::string>()));
       return;
     }
     add(Level::warn, "container",
@@ -126,7 +127,8 @@ class Doctor {
     const LoadJudgement j = judge_load(load, *cpus);
     const std::string fix = "top -o %CPU   # then stop the busy processes it lists";
     if (j.level == Level::bad) {
-      add(Level::bad, "load", j.what + ": every CPU is already busy; results would measure the other work", fix);
+      add(Level::bad, "load", j.what + ": every CPU is already busy; results would measure the other work",
+          fix);
     } else if (j.level == Level::warn) {
       add(Level::warn, "load",
           j.what + (j.others > 0 ? ": other processes compete for the CPUs"
@@ -373,8 +375,8 @@ class Doctor {
 LoadJudgement judge_load(const LoadAverage& load, double cpus) {
   LoadJudgement j;
   j.others = std::max(0, load.running - 1);
-  j.what = fmt::format("{} other runnable task(s) now, 1-minute load average {:.2f}, on {:g} logical CPUs", j.others,
-                       load.one, cpus);
+  j.what = fmt::format("{} other runnable task(s) now, 1-minute load average {:.2f}, on {:g} logical CPUs",
+                       j.others, load.one, cpus);
   if (cpus > 0 && j.others >= cpus)
     j.level = Level::bad;
   else if (j.others > 0 || load.one >= kLoadWarnFraction * cpus)
@@ -402,7 +404,9 @@ void to_json(json& j, const DoctorReport& report) {
                         {"message", f.message},
                         {"fix", f.fix}});
   }
-  j = {{"grade", std::string(to_string(report.grade))}, {"reasons", report.grade_reasons}, {"findings", findings}};
+  j = {{"grade", std::string(to_string(report.grade))},
+       {"reasons", report.grade_reasons},
+       {"findings", findings}};
 }
 
 namespace {

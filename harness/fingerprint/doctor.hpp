@@ -59,7 +59,6 @@ struct Names<fingerprint::Level> {
 
 namespace noisefloor::fingerprint {
 
-
 struct Finding {
   Level level = Level::ok;
   std::string topic;    // "governor"
@@ -84,7 +83,6 @@ struct Names<fingerprint::Grade> {
 }  // namespace noisefloor::model
 
 namespace noisefloor::fingerprint {
-
 
 struct DoctorReport {
   std::vector<Finding> findings;

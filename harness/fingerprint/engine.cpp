@@ -101,7 +101,8 @@ void to_json(json& j, const EngineFacts& f) {
          {"swap_limit", nullable(f.limits.swap_limit)}}}};
   if (!f.images.empty()) {
     json images = json::object();
-    for (const auto& [condition, image] : f.images) images[condition] = {{"ref", image.ref}, {"id", image.id}};
+    for (const auto& [condition, image] : f.images)
+      images[condition] = {{"ref", image.ref}, {"id", image.id}};
     j["images"] = images;
   }
 }

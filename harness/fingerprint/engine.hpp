@@ -4,11 +4,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace noisefloor::fingerprint {
 
@@ -41,8 +40,8 @@ struct EngineFacts {
 // From GET /version and GET /info. A field the engine did not send, or sent with another type,
 // is "" / 0 / empty; a missing limit capability is nullopt (unknown), never assumed. Never
 // throws, whatever the objects hold.
-EngineFacts engine_facts(const nlohmann::json& version, const nlohmann::json& info, const std::string& endpoint,
-                         const std::string& api_version);
+EngineFacts engine_facts(const nlohmann::json& version, const nlohmann::json& info,
+                         const std::string& endpoint, const std::string& api_version);
 
 // {"endpoint", "server_version", "api_version", "min_api_version", "os", "os_type",
 //  "architecture", "kernel", "ncpu", "mem_total", "cgroup_version", "cgroup_driver",

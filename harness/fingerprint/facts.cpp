@@ -37,8 +37,6 @@ bool is_fact(const json& j) { return j.is_object() && j.contains("value"); }
 
 bool is_known(const json& j) { return is_fact(j) && !j.at("value").is_null(); }
 
-
-
 json collapse_per_cpu(const std::map<int, json>& per_cpu) {
   if (per_cpu.empty()) return nullptr;
   const json& first = per_cpu.begin()->second;
@@ -113,23 +111,27 @@ void to_json(json& j, const LoadReading& load) {
     return;
   }
   const LoadAverage& l = *load.value;
-  j = known({{"one", l.one}, {"five", l.five}, {"fifteen", l.fifteen}, {"running", l.running}, {"total", l.total}});
+  j = known(
+      {{"one", l.one}, {"five", l.five}, {"fifteen", l.fifteen}, {"running", l.running}, {"total", l.total}});
 }
 
 void from_json(const json& j, LoadReading& load) {
   load = {};
   if (j.is_object() && j.contains("load1")) {  // the flat shape of the first 0.1 results
-    load.value = LoadAverage{j.value("load1", 0.0), j.value("load5", 0.0), j.value("load15", 0.0),
-                             model::whole_number<int>(j, "runnable", 0), model::whole_number<int>(j, "tasks", 0)};
+    load.value =
+        LoadAverage{j.value("load1", 0.0), j.value("load5", 0.0), j.value("load15", 0.0),
+                    model::whole_number<int>(j, "runnable", 0), model::whole_number<int>(j, "tasks", 0)};
     return;
   }
   if (!is_known(j)) {
-    load.unknown = j.is_object() ? j.value("unknown", std::string("not recorded")) : std::string("not recorded");
+    load.unknown =
+        j.is_object() ? j.value("unknown", std::string("not recorded")) : std::string("not recorded");
     return;
   }
   const json& v = j.at("value");
-  load.value = LoadAverage{v.value("one", 0.0), v.value("five", 0.0), v.value("fifteen", 0.0), model::whole_number<int>(v, "running", 0),
-                           model::whole_number<int>(v, "total", 0)};
+  load.value =
+      LoadAverage{v.value("one", 0.0), v.value("five", 0.0), v.value("fifteen", 0.0),
+                  model::whole_number<int>(v, "running", 0), model::whole_number<int>(v, "total", 0)};
 }
 
 }  // namespace noisefloor::fingerprint

@@ -1,14 +1,13 @@
 #include "fingerprint/host.hpp"
 
+#include <fmt/format.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -595,13 +594,14 @@ FactTree probe_this_host() {
   struct utsname u {};
   h["uname"] = ::uname(&u) == 0 ? known(fmt::format("{} {} {}", u.sysname, u.release, u.machine))
                                 : unknown("uname(2) failed");
-  h["one_line"] = known(fmt::format("{} · {} · {} CPUs · {} · {}", host.show("hostname"), host.show("cpu.model_name"),
-                                    host.show("cpu.logical"), host.show("uname"), host.show("os.pretty_name")));
+  h["one_line"] =
+      known(fmt::format("{} · {} · {} CPUs · {} · {}", host.show("hostname"), host.show("cpu.model_name"),
+                        host.show("cpu.logical"), host.show("uname"), host.show("os.pretty_name")));
   return host;
 }
 
 FactTree probe_toolchain(const std::optional<fs::path>& benchmark_binary,
-                     const std::optional<fs::path>& source_dir, bool native) {
+                         const std::optional<fs::path>& source_dir, bool native) {
   json tc = json::object();
   tc["go"] = guarded("go", [&] {
     const auto [out, why] = run_tool({"go", "version"});

@@ -52,7 +52,7 @@ LoadReading probe_load(const std::filesystem::path& root = "/");
 //   source  {dir, commit, dirty (bool)}                                      when a dir is given
 //   cxx, cc (first line of --version)                                        when native
 FactTree probe_toolchain(const std::optional<std::filesystem::path>& benchmark_binary,
-                               const std::optional<std::filesystem::path>& source_dir, bool native);
+                         const std::optional<std::filesystem::path>& source_dir, bool native);
 
 // Environment variables that change benchmarks, only those that are set: {"GOMAXPROCS": "1"}.
 // The fixed list (GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG, GOTOOLCHAIN, GOAMD64, GOARM,

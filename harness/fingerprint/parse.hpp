@@ -98,5 +98,4 @@ std::optional<std::string> container_from_cgroup(std::string_view proc_1_cgroup)
 // The filesystem type mounted at "/" according to /proc/self/mountinfo ("overlay", "ext4").
 std::optional<std::string> root_fs_type(std::string_view mountinfo);
 
-
 }  // namespace noisefloor::fingerprint

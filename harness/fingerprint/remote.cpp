@@ -1,10 +1,10 @@
 #include "fingerprint/remote.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <stdlib.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <system_error>
 
 #include "files/files.hpp"
@@ -24,7 +24,8 @@ class TempTree {
     const char* tmp = ::getenv("TMPDIR");
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/noisefloor-facts-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr)
-      throw RunError(fmt::format("cannot create a temporary directory in {}", fs::path(pattern).parent_path().string()));
+      throw RunError(
+          fmt::format("cannot create a temporary directory in {}", fs::path(pattern).parent_path().string()));
     root_ = pattern;
   }
   ~TempTree() {
@@ -44,8 +45,8 @@ std::string text_of(const json& j, const char* key) {
 
 }  // namespace
 
-FactTree remote_host_facts(const std::map<std::string, std::string>& files, const std::vector<std::string>& dirs,
-                           const json& info) {
+FactTree remote_host_facts(const std::map<std::string, std::string>& files,
+                           const std::vector<std::string>& dirs, const json& info) {
   const TempTree tree;
   // The paths come from another machine: probe::parse_fact_dump let through plain paths under
   // /proc and /sys only. Each is checked again to land inside the tree before anything is made.
@@ -79,8 +80,9 @@ FactTree remote_host_facts(const std::map<std::string, std::string>& files, cons
   } else {
     h["os"] = {{"pretty_name", unknown("the engine's /info has no OperatingSystem")}};
   }
-  h["container"] = {{"inside", unknown("a machine reached through its Docker engine: whether the engine itself runs "
-                                       "in a container is not visible")}};
+  h["container"] = {
+      {"inside", unknown("a machine reached through its Docker engine: whether the engine itself runs "
+                         "in a container is not visible")}};
   const std::string cgroup = text_of(info, "CgroupVersion");
   h["cgroup"] = {{"version", cgroup.empty() ? unknown("the engine's /info has no CgroupVersion")
                                             : known(cgroup == "2" ? 2 : 1)},
@@ -91,8 +93,9 @@ FactTree remote_host_facts(const std::map<std::string, std::string>& files, cons
   // The engine runs Linux containers: uname(2)'s sysname there is "Linux".
   h["uname"] = kernel.empty() ? unknown("the engine's /info has no KernelVersion")
                               : known(fmt::format("Linux {} {}", kernel, arch));
-  h["one_line"] = known(fmt::format("{} · {} · {} CPUs · {} · {}", host.show("hostname"), host.show("cpu.model_name"),
-                                    host.show("cpu.logical"), host.show("uname"), host.show("os.pretty_name")));
+  h["one_line"] =
+      known(fmt::format("{} · {} · {} CPUs · {} · {}", host.show("hostname"), host.show("cpu.model_name"),
+                        host.show("cpu.logical"), host.show("uname"), host.show("os.pretty_name")));
   return host;
 }
 

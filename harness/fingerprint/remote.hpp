@@ -15,7 +15,7 @@
 
 namespace noisefloor::fingerprint {
 
-FactTree remote_host_facts(const std::map<std::string, std::string>& files, const std::vector<std::string>& dirs,
-                           const nlohmann::json& info);
+FactTree remote_host_facts(const std::map<std::string, std::string>& files,
+                           const std::vector<std::string>& dirs, const nlohmann::json& info);
 
 }  // namespace noisefloor::fingerprint

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <set>
@@ -383,7 +383,8 @@ TuningStatus tuning_state(const fs::path& state_path) {
   try {
     return {state.get<TuneState>(), ""};
   } catch (const json::exception& e) {
-    return {std::nullopt, fmt::format("{} is not a noisefloor tuning state file: {}", state_path.string(), e.what())};
+    return {std::nullopt,
+            fmt::format("{} is not a noisefloor tuning state file: {}", state_path.string(), e.what())};
   }
 }
 

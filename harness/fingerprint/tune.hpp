@@ -29,17 +29,15 @@
 #pragma once
 
 #include <filesystem>
-
-#include "fingerprint/tuning.hpp"
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "fingerprint/tuning.hpp"
+
 namespace noisefloor::fingerprint {
 
 inline constexpr const char* kTuneStatePath = "/var/lib/noisefloor/tune-state.json";
-
-
 
 struct TunePlan {
   std::vector<TuneChange> changes;  // in application order

@@ -1,6 +1,7 @@
 #include "fingerprint/tuning.hpp"
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 namespace noisefloor::fingerprint {

@@ -2,11 +2,10 @@
 // fingerprint: plain values and their JSON. Pure (tune.hpp reads and writes the file).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace noisefloor::fingerprint {
 

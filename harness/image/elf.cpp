@@ -19,9 +19,17 @@ struct Layout {
 };
 template <class Ehdr, class Phdr, class Dyn>
 constexpr Layout layout_of() {
-  return {sizeof(Ehdr), offsetof(Ehdr, e_machine), offsetof(Ehdr, e_phoff), offsetof(Ehdr, e_phentsize),
-          offsetof(Ehdr, e_phnum), sizeof(Phdr), offsetof(Phdr, p_offset), offsetof(Phdr, p_vaddr),
-          offsetof(Phdr, p_filesz), sizeof(Dyn), offsetof(Dyn, d_un)};
+  return {sizeof(Ehdr),
+          offsetof(Ehdr, e_machine),
+          offsetof(Ehdr, e_phoff),
+          offsetof(Ehdr, e_phentsize),
+          offsetof(Ehdr, e_phnum),
+          sizeof(Phdr),
+          offsetof(Phdr, p_offset),
+          offsetof(Phdr, p_vaddr),
+          offsetof(Phdr, p_filesz),
+          sizeof(Dyn),
+          offsetof(Dyn, d_un)};
 }
 constexpr Layout kElf32 = layout_of<Elf32_Ehdr, Elf32_Phdr, Elf32_Dyn>();
 constexpr Layout kElf64 = layout_of<Elf64_Ehdr, Elf64_Phdr, Elf64_Dyn>();
@@ -135,7 +143,8 @@ ElfInfo parse_elf(std::string_view bytes) {
     fail(fmt::format("unknown ELF class {} (expected 1 for ELF32 or 2 for ELF64)", elf_class));
   }
   if (data == ELFDATA2MSB) fail("big-endian ELF is not supported (expected little-endian)");
-  if (data != ELFDATA2LSB) fail(fmt::format("unknown ELF data encoding {} (expected 1, little-endian)", data));
+  if (data != ELFDATA2LSB)
+    fail(fmt::format("unknown ELF data encoding {} (expected 1, little-endian)", data));
   const bool is64 = elf_class == ELFCLASS64;
   const Layout& at = is64 ? kElf64 : kElf32;
   info.bits = is64 ? 64 : 32;

@@ -378,11 +378,13 @@ void seal(ImagePlan& plan, std::string_view repository, const nlohmann::json& re
 }
 
 // The static probe and no-op, checked.
-std::pair<std::string, std::string> checked_helpers(std::string_view probe_binary, std::string_view noop_binary) {
+std::pair<std::string, std::string> checked_helpers(std::string_view probe_binary,
+                                                    std::string_view noop_binary) {
   std::string probe_data(probe_binary);
   const ElfInfo probe_info = parse_elf_file(probe_data, "nf-probe");
   if (!probe_info.is_elf || probe_info.dynamic)
-    throw RunError("image: the embedded nf-probe is not a static ELF executable (build nf-probe with -static)");
+    throw RunError(
+        "image: the embedded nf-probe is not a static ELF executable (build nf-probe with -static)");
   std::string noop_data(noop_binary);
   const ElfInfo noop_info = parse_elf_file(noop_data, "nf-noop");
   if (!noop_info.is_elf || noop_info.dynamic)
@@ -392,7 +394,8 @@ std::pair<std::string, std::string> checked_helpers(std::string_view probe_binar
 
 }  // namespace
 
-ImagePlan plan_tools_image(std::string_view probe_binary, std::string_view noop_binary, std::string_view recipe_json) {
+ImagePlan plan_tools_image(std::string_view probe_binary, std::string_view noop_binary,
+                           std::string_view recipe_json) {
   const nlohmann::json recipe = load_recipe(recipe_json);
   auto [probe_data, noop_data] = checked_helpers(probe_binary, noop_binary);
   ImagePlan plan;
@@ -458,21 +461,26 @@ ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, 
   std::uintmax_t input_bytes = 0;
   for (const ImageInput& in : inputs) {
     const auto add = [&](const fs::path& host, const std::string& rel) {
-      plan.files.push_back({std::string(kInputDirInImage) + "/" + rel, read_file(host, "the input"), kInputMode});
+      plan.files.push_back(
+          {std::string(kInputDirInImage) + "/" + rel, read_file(host, "the input"), kInputMode});
       input_bytes += plan.files.back().data.size();
       if (input_bytes > kMaxInputBytes)
-        throw RunError(fmt::format("image: benchmark.inputs hold more than {} MiB: an image is not the place for them",
-                                   kMaxInputBytes >> 20));
+        throw RunError(
+            fmt::format("image: benchmark.inputs hold more than {} MiB: an image is not the place for them",
+                        kMaxInputBytes >> 20));
     };
     if (fs::is_directory(in.host, ec)) {
-      for (auto it = fs::recursive_directory_iterator(in.host, fs::directory_options::follow_directory_symlink, ec);
+      for (auto it =
+               fs::recursive_directory_iterator(in.host, fs::directory_options::follow_directory_symlink, ec);
            it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) break;
         if (it->is_regular_file(ec))
-          add(it->path(), (fs::path(in.relative) / fs::relative(it->path(), in.host, ec)).lexically_normal().string());
+          add(it->path(),
+              (fs::path(in.relative) / fs::relative(it->path(), in.host, ec)).lexically_normal().string());
       }
       if (ec)
-        throw RunError(fmt::format("image: cannot read the input directory '{}': {}", in.host.string(), ec.message()));
+        throw RunError(
+            fmt::format("image: cannot read the input directory '{}': {}", in.host.string(), ec.message()));
     } else {
       add(in.host, fs::path(in.relative).lexically_normal().string());
     }

@@ -62,8 +62,9 @@ inline constexpr std::string_view kInputDirInImage = "/work";
 // LD_LIBRARY_PATH, because the image has no /etc/ld.so.cache.
 //
 // Adds `probe_binary` and `noop_binary` (static ELFs, image/embedded.hpp) at /noisefloor/probe and
-// /noisefloor/noop, and the executable at /bench/<basename>, all with mode 0755. The tag hashes (SHA-256) the recipe, the config and every
-// file's path, mode and content in path order, so an unchanged binary gives the same tag.
+// /noisefloor/noop, and the executable at /bench/<basename>, all with mode 0755. The tag hashes (SHA-256) the
+// recipe, the config and every file's path, mode and content in path order, so an unchanged binary gives the
+// same tag.
 //
 // `recipe_json` is the text of containers/auto/image.json: {"schema_version": 1, "config": {...}}.
 // Data files the benchmark needs are out of scope: only the executable and its libraries go in.
@@ -77,6 +78,7 @@ ImagePlan plan_image(const std::filesystem::path& executable, std::string_view p
 // no-op alone, entrypoint /noisefloor/probe. What noisefloor runs on an engine besides the
 // benchmark: spinners (`probe --spin`), the engine lease (`probe --hold`) and the remote host
 // fingerprint (`probe --facts`). Same recipe, user and hashing as the auto image.
-ImagePlan plan_tools_image(std::string_view probe_binary, std::string_view noop_binary, std::string_view recipe_json);
+ImagePlan plan_tools_image(std::string_view probe_binary, std::string_view noop_binary,
+                           std::string_view recipe_json);
 
 }  // namespace noisefloor::image

@@ -26,8 +26,8 @@ enum class Schedule { sequential, interleaved };
 
 // Background CPU load: `count` busy-loop processes, optionally placed on `cpus`.
 struct SpinnerSpec {
-  int count = 0;       // resolved: `all` becomes the number of logical CPUs
-  bool all = false;    // the file said `all`
+  int count = 0;          // resolved: `all` becomes the number of logical CPUs
+  bool all = false;       // the file said `all`
   std::vector<int> cpus;  // empty: unpinned (the scheduler places them)
   std::optional<int> nice;
   friend bool operator==(const SpinnerSpec&, const SpinnerSpec&) = default;
@@ -35,10 +35,10 @@ struct SpinnerSpec {
 
 // The benchmark inside a container, started through the Docker Engine API.
 struct ContainerSpec {
-  std::string image = "auto";  // "auto": built offline from the benchmark executable
-  std::optional<std::string> cpuset;     // e.g. "0" or "0-1,3"; validated against the engine's CPUs
-  std::optional<double> cpus;            // CFS quota in CPUs (NanoCpus)
-  std::optional<std::int64_t> memory;    // bytes
+  std::string image = "auto";               // "auto": built offline from the benchmark executable
+  std::optional<std::string> cpuset;        // e.g. "0" or "0-1,3"; validated against the engine's CPUs
+  std::optional<double> cpus;               // CFS quota in CPUs (NanoCpus)
+  std::optional<std::int64_t> memory;       // bytes
   std::optional<std::int64_t> memory_swap;  // bytes, memory + swap; -1 unlimited
   std::map<std::string, std::string> env;
   std::string network = "none";
@@ -52,8 +52,8 @@ struct ContainerSpec {
 struct Condition {
   std::string name;
   std::optional<SpinnerSpec> spinners;
-  std::vector<int> affinity;       // CPUs for the benchmark process on the host; empty: inherit
-  std::optional<int> nice;         // nice value for the benchmark process on the host
+  std::vector<int> affinity;  // CPUs for the benchmark process on the host; empty: inherit
+  std::optional<int> nice;    // nice value for the benchmark process on the host
   std::optional<ContainerSpec> container;
   SourceMark mark;
   bool is_idle() const { return !spinners && affinity.empty() && !nice && !container; }
@@ -64,12 +64,12 @@ struct BenchmarkSpec {
   std::vector<std::string> build;    // argv run once before anything else; empty: no build step
   std::vector<std::string> command;  // argv of one invocation; never interpreted by a shell
   OutputFormat format = OutputFormat::gotest;
-  int samples = 10;                  // kept samples per condition and benchmark
-  int warmup = 0;                    // samples discarded first, per condition and benchmark
+  int samples = 10;  // kept samples per condition and benchmark
+  int warmup = 0;    // samples discarded first, per condition and benchmark
   // How many samples one invocation delivers (gotest: -test.count). 0 means all of a condition's
   // samples (plus warm-up) in one invocation, which is only valid with the sequential schedule.
   int samples_per_run = 0;
-  Seconds timeout{600};              // per invocation
+  Seconds timeout{600};  // per invocation
   std::map<std::string, std::string> env;
   std::optional<std::string> workdir;  // relative paths are relative to the experiment file
   // The unit of the metric the statistics use (e.g. "cpu-ns/op", "B/op"); empty: the first one
@@ -129,7 +129,7 @@ struct ReferenceSpec {
   std::string file;   // resolved against the experiment's directory ("" when `table:` is inline)
   std::string table;  // inline text (cv-summary or markdown)
   std::string source;
-  SourceMark mark;    // of `reference:`, for errors in reading it
+  SourceMark mark;                          // of `reference:`, for errors in reading it
   std::optional<PublishedTable> published;  // what it holds, read by the pipeline before anything runs
   friend bool operator==(const ReferenceSpec&, const ReferenceSpec&) = default;
 };
@@ -146,14 +146,14 @@ struct Experiment {
   Seconds settle{1};
   std::vector<Variant> variants;  // empty: no paired design; otherwise variants[0] is the baseline
   Comparison comparison;
-  std::optional<Adaptive> adaptive;  // set by `samples: auto`
-  std::vector<HostEntry> hosts;      // empty: this machine only (and DOCKER_HOST for containers)
-  std::vector<ClaimSpec> claims;     // what it says it demonstrates (validated, in file order)
+  std::optional<Adaptive> adaptive;        // set by `samples: auto`
+  std::vector<HostEntry> hosts;            // empty: this machine only (and DOCKER_HOST for containers)
+  std::vector<ClaimSpec> claims;           // what it says it demonstrates (validated, in file order)
   std::optional<ReferenceSpec> reference;  // the published table it replays
   bool paired() const { return !variants.empty(); }
-  std::string source_file;   // the path as given
-  std::string source_text;   // the file's bytes, copied into every result
-  std::string base_dir;      // directory relative paths resolve against
+  std::string source_file;  // the path as given
+  std::string source_text;  // the file's bytes, copied into every result
+  std::string base_dir;     // directory relative paths resolve against
   friend bool operator==(const Experiment&, const Experiment&) = default;
 };
 

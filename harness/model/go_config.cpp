@@ -41,7 +41,8 @@ ConfigEntries config_entries(std::string_view text) {
     if (colon == std::string_view::npos) {
       out.emplace_back(std::string(line), "");
     } else {
-      out.emplace_back(std::string(line.substr(0, colon)), std::string(line.substr(colon + kSeparator.size())));
+      out.emplace_back(std::string(line.substr(0, colon)),
+                       std::string(line.substr(colon + kSeparator.size())));
     }
     text.remove_prefix(std::min(end + 1, text.size()));
   }

@@ -30,7 +30,8 @@ Int whole_number(const nlohmann::json& value, std::string_view what) {
     if (std::in_range<Int>(i)) return static_cast<Int>(i);
   }
   throw ParseError(fmt::format("{}: expected a whole number from {} to {}, got {}", what,
-                               std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max(), value.dump()));
+                               std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max(),
+                               value.dump()));
 }
 
 // object[key] as Int, or `fallback` when the key is absent.
@@ -46,7 +47,8 @@ std::vector<Int> whole_numbers(const nlohmann::json& object, const char* key) {
   std::vector<Int> out;
   const auto it = object.find(key);
   if (it == object.end()) return out;
-  if (!it->is_array()) throw ParseError(fmt::format("{}: expected a list of whole numbers, got {}", key, it->dump()));
+  if (!it->is_array())
+    throw ParseError(fmt::format("{}: expected a list of whole numbers, got {}", key, it->dump()));
   for (const auto& v : *it) out.push_back(whole_number<Int>(v, key));
   return out;
 }
@@ -56,8 +58,9 @@ std::vector<Int> whole_numbers(const nlohmann::json& object, const char* key) {
 inline void check_schema_version(const nlohmann::json& j, int newest, std::string_view prefix = {}) {
   const int version = whole_number<int>(j, "schema_version", 1);
   if (version > newest)
-    throw ParseError(fmt::format("{}schema_version {} is newer than this noisefloor reads ({}): upgrade noisefloor",
-                                 prefix, version, newest));
+    throw ParseError(
+        fmt::format("{}schema_version {} is newer than this noisefloor reads ({}): upgrade noisefloor",
+                    prefix, version, newest));
 }
 
 }  // namespace noisefloor::model

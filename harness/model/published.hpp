@@ -19,10 +19,10 @@ struct PublishedRow {
 };
 
 struct PublishedTable {
-  std::string source;  // the experiment's free text: who published it, where
-  std::string file;    // where it was read from, as the experiment names it ("" when inline)
-  std::string format;  // "cv-summary", "summary.json", "result", "markdown"
-  std::string unit;    // e.g. "ns/op" when the table says
+  std::string source;               // the experiment's free text: who published it, where
+  std::string file;                 // where it was read from, as the experiment names it ("" when inline)
+  std::string format;               // "cv-summary", "summary.json", "result", "markdown"
+  std::string unit;                 // e.g. "ns/op" when the table says
   std::vector<std::string> header;  // cv-summary.txt's `#` lines
   std::vector<PublishedRow> rows;
   friend bool operator==(const PublishedTable&, const PublishedTable&) = default;

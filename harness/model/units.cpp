@@ -1,9 +1,9 @@
 #include "model/units.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "text/units.hpp"
 
@@ -30,7 +30,8 @@ std::string_view next_field(std::string_view& rest) {
 
 std::string_view to_string(Better better) { return model::name_of(better); }
 
-std::optional<std::string> UnitMetadata::set(const std::string& unit, const std::string& key, const std::string& value) {
+std::optional<std::string> UnitMetadata::set(const std::string& unit, const std::string& key,
+                                             const std::string& value) {
   const std::string tidied = text::tidy_unit(unit).first;
   auto& keys = units[tidied];
   const auto [it, added] = keys.emplace(key, value);
@@ -75,9 +76,12 @@ Better better_of(std::string_view unit, const UnitMetadata& metadata) {
   if (tidied == "sec/op" || tidied == "B/op" || tidied == "allocs/op") return Better::lower;
   if (tidied == "B/s") return Better::higher;
   switch (quantity_of(tidied)) {
-    case Quantity::time: return Better::lower;
-    case Quantity::rate: return Better::higher;
-    case Quantity::other: break;
+    case Quantity::time:
+      return Better::lower;
+    case Quantity::rate:
+      return Better::higher;
+    case Quantity::other:
+      break;
   }
   return Better::unknown;
 }

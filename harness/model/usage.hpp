@@ -29,10 +29,10 @@ struct Usage {
 // (cgroup v1: cpuacct.usage and cpu.stat; v2: cpu.stat). A field that could not be read is
 // nullopt and `unknown` says why.
 struct CgroupCpu {
-  std::optional<double> usage_seconds;        // CPU time charged to the cgroup
-  std::optional<std::int64_t> periods;        // CFS enforcement periods that elapsed
+  std::optional<double> usage_seconds;            // CPU time charged to the cgroup
+  std::optional<std::int64_t> periods;            // CFS enforcement periods that elapsed
   std::optional<std::int64_t> throttled_periods;  // periods in which the quota ran out
-  std::optional<double> throttled_seconds;    // time the cgroup's tasks were held back
+  std::optional<double> throttled_seconds;        // time the cgroup's tasks were held back
   std::string unknown;
   bool throttled() const { return throttled_periods.value_or(0) > 0; }
   friend bool operator==(const CgroupCpu&, const CgroupCpu&) = default;

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
-#include <utility>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "model/errors.hpp"
 #include "model/json_parse.hpp"
@@ -35,8 +35,8 @@ bool is_fixed_key(std::string_view key) {
 }
 
 bool is_non_finite_word(std::string_view word) {
-  return word == "NaN" || word == "nan" || word == "Infinity" || word == "infinity" ||
-         word == "Inf" || word == "inf";
+  return word == "NaN" || word == "nan" || word == "Infinity" || word == "infinity" || word == "Inf" ||
+         word == "inf";
 }
 
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -97,8 +97,7 @@ class EntryReader {
   }
 
   [[noreturn]] void fail(std::string_view what) const {
-    if (name_.empty())
-      throw ParseError(fmt::format("gbench json: benchmarks[{}]: {}", index_, what));
+    if (name_.empty()) throw ParseError(fmt::format("gbench json: benchmarks[{}]: {}", index_, what));
     throw ParseError(fmt::format("gbench json: benchmarks[{}] ('{}'): {}", index_, name_, what));
   }
 
@@ -124,8 +123,7 @@ class EntryReader {
   std::int64_t integer(std::string_view key) const {
     const json& value = require(key);
     if (value.is_number_unsigned()) {
-      if (value.get<std::uint64_t>() >
-          static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      if (value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
         fail(fmt::format("key '{}' is out of range", key));
       }
       return static_cast<std::int64_t>(value.get<std::uint64_t>());
@@ -195,7 +193,8 @@ void GbenchEntries::add(const json& entry) {
     return;
   }
   if (reader.flag("skipped")) {
-    out_.errors.push_back(fmt::format("{}: skipped: {}", reader.string("name"), reader.message("skip_message")));
+    out_.errors.push_back(
+        fmt::format("{}: skipped: {}", reader.string("name"), reader.message("skip_message")));
     return;
   }
   model::Measurement m = to_measurement(entry, reader);
@@ -207,16 +206,18 @@ void GbenchEntries::add(const json& entry) {
   if (family != entry.end() && instance != entry.end() && family->is_number_integer() &&
       instance->is_number_integer()) {
     auto& seen = instances_[m.name];
-    const std::pair<std::int64_t, std::int64_t> id{family->get<std::int64_t>(), instance->get<std::int64_t>()};
+    const std::pair<std::int64_t, std::int64_t> id{family->get<std::int64_t>(),
+                                                   instance->get<std::int64_t>()};
     auto it = std::find(seen.begin(), seen.end(), id);
     const bool first_time = it == seen.end();
     if (first_time) it = seen.insert(seen.end(), id);
     if (const auto k = static_cast<std::size_t>(it - seen.begin()); k > 0) {
       const std::string kept = fmt::format("{}#{:02d}", m.name, k);
       if (first_time)
-        out_.notes.push_back(fmt::format("{} is registered more than once (family {}, instance {} and family {}, "
-                                         "instance {}): kept apart as {}",
-                                         m.name, seen.front().first, seen.front().second, id.first, id.second, kept));
+        out_.notes.push_back(
+            fmt::format("{} is registered more than once (family {}, instance {} and family {}, "
+                        "instance {}): kept apart as {}",
+                        m.name, seen.front().first, seen.front().second, id.first, id.second, kept));
       m.name = m.benchmark = kept;
     }
   }
@@ -269,7 +270,9 @@ std::vector<model::Measurement> GbenchStream::feed_line(std::string_view line) {
       continue;
     }
     switch (c) {
-      case '"': in_string_ = true; break;
+      case '"':
+        in_string_ = true;
+        break;
       case '{':
       case '[':
         if (c == '{' && stack_.size() == 2 && stack_[0] == '{' && stack_[1] == '[' && !capturing_) {
@@ -295,7 +298,8 @@ std::vector<model::Measurement> GbenchStream::feed_line(std::string_view line) {
           entry_.clear();
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
   const auto& all = entries_.output().measurements;

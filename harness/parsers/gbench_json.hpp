@@ -2,9 +2,9 @@
 // (checked against libbenchmark 1.7.1 and src/json_reporter.cc of later versions). Pure.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,7 +59,8 @@ class GbenchEntries {
  private:
   GbenchOutput out_;
   std::size_t next_ = 0;  // the index of the next entry, for messages
-  std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>> instances_;  // name -> (family, instance)
+  std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>>
+      instances_;  // name -> (family, instance)
 };
 
 // The same output read as it arrives, line by line: each benchmark entry is read when its object

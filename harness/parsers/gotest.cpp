@@ -17,9 +17,7 @@ constexpr std::string_view kBenchmarkPrefix = "Benchmark";
 constexpr std::string_view kFailMarker = "--- FAIL: ";
 
 // Go's strings.Fields splits on Unicode space; these are the ASCII ones that occur in practice.
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 
 std::vector<std::string_view> split_fields(std::string_view line) {
   std::vector<std::string_view> fields;
@@ -72,7 +70,8 @@ std::optional<model::Measurement> parse_result_line(std::string_view line) {
   m.procs = procs;
   m.iterations = f.iterations;
   m.metrics.reserve(f.values.size());
-  for (std::size_t i = 0; i < f.values.size(); ++i) m.metrics.push_back(model::Metric{f.values[i], std::string(f.units[i])});
+  for (std::size_t i = 0; i < f.values.size(); ++i)
+    m.metrics.push_back(model::Metric{f.values[i], std::string(f.units[i])});
   return m;
 }
 
@@ -170,7 +169,8 @@ bool apply_unit_line(std::string_view line, model::UnitMetadata& units, std::vec
   if (!unit) return false;
   for (const auto& e : unit->errors) errors.push_back(fmt::format("{}: {}", where, e));
   for (const auto& [key, value] : unit->pairs)
-    if (auto conflict = units.set(unit->unit, key, value)) errors.push_back(fmt::format("{}: {}", where, *conflict));
+    if (auto conflict = units.set(unit->unit, key, value))
+      errors.push_back(fmt::format("{}: {}", where, *conflict));
   return true;
 }
 

@@ -40,8 +40,8 @@ struct GoTestOutput {
   // GOMAXPROCS suffix; procs is N, or 1 when there is no suffix. Metrics in printed order; config
   // the configuration in force (model/go_config.hpp).
   std::vector<model::Measurement> measurements;
-  model::UnitMetadata units;              // from `Unit` lines
-  std::vector<std::string> unit_errors;   // "line 3: expected key=value", a conflicting value
+  model::UnitMetadata units;             // from `Unit` lines
+  std::vector<std::string> unit_errors;  // "line 3: expected key=value", a conflicting value
   // Names from "--- FAIL: <name>" lines, in output order, as printed (with any -N suffix).
   std::vector<std::string> failures;
   // Lines that start with "Benchmark" but are not result lines.

@@ -1,18 +1,18 @@
 #include "parsers/published.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "model/errors.hpp"
-#include "text/text.hpp"
 #include "model/json_parse.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::parsers {
 namespace {
@@ -143,14 +143,16 @@ model::PublishedTable parse_cv_summary(std::string_view text) {
     }
     if (condition.empty()) fail(number_of_line, "a row before any `## <condition>` line");
     if (f.size() != 5)
-      fail(number_of_line, fmt::format("expected `<benchmark> <runs> <mean> <stddev> <CV%>`, got {} fields", f.size()));
+      fail(number_of_line,
+           fmt::format("expected `<benchmark> <runs> <mean> <stddev> <CV%>`, got {} fields", f.size()));
     model::PublishedRow row;
     row.condition = condition;
     row.benchmark = std::string(f[0]);
     const auto runs = count(number(f[1]));
     const auto mean = number(f[2]), stddev = number(f[3]), cv = number(f[4]);
     if (!runs || !mean || !stddev || !cv)
-      fail(number_of_line, fmt::format("`{}`: runs, mean, stddev and CV% must be numbers (runs a whole one)", line));
+      fail(number_of_line,
+           fmt::format("`{}`: runs, mean, stddev and CV% must be numbers (runs a whole one)", line));
     row.n = runs;
     row.mean = mean;
     row.stddev = stddev;
@@ -171,22 +173,31 @@ model::PublishedTable parse_markdown_table(std::string_view text) {
     const auto header = cells(head);
     if (!separator_row(cells(all[i + 1]))) continue;
     // Columns by their header.
-    int condition = -1, benchmark = -1, n = -1, mean = -1, stddev = -1, cv = -1, median = -1, min = -1, max = -1;
+    int condition = -1, benchmark = -1, n = -1, mean = -1, stddev = -1, cv = -1, median = -1, min = -1,
+        max = -1;
     for (std::size_t c = 0; c < header.size(); ++c) {
       const std::string h = lower(header[c]);
       const auto first_word = h.substr(0, h.find(' '));
       const int k = static_cast<int>(c);
-      if (first_word == "condition") condition = k;
-      else if (first_word == "benchmark" || first_word == "name") benchmark = k;
-      else if (h == "n" || h == "runs" || h == "count") n = k;
+      if (first_word == "condition")
+        condition = k;
+      else if (first_word == "benchmark" || first_word == "name")
+        benchmark = k;
+      else if (h == "n" || h == "runs" || h == "count")
+        n = k;
       else if (first_word == "mean") {
         mean = k;
         if (h.size() > 5) t.unit = std::string(text::trim(std::string_view(header[c]).substr(5)));
-      } else if (h == "stddev" || h == "sd" || h == "std dev") stddev = k;
-      else if (h == "cv" || h == "cv%" || h == "cv %") cv = k;
-      else if (first_word == "median") median = k;
-      else if (h == "min") min = k;
-      else if (h == "max") max = k;
+      } else if (h == "stddev" || h == "sd" || h == "std dev")
+        stddev = k;
+      else if (h == "cv" || h == "cv%" || h == "cv %")
+        cv = k;
+      else if (first_word == "median")
+        median = k;
+      else if (h == "min")
+        min = k;
+      else if (h == "max")
+        max = k;
     }
     if (condition < 0 || (mean < 0 && cv < 0)) continue;
     for (std::size_t r = i + 2; r < all.size(); ++r) {
@@ -198,7 +209,9 @@ model::PublishedTable parse_markdown_table(std::string_view text) {
         return first_number(row_cells[static_cast<std::size_t>(k)]);
       };
       model::PublishedRow row;
-      row.condition = static_cast<std::size_t>(condition) < row_cells.size() ? row_cells[static_cast<std::size_t>(condition)] : "";
+      row.condition = static_cast<std::size_t>(condition) < row_cells.size()
+                          ? row_cells[static_cast<std::size_t>(condition)]
+                          : "";
       if (row.condition.empty()) fail(r + 1, "a row without a condition");
       if (benchmark >= 0 && static_cast<std::size_t>(benchmark) < row_cells.size())
         row.benchmark = row_cells[static_cast<std::size_t>(benchmark)];
@@ -238,7 +251,8 @@ model::PublishedTable summary_json_table(const nlohmann::json& j) {
     const auto& s = r["summary"];
     if (const auto v = json_number(s, "n")) {
       row.n = count(v);
-      if (!row.n) throw ParseError(fmt::format("summary.json: a row's n is not a whole number of samples ({})", *v));
+      if (!row.n)
+        throw ParseError(fmt::format("summary.json: a row's n is not a whole number of samples ({})", *v));
     }
     row.mean = json_number(s, "mean");
     row.stddev = json_number(s, "stddev");
@@ -280,7 +294,8 @@ model::PublishedTable parse_published(std::string_view text) {
   for (const std::string_view line : all)
     if (line.substr(0, 3) == "## ") return parse_cv_summary(text);
   throw ParseError(
-      "not a published table noisefloor reads: expected a cv-summary.txt (`## <condition>` blocks), a markdown "
+      "not a published table noisefloor reads: expected a cv-summary.txt (`## <condition>` blocks), a "
+      "markdown "
       "table or a summary.json");
 }
 

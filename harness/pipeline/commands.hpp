@@ -55,9 +55,9 @@ struct RunOptions {
   std::string experiment;
   std::string results_root = "results";
   std::string command_line;
-  std::string anchor;       // an earlier clean result: how contended was this run?
-  bool terminal = false;    // stdout is a terminal: the text table instead of markdown
-  std::size_t width = 80;   // the terminal's columns (at least 80)
+  std::string anchor;      // an earlier clean result: how contended was this run?
+  bool terminal = false;   // stdout is a terminal: the text table instead of markdown
+  std::size_t width = 80;  // the terminal's columns (at least 80)
   // run --resume DIR: go on with an interrupted or failed run (`experiment` may then be empty:
   // the file the run recorded is used; either way it must be the file the run was started with).
   std::string resume;
@@ -124,9 +124,9 @@ struct CvOptions {
 Output cv(const CvOptions& options);
 
 struct CompareOptions {
-  std::string old_path, new_path;  // result directories or go test -bench output files
+  std::string old_path, new_path;                        // result directories or go test -bench output files
   model::PrintFormat format = model::PrintFormat::text;  // one of kCompareFormats
-  std::string threshold = "1%";    // noise threshold θ of the verdicts: "1%" or a fraction "0.01"
+  std::string threshold = "1%";  // noise threshold θ of the verdicts: "1%" or a fraction "0.01"
   bool allow_different_hosts = false;
   // Compare rows whose sides were measured in rooms of different cleanliness (labels, e.g.
   // MEASURED-clean against CONTENDED); without it such a comparison is refused (exit 2).
@@ -139,8 +139,8 @@ Output compare(const CompareOptions& options);
 double parse_threshold(const std::string& text);
 
 struct ReportOptions {
-  std::vector<std::string> paths;  // one or more result directories (several: merged)
-  std::string html;                // --html FILE ("" = none)
+  std::vector<std::string> paths;            // one or more result directories (several: merged)
+  std::string html;                          // --html FILE ("" = none)
   std::optional<model::PrintFormat> format;  // one of kReportFormats (none: the page only)
   bool allow_different_hosts = false;
   // --redact: the values of the environment (the harness's and the experiment's benchmark.env)
@@ -155,8 +155,8 @@ Output report(const ReportOptions& options);
 // when a claim is NOT REPRODUCED.
 struct CheckOptions {
   std::vector<std::string> paths;
-  std::vector<std::string> claims;  // --claim (repeatable): replaces the recorded claims
-  std::string reference;            // --reference FILE|DIR: replaces the recorded reference
+  std::vector<std::string> claims;    // --claim (repeatable): replaces the recorded claims
+  std::string reference;              // --reference FILE|DIR: replaces the recorded reference
   std::optional<std::uint64_t> seed;  // --seed: default the run's recorded seed, else 1
   model::PrintFormat format = model::PrintFormat::text;  // one of kCheckFormats
   bool allow_different_hosts = false;
@@ -173,7 +173,7 @@ inline constexpr int kNotReproducedStatus = 3;
 // `noisefloor history results/<experiment>`: every run of one experiment in time order, in
 // segments by room, with the significant changes between consecutive runs (analysis/history.hpp).
 struct HistoryOptions {
-  std::string directory;         // the experiment directory: results/<experiment>
+  std::string directory;                     // the experiment directory: results/<experiment>
   std::optional<model::PrintFormat> format;  // one of kHistoryFormats (none: text, or nothing with --html)
   std::string html;              // --html FILE: also write the self-contained page there ("" = none)
   std::string threshold = "2%";  // noise threshold: "2%" or a fraction "0.02"

@@ -4,6 +4,8 @@
 // and result directory (results/<experiment>/<run>/hosts/<host>/), so a host that fails or cannot
 // be reached stops nothing else. This machine (a unix socket engine) keeps host processes; on any
 // other machine every condition runs as containers.
+#include "records/fleet.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,12 +23,11 @@
 #include "files/files.hpp"
 #include "fingerprint/doctor.hpp"
 #include "model/errors.hpp"
+#include "model/version.hpp"
 #include "pipeline/room.hpp"
-#include "records/fleet.hpp"
 #include "render/fingerprint.hpp"
 #include "render/fleet.hpp"
 #include "render/html.hpp"
-#include "model/version.hpp"
 #include "render/run.hpp"
 #include "text/text.hpp"
 
@@ -84,12 +85,14 @@ std::vector<Target> resolve_targets(const RunOptions& o, const model::Experiment
   std::set<std::string> names;
   const Target* local = nullptr;
   for (const auto& [name, mark] : given) {
-    const std::string where = mark.line > 0 ? fmt::format("{}:{}:{}: hosts: ", e.source_file, mark.line, mark.column)
-                                            : std::string("--host: ");
+    const std::string where = mark.line > 0
+                                  ? fmt::format("{}:{}:{}: hosts: ", e.source_file, mark.line, mark.column)
+                                  : std::string("--host: ");
     Target t;
     t.given = name;
     try {
-      t.where = docker::resolve_host(name, environment_variable, [](const std::string& path) { return files::try_read(path); });
+      t.where = docker::resolve_host(name, environment_variable,
+                                     [](const std::string& path) { return files::try_read(path); });
     } catch (const Error& err) {
       throw ConfigError(where + err.what());
     }
@@ -107,9 +110,10 @@ std::vector<Target> resolve_targets(const RunOptions& o, const model::Experiment
   for (const auto& t : targets) {
     if (!t.local) continue;
     if (local != nullptr)
-      throw ConfigError(fmt::format("{}hosts '{}' and '{}' are both this machine (engines on unix sockets): their "
-                                    "conditions would run side by side and disturb each other; run them one at a time",
-                                    o.hosts.empty() ? e.source_file + ": " : "--host: ", local->given, t.given));
+      throw ConfigError(
+          fmt::format("{}hosts '{}' and '{}' are both this machine (engines on unix sockets): their "
+                      "conditions would run side by side and disturb each other; run them one at a time",
+                      o.hosts.empty() ? e.source_file + ": " : "--host: ", local->given, t.given));
     local = &t;
   }
   return targets;
@@ -148,8 +152,9 @@ HostOutcome run_host(const Target& t, const model::Experiment& local_experiment,
   const auto note = [&](const std::string& line) { events.note(line); };
   try {
     // This machine needs its engine only for container conditions; another machine always.
-    const bool any_container = std::any_of(local_experiment.conditions.begin(), local_experiment.conditions.end(),
-                                           [](const model::Condition& c) { return c.container; });
+    const bool any_container =
+        std::any_of(local_experiment.conditions.begin(), local_experiment.conditions.end(),
+                    [](const model::Condition& c) { return c.container; });
     std::optional<docker::Client> client;
     int cpus = 0;
     if (!t.local || any_container) {
@@ -157,24 +162,27 @@ HostOutcome run_host(const Target& t, const model::Experiment& local_experiment,
       client->ping();
       cpus = std::max(1, client->info().value("NCPU", 1));
     }
-    const model::Experiment e = t.local ? local_experiment : experiment_for(local_experiment, cpus, t.where.name);
+    const model::Experiment e =
+        t.local ? local_experiment : experiment_for(local_experiment, cpus, t.where.name);
     std::unique_ptr<conditions::ContainerRuntime> containers;
-    if (client) containers = std::make_unique<conditions::ContainerRuntime>(e, note, std::move(*client), !t.local);
+    if (client)
+      containers = std::make_unique<conditions::ContainerRuntime>(e, note, std::move(*client), !t.local);
     for (const auto& c : e.conditions)
       if (!t.local || c.container) out.record.containers.push_back(c.name);
-    RoomOutcome room = run_room({.experiment = e,
-                                 .options = o,
-                                 .events = events,
-                                 .cancelled = cancelled,
-                                 .started = started,
-                                 .containers = std::move(containers),
-                                 .remote = !t.local,
-                                 .endpoint = t.where.endpoint.display,
-                                 .lease_run = fleet.id(),
-                                 .host = t.where.name},
-                                [&](const records::Fingerprint&) {
-                                  return RoomDirectory{results::RunDirectory::for_host(fleet, t.where.name), 0, {}};
-                                });
+    RoomOutcome room =
+        run_room({.experiment = e,
+                  .options = o,
+                  .events = events,
+                  .cancelled = cancelled,
+                  .started = started,
+                  .containers = std::move(containers),
+                  .remote = !t.local,
+                  .endpoint = t.where.endpoint.display,
+                  .lease_run = fleet.id(),
+                  .host = t.where.name},
+                 [&](const records::Fingerprint&) {
+                   return RoomDirectory{results::RunDirectory::for_host(fleet, t.where.name), 0, {}};
+                 });
     Finished& f = room.finished;
     const results::RunDirectory& dir = room.dir;
     out.record.status = f.status;
@@ -273,18 +281,17 @@ records::FleetRecord started_record(const model::Experiment& e, const std::vecto
 }
 
 // One thread per host; each has its own engine connection and its own events.
-std::vector<HostOutcome> run_hosts(const std::vector<Target>& targets, const model::Experiment& e, const RunOptions& o,
-                                   const results::RunDirectory& fleet, RunEvents& events, const Cancelled& cancelled,
-                                   const std::string& started) {
+std::vector<HostOutcome> run_hosts(const std::vector<Target>& targets, const model::Experiment& e,
+                                   const RunOptions& o, const results::RunDirectory& fleet, RunEvents& events,
+                                   const Cancelled& cancelled, const std::string& started) {
   std::vector<HostOutcome> outcomes(targets.size());
   std::vector<std::unique_ptr<RunEvents>> host_events;
   for (const auto& t : targets) host_events.push_back(events.host(t.where.name));
   {
     std::vector<std::jthread> threads;
     for (std::size_t i = 0; i < targets.size(); ++i)
-      threads.emplace_back([&, i] {
-        outcomes[i] = run_host(targets[i], e, o, fleet, *host_events[i], cancelled, started);
-      });
+      threads.emplace_back(
+          [&, i] { outcomes[i] = run_host(targets[i], e, o, fleet, *host_events[i], cancelled, started); });
   }
   events.done();
   return outcomes;
@@ -293,13 +300,16 @@ std::vector<HostOutcome> run_hosts(const std::vector<Target>& targets, const mod
 // The publication, as `cv` of the run shows it: each host's own tables, then all of them side by
 // side; table.md and report.html of the run.
 void publish(const model::Experiment& e, const std::vector<HostOutcome>& outcomes, const FleetColumns& f,
-             const results::Fleet& published, const RunOptions& o, results::RunDirectory& fleet, Output& out) {
+             const results::Fleet& published, const RunOptions& o, results::RunDirectory& fleet,
+             Output& out) {
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     const auto& r = outcomes[i].record;
-    out.out += fmt::format("\n== host {} · {}{} · {} ==\n", r.name, r.endpoint, r.local ? " (this machine)" : "",
-                           to_string(r.status));
-    if (!r.containers.empty()) out.out += fmt::format("ran as containers: {}\n", fmt::join(r.containers, ", "));
-    if (f.columns[i].analysis != nullptr) out.out += render::run_tables(*f.columns[i].analysis, o.terminal, o.width);
+    out.out += fmt::format("\n== host {} · {}{} · {} ==\n", r.name, r.endpoint,
+                           r.local ? " (this machine)" : "", to_string(r.status));
+    if (!r.containers.empty())
+      out.out += fmt::format("ran as containers: {}\n", fmt::join(r.containers, ", "));
+    if (f.columns[i].analysis != nullptr)
+      out.out += render::run_tables(*f.columns[i].analysis, o.terminal, o.width);
     if (r.error) out.out += fmt::format("{}: {}\n", to_string(r.status), *r.error);
     if (outcomes[i].finished) out.err += outcomes[i].finished->page_problem;
   }
@@ -311,8 +321,9 @@ void publish(const model::Experiment& e, const std::vector<HostOutcome>& outcome
                                         diff.empty() ? "" : "\n```\n" + diff + "```\n"));
     // The page: every host's conditions as <host>:<condition>, the Hosts facet first.
     if (!published.hosts.empty())
-      fleet.write("report.html", render::html(analysis::analyze(published.hosts, true),
-                                              fmt::format("noisefloor {} ({})", kVersion, kCommit), f.columns));
+      fleet.write("report.html",
+                  render::html(analysis::analyze(published.hosts, true),
+                               fmt::format("noisefloor {} ({})", kVersion, kCommit), f.columns));
   } catch (const std::exception& err) {
     out.err += fmt::format("warning: table.md or report.html not written: {}\n", err.what());
   }
@@ -330,7 +341,8 @@ void conclude(const std::vector<HostOutcome>& outcomes, const FleetColumns& f, c
     if (h.record.status != records::RunStatus::complete)
       failed.push_back(fmt::format("{} ({})", h.record.name, h.record.error.value_or("failed")));
   if (interrupted) {
-    out.failure = fmt::format("interrupted — what the hosts measured so far is kept in {}", fleet.path().string());
+    out.failure =
+        fmt::format("interrupted — what the hosts measured so far is kept in {}", fleet.path().string());
     out.status = 130;
     return;
   }
@@ -340,8 +352,8 @@ void conclude(const std::vector<HostOutcome>& outcomes, const FleetColumns& f, c
     const bool all_config = std::all_of(outcomes.begin(), outcomes.end(), [](const HostOutcome& h) {
       return h.record.status == records::RunStatus::complete || h.config_error;
     });
-    out.failure = fmt::format("{} of {} host(s) failed: {}; the others' results are kept in {}", failed.size(),
-                              outcomes.size(), fmt::join(failed, "; "), fleet.path().string());
+    out.failure = fmt::format("{} of {} host(s) failed: {}; the others' results are kept in {}",
+                              failed.size(), outcomes.size(), fmt::join(failed, "; "), fleet.path().string());
     if (all_config && failed.size() == outcomes.size()) throw ConfigError(out.failure);
   }
   if (o.check) {
@@ -351,7 +363,8 @@ void conclude(const std::vector<HostOutcome>& outcomes, const FleetColumns& f, c
         judged.emplace_back(outcomes[i].record.name, &*f.columns[i].analysis->judgement);
     const int status = out.status;
     fail_unreproduced(out, judged);
-    if (!failed.empty() && status == 0 && out.status == kNotReproducedStatus) out.status = 1;  // a failed host first
+    if (!failed.empty() && status == 0 && out.status == kNotReproducedStatus)
+      out.status = 1;  // a failed host first
   }
 }
 
@@ -361,8 +374,9 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
   model::Experiment e = load_experiment(o.experiment);
   config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
   if (!o.anchor.empty())
-    throw ConfigError("--anchor: not with several hosts yet (an anchor is one machine's clean run): run each host "
-                      "against its own anchor");
+    throw ConfigError(
+        "--anchor: not with several hosts yet (an anchor is one machine's clean run): run each host "
+        "against its own anchor");
   check_results_root(o.results_root, e.name);
   const std::vector<Target> targets = resolve_targets(o, e);
   const std::string started = text::utc(std::chrono::system_clock::now());
@@ -374,8 +388,9 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
   records::FleetRecord record = started_record(e, targets, fleet, started, o.command_line);
   fleet.write(record);
   std::string where;
-  for (const auto& t : targets) where += fmt::format("\n  {}: {} ({}{})", t.where.name, t.where.endpoint.display,
-                                                     t.where.origin, t.local ? ", this machine" : "");
+  for (const auto& t : targets)
+    where += fmt::format("\n  {}: {} ({}{})", t.where.name, t.where.endpoint.display, t.where.origin,
+                         t.local ? ", this machine" : "");
   events.note(fmt::format("hosts ({}), in parallel:{}", targets.size(), where));
   events.note(fmt::format("results: {}", fleet.path().string()));
 

@@ -1,4 +1,6 @@
 // `noisefloor history`: load every run directory of an experiment → analysis::history → render.
+#include "analysis/history.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "analysis/history.hpp"
 #include "files/files.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
@@ -24,16 +25,20 @@ Output history(const HistoryOptions& o) {
   if (format) require_format(*format, kHistoryFormats);
   analysis::HistoryOptions options;
   options.threshold = parse_threshold(o.threshold);
-  if (o.directory.empty()) throw ConfigError("history: give an experiment's results directory (results/<experiment>)");
+  if (o.directory.empty())
+    throw ConfigError("history: give an experiment's results directory (results/<experiment>)");
   const fs::path dir = o.directory;
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw ConfigError(fmt::format("history: \"{}\": {} (give an experiment's results directory, e.g. results/<experiment>)",
-                                  o.directory, fs::exists(dir, ec) ? "not a directory" : "no such directory"));
-  if (fs::exists(dir / "run.json", ec) || fs::exists(dir / "samples.jsonl", ec) || fs::exists(dir / "fleet.json", ec))
-    throw ConfigError(fmt::format("history: \"{}\" is one run's directory: give the experiment directory that holds "
-                                  "the runs ({})",
-                                  o.directory, (dir.lexically_normal().parent_path()).string()));
+    throw ConfigError(
+        fmt::format("history: \"{}\": {} (give an experiment's results directory, e.g. results/<experiment>)",
+                    o.directory, fs::exists(dir, ec) ? "not a directory" : "no such directory"));
+  if (fs::exists(dir / "run.json", ec) || fs::exists(dir / "samples.jsonl", ec) ||
+      fs::exists(dir / "fleet.json", ec))
+    throw ConfigError(
+        fmt::format("history: \"{}\" is one run's directory: give the experiment directory that holds "
+                    "the runs ({})",
+                    o.directory, (dir.lexically_normal().parent_path()).string()));
 
   std::vector<fs::path> runs;
   for (const auto& entry : fs::directory_iterator(dir, ec))
@@ -41,16 +46,18 @@ Output history(const HistoryOptions& o) {
   if (ec) throw InputError(fmt::format("{}: {}", o.directory, ec.message()));
   std::sort(runs.begin(), runs.end());
   if (runs.empty())
-    throw ConfigError(fmt::format("history: \"{}\" holds no run directories (expected {}/<run>/ with run.json and "
-                                  "samples.jsonl, as `noisefloor run` writes them)",
-                                  o.directory, o.directory));
+    throw ConfigError(
+        fmt::format("history: \"{}\" holds no run directories (expected {}/<run>/ with run.json and "
+                    "samples.jsonl, as `noisefloor run` writes them)",
+                    o.directory, o.directory));
 
   Output out;
   std::vector<std::string> skipped;
   std::vector<records::Result> results;
   for (const auto& run : runs) {
     if (fs::exists(run / "fleet.json", ec)) {
-      skipped.push_back(fmt::format("{}: a run on several hosts: history reads one-host runs (skipped)", run.string()));
+      skipped.push_back(
+          fmt::format("{}: a run on several hosts: history reads one-host runs (skipped)", run.string()));
       continue;
     }
     try {
@@ -71,7 +78,8 @@ Output history(const HistoryOptions& o) {
   if (format == PrintFormat::json) out.out = render::history_json(h);
   if (!o.html.empty()) {
     h.warnings.insert(h.warnings.begin(), skipped.begin(), skipped.end());
-    files::write_atomic(o.html, render::history_html(h, o.directory, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
+    files::write_atomic(
+        o.html, render::history_html(h, o.directory, fmt::format("noisefloor {} ({})", kVersion, kCommit)));
   }
   return out;
 }

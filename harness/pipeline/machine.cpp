@@ -1,14 +1,13 @@
 // The commands about the machine: `fingerprint`, `doctor` and `gc`.
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <optional>
 
+#include "conditions/container.hpp"
 #include "config/experiment_file.hpp"
 #include "docker/client.hpp"
-#include "conditions/container.hpp"
 #include "docker/container.hpp"
 #include "docker/context.hpp"
 #include "docker/lease.hpp"
@@ -54,7 +53,8 @@ struct HostProbe {
 HostProbe probe_host(const std::string& entry, std::string& warnings) {
   docker::NamedEndpoint where;
   try {
-    where = docker::resolve_host(entry, environment_variable, [](const std::string& path) { return files::try_read(path); });
+    where = docker::resolve_host(entry, environment_variable,
+                                 [](const std::string& path) { return files::try_read(path); });
   } catch (const Error& err) {
     throw ConfigError(fmt::format("--host: {}", err.what()));
   }
@@ -65,7 +65,8 @@ HostProbe probe_host(const std::string& entry, std::string& warnings) {
   if (p.transport) warnings += fmt::format("warning: {}\n", *p.transport);
   docker::Client client = docker::Client::for_endpoint(where.endpoint);
   const auto holder = docker::EngineLease::holder(client);
-  p.lease = holder ? fmt::format("held by {} ({}, since {})", holder->run, holder->who, holder->since) : "free";
+  p.lease =
+      holder ? fmt::format("held by {} ({}, since {})", holder->run, holder->who, holder->since) : "free";
   if (local) {
     const json version = client.version();
     const json info = client.info();
@@ -74,7 +75,8 @@ HostProbe probe_host(const std::string& entry, std::string& warnings) {
     return p;
   }
   const model::Experiment nothing;  // the runtime validates no condition
-  conditions::ContainerRuntime runtime(nothing, [](const std::string&) {}, std::move(client), true);
+  conditions::ContainerRuntime runtime(
+      nothing, [](const std::string&) {}, std::move(client), true);
   p.engine.facts = runtime.engine_facts();
   p.host = runtime.machine_facts(nullptr);
   return p;
@@ -92,7 +94,8 @@ EngineProbe probe_engine() {
   }
 }
 
-std::string change_line(const char* verb, const fp::TuneChange& c, const std::string& from, const std::string& to) {
+std::string change_line(const char* verb, const fp::TuneChange& c, const std::string& from,
+                        const std::string& to) {
   return fmt::format("{} {}: {}: {} -> {}\n", verb, c.setting, c.file, from, to);
 }
 
@@ -116,9 +119,10 @@ Output fingerprint(bool as_json) {
 Output doctor(const DoctorOptions& o) {
   if (o.apply && o.restore) throw ConfigError("doctor: --apply and --restore cannot be used together");
   if ((o.apply || o.restore) && !o.host.empty())
-    throw ConfigError(fmt::format("doctor {} --host: the fixes are made on this machine only; run `noisefloor doctor "
-                                  "{}` on that machine",
-                                  o.apply ? "--apply" : "--restore", o.apply ? "--apply" : "--restore"));
+    throw ConfigError(
+        fmt::format("doctor {} --host: the fixes are made on this machine only; run `noisefloor doctor "
+                    "{}` on that machine",
+                    o.apply ? "--apply" : "--restore", o.apply ? "--apply" : "--restore"));
   if ((o.apply || o.restore) && ::geteuid() != 0)
     throw ConfigError(
         fmt::format("doctor {0} writes /sys and /proc files and needs root: run 'sudo noisefloor doctor {0}'",
@@ -133,9 +137,10 @@ Output doctor(const DoctorOptions& o) {
     const fp::TuneResult r = fp::apply_tuning("/", fp::kTuneStatePath, cpus);
     for (const auto& c : r.applied) text += change_line("changed", c, c.before, c.after);
     for (const auto& n : r.unchanged) text += fmt::format("left alone {}: {}\n", n.setting, n.reason);
-    text += r.applied.empty() ? "nothing changed\n"
-                              : fmt::format("saved the previous values in {} (undo: noisefloor doctor --restore)\n",
-                                            fp::kTuneStatePath);
+    text += r.applied.empty()
+                ? "nothing changed\n"
+                : fmt::format("saved the previous values in {} (undo: noisefloor doctor --restore)\n",
+                              fp::kTuneStatePath);
     actions["applied"] = r.applied;
     actions["unchanged"] = r.unchanged;
   } else if (o.restore) {
@@ -178,13 +183,15 @@ Output doctor(const DoctorOptions& o) {
     if (other && other->transport) j["transport_warning"] = *other->transport;
     out.out = j.dump(2) + "\n";
   } else {
-    std::string head = fmt::format("host:    {}\n", host.text("hostname").value_or("unknown (" + host.reason("hostname") + ")"));
-    head += engine.facts ? fmt::format("engine:  {} ({})\n", engine.facts->server_version, engine.facts->endpoint)
-                         : fmt::format("engine:  no engine: {}\n", engine.unknown);
+    std::string head = fmt::format(
+        "host:    {}\n", host.text("hostname").value_or("unknown (" + host.reason("hostname") + ")"));
+    head += engine.facts
+                ? fmt::format("engine:  {} ({})\n", engine.facts->server_version, engine.facts->endpoint)
+                : fmt::format("engine:  no engine: {}\n", engine.unknown);
     if (other) head += fmt::format("lease:   {}\n", other->lease);
     if (!o.experiment.empty())
-      head += fmt::format("pinned:  CPUs {} (from {})\n", cpus.empty() ? "none" : model::format_cpu_list(cpus),
-                          o.experiment);
+      head += fmt::format("pinned:  CPUs {} (from {})\n",
+                          cpus.empty() ? "none" : model::format_cpu_list(cpus), o.experiment);
     if (tuning.state)
       head += fmt::format("tuning:  {} change(s) applied at {} (undo: noisefloor doctor --restore)\n",
                           tuning.state->changes.size(), tuning.state->applied_utc);
@@ -210,13 +217,16 @@ Output gc() {
     out.out += fmt::format("removed {} {}\n", c.id.substr(0, 12), c.name);
   }
   if (!plan.keep.empty())
-    out.out += fmt::format("left {} container(s) of the run that holds the engine's lease ({}, {}, since {}): it is "
-                           "alive, and removes them itself when it ends\n",
-                           plan.keep.size(), holder->run, holder->who, holder->since);
+    out.out += fmt::format(
+        "left {} container(s) of the run that holds the engine's lease ({}, {}, since {}): it is "
+        "alive, and removes them itself when it ends\n",
+        plan.keep.size(), holder->run, holder->who, holder->since);
   if (containers.empty()) {
-    out.out = fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n", client.endpoint().display);
+    out.out = fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n",
+                          client.endpoint().display);
   } else if (plan.remove.empty()) {
-    out.out += fmt::format("nothing to remove: no container left by an earlier run on {}\n", client.endpoint().display);
+    out.out += fmt::format("nothing to remove: no container left by an earlier run on {}\n",
+                           client.endpoint().display);
   } else {
     out.out += fmt::format("removed {} container(s) left by earlier runs\n", plan.remove.size());
   }

@@ -84,7 +84,8 @@ std::string rooms_verdict(const analysis::Analysis& a, bool allowed) {
     std::string moved;
     for (std::size_t i = 0; i < a.differences.size(); ++i)
       if (a.difference_source[i] == k && a.differences[i].moves_benchmarks)
-        moved += fmt::format("  {}: {} vs {}\n", a.differences[i].field, a.differences[i].a, a.differences[i].b);
+        moved +=
+            fmt::format("  {}: {} vs {}\n", a.differences[i].field, a.differences[i].a, a.differences[i].b);
     if (!moved.empty())
       pairs.push_back(fmt::format("{} vs {}:\n{}", a.sources.front().source, a.sources[k].source, moved));
   }
@@ -96,7 +97,8 @@ std::string rooms_verdict(const analysis::CompareTable& t, const std::string& ho
   for (const auto& d : t.differences)
     if (d.moves_benchmarks) moved += fmt::format("  {}: {} → {}\n", d.field, d.a, d.b);
   if (moved.empty()) return "";
-  return rooms_block({fmt::format("{}old → new:\n{}", host.empty() ? "" : "host " + host + ", ", moved)}, allowed);
+  return rooms_block({fmt::format("{}old → new:\n{}", host.empty() ? "" : "host " + host + ", ", moved)},
+                     allowed);
 }
 
 // The refusal: the block above, then one line that says what to do.
@@ -104,9 +106,10 @@ Output not_comparable(const std::string& block, std::string_view command) {
   Output out;
   out.err = block;
   out.status = 2;
-  out.failure = fmt::format("{}: the results come from different rooms (the fields above): their numbers are not "
-                            "comparable; pass --allow-different-hosts to {} them anyway",
-                            command, command == "compare" ? "compare" : "use");
+  out.failure = fmt::format(
+      "{}: the results come from different rooms (the fields above): their numbers are not "
+      "comparable; pass --allow-different-hosts to {} them anyway",
+      command, command == "compare" ? "compare" : "use");
   return out;
 }
 
@@ -152,11 +155,12 @@ std::string unfinished(const records::Result& r) {
   std::string experiment = r.run ? r.run->experiment_file : "";
   if (experiment.empty() && r.fingerprint.run) experiment = r.fingerprint.run->experiment_file;
   if (experiment.empty()) experiment = "EXPERIMENT";
-  return fmt::format("warning: {}: this run did not complete ({}); samples kept per condition: {}{}; "
-                     "`noisefloor run {} --resume {}` measures the rest\n",
-                     r.source, how, measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, ", ")),
-                     missing.empty() ? "" : fmt::format("; not measured: {}", fmt::join(missing, ", ")), experiment,
-                     r.source);
+  return fmt::format(
+      "warning: {}: this run did not complete ({}); samples kept per condition: {}{}; "
+      "`noisefloor run {} --resume {}` measures the rest\n",
+      r.source, how, measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, ", ")),
+      missing.empty() ? "" : fmt::format("; not measured: {}", fmt::join(missing, ", ")), experiment,
+      r.source);
 }
 
 std::vector<std::string> host_names(const results::Fleet& fleet) {
@@ -199,14 +203,16 @@ Output cv(const CvOptions& o) {
     out.out += as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table);
     if (a.judgement) {
       const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
-      out.out += as_text ? render::judgement_text(*a.judgement, unit) : render::judgement_markdown(*a.judgement, unit);
+      out.out += as_text ? render::judgement_text(*a.judgement, unit)
+                         : render::judgement_markdown(*a.judgement, unit);
     }
   } else if (o.format == PrintFormat::csv) {
     out.out = render::table_csv(a.table);
   } else if (o.format == PrintFormat::summary) {
-    const std::vector<std::string> header = a.sources.size() == 1 && a.sources.front().run
-                                                ? a.sources.front().run->summary_header
-                                                : std::vector<std::string>{"# CV comparison — recomputed by noisefloor cv"};
+    const std::vector<std::string> header =
+        a.sources.size() == 1 && a.sources.front().run
+            ? a.sources.front().run->summary_header
+            : std::vector<std::string>{"# CV comparison — recomputed by noisefloor cv"};
     out.out = render::summary_blocks(a.table, header);
   } else {
     out.out = render::cv_json(a, o.paths);
@@ -238,12 +244,14 @@ Output compare(const CompareOptions& o) {
   const double threshold = parse_threshold(o.threshold);
   const auto side = [](const std::string& path, const char* which) {
     if (path.empty())
-      throw ConfigError(fmt::format("compare: give the {} side (a result directory or a go test file)", which));
+      throw ConfigError(
+          fmt::format("compare: give the {} side (a result directory or a go test file)", which));
     std::error_code ec;
     if (!fs::exists(path, ec))
-      throw ConfigError(fmt::format("compare: {} side \"{}\": no such file or directory (expected a result "
-                                    "directory or a go test -bench output file)",
-                                    which, path));
+      throw ConfigError(
+          fmt::format("compare: {} side \"{}\": no such file or directory (expected a result "
+                      "directory or a go test -bench output file)",
+                      which, path));
     return path;
   };
   side(o.old_path, "old");
@@ -254,9 +262,10 @@ Output compare(const CompareOptions& o) {
   std::vector<std::pair<std::string, analysis::CompareTable>> tables;
   if (old_fleet || new_fleet) {
     if (!old_fleet || !new_fleet)
-      throw ConfigError(fmt::format("compare: {} is a run on several hosts and {} is not: give one host's directory "
-                                    "(<run>/hosts/<host>) for the first, or two runs on several hosts",
-                                    old_fleet ? o.old_path : o.new_path, old_fleet ? o.new_path : o.old_path));
+      throw ConfigError(
+          fmt::format("compare: {} is a run on several hosts and {} is not: give one host's directory "
+                      "(<run>/hosts/<host>) for the first, or two runs on several hosts",
+                      old_fleet ? o.old_path : o.new_path, old_fleet ? o.new_path : o.old_path));
     for (const auto& a : old_fleet->hosts)
       for (const auto& b : new_fleet->hosts)
         if (a.label == b.label)
@@ -264,7 +273,8 @@ Output compare(const CompareOptions& o) {
                                                                  o.allow_different_labels));
     if (tables.empty())
       throw ConfigError(fmt::format("compare: the two runs have no host in common (old: {}; new: {})",
-                                    fmt::join(host_names(*old_fleet), ", "), fmt::join(host_names(*new_fleet), ", ")));
+                                    fmt::join(host_names(*old_fleet), ", "),
+                                    fmt::join(host_names(*new_fleet), ", ")));
   } else {
     // The two sides are read at the same time (a million samples each: a quarter of a second
     // apiece); an error from either is the one the user sees, the old side's first.
@@ -289,8 +299,9 @@ Output compare(const CompareOptions& o) {
                                                       o.allow_different_hosts, o.allow_different_labels));
   }
   if (o.format == model::PrintFormat::csv && !tables.front().first.empty())
-    throw ConfigError("compare --format csv: one table per host does not fit one CSV: use --format json, or compare "
-                      "one host's directories (<run>/hosts/<host>)");
+    throw ConfigError(
+        "compare --format csv: one table per host does not fit one CSV: use --format json, or compare "
+        "one host's directories (<run>/hosts/<host>)");
   Output out;
   for (const auto& [host, table] : tables) out.err += rooms_verdict(table, host, o.allow_different_hosts);
   if (!out.err.empty() && !o.allow_different_hosts) return not_comparable(out.err, "compare");
@@ -301,10 +312,12 @@ Output compare(const CompareOptions& o) {
       labels += fmt::format("  {}{}\n", host.empty() ? "" : "host " + host + ": ", d);
   if (!labels.empty()) {
     Output refused;
-    refused.err = out.err + "NOT COMPARABLE: the sides were measured in rooms of different cleanliness:\n" + labels;
+    refused.err =
+        out.err + "NOT COMPARABLE: the sides were measured in rooms of different cleanliness:\n" + labels;
     refused.status = 2;
-    refused.failure = "compare: numbers measured under different labels are not comparable; pass "
-                      "--allow-different-labels to compare them anyway";
+    refused.failure =
+        "compare: numbers measured under different labels are not comparable; pass "
+        "--allow-different-labels to compare them anyway";
     return refused;
   }
   if (o.format == model::PrintFormat::json) {
@@ -313,7 +326,8 @@ Output compare(const CompareOptions& o) {
   }
   for (const auto& [host, table] : tables) {
     const std::string heading = host.empty() ? "" : fmt::format("== host {} ==\n", host);
-    out.out += o.format == model::PrintFormat::text ? heading + render::compare_text(table) : render::compare_csv(table);
+    out.out += o.format == model::PrintFormat::text ? heading + render::compare_text(table)
+                                                    : render::compare_csv(table);
   }
   return out;
 }
@@ -331,7 +345,8 @@ Output report(const ReportOptions& o) {
         if (*env)
           for (auto& [name, value] : **env) value = kLeftOut;
       auto& host = r.fingerprint.host.document();
-      if (host.is_object() && host.contains("kernel") && host["kernel"].is_object() && host["kernel"].contains("cmdline"))
+      if (host.is_object() && host.contains("kernel") && host["kernel"].is_object() &&
+          host["kernel"].contains("cmdline"))
         host["kernel"]["cmdline"] = fingerprint::known(kLeftOut);
     }
   analysis::Analysis a =
@@ -357,9 +372,8 @@ Output report(const ReportOptions& o) {
   };
   if (!o.html.empty()) files::write_atomic(o.html, page());
   if (o.format == model::PrintFormat::json) {  // streamed: its per-sample arrays are never one string
-    out.stream = [a = std::make_shared<const analysis::Analysis>(std::move(a))](const render::JsonSink& sink) {
-      render::write_summary_json(*a, sink);
-    };
+    out.stream = [a = std::make_shared<const analysis::Analysis>(std::move(a))](
+                     const render::JsonSink& sink) { render::write_summary_json(*a, sink); };
   } else if (o.format) {
     out.out = render::export_as(a, *o.format);
   }
@@ -382,17 +396,22 @@ Output check(const CheckOptions& o) {
     throw ConfigError("--seed: expected a whole number below 2^53 (it is recorded in JSON)");
   Loaded loaded = load_all(o.paths);
   if (!loaded.fleets.empty())
-    throw ConfigError(fmt::format("check: {} is a run on several hosts: check each host's directory "
-                                  "(<run>/hosts/<host>)",
-                                  o.paths.front()));
+    throw ConfigError(
+        fmt::format("check: {} is a run on several hosts: check each host's directory "
+                    "(<run>/hosts/<host>)",
+                    o.paths.front()));
   const analysis::Analysis a = analysis::analyze(std::move(loaded.results), o.allow_different_hosts);
   const std::string rooms = rooms_verdict(a, o.allow_different_hosts);
   if (!rooms.empty() && !o.allow_different_hosts) return not_comparable(rooms, "check");
-  const records::RunRecord* run = a.sources.size() == 1 && a.sources.front().run ? &*a.sources.front().run : nullptr;
-  const std::vector<std::string> claim_texts = !o.claims.empty() ? o.claims : run ? run->claims : std::vector<std::string>{};
+  const records::RunRecord* run =
+      a.sources.size() == 1 && a.sources.front().run ? &*a.sources.front().run : nullptr;
+  const std::vector<std::string> claim_texts = !o.claims.empty() ? o.claims
+                                               : run             ? run->claims
+                                                                 : std::vector<std::string>{};
   if (claim_texts.empty())
-    throw ConfigError(fmt::format("check: {} records no claims: give one with --claim, e.g. --claim 'cv({}) <= 5%'",
-                                  o.paths.front(), a.table.conditions.empty() ? "idle" : a.table.conditions.front()));
+    throw ConfigError(
+        fmt::format("check: {} records no claims: give one with --claim, e.g. --claim 'cv({}) <= 5%'",
+                    o.paths.front(), a.table.conditions.empty() ? "idle" : a.table.conditions.front()));
   std::optional<model::PublishedTable> reference = run ? run->reference : std::nullopt;
   if (!o.reference.empty()) {
     try {
@@ -408,8 +427,9 @@ Output check(const CheckOptions& o) {
     try {
       claims::parse_claim(claim, analysis::names_of(a.table, a.paired));
     } catch (const claims::ClaimError& err) {
-      throw ConfigError(fmt::format("{} \"{}\", column {}: {}", o.claims.empty() ? "recorded claim" : "--claim", claim,
-                                    err.offset() + 1, err.what()));
+      throw ConfigError(fmt::format("{} \"{}\", column {}: {}",
+                                    o.claims.empty() ? "recorded claim" : "--claim", claim, err.offset() + 1,
+                                    err.what()));
     }
   }
   j = analysis::judge(a.table, a.paired, claim_texts, seed, reference);

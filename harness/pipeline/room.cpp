@@ -1,10 +1,11 @@
 // One room's run (pipeline/room.hpp): the engine's lease, the images, the fingerprint and the
 // doctor, the run directory's first files, the measurement, then the result files. `run` on this
 // machine (run.cpp) and on several (fleet.cpp) both go through run_room.
-#include <time.h>
-#include <unistd.h>
+#include "pipeline/room.hpp"
 
 #include <fmt/format.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,7 +20,6 @@
 #include "hash/sha256.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
-#include "pipeline/room.hpp"
 #include "pipeline/run_record.hpp"
 #include "plan/plan.hpp"
 #include "process/process.hpp"
@@ -54,7 +54,6 @@ class SystemClock : public runner::Clock {
  private:
   std::chrono::steady_clock::time_point start_;
 };
-
 
 // Persists every sample before anyone sees it, then passes it on.
 class Recorder : public runner::Observer {
@@ -121,10 +120,11 @@ void build(const model::Experiment& e, RunEvents& events, const Cancelled& cance
   spec.timeout = std::chrono::minutes(30);
   const process::Result r = process::run(spec, nullptr, cancelled);
   if (r.timed_out || r.signal || r.exit_code != 0)
-    throw RunError(fmt::format("the build step failed ({})", r.timed_out ? "timed out"
-                                                             : r.signal  ? fmt::format("killed by signal {}", *r.signal)
-                                                                         : fmt::format("exit code {}", r.exit_code)),
-                   text::last_lines(r.out + r.err, 15, "its output"));
+    throw RunError(
+        fmt::format("the build step failed ({})", r.timed_out ? "timed out"
+                                                  : r.signal  ? fmt::format("killed by signal {}", *r.signal)
+                                                              : fmt::format("exit code {}", r.exit_code)),
+        text::last_lines(r.out + r.err, 15, "its output"));
 }
 
 namespace {
@@ -156,8 +156,8 @@ records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::
       fs::exists(e.benchmark.command.front()))
     binary = e.benchmark.command.front();
   const bool native = e.benchmark.format != model::OutputFormat::gotest;
-  fp.toolchain = fingerprint::probe_toolchain(binary, e.base_dir.empty() ? std::nullopt : std::optional<fs::path>(e.base_dir),
-                                              native);
+  fp.toolchain = fingerprint::probe_toolchain(
+      binary, e.base_dir.empty() ? std::nullopt : std::optional<fs::path>(e.base_dir), native);
   fp.env = fingerprint::probe_this_env();
   fp.benchmark_env = e.benchmark.env;
   fp.tuning = fingerprint::tuning_state();  // nothing applied: neither state nor error
@@ -168,9 +168,11 @@ docker::LeaseOwner lease_owner(const model::Experiment& e, const std::string& ru
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   const char* user = std::getenv("USER");
-  return {fmt::format("{}@{} pid {}", user && *user ? user : (::geteuid() == 0 ? "root" : "uid " + std::to_string(::geteuid())),
-                      host, ::getpid()),
-          run_id.empty() ? e.name : e.name + "/" + run_id, text::utc(std::chrono::system_clock::now())};
+  return {
+      fmt::format("{}@{} pid {}",
+                  user && *user ? user : (::geteuid() == 0 ? "root" : "uid " + std::to_string(::geteuid())),
+                  host, ::getpid()),
+      run_id.empty() ? e.name : e.name + "/" + run_id, text::utc(std::chrono::system_clock::now())};
 }
 
 // ---- one room: measure, then write -------------------------------------------------------
@@ -218,7 +220,8 @@ void write_result(results::RunDirectory& dir, Finished& f) {
   const records::Result& result = f.result;
   dir.write(result.fingerprint);
   for (const auto& c : result.conditions)
-    dir.write(c + ".txt", render::gotest_raw(result.samples, c, result.gotest_config.at(c), false, kConditionKeys));
+    dir.write(c + ".txt",
+              render::gotest_raw(result.samples, c, result.gotest_config.at(c), false, kConditionKeys));
   dir.write(*result.run);
   f.analysis = analysis::analyze({result});
   dir.write("summary.json", render::summary_json(*f.analysis));
@@ -273,7 +276,8 @@ void throw_if_failed(const Finished& f, const fs::path& dir) {
     const auto kept_message = [&](const Error& error) {
       std::string message = with_kept(error, f.kept, dir);
       for (const auto& w : f.cleanup) message += "\nwarning: " + w;
-      if (!f.finish_problem.empty()) message += "\nthe result files could not all be written: " + f.finish_problem;
+      if (!f.finish_problem.empty())
+        message += "\nthe result files could not all be written: " + f.finish_problem;
       if (!f.page_problem.empty()) message += "\n" + std::string(text::trim(f.page_problem));
       return message;
     };
@@ -292,17 +296,18 @@ void throw_if_failed(const Finished& f, const fs::path& dir) {
     }
   }
   if (!f.finish_problem.empty())
-    throw RunError(with_kept(RunError(fmt::format("the run completed, but its result files could not all be written: {}",
-                                                  f.finish_problem)),
-                             f.kept, dir));
+    throw RunError(
+        with_kept(RunError(fmt::format("the run completed, but its result files could not all be written: {}",
+                                       f.finish_problem)),
+                  f.kept, dir));
 }
-
 
 RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
   const model::Experiment& e = s.experiment;
   // The lease first: loading an image, or reading the machine, disturbs a run that holds it.
   std::unique_ptr<docker::EngineLease> lease;
-  if (s.containers) lease = s.containers->take_lease(lease_owner(e, s.lease_run), s.options.wait, s.cancelled);
+  if (s.containers)
+    lease = s.containers->take_lease(lease_owner(e, s.lease_run), s.options.wait, s.cancelled);
   std::optional<fingerprint::FactTree> machine;
   if (s.remote) machine = s.containers->machine_facts(s.cancelled);
   if (s.containers) s.containers->prepare(s.cancelled);
@@ -329,15 +334,16 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
   const std::string facts = render::key_facts(fp);  // lines() views it: it must outlive the loop
   for (const auto line : text::lines(facts)) s.events.note(std::string(line));
   if (s.remote)
-    s.events.note(fmt::format("every condition runs as containers on {} (noisefloor starts no host processes there)",
-                              s.endpoint));
+    s.events.note(fmt::format(
+        "every condition runs as containers on {} (noisefloor starts no host processes there)", s.endpoint));
   if (s.host.empty()) s.events.note(fmt::format("results: {}", dir.path().string()));
 
   std::unique_ptr<conditions::Environment> env;
   if (s.remote)
     env = std::make_unique<conditions::EngineEnvironment>(s.containers->factory(dir.id()));
   else
-    env = std::make_unique<conditions::HostEnvironment>(s.containers ? s.containers->factory(dir.id()) : nullptr);
+    env = std::make_unique<conditions::HostEnvironment>(s.containers ? s.containers->factory(dir.id())
+                                                                     : nullptr);
   Finished f = measure_and_write({
       .experiment = e,
       .options = s.options,

@@ -20,8 +20,8 @@
 #include "records/fingerprint.hpp"
 #include "records/result.hpp"
 #include "render/fleet.hpp"
-#include "results/load.hpp"
 #include "results/directory.hpp"
+#include "results/load.hpp"
 
 namespace noisefloor::pipeline {
 
@@ -106,7 +106,8 @@ model::PublishedTable read_published(const std::string& path);
 
 // run --check and check: status 3 and a one-line failure naming the claims NOT REPRODUCED, per
 // label ("" for one machine); nothing when every claim held or could not be decided.
-void fail_unreproduced(Output& out, const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged);
+void fail_unreproduced(Output& out,
+                       const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged);
 
 // The hosts side by side, then how they differ: what `run` ends with and `cv` of such a run shows.
 std::string side_by_side_text(const FleetColumns& f, bool terminal);

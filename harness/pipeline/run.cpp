@@ -1,10 +1,11 @@
 // `noisefloor run` and `noisefloor validate`: load → build → prepare → fingerprint → run → write
 // → analyze → render.
+#include "render/run.hpp"
+
+#include <fmt/format.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -38,7 +39,6 @@
 #include "render/fingerprint.hpp"
 #include "render/html.hpp"
 #include "render/json.hpp"
-#include "render/run.hpp"
 #include "render/table.hpp"
 #include "results/directory.hpp"
 #include "results/load.hpp"
@@ -58,8 +58,9 @@ config::HostFacts host_facts() {
   if (::sched_getaffinity(0, sizeof set, &set) == 0) {
     std::vector<int> usable;
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-      if (CPU_ISSET(cpu, &set) && (facts.online_cpus.empty() || std::binary_search(facts.online_cpus.begin(),
-                                                                                    facts.online_cpus.end(), cpu)))
+      if (CPU_ISSET(cpu, &set) &&
+          (facts.online_cpus.empty() ||
+           std::binary_search(facts.online_cpus.begin(), facts.online_cpus.end(), cpu)))
         usable.push_back(cpu);
     if (!usable.empty()) facts.online_cpus = usable;
   }
@@ -78,9 +79,12 @@ config::HostFacts host_facts() {
     if (::access(path.c_str(), R_OK) != 0) return fmt::format("cannot be read ({})", std::strerror(errno));
     return "";
   };
-  facts.find_program = [](const std::string& program, const std::string& path_env) -> std::optional<std::string> {
+  facts.find_program = [](const std::string& program,
+                          const std::string& path_env) -> std::optional<std::string> {
     const char* own = std::getenv("PATH");
-    const std::string path = !path_env.empty() ? path_env : own != nullptr ? own : "/usr/local/bin:/usr/bin:/bin";
+    const std::string path = !path_env.empty() ? path_env
+                             : own != nullptr  ? own
+                                               : "/usr/local/bin:/usr/bin:/bin";
     for (std::size_t at = 0; at <= path.size();) {
       const std::size_t end = std::min(path.find(':', at), path.size());
       const fs::path candidate = fs::path(end > at ? path.substr(at, end - at) : ".") / program;
@@ -126,9 +130,10 @@ model::PublishedTable read_published(const std::string& path) {
   if (fs::is_directory(path, ec)) {
     // A noisefloor result directory (or an experiment's, through its `latest`).
     if (!fs::exists(fs::path(path) / "samples.jsonl", ec) && !fs::exists(fs::path(path) / "latest", ec))
-      throw InputError(fmt::format("{}: a directory without samples.jsonl: give a result directory, its summary.json, "
-                                   "a cv-summary.txt or a markdown table",
-                                   path));
+      throw InputError(
+          fmt::format("{}: a directory without samples.jsonl: give a result directory, its summary.json, "
+                      "a cv-summary.txt or a markdown table",
+                      path));
     const analysis::Analysis a = analysis::analyze({results::load(path)});
     model::PublishedTable t = render::published_table(a);
     t.format = "result";
@@ -144,7 +149,8 @@ model::PublishedTable read_published(const std::string& path) {
   }
 }
 
-void fail_unreproduced(Output& out, const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged) {
+void fail_unreproduced(Output& out,
+                       const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged) {
   std::vector<std::string> failed;
   for (const auto& [label, j] : judged) {
     if (j == nullptr) continue;
@@ -154,8 +160,8 @@ void fail_unreproduced(Output& out, const std::vector<std::pair<std::string, con
   }
   if (failed.empty()) return;
   out.status = kNotReproducedStatus;
-  const std::string what = fmt::format("{} claim{} NOT REPRODUCED: {}", failed.size(), failed.size() == 1 ? "" : "s",
-                                       fmt::join(failed, "; "));
+  const std::string what = fmt::format("{} claim{} NOT REPRODUCED: {}", failed.size(),
+                                       failed.size() == 1 ? "" : "s", fmt::join(failed, "; "));
   out.failure = out.failure.empty() ? what : out.failure + "; " + what;
 }
 
@@ -165,15 +171,18 @@ model::Experiment load_experiment(const std::string& path) {
     std::vector<std::string> yaml;
     for (const auto& entry : fs::directory_iterator(path, ec)) {
       const std::string ext = entry.path().extension().string();
-      if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec)) yaml.push_back(entry.path().string());
+      if ((ext == ".yaml" || ext == ".yml") && entry.is_regular_file(ec))
+        yaml.push_back(entry.path().string());
     }
     std::sort(yaml.begin(), yaml.end());
     if (yaml.empty())
-      throw ConfigError(fmt::format("{}: is a directory, not an experiment file, and holds no .yaml file: give "
-                                    "an experiment file (e.g. experiments/laptop.yaml)",
-                                    path));
-    throw ConfigError(fmt::format("{}: is a directory, not an experiment file: give one of its experiment files: {}",
-                                  path, fmt::join(yaml, ", ")));
+      throw ConfigError(
+          fmt::format("{}: is a directory, not an experiment file, and holds no .yaml file: give "
+                      "an experiment file (e.g. experiments/laptop.yaml)",
+                      path));
+    throw ConfigError(
+        fmt::format("{}: is a directory, not an experiment file: give one of its experiment files: {}", path,
+                    fmt::join(yaml, ", ")));
   }
   const auto text = files::try_read(path);
   if (!text)
@@ -194,16 +203,19 @@ void preflight(model::Experiment e) {
   std::error_code ec;
   const bool exists = exe.find('/') == std::string::npos || fs::exists(exe, ec);
   if (!exists && e.benchmark.build.empty())
-    throw ConfigError(fmt::format("{}: benchmark.command: {} does not exist (and there is no build step to make it)",
-                                  e.source_file, exe));
-  const bool auto_image = !e.hosts.empty() || std::any_of(e.conditions.begin(), e.conditions.end(), [](const auto& c) {
-    return c.container && c.container->image == "auto";
-  });
+    throw ConfigError(
+        fmt::format("{}: benchmark.command: {} does not exist (and there is no build step to make it)",
+                    e.source_file, exe));
+  const bool auto_image =
+      !e.hosts.empty() || std::any_of(e.conditions.begin(), e.conditions.end(), [](const auto& c) {
+        return c.container && c.container->image == "auto";
+      });
   if (!auto_image || !exists) return;
   std::vector<image::ImageInput> inputs;
   for (const auto& in : e.benchmark.inputs) inputs.push_back({fs::path(*e.benchmark.workdir) / in, in});
   try {
-    (void)image::plan_image(exe, image::embedded_probe(), image::embedded_noop(), image::embedded_recipe(), inputs);
+    (void)image::plan_image(exe, image::embedded_probe(), image::embedded_noop(), image::embedded_recipe(),
+                            inputs);
   } catch (const RunError& err) {
     throw ConfigError(fmt::format("{}: {}", e.source_file, err.what()));
   }
@@ -239,18 +251,20 @@ namespace {
 records::Result load_resumable(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec) || !fs::exists(fs::path(dir) / "samples.jsonl", ec))
-    throw ConfigError(fmt::format("--resume {}: not a run directory (expected results/<experiment>/<run>/ with a "
-                                  "samples.jsonl)",
-                                  dir));
+    throw ConfigError(
+        fmt::format("--resume {}: not a run directory (expected results/<experiment>/<run>/ with a "
+                    "samples.jsonl)",
+                    dir));
   records::Result r = results::load(dir);
   // One host of a run on several (its run.json says so, or, killed before it wrote one, where it is).
   const fs::path canonical = fs::weakly_canonical(dir, ec);
   const bool in_fleet = canonical.parent_path().filename() == "hosts" &&
                         fs::exists(canonical.parent_path().parent_path() / "fleet.json", ec);
   if ((r.run && !r.run->host.empty()) || in_fleet)
-    throw ConfigError(fmt::format("--resume {}: this is host '{}' of a run on several hosts, which cannot be resumed "
-                                  "yet (here it would run on this machine instead): start a new run",
-                                  dir, r.run && !r.run->host.empty() ? r.run->host : canonical.filename().string()));
+    throw ConfigError(
+        fmt::format("--resume {}: this is host '{}' of a run on several hosts, which cannot be resumed "
+                    "yet (here it would run on this machine instead): start a new run",
+                    dir, r.run && !r.run->host.empty() ? r.run->host : canonical.filename().string()));
   if (r.run && r.run->status == records::RunStatus::complete)
     throw ConfigError(fmt::format("--resume {}: the run is complete: nothing to resume", dir));
   return r;
@@ -280,9 +294,10 @@ void check_results_root(const std::string& root, const std::string& experiment) 
     const fs::file_status st = fs::status(p, ec);
     if (fs::exists(st)) {
       if (!fs::is_directory(st))
-        throw ConfigError(fmt::format("--results {}: {} is a file, not a directory: give a directory where "
-                                      "noisefloor may create result directories",
-                                      root, p.string()));
+        throw ConfigError(
+            fmt::format("--results {}: {} is a file, not a directory: give a directory where "
+                        "noisefloor may create result directories",
+                        root, p.string()));
       existing = p;
       break;
     }
@@ -291,13 +306,14 @@ void check_results_root(const std::string& root, const std::string& experiment) 
   for (fs::path p = fs::path(root) / experiment; !p.empty() && p != existing; p = p.parent_path()) {
     const fs::file_status st = fs::symlink_status(p, ec);
     if (fs::is_symlink(st))
-      throw ConfigError(fmt::format("--results {}: {} is a dangling link: fix it or give another directory", root,
-                                    p.string()));
+      throw ConfigError(fmt::format("--results {}: {} is a dangling link: fix it or give another directory",
+                                    root, p.string()));
     if (p == p.parent_path()) break;
   }
   if (!existing.empty() && ::access(existing.c_str(), W_OK | X_OK) != 0)
-    throw ConfigError(fmt::format("--results {}: cannot create directories in {} ({}): give a writable directory",
-                                  root, existing.string(), std::strerror(errno)));
+    throw ConfigError(
+        fmt::format("--results {}: cannot create directories in {} ({}): give a writable directory", root,
+                    existing.string(), std::strerror(errno)));
 }
 
 Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
@@ -307,24 +323,28 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   std::string experiment_file = o.experiment;
   if (!o.resume.empty()) {
     if (fs::exists(fs::path(o.resume) / "fleet.json"))
-      throw ConfigError(fmt::format("--resume {}: a run on several hosts cannot be resumed yet: start a new run (what "
-                                    "it measured stays in {}/hosts/)",
-                                    o.resume, o.resume));
+      throw ConfigError(
+          fmt::format("--resume {}: a run on several hosts cannot be resumed yet: start a new run (what "
+                      "it measured stays in {}/hosts/)",
+                      o.resume, o.resume));
     earlier = load_resumable(o.resume);
     // The file the run recorded: run.json's (as given then), else the fingerprint's (absolute).
-    if (experiment_file.empty() && earlier->fingerprint.run) experiment_file = earlier->fingerprint.run->experiment_file;
+    if (experiment_file.empty() && earlier->fingerprint.run)
+      experiment_file = earlier->fingerprint.run->experiment_file;
     if (experiment_file.empty() && earlier->run) experiment_file = earlier->run->experiment_file;
     if (experiment_file.empty())
-      throw ConfigError(fmt::format("--resume {}: the run does not say which experiment file it ran: give it, "
-                                    "`noisefloor run EXPERIMENT --resume {}`",
-                                    o.resume, o.resume));
+      throw ConfigError(
+          fmt::format("--resume {}: the run does not say which experiment file it ran: give it, "
+                      "`noisefloor run EXPERIMENT --resume {}`",
+                      o.resume, o.resume));
     // A result directory is not trusted: the experiment it names would be run (its build step,
     // its benchmark) though the user never named it. Nothing runs until the user names it; the
     // refusal says what it would run, from the copy the directory holds.
     if (o.experiment.empty()) {
       std::string runs;
       try {
-        const auto copy = files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20, "an experiment's copy");
+        const auto copy =
+            files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20, "an experiment's copy");
         const model::Experiment stored = config::parse_experiment(copy, "experiment.yaml", {});
         const auto argv = [](const std::vector<std::string>& a) {
           std::vector<std::string> quoted;
@@ -336,24 +356,27 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
       } catch (const Error& err) {
         runs = fmt::format("its copy cannot be read: {}", err.what());
       }
-      throw ConfigError(fmt::format("--resume {}: resuming runs the commands of the experiment this run names, {} "
-                                    "({}); name it to go on: `noisefloor run {} --resume {}`",
-                                    o.resume, experiment_file, runs, experiment_file, o.resume));
+      throw ConfigError(
+          fmt::format("--resume {}: resuming runs the commands of the experiment this run names, {} "
+                      "({}); name it to go on: `noisefloor run {} --resume {}`",
+                      o.resume, experiment_file, runs, experiment_file, o.resume));
     }
   }
   model::Experiment e = load_experiment(experiment_file);
   if (o.check && e.claims.empty())
-    throw ConfigError(fmt::format("{}: --check: the experiment states no claims to check; add claims: [\"cv(noisy) > 2 * "
-                                  "cv(idle)\", ...] or run without --check",
-                                  experiment_file));
+    throw ConfigError(
+        fmt::format("{}: --check: the experiment states no claims to check; add claims: [\"cv(noisy) > 2 * "
+                    "cv(idle)\", ...] or run without --check",
+                    experiment_file));
   if (!earlier) check_results_root(o.results_root, e.name);
   if (!earlier && (!o.hosts.empty() || !e.hosts.empty())) return run_fleet(o, events, cancelled);
   if (earlier) {
     const auto stored = files::try_read(fs::path(o.resume) / "experiment.yaml");
     if (!stored || hash::sha256_hex(*stored) != hash::sha256_hex(e.source_text))
-      throw ConfigError(fmt::format("{}: not the experiment the run in {} was started with (its copy there has "
-                                    "another SHA-256): a resumed run must measure the same thing; start a new run",
-                                    experiment_file, o.resume));
+      throw ConfigError(
+          fmt::format("{}: not the experiment the run in {} was started with (its copy there has "
+                      "another SHA-256): a resumed run must measure the same thing; start a new run",
+                      experiment_file, o.resume));
   }
   config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
   std::optional<records::Result> anchor = load_anchor(o);
@@ -361,8 +384,10 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
 
   // Containers are checked against the engine before anything is built or written.
   std::unique_ptr<conditions::ContainerRuntime> containers;
-  if (std::any_of(e.conditions.begin(), e.conditions.end(), [](const model::Condition& c) { return c.container; }))
-    containers = std::make_unique<conditions::ContainerRuntime>(e, [&](const std::string& line) { events.note(line); });
+  if (std::any_of(e.conditions.begin(), e.conditions.end(),
+                  [](const model::Condition& c) { return c.container; }))
+    containers = std::make_unique<conditions::ContainerRuntime>(
+        e, [&](const std::string& line) { events.note(line); });
   build(e, events, cancelled);
 
   // A resumed run goes on in the room it started in: facts that move benchmarks must agree.
@@ -371,11 +396,13 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     std::vector<std::string> host_differences;
     if (!earlier->fingerprint.empty()) {
       for (const auto& d : analysis::differences(earlier->fingerprint, fp))
-        if (d.moves_benchmarks) host_differences.push_back(fmt::format("{}: {} then, {} now", d.field, d.a, d.b));
+        if (d.moves_benchmarks)
+          host_differences.push_back(fmt::format("{}: {} then, {} now", d.field, d.a, d.b));
       if (!host_differences.empty() && !o.allow_different_hosts)
-        throw ConfigError(fmt::format("--resume {}: this is not the room the run started in ({}); samples from both "
-                                      "would not be comparable: pass --allow-different-hosts to resume anyway",
-                                      o.resume, fmt::join(host_differences, "; ")));
+        throw ConfigError(
+            fmt::format("--resume {}: this is not the room the run started in ({}); samples from both "
+                        "would not be comparable: pass --allow-different-hosts to resume anyway",
+                        o.resume, fmt::join(host_differences, "; ")));
     }
     bool torn = false;
     RoomDirectory where{results::RunDirectory::reopen(o.resume, &torn),

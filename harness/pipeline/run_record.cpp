@@ -25,13 +25,21 @@ std::vector<records::SessionRecord> sessions_of(const SessionOutcome& s, const r
   if (earlier.run) {
     sessions = earlier.run->sessions;
     if (sessions.empty())
-      sessions.push_back({earlier.run->started_utc, earlier.run->finished_utc, earlier.run->command_line,
-                          earlier.run->status, earlier.run->error, {}});
+      sessions.push_back({earlier.run->started_utc,
+                          earlier.run->finished_utc,
+                          earlier.run->command_line,
+                          earlier.run->status,
+                          earlier.run->error,
+                          {}});
   } else {  // the first session was killed before it could write run.json
     // Its fingerprint (written at its start) still says how it was started.
     const std::string command_line = earlier.fingerprint.run ? earlier.fingerprint.run->command_line : "";
-    sessions.push_back({run.started_utc, "", command_line, records::RunStatus::failed,
-                        std::string("ended without a record (killed)"), {}});
+    sessions.push_back({run.started_utc,
+                        "",
+                        command_line,
+                        records::RunStatus::failed,
+                        std::string("ended without a record (killed)"),
+                        {}});
   }
   sessions.push_back({s.started, s.finished, s.command_line, s.status, s.error, s.host_differences});
   return sessions;
@@ -42,15 +50,21 @@ std::vector<records::SessionRecord> sessions_of(const SessionOutcome& s, const r
 const std::set<std::string> kConditionKeys = {"condition",        "spinners",       "affinity",        "nice",
                                               "container-cpuset", "container-cpus", "container-memory"};
 
-records::GoTestConfig raw_config(const model::Experiment& e, const Producer& producer, const records::Fingerprint& fp,
-                                 const model::Condition& c, const std::string& run_id) {
+records::GoTestConfig raw_config(const model::Experiment& e, const Producer& producer,
+                                 const records::Fingerprint& fp, const model::Condition& c,
+                                 const std::string& run_id) {
   records::GoTestConfig cfg = {
-      {"noisefloor-version", producer.version}, {"noisefloor-commit", producer.commit}, {"experiment", e.name},
-      {"run", run_id},                          {"condition", c.name},
+      {"noisefloor-version", producer.version},
+      {"noisefloor-commit", producer.commit},
+      {"experiment", e.name},
+      {"run", run_id},
+      {"condition", c.name},
   };
   if (c.spinners)
-    cfg.emplace_back("spinners", fmt::format("{}{}", c.spinners->count,
-                                             c.spinners->cpus.empty() ? "" : " on cpus " + model::format_cpu_list(c.spinners->cpus)));
+    cfg.emplace_back(
+        "spinners",
+        fmt::format("{}{}", c.spinners->count,
+                    c.spinners->cpus.empty() ? "" : " on cpus " + model::format_cpu_list(c.spinners->cpus)));
   if (!c.affinity.empty()) cfg.emplace_back("affinity", model::format_cpu_list(c.affinity));
   if (c.nice) cfg.emplace_back("nice", std::to_string(*c.nice));
   if (c.container) {
@@ -79,12 +93,15 @@ records::GoTestConfig raw_config(const model::Experiment& e, const Producer& pro
 }
 
 std::vector<std::string> summary_header(const model::Experiment& e, const Producer& producer,
-                                        const records::Fingerprint& fp, const std::vector<records::Sample>& samples) {
+                                        const records::Fingerprint& fp,
+                                        const std::vector<records::Sample>& samples) {
   std::vector<std::string> benchmarks;
   for (const auto& s : samples)
-    if (std::find(benchmarks.begin(), benchmarks.end(), s.benchmark) == benchmarks.end()) benchmarks.push_back(s.benchmark);
+    if (std::find(benchmarks.begin(), benchmarks.end(), s.benchmark) == benchmarks.end())
+      benchmarks.push_back(s.benchmark);
   std::vector<std::string> h;
-  std::string first = fmt::format("# CV comparison — {}, count={}", fmt::join(benchmarks, ", "), e.benchmark.samples);
+  std::string first =
+      fmt::format("# CV comparison — {}, count={}", fmt::join(benchmarks, ", "), e.benchmark.samples);
   if (const std::string bt = benchtime_of(e.benchmark.command); !bt.empty()) first += ", benchtime=" + bt;
   h.push_back(first);
   h.push_back(fmt::format("# host: {}, {} logical CPUs", fp.host.show("uname"), fp.host.show("cpu.logical")));
@@ -94,7 +111,8 @@ std::vector<std::string> summary_header(const model::Experiment& e, const Produc
     if (c.container->cpuset) flags += " --cpuset-cpus=" + *c.container->cpuset;
     if (c.container->cpus) flags += fmt::format(" --cpus={}", *c.container->cpus);
     if (c.container->memory) flags += fmt::format(" --memory={}m", *c.container->memory / (1024 * 1024));
-    h.push_back(fmt::format("# container image: {} ({})", c.container->image, flags.empty() ? "" : flags.substr(1)));
+    h.push_back(
+        fmt::format("# container image: {} ({})", c.container->image, flags.empty() ? "" : flags.substr(1)));
     break;
   }
   h.push_back(fmt::format("# generated by noisefloor {} ({})", producer.version, producer.commit));
@@ -145,8 +163,8 @@ records::Result build_run_record(SessionOutcome s) {
   run.condition_records = measured.conditions;
   run.warnings = measured.warnings;
   if (e.paired())
-    run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa, e.comparison.threshold,
-                                                 e.comparison.blocks};
+    run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa,
+                                                 e.comparison.threshold, e.comparison.blocks};
   run.adaptive = measured.adaptive;
   run.units = measured.units;
   if (s.earlier && s.earlier->run) run.units.merge(s.earlier->run->units);

@@ -45,8 +45,9 @@ records::Result build_run_record(SessionOutcome session);
 
 // The `key: value` header of <condition>.txt: the condition and the facts that move benchmarks,
 // readable by benchstat's -filter and -col.
-records::GoTestConfig raw_config(const model::Experiment& e, const Producer& producer, const records::Fingerprint& fp,
-                                 const model::Condition& c, const std::string& run_id);
+records::GoTestConfig raw_config(const model::Experiment& e, const Producer& producer,
+                                 const records::Fingerprint& fp, const model::Condition& c,
+                                 const std::string& run_id);
 
 // The keys of raw_config that set one condition apart: comments in <condition>.txt, so that
 // `benchstat idle.txt noisy.txt pinned.txt` prints one table.
@@ -54,6 +55,7 @@ extern const std::set<std::string> kConditionKeys;
 
 // The demo's cv-summary.txt header, with what the demo forgot: the platform is in it.
 std::vector<std::string> summary_header(const model::Experiment& e, const Producer& producer,
-                                        const records::Fingerprint& fp, const std::vector<records::Sample>& samples);
+                                        const records::Fingerprint& fp,
+                                        const std::vector<records::Sample>& samples);
 
 }  // namespace noisefloor::pipeline

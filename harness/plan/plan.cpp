@@ -47,8 +47,8 @@ std::vector<Unit> paired_units(const model::Experiment& e, int repeat) {
   return units;
 }
 
-std::vector<std::string> invocation_argv(const model::BenchmarkSpec& spec, const std::vector<std::string>& command,
-                                         int samples) {
+std::vector<std::string> invocation_argv(const model::BenchmarkSpec& spec,
+                                         const std::vector<std::string>& command, int samples) {
   std::vector<std::string> argv = command;
   switch (spec.format) {
     case model::OutputFormat::gotest:
@@ -139,8 +139,8 @@ Plan remaining(const model::Experiment& e, const Plan& full, std::span<const rec
   const auto delivered = [&](const Step& step, const Unit& unit) {
     const std::string& condition = e.conditions[step.condition].name;
     return std::any_of(done.begin(), done.end(), [&](const records::Sample& s) {
-      return s.condition == condition && s.repeat == step.repeat && s.variant == unit.variant && s.pair == unit.pair &&
-             first.at(condition) == s.name;
+      return s.condition == condition && s.repeat == step.repeat && s.variant == unit.variant &&
+             s.pair == unit.pair && first.at(condition) == s.name;
     });
   };
   for (const Step& step : full.steps)
@@ -194,7 +194,9 @@ void Scheduler::resume(std::span<const records::Sample> done) {
 
 Step Scheduler::adaptive_step(std::size_t c) {
   const int r = repeats_[c]++;
-  return Step{c, r, 1, experiment_.paired() ? paired_units(experiment_, r) : std::vector<Unit>{single_unit(experiment_)}};
+  return Step{
+      c, r, 1,
+      experiment_.paired() ? paired_units(experiment_, r) : std::vector<Unit>{single_unit(experiment_)}};
 }
 
 bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured, model::Seconds elapsed) {
@@ -236,7 +238,8 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
     for (const auto& s : measured)
       if (s.condition == name && !s.warmup && !s.metrics.empty())
         by_benchmark[s.name].push_back(s.metrics.front().value);  // GOMAXPROCS apart
-    for (const auto& [b, values] : by_benchmark) consider(stats::median_ci_halfwidth(values, kStoppingConfidence));
+    for (const auto& [b, values] : by_benchmark)
+      consider(stats::median_ci_halfwidth(values, kStoppingConfidence));
   }
   const bool converged = !undefined && worst && *worst <= a.precision;
   const bool capped = kept >= a.max_samples || over_budget;

@@ -71,8 +71,8 @@ std::vector<Unit> paired_units(const model::Experiment& experiment, int repeat);
 
 // The argv of one invocation: the command plus the format's repetition flag
 // (gotest: -test.count=N; gbench-json: --benchmark_repetitions=N --benchmark_format=json).
-std::vector<std::string> invocation_argv(const model::BenchmarkSpec& spec, const std::vector<std::string>& command,
-                                         int samples);
+std::vector<std::string> invocation_argv(const model::BenchmarkSpec& spec,
+                                         const std::vector<std::string>& command, int samples);
 
 // Hands out the steps of a plan in order. A fixed plan is known up front; samples: auto looks at
 // the samples measured so far: sequential keeps a condition until it stops, interleaved rotates

@@ -405,7 +405,7 @@ template <class Prepare>
 struct CloneArgs {
   char** argv;
   Prepare* prepare;
-  volatile int error = 0;           // errno of the failed exec, written by the child
+  volatile int error = 0;  // errno of the failed exec, written by the child
   volatile std::int64_t exec_ns = 0;
 };
 
@@ -424,14 +424,15 @@ Forked fork_exec(char** argv, Prepare prepare) {
   Forked result;
   // The child's stack: 64 KiB is ample for prepare() and the exec (glibc's posix_spawn uses less).
   constexpr std::size_t kStack = 64 * 1024;
-  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* stack =
+      ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) {
     result.error = std::string("mmap: ") + strerror(errno);
     return result;
   }
   CloneArgs<Prepare> args{argv, &prepare};
-  result.pid = ::clone(clone_child<Prepare>, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                       &args);
+  result.pid = ::clone(clone_child<Prepare>, static_cast<char*>(stack) + kStack,
+                       CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
   const int clone_error = errno;
   ::munmap(stack, kStack);  // the child has exec'd or exited: its stack is free
   if (result.pid < 0) {
@@ -538,8 +539,8 @@ std::int64_t cpus_busy_ns(std::string* why) {
     int cpu = -1;
     unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0;
     if (line.compare(0, 3, "cpu") != 0 ||
-        std::sscanf(line.c_str(), "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu, &user, &nice, &system, &idle,
-                    &iowait, &irq, &softirq) != 8)
+        std::sscanf(line.c_str(), "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu, &user, &nice, &system,
+                    &idle, &iowait, &irq, &softirq) != 8)
       continue;  // the "cpu " total line, or not a CPU's line
     if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)) continue;
     ticks += static_cast<long long>(user + nice + system + irq + softirq);
@@ -597,7 +598,8 @@ class RunQueueSampler {
     }
     std::string why = problem_;
     if (why.empty() && last_.empty()) why = "no thread of the benchmark was read";
-    if (why.empty() && run == 0 && wait == 0) why = "the kernel accounts no run-queue delay (schedstat reads 0 0)";
+    if (why.empty() && run == 0 && wait == 0)
+      why = "the kernel accounts no run-queue delay (schedstat reads 0 0)";
     if (!why.empty()) {
       add("sched_run_ns", unknown(why));
       add("sched_wait_ns", unknown(why));
@@ -849,7 +851,8 @@ int facts() {
   FactDump dump;
   for (const char* path :
        {"/proc/cpuinfo", "/proc/loadavg", "/proc/cmdline", "/proc/meminfo", "/proc/sys/kernel/osrelease",
-        "/proc/sys/kernel/version", "/proc/sys/kernel/randomize_va_space", "/sys/kernel/mm/transparent_hugepage/enabled",
+        "/proc/sys/kernel/version", "/proc/sys/kernel/randomize_va_space",
+        "/sys/kernel/mm/transparent_hugepage/enabled",
         "/sys/devices/system/clocksource/clocksource0/current_clocksource",
         "/sys/devices/system/clocksource/clocksource0/available_clocksource", "/sys/hypervisor/type",
         "/sys/class/dmi/id/product_name", "/sys/class/dmi/id/sys_vendor"})

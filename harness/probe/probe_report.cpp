@@ -1,10 +1,10 @@
 #include "probe/probe_report.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <charconv>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "model/cpulist.hpp"
@@ -362,7 +362,8 @@ ProbeReport parse_probe_report(std::string_view text, std::string_view tag) {
 namespace {
 
 // A value of the tagged block: an integer, or nullopt for `unknown (...)` (its reason in `why`).
-std::optional<std::int64_t> after_int(const ProbeReport& report, const std::string& key, std::string* why = nullptr) {
+std::optional<std::int64_t> after_int(const ProbeReport& report, const std::string& key,
+                                      std::string* why = nullptr) {
   const auto it = report.after.find(key);
   if (it == report.after.end()) {
     if (why != nullptr && why->empty()) *why = fmt::format("the probe reported no {}", key);
@@ -374,7 +375,8 @@ std::optional<std::int64_t> after_int(const ProbeReport& report, const std::stri
   }
   const auto value = to_int64(it->second);
   if (!value) {
-    throw ParseError(fmt::format("probe: {}: expected an integer or 'unknown (...)', got '{}'", key, it->second));
+    throw ParseError(
+        fmt::format("probe: {}: expected an integer or 'unknown (...)', got '{}'", key, it->second));
   }
   return value;
 }
@@ -403,21 +405,25 @@ std::optional<ProbeRun> probe_run(const ProbeReport& report) {
   run.usage.voluntary_switches = required_int(report, "nvcsw");
   run.usage.involuntary_switches = required_int(report, "nivcsw");
   std::string why;
-  if (const auto v = after_int(report, "cgroup_usage_ns", &why)) run.cgroup.usage_seconds = static_cast<double>(*v) / 1e9;
+  if (const auto v = after_int(report, "cgroup_usage_ns", &why))
+    run.cgroup.usage_seconds = static_cast<double>(*v) / 1e9;
   run.cgroup.periods = after_int(report, "cgroup_periods", &why);
   run.cgroup.throttled_periods = after_int(report, "cgroup_throttled", &why);
   if (const auto v = after_int(report, "cgroup_throttled_ns", &why))
     run.cgroup.throttled_seconds = static_cast<double>(*v) / 1e9;
   run.cgroup.unknown = why;
   std::string sched_why;
-  if (const auto v = after_int(report, "sched_run_ns", &sched_why)) run.run_queue.run_seconds = static_cast<double>(*v) / 1e9;
-  if (const auto v = after_int(report, "sched_wait_ns", &sched_why)) run.run_queue.wait_seconds = static_cast<double>(*v) / 1e9;
+  if (const auto v = after_int(report, "sched_run_ns", &sched_why))
+    run.run_queue.run_seconds = static_cast<double>(*v) / 1e9;
+  if (const auto v = after_int(report, "sched_wait_ns", &sched_why))
+    run.run_queue.wait_seconds = static_cast<double>(*v) / 1e9;
   run.run_queue.tasks = static_cast<int>(after_int(report, "sched_tasks").value_or(0));
   run.run_queue.reads = static_cast<int>(after_int(report, "sched_reads").value_or(0));
   if (!report.after.count("sched_run_ns")) sched_why = "the probe is older than run-queue accounting";
   run.run_queue.unknown = sched_why;
   std::string busy_why;
-  if (const auto v = after_int(report, "cpus_busy_ns", &busy_why)) run.run_queue.cpus_busy_seconds = static_cast<double>(*v) / 1e9;
+  if (const auto v = after_int(report, "cpus_busy_ns", &busy_why))
+    run.run_queue.cpus_busy_seconds = static_cast<double>(*v) / 1e9;
   if (!report.after.count("cpus_busy_ns")) busy_why = "the probe is older than busy-time accounting";
   run.run_queue.busy_unknown = busy_why;
   if (const auto noop = report.after.find("noop_ns"); noop != report.after.end()) {
@@ -594,7 +600,8 @@ FactDump parse_fact_dump(std::string_view out) {
   if (out.size() > kFactDumpLimit) throw fail("more than 17 MiB (the probe sends at most 16 MiB of files)");
   std::size_t entries = 0;
   const auto checked = [&](std::string_view path) {
-    if (const auto problem = fact_path_problem(path)) throw fail(fmt::format("{}: {}", *problem, text::quote(path)));
+    if (const auto problem = fact_path_problem(path))
+      throw fail(fmt::format("{}: {}", *problem, text::quote(path)));
     if (++entries > kFactEntryLimit) throw fail("more than 100000 files and directories");
     return std::string(path);
   };
@@ -618,7 +625,8 @@ FactDump parse_fact_dump(std::string_view out) {
       size = size * 10 + static_cast<std::size_t>(c - '0');
     }
     const std::string path = checked(line.substr(5, space - 5));
-    if (size > kFactFileLimit) throw fail(fmt::format("{} is larger than 256 KiB (the probe sends no larger file)", path));
+    if (size > kFactFileLimit)
+      throw fail(fmt::format("{} is larger than 256 KiB (the probe sends no larger file)", path));
     if (size > out.size() - (eol + 1) || out.size() - (eol + 1) - size < 1 || out[eol + 1 + size] != '\n')
       throw fail(fmt::format("the content of {} is cut short", path));
     dump.files[path] = std::string(out.substr(eol + 1, size));

@@ -2,13 +2,14 @@
 #include "process/process.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,8 +22,6 @@
 #include <thread>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "files/files.hpp"
 #include "model/errors.hpp"
 #include "text/text.hpp"
@@ -33,7 +32,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
+double seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
 
 // The stop pipe (notify_stop): written by the signal handler, never drained, so that once a stop
 // was requested every wait sees it at once.
@@ -70,7 +71,8 @@ struct Pipe {
 
 Pipe make_pipe(const char* what) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw RunError(fmt::format("cannot start {}: pipe: {}", what, std::strerror(errno)));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw RunError(fmt::format("cannot start {}: pipe: {}", what, std::strerror(errno)));
   return {Fd(fds[0]), Fd(fds[1])};
 }
 
@@ -323,7 +325,7 @@ struct SpawnArgs {
   bool set_nice = false;
   int nice = 0;
   int death_signal = SIGKILL;
-  int stdio[3] = {-1, -1, -1};  // become the child's 0, 1, 2
+  int stdio[3] = {-1, -1, -1};          // become the child's 0, 1, 2
   const char* volatile step = nullptr;  // the call that failed, when one did
   volatile int error = 0;
 };
@@ -382,12 +384,15 @@ int spawn_child(void* raw) {
 // exec'd or failed. Returns the pid; throws RunError naming the step that failed.
 pid_t spawn(SpawnArgs& a, const std::string& what) {
   constexpr std::size_t kStack = 64 * 1024;
-  void* stack = ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (stack == MAP_FAILED) throw RunError(fmt::format("cannot start {}: mmap: {}", what, std::strerror(errno)));
+  void* stack =
+      ::mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED)
+    throw RunError(fmt::format("cannot start {}: mmap: {}", what, std::strerror(errno)));
   sigset_t all, previous;
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &previous);
-  const pid_t pid = ::clone(spawn_child, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+  const pid_t pid =
+      ::clone(spawn_child, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
   const int clone_error = errno;
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   ::munmap(stack, kStack);
@@ -489,7 +494,7 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
 
   const auto started = Clock::now();
   const pid_t pid = spawn(a, what);
-  Exit child(pid);  // on every path out of here it kills the child's group first
+  Exit child(pid);    // on every path out of here it kills the child's group first
   out.write.reset();  // the child has its copies
   err.write.reset();
   watched.read.reset();
@@ -515,14 +520,17 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   bool interrupted = false;
   try {
     while (true) {
-      pollfd fds[4] = {{child.fd(), POLLIN, 0}, {out_reader.fd(), POLLIN, 0}, {err_reader.fd(), POLLIN, 0},
+      pollfd fds[4] = {{child.fd(), POLLIN, 0},
+                       {out_reader.fd(), POLLIN, 0},
+                       {err_reader.fd(), POLLIN, 0},
                        {stop_fd ? g_stop[0] : -1, POLLIN, 0}};
       auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
       left = std::clamp<std::int64_t>(left, 0, std::numeric_limits<int>::max());
       if (cancelled && !stop_fd) left = std::min<std::int64_t>(left, 100);
       const int ready = ::poll(fds, 4, static_cast<int>(left));
       const auto woke = Clock::now();
-      if (ready < 0 && errno != EINTR) throw RunError(fmt::format("waiting for {}: poll: {}", what, std::strerror(errno)));
+      if (ready < 0 && errno != EINTR)
+        throw RunError(fmt::format("waiting for {}: poll: {}", what, std::strerror(errno)));
       if (ready > 0 && (fds[0].revents & POLLIN)) {
         child.exited(woke);
         break;
@@ -671,8 +679,8 @@ SpinnerSet::SpinnerSet(const model::SpinnerSpec& spec, std::chrono::duration<dou
     ChildSetup setup = make_setup(cpus, spec.nice);
     setup.stdout_fd = ready.write.get();
     std::error_code ec;
-    bp::child c(bp::exe = self, bp::args = std::vector<std::string>{"__spin", parent}, bp::std_in < bp::null,
-                bp::std_err > bp::null, bp::extend::on_exec_setup = setup, ec);
+    bp::child c(bp::exe = self, bp::args = std::vector<std::string>{"__spin", parent},
+                bp::std_in<bp::null, bp::std_err> bp::null, bp::extend::on_exec_setup = setup, ec);
     if (ec) throw RunError(fmt::format("cannot start spinner {} of {}: {}", i + 1, spec.count, ec.message()));
     impl_->pids.push_back(c.id());
     impl_->children.push_back(std::move(c));
@@ -694,8 +702,8 @@ SpinnerSet::SpinnerSet(const model::SpinnerSpec& spec, std::chrono::duration<dou
     }
     // Timed out, or every write end closed (all spinners gone) before all of them reported.
     const std::vector<std::size_t> gone = exited();
-    throw RunError(fmt::format("{} of {} spinner(s) did not start spinning within {:.0f} s{}", spec.count - got,
-                               spec.count, ready_timeout.count(),
+    throw RunError(fmt::format("{} of {} spinner(s) did not start spinning within {:.0f} s{}",
+                               spec.count - got, spec.count, ready_timeout.count(),
                                gone.empty() ? std::string() : fmt::format(" ({} exited)", gone.size())));
   }
 }
@@ -727,9 +735,10 @@ void SpinnerSet::stop() {
   for (auto& c : impl_->children) kill_group(c);
   impl_->children.clear();
   if (died_early > 0)
-    throw RunError(fmt::format("{} spinner(s) exited before the condition ended: the background load "
-                               "was not there the whole time",
-                               died_early));
+    throw RunError(
+        fmt::format("{} spinner(s) exited before the condition ended: the background load "
+                    "was not there the whole time",
+                    died_early));
 }
 
 }  // namespace noisefloor::process

@@ -21,7 +21,7 @@
 namespace noisefloor::process {
 
 struct Spec {
-  std::vector<std::string> argv;  // argv[0] without a '/' is looked up in PATH
+  std::vector<std::string> argv;           // argv[0] without a '/' is looked up in PATH
   std::map<std::string, std::string> env;  // added to (or replacing in) the inherited environment
   std::optional<std::string> workdir;
   std::vector<int> affinity;  // CPUs, applied in the child before exec; empty: inherited
@@ -46,12 +46,12 @@ struct Applied {
 };
 
 struct Result {
-  int pid = 0;                    // the child's, as it ran
-  int exit_code = -1;             // -1 when killed by a signal
-  std::optional<int> signal;      // the terminating signal, if any
+  int pid = 0;                // the child's, as it ran
+  int exit_code = -1;         // -1 when killed by a signal
+  std::optional<int> signal;  // the terminating signal, if any
   bool timed_out = false;
-  std::string out;                // the whole stdout
-  std::string err;                // the whole stderr
+  std::string out;  // the whole stdout
+  std::string err;  // the whole stderr
   // Wall time from just before the child was started to the moment noisefloor woke up to its
   // exit, and the rusage (wait4) of the child and of every descendant it waited for.
   model::Usage usage;

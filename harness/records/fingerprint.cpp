@@ -1,6 +1,7 @@
 #include "records/fingerprint.hpp"
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "model/errors.hpp"
@@ -61,8 +62,10 @@ void to_json(json& j, const Fingerprint& f) {
   }
   if (f.version) {
     const auto open = f.version->find(" (");
-    j["noisefloor"] = {{"version", f.version->substr(0, open)},
-                       {"commit", open == std::string::npos ? "" : f.version->substr(open + 2, f.version->size() - open - 3)}};
+    j["noisefloor"] = {
+        {"version", f.version->substr(0, open)},
+        {"commit",
+         open == std::string::npos ? "" : f.version->substr(open + 2, f.version->size() - open - 3)}};
   }
   if (!f.host.empty()) j["host"] = f.host;
   if (!f.toolchain.empty()) j["toolchain"] = f.toolchain;
@@ -90,7 +93,8 @@ void from_json(const json& j, Fingerprint& f) {
     if (j.contains("host")) f.host = j.at("host").get<fingerprint::FactTree>();
     if (j.contains("toolchain")) f.toolchain = j.at("toolchain").get<fingerprint::FactTree>();
     if (j.contains("env")) f.env = j.at("env").get<std::map<std::string, std::string>>();
-    if (j.contains("benchmark_env")) f.benchmark_env = j.at("benchmark_env").get<std::map<std::string, std::string>>();
+    if (j.contains("benchmark_env"))
+      f.benchmark_env = j.at("benchmark_env").get<std::map<std::string, std::string>>();
     if (j.contains("engine")) {
       const json& e = j.at("engine");
       if (fingerprint::is_fact(e))

@@ -3,10 +3,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/engine.hpp"
@@ -28,14 +27,14 @@ struct RunFacts {
 };
 
 struct Fingerprint {
-  std::optional<RunFacts> run;           // a run's fingerprint
-  std::optional<std::string> version;    // `noisefloor fingerprint`: "<version> (<commit>)" of the prober
-  fingerprint::FactTree host;            // probe_this_host()
-  fingerprint::FactTree toolchain;       // probe_toolchain()
+  std::optional<RunFacts> run;         // a run's fingerprint
+  std::optional<std::string> version;  // `noisefloor fingerprint`: "<version> (<commit>)" of the prober
+  fingerprint::FactTree host;          // probe_this_host()
+  fingerprint::FactTree toolchain;     // probe_toolchain()
   std::optional<std::map<std::string, std::string>> env;            // probe_env()
   std::optional<std::map<std::string, std::string>> benchmark_env;  // benchmark.env of the experiment
-  std::optional<fingerprint::EngineFacts> engine;  // when an engine was used (or asked)
-  std::string engine_unknown;                      // why there is no engine when one was asked
+  std::optional<fingerprint::EngineFacts> engine;                   // when an engine was used (or asked)
+  std::string engine_unknown;  // why there is no engine when one was asked
   std::optional<fingerprint::TuningStatus> tuning;
   std::optional<fingerprint::DoctorReport> doctor;
   std::map<std::string, std::string> gotest;  // the `key: value` header of a go test -bench file

@@ -1,6 +1,7 @@
 #include "records/fleet.hpp"
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "model/errors.hpp"
@@ -12,20 +13,21 @@ using nlohmann::json;
 void to_json(json& j, const FleetRecord& v) {
   json hosts = json::array();
   for (const auto& h : v.hosts) {
-    json e = {{"name", h.name},       {"given", h.given},   {"endpoint", h.endpoint},
-              {"origin", h.origin},   {"local", h.local},   {"status", std::string(to_string(h.status))},
+    json e = {{"name", h.name},
+              {"given", h.given},
+              {"endpoint", h.endpoint},
+              {"origin", h.origin},
+              {"local", h.local},
+              {"status", std::string(to_string(h.status))},
               {"error", h.error ? json(*h.error) : json(nullptr)},
-              {"containers", h.containers}, {"wall_s", h.wall_seconds}};
+              {"containers", h.containers},
+              {"wall_s", h.wall_seconds}};
     hosts.push_back(std::move(e));
   }
-  j = {{"schema_version", kFleetSchemaVersion},
-       {"experiment", v.experiment},
-       {"experiment_file", v.experiment_file},
-       {"run_id", v.run_id},
-       {"started_utc", v.started_utc},
-       {"finished_utc", v.finished_utc},
-       {"command_line", v.command_line},
-       {"hosts", hosts}};
+  j = {{"schema_version", kFleetSchemaVersion}, {"experiment", v.experiment},
+       {"experiment_file", v.experiment_file},  {"run_id", v.run_id},
+       {"started_utc", v.started_utc},          {"finished_utc", v.finished_utc},
+       {"command_line", v.command_line},        {"hosts", hosts}};
 }
 
 void from_json(const json& j, FleetRecord& v) {
@@ -50,8 +52,9 @@ void from_json(const json& j, FleetRecord& v) {
       e.origin = h.value("origin", "");
       e.local = h.value("local", false);
       const std::string status = h.value("status", "failed");
-      e.status = status == "complete" ? RunStatus::complete : status == "interrupted" ? RunStatus::interrupted
-                                                                                       : RunStatus::failed;
+      e.status = status == "complete"      ? RunStatus::complete
+                 : status == "interrupted" ? RunStatus::interrupted
+                                           : RunStatus::failed;
       if (const auto it = h.find("error"); it != h.end() && it->is_string()) e.error = it->get<std::string>();
       e.containers = h.value("containers", std::vector<std::string>{});
       e.wall_seconds = h.value("wall_s", 0.0);

@@ -19,12 +19,13 @@ namespace noisefloor::records {
 using GoTestConfig = std::vector<std::pair<std::string, std::string>>;
 
 struct Result {
-  std::string label;       // the result directory's name (the run id unless renamed), or the file name without extension
-  std::string source;      // the directory (resolved through `latest`) or the file, as a path
+  std::string
+      label;  // the result directory's name (the run id unless renamed), or the file name without extension
+  std::string source;  // the directory (resolved through `latest`) or the file, as a path
   bool go_test_file = false;
-  std::optional<RunRecord> run;  // run.json; nullopt for a go test file (or a result without one)
-  Fingerprint fingerprint;       // fingerprint.json; a go test file's header in `gotest`
-  Samples samples;               // warm-up included, in arrival order (stored by column)
+  std::optional<RunRecord> run;         // run.json; nullopt for a go test file (or a result without one)
+  Fingerprint fingerprint;              // fingerprint.json; a go test file's header in `gotest`
+  Samples samples;                      // warm-up included, in arrival order (stored by column)
   std::vector<std::string> conditions;  // display order: run.json's, then any others first seen
   std::map<std::string, GoTestConfig> gotest_config;  // per condition: <condition>.txt's header
   std::vector<std::string> warnings;                  // from loading, e.g. a torn last line

@@ -1,9 +1,9 @@
 #include "records/run.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "model/cpulist.hpp"
@@ -57,7 +57,10 @@ std::vector<int> cpus_from(const json& j) {
 std::string_view to_string(RunStatus status) { return model::name_of(status); }
 
 void to_json(json& j, const ComparisonSettings& v) {
-  j = {{"baseline", v.baseline}, {"aa", v.aa}, {"threshold", v.threshold}, {"design", v.blocks ? "blocks" : "paired"}};
+  j = {{"baseline", v.baseline},
+       {"aa", v.aa},
+       {"threshold", v.threshold},
+       {"design", v.blocks ? "blocks" : "paired"}};
 }
 
 void from_json(const json& j, ComparisonSettings& v) {
@@ -69,8 +72,12 @@ void from_json(const json& j, ComparisonSettings& v) {
 }
 
 void to_json(json& j, const AdaptiveOutcome& v) {
-  j = {{"converged", v.converged},   {"samples", v.samples},       {"halfwidth", optional_json(v.halfwidth)},
-       {"target", v.target},         {"stopped_by", model::name_of(v.stopped_by)}, {"rule", v.rule}};
+  j = {{"converged", v.converged},
+       {"samples", v.samples},
+       {"halfwidth", optional_json(v.halfwidth)},
+       {"target", v.target},
+       {"stopped_by", model::name_of(v.stopped_by)},
+       {"rule", v.rule}};
 }
 
 void from_json(const json& j, AdaptiveOutcome& v) {
@@ -167,7 +174,8 @@ void from_json(const json& j, InvocationDetails& v) {
     if (auto cpus = model::parse_cpu_list(text)) {
       v.affinity = *cpus;
     } else {
-      v.affinity_unknown = text.rfind("unknown (", 0) == 0 && text.back() == ')' ? text.substr(9, text.size() - 10) : text;
+      v.affinity_unknown =
+          text.rfind("unknown (", 0) == 0 && text.back() == ')' ? text.substr(9, text.size() - 10) : text;
     }
   }
   read_optional(j, "nice", v.nice);
@@ -264,18 +272,16 @@ void from_json(const json& j, InvocationRecord& v) {
   v.wall_seconds = j.value("wall_s", 0.0);
   if (j.contains("details")) v.details = j.at("details").get<InvocationDetails>();
   v.accounting = j.get<Accounting>();
-  if (const auto it = j.find("harness_cpu_s"); it != j.end() && it->is_number()) v.harness_cpu_seconds = it->get<double>();
+  if (const auto it = j.find("harness_cpu_s"); it != j.end() && it->is_number())
+    v.harness_cpu_seconds = it->get<double>();
   if (j.contains("variant"))
-    v.pair = PairPosition{j.value("variant", ""), model::whole_number<int>(j, "repeat", 0), j.value("order", ""), j.value("pair", "")};
+    v.pair = PairPosition{j.value("variant", ""), model::whole_number<int>(j, "repeat", 0),
+                          j.value("order", ""), j.value("pair", "")};
 }
 
 void to_json(json& j, const ConditionRecord& v) {
-  j = {{"condition", v.condition},
-       {"block", v.block},
-       {"started_utc", v.started_utc},
-       {"load_before", v.load_before},
-       {"setup", v.setup},
-       {"runs", v.runs}};
+  j = {{"condition", v.condition},     {"block", v.block}, {"started_utc", v.started_utc},
+       {"load_before", v.load_before}, {"setup", v.setup}, {"runs", v.runs}};
   if (v.session != 0) j["session"] = v.session;
   if (v.load_settled) {  // since 0.2: the settle time and the load read after it
     j["settle_s"] = v.settle_seconds;

@@ -5,18 +5,17 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "fingerprint/facts.hpp"
 #include "model/names.hpp"
 #include "model/published.hpp"
-#include "model/usage.hpp"
 #include "model/units.hpp"
+#include "model/usage.hpp"
 #include "probe/probe_report.hpp"
 
 namespace noisefloor::records {
@@ -85,11 +84,11 @@ namespace noisefloor::records {
 // How `samples: auto` ended for one condition.
 struct AdaptiveOutcome {
   bool converged = false;
-  int samples = 0;                   // kept samples (or repeats) when it stopped
-  std::optional<double> halfwidth;   // relative 99% half-width reached; nullopt: not computable
-  double target = 0;                 // the precision asked for
+  int samples = 0;                  // kept samples (or repeats) when it stopped
+  std::optional<double> halfwidth;  // relative 99% half-width reached; nullopt: not computable
+  double target = 0;                // the precision asked for
   StopReason stopped_by = StopReason::none;
-  std::string rule;                  // which interval was tested
+  std::string rule;  // which interval was tested
   friend bool operator==(const AdaptiveOutcome&, const AdaptiveOutcome&) = default;
 };
 
@@ -234,7 +233,8 @@ struct SessionRecord {
   std::string started_utc, finished_utc, command_line;
   RunStatus status = RunStatus::complete;
   std::optional<std::string> error;
-  std::vector<std::string> host_differences;  // fields that move benchmarks, accepted with --allow-different-hosts
+  std::vector<std::string>
+      host_differences;  // fields that move benchmarks, accepted with --allow-different-hosts
   friend bool operator==(const SessionRecord&, const SessionRecord&) = default;
 };
 
@@ -242,7 +242,7 @@ struct RunRecord {
   std::string experiment;  // the experiment's name
   std::string description;
   std::string experiment_file;  // the experiment file as it was given on the command line
-  std::string run_id;  // the result directory's name
+  std::string run_id;           // the result directory's name
   RunStatus status = RunStatus::complete;
   std::optional<std::string> error;
   std::string started_utc, finished_utc, command_line;
@@ -250,7 +250,7 @@ struct RunRecord {
   std::vector<std::string> summary_header;  // the header lines of cv-summary.txt
   std::vector<ConditionRecord> condition_records;
   std::vector<std::string> warnings;
-  std::optional<ComparisonSettings> comparison;   // paired experiments
+  std::optional<ComparisonSettings> comparison;     // paired experiments
   std::map<std::string, AdaptiveOutcome> adaptive;  // samples: auto, per condition
   // Every session of a resumed run, the first one included; empty for a run never resumed
   // (its one session is the fields above).
@@ -271,9 +271,11 @@ struct RunRecord {
 // JSON (nlohmann ADL). run.json is {"schema_version": 1, "experiment", "description",
 // "run_id", "status", "error" (null when none), "started_utc", "finished_utc", "command_line",
 // "conditions", "summary_header", "condition_records": [...], "warnings", "experiment_file",
-// "comparison" (paired experiments), "adaptive" (samples: auto), "host" (runs on several hosts), "claims", "claims_seed", "reference" (experiments that have them), "units" (when the benchmark printed `Unit` lines)}. CPU lists are written as text ("0-3",
-// spinners "unpinned"). from_json accepts every schema 1 file written since 0.1 (fields added
-// later default) and throws ParseError for a wrong type or a newer schema_version.
+// "comparison" (paired experiments), "adaptive" (samples: auto), "host" (runs on several hosts), "claims",
+// "claims_seed", "reference" (experiments that have them), "units" (when the benchmark printed `Unit`
+// lines)}. CPU lists are written as text ("0-3", spinners "unpinned"). from_json accepts every schema 1 file
+// written since 0.1 (fields added later default) and throws ParseError for a wrong type or a newer
+// schema_version.
 void to_json(nlohmann::json& j, const ComparisonSettings& v);
 void from_json(const nlohmann::json& j, ComparisonSettings& v);
 void to_json(nlohmann::json& j, const AdaptiveOutcome& v);

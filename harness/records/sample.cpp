@@ -1,9 +1,9 @@
 #include "records/sample.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "model/errors.hpp"
@@ -29,10 +29,17 @@ void to_json(nlohmann::json& j, const Sample& s) {
   for (const auto& m : s.metrics)
     metrics.push_back({{"value", std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json(nullptr)},
                        {"unit", m.unit}});
-  j = {{"condition", s.condition},   {"benchmark", s.benchmark},   {"name", s.name},
-       {"procs", s.procs},           {"index", s.index},           {"warmup", s.warmup},
-       {"invocation", s.invocation}, {"iterations", s.iterations}, {"metrics", metrics},
-       {"elapsed_s", s.elapsed_seconds}, {"utc", s.utc}};
+  j = {{"condition", s.condition},
+       {"benchmark", s.benchmark},
+       {"name", s.name},
+       {"procs", s.procs},
+       {"index", s.index},
+       {"warmup", s.warmup},
+       {"invocation", s.invocation},
+       {"iterations", s.iterations},
+       {"metrics", metrics},
+       {"elapsed_s", s.elapsed_seconds},
+       {"utc", s.utc}};
   if (!s.variant.empty()) {
     j["variant"] = s.variant;
     j["repeat"] = s.repeat;
@@ -60,8 +67,9 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.iterations = model::whole_number<std::int64_t>(j, "iterations", 0);
     // A counter that was not a number is written as null (JSON has no NaN) and read back as NaN.
     for (const auto& m : j.at("metrics"))
-      s.metrics.push_back({m.at("value").is_null() ? std::numeric_limits<double>::quiet_NaN() : m.at("value").get<double>(),
-                           m.at("unit").get<std::string>()});
+      s.metrics.push_back(
+          {m.at("value").is_null() ? std::numeric_limits<double>::quiet_NaN() : m.at("value").get<double>(),
+           m.at("unit").get<std::string>()});
     if (s.metrics.empty()) throw ParseError("sample: no metrics");
     s.variant = j.value("variant", "");
     s.repeat = model::whole_number<decltype(s.repeat)>(j, "repeat", -1);

@@ -27,14 +27,14 @@ std::vector<model::Metric> MetricsView::to_vector() const {
 
 SampleRef::SampleRef(const Sample& s)
     : SampleRef(s.condition, s.benchmark, s.name, s.procs, s.index, s.warmup, s.invocation, s.iterations,
-                MetricsView(s.metrics), s.variant, s.repeat, s.pair, s.order, s.elapsed_seconds, s.utc, s.session,
-                s.config) {}
+                MetricsView(s.metrics), s.variant, s.repeat, s.pair, s.order, s.elapsed_seconds, s.utc,
+                s.session, s.config) {}
 
 SampleRef::SampleRef(const std::string& condition_, const std::string& benchmark_, const std::string& name_,
                      int procs_, int index_, bool warmup_, int invocation_, std::int64_t iterations_,
                      MetricsView metrics_, const std::string& variant_, int repeat_, const std::string& pair_,
-                     const std::string& order_, double elapsed_seconds_, const std::string& utc_, int session_,
-                     const std::string& config_)
+                     const std::string& order_, double elapsed_seconds_, const std::string& utc_,
+                     int session_, const std::string& config_)
     : condition(condition_),
       benchmark(benchmark_),
       name(name_),
@@ -133,12 +133,14 @@ std::uint32_t Samples::layout_of(std::span<const std::string_view> units) {
   return it->second;
 }
 
-std::uint32_t Samples::series_of(std::uint32_t condition, std::uint32_t benchmark, std::uint32_t name, int procs,
-                                 std::uint32_t variant, std::uint32_t pair, std::uint32_t layout, std::uint32_t config) {
+std::uint32_t Samples::series_of(std::uint32_t condition, std::uint32_t benchmark, std::uint32_t name,
+                                 int procs, std::uint32_t variant, std::uint32_t pair, std::uint32_t layout,
+                                 std::uint32_t config) {
   const SeriesKey key{condition, benchmark, name, procs, variant, pair, layout, config};
   const auto [it, added] = series_ids_.emplace(key, static_cast<std::uint32_t>(series_.size()));
   if (added)
-    series_.push_back(Series{condition, benchmark, name, variant, pair, layout, config, procs, {}, {}, {}, false});
+    series_.push_back(
+        Series{condition, benchmark, name, variant, pair, layout, config, procs, {}, {}, {}, false});
   return it->second;
 }
 
@@ -154,7 +156,8 @@ void Samples::append_row(std::uint32_t series, std::int64_t iterations, std::spa
 }
 
 void Samples::Series::push_iterations(std::int64_t n) {
-  if (!is_wide && (n > std::numeric_limits<std::int32_t>::max() || n < std::numeric_limits<std::int32_t>::min())) {
+  if (!is_wide &&
+      (n > std::numeric_limits<std::int32_t>::max() || n < std::numeric_limits<std::int32_t>::min())) {
     wide.assign(narrow.begin(), narrow.end());
     std::vector<std::int32_t>().swap(narrow);
     is_wide = true;
@@ -168,7 +171,9 @@ void Samples::Series::push_iterations(std::int64_t n) {
 
 void Samples::grow_like(double factor) {
   if (!(factor > 1) || count_ == 0) return;
-  const auto grown = [factor](std::size_t n) { return static_cast<std::size_t>(static_cast<double>(n) * factor) + 16; };
+  const auto grown = [factor](std::size_t n) {
+    return static_cast<std::size_t>(static_cast<double>(n) * factor) + 16;
+  };
   for (Series& s : series_) {
     s.values.reserve(grown(s.values.size()));
     if (!s.is_wide) {
@@ -207,11 +212,12 @@ void Samples::push_back(const Sample& s) {
     unit_names.push_back(m.unit);
     values.push_back(m.value);
   }
-  const std::uint32_t series = series_of(intern(s.condition), intern(s.benchmark), intern(s.name), s.procs,
-                                         intern(s.variant), intern(s.pair), layout_of(unit_names), intern(s.config));
+  const std::uint32_t series =
+      series_of(intern(s.condition), intern(s.benchmark), intern(s.name), s.procs, intern(s.variant),
+                intern(s.pair), layout_of(unit_names), intern(s.config));
   const int implied = implied_index(series);
-  const bool plain = s.index == implied && !s.warmup && s.invocation == 0 && s.repeat == -1 && s.session == 0 &&
-                     s.order.empty() && s.utc.empty() && s.elapsed_seconds == 0;
+  const bool plain = s.index == implied && !s.warmup && s.invocation == 0 && s.repeat == -1 &&
+                     s.session == 0 && s.order.empty() && s.utc.empty() && s.elapsed_seconds == 0;
   if (!plain || !bookkeeping_.empty()) {
     make_explicit();
     Bookkeeping b;
@@ -232,15 +238,15 @@ bool Samples::any_pair() const {
   return std::any_of(series_.begin(), series_.end(), [](const Series& s) { return s.pair != 0; });
 }
 
-void Samples::push_result(std::string_view condition, std::string_view benchmark, std::string_view name, int procs,
-                          std::int64_t iterations, std::span<const double> values,
+void Samples::push_result(std::string_view condition, std::string_view benchmark, std::string_view name,
+                          int procs, std::int64_t iterations, std::span<const double> values,
                           std::span<const std::string_view> units, std::string_view config) {
-  const bool same = last_.valid && last_.procs == procs && last_.name == name && last_.benchmark == benchmark &&
-                    last_.condition == condition && last_.config == config &&
+  const bool same = last_.valid && last_.procs == procs && last_.name == name &&
+                    last_.benchmark == benchmark && last_.condition == condition && last_.config == config &&
                     std::equal(units.begin(), units.end(), last_.units.begin(), last_.units.end());
   if (!same) {
-    last_.series =
-        series_of(intern(condition), intern(benchmark), intern(name), procs, 0, 0, layout_of(units), intern(config));
+    last_.series = series_of(intern(condition), intern(benchmark), intern(name), procs, 0, 0,
+                             layout_of(units), intern(config));
     last_.condition = condition;
     last_.config = config;
     last_.benchmark = benchmark;
@@ -280,7 +286,8 @@ void Samples::rename_conditions(const std::function<std::string(const std::strin
   for (std::uint32_t i = 0; i < series_.size(); ++i) {
     Series& s = series_[i];
     s.condition = renamed[s.condition];
-    series_ids_.emplace(SeriesKey{s.condition, s.benchmark, s.name, s.procs, s.variant, s.pair, s.layout, s.config}, i);
+    series_ids_.emplace(
+        SeriesKey{s.condition, s.benchmark, s.name, s.procs, s.variant, s.pair, s.layout, s.config}, i);
   }
   // Two conditions renamed to one would merge series; a rename is one to one (a label prefix).
   std::unordered_map<std::uint64_t, int> counts;
@@ -296,15 +303,17 @@ void Samples::rename_conditions(const std::function<std::string(const std::strin
 SampleRef Samples::ref(std::size_t i, std::uint32_t position, int index) const {
   const Series& s = series_[series_at(i)];
   const auto& layout = layouts_[s.layout];
-  const MetricsView metrics(s.values.data() + std::size_t{position} * layout.size(), layout.data(), layout.size());
+  const MetricsView metrics(s.values.data() + std::size_t{position} * layout.size(), layout.data(),
+                            layout.size());
   if (bookkeeping_.empty())
     return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, index, false, 0,
-                     s.iterations(position), metrics, strings_[s.variant], -1, strings_[s.pair], strings_[0], 0.0,
-                     strings_[0], 0, strings_[s.config]);
+                     s.iterations(position), metrics, strings_[s.variant], -1, strings_[s.pair], strings_[0],
+                     0.0, strings_[0], 0, strings_[s.config]);
   const Bookkeeping& b = bookkeeping_[i];
   return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, b.index, b.warmup,
-                   b.invocation, s.iterations(position), metrics, strings_[s.variant], b.repeat, strings_[s.pair],
-                   strings_[b.order], b.elapsed_seconds, strings_[b.utc], b.session, strings_[s.config]);
+                   b.invocation, s.iterations(position), metrics, strings_[s.variant], b.repeat,
+                   strings_[s.pair], strings_[b.order], b.elapsed_seconds, strings_[b.utc], b.session,
+                   strings_[s.config]);
 }
 
 SampleRef Samples::operator[](std::size_t i) const {
@@ -351,13 +360,14 @@ bool operator==(const Samples& a, const Samples& b) {
   for (; i != a.end(); ++i, ++j) {
     const SampleRef x = *i, y = *j;
     if (x.condition != y.condition || x.benchmark != y.benchmark || x.name != y.name || x.procs != y.procs ||
-        x.index != y.index || x.warmup != y.warmup || x.invocation != y.invocation || x.iterations != y.iterations ||
-        x.variant != y.variant || x.repeat != y.repeat || x.pair != y.pair || x.order != y.order ||
-        x.elapsed_seconds != y.elapsed_seconds || x.utc != y.utc || x.session != y.session || x.config != y.config ||
-        x.metrics.size() != y.metrics.size())
+        x.index != y.index || x.warmup != y.warmup || x.invocation != y.invocation ||
+        x.iterations != y.iterations || x.variant != y.variant || x.repeat != y.repeat || x.pair != y.pair ||
+        x.order != y.order || x.elapsed_seconds != y.elapsed_seconds || x.utc != y.utc ||
+        x.session != y.session || x.config != y.config || x.metrics.size() != y.metrics.size())
       return false;
     for (std::size_t k = 0; k < x.metrics.size(); ++k)
-      if (x.metrics[k].unit != y.metrics[k].unit || !same_value(x.metrics[k].value, y.metrics[k].value)) return false;
+      if (x.metrics[k].unit != y.metrics[k].unit || !same_value(x.metrics[k].value, y.metrics[k].value))
+        return false;
   }
   return true;
 }

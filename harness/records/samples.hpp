@@ -42,14 +42,16 @@ struct MetricRef {
 class MetricsView {
  public:
   MetricsView() = default;
-  explicit MetricsView(const std::vector<model::Metric>& metrics) : metrics_(metrics.data()), size_(metrics.size()) {}
+  explicit MetricsView(const std::vector<model::Metric>& metrics)
+      : metrics_(metrics.data()), size_(metrics.size()) {}
   MetricsView(const double* values, const std::string* const* units, std::size_t size)
       : values_(values), units_(units), size_(size) {}
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   MetricRef operator[](std::size_t i) const {
-    return metrics_ != nullptr ? MetricRef{metrics_[i].value, metrics_[i].unit} : MetricRef{values_[i], *units_[i]};
+    return metrics_ != nullptr ? MetricRef{metrics_[i].value, metrics_[i].unit}
+                               : MetricRef{values_[i], *units_[i]};
   }
   MetricRef front() const { return (*this)[0]; }
   std::vector<model::Metric> to_vector() const;
@@ -132,8 +134,8 @@ class Samples {
   // The fast path of a go test file: a sample with the implied bookkeeping (see above), printed
   // under `config` (model/go_config.hpp).
   void push_result(std::string_view condition, std::string_view benchmark, std::string_view name, int procs,
-                   std::int64_t iterations, std::span<const double> values, std::span<const std::string_view> units,
-                   std::string_view config = {});
+                   std::int64_t iterations, std::span<const double> values,
+                   std::span<const std::string_view> units, std::string_view config = {});
   void append(const Samples& other);
   // Gives every condition the name `rename` returns for it.
   void rename_conditions(const std::function<std::string(const std::string&)>& rename);
@@ -174,7 +176,7 @@ class Samples {
     std::size_t i_;
     std::vector<std::uint32_t> cursor_;              // per series: samples of it passed so far
     std::unordered_map<std::uint64_t, int> counts_;  // implied index: (condition, benchmark) -> so far
-    int index_ = 0;                                   // the implied index of sample i_
+    int index_ = 0;                                  // the implied index of sample i_
     void settle();
   };
   const_iterator begin() const { return {this, 0}; }
@@ -192,7 +194,9 @@ class Samples {
     std::vector<std::int32_t> narrow;
     std::vector<std::int64_t> wide;
     bool is_wide = false;
-    std::int64_t iterations(std::size_t position) const { return is_wide ? wide[position] : narrow[position]; }
+    std::int64_t iterations(std::size_t position) const {
+      return is_wide ? wide[position] : narrow[position];
+    }
     void push_iterations(std::int64_t n);
   };
   struct Bookkeeping {
@@ -205,10 +209,11 @@ class Samples {
   std::uint32_t intern(std::string_view s);
   std::uint32_t layout_of(std::span<const std::string_view> units);
   std::uint32_t series_of(std::uint32_t condition, std::uint32_t benchmark, std::uint32_t name, int procs,
-                          std::uint32_t variant, std::uint32_t pair, std::uint32_t layout, std::uint32_t config);
+                          std::uint32_t variant, std::uint32_t pair, std::uint32_t layout,
+                          std::uint32_t config);
   void append_row(std::uint32_t series, std::int64_t iterations, std::span<const double> values);
   int implied_index(std::uint32_t series);  // while pushing: the next implied index of the series' benchmark
-  void make_explicit();                      // stores the implied bookkeeping of every sample so far
+  void make_explicit();                     // stores the implied bookkeeping of every sample so far
   SampleRef ref(std::size_t i, std::uint32_t position, int index) const;
   void rebuild_views();  // ids_ and layouts_ from strings_ and layout_ids_
 
@@ -223,7 +228,7 @@ class Samples {
   std::size_t count_ = 0;
   std::vector<std::uint32_t> order_;  // series per sample, arrival order; empty while there is one series
   std::uint32_t series_at(std::size_t i) const { return order_.empty() ? 0 : order_[i]; }
-  std::vector<Bookkeeping> bookkeeping_;     // empty while every sample's is implied
+  std::vector<Bookkeeping> bookkeeping_;                  // empty while every sample's is implied
   std::unordered_map<std::uint64_t, int> pushed_counts_;  // implied index while pushing
   // push_result's last series, by the texts it was found with: a file's lines mostly repeat them.
   struct LastResult {

@@ -13,9 +13,9 @@ namespace noisefloor::render {
 namespace {
 
 using analysis::CompareRow;
+using analysis::CompareSide;
 using analysis::CompareTable;
 using analysis::Difference;
-using analysis::CompareSide;
 using analysis::Label;
 using text::pad_left;
 using text::pad_right;
@@ -32,15 +32,16 @@ void add_unique(std::vector<T>& v, const T& x) {
 // get `indent` spaces.
 std::string wrap(const std::string& s, std::size_t indent) {
   const std::size_t lead = std::min(s.find_first_not_of(' '), s.size());
-  return text::wrap(std::string_view(s).substr(lead), kWidth, std::string(lead, ' '), std::string(indent, ' '));
+  return text::wrap(std::string_view(s).substr(lead), kWidth, std::string(lead, ' '),
+                    std::string(indent, ' '));
 }
-
 
 // As benchstat prints it: the full name (with its -N suffix) without the "Benchmark" prefix, and
 // the variant of a paired result.
 std::string display_name(const CompareRow& r) {
   std::string name = r.name;
-  if (name.starts_with(kBenchmarkPrefix) && name.size() > kBenchmarkPrefix.size()) name = name.substr(kBenchmarkPrefix.size());
+  if (name.starts_with(kBenchmarkPrefix) && name.size() > kBenchmarkPrefix.size())
+    name = name.substr(kBenchmarkPrefix.size());
   if (!r.variant.empty()) name += " [" + r.variant + "]";
   return name;
 }
@@ -69,7 +70,6 @@ std::string hl_text(const CompareRow& r) {
   return change_pct(h.estimate) + " " + text::interval(change_pct(h.lo), change_pct(h.hi));
 }
 
-
 struct TextRow {
   std::string name;
   std::string old_center, old_pct, new_center, new_pct;  // pct empty: geomean (no ±)
@@ -92,8 +92,10 @@ std::string render_one_table(const std::string& old_name, const std::string& new
   }
   wv = std::max<std::size_t>(wv, text::width("verdict"));
   // A source name wider than its column is shown as "old"/"new" (the full names head the output).
-  const std::string old_head = text::width(old_name) <= std::max<std::size_t>(woc + 3 + wop, 16) ? old_name : "old";
-  const std::string new_head = text::width(new_name) <= std::max<std::size_t>(wnc + 3 + wnp, 16) ? new_name : "new";
+  const std::string old_head =
+      text::width(old_name) <= std::max<std::size_t>(woc + 3 + wop, 16) ? old_name : "old";
+  const std::string new_head =
+      text::width(new_name) <= std::max<std::size_t>(wnc + 3 + wnp, 16) ? new_name : "new";
   const std::size_t wo = std::max(woc + 3 + wop, text::width(old_head));
   const std::size_t wnw = std::max(wnc + 3 + wnp, text::width(new_head));
   const std::size_t wdelta = std::max(wd + 1 + wp, text::width("vs base"));
@@ -101,22 +103,25 @@ std::string render_one_table(const std::string& old_name, const std::string& new
   const bool wrapped = wn + rest > kWidth;
   const std::size_t name_col = wrapped ? 0 : wn;
 
-  auto cell = [](const std::string& c, std::size_t wc, const std::string& pct, std::size_t wpct, std::size_t w) {
+  auto cell = [](const std::string& c, std::size_t wc, const std::string& pct, std::size_t wpct,
+                 std::size_t w) {
     std::string s = pad_left(c, wc);
     s += pct.empty() ? std::string(3 + wpct, ' ') : " ± " + pad_left(pct, wpct);
     return pad_left(s, w);
   };
   std::string out;
-  out += text::rstrip(pad_right("", name_col) + "  " + text::center(old_head, wo) + "  " + text::center(new_head, wnw)) +
+  out += text::rstrip(pad_right("", name_col) + "  " + text::center(old_head, wo) + "  " +
+                      text::center(new_head, wnw)) +
          "\n";
-  out += text::rstrip(pad_right("", name_col) + "  " + text::center(unit_label, wo) + "  " + text::center(unit_label, wnw) + "  " +
-                pad_right("vs base", wdelta) + "  " + "verdict") +
-         "\n";
+  out +=
+      text::rstrip(pad_right("", name_col) + "  " + text::center(unit_label, wo) + "  " +
+                   text::center(unit_label, wnw) + "  " + pad_right("vs base", wdelta) + "  " + "verdict") +
+      "\n";
   for (const auto& r : rows) {
     std::string line;
     if (wrapped) out += r.name + "\n";
-    line = pad_right(wrapped ? "" : r.name, name_col) + "  " + cell(r.old_center, woc, r.old_pct, wop, wo) + "  " +
-           cell(r.new_center, wnc, r.new_pct, wnp, wnw) + "  ";
+    line = pad_right(wrapped ? "" : r.name, name_col) + "  " + cell(r.old_center, woc, r.old_pct, wop, wo) +
+           "  " + cell(r.new_center, wnc, r.new_pct, wnp, wnw) + "  ";
     std::string d = pad_left(r.delta, wd);
     if (!r.p.empty()) d += " (" + r.p + ")";
     line += pad_right(d, wdelta) + "  " + r.verdict;
@@ -128,7 +133,9 @@ std::string render_one_table(const std::string& old_name, const std::string& new
 // A comparison's sections: (label, old condition, new condition) of the compared rows, in order.
 using CompareSections = std::vector<std::tuple<Label, std::string, std::string>>;
 
-std::string pair_name(const std::string& oc, const std::string& nc) { return oc == nc ? oc : oc + " → " + nc; }
+std::string pair_name(const std::string& oc, const std::string& nc) {
+  return oc == nc ? oc : oc + " → " + nc;
+}
 
 // Each section's label above the tables, with the reason it rests on.
 std::string section_labels(const CompareTable& t, const CompareSections& sections) {
@@ -139,17 +146,21 @@ std::string section_labels(const CompareTable& t, const CompareSections& section
     for (const auto& r : t.rows)
       if (r.compared && r.label == label && r.old_side.condition == oc && r.new_side.condition == nc)
         reason = r.label_reason;
-    out += wrap((several ? "" : oc == nc ? "condition: " : "") + pair_name(oc, nc) + (several ? ": " : " · ") +
-                    std::string(to_string(label)) + (reason.empty() ? "" : " (" + reason + ")"),
+    out += wrap((several    ? ""
+                 : oc == nc ? "condition: "
+                            : "") +
+                    pair_name(oc, nc) + (several ? ": " : " · ") + std::string(to_string(label)) +
+                    (reason.empty() ? "" : " (" + reason + ")"),
                 4);
   }
   return out;
 }
 
 // Effects: the Hodges-Lehmann ratio new/old with its CI, behind the verdict; (name, text) per row.
-std::string effects_block(const CompareTable& t, const std::vector<std::pair<std::string, std::string>>& effects) {
-  std::string out = fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n", 100 * t.confidence,
-                                100 * t.threshold);
+std::string effects_block(const CompareTable& t,
+                          const std::vector<std::pair<std::string, std::string>>& effects) {
+  std::string out = fmt::format("new/old, Hodges-Lehmann [{:.0f}% CI], verdict at θ = {:g}%:\n",
+                                100 * t.confidence, 100 * t.threshold);
   std::size_t wn = 0;
   for (const auto& [name, text] : effects) wn = std::max(wn, text::width(name));
   std::size_t wt = 0;
@@ -165,7 +176,8 @@ std::string effects_block(const CompareTable& t, const std::vector<std::pair<std
 }
 
 // A compared row of a unit table, and its effect line.
-TextRow row_of(const CompareRow& r, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& effects) {
+TextRow row_of(const CompareRow& r, const std::string& prefix,
+               std::vector<std::pair<std::string, std::string>>& effects) {
   const auto scaled = text::scale_values({r.old_side.center, r.new_side.center}, r.unit);
   TextRow tr;
   tr.name = prefix + display_name(r);
@@ -207,7 +219,8 @@ std::string unit_comparison(const CompareTable& t, const CompareSections& sectio
           r.unit == unit && r.config == config)
         rows.push_back(row_of(r, prefix, effects));
     for (const auto& g : t.geomeans)
-      if (g.label == label && g.old_condition == oc && g.new_condition == nc && g.unit == unit && g.config == config)
+      if (g.label == label && g.old_condition == oc && g.new_condition == nc && g.unit == unit &&
+          g.config == config)
         rows.push_back(geomean_row(g, prefix));
   }
   return render_one_table(t.old_name, t.new_name, unit, rows) + effects_block(t, effects);
@@ -254,7 +267,8 @@ std::string uncompared(const CompareTable& t) {
     if (!r.compared) refused.push_back(&r);
   if (!refused.empty()) {
     out += "\nnot compared (different labels are never put in one comparison):\n";
-    for (const auto* r : refused) out += wrap(fmt::format("  {} ({}): {}", full_display_name(*r), r->unit, r->reason), 4);
+    for (const auto* r : refused)
+      out += wrap(fmt::format("  {} ({}): {}", full_display_name(*r), r->unit, r->reason), 4);
   }
   if (!t.only_old.empty()) {
     out += "\n" + wrap(fmt::format("only in old ({}):", t.old_name), 2);
@@ -288,7 +302,8 @@ std::string warnings_block(const CompareTable& t) {
   for (const auto& k : keys) {
     const auto& u = units_of[k];
     const bool every = u.size() == all_units[k.first].size();
-    unique.push_back(fmt::format("{}{}: {}", k.first, every ? "" : fmt::format(" {}", fmt::join(u, ", ")), k.second));
+    unique.push_back(
+        fmt::format("{}{}: {}", k.first, every ? "" : fmt::format(" {}", fmt::join(u, ", ")), k.second));
   }
   for (const auto& n : t.notes) add_unique(unique, n);
   if (unique.empty()) return "";
@@ -327,8 +342,13 @@ std::string compare_csv(const CompareTable& t) {
       "new_ci_hi,ratio_of_medians,delta_pct,delta,p_slot,significant,u,p,p_exact_doubling,p_normal,exact,"
       "p_adjusted,significant_adjusted,hl_ratio,hl_lo,hl_hi,hl_level,verdict,note\n";
   for (const auto& r : t.rows) {
-    std::vector<std::string> f = {r.old_side.condition, r.new_side.condition, r.benchmark, r.config_label, r.unit,
-                                  std::string(model::to_string(r.better)), r.exact ? "true" : "false",
+    std::vector<std::string> f = {r.old_side.condition,
+                                  r.new_side.condition,
+                                  r.benchmark,
+                                  r.config_label,
+                                  r.unit,
+                                  std::string(model::to_string(r.better)),
+                                  r.exact ? "true" : "false",
                                   r.compared ? std::string(to_string(r.label)) : "",
                                   r.compared ? "true" : "false"};
     auto side = [&](const CompareSide& s) {

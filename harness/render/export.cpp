@@ -17,14 +17,16 @@ namespace {
 
 using text::markdown_cell;
 
-
 std::string paired_rows(const analysis::Analysis& a) {
   const bool blocks = a.comparison && a.comparison->blocks;
   std::string out =
-      (blocks ? std::string("\n## Unpaired comparisons (design: blocks)\n\nEach variant's repeats ran in a block of its "
-                            "own: no per-repeat ratios (gm —); the verdict comes from the Hodges–Lehmann ratio.\n\n")
-              : std::string("\n## Paired comparisons\n\nratio = variant / baseline per repeat; gm = geometric mean "
-                            "with its 95% CI.\n\n")) +
+      (blocks
+           ? std::string(
+                 "\n## Unpaired comparisons (design: blocks)\n\nEach variant's repeats ran in a block of its "
+                 "own: no per-repeat ratios (gm —); the verdict comes from the Hodges–Lehmann ratio.\n\n")
+           : std::string(
+                 "\n## Paired comparisons\n\nratio = variant / baseline per repeat; gm = geometric mean "
+                 "with its 95% CI.\n\n")) +
       "| condition | benchmark | baseline | variant | label | gm | gm 95% CI | median | verdict | "
       "trustworthy |\n"
       "|:--|:--|:--|:--|:--|--:|--:|--:|:--|:--|\n";
@@ -47,9 +49,10 @@ std::string aa_rows(const analysis::Analysis& a) {
       "| condition | benchmark | outcome | gm 95% CI | median ratio | max abs dev | θ |\n"
       "|:--|:--|:--|--:|--:|--:|--:|\n";
   for (const auto& r : a.paired.aa)
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.condition), markdown_cell(r.benchmark),
-                       stats::to_string(r.check.outcome), text::interval(r.check.gm_lo, r.check.gm_hi),
-                       text::fixed(r.check.median_ratio, 4), text::fixed(r.check.max_abs_dev, 4), text::fixed(r.theta, 4));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.condition),
+                       markdown_cell(r.benchmark), stats::to_string(r.check.outcome),
+                       text::interval(r.check.gm_lo, r.check.gm_hi), text::fixed(r.check.median_ratio, 4),
+                       text::fixed(r.check.max_abs_dev, 4), text::fixed(r.theta, 4));
   return out;
 }
 
@@ -86,7 +89,8 @@ std::string markdown(const analysis::Analysis& a) {
     out += source_line(a.sources.front()) + "\n\n";
   }
   out += table_markdown(a.table);
-  if (a.judgement) out += judgement_markdown(*a.judgement, a.table.rows.empty() ? "" : a.table.rows.front().unit);
+  if (a.judgement)
+    out += judgement_markdown(*a.judgement, a.table.rows.empty() ? "" : a.table.rows.front().unit);
   if (!a.paired.rows.empty()) out += paired_rows(a);
   if (!a.paired.aa.empty()) out += aa_rows(a);
   if (a.merged) out += differences(a);
@@ -121,9 +125,10 @@ std::string gotest(const analysis::Analysis& a) {
   for (const auto& row : a.table.rows) procs.insert(row.procs.begin(), row.procs.end());
   std::string out = "# The conditions side by side: benchstat -col condition FILE\n";
   if (procs.size() > 1)
-    out += fmt::format("# GOMAXPROCS differs between conditions ({}): the rows differ by their -N suffix; one row "
-                       "each: benchstat -col condition -ignore /gomaxprocs FILE (then compare CVs, not means)\n",
-                       fmt::join(procs, ", "));
+    out += fmt::format(
+        "# GOMAXPROCS differs between conditions ({}): the rows differ by their -N suffix; one row "
+        "each: benchstat -col condition -ignore /gomaxprocs FILE (then compare CVs, not means)\n",
+        fmt::join(procs, ", "));
   if (!configs.empty())
     for (const auto& kv : configs.front())
       if (shared(kv)) out += fmt::format("{}: {}\n", kv.first, kv.second);
@@ -151,7 +156,8 @@ std::string summary(const analysis::Analysis& a) {
   if (a.merged) {
     std::vector<std::string> labels;
     for (const auto& s : a.sources) labels.push_back(s.label);
-    header.push_back(fmt::format("# CV comparison — merged by noisefloor report: {}", fmt::join(labels, ", ")));
+    header.push_back(
+        fmt::format("# CV comparison — merged by noisefloor report: {}", fmt::join(labels, ", ")));
   } else if (a.sources.front().run) {
     header = a.sources.front().run->summary_header;
   } else {
@@ -169,12 +175,18 @@ std::string source_line(const records::Result& s) {
 
 std::string export_as(const analysis::Analysis& a, model::PrintFormat format) {
   switch (format) {
-    case model::PrintFormat::markdown: return markdown(a);
-    case model::PrintFormat::csv: return table_csv(a.table);
-    case model::PrintFormat::json: return summary_json(a);
-    case model::PrintFormat::gotest: return gotest(a);
-    case model::PrintFormat::summary: return summary(a);
-    case model::PrintFormat::text: break;
+    case model::PrintFormat::markdown:
+      return markdown(a);
+    case model::PrintFormat::csv:
+      return table_csv(a.table);
+    case model::PrintFormat::json:
+      return summary_json(a);
+    case model::PrintFormat::gotest:
+      return gotest(a);
+    case model::PrintFormat::summary:
+      return summary(a);
+    case model::PrintFormat::text:
+      break;
   }
   throw ConfigError(fmt::format("--format: {} is not an export format", model::name_of(format)));
 }

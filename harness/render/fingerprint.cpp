@@ -68,7 +68,8 @@ std::string doctor(const fingerprint::DoctorReport& report, bool color) {
   for (const auto& f : report.findings) {
     if (f.level == fingerprint::Level::ok) continue;
     const std::string_view level = to_string(f.level);
-    const std::string line = text::shorten(fmt::format("  {} {}: {}", level, f.topic, f.message), kRenderWidth);
+    const std::string line =
+        text::shorten(fmt::format("  {} {}: {}", level, f.topic, f.message), kRenderWidth);
     // Colour only the level word; the cut is computed on the plain text.
     out += color ? "  " + paint(level, sgr(f.level), true) + line.substr(2 + level.size()) : line;
     out += '\n';
@@ -231,11 +232,13 @@ std::string key_facts(const records::Fingerprint& fp) {
   const auto& host = fp.host;
   const std::string hypervisor = host.show("virtualization.hypervisor");
   std::string out;
-  out += fmt::format("host:       {} ({}, {} logical CPUs, {})\n", host.show("hostname"), host.show("cpu.model_name"),
-                     host.show("cpu.logical"), hypervisor == "none" ? "bare metal" : "virtual: " + hypervisor);
+  out += fmt::format("host:       {} ({}, {} logical CPUs, {})\n", host.show("hostname"),
+                     host.show("cpu.model_name"), host.show("cpu.logical"),
+                     hypervisor == "none" ? "bare metal" : "virtual: " + hypervisor);
   out += fmt::format("system:     {} · {}\n", host.show("uname"), host.show("os.pretty_name"));
   out += fmt::format("toolchain:  {} · noisefloor {} ({})\n", fp.toolchain.show("go.version"),
-                     fp.run ? fp.run->noisefloor_version : "unknown", fp.run ? fp.run->noisefloor_commit : "unknown");
+                     fp.run ? fp.run->noisefloor_version : "unknown",
+                     fp.run ? fp.run->noisefloor_commit : "unknown");
   if (fp.doctor) {
     int warn = 0, bad = 0;
     std::string why;

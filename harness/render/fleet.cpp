@@ -27,7 +27,6 @@ std::string cell(const analysis::Row* row) {
                      s.cv_pct ? fmt::format("{:.1f}%", *s.cv_pct) : std::string("—"));
 }
 
-
 }  // namespace
 
 SideBySide side_by_side(const std::vector<HostColumn>& hosts) {
@@ -81,7 +80,8 @@ std::string hosts_side_by_side(const std::vector<HostColumn>& hosts, bool termin
       for (std::size_t i = 0; i < l.size(); ++i) width[i] = std::max(width[i], text::width(l[i]));
     const auto put = [&](const std::vector<std::string>& cells) {
       std::string line;
-      for (std::size_t i = 0; i < cells.size(); ++i) line += (i ? "  " : "") + text::pad_right(cells[i], width[i]);
+      for (std::size_t i = 0; i < cells.size(); ++i)
+        line += (i ? "  " : "") + text::pad_right(cells[i], width[i]);
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
     };

@@ -13,9 +13,9 @@ namespace noisefloor::render {
 
 struct HostColumn {
   std::string name;
-  std::string status;                    // "complete", "failed: <why>", ...
-  const analysis::Analysis* analysis;    // nullptr: the host measured nothing
-  std::vector<std::string> containers;   // conditions that ran as containers there
+  std::string status;                   // "complete", "failed: <why>", ...
+  const analysis::Analysis* analysis;   // nullptr: the host measured nothing
+  std::vector<std::string> containers;  // conditions that ran as containers there
 };
 
 // The side-by-side table as cells: a header (condition, then the hosts), one row per condition

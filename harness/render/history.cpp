@@ -29,10 +29,13 @@ std::string median_text(const HistoryCell& c) {
   return s;
 }
 std::string median_ci_text(const HistoryCell& c) {
-  return c.median_ci ? text::interval(text::format_value(c.median_ci->lo), text::format_value(c.median_ci->hi))
-                     : std::string(kDash);
+  return c.median_ci
+             ? text::interval(text::format_value(c.median_ci->lo), text::format_value(c.median_ci->hi))
+             : std::string(kDash);
 }
-std::string cv_text(const HistoryCell& c) { return c.cv_pct ? fmt::format("{:.2f}%", *c.cv_pct) : std::string(kDash); }
+std::string cv_text(const HistoryCell& c) {
+  return c.cv_pct ? fmt::format("{:.2f}%", *c.cv_pct) : std::string(kDash);
+}
 std::string cv_ci_text(const HistoryCell& c) {
   return c.cv_ci ? text::interval(fmt::format("{:.2f}", c.cv_ci->lo), fmt::format("{:.2f}", c.cv_ci->hi))
                  : std::string(kDash);
@@ -57,8 +60,10 @@ std::string summary_line(const History& h, std::string_view directory) {
 
 std::string legend_line(const History& h) {
   return fmt::format(
-      "change vs the previous run of the segment: ▲ higher / ▼ lower (slower or faster, worse or better, in the "
-      "unit's direction) when Mann–Whitney p < {:g} and the Hodges–Lehmann ratio's 95% CI lies entirely outside "
+      "change vs the previous run of the segment: ▲ higher / ▼ lower (slower or faster, worse or better, in "
+      "the "
+      "unit's direction) when Mann–Whitney p < {:g} and the Hodges–Lehmann ratio's 95% CI lies entirely "
+      "outside "
       "±{:g}%; ~ otherwise; — not compared",
       h.alpha, 100 * h.threshold);
 }
@@ -67,13 +72,17 @@ std::string legend_line(const History& h) {
 
 std::string change_text(const analysis::Change& c) {
   switch (c.kind) {
-    case ChangeKind::first: return "";
-    case ChangeKind::not_compared: return kDash;
-    case ChangeKind::unchanged: return "~";
+    case ChangeKind::first:
+      return "";
+    case ChangeKind::not_compared:
+      return kDash;
+    case ChangeKind::unchanged:
+      return "~";
     case ChangeKind::higher:
     case ChangeKind::lower:
       return fmt::format("{} {}% {}{}", c.kind == ChangeKind::higher ? "▲" : "▼", pct(c.ratio.estimate),
-                         text::interval(pct(c.ratio.lo), pct(c.ratio.hi)), c.word.empty() ? "" : " " + c.word);
+                         text::interval(pct(c.ratio.lo), pct(c.ratio.hi)),
+                         c.word.empty() ? "" : " " + c.word);
   }
   return "";
 }
@@ -93,7 +102,8 @@ std::string history_text(const History& h, std::string_view directory) {
   // 80 columns: each run's cells under a heading per benchmark (its name and unit), one line per
   // condition; a change or a reason that does not fit goes on a line of its own.
   constexpr std::size_t kColumns = 80;
-  std::string out = text::wrap(summary_line(h, directory), kColumns, "", "  ") + text::wrap(legend_line(h), kColumns, "", "  ");
+  std::string out = text::wrap(summary_line(h, directory), kColumns, "", "  ") +
+                    text::wrap(legend_line(h), kColumns, "", "  ");
   const auto number = [](const HistoryCell& c) { return text::format_value(c.median); };
   std::size_t wc = 0, wm = 0, wmc = 0, wcv = 0, wcvc = 0;
   for (const auto& r : h.runs)
@@ -109,7 +119,8 @@ std::string history_text(const History& h, std::string_view directory) {
     if (&r == &h.runs[seg.first_run]) out += "\n" + segment_header(seg) + "\n";
     out += fmt::format("{}  commit {}  room {}  {}  {}\n", or_dash(r.started_utc), or_dash(r.commit),
                        or_dash(r.digest), r.status, r.run_id);
-    if (!r.claims.empty()) out += text::wrap(fmt::format("claims: {}", fmt::join(r.claims, "; ")), kColumns, "  ", "    ");
+    if (!r.claims.empty())
+      out += text::wrap(fmt::format("claims: {}", fmt::join(r.claims, "; ")), kColumns, "  ", "    ");
     std::vector<std::pair<std::string, std::string>> benchmarks;  // (name, unit), first-seen
     for (const auto& c : r.cells)
       if (std::find(benchmarks.begin(), benchmarks.end(), std::pair{c.name, c.unit}) == benchmarks.end())
@@ -133,7 +144,8 @@ std::string history_text(const History& h, std::string_view directory) {
         }
         out += line + "\n";
         const auto why = reasons(c);
-        if (!why.empty()) out += text::wrap(fmt::format("({})", fmt::join(why, "; ")), kColumns, "      ", "       ");
+        if (!why.empty())
+          out += text::wrap(fmt::format("({})", fmt::join(why, "; ")), kColumns, "      ", "       ");
       }
     }
   }
@@ -145,12 +157,15 @@ std::string history_text(const History& h, std::string_view directory) {
 
 std::string history_markdown(const History& h, std::string_view directory) {
   const bool claims = any_claims(h);
-  std::string out = fmt::format("# History of {}\n\n{}.\n\n{}.\n", text::markdown_cell(or_dash(h.experiment)),
-                                text::markdown_cell(summary_line(h, directory)), text::markdown_cell(legend_line(h)));
-  const std::string head = std::string("| time | commit | room | status | run | condition | benchmark | n | median | "
-                                       "95% CI | CV | CV 95% CI | change | notes |") +
+  std::string out =
+      fmt::format("# History of {}\n\n{}.\n\n{}.\n", text::markdown_cell(or_dash(h.experiment)),
+                  text::markdown_cell(summary_line(h, directory)), text::markdown_cell(legend_line(h)));
+  const std::string head = std::string(
+                               "| time | commit | room | status | run | condition | benchmark | n | median | "
+                               "95% CI | CV | CV 95% CI | change | notes |") +
                            (claims ? " claims |" : "") +
-                           "\n|---|---|---|---|---|---|---|--:|--:|---|--:|---|---|---|" + (claims ? "---|" : "") + "\n";
+                           "\n|---|---|---|---|---|---|---|--:|--:|---|--:|---|---|---|" +
+                           (claims ? "---|" : "") + "\n";
   for (const auto& r : h.runs) {
     const auto& seg = h.segments.at(r.segment - 1);
     if (&r == &h.runs[seg.first_run]) {
@@ -158,7 +173,8 @@ std::string history_markdown(const History& h, std::string_view directory) {
       title.erase(0, std::string("── ").size());
       out += "\n## " + text::markdown_cell(title) + "\n\n" + head;
     }
-    const std::string claims_cell = claims ? " " + text::markdown_cell(fmt::format("{}", fmt::join(r.claims, "; "))) + " |" : "";
+    const std::string claims_cell =
+        claims ? " " + text::markdown_cell(fmt::format("{}", fmt::join(r.claims, "; "))) + " |" : "";
     const auto row = [&](const std::string& cells) {
       out += fmt::format("| {} | {} | {} | {} | {} | {} |{}\n", text::markdown_cell(or_dash(r.started_utc)),
                          text::markdown_cell(or_dash(r.commit)), text::markdown_cell(or_dash(r.digest)),
@@ -184,37 +200,39 @@ std::string history_markdown(const History& h, std::string_view directory) {
 std::string history_csv(const History& h) {
   const bool claims = any_claims(h);
   std::string out =
-      "segment,started_utc,run_id,commit,room,status,condition,benchmark,unit,n,median,median_ci_lo,median_ci_hi,"
+      "segment,started_utc,run_id,commit,room,status,condition,benchmark,unit,n,median,median_ci_lo,median_"
+      "ci_hi,"
       "cv_pct,cv_ci_lo,cv_ci_hi,change,change_pct,change_lo_pct,change_hi_pct,p,notes";
   out += claims ? ",claims\n" : "\n";
   const auto num = [](double v) { return text::shortest(v); };
-  const auto ratio_pct = [](double r) { return std::isfinite(r) ? text::shortest(100 * (r - 1)) : std::string(); };
+  const auto ratio_pct = [](double r) {
+    return std::isfinite(r) ? text::shortest(100 * (r - 1)) : std::string();
+  };
   for (const auto& r : h.runs) {
     for (const auto& c : r.cells) {
       const bool compared = c.change.kind != ChangeKind::first && c.change.kind != ChangeKind::not_compared;
-      std::vector<std::string> f = {
-          std::to_string(r.segment),
-          r.started_utc,
-          r.run_id,
-          r.commit,
-          r.digest,
-          r.status,
-          c.condition,
-          c.name,
-          c.unit,
-          std::to_string(c.n),
-          num(c.median),
-          c.median_ci ? num(c.median_ci->lo) : "",
-          c.median_ci ? num(c.median_ci->hi) : "",
-          c.cv_pct ? num(*c.cv_pct) : "",
-          c.cv_ci ? num(c.cv_ci->lo) : "",
-          c.cv_ci ? num(c.cv_ci->hi) : "",
-          std::string(analysis::to_string(c.change.kind)),
-          compared ? ratio_pct(c.change.ratio.estimate) : "",
-          compared ? ratio_pct(c.change.ratio.lo) : "",
-          compared ? ratio_pct(c.change.ratio.hi) : "",
-          compared ? num(c.change.p) : "",
-          fmt::format("{}", fmt::join(reasons(c), "; "))};
+      std::vector<std::string> f = {std::to_string(r.segment),
+                                    r.started_utc,
+                                    r.run_id,
+                                    r.commit,
+                                    r.digest,
+                                    r.status,
+                                    c.condition,
+                                    c.name,
+                                    c.unit,
+                                    std::to_string(c.n),
+                                    num(c.median),
+                                    c.median_ci ? num(c.median_ci->lo) : "",
+                                    c.median_ci ? num(c.median_ci->hi) : "",
+                                    c.cv_pct ? num(*c.cv_pct) : "",
+                                    c.cv_ci ? num(c.cv_ci->lo) : "",
+                                    c.cv_ci ? num(c.cv_ci->hi) : "",
+                                    std::string(analysis::to_string(c.change.kind)),
+                                    compared ? ratio_pct(c.change.ratio.estimate) : "",
+                                    compared ? ratio_pct(c.change.ratio.lo) : "",
+                                    compared ? ratio_pct(c.change.ratio.hi) : "",
+                                    compared ? num(c.change.p) : "",
+                                    fmt::format("{}", fmt::join(reasons(c), "; "))};
       if (claims) f.push_back(fmt::format("{}", fmt::join(r.claims, "; ")));
       for (std::size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + text::csv_field(f[i]);
       out += "\n";
@@ -267,13 +285,16 @@ std::string y_axis(const svg::Ticks& t, double top, double height, const std::st
   const auto y = [&](double v) { return top + height - (v - t.lo) / (t.hi - t.lo) * height; };
   std::string out = "<g stroke=\"#e0e0e0\">";
   for (double v : t.values)
-    out += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", num(kL), num(kW - kR), num(y(v)));
+    out +=
+        fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", num(kL), num(kW - kR), num(y(v)));
   out += "</g>\n<g text-anchor=\"end\" fill=\"#333\">";
   for (double v : t.values)
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", num(kL - 6), num(y(v) + 4), svg::format_tick(v, t.decimals));
-  out += fmt::format("</g>\n<text x=\"{}\" y=\"{}\" fill=\"#333\">{}</text>\n", num(kL), num(top - 8), esc(caption));
-  out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#333\"/>\n", num(kL), num(top),
-                     num(top + height));
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", num(kL - 6), num(y(v) + 4),
+                       svg::format_tick(v, t.decimals));
+  out += fmt::format("</g>\n<text x=\"{}\" y=\"{}\" fill=\"#333\">{}</text>\n", num(kL), num(top - 8),
+                     esc(caption));
+  out += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#333\"/>\n", num(kL),
+                     num(top), num(top + height));
   return out;
 }
 
@@ -311,11 +332,13 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
   for (const auto& p : points)
     if (p.cell->change.kind == ChangeKind::higher || p.cell->change.kind == ChangeKind::lower) ++steps;
   const std::string desc = fmt::format(
-      "Median {} of {} per run with its 95% CI as an error bar (top) and the CV with its bootstrap 95% interval "
+      "Median {} of {} per run with its 95% CI as an error bar (top) and the CV with its bootstrap 95% "
+      "interval "
       "shaded (bottom), over {} runs in {} segment(s); {} significant step(s) marked.",
       unit, label, points.size(), h.segments.size(), steps);
   std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" role=\"img\" aria-labelledby=\"{}-t {}-d\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" role=\"img\" aria-labelledby=\"{}-t "
+      "{}-d\" "
       "data-plot=\"history\" data-condition=\"{}\" data-benchmark=\"{}\" font-family=\"sans-serif\" "
       "font-size=\"12\">\n<title id=\"{}-t\">{}</title>\n<desc id=\"{}-d\">{}</desc>\n",
       num(kW), num(kH), id, id, esc(condition), esc(name), id, esc("History of " + label), id, esc(desc));
@@ -328,8 +351,10 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
     const double bx = kL + static_cast<double>(s.first_run) * step;
     out += fmt::format(
         "<g data-segment-boundary=\"{0}\"><line x1=\"{1}\" x2=\"{1}\" y1=\"{2}\" y2=\"{3}\" stroke=\"#555\" "
-        "stroke-dasharray=\"5 4\"/><text x=\"{4}\" y=\"{5}\" fill=\"#555\">segment {0}</text><title>{6}</title></g>\n",
-        s.index, num(bx), num(kTop - 4), num(cv_top + kCvH), num(bx + 4), num(kTop + 10), esc(segment_header(s)));
+        "stroke-dasharray=\"5 4\"/><text x=\"{4}\" y=\"{5}\" fill=\"#555\">segment "
+        "{0}</text><title>{6}</title></g>\n",
+        s.index, num(bx), num(kTop - 4), num(cv_top + kCvH), num(bx + 4), num(kTop + 10),
+        esc(segment_header(s)));
   }
 
   // CV: shaded interval per run, and the CV as a line within each segment.
@@ -339,7 +364,8 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
     const double px = x(p.run);
     if (c.cv_ci)
       out += fmt::format(
-          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#56B4E9\" fill-opacity=\"0.35\" data-cv-band=\"{}\"/>\n",
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#56B4E9\" fill-opacity=\"0.35\" "
+          "data-cv-band=\"{}\"/>\n",
           num(px - step * 0.3), num(yc(c.cv_ci->hi)), num(step * 0.6),
           num(std::max(1.0, yc(c.cv_ci->lo) - yc(c.cv_ci->hi))), esc(h.runs[p.run].run_id));
     if (c.cv_pct) {
@@ -349,7 +375,8 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
                          fmt::format("run {}: CV {} {}", h.runs[p.run].run_id, cv_text(c), cv_ci_text(c))) +
              "\n";
     }
-    if (std::isfinite(c.median)) med_lines[h.runs[p.run].segment].push_back(num(px) + "," + num(ym(c.median)));
+    if (std::isfinite(c.median))
+      med_lines[h.runs[p.run].segment].push_back(num(px) + "," + num(ym(c.median)));
   }
   for (const auto& [seg, pts] : cv_lines)
     if (pts.size() > 1)
@@ -369,14 +396,15 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
     if (c.median_ci)
       out += fmt::format(
           "<g stroke=\"#0072B2\" stroke-width=\"1.5\"><line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>"
-          "<line x1=\"{3}\" x2=\"{4}\" y1=\"{1}\" y2=\"{1}\"/><line x1=\"{3}\" x2=\"{4}\" y1=\"{2}\" y2=\"{2}\"/></g>\n",
+          "<line x1=\"{3}\" x2=\"{4}\" y1=\"{1}\" y2=\"{1}\"/><line x1=\"{3}\" x2=\"{4}\" y1=\"{2}\" "
+          "y2=\"{2}\"/></g>\n",
           num(px), num(ym(c.median_ci->lo)), num(ym(c.median_ci->hi)), num(px - 5), num(px + 5));
     const std::string change = change_text(c.change);
     out += svg::marker(svg::Shape::circle, svg::kPalette[0], px, py, 4.5, false,
                        fmt::format(" data-run=\"{}\"", esc(r.run_id)),
-                       fmt::format("run {} · {} · commit {} · median {} {}{}", r.run_id, or_dash(r.started_utc),
-                                   or_dash(r.commit), median_text(c), median_ci_text(c),
-                                   change.empty() ? "" : " · " + change)) +
+                       fmt::format("run {} · {} · commit {} · median {} {}{}", r.run_id,
+                                   or_dash(r.started_utc), or_dash(r.commit), median_text(c),
+                                   median_ci_text(c), change.empty() ? "" : " · " + change)) +
            "\n";
     if (c.change.kind == ChangeKind::higher || c.change.kind == ChangeKind::lower) {
       const bool up = c.change.kind == ChangeKind::higher;
@@ -384,16 +412,19 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
       // Orange for a regression, green for an improvement, grey when the unit has no direction.
       const char* colour = c.change.regression ? "#D55E00" : c.change.improvement ? "#009E73" : "#555555";
       out += fmt::format(
-          "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\" font-weight=\"bold\" data-step=\"{}\">{} {}%<title>{}</title></text>\n",
-          num(px), num(std::max(kTop + 2, top - 8)), colour, up ? "higher" : "lower",
-          up ? "▲" : "▼", pct(c.change.ratio.estimate), esc(change));
+          "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\" font-weight=\"bold\" "
+          "data-step=\"{}\">{} {}%<title>{}</title></text>\n",
+          num(px), num(std::max(kTop + 2, top - 8)), colour, up ? "higher" : "lower", up ? "▲" : "▼",
+          pct(c.change.ratio.estimate), esc(change));
     }
   }
 
   // Run axis: every run, or every k-th when there are many.
   const std::size_t every = std::max<std::size_t>(1, (runs + 29) / 30);
-  out += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#333\"/>\n<g text-anchor=\"middle\" fill=\"#333\">",
-                     num(kL), num(kW - kR), num(cv_top + kCvH));
+  out += fmt::format(
+      "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#333\"/>\n<g text-anchor=\"middle\" "
+      "fill=\"#333\">",
+      num(kL), num(kW - kR), num(cv_top + kCvH));
   for (std::size_t i = 0; i < runs; i += every)
     out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", num(x(i)), num(cv_top + kCvH + 16), i + 1);
   out += fmt::format("<text x=\"{}\" y=\"{}\">run (in time order)</text></g>\n", num((kL + kW - kR) / 2),
@@ -410,12 +441,15 @@ std::string history_html(const History& h, std::string_view directory, std::stri
   out +=
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
       "img-src data:\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += fmt::format("<meta name=\"generator\" content=\"{}\">\n<title>{} — noisefloor history</title>\n<style>{}</style>\n</head>\n<body>\n",
-                     esc(generated_by), esc(title), kHistoryStyle);
-  out += fmt::format("<header>\n<h1>{}</h1>\n<dl class=\"facts\">\n<dt>Directory</dt><dd><code>{}</code></dd>\n"
-                     "<dt>Runs</dt><dd>{} in {} segment(s)</dd>\n<dt>Change</dt><dd>{}</dd>\n"
-                     "<dt>History by</dt><dd>{}</dd>\n</dl>\n</header>\n",
-                     esc(title), esc(directory), h.runs.size(), h.segments.size(), esc(legend_line(h)), esc(generated_by));
+  out += fmt::format(
+      "<meta name=\"generator\" content=\"{}\">\n<title>{} — noisefloor "
+      "history</title>\n<style>{}</style>\n</head>\n<body>\n",
+      esc(generated_by), esc(title), kHistoryStyle);
+  out += fmt::format(
+      "<header>\n<h1>{}</h1>\n<dl class=\"facts\">\n<dt>Directory</dt><dd><code>{}</code></dd>\n"
+      "<dt>Runs</dt><dd>{} in {} segment(s)</dd>\n<dt>Change</dt><dd>{}</dd>\n"
+      "<dt>History by</dt><dd>{}</dd>\n</dl>\n</header>\n",
+      esc(title), esc(directory), h.runs.size(), h.segments.size(), esc(legend_line(h)), esc(generated_by));
   if (!h.warnings.empty()) {
     out += "<section class=\"warnings\" aria-label=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n";
     for (const auto& w : h.warnings) out += "<li>" + esc(w) + "</li>\n";
@@ -423,18 +457,23 @@ std::string history_html(const History& h, std::string_view directory, std::stri
   }
 
   // The runs, segment by segment.
-  out += "<section id=\"runs\">\n<h2>Runs</h2>\n<div class=\"wide\"><table class=\"runs\">\n<thead><tr><th>#</th><th>time "
-         "(UTC)</th><th>commit</th><th>room</th><th>status</th><th>run</th>";
+  out +=
+      "<section id=\"runs\">\n<h2>Runs</h2>\n<div class=\"wide\"><table "
+      "class=\"runs\">\n<thead><tr><th>#</th><th>time "
+      "(UTC)</th><th>commit</th><th>room</th><th>status</th><th>run</th>";
   out += claims ? "<th>claims</th></tr></thead>\n<tbody>\n" : "</tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < h.runs.size(); ++i) {
     const HistoryRun& r = h.runs[i];
     const auto& seg = h.segments.at(r.segment - 1);
     if (seg.first_run == i)
-      out += fmt::format("<tr class=\"segment\" data-segment=\"{}\"><td colspan=\"{}\">{}</td></tr>\n", seg.index,
-                         claims ? 7 : 6, esc(segment_header(seg)));
-    out += fmt::format("<tr data-run=\"{}\"><td class=\"num\">{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td>",
-                       esc(r.run_id), i + 1, esc(or_dash(r.started_utc)), esc(or_dash(r.commit)), esc(or_dash(r.digest)),
-                       esc(r.status), esc(r.run_id));
+      out += fmt::format("<tr class=\"segment\" data-segment=\"{}\"><td colspan=\"{}\">{}</td></tr>\n",
+                         seg.index, claims ? 7 : 6, esc(segment_header(seg)));
+    out += fmt::format(
+        "<tr data-run=\"{}\"><td "
+        "class=\"num\">{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</"
+        "td>",
+        esc(r.run_id), i + 1, esc(or_dash(r.started_utc)), esc(or_dash(r.commit)), esc(or_dash(r.digest)),
+        esc(r.status), esc(r.run_id));
     if (claims) out += "<td>" + esc(fmt::format("{}", fmt::join(r.claims, "; "))) + "</td>";
     out += "</tr>\n";
   }
@@ -450,10 +489,11 @@ std::string history_html(const History& h, std::string_view directory, std::stri
       if (!points.count(c.key)) keys.push_back(c.key), names[c.key] = c.name;
       points[c.key].push_back(Point{i, &c});
     }
-  out += "<section id=\"trends\">\n<h2>Trends</h2>\n<p class=\"legend\">Per run: the median with its 95% CI "
-         "(error bar), and below it the CV with a seeded percentile-bootstrap 95% interval (shaded). Dashed "
-         "vertical lines start a new segment (the room changed): runs are never compared across one. ▲/▼ mark "
-         "significant steps against the previous run.</p>\n";
+  out +=
+      "<section id=\"trends\">\n<h2>Trends</h2>\n<p class=\"legend\">Per run: the median with its 95% CI "
+      "(error bar), and below it the CV with a seeded percentile-bootstrap 95% interval (shaded). Dashed "
+      "vertical lines start a new segment (the room changed): runs are never compared across one. ▲/▼ mark "
+      "significant steps against the previous run.</p>\n";
   for (std::size_t k = 0; k < keys.size(); ++k) {
     const std::string& condition = keys[k].condition;
     const std::string& name = names[keys[k]];
@@ -467,18 +507,23 @@ std::string history_html(const History& h, std::string_view directory, std::stri
       const std::string cls = c.change.regression    ? " class=\"regression\""
                               : c.change.improvement ? " class=\"improvement\""
                                                      : "";
-      table += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} {}</td><td class=\"num\">{} {}</td><td{}>{}</td><td>{}</td></tr>\n",
-                           p.run + 1, esc(h.runs[p.run].run_id), c.n, esc(median_text(c)), esc(median_ci_text(c)),
-                           esc(cv_text(c)), esc(cv_ci_text(c)), cls, esc(change),
-                           esc(fmt::format("{}", fmt::join(reasons(c), "; "))));
+      table += fmt::format(
+          "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} {}</td><td "
+          "class=\"num\">{} {}</td><td{}>{}</td><td>{}</td></tr>\n",
+          p.run + 1, esc(h.runs[p.run].run_id), c.n, esc(median_text(c)), esc(median_ci_text(c)),
+          esc(cv_text(c)), esc(cv_ci_text(c)), cls, esc(change),
+          esc(fmt::format("{}", fmt::join(reasons(c), "; "))));
     }
-    out += "<figcaption><details><summary>Values</summary><table><thead><tr><th>#</th><th>run</th><th>n</th><th>median "
-           "[95% CI]</th><th>CV [95%]</th><th>change</th><th>notes</th></tr></thead><tbody>\n" +
-           table + "</tbody></table></details></figcaption>\n</figure>\n";
+    out +=
+        "<figcaption><details><summary>Values</summary><table><thead><tr><th>#</th><th>run</th><th>n</"
+        "th><th>median "
+        "[95% CI]</th><th>CV [95%]</th><th>change</th><th>notes</th></tr></thead><tbody>\n" +
+        table + "</tbody></table></details></figcaption>\n</figure>\n";
   }
   out += "</section>\n";
-  out += fmt::format("<footer>Generated by {}. Self-contained: no script, no web font, nothing fetched.</footer>\n",
-                     esc(generated_by));
+  out += fmt::format(
+      "<footer>Generated by {}. Self-contained: no script, no web font, nothing fetched.</footer>\n",
+      esc(generated_by));
   return out + "</body>\n</html>\n";
 }
 

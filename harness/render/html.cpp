@@ -9,11 +9,11 @@
 
 #include "analysis/suite.hpp"
 #include "analysis/verdict.hpp"
-#include "text/units.hpp"
 #include "render/judge.hpp"
 #include "render/svg.hpp"
 #include "render/table.hpp"
 #include "text/text.hpp"
+#include "text/units.hpp"
 
 namespace noisefloor::render {
 namespace {
@@ -79,7 +79,6 @@ std::string band_class(std::string_view band) {
 
 std::string opt(const std::optional<double>& v) { return text::fixed(v, 2); }
 
-
 constexpr const char* kOutlierHelp =
     "samples whose robust (MAD-based) modified z-score exceeds 3.5; extreme beyond 10 (Iglewicz & Hoaglin)";
 constexpr const char* kDriftHelp =
@@ -89,7 +88,8 @@ constexpr const char* kShapeHelp =
     "CV more than twice the robust rCV: a heavy tail, outliers or several modes; look at the plot";
 constexpr const char* kFewHelp = "fewer than 2 kept samples: no spread can be computed";
 constexpr const char* kStarvedHelp =
-    "other work kept the benchmark from its CPUs (its threads waited in the run queue): the band is capped at "
+    "other work kept the benchmark from its CPUs (its threads waited in the run queue): the band is capped "
+    "at "
     "do not trust; the notes give the figures";
 
 std::string flags_html(const Row& r) {
@@ -199,9 +199,10 @@ std::string header(const Analysis& d, std::string_view generated_by) {
   if (d.merged) {
     for (const auto& s : d.sources)
       out += fmt::format("<dt>{}</dt><dd>{} · {} · run {} · {} · doctor: {}</dd>\n", escape(s.label),
-                         escape(s.run ? s.run->started_utc : "unknown date"), escape(s.fingerprint.host_line()),
-                         escape(s.run ? s.run->run_id : s.label),
-                         escape(s.run ? records::to_string(s.run->status) : "unknown"), escape(doctor_grade(s.fingerprint)));
+                         escape(s.run ? s.run->started_utc : "unknown date"),
+                         escape(s.fingerprint.host_line()), escape(s.run ? s.run->run_id : s.label),
+                         escape(s.run ? records::to_string(s.run->status) : "unknown"),
+                         escape(doctor_grade(s.fingerprint)));
   } else {
     const std::string date = first.run && !first.run->started_utc.empty() ? first.run->started_utc
                              : first.fingerprint.run                      ? first.fingerprint.run->started_utc
@@ -222,7 +223,8 @@ std::string header(const Analysis& d, std::string_view generated_by) {
     out += "</dd>\n";
   }
   if (first.fingerprint.run && !d.merged)
-    out += fmt::format("<dt>Command</dt><dd><code>{}</code></dd>\n", escape(first.fingerprint.run->command_line));
+    out += fmt::format("<dt>Command</dt><dd><code>{}</code></dd>\n",
+                       escape(first.fingerprint.run->command_line));
   out += fmt::format("<dt>Report by</dt><dd>{}</dd>\n</dl>\n</header>\n", escape(generated_by));
   return out;
 }
@@ -230,7 +232,8 @@ std::string header(const Analysis& d, std::string_view generated_by) {
 // A long suite's benchmarks are reached from the overview, not listed here.
 constexpr std::size_t kNavBenchmarks = 8;
 
-std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks, bool paired, bool run_order) {
+std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks, bool paired,
+                bool run_order) {
   std::string out = "<nav aria-label=\"contents\">";
   if (d.judgement) out += "<a href=\"#claims\">Claims</a>";
   if (benchmarks.size() > 1) out += "<a href=\"#overview\">Overview</a>";
@@ -276,11 +279,13 @@ std::string overview_section(const Analysis& d, const std::vector<PlotBenchmark>
   std::string out = fmt::format(
       "<section id=\"overview\">\n<h2>Overview</h2>\n<p class=\"legend\">{} benchmarks × {} conditions: the "
       "median ± the relative half-width of its 95% interval, the CV and its band. A cell leads to the "
-      "benchmark's plots; a label's reason shows on hover.</p>\n<div class=\"wide\">\n<table class=\"overview\">\n"
+      "benchmark's plots; a label's reason shows on hover.</p>\n<div class=\"wide\">\n<table "
+      "class=\"overview\">\n"
       "<thead><tr><th scope=\"col\">benchmark</th>",
       lines.size(), t.conditions.size());
   for (const auto& c : t.conditions)
-    out += fmt::format("<th scope=\"col\">{}{}<br>{}</th>", swatch(styles.at(c)), escape(c), label_badge(t, c));
+    out +=
+        fmt::format("<th scope=\"col\">{}{}<br>{}</th>", swatch(styles.at(c)), escape(c), label_badge(t, c));
   out += "</tr></thead>\n<tbody>\n";
   for (const analysis::SuiteLine* l : lines) {
     std::vector<double> values;
@@ -301,22 +306,26 @@ std::string overview_section(const Analysis& d, const std::vector<PlotBenchmark>
       const std::string centre = r->summary.n == 0 ? std::string(kDash) : scaled[k++];
       std::string pct;
       if (r->summary.n > 0) {
-        if (!r->summary.median_ci) pct = " ± ∞";
-        else if (r->summary.median_rel_halfwidth) pct = fmt::format(" ± {:.1f}%", 100 * *r->summary.median_rel_halfwidth);
+        if (!r->summary.median_ci)
+          pct = " ± ∞";
+        else if (r->summary.median_rel_halfwidth)
+          pct = fmt::format(" ± {:.1f}%", 100 * *r->summary.median_rel_halfwidth);
       }
-      const std::string procs = l->same_procs() || r->procs.size() != 1
-                                    ? ""
-                                    : fmt::format(" · {} {}", analysis::threads_not_procs(t) ? "threads" : "procs",
-                                                  r->procs.front());
+      const std::string procs =
+          l->same_procs() || r->procs.size() != 1
+              ? ""
+              : fmt::format(" · {} {}", analysis::threads_not_procs(t) ? "threads" : "procs",
+                            r->procs.front());
       out += fmt::format("<td class=\"{}\"><a href=\"#b{}\">{}{}<br><small>CV {}% · {}{}{}</small></a></td>",
                          band_class(band), b.value_or(0), escape(centre), escape(pct), opt(r->summary.cv_pct),
                          escape(band), r->starved ? " · starved" : "", escape(procs));
     }
     out += "</tr>\n";
   }
-  out += fmt::format("</tbody>\n</table>\n</div>\n<p class=\"legend\">Values in {} (the primary metric, scaled as "
-                     "benchstat scales it).</p>\n</section>\n",
-                     escape(tidied));
+  out += fmt::format(
+      "</tbody>\n</table>\n</div>\n<p class=\"legend\">Values in {} (the primary metric, scaled as "
+      "benchstat scales it).</p>\n</section>\n",
+      escape(tidied));
   return out;
 }
 
@@ -404,9 +413,7 @@ BenchmarkSeries series_for(const Analysis& d, const PlotBenchmark& benchmark, st
     const bool split = !r.variant.empty();
     const int shape = shapes[r.condition]++;
     {
-      auto selected = [&](const records::SampleRef& sample) {
-        return analysis::in_row(r, sample);
-      };
+      auto selected = [&](const records::SampleRef& sample) { return analysis::in_row(r, sample); };
       const stats::Summary& sum = r.summary;
       const std::size_t warmups = r.warmup_discarded;
       const std::string name = split ? r.condition + " · " + r.variant : r.condition;
@@ -489,8 +496,8 @@ std::string samples_table(const Analysis& d, const PlotBenchmark& benchmark) {
       "<details>\n<summary>Every sample as a table</summary>\n<table class=\"samples\">\n<thead><tr>"
       "<th scope=\"col\">#</th>";
   for (const Row* r : columns)
-    out += "<th scope=\"col\">" + escape(r->variant.empty() ? r->condition : r->condition + " · " + r->variant) +
-           "</th>";
+    out += "<th scope=\"col\">" +
+           escape(r->variant.empty() ? r->condition : r->condition + " · " + r->variant) + "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (int i = 0; i <= max_index; ++i) {
     out += fmt::format("<tr><th scope=\"row\">{}</th>", i);
@@ -540,13 +547,16 @@ std::string paired_legend(const Analysis& d) {
   std::set<std::string> words;
   for (const auto& p : d.paired.rows)
     words.insert(std::string(analysis::verdict_word(stats::Verdict::faster, p.better, p.quantity)));
-  const std::string side =
-      words.size() == 1 ? fmt::format("so below 1 is {}.", *words.begin()) : "so below 1 is lower (see each row's unit).";
-  return std::string(blocks ? "<section id=\"paired\">\n<h2>Unpaired comparisons (design: blocks)</h2>\n<p "
-                              "class=\"legend\">Each variant's repeats ran in a block of its own (no pairs); the ratio "
-                              "is variant / baseline (Hodges–Lehmann), "
-                            : "<section id=\"paired\">\n<h2>Paired comparisons</h2>\n<p class=\"legend\">Each repeat "
-                              "runs baseline and variant back to back (order AB or BA); the ratio is variant / baseline, ") +
+  const std::string side = words.size() == 1 ? fmt::format("so below 1 is {}.", *words.begin())
+                                             : "so below 1 is lower (see each row's unit).";
+  return std::string(
+             blocks
+                 ? "<section id=\"paired\">\n<h2>Unpaired comparisons (design: blocks)</h2>\n<p "
+                   "class=\"legend\">Each variant's repeats ran in a block of its own (no pairs); the ratio "
+                   "is variant / baseline (Hodges–Lehmann), "
+                 : "<section id=\"paired\">\n<h2>Paired comparisons</h2>\n<p class=\"legend\">Each repeat "
+                   "runs baseline and variant back to back (order AB or BA); the ratio is variant / "
+                   "baseline, ") +
          side +
          " The diamond is the geometric mean with its 95% CI; the grey band is the "
          "A/A band 1 ± θ, the ratio the baseline shows against itself: a difference inside it is "
@@ -554,7 +564,8 @@ std::string paired_legend(const Analysis& d) {
 }
 
 // The A/A θ of a benchmark in a condition, else of the benchmark in any condition (NaN: none).
-double aa_theta(const std::vector<analysis::AaRow>& aa, const std::string& condition, const std::string& benchmark) {
+double aa_theta(const std::vector<analysis::AaRow>& aa, const std::string& condition,
+                const std::string& benchmark) {
   double fallback = svg::kNaN;
   for (const auto& a : aa) {
     if (a.condition == condition && a.benchmark == benchmark) return a.theta;
@@ -588,12 +599,12 @@ std::string paired_row_html(const analysis::PairedRow& p, const svg::RatioRow& r
       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
       "class=\"num\">{}</td>"
       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
-      escape(p.condition), escape(p.baseline), escape(p.aa ? "A/A" : p.variant), escape(p.label), row.ratios.size(),
-      text::fixed(row.gm, 4), escape(text::interval(row.gm_lo, row.gm_hi)),
+      escape(p.condition), escape(p.baseline), escape(p.aa ? "A/A" : p.variant), escape(p.label),
+      row.ratios.size(), text::fixed(row.gm, 4), escape(text::interval(row.gm_lo, row.gm_hi)),
       text::fixed(p.unpaired ? svg::kNaN : p.paired.median, 4), p.unpaired ? kDash : g4(p.paired.p_wilcoxon),
       p.unpaired ? kDash : g4(p.paired.p_sign),
-      !p.unpaired && p.paired.order_effect_p ? g4(*p.paired.order_effect_p) : kDash, escape(std::string(p.verdict_word())),
-      p.trustworthy ? "yes" : "no");
+      !p.unpaired && p.paired.order_effect_p ? g4(*p.paired.order_effect_p) : kDash,
+      escape(std::string(p.verdict_word())), p.trustworthy ? "yes" : "no");
 }
 
 // One benchmark's paired rows: the ratio plot (id r<index>), then their table.
@@ -642,8 +653,9 @@ std::string aa_table(const std::vector<analysis::AaRow>& aa) {
         "<tr><th scope=\"row\">{}</th><td>{}</td><td class=\"{}\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
         "class=\"num\">{}</td></tr>\n",
-        escape(a.condition), escape(a.benchmark), outcome.starts_with("PASS") ? "outcome-pass" : "outcome-fail",
-        escape(outcome), escape(text::interval(a.check.gm_lo, a.check.gm_hi)), text::fixed(a.check.median_ratio, 4),
+        escape(a.condition), escape(a.benchmark),
+        outcome.starts_with("PASS") ? "outcome-pass" : "outcome-fail", escape(outcome),
+        escape(text::interval(a.check.gm_lo, a.check.gm_hi)), text::fixed(a.check.median_ratio, 4),
         text::fixed(a.check.max_abs_dev, 4), text::fixed(a.check.halfwidth, 4), text::fixed(a.theta, 4));
   }
   return out + "</tbody>\n</table>\n";
@@ -719,11 +731,9 @@ std::string differences_section(const Analysis& d) {
     for (std::size_t i = 0; i < d.differences.size(); ++i) {
       const auto& x = d.differences[i];
       const std::size_t k = d.difference_source[i];
-      out +=
-          fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                      x.moves_benchmarks ? " class=\"moves\"" : "", escape(x.field), escape(x.a), escape(x.b),
-                      escape(d.sources[k].label),
-                      x.moves_benchmarks ? "⚠ yes" : "no");
+      out += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                         x.moves_benchmarks ? " class=\"moves\"" : "", escape(x.field), escape(x.a),
+                         escape(x.b), escape(d.sources[k].label), x.moves_benchmarks ? "⚠ yes" : "no");
     }
     out += "</tbody>\n</table>\n";
   }
@@ -762,8 +772,11 @@ std::string run_order_section(const Analysis& d) {
       std::optional<double> least;
       for (const auto& load : block.spinner_load)
         if (const auto share = load.share()) least = std::min(least.value_or(*share), *share);
-      if (least) spinners = fmt::format("{:.0f}% (of {:.0f}% possible)", 100 * *least, 100 * block.spinner_load.front().expected_share);
-      const std::string name = d.merged ? analysis::merged_condition(source.label, block.condition) : block.condition;
+      if (least)
+        spinners = fmt::format("{:.0f}% (of {:.0f}% possible)", 100 * *least,
+                               100 * block.spinner_load.front().expected_share);
+      const std::string name =
+          d.merged ? analysis::merged_condition(source.label, block.condition) : block.condition;
       rows += fmt::format(
           "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td>"
           "<td class=\"num\">{}</td><td>{}</td></tr>\n",
@@ -818,8 +831,7 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
       "img-src data:\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += fmt::format("<meta name=\"generator\" content=\"{}\">\n",
-                     escape(generated_by));
+  out += fmt::format("<meta name=\"generator\" content=\"{}\">\n", escape(generated_by));
   out += fmt::format("<title>{} — noisefloor report</title>\n<style>{}</style>\n</head>\n<body>\n",
                      escape(d.title()), kReportStyle);
   out += header(d, generated_by);

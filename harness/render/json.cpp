@@ -21,7 +21,9 @@ using nlohmann::json;
 const auto or_null = stats::number_or_null;
 json interval_or_null(const std::optional<stats::Interval>& i) { return i ? json(*i) : json(); }
 json optional_or_null(const std::optional<double>& v) { return v ? stats::number_or_null(*v) : json(); }
-nlohmann::json interval_json(const claims::Interval& i) { return {stats::number_or_null(i.lo), stats::number_or_null(i.hi)}; }
+nlohmann::json interval_json(const claims::Interval& i) {
+  return {stats::number_or_null(i.lo), stats::number_or_null(i.hi)};
+}
 
 json end_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -100,14 +102,9 @@ json compare_row_json(const CompareRow& r) {
 }  // namespace
 
 void to_json(nlohmann::json& j, const Row& r) {
-  j = {{"condition", r.condition},
-       {"name", r.name},
-       {"benchmark", r.benchmark},
-       {"unit", r.unit},
-       {"procs", r.procs},
-       {"warmup_discarded", r.warmup_discarded},
-       {"values", r.values},
-       {"summary", r.summary}};
+  j = {{"condition", r.condition}, {"name", r.name},      {"benchmark", r.benchmark},
+       {"unit", r.unit},           {"procs", r.procs},    {"warmup_discarded", r.warmup_discarded},
+       {"values", r.values},       {"summary", r.summary}};
   if (!r.variant.empty()) j["variant"] = r.variant;  // paired designs only
   if (!r.config.empty()) {
     nlohmann::json config = nlohmann::json::object();
@@ -168,7 +165,8 @@ void to_json(nlohmann::json& j, const PairedRow& r) {
        {"max", or_null(p.max)},
        {"gm", or_null(p.gm)},
        {"gm_ci", {or_null(p.gm_lo), or_null(p.gm_hi)}},
-       {"median_ci", p.median_ci ? nlohmann::json{or_null(p.median_ci->lo), or_null(p.median_ci->hi)} : nlohmann::json(nullptr)},
+       {"median_ci", p.median_ci ? nlohmann::json{or_null(p.median_ci->lo), or_null(p.median_ci->hi)}
+                                 : nlohmann::json(nullptr)},
        {"p_wilcoxon", or_null(p.p_wilcoxon)},
        {"p_sign", or_null(p.p_sign)},
        {"p_t", or_null(p.p_t)},
@@ -196,7 +194,8 @@ void to_json(nlohmann::json& j, const ConditionAccounting& a) {
   if (!a.launcher_noop_seconds.empty() || !a.launcher_unknown.empty()) {
     nlohmann::json l = {{"n", a.launcher_noop_seconds.size()}};
     if (const auto m = a.launcher_median()) {
-      const auto [lo, hi] = std::minmax_element(a.launcher_noop_seconds.begin(), a.launcher_noop_seconds.end());
+      const auto [lo, hi] =
+          std::minmax_element(a.launcher_noop_seconds.begin(), a.launcher_noop_seconds.end());
       l["median_s"] = *m;
       l["min_s"] = *lo;
       l["max_s"] = *hi;
@@ -216,12 +215,14 @@ void to_json(nlohmann::json& j, const ConditionAccounting& a) {
     j["spinners"] = {{"min_share", *a.spinner_min_share}, {"expected_share", a.spinner_expected_share}};
   if (a.run_queue.invocations > 0 || !a.run_queue.unknown.empty()) {
     const RunQueueEvidence& q = a.run_queue;
-    const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-    j["run_queue"] = {{"invocations", q.invocations}, {"run_s", q.run_seconds},   {"wait_s", q.wait_seconds},
-                      {"wall_s", q.wall_seconds},     {"waited", opt(q.waited())}, {"used_cpus", opt(q.used())},
-                      {"slowed", opt(q.slowed())},
-                      {"cpus_allowed", opt(q.cpus_allowed)}, {"beside_s", opt(q.beside())},
-                      {"starved", a.starved()}};
+    const auto opt = [](const std::optional<double>& v) {
+      return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    };
+    j["run_queue"] = {{"invocations", q.invocations}, {"run_s", q.run_seconds},
+                      {"wait_s", q.wait_seconds},     {"wall_s", q.wall_seconds},
+                      {"waited", opt(q.waited())},    {"used_cpus", opt(q.used())},
+                      {"slowed", opt(q.slowed())},    {"cpus_allowed", opt(q.cpus_allowed)},
+                      {"beside_s", opt(q.beside())},  {"starved", a.starved()}};
     if (!q.busy_unknown.empty()) j["run_queue"]["busy_unknown"] = q.busy_unknown;
     if (!q.unknown.empty()) j["run_queue"]["unknown"] = q.unknown;
   }
@@ -265,7 +266,8 @@ void to_json(nlohmann::json& j, const ReferenceRow& r) {
   j["mean_ci"] = r.mean_ci ? nlohmann::json(*r.mean_ci) : nlohmann::json(nullptr);
   j["stddev"] = r.stddev ? stats::number_or_null(*r.stddev) : nlohmann::json(nullptr);
   j["cv_pct"] = r.cv.defined ? stats::number_or_null(100 * r.cv.value) : nlohmann::json(nullptr);
-  j["cv_pct_ci"] = r.cv.defined ? nlohmann::json{stats::number_or_null(100 * r.cv.ci.lo), stats::number_or_null(100 * r.cv.ci.hi)}
+  j["cv_pct_ci"] = r.cv.defined ? nlohmann::json{stats::number_or_null(100 * r.cv.ci.lo),
+                                                 stats::number_or_null(100 * r.cv.ci.hi)}
                                 : nlohmann::json(nullptr);
   j["band"] = std::string(stats::to_string(r.band));
 }
@@ -295,7 +297,8 @@ void to_json(json& j, const CompareTable& t) {
   j["config_keys"] = t.config_keys;
   j["differences"] = json::array();
   for (const auto& d : t.differences)
-    j["differences"].push_back({{"field", d.field}, {"old", d.a}, {"new", d.b}, {"moves_benchmarks", d.moves_benchmarks}});
+    j["differences"].push_back(
+        {{"field", d.field}, {"old", d.a}, {"new", d.b}, {"moves_benchmarks", d.moves_benchmarks}});
   j["rows"] = json::array();
   for (const auto& r : t.rows) j["rows"].push_back(compare_row_json(r));
   j["geomeans"] = json::array();
@@ -338,31 +341,26 @@ void to_json(json& j, const HistoryCell& c) {
 }
 
 void to_json(json& j, const HistoryRun& r) {
-  j = json{{"run_id", r.run_id},
-           {"source", r.source},
-           {"started_utc", r.started_utc},
-           {"commit", r.commit.empty() ? json() : json(r.commit)},
-           {"digest", r.digest},
-           {"status", r.status},
-           {"segment", r.segment},
-           {"claims", r.claims},
-           {"warnings", r.warnings},
-           {"cells", r.cells}};
+  j = json{{"run_id", r.run_id},           {"source", r.source},
+           {"started_utc", r.started_utc}, {"commit", r.commit.empty() ? json() : json(r.commit)},
+           {"digest", r.digest},           {"status", r.status},
+           {"segment", r.segment},         {"claims", r.claims},
+           {"warnings", r.warnings},       {"cells", r.cells}};
 }
 
 void to_json(json& j, const HistorySegment& s) {
   json changed = json::array();
   for (const auto& d : s.changed) changed.push_back(json{{"field", d.field}, {"from", d.a}, {"to", d.b}});
-  j = json{{"index", s.index}, {"first_run", s.first_run}, {"runs", s.runs}, {"changed", changed}, {"reason", s.reason}};
+  j = json{{"index", s.index},
+           {"first_run", s.first_run},
+           {"runs", s.runs},
+           {"changed", changed},
+           {"reason", s.reason}};
 }
 
 void to_json(json& j, const History& h) {
-  j = json{{"experiment", h.experiment},
-           {"threshold", h.threshold},
-           {"alpha", h.alpha},
-           {"segments", h.segments},
-           {"runs", h.runs},
-           {"warnings", h.warnings}};
+  j = json{{"experiment", h.experiment}, {"threshold", h.threshold}, {"alpha", h.alpha},
+           {"segments", h.segments},     {"runs", h.runs},           {"warnings", h.warnings}};
 }
 
 }  // namespace noisefloor::analysis
@@ -475,11 +473,14 @@ json table_tree(const analysis::Table& t, bool samples) {
 // summary_document; without `samples` the table's per-sample arrays are left empty.
 json summary_tree(const analysis::Analysis& a, bool samples) {
   const records::Result& first = a.sources.front();
-  json j = {{"schema_version", kSummarySchemaVersion}, {"table", table_tree(a.table, samples)}, {"warnings", a.warnings}};
+  json j = {{"schema_version", kSummarySchemaVersion},
+            {"table", table_tree(a.table, samples)},
+            {"warnings", a.warnings}};
   // A go test text file has no run record: nothing is made up for it.
   if (first.run) {
     const records::RunRecord& run = *first.run;
-    j["experiment"] = {{"name", run.experiment}, {"description", run.description}, {"file", run.experiment_file}};
+    j["experiment"] = {
+        {"name", run.experiment}, {"description", run.description}, {"file", run.experiment_file}};
     j["run"] = {{"id", run.run_id},
                 {"status", std::string(records::to_string(run.status))},
                 {"started_utc", run.started_utc},
@@ -523,7 +524,8 @@ void append_outlier(stats::Outlier o, std::string& out) {
 }
 
 // Where the shells' per-sample arrays go: the rows' own vectors.
-void splice_rows(const json& shells, const std::vector<analysis::Row>& rows, PrettyWriter& writer, Splices& splices) {
+void splice_rows(const json& shells, const std::vector<analysis::Row>& rows, PrettyWriter& writer,
+                 Splices& splices) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const analysis::Row& r = rows[i];
     const json& shell = shells.at(i);
@@ -572,7 +574,8 @@ model::PublishedTable published_table(const analysis::Analysis& a) {
     row.condition = r.condition;
     row.benchmark = r.name;
     if (r.summary.n > 1'000'000'000)
-      throw ParseError(fmt::format("summary.json: a row's n is not a whole number of samples ({})", r.summary.n));
+      throw ParseError(
+          fmt::format("summary.json: a row's n is not a whole number of samples ({})", r.summary.n));
     row.n = static_cast<int>(r.summary.n);
     row.mean = finite(r.summary.mean);
     row.stddev = finite_optional(r.summary.stddev);
@@ -596,10 +599,11 @@ std::string cv_json(const analysis::Analysis& a, const std::vector<std::string>&
     json differences = json::array();
     for (std::size_t i = 0; i < a.differences.size(); ++i) {
       const auto& d = a.differences[i];
-      differences.push_back({{"sources", {a.sources.front().source, a.sources[a.difference_source[i]].source}},
-                             {"field", d.field},
-                             {"values", {d.a, d.b}},
-                             {"moves_benchmarks", d.moves_benchmarks}});
+      differences.push_back(
+          {{"sources", {a.sources.front().source, a.sources[a.difference_source[i]].source}},
+           {"field", d.field},
+           {"values", {d.a, d.b}},
+           {"moves_benchmarks", d.moves_benchmarks}});
     }
     j["differences"] = differences;
   }

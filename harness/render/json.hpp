@@ -5,12 +5,11 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "analysis/accounting.hpp"
 #include "analysis/analysis.hpp"
@@ -24,10 +23,10 @@
 // In analysis's namespace so that nlohmann finds them by argument-dependent lookup.
 namespace noisefloor::analysis {
 
-// summary.json's "table": {"conditions", "config_keys" (those that tell rows apart), "rows": [{"condition", "name", "benchmark", "unit", "procs",
-// "warmup_discarded", "values", "summary", "variant" (paired designs only), "config" ({"pkg": "a"},
-// when there is one), "exact" and "mode" (assume=exact units)}], "other_metrics": [rows as above,
-// with "metric"], "notes"}.
+// summary.json's "table": {"conditions", "config_keys" (those that tell rows apart), "rows": [{"condition",
+// "name", "benchmark", "unit", "procs", "warmup_discarded", "values", "summary", "variant" (paired designs
+// only), "config" ({"pkg": "a"}, when there is one), "exact" and "mode" (assume=exact units)}],
+// "other_metrics": [rows as above, with "metric"], "notes"}.
 void to_json(nlohmann::json& j, const Row& row);
 void to_json(nlohmann::json& j, const Table& table);
 

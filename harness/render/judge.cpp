@@ -9,7 +9,9 @@ namespace {
 
 using claims::Verdict;
 
-std::string side(double v, bool percent) { return percent ? fmt::format("{:.2f}%", 100 * v) : text::format_value(v); }
+std::string side(double v, bool percent) {
+  return percent ? fmt::format("{:.2f}%", 100 * v) : text::format_value(v);
+}
 
 std::string side_ci(double v, const claims::Interval& ci, bool percent) {
   if (ci.lo == v && ci.hi == v) return side(v, percent);  // a constant: nothing to resample
@@ -40,18 +42,23 @@ std::string figure(const std::optional<double>& v) { return v ? text::format_val
 
 std::string cv_ci(const claims::Estimate& cv) {
   if (!cv.defined) return "— (" + cv.why + ")";
-  return fmt::format("{:.2f}% {}", 100 * cv.value, text::interval(fmt::format("{:.2f}", 100 * cv.ci.lo), fmt::format("{:.2f}", 100 * cv.ci.hi)));
+  return fmt::format(
+      "{:.2f}% {}", 100 * cv.value,
+      text::interval(fmt::format("{:.2f}", 100 * cv.ci.lo), fmt::format("{:.2f}", 100 * cv.ci.hi)));
 }
 
 std::string mean_ci(const analysis::ReferenceRow& b) {
   if (b.n == 0) return "—";
   std::string s = text::format_value(b.mean);
-  if (b.mean_ci) s += " " + text::interval(text::format_value(b.mean_ci->lo), text::format_value(b.mean_ci->hi));
+  if (b.mean_ci)
+    s += " " + text::interval(text::format_value(b.mean_ci->lo), text::format_value(b.mean_ci->hi));
   return s;
 }
 
 // "noisy / BenchmarkX": a published row as the Beside tables name it.
-std::string row_name(const model::PublishedRow& p) { return p.condition + (p.benchmark.empty() ? "" : " / " + p.benchmark); }
+std::string row_name(const model::PublishedRow& p) {
+  return p.condition + (p.benchmark.empty() ? "" : " / " + p.benchmark);
+}
 
 std::string reference_title(const model::PublishedTable& t) {
   std::string s = t.source.empty() ? "the published table" : t.source;
@@ -62,10 +69,11 @@ std::string reference_title(const model::PublishedTable& t) {
 }  // namespace
 
 std::string judgement_headline(const analysis::Judgement& j) {
-  return fmt::format("claims: {} reproduced, {} not reproduced, {} inconclusive{} (of {})", j.count(Verdict::reproduced),
-                     j.count(Verdict::not_reproduced), j.count(Verdict::inconclusive),
-                     j.count(Verdict::undefined) ? fmt::format(", {} undefined", j.count(Verdict::undefined)) : "",
-                     j.claims.size());
+  return fmt::format(
+      "claims: {} reproduced, {} not reproduced, {} inconclusive{} (of {})", j.count(Verdict::reproduced),
+      j.count(Verdict::not_reproduced), j.count(Verdict::inconclusive),
+      j.count(Verdict::undefined) ? fmt::format(", {} undefined", j.count(Verdict::undefined)) : "",
+      j.claims.size());
 }
 
 std::string judgement_text(const analysis::Judgement& j, const std::string& unit) {
@@ -80,18 +88,21 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
     out += "  " + judgement_headline(j) + "\n";
   }
   if (j.reference) {
-    out += "\n" + text::wrap(fmt::format("Beside {}{}:", reference_title(*j.reference), unit.empty() ? "" : ", means in " + unit),
+    out += "\n" + text::wrap(fmt::format("Beside {}{}:", reference_title(*j.reference),
+                                         unit.empty() ? "" : ", means in " + unit),
                              80, "", "  ");
     for (const auto& b : j.beside) {
       const auto& p = b.published;
       out += fmt::format("  {}\n", row_name(p));
-      out += fmt::format("    published  n={:<4} mean {}  sd {}  CV {}%  {}\n", p.n ? std::to_string(*p.n) : "—",
-                         figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
+      out +=
+          fmt::format("    published  n={:<4} mean {}  sd {}  CV {}%  {}\n", p.n ? std::to_string(*p.n) : "—",
+                      figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
       if (b.condition.empty())
         out += "    this run   no matching condition\n";
       else
         out += fmt::format("    this run   n={:<4} mean {}  sd {}  CV {}  {}\n", b.n, mean_ci(b),
-                           b.stddev ? text::format_value(*b.stddev) : "—", cv_ci(b.cv), stats::to_string(b.band));
+                           b.stddev ? text::format_value(*b.stddev) : "—", cv_ci(b.cv),
+                           stats::to_string(b.band));
     }
     for (const auto& note : j.notes) out += "  note: " + note + "\n";
   }
@@ -103,26 +114,30 @@ std::string judgement_markdown(const analysis::Judgement& j, const std::string& 
   if (!j.claims.empty()) {
     out += fmt::format("\n## Claims\n\n{}; {}.\n\n", judgement_headline(j), method(j));
     for (const auto& r : j.claims) {
-      out += fmt::format("- **{}** `{}`: {}", claims::to_string(r.run.verdict), r.run.claim, estimates(r.run));
+      out +=
+          fmt::format("- **{}** `{}`: {}", claims::to_string(r.run.verdict), r.run.claim, estimates(r.run));
       if (r.published) out += "; " + published_words(r, r.run.percent);
       out += "\n";
     }
   }
   if (j.reference) {
     out += fmt::format("\n## Beside {}\n\n", text::markdown_cell(reference_title(*j.reference)));
-    out += fmt::format("| condition | published n | mean{} | stddev | CV% | band | this run n | mean [95% CI] | stddev | "
-                       "CV% [95% CI] | band |\n",
-                       unit.empty() ? "" : " " + unit);
+    out += fmt::format(
+        "| condition | published n | mean{} | stddev | CV% | band | this run n | mean [95% CI] | stddev | "
+        "CV% [95% CI] | band |\n",
+        unit.empty() ? "" : " " + unit);
     out += "|:--|--:|--:|--:|--:|:--|--:|--:|--:|--:|:--|\n";
     for (const auto& b : j.beside) {
       const auto& p = b.published;
-      out += fmt::format("| {} | {} | {} | {} | {} | {} ", text::markdown_cell(row_name(p)), p.n ? std::to_string(*p.n) : "—",
-                         figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
+      out += fmt::format("| {} | {} | {} | {} | {} | {} ", text::markdown_cell(row_name(p)),
+                         p.n ? std::to_string(*p.n) : "—", figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2),
+                         stats::to_string(b.published_band));
       if (b.condition.empty())
         out += "| — | — | — | — | no matching condition |\n";
       else
-        out += fmt::format("| {} | {} | {} | {} | {} |\n", b.n, mean_ci(b), b.stddev ? text::format_value(*b.stddev) : "—",
-                           cv_ci(b.cv), stats::to_string(b.band));
+        out += fmt::format("| {} | {} | {} | {} | {} |\n", b.n, mean_ci(b),
+                           b.stddev ? text::format_value(*b.stddev) : "—", cv_ci(b.cv),
+                           stats::to_string(b.band));
     }
     for (const auto& note : j.notes) out += "\n- " + note;
     if (!j.notes.empty()) out += "\n";
@@ -134,36 +149,42 @@ std::string judgement_html(const analysis::Judgement& j, const std::string& unit
   using text::html_escape;
   std::string out = "<section id=\"claims\">\n";
   if (!j.claims.empty()) {
-    out += fmt::format("<h2>Claims</h2>\n<p class=\"headline\">{} <span class=\"method\">({})</span></p>\n<table class=\"claims\">\n",
-                       html_escape(judgement_headline(j)), html_escape(method(j)));
+    out += fmt::format(
+        "<h2>Claims</h2>\n<p class=\"headline\">{} <span class=\"method\">({})</span></p>\n<table "
+        "class=\"claims\">\n",
+        html_escape(judgement_headline(j)), html_escape(method(j)));
     out += "<tr><th>verdict</th><th>claim</th><th>this run (95% interval)</th>";
     if (j.reference) out += "<th>publication</th>";
     out += "</tr>\n";
     for (const auto& r : j.claims) {
       std::string cls(claims::to_string(r.run.verdict));
       for (char& c : cls) c = c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      out += fmt::format("<tr class=\"{}\"><td class=\"verdict\">{}</td><td><code>{}</code></td><td>{}</td>", cls,
-                         html_escape(claims::to_string(r.run.verdict)), html_escape(r.run.claim), html_escape(estimates(r.run)));
+      out += fmt::format("<tr class=\"{}\"><td class=\"verdict\">{}</td><td><code>{}</code></td><td>{}</td>",
+                         cls, html_escape(claims::to_string(r.run.verdict)), html_escape(r.run.claim),
+                         html_escape(estimates(r.run)));
       if (j.reference) out += fmt::format("<td>{}</td>", html_escape(published_words(r, r.run.percent)));
       out += "</tr>\n";
     }
     out += "</table>\n";
   }
   if (j.reference) {
-    out += fmt::format("<h2>Beside {}</h2>\n<table class=\"reference\">\n", html_escape(reference_title(*j.reference)));
-    out += fmt::format("<tr><th>condition</th><th>published n</th><th>mean{}</th><th>stddev</th><th>CV%</th><th>band</th>"
-                       "<th>this run n</th><th>mean [95% CI]</th><th>stddev</th><th>CV% [95% CI]</th><th>band</th></tr>\n",
-                       unit.empty() ? "" : " " + html_escape(unit));
+    out += fmt::format("<h2>Beside {}</h2>\n<table class=\"reference\">\n",
+                       html_escape(reference_title(*j.reference)));
+    out += fmt::format(
+        "<tr><th>condition</th><th>published n</th><th>mean{}</th><th>stddev</th><th>CV%</th><th>band</th>"
+        "<th>this run n</th><th>mean [95% CI]</th><th>stddev</th><th>CV% [95% CI]</th><th>band</th></tr>\n",
+        unit.empty() ? "" : " " + html_escape(unit));
     for (const auto& b : j.beside) {
       const auto& p = b.published;
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", html_escape(row_name(p)),
-                         p.n ? std::to_string(*p.n) : "—", figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2),
-                         stats::to_string(b.published_band));
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+                         html_escape(row_name(p)), p.n ? std::to_string(*p.n) : "—", figure(p.mean),
+                         figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
       if (b.condition.empty())
         out += "<td colspan=\"5\">no matching condition</td></tr>\n";
       else
-        out += fmt::format("<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.n, html_escape(mean_ci(b)),
-                           b.stddev ? text::format_value(*b.stddev) : "—", html_escape(cv_ci(b.cv)), stats::to_string(b.band));
+        out += fmt::format("<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", b.n,
+                           html_escape(mean_ci(b)), b.stddev ? text::format_value(*b.stddev) : "—",
+                           html_escape(cv_ci(b.cv)), stats::to_string(b.band));
     }
     out += "</table>\n";
     for (const auto& note : j.notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";

@@ -23,32 +23,34 @@ std::string paired_markdown(const analysis::PairedTable& t) {
     if (std::find(labels.begin(), labels.end(), r.label) == labels.end()) labels.push_back(r.label);
   for (const auto& label : labels) {
     out += fmt::format("**{}**\n\n", label);
-    out += "| condition | benchmark | variant / baseline | n | median ratio (min–max) | GM ratio [95% CI] | "
-           "p (Wilcoxon) | order | verdict |\n";
+    out +=
+        "| condition | benchmark | variant / baseline | n | median ratio (min–max) | GM ratio [95% CI] | "
+        "p (Wilcoxon) | order | verdict |\n";
     out += "|:--|:--|:--|--:|--:|--:|--:|:--|:--|\n";
     for (const auto& r : t.rows) {
       if (r.label != label) continue;
       if (r.unpaired) {
-        out += fmt::format("| {} | {} | {} / {} | {}+{} | {} (ratio of medians) | {} {} (Hodges–Lehmann) | {:.3g} "
-                           "(Mann–Whitney) | separate blocks | {} |\n",
-                           cell(r.condition), cell(r.benchmark), cell(r.variant), cell(r.baseline), r.n_variant,
-                           r.n_base, ratio(r.median_ratio), ratio(r.hl.estimate),
-                           text::interval(ratio(r.hl.lo), ratio(r.hl.hi)), r.p_mann_whitney,
-                           r.verdict_word());
+        out += fmt::format(
+            "| {} | {} | {} / {} | {}+{} | {} (ratio of medians) | {} {} (Hodges–Lehmann) | {:.3g} "
+            "(Mann–Whitney) | separate blocks | {} |\n",
+            cell(r.condition), cell(r.benchmark), cell(r.variant), cell(r.baseline), r.n_variant, r.n_base,
+            ratio(r.median_ratio), ratio(r.hl.estimate), text::interval(ratio(r.hl.lo), ratio(r.hl.hi)),
+            r.p_mann_whitney, r.verdict_word());
         continue;
       }
       const auto& p = r.paired;
       std::string verdict = std::string(r.verdict_word());
       if (r.aa) {
         for (const auto& a : t.aa)
-          if (a.condition == r.condition && a.benchmark == r.benchmark) verdict = std::string(stats::to_string(a.check.outcome));
+          if (a.condition == r.condition && a.benchmark == r.benchmark)
+            verdict = std::string(stats::to_string(a.check.outcome));
       } else if (!r.trustworthy) {
         verdict += " (untrustworthy: A/A failed)";
       }
       const int ab = static_cast<int>(std::count(r.order.begin(), r.order.end(), "AB"));
       out += fmt::format("| {} | {} | {} / {} | {} | {} ({}–{}) | {} {} | {} | {}×AB {}×BA{} | {} |\n",
-                         cell(r.condition), cell(r.benchmark), cell(r.variant), cell(r.baseline), p.ratios.size(),
-                         ratio(p.median), ratio(p.min), ratio(p.max), ratio(p.gm),
+                         cell(r.condition), cell(r.benchmark), cell(r.variant), cell(r.baseline),
+                         p.ratios.size(), ratio(p.median), ratio(p.min), ratio(p.max), ratio(p.gm),
                          text::interval(ratio(p.gm_lo), ratio(p.gm_hi)),
                          std::isfinite(p.p_wilcoxon) ? fmt::format("{:.3g}", p.p_wilcoxon) : "—", ab,
                          static_cast<int>(r.order.size()) - ab,
@@ -59,10 +61,11 @@ std::string paired_markdown(const analysis::PairedTable& t) {
   if (!t.aa.empty()) {
     out += "A/A: the baseline against itself in the same protocol; PASS needs its 95% CI inside ±θ.\n";
     for (const auto& a : t.aa)
-      out += fmt::format("- {} / {}: {} — GM {} {}, band ±{:.1f}%, noise floor ±{:.2f}% (max |r−1| {:.2f}%)\n",
-                         a.condition, a.benchmark, stats::to_string(a.check.outcome), ratio(a.check.gm),
-                         text::interval(ratio(a.check.gm_lo), ratio(a.check.gm_hi)), 100 * a.theta, 100 * a.check.halfwidth,
-                         100 * a.check.max_abs_dev);
+      out +=
+          fmt::format("- {} / {}: {} — GM {} {}, band ±{:.1f}%, noise floor ±{:.2f}% (max |r−1| {:.2f}%)\n",
+                      a.condition, a.benchmark, stats::to_string(a.check.outcome), ratio(a.check.gm),
+                      text::interval(ratio(a.check.gm_lo), ratio(a.check.gm_hi)), 100 * a.theta,
+                      100 * a.check.halfwidth, 100 * a.check.max_abs_dev);
   }
   for (const auto& n : t.notes) out += "- " + n + "\n";
   return out;

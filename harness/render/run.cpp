@@ -14,15 +14,16 @@ namespace noisefloor::render {
 std::string run_tables(const analysis::Analysis& a, bool terminal, std::size_t width) {
   std::string out = terminal ? table_text(a.table, width) : table_markdown(a.table);
   if (a.comparison)
-    out += (a.comparison->blocks ? "\n## Unpaired comparison (variant / baseline, each variant's repeats in a block "
-                                   "of its own: design: blocks)\n\n"
-                                 : "\n## Paired comparison (variant / baseline, back to back in every repeat)\n\n") +
+    out += (a.comparison->blocks
+                ? "\n## Unpaired comparison (variant / baseline, each variant's repeats in a block "
+                  "of its own: design: blocks)\n\n"
+                : "\n## Paired comparison (variant / baseline, back to back in every repeat)\n\n") +
            paired_markdown(a.paired);
   if (!a.adaptive.empty()) {
     out += "\nsamples: auto (adaptive stopping; CIs after optional stopping are approximate):\n";
     for (const auto& [condition, o] : a.adaptive)
-      out += fmt::format("- {}: {} after {} samples, 99% half-width {} (target {:.2f}%, stopped by {})\n", condition,
-                         o.converged ? "converged" : "NOT converged", o.samples,
+      out += fmt::format("- {}: {} after {} samples, 99% half-width {} (target {:.2f}%, stopped by {})\n",
+                         condition, o.converged ? "converged" : "NOT converged", o.samples,
                          o.halfwidth ? fmt::format("{:.2f}%", 100 * *o.halfwidth) : "—", 100 * o.target,
                          model::name_of(o.stopped_by));
   }
@@ -44,30 +45,34 @@ std::string table_md(const analysis::Analysis& a) {
 std::string anchor_text(const analysis::Anchor& a) {
   std::string out = fmt::format("anchor: {} (condition '{}', its baseline{})\n", a.source, a.condition,
                                 a.baseline.empty() ? "" : " '" + a.baseline + "'");
-  for (const auto& d : a.moving) out += fmt::format("  warning: not the same room: {} differs ({} vs {})\n", d.field, d.a, d.b);
+  for (const auto& d : a.moving)
+    out += fmt::format("  warning: not the same room: {} differs ({} vs {})\n", d.field, d.a, d.b);
   // Each sample of this run's baseline over the anchor's median: their range, and a word only when
   // every sample says it.
   for (const auto& r : a.rows) {
     // Two decimals, more (up to 4) when two would print a range that is wholly on one side of 1
     // as ending at 1.00 ("0.99–1.00×: faster in every sample").
     int decimals = 2;
-    const auto touches_one = [&](double v) { return fmt::format("{:.{}f}", v, decimals) == fmt::format("{:.{}f}", 1.0, decimals); };
+    const auto touches_one = [&](double v) {
+      return fmt::format("{:.{}f}", v, decimals) == fmt::format("{:.{}f}", 1.0, decimals);
+    };
     while (decimals < 4 && ((r.hi < 1 && touches_one(r.hi)) || (r.lo > 1 && touches_one(r.lo)))) ++decimals;
     // The words follow the unit's direction: a throughput above the anchor is faster.
     const stats::Verdict above = stats::Verdict::slower, below = stats::Verdict::faster;
     const std::string up(analysis::verdict_word(above, r.unit)), down(analysis::verdict_word(below, r.unit));
-    out += fmt::format("  {} / {}: baseline / anchor {:.{}f}–{:.{}f}× (median {:.{}f}×): {}\n", r.condition, r.benchmark,
-                       r.lo, decimals, r.hi, decimals, r.median, decimals,
+    out += fmt::format("  {} / {}: baseline / anchor {:.{}f}–{:.{}f}× (median {:.{}f}×): {}\n", r.condition,
+                       r.benchmark, r.lo, decimals, r.hi, decimals, r.median, decimals,
                        r.lo > 1   ? up + " than the anchor in every sample"
                        : r.hi < 1 ? down + " than the anchor in every sample"
                                   : fmt::format("sometimes {}, sometimes {} than the anchor", down, up));
   }
   if (a.rows.empty())
-    out += fmt::format("  nothing compared: no benchmark of the anchor's '{}'{} is in this run (anchor: {}; this "
-                       "run: {}): give an anchor run of the same benchmark\n",
-                       a.condition, a.baseline.empty() ? "" : " baseline '" + a.baseline + "'",
-                       a.anchor_benchmarks.empty() ? "none" : fmt::format("{}", fmt::join(a.anchor_benchmarks, ", ")),
-                       a.run_benchmarks.empty() ? "none" : fmt::format("{}", fmt::join(a.run_benchmarks, ", ")));
+    out += fmt::format(
+        "  nothing compared: no benchmark of the anchor's '{}'{} is in this run (anchor: {}; this "
+        "run: {}): give an anchor run of the same benchmark\n",
+        a.condition, a.baseline.empty() ? "" : " baseline '" + a.baseline + "'",
+        a.anchor_benchmarks.empty() ? "none" : fmt::format("{}", fmt::join(a.anchor_benchmarks, ", ")),
+        a.run_benchmarks.empty() ? "none" : fmt::format("{}", fmt::join(a.run_benchmarks, ", ")));
   return out;
 }
 

@@ -81,8 +81,8 @@ std::string fit_name(const std::string& name, std::size_t columns) {
 // One table: the lines of one configuration and unit, its conditions in chunks that fit `width`.
 // Without `with_cv` a condition's columns are the centre and the band only (the band says the CV's
 // range). `chunks`: how many tables the conditions took.
-std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& lines, std::size_t width, bool with_cv,
-                       bool* procs_shown, std::size_t* chunk_count) {
+std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& lines, std::size_t width,
+                       bool with_cv, bool* procs_shown, std::size_t* chunk_count) {
   const auto [tidied, factor] = text::tidy_unit(lines.front()->unit);
   std::vector<std::vector<Cell>> cells;
   for (const SuiteLine* l : lines) cells.push_back(cells_of(*l, tidied, factor));
@@ -101,7 +101,8 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     // The heading: the label whole, the name shortened from the front past 16 columns when the
     // numbers are narrower.
     const std::size_t label_w = t.labels.empty() ? 0 : text::width(t.label_of(t.conditions[c]));
-    gw[c] = std::max({cw[c] + cv_cols + vw[c] + 2 + bw[c], label_w, std::min<std::size_t>(text::width(t.conditions[c]), 16)});
+    gw[c] = std::max({cw[c] + cv_cols + vw[c] + 2 + bw[c], label_w,
+                      std::min<std::size_t>(text::width(t.conditions[c]), 16)});
     bw[c] = gw[c] - cw[c] - cv_cols - vw[c] - 2;  // the band column takes what the heading needs more
   }
   std::size_t natural_w = text::width(tidied);  // the name column when there is room for it
@@ -117,7 +118,9 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     procs_max = std::max(procs_max, text::width(p));
     some_procs = some_procs || (!p.empty() && p != "1");
   }
-  procs_max = some_procs ? std::max(procs_max, text::width(analysis::threads_not_procs(t) ? "threads" : "procs")) + 2 : 0;
+  procs_max = some_procs
+                  ? std::max(procs_max, text::width(analysis::threads_not_procs(t) ? "threads" : "procs")) + 2
+                  : 0;
   // Chunks of conditions that fit beside the narrowest name column allowed (kNameMin; a longer
   // name then takes a line of its own above its numbers): procs, the closing " │", then
   // " │ group" each.
@@ -180,14 +183,15 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     for (std::size_t c = first; c < last && one_line; ++c)
       one_line = text::width(t.conditions[c] + " · " + t.label_of(t.conditions[c])) <= gw[c];
     std::string head1 = std::string(lead, ' '), head_label = head1, head2 = text::pad_right(tidied, name_w);
-    if (any_procs) head2 += "  " + text::pad_left(analysis::threads_not_procs(t) ? "threads" : "procs", procs_w);
+    if (any_procs)
+      head2 += "  " + text::pad_left(analysis::threads_not_procs(t) ? "threads" : "procs", procs_w);
     for (std::size_t c = first; c < last; ++c) {
       head1 += " │ " + text::pad_right(one_line ? t.conditions[c] + " · " + t.label_of(t.conditions[c])
-                                               : fit_name(t.conditions[c], gw[c]),
-                                      gw[c]);
+                                                : fit_name(t.conditions[c], gw[c]),
+                                       gw[c]);
       head_label += " │ " + text::pad_right(t.label_of(t.conditions[c]), gw[c]);
-      head2 += " │ " + text::pad_left("median ± CI", cw[c]) + (with_cv ? "  " + text::pad_left("CV%", vw[c]) : "") +
-               "  " + text::pad_right("band", bw[c]);
+      head2 += " │ " + text::pad_left("median ± CI", cw[c]) +
+               (with_cv ? "  " + text::pad_left("CV%", vw[c]) : "") + "  " + text::pad_right("band", bw[c]);
     }
     out += text::rstrip(head1 + " │") + "\n";
     if (labelled && !one_line) out += text::rstrip(head_label + " │") + "\n";
@@ -203,8 +207,9 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
       if (any_procs) row += "  " + text::pad_left(procs[i], procs_w);
       for (std::size_t c = first; c < last; ++c) {
         const Cell& cell = cells[i][c];
-        row += "   " + text::pad_left(cell.center, cw[c]) + (with_cv ? "  " + text::pad_left(cell.cv, vw[c]) : "") +
-               "  " + text::pad_right(cell.band, bw[c]);
+        row += "   " + text::pad_left(cell.center, cw[c]) +
+               (with_cv ? "  " + text::pad_left(cell.cv, vw[c]) : "") + "  " +
+               text::pad_right(cell.band, bw[c]);
       }
       out += text::rstrip(row) + "\n";
     }
@@ -248,7 +253,8 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
   std::vector<std::string> configs;
   const auto shown_config = [&t](const SuiteLine& l) { return model::config_only(l.config, t.config_keys); };
   for (const auto& l : lines)
-    if (std::find(configs.begin(), configs.end(), shown_config(l)) == configs.end()) configs.push_back(shown_config(l));
+    if (std::find(configs.begin(), configs.end(), shown_config(l)) == configs.end())
+      configs.push_back(shown_config(l));
   std::vector<std::string> constant;  // "B/op: 0"
   for (const auto& config : configs) {
     if (!config.empty())
@@ -266,13 +272,15 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
       // most Go benchmarks) is one line, not a table.
       if (metric != 0) {
         const auto v = group.front()->cells;
-        const bool all_constant = std::all_of(group.begin(), group.end(), [](const SuiteLine* l) { return l->constant(); });
+        const bool all_constant =
+            std::all_of(group.begin(), group.end(), [](const SuiteLine* l) { return l->constant(); });
         if (all_constant) {
           double value = 0;
           for (const Row* r : v)
             if (r != nullptr) value = r->summary.min;
           const bool same = std::all_of(group.begin(), group.end(), [&](const SuiteLine* l) {
-            return std::all_of(l->cells.begin(), l->cells.end(), [&](const Row* r) { return r == nullptr || r->summary.min == value; });
+            return std::all_of(l->cells.begin(), l->cells.end(),
+                               [&](const Row* r) { return r == nullptr || r->summary.min == value; });
           });
           if (same) {
             const std::string item = text::format_value(value) + " " + unit;
@@ -287,8 +295,9 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
     }
   }
   if (!constant.empty())
-    out += text::wrap(fmt::format("{}: in every sample of every benchmark and condition", fmt::join(constant, ", ")),
-                      width, "", "  ");
+    out += text::wrap(
+        fmt::format("{}: in every sample of every benchmark and condition", fmt::join(constant, ", ")), width,
+        "", "  ");
   return out;
 }
 
@@ -315,10 +324,12 @@ std::string suite_text(const Table& t, std::size_t width) {
   }
   out += body;
   std::string legend =
-      "median ± CI: the median and the relative half-width of its 95% interval (as benchstat; ∞: fewer than 6 "
+      "median ± CI: the median and the relative half-width of its 95% interval (as benchstat; ∞: fewer than "
+      "6 "
       "samples). " +
-      std::string(with_cv ? "CV = stddev (n−1) / mean; bands" : "Bands of the CV (stddev (n−1) / mean; `noisefloor cv "
-                                                                 "--format markdown` shows it):") +
+      std::string(with_cv ? "CV = stddev (n−1) / mean; bands"
+                          : "Bands of the CV (stddev (n−1) / mean; `noisefloor cv "
+                            "--format markdown` shows it):") +
       " ≤2% excellent, ≤5% acceptable, ≤10% noisy, >10% do not trust.";
   if (procs_shown)
     legend += analysis::threads_not_procs(t)

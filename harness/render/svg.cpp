@@ -110,7 +110,6 @@ std::string sample_attr(const std::string& id, bool warmup) {
 std::string_view colour_for(std::size_t style) { return kPalette[style % std::size(kPalette)]; }
 Shape shape_for(std::size_t style) { return static_cast<Shape>(style % kShapes); }
 
-
 double jitter(std::uint64_t series, std::uint64_t index) {
   // One SplitMix64 draw seeded by the position: the same sample always lands in the same place.
   const std::uint64_t z = stats::SplitMix64((series << 32) ^ index).next();

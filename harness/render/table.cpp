@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
 #include <cmath>
+#include <map>
 #include <set>
 
-#include "model/go_config.hpp"
 #include "analysis/suite.hpp"
+#include "model/go_config.hpp"
 #include "render/suite.hpp"
 #include "text/text.hpp"
 
@@ -26,7 +26,8 @@ std::string opt(const std::optional<double>& v) { return text::fixed(v, 2); }
 std::string flags_text(const Row& r) {
   const analysis::Flags flags = analysis::flags_of(r);
   std::vector<std::string> f;
-  if (flags.outliers) f.push_back(fmt::format("{} outlier{}", flags.outliers, flags.outliers == 1 ? "" : "s"));
+  if (flags.outliers)
+    f.push_back(fmt::format("{} outlier{}", flags.outliers, flags.outliers == 1 ? "" : "s"));
   if (flags.drift) f.push_back("drift");
   if (flags.shape) f.push_back("shape");
   if (flags.few) f.push_back("n<2");
@@ -71,7 +72,8 @@ std::string median_ci_text(const stats::Summary& s) {
   // Every value at 0 (0 B/op, 0 allocs/op): no spread at all, as benchstat says it.
   if (s.median == 0 && s.median_ci->lo == 0 && s.median_ci->hi == 0) return "0 ± 0.0%";
   if (!s.median_rel_halfwidth)  // a median ≤ 0 has no relative width: show the interval
-    return format_value(s.median) + " " + text::interval(format_value(s.median_ci->lo), format_value(s.median_ci->hi));
+    return format_value(s.median) + " " +
+           text::interval(format_value(s.median_ci->lo), format_value(s.median_ci->hi));
   return fmt::format("{} ± {:.1f}%", format_value(s.median), 100 * *s.median_rel_halfwidth);
 }
 
@@ -82,8 +84,8 @@ std::string table_markdown(const Table& t) {
   const std::string unit = units.size() == 1 ? " " + *units.begin() : "";
   // The label column when the conditions have labels (a go test file has none).
   const bool labelled = !t.labels.empty();
-  std::vector<std::string> head = {"condition", "benchmark", "n", "mean" + unit, "stddev", "CV%",
-                                   "median ± 95% CI", "min", "max", "rCV%", "band", "flags"};
+  std::vector<std::string> head = {"condition",       "benchmark", "n",   "mean" + unit, "stddev", "CV%",
+                                   "median ± 95% CI", "min",       "max", "rCV%",        "band",   "flags"};
   std::vector<bool> right = {false, false, true, true, true, true, true, true, true, true, false, false};
   if (labelled) {
     head.insert(head.begin() + 1, "label");
@@ -93,9 +95,9 @@ std::string table_markdown(const Table& t) {
   for (const Row* rp : rows) {
     const Row& r = *rp;
     const auto& s = r.summary;
-    cells.push_back({text::markdown_cell(r.condition), text::markdown_cell(analysis::display_name(r)), std::to_string(s.n), format_value(s.mean),
-                     s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), median_ci(r),
-                     format_value(s.min), format_value(s.max), opt(s.rcv_pct),
+    cells.push_back({text::markdown_cell(r.condition), text::markdown_cell(analysis::display_name(r)),
+                     std::to_string(s.n), format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash,
+                     opt(s.cv_pct), median_ci(r), format_value(s.min), format_value(s.max), opt(s.rcv_pct),
                      std::string(stats::to_string(s.band)), flags_text(r)});
     if (units.size() > 1) cells.back()[3] += " " + r.unit;
     if (labelled) cells.back().insert(cells.back().begin() + 1, t.label_of(r.condition));
@@ -111,7 +113,9 @@ std::string table_markdown(const Table& t) {
     for (const auto& c : t.conditions) {
       const auto it = t.labels.find(c);
       out += "- " + text::markdown_cell(c) + ": " + t.label_of(c) +
-             (it == t.labels.end() || it->second.reason.empty() ? "" : " (" + text::markdown_cell(it->second.reason) + ")") +
+             (it == t.labels.end() || it->second.reason.empty()
+                  ? ""
+                  : " (" + text::markdown_cell(it->second.reason) + ")") +
              "\n";
     }
     out += "\n";
@@ -127,9 +131,10 @@ std::string table_markdown(const Table& t) {
     for (std::size_t c = 0; c < head.size(); ++c) out += " " + pad(row[c], w[c], right[c]) + " |";
     out += "\n";
   }
-  out += "\nCV = sample stddev (n−1) / mean. Bands: ≤ 2% excellent, ≤ 5% acceptable, ≤ 10% noisy, "
-         "> 10% do not trust. rCV = 1.4826·MAD / median. ± is the 95% CI of the median (order "
-         "statistics, as benchstat).\n";
+  out +=
+      "\nCV = sample stddev (n−1) / mean. Bands: ≤ 2% excellent, ≤ 5% acceptable, ≤ 10% noisy, "
+      "> 10% do not trust. rCV = 1.4826·MAD / median. ± is the 95% CI of the median (order "
+      "statistics, as benchstat).\n";
   // Notes name benchmarks (from the benchmark's output): no HTML tag of theirs reaches the page.
   // A '<' that could open one (before a letter, '/', '!' or '?', as GitHub's markdown reads raw
   // HTML) is escaped; "n=1 < 2" stays as written.
@@ -137,7 +142,8 @@ std::string table_markdown(const Table& t) {
     std::string line;
     for (std::size_t i = 0; i < n.size(); ++i) {
       const char next = i + 1 < n.size() ? n[i + 1] : ' ';
-      if (n[i] == '<' && (std::isalpha(static_cast<unsigned char>(next)) || next == '/' || next == '!' || next == '?'))
+      if (n[i] == '<' &&
+          (std::isalpha(static_cast<unsigned char>(next)) || next == '/' || next == '!' || next == '?'))
         line += "\\<";
       else
         line += n[i] == '\n' ? ' ' : n[i];
@@ -173,7 +179,8 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
   std::vector<std::string> configs, units;
   const auto shown_config = [&t](const Row* r) { return model::config_only(r->config, t.config_keys); };
   for (const Row* r : rows) {
-    if (std::find(configs.begin(), configs.end(), shown_config(r)) == configs.end()) configs.push_back(shown_config(r));
+    if (std::find(configs.begin(), configs.end(), shown_config(r)) == configs.end())
+      configs.push_back(shown_config(r));
     if (std::find(units.begin(), units.end(), r->unit) == units.end()) units.push_back(r->unit);
   }
   const auto name_of = [](const Row* r) {
@@ -188,13 +195,15 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
     name_w = std::max(name_w, text::width(name_of(r)));
   }
   const std::size_t numbers = 54 + (median_w - 16);
-  const std::size_t name_max = std::max<std::size_t>(9, 80 > numbers + band_w + 9 ? 80 - numbers - band_w : 9);
+  const std::size_t name_max =
+      std::max<std::size_t>(9, 80 > numbers + band_w + 9 ? 80 - numbers - band_w : 9);
   name_w = std::min(name_w, name_max);
   const std::string& condition = t.conditions.front();
   std::string out = "condition: " + condition;
   if (const auto it = t.labels.find(condition); it != t.labels.end())
-    out = text::wrap(out + " · " + it->second.label + (it->second.reason.empty() ? "" : " (" + it->second.reason + ")"),
-                     80, "", "  ");
+    out = text::wrap(
+        out + " · " + it->second.label + (it->second.reason.empty() ? "" : " (" + it->second.reason + ")"),
+        80, "", "  ");
   else
     out += "\n";
   out += "\n";
@@ -204,17 +213,17 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
       bool any = false;
       for (const Row* r : rows) any = any || (r->unit == unit && shown_config(r) == config);
       if (!any) continue;
-      out += pad(unit, name_w, false) + "    n       mean    stddev     CV%  " + text::pad_left("median ± 95% CI", median_w) +
-             "  band\n";
+      out += pad(unit, name_w, false) + "    n       mean    stddev     CV%  " +
+             text::pad_left("median ± 95% CI", median_w) + "  band\n";
       for (const Row* r : rows) {
         if (r->unit != unit || shown_config(r) != config) continue;
         const auto& s = r->summary;
         const std::string name = name_of(r);
         const bool own_line = text::width(name) > name_w;
         if (own_line) out += name + "\n";
-        out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(own_line ? "" : name, name_w, false), s.n,
-                           format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
-                           text::pad_left(median_ci(*r), median_w), stats::to_string(s.band));
+        out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(own_line ? "" : name, name_w, false),
+                           s.n, format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash,
+                           opt(s.cv_pct), text::pad_left(median_ci(*r), median_w), stats::to_string(s.band));
       }
       out += "\n";
     }
@@ -230,11 +239,14 @@ std::string table_text(const Table& t, std::size_t width) {
   if (t.conditions.size() > 1 && suite_benchmarks(t) > t.conditions.size()) return suite_text(t, width);
   if (t.conditions.size() == 1 && !rows.empty()) {
     std::string out = one_condition_text(t, rows);
-    out += "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
-           ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
+    out +=
+        "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
+        ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
     bool exact = false;
     for (const Row* r : rows) exact = exact || r->exact;
-    if (exact) out += "exact: a unit its file marks `assume=exact`: the mode ± the range of the values (as benchstat).\n";
+    if (exact)
+      out +=
+          "exact: a unit its file marks `assume=exact`: the mode ± the range of the values (as benchstat).\n";
     for (const std::string& n : t.notes) out += text::wrap(n, 80, "- ", "  ");
     return out;
   }
@@ -261,7 +273,8 @@ std::string table_text(const Table& t, std::size_t width) {
         for (const Row* r : l.cells)
           if (r != nullptr) b.rows.push_back(r);
         if (b.rows.empty()) continue;
-        b.shown = (b.same_procs ? b.rows.front()->name : l.name) + (l.variant.empty() ? "" : " [" + l.variant + "]");
+        b.shown = (b.same_procs ? b.rows.front()->name : l.name) +
+                  (l.variant.empty() ? "" : " [" + l.variant + "]");
         blocks.push_back(std::move(b));
       }
   }
@@ -269,7 +282,8 @@ std::string table_text(const Table& t, std::size_t width) {
   std::vector<std::string> labels;  // the distinguishing part of each configuration (canonical text)
   const auto shown_config = [&t](const Row* r) { return model::config_only(r->config, t.config_keys); };
   for (const Row* r : rows)
-    if (std::find(labels.begin(), labels.end(), shown_config(r)) == labels.end()) labels.push_back(shown_config(r));
+    if (std::find(labels.begin(), labels.end(), shown_config(r)) == labels.end())
+      labels.push_back(shown_config(r));
   // The condition column takes what 80 columns leave after the numbers and the widest band;
   // a longer condition name is shortened with "…".
   // " n mean stddev CV%  median ± 95% CI  " as laid out below: 54 columns, and more when a median
@@ -279,23 +293,24 @@ std::string table_text(const Table& t, std::size_t width) {
   const std::size_t kNumbers = 54 + (median_w - 16);
   std::size_t band_w = 0;
   for (const Row* r : rows) band_w = std::max(band_w, text::width(stats::to_string(r->summary.band)));
-  const std::size_t cond_max = std::max<std::size_t>(9, 80 - kNumbers - std::min<std::size_t>(band_w, 80 - kNumbers - 9));
+  const std::size_t cond_max =
+      std::max<std::size_t>(9, 80 - kNumbers - std::min<std::size_t>(band_w, 80 - kNumbers - 9));
   std::size_t cond_w = 9;
   const auto suffix_of = [](const Block& b, const Row* r) {
     return !b.same_procs && r->procs.size() == 1 ? fmt::format(" ({})", r->procs.front()) : std::string();
   };
   const auto condition_of = [&](const Block& b, const Row* r) { return r->condition + suffix_of(b, r); };
   for (const auto& b : blocks)
-    for (const Row* r : b.rows) cond_w = std::min(std::max(cond_w, text::width(condition_of(b, r))), cond_max);
+    for (const Row* r : b.rows)
+      cond_w = std::min(std::max(cond_w, text::width(condition_of(b, r))), cond_max);
   // A metric other than the primary one with one value in every sample of every condition (B/op
   // and allocs/op of most benchmarks) is said on one line under its benchmark's block, not as a
   // block of its own.
   const auto constant = [](const Block& b) {
     if (b.rows.front()->metric == 0) return false;
     const double v = b.rows.front()->summary.min;
-    return std::all_of(b.rows.begin(), b.rows.end(), [v](const Row* r) {
-      return r->summary.min == v && r->summary.max == v;
-    });
+    return std::all_of(b.rows.begin(), b.rows.end(),
+                       [v](const Row* r) { return r->summary.min == v && r->summary.max == v; });
   };
   const auto same_benchmark = [](const Block& a, const Block& b) {
     return a.name == b.name && a.config == b.config && a.variant == b.variant;
@@ -313,8 +328,8 @@ std::string table_text(const Table& t, std::size_t width) {
         // A long name is shortened, never its count.
         const std::string suffix = suffix_of(b, r);
         const std::string condition = fit_condition(r->condition, cond_w - text::width(suffix)) + suffix;
-        out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(condition, cond_w, false),
-                           s.n, format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
+        out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(condition, cond_w, false), s.n,
+                           format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
                            text::pad_left(median_ci(*r), median_w), stats::to_string(s.band));
       }
       if (b.rows.front()->metric == 0) {
@@ -322,21 +337,26 @@ std::string table_text(const Table& t, std::size_t width) {
         for (const auto& o : blocks)
           if (same_benchmark(o, b) && constant(o))
             same.push_back(format_value(o.rows.front()->summary.min) + " " + o.unit);
-        if (!same.empty()) out += text::wrap(fmt::format("{}: in every sample", fmt::join(same, ", ")), 80, "", "  ");
+        if (!same.empty())
+          out += text::wrap(fmt::format("{}: in every sample", fmt::join(same, ", ")), 80, "", "  ");
       }
       out += "\n";
     }
   }
-  out += "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
-         ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
+  out +=
+      "CV: sample stddev (n−1) / mean; bands ≤2% excellent, ≤5% acceptable, ≤10% noisy,\n"
+      ">10% do not trust; ±: 95% CI of the median (order statistics, as benchstat).\n";
   if (std::any_of(blocks.begin(), blocks.end(), [](const Block& b) { return !b.same_procs; }))
-    out += text::wrap(analysis::threads_not_procs(t)
-                          ? "(N) after a condition: its thread count, where the conditions' differ."
-                          : "(N) after a condition: its GOMAXPROCS (the -N of a Go name), where the conditions' differ.",
-                      80, "", "");
+    out += text::wrap(
+        analysis::threads_not_procs(t)
+            ? "(N) after a condition: its thread count, where the conditions' differ."
+            : "(N) after a condition: its GOMAXPROCS (the -N of a Go name), where the conditions' differ.",
+        80, "", "");
   bool exact = false;
   for (const Row* r : rows) exact = exact || r->exact;
-  if (exact) out += "exact: a unit its file marks `assume=exact`: the mode ± the range of the values (as benchstat).\n";
+  if (exact)
+    out +=
+        "exact: a unit its file marks `assume=exact`: the mode ± the range of the values (as benchstat).\n";
   // The flags are not repeated here: the notes below say the same in words.
   std::set<std::string> names;
   for (const auto& b : blocks) names.insert(b.shown);
@@ -361,9 +381,10 @@ std::string table_csv(const Table& t) {
     const Row& r = *rp;
     const auto& s = r.summary;
     const int outliers = analysis::flags_of(r).outliers;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text::csv_field(r.condition),
-                       text::csv_field(analysis::display_name(r)), text::csv_field(r.unit), s.n, num(s.mean), onum(s.stddev),
-                       onum(s.cv_pct), num(s.median), s.median_ci ? num(s.median_ci->lo) : "",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       text::csv_field(r.condition), text::csv_field(analysis::display_name(r)),
+                       text::csv_field(r.unit), s.n, num(s.mean), onum(s.stddev), onum(s.cv_pct),
+                       num(s.median), s.median_ci ? num(s.median_ci->lo) : "",
                        s.median_ci ? num(s.median_ci->hi) : "", num(s.min), num(s.max), num(s.mad),
                        onum(s.rcv_pct), num(s.q1), num(s.q3), stats::to_string(s.band), outliers,
                        s.drift ? "true" : "false", s.shape ? "true" : "false", r.warmup_discarded,
@@ -385,7 +406,8 @@ std::string summary_blocks(const Table& t, const std::vector<std::string>& heade
         unit = r.unit;
         break;
       }
-    out += fmt::format("{:<46} {:>6} {:>12} {:>12} {:>8}\n", "benchmark", "runs", "mean " + unit, "stddev", "CV%");
+    out += fmt::format("{:<46} {:>6} {:>12} {:>12} {:>8}\n", "benchmark", "runs", "mean " + unit, "stddev",
+                       "CV%");
     // The demo's rows name a benchmark without its -N suffix; a benchmark this condition ran under
     // several GOMAXPROCS keeps the suffix, so its rows are never read as one.
     std::map<std::pair<std::string, std::string>, int> names;  // (benchmark, variant) -> rows
@@ -395,10 +417,11 @@ std::string summary_blocks(const Table& t, const std::vector<std::string>& heade
       // The demo skips a benchmark with fewer than 2 samples: no stddev, no CV.
       if (r.condition != cond || r.summary.n < 2 || !r.summary.stddev) continue;
       const std::string name = names[{r.benchmark, r.variant}] > 1 ? analysis::display_name(r)
-                               : r.variant.empty()                   ? r.benchmark
-                                                                     : r.benchmark + " [" + r.variant + "]";
-      out += fmt::format("{:<46} {:>6} {:>12.4f} {:>12.4f} {:>8}\n", name, r.summary.n, r.summary.mean,
-                         *r.summary.stddev, r.summary.cv_pct ? fmt::format("{:.2f}", *r.summary.cv_pct) : kDash);
+                               : r.variant.empty()                 ? r.benchmark
+                                                                   : r.benchmark + " [" + r.variant + "]";
+      out +=
+          fmt::format("{:<46} {:>6} {:>12.4f} {:>12.4f} {:>8}\n", name, r.summary.n, r.summary.mean,
+                      *r.summary.stddev, r.summary.cv_pct ? fmt::format("{:.2f}", *r.summary.cv_pct) : kDash);
     }
   }
   return out;
@@ -412,8 +435,7 @@ std::string go_benchmark_name(std::string_view name) {
   for (char& c : out)
     if (std::isspace(static_cast<unsigned char>(c))) c = '_';
   const auto valid = [](std::string_view n) {
-    return n.starts_with("Benchmark") &&
-           (n.size() == 9 || !std::islower(static_cast<unsigned char>(n[9])));
+    return n.starts_with("Benchmark") && (n.size() == 9 || !std::islower(static_cast<unsigned char>(n[9])));
   };
   if (valid(out)) return out;
   if (!out.empty()) out.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(out.front())));
@@ -442,7 +464,8 @@ std::string gotest_raw(const records::Samples& samples, const std::string& condi
       for (const auto& [k, v] : current)
         if (!wanted.count(k)) out += fmt::format("{}:\n", k);  // an empty value deletes the key
       for (const auto& [k, v] : wanted)
-        if (const auto it = current.find(k); it == current.end() || it->second != v) out += fmt::format("{}: {}\n", k, v);
+        if (const auto it = current.find(k); it == current.end() || it->second != v)
+          out += fmt::format("{}: {}\n", k, v);
       current = std::move(wanted);
       last = &s.config;
     }

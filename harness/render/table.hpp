@@ -46,8 +46,8 @@ std::string summary_blocks(const analysis::Table& table, const std::vector<std::
 std::string go_benchmark_name(std::string_view name);
 
 std::string gotest_raw(const records::Samples& samples, const std::string& condition,
-                       const std::vector<std::pair<std::string, std::string>>& config, bool include_warmup = false,
-                       const std::set<std::string>& commented = {},
+                       const std::vector<std::pair<std::string, std::string>>& config,
+                       bool include_warmup = false, const std::set<std::string>& commented = {},
                        std::map<std::string, std::string>* in_force = nullptr);
 
 }  // namespace noisefloor::render

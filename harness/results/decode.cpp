@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "model/errors.hpp"
-#include "model/json_parse.hpp"
 #include "model/go_config.hpp"
+#include "model/json_parse.hpp"
 #include "parsers/gotest.hpp"
 #include "text/text.hpp"
 
@@ -20,13 +20,15 @@ namespace {
 // A JSON library message as a user reads it: without its "[json.exception.type_error.302] " tags
 // and "syntax error while parsing value - " preambles.
 std::string plain(std::string message) {
-  for (const std::string_view noise : {"syntax error while parsing value - ", "syntax error while parsing object key - ",
-                                       "syntax error while parsing object separator - ",
-                                       "syntax error while parsing object - ", "syntax error while parsing array - "}) {
+  for (const std::string_view noise :
+       {"syntax error while parsing value - ", "syntax error while parsing object key - ",
+        "syntax error while parsing object separator - ", "syntax error while parsing object - ",
+        "syntax error while parsing array - "}) {
     for (auto at = message.find(noise); at != std::string::npos; at = message.find(noise))
       message.erase(at, noise.size());
   }
-  for (auto at = message.find("[json.exception."); at != std::string::npos; at = message.find("[json.exception.")) {
+  for (auto at = message.find("[json.exception."); at != std::string::npos;
+       at = message.find("[json.exception.")) {
     const auto end = message.find("] ", at);
     if (end == std::string::npos) break;
     message.erase(at, end + 2 - at);
@@ -39,8 +41,8 @@ std::string plain(std::string message) {
 template <typename T>
 T decode_json(const std::string& text, const std::string& file) {
   const auto damaged = [&](const std::string& what) {
-    return InputError(fmt::format("{}: {} (restore the file, or remove it: the samples are read without it)", file,
-                                  plain(what)));
+    return InputError(fmt::format("{}: {} (restore the file, or remove it: the samples are read without it)",
+                                  file, plain(what)));
   };
   try {
     const json j = model::parse_json(text, "the document");
@@ -59,8 +61,10 @@ T decode_json(const std::string& text, const std::string& file) {
 void apply_summary(records::RunRecord& run, const json& summary) {
   if (!summary.is_object()) return;
   const json experiment = summary.value("experiment", json::object());
-  if (run.description.empty() && experiment.is_object()) run.description = experiment.value("description", "");
-  if (run.experiment_file.empty() && experiment.is_object()) run.experiment_file = experiment.value("file", "");
+  if (run.description.empty() && experiment.is_object())
+    run.description = experiment.value("description", "");
+  if (run.experiment_file.empty() && experiment.is_object())
+    run.experiment_file = experiment.value("file", "");
   if (!run.comparison && summary.contains("comparison") && summary["comparison"].is_object()) {
     run.comparison = summary["comparison"].get<records::ComparisonSettings>();
     // 0.1 wrote the paired design's settings only; blocks had no A/A rows.
@@ -114,13 +118,13 @@ records::Result decode_result(const ResultFiles& files) {
           what = "invalid JSON: " + what.substr(colon + 2);
         }
       }
-      throw InputError(fmt::format("{}: {} (a damaged line: restore the file, or delete the line to read the rest)",
-                                   where, what));
+      throw InputError(fmt::format(
+          "{}: {} (a damaged line: restore the file, or delete the line to read the rest)", where, what));
     }
   }
   if (r.samples.empty())
-    r.warnings.push_back(fmt::format("{}: no samples (the run stopped before its first sample, or they were removed)",
-                                     samples_file));
+    r.warnings.push_back(fmt::format(
+        "{}: no samples (the run stopped before its first sample, or they were removed)", samples_file));
   if (files.run_json) {
     r.run = decode_json<records::RunRecord>(*files.run_json, (dir / "run.json").string());
     if (files.summary_json) fill_from_summary(*r.run, *files.summary_json);
@@ -128,12 +132,14 @@ records::Result decode_result(const ResultFiles& files) {
     r.units = r.run->units;
   }
   if (files.fingerprint_json)
-    r.fingerprint = decode_json<records::Fingerprint>(*files.fingerprint_json, (dir / "fingerprint.json").string());
+    r.fingerprint =
+        decode_json<records::Fingerprint>(*files.fingerprint_json, (dir / "fingerprint.json").string());
   for (const auto& s : r.samples)
     if (std::find(r.conditions.begin(), r.conditions.end(), s.condition) == r.conditions.end())
       r.conditions.push_back(s.condition);
   for (const auto& c : r.conditions)
-    if (const auto raw = files.raw.find(c); raw != files.raw.end()) r.gotest_config[c] = parsers::config_lines(raw->second);
+    if (const auto raw = files.raw.find(c); raw != files.raw.end())
+      r.gotest_config[c] = parsers::config_lines(raw->second);
   return r;
 }
 
@@ -150,7 +156,8 @@ void GoTestFileDecoder::feed(std::string_view bytes) {
   const bool first = fed_ == 0;
   fed_ += bytes.size();
   feed_lines(bytes);
-  if (first && expected_ > fed_) r_.samples.grow_like(1.02 * static_cast<double>(expected_) / static_cast<double>(fed_));
+  if (first && expected_ > fed_)
+    r_.samples.grow_like(1.02 * static_cast<double>(expected_) / static_cast<double>(fed_));
 }
 
 void GoTestFileDecoder::feed_lines(std::string_view bytes) {
@@ -182,8 +189,8 @@ void GoTestFileDecoder::line(std::string_view text) {
       r_.gotest_config[r_.conditions.front()].emplace_back(kv->first, kv->second);
   if (parsers::parse_result_fields(text, fields_)) {
     auto [benchmark, procs] = parsers::split_procs_suffix(fields_.name);
-    r_.samples.push_result(r_.conditions.front(), benchmark, fields_.name, procs, fields_.iterations, fields_.values,
-                           fields_.units, config_text_);
+    r_.samples.push_result(r_.conditions.front(), benchmark, fields_.name, procs, fields_.iterations,
+                           fields_.values, fields_.units, config_text_);
     if (config_text_ != seen_text_) {
       for (const auto& [key, value] : config_) {
         const auto [it, added] = seen_.emplace(key, value);
@@ -214,7 +221,8 @@ records::Result GoTestFileDecoder::finish() {
     pending_.clear();
   }
   if (results_ == 0)
-    throw InputError(fmt::format("{}: no benchmark result lines (expected `go test -bench` output)", r_.source));
+    throw InputError(
+        fmt::format("{}: no benchmark result lines (expected `go test -bench` output)", r_.source));
   // The room facts of the file: the keys every result was printed under with one value (a
   // `go test ./...` file's pkg varies: it tells rows apart, it is no fact of the room).
   for (const auto& [key, value] : seen_)

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "parsers/gotest.hpp"
 #include "records/result.hpp"

@@ -1,11 +1,10 @@
 #include "results/directory.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cerrno>
 #include <chrono>
@@ -34,14 +33,16 @@ void RunDirectory::make_unique_dir(const fs::path& root, const std::string& expe
     id_ = n == 1 ? base : fmt::format("{}-{}", base, n);
     dir_ = parent / id_;
     if (::mkdir(dir_.c_str(), 0755) == 0) break;
-    if (errno != EEXIST) throw RunError(fmt::format("cannot create {}: {}", dir_.string(), std::strerror(errno)));
+    if (errno != EEXIST)
+      throw RunError(fmt::format("cannot create {}: {}", dir_.string(), std::strerror(errno)));
   }
 }
 
 void RunDirectory::open_samples() {
   const fs::path samples = dir_ / "samples.jsonl";
   samples_fd_ = ::open(samples.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (samples_fd_ < 0) throw RunError(fmt::format("cannot create {}: {}", samples.string(), std::strerror(errno)));
+  if (samples_fd_ < 0)
+    throw RunError(fmt::format("cannot create {}: {}", samples.string(), std::strerror(errno)));
   lock();
 }
 
@@ -75,22 +76,24 @@ RunDirectory RunDirectory::reopen(const fs::path& dir, bool* torn) {
   d.samples_fd_ = ::open(samples.c_str(), O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (d.samples_fd_ < 0) {
     const int err = errno;
-    throw InputError(err == ELOOP ? fmt::format("{}: a symbolic link: a run's samples.jsonl is its own file; refusing to "
-                                                "resume through it",
-                                                samples.string())
-                                  : fmt::format("cannot open {}: {}", samples.string(), std::strerror(err)));
+    throw InputError(
+        err == ELOOP ? fmt::format("{}: a symbolic link: a run's samples.jsonl is its own file; refusing to "
+                                   "resume through it",
+                                   samples.string())
+                     : fmt::format("cannot open {}: {}", samples.string(), std::strerror(err)));
   }
   struct stat st {};
   if (::fstat(d.samples_fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
     const bool linked = S_ISREG(st.st_mode) && st.st_nlink > 1;
     ::close(d.samples_fd_);
     d.samples_fd_ = -1;
-    throw InputError(linked ? fmt::format("{}: has {} names (hard links): a run's samples.jsonl is its own file; "
-                                          "refusing to resume through it",
-                                          samples.string(), st.st_nlink)
-                            : fmt::format("{}: not a regular file: a run's samples.jsonl is its own file; refusing to "
-                                          "resume through it",
-                                          samples.string()));
+    throw InputError(
+        linked ? fmt::format("{}: has {} names (hard links): a run's samples.jsonl is its own file; "
+                             "refusing to resume through it",
+                             samples.string(), st.st_nlink)
+               : fmt::format("{}: not a regular file: a run's samples.jsonl is its own file; refusing to "
+                             "resume through it",
+                             samples.string()));
   }
   if (::fcntl(d.samples_fd_, F_SETFL, O_APPEND) != 0)  // blocking again, for the writes
     throw RunError(fmt::format("cannot open {}: {}", samples.string(), std::strerror(errno)));
@@ -116,7 +119,8 @@ RunDirectory RunDirectory::reopen(const fs::path& dir, bool* torn) {
     const auto last = text.rfind('\n');
     const off_t keep = last == std::string::npos ? 0 : static_cast<off_t>(last + 1);
     if (::ftruncate(d.samples_fd_, keep) != 0)
-      throw RunError(fmt::format("cannot cut the torn last line of {}: {}", samples.string(), std::strerror(errno)));
+      throw RunError(
+          fmt::format("cannot cut the torn last line of {}: {}", samples.string(), std::strerror(errno)));
     if (torn) *torn = true;
   }
   return d;
@@ -132,11 +136,12 @@ void RunDirectory::lock() {
   const int err = errno;
   ::close(samples_fd_);
   samples_fd_ = -1;
-  throw RunError(err == EWOULDBLOCK
-                     ? fmt::format("{}: a noisefloor run is still writing it (its samples.jsonl is locked): "
-                                   "wait for it to end, or stop it first",
-                                   dir_.string())
-                     : fmt::format("cannot lock {}: {}", (dir_ / "samples.jsonl").string(), std::strerror(err)));
+  throw RunError(
+      err == EWOULDBLOCK
+          ? fmt::format("{}: a noisefloor run is still writing it (its samples.jsonl is locked): "
+                        "wait for it to end, or stop it first",
+                        dir_.string())
+          : fmt::format("cannot lock {}: {}", (dir_ / "samples.jsonl").string(), std::strerror(err)));
 }
 
 RunDirectory::~RunDirectory() {
@@ -147,7 +152,9 @@ void RunDirectory::write(const std::string& name, std::string_view content) {
   files::write_atomic(dir_ / name, content);
 }
 
-void RunDirectory::write(const records::RunRecord& run) { write("run.json", nlohmann::json(run).dump(2) + "\n"); }
+void RunDirectory::write(const records::RunRecord& run) {
+  write("run.json", nlohmann::json(run).dump(2) + "\n");
+}
 
 void RunDirectory::write(const records::Fingerprint& fingerprint) {
   write("fingerprint.json", nlohmann::json(fingerprint).dump(2) + "\n");
@@ -157,7 +164,9 @@ void RunDirectory::write_session(int session, const records::Fingerprint& finger
   write(fmt::format("fingerprint.session-{}.json", session), nlohmann::json(fingerprint).dump(2) + "\n");
 }
 
-void RunDirectory::write(const records::FleetRecord& fleet) { write("fleet.json", nlohmann::json(fleet).dump(2) + "\n"); }
+void RunDirectory::write(const records::FleetRecord& fleet) {
+  write("fleet.json", nlohmann::json(fleet).dump(2) + "\n");
+}
 
 void RunDirectory::append(const records::Sample& sample) {
   // One write() per line: a crash of noisefloor cannot lose a sample that was reported. A line

@@ -37,12 +37,12 @@ class RunDirectory {
   const std::string& id() const { return id_; }  // the timestamp directory name
 
   void write(const std::string& name, std::string_view content);  // atomic
-  void write(const records::RunRecord& run);                       // run.json
-  void write(const records::Fingerprint& fingerprint);             // fingerprint.json
+  void write(const records::RunRecord& run);                      // run.json
+  void write(const records::Fingerprint& fingerprint);            // fingerprint.json
   // fingerprint.session-<n>.json: a resumed run's n-th session (the first one's stays the run's).
   void write_session(int session, const records::Fingerprint& fingerprint);
   void write(const records::FleetRecord& fleet);  // fleet.json
-  void append(const records::Sample& sample);                      // one line of samples.jsonl, written through
+  void append(const records::Sample& sample);     // one line of samples.jsonl, written through
   void point_latest();  // root/<experiment>/latest -> this directory (atomic symlink swap)
 
  private:

@@ -1,16 +1,14 @@
 #include "results/load.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <vector>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "files/files.hpp"
 #include "model/errors.hpp"
@@ -56,16 +54,18 @@ records::Result read_gotest_file(const fs::path& file) {
   std::error_code link_ec;
   if (fs::is_symlink(path, link_ec)) {
     if (ec == std::errc::too_many_symbolic_link_levels)
-      throw InputError(fmt::format("{}: a loop of symbolic links (it points, in the end, at itself): point it at "
-                                   "a run directory",
-                                   path.string()));
+      throw InputError(
+          fmt::format("{}: a loop of symbolic links (it points, in the end, at itself): point it at "
+                      "a run directory",
+                      path.string()));
     throw InputError(fmt::format("{}: a symbolic link to {}, which does not exist", path.string(),
                                  fs::read_symlink(path, link_ec).string()));
   }
   if (!ec || ec == std::errc::no_such_file_or_directory)
-    throw InputError(fmt::format("{}: no such file or directory (expected a results directory or a go test -bench "
-                                 "output file)",
-                                 path.string()));
+    throw InputError(
+        fmt::format("{}: no such file or directory (expected a results directory or a go test -bench "
+                    "output file)",
+                    path.string()));
   throw InputError(fmt::format("{}: {}", path.string(), ec.message()));
 }
 
@@ -113,11 +113,13 @@ bool is_run_directory(const fs::path& p) {
     std::vector<std::string> listed;
     for (std::size_t i = runs.size() > 5 ? runs.size() - 5 : 0; i < runs.size(); ++i)
       listed.push_back(fmt::format("{} ({})", runs[i].filename().string(), run_status(runs[i])));
-    throw InputError(fmt::format(
-        "{}: no run of this experiment completed (no `latest` here); its {} run(s){}: {}: read one with `noisefloor "
-        "cv {}`, or finish it with `noisefloor run EXPERIMENT --resume {}` (EXPERIMENT: the file it was started with)",
-        dir.string(), runs.size(), runs.size() > 5 ? ", the last 5" : "", fmt::join(listed, ", "),
-        runs.back().string(), runs.back().string()));
+    throw InputError(
+        fmt::format("{}: no run of this experiment completed (no `latest` here); its {} run(s){}: {}: read "
+                    "one with `noisefloor "
+                    "cv {}`, or finish it with `noisefloor run EXPERIMENT --resume {}` (EXPERIMENT: the file "
+                    "it was started with)",
+                    dir.string(), runs.size(), runs.size() > 5 ? ", the last 5" : "", fmt::join(listed, ", "),
+                    runs.back().string(), runs.back().string()));
   }
   if (!experiments.empty()) {
     std::vector<std::string> listed;
@@ -131,12 +133,13 @@ bool is_run_directory(const fs::path& p) {
         example = e;
         break;
       }
-    throw InputError(fmt::format("{}: a directory of experiments' results, not one result: it holds {}: give one, "
-                                 "e.g. `noisefloor cv {}` (its latest run)",
-                                 dir.string(), fmt::join(listed, ", "), example.string()));
+    throw InputError(
+        fmt::format("{}: a directory of experiments' results, not one result: it holds {}: give one, "
+                    "e.g. `noisefloor cv {}` (its latest run)",
+                    dir.string(), fmt::join(listed, ", "), example.string()));
   }
-  throw InputError(fmt::format("{}: no samples.jsonl here: not a noisefloor result (or its samples were removed)",
-                               dir.string()));
+  throw InputError(fmt::format(
+      "{}: no samples.jsonl here: not a noisefloor result (or its samples were removed)", dir.string()));
 }
 
 }  // namespace
@@ -158,13 +161,15 @@ records::Result load(const fs::path& path) {
   const fs::file_status dir_status = fs::status(dir, ec);
   if (ec || !fs::exists(dir_status)) unreachable(dir, ec);
   if (!fs::is_directory(dir_status))
-    throw InputError(fmt::format("{}: not a results directory (expected results/<experiment>/<run>/ or "
-                                 "a go test -bench output file)",
-                                 dir.string()));
+    throw InputError(
+        fmt::format("{}: not a results directory (expected results/<experiment>/<run>/ or "
+                    "a go test -bench output file)",
+                    dir.string()));
   if (!fs::exists(dir / "samples.jsonl", ec) && fs::exists(dir / "fleet.json", ec))
-    throw InputError(fmt::format("{}: a run on several hosts: give one host's directory ({}/hosts/<host>) or read it "
-                                 "whole with cv or report",
-                                 dir.string(), dir.string()));
+    throw InputError(
+        fmt::format("{}: a run on several hosts: give one host's directory ({}/hosts/<host>) or read it "
+                    "whole with cv or report",
+                    dir.string(), dir.string()));
   if (!fs::exists(dir / "samples.jsonl", ec)) not_a_result(dir);
   ResultFiles f;
   f.source = fs::weakly_canonical(dir, ec).string();
@@ -196,7 +201,8 @@ std::optional<Fleet> load_fleet(const fs::path& path) {
   }
   for (const auto& h : fleet.record.hosts) {
     if (h.name.find('/') != std::string::npos || h.name == ".." || h.name == ".")
-      throw InputError(fmt::format("{}: host name \"{}\" is not a directory name", (dir / "fleet.json").string(), h.name));
+      throw InputError(
+          fmt::format("{}: host name \"{}\" is not a directory name", (dir / "fleet.json").string(), h.name));
     const fs::path host_dir = dir / "hosts" / h.name;
     if (!fs::exists(host_dir / "samples.jsonl", ec)) {
       fleet.missing.push_back(fmt::format("{}: no results ({}{})", h.name, records::to_string(h.status),

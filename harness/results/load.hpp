@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "records/fleet.hpp"
-
 #include "records/result.hpp"
 
 namespace noisefloor::results {

@@ -126,20 +126,22 @@ class Loop {
       auto it = std::find_if(m.metrics.begin(), m.metrics.end(),
                              [&](const model::Metric& x) { return x.unit == e_.benchmark.metric; });
       if (it == m.metrics.end())
-        throw ParseError(fmt::format("condition '{}': {} reported no {} metric (benchmark.metric)", cond.name, m.name,
-                                     e_.benchmark.metric));
+        throw ParseError(fmt::format("condition '{}': {} reported no {} metric (benchmark.metric)", cond.name,
+                                     m.name, e_.benchmark.metric));
       std::rotate(m.metrics.begin(), it, it + 1);
     }
     // A primary value that is not a finite number would poison every statistic of its row. Any
     // other counter may be NaN or infinite (a rate over zero time): kept as not a number, said once.
     if (!std::isfinite(m.metrics.front().value))
-      throw ParseError(fmt::format("condition '{}': {} reported {} {}: not a finite number", cond.name, m.name,
-                                   m.metrics.front().value, m.metrics.front().unit));
+      throw ParseError(fmt::format("condition '{}': {} reported {} {}: not a finite number", cond.name,
+                                   m.name, m.metrics.front().value, m.metrics.front().unit));
     for (std::size_t i = 1; i < m.metrics.size(); ++i)
-      if (!std::isfinite(m.metrics[i].value) && flagged_.insert({cond.name, m.name, m.metrics[i].unit}).second)
-        measured_.warnings.push_back(fmt::format("condition '{}': {} reported {} {}: kept as not a number (only the "
-                                                 "primary metric must be finite)",
-                                                 cond.name, m.name, m.metrics[i].value, m.metrics[i].unit));
+      if (!std::isfinite(m.metrics[i].value) &&
+          flagged_.insert({cond.name, m.name, m.metrics[i].unit}).second)
+        measured_.warnings.push_back(
+            fmt::format("condition '{}': {} reported {} {}: kept as not a number (only the "
+                        "primary metric must be finite)",
+                        cond.name, m.name, m.metrics[i].value, m.metrics[i].unit));
     records::Sample s = records::sample_of(cond.name, m);
     s.index = counts_[{cond.name, m.name, m.config}]++;
     s.warmup = s.index < e_.benchmark.warmup;
@@ -189,13 +191,14 @@ class Loop {
     const conditions::InvocationOutput out = scope_->run(inv, on_line, cancelled_);
     const std::optional<double> cpu_after = clock_.own_cpu_seconds();
     const std::string where =
-        unit.variant.empty()
-            ? fmt::format("condition '{}', run {}{}", cond.name, inv.number + 1,
-                          plan_.adaptive ? "" : fmt::format(" of {}", plan_.invocations()))
-            : fmt::format("condition '{}', variant '{}', repeat {}", cond.name, unit.variant, step.repeat + 1);
-    records::InvocationRecord run{inv.number, inv.argv, out.exit_code, out.wall_seconds,
-                                  out.details,  out.accounting, std::nullopt, std::nullopt};
-    if (!unit.variant.empty()) run.pair = records::PairPosition{unit.variant, step.repeat, unit.order, unit.pair};
+        unit.variant.empty() ? fmt::format("condition '{}', run {}{}", cond.name, inv.number + 1,
+                                           plan_.adaptive ? "" : fmt::format(" of {}", plan_.invocations()))
+                             : fmt::format("condition '{}', variant '{}', repeat {}", cond.name, unit.variant,
+                                           step.repeat + 1);
+    records::InvocationRecord run{inv.number,  inv.argv,       out.exit_code, out.wall_seconds,
+                                  out.details, out.accounting, std::nullopt,  std::nullopt};
+    if (!unit.variant.empty())
+      run.pair = records::PairPosition{unit.variant, step.repeat, unit.order, unit.pair};
     if (cpu_before && cpu_after) run.harness_cpu_seconds = std::max(0.0, *cpu_after - *cpu_before);
     record_.runs.push_back(std::move(run));
 
@@ -203,8 +206,9 @@ class Loop {
     if (e_.benchmark.format == model::OutputFormat::command && ok) {
       // The command's own figures, measured where it ran (never the container's lifecycle).
       if (!out.accounting.usage)
-        throw RunError(fmt::format("{}: the command ran, but its time was not measured (no accounting from {})",
-                                   where, cond.container ? "the probe inside the container" : "the host"));
+        throw RunError(
+            fmt::format("{}: the command ran, but its time was not measured (no accounting from {})", where,
+                        cond.container ? "the probe inside the container" : "the host"));
       const model::Usage& u = *out.accounting.usage;
       model::Measurement m;
       m.name = m.benchmark = e_.name;
@@ -216,8 +220,8 @@ class Loop {
       deliver(m, cond, step, unit, inv.number);
     }
     if (!ok)
-      throw RunError(fmt::format("{}: the benchmark {} ({} sample(s) arrived before it)", where, describe_exit(out),
-                                 delivered_),
+      throw RunError(fmt::format("{}: the benchmark {} ({} sample(s) arrived before it)", where,
+                                 describe_exit(out), delivered_),
                      text::last_lines(out.err, 10, "its stderr"));
     if (e_.benchmark.format == model::OutputFormat::gbench_json) {
       parsers::GbenchOutput g;
@@ -227,11 +231,13 @@ class Loop {
         // What the program itself said comes first: "Failed to match any benchmarks against regex"
         // explains an empty output better than a JSON parser does.
         if (!text::trim(out.err).empty())
-          throw ParseError(fmt::format("{}: {}", where,
-                                       text::trim(out.out).empty()
-                                           ? std::string("the benchmark printed nothing on stdout, no Google Benchmark JSON")
-                                           : fmt::format("the benchmark's output is not Google Benchmark JSON ({})", pe.what())),
-                           text::last_lines(out.err, 10, "what it said on stderr"));
+          throw ParseError(
+              fmt::format(
+                  "{}: {}", where,
+                  text::trim(out.out).empty()
+                      ? std::string("the benchmark printed nothing on stdout, no Google Benchmark JSON")
+                      : fmt::format("the benchmark's output is not Google Benchmark JSON ({})", pe.what())),
+              text::last_lines(out.err, 10, "what it said on stderr"));
         throw ParseError(fmt::format("{}: {}", where, pe.what()));
       }
       // The whole output read again says it was valid; what the stream delivered as it came is
@@ -247,12 +253,14 @@ class Loop {
       for (const auto& f : go.output().failures)
         measured_.warnings.push_back(fmt::format("{}: benchmark {} failed", where, f));
       for (auto& conflict : measured_.units.merge(go.output().units))
-        if (std::find(measured_.warnings.begin(), measured_.warnings.end(), conflict) == measured_.warnings.end())
+        if (std::find(measured_.warnings.begin(), measured_.warnings.end(), conflict) ==
+            measured_.warnings.end())
           measured_.warnings.push_back(std::move(conflict));
     }
     if (delivered_ == 0)
-      throw RunError(fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?)", where),
-                     text::last_lines(out.out + out.err, 10, "its output"));
+      throw RunError(
+          fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?)", where),
+          text::last_lines(out.out + out.err, 10, "its output"));
     // A whole invocation printed every benchmark the condition runs.
     known_rows_[cond.name] = rows_[cond.name].size();
   }
@@ -265,7 +273,8 @@ class Loop {
     std::size_t& kept = kept_[{s.condition, std::get<0>(row), std::get<1>(row), std::get<2>(row)}];
     if (!s.warmup) {
       ++done_;
-      if (s.repeat < 0 || repeats_[{s.condition, s.name, s.config, s.variant}].insert(s.repeat).second) ++kept;
+      if (s.repeat < 0 || repeats_[{s.condition, s.name, s.config, s.variant}].insert(s.repeat).second)
+        ++kept;
     }
     ProgressCount c;
     c.done = done_;

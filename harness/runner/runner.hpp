@@ -54,7 +54,8 @@ class Observer {
  public:
   virtual ~Observer() = default;
   virtual void sample(const records::Sample& s) = 0;  // must persist it before returning
-  virtual void condition_started(std::size_t /*index*/, std::size_t /*count*/, const model::Condition& /*c*/) {}
+  virtual void condition_started(std::size_t /*index*/, std::size_t /*count*/,
+                                 const model::Condition& /*c*/) {}
   virtual void condition_finished(std::size_t /*index*/, const records::ConditionRecord& /*record*/) {}
   // After each sample: how far the run is (ProgressCount) and the sample itself.
   virtual void progress(const ProgressCount& /*count*/, const records::Sample& /*latest*/) {}
@@ -67,8 +68,8 @@ class Observer {
 // stamps what it adds with `session`.
 struct Measured {
   int session = 0;
-  std::vector<records::Sample> samples;                // warm-up included, in arrival order
-  std::vector<records::ConditionRecord> conditions;    // one per condition block entered
+  std::vector<records::Sample> samples;              // warm-up included, in arrival order
+  std::vector<records::ConditionRecord> conditions;  // one per condition block entered
   std::vector<std::string> warnings;
   std::map<std::string, records::AdaptiveOutcome> adaptive;  // samples: auto, per condition
   model::UnitMetadata units;  // `Unit` lines the benchmark printed (Go benchmark format)

@@ -34,7 +34,6 @@ void check_values(std::span<const double> values, std::string_view what, bool po
   }
 }
 
-
 // Two-sided p of |t| with df degrees of freedom.
 double t_two_sided(double t, double df) {
   const boost::math::students_t_distribution<double> dist(df);
@@ -119,8 +118,7 @@ double min_attainable_p(std::size_t n_a, std::size_t n_b) {
 std::optional<OrderCi> moses_order(std::size_t m, std::size_t n, double alpha) {
   const std::size_t small = std::min(m, n), large = std::max(m, n);
   const double log_total = std::lgamma(static_cast<double>(m + n + 1)) -
-                           std::lgamma(static_cast<double>(m + 1)) -
-                           std::lgamma(static_cast<double>(n + 1));
+                           std::lgamma(static_cast<double>(m + 1)) - std::lgamma(static_cast<double>(n + 1));
   if (log_total < 126.0 * std::log(2.0)) {
     const std::size_t len = small * large / 2 + 1;  // U = 0 .. floor(mn/2)
     std::vector<I128> c(len, 0);
@@ -150,12 +148,11 @@ std::optional<OrderCi> moses_order(std::size_t m, std::size_t n, double alpha) {
       k = u + 1;
     }
     if (k == 0) return std::nullopt;
-    return OrderCi{
-        k, static_cast<double>(1.0L - 2.0L * static_cast<long double>(accepted) / total_ld)};
+    return OrderCi{k, static_cast<double>(1.0L - 2.0L * static_cast<long double>(accepted) / total_ld)};
   }
   const double mu = static_cast<double>(m) * static_cast<double>(n) / 2.0;
-  const double sigma = std::sqrt(static_cast<double>(m) * static_cast<double>(n) *
-                                 static_cast<double>(m + n + 1) / 12.0);
+  const double sigma =
+      std::sqrt(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(m + n + 1) / 12.0);
   const boost::math::normal_distribution<double> normal;
   const double z = boost::math::quantile(normal, alpha / 2.0);  // negative
   const double k_real = std::floor(mu - 0.5 + z * sigma) + 1.0;
@@ -328,8 +325,8 @@ double benchstat_exact_p(const U128* row, std::size_t width, bool g_is_a, std::s
 
 MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
   if (a.empty() || b.empty()) {
-    throw Error(fmt::format("stats: mann-whitney needs at least one value per side, got {} and {}",
-                            a.size(), b.size()));
+    throw Error(fmt::format("stats: mann-whitney needs at least one value per side, got {} and {}", a.size(),
+                            b.size()));
   }
   check_values(a, "mann-whitney sample a", false);
   check_values(b, "mann-whitney sample b", false);
@@ -383,8 +380,8 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
   r.exact = std::max(na, nb) <= (has_ties ? kExactMaxTies : kExactMaxNoTies);
 
   if (min_attainable_p_exceeds(na, nb)) {
-    r.warnings.push_back(fmt::format("n={} vs {}: the minimum attainable p is {:.3g} > 0.05", na,
-                                     nb, min_attainable_p(na, nb)));
+    r.warnings.push_back(fmt::format("n={} vs {}: the minimum attainable p is {:.3g} > 0.05", na, nb,
+                                     min_attainable_p(na, nb)));
   }
   if (ties.size() == 1 && ties.front() == n) {
     r.warnings.push_back("all values are equal: no test (p = 1)");
@@ -458,8 +455,8 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
 namespace {
 
 // The estimate and the Moses interval from the two ascending log arrays (§3.5.2).
-RatioCI hodges_lehmann_from_logs(const std::vector<double>& neg_log_base, const std::vector<double>& log_variant,
-                                 double confidence) {
+RatioCI hodges_lehmann_from_logs(const std::vector<double>& neg_log_base,
+                                 const std::vector<double>& log_variant, double confidence) {
   const std::uint64_t total = static_cast<std::uint64_t>(neg_log_base.size()) * log_variant.size();
   const auto d = [&](std::uint64_t rank) { return select_sum(log_variant, neg_log_base, rank); };  // 1-based
   RatioCI r;
@@ -489,9 +486,8 @@ namespace {
 void check_hodges_lehmann(std::span<const double> base, std::span<const double> variant, double confidence) {
   check_confidence(confidence);
   if (base.empty() || variant.empty()) {
-    throw Error(
-        fmt::format("stats: hodges-lehmann needs at least one value per side, got {} and {}",
-                    base.size(), variant.size()));
+    throw Error(fmt::format("stats: hodges-lehmann needs at least one value per side, got {} and {}",
+                            base.size(), variant.size()));
   }
   check_values(base, "hodges-lehmann base", true);
   check_values(variant, "hodges-lehmann variant", true);
@@ -510,7 +506,8 @@ RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const doubl
   return hodges_lehmann_from_logs(neg_log_base, log_variant, confidence);
 }
 
-RatioCI hodges_lehmann_ratio_sorted(std::vector<double> base, std::vector<double> variant, double confidence) {
+RatioCI hodges_lehmann_ratio_sorted(std::vector<double> base, std::vector<double> variant,
+                                    double confidence) {
   check_hodges_lehmann(base, variant, confidence);
   if (!std::is_sorted(base.begin(), base.end()) || !std::is_sorted(variant.begin(), variant.end()))
     throw Error("stats: hodges_lehmann_ratio_sorted needs both sides in ascending order");
@@ -521,13 +518,11 @@ RatioCI hodges_lehmann_ratio_sorted(std::vector<double> base, std::vector<double
   return hodges_lehmann_from_logs(base, variant, confidence);
 }
 
-
-RatioCI fieller_ratio_of_means(std::span<const double> num, std::span<const double> den,
-                               double confidence) {
+RatioCI fieller_ratio_of_means(std::span<const double> num, std::span<const double> den, double confidence) {
   check_confidence(confidence);
   if (num.empty() || den.empty()) {
-    throw Error(fmt::format("stats: fieller needs at least one value per side, got {} and {}",
-                            num.size(), den.size()));
+    throw Error(fmt::format("stats: fieller needs at least one value per side, got {} and {}", num.size(),
+                            den.size()));
   }
   check_values(num, "fieller numerator", false);
   check_values(den, "fieller denominator", false);
@@ -565,8 +560,8 @@ RatioCI fieller_ratio_of_means(std::span<const double> num, std::span<const doub
 
 double ratio_of_medians(std::span<const double> base, std::span<const double> variant) {
   if (base.empty() || variant.empty()) {
-    throw Error(fmt::format("stats: ratio of medians needs values on both sides, got {} and {}",
-                            base.size(), variant.size()));
+    throw Error(fmt::format("stats: ratio of medians needs values on both sides, got {} and {}", base.size(),
+                            variant.size()));
   }
   check_values(base, "ratio-of-medians base", false);
   check_values(variant, "ratio-of-medians variant", false);
@@ -577,9 +572,9 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
               std::span<const bool> variant_first, double confidence) {
   check_confidence(confidence);
   if (base.empty() || base.size() != variant.size()) {
-    throw Error(fmt::format(
-        "stats: paired needs as many variant values as base values (at least 1), got {} and {}",
-        base.size(), variant.size()));
+    throw Error(
+        fmt::format("stats: paired needs as many variant values as base values (at least 1), got {} and {}",
+                    base.size(), variant.size()));
   }
   if (!variant_first.empty() && variant_first.size() != base.size()) {
     throw Error(fmt::format("stats: paired needs one order flag per repeat, got {} for {} repeats",
@@ -687,8 +682,8 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
     }
     p.p_sign = std::min(1.0, 2.0 * binomial_half_cdf(nz, std::min(n_pos, nz - n_pos)));
     if (nz < 64 && std::ldexp(1.0, 1 - static_cast<int>(nz)) > alpha) {  // min p = 2/2^n'
-      p.warnings.push_back(fmt::format(
-          "{} nonzero pairs: the signed-rank and sign tests cannot reach p <= {:g}", nz, alpha));
+      p.warnings.push_back(
+          fmt::format("{} nonzero pairs: the signed-rank and sign tests cannot reach p <= {:g}", nz, alpha));
     }
   }
 
@@ -704,10 +699,10 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
         const double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
         p.order_effect_p = t_two_sided((m1 - m2) / std::sqrt(v1 + v2), df);
         if (*p.order_effect_p < alpha) {
-          p.warnings.push_back(fmt::format(
-              "order effect: log ratios of AB and BA repeats differ (Welch p = {:.3g}): "
-              "warm-cache or frequency carry-over",
-              *p.order_effect_p));
+          p.warnings.push_back(
+              fmt::format("order effect: log ratios of AB and BA repeats differ (Welch p = {:.3g}): "
+                          "warm-cache or frequency carry-over",
+                          *p.order_effect_p));
         }
       }
     }
@@ -763,15 +758,13 @@ AaCheck aa_check(const Paired& aa, double theta) {
 std::vector<double> holm_bonferroni(std::span<const double> p) {
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (!(p[i] >= 0.0 && p[i] <= 1.0)) {
-      throw Error(fmt::format("stats: holm-bonferroni: p-value {} must be in [0, 1], got '{}'",
-                              i + 1, p[i]));
+      throw Error(fmt::format("stats: holm-bonferroni: p-value {} must be in [0, 1], got '{}'", i + 1, p[i]));
     }
   }
   const std::size_t m = p.size();
   std::vector<std::size_t> order(m);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t i, std::size_t j) { return p[i] < p[j]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return p[i] < p[j]; });
   std::vector<double> adjusted(m);
   double running = 0.0;  // step-down: adjusted p-values never decrease along the sorted order
   for (std::size_t rank = 0; rank < m; ++rank) {
@@ -795,7 +788,9 @@ std::uint64_t SplitMix64::next() {
   return z ^ (z >> 31);
 }
 
-std::size_t SplitMix64::below(std::size_t n) { return static_cast<std::size_t>((static_cast<U128>(next()) * n) >> 64); }
+std::size_t SplitMix64::below(std::size_t n) {
+  return static_cast<std::size_t>((static_cast<U128>(next()) * n) >> 64);
+}
 
 void resample(std::span<const double> from, std::span<double> into, SplitMix64& rng) {
   for (double& x : into) x = from[rng.below(from.size())];

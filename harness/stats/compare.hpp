@@ -24,7 +24,7 @@ namespace noisefloor::stats {
 // correction. p_exact_* are NaN when not exact. All values equal: p = 1 with a warning.
 struct MannWhitney {
   double u = kNaN;
-  double p_exact_absdev = kNaN;  // P0(|U - mu| >= |u - mu|): never > 1, right with asymmetric ties
+  double p_exact_absdev = kNaN;    // P0(|U - mu| >= |u - mu|): never > 1, right with asymmetric ties
   double p_exact_doubling = kNaN;  // min(1, 2 min(P0(U <= u), P0(U >= u))): R/scipy
   double p_normal = kNaN;
   double z = kNaN;
@@ -63,7 +63,8 @@ RatioCI hodges_lehmann_ratio(std::span<const double> base, std::span<const doubl
                              double confidence = 0.95);
 // The same from two sides already in ascending order, given up to it: the logs are taken in
 // place, so a million values per side cost no copy (throws Error when a side is not sorted).
-RatioCI hodges_lehmann_ratio_sorted(std::vector<double> base, std::vector<double> variant, double confidence = 0.95);
+RatioCI hodges_lehmann_ratio_sorted(std::vector<double> base, std::vector<double> variant,
+                                    double confidence = 0.95);
 
 // mean(num)/mean(den) with the Fieller CI for independent samples, Welch-Satterthwaite df
 // (§3.5.3). g = t² v_den / mean(den)² >= 1, or fewer than 2 values on a side: bounded = false
@@ -81,10 +82,10 @@ struct Paired {
   double gm = kNaN, gm_lo = kNaN, gm_hi = kNaN;  // exp(mean d ± t s_d/√n); n < 2: [0, +inf)
   std::optional<Interval> median_ci;             // order-statistic CI of the ratios (n >= 6 at 95%)
   double mean_log = kNaN, sd_log = kNaN;         // sd_log NaN when n < 2
-  double p_wilcoxon = kNaN;  // signed rank on d, zeros dropped; exact (absdev) for <= 50 nonzero
-  double p_sign = kNaN;      // 2 P(Bin(n', 1/2) <= min(#+, #-)), zeros dropped, capped at 1
-  double p_t = kNaN;         // paired t on d; NaN when n < 2 or sd_log = 0
-  double w_plus = kNaN;      // sum of the (mid-)ranks of |d| with d > 0
+  double p_wilcoxon = kNaN;              // signed rank on d, zeros dropped; exact (absdev) for <= 50 nonzero
+  double p_sign = kNaN;                  // 2 P(Bin(n', 1/2) <= min(#+, #-)), zeros dropped, capped at 1
+  double p_t = kNaN;                     // paired t on d; NaN when n < 2 or sd_log = 0
+  double w_plus = kNaN;                  // sum of the (mid-)ranks of |d| with d > 0
   std::optional<double> order_effect_p;  // Welch t of d, AB vs BA repeats
   std::vector<std::string> warnings;
 };
@@ -140,7 +141,7 @@ struct AaCheck {
   AaOutcome outcome = AaOutcome::fail_imprecise;
   double gm = kNaN, gm_lo = kNaN, gm_hi = kNaN, median_ratio = kNaN;
   double max_abs_dev = kNaN;  // max |r_i - 1|
-  double halfwidth = kNaN;  // relative GM CI half-width max(hi/gm - 1, 1 - lo/gm): the noise floor
+  double halfwidth = kNaN;    // relative GM CI half-width max(hi/gm - 1, 1 - lo/gm): the noise floor
 };
 AaCheck aa_check(const Paired& aa, double theta = 0.01);
 

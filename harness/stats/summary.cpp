@@ -1,7 +1,5 @@
 #include "stats/summary.hpp"
 
-#include "stats/compare.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include <numeric>
 
 #include "model/errors.hpp"
+#include "stats/compare.hpp"
 
 namespace noisefloor::stats {
 namespace {
@@ -66,8 +65,7 @@ std::string_view to_string(Outlier outlier) { return model::name_of(outlier); }
 
 double t_quantile(double p, double df) {
   if (!(p > 0.0 && p < 1.0) || !(df > 0.0) || !std::isfinite(df)) {
-    throw Error(
-        fmt::format("stats: t quantile needs 0 < p < 1 and finite df > 0, got p={} df={}", p, df));
+    throw Error(fmt::format("stats: t quantile needs 0 < p < 1 and finite df > 0, got p={} df={}", p, df));
   }
   return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
 }
@@ -164,8 +162,7 @@ std::optional<OrderCi> median_ci_order(std::size_t n, double confidence) {
       if (std::exp(next + log2) > alpha) break;
       log_sum = next;
       k = j + 1;
-      log_term +=
-          std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
+      log_term += std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
     }
     tail = std::exp(log_sum);
   }
@@ -190,16 +187,16 @@ constexpr std::uint32_t tie_bits(std::initializer_list<int> ks) {
 }
 constexpr std::size_t kFirstFloatTieN = 21, kLastGreedyN = 30;
 constexpr std::uint32_t kBenchstatRightTies[] = {
-    tie_bits({2, 4, 7}),                          // n = 21
-    tie_bits({2, 4, 7, 10}),                      // 22
-    tie_bits({2, 4, 7}),                          // 23
-    tie_bits({2, 4, 7, 11}),                      // 24
-    tie_bits({2, 4, 7, 10}),                      // 25
-    tie_bits({2, 4, 7, 10}),                      // 26
-    tie_bits({2, 4, 7, 10, 11}),                  // 27
-    tie_bits({2, 4, 7, 10, 12, 13}),              // 28
-    tie_bits({2, 4, 5, 6, 7, 10, 13}),            // 29
-    tie_bits({2, 4, 5, 6, 7, 8, 10, 13, 14}),     // 30
+    tie_bits({2, 4, 7}),                       // n = 21
+    tie_bits({2, 4, 7, 10}),                   // 22
+    tie_bits({2, 4, 7}),                       // 23
+    tie_bits({2, 4, 7, 11}),                   // 24
+    tie_bits({2, 4, 7, 10}),                   // 25
+    tie_bits({2, 4, 7, 10}),                   // 26
+    tie_bits({2, 4, 7, 10, 11}),               // 27
+    tie_bits({2, 4, 7, 10, 12, 13}),           // 28
+    tie_bits({2, 4, 5, 6, 7, 10, 13}),         // 29
+    tie_bits({2, 4, 5, 6, 7, 8, 10, 13, 14}),  // 30
 };
 
 bool benchstat_tie_goes_right(std::size_t n, std::size_t left_count) {
@@ -294,8 +291,7 @@ double binomial_half_cdf(std::size_t n, std::size_t k) {
   long double log_sum = -INFINITY;
   for (std::size_t j = start; j <= last; ++j) {
     log_sum = log_add_exp(log_sum, log_term);
-    log_term +=
-        std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
+    log_term += std::log(static_cast<long double>(n - j)) - std::log(static_cast<long double>(j + 1));
   }
   const long double tail = std::exp(log_sum);
   return static_cast<double>(upper ? 1.0L - tail : tail);
@@ -417,10 +413,8 @@ Summary summarize(std::span<const double> x, std::span<const double> sorted, dou
   if (s.shape) {
     s.warnings.push_back(
         *s.rcv_pct > 0.0
-            ? fmt::format("heavy tail / outliers / multimodal (CV/rCV = {:.1f})",
-                          *s.cv_pct / *s.rcv_pct)
-            : fmt::format("heavy tail / outliers / multimodal (CV = {:.2f}% with rCV = 0)",
-                          *s.cv_pct));
+            ? fmt::format("heavy tail / outliers / multimodal (CV/rCV = {:.1f})", *s.cv_pct / *s.rcv_pct)
+            : fmt::format("heavy tail / outliers / multimodal (CV = {:.2f}% with rCV = 0)", *s.cv_pct));
   }
   const auto n_extreme = std::count(s.outliers.begin(), s.outliers.end(), Outlier::extreme);
   const auto n_outlier = std::count(s.outliers.begin(), s.outliers.end(), Outlier::outlier);
@@ -431,9 +425,8 @@ Summary summarize(std::span<const double> x, std::span<const double> sorted, dou
   }
   if (s.drift) {
     s.warnings.push_back(
-        *s.lag1 > 0.0
-            ? fmt::format("drift: lag-1 autocorrelation {:.2f} > {:.2f}", *s.lag1, drift_limit)
-            : fmt::format("drift: lag-1 autocorrelation {:.2f} < -{:.2f}", *s.lag1, drift_limit));
+        *s.lag1 > 0.0 ? fmt::format("drift: lag-1 autocorrelation {:.2f} > {:.2f}", *s.lag1, drift_limit)
+                      : fmt::format("drift: lag-1 autocorrelation {:.2f} < -{:.2f}", *s.lag1, drift_limit));
   }
   return s;
 }
@@ -461,7 +454,9 @@ void to_json(nlohmann::json& j, const Summary& s) {
   for (Outlier o : s.outliers) outliers.push_back(std::string(to_string(o)));
   nlohmann::json modified_z = nlohmann::json::array();
   for (double m : s.modified_z) modified_z.push_back(number_or_null(m));
-  const auto interval = [](const std::optional<Interval>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  const auto interval = [](const std::optional<Interval>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
   j = {
       {"n", s.n},
       {"mean", number_or_null(s.mean)},

@@ -81,11 +81,11 @@ std::string_view to_string(Outlier outlier);  // "none", "outlier", "extreme"
 struct Summary {
   std::size_t n = 0;
   double mean = kNaN, median = kNaN, min = kNaN, max = kNaN;  // NaN only when n == 0
-  std::optional<double> stddev;  // sample (n-1), two-pass; nullopt when n < 2
-  std::optional<double> cv_pct;  // 100*s/mean; nullopt when n < 2 or mean <= 0
+  std::optional<double> stddev;                               // sample (n-1), two-pass; nullopt when n < 2
+  std::optional<double> cv_pct;                               // 100*s/mean; nullopt when n < 2 or mean <= 0
   // Dispersion needs two values: mad, sigma_mad, q1, q3 and iqr are NaN when n < 2.
-  double mad = kNaN, sigma_mad = kNaN;  // raw MAD and 1.482602218505602*MAD
-  std::optional<double> rcv_pct;        // 100*sigma_mad/median; nullopt when n < 2 or median <= 0
+  double mad = kNaN, sigma_mad = kNaN;      // raw MAD and 1.482602218505602*MAD
+  std::optional<double> rcv_pct;            // 100*sigma_mad/median; nullopt when n < 2 or median <= 0
   double q1 = kNaN, q3 = kNaN, iqr = kNaN;  // Hyndman-Fan type 7
   std::optional<Interval> mean_ci;          // t interval; nullopt when n < 2
   // benchstat's median CI [x_(lo), x_(hi)] (benchstat_median_ci_orders) with its exact binomial
@@ -97,13 +97,11 @@ struct Summary {
   std::vector<double> modified_z;  // one per input sample; empty when MAD = MeanAD = 0 or n < 2
   int tukey_mild = 0;              // outside the 1.5*IQR fences but inside the 3*IQR fences
   int tukey_severe = 0;            // outside the 3*IQR fences
-  std::optional<double>
-      lag1;            // lag-1 autocorrelation in run order; nullopt when n < 8 or no variance
-  bool drift = false;  // |lag1| > 2/sqrt(n)
-  bool shape = false;  // cv/rcv > 2 (or rcv = 0 < cv): heavy tail, outliers or multimodal
+  std::optional<double> lag1;      // lag-1 autocorrelation in run order; nullopt when n < 8 or no variance
+  bool drift = false;              // |lag1| > 2/sqrt(n)
+  bool shape = false;              // cv/rcv > 2 (or rcv = 0 < cv): heavy tail, outliers or multimodal
   Band band = Band::insufficient;
-  std::vector<std::string>
-      warnings;  // lower-case sentence fragments, e.g. "n=5 < 6: no 95% median CI"
+  std::vector<std::string> warnings;  // lower-case sentence fragments, e.g. "n=5 < 6: no 95% median CI"
 };
 
 // The per-condition summary of §3.2. confidence must be in (0, 1).

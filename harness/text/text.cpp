@@ -147,12 +147,23 @@ std::string html_escape(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -195,7 +206,8 @@ bool plain_number(std::string_view s) {
 std::string csv_field(std::string_view s) {
   // A spreadsheet takes a cell that begins with = + - @ (or a tab or CR before one) for a formula:
   // such a text (a benchmark name) gets a leading ' and is quoted, as OWASP advises; numbers stay.
-  if (!s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos && !plain_number(s)) {
+  if (!s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos &&
+      !plain_number(s)) {
     std::string out = "\"'";
     for (char c : s) {
       if (c == '"') out += '"';
@@ -255,7 +267,8 @@ std::tm utc_tm(std::chrono::system_clock::time_point when) {
 
 std::string utc(std::chrono::system_clock::time_point when) {
   const std::tm tm = utc_tm(when);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count() % 1000;
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count() % 1000;
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
   return fmt::format("{}.{:03}Z", buf, ms);

@@ -1,10 +1,11 @@
 // The engine's log stream demultiplexer. Besides surviving any bytes, it must not depend on how
 // they arrive: fed whole or in pieces (cut where the input's first bytes say), the result — the
 // two streams, or the error — is the same.
+#include "docker/demux.hpp"
+
 #include <cstdlib>
 #include <string>
 
-#include "docker/demux.hpp"
 #include "fuzz.hpp"
 
 namespace {

@@ -1,9 +1,9 @@
 // The fuzz targets (tests/fuzz/README.md). Each is one function, built twice: as a libFuzzer
 // binary (entry.cpp, clang, `make fuzz`) and into nf-fuzz-replay, which runs the kept corpus in
 // every build (CTest `fuzz_corpus`, under ASan+UBSan too with SANITIZE=1). Every target feeds one
-// parser bytes it must survive: returning normally or throwing noisefloor::Error (the message a user would see)
-// are the only acceptable outcomes. Anything else — a crash, a sanitizer report, another
-// exception type escaping (std::terminate), a hang — is a finding.
+// parser bytes it must survive: returning normally or throwing noisefloor::Error (the message a user would
+// see) are the only acceptable outcomes. Anything else — a crash, a sanitizer report, another exception type
+// escaping (std::terminate), a hang — is a finding.
 #pragma once
 
 #include <cstddef>

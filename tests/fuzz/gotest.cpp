@@ -1,9 +1,10 @@
 // The `go test -bench` output parser, and the file decoder beside it: both readers must see the
 // same results, each under the same configuration (the configuration a result keys its row by).
+#include "parsers/gotest.hpp"
+
 #include <cstdlib>
 
 #include "fuzz.hpp"
-#include "parsers/gotest.hpp"
 #include "results/decode.hpp"
 
 int noisefloor::fuzz::gotest(const std::uint8_t* data, std::size_t size) {

@@ -19,10 +19,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s DIR...\n", argv[0]);
     return 2;
   }
-  const std::pair<const char*, Target> targets[] = {{"experiment", experiment}, {"gotest", gotest},
-                                                    {"gbench", gbench},         {"demux", demux},
-                                                    {"probe", probe},           {"results", results},
-                                                    {"claims", claims}};
+  const std::pair<const char*, Target> targets[] = {
+      {"experiment", experiment}, {"gotest", gotest},   {"gbench", gbench}, {"demux", demux},
+      {"probe", probe},           {"results", results}, {"claims", claims}};
   int total = 0;
   for (const auto& [name, target] : targets) {
     std::vector<fs::path> inputs;

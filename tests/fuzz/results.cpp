@@ -16,7 +16,8 @@ int noisefloor::fuzz::results(const std::uint8_t* data, std::size_t size) {
   std::size_t start = 0;
   while (parts.size() < 5) {
     const auto nul = text.find('\0', start);
-    parts.emplace_back(text.substr(start, nul == std::string_view::npos ? std::string_view::npos : nul - start));
+    parts.emplace_back(
+        text.substr(start, nul == std::string_view::npos ? std::string_view::npos : nul - start));
     if (nul == std::string_view::npos) break;
     start = nul + 1;
   }

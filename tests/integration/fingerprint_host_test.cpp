@@ -10,12 +10,12 @@
 #include <sstream>
 #include <string>
 
-#include "temp_root.hpp"
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/host.hpp"
 #include "fingerprint/parse.hpp"
 #include "hash/sha256.hpp"
 #include "process/process.hpp"
+#include "temp_root.hpp"
 #include "text/text.hpp"
 
 namespace fp = noisefloor::fingerprint;
@@ -203,7 +203,7 @@ TEST_CASE("probe_host: Intel laptop with intel_pstate, on battery") {
   CHECK(only(r, "power").level == Level::warn);
   CHECK(only(r, "swap").level == Level::warn);
   CHECK(only(r, "load").level == Level::warn);  // 2/1183 running: one other task besides the reader
-  CHECK(r.grade_reasons.size() == 8);  // load, governor, turbo, smt, isolation, aslr, swap, power
+  CHECK(r.grade_reasons.size() == 8);           // load, governor, turbo, smt, isolation, aslr, swap, power
 }
 
 TEST_CASE("probe_host: AMD desktop with amd-pstate and isolated CPUs") {

@@ -9,11 +9,11 @@
 #include <sstream>
 #include <string>
 
-#include "temp_root.hpp"
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/host.hpp"
 #include "fingerprint/tune.hpp"
 #include "model/errors.hpp"
+#include "temp_root.hpp"
 
 namespace fp = noisefloor::fingerprint;
 namespace fs = std::filesystem;

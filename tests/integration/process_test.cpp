@@ -2,22 +2,21 @@
 // report that they spin and how much CPU they get. Real processes; figures checked against
 // workloads whose cost is known by construction (nf-burn, sleep), with bounds in one direction
 // only where the machine's load could move them.
-#include <doctest/doctest.h>
+#include "process/process.hpp"
 
+#include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
-
 #include <atomic>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <string_view>
 #include <thread>
 #include <vector>
 
 #include "model/errors.hpp"
-#include "process/process.hpp"
 
 using namespace noisefloor;
 
@@ -74,25 +73,27 @@ TEST_CASE("process: output reaches noisefloor through pipes, all of it, stdout l
   process::Spec spec;
   spec.argv = {"sh", "-c", "head -c 1000000 /dev/zero | tr '\\0' e >&2; seq 1 400000; printf tail"};
   std::vector<std::string> lines;
-  const process::Result r =
-      process::run(spec, [&](std::string_view line) { lines.emplace_back(line); }, nullptr);
+  const process::Result r = process::run(
+      spec, [&](std::string_view line) { lines.emplace_back(line); }, nullptr);
   CHECK(r.exit_code == 0);
   CHECK(r.err.size() == 1000000);
   REQUIRE(lines.size() == 400001);
   CHECK(lines.front() == "1");
   CHECK(lines[399999] == "400000");
-  CHECK(lines.back() == "tail");  // the unterminated last line, once the child has exited
+  CHECK(lines.back() == "tail");       // the unterminated last line, once the child has exited
   CHECK(r.out.size() == 2688895 + 4);  // seq 1 400000 | wc -c, and "tail"
 }
 
-TEST_CASE("process: a working directory that cannot be entered is an error that says so, not the current one") {
+TEST_CASE(
+    "process: a working directory that cannot be entered is an error that says so, not the current one") {
   process::Spec spec;
   spec.argv = {"true"};
   spec.workdir = "/nonexistent/noisefloor-workdir";
-  CHECK_THROWS_WITH_AS(process::run(spec, nullptr, nullptr),
-                       "cannot start true: its working directory /nonexistent/noisefloor-workdir: No such file or "
-                       "directory",
-                       RunError);
+  CHECK_THROWS_WITH_AS(
+      process::run(spec, nullptr, nullptr),
+      "cannot start true: its working directory /nonexistent/noisefloor-workdir: No such file or "
+      "directory",
+      RunError);
   spec.workdir = "/tmp";
   spec.argv = {"pwd"};
   CHECK(process::run(spec, nullptr, nullptr).out == "/tmp\n");
@@ -101,8 +102,8 @@ TEST_CASE("process: a working directory that cannot be entered is an error that 
 TEST_CASE("process: a program that cannot be executed is an error naming the reason") {
   process::Spec spec;
   spec.argv = {"/tmp"};  // exists, a directory
-  CHECK_THROWS_WITH_AS(process::run(spec, nullptr, nullptr),
-                       "cannot start /tmp: execve: Permission denied", RunError);
+  CHECK_THROWS_WITH_AS(process::run(spec, nullptr, nullptr), "cannot start /tmp: execve: Permission denied",
+                       RunError);
 }
 
 TEST_CASE("process: a descendant that left the group and holds the output does not hold the run") {
@@ -179,4 +180,3 @@ TEST_CASE("process: stopped spinners are reaped at once, not left as zombies unt
   process::SpinnerSet again(spec);
   pids = again.pids();
 }  // the destructor reaps too
-

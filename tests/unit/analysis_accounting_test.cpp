@@ -58,10 +58,12 @@ TEST_CASE("accounting: the launcher overhead is the median of every no-op of the
   const auto notes = analysis::accounting_notes(acc);
   REQUIRE(notes.size() == 3);
   CHECK(notes[0] ==
-        "fast: launcher overhead 1 ms (median of 6 no-ops started the same way, 900 µs–3 ms); included in every "
+        "fast: launcher overhead 1 ms (median of 6 no-ops started the same way, 900 µs–3 ms); included in "
+        "every "
         "sample, nothing subtracted");
   CHECK(notes[1] ==
-        "fast: the command (median 10.5 ms) is only 10.5× the launcher overhead: below 20× starting it is a visible "
+        "fast: the command (median 10.5 ms) is only 10.5× the launcher overhead: below 20× starting it is a "
+        "visible "
         "part of every sample; give each run more work");
   CHECK(notes[2].rfind("slow: launcher overhead 1 ms", 0) == 0);  // 500×: no warning
 }
@@ -80,7 +82,8 @@ TEST_CASE("accounting: a throttled container is flagged with its figures") {
   const auto notes = analysis::accounting_notes(acc);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] ==
-        "r:pinned: CPU-throttled in 2 of 3 invocations: 40 of 330 CFS periods hit the quota, 1 s held back; the "
+        "r:pinned: CPU-throttled in 2 of 3 invocations: 40 of 330 CFS periods hit the quota, 1 s held back; "
+        "the "
         "container's CPU quota shapes these samples");
   const nlohmann::json j = acc[0];
   CHECK(j["throttling"]["throttled_periods"] == 40);
@@ -117,7 +120,8 @@ TEST_CASE("accounting: noisefloor's own CPU while it sampled, as a share of one 
   CHECK(*acc[0].harness_share() == doctest::Approx(0.008 / 40));
   const auto notes = analysis::accounting_notes(acc);
   REQUIRE(notes.size() == 1);
-  CHECK(notes[0] == "idle: noisefloor's own CPU while it sampled: 0.020% of one CPU (8 ms over 40 s of invocations)");
+  CHECK(notes[0] ==
+        "idle: noisefloor's own CPU while it sampled: 0.020% of one CPU (8 ms over 40 s of invocations)");
   const nlohmann::json j = acc[0];
   CHECK(j.at("harness").at("cpu_s") == doctest::Approx(0.008));
   CHECK(j.at("harness").at("wall_s") == doctest::Approx(40));
@@ -208,17 +212,19 @@ TEST_CASE("accounting: starved is waiting for a CPU the benchmark could have use
   const auto has = [&](const std::string& text) {
     return std::find(notes.begin(), notes.end(), text) != notes.end();
   };
-  CHECK(has("pinned: STARVED by other work: the benchmark's threads waited for a CPU 47% of the time they were "
-            "runnable (15.6 s waiting, 17.9 s on a CPU, over 33.5 s of benchmark time, 0.53 of the 1 CPU it may "
-            "use); its numbers measure that work too: bands capped at \"do not trust\", labelled CONTENDED"));
-  CHECK(has("near: the benchmark's threads waited for a CPU 9.3% of the time they were runnable (100 ms waiting, "
-            "980 ms on a CPU, over 1.08 s of benchmark time, 0.91 of the 2 CPUs it may use); 10% or more marks a "
-            "starved condition"));
+  CHECK(has(
+      "pinned: STARVED by other work: the benchmark's threads waited for a CPU 47% of the time they were "
+      "runnable (15.6 s waiting, 17.9 s on a CPU, over 33.5 s of benchmark time, 0.53 of the 1 CPU it may "
+      "use); its numbers measure that work too: bands capped at \"do not trust\", labelled CONTENDED"));
+  CHECK(has(
+      "near: the benchmark's threads waited for a CPU 9.3% of the time they were runnable (100 ms waiting, "
+      "980 ms on a CPU, over 1.08 s of benchmark time, 0.91 of the 2 CPUs it may use); 10% or more marks a "
+      "starved condition"));
   for (const auto& n : notes) {
     CAPTURE(n);
-    CHECK(n.find("idle:") != 0);    // 0.2%: nothing to say
-    CHECK(n.find("noisy:") != 0);   // its spinners' doing
-    CHECK(n.find("quota:") != 0);   // its quota's doing (throttling has its own note)
+    CHECK(n.find("idle:") != 0);   // 0.2%: nothing to say
+    CHECK(n.find("noisy:") != 0);  // its spinners' doing
+    CHECK(n.find("quota:") != 0);  // its quota's doing (throttling has its own note)
   }
   const nlohmann::json j = acc[0];
   CHECK(j["run_queue"]["starved"] == true);
@@ -229,7 +235,8 @@ TEST_CASE("accounting: starved is waiting for a CPU the benchmark could have use
 TEST_CASE("accounting: waits with nothing beside the benchmark are its own threads', not starvation") {
   // The figures of the real captures in tests/data/probe (host-result-*.txt): an invocation with
   // its CPUs' busy time and its tree's rusage.
-  const auto busy = [](double run, double wait, double wall, std::vector<int> cpus, double rusage, double busy_s) {
+  const auto busy = [](double run, double wait, double wall, std::vector<int> cpus, double rusage,
+                       double busy_s) {
     records::InvocationRecord r = queued(run, wait, wall, std::move(cpus));
     r.accounting.usage->user_seconds = rusage;
     r.accounting.run_queue->cpus_busy_seconds = busy_s;
@@ -284,11 +291,12 @@ TEST_CASE("accounting: waits with nothing beside the benchmark are its own threa
   CHECK(acc[3].starved());
   const auto notes = analysis::accounting_notes(acc);
   for (const auto& n : notes) CHECK(n.find("own:") != 0);  // nothing beside it: nothing to say
-  CHECK(std::find(notes.begin(), notes.end(),
-                  "loop: STARVED by other work: the benchmark's threads waited for a CPU 50% of the time they were "
-                  "runnable (304 ms waiting, 301 ms on a CPU, over 605 ms of benchmark time, 0.50 of the 1 CPU it "
-                  "may use; other work 299 ms on those CPUs); its numbers measure that work too: bands capped at "
-                  "\"do not trust\", labelled CONTENDED") != notes.end());
+  CHECK(std::find(
+            notes.begin(), notes.end(),
+            "loop: STARVED by other work: the benchmark's threads waited for a CPU 50% of the time they were "
+            "runnable (304 ms waiting, 301 ms on a CPU, over 605 ms of benchmark time, 0.50 of the 1 CPU it "
+            "may use; other work 299 ms on those CPUs); its numbers measure that work too: bands capped at "
+            "\"do not trust\", labelled CONTENDED") != notes.end());
   const nlohmann::json j = acc[1];
   CHECK(j["run_queue"]["beside_s"].get<double>() == doctest::Approx(0.298762));
 }

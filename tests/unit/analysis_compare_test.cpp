@@ -3,15 +3,14 @@
 
 #include <algorithm>
 
-
-#include "model/errors.hpp"
-#include "parsers/gotest.hpp"
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
 #include "fingerprint/doctor.hpp"
+#include "model/errors.hpp"
+#include "parsers/gotest.hpp"
 #include "render/compare.hpp"
-#include "test_support.hpp"
 #include "render/json.hpp"
+#include "test_support.hpp"
 #include "text/units.hpp"
 
 using namespace noisefloor;
@@ -23,7 +22,7 @@ using testing::check_golden;
 using testing::gotest_samples;
 
 std::vector<records::Sample> make(const std::string& condition, const std::string& benchmark,
-                                const std::vector<double>& ns, const std::string& unit = "ns/op") {
+                                  const std::vector<double>& ns, const std::string& unit = "ns/op") {
   std::vector<records::Sample> out;
   int i = 0;
   for (double v : ns) {
@@ -56,7 +55,7 @@ std::size_t max_columns(const std::string& text) {
 }
 
 const analysis::CompareRow& row(const analysis::CompareTable& t, const std::string& benchmark,
-                              const std::string& unit) {
+                                const std::string& unit) {
   for (const auto& r : t.rows)
     if (r.benchmark == benchmark && r.unit == unit) return r;
   FAIL("no row " << benchmark << " " << unit);
@@ -75,8 +74,8 @@ analysis::CompareSettings demo_settings() {
 }  // namespace
 
 TEST_CASE("compare: the demo's idle vs noisy line reads like benchstat's") {
-  const auto t = analysis::compare_samples(gotest_samples("idle", "compare/idle.txt"), gotest_samples("noisy", "compare/noisy.txt"),
-                                         demo_settings());
+  const auto t = analysis::compare_samples(gotest_samples("idle", "compare/idle.txt"),
+                                           gotest_samples("noisy", "compare/noisy.txt"), demo_settings());
   CHECK_FALSE(t.matched_by_condition_name);
   REQUIRE(t.rows.size() == 3);  // sec/op, B/op, allocs/op
   // Units are tidied as benchstat tidies them: ns/op is sec/op, its values in seconds.
@@ -91,7 +90,7 @@ TEST_CASE("compare: the demo's idle vs noisy line reads like benchstat's") {
   CHECK(r.test.u == 0.0);
   // 2 / C(40, 20), checked by enumeration in Python (tests/data/compare/README.md).
   CHECK(r.test.p == doctest::Approx(2.0 / 137846528820.0).epsilon(1e-12));
-  CHECK(r.test.p_benchstat == r.test.p);  // no ties: benchstat's doubled tail is the |U − μ| tail
+  CHECK(r.test.p_benchstat == r.test.p);      // no ties: benchstat's doubled tail is the |U − μ| tail
   CHECK(r.p_adjusted == r.test.p_benchstat);  // one row per unit: no adjustment
   REQUIRE(r.hl);
   CHECK(r.hl->estimate == doctest::Approx(3.201866268271755).epsilon(1e-12));
@@ -102,8 +101,9 @@ TEST_CASE("compare: the demo's idle vs noisy line reads like benchstat's") {
   const std::string text = render::compare_text(t);
   // benchstat: "MakeBuffer_Correct-16   11.32n ± 5%   37.40n ± 25%  +230.34% (p=0.000 n=20)"; with the
   // verdict the row would take 81 columns, so the name goes on its own line.
-  CHECK(text.find("\nMakeBuffer_Correct-16\n  11.32n ± 5%  37.40n ± 25%  +230.34% (p=0.000 n=20)  slower\n") !=
-        std::string::npos);
+  CHECK(
+      text.find("\nMakeBuffer_Correct-16\n  11.32n ± 5%  37.40n ± 25%  +230.34% (p=0.000 n=20)  slower\n") !=
+      std::string::npos);
   CHECK(max_columns(text) <= 80);
   check_golden("compare.demo.txt", text);
   check_golden("compare.demo.csv", render::compare_csv(t));
@@ -115,7 +115,8 @@ TEST_CASE("compare: the demo's idle vs noisy line reads like benchstat's") {
   CHECK_FALSE(b.significant);
   CHECK(b.verdict == stats::Verdict::equivalent);
   CHECK_FALSE(b.min_p_above_alpha);
-  CHECK(text.find("MakeBuffer_Correct-16  64.00 ± 0%  64.00 ± 0%  ~ (p=1.000 n=20)  equivalent\n") != std::string::npos);
+  CHECK(text.find("MakeBuffer_Correct-16  64.00 ± 0%  64.00 ± 0%  ~ (p=1.000 n=20)  equivalent\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("compare: rows are keyed by the full name: GOMAXPROCS values are never pooled") {
@@ -125,7 +126,7 @@ TEST_CASE("compare: rows are keyed by the full name: GOMAXPROCS values are never
   // Old ran BenchmarkMakeBuffer_Correct-2 3 times; new ran it 2 times under GOMAXPROCS=2 and twice
   // under GOMAXPROCS=1 (printed without a suffix): a row of its own, present on the new side only.
   const auto t = analysis::compare_samples(gotest_samples("count3", "gotest/makebuffer_benchmem_count3.txt"),
-                                         gotest_samples("cpu12", "gotest/makebuffer_cpu_1_2.txt"), st);
+                                           gotest_samples("cpu12", "gotest/makebuffer_cpu_1_2.txt"), st);
   const auto& r = row(t, "BenchmarkMakeBuffer_Correct-2", "sec/op");
   CHECK(r.old_side.summary.n == 3);
   CHECK(r.new_side.summary.n == 2);
@@ -149,10 +150,11 @@ TEST_CASE("compare: rows are keyed by the full name: GOMAXPROCS values are never
   check_golden("compare.gotest.json", json(t).dump(2) + "\n");
 }
 
-TEST_CASE("compare: asymmetric ties: the p slot is benchstat's doubled lower tail, the |U - mu| tail is said") {
+TEST_CASE(
+    "compare: asymmetric ties: the p slot is benchstat's doubled lower tail, the |U - mu| tail is said") {
   // Values checked by enumerating the 210 splits in Python (tests/data/compare/README.md).
   const auto t = analysis::compare_samples(make("a", "BenchmarkT", {10, 10, 10, 10}),
-                                         make("a", "BenchmarkT", {10, 10, 11, 12, 12, 12}), {});
+                                           make("a", "BenchmarkT", {10, 10, 11, 12, 12, 12}), {});
   const auto& r = t.rows.at(0);
   CHECK(r.test.exact);
   CHECK(r.test.u == 4.0);
@@ -194,9 +196,10 @@ TEST_CASE("compare: Holm-Bonferroni over several rows, geomean, matching by cond
   CHECK(t.only_old == std::vector<std::string>{"condition 'noisy' (all benchmarks)"});
   CHECK(t.only_new == std::vector<std::string>{"condition 'pinned' (all benchmarks)"});
   const std::string text = render::compare_text(t);
-  CHECK(t.notes.at(0) ==
-        "\"p=\" and \"~\" are benchstat's, row by row; \"Holm p\" beside each effect is that p Holm-Bonferroni "
-        "adjusted within its unit (sec/op over 2 rows); verdicts are per-row 95% CIs, not adjusted");
+  CHECK(
+      t.notes.at(0) ==
+      "\"p=\" and \"~\" are benchstat's, row by row; \"Holm p\" beside each effect is that p Holm-Bonferroni "
+      "adjusted within its unit (sec/op over 2 rows); verdicts are per-row 95% CIs, not adjusted");
   CHECK(a.significant_adjusted);
   CHECK(text.find(fmt::format("(Holm p={:.3f})", a.p_adjusted)) != std::string::npos);
   CHECK(text.find("geomean") != std::string::npos);
@@ -216,7 +219,8 @@ TEST_CASE("compare: a paired result's variants are rows of their own, as in its 
     });
     if (row == a.table.rows.end()) continue;  // another metric of the same row
     CHECK(r.old_side.values.size() == row->values.size());
-    CHECK(r.old_side.summary.median == doctest::Approx(row->summary.median * text::tidy_unit(row->unit).second));
+    CHECK(r.old_side.summary.median ==
+          doctest::Approx(row->summary.median * text::tidy_unit(row->unit).second));
     ++matched;
   }
   CHECK(matched == a.table.rows.size());
@@ -228,23 +232,27 @@ TEST_CASE("compare: no condition in common is a usage error that says how to cho
   append(o, make("noisy", "BenchmarkA", {1, 2, 3}));
   const auto n = make("pinned", "BenchmarkA", {1, 2, 3});
   CHECK_THROWS_AS(analysis::compare_samples(o, n, {}), ConfigError);
-  CHECK_THROWS_WITH(analysis::compare_samples(o, n, {}),
-                    doctest::Contains("no condition name in common: old has 'idle', 'noisy', new has 'pinned'"));
+  CHECK_THROWS_WITH(
+      analysis::compare_samples(o, n, {}),
+      doctest::Contains("no condition name in common: old has 'idle', 'noisy', new has 'pinned'"));
   CHECK_THROWS_AS(analysis::compare_samples({}, n, {}), ConfigError);
 }
 
 TEST_CASE("compare: labels come from spinners and load; different labels are never compared") {
-  const json run = {{"condition_records",
-                     {{{"condition", "idle"}, {"setup", json::object()}},
-                      {{"condition", "noisy"}, {"setup", {{"spinners", {{"count", 2}, {"cpus", "unpinned"}}}}}}}}};
+  const json run = {
+      {"condition_records",
+       {{{"condition", "idle"}, {"setup", json::object()}},
+        {{"condition", "noisy"}, {"setup", {{"spinners", {{"count", 2}, {"cpus", "unpinned"}}}}}}}}};
   // One load rule (fingerprint::judge_load, the doctor's): runnable tasks other than the reader
   // at or above the logical CPUs is CONTENDED; the lagging 1-minute average alone never is.
   const auto host = [](double one, int running) {
-    return json{{"host", {{"load", {{"value", {{"one", one}, {"running", running}}}}}, {"cpu", {{"logical", {{"value", 2}}}}}}}};
+    return json{{"host",
+                 {{"load", {{"value", {{"one", one}, {"running", running}}}}},
+                  {"cpu", {{"logical", {{"value", 2}}}}}}}};
   };
   const json calm = host(0.5, 1);
-  const json busy = host(2.5, 3);       // 2 others on 2 CPUs
-  const json lagging = host(2.5, 1);    // a busy minute behind, nothing runnable now
+  const json busy = host(2.5, 3);     // 2 others on 2 CPUs
+  const json lagging = host(2.5, 1);  // a busy minute behind, nothing runnable now
   const auto result = [](const json& run_json, const json& fp) {
     records::Result r;
     if (!run_json.is_null()) r.run = run_json.get<records::RunRecord>();
@@ -256,7 +264,8 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   CHECK(analysis::condition_label(result(run, calm), "noisy", &why) == analysis::Label::contended);
   CHECK(why == "2 spinners");
   CHECK(analysis::condition_label(result(run, busy), "idle", &why) == analysis::Label::contended);
-  CHECK(why == "2 other runnable task(s) now, 1-minute load average 2.50, on 2 logical CPUs when the run started");
+  CHECK(why ==
+        "2 other runnable task(s) now, 1-minute load average 2.50, on 2 logical CPUs when the run started");
   CHECK(analysis::condition_label(result(run, lagging), "idle", &why) == analysis::Label::measured_clean);
   // What was read over the condition outweighs the reading at the start: the load after each block
   // settled (a majority of BAD readings is CONTENDED) ...
@@ -268,23 +277,27 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
                         {"load_settled", {{"value", {{"one", 0.5}, {"running", r}}}}}});
     return json{{"condition_records", blocks}};
   };
-  CHECK(analysis::condition_label(result(settled({1, 1, 3}), busy), "idle", &why) == analysis::Label::measured_clean);
+  CHECK(analysis::condition_label(result(settled({1, 1, 3}), busy), "idle", &why) ==
+        analysis::Label::measured_clean);
   CHECK(why == "1 of 3 settled load readings busy");
-  CHECK(analysis::condition_label(result(settled({3, 1, 3}), calm), "idle", &why) == analysis::Label::contended);
-  CHECK(why == "2 of 3 settled load readings: 2 other runnable task(s) now, 1-minute load average 0.50, on 2 "
-               "logical CPUs");
+  CHECK(analysis::condition_label(result(settled({3, 1, 3}), calm), "idle", &why) ==
+        analysis::Label::contended);
+  CHECK(why ==
+        "2 of 3 settled load readings: 2 other runnable task(s) now, 1-minute load average 0.50, on 2 "
+        "logical CPUs");
   // ... and the benchmark's own run-queue delay outweighs both: starved is CONTENDED whatever the
   // readings said, measured and not starved is MEASURED-clean.
   const auto measured = [&](double run_s, double wait_s, int busy_settled) {
     json r = settled({busy_settled});
     r["condition_records"][0]["runs"] = {{{"invocation", 0},
-                                           {"usage", {{"wall_s", run_s + wait_s}}},
-                                           {"measured_by", "host"},
-                                           {"run_queue", {{"run_s", run_s}, {"wait_s", wait_s}, {"tasks", 1}}},
-                                           {"details", {{"affinity", "0"}}}}};
+                                          {"usage", {{"wall_s", run_s + wait_s}}},
+                                          {"measured_by", "host"},
+                                          {"run_queue", {{"run_s", run_s}, {"wait_s", wait_s}, {"tasks", 1}}},
+                                          {"details", {{"affinity", "0"}}}}};
     return r;
   };
-  CHECK(analysis::condition_label(result(measured(1.0, 1.0, 1), calm), "idle", &why) == analysis::Label::contended);
+  CHECK(analysis::condition_label(result(measured(1.0, 1.0, 1), calm), "idle", &why) ==
+        analysis::Label::contended);
   CHECK(why == "starved: its threads waited for a CPU 50% of the time they were runnable");
   CHECK(analysis::condition_label(result(measured(1.0, 0.02, 3), busy), "idle", &why) ==
         analysis::Label::measured_clean);
@@ -308,11 +321,12 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   st.new_labels = {{"idle", analysis::Label::contended}};
   st.new_label_reasons = {{"idle", "1-minute load 2.50 on 2 CPUs"}};
   const auto t = analysis::compare_samples(make("idle", "BenchmarkA", {1, 2, 3, 4, 5, 6}),
-                                         make("idle", "BenchmarkA", {2, 3, 4, 5, 6, 7}), st);
+                                           make("idle", "BenchmarkA", {2, 3, 4, 5, 6, 7}), st);
   REQUIRE(t.rows.size() == 1);
   CHECK_FALSE(t.rows[0].compared);
-  CHECK(t.rows[0].reason ==
-        "labels differ: old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs)");
+  CHECK(
+      t.rows[0].reason ==
+      "labels differ: old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs)");
   const std::string text = render::compare_text(t);
   CHECK(text.find("no benchmark compared") != std::string::npos);
   CHECK(text.find("not compared (different labels") != std::string::npos);
@@ -324,7 +338,8 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   REQUIRE(allowed.rows.size() == 1);
   CHECK(allowed.rows[0].compared);
   CHECK(allowed.rows[0].label_reason ==
-        "old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs); compared because of "
+        "old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs); compared "
+        "because of "
         "--allow-different-labels");
   for (const auto& note : allowed.notes) CHECK(note.find("records no load") == std::string::npos);
 }
@@ -334,7 +349,8 @@ TEST_CASE("compare: benchmark-moving fingerprint differences mark the table not 
   st.differences = {{"host.cpu.model_name", "AMD EPYC", "Apple M4 Max", true},
                     {"host.hostname", "vm", "laptop", false},
                     {"toolchain.binary.sha256", std::string(64, 'a'), std::string(64, 'b'), true}};
-  auto t = analysis::compare_samples(gotest_samples("idle", "compare/idle.txt"), gotest_samples("noisy", "compare/noisy.txt"), st);
+  auto t = analysis::compare_samples(gotest_samples("idle", "compare/idle.txt"),
+                                     gotest_samples("noisy", "compare/noisy.txt"), st);
   CHECK_FALSE(t.comparable);
   std::string text = render::compare_text(t);
   // The moving fields are the command's to say, once, on stderr; the page keeps the others.
@@ -344,17 +360,17 @@ TEST_CASE("compare: benchmark-moving fingerprint differences mark the table not 
   CHECK(max_columns(text) <= 80);
   CHECK(json(t)["comparable"] == false);
   st.allow_different_hosts = true;
-  t = analysis::compare_samples(gotest_samples("idle", "compare/idle.txt"), gotest_samples("noisy", "compare/noisy.txt"), st);
+  t = analysis::compare_samples(gotest_samples("idle", "compare/idle.txt"),
+                                gotest_samples("noisy", "compare/noisy.txt"), st);
   text = render::compare_text(t);
   CHECK(text.find("NOT COMPARABLE") == std::string::npos);
   CHECK(json(t)["allow_different_hosts"] == true);
 }
 
-
 TEST_CASE("compare: a long benchmark name goes on its own line and the table stays within 80 columns") {
   const std::string name = "BenchmarkCRC32/poly=Castagnoli/size=32kB/align=1/with-a-long-tail";
   const auto t = analysis::compare_samples(make("x", name, {10, 11, 12, 13, 14, 15, 16, 17, 18, 19}),
-                                         make("x", name, {20, 21, 22, 23, 24, 25, 26, 27, 28, 29}), {});
+                                           make("x", name, {20, 21, 22, 23, 24, 25, 26, 27, 28, 29}), {});
   const std::string text = render::compare_text(t);
   CHECK(max_columns(text) <= 80);
   CHECK(text.find("\nCRC32/poly=Castagnoli/size=32kB/align=1/with-a-long-tail\n  ") != std::string::npos);
@@ -375,7 +391,8 @@ TEST_CASE("compare: several conditions share one table per unit, as benchstat -c
   CHECK(text.find("noisy: UNKNOWN") != std::string::npos);
   const auto tables = [&] {
     std::size_t k = 0;
-    for (std::size_t at = text.find("vs base"); at != std::string::npos; at = text.find("vs base", at + 1)) ++k;
+    for (std::size_t at = text.find("vs base"); at != std::string::npos; at = text.find("vs base", at + 1))
+      ++k;
     return k;
   }();
   CHECK(tables == 1);

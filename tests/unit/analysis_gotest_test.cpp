@@ -34,20 +34,24 @@ namespace {
 // The pk.txt of the issue: BenchmarkGet-8 in package a (~100 ns) and in package b (~300 ns).
 std::string two_packages() {
   std::string out = "pkg: a\n";
-  for (const char* v : {"99", "100", "101", "100", "99", "101"}) out += std::string("BenchmarkGet-8 1000 ") + v + " ns/op\n";
+  for (const char* v : {"99", "100", "101", "100", "99", "101"})
+    out += std::string("BenchmarkGet-8 1000 ") + v + " ns/op\n";
   out += "pkg: b\n";
-  for (const char* v : {"299", "300", "301", "300", "299", "301"}) out += std::string("BenchmarkGet-8 1000 ") + v + " ns/op\n";
+  for (const char* v : {"299", "300", "301", "300", "299", "301"})
+    out += std::string("BenchmarkGet-8 1000 ") + v + " ns/op\n";
   return out;
 }
 
-records::Result file(const std::string& name, const std::string& text) { return results::decode_gotest_file(name, text); }
+records::Result file(const std::string& name, const std::string& text) {
+  return results::decode_gotest_file(name, text);
+}
 
 records::Result real(const std::string& name) {
   return results::decode_gotest_file(name, testing::slurp(testing::kData + "/gotest/real/" + name));
 }
 
-const analysis::CompareRow* find_row(const analysis::CompareTable& t, const std::string& name, const std::string& config,
-                                     const std::string& unit) {
+const analysis::CompareRow* find_row(const analysis::CompareTable& t, const std::string& name,
+                                     const std::string& config, const std::string& unit) {
   for (const auto& r : t.rows)
     if (r.name == name && model::config_label(r.config) == config && r.unit == unit) return &r;
   return nullptr;
@@ -62,7 +66,8 @@ std::string series(const char* name, std::initializer_list<double> values, const
 }  // namespace
 
 TEST_CASE("go config: one canonical text per configuration, entries sorted by key") {
-  const std::string text = model::config_text(std::map<std::string, std::string>{{"pkg", "a"}, {"goos", "linux"}});
+  const std::string text =
+      model::config_text(std::map<std::string, std::string>{{"pkg", "a"}, {"goos", "linux"}});
   CHECK(text == "goos: linux\npkg: a");
   CHECK(model::config_text(model::ConfigEntries{{"pkg", "a"}, {"goos", "x"}, {"goos", "linux"}}) == text);
   CHECK(model::config_entries(text) == model::ConfigEntries{{"goos", "linux"}, {"pkg", "a"}});
@@ -100,7 +105,7 @@ TEST_CASE("units: which way is better, and what the words of a verdict are") {
   CHECK(model::better_of("cpu-sec/op") == Better::lower);  // noisefloor's command metrics
   CHECK(model::better_of("us/op") == Better::lower);       // Google Benchmark's time units
   CHECK(model::better_of("cpu-ms/op") == Better::lower);
-  CHECK(model::better_of("p50-ns") == Better::lower);      // a latency
+  CHECK(model::better_of("p50-ns") == Better::lower);  // a latency
   CHECK(model::better_of("frames/s") == Better::higher);
   CHECK(model::better_of("frames/op") == Better::unknown);
   CHECK(model::better_of("GCs/op") == Better::unknown);
@@ -110,11 +115,12 @@ TEST_CASE("units: which way is better, and what the words of a verdict are") {
   CHECK(model::better_of("frames/op", m) == Better::higher);
   CHECK(model::assume_exact("sec/op", m));
   CHECK(model::assume_exact("ns/op", m));
-  CHECK(m.set("frames/op", "better", "lower") == std::optional<std::string>("metadata better of unit frames/op already set to higher"));
+  CHECK(m.set("frames/op", "better", "lower") ==
+        std::optional<std::string>("metadata better of unit frames/op already set to higher"));
   CHECK(model::better_of("frames/op", m) == Better::higher);  // the first value stays
 
-  using stats::Verdict;
   using model::Quantity;
+  using stats::Verdict;
   CHECK(analysis::verdict_word(Verdict::slower, "B/s") == "faster");  // a throughput that went up
   CHECK(analysis::verdict_word(Verdict::faster, "B/s") == "slower");
   CHECK(analysis::verdict_word(Verdict::faster, "sec/op") == "faster");
@@ -131,19 +137,23 @@ TEST_CASE("Unit lines: benchfmt's metadata syntax") {
   const auto u = model::parse_unit_line("Unit frames/op better=higher assume=exact");
   REQUIRE(u);
   CHECK(u->unit == "frames/op");
-  CHECK(u->pairs == std::vector<std::pair<std::string, std::string>>{{"better", "higher"}, {"assume", "exact"}});
+  CHECK(u->pairs ==
+        std::vector<std::pair<std::string, std::string>>{{"better", "higher"}, {"assume", "exact"}});
   CHECK(u->errors.empty());
   CHECK_FALSE(model::parse_unit_line("Units are fun"));
   CHECK_FALSE(model::parse_unit_line(" Unit x better=higher"));
   CHECK(model::parse_unit_line("Unit x oops")->errors == std::vector<std::string>{"expected key=value"});
-  const auto out = parsers::parse_gotest("Unit ns/op better=higher\nUnit ns/op better=lower\nBenchmarkX 1 2 ns/op\n");
+  const auto out =
+      parsers::parse_gotest("Unit ns/op better=higher\nUnit ns/op better=lower\nBenchmarkX 1 2 ns/op\n");
   CHECK(out.units.get("sec/op", "better") == "higher");
-  CHECK(out.unit_errors == std::vector<std::string>{"line 2: metadata better of unit ns/op already set to higher"});
+  CHECK(out.unit_errors ==
+        std::vector<std::string>{"line 2: metadata better of unit ns/op already set to higher"});
 }
 
 TEST_CASE("go test ./...: each result keeps the configuration it was printed under") {
-  const auto out = parsers::parse_gotest("goos: linux\npkg: a\nBenchmarkGet-8 1 1 ns/op\npkg: b\nBenchmarkGet-8 1 3 ns/op\n"
-                                         "pkg:\nBenchmarkGet-8 1 5 ns/op\n");
+  const auto out = parsers::parse_gotest(
+      "goos: linux\npkg: a\nBenchmarkGet-8 1 1 ns/op\npkg: b\nBenchmarkGet-8 1 3 ns/op\n"
+      "pkg:\nBenchmarkGet-8 1 5 ns/op\n");
   REQUIRE(out.measurements.size() == 3);
   CHECK(out.measurements[0].config == "goos: linux\npkg: a");
   CHECK(out.measurements[1].config == "goos: linux\npkg: b");
@@ -166,9 +176,12 @@ TEST_CASE("go test ./...: the same name in two packages is two rows (the issue's
   // One condition: a table per package and unit, as benchstat prints a file.
   CHECK(text.find("pkg: a\nns/op ") != std::string::npos);
   CHECK(text.find("pkg: b\nns/op ") != std::string::npos);
-  CHECK(text.find("\nGet-8        6      100.0    0.8944    0.89      100.0 ± 1.0%  excellent\n") != std::string::npos);
-  CHECK(text.find("\nGet-8        6      300.0    0.8944    0.30      300.0 ± 0.3%  excellent\n") != std::string::npos);
-  CHECK(text.find("  do not trust\n") == std::string::npos);  // no row is banded so (the legend names the band)
+  CHECK(text.find("\nGet-8        6      100.0    0.8944    0.89      100.0 ± 1.0%  excellent\n") !=
+        std::string::npos);
+  CHECK(text.find("\nGet-8        6      300.0    0.8944    0.30      300.0 ± 0.3%  excellent\n") !=
+        std::string::npos);
+  CHECK(text.find("  do not trust\n") ==
+        std::string::npos);  // no row is banded so (the legend names the band)
   // Every format says which package a row is.
   CHECK(render::table_markdown(a.table).find("BenchmarkGet-8 (pkg: b)") != std::string::npos);
   CHECK(render::table_csv(a.table).find(",pkg: a,false,,,false\n") != std::string::npos);
@@ -192,8 +205,8 @@ TEST_CASE("go test ./...: the gotest export keeps the configuration, so a reader
 }
 
 TEST_CASE("compare: rows are matched by package; the same name in two packages is two rows") {
-  const auto t = analysis::compare_results(real("bytes_strings_benchmem.old.txt"), real("bytes_strings_benchmem.new.txt"),
-                                           0.01, false);
+  const auto t = analysis::compare_results(real("bytes_strings_benchmem.old.txt"),
+                                           real("bytes_strings_benchmem.new.txt"), 0.01, false);
   CHECK(t.config_keys == std::set<std::string>{"pkg"});
   CHECK(t.rows.size() == 17 * 2 * 3);  // 17 names in bytes and in strings, ns/op B/op allocs/op
   const auto* bytes = find_row(t, "BenchmarkTrimSpace/ASCII-2", "pkg: bytes", "sec/op");
@@ -208,7 +221,8 @@ TEST_CASE("compare: rows are matched by package; the same name in two packages i
   CHECK(text.find("\npkg: bytes\n") != std::string::npos);
   CHECK(text.find("\npkg: strings\n") != std::string::npos);
   // Two sides each of one package: pkg describes the sides, the rows are matched without it.
-  const auto vs = analysis::compare_results(real("bytes_vs_strings.old.txt"), real("bytes_vs_strings.new.txt"), 0.01, false);
+  const auto vs = analysis::compare_results(real("bytes_vs_strings.old.txt"),
+                                            real("bytes_vs_strings.new.txt"), 0.01, false);
   CHECK(vs.config_keys.empty());
   CHECK(vs.rows.size() == 21 * 3);
   CHECK(std::any_of(vs.notes.begin(), vs.notes.end(), [](const std::string& n) {
@@ -223,15 +237,16 @@ TEST_CASE("compare: a cpu: or goos: line on one side only does not make the room
   CHECK(t.comparable);
   REQUIRE(t.rows.size() == 1);
   CHECK(t.rows[0].compared);
-  const auto moved = analysis::compare_results(file("old.txt", "cpu: Xeon\n" + body), file("new.txt", "cpu: EPYC\n" + body),
-                                               0.01, false);
+  const auto moved = analysis::compare_results(file("old.txt", "cpu: Xeon\n" + body),
+                                               file("new.txt", "cpu: EPYC\n" + body), 0.01, false);
   CHECK_FALSE(moved.comparable);  // both recorded a cpu, and they differ
 }
 
 TEST_CASE("compare: ns/op on one side meets sec/op on the other, in seconds") {
-  const auto t = analysis::compare_results(file("old.txt", series("BenchmarkA", {100, 101, 99, 100, 102, 98})),
-                                           file("new.txt", series("BenchmarkA", {2e-7, 2.01e-7, 1.99e-7, 2e-7, 2.02e-7, 1.98e-7}, "sec/op")),
-                                           0.01, false);
+  const auto t = analysis::compare_results(
+      file("old.txt", series("BenchmarkA", {100, 101, 99, 100, 102, 98})),
+      file("new.txt", series("BenchmarkA", {2e-7, 2.01e-7, 1.99e-7, 2e-7, 2.02e-7, 1.98e-7}, "sec/op")), 0.01,
+      false);
   REQUIRE(t.rows.size() == 1);
   const auto& r = t.rows[0];
   CHECK(r.unit == "sec/op");
@@ -240,8 +255,9 @@ TEST_CASE("compare: ns/op on one side meets sec/op on the other, in seconds") {
   CHECK(analysis::benchstat_delta(r) == "+100.00%");
   CHECK(r.verdict_word() == "slower");
   // A time in another numerator: *-ns/op becomes *-sec/op.
-  const auto u = analysis::compare_results(file("old.txt", series("BenchmarkA", {14.82e9, 14.8e9, 14.9e9}, "user-ns/op")),
-                                           file("new.txt", series("BenchmarkA", {14.82, 14.8, 14.9}, "user-sec/op")), 0.01, false);
+  const auto u = analysis::compare_results(
+      file("old.txt", series("BenchmarkA", {14.82e9, 14.8e9, 14.9e9}, "user-ns/op")),
+      file("new.txt", series("BenchmarkA", {14.82, 14.8, 14.9}, "user-sec/op")), 0.01, false);
   REQUIRE(u.rows.size() == 1);
   CHECK(u.rows[0].unit == "user-sec/op");
   CHECK(text::scale_values({u.rows[0].old_side.center}, u.rows[0].unit)[0] == "14.82");
@@ -249,8 +265,10 @@ TEST_CASE("compare: ns/op on one side meets sec/op on the other, in seconds") {
 
 TEST_CASE("compare: a throughput gain is faster, its unit's direction decides every word") {
   std::string o, n;
-  for (double v : {2.0, 2.1, 1.95, 2.05, 2.0, 1.98}) o += fmt::format("BenchmarkCopy-8 100 500 ns/op {} MB/s\n", v * 1073.741824);
-  for (double v : {8.4, 8.5, 8.3, 8.45, 8.35, 8.42}) n += fmt::format("BenchmarkCopy-8 100 125 ns/op {} MB/s\n", v * 1073.741824);
+  for (double v : {2.0, 2.1, 1.95, 2.05, 2.0, 1.98})
+    o += fmt::format("BenchmarkCopy-8 100 500 ns/op {} MB/s\n", v * 1073.741824);
+  for (double v : {8.4, 8.5, 8.3, 8.45, 8.35, 8.42})
+    n += fmt::format("BenchmarkCopy-8 100 125 ns/op {} MB/s\n", v * 1073.741824);
   const auto t = analysis::compare_results(file("old.txt", o), file("new.txt", n), 0.01, false);
   const auto* bps = find_row(t, "BenchmarkCopy-8", "", "B/s");
   REQUIRE(bps);
@@ -261,8 +279,9 @@ TEST_CASE("compare: a throughput gain is faster, its unit's direction decides ev
   CHECK(text.find("slower") == std::string::npos);
   CHECK(nlohmann::json(t)["rows"][1]["verdict"] == "faster");
   // A unit with no known direction is never faster or slower.
-  const auto f = analysis::compare_results(file("old.txt", series("BenchmarkF", {10, 11, 10, 12, 11, 10}, "frames/op")),
-                                           file("new.txt", series("BenchmarkF", {20, 21, 20, 22, 21, 20}, "frames/op")), 0.01, false);
+  const auto f = analysis::compare_results(
+      file("old.txt", series("BenchmarkF", {10, 11, 10, 12, 11, 10}, "frames/op")),
+      file("new.txt", series("BenchmarkF", {20, 21, 20, 22, 21, 20}, "frames/op")), 0.01, false);
   REQUIRE(f.rows.size() == 1);
   CHECK(f.rows[0].verdict_word() == "higher");
 }
@@ -285,13 +304,15 @@ TEST_CASE("compare: the p slot is benchstat's p and its decision; Holm's is labe
   CHECK(analysis::benchstat_p_text(*a) == fmt::format("p={:.3f} n=10", a->test.p_benchstat));
   if (a->significant) CHECK(analysis::benchstat_delta(*a) != "~");
   const std::string text = render::compare_text(t);
-  if (a->p_adjusted != a->p_slot) CHECK(text.find(fmt::format("Holm p={:.3f}", a->p_adjusted)) != std::string::npos);
+  if (a->p_adjusted != a->p_slot)
+    CHECK(text.find(fmt::format("Holm p={:.3f}", a->p_adjusted)) != std::string::npos);
 }
 
 TEST_CASE("compare: Unit <unit> assume=exact: the mode, no test, the delta always (as benchstat)") {
   const std::string meta = "Unit allocs/op assume=exact\n";
-  const auto t = analysis::compare_results(file("old.txt", meta + "BenchmarkX 1 100 ns/op 20 allocs/op\n"),
-                                           file("new.txt", "BenchmarkX 1 105 ns/op 21 allocs/op\n"), 0.01, false);
+  const auto t =
+      analysis::compare_results(file("old.txt", meta + "BenchmarkX 1 100 ns/op 20 allocs/op\n"),
+                                file("new.txt", "BenchmarkX 1 105 ns/op 21 allocs/op\n"), 0.01, false);
   const auto* r = find_row(t, "BenchmarkX", "", "allocs/op");
   REQUIRE(r);
   CHECK(r->exact);
@@ -308,8 +329,8 @@ TEST_CASE("compare: Unit <unit> assume=exact: the mode, no test, the delta alway
 }
 
 TEST_CASE("cv: every metric of a line is a row, the primary one first") {
-  const auto a = analysis::analyze(
-      {results::decode_gotest_file("idle.txt", testing::slurp(testing::kData + "/gotest/makebuffer_benchmem_count3.txt"))});
+  const auto a = analysis::analyze({results::decode_gotest_file(
+      "idle.txt", testing::slurp(testing::kData + "/gotest/makebuffer_benchmem_count3.txt"))});
   REQUIRE(!a.table.rows.empty());
   CHECK(a.table.rows.front().unit == "ns/op");
   const auto all = analysis::all_rows(a.table);
@@ -326,8 +347,10 @@ TEST_CASE("cv: every metric of a line is a row, the primary one first") {
 }
 
 TEST_CASE("cv: an exact unit shows its mode and range, as benchstat") {
-  const auto a = analysis::analyze({file("x.txt", "Unit allocs/op assume=exact\nBenchmarkX 1 10 ns/op 5 allocs/op\n"
-                                                  "BenchmarkX 1 11 ns/op 5 allocs/op\nBenchmarkX 1 12 ns/op 7 allocs/op\n")});
+  const auto a =
+      analysis::analyze({file("x.txt",
+                              "Unit allocs/op assume=exact\nBenchmarkX 1 10 ns/op 5 allocs/op\n"
+                              "BenchmarkX 1 11 ns/op 5 allocs/op\nBenchmarkX 1 12 ns/op 7 allocs/op\n")});
   REQUIRE(a.table.other_metrics.size() == 1);
   const auto& r = a.table.other_metrics[0];
   CHECK(r.exact);
@@ -351,7 +374,8 @@ TEST_CASE("history: a throughput that rose is faster; rows are matched by their 
     r.run = rec;
     return r;
   };
-  const auto h = analysis::history({run("r1", 1.0, "2026-01-01T00:00:00Z"), run("r2", 1.5, "2026-01-02T00:00:00Z")});
+  const auto h =
+      analysis::history({run("r1", 1.0, "2026-01-01T00:00:00Z"), run("r2", 1.5, "2026-01-02T00:00:00Z")});
   REQUIRE(h.runs.size() == 2);
   REQUIRE(h.runs[1].cells.size() == 2);
   const auto& a = h.runs[1].cells[0];

@@ -18,7 +18,7 @@ using nlohmann::json;
 namespace {
 
 json fingerprint_json(const std::string& cpu = "AMD EPYC", const std::string& binary = std::string(64, 'a'),
-                 double load = 0.12) {
+                      double load = 0.12) {
   json f;
   f["host"]["hostname"] = fp::known("vm");
   f["host"]["cpu"]["model_name"] = fp::known(cpu);
@@ -139,16 +139,17 @@ TEST_CASE("history: a step down is marked lower; a step inside the threshold is 
   // With a 0.1% threshold the same +1% is a step (its CI is about [+0.2%, +1.8%]).
   analysis::HistoryOptions tight;
   tight.threshold = 0.001;
-  const auto t = analysis::history({result("b", "2026-01-02T00:00:00Z", around(90)),
-                                    result("c", "2026-01-03T00:00:00Z", around(90.9))},
-                                   tight);
+  const auto t = analysis::history(
+      {result("b", "2026-01-02T00:00:00Z", around(90)), result("c", "2026-01-03T00:00:00Z", around(90.9))},
+      tight);
   CHECK(t.runs[1].cells[0].change.kind == analysis::ChangeKind::higher);
 }
 
 TEST_CASE("history: a fingerprint change starts a segment and is never compared across") {
-  const auto h = analysis::history({result("r1", "2026-01-01T00:00:00Z", around(100)),
-                                    result("r2", "2026-01-02T00:00:00Z", around(130), fingerprint_json("Intel Xeon")),
-                                    result("r3", "2026-01-03T00:00:00Z", around(130), fingerprint_json("Intel Xeon"))});
+  const auto h =
+      analysis::history({result("r1", "2026-01-01T00:00:00Z", around(100)),
+                         result("r2", "2026-01-02T00:00:00Z", around(130), fingerprint_json("Intel Xeon")),
+                         result("r3", "2026-01-03T00:00:00Z", around(130), fingerprint_json("Intel Xeon"))});
   REQUIRE(h.segments.size() == 2);
   CHECK(h.segments[0].runs == 1);
   CHECK(h.segments[1].index == 2);
@@ -162,15 +163,16 @@ TEST_CASE("history: a fingerprint change starts a segment and is never compared 
   // +30% across the segments: not compared.
   CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::first);
   CHECK(h.runs[2].cells[0].change.kind == analysis::ChangeKind::unchanged);
-  CHECK(render::segment_header(h.segments[1]) == "── segment 2: host.cpu.model_name changed: AMD EPYC → Intel Xeon");
+  CHECK(render::segment_header(h.segments[1]) ==
+        "── segment 2: host.cpu.model_name changed: AMD EPYC → Intel Xeon");
   CHECK(render::segment_header(h.segments[0]) == "── segment 1");
 }
 
 TEST_CASE("history: the code under test and volatile facts do not split the series") {
   // Another binary (a new commit, so another image: auto) and another load: the same room.
-  const auto h = analysis::history(
-      {result("r1", "2026-01-01T00:00:00Z", around(100)),
-       result("r2", "2026-01-02T00:00:00Z", around(115), fingerprint_json("AMD EPYC", std::string(64, 'b'), 3.5))});
+  const auto h = analysis::history({result("r1", "2026-01-01T00:00:00Z", around(100)),
+                                    result("r2", "2026-01-02T00:00:00Z", around(115),
+                                           fingerprint_json("AMD EPYC", std::string(64, 'b'), 3.5))});
   REQUIRE(h.segments.size() == 1);
   CHECK(h.runs[0].digest == h.runs[1].digest);
   CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::higher);
@@ -202,7 +204,8 @@ TEST_CASE("history: too few samples show a dash and the reason, never a number")
   CHECK_FALSE(h.runs[2].cells[0].cv_ci);
 
   const std::string text = render::history_text(h, "results/t");
-  CHECK(text.find("\n  BenchmarkWork-2 (ns/op)\n    idle  median 100.0 —  CV     — —\n      (n=1 < 6: no median CI; n=1 < "
+  CHECK(text.find("\n  BenchmarkWork-2 (ns/op)\n    idle  median 100.0 —  CV     — —\n      (n=1 < 6: no "
+                  "median CI; n=1 < "
                   "2: no CV)\n") != std::string::npos);
   // A terminal's 80 columns, every line.
   for (std::size_t at = 0, nl; at < text.size(); at = nl + 1) {
@@ -240,8 +243,8 @@ TEST_CASE("history: rendered lines") {
   c.kind = analysis::ChangeKind::first;
   CHECK(render::change_text(c).empty());
 
-  const auto h = analysis::history({result("r1", "2026-01-01T00:00:00Z", around(100)),
-                                    result("r2", "2026-01-02T00:00:00Z", around(115))});
+  const auto h = analysis::history(
+      {result("r1", "2026-01-01T00:00:00Z", around(100)), result("r2", "2026-01-02T00:00:00Z", around(115))});
   const std::string text = render::history_text(h, "results/t");
   CHECK(text.find("\n── segment 1\n2026-01-01T00:00:00Z  commit 2c95392c1134  room " + h.runs[0].digest +
                   "  complete  r1\n") != std::string::npos);
@@ -251,7 +254,8 @@ TEST_CASE("history: rendered lines") {
   // The claims column appears only when a run has verdicts.
   auto with_claims = h;
   with_claims.runs[1].claims = {"cv(idle) < 5: REPRODUCED"};
-  CHECK(render::history_text(with_claims, "results/t").find("  claims: cv(idle) < 5: REPRODUCED\n") != std::string::npos);
+  CHECK(render::history_text(with_claims, "results/t").find("  claims: cv(idle) < 5: REPRODUCED\n") !=
+        std::string::npos);
   CHECK(render::history_csv(h).find("claims") == std::string::npos);
   CHECK(render::history_csv(with_claims).find(",claims\n") != std::string::npos);
 
@@ -272,7 +276,8 @@ TEST_CASE("history: a run without a fingerprint starts a segment: its room canno
   REQUIRE(h.segments.size() == 3);
   CHECK(h.runs[1].digest.empty());
   CHECK(h.segments[1].reason == "no fingerprint recorded: the room cannot be compared");
-  CHECK(render::segment_header(h.segments[1]) == "── segment 2: no fingerprint recorded: the room cannot be compared");
+  CHECK(render::segment_header(h.segments[1]) ==
+        "── segment 2: no fingerprint recorded: the room cannot be compared");
   CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::first);
   CHECK(h.runs[2].cells[0].change.kind == analysis::ChangeKind::first);
   CHECK(render::history_text(h, "results/t").find("  room —  complete  r2\n") != std::string::npos);

@@ -51,10 +51,11 @@ model::PublishedTable published() {
 }  // namespace
 
 TEST_CASE("judge: every claim with its verdict, agreement with the publication") {
-  const auto j = analysis::judge(demo(), {},
-                                 {"cv(noisy) > 2 * cv(idle)", "cv(pinned) > cv(noisy)", "median(noisy) > 1.5 * median(idle)",
-                                  "median(pinned) < 1.5 * median(idle)"},
-                                 7, published());
+  const auto j =
+      analysis::judge(demo(), {},
+                      {"cv(noisy) > 2 * cv(idle)", "cv(pinned) > cv(noisy)",
+                       "median(noisy) > 1.5 * median(idle)", "median(pinned) < 1.5 * median(idle)"},
+                      7, published());
   REQUIRE(j.claims.size() == 4);
   CHECK(j.claims[0].run.verdict == Verdict::reproduced);
   CHECK(j.claims[0].agreement == "agrees");
@@ -80,14 +81,16 @@ TEST_CASE("judge: the published rows beside this run's, matched by the condition
   CHECK(j.beside[0].cv.value < j.beside[0].cv.ci.hi);
   CHECK(j.beside[3].condition.empty());
   REQUIRE(j.notes.size() == 1);
-  CHECK(j.notes[0] == "published condition \"shielded\" matches none of this run's rows (idle, noisy, pinned)");
+  CHECK(j.notes[0] ==
+        "published condition \"shielded\" matches none of this run's rows (idle, noisy, pinned)");
 }
 
 TEST_CASE("judge: a run that does not show what the publication shows disagrees") {
   // The publication's noisy CV is 4x its idle one; make this run's noisy as calm as idle.
   analysis::Table t = demo();
   t.rows[1] = row("noisy", t.rows[0].values);
-  const auto j = analysis::judge(t, {}, {"cv(noisy) > 2 * cv(idle)", "cv(noisy) < 4 * cv(idle)"}, 7, published());
+  const auto j =
+      analysis::judge(t, {}, {"cv(noisy) > 2 * cv(idle)", "cv(noisy) < 4 * cv(idle)"}, 7, published());
   CHECK(j.claims[0].run.verdict == Verdict::not_reproduced);
   CHECK(j.claims[0].agreement == "disagrees");
   CHECK(j.claims[1].run.verdict == Verdict::reproduced);
@@ -105,7 +108,9 @@ TEST_CASE("judge: the same seed gives the same intervals") {
   CHECK(a.claims[0].run.decision_ci.hi == b.claims[0].run.decision_ci.hi);
 }
 
-TEST_CASE("judge: a published benchmark matches this run's whatever their GOMAXPROCS suffixes; several rows need a name") {
+TEST_CASE(
+    "judge: a published benchmark matches this run's whatever their GOMAXPROCS suffixes; several rows need a "
+    "name") {
   analysis::Table t = demo();  // rows named BenchmarkX-2
   model::PublishedTable p;
   p.rows = {{"idle", "BenchmarkX-16", 20, 11.46, 0.54, 4.75, {}, {}, {}}};
@@ -122,5 +127,6 @@ TEST_CASE("judge: a published benchmark matches this run's whatever their GOMAXP
   j = analysis::judge(t, {}, {}, 7, p);
   CHECK(j.beside[0].condition.empty());
   REQUIRE(j.notes.size() == 1);
-  CHECK(j.notes[0] == "published condition \"idle\" / BenchmarkZ matches none of this run's rows (idle, noisy, pinned)");
+  CHECK(j.notes[0] ==
+        "published condition \"idle\" / BenchmarkZ matches none of this run's rows (idle, noisy, pinned)");
 }

@@ -64,7 +64,8 @@ TEST_CASE("paired: a biased A/A fails and marks the condition's verdicts untrust
   const std::string md = render::paired_markdown(t);
   CHECK(md.find("faster (untrustworthy: A/A failed)") != std::string::npos);
   CHECK(md.find("FAIL biased") != std::string::npos);
-  CHECK(md.find("c: the A/A check failed, so every verdict in this condition is untrustworthy") != std::string::npos);
+  CHECK(md.find("c: the A/A check failed, so every verdict in this condition is untrustworthy") !=
+        std::string::npos);
 }
 
 TEST_CASE("paired: labels are never mixed in one table, warm-up repeats are left out") {
@@ -72,8 +73,8 @@ TEST_CASE("paired: labels are never mixed in one table, warm-up repeats are left
   add_pair(s, "clean", "fast", "fast", kV6Base, kV6Var);
   add_pair(s, "busy", "fast", "fast", kV6Base, kV6Var);
   s[0].warmup = s[1].warmup = true;  // repeat 0 of "clean"
-  const auto t = analysis::build_paired(s, "base", 0.01,
-                                      {{"clean", analysis::kMeasuredClean}, {"busy", analysis::kContendedPaired}});
+  const auto t = analysis::build_paired(
+      s, "base", 0.01, {{"clean", analysis::kMeasuredClean}, {"busy", analysis::kContendedPaired}});
   REQUIRE(t.rows.size() == 2);
   CHECK(t.rows[0].paired.ratios.size() == 7);
   CHECK(t.rows[1].paired.ratios.size() == 8);

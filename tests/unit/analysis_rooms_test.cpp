@@ -1,6 +1,6 @@
-#include <algorithm>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "analysis/rooms.hpp"
@@ -29,7 +29,8 @@ json room_fingerprint() {
 
 // The differences of two fingerprints written as JSON (as fingerprint.json holds them).
 std::vector<analysis::Difference> differences(const json& a, const json& b) {
-  return analysis::differences(a.get<noisefloor::records::Fingerprint>(), b.get<noisefloor::records::Fingerprint>());
+  return analysis::differences(a.get<noisefloor::records::Fingerprint>(),
+                               b.get<noisefloor::records::Fingerprint>());
 }
 
 bool operator==(const analysis::Difference& x, const analysis::Difference& y) {
@@ -50,8 +51,8 @@ TEST_CASE("rooms: benchmark-moving differences come first, then the others") {
   b["toolchain"]["go"]["version"] = fp::known("go1.22.1");
   const auto d = differences(a, b);
   REQUIRE(d.size() == 3);
-  CHECK(d[0] ==
-        analysis::Difference{"host.cpu.model_name", "AMD EPYC", "Intel(R) Core(TM) i7-8565U CPU @ 1.80GHz", true});
+  CHECK(d[0] == analysis::Difference{"host.cpu.model_name", "AMD EPYC",
+                                     "Intel(R) Core(TM) i7-8565U CPU @ 1.80GHz", true});
   CHECK(d[1] == analysis::Difference{"toolchain.go.version", "go1.19.8", "go1.22.1", true});
   CHECK(d[2] == analysis::Difference{"host.hostname", "vm", "laptop", false});
 }
@@ -67,8 +68,8 @@ TEST_CASE("rooms: unknown against known, and absent values") {
   CHECK(d[0] == analysis::Difference{"benchmark_env.GOGC", "(absent)", "off", true});
   CHECK(d[1] == analysis::Difference{"env.GOMAXPROCS", "(absent)", "1", true});
   CHECK(d[2] == analysis::Difference{"host.frequency.governor",
-                               "unknown (missing /sys/devices/system/cpu/cpu0/cpufreq)", "performance",
-                               true});
+                                     "unknown (missing /sys/devices/system/cpu/cpu0/cpufreq)", "performance",
+                                     true});
 }
 
 TEST_CASE("rooms: engine facts and the benchmark's environment move benchmarks") {
@@ -82,7 +83,7 @@ TEST_CASE("rooms: engine facts and the benchmark's environment move benchmarks")
   CHECK(d[0] == analysis::Difference{"benchmark_env.GOMAXPROCS", "(absent)", "1", true});
   CHECK(d[1] == analysis::Difference{"engine.server_version", "20.10.24+dfsg1", "24.0.7", true});
   CHECK(d[2] == analysis::Difference{"engine.endpoint", "unix:///var/run/docker.sock",
-                               "unix:///run/user/1000/docker.sock", false});
+                                     "unix:///run/user/1000/docker.sock", false});
 }
 
 TEST_CASE("rooms: engine facts a run did not need, and the images made from the binary, are no room") {
@@ -120,9 +121,9 @@ TEST_CASE("rooms: per-CPU values, volatile leaves and shape changes") {
   const auto d = differences(a, b);
   REQUIRE(d.size() == 2);
   CHECK(d[0] == analysis::Difference{"host.frequency.governor",
-                               "unknown (missing /sys/devices/system/cpu/cpu0/cpufreq)",
-                               R"({"0":"performance","1":"powersave"})", true});
+                                     "unknown (missing /sys/devices/system/cpu/cpu0/cpufreq)",
+                                     R"({"0":"performance","1":"powersave"})", true});
   CHECK(d[1] == analysis::Difference{"toolchain.binary",
-                               R"({"sha256":{"value":")" + std::string(64, 'a') + R"("}})",
-                               "unknown (no binary)", true});
+                                     R"({"sha256":{"value":")" + std::string(64, 'a') + R"("}})",
+                                     "unknown (no binary)", true});
 }

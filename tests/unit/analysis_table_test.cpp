@@ -1,9 +1,9 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
-#include "parsers/gotest.hpp"
 #include "analysis/suite.hpp"
 #include "analysis/table.hpp"
+#include "parsers/gotest.hpp"
 #include "render/table.hpp"
 #include "test_support.hpp"
 #include "text/text.hpp"
@@ -74,7 +74,8 @@ TEST_CASE("report: raw files are Go benchmark format with key: value headers") {
   s.name = "BenchmarkA-2";
   s.iterations = 1000;
   s.metrics = {{11.5, "ns/op"}, {64, "B/op"}};
-  const std::string raw = render::gotest_raw(std::vector<records::Sample>{s}, "idle", {{"condition", "idle"}, {"cpu", "AMD\nEPYC"}});
+  const std::string raw = render::gotest_raw(std::vector<records::Sample>{s}, "idle",
+                                             {{"condition", "idle"}, {"cpu", "AMD\nEPYC"}});
   CHECK(raw == "condition: idle\ncpu: AMD EPYC\nBenchmarkA-2\t1000\t11.5 ns/op\t64 B/op\n");
   // and our own parser reads it back
   const auto back = parsers::parse_gotest(raw);
@@ -102,11 +103,15 @@ TEST_CASE("report: the terminal table stays within 80 columns") {
   // many conditions side by side in fewer lines than with it, where two names would take a line
   // of their own.
   CAPTURE(text);
-  CHECK(text.find("sec/op              procs │ median ± CI  band  │ median ± CI  band       │\n") != std::string::npos);
-  CHECK(text.find("\nMakeBuffer_Correct      1                         18.13n ± ∞  noisy\n") != std::string::npos);
-  CHECK(text.find("\nMakeBuffer_Correct      2    20.63n ± ∞  noisy    20.11n ± ∞  acceptable\n") != std::string::npos);
+  CHECK(text.find("sec/op              procs │ median ± CI  band  │ median ± CI  band       │\n") !=
+        std::string::npos);
+  CHECK(text.find("\nMakeBuffer_Correct      1                         18.13n ± ∞  noisy\n") !=
+        std::string::npos);
+  CHECK(text.find("\nMakeBuffer_Correct      2    20.63n ± ∞  noisy    20.11n ± ∞  acceptable\n") !=
+        std::string::npos);
   CHECK(text.find("\nMakeBuffer_DCE          2    19.71n ± ∞  noisy\n") != std::string::npos);
-  CHECK(text.find("64.00 B/op, 1.000 allocs/op: in every sample of every benchmark and condition") != std::string::npos);
+  CHECK(text.find("64.00 B/op, 1.000 allocs/op: in every sample of every benchmark and condition") !=
+        std::string::npos);
   // One benchmark in two conditions, at GOMAXPROCS 2 in one and 1 in the other: one block, each
   // row saying its count.
   std::vector<records::Sample> pinned;
@@ -173,10 +178,12 @@ TEST_CASE("raw files: every name is a valid Go benchmark name, and the file read
     s.metrics = {{v, "sec/op"}, {v / 6, "cpu-sec/op"}};
     samples.push_back(s);
   }
-  const std::string raw = render::gotest_raw(samples, "idle", {{"host", "vm"}, {"condition", "idle"}}, false, {"condition"});
-  CHECK(raw == "host: vm\n# condition: idle\nBenchmarkTiny\t1\t0.0121 sec/op\t0.0020166666666666666 cpu-sec/op\n"
-               "BenchmarkTiny\t1\t0.0123 sec/op\t0.00205 cpu-sec/op\n"
-               "BenchmarkTiny\t1\t0.012 sec/op\t0.002 cpu-sec/op\n");
+  const std::string raw =
+      render::gotest_raw(samples, "idle", {{"host", "vm"}, {"condition", "idle"}}, false, {"condition"});
+  CHECK(raw ==
+        "host: vm\n# condition: idle\nBenchmarkTiny\t1\t0.0121 sec/op\t0.0020166666666666666 cpu-sec/op\n"
+        "BenchmarkTiny\t1\t0.0123 sec/op\t0.00205 cpu-sec/op\n"
+        "BenchmarkTiny\t1\t0.012 sec/op\t0.002 cpu-sec/op\n");
   const auto parsed = parsers::parse_gotest(raw);
   REQUIRE(parsed.measurements.size() == 3);
   CHECK(parsed.measurements[0].name == "BenchmarkTiny");
@@ -185,7 +192,8 @@ TEST_CASE("raw files: every name is a valid Go benchmark name, and the file read
 }
 
 TEST_CASE("suite: a benchmark at another GOMAXPROCS or thread count sits on the same line") {
-  const auto sample = [](std::string condition, std::string name, std::string benchmark, int procs, double v) {
+  const auto sample = [](std::string condition, std::string name, std::string benchmark, int procs,
+                         double v) {
     records::Sample s;
     s.condition = std::move(condition);
     s.name = std::move(name);
@@ -210,7 +218,8 @@ TEST_CASE("suite: a benchmark at another GOMAXPROCS or thread count sits on the 
   std::vector<std::string> got;
   for (const auto& l : lines) {
     std::string cells;
-    for (const auto* r : l.cells) cells += (cells.empty() ? "" : "|") + (r == nullptr ? std::string("-") : r->name);
+    for (const auto* r : l.cells)
+      cells += (cells.empty() ? "" : "|") + (r == nullptr ? std::string("-") : r->name);
     got.push_back(fmt::format("{} {} [{}] {} {}", l.metric, l.unit, l.procs_text(), l.name, cells));
   }
   // Conditions idle, pinned, then cpus. One parallelism per condition: one line ("2 1"); "cpus"
@@ -243,7 +252,8 @@ TEST_CASE("report: a benchmark's name carries no HTML, formula or escape sequenc
   const auto t = analysis::build_table(samples, {"=cmd|' /C calc'!A0"});
   const std::string md = render::table_markdown(t);
   CAPTURE(md);
-  for (auto at = md.find("<img"); at != std::string::npos; at = md.find("<img", at + 1)) CHECK(md[at - 1] == '\\');
+  for (auto at = md.find("<img"); at != std::string::npos; at = md.find("<img", at + 1))
+    CHECK(md[at - 1] == '\\');
   CHECK(md.find("- =cmd") != std::string::npos);  // the outlier note: there, escaped
   CHECK(md.find("BM_\\<img src=x onerror=alert(1)\\>") != std::string::npos);  // the table cell
   const std::string csv = render::table_csv(t);

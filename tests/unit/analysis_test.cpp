@@ -1,7 +1,8 @@
 // analysis/analyze: one or more results merged into one view, every number from the samples.
+#include "analysis/analysis.hpp"
+
 #include <doctest/doctest.h>
 
-#include "analysis/analysis.hpp"
 #include "analysis/anchor.hpp"
 #include "model/errors.hpp"
 #include "render/json.hpp"
@@ -70,7 +71,7 @@ TEST_CASE("analysis: the anchor compares this run's baseline with the anchor's c
   CHECK(a.condition == "idle");  // small's first condition without spinners
   CHECK(a.baseline.empty());
   CHECK_FALSE(a.moving.empty());  // another machine: said, not hidden
-  REQUIRE(a.rows.size() == 2);   // docker's idle and pinned against small's BenchmarkMakeBuffer_Correct
+  REQUIRE(a.rows.size() == 2);    // docker's idle and pinned against small's BenchmarkMakeBuffer_Correct
   CHECK(a.rows[0].condition == "idle");
   CHECK(a.rows[0].benchmark == "BenchmarkMakeBuffer_Correct");
   CHECK(a.rows[0].lo <= a.rows[0].median);

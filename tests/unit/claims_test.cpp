@@ -35,7 +35,8 @@ TEST_CASE("claims: the demo's claims parse into what they say") {
   const Claim r = parse_claim("median(noisy) / median(idle) > 1.5", kDemo);
   CHECK(r.lhs.kind == Expr::Kind::div);
   CHECK(calls(r).size() == 2);
-  const Claim w = parse_claim("median(noisy, BenchmarkMakeBuffer_Correct-2) / median(idle) within 2 ± 25%", kDemo);
+  const Claim w =
+      parse_claim("median(noisy, BenchmarkMakeBuffer_Correct-2) / median(idle) within 2 ± 25%", kDemo);
   CHECK(w.op == Op::within);
   CHECK(w.tolerance == doctest::Approx(0.25));
   CHECK(w.lhs.left->benchmark == "BenchmarkMakeBuffer_Correct-2");
@@ -50,12 +51,15 @@ TEST_CASE("claims: bad claims say where and what") {
   CHECK(error_of("cv(zzzzzz) > 1") == "3: unknown condition \"zzzzzz\" (conditions: idle, noisy, pinned)");
   CHECK(error_of("cv(noisy)") == "9: expected a comparison (<, <=, >, >= or within) after the expression");
   CHECK(error_of("cv(noisy) = 1") == "10: expected a comparison (<, <=, >, >= or within), got \"= 1\"");
-  CHECK(error_of("cv(noisy) > ") == "12: the claim ends where a number or a statistic such as cv(idle) should be");
+  CHECK(error_of("cv(noisy) > ") ==
+        "12: the claim ends where a number or a statistic such as cv(idle) should be");
   CHECK(error_of("cv(noisy) > 1 2") == "14: unexpected \"2\" after the claim");
   CHECK(error_of("1 < 2") == "0: a claim must name at least one statistic, e.g. cv(noisy)");
   CHECK(error_of("ratio(fast) > 1") == "0: ratio() is for paired experiments: this one has no variants");
-  CHECK(error_of("ratio(fsat) > 1", Names{{"c"}, {"fast", "slow"}}) == "6: unknown variant \"fsat\" (did you mean \"fast\"?)");
-  CHECK(error_of("cv(noisy) within 2 10%") == "19: expected ± (or +-) and a percentage after `within A`, e.g. within 2 ± 10%");
+  CHECK(error_of("ratio(fsat) > 1", Names{{"c"}, {"fast", "slow"}}) ==
+        "6: unknown variant \"fsat\" (did you mean \"fast\"?)");
+  CHECK(error_of("cv(noisy) within 2 10%") ==
+        "19: expected ± (or +-) and a percentage after `within A`, e.g. within 2 ± 10%");
   CHECK(error_of("cv(noisy) within 2 ± 10") == "24: expected % after the tolerance of `within`, e.g. ± 10%");
   CHECK(error_of("cv(noisy > 1") == "9: expected ) after cv(noisy");
   CHECK(error_of("cv noisy > 1") == "3: expected ( after cv, e.g. cv(idle)");
@@ -116,7 +120,8 @@ TEST_CASE("claims evaluation: the seed makes the intervals repeatable, and is re
   CHECK(c.verdict == a.verdict);
 }
 
-TEST_CASE("claims: the bootstrap is stats' SplitMix64 (V6: the geometric mean's percentile interval, seed 42)") {
+TEST_CASE(
+    "claims: the bootstrap is stats' SplitMix64 (V6: the geometric mean's percentile interval, seed 42)") {
   using noisefloor::testing::kClosed, noisefloor::testing::rel;
   const auto& v = noisefloor::testing::vectors()["V6_paired"];
   const Estimate e = estimate(Function::ratio, noisefloor::testing::values(v["ratios"]), 42);

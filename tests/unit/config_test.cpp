@@ -87,10 +87,10 @@ TEST_CASE("config: the demo experiment is read completely") {
 }
 
 TEST_CASE("config: interleaved defaults to one sample per run") {
-  const model::Experiment e =
-      parse_experiment("name: t\nschedule: interleaved\nbenchmark: {command: [./b]}\n"
-                       "conditions: [{name: a}, {name: b, affinity: 1, nice: 10}]\n",
-                       "t.yaml", kTwoCpus);
+  const model::Experiment e = parse_experiment(
+      "name: t\nschedule: interleaved\nbenchmark: {command: [./b]}\n"
+      "conditions: [{name: a}, {name: b, affinity: 1, nice: 10}]\n",
+      "t.yaml", kTwoCpus);
   CHECK(e.schedule == model::Schedule::interleaved);
   CHECK(e.benchmark.samples_per_run == 1);
   CHECK(e.conditions[1].affinity == std::vector<int>{1});
@@ -100,13 +100,15 @@ TEST_CASE("config: interleaved defaults to one sample per run") {
 TEST_CASE("config: settle defaults to 1 s; metric wall and cpu name a command's figures") {
   const auto parse = [](const std::string& yaml) { return config::parse_experiment(yaml, "x.yaml", {}); };
   CHECK(parse("name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\n").settle.count() == 1.0);
-  CHECK(parse("name: t\nbenchmark: {command: [./b]}\nsettle: 250ms\nconditions: [{name: a}]\n").settle.count() ==
-        0.25);
+  CHECK(parse("name: t\nbenchmark: {command: [./b]}\nsettle: 250ms\nconditions: [{name: a}]\n")
+            .settle.count() == 0.25);
   CHECK(parse("name: t\nbenchmark: {command: [./b], format: command, metric: cpu}\nconditions: [{name: a}]\n")
             .benchmark.metric == "cpu-sec/op");
-  CHECK(parse("name: t\nbenchmark: {command: [./b], format: command, metric: wall}\nconditions: [{name: a}]\n")
-            .benchmark.metric == "sec/op");
-  CHECK(parse("name: t\nbenchmark: {command: [./b], format: command, metric: sys-sec/op}\nconditions: [{name: a}]\n")
+  CHECK(
+      parse("name: t\nbenchmark: {command: [./b], format: command, metric: wall}\nconditions: [{name: a}]\n")
+          .benchmark.metric == "sec/op");
+  CHECK(parse("name: t\nbenchmark: {command: [./b], format: command, metric: sys-sec/op}\nconditions: "
+              "[{name: a}]\n")
             .benchmark.metric == "sys-sec/op");
 }
 
@@ -131,7 +133,8 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got 1"},
       {with_benchmark("  samples: -3\n"),
        "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got -3"},
-      {with_benchmark("  warmup: -1\n"), "x.yaml:4:11: benchmark.warmup: expected a whole number ≥ 0, got -1"},
+      {with_benchmark("  warmup: -1\n"),
+       "x.yaml:4:11: benchmark.warmup: expected a whole number ≥ 0, got -1"},
       {"name: t\nbenchmark: {command: ./b --fast}\nconditions: [{name: a}]\n",
        "x.yaml:2:22: benchmark.command: expected a non-empty list of arguments such as [go, test, "
        "-bench, .] (an argv vector: it is never run through a shell)"},
@@ -166,7 +169,8 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "benchmark.samples"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {memory: 4m}\n",
        "x.yaml:5:25: conditions[0].container.memory: 4194304 bytes is below the engine's minimum of 6m"},
-      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {cpuset: \"0\", cpus: 2}\n",
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {cpuset: \"0\", cpus: "
+       "2}\n",
        "x.yaml:5:36: conditions[0].container.cpus: 2 CPUs is more than the 1 CPU(s) in the cpuset (0)"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {cpuset: \"5\"}\n",
        "x.yaml:5:25: conditions[0].container.cpuset: CPU 5 is not available on this host (online "
@@ -174,7 +178,8 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
       {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {memory_swap: 1g}\n",
        "x.yaml:5:30: conditions[0].container.memory_swap: set memory too (memory_swap is memory plus "
        "swap)"},
-      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    affinity: \"0\"\n    container: {}\n",
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    affinity: \"0\"\n    container: "
+       "{}\n",
        "x.yaml:5:15: conditions[0].affinity: conflicts with container: pin the container with "
        "container.cpuset instead"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {privileged: true}\n",
@@ -184,7 +189,8 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "x.yaml:4:1: duplicate key \"name\""},
       {"name: t\nbenchmark: {command: [./b]\nconditions: [{name: a}]\n",
        "x.yaml:3:1: invalid YAML: end of map flow not found"},
-      {"name: t\nschedule: interleaved\nbenchmark: {command: [./b], samples_per_run: all}\nconditions: [{name: a}]\n",
+      {"name: t\nschedule: interleaved\nbenchmark: {command: [./b], samples_per_run: all}\nconditions: "
+       "[{name: a}]\n",
        "x.yaml:3:46: benchmark.samples_per_run: `all` runs each condition in one block, which defeats "
        "schedule: interleaved; use a number such as 1"},
       {"name: t\nbenchmark: {command: [./b], env: {1X: y}}\nconditions: [{name: a}]\n",
@@ -195,7 +201,8 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
       {"name: t\nbenchmark: {command: [./b], format: command, metric: ns/op}\nconditions: [{name: a}]\n",
        "x.yaml:2:54: benchmark.metric: a command measures wall or cpu (or sec/op, cpu-sec/op, user-sec/op, "
        "sys-sec/op), got \"ns/op\""},
-      {"name: t\nbenchmark: {command: [./b], format: command}\nconditions:\n  - name: a\n    container: {image: "
+      {"name: t\nbenchmark: {command: [./b], format: command}\nconditions:\n  - name: a\n    container: "
+       "{image: "
        "alpine}\n",
        "x.yaml:5:24: conditions[0].container.image: format: command is timed inside the container by "
        "noisefloor's probe, which only image: auto has; use image: auto (a named image would time Docker's "
@@ -269,16 +276,18 @@ conditions: [{name: clean}]
 TEST_CASE("config: bad variants and comparisons") {
   CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nvariants: [{name: a}]\nconditions: [{name: c}]\n") ==
         "x.yaml:3:11: variants: name a baseline and at least one other variant to compare with it");
-  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nvariants: [{name: a}, {name: a}]\nconditions: [{name: c}]\n") ==
-        "x.yaml:3:30: variants[1].name: duplicate variant name \"a\"");
-  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nvariants: [{name: a}, {name: b}]\ncomparison: {baseline: z}\n"
+  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nvariants: [{name: a}, {name: a}]\nconditions: "
+                 "[{name: c}]\n") == "x.yaml:3:30: variants[1].name: duplicate variant name \"a\"");
+  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nvariants: [{name: a}, {name: b}]\ncomparison: "
+                 "{baseline: z}\n"
                  "conditions: [{name: c}]\n") ==
         "x.yaml:4:24: comparison.baseline: no variant named \"z\" (variants: a, b)");
   CHECK(error_of("name: t\nbenchmark: {command: [./b]}\ncomparison: {aa: true}\nconditions: [{name: c}]\n") ==
         "x.yaml:3:13: comparison: only with variants (there is nothing to compare)");
   CHECK(error_of("name: t\nbenchmark: {command: [./b], precision: 1%}\nconditions: [{name: c}]\n") ==
         "x.yaml:2:40: benchmark.precision: only with samples: auto");
-  CHECK(error_of("name: t\nbenchmark: {command: [./b], samples: auto, precision: lots}\nconditions: [{name: c}]\n") ==
+  CHECK(error_of("name: t\nbenchmark: {command: [./b], samples: auto, precision: lots}\nconditions: [{name: "
+                 "c}]\n") ==
         "x.yaml:2:55: benchmark.precision: expected a percentage such as 1% or 0.5%, got \"lots\"");
 }
 
@@ -287,26 +296,30 @@ TEST_CASE("config: numbers and durations out of range are errors, never wrapped 
         "x.yaml:4:12: benchmark.samples: 4294967298 is too large (at most 100000)");
   CHECK(error_of(with_benchmark("  warmup: 4294967000\n")) ==
         "x.yaml:4:11: benchmark.warmup: 4294967000 is too large (at most 1000000)");
-  CHECK(error_of("name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    affinity: [4294967296]\n") ==
+  CHECK(error_of(
+            "name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    affinity: [4294967296]\n") ==
         "x.yaml:5:16: conditions[0].affinity: 4294967296 is too large (at most 8191)");
   CHECK(error_of(with_benchmark("  timeout: 10000000h\n")) ==
         "x.yaml:4:12: benchmark.timeout: at most 1000000s (11.6 days)");
-  CHECK(error_of(with_benchmark("  timeout: 0.0000001s\n")) == "x.yaml:4:12: benchmark.timeout: expected at least 1ms, got \"0.0000001s\"");
+  CHECK(error_of(with_benchmark("  timeout: 0.0000001s\n")) ==
+        "x.yaml:4:12: benchmark.timeout: expected at least 1ms, got \"0.0000001s\"");
 }
 
 TEST_CASE("config: a variant with its own executable cannot share an auto image") {
-  CHECK(error_of("name: t\nbenchmark: {command: [./x]}\nvariants:\n  - {name: a}\n  - {name: b, command: [./y]}\n"
-                 "conditions:\n  - name: c\n    container: {cpuset: \"0\"}\n") ==
-        "x.yaml:5:5: variants: \"b\" runs \"./y\", but condition \"c\" uses container image: auto, built from "
-        "\"./x\": use args (same executable) or a named image that holds both");
+  CHECK(
+      error_of(
+          "name: t\nbenchmark: {command: [./x]}\nvariants:\n  - {name: a}\n  - {name: b, command: [./y]}\n"
+          "conditions:\n  - name: c\n    container: {cpuset: \"0\"}\n") ==
+      "x.yaml:5:5: variants: \"b\" runs \"./y\", but condition \"c\" uses container image: auto, built from "
+      "\"./x\": use args (same executable) or a named image that holds both");
   // args keep the same executable: fine
   CHECK(error_of("name: t\nbenchmark: {command: [./x]}\nvariants:\n  - {name: a}\n  - {name: b, args: [-y]}\n"
                  "conditions:\n  - name: c\n    container: {cpuset: \"0\"}\n") == "");
 }
 
 TEST_CASE("config: hosts are Docker contexts or endpoints, each once, with their positions") {
-  const auto e = parse_experiment(with_benchmark("") + "hosts: [default, \"ssh://bench@quiet:2222\", ci]\n", "x.yaml",
-                                  kTwoCpus);
+  const auto e = parse_experiment(with_benchmark("") + "hosts: [default, \"ssh://bench@quiet:2222\", ci]\n",
+                                  "x.yaml", kTwoCpus);
   REQUIRE(e.hosts.size() == 3);
   CHECK(e.hosts[0].name == "default");
   CHECK(e.hosts[1].name == "ssh://bench@quiet:2222");
@@ -314,21 +327,25 @@ TEST_CASE("config: hosts are Docker contexts or endpoints, each once, with their
   CHECK(e.hosts[2].mark.line == 6);
   CHECK(e.hosts[2].mark.column == 44);
   CHECK(parse_experiment(with_benchmark(""), "x.yaml", kTwoCpus).hosts.empty());
-  CHECK(error_of(with_benchmark("") + "hosts: [a, b, a]\n") == "x.yaml:6:15: hosts[2]: \"a\" is listed twice");
+  CHECK(error_of(with_benchmark("") + "hosts: [a, b, a]\n") ==
+        "x.yaml:6:15: hosts[2]: \"a\" is listed twice");
   CHECK(error_of(with_benchmark("") + "hosts: []\n") ==
-        "x.yaml:6:8: hosts: expected a non-empty list of Docker context names or endpoints, e.g. hosts: [default, "
+        "x.yaml:6:8: hosts: expected a non-empty list of Docker context names or endpoints, e.g. hosts: "
+        "[default, "
         "ssh://user@quiet-box]");
   CHECK(error_of(with_benchmark("") + "hosts: default\n") ==
-        "x.yaml:6:8: hosts: expected a non-empty list of Docker context names or endpoints, e.g. hosts: [default, "
+        "x.yaml:6:8: hosts: expected a non-empty list of Docker context names or endpoints, e.g. hosts: "
+        "[default, "
         "ssh://user@quiet-box]");
   CHECK(error_of(with_benchmark("") + "hosts: [\"\"]\n") ==
         "x.yaml:6:9: hosts[0]: empty: give a Docker context name or an endpoint");
 }
 
 TEST_CASE("config: claims are parsed before anything runs, errors pointing into the claim") {
-  const std::string base = "name: t\nbenchmark:\n  command: [./b]\nconditions:\n  - name: idle\n  - name: noisy\n";
-  const auto e = parse_experiment(base + "claims:\n  - cv(noisy) > 2 * cv(idle)\n  - \"cv(idle) <= 10%\"\n", "x.yaml",
-                                  kTwoCpus);
+  const std::string base =
+      "name: t\nbenchmark:\n  command: [./b]\nconditions:\n  - name: idle\n  - name: noisy\n";
+  const auto e = parse_experiment(base + "claims:\n  - cv(noisy) > 2 * cv(idle)\n  - \"cv(idle) <= 10%\"\n",
+                                  "x.yaml", kTwoCpus);
   REQUIRE(e.claims.size() == 2);
   CHECK(e.claims[0].text == "cv(noisy) > 2 * cv(idle)");
   CHECK(e.claims[1].mark.line == 9);
@@ -337,8 +354,9 @@ TEST_CASE("config: claims are parsed before anything runs, errors pointing into 
         "x.yaml:8:8: claims[0]: unknown condition \"nosy\" (did you mean \"noisy\"?)");
   CHECK(error_of(base + "claims:\n  - \"cvv(noisy) > 1\"\n") ==
         "x.yaml:8:6: claims[0]: unknown function \"cvv\" (did you mean \"cv\"?)");
-  CHECK(error_of(base + "claims: []\n") ==
-        "x.yaml:7:9: claims: expected a non-empty list of claims, e.g. claims: [\"cv(noisy) > 2 * cv(idle)\"]");
+  CHECK(
+      error_of(base + "claims: []\n") ==
+      "x.yaml:7:9: claims: expected a non-empty list of claims, e.g. claims: [\"cv(noisy) > 2 * cv(idle)\"]");
 }
 
 TEST_CASE("config: reference: a file or an inline table, with its source") {
@@ -347,16 +365,20 @@ TEST_CASE("config: reference: a file or an inline table, with its source") {
   REQUIRE(e.reference);
   CHECK(e.reference->file == "published/cv-summary.txt");
   CHECK(e.reference->mark.line == 6);
-  e = parse_experiment(base + "reference:\n  table: |\n    ## idle\n    BenchmarkX 20 11.46 0.54 4.75\n  source: the talk\n",
-                       "x.yaml", kTwoCpus);
+  e = parse_experiment(
+      base + "reference:\n  table: |\n    ## idle\n    BenchmarkX 20 11.46 0.54 4.75\n  source: the talk\n",
+      "x.yaml", kTwoCpus);
   REQUIRE(e.reference);
   CHECK(e.reference->table == "## idle\nBenchmarkX 20 11.46 0.54 4.75\n");
   CHECK(e.reference->source == "the talk");
   CHECK(error_of(base + "reference:\n  file: a.txt\n  table: x\n") ==
-        "x.yaml:7:3: reference: give exactly one of file (a published table's path) or table (its text inline)");
-  CHECK(error_of(base + "reference: {flie: a.txt}\n") == "x.yaml:6:13: unknown key \"flie\" in reference (did you mean \"file\"?)");
+        "x.yaml:7:3: reference: give exactly one of file (a published table's path) or table (its text "
+        "inline)");
+  CHECK(error_of(base + "reference: {flie: a.txt}\n") ==
+        "x.yaml:6:13: unknown key \"flie\" in reference (did you mean \"file\"?)");
   CHECK(error_of(base + "reference: [a, b]\n") ==
-        "x.yaml:6:12: reference: expected a file (cv-summary.txt, summary.json, a result directory or a markdown "
+        "x.yaml:6:12: reference: expected a file (cv-summary.txt, summary.json, a result directory or a "
+        "markdown "
         "table), or a mapping with file or table, and source");
 }
 
@@ -367,18 +389,22 @@ TEST_CASE("config: a workdir that cannot be entered is an error at its place, re
     asked.push_back(path);
     return path == "exp/bench" ? "" : "does not exist";
   };
-  const std::string yaml = "name: t\nbenchmark:\n  workdir: nope\n  command: [./b]\nconditions:\n  - name: idle\n";
+  const std::string yaml =
+      "name: t\nbenchmark:\n  workdir: nope\n  command: [./b]\nconditions:\n  - name: idle\n";
   try {
     parse_experiment(yaml, "exp/x.yaml", host);
     FAIL("accepted");
   } catch (const ConfigError& e) {
     CHECK(std::string(e.what()) ==
-          "exp/x.yaml:3:12: benchmark.workdir: \"nope\" (exp/nope) does not exist: give a directory that exists, "
+          "exp/x.yaml:3:12: benchmark.workdir: \"nope\" (exp/nope) does not exist: give a directory that "
+          "exists, "
           "relative to the experiment file's directory");
   }
   CHECK(asked == std::vector<std::string>{"exp/nope"});
-  const std::string good = "name: t\nbenchmark:\n  workdir: ./bench/\n  command: [./b]\nconditions:\n  - name: idle\n";
+  const std::string good =
+      "name: t\nbenchmark:\n  workdir: ./bench/\n  command: [./b]\nconditions:\n  - name: idle\n";
   CHECK_NOTHROW(parse_experiment(good, "exp/x.yaml", host));
   // Without the check (pure tests, the fuzzer) nothing is asked.
-  CHECK(error_of("name: t\nbenchmark:\n  workdir: nope\n  command: [./b]\nconditions:\n  - name: idle\n") == "");
+  CHECK(error_of("name: t\nbenchmark:\n  workdir: nope\n  command: [./b]\nconditions:\n  - name: idle\n") ==
+        "");
 }

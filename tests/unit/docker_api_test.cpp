@@ -30,8 +30,8 @@ TEST_CASE("api: versions compare numerically, never as strings") {
   CHECK(*parse_api_version("v1.41") == *parse_api_version("1.41"));
   CHECK(*parse_api_version("2.0") > *parse_api_version("1.99"));
   CHECK(negotiate_api_version(std::string("1.100")) == "1.47");  // 100 > 47, though "1.100" < "1.47"
-  CHECK_THROWS_WITH_AS(fixed_api_version("new"), "DOCKER_API_VERSION 'new' is not an API version (expected e.g. 1.41)",
-                       DockerError);
+  CHECK_THROWS_WITH_AS(fixed_api_version("new"),
+                       "DOCKER_API_VERSION 'new' is not an API version (expected e.g. 1.41)", DockerError);
 }
 
 TEST_CASE("api: negotiation takes min(1.47, engine) and refuses engines below 1.41") {
@@ -405,14 +405,20 @@ TEST_CASE("api: docker_save_tar writes manifest, config and layer") {
 }
 
 TEST_CASE("gc: a living run's containers are kept, orphans removed, unknown owners kept while a run lives") {
-  const json listed = json::array(
-      {{{"Id", "aaaaaaaaaaaaaaaa"}, {"Names", {"/nf-r1-pinned-2"}}, {"State", "running"},
-        {"Labels", {{"noisefloor.run", "r1"}, {"noisefloor.owner", "root@box pid 7"}}}},
-       {{"Id", "bbbbbbbbbbbbbbbb"}, {"Names", {"/nf-r0-pinned-9"}}, {"State", "exited"},
-        {"Labels", {{"noisefloor.run", "r0"}, {"noisefloor.owner", "root@box pid 3"}}}},
-       {{"Id", "cccccccccccccccc"}, {"Names", {"/nf-old-x-1"}}, {"State", "exited"},
-        {"Labels", {{"noisefloor.run", "old"}}}},
-       {{"Names", {"/no-id"}}}});
+  const json listed =
+      json::array({{{"Id", "aaaaaaaaaaaaaaaa"},
+                    {"Names", {"/nf-r1-pinned-2"}},
+                    {"State", "running"},
+                    {"Labels", {{"noisefloor.run", "r1"}, {"noisefloor.owner", "root@box pid 7"}}}},
+                   {{"Id", "bbbbbbbbbbbbbbbb"},
+                    {"Names", {"/nf-r0-pinned-9"}},
+                    {"State", "exited"},
+                    {"Labels", {{"noisefloor.run", "r0"}, {"noisefloor.owner", "root@box pid 3"}}}},
+                   {{"Id", "cccccccccccccccc"},
+                    {"Names", {"/nf-old-x-1"}},
+                    {"State", "exited"},
+                    {"Labels", {{"noisefloor.run", "old"}}}},
+                   {{"Names", {"/no-id"}}}});
   std::vector<RunContainer> all;
   for (const auto& c : listed)
     if (auto r = run_container_of(c)) all.push_back(*r);

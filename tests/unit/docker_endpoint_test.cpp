@@ -104,7 +104,8 @@ TEST_CASE("endpoint: tcp with TLS from the environment, default port 2376") {
   CHECK_FALSE(plain.verify);
   CHECK(plain.key_file == "/cfg/key.pem");
   CHECK(transport_warning(plain) ==
-        "tcp://h:2376: TLS without verifying the engine's certificate (DOCKER_TLS is set, DOCKER_TLS_VERIFY is not): "
+        "tcp://h:2376: TLS without verifying the engine's certificate (DOCKER_TLS is set, DOCKER_TLS_VERIFY "
+        "is not): "
         "whoever answers on that address is taken for the engine; set DOCKER_TLS_VERIFY=1");
   // DOCKER_CERT_PATH alone: no TLS, as the docker CLI decides (cli/flags/options.go: only
   // DOCKER_TLS_VERIFY or DOCKER_TLS turn it on); plain TCP, warned about.
@@ -112,8 +113,10 @@ TEST_CASE("endpoint: tcp with TLS from the environment, default port 2376") {
   CHECK_FALSE(cert.tls);
   CHECK(cert.base_url == "http://h:2375");
   CHECK(transport_warning(cert) ==
-        "tcp://h:2375: plain TCP, no TLS: anyone who can reach that port runs containers as root on that machine, "
-        "and can read or change what noisefloor measures there; use ssh://, or TLS with DOCKER_TLS_VERIFY=1 and "
+        "tcp://h:2375: plain TCP, no TLS: anyone who can reach that port runs containers as root on that "
+        "machine, "
+        "and can read or change what noisefloor measures there; use ssh://, or TLS with DOCKER_TLS_VERIFY=1 "
+        "and "
         "certificates");
   CHECK_FALSE(transport_warning(zero).has_value());  // TLS, verified
   CHECK_FALSE(transport_warning(resolve({{"DOCKER_HOST", "unix:///tmp/d.sock"}})).has_value());

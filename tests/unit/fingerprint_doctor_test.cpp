@@ -169,9 +169,10 @@ TEST_CASE("doctor: load relative to logical CPUs: runnable tasks now, the 1-minu
   h["load"]["value"]["running"] = 3;
   const auto some = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(some, "load").level == Level::warn);
-  CHECK(only(some, "load").message ==
-        "2 other runnable task(s) now, 1-minute load average 8.50, on 8 logical CPUs: other processes compete "
-        "for the CPUs");
+  CHECK(
+      only(some, "load").message ==
+      "2 other runnable task(s) now, 1-minute load average 8.50, on 8 logical CPUs: other processes compete "
+      "for the CPUs");
   CHECK(some.grade == Grade::limited);
   // Nothing else runs now, but the average still remembers a busy minute (e.g. our own spinners).
   h["load"]["value"]["running"] = 1;
@@ -179,7 +180,8 @@ TEST_CASE("doctor: load relative to logical CPUs: runnable tasks now, the 1-minu
   const auto settling = fp::diagnose(fp::FactTree(h), std::nullopt, {});
   CHECK(only(settling, "load").level == Level::warn);
   CHECK(only(settling, "load").message ==
-        "0 other runnable task(s) now, 1-minute load average 2.00, on 8 logical CPUs: the machine was busy within "
+        "0 other runnable task(s) now, 1-minute load average 2.00, on 8 logical CPUs: the machine was busy "
+        "within "
         "the last minute; let it settle");
   h["load"]["value"]["one"] = 0.5;
   CHECK(only(fp::diagnose(fp::FactTree(h), std::nullopt, {}), "load").level == Level::ok);

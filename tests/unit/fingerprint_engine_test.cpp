@@ -31,8 +31,8 @@ TEST_CASE("engine_facts: a captured docker 20.10 engine") {
   const json facts = fp::engine_facts(load("version-20.10.json"), load("info-20.10.json"),
                                       "unix:///var/run/docker.sock", "1.41");
   // The recorded form reads back as the same value.
-  CHECK(facts.get<fp::EngineFacts>() ==
-        fp::engine_facts(load("version-20.10.json"), load("info-20.10.json"), "unix:///var/run/docker.sock", "1.41"));
+  CHECK(facts.get<fp::EngineFacts>() == fp::engine_facts(load("version-20.10.json"), load("info-20.10.json"),
+                                                         "unix:///var/run/docker.sock", "1.41"));
   const json expected = {{"endpoint", "unix:///var/run/docker.sock"},
                          {"server_version", "20.10.24+dfsg1"},
                          {"api_version", "1.41"},

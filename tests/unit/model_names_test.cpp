@@ -16,8 +16,8 @@ TEST_CASE("names: every print format has one name, read back to itself") {
 }
 
 TEST_CASE("names: a usage message lists what is accepted, in the order given") {
-  constexpr std::array accepted{PrintFormat::markdown, PrintFormat::csv, PrintFormat::json, PrintFormat::gotest,
-                                PrintFormat::summary};
+  constexpr std::array accepted{PrintFormat::markdown, PrintFormat::csv, PrintFormat::json,
+                                PrintFormat::gotest, PrintFormat::summary};
   CHECK(format_problem("html", accepted) == "expected markdown, csv, json, gotest or summary, got \"html\"");
   constexpr std::array two{PrintFormat::text, PrintFormat::json};
   CHECK(names_list(std::span<const PrintFormat>(two)) == "text or json");

@@ -9,19 +9,19 @@
 
 #include "model/errors.hpp"
 #include "model/measurement.hpp"
-#include "test_support.hpp"
 #include "parsers/gbench_json.hpp"
+#include "test_support.hpp"
 
 namespace {
 
-using noisefloor::testing::check_measurement;
-using noisefloor::testing::read_data;
 using noisefloor::ParseError;
 using noisefloor::model::Measurement;
 using noisefloor::model::Metric;
 using noisefloor::parsers::GbenchOutput;
-using noisefloor::parsers::parse_gbench_json;
 using noisefloor::parsers::GbenchStream;
+using noisefloor::parsers::parse_gbench_json;
+using noisefloor::testing::check_measurement;
+using noisefloor::testing::read_data;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -98,13 +98,12 @@ TEST_CASE("parse_gbench_json: non-finite tokens become NaN, but not inside strin
           "iterations": 7, "real_time": Infinity, "cpu_time": -Infinity, "time_unit": "ms",
           "a": NaN, "b": -NaN, "c": -1.5e-3, "label": "NaN"})"));
   REQUIRE(out.measurements.size() == 1);
-  check_measurement(
-      out.measurements[0],
-      {R"(BM_NaN/Infinity "-NaN")",
-       R"(BM_NaN/Infinity "-NaN")",
-       1,
-       7,
-       {{kNaN, "ms/op"}, {kNaN, "cpu-ms/op"}, {kNaN, "a"}, {kNaN, "b"}, {-1.5e-3, "c"}}});
+  check_measurement(out.measurements[0],
+                    {R"(BM_NaN/Infinity "-NaN")",
+                     R"(BM_NaN/Infinity "-NaN")",
+                     1,
+                     7,
+                     {{kNaN, "ms/op"}, {kNaN, "cpu-ms/op"}, {kNaN, "a"}, {kNaN, "b"}, {-1.5e-3, "c"}}});
   CHECK(out.context == nlohmann::json{{"num_cpus", 2}});
 }
 
@@ -126,28 +125,27 @@ TEST_CASE("parse_gbench_json: aggregates, errors and skips are not measurements"
   CHECK(out.errors == std::vector<std::string>{"BM_Err: boom", "BM_Skip: skipped: no gpu"});
   // No run_type (old versions) counts as an iteration; "threads" defaults to 1.
   REQUIRE(out.measurements.size() == 1);
-  check_measurement(out.measurements[0],
-                    {"BM_Old", "BM_Old", 1, 12, {{2.5, "s/op"}, {2.0, "cpu-s/op"}}});
+  check_measurement(out.measurements[0], {"BM_Old", "BM_Old", 1, 12, {{2.5, "s/op"}, {2.0, "cpu-s/op"}}});
 }
 
 TEST_CASE("parse_gbench_json: malformed input names what is wrong") {
-  CHECK_THROWS_WITH_AS(parse_gbench_json(R"({"context": {}})"),
-                       "gbench json: missing key 'benchmarks'", ParseError);
+  CHECK_THROWS_WITH_AS(parse_gbench_json(R"({"context": {}})"), "gbench json: missing key 'benchmarks'",
+                       ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json(R"({"benchmarks": {}})"),
                        "gbench json: 'benchmarks' is not an array", ParseError);
-  CHECK_THROWS_WITH_AS(parse_gbench_json(R"([1, 2])"),
-                       "gbench json: expected an object at the top level", ParseError);
+  CHECK_THROWS_WITH_AS(parse_gbench_json(R"([1, 2])"), "gbench json: expected an object at the top level",
+                       ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json(R"({"context": 3, "benchmarks": []})"),
                        "gbench json: 'context' is not an object", ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json("{\"benchmarks\": [\n  {\"name\": }]}"),
                        "gbench json: invalid json: parse error at line 2, column 12: syntax error "
                        "while parsing value - unexpected '}'; expected '[', '{', or a literal",
                        ParseError);
-  CHECK_THROWS_WITH_AS(parse_gbench_json(""), doctest::Contains("gbench json: invalid json: "),
-                       ParseError);
+  CHECK_THROWS_WITH_AS(parse_gbench_json(""), doctest::Contains("gbench json: invalid json: "), ParseError);
   // Found by fuzzing: a number beyond double escaped as the JSON library's out_of_range.
   CHECK_THROWS_WITH_AS(parse_gbench_json(R"({"benchmarks": [{"real_time": 7.8e+0377496126034270}]})"),
-                       "gbench json: invalid json: number overflow parsing '7.8e+0377496126034270'", ParseError);
+                       "gbench json: invalid json: number overflow parsing '7.8e+0377496126034270'",
+                       ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with(R"({"name": "BM_x", "run_type": "iteration",
       "threads": 1, "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "h"})")),
                        "gbench json: benchmarks[0] ('BM_x'): unknown time_unit 'h' "
@@ -158,12 +156,10 @@ TEST_CASE("parse_gbench_json: malformed input names what is wrong") {
                        "gbench json: benchmarks[0] ('BM_x'): missing key 'iterations'", ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with(R"({"name": "BM_x", "run_type": "iteration",
       "threads": 1, "iterations": 1.5, "real_time": 1, "cpu_time": 1, "time_unit": "ns"})")),
-                       "gbench json: benchmarks[0] ('BM_x'): key 'iterations' is not an integer",
-                       ParseError);
+                       "gbench json: benchmarks[0] ('BM_x'): key 'iterations' is not an integer", ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with(R"({"name": "BM_x", "run_type": "iteration",
       "threads": 1, "iterations": 1, "real_time": "1", "cpu_time": 1, "time_unit": "ns"})")),
-                       "gbench json: benchmarks[0] ('BM_x'): key 'real_time' is not a number",
-                       ParseError);
+                       "gbench json: benchmarks[0] ('BM_x'): key 'real_time' is not a number", ParseError);
   CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with(R"({"name": "BM_x", "run_type": "iteration",
       "threads": 0, "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"})")),
                        "gbench json: benchmarks[0] ('BM_x'): threads 0 is out of range "
@@ -172,8 +168,8 @@ TEST_CASE("parse_gbench_json: malformed input names what is wrong") {
   CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with(R"({"run_type": "iteration", "threads": 1,
       "iterations": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"})")),
                        "gbench json: benchmarks[0]: missing key 'name'", ParseError);
-  CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with("3")),
-                       "gbench json: benchmarks[0]: expected an object", ParseError);
+  CHECK_THROWS_WITH_AS(parse_gbench_json(doc_with("3")), "gbench json: benchmarks[0]: expected an object",
+                       ParseError);
 }
 
 TEST_CASE("parse_gbench_json: a name registered twice is two rows, the second kept apart as #01") {
@@ -183,12 +179,13 @@ TEST_CASE("parse_gbench_json: a name registered twice is two rows, the second ke
   const auto out = parse_gbench_json(read_data("gbench/duplicate_registration.json"));
   std::vector<std::string> names;
   for (const auto& m : out.measurements) names.push_back(m.name);
-  CHECK(names == std::vector<std::string>{"BM_CalculatePi/threads:2", "BM_CalculatePi/threads:2", "BM_CalculatePi/threads:1",
-                                          "BM_CalculatePi/threads:1", "BM_CalculatePi/threads:2#01",
-                                          "BM_CalculatePi/threads:2#01"});
+  CHECK(names == std::vector<std::string>{"BM_CalculatePi/threads:2", "BM_CalculatePi/threads:2",
+                                          "BM_CalculatePi/threads:1", "BM_CalculatePi/threads:1",
+                                          "BM_CalculatePi/threads:2#01", "BM_CalculatePi/threads:2#01"});
   CHECK(out.measurements[4].procs == 2);
-  CHECK(out.notes == std::vector<std::string>{"BM_CalculatePi/threads:2 is registered more than once (family 0, instance 0 "
-                                              "and family 1, instance 1): kept apart as BM_CalculatePi/threads:2#01"});
+  CHECK(out.notes == std::vector<std::string>{
+                         "BM_CalculatePi/threads:2 is registered more than once (family 0, instance 0 "
+                         "and family 1, instance 1): kept apart as BM_CalculatePi/threads:2#01"});
 }
 
 TEST_CASE("GbenchStream: each entry is read when its object closes, the same as the whole output") {
@@ -202,7 +199,8 @@ TEST_CASE("GbenchStream: each entry is read when its object closes, the same as 
     while (start < text.size()) {
       const std::size_t end = std::min(text.find('\n', start), text.size());
       ++line_no;
-      for (std::size_t k = stream.feed_line(std::string_view(text).substr(start, end - start)).size(); k > 0; --k)
+      for (std::size_t k = stream.feed_line(std::string_view(text).substr(start, end - start)).size(); k > 0;
+           --k)
         arrived_at.push_back(line_no);
       start = end + 1;
     }
@@ -210,7 +208,8 @@ TEST_CASE("GbenchStream: each entry is read when its object closes, the same as 
     REQUIRE(stream.output().measurements.size() == whole.measurements.size());
     for (std::size_t i = 0; i < whole.measurements.size(); ++i) {
       const Measurement& w = whole.measurements[i];
-      check_measurement(stream.output().measurements[i], {w.name, w.benchmark, w.procs, w.iterations, w.metrics});
+      check_measurement(stream.output().measurements[i],
+                        {w.name, w.benchmark, w.procs, w.iterations, w.metrics});
     }
     CHECK(stream.output().errors == whole.errors);
     CHECK(stream.output().notes == whole.notes);
@@ -222,14 +221,17 @@ TEST_CASE("GbenchStream: each entry is read when its object closes, the same as 
 
 TEST_CASE("GbenchStream: an entry it cannot read alone leaves the decision to the whole output") {
   GbenchStream stream;
-  for (const char* line : {"{", "\"benchmarks\": [", "{\"name\": \"BM_x\", \"run_type\": \"iteration\", \"iterations\": 1,",
-                           "\"real_time\": 1, \"cpu_time\": 1, \"time_unit\": \"h\"}", "]}"})
+  for (const char* line :
+       {"{", "\"benchmarks\": [", "{\"name\": \"BM_x\", \"run_type\": \"iteration\", \"iterations\": 1,",
+        "\"real_time\": 1, \"cpu_time\": 1, \"time_unit\": \"h\"}", "]}"})
     CHECK(stream.feed_line(line).empty());
   CHECK(stream.broken());
   // Braces inside strings are not structure.
   GbenchStream quoted;
-  for (const char* line : {"{\"context\": {\"x\": \"{[\"},", "\"benchmarks\": [", "{\"name\": \"BM_}{\", \"run_type\": \"iteration\",",
-                           "\"iterations\": 3, \"real_time\": 2, \"cpu_time\": 2, \"time_unit\": \"ns\"}", "]}"}) {
+  for (const char* line :
+       {"{\"context\": {\"x\": \"{[\"},", "\"benchmarks\": [",
+        "{\"name\": \"BM_}{\", \"run_type\": \"iteration\",",
+        "\"iterations\": 3, \"real_time\": 2, \"cpu_time\": 2, \"time_unit\": \"ns\"}", "]}"}) {
     const auto got = quoted.feed_line(line);
     if (!got.empty()) CHECK(got.front().name == "BM_}{");
   }

@@ -9,24 +9,22 @@
 #include <vector>
 
 #include "model/measurement.hpp"
-#include "test_support.hpp"
 #include "parsers/gotest.hpp"
+#include "test_support.hpp"
 
 namespace {
 
-using noisefloor::testing::check_measurement;
-using noisefloor::testing::read_data;
 using noisefloor::model::Measurement;
 using noisefloor::model::Metric;
 using noisefloor::parsers::GoTestOutput;
 using noisefloor::parsers::GoTestParser;
 using noisefloor::parsers::parse_gotest;
 using noisefloor::parsers::split_procs_suffix;
+using noisefloor::testing::check_measurement;
+using noisefloor::testing::read_data;
 using Config = std::map<std::string, std::string>;
 
-GoTestOutput parse_file(const std::string& name) {
-  return parse_gotest(read_data("gotest/" + name));
-}
+GoTestOutput parse_file(const std::string& name) { return parse_gotest(read_data("gotest/" + name)); }
 
 const Config kMakeBufferConfig = {{"goos", "linux"},
                                   {"goarch", "amd64"},
@@ -179,25 +177,21 @@ TEST_CASE("parse_gotest: sub-benchmarks, #01, MB/s, ReportMetric units and --- B
                     {"BenchmarkDup/case", "BenchmarkDup/case", 1, 2000, {{14.79, "ns/op"}}});
   check_measurement(out.measurements[12],
                     {"BenchmarkDup/case#01", "BenchmarkDup/case#01", 1, 2000, {{14.57, "ns/op"}}});
-  check_measurement(
-      out.measurements[14],
-      {"BenchmarkDup/case#01-2", "BenchmarkDup/case#01", 2, 2000, {{15.18, "ns/op"}}});
+  check_measurement(out.measurements[14],
+                    {"BenchmarkDup/case#01-2", "BenchmarkDup/case#01", 2, 2000, {{15.18, "ns/op"}}});
   check_measurement(out.measurements[18], {"BenchmarkDup/with_space-2",
                                            "BenchmarkDup/with_space",
                                            2,
                                            2000,
                                            {{11.33, "ns/op"}, {123456789, "widgets/s"}}});
-  check_measurement(out.measurements[20],
-                    {"BenchmarkLog", "BenchmarkLog", 1, 2000, {{13.94, "ns/op"}}});
-  check_measurement(out.measurements[23],
-                    {"BenchmarkLog-2", "BenchmarkLog", 2, 2000, {{13.20, "ns/op"}}});
+  check_measurement(out.measurements[20], {"BenchmarkLog", "BenchmarkLog", 1, 2000, {{13.94, "ns/op"}}});
+  check_measurement(out.measurements[23], {"BenchmarkLog-2", "BenchmarkLog", 2, 2000, {{13.20, "ns/op"}}});
 }
 
 TEST_CASE("parse_gotest: stdout written by a benchmark breaks its line, which is skipped") {
   const GoTestOutput out = parse_file("stdout_midline.txt");
   // The first line is "warming up goos: linux": the key would contain spaces, so goos is lost.
-  CHECK(out.config ==
-        Config{{"goarch", "amd64"}, {"pkg", "example.com/gobench"}, {"cpu", "AMD EPYC"}});
+  CHECK(out.config == Config{{"goarch", "amd64"}, {"pkg", "example.com/gobench"}, {"cpu", "AMD EPYC"}});
   CHECK(out.measurements.empty());
   CHECK(out.failures.empty());
   // BenchmarkChatty, BenchmarkChatty-2, BenchmarkChattyLines, BenchmarkChattyLines-2; the
@@ -212,8 +206,7 @@ TEST_CASE("parse_gotest: a failing benchmark is a failure, not a measurement") {
   // "BenchmarkFail-2   \t--- FAIL: BenchmarkFail-2" starts with Benchmark and is no result.
   CHECK(out.skipped_lines == 1);
   REQUIRE(out.measurements.size() == 1);
-  check_measurement(out.measurements[0],
-                    {"BenchmarkLog-2", "BenchmarkLog", 2, 1000, {{43.29, "ns/op"}}});
+  check_measurement(out.measurements[0], {"BenchmarkLog-2", "BenchmarkLog", 2, 1000, {{43.29, "ns/op"}}});
 }
 
 TEST_CASE("parse_gotest: CRLF line endings and a missing final newline") {
@@ -225,8 +218,7 @@ TEST_CASE("parse_gotest: CRLF line endings and a missing final newline") {
   REQUIRE(out.measurements.size() == 2);
   check_measurement(out.measurements[0],
                     {"BenchmarkJoin-2", "BenchmarkJoin", 2, 2000, {{40.17, "ns/op"}, {5, "B/op"}}});
-  check_measurement(out.measurements[1],
-                    {"BenchmarkJoin", "BenchmarkJoin", 1, 2000, {{176.6, "ns/op"}}});
+  check_measurement(out.measurements[1], {"BenchmarkJoin", "BenchmarkJoin", 1, 2000, {{176.6, "ns/op"}}});
   CHECK(parse_gotest("") == GoTestOutput{});
 }
 

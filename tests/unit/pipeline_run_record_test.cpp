@@ -72,7 +72,8 @@ TEST_CASE("build_run_record: a first session is the run, its fingerprint finishe
   CHECK(r.fingerprint.run->finished_utc == "2026-12-02T05:10:00Z");
   // Each condition's raw-file header names it, the run and who measured.
   const auto& idle = r.gotest_config.at("noisy");
-  CHECK(std::find(idle.begin(), idle.end(), std::pair<std::string, std::string>{"condition", "noisy"}) != idle.end());
+  CHECK(std::find(idle.begin(), idle.end(), std::pair<std::string, std::string>{"condition", "noisy"}) !=
+        idle.end());
   CHECK(std::find(idle.begin(), idle.end(), std::pair<std::string, std::string>{"run", "20261202T050000Z"}) !=
         idle.end());
   CHECK(idle.front() == std::pair<std::string, std::string>{"noisefloor-version", "9.9"});
@@ -92,7 +93,8 @@ TEST_CASE("build_run_record: a resumed run keeps its start, lists every session 
   before.units.set("ns/op", "better", "lower");
 
   runner::Measured m;
-  m.samples = {sample("idle", 0, 10), sample("noisy", 0, 20), sample("idle", 1, 11, 1), sample("noisy", 1, 21, 1)};
+  m.samples = {sample("idle", 0, 10), sample("noisy", 0, 20), sample("idle", 1, 11, 1),
+               sample("noisy", 1, 21, 1)};
   m.warnings = {"now warning"};
   SessionOutcome s = session(e, m);
   s.earlier = &earlier;
@@ -104,14 +106,21 @@ TEST_CASE("build_run_record: a resumed run keeps its start, lists every session 
   CHECK(r.run->command_line == "noisefloor run t.yaml --results r");
   CHECK(r.run->finished_utc == "2026-12-02T05:10:00Z");
   REQUIRE(r.run->sessions.size() == 2);
-  CHECK(r.run->sessions[0] == records::SessionRecord{"2026-12-01T09:00:00Z", "2026-12-01T09:05:00Z",
+  CHECK(r.run->sessions[0] == records::SessionRecord{"2026-12-01T09:00:00Z",
+                                                     "2026-12-01T09:05:00Z",
                                                      "noisefloor run t.yaml --results r",
-                                                     records::RunStatus::interrupted, std::string("interrupted"), {}});
-  CHECK(r.run->sessions[1] == records::SessionRecord{"2026-12-02T05:00:00Z", "2026-12-02T05:10:00Z",
-                                                     "noisefloor run t.yaml", records::RunStatus::complete,
-                                                     std::nullopt, {"kernel.release: 6.1 then, 6.2 now"}});
-  CHECK(r.run->warnings == std::vector<std::string>{"earlier warning", "now warning",
-                                                    "resumed on another host: kernel.release: 6.1 then, 6.2 now"});
+                                                     records::RunStatus::interrupted,
+                                                     std::string("interrupted"),
+                                                     {}});
+  CHECK(r.run->sessions[1] == records::SessionRecord{"2026-12-02T05:00:00Z",
+                                                     "2026-12-02T05:10:00Z",
+                                                     "noisefloor run t.yaml",
+                                                     records::RunStatus::complete,
+                                                     std::nullopt,
+                                                     {"kernel.release: 6.1 then, 6.2 now"}});
+  CHECK(r.run->warnings ==
+        std::vector<std::string>{"earlier warning", "now warning",
+                                 "resumed on another host: kernel.release: 6.1 then, 6.2 now"});
   CHECK(r.run->units == earlier.run->units);
   // The run's fingerprint is its first session's, finished now.
   REQUIRE(r.fingerprint.run);
@@ -131,9 +140,12 @@ TEST_CASE("build_run_record: a first session killed before run.json is recorded 
   CHECK(r.run->started_utc == "2026-12-01T09:00:00Z");
   CHECK(r.run->command_line == "noisefloor run t.yaml");  // no run.json kept the first one's
   REQUIRE(r.run->sessions.size() == 2);
-  CHECK(r.run->sessions[0] == records::SessionRecord{"2026-12-01T09:00:00Z", "", "noisefloor run t.yaml --quiet",
+  CHECK(r.run->sessions[0] == records::SessionRecord{"2026-12-01T09:00:00Z",
+                                                     "",
+                                                     "noisefloor run t.yaml --quiet",
                                                      records::RunStatus::failed,
-                                                     std::string("ended without a record (killed)"), {}});
+                                                     std::string("ended without a record (killed)"),
+                                                     {}});
   CHECK(r.run->sessions[1].started_utc == "2026-12-02T05:00:00Z");
 }
 

@@ -1,7 +1,8 @@
 // plan/: the ordered steps of every design, as plain values, and the argv of an invocation.
+#include "plan/plan.hpp"
+
 #include <doctest/doctest.h>
 
-#include "plan/plan.hpp"
 #include "test_support.hpp"
 
 using namespace noisefloor;
@@ -18,8 +19,9 @@ model::Experiment paired(model::Schedule schedule, int samples, int warmup, bool
 // "condition:repeat:samples" per step.
 std::vector<std::string> shape(const plan::Plan& p) {
   std::vector<std::string> out;
-  for (const auto& s : p.steps) out.push_back(std::to_string(s.condition) + ":" + std::to_string(s.repeat) + ":" +
-                                              std::to_string(s.samples));
+  for (const auto& s : p.steps)
+    out.push_back(std::to_string(s.condition) + ":" + std::to_string(s.repeat) + ":" +
+                  std::to_string(s.samples));
   return out;
 }
 
@@ -57,11 +59,16 @@ TEST_CASE("plan: paired repeats run each pair back to back, ABBA over the kept r
   REQUIRE(p.steps.size() == 10);
   CHECK(p.units_per_repeat == 4);
   // Repeat 0 is the warm-up; the kept repeats 1..4 go AB, BA, BA, AB.
-  CHECK(units(p.steps[0]) == std::vector<std::string>{"base/fast/AB", "fast/fast/AB", "base/A/A/AB", "base'/A/A/AB"});
-  CHECK(units(p.steps[1]) == std::vector<std::string>{"base/fast/AB", "fast/fast/AB", "base/A/A/AB", "base'/A/A/AB"});
-  CHECK(units(p.steps[2]) == std::vector<std::string>{"fast/fast/BA", "base/fast/BA", "base'/A/A/BA", "base/A/A/BA"});
-  CHECK(units(p.steps[3]) == std::vector<std::string>{"fast/fast/BA", "base/fast/BA", "base'/A/A/BA", "base/A/A/BA"});
-  CHECK(units(p.steps[4]) == std::vector<std::string>{"base/fast/AB", "fast/fast/AB", "base/A/A/AB", "base'/A/A/AB"});
+  CHECK(units(p.steps[0]) ==
+        std::vector<std::string>{"base/fast/AB", "fast/fast/AB", "base/A/A/AB", "base'/A/A/AB"});
+  CHECK(units(p.steps[1]) ==
+        std::vector<std::string>{"base/fast/AB", "fast/fast/AB", "base/A/A/AB", "base'/A/A/AB"});
+  CHECK(units(p.steps[2]) ==
+        std::vector<std::string>{"fast/fast/BA", "base/fast/BA", "base'/A/A/BA", "base/A/A/BA"});
+  CHECK(units(p.steps[3]) ==
+        std::vector<std::string>{"fast/fast/BA", "base/fast/BA", "base'/A/A/BA", "base/A/A/BA"});
+  CHECK(units(p.steps[4]) ==
+        std::vector<std::string>{"base/fast/AB", "fast/fast/AB", "base/A/A/AB", "base'/A/A/AB"});
   CHECK(p.steps[5].condition == 1);
   CHECK(p.steps[5].repeat == 0);
   // Without the A/A check a repeat is just the pair.

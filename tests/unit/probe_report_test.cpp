@@ -1,9 +1,9 @@
 #include "probe/probe_report.hpp"
 
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -155,14 +155,14 @@ TEST_CASE("effective from engine: the real inspect of the pinned container") {
   CHECK(effective_from_engine(pinned_inspect()) == expected);
   CHECK(nlohmann::json(expected).get<Effective>() == expected);  // and back, as run.json stores it
   CHECK(nlohmann::json(expected) == nlohmann::json{{"cpuset", "0"},
-                                            {"cfs_quota_us", 100000},
-                                            {"cfs_period_us", 100000},
-                                            {"memory_limit", 536870912},
-                                            {"memsw_limit", 1073741824},
-                                            {"swap_limit", 536870912},
-                                            {"pids_max", -1},
-                                            {"nproc", nullptr},
-                                            {"cgroup_version", nullptr}});
+                                                   {"cfs_quota_us", 100000},
+                                                   {"cfs_period_us", 100000},
+                                                   {"memory_limit", 536870912},
+                                                   {"memsw_limit", 1073741824},
+                                                   {"swap_limit", 536870912},
+                                                   {"pids_max", -1},
+                                                   {"nproc", nullptr},
+                                                   {"cgroup_version", nullptr}});
 }
 
 TEST_CASE("effective from engine: CpuQuota/CpuPeriod, unlimited and malformed") {
@@ -388,7 +388,8 @@ TEST_CASE("probe report: a throttled benchmark's block, every figure exact") {
 TEST_CASE("probe report: run-queue delay on the host, real captures against known truth") {
   // nf-burn 0.3 beside a busy loop on its one CPU: half its runnable time in the run queue, and
   // its CPU busy for the whole 0.6 s (the loop had the other half).
-  const auto starved = probe_run(parse_probe_report(read_probe_file("host-result-starved.txt"), "a1b2c3d4e5f60718"));
+  const auto starved =
+      probe_run(parse_probe_report(read_probe_file("host-result-starved.txt"), "a1b2c3d4e5f60718"));
   REQUIRE(starved.has_value());
   CHECK(*starved->run_queue.run_seconds == 301238010 / 1e9);
   CHECK(*starved->run_queue.wait_seconds == 303604333 / 1e9);
@@ -400,7 +401,8 @@ TEST_CASE("probe report: run-queue delay on the host, real captures against know
   // Three processes (the burn and two children, found through the tree) beside the loop: each
   // waits 3/4 of the time (four runnable tasks on one CPU; the last part of a child that exited
   // between two reads is lost, so run 0.554 s is below the tree's rusage of 0.603 s).
-  const auto tree = probe_run(parse_probe_report(read_probe_file("host-result-starved-tree.txt"), "b1b2c3d4e5f60718"));
+  const auto tree =
+      probe_run(parse_probe_report(read_probe_file("host-result-starved-tree.txt"), "b1b2c3d4e5f60718"));
   REQUIRE(tree.has_value());
   CHECK(tree->run_queue.tasks == 3);
   CHECK(*tree->run_queue.run_seconds == 553888711 / 1e9);
@@ -408,20 +410,23 @@ TEST_CASE("probe report: run-queue delay on the host, real captures against know
   CHECK(*tree->run_queue.cpus_busy_seconds == 0.81);
   CHECK(tree->usage.cpu_seconds() == doctest::Approx(0.603267));
   // Alone on its CPU: 0.87 ms.
-  const auto quiet = probe_run(parse_probe_report(read_probe_file("host-result-quiet.txt"), "c1b2c3d4e5f60718"));
+  const auto quiet =
+      probe_run(parse_probe_report(read_probe_file("host-result-quiet.txt"), "c1b2c3d4e5f60718"));
   REQUIRE(quiet.has_value());
   CHECK(*quiet->run_queue.wait_seconds == 874763 / 1e9);
   CHECK(*quiet->run_queue.cpus_busy_seconds == 0.3);
   // Its own processes for each other, nothing else running: nf-burn 0.4 with two children of
   // 0.1 s on CPUs 0-1 (three tasks on two CPUs for a while) waited 0.106 s, and its CPUs were
   // busy 0.61 s, its own 0.604 s.
-  const auto own = probe_run(parse_probe_report(read_probe_file("host-result-own-threads.txt"), "d1b2c3d4e5f60718"));
+  const auto own =
+      probe_run(parse_probe_report(read_probe_file("host-result-own-threads.txt"), "d1b2c3d4e5f60718"));
   REQUIRE(own.has_value());
   CHECK(*own->run_queue.wait_seconds == 106006169 / 1e9);
   CHECK(*own->run_queue.run_seconds == 603783678 / 1e9);
   CHECK(*own->run_queue.cpus_busy_seconds == 0.61);
   // An older probe (no sched keys): unknown, with the reason.
-  const auto old = probe_run(parse_probe_report(read_probe_file("v1-result-throttled.txt"), "5f0c2a9d3b7e4c11"));
+  const auto old =
+      probe_run(parse_probe_report(read_probe_file("v1-result-throttled.txt"), "5f0c2a9d3b7e4c11"));
   REQUIRE(old.has_value());
   CHECK_FALSE(old->run_queue.run_seconds.has_value());
   CHECK(old->run_queue.unknown == "the probe is older than run-queue accounting");
@@ -448,12 +453,14 @@ TEST_CASE("probe report: the no-ops, a signal, an exec failure") {
   CHECK(noop->noop_seconds == std::vector<double>{810657 / 1e9, 182705 / 1e9, 287685 / 1e9});
   CHECK_FALSE(noop->cgroup.throttled());
 
-  const auto signal = probe_run(parse_probe_report(read_probe_file("v1-result-signal.txt"), "00000000deadbeef"));
+  const auto signal =
+      probe_run(parse_probe_report(read_probe_file("v1-result-signal.txt"), "00000000deadbeef"));
   REQUIRE(signal.has_value());
   CHECK(signal->signal == 6);
   CHECK_FALSE(signal->exit_code.has_value());
 
-  const ProbeReport failed = parse_probe_report(read_probe_file("v1-result-exec-failed.txt"), "1111111111111111");
+  const ProbeReport failed =
+      parse_probe_report(read_probe_file("v1-result-exec-failed.txt"), "1111111111111111");
   CHECK(failed.values.at("exec_failed") == "No such file or directory");
   CHECK_FALSE(probe_run(failed).has_value());
 }
@@ -463,7 +470,8 @@ TEST_CASE("probe report: only the right tag is the probe's; a block cut short is
   // Another tag (a nested noisefloor, a benchmark echoing lines): the benchmark's stderr.
   const ProbeReport other = parse_probe_report(text, "ffffffffffffffff");
   CHECK_FALSE(probe_run(other).has_value());
-  CHECK(other.benchmark_stderr.find("noisefloor-probe[5f0c2a9d3b7e4c11]: wall_ns=1489158130\n") != std::string::npos);
+  CHECK(other.benchmark_stderr.find("noisefloor-probe[5f0c2a9d3b7e4c11]: wall_ns=1489158130\n") !=
+        std::string::npos);
   // Without end=1 (the container was killed before the probe finished): nothing is made up.
   const std::string cut = text.substr(0, text.find("noisefloor-probe[5f0c2a9d3b7e4c11]: end=1"));
   CHECK_FALSE(probe_run(parse_probe_report(cut, "5f0c2a9d3b7e4c11")).has_value());
@@ -494,12 +502,16 @@ TEST_CASE("probe facts: the framing of nf-probe --facts, read back exactly") {
   CHECK(parse_fact_dump("").files.empty());
   // content with newlines and a "file" look-alike inside is taken by its length
   CHECK(parse_fact_dump("file /proc/a 15\nfile /proc/b 1\n\n").files.at("/proc/a") == "file /proc/b 1\n");
-  CHECK_THROWS_WITH(parse_fact_dump("file /proc/a 5\nabc\n"),
-                    "the fingerprint probe's output is malformed at byte 0: the content of /proc/a is cut short");
-  CHECK_THROWS_WITH(parse_fact_dump("junk\n"),
-                    "the fingerprint probe's output is malformed at byte 0: expected `file <path> <size>` or `dir <path>`");
-  CHECK_THROWS_WITH(parse_fact_dump("file /a x\n"), "the fingerprint probe's output is malformed at byte 0: a bad file size");
-  CHECK_THROWS_WITH(parse_fact_dump("dir /a"), "the fingerprint probe's output is malformed at byte 0: an unterminated line");
+  CHECK_THROWS_WITH(
+      parse_fact_dump("file /proc/a 5\nabc\n"),
+      "the fingerprint probe's output is malformed at byte 0: the content of /proc/a is cut short");
+  CHECK_THROWS_WITH(
+      parse_fact_dump("junk\n"),
+      "the fingerprint probe's output is malformed at byte 0: expected `file <path> <size>` or `dir <path>`");
+  CHECK_THROWS_WITH(parse_fact_dump("file /a x\n"),
+                    "the fingerprint probe's output is malformed at byte 0: a bad file size");
+  CHECK_THROWS_WITH(parse_fact_dump("dir /a"),
+                    "the fingerprint probe's output is malformed at byte 0: an unterminated line");
 }
 
 TEST_CASE("probe facts: a doctored dump cannot name a path outside /proc and /sys or climb out") {
@@ -524,21 +536,26 @@ TEST_CASE("probe facts: a doctored dump cannot name a path outside /proc and /sy
   CHECK(refused("file /root/.ssh/authorized_keys 1\nx\n") ==
         at + "a path outside /proc and /sys: \"/root/.ssh/authorized_keys\"");
   CHECK(refused("file /proc//x 1\nx\n") == at + "a path with an empty, '.' or '..' component: \"/proc//x\"");
-  CHECK(refused("file /proc/./x 1\nx\n") == at + "a path with an empty, '.' or '..' component: \"/proc/./x\"");
+  CHECK(refused("file /proc/./x 1\nx\n") ==
+        at + "a path with an empty, '.' or '..' component: \"/proc/./x\"");
   CHECK(refused("file /proc/x/ 1\nx\n") == at + "a path with an empty, '.' or '..' component: \"/proc/x/\"");
   CHECK(refused("file /proc/a\x1b]52;c;aGk=\x07 1\nx\n") ==
         at + "a path with a space, a control or a non-ASCII byte: \"/proc/a\\x1b]52;c;aGk=\\x07\"");
-  CHECK(refused("file /proc/" + std::string(5000, 'a') + " 1\nx\n").starts_with(at + "a path longer than 4096 bytes: \"/proc/aaa"));
+  CHECK(refused("file /proc/" + std::string(5000, 'a') + " 1\nx\n")
+            .starts_with(at + "a path longer than 4096 bytes: \"/proc/aaa"));
   CHECK(refused("file /proc/big 262145\n" + std::string(262145, 'x') + "\n") ==
         at + "/proc/big is larger than 256 KiB (the probe sends no larger file)");
   std::string many;
   for (int i = 0; i <= 100000; ++i) many += "dir /sys/d" + std::to_string(i) + "\n";
   CHECK(refused(many).find("more than 100000 files and directories") != std::string::npos);
-  CHECK_THROWS_WITH(parse_fact_dump(std::string(17 * 1024 * 1024 + 1, '\n')),
-                    "the fingerprint probe's output is malformed at byte 0: more than 17 MiB (the probe sends at most "
-                    "16 MiB of files)");
+  CHECK_THROWS_WITH(
+      parse_fact_dump(std::string(17 * 1024 * 1024 + 1, '\n')),
+      "the fingerprint probe's output is malformed at byte 0: more than 17 MiB (the probe sends at most "
+      "16 MiB of files)");
   // What the probe does send passes: deep sysfs paths, names with ':' ',' '-' '_'.
-  CHECK(parse_fact_dump(good + "file /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 12\nperformance\n\n"
-                               "dir /sys/devices/system/node/node0\nfile /sys/class/power_supply/AC:1,x-y_z/online 2\n1\n\n")
+  CHECK(parse_fact_dump(
+            good +
+            "file /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 12\nperformance\n\n"
+            "dir /sys/devices/system/node/node0\nfile /sys/class/power_supply/AC:1,x-y_z/online 2\n1\n\n")
             .files.size() == 3);
 }

@@ -42,14 +42,15 @@ records::RunRecord full_run() {
   c.load_before = {fingerprint::LoadAverage{1.5, 1.25, 1, 3, 200}, ""};
   c.load_after = fingerprint::LoadReading{std::nullopt, "missing /proc/loadavg"};
   c.setup.spinners = records::SpinnerSetup{2, {1}, {101, 102}, 10, {}};
-  c.setup.container = records::ContainerSetup{"noisefloor-auto:abc", "0", 1.0, 536870912, 536870912, "none", true, 1024};
+  c.setup.container =
+      records::ContainerSetup{"noisefloor-auto:abc", "0", 1.0, 536870912, 536870912, "none", true, 1024};
   records::InvocationRecord inv;
   inv.invocation = 4;
   inv.argv = {"/bench/x.test", "-test.count=1"};
   inv.exit_code = 0;
   inv.wall_seconds = 1.25;
-  inv.details.container = records::ContainerRun{"c0ffee", "nf-1", "noisefloor-auto:abc", "sha256:1", "s", "f", 0, false,
-                                                false};
+  inv.details.container =
+      records::ContainerRun{"c0ffee", "nf-1", "noisefloor-auto:abc", "sha256:1", "s", "f", 0, false, false};
   probe::Effective limits;
   limits.cpuset = "0";
   limits.cfs_quota_us = 100000;
@@ -69,7 +70,8 @@ records::RunRecord full_run() {
   r.condition_records.push_back(c);
   r.warnings = {"a warning"};
   r.comparison = records::ComparisonSettings{"base", true, 0.02, false};
-  r.adaptive["idle"] = records::AdaptiveOutcome{false, 200, 0.013, 0.01, records::StopReason::max_samples, "99% median CI"};
+  r.adaptive["idle"] =
+      records::AdaptiveOutcome{false, 200, 0.013, 0.01, records::StopReason::max_samples, "99% median CI"};
   return r;
 }
 
@@ -98,8 +100,9 @@ TEST_CASE("records: a sample goes to JSON and back, paired fields only when pair
   j = s;
   CHECK(j["order"] == "BA");
   CHECK(j.get<records::Sample>() == s);
-  CHECK_THROWS_AS(json({{"condition", "x"}, {"benchmark", "y"}, {"metrics", json::array()}}).get<records::Sample>(),
-                  ParseError);
+  CHECK_THROWS_AS(
+      json({{"condition", "x"}, {"benchmark", "y"}, {"metrics", json::array()}}).get<records::Sample>(),
+      ParseError);
 }
 
 TEST_CASE("records: a run record with every kind of condition and invocation goes to JSON and back") {
@@ -124,14 +127,16 @@ TEST_CASE("records: a closed set is written by its name and read back only from 
   CHECK(j.get<records::RunRecord>().adaptive.at("idle").stopped_by == records::StopReason::time_budget);
   j["adaptive"]["idle"]["stopped_by"] = "patience";
   CHECK_THROWS_WITH_AS(j.get<records::RunRecord>(),
-                       "stopped_by: \"patience\" is not one of: precision, max_samples, time budget", ParseError);
+                       "stopped_by: \"patience\" is not one of: precision, max_samples, time budget",
+                       ParseError);
 }
 
 TEST_CASE("records: a newer run.json is refused with what to do") {
   json j = full_run();
   j["schema_version"] = records::kRunSchemaVersion + 1;
   CHECK_THROWS_WITH_AS(j.get<records::RunRecord>(),
-                       "schema_version 2 is newer than this noisefloor reads (1): upgrade noisefloor", ParseError);
+                       "schema_version 2 is newer than this noisefloor reads (1): upgrade noisefloor",
+                       ParseError);
 }
 
 TEST_CASE("records: run.json of every 0.1 result reads back, both load shapes") {
@@ -178,7 +183,8 @@ TEST_CASE("records: fingerprint.json of 0.1 reads back into the typed fingerprin
     CHECK(fp.host.text("cpu.model_name").has_value());
     CHECK(json(fp) == file);
   }
-  const auto docker = json::parse(slurp(kData + "/results/docker-0.1/fingerprint.json")).get<records::Fingerprint>();
+  const auto docker =
+      json::parse(slurp(kData + "/results/docker-0.1/fingerprint.json")).get<records::Fingerprint>();
   REQUIRE(docker.engine.has_value());
   CHECK(docker.engine->images.count("pinned") == 1);
   REQUIRE(docker.doctor.has_value());
@@ -226,7 +232,8 @@ TEST_CASE("records: a spinner is starved below a tenth of its expected share, ov
   CHECK_FALSE(load.share().has_value());
 }
 
-TEST_CASE("records: a whole-number field holding a float or a number beyond its type is an error, not a cast") {
+TEST_CASE(
+    "records: a whole-number field holding a float or a number beyond its type is an error, not a cast") {
   // Found by fuzzing the results loader: "procs": 5.5e67 went through nlohmann's static_cast.
   const auto sample = [](const std::string& procs) {
     return nlohmann::json::parse(R"({"condition": "idle", "benchmark": "B", "procs": )" + procs +
@@ -234,29 +241,51 @@ TEST_CASE("records: a whole-number field holding a float or a number beyond its 
         .get<records::Sample>();
   };
   CHECK(sample("3").procs == 3);
-  CHECK_THROWS_WITH_AS(sample("5.5e67"), "procs: expected a whole number from -2147483648 to 2147483647, got 5.5e+67",
+  CHECK_THROWS_WITH_AS(sample("5.5e67"),
+                       "procs: expected a whole number from -2147483648 to 2147483647, got 5.5e+67",
                        ParseError);
-  CHECK_THROWS_WITH_AS(sample("2.5"), "procs: expected a whole number from -2147483648 to 2147483647, got 2.5",
-                       ParseError);
+  CHECK_THROWS_WITH_AS(sample("2.5"),
+                       "procs: expected a whole number from -2147483648 to 2147483647, got 2.5", ParseError);
   CHECK_THROWS_WITH_AS(sample("4294967296"),
-                       "procs: expected a whole number from -2147483648 to 2147483647, got 4294967296", ParseError);
+                       "procs: expected a whole number from -2147483648 to 2147483647, got 4294967296",
+                       ParseError);
 }
 
 TEST_CASE("records: fleet.json goes to JSON and back; a newer one is refused") {
   using namespace noisefloor::records;
-  FleetRecord f{"laptop-trust", "experiments/laptop-trust.yaml", "20261130T230102Z", "2026-11-30T23:01:02.000Z",
-                "2026-11-30T23:05:00.000Z", "noisefloor run x --host default --host ci", {}};
-  f.hosts.push_back({"default", "default", "unix:///var/run/docker.sock", "default context", true,
-                     RunStatus::complete, std::nullopt, {"pinned"}, 41.5});
-  f.hosts.push_back({"ci", "ci", "tcp://10.0.0.7:2376", "context 'ci' (/root/.docker/contexts/meta/x/meta.json)", false,
-                     RunStatus::failed, std::string("cannot reach the Docker engine"), {"idle", "noisy", "pinned"}, 3});
+  FleetRecord f{"laptop-trust",
+                "experiments/laptop-trust.yaml",
+                "20261130T230102Z",
+                "2026-11-30T23:01:02.000Z",
+                "2026-11-30T23:05:00.000Z",
+                "noisefloor run x --host default --host ci",
+                {}};
+  f.hosts.push_back({"default",
+                     "default",
+                     "unix:///var/run/docker.sock",
+                     "default context",
+                     true,
+                     RunStatus::complete,
+                     std::nullopt,
+                     {"pinned"},
+                     41.5});
+  f.hosts.push_back({"ci",
+                     "ci",
+                     "tcp://10.0.0.7:2376",
+                     "context 'ci' (/root/.docker/contexts/meta/x/meta.json)",
+                     false,
+                     RunStatus::failed,
+                     std::string("cannot reach the Docker engine"),
+                     {"idle", "noisy", "pinned"},
+                     3});
   const nlohmann::json j = f;
   CHECK(j["schema_version"] == 1);
   CHECK(j["hosts"][1]["status"] == "failed");
   CHECK(j.get<FleetRecord>() == f);
   nlohmann::json newer = j;
   newer["schema_version"] = 2;
-  CHECK_THROWS_WITH_AS(newer.get<FleetRecord>(), "schema_version 2 is newer than this noisefloor reads (1): upgrade noisefloor",
+  CHECK_THROWS_WITH_AS(newer.get<FleetRecord>(),
+                       "schema_version 2 is newer than this noisefloor reads (1): upgrade noisefloor",
                        noisefloor::ParseError);
   nlohmann::json bad = j;
   bad["hosts"] = "x";
@@ -281,8 +310,9 @@ records::Sample plain(const std::string& condition, const std::string& name, int
 TEST_CASE("records: samples stored by column read back as they went in, in arrival order") {
   // Two benchmarks interleaved (two series), then a paired sample with bookkeeping (every
   // earlier sample's implied bookkeeping becomes explicit), a 64-bit iteration count, a NaN.
-  std::vector<records::Sample> in = {plain("idle", "BenchmarkA-2", 0, 10), plain("idle", "BenchmarkB-2", 0, 20),
-                                     plain("idle", "BenchmarkA-2", 1, 11), plain("idle", "BenchmarkB-2", 1, 21)};
+  std::vector<records::Sample> in = {
+      plain("idle", "BenchmarkA-2", 0, 10), plain("idle", "BenchmarkB-2", 0, 20),
+      plain("idle", "BenchmarkA-2", 1, 11), plain("idle", "BenchmarkB-2", 1, 21)};
   records::Samples stored(in);
   REQUIRE(stored.size() == 4);
   CHECK(stored.to_vector() == in);
@@ -323,7 +353,8 @@ TEST_CASE("records: samples stored by column read back as they went in, in arriv
   CHECK(copy.size() == 5);
 }
 
-TEST_CASE("records: a go test result costs a series row, not a record, and reads back with its implied index") {
+TEST_CASE(
+    "records: a go test result costs a series row, not a record, and reads back with its implied index") {
   records::Samples s;
   const std::string_view units[] = {"ns/op", "B/op"};
   for (int i = 0; i < 3; ++i) {

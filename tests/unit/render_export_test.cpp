@@ -14,8 +14,8 @@
 #include "render/fleet.hpp"
 #include "render/json.hpp"
 #include "render/table.hpp"
-#include "text/text.hpp"
 #include "test_support.hpp"
+#include "text/text.hpp"
 
 using namespace noisefloor;
 using nlohmann::json;
@@ -99,13 +99,16 @@ TEST_CASE("render export: gotest is one benchfmt stream benchstat -col condition
   for (const auto& [key, seen] : values)
     if (key != "condition") CHECK_MESSAGE(seen.size() == 1, key << " differs between conditions");
   CHECK(conditions == std::vector<std::string>{"idle", "noisy", "pinned"});
-  CHECK(out.starts_with("# The conditions side by side: benchstat -col condition FILE\n"
-                        "# GOMAXPROCS differs between conditions (1, 2): the rows differ by their -N suffix; one row "
-                        "each: benchstat -col condition -ignore /gomaxprocs FILE (then compare CVs, not means)\n"
-                        "noisefloor-version: 0.1.0\n"));
-  CHECK(out.find("\n# condition noisy:\n#   spinners: 1\ncondition: noisy\nBenchmarkMakeBuffer_Correct-2\t") !=
+  CHECK(out.starts_with(
+      "# The conditions side by side: benchstat -col condition FILE\n"
+      "# GOMAXPROCS differs between conditions (1, 2): the rows differ by their -N suffix; one row "
+      "each: benchstat -col condition -ignore /gomaxprocs FILE (then compare CVs, not means)\n"
+      "noisefloor-version: 0.1.0\n"));
+  CHECK(
+      out.find("\n# condition noisy:\n#   spinners: 1\ncondition: noisy\nBenchmarkMakeBuffer_Correct-2\t") !=
+      std::string::npos);
+  CHECK(out.find("\n# condition pinned:\n#   affinity: 0\n#   nice: 5\ncondition: pinned\n") !=
         std::string::npos);
-  CHECK(out.find("\n# condition pinned:\n#   affinity: 0\n#   nice: 5\ncondition: pinned\n") != std::string::npos);
   // Every kept sample once, in the stream.
   std::size_t results = 0;
   for (const auto line : text::lines(out)) results += line.starts_with("Benchmark");
@@ -115,7 +118,8 @@ TEST_CASE("render export: gotest is one benchfmt stream benchstat -col condition
 }
 
 TEST_CASE("render export: a raw condition file comments what sets the condition apart, and reads back") {
-  const std::vector<std::pair<std::string, std::string>> config = {{"experiment", "x"}, {"condition", "noisy"}, {"spinners", "2"}};
+  const std::vector<std::pair<std::string, std::string>> config = {
+      {"experiment", "x"}, {"condition", "noisy"}, {"spinners", "2"}};
   const std::string raw = render::gotest_raw({}, "noisy", config, false, {"condition", "spinners"});
   CHECK(raw == "experiment: x\n# condition: noisy\n# spinners: 2\n");
   CHECK(parsers::config_lines(raw) == config);
@@ -123,8 +127,8 @@ TEST_CASE("render export: a raw condition file comments what sets the condition 
 
 TEST_CASE("render export: text is not an export") {
   const auto d = small_data();
-  CHECK_THROWS_WITH_AS(render::export_as(d, model::PrintFormat::text), "--format: text is not an export format",
-                       ConfigError);
+  CHECK_THROWS_WITH_AS(render::export_as(d, model::PrintFormat::text),
+                       "--format: text is not an export format", ConfigError);
 }
 
 TEST_CASE("render export: merged results keep colliding conditions apart and flag host differences") {
@@ -160,20 +164,21 @@ TEST_CASE("render export: merged results keep colliding conditions apart and fla
     const std::string go = render::export_as(d, model::PrintFormat::gotest);
     CHECK(go.find("condition: a:idle\n") != std::string::npos);
     CHECK(go.find("condition: b:pinned\n") != std::string::npos);
-    CHECK(render::export_as(d, model::PrintFormat::summary).find("# CV comparison — merged by noisefloor report: a, b\n") ==
-          0);
+    CHECK(render::export_as(d, model::PrintFormat::summary)
+              .find("# CV comparison — merged by noisefloor report: a, b\n") == 0);
   }
   SUBCASE("allowed") {
     const auto d = analysis::analyze(sources, true);
     CHECK(d.comparable());
-    CHECK(render::export_as(d, model::PrintFormat::markdown).find("Compared anyway (--allow-different-hosts).") !=
-          std::string::npos);
+    CHECK(render::export_as(d, model::PrintFormat::markdown)
+              .find("Compared anyway (--allow-different-hosts).") != std::string::npos);
   }
 }
 
 TEST_CASE("render export: paired comparisons and A/A checks, recomputed from the samples") {
   // V6 (a variant 2.7% faster) and V7 (an A/A pair that passes), as samples of one condition.
-  const std::vector<double> b6 = {100, 102, 98, 105, 101, 99, 103, 100}, v6 = {97, 99, 96, 101, 98, 97, 100, 98};
+  const std::vector<double> b6 = {100, 102, 98, 105, 101, 99, 103, 100},
+                            v6 = {97, 99, 96, 101, 98, 97, 100, 98};
   const std::vector<double> b7 = {100.0, 101.0, 99.5, 100.5, 100.2, 99.8, 100.9, 100.1, 99.7, 100.4};
   const std::vector<double> a7 = {100.3, 100.6, 99.9, 100.2, 100.5, 99.6, 101.1, 99.8, 100.0, 100.6};
   records::Result r;
@@ -193,7 +198,8 @@ TEST_CASE("render export: paired comparisons and A/A checks, recomputed from the
   // `compare`, never a made-up MEASURED-clean.
   CHECK(md.find("| idle | BenchmarkX | old | new | UNKNOWN | 0.9729 | [0.9675, 0.9782] | 0.9707 | faster | "
                 "yes |\n") != std::string::npos);
-  CHECK(md.find("| idle | BenchmarkX | PASS | [0.9983, 1.0027] | 1.0020 | 0.0040 | 0.0100 |\n") != std::string::npos);
+  CHECK(md.find("| idle | BenchmarkX | PASS | [0.9983, 1.0027] | 1.0020 | 0.0040 | 0.0100 |\n") !=
+        std::string::npos);
   const json j = json::parse(render::export_as(d, model::PrintFormat::json));
   CHECK(j["schema_version"] == 1);
   CHECK(j["paired"][0]["gm"].get<double>() == doctest::Approx(0.972863164938934).epsilon(1e-12));
@@ -212,7 +218,8 @@ TEST_CASE("render export: analyze needs at least one result") {
   CHECK_THROWS_WITH_AS(analysis::analyze({}, false), "no results to analyze", Error);
 }
 
-TEST_CASE("render fleet: hosts side by side, each host's own median and CV, containers marked, failures said") {
+TEST_CASE(
+    "render fleet: hosts side by side, each host's own median and CV, containers marked, failures said") {
   using noisefloor::render::HostColumn;
   const auto a = noisefloor::analysis::analyze({noisefloor::testing::load_small()});
   // host "box" ran the same samples with pinned in a container; host "gone" measured nothing.
@@ -226,18 +233,20 @@ TEST_CASE("render fleet: hosts side by side, each host's own median and CV, cont
         std::string::npos);
   CHECK(md.find("| pinned · BenchmarkMakeBuffer_DCE | 18.11 ns/op 9.7% | 18.11 ns/op 9.7% † | — |\n") !=
         std::string::npos);
-  CHECK(md.find("each host: median and CV of its own samples (never pooled across hosts); † ran as containers on "
-                "that host\ngone: failed: cannot reach the Docker engine\n") != std::string::npos);
+  CHECK(md.find(
+            "each host: median and CV of its own samples (never pooled across hosts); † ran as containers on "
+            "that host\ngone: failed: cannot reach the Docker engine\n") != std::string::npos);
   const std::string text = noisefloor::render::hosts_side_by_side(hosts, true);
   // columns padded to their widest cell ("noisy · BenchmarkMakeBuffer_Correct-2": 37) plus two spaces
-  CHECK(text.find("condition" + std::string(30, ' ') + "laptop" + std::string(14, ' ') + "box" + std::string(19, ' ') +
-                  "gone\n") == 0);
+  CHECK(text.find("condition" + std::string(30, ' ') + "laptop" + std::string(14, ' ') + "box" +
+                  std::string(19, ' ') + "gone\n") == 0);
   CHECK(text.find("\npinned · BenchmarkMakeBuffer_DCE       18.11 ns/op 9.7%    18.11 ns/op 9.7% †    —\n") !=
         std::string::npos);
   // differences: only the fields that move benchmarks, image ids never
-  const std::vector<noisefloor::analysis::Difference> d = {{"host.cpu.model_name", "A", "B", true},
-                                                           {"host.hostname", "x", "y", false},
-                                                           {"engine.images.idle.id", "(absent)", "sha256:1", true}};
+  const std::vector<noisefloor::analysis::Difference> d = {
+      {"host.cpu.model_name", "A", "B", true},
+      {"host.hostname", "x", "y", false},
+      {"engine.images.idle.id", "(absent)", "sha256:1", true}};
   CHECK(noisefloor::render::host_differences({"laptop", "box"}, {d}, false) ==
         "hosts differ in:\n  host.cpu.model_name: laptop A · box B\n");
   CHECK(noisefloor::render::host_differences({"laptop", "box"}, {{}}, false).empty());

@@ -12,10 +12,10 @@
 
 namespace fp = noisefloor::fingerprint;
 namespace render = noisefloor::render;
-using noisefloor::records::Fingerprint;
 using fp::Grade;
 using fp::Level;
 using nlohmann::json;
+using noisefloor::records::Fingerprint;
 
 namespace {
 

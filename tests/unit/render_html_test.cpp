@@ -85,11 +85,11 @@ TEST_CASE("render html: header facts in text") {
 
 TEST_CASE("render html: the doctor's grade, reasons and findings when the fingerprint has them") {
   auto s = load_small();
-  s.fingerprint.doctor = fingerprint::DoctorReport{
-      {{fingerprint::Level::warn, "aslr", "ASLR is on", "setarch -R <cmd>"},
-       {fingerprint::Level::ok, "smt", "SMT is off", ""}},
-      fingerprint::Grade::limited,
-      {"a virtual machine (KVM)", "load 1.4"}};
+  s.fingerprint.doctor =
+      fingerprint::DoctorReport{{{fingerprint::Level::warn, "aslr", "ASLR is on", "setarch -R <cmd>"},
+                                 {fingerprint::Level::ok, "smt", "SMT is off", ""}},
+                                fingerprint::Grade::limited,
+                                {"a virtual machine (KVM)", "load 1.4"}};
   const std::string html = page(data_of({s}));
   CHECK(html.find("<dt>Doctor</dt><dd>limited: a virtual machine (KVM); load 1.4\n<details><summary>Findings"
                   "</summary>\n<ul class=\"notes\">\n<li><strong>WARN</strong> aslr: ASLR is on<br>fix: "
@@ -98,15 +98,18 @@ TEST_CASE("render html: the doctor's grade, reasons and findings when the finger
 }
 
 TEST_CASE(
-    "render html: the condition table has one row per condition, benchmark and metric, bands coloured and named") {
+    "render html: the condition table has one row per condition, benchmark and metric, bands coloured and "
+    "named") {
   const std::string html = page(data_of({load_small()}));
   CHECK(count(html, "<tr data-condition=") == 18);  // 6 rows × ns/op, B/op and allocs/op
   CHECK(count(html, "<td class=\"band band-do-not-trust\">do not trust</td>") == 5);
   CHECK(count(html, "<td class=\"band band-noisy\">noisy</td>") == 1);
-  CHECK(html.find("<td class=\"num\">34.41 ± 45.8%</td>") != std::string::npos);  // benchstat's interval at n = 8
+  CHECK(html.find("<td class=\"num\">34.41 ± 45.8%</td>") !=
+        std::string::npos);  // benchstat's interval at n = 8
   CHECK(html.find(">2 outliers</abbr>, <abbr") != std::string::npos);
   CHECK(html.find("<dt>drift</dt><dd>lag-1 autocorrelation above 2/√n") != std::string::npos);
-  CHECK(html.find("<li>GOMAXPROCS differs between rows (1, 2): compare CVs, not means</li>") != std::string::npos);
+  CHECK(html.find("<li>GOMAXPROCS differs between rows (1, 2): compare CVs, not means</li>") !=
+        std::string::npos);
 }
 
 TEST_CASE("render html: per benchmark a strip plot and a run-order plot with one mark per sample") {
@@ -115,7 +118,8 @@ TEST_CASE("render html: per benchmark a strip plot and a run-order plot with one
   // 1): one benchmark in three conditions, the counts in its title, one set of plots each.
   CHECK(html.find("<h2>BenchmarkMakeBuffer_Correct (GOMAXPROCS: idle 2, noisy 2, pinned 1) <small>") !=
         std::string::npos);
-  CHECK(html.find("<h2>BenchmarkMakeBuffer_DCE (GOMAXPROCS: idle 2, noisy 2, pinned 1) <small>") != std::string::npos);
+  CHECK(html.find("<h2>BenchmarkMakeBuffer_DCE (GOMAXPROCS: idle 2, noisy 2, pinned 1) <small>") !=
+        std::string::npos);
   for (const char* kind : {"data-plot=\"strip\"", "data-plot=\"run-order\""}) {
     const auto plots = svgs_with(html, kind);
     REQUIRE(plots.size() == 2);
@@ -128,7 +132,8 @@ TEST_CASE("render html: per benchmark a strip plot and a run-order plot with one
       CHECK(p.find("role=\"img\"") != std::string::npos);
       CHECK(std::regex_search(p, std::regex("aria-labelledby=\"(p\\d[so])-t \\1-d\"")));
       CHECK(std::regex_search(p, std::regex("<title id=\"p\\d[so]-t\">BenchmarkMakeBuffer_")));
-      CHECK(std::regex_search(p, std::regex("<desc id=\"p\\d[so]-d\">[^<]*: 8 samples plus 1 warm-up, median")));
+      CHECK(std::regex_search(p,
+                              std::regex("<desc id=\"p\\d[so]-d\">[^<]*: 8 samples plus 1 warm-up, median")));
     }
   }
   // Every sample's value is also text: a tooltip and a cell of the samples table.
@@ -206,9 +211,10 @@ TEST_CASE("render html: paired ratios with the A/A band and tables") {
   r.run->comparison = records::ComparisonSettings{"old", true, 0.03, false};
   // ratios 0.90, 0.95, 0.92, 0.93; and an A/A pair within ±0.1%
   std::vector<records::Sample> samples;
-  testing::add_pair(samples, "idle", "new", "new", {100, 100, 100, 100}, {90, 95, 92, 93}, "old", "BenchmarkX");
-  testing::add_pair(samples, "idle", "A/A", "old'", std::vector<double>(6, 100), {100.1, 99.9, 100.05, 99.95, 100.0, 100.02},
-                    "old", "BenchmarkX");
+  testing::add_pair(samples, "idle", "new", "new", {100, 100, 100, 100}, {90, 95, 92, 93}, "old",
+                    "BenchmarkX");
+  testing::add_pair(samples, "idle", "A/A", "old'", std::vector<double>(6, 100),
+                    {100.1, 99.9, 100.05, 99.95, 100.0, 100.02}, "old", "BenchmarkX");
   r.samples = samples;
   const std::string html = page(data_of({r}));
   const auto plots = svgs_with(html, "data-plot=\"ratio\"");
@@ -220,7 +226,8 @@ TEST_CASE("render html: paired ratios with the A/A band and tables") {
         std::string::npos);
   CHECK(html.find("<a href=\"#paired\">Paired</a>") != std::string::npos);
   // The geometric mean of the ratios and its t interval on the logs, df = 3.
-  CHECK(html.find("<td class=\"num\">0.9248</td><td class=\"num\">[0.8923, 0.9586]</td>") != std::string::npos);
+  CHECK(html.find("<td class=\"num\">0.9248</td><td class=\"num\">[0.8923, 0.9586]</td>") !=
+        std::string::npos);
   CHECK(html.find("<td class=\"outcome-pass\">PASS</td>") != std::string::npos);
 }
 
@@ -244,7 +251,8 @@ TEST_CASE("render html: merged results show differences and say not comparable u
             "<tr class=\"moves\"><td>toolchain.go.version</td><td>go1.19.8</td><td>go1.22.0</td><td>b</td>"
             "<td>⚠ yes</td></tr>") != std::string::npos);
   CHECK(count(html, "<summary>Fingerprint of ") == 2);
-  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-sample=") == 54);  // a and b: idle, noisy, pinned
+  CHECK(count(svgs_with(html, "data-plot=\"strip\"")[0], "data-sample=") ==
+        54);  // a and b: idle, noisy, pinned
   const std::string allowed = page(data_of({a, b}, true));
   CHECK(allowed.find("Not comparable") == std::string::npos);
   CHECK(allowed.find("Compared anyway (--allow-different-hosts)") != std::string::npos);
@@ -337,11 +345,13 @@ TEST_CASE("render html: the run order lists every block as it ran, settled load 
   const std::string html = page(data_of({r}));
   CHECK(html.find("<a href=\"#run-order\">Run order</a>") != std::string::npos);
   const auto at = [&](const std::string& needle) { return html.find(needle); };
-  const auto first = at("<tr><td class=\"num\">1</td><td>idle</td><td>2026-11-30T05:00:00.000Z</td><td class=\"num\">1 "
-                        "s</td><td>0.50 (1 running)</td><td>0.75 (2 running)</td><td class=\"num\">2</td><td>—</td></tr>");
-  const auto second = at("<tr><td class=\"num\">2</td><td>noisy</td><td>2026-11-30T05:00:01.000Z</td><td class=\"num\">1 "
-                         "s</td><td>1.50 (2 running)</td><td>1.75 (2 running)</td><td class=\"num\">2</td><td>48% (of "
-                         "100% possible)</td></tr>");
+  const auto first =
+      at("<tr><td class=\"num\">1</td><td>idle</td><td>2026-11-30T05:00:00.000Z</td><td class=\"num\">1 "
+         "s</td><td>0.50 (1 running)</td><td>0.75 (2 running)</td><td class=\"num\">2</td><td>—</td></tr>");
+  const auto second =
+      at("<tr><td class=\"num\">2</td><td>noisy</td><td>2026-11-30T05:00:01.000Z</td><td class=\"num\">1 "
+         "s</td><td>1.50 (2 running)</td><td>1.75 (2 running)</td><td class=\"num\">2</td><td>48% (of "
+         "100% possible)</td></tr>");
   const auto fourth = at("<tr><td class=\"num\">4</td><td>noisy</td>");
   REQUIRE(first != std::string::npos);
   REQUIRE(second != std::string::npos);

@@ -24,7 +24,8 @@ std::vector<std::pair<std::string, analysis::Analysis>> analyses() {
   std::vector<std::pair<std::string, analysis::Analysis>> out;
   for (const char* name : {"small", "paired-0.1", "docker-0.1"})
     out.emplace_back(name, analysis::analyze({load_result(kData + "/results/" + name)}));
-  for (const char* name : {"makebuffer_benchmem_count3.txt", "makebuffer_cpu_1_2.txt", "subbench_custom_units.txt"}) {
+  for (const char* name :
+       {"makebuffer_benchmem_count3.txt", "makebuffer_cpu_1_2.txt", "subbench_custom_units.txt"}) {
     const std::string path = kData + "/gotest/" + name;
     out.emplace_back(name, analysis::analyze({results::decode_gotest_file(path, slurp(path))}));
   }
@@ -47,7 +48,8 @@ TEST_CASE("render: a long per-sample array is streamed in bounded pieces") {
   // 20000 samples of three metrics: 60000 values and 20000 modified z-scores in arrays.
   std::string text = "goos: linux\ngoarch: amd64\npkg: example.com/perf\n";
   for (int i = 0; i < 20000; ++i)
-    text += fmt::format("BenchmarkX-2 \t 1000000\t {:.4f} ns/op\t 64 B/op\t 1 allocs/op\n", 100 + (i * 7919 % 1000) / 250.0);
+    text += fmt::format("BenchmarkX-2 \t 1000000\t {:.4f} ns/op\t 64 B/op\t 1 allocs/op\n",
+                        100 + (i * 7919 % 1000) / 250.0);
   const auto a = analysis::analyze({results::decode_gotest_file("/x/perf.txt", text)});
   std::size_t longest = 0;
   std::string whole;

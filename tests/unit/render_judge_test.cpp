@@ -33,7 +33,8 @@ analysis::Judgement fabricated() {
   t.source = "the talk";
   t.file = "published/cv.txt";
   t.format = "cv-summary";
-  t.rows = {{"idle", "", 20, 11.46, 0.54, 4.75, {}, {}, {}}, {"shielded", "", 20, 12.0, 0.5, 4.2, {}, {}, {}}};
+  t.rows = {{"idle", "", 20, 11.46, 0.54, 4.75, {}, {}, {}},
+            {"shielded", "", 20, 12.0, 0.5, 4.2, {}, {}, {}}};
   j.reference = t;
   analysis::ReferenceRow idle;
   idle.published = t.rows[0];
@@ -77,15 +78,18 @@ TEST_CASE("render judge: the verdicts and the published table as text") {
 
 TEST_CASE("render judge: markdown and HTML carry the same verdicts") {
   const std::string md = render::judgement_markdown(fabricated(), "ns/op");
-  CHECK(md.find("## Claims\n\nclaims: 1 reproduced, 0 not reproduced, 0 inconclusive, 1 undefined (of 2); 95% percentile") !=
-        std::string::npos);
-  CHECK(md.find("- **REPRODUCED** `cv(noisy) > 2 * cv(idle)`: 20.00% [15.00%, 25.00%] vs 2.00% [1.80%, 2.40%]; "
-                "publication: 18.88% vs 9.50%, shows it: agrees\n") != std::string::npos);
-  CHECK(md.find("| idle | 20 | 11.46 | 0.54 | 4.75 | acceptable | 20 | 12.50 [12.00, 13.00] | 0.25 | 2.00% [1.50, 2.60] | "
+  CHECK(md.find("## Claims\n\nclaims: 1 reproduced, 0 not reproduced, 0 inconclusive, 1 undefined (of 2); "
+                "95% percentile") != std::string::npos);
+  CHECK(
+      md.find("- **REPRODUCED** `cv(noisy) > 2 * cv(idle)`: 20.00% [15.00%, 25.00%] vs 2.00% [1.80%, 2.40%]; "
+              "publication: 18.88% vs 9.50%, shows it: agrees\n") != std::string::npos);
+  CHECK(md.find("| idle | 20 | 11.46 | 0.54 | 4.75 | acceptable | 20 | 12.50 [12.00, 13.00] | 0.25 | 2.00% "
+                "[1.50, 2.60] | "
                 "acceptable |\n") != std::string::npos);
   const std::string html = render::judgement_html(fabricated(), "ns/op");
-  CHECK(html.find("<tr class=\"reproduced\"><td class=\"verdict\">REPRODUCED</td><td><code>cv(noisy) &gt; 2 * "
-                  "cv(idle)</code></td>") != std::string::npos);
+  CHECK(
+      html.find("<tr class=\"reproduced\"><td class=\"verdict\">REPRODUCED</td><td><code>cv(noisy) &gt; 2 * "
+                "cv(idle)</code></td>") != std::string::npos);
   CHECK(html.find("<tr class=\"undefined\">") != std::string::npos);
 }
 
@@ -95,14 +99,19 @@ TEST_CASE("anchor_text: the word only when every sample says it, and a range tha
   Anchor a;
   a.source = "results/t/1";
   a.condition = "idle";
-  a.rows = {AnchorRow{"idle", "t", "sec/op", 0.70, 1.71, 1.02}, AnchorRow{"idle", "u", "ns/op", 0.985, 0.998, 0.991},
-            AnchorRow{"idle", "v", "ns/op", 1.0004, 1.2, 1.1}, AnchorRow{"idle", "w", "ns/op", 1.10, 1.30, 1.20},
-            AnchorRow{"idle", "x", "MB/s", 1.10, 1.30, 1.20}, AnchorRow{"idle", "y", "frames/op", 0.5, 0.6, 0.55}};
+  a.rows = {AnchorRow{"idle", "t", "sec/op", 0.70, 1.71, 1.02},
+            AnchorRow{"idle", "u", "ns/op", 0.985, 0.998, 0.991},
+            AnchorRow{"idle", "v", "ns/op", 1.0004, 1.2, 1.1},
+            AnchorRow{"idle", "w", "ns/op", 1.10, 1.30, 1.20},
+            AnchorRow{"idle", "x", "MB/s", 1.10, 1.30, 1.20},
+            AnchorRow{"idle", "y", "frames/op", 0.5, 0.6, 0.55}};
   CHECK(noisefloor::render::anchor_text(a) ==
         "anchor: results/t/1 (condition 'idle', its baseline)\n"
-        "  idle / t: baseline / anchor 0.70–1.71× (median 1.02×): sometimes faster, sometimes slower than the anchor\n"
+        "  idle / t: baseline / anchor 0.70–1.71× (median 1.02×): sometimes faster, sometimes slower than "
+        "the anchor\n"
         "  idle / u: baseline / anchor 0.985–0.998× (median 0.991×): faster than the anchor in every sample\n"
-        "  idle / v: baseline / anchor 1.0004–1.2000× (median 1.1000×): slower than the anchor in every sample\n"
+        "  idle / v: baseline / anchor 1.0004–1.2000× (median 1.1000×): slower than the anchor in every "
+        "sample\n"
         "  idle / w: baseline / anchor 1.10–1.30× (median 1.20×): slower than the anchor in every sample\n"
         // A throughput above the anchor is faster; a unit of no known direction only goes lower.
         "  idle / x: baseline / anchor 1.10–1.30× (median 1.20×): faster than the anchor in every sample\n"
@@ -112,6 +121,7 @@ TEST_CASE("anchor_text: the word only when every sample says it, and a range tha
   a.run_benchmarks = {"a"};
   CHECK(noisefloor::render::anchor_text(a) ==
         "anchor: results/t/1 (condition 'idle', its baseline)\n"
-        "  nothing compared: no benchmark of the anchor's 'idle' is in this run (anchor: tiny; this run: a): give an "
+        "  nothing compared: no benchmark of the anchor's 'idle' is in this run (anchor: tiny; this run: a): "
+        "give an "
         "anchor run of the same benchmark\n");
 }

@@ -32,10 +32,11 @@ TEST_CASE("results: samples.jsonl, a torn last line is a warning, a bad line bef
   CHECK_FALSE(r.run.has_value());
 
   f.samples_jsonl = kLine + "\n{oops\n" + kLine + "\n";
-  CHECK_THROWS_WITH_AS(results::decode_result(f),
-                       "/r/exp/run1/samples.jsonl:2:2: invalid JSON: invalid literal; last read: '{o'; expected string "
-                       "literal (a damaged line: restore the file, or delete the line to read the rest)",
-                       InputError);
+  CHECK_THROWS_WITH_AS(
+      results::decode_result(f),
+      "/r/exp/run1/samples.jsonl:2:2: invalid JSON: invalid literal; last read: '{o'; expected string "
+      "literal (a damaged line: restore the file, or delete the line to read the rest)",
+      InputError);
 }
 
 TEST_CASE("results: a newer run.json says to upgrade, naming the file") {
@@ -43,10 +44,11 @@ TEST_CASE("results: a newer run.json says to upgrade, naming the file") {
   f.source = "/r/exp/run1";
   f.samples_jsonl = kLine + "\n";
   f.run_json = R"({"schema_version": 2})";
-  CHECK_THROWS_WITH_AS(results::decode_result(f),
-                       "/r/exp/run1/run.json: schema_version 2 is newer than this noisefloor reads (1): upgrade "
-                       "noisefloor",
-                       InputError);
+  CHECK_THROWS_WITH_AS(
+      results::decode_result(f),
+      "/r/exp/run1/run.json: schema_version 2 is newer than this noisefloor reads (1): upgrade "
+      "noisefloor",
+      InputError);
 }
 
 TEST_CASE("results: what 0.1 kept only in summary.json is read from there") {
@@ -65,7 +67,8 @@ TEST_CASE("results: what 0.1 kept only in summary.json is read from there") {
 }
 
 TEST_CASE("results: a go test file is one condition named after it") {
-  const auto r = results::decode_gotest_file("/x/old.txt", slurp(kData + "/gotest/makebuffer_benchmem_count3.txt"));
+  const auto r =
+      results::decode_gotest_file("/x/old.txt", slurp(kData + "/gotest/makebuffer_benchmem_count3.txt"));
   CHECK(r.go_test_file);
   CHECK(r.label == "old");
   CHECK(r.source == "/x/old.txt");
@@ -75,7 +78,8 @@ TEST_CASE("results: a go test file is one condition named after it") {
   CHECK(r.fingerprint.gotest.at("goos") == "linux");
   CHECK(r.gotest_config.at("old").front() == std::pair<std::string, std::string>{"goos", "linux"});
   CHECK_THROWS_WITH_AS(results::decode_gotest_file("/x/empty.txt", "PASS\n"),
-                       "/x/empty.txt: no benchmark result lines (expected `go test -bench` output)", InputError);
+                       "/x/empty.txt: no benchmark result lines (expected `go test -bench` output)",
+                       InputError);
 }
 
 TEST_CASE("results: summary.json is rebuilt from the samples for 0.1 results, with the deliberate changes") {
@@ -115,7 +119,9 @@ TEST_CASE("results: summary.json is rebuilt from the samples for 0.1 results, wi
       CHECK(g == e);
     }
     for (auto& p : got["paired"]) {
-      CHECK(p.at("change") == (p.at("verdict") == "slower" ? "higher" : p.at("verdict") == "faster" ? "lower" : p.at("verdict")));
+      CHECK(p.at("change") == (p.at("verdict") == "slower"   ? "higher"
+                               : p.at("verdict") == "faster" ? "lower"
+                                                             : p.at("verdict")));
       p.erase("change");
       p.erase("unit");
     }
@@ -138,7 +144,8 @@ TEST_CASE("results: cv --format json and summary.json hold the same table") {
 }
 
 TEST_CASE("results: a go test file's summary makes up no run or experiment") {
-  const auto r = results::decode_gotest_file("/x/old.txt", slurp(kData + "/gotest/makebuffer_benchmem_count3.txt"));
+  const auto r =
+      results::decode_gotest_file("/x/old.txt", slurp(kData + "/gotest/makebuffer_benchmem_count3.txt"));
   const json j = render::summary_document(analysis::analyze({r}));
   CHECK_FALSE(j.contains("run"));
   CHECK_FALSE(j.contains("experiment"));

@@ -1,16 +1,16 @@
 // runner/: the run loop against a fake Environment and a fake Clock: the order of what it asks of
 // the machine, what it records, how it fails, and time (budgets, cool-downs, sample times).
+#include "runner/runner.hpp"
+
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <functional>
 
-#include <fmt/format.h>
-
 #include "model/errors.hpp"
 #include "plan/plan.hpp"
 #include "test_support.hpp"
-#include "runner/runner.hpp"
 
 using namespace noisefloor;
 
@@ -51,7 +51,8 @@ struct FakeEnvironment : conditions::Environment {
       if (out.exit_code) out.err = "panic: boom\ngoroutine 1";
       for (int i = 0; i < count && !out.exit_code; ++i) {
         if (env.clock) env.clock->now += env.seconds / count;
-        const std::string line = fmt::format("BenchmarkX-2   \t1000\t{}.5 ns/op\t64 B/op\t1 allocs/op", 10 + i);
+        const std::string line =
+            fmt::format("BenchmarkX-2   \t1000\t{}.5 ns/op\t64 B/op\t1 allocs/op", 10 + i);
         if (on_line) on_line(line);
         out.out += line + "\n";
       }
@@ -122,7 +123,8 @@ TEST_CASE("runner: sequential runs each condition in one block with one invocati
   CHECK(m.conditions[0].load_before.value->one == 0.5);
   CHECK(m.conditions[0].load_after.has_value());
   REQUIRE(m.conditions[0].runs.size() == 1);
-  CHECK(m.conditions[0].runs[0].argv == std::vector<std::string>{"./b.test", "-test.bench=.", "-test.count=4"});
+  CHECK(m.conditions[0].runs[0].argv ==
+        std::vector<std::string>{"./b.test", "-test.bench=.", "-test.count=4"});
   CHECK(m.conditions[0].runs[0].details.affinity == std::vector<int>{0, 1});
   // Progress counts the kept samples of every benchmark over the whole run.
   CHECK(obs.progress_seen.back() == std::pair<std::size_t, std::size_t>{6, 6});
@@ -217,7 +219,9 @@ TEST_CASE("runner: cancellation between invocations throws Interrupted and tears
   Collect obs;
   const plan::Plan p = plan::plan(e);
   runner::Measured m;
-  CHECK_THROWS_AS(runner::run(e, p, env, clock, obs, [&] { return env.invocations >= 3; }, m), Interrupted);
+  CHECK_THROWS_AS(runner::run(
+                      e, p, env, clock, obs, [&] { return env.invocations >= 3; }, m),
+                  Interrupted);
   CHECK(m.samples.size() == 3);
   CHECK(env.calls.back() == "leave idle");
 }
@@ -270,11 +274,11 @@ TEST_CASE("runner: paired repeats run baseline and variant back to back, ABBA, w
   const auto m = run(e, env, clock, obs);
   // repeat 0 is the warm-up; the kept repeats 1..4 go AB, BA, BA, AB; each repeat runs the
   // (base, x3) pair, then the (base, base') A/A pair
-  CHECK(env.runs == std::vector<std::string>{"x1", "x3", "x1", "x1",   // r0 (warm-up) AB
-                                             "x1", "x3", "x1", "x1",   // r1 AB
-                                             "x3", "x1", "x1", "x1",   // r2 BA
-                                             "x3", "x1", "x1", "x1",   // r3 BA
-                                             "x1", "x3", "x1", "x1"}); // r4 AB
+  CHECK(env.runs == std::vector<std::string>{"x1", "x3", "x1", "x1",    // r0 (warm-up) AB
+                                             "x1", "x3", "x1", "x1",    // r1 AB
+                                             "x3", "x1", "x1", "x1",    // r2 BA
+                                             "x3", "x1", "x1", "x1",    // r3 BA
+                                             "x1", "x3", "x1", "x1"});  // r4 AB
   REQUIRE(obs.samples.size() == 20);
   CHECK(obs.samples[0].variant == "base");
   CHECK(obs.samples[0].pair == "x3");
@@ -373,7 +377,8 @@ TEST_CASE("runner: benchmark.metric makes the chosen unit the primary metric") {
   e.benchmark.metric = "cpu-ns/op";
   Collect obs2;
   CHECK_THROWS_WITH_AS(run(e, env, clock, obs2),
-                       "condition 'idle': BenchmarkX-2 reported no cpu-ns/op metric (benchmark.metric)", ParseError);
+                       "condition 'idle': BenchmarkX-2 reported no cpu-ns/op metric (benchmark.metric)",
+                       ParseError);
 }
 
 // A machine whose benchmark prints the lines `script` gives for the condition and the -test.count
@@ -404,7 +409,8 @@ struct ScriptedEnv : conditions::Environment {
 };
 
 TEST_CASE("runner: a sample that is not a finite number is an error naming it") {
-  ScriptedEnv env([](const std::string&, int) { return std::vector<std::string>{"BenchmarkX-2\t100\t+Inf ns/op"}; });
+  ScriptedEnv env(
+      [](const std::string&, int) { return std::vector<std::string>{"BenchmarkX-2\t100\t+Inf ns/op"}; });
   auto e = testing::two_conditions(model::Schedule::sequential, 2, 0, 0);
   FakeClock clock;
   Collect obs;
@@ -419,8 +425,8 @@ TEST_CASE("runner: progress counts each condition's own benchmarks (GOMAXPROCS d
   // idle prints BenchmarkX-2, pinned (one CPU) BenchmarkX: progress must reach its total.
   ScriptedEnv env([](const std::string& condition, int count) {
     return std::vector<std::string>(static_cast<std::size_t>(count), condition == "idle"
-                                                                          ? "BenchmarkX-2\t100\t12.5 ns/op"
-                                                                          : "BenchmarkX\t100\t20.5 ns/op");
+                                                                         ? "BenchmarkX-2\t100\t12.5 ns/op"
+                                                                         : "BenchmarkX\t100\t20.5 ns/op");
   });
   auto e = testing::two_conditions(model::Schedule::sequential, 3, 0, 0);
   e.conditions[1].name = "pinned";
@@ -431,7 +437,8 @@ TEST_CASE("runner: progress counts each condition's own benchmarks (GOMAXPROCS d
   CHECK(obs.progress_seen.back() == std::pair<std::size_t, std::size_t>{6, 6});
 }
 
-TEST_CASE("runner: progress counts every benchmark against the true total, once one invocation printed them") {
+TEST_CASE(
+    "runner: progress counts every benchmark against the true total, once one invocation printed them") {
   // Three benchmarks per invocation (a -test.bench pattern that matches three), as go test prints
   // them: each benchmark's count samples, then the next.
   ScriptedEnv env([](const std::string&, int count) {
@@ -474,11 +481,13 @@ TEST_CASE("runner: a counter that is not a number is kept as NaN and said once; 
   REQUIRE(m.samples.size() == 2);
   CHECK(m.samples[0].metrics.front().value == 12.5);
   CHECK(std::isnan(m.samples[0].metrics[1].value));
-  CHECK(m.warnings == std::vector<std::string>{"condition 'idle': BenchmarkX-2 reported nan items/s: kept as not a "
-                                               "number (only the primary metric must be finite)"});
+  CHECK(m.warnings ==
+        std::vector<std::string>{"condition 'idle': BenchmarkX-2 reported nan items/s: kept as not a "
+                                 "number (only the primary metric must be finite)"});
   // Asking for the NaN counter as the primary metric makes it an error.
   e.benchmark.metric = "items/s";
   Collect obs2;
   CHECK_THROWS_WITH_AS(run(e, env, clock, obs2),
-                       "condition 'idle': BenchmarkX-2 reported nan items/s: not a finite number", ParseError);
+                       "condition 'idle': BenchmarkX-2 reported nan items/s: not a finite number",
+                       ParseError);
 }

@@ -160,8 +160,7 @@ TEST_CASE("stats compare: V4 unpaired with ties") {
   CHECK(m.p_normal == rel(v["p_normal_tie_cc"].get<double>(), kClosed));
   // Without the continuity correction (not exposed; recomputed from sigma_u).
   const double z_nocc = (m.u - 12.5) / m.sigma_u;
-  CHECK(std::erfc(std::fabs(z_nocc) / std::sqrt(2.0)) ==
-        rel(v["p_normal_tie_nocc"].get<double>(), kClosed));
+  CHECK(std::erfc(std::fabs(z_nocc) / std::sqrt(2.0)) == rel(v["p_normal_tie_nocc"].get<double>(), kClosed));
 }
 
 TEST_CASE("stats compare: asymmetric ties, absdev p differs from the doubled tail") {
@@ -173,8 +172,7 @@ TEST_CASE("stats compare: asymmetric ties, absdev p differs from the doubled tai
   CHECK(m.p_exact_doubling == 4.0 / 63);  // not significant: the doubling rule overstates p
   CHECK(m.p == m.p_exact_absdev);
   // And the other way: the absdev p can exceed the doubled tail too.
-  const MannWhitney m2 =
-      mann_whitney(std::vector<double>{1, 1, 1, 2, 3}, std::vector<double>{2, 2, 2, 3});
+  const MannWhitney m2 = mann_whitney(std::vector<double>{1, 1, 1, 2, 3}, std::vector<double>{2, 2, 2, 3});
   CHECK(m2.p_exact_absdev == 19.0 / 63);
   CHECK(m2.p_exact_doubling == 2.0 / 9);
 }
@@ -214,8 +212,7 @@ TEST_CASE("stats compare: exact Mann-Whitney equals brute-force enumeration") {
 }
 
 TEST_CASE("stats compare: all-equal values have no test") {
-  const MannWhitney m =
-      mann_whitney(std::vector<double>{5, 5, 5, 5}, std::vector<double>{5, 5, 5, 5});
+  const MannWhitney m = mann_whitney(std::vector<double>{5, 5, 5, 5}, std::vector<double>{5, 5, 5, 5});
   CHECK(m.p == 1.0);
   CHECK(m.p_exact_absdev == 1.0);
   CHECK(m.p_exact_doubling == 1.0);
@@ -262,8 +259,7 @@ TEST_CASE("stats compare: exact and normal regimes of Mann-Whitney") {
   CHECK(std::isnan(n.p_exact_doubling));
   CHECK(n.p == n.p_normal);
   CHECK(n.p_benchstat == n.p_normal);
-  CHECK(n.z ==
-        rel((0.0 - 51.0 * 50.0 / 2.0 + 0.5) / std::sqrt(51.0 * 50.0 * 102.0 / 12.0), kClosed));
+  CHECK(n.z == rel((0.0 - 51.0 * 50.0 / 2.0 + 0.5) / std::sqrt(51.0 * 50.0 * 102.0 / 12.0), kClosed));
   // With ties the exact limit is 25 per side.
   std::vector<double> c(26, 1.0), d(26, 2.0);
   c[0] = 2.0;
@@ -296,8 +292,8 @@ TEST_CASE("stats compare: Moses CI order statistics") {
   // The largest exact tables: C(128, 64) = 2^124.2 and C(130, 60) = 2^125.6. Their levels come
   // from Python's big integers (the same recurrence, k = 1637 and 1681); computing C(m+n, m) by
   // multiplying before dividing overflowed 127 bits here (UBSan, CI at 60f02fa).
-  for (const auto& [m, n, level] : {std::tuple{64, 64, 0.950356025477866},
-                                    std::tuple{60, 70, 0.9501295461494724}}) {
+  for (const auto& [m, n, level] :
+       {std::tuple{64, 64, 0.950356025477866}, std::tuple{60, 70, 0.9501295461494724}}) {
     std::vector<double> b(static_cast<std::size_t>(m)), v(static_cast<std::size_t>(n));
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = 10.0 + 0.1 * static_cast<double>(i);
     for (std::size_t j = 0; j < v.size(); ++j) v[j] = 10.2 + 0.1 * static_cast<double>(j);
@@ -320,16 +316,14 @@ TEST_CASE("stats compare: Moses CI order statistics") {
   CHECK_FALSE(none.bounded);
   CHECK(none.lo == 0.0);
   CHECK(none.hi == kInf);
-  CHECK(none.estimate ==
-        rel(std::sqrt(6.0), kClosed));  // D = ln{1.5, 2, 3, 4}: exp((ln 2 + ln 3)/2)
-  CHECK_THROWS_AS(hodges_lehmann_ratio(std::vector<double>{1, -2}, std::vector<double>{3, 4}),
-                  Error);
+  CHECK(none.estimate == rel(std::sqrt(6.0), kClosed));  // D = ln{1.5, 2, 3, 4}: exp((ln 2 + ln 3)/2)
+  CHECK_THROWS_AS(hodges_lehmann_ratio(std::vector<double>{1, -2}, std::vector<double>{3, 4}), Error);
 }
 
 TEST_CASE("stats compare: Fieller unbounded cases") {
   // The denominator's mean is not clearly away from 0: g >= 1.
-  const RatioCI f = fieller_ratio_of_means(std::vector<double>{10, 11, 12, 13},
-                                           std::vector<double>{1, -0.5, 2, 0.1});
+  const RatioCI f =
+      fieller_ratio_of_means(std::vector<double>{10, 11, 12, 13}, std::vector<double>{1, -0.5, 2, 0.1});
   CHECK_FALSE(f.bounded);
   CHECK(f.lo == -kInf);
   CHECK(f.hi == kInf);
@@ -338,8 +332,7 @@ TEST_CASE("stats compare: Fieller unbounded cases") {
   const RatioCI one = fieller_ratio_of_means(std::vector<double>{2}, std::vector<double>{1, 1.1});
   CHECK_FALSE(one.bounded);
   // No spread at all: the ratio is known.
-  const RatioCI exact =
-      fieller_ratio_of_means(std::vector<double>{2, 2}, std::vector<double>{4, 4});
+  const RatioCI exact = fieller_ratio_of_means(std::vector<double>{2, 2}, std::vector<double>{4, 4});
   CHECK(exact.bounded);
   CHECK(exact.lo == 0.5);
   CHECK(exact.hi == 0.5);
@@ -402,9 +395,8 @@ TEST_CASE("stats compare: V7 A/A pass") {
   CHECK(to_string(aa.outcome) == "PASS");
   CHECK(aa.gm == p.gm);
   CHECK(aa.median_ratio == p.median);
-  CHECK(aa.max_abs_dev ==
-        rel(v["max_ratio"].get<double>() - 1.0, kClosed));    // 1.00402 beats 0.99604
-  CHECK(aa.halfwidth == rel(p.gm_hi / p.gm - 1.0, kClosed));  // exp(h) - 1 > 1 - exp(-h)
+  CHECK(aa.max_abs_dev == rel(v["max_ratio"].get<double>() - 1.0, kClosed));  // 1.00402 beats 0.99604
+  CHECK(aa.halfwidth == rel(p.gm_hi / p.gm - 1.0, kClosed));                  // exp(h) - 1 > 1 - exp(-h)
   CHECK(aa.halfwidth < 0.01);
   CHECK(classify(p.gm_lo, p.gm_hi) == Verdict::equivalent);
 }
@@ -436,8 +428,8 @@ TEST_CASE("stats compare: A/A fail, imprecise") {
 }
 
 TEST_CASE("stats compare: signed-rank and sign tests drop zeros") {
-  const Paired p = paired(std::vector<double>{1, 1, 1, 1, 1, 1, 1},
-                          std::vector<double>{1, 1.1, 1.2, 0.9, 1.3, 1.4, 1.5});
+  const Paired p =
+      paired(std::vector<double>{1, 1, 1, 1, 1, 1, 1}, std::vector<double>{1, 1.1, 1.2, 0.9, 1.3, 1.4, 1.5});
   // |d| ranks: ln1.1 1, |ln0.9| 2 (negative), ln1.2 3, ln1.3 4, ln1.4 5, ln1.5 6.
   CHECK(p.w_plus == 19.0);
   CHECK(p.p_wilcoxon == 6.0 / 64);  // W+ >= 19 or <= 2: 3 + 3 of 64 sign patterns
@@ -485,14 +477,12 @@ TEST_CASE("stats compare: order effect, AB vs BA") {
   REQUIRE(p.order_effect_p);
   CHECK(*p.order_effect_p < 1e-6);
   REQUIRE(p.warnings.size() == 1);
-  CHECK(p.warnings[0].rfind("order effect: log ratios of AB and BA repeats differ (Welch p = ",
-                            0) == 0);
+  CHECK(p.warnings[0].rfind("order effect: log ratios of AB and BA repeats differ (Welch p = ", 0) == 0);
   // Fewer than 8 repeats, or a single order: no test.
   const bool all_ab[8] = {};
   CHECK_FALSE(paired(base, variant, all_ab).order_effect_p);
   const bool short_order[] = {false, true, true, false, false, true, true};
-  CHECK_FALSE(
-      paired(std::span(base).first(7), std::span(variant).first(7), short_order).order_effect_p);
+  CHECK_FALSE(paired(std::span(base).first(7), std::span(variant).first(7), short_order).order_effect_p);
   const bool wrong_size[] = {false, true};
   CHECK_THROWS_AS(paired(base, variant, wrong_size), Error);
 }
@@ -508,8 +498,7 @@ TEST_CASE("stats compare: paired edge cases") {
   CHECK(classify(one.gm_lo, one.gm_hi) == Verdict::inconclusive);
   CHECK(contains(one.warnings, "n=1 < 2 pairs: no geometric-mean CI or paired t test"));
   CHECK(contains(one.warnings, "n=1 pairs: too few for a 95% median-ratio CI"));
-  CHECK(contains(one.warnings,
-                 "1 nonzero pairs: the signed-rank and sign tests cannot reach p <= 0.05"));
+  CHECK(contains(one.warnings, "1 nonzero pairs: the signed-rank and sign tests cannot reach p <= 0.05"));
   const Paired same = paired(std::vector<double>{1, 2, 3}, std::vector<double>{1, 2, 3});
   CHECK(same.p_wilcoxon == 1.0);
   CHECK(same.p_sign == 1.0);
@@ -540,8 +529,7 @@ TEST_CASE("stats compare: classify at the boundaries") {
 
 TEST_CASE("stats compare: Holm-Bonferroni") {
   // R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm") = 0.03 0.06 0.06 0.02
-  const std::vector<double> adjusted =
-      holm_bonferroni(std::vector<double>{0.01, 0.04, 0.03, 0.005});
+  const std::vector<double> adjusted = holm_bonferroni(std::vector<double>{0.01, 0.04, 0.03, 0.005});
   REQUIRE(adjusted.size() == 4);
   CHECK(adjusted[0] == rel(0.03, kClosed));
   CHECK(adjusted[1] == rel(0.06, kClosed));  // raised to the running max
@@ -571,7 +559,8 @@ TEST_CASE("stats compare: V15 SplitMix64") {
 
 }  // namespace noisefloor::stats
 
-TEST_CASE("hodges-lehmann: the order statistics selected without forming D equal the sorted D's, value for value") {
+TEST_CASE(
+    "hodges-lehmann: the order statistics selected without forming D equal the sorted D's, value for value") {
   // Against the definition (§3.5.2): every ln v - ln b formed and sorted. Sizes from 1 to 90 per
   // side, values with and without ties (rounded to a coarse grid), 200 cases.
   noisefloor::stats::SplitMix64 rng(20261201);
@@ -593,7 +582,8 @@ TEST_CASE("hodges-lehmann: the order statistics selected without forming D equal
     if (r.bounded) {
       // The CI ends are D_(k) and D_(mn+1-k) for one k.
       bool found = false;
-      for (std::size_t k = 1; k <= total && !found; ++k) found = std::exp(d[k - 1]) == r.lo && std::exp(d[total - k]) == r.hi;
+      for (std::size_t k = 1; k <= total && !found; ++k)
+        found = std::exp(d[k - 1]) == r.lo && std::exp(d[total - k]) == r.hi;
       CHECK_MESSAGE(found, "the interval's ends are not D_(k) and D_(mn+1-k) (m=" << m << ", n=" << n << ")");
     }
   }
@@ -619,7 +609,8 @@ TEST_CASE("stats compare: Mann-Whitney beyond the exact sizes walks the two sort
   // computes them from the mid-ranks of the pooled values.
   std::vector<double> a(60), b(70);
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i % 7);
-  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(i % 9) + 0.5 * static_cast<double>(i % 2);
+  for (std::size_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<double>(i % 9) + 0.5 * static_cast<double>(i % 2);
   const auto m = noisefloor::stats::mann_whitney(a, b);
   CHECK_FALSE(m.exact);
   CHECK(m.u == 1512.0);
@@ -665,8 +656,8 @@ TEST_CASE("stats compare: p_benchstat is the p benchstat prints, asymmetric ties
        0.05128205128205128, "p=0.051", 1.0 / 39},
       // Two values: benchstat's count takes in the lowest arrangement below the threshold
       // (2·330/1365 where nothing is at or below it) ...
-      {"4 vs 11, two levels, counted", V{1, 2, 2, 2}, V{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},
-       0.4835164835164835, "p=0.484", 3.0 / 91},
+      {"4 vs 11, two levels, counted", V{1, 2, 2, 2}, V{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2}, 0.4835164835164835,
+       "p=0.484", 3.0 / 91},
       // ... or not, farther below: p = 0, and benchstat prints no p at all ("n=4+11").
       {"4 vs 11, two levels, zero", V{2, 2, 2, 2}, V{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2}, 0.0, "", 1.0 / 273},
       {"U at its mean", V{1, 4}, V{2, 3}, 1.0, "p=1.000", 1.0},

@@ -1,7 +1,7 @@
 // stats/summary: per-condition statistics against the public vectors
-// (tests/data/stats/stats-vectors.json) and the edge cases of §3.2–3.4. Tolerances: 1e-12 relative for closed forms, 1e-9 with t quantiles.
+// (tests/data/stats/stats-vectors.json) and the edge cases of §3.2–3.4. Tolerances: 1e-12 relative for closed
+// forms, 1e-9 with t quantiles.
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,7 +20,6 @@
 
 namespace noisefloor::stats {
 namespace {
-
 
 using testing::contains;
 using testing::kClosed;
@@ -125,10 +124,9 @@ TEST_CASE("stats summary: V2 timing with one outlier") {
   CHECK_FALSE(s.drift);  // 0.129 < 2/sqrt(10)
   CHECK(s.shape);        // CV/rCV = 6.8
   CHECK(s.band == Band::do_not_trust);
-  CHECK(s.warnings ==
-        std::vector<std::string>{
-            "heavy tail / outliers / multimodal (CV/rCV = 6.8)",
-            "1 of 10 samples are outliers (|modified z| > 3.5), 1 of them extreme (> 10)"});
+  CHECK(s.warnings == std::vector<std::string>{
+                          "heavy tail / outliers / multimodal (CV/rCV = 6.8)",
+                          "1 of 10 samples are outliers (|modified z| > 3.5), 1 of them extreme (> 10)"});
 
   std::vector<double> without;
   for (double value : x) {
@@ -151,7 +149,8 @@ TEST_CASE("stats summary: V9 stddev is two-pass, not the one-pass formula") {
   CHECK(s.mean == 1000000002.0);
 }
 
-TEST_CASE("stats summary: the building blocks on exact values (median by selection, MAD, type 7, percentile)") {
+TEST_CASE(
+    "stats summary: the building blocks on exact values (median by selection, MAD, type 7, percentile)") {
   const auto& v = vectors()["V2_outlier"];
   const std::vector<double> x = values(v["x"]);
   CHECK(median(x) == v["median"].get<double>());
@@ -245,14 +244,12 @@ TEST_CASE("stats summary: MAD = 0 falls back to the MeanAD") {
   REQUIRE(s.modified_z.size() == 7);
   CHECK(s.modified_z[3] == rel(7.0 / 1.2533141, kClosed));
   CHECK(s.modified_z[0] == 0.0);
-  CHECK(s.outliers == std::vector<Outlier>{Outlier::none, Outlier::none, Outlier::none,
-                                           Outlier::outlier, Outlier::none, Outlier::none,
-                                           Outlier::none});
+  CHECK(s.outliers == std::vector<Outlier>{Outlier::none, Outlier::none, Outlier::none, Outlier::outlier,
+                                           Outlier::none, Outlier::none, Outlier::none});
   CHECK(s.shape);              // all the CV comes from one value; rCV = 0
   CHECK(s.tukey_severe == 1);  // IQR = 0: any differing value is outside the fences
   CHECK(contains(s.warnings, "heavy tail / outliers / multimodal (CV = 3.73% with rCV = 0)"));
-  CHECK(contains(s.warnings,
-                 "1 of 7 samples are outliers (|modified z| > 3.5), 0 of them extreme (> 10)"));
+  CHECK(contains(s.warnings, "1 of 7 samples are outliers (|modified z| > 3.5), 0 of them extreme (> 10)"));
 }
 
 TEST_CASE("stats summary: all-equal samples have zero spread and no outliers") {
@@ -327,12 +324,10 @@ TEST_CASE("stats summary: binomial tails") {
   CHECK(binomial_half_cdf(8, 0) == 1.0 / 256);
   CHECK(binomial_half_cdf(10, 1) == 11.0 / 1024);
   CHECK(binomial_half_cdf(10, 10) == 1.0);
-  CHECK(binomial_half_cdf(62, 30) ==
-        rel(boost::math::cdf(boost::math::binomial(62, 0.5), 30.0), 1e-13));
+  CHECK(binomial_half_cdf(62, 30) == rel(boost::math::cdf(boost::math::binomial(62, 0.5), 30.0), 1e-13));
   for (std::size_t k : {20u, 40u, 50u, 60u, 90u}) {
     CAPTURE(k);
-    const double expected =
-        boost::math::cdf(boost::math::binomial(100, 0.5), static_cast<double>(k));
+    const double expected = boost::math::cdf(boost::math::binomial(100, 0.5), static_cast<double>(k));
     CHECK(binomial_half_cdf(100, k) == rel(expected, 1e-12));
   }
 }
@@ -442,12 +437,14 @@ TEST_CASE("stats summary: the stopping rule's half-widths (§3.8)") {
   CHECK(*summarize(squares(11), 0.99).median_rel_halfwidth == rel(100.0 / 36.0 - 1.0, kClosed));
   CHECK_THROWS_AS(median_ci_halfwidth({1, NAN, 3}, 0.95), Error);
   // Paired: no spread of the log ratios, no width; V6 at 95% is the GM CI's upper half-width.
-  CHECK(paired_gm_halfwidth(std::vector<double>{100, 100, 100}, std::vector<double>{300, 300, 300}, 0.99) == 0.0);
+  CHECK(paired_gm_halfwidth(std::vector<double>{100, 100, 100}, std::vector<double>{300, 300, 300}, 0.99) ==
+        0.0);
   const auto& v6 = vectors()["V6_paired"];
   const double gm = 0.972863164938934, hi = 0.9782470689771752;
   CHECK(*paired_gm_halfwidth(values(v6["base"]), values(v6["variant"]), 0.95) == rel(hi / gm - 1, 1e-9));
   CHECK_FALSE(paired_gm_halfwidth(std::vector<double>{1, 2}, std::vector<double>{1, 2}, 0.99).has_value());
-  CHECK_FALSE(paired_gm_halfwidth(std::vector<double>{1, 0, 2}, std::vector<double>{1, 2, 2}, 0.99).has_value());
+  CHECK_FALSE(
+      paired_gm_halfwidth(std::vector<double>{1, 0, 2}, std::vector<double>{1, 2, 2}, 0.99).has_value());
 }
 
 }  // namespace noisefloor::stats
@@ -455,9 +452,10 @@ TEST_CASE("stats summary: the stopping rule's half-widths (§3.8)") {
 TEST_CASE("stats summary: the median CI order for large n starts its sum 12 sd below n/2 and loses nothing") {
   // Exact orders and levels from Python's integers (Σ C(n, j) / 2^n with Fractions, 5 minutes):
   // n = 10 000 is below the skip, 20 001 and 100 000 above it.
-  for (const auto& [n, k, level] : {std::tuple<std::size_t, std::size_t, double>{10000, 4902, 0.9511670501036181},
-                                    {20001, 9862, 0.9506703274081423},
-                                    {100000, 49690, 0.9504442853304751}}) {
+  for (const auto& [n, k, level] :
+       {std::tuple<std::size_t, std::size_t, double>{10000, 4902, 0.9511670501036181},
+        {20001, 9862, 0.9506703274081423},
+        {100000, 49690, 0.9504442853304751}}) {
     CAPTURE(n);
     const auto order = noisefloor::stats::median_ci_order(n);
     REQUIRE(order);
@@ -644,22 +642,25 @@ TEST_CASE("stats summary: the \"±\" of summarize is benchstat's on the same sam
       {{83.6, 73.3, 76.4, 112.6, 65.3, 72.1}, 74.85, "50%"},
       {{125.7, 98.1, 79.3, 113.1, 71.7, 141.6, 115.7, 85.2}, 105.6, "32%"},
       {{97.2, 114.3, 118.1, 80.9, 74.5, 88.7, 120.1, 51.1, 93.6, 96.2, 101.8}, 96.2, "23%"},
-      {{128.1, 78.0, 110.2, 98.7, 97.3, 195.9, 91.2, 96.1, 96.1, 139.1, 94.7, 97.1,
-        67.9, 76.2, 95.0, 86.7, 135.2, 106.2, 80.6, 66.6, 95.5, 125.5, 100.9, 102.7},
-       96.6, "10%"},
-      {{96.0,  123.9, 137.5, 98.4,  114.2, 151.1, 71.5,  99.4,  114.3, 110.8,
-        115.3, 134.3, 97.4,  152.6, 62.3,  88.0,  110.4, 123.4, 132.1, 102.7,
-        113.8, 109.0, 80.9,  74.6,  100.0, 79.3,  114.2, 75.5,  119.4},
-       110.4, "12%"},
-      {{82.4,  89.7,  98.1, 67.8,  70.7,  83.6, 88.1, 94.9,  68.8, 107.9, 72.0,
-        161.8, 118.9, 78.6, 100.9, 113.7, 104.3, 81.0, 88.5,  96.5, 134.3, 126.6,
-        99.7,  95.6,  97.7, 96.9,  93.5,  123.1, 70.6, 78.1,  90.8},
-       94.9, "12%"},
+      {{128.1, 78.0, 110.2, 98.7, 97.3,  195.9, 91.2, 96.1, 96.1, 139.1, 94.7,  97.1,
+        67.9,  76.2, 95.0,  86.7, 135.2, 106.2, 80.6, 66.6, 95.5, 125.5, 100.9, 102.7},
+       96.6,
+       "10%"},
+      {{96.0, 123.9, 137.5, 98.4,  114.2, 151.1, 71.5,  99.4, 114.3, 110.8, 115.3, 134.3, 97.4, 152.6, 62.3,
+        88.0, 110.4, 123.4, 132.1, 102.7, 113.8, 109.0, 80.9, 74.6,  100.0, 79.3,  114.2, 75.5, 119.4},
+       110.4,
+       "12%"},
+      {{82.4,  89.7,  98.1, 67.8,  70.7,  83.6,  88.1, 94.9, 68.8, 107.9, 72.0,
+        161.8, 118.9, 78.6, 100.9, 113.7, 104.3, 81.0, 88.5, 96.5, 134.3, 126.6,
+        99.7,  95.6,  97.7, 96.9,  93.5,  123.1, 70.6, 78.1, 90.8},
+       94.9,
+       "12%"},
       {{60.7,  141.9, 113.3, 120.4, 84.6,  102.5, 131.6, 58.3,  87.5,  89.2,  101.2, 123.6, 69.5,
         142.0, 52.0,  119.3, 97.2,  133.0, 76.2,  72.6,  81.0,  91.9,  91.0,  89.6,  162.5, 128.2,
         109.1, 73.9,  98.8,  123.3, 121.2, 76.1,  113.1, 116.5, 72.2,  85.3,  129.6, 64.4,  104.9,
         89.9,  103.5, 64.0,  112.0, 91.4,  88.2,  97.0,  93.1,  119.9, 109.1, 165.2},
-       98.0, "11%"},
+       98.0,
+       "11%"},
       {{94.6,  148.2, 122.3, 90.5,  101.0, 103.8, 103.5, 101.4, 112.9, 65.7,  86.6,  119.4, 84.2,
         108.5, 100.5, 73.1,  76.8,  116.4, 155.5, 115.3, 96.5,  63.9,  95.5,  120.7, 110.9, 141.3,
         117.2, 111.1, 93.6,  118.4, 174.4, 79.7,  67.4,  82.5,  79.7,  109.5, 102.4, 89.5,  95.0,
@@ -668,7 +669,8 @@ TEST_CASE("stats summary: the \"±\" of summarize is benchstat's on the same sam
         119.6, 78.4,  109.9, 73.6,  112.1, 120.1, 110.5, 157.9, 74.1,  84.9,  100.5, 108.6, 110.7,
         125.9, 70.9,  94.6,  118.7, 90.3,  104.3, 156.4, 84.4,  88.5,  93.4,  146.0, 95.3,  157.3,
         116.1, 93.1,  71.8,  105.5, 64.1,  108.7, 115.6, 129.3, 69.5},
-       102.95, "7%"}};
+       102.95,
+       "7%"}};
   for (const auto& [x, median, plus_minus] : cases) {
     CAPTURE(x.size());
     const auto s = noisefloor::stats::summarize(x);

@@ -70,13 +70,14 @@ inline records::Result load_result(const std::string& dir) {
   f.samples_jsonl = slurp(dir + "/samples.jsonl");
   for (const char* name : {"run.json", "fingerprint.json", "summary.json"}) {
     if (!fs::exists(dir + "/" + name)) continue;
-    auto& slot = std::string(name) == "run.json" ? f.run_json
+    auto& slot = std::string(name) == "run.json"           ? f.run_json
                  : std::string(name) == "fingerprint.json" ? f.fingerprint_json
-                                                             : f.summary_json;
+                                                           : f.summary_json;
     slot = slurp(dir + "/" + name);
   }
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.path().extension() == ".txt") f.raw[entry.path().stem().string()] = slurp(entry.path().string());
+    if (entry.path().extension() == ".txt")
+      f.raw[entry.path().stem().string()] = slurp(entry.path().string());
   return results::decode_result(f);
 }
 
@@ -86,8 +87,9 @@ inline records::Result load_small() { return load_result(kSmall); }
 // Samples of a paired run: per repeat the baseline (`baseline`, values `base`) and the other side
 // of `pair` (`variant`, values `other`) back to back, counterbalanced ABBA.
 inline void add_pair(std::vector<records::Sample>& out, const std::string& condition, const std::string& pair,
-                     const std::string& variant, const std::vector<double>& base, const std::vector<double>& other,
-                     const std::string& baseline = "base", const std::string& benchmark = "BenchmarkWork") {
+                     const std::string& variant, const std::vector<double>& base,
+                     const std::vector<double>& other, const std::string& baseline = "base",
+                     const std::string& benchmark = "BenchmarkWork") {
   for (std::size_t r = 0; r < base.size(); ++r) {
     const std::string order = (r % 4 == 0 || r % 4 == 3) ? "AB" : "BA";
     for (int side = 0; side < 2; ++side) {
@@ -121,7 +123,8 @@ inline model::Experiment two_conditions(model::Schedule schedule, int samples, i
 }
 
 // The samples of a committed go test file, as one condition.
-inline std::vector<records::Sample> gotest_samples(const std::string& condition, const std::string& relative) {
+inline std::vector<records::Sample> gotest_samples(const std::string& condition,
+                                                   const std::string& relative) {
   auto r = results::decode_gotest_file(condition + ".txt", slurp(kData + "/" + relative));
   return r.samples.to_vector();
 }
@@ -141,7 +144,8 @@ inline nlohmann::json with_benchstat_median_ci(nlohmann::json row) {
   }
   const double lo = v[orders->lo - 1], hi = v[orders->hi - 1], median = s.at("median").get<double>();
   s["median_ci"] = {{"lo", lo}, {"hi", hi}, {"level", orders->level}};
-  s["median_rel_halfwidth"] = median > 0 ? nlohmann::json(std::max(hi / median - 1, 1 - lo / median)) : nlohmann::json();
+  s["median_rel_halfwidth"] =
+      median > 0 ? nlohmann::json(std::max(hi / median - 1, 1 - lo / median)) : nlohmann::json();
   return row;
 }
 

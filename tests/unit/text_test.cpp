@@ -1,10 +1,11 @@
 // text/: the one place for trimming, widths, wrapping, escaping and number formatting.
+#include "text/text.hpp"
+
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <cmath>
 
-#include "text/text.hpp"
 #include "text/units.hpp"
 
 using namespace noisefloor;
@@ -54,7 +55,8 @@ TEST_CASE("text: no escape sequence but a colour reaches the terminal; no formul
   // OSC 52 (some terminals write the clipboard), a cursor move, a bell, C1 CSI: shown, not obeyed.
   CHECK(terminal_safe("BM_\x1b]52;c;aGk=\x07x") == "BM_\\x1b]52;c;aGk=\\x07x");
   CHECK(terminal_safe("a\x1b[2Ab") == "a\\x1b[2Ab");
-  CHECK(terminal_safe("a\xc2\x9b" "31mb") == "a\\u009b31mb");
+  CHECK(terminal_safe("a\xc2\x9b"
+                      "31mb") == "a\\u009b31mb");
   CHECK(terminal_safe("\x7f\r") == "\\x7f\\x0d");
   // noisefloor's own colours, newlines, tabs and UTF-8 stay.
   CHECK(terminal_safe("\x1b[1;31mBAD\x1b[0m\tµs ± 2%\n") == "\x1b[1;31mBAD\x1b[0m\tµs ± 2%\n");
