@@ -72,8 +72,10 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
+# Formats every C++ file of harness/ and tests/ (the `format` test checks that they are).
 format:
-	clang-format -i $$(git ls-files 'harness/*.cpp' 'harness/*.hpp' 'tests/*.cpp')
+	find harness tests \( -path tests/data -o -path tests/fuzz/corpus \) -prune -o \
+	  \( -name '*.cpp' -o -name '*.hpp' \) -print | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD_DIR)

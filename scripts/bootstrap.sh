@@ -13,6 +13,7 @@ packages=(
   golang-go docker.io
   openssh-server openssl   # tests/integration/fleet_lib.sh: an sshd to forward engines, TLS certificates
   libbenchmark-dev   # a real Google Benchmark program in the end-to-end tests
+  clang-format       # the `format` test: the tree is as .clang-format leaves it (make format)
 )
 # Headless Chromium for the report's browser test: always in CI, on request elsewhere
 # (NOISEFLOOR_WITH_BROWSER=1); without it that one test is skipped outside CI.

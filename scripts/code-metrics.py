@@ -90,6 +90,8 @@ def main():
     figures["hand-written to_string functions"] = to_strings
     figures["prose read or names made of strings"] = prose
     figures["modules including nlohmann/json.hpp"] = sorted(modules)
+    figures["lines over 110 columns (harness/)"] = sum(
+        1 for p in sources(root) for line in open(p, encoding="utf-8") if len(line.rstrip("\n")) > 110)
     if shutil.which("duplicates"):
         out = subprocess.run(["duplicates", "--repo", harness, "--most", "1", "--seconds", "120"],
                              capture_output=True, text=True).stdout
