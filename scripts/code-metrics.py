@@ -5,8 +5,9 @@ Usage: python3 scripts/code-metrics.py [TREE] [--json]
 
 TREE is a checkout (default: this one). Prints lines of pipeline/run.cpp and cli/, the longest
 functions (Universal Ctags' start and end lines; lambdas count with the function around them),
-string comparisons with a literal, hand-written to_string functions, the modules (folders under
-harness/) that include nlohmann/json.hpp, and the duplicates pairs under harness/ (the
+string comparisons with a literal, to_string functions with a switch of their own, the modules
+(folders under harness/) that include nlohmann/json.hpp or name nlohmann:: at all, lines over 110
+columns, and the duplicates pairs under harness/ (the
 `duplicates` command, where the machine has it). Nothing is built or run.
 """
 import json
@@ -30,6 +31,8 @@ def lines(path):
 
 
 def longest_functions(root, most):
+    if not shutil.which("ctags"):
+        sys.exit("code-metrics: Universal Ctags is missing (apt-get install universal-ctags)")
     out = subprocess.run(["ctags", "--c++-kinds=f", "--fields=+ne", "-o", "-", *sources(root)],
                          capture_output=True, text=True, check=True).stdout
     found = []
@@ -47,13 +50,13 @@ def longest_functions(root, most):
 
 
 LITERAL_COMPARE = re.compile(r'[=!]=\s*"|"\s*[=!]=')
-TO_STRING_DEF = re.compile(r'^\s*(?:inline\s+)?(?:constexpr\s+)?(?:std::string(?:_view)?|const char\s*\*)\s+'
-                           r'to_string\s*\(', re.M)
+# A to_string that spells its enum's words in a switch of its own (not through model/names.hpp).
+TO_STRING_SWITCH = re.compile(r'^(?:std::string(?:_view)?|const char\s*\*)\s+to_string\s*\([^)]*\)\s*\{\s*switch', re.M)
 NLOHMANN = re.compile(r'#include\s*[<"]nlohmann/json\.hpp[>"]')
 # The places issue 25 names where one module reads another's prose or a name is made of strings.
 PROSE = {
     "warning text searched (\"minimum attainable p\")": re.compile(r'find\("minimum attainable p'),
-    "error text parsed (\"; last lines of \")": re.compile(r'"; last lines of "'),
+    "error text parsed (\"; last lines of \")": re.compile(r'find\("; last lines of '),
     "merged condition named \"<label>:<condition>\"": re.compile(r'label\s*\+\s*":"\s*\+'),
     "A/A copy named \"<baseline>'\"": re.compile(r'name\s*\+\s*"\'"'),
 }
@@ -75,21 +78,25 @@ def main():
     figures["functions over 60 lines"] = over60
     figures["longest functions"] = [f"{n} {path} {name}" for n, path, name in top]
     compares = to_strings = 0
-    modules = set()
+    modules, naming = set(), set()
     prose = {k: 0 for k in PROSE}
     for path in sources(root):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         compares += len(LITERAL_COMPARE.findall(text))
-        to_strings += len(TO_STRING_DEF.findall(text))
+        to_strings += len(TO_STRING_SWITCH.findall(text))
+        module = os.path.relpath(path, harness).split(os.sep)[0]
         if NLOHMANN.search(text):
-            modules.add(os.path.relpath(path, harness).split(os.sep)[0])
+            modules.add(module)
+        if "nlohmann::" in text:
+            naming.add(module)
         for k, rx in PROSE.items():
             prose[k] += len(rx.findall(text))
     figures["comparisons of a string with a literal"] = compares
-    figures["hand-written to_string functions"] = to_strings
+    figures["to_string functions with a switch of their own"] = to_strings
     figures["prose read or names made of strings"] = prose
     figures["modules including nlohmann/json.hpp"] = sorted(modules)
+    figures["modules naming nlohmann:: at all"] = sorted(naming)
     figures["lines over 110 columns (harness/)"] = sum(
         1 for p in sources(root) for line in open(p, encoding="utf-8") if len(line.rstrip("\n")) > 110)
     if shutil.which("duplicates"):

@@ -61,22 +61,15 @@ struct HistoryOptions {
 
 enum class ChangeKind { first, not_compared, unchanged, higher, lower };
 
-}  // namespace noisefloor::analysis
-
-namespace noisefloor::model {
-template <>
-struct Names<analysis::ChangeKind> {
-  static constexpr std::array<std::pair<analysis::ChangeKind, std::string_view>, 5> table = {{
-      {analysis::ChangeKind::first, "first"},
-      {analysis::ChangeKind::not_compared, "not compared"},
-      {analysis::ChangeKind::unchanged, "unchanged"},
-      {analysis::ChangeKind::higher, "higher"},
-      {analysis::ChangeKind::lower, "lower"},
+constexpr std::array<std::pair<ChangeKind, std::string_view>, 5> names(ChangeKind) {
+  return {{
+      {ChangeKind::first, "first"},
+      {ChangeKind::not_compared, "not compared"},
+      {ChangeKind::unchanged, "unchanged"},
+      {ChangeKind::higher, "higher"},
+      {ChangeKind::lower, "lower"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::analysis {
+}
 
 // "first", "not compared", "unchanged", "higher", "lower"
 std::string_view to_string(ChangeKind kind);

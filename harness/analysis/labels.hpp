@@ -20,21 +20,14 @@ inline constexpr const char* kMeasuredClean = "MEASURED-clean";
 inline constexpr const char* kContendedPaired = "CONTENDED-PAIRED";
 inline constexpr const char* kContended = "CONTENDED";
 
-}  // namespace noisefloor::analysis
-
-namespace noisefloor::model {
-template <>
-struct Names<analysis::Label> {
-  static constexpr std::array<std::pair<analysis::Label, std::string_view>, 4> table = {{
-      {analysis::Label::measured_clean, analysis::kMeasuredClean},
-      {analysis::Label::contended_paired, analysis::kContendedPaired},
-      {analysis::Label::contended, analysis::kContended},
-      {analysis::Label::unknown, "UNKNOWN"},
+constexpr std::array<std::pair<Label, std::string_view>, 4> names(Label) {
+  return {{
+      {Label::measured_clean, kMeasuredClean},
+      {Label::contended_paired, kContendedPaired},
+      {Label::contended, kContended},
+      {Label::unknown, "UNKNOWN"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::analysis {
+}
 
 // The label of one condition of a result, for an unpaired comparison (never CONTENDED-PAIRED),
 // from what was measured over the condition (harness/stats/README.md §3.12), first that

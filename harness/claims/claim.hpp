@@ -40,22 +40,15 @@ struct Expr {
 
 enum class Op { lt, le, gt, ge, within };
 
-}  // namespace noisefloor::claims
-
-namespace noisefloor::model {
-template <>
-struct Names<claims::Op> {
-  static constexpr std::array<std::pair<claims::Op, std::string_view>, 5> table = {{
-      {claims::Op::lt, "<"},
-      {claims::Op::le, "<="},
-      {claims::Op::gt, ">"},
-      {claims::Op::ge, ">="},
-      {claims::Op::within, "within"},
+constexpr std::array<std::pair<Op, std::string_view>, 5> names(Op) {
+  return {{
+      {Op::lt, "<"},
+      {Op::le, "<="},
+      {Op::gt, ">"},
+      {Op::ge, ">="},
+      {Op::within, "within"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::claims {
+}
 
 std::string_view to_string(Op op);
 

@@ -35,21 +35,14 @@ struct Data {
 
 enum class Verdict { reproduced, not_reproduced, inconclusive, undefined };
 
-}  // namespace noisefloor::claims
-
-namespace noisefloor::model {
-template <>
-struct Names<claims::Verdict> {
-  static constexpr std::array<std::pair<claims::Verdict, std::string_view>, 4> table = {{
-      {claims::Verdict::reproduced, "REPRODUCED"},
-      {claims::Verdict::not_reproduced, "NOT REPRODUCED"},
-      {claims::Verdict::inconclusive, "INCONCLUSIVE"},
-      {claims::Verdict::undefined, "UNDEFINED"},
+constexpr std::array<std::pair<Verdict, std::string_view>, 4> names(Verdict) {
+  return {{
+      {Verdict::reproduced, "REPRODUCED"},
+      {Verdict::not_reproduced, "NOT REPRODUCED"},
+      {Verdict::inconclusive, "INCONCLUSIVE"},
+      {Verdict::undefined, "UNDEFINED"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::claims {
+}
 
 std::string_view to_string(Verdict v);  // "REPRODUCED", "NOT REPRODUCED", "INCONCLUSIVE", "UNDEFINED"
 

@@ -44,20 +44,13 @@ namespace noisefloor::fingerprint {
 
 enum class Level { ok, warn, bad };
 
-}  // namespace noisefloor::fingerprint
-
-namespace noisefloor::model {
-template <>
-struct Names<fingerprint::Level> {
-  static constexpr std::array<std::pair<fingerprint::Level, std::string_view>, 3> table = {{
-      {fingerprint::Level::ok, "OK"},
-      {fingerprint::Level::warn, "WARN"},
-      {fingerprint::Level::bad, "BAD"},
+constexpr std::array<std::pair<Level, std::string_view>, 3> names(Level) {
+  return {{
+      {Level::ok, "OK"},
+      {Level::warn, "WARN"},
+      {Level::bad, "BAD"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::fingerprint {
+}
 
 struct Finding {
   Level level = Level::ok;
@@ -69,20 +62,13 @@ struct Finding {
 
 enum class Grade { ready, limited, not_ready };
 
-}  // namespace noisefloor::fingerprint
-
-namespace noisefloor::model {
-template <>
-struct Names<fingerprint::Grade> {
-  static constexpr std::array<std::pair<fingerprint::Grade, std::string_view>, 3> table = {{
-      {fingerprint::Grade::ready, "ready"},
-      {fingerprint::Grade::limited, "limited"},
-      {fingerprint::Grade::not_ready, "not ready"},
+constexpr std::array<std::pair<Grade, std::string_view>, 3> names(Grade) {
+  return {{
+      {Grade::ready, "ready"},
+      {Grade::limited, "limited"},
+      {Grade::not_ready, "not ready"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::fingerprint {
+}
 
 struct DoctorReport {
   std::vector<Finding> findings;

@@ -1,6 +1,5 @@
-// The words of a closed set, listed once per enum: a specialisation of Names<E> pairs each value
-// with its name, and the name of a value, the value of a name and the "a, b or c" of a usage
-// message all read that one table.
+// The words of a closed set, listed once per enum: its names(E) pairs each value with its name, and the name
+// of a value, the value of a name and the "a, b or c" of a usage message all read that one table.
 #pragma once
 
 #include <array>
@@ -12,20 +11,19 @@
 
 namespace noisefloor::model {
 
-// Specialised per enum: static constexpr std::array<std::pair<E, std::string_view>, N> table.
-template <class E>
-struct Names;
+// Each enum E of a closed set declares beside it, in its own namespace (found by argument-dependent
+// lookup): constexpr std::array<std::pair<E, std::string_view>, N> names(E), its values' words.
 
 template <class E>
 constexpr std::string_view name_of(E value) {
-  for (const auto& [v, name] : Names<E>::table)
+  for (const auto& [v, name] : names(E{}))
     if (v == value) return name;
   return "unknown";  // a value outside the table: a cast integer
 }
 
 template <class E>
 constexpr std::optional<E> from_name(std::string_view name) {
-  for (const auto& [v, n] : Names<E>::table)
+  for (const auto& [v, n] : names(E{}))
     if (n == name) return v;
   return std::nullopt;
 }
@@ -44,9 +42,8 @@ std::string names_list(std::span<const E> values) {
 // How a command prints what it shows (--format). Each command accepts some of them.
 enum class PrintFormat { text, markdown, json, csv, summary, gotest };
 
-template <>
-struct Names<PrintFormat> {
-  static constexpr std::array<std::pair<PrintFormat, std::string_view>, 6> table = {{
+constexpr std::array<std::pair<PrintFormat, std::string_view>, 6> names(PrintFormat) {
+  return {{
       {PrintFormat::text, "text"},
       {PrintFormat::markdown, "markdown"},
       {PrintFormat::json, "json"},
@@ -54,7 +51,7 @@ struct Names<PrintFormat> {
       {PrintFormat::summary, "summary"},
       {PrintFormat::gotest, "gotest"},
   }};
-};
+}
 
 // "--format: expected a, b or c, got "x"": what a command says of a format it does not print.
 std::string format_problem(std::string_view given, std::span<const PrintFormat> accepted);

@@ -21,14 +21,13 @@ namespace noisefloor::model {
 // Which way a value is better. unknown: no word that judges (faster, better) is ever said of it.
 enum class Better { lower, higher, unknown };
 
-template <>
-struct Names<Better> {
-  static constexpr std::array<std::pair<Better, std::string_view>, 3> table = {{
+constexpr std::array<std::pair<Better, std::string_view>, 3> names(Better) {
+  return {{
       {Better::lower, "lower"},
       {Better::higher, "higher"},
       {Better::unknown, "unknown"},
   }};
-};
+}
 
 std::string_view to_string(Better better);  // "lower", "higher", "unknown"
 

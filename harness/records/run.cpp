@@ -34,10 +34,10 @@ template <typename E>
 E closed_set(const json& j, const char* key) {
   const std::string text = j.value(key, "");
   if (const auto value = model::from_name<E>(text)) return *value;
-  std::vector<std::string_view> names;
-  for (const auto& [value, name] : model::Names<E>::table)
-    if (!name.empty()) names.push_back(name);
-  throw ParseError(fmt::format("{}: \"{}\" is not one of: {}", key, text, fmt::join(names, ", ")));
+  std::vector<std::string_view> known;
+  for (const auto& [value, name] : names(E{}))
+    if (!name.empty()) known.push_back(name);
+  throw ParseError(fmt::format("{}: \"{}\" is not one of: {}", key, text, fmt::join(known, ", ")));
 }
 
 RunStatus status_from(const std::string& text) {

@@ -25,20 +25,13 @@ inline constexpr int kRunSchemaVersion = 1;
 
 enum class RunStatus { complete, interrupted, failed };
 
-}  // namespace noisefloor::records
-
-namespace noisefloor::model {
-template <>
-struct Names<records::RunStatus> {
-  static constexpr std::array<std::pair<records::RunStatus, std::string_view>, 3> table = {{
-      {records::RunStatus::complete, "complete"},
-      {records::RunStatus::interrupted, "interrupted"},
-      {records::RunStatus::failed, "failed"},
+constexpr std::array<std::pair<RunStatus, std::string_view>, 3> names(RunStatus) {
+  return {{
+      {RunStatus::complete, "complete"},
+      {RunStatus::interrupted, "interrupted"},
+      {RunStatus::failed, "failed"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::records {
+}
 
 std::string_view to_string(RunStatus status);  // "complete", "interrupted", "failed"
 
@@ -57,29 +50,21 @@ enum class StopReason { none, precision, max_samples, time_budget };
 // Where the probe that measured an invocation ran.
 enum class MeasuredBy { none, host, container };
 
-}  // namespace noisefloor::records
-
-namespace noisefloor::model {
-template <>
-struct Names<records::StopReason> {
-  static constexpr std::array<std::pair<records::StopReason, std::string_view>, 4> table = {{
-      {records::StopReason::none, ""},
-      {records::StopReason::precision, "precision"},
-      {records::StopReason::max_samples, "max_samples"},
-      {records::StopReason::time_budget, "time budget"},
+constexpr std::array<std::pair<StopReason, std::string_view>, 4> names(StopReason) {
+  return {{
+      {StopReason::none, ""},
+      {StopReason::precision, "precision"},
+      {StopReason::max_samples, "max_samples"},
+      {StopReason::time_budget, "time budget"},
   }};
-};
-template <>
-struct Names<records::MeasuredBy> {
-  static constexpr std::array<std::pair<records::MeasuredBy, std::string_view>, 3> table = {{
-      {records::MeasuredBy::none, ""},
-      {records::MeasuredBy::host, "host"},
-      {records::MeasuredBy::container, "container"},
+}
+constexpr std::array<std::pair<MeasuredBy, std::string_view>, 3> names(MeasuredBy) {
+  return {{
+      {MeasuredBy::none, ""},
+      {MeasuredBy::host, "host"},
+      {MeasuredBy::container, "container"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::records {
+}
 
 // How `samples: auto` ended for one condition.
 struct AdaptiveOutcome {

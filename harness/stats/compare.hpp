@@ -98,21 +98,14 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
 // if lo > 1 + theta, equivalent if 1 - theta <= lo and hi <= 1 + theta, else inconclusive.
 enum class Verdict { faster, slower, equivalent, inconclusive };
 
-}  // namespace noisefloor::stats
-
-namespace noisefloor::model {
-template <>
-struct Names<stats::Verdict> {
-  static constexpr std::array<std::pair<stats::Verdict, std::string_view>, 4> table = {{
-      {stats::Verdict::faster, "faster"},
-      {stats::Verdict::slower, "slower"},
-      {stats::Verdict::equivalent, "equivalent"},
-      {stats::Verdict::inconclusive, "inconclusive"},
+constexpr std::array<std::pair<Verdict, std::string_view>, 4> names(Verdict) {
+  return {{
+      {Verdict::faster, "faster"},
+      {Verdict::slower, "slower"},
+      {Verdict::equivalent, "equivalent"},
+      {Verdict::inconclusive, "inconclusive"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::stats {
+}
 
 std::string_view to_string(Verdict verdict);  // "faster", "slower", "equivalent", "inconclusive"
 Verdict classify(double lo, double hi, double theta = 0.01);
@@ -121,20 +114,13 @@ Verdict classify(double lo, double hi, double theta = 0.01);
 // theta; otherwise fail_biased when the GM CI excludes 1, else fail_imprecise.
 enum class AaOutcome { pass, fail_biased, fail_imprecise };
 
-}  // namespace noisefloor::stats
-
-namespace noisefloor::model {
-template <>
-struct Names<stats::AaOutcome> {
-  static constexpr std::array<std::pair<stats::AaOutcome, std::string_view>, 3> table = {{
-      {stats::AaOutcome::pass, "PASS"},
-      {stats::AaOutcome::fail_biased, "FAIL biased"},
-      {stats::AaOutcome::fail_imprecise, "FAIL imprecise"},
+constexpr std::array<std::pair<AaOutcome, std::string_view>, 3> names(AaOutcome) {
+  return {{
+      {AaOutcome::pass, "PASS"},
+      {AaOutcome::fail_biased, "FAIL biased"},
+      {AaOutcome::fail_imprecise, "FAIL imprecise"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::stats {
+}
 
 std::string_view to_string(AaOutcome outcome);  // "PASS", "FAIL biased", "FAIL imprecise"
 struct AaCheck {

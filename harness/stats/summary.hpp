@@ -29,22 +29,15 @@ inline constexpr double kMadToSigma = 1.482602218505602;
 // cv <= 2 excellent, <= 5 acceptable, <= 10 noisy, > 10 do_not_trust; nullopt -> insufficient.
 enum class Band { insufficient, excellent, acceptable, noisy, do_not_trust };
 
-}  // namespace noisefloor::stats
-
-namespace noisefloor::model {
-template <>
-struct Names<stats::Band> {
-  static constexpr std::array<std::pair<stats::Band, std::string_view>, 5> table = {{
-      {stats::Band::insufficient, "insufficient"},
-      {stats::Band::excellent, "excellent"},
-      {stats::Band::acceptable, "acceptable"},
-      {stats::Band::noisy, "noisy"},
-      {stats::Band::do_not_trust, "do not trust"},
+constexpr std::array<std::pair<Band, std::string_view>, 5> names(Band) {
+  return {{
+      {Band::insufficient, "insufficient"},
+      {Band::excellent, "excellent"},
+      {Band::acceptable, "acceptable"},
+      {Band::noisy, "noisy"},
+      {Band::do_not_trust, "do not trust"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::stats {
+}
 
 Band band_for_cv(std::optional<double> cv_pct);
 // "excellent", "acceptable", "noisy", "do not trust", "insufficient".
@@ -61,20 +54,13 @@ struct Interval {
 // Robust outlier class of one sample (§3.4): |M| > 3.5 outlier, |M| > 10 extreme.
 enum class Outlier : std::uint8_t { none, outlier, extreme };
 
-}  // namespace noisefloor::stats
-
-namespace noisefloor::model {
-template <>
-struct Names<stats::Outlier> {
-  static constexpr std::array<std::pair<stats::Outlier, std::string_view>, 3> table = {{
-      {stats::Outlier::none, "none"},
-      {stats::Outlier::outlier, "outlier"},
-      {stats::Outlier::extreme, "extreme"},
+constexpr std::array<std::pair<Outlier, std::string_view>, 3> names(Outlier) {
+  return {{
+      {Outlier::none, "none"},
+      {Outlier::outlier, "outlier"},
+      {Outlier::extreme, "extreme"},
   }};
-};
-}  // namespace noisefloor::model
-
-namespace noisefloor::stats {
+}
 
 std::string_view to_string(Outlier outlier);  // "none", "outlier", "extreme"
 

@@ -69,7 +69,12 @@ usage() {
     scripts/*)
       local script="${line%% *}"
       [[ -f "$REPO/$script" ]] || fail "README: \`$line\`: no $script"
-      bash -n "$REPO/$script" || fail "README: \`$line\`: $script does not parse" ;;
+      if [[ $script == *.py ]]; then
+        python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' "$REPO/$script" ||
+          fail "README: \`$line\`: $script does not parse"
+      else
+        bash -n "$REPO/$script" || fail "README: \`$line\`: $script does not parse"
+      fi ;;
     benchstat\ *) skip "$line" "benchstat is not packaged in Debian: e2e_newcomer checks the raw files' Go benchmark format" ;;
     *) fail "README: \`$line\`: a usage line of an unknown kind" ;;
   esac
@@ -93,6 +98,9 @@ while IFS=$'\t' read -r kind line; do
       exits "$line (the installed binary)" 0 -- "$WORK/prefix/bin/noisefloor" --version ;;
     "make" | "make test" | "make unit" | "make fuzz")
       skip "$line" "the build and the test suites: CI runs them around this test" ;;
+    "make format")
+      # It rewrites the sources; the `format` test checks that it would change nothing.
+      skip "$line" "the format test runs its check" ;;
     "make perf")
       bash -n "$REPO/scripts/perf.sh" || fail "scripts/perf.sh does not parse"
       skip "$line" "about ten minutes of measurements: its script is only parsed here" ;;

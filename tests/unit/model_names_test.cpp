@@ -6,7 +6,7 @@
 namespace noisefloor::model {
 
 TEST_CASE("names: every print format has one name, read back to itself") {
-  for (const auto& [value, name] : Names<PrintFormat>::table) {
+  for (const auto& [value, name] : names(PrintFormat{})) {
     CHECK(name_of(value) == name);
     CHECK(from_name<PrintFormat>(name) == value);
   }
