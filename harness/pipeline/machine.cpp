@@ -23,11 +23,10 @@
 #include "pipeline/room.hpp"
 #include "records/fingerprint.hpp"
 #include "render/fingerprint.hpp"
+#include "render/json.hpp"
 
 namespace noisefloor::pipeline {
 namespace {
-
-using nlohmann::json;
 namespace fp = fingerprint;
 
 // The engine's facts, or why there are none. Never throws: an engine that does not answer (or a
@@ -68,8 +67,8 @@ HostProbe probe_host(const std::string& entry, std::string& warnings) {
   p.lease =
       holder ? fmt::format("held by {} ({}, since {})", holder->run, holder->who, holder->since) : "free";
   if (local) {
-    const json version = client.version();
-    const json info = client.info();
+    const auto version = client.version();
+    const auto info = client.info();
     p.engine.facts = fp::engine_facts(version, info, client.endpoint().display, client.api_version());
     p.host = fp::probe_this_host();
     return p;
@@ -86,8 +85,8 @@ EngineProbe probe_engine() {
   try {
     docker::Client client = docker::Client::from_environment();
     client.ping();
-    const json version = client.version();
-    const json info = client.info();
+    const auto version = client.version();
+    const auto info = client.info();
     return {fp::engine_facts(version, info, client.endpoint().display, client.api_version()), ""};
   } catch (const std::exception& e) {
     return {std::nullopt, e.what()};
@@ -112,7 +111,7 @@ Output fingerprint(bool as_json) {
   f.engine_unknown = engine.unknown;
   f.tuning = fp::tuning_state();
   Output out;
-  out.out = as_json ? json(f).dump(2) + "\n" : render::fingerprint_view(f);
+  out.out = as_json ? render::fingerprint_json(f) : render::fingerprint_view(f);
   return out;
 }
 
@@ -130,7 +129,8 @@ Output doctor(const DoctorOptions& o) {
   std::vector<int> cpus;
   if (!o.experiment.empty()) cpus = config::pinned_cpus(load_experiment(o.experiment));
 
-  json actions = json::object();
+  std::optional<fp::TuneResult> applied;
+  std::optional<fp::RestoreResult> restored;
   std::string text;
   Output out;
   if (o.apply) {
@@ -141,8 +141,7 @@ Output doctor(const DoctorOptions& o) {
                 ? "nothing changed\n"
                 : fmt::format("saved the previous values in {} (undo: noisefloor doctor --restore)\n",
                               fp::kTuneStatePath);
-    actions["applied"] = r.applied;
-    actions["unchanged"] = r.unchanged;
+    applied = r;
   } else if (o.restore) {
     const fp::RestoreResult r = fp::restore_tuning("/", fp::kTuneStatePath);
     for (const auto& c : r.restored) text += change_line("restored", c, c.after, c.before);
@@ -150,8 +149,7 @@ Output doctor(const DoctorOptions& o) {
     if (!r.failed.empty())
       out.failure = fmt::format("{} value(s) could not be restored; they stay saved in {}", r.failed.size(),
                                 fp::kTuneStatePath);
-    actions["restored"] = r.restored;
-    actions["failed"] = r.failed;
+    restored = r;
   }
 
   // Probed after any change, so the report shows the machine as it is now.
@@ -174,14 +172,17 @@ Output doctor(const DoctorOptions& o) {
   const fp::TuningStatus tuning = fp::tuning_state();
 
   if (o.json) {
-    json j = report;
-    j["experiment_cpus"] = o.experiment.empty() ? json(nullptr) : json(model::format_cpu_list(cpus));
-    j["engine"] = engine.facts ? json(*engine.facts) : fp::unknown(engine.unknown);
-    j["tuning"] = tuning;
-    for (const auto& [k, v] : actions.items()) j[k] = v;
-    if (other) j["lease"] = other->lease;
-    if (other && other->transport) j["transport_warning"] = *other->transport;
-    out.out = j.dump(2) + "\n";
+    out.out = render::doctor_json({
+        .report = report,
+        .experiment_cpus = o.experiment.empty() ? std::nullopt : std::optional(model::format_cpu_list(cpus)),
+        .engine = engine.facts,
+        .engine_unknown = engine.unknown,
+        .tuning = tuning,
+        .applied = applied,
+        .restored = restored,
+        .lease = other ? std::optional(other->lease) : std::nullopt,
+        .transport_warning = other ? other->transport : std::nullopt,
+    });
   } else {
     std::string head = fmt::format(
         "host:    {}\n", host.text("hostname").value_or("unknown (" + host.reason("hostname") + ")"));

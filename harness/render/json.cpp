@@ -623,4 +623,26 @@ std::string compare_json(const std::vector<std::pair<std::string, analysis::Comp
 
 std::string judgement_json(const analysis::Judgement& judgement) { return json(judgement).dump(2) + "\n"; }
 
+std::string fingerprint_json(const records::Fingerprint& fingerprint) {
+  return json(fingerprint).dump(2) + "\n";
+}
+
+std::string doctor_json(const DoctorDocument& d) {
+  json j = d.report;
+  j["experiment_cpus"] = d.experiment_cpus ? json(*d.experiment_cpus) : json(nullptr);
+  j["engine"] = d.engine ? json(*d.engine) : fingerprint::unknown(d.engine_unknown);
+  j["tuning"] = d.tuning;
+  if (d.applied) {
+    j["applied"] = d.applied->applied;
+    j["unchanged"] = d.applied->unchanged;
+  }
+  if (d.restored) {
+    j["restored"] = d.restored->restored;
+    j["failed"] = d.restored->failed;
+  }
+  if (d.lease) j["lease"] = *d.lease;
+  if (d.transport_warning) j["transport_warning"] = *d.transport_warning;
+  return j.dump(2) + "\n";
+}
+
 }  // namespace noisefloor::render

@@ -18,7 +18,12 @@
 #include "analysis/judge.hpp"
 #include "analysis/paired.hpp"
 #include "analysis/table.hpp"
+#include "fingerprint/doctor.hpp"
+#include "fingerprint/engine.hpp"
+#include "fingerprint/tune.hpp"
+#include "fingerprint/tuning.hpp"
 #include "model/published.hpp"
+#include "records/fingerprint.hpp"
 
 // In analysis's namespace so that nlohmann finds them by argument-dependent lookup.
 namespace noisefloor::analysis {
@@ -124,5 +129,23 @@ std::string compare_json(const std::vector<std::pair<std::string, analysis::Comp
 
 // `check --format json`: the judgement's document, with a newline.
 std::string judgement_json(const analysis::Judgement& judgement);
+
+// `noisefloor fingerprint --json`: the fingerprint as fingerprint.json holds it.
+std::string fingerprint_json(const records::Fingerprint& fingerprint);
+
+// `noisefloor doctor --json`: the report; the CPUs the experiment pins (null without one); the
+// engine's facts, or the unknown fact saying why there are none; the tuning; what --apply or
+// --restore did; for another host, its lease and the transport's warning.
+struct DoctorDocument {
+  const fingerprint::DoctorReport& report;
+  std::optional<std::string> experiment_cpus;
+  const std::optional<fingerprint::EngineFacts>& engine;
+  std::string engine_unknown;
+  const fingerprint::TuningStatus& tuning;
+  std::optional<fingerprint::TuneResult> applied{};
+  std::optional<fingerprint::RestoreResult> restored{};
+  std::optional<std::string> lease{}, transport_warning{};
+};
+std::string doctor_json(const DoctorDocument& d);
 
 }  // namespace noisefloor::render
