@@ -104,8 +104,7 @@ struct RoomRun {
   const records::Result* earlier = nullptr;  // run --resume
   int session = 0;
   std::vector<std::string> host_differences{};
-  std::string label{};  // the result's label ("" = the run id)
-  std::string host{};   // the host of a run on several, recorded in run.json ("" = none)
+  std::string host{};  // the host of a run on several, recorded in run.json ("" = none)
 };
 
 }  // namespace
@@ -250,7 +249,6 @@ Finished measure_and_write(const RoomRun& r) {
         .producer = {kVersion, kCommit},
         .run_id = r.dir.id(),
         .directory = r.dir.path().string(),
-        .label = r.label,
         .host = r.host,
         .command_line = r.options.command_line,
         .started = r.started,
@@ -357,7 +355,6 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
       .earlier = s.earlier,
       .session = where.session,
       .host_differences = where.host_differences,
-      .label = s.host,
       .host = s.host,
   });
   return {std::move(where.dir), std::move(f)};

@@ -127,7 +127,7 @@ records::Result build_run_record(SessionOutcome s) {
   if (fp.run) fp.run->finished_utc = s.finished;
 
   records::Result result;
-  result.label = s.label.empty() ? s.run_id : s.label;
+  result.label = s.host.empty() ? s.run_id : s.host;
   result.source = s.directory;
   for (const auto& c : e.conditions) {
     result.conditions.push_back(c.name);

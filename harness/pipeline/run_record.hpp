@@ -26,8 +26,7 @@ struct SessionOutcome {
   Producer producer;
   std::string run_id{};        // the result directory's name
   std::string directory{};     // where it is (the result's source)
-  std::string label{};         // the result's label ("" = the run id)
-  std::string host{};          // the host of a run on several ("" = none)
+  std::string host{};          // the host of a run on several, its label ("" = none: the run id)
   std::string command_line{};  // this session's
   std::string started{}, finished{};
   records::RunStatus status = records::RunStatus::complete;
