@@ -47,6 +47,7 @@ void to_json(nlohmann::json& j, const Sample& s) {
     j["order"] = s.order;
   }
   if (s.session != 0) j["session"] = s.session;
+  if (s.block != 0) j["block"] = s.block;
   if (!s.config.empty()) {
     nlohmann::json config = nlohmann::json::object();
     for (const auto& [key, value] : model::config_entries(s.config)) config[key] = value;
@@ -78,6 +79,7 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.elapsed_seconds = j.value("elapsed_s", 0.0);
     s.utc = j.value("utc", "");
     s.session = model::whole_number<decltype(s.session)>(j, "session", 0);
+    s.block = model::whole_number<decltype(s.block)>(j, "block", 0);
     if (const auto config = j.find("config"); config != j.end() && !config->is_null()) {
       std::map<std::string, std::string> entries;
       for (const auto& [key, value] : config->items()) entries[key] = value.get<std::string>();

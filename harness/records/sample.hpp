@@ -16,6 +16,13 @@ namespace noisefloor::records {
 inline constexpr std::string_view kAaPair = "A/A";
 inline std::string aa_copy_of(std::string_view baseline) { return std::string(baseline) + "'"; }
 
+// The gate's quads (harness/stats/README.md §3.13): pair "gate", variants "base", "head" and their
+// second runs "base'" and "head'", order "ABBA" (b h h' b') or "BAAB" (h b b' h'), block 1 or 2
+// (the confirmation).
+inline constexpr std::string_view kGatePair = "gate";
+inline constexpr std::string_view kGateBase = "base";
+inline constexpr std::string_view kGateHead = "head";
+
 struct Sample {
   std::string condition;
   std::string benchmark;  // name without the -N suffix
@@ -34,7 +41,8 @@ struct Sample {
   std::string variant;
   int repeat = -1;
   std::string pair;
-  std::string order;           // "AB" (baseline first) or "BA"
+  std::string order;           // "AB" (baseline first) or "BA"; the gate: "ABBA" or "BAAB"
+  int block = 0;               // the gate: 1, or 2 for the confirmation block; 0 otherwise
   double elapsed_seconds = 0;  // since the run (its session) started
   std::string utc;             // when it arrived, RFC 3339
   int session = 0;             // 0: the run's first session; n: its n-th resumption (run --resume)

@@ -28,13 +28,13 @@ std::vector<model::Metric> MetricsView::to_vector() const {
 SampleRef::SampleRef(const Sample& s)
     : SampleRef(s.condition, s.benchmark, s.name, s.procs, s.index, s.warmup, s.invocation, s.iterations,
                 MetricsView(s.metrics), s.variant, s.repeat, s.pair, s.order, s.elapsed_seconds, s.utc,
-                s.session, s.config) {}
+                s.session, s.config, s.block) {}
 
 SampleRef::SampleRef(const std::string& condition_, const std::string& benchmark_, const std::string& name_,
                      int procs_, int index_, bool warmup_, int invocation_, std::int64_t iterations_,
                      MetricsView metrics_, const std::string& variant_, int repeat_, const std::string& pair_,
                      const std::string& order_, double elapsed_seconds_, const std::string& utc_,
-                     int session_, const std::string& config_)
+                     int session_, const std::string& config_, int block_)
     : condition(condition_),
       benchmark(benchmark_),
       name(name_),
@@ -51,7 +51,8 @@ SampleRef::SampleRef(const std::string& condition_, const std::string& benchmark
       elapsed_seconds(elapsed_seconds_),
       utc(utc_),
       session(session_),
-      config(config_) {}
+      config(config_),
+      block(block_) {}
 
 Sample SampleRef::sample() const {
   Sample s;
@@ -72,6 +73,7 @@ Sample SampleRef::sample() const {
   s.utc = utc;
   s.session = session;
   s.config = config;
+  s.block = block;
   return s;
 }
 
@@ -217,7 +219,8 @@ void Samples::push_back(const Sample& s) {
                 intern(s.pair), layout_of(unit_names), intern(s.config));
   const int implied = implied_index(series);
   const bool plain = s.index == implied && !s.warmup && s.invocation == 0 && s.repeat == -1 &&
-                     s.session == 0 && s.order.empty() && s.utc.empty() && s.elapsed_seconds == 0;
+                     s.session == 0 && s.block == 0 && s.order.empty() && s.utc.empty() &&
+                     s.elapsed_seconds == 0;
   if (!plain || !bookkeeping_.empty()) {
     make_explicit();
     Bookkeeping b;
@@ -226,6 +229,7 @@ void Samples::push_back(const Sample& s) {
     b.invocation = s.invocation;
     b.repeat = s.repeat;
     b.session = s.session;
+    b.block = s.block;
     b.order = intern(s.order);
     b.utc = intern(s.utc);
     b.elapsed_seconds = s.elapsed_seconds;
@@ -313,7 +317,7 @@ SampleRef Samples::ref(std::size_t i, std::uint32_t position, int index) const {
   return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, b.index, b.warmup,
                    b.invocation, s.iterations(position), metrics, strings_[s.variant], b.repeat,
                    strings_[s.pair], strings_[b.order], b.elapsed_seconds, strings_[b.utc], b.session,
-                   strings_[s.config]);
+                   strings_[s.config], b.block);
 }
 
 SampleRef Samples::operator[](std::size_t i) const {
@@ -363,7 +367,8 @@ bool operator==(const Samples& a, const Samples& b) {
         x.index != y.index || x.warmup != y.warmup || x.invocation != y.invocation ||
         x.iterations != y.iterations || x.variant != y.variant || x.repeat != y.repeat || x.pair != y.pair ||
         x.order != y.order || x.elapsed_seconds != y.elapsed_seconds || x.utc != y.utc ||
-        x.session != y.session || x.config != y.config || x.metrics.size() != y.metrics.size())
+        x.session != y.session || x.block != y.block || x.config != y.config ||
+        x.metrics.size() != y.metrics.size())
       return false;
     for (std::size_t k = 0; k < x.metrics.size(); ++k)
       if (x.metrics[k].unit != y.metrics[k].unit || !same_value(x.metrics[k].value, y.metrics[k].value))

@@ -109,12 +109,14 @@ struct SampleRef {
   const std::string& utc;
   int session;
   const std::string& config;
+  int block = 0;  // the gate's block (Sample::block)
 
   SampleRef(const Sample& s);  // NOLINT(google-explicit-constructor): a Sample reads as one
   SampleRef(const std::string& condition, const std::string& benchmark, const std::string& name, int procs,
             int index, bool warmup, int invocation, std::int64_t iterations, MetricsView metrics,
             const std::string& variant, int repeat, const std::string& pair, const std::string& order,
-            double elapsed_seconds, const std::string& utc, int session, const std::string& config);
+            double elapsed_seconds, const std::string& utc, int session, const std::string& config,
+            int block = 0);
   Sample sample() const;  // a copy that owns its strings
 };
 
@@ -200,7 +202,7 @@ class Samples {
     void push_iterations(std::int64_t n);
   };
   struct Bookkeeping {
-    int index = 0, invocation = 0, repeat = -1, session = 0;
+    int index = 0, invocation = 0, repeat = -1, session = 0, block = 0;
     std::uint32_t order = 0, utc = 0;  // string ids (0: "")
     double elapsed_seconds = 0;
     bool warmup = false;

@@ -1,0 +1,3 @@
+# git/: the git repository of a gate's sides (refs, the working tree's snapshot, worktrees, the
+# build cache); every call to git is an argv through process::run. Edge.
+list(APPEND NF_IO_SOURCES)
