@@ -42,6 +42,7 @@ struct GateBlock {
 
 struct GateRow {
   std::string condition, benchmark, unit;  // benchmark: the full name (analysis::full_name)
+  std::string name;                        // as printed (Sample::name): what to_confirm lists
   std::string label;                       // the condition's paired label (CONTENDED-PAIRED, ...)
   model::Better better = model::Better::unknown;
   model::Quantity quantity = model::Quantity::other;

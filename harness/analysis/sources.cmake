@@ -7,6 +7,7 @@ list(APPEND NF_CORE_SOURCES
   harness/analysis/accounting.cpp
   harness/analysis/labels.cpp
   harness/analysis/paired.cpp
+  harness/analysis/gate.cpp
   harness/analysis/rooms.cpp
   harness/analysis/compare.cpp
   harness/analysis/anchor.cpp
@@ -22,4 +23,7 @@ list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_judge_test.cpp
   tests/unit/analysis_history_test.cpp
   tests/unit/analysis_gotest_test.cpp
-  tests/unit/analysis_test.cpp)
+  tests/unit/analysis_test.cpp
+  tests/unit/analysis_gate_test.cpp)
+# Compiled apart from the unity batches, so that adding it regroups none of the other tests.
+set_source_files_properties(tests/unit/analysis_gate_test.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
