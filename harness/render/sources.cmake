@@ -13,10 +13,12 @@ list(APPEND NF_CORE_SOURCES
   harness/render/svg.cpp
   harness/render/html.cpp
   harness/render/fingerprint.cpp
-  harness/render/history.cpp)
+  harness/render/history.cpp
+  harness/render/gate.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/render_export_test.cpp
   tests/unit/render_json_test.cpp
   tests/unit/render_html_test.cpp
   tests/unit/render_judge_test.cpp
-  tests/unit/render_fingerprint_test.cpp)
+  tests/unit/render_fingerprint_test.cpp
+  tests/unit/render_gate_test.cpp)
