@@ -363,6 +363,90 @@ void to_json(json& j, const History& h) {
            {"segments", h.segments},     {"runs", h.runs},           {"warnings", h.warnings}};
 }
 
+namespace {
+
+// A floor of the gate: a binary against itself.
+json gate_floor_json(const stats::AaCheck& c) {
+  return {{"outcome", stats::to_string(c.outcome)},
+          {"gm", or_null(c.gm)},
+          {"ci", {or_null(c.gm_lo), or_null(c.gm_hi)}},
+          {"halfwidth", or_null(c.halfwidth)}};
+}
+
+std::string_view gate_finding(GateContention::Finding f) {
+  switch (f) {
+    case GateContention::Finding::differs:
+      return "differs";
+    case GateContention::Finding::same:
+      return "same";
+    case GateContention::Finding::cannot_tell:
+      break;
+  }
+  return "cannot_tell";
+}
+
+}  // namespace
+
+void to_json(json& j, const GateBlock& b) {
+  j = json{{"block", b.block},
+           {"n", b.n},
+           {"ratio", or_null(b.ratio.gm)},
+           {"ci", {or_null(b.ratio.gm_lo), or_null(b.ratio.gm_hi)}},
+           {"median", or_null(b.ratio.median)},
+           {"p_wilcoxon", or_null(b.ratio.p_wilcoxon)},
+           {"order_effect_p", optional_or_null(b.ratio.order_effect_p)},
+           {"verdict", stats::to_string(b.verdict)},
+           {"aa", gate_floor_json(b.aa)},
+           {"bb", gate_floor_json(b.bb)},
+           {"floor_failed", b.floor_failed},
+           {"sigma0", or_null(b.sigma0)},
+           {"nu0", or_null(b.nu0)},
+           {"mde_slower", or_null(b.mde_slower)},
+           {"mde_faster", or_null(b.mde_faster)},
+           {"needs_more", b.needs_more ? json(*b.needs_more) : json(nullptr)},
+           {"undecidable", b.undecidable},
+           {"excess_spread", optional_or_null(b.excess_spread)}};
+}
+
+void to_json(json& j, const GateRow& r) {
+  j = json{{"condition", r.condition},
+           {"benchmark", r.benchmark},
+           {"unit", r.unit},
+           {"label", r.label},
+           {"better", model::to_string(r.better)},
+           {"gating", r.gating},
+           {"verdict", render::gate_verdict_word(r)},
+           {"change", movement(r.verdict)},
+           {"confirmed", r.confirmed},
+           {"regression", render::gate_regression(r)},
+           {"first", r.first},
+           {"second", r.second ? json(*r.second) : json(nullptr)}};
+}
+
+void to_json(json& j, const GateContention& c) {
+  j = json{{"benchmark", c.benchmark},  {"unit", c.unit},
+           {"condition", c.condition},  {"reference", c.reference},
+           {"ratio", or_null(c.ratio)}, {"ci", {or_null(c.lo), or_null(c.hi)}},
+           {"df", or_null(c.df)},       {"finding", gate_finding(c.finding)}};
+}
+
+void to_json(json& j, const GateTable& t) {
+  const model::GateSettings& s = t.settings;
+  j = json{{"settings",
+            {{"threshold", s.threshold},
+             {"confidence", s.confidence},
+             {"power", s.power},
+             {"confirm", s.confirm},
+             {"max_repeats", s.max_repeats},
+             {"gating_units", s.gating_units}}},
+           {"rows", t.rows},
+           {"contention", t.contention},
+           {"gating_rows", t.gating_rows},
+           {"false_alarm_bound", or_null(t.false_alarm_bound)},
+           {"notes", t.notes},
+           {"regression", render::gate_regression(t)}};
+}
+
 }  // namespace noisefloor::analysis
 
 namespace noisefloor::render {
@@ -643,6 +727,40 @@ std::string doctor_json(const DoctorDocument& d) {
   if (d.lease) j["lease"] = *d.lease;
   if (d.transport_warning) j["transport_warning"] = *d.transport_warning;
   return j.dump(2) + "\n";
+}
+
+namespace {
+
+json gate_side_json(const model::GateSide& s) {
+  return {{"ref", s.ref},
+          {"commit", s.commit},
+          {"tree", s.tree},
+          {"worktree", s.worktree},
+          {"dirty", s.dirty},
+          {"changed", s.changed},
+          {"build_key", s.build_key},
+          {"cached", s.cached},
+          {"binary_sha256", s.binary_sha256}};
+}
+
+}  // namespace
+
+nlohmann::json gate_document(const analysis::GateTable& table, const GateContext& c) {
+  json j = table;
+  j["schema"] = std::string(kGateSchema);
+  j["base"] = gate_side_json(c.base);
+  j["head"] = gate_side_json(c.head);
+  j["identical_binaries"] = !c.base.binary_sha256.empty() && c.base.binary_sha256 == c.head.binary_sha256;
+  j["experiment_file"] = c.experiment_file;
+  j["benchmark_line"] = c.benchmark_line;
+  j["room"] = c.room;
+  j["reproduce"] = c.reproduce;
+  j["seconds"] = c.seconds;
+  return j;
+}
+
+std::string gate_json(const analysis::GateTable& table, const GateContext& context) {
+  return gate_document(table, context).dump(2) + "\n";
 }
 
 }  // namespace noisefloor::render

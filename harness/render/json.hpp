@@ -14,6 +14,7 @@
 #include "analysis/accounting.hpp"
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
+#include "analysis/gate.hpp"
 #include "analysis/history.hpp"
 #include "analysis/judge.hpp"
 #include "analysis/paired.hpp"
@@ -24,6 +25,7 @@
 #include "fingerprint/tuning.hpp"
 #include "model/published.hpp"
 #include "records/fingerprint.hpp"
+#include "render/gate.hpp"
 
 // In analysis's namespace so that nlohmann finds them by argument-dependent lookup.
 namespace noisefloor::analysis {
@@ -76,6 +78,22 @@ void to_json(nlohmann::json& j, const HistoryCell& cell);
 void to_json(nlohmann::json& j, const HistoryRun& run);
 void to_json(nlohmann::json& j, const HistorySegment& segment);
 void to_json(nlohmann::json& j, const History& history);
+
+// The gate (§3.13), numbers that are not finite null. A block: {"block", "n", "ratio" (GM of
+// head/base), "ci" ([lo, hi]), "median", "p_wilcoxon", "order_effect_p", "verdict" (stats' word:
+// faster = the value went down), "aa" and "bb" ({"outcome", "gm", "ci", "halfwidth"}),
+// "floor_failed", "sigma0", "nu0", "mde_slower", "mde_faster" (fractions), "needs_more" (null when
+// none), "undecidable", "excess_spread"}. A row: {"condition", "benchmark", "unit", "label",
+// "better", "gating", "verdict" (the row's word: slower, faster, worse, within noise, ...),
+// "change" (lower, higher, equivalent, inconclusive), "confirmed", "regression", "first",
+// "second" (null when no second block ran)}. The table: {"settings": {"threshold", "confidence",
+// "power", "confirm", "max_repeats", "gating_units"}, "rows", "contention": [{"benchmark",
+// "unit", "condition", "reference", "ratio", "ci", "df", "finding" (differs, same,
+// cannot_tell)}], "gating_rows", "false_alarm_bound", "notes", "regression"}.
+void to_json(nlohmann::json& j, const GateBlock& block);
+void to_json(nlohmann::json& j, const GateRow& row);
+void to_json(nlohmann::json& j, const GateContention& contention);
+void to_json(nlohmann::json& j, const GateTable& table);
 
 }  // namespace noisefloor::analysis
 
@@ -147,5 +165,14 @@ struct DoctorDocument {
   std::optional<std::string> lease{}, transport_warning{};
 };
 std::string doctor_json(const DoctorDocument& d);
+
+// gate.json: the table's fields (analysis::to_json(GateTable)) and {"schema": "noisefloor.gate/1",
+// "base" and "head" ({"ref", "commit", "tree", "worktree", "dirty", "changed", "build_key",
+// "cached", "binary_sha256"}), "identical_binaries", "experiment_file", "benchmark_line", "room",
+// "reproduce", "seconds"}. The pipeline adds what only it knows (the exit code) to the tree.
+inline constexpr std::string_view kGateSchema = "noisefloor.gate/1";
+nlohmann::json gate_document(const analysis::GateTable& table, const GateContext& context);
+// gate_document dumped with an indent of 2 and a newline.
+std::string gate_json(const analysis::GateTable& table, const GateContext& context);
 
 }  // namespace noisefloor::render

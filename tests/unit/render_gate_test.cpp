@@ -1,15 +1,17 @@
-// The A/B gate's renderings (render/gate.hpp) over a table built
+// The A/B gate's renderings (render/gate.hpp) and gate.json (render/json.hpp) over a table built
 // by hand: a confirmed regression, a row within noise, an inconclusive row, a throughput that went
 // up (faster), and a condition whose floor failed.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "render/gate.hpp"
+#include "render/json.hpp"
 #include "text/text.hpp"
 
 using namespace noisefloor;
@@ -405,6 +407,44 @@ TEST_CASE("gate: the step summary is cut at a line end, closes what is open, and
   CHECK(big.starts_with(kept.substr(0, kept.size() - std::string("```\n</details>\n").size())));
   // A limit smaller than the pointer still holds.
   CHECK(render::step_summary(big, 10).size() == 10);
+}
+
+TEST_CASE("gate: gate.json holds the schema, the sides and every row's figures") {
+  const nlohmann::json j = nlohmann::json::parse(render::gate_json(fixture(), context()));
+  CHECK(j["schema"] == "noisefloor.gate/1");
+  CHECK(j["base"]["commit"] == "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678");
+  CHECK(j["base"]["cached"] == true);
+  CHECK(j["head"]["dirty"] == true);
+  CHECK(j["head"]["changed"] == nlohmann::json::array({"a.go", "b_test.go"}));
+  CHECK(j["identical_binaries"] == false);
+  CHECK(j["experiment_file"] == "bench/gate.yaml");
+  CHECK(j["benchmark_line"] == 4);
+  CHECK(j["regression"] == true);
+  CHECK(j["gating_rows"] == 5);
+  CHECK(j["settings"]["threshold"] == 0.02);
+  CHECK(j["settings"]["confirm"] == true);
+  CHECK(j["false_alarm_bound"].get<double>() == doctest::Approx(0.003121).epsilon(1e-3));
+  REQUIRE(j["rows"].size() == 5);
+  const auto& slowed = j["rows"][0];
+  CHECK(slowed["verdict"] == "slower");
+  CHECK(slowed["regression"] == true);
+  CHECK(slowed["confirmed"] == true);
+  CHECK(slowed["first"]["ratio"] == 1.5);
+  CHECK(slowed["first"]["ci"] == nlohmann::json::array({1.471, 1.53}));
+  CHECK(slowed["first"]["aa"]["halfwidth"] == 0.006);
+  CHECK(slowed["first"]["sigma0"].is_null());  // NaN: null, never a fake number
+  CHECK(slowed["second"]["block"] == 2);
+  CHECK(slowed["second"]["ratio"] == 1.498);
+  CHECK(j["rows"][1]["verdict"] == "within noise");
+  CHECK(j["rows"][1]["second"].is_null());
+  CHECK(j["rows"][2]["first"]["needs_more"] == 9);
+  CHECK(j["rows"][3]["verdict"] == "faster");
+  CHECK(j["rows"][3]["change"] == "higher");
+  CHECK(j["rows"][3]["regression"] == false);
+  CHECK(j["rows"][4]["first"]["bb"]["outcome"] == "FAIL imprecise");
+  CHECK(j["rows"][4]["first"]["floor_failed"] == true);
+  CHECK(j["contention"][0]["finding"] == "cannot_tell");
+  CHECK(j["contention"][0]["ci"] == nlohmann::json::array({0.87, 1.31}));
 }
 
 TEST_CASE("gate: the terminal text fits its width and ends with the decision") {
