@@ -9,12 +9,16 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "git/cache.hpp"
 #include "model/errors.hpp"
 #include "process/process.hpp"
 #include "temp_root.hpp"
@@ -89,6 +93,15 @@ UserState user_state(const fs::path& top) {
   return {TempRoot::slurp(top / ".git/index"), must_run(top, {"git", "status", "--porcelain=v1", "-uall"}),
           must_run(top, {"git", "worktree", "list", "--porcelain"}), TempRoot::slurp(top / ".git/HEAD"),
           must_run(top, {"git", "for-each-ref"})};
+}
+
+// A build key of its own for each `n`.
+std::string key_for(const git::Repo& repo, const model::GateSide& side, int n) {
+  return git::build_key(repo, side.tree, "", {"make"}, {}, "gcc " + std::to_string(n));
+}
+
+git::BuildMarker marker_at(const git::Repo& repo, const std::string& utc) {
+  return {.repo = repo.top, .utc = utc, .build = {"make"}};
 }
 
 }  // namespace
@@ -231,4 +244,204 @@ TEST_CASE("git: build_key is a SHA-256 that changes with every field") {
   std::vector<std::string> sorted = keys;
   std::sort(sorted.begin(), sorted.end());
   CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+}
+
+TEST_CASE("git: default_cache_root follows XDG_CACHE_HOME, else HOME") {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  const std::optional<std::string> saved_xdg = xdg ? std::optional<std::string>(xdg) : std::nullopt;
+  const std::optional<std::string> saved_home = home ? std::optional<std::string>(home) : std::nullopt;
+  ::setenv("XDG_CACHE_HOME", "/x/cache", 1);
+  ::setenv("HOME", "/x/home", 1);
+  CHECK(git::default_cache_root() == fs::path("/x/cache/noisefloor/builds"));
+  ::setenv("XDG_CACHE_HOME", "relative", 1);
+  CHECK(git::default_cache_root() == fs::path("/x/home/.cache/noisefloor/builds"));
+  ::unsetenv("XDG_CACHE_HOME");
+  CHECK(git::default_cache_root() == fs::path("/x/home/.cache/noisefloor/builds"));
+  ::unsetenv("HOME");
+  CHECK_THROWS_AS(git::default_cache_root(), ConfigError);
+  saved_xdg ? (void)::setenv("XDG_CACHE_HOME", saved_xdg->c_str(), 1) : (void)::unsetenv("XDG_CACHE_HOME");
+  saved_home ? (void)::setenv("HOME", saved_home->c_str(), 1) : (void)::unsetenv("HOME");
+}
+
+TEST_CASE("git: a build cache entry holds its commit's files and is found built the second time") {
+  const GitRepo r;
+  const git::Repo repo = r.repo();
+  r.write("new.txt", "untracked\n");
+  const model::GateSide side = git::working_tree(repo);
+  const std::string key = key_for(repo, side, 1);
+  git::BuildCache cache(r.temp() / "cache");
+  fs::path dir;
+  {
+    git::BuildCache::Entry entry = cache.open(repo, side, key, nullptr);
+    CHECK_FALSE(entry.built());
+    CHECK_FALSE(entry.marker());
+    dir = entry.dir();
+    CHECK(dir == r.temp() / "cache" / key.substr(0, 16));
+    CHECK(TempRoot::slurp(dir / "a.txt") == "a2\n");
+    CHECK(TempRoot::slurp(dir / "new.txt") == "untracked\n");
+    CHECK(git_line(dir, {"rev-parse", "HEAD"}) == side.commit);
+    CHECK(git_line(dir, {"status", "--porcelain"}).empty());
+    const std::string list = must_run(r.top(), {"git", "worktree", "list", "--porcelain"});
+    CHECK(list.find("worktree " + fs::canonical(dir).string()) != std::string::npos);
+    CHECK(list.find("locked noisefloor build cache") != std::string::npos);
+    entry.mark_built({.repo = repo.top,
+                      .commit = side.commit,
+                      .tree = side.tree,
+                      .utc = "2026-01-01T00:00:00.000Z",
+                      .build = {"make"},
+                      .binary_sha256 = std::string(64, '0')});
+    CHECK(entry.built());
+    const git::BuildCache::Entry moved = std::move(entry);  // an Entry moves, lock and all
+    CHECK(moved.built());
+  }
+  fs::create_directories(dir / "out");
+  const git::BuildCache::Entry again = cache.open(repo, side, key, nullptr);
+  CHECK(again.dir() == dir);
+  REQUIRE(again.built());
+  CHECK(again.marker()->key == key);
+  CHECK(again.marker()->commit == side.commit);
+  CHECK(again.marker()->binary_sha256 == std::string(64, '0'));
+  CHECK(fs::exists(dir / "out"));  // the build's output is kept
+  CHECK((fs::status(r.temp() / "cache").permissions() & fs::perms::all) == fs::perms::owner_all);
+}
+
+TEST_CASE("git: a build cache entry without its marker, or with another key's, is made again") {
+  const GitRepo r;
+  const git::Repo repo = r.repo();
+  const model::GateSide side = git::resolve(repo, "HEAD");
+  const std::string key = key_for(repo, side, 1);
+  git::BuildCache cache(r.temp() / "cache");
+  fs::path dir;
+  {
+    const git::BuildCache::Entry entry = cache.open(repo, side, key, nullptr);
+    dir = entry.dir();
+    std::ofstream(dir / "half-built.o") << "x";  // an interrupted build: no mark_built
+  }
+  {
+    git::BuildCache::Entry entry = cache.open(repo, side, key, nullptr);
+    CHECK_FALSE(entry.built());
+    CHECK_FALSE(fs::exists(dir / "half-built.o"));
+    CHECK(TempRoot::slurp(dir / "a.txt") == "a2\n");
+    std::ofstream(dir / "built.o") << "x";
+    entry.mark_built(marker_at(repo, "2026-01-01T00:00:00.000Z"));
+  }
+  // Same 16 hex digits, another key: not this build.
+  std::string other = key;
+  other.back() = other.back() == '0' ? '1' : '0';
+  {
+    git::BuildCache::Entry entry = cache.open(repo, side, other, nullptr);
+    CHECK_FALSE(entry.built());
+    CHECK_FALSE(fs::exists(dir / "built.o"));
+    CHECK(git_line(dir, {"rev-parse", "HEAD"}) == side.commit);
+    entry.mark_built(marker_at(repo, "2026-01-01T00:00:00.000Z"));
+  }
+  // Its files deleted behind noisefloor's back (the worktree still registered and locked in the
+  // repository): checked out again.
+  fs::remove_all(dir);
+  const git::BuildCache::Entry entry = cache.open(repo, side, other, nullptr);
+  CHECK_FALSE(entry.built());
+  CHECK(TempRoot::slurp(dir / "a.txt") == "a2\n");
+  const std::string list = must_run(r.top(), {"git", "worktree", "list", "--porcelain"});
+  CHECK(list.find("locked noisefloor build cache") != std::string::npos);
+}
+
+TEST_CASE("git: prune keeps the newest entries of a repository and the ones in use") {
+  const GitRepo r;
+  const git::Repo repo = r.repo();
+  const model::GateSide side = git::resolve(repo, "HEAD");
+  git::BuildCache cache(r.temp() / "cache");
+  std::vector<fs::path> dirs;
+  for (int i = 0; i < 3; ++i) {
+    git::BuildCache::Entry entry = cache.open(repo, side, key_for(repo, side, i), nullptr);
+    entry.mark_built(marker_at(repo, fmt::format("2026-01-0{}T00:00:00.000Z", i + 1)));
+    dirs.push_back(entry.dir());
+  }
+  dirs.push_back(cache.open(repo, side, key_for(repo, side, 3), nullptr).dir());  // never built
+  std::optional<git::BuildCache::Entry> in_use = cache.open(repo, side, key_for(repo, side, 4), nullptr);
+
+  std::vector<fs::path> removed = cache.prune(2);
+  std::sort(removed.begin(), removed.end());
+  std::vector<fs::path> expected = {dirs[0], dirs[3]};  // the oldest and the unbuilt one
+  std::sort(expected.begin(), expected.end());
+  CHECK(removed == expected);
+  CHECK_FALSE(fs::exists(dirs[0]));
+  CHECK_FALSE(fs::exists(dirs[3]));
+  CHECK(fs::exists(dirs[1] / "a.txt"));
+  CHECK(fs::exists(dirs[2] / "a.txt"));
+  CHECK(fs::exists(in_use->dir() / "a.txt"));
+  const std::string list = must_run(r.top(), {"git", "worktree", "list", "--porcelain"});
+  CHECK(list.find(dirs[0].filename().string()) == std::string::npos);
+  CHECK(list.find(dirs[1].filename().string()) != std::string::npos);
+
+  // Once let go, the unbuilt entry goes too; the two newest stay.
+  const fs::path in_use_dir = in_use->dir();
+  in_use.reset();
+  CHECK(cache.prune(2) == std::vector<fs::path>{in_use_dir});
+  CHECK(cache.prune(2).empty());
+  CHECK(fs::exists(dirs[1] / "a.txt"));
+}
+
+TEST_CASE("git: prune removes the entries of a repository that is gone") {
+  const GitRepo r;
+  const git::Repo repo = r.repo();
+  const model::GateSide side = git::resolve(repo, "HEAD");
+  git::BuildCache cache(r.temp() / "cache");
+  fs::path dir;
+  {
+    git::BuildCache::Entry entry = cache.open(repo, side, key_for(repo, side, 1), nullptr);
+    entry.mark_built({.repo = repo.top, .utc = "2026-01-01T00:00:00.000Z"});
+    dir = entry.dir();
+  }
+  CHECK(cache.prune(8).empty());
+  fs::remove_all(r.top());
+  CHECK(cache.prune(8) == std::vector<fs::path>{dir});
+  CHECK_FALSE(fs::exists(dir));
+  CHECK(fs::is_empty(r.temp() / "cache"));
+}
+
+TEST_CASE("git: a second opener of a build cache entry waits until the first lets go") {
+  const GitRepo r;
+  const git::Repo repo = r.repo();
+  const model::GateSide side = git::resolve(repo, "HEAD");
+  const std::string key = key_for(repo, side, 1);
+  git::BuildCache cache(r.temp() / "cache");
+  std::optional<git::BuildCache::Entry> first = cache.open(repo, side, key, nullptr);
+  std::atomic<bool> waiting{false};
+  std::atomic<bool> opened{false};
+  bool saw_built = false;
+  std::thread second([&] {
+    const git::BuildCache::Entry entry = cache.open(repo, side, key, nullptr, [&] { waiting = true; });
+    saw_built = entry.built();
+    opened = true;
+  });
+  // No duration is asserted: the second opener must say it waits, and must not get in before the
+  // first lets go, however long that takes.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  while (!waiting && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(waiting);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK_FALSE(opened);
+  first->mark_built(marker_at(repo, "2026-01-01T00:00:00.000Z"));
+  first.reset();
+  second.join();
+  CHECK(opened);
+  CHECK(saw_built);  // the second found the first's build
+}
+
+TEST_CASE("git: waiting for a build cache entry ends in Interrupted once cancelled") {
+  const GitRepo r;
+  const git::Repo repo = r.repo();
+  const model::GateSide side = git::resolve(repo, "HEAD");
+  const std::string key = key_for(repo, side, 1);
+  git::BuildCache cache(r.temp() / "cache");
+  const git::BuildCache::Entry first = cache.open(repo, side, key, nullptr);
+  bool stop = false;
+  int polls = 0;  // a bound, so that a waiting() never called fails the test instead of hanging it
+  CHECK_THROWS_AS(cache.open(
+                      repo, side, key, [&] { return stop || ++polls > 100; }, [&] { stop = true; }),
+                  Interrupted);
+  CHECK(stop);
+  CHECK(fs::exists(first.dir() / "a.txt"));
 }
