@@ -26,4 +26,3 @@ list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_test.cpp
   tests/unit/analysis_gate_test.cpp)
 # Compiled apart from the unity batches, so that adding it regroups none of the other tests.
-set_source_files_properties(tests/unit/analysis_gate_test.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)

@@ -3,4 +3,3 @@ list(APPEND NF_CORE_SOURCES harness/stats/summary.cpp harness/stats/compare.cpp 
 list(APPEND NF_UNIT_TESTS tests/unit/stats_summary_test.cpp tests/unit/stats_compare_test.cpp
   tests/unit/stats_gate_test.cpp)
 # Compiled apart from the unity batches, so that adding it regroups none of the other tests.
-set_source_files_properties(tests/unit/stats_gate_test.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)

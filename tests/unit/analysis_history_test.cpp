@@ -13,6 +13,7 @@ namespace fp = noisefloor::fingerprint;
 namespace analysis = noisefloor::analysis;
 namespace records = noisefloor::records;
 namespace render = noisefloor::render;
+namespace text = noisefloor::text;
 using nlohmann::json;
 
 namespace {

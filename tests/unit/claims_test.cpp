@@ -9,7 +9,7 @@ using namespace noisefloor::claims;
 
 namespace {
 const Names kDemo{{"idle", "noisy", "pinned"}, {}};
-std::string error_of(std::string_view text, const Names& names = kDemo) {
+std::string claim_error_of(std::string_view text, const Names& names = kDemo) {
   try {
     parse_claim(text, names);
   } catch (const ClaimError& e) {
@@ -46,23 +46,27 @@ TEST_CASE("claims: the demo's claims parse into what they say") {
 }
 
 TEST_CASE("claims: bad claims say where and what") {
-  CHECK(error_of("cvv(noisy) > 1") == "0: unknown function \"cvv\" (did you mean \"cv\"?)");
-  CHECK(error_of("cv(nosy) > 1") == "3: unknown condition \"nosy\" (did you mean \"noisy\"?)");
-  CHECK(error_of("cv(zzzzzz) > 1") == "3: unknown condition \"zzzzzz\" (conditions: idle, noisy, pinned)");
-  CHECK(error_of("cv(noisy)") == "9: expected a comparison (<, <=, >, >= or within) after the expression");
-  CHECK(error_of("cv(noisy) = 1") == "10: expected a comparison (<, <=, >, >= or within), got \"= 1\"");
-  CHECK(error_of("cv(noisy) > ") ==
+  CHECK(claim_error_of("cvv(noisy) > 1") == "0: unknown function \"cvv\" (did you mean \"cv\"?)");
+  CHECK(claim_error_of("cv(nosy) > 1") == "3: unknown condition \"nosy\" (did you mean \"noisy\"?)");
+  CHECK(claim_error_of("cv(zzzzzz) > 1") ==
+        "3: unknown condition \"zzzzzz\" (conditions: idle, noisy, pinned)");
+  CHECK(claim_error_of("cv(noisy)") ==
+        "9: expected a comparison (<, <=, >, >= or within) after the expression");
+  CHECK(claim_error_of("cv(noisy) = 1") == "10: expected a comparison (<, <=, >, >= or within), got \"= 1\"");
+  CHECK(claim_error_of("cv(noisy) > ") ==
         "12: the claim ends where a number or a statistic such as cv(idle) should be");
-  CHECK(error_of("cv(noisy) > 1 2") == "14: unexpected \"2\" after the claim");
-  CHECK(error_of("1 < 2") == "0: a claim must name at least one statistic, e.g. cv(noisy)");
-  CHECK(error_of("ratio(fast) > 1") == "0: ratio() is for paired experiments: this one has no variants");
-  CHECK(error_of("ratio(fsat) > 1", Names{{"c"}, {"fast", "slow"}}) ==
+  CHECK(claim_error_of("cv(noisy) > 1 2") == "14: unexpected \"2\" after the claim");
+  CHECK(claim_error_of("1 < 2") == "0: a claim must name at least one statistic, e.g. cv(noisy)");
+  CHECK(claim_error_of("ratio(fast) > 1") ==
+        "0: ratio() is for paired experiments: this one has no variants");
+  CHECK(claim_error_of("ratio(fsat) > 1", Names{{"c"}, {"fast", "slow"}}) ==
         "6: unknown variant \"fsat\" (did you mean \"fast\"?)");
-  CHECK(error_of("cv(noisy) within 2 10%") ==
+  CHECK(claim_error_of("cv(noisy) within 2 10%") ==
         "19: expected ± (or +-) and a percentage after `within A`, e.g. within 2 ± 10%");
-  CHECK(error_of("cv(noisy) within 2 ± 10") == "24: expected % after the tolerance of `within`, e.g. ± 10%");
-  CHECK(error_of("cv(noisy > 1") == "9: expected ) after cv(noisy");
-  CHECK(error_of("cv noisy > 1") == "3: expected ( after cv, e.g. cv(idle)");
+  CHECK(claim_error_of("cv(noisy) within 2 ± 10") ==
+        "24: expected % after the tolerance of `within`, e.g. ± 10%");
+  CHECK(claim_error_of("cv(noisy > 1") == "9: expected ) after cv(noisy");
+  CHECK(claim_error_of("cv noisy > 1") == "3: expected ( after cv, e.g. cv(idle)");
 }
 
 #include "claims/evaluate.hpp"
