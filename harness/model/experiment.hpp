@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/gate.hpp"
 #include "model/published.hpp"
 
 namespace noisefloor::model {
@@ -87,6 +88,8 @@ struct Variant {
   std::string name;
   std::vector<std::string> command;  // resolved: the full argv
   SourceMark mark;
+  // The gate: the side's checkout, where it is built and run (nullopt: benchmark.workdir).
+  std::optional<std::string> workdir;
   friend bool operator==(const Variant&, const Variant&) = default;
 };
 
@@ -150,6 +153,9 @@ struct Experiment {
   std::vector<HostEntry> hosts;            // empty: this machine only (and DOCKER_HOST for containers)
   std::vector<ClaimSpec> claims;           // what it says it demonstrates (validated, in file order)
   std::optional<ReferenceSpec> reference;  // the published table it replays
+  // The A/B gate at git refs (`run --base`): variants "base" and "head", each built in its own
+  // checkout, measured in quads (harness/stats/README.md §3.13).
+  std::optional<GateSettings> gate;
   bool paired() const { return !variants.empty(); }
   std::string source_file;  // the path as given
   std::string source_text;  // the file's bytes, copied into every result

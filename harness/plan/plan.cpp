@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <map>
 
 #include "stats/summary.hpp"
@@ -16,7 +18,7 @@ int per_invocation(const model::BenchmarkSpec& b) {
   return b.samples_per_run == 0 ? b.samples + b.warmup : b.samples_per_run;
 }
 
-Unit single_unit(const model::Experiment& e) { return Unit{"", e.benchmark.command, "", ""}; }
+Unit single_unit(const model::Experiment& e) { return Unit{"", e.benchmark.command, "", "", {}, 0}; }
 
 constexpr double kStoppingConfidence = 0.99;
 
@@ -36,8 +38,8 @@ std::vector<Unit> paired_units(const model::Experiment& e, int repeat) {
   std::vector<Unit> units;
   auto add_pair = [&](const std::string& other_name, const std::vector<std::string>& other_cmd,
                       const std::string& pair) {
-    const Unit b{base.name, base.command, pair, ab ? "AB" : "BA"};
-    const Unit v{other_name, other_cmd, pair, ab ? "AB" : "BA"};
+    const Unit b{base.name, base.command, pair, ab ? "AB" : "BA", {}, 0};
+    const Unit v{other_name, other_cmd, pair, ab ? "AB" : "BA", {}, 0};
     units.push_back(ab ? b : v);
     units.push_back(ab ? v : b);
   };
@@ -45,6 +47,69 @@ std::vector<Unit> paired_units(const model::Experiment& e, int repeat) {
     add_pair(e.variants[i].name, e.variants[i].command, e.variants[i].name);
   if (e.comparison.aa) add_pair(records::aa_copy_of(base.name), base.command, std::string(records::kAaPair));
   return units;
+}
+
+std::vector<Unit> quad_units(const model::Experiment& e, int repeat, int block,
+                             const std::vector<std::string>& benchmarks) {
+  const model::Variant& base = e.variants.at(0);
+  const model::Variant& head = e.variants.at(1);
+  const int k = ((repeat - e.benchmark.warmup) % 4 + 4) % 4;
+  const bool abba = k == 0 || k == 3;
+  const std::string order = abba ? "ABBA" : "BAAB";
+  const auto unit = [&](const model::Variant& v, std::string name) {
+    return Unit{std::move(name),
+                filtered_command(e.benchmark, v.command, benchmarks),
+                std::string(records::kGatePair),
+                order,
+                v.workdir,
+                block};
+  };
+  Unit b = unit(base, base.name), h = unit(head, head.name);
+  Unit b2 = unit(base, records::aa_copy_of(base.name)), h2 = unit(head, records::aa_copy_of(head.name));
+  if (abba) return {b, h, h2, b2};
+  return {h, b, b2, h2};
+}
+
+namespace {
+
+// `name` with every regular-expression metacharacter escaped (RE2 and Go's regexp agree on them).
+std::string regex_quote(std::string_view name) {
+  std::string out;
+  for (const char c : name) {
+    if (std::string_view(R"(\.+*?()|[]{}^$)").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// A go test result's top-level benchmark: "BenchmarkX/size=10-8" → "BenchmarkX", "BenchmarkY-8" →
+// "BenchmarkY" (the -N GOMAXPROCS suffix dropped).
+std::string go_top_level(std::string_view name) {
+  name = name.substr(0, name.find('/'));
+  const std::size_t dash = name.rfind('-');
+  if (dash != std::string_view::npos && dash + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dash + 1) == std::string_view::npos)
+    name = name.substr(0, dash);
+  return std::string(name);
+}
+
+}  // namespace
+
+std::vector<std::string> filtered_command(const model::BenchmarkSpec& spec,
+                                          const std::vector<std::string>& command,
+                                          const std::vector<std::string>& benchmarks) {
+  if (benchmarks.empty() || spec.format == model::OutputFormat::command) return command;
+  std::vector<std::string> names;
+  for (const auto& b : benchmarks) {
+    std::string n = regex_quote(spec.format == model::OutputFormat::gotest ? go_top_level(b) : b);
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(std::move(n));
+  }
+  std::vector<std::string> argv = command;
+  // Both read their flags in order, so the last one given wins over the experiment's own.
+  argv.push_back(fmt::format(
+      "{}=^({})$", spec.format == model::OutputFormat::gotest ? "-test.bench" : "--benchmark_filter",
+      fmt::join(names, "|")));
+  return argv;
 }
 
 std::vector<std::string> invocation_argv(const model::BenchmarkSpec& spec,
@@ -68,6 +133,12 @@ Plan plan(const model::Experiment& e) {
   Plan p;
   const std::size_t n = e.conditions.size();
   if (e.paired()) p.units_per_repeat = e.comparison.blocks ? e.variants.size() : paired_units(e, 0).size();
+  if (e.gate) {
+    p.adaptive = true;
+    p.units_per_repeat = 4;
+    p.per_condition = static_cast<std::size_t>(e.gate->max_repeats);
+    return p;
+  }
   if (e.adaptive) {
     p.adaptive = true;
     p.per_condition = static_cast<std::size_t>(e.adaptive->max_samples);
@@ -93,7 +164,8 @@ Plan plan(const model::Experiment& e) {
     // Each variant's repeats in a block of their own, conditions in file order.
     for (std::size_t c = 0; c < n; ++c)
       for (const auto& v : e.variants)
-        for (int r = 0; r < repeats; ++r) p.steps.push_back(Step{c, r, 1, {Unit{v.name, v.command, "", ""}}});
+        for (int r = 0; r < repeats; ++r)
+          p.steps.push_back(Step{c, r, 1, {Unit{v.name, v.command, "", "", {}, 0}}});
     return p;
   }
   for (int outer = 0; outer < (sequential ? static_cast<int>(n) : repeats); ++outer)
@@ -150,13 +222,41 @@ Plan remaining(const model::Experiment& e, const Plan& full, std::span<const rec
 }
 
 Scheduler::Scheduler(const model::Experiment& e, const Plan& p)
-    : experiment_(e), plan_(p), repeats_(e.conditions.size(), 0), done_(e.conditions.size(), false) {}
+    : experiment_(e),
+      plan_(p),
+      repeats_(e.conditions.size(), 0),
+      done_(e.conditions.size(), false),
+      confirm_(e.conditions.size()) {}
 
 std::optional<Step> Scheduler::next(std::span<const records::Sample> measured, model::Seconds elapsed) {
   if (!plan_.adaptive) {
     if (next_ >= plan_.steps.size()) return std::nullopt;
     return plan_.steps[next_++];
   }
+  std::optional<Step> step = next_adaptive(measured, elapsed);
+  if (!step && start_second_block(measured)) step = next_adaptive(measured, elapsed);
+  return step;
+}
+
+bool Scheduler::start_second_block(std::span<const records::Sample> measured) {
+  if (!experiment_.gate || block_ != 1 || !flagged_) return false;
+  const auto flagged = flagged_(measured);
+  bool any = false;
+  for (std::size_t c = 0; c < experiment_.conditions.size(); ++c) {
+    const auto it = flagged.find(experiment_.conditions[c].name);
+    confirm_[c] = it != flagged.end() ? it->second : std::vector<std::string>{};
+    done_[c] = confirm_[c].empty();
+    repeats_[c] = 0;
+    any = any || !confirm_[c].empty();
+  }
+  if (!any) return false;
+  block_ = 2;
+  current_ = 0;
+  return true;
+}
+
+std::optional<Step> Scheduler::next_adaptive(std::span<const records::Sample> measured,
+                                             model::Seconds elapsed) {
   const std::size_t n = experiment_.conditions.size();
   if (experiment_.schedule == model::Schedule::sequential) {
     while (current_ < n) {
@@ -194,6 +294,7 @@ void Scheduler::resume(std::span<const records::Sample> done) {
 
 Step Scheduler::adaptive_step(std::size_t c) {
   const int r = repeats_[c]++;
+  if (experiment_.gate) return Step{c, r, 1, quad_units(experiment_, r, block_, confirm_[c])};
   return Step{
       c, r, 1,
       experiment_.paired() ? paired_units(experiment_, r) : std::vector<Unit>{single_unit(experiment_)}};
@@ -206,16 +307,73 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
   const int kept = std::max(0, repeats_[c] - experiment_.benchmark.warmup);
   const bool over_budget = elapsed > a.budget;
   if (kept < a.min_samples && !over_budget) return false;
-  // The worst half-width over the condition's benchmarks (or pairs).
-  std::optional<double> worst;
   bool undefined = false;
+  const std::optional<double> worst = worst_halfwidth(c, measured, undefined);
+  const bool converged = !undefined && worst && *worst <= a.precision;
+  const bool capped = kept >= a.max_samples || over_budget;
+  if (!converged && !capped) return false;
+  if (block_ == 1)  // the confirmation block's own stop is not the condition's outcome
+    outcomes_[name] =
+        records::AdaptiveOutcome{converged,
+                                 kept,
+                                 worst,
+                                 a.precision,
+                                 converged     ? records::StopReason::precision
+                                 : over_budget ? records::StopReason::time_budget
+                                               : records::StopReason::max_samples,
+                                 experiment_.gate ? "99% paired log-ratio t interval of the quads (head/base)"
+                                 : experiment_.paired() ? "99% paired log-ratio t interval"
+                                                        : "99% median CI (order statistics)"};
+  return true;
+}
+
+namespace {
+
+// The gate's quads of one condition and block, per (name, configuration): per repeat the primary
+// values of base, head, base' and head' (0 where missing).
+using Quads = std::map<std::pair<std::string, std::string>, std::map<int, std::array<double, 4>>>;
+
+Quads quads_of(std::span<const records::Sample> measured, const std::string& condition, int block,
+               const std::string& base, const std::string& head) {
+  Quads quads;
+  for (const auto& s : measured) {
+    if (s.condition != condition || s.warmup || s.block != block || s.pair != records::kGatePair ||
+        s.metrics.empty())
+      continue;
+    const std::size_t slot = s.variant == base                        ? 0
+                             : s.variant == head                      ? 1
+                             : s.variant == records::aa_copy_of(base) ? 2
+                                                                      : 3;
+    quads[{s.name, s.config}][s.repeat][slot] = s.metrics.front().value;
+  }
+  return quads;
+}
+
+}  // namespace
+
+std::optional<double> Scheduler::worst_halfwidth(std::size_t c, std::span<const records::Sample> measured,
+                                                 bool& undefined) const {
+  const std::string& name = experiment_.conditions[c].name;
+  std::optional<double> worst;
   auto consider = [&](std::optional<double> h) {
     if (!h)
       undefined = true;
     else
       worst = std::max(worst.value_or(0), *h);
   };
-  if (experiment_.paired()) {
+  if (experiment_.gate) {
+    // Per quad b̃ = √(b·b'), h̃ = √(h·h'): the stopping rule of the paired design on those (§3.13).
+    for (const auto& [key, repeats] :
+         quads_of(measured, name, block_, experiment_.variants[0].name, experiment_.variants[1].name)) {
+      std::vector<double> b, h;
+      for (const auto& [r, q] : repeats)
+        if (q[0] > 0 && q[1] > 0 && q[2] > 0 && q[3] > 0) {
+          b.push_back(std::sqrt(q[0] * q[2]));
+          h.push_back(std::sqrt(q[1] * q[3]));
+        }
+      consider(stats::paired_gm_halfwidth(b, h, kStoppingConfidence));
+    }
+  } else if (experiment_.paired()) {
     // (full name, pair) -> repeat -> (baseline, variant)
     std::map<std::pair<std::string, std::string>, std::map<int, std::pair<double, double>>> pairs;
     const std::string& base = experiment_.variants.front().name;
@@ -241,19 +399,8 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
     for (const auto& [b, values] : by_benchmark)
       consider(stats::median_ci_halfwidth(values, kStoppingConfidence));
   }
-  const bool converged = !undefined && worst && *worst <= a.precision;
-  const bool capped = kept >= a.max_samples || over_budget;
-  if (!converged && !capped) return false;
-  outcomes_[name] = records::AdaptiveOutcome{
-      converged,
-      kept,
-      worst,
-      a.precision,
-      converged     ? records::StopReason::precision
-      : over_budget ? records::StopReason::time_budget
-                    : records::StopReason::max_samples,
-      experiment_.paired() ? "99% paired log-ratio t interval" : "99% median CI (order statistics)"};
-  return true;
+  if (!worst && !undefined) undefined = true;  // nothing measured yet
+  return worst;
 }
 
 }  // namespace noisefloor::plan

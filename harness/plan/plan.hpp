@@ -9,12 +9,15 @@
 //                kept repeats
 //   blocks       with variants and comparison.design: blocks: each variant's repeats in a block
 //                of their own (unpaired, how ratios go wrong on a busy host)
+//   gate         `run --base`: every repeat is a quad of base and head, b h h' b' or h b b' h'
+//                (§3.13), adaptive, and a second block for the benchmarks the first calls slower
 //   adaptive     samples: auto: one repeat at a time until the condition's 99% interval is
 //                narrow enough (statistics: harness/stats/README.md §3.8); the Scheduler decides
 //                from the samples measured so far
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -32,7 +35,9 @@ struct Unit {
   std::string variant;  // "" without variants; "<baseline>'" is the A/A copy of the baseline
   std::vector<std::string> command;
   std::string pair;   // paired design: the variant compared with the baseline, or "A/A"
-  std::string order;  // paired design: "AB" (baseline first) or "BA"
+  std::string order;  // paired design: "AB" (baseline first) or "BA"; the gate: "ABBA" or "BAAB"
+  std::optional<std::string> workdir;  // the gate: the side's checkout (nullopt: benchmark.workdir)
+  int block = 0;                       // the gate: 1, or 2 for the confirmation block
   friend bool operator==(const Unit&, const Unit&) = default;
 };
 
@@ -69,6 +74,20 @@ Plan remaining(const model::Experiment& experiment, const Plan& full, std::span<
 // on the others.
 std::vector<Unit> paired_units(const model::Experiment& experiment, int repeat);
 
+// The gate's repeat (§3.13): one quad of the variants base and head and their second runs base'
+// and head', counted from the first kept repeat k: b h h' b' ("ABBA") when k % 4 is 0 or 3,
+// h b b' h' ("BAAB") otherwise, so a linear drift cancels in every quad and the floors' signs
+// balance over four. `benchmarks`: the confirmation block runs only these (filtered_command).
+std::vector<Unit> quad_units(const model::Experiment& experiment, int repeat, int block = 1,
+                             const std::vector<std::string>& benchmarks = {});
+
+// `command` narrowed to `benchmarks` (names as printed): go test gets -test.bench=^(A|B)$ over
+// their top-level names (a sub-benchmark's whole family runs again), Google Benchmark
+// --benchmark_filter=^(A|B)$; a command is one benchmark and stays as it is. Empty: unchanged.
+std::vector<std::string> filtered_command(const model::BenchmarkSpec& spec,
+                                          const std::vector<std::string>& command,
+                                          const std::vector<std::string>& benchmarks);
+
 // The argv of one invocation: the command plus the format's repetition flag
 // (gotest: -test.count=N; gbench-json: --benchmark_repetitions=N --benchmark_format=json).
 std::vector<std::string> invocation_argv(const model::BenchmarkSpec& spec,
@@ -92,9 +111,20 @@ class Scheduler {
   // samples: auto after `run --resume`: each condition goes on from the repeats `done` holds.
   void resume(std::span<const records::Sample> done);
 
+  // The gate: once every condition has stopped, `flagged` is asked which benchmarks (names as
+  // printed, per condition name) block 1 calls slower; those run again in block 2, a fresh
+  // adaptive block of their own, and only those. Not set, or nothing flagged: one block.
+  using Flagged =
+      std::function<std::map<std::string, std::vector<std::string>>(std::span<const records::Sample>)>;
+  void confirm_with(Flagged flagged) { flagged_ = std::move(flagged); }
+
  private:
+  std::optional<Step> next_adaptive(std::span<const records::Sample> measured, model::Seconds elapsed);
   Step adaptive_step(std::size_t condition);
   bool stopped(std::size_t condition, std::span<const records::Sample> measured, model::Seconds elapsed);
+  std::optional<double> worst_halfwidth(std::size_t condition, std::span<const records::Sample> measured,
+                                        bool& undefined) const;
+  bool start_second_block(std::span<const records::Sample> measured);
 
   const model::Experiment& experiment_;
   const Plan& plan_;
@@ -103,6 +133,9 @@ class Scheduler {
   std::vector<bool> done_;
   std::size_t current_ = 0;
   std::map<std::string, records::AdaptiveOutcome> outcomes_;
+  Flagged flagged_;
+  int block_ = 1;                                  // the gate's block
+  std::vector<std::vector<std::string>> confirm_;  // block 2: per condition, its benchmarks
 };
 
 }  // namespace noisefloor::plan

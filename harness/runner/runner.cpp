@@ -56,6 +56,8 @@ class Loop {
     if (p.adaptive) scheduler_.resume(measured_.samples);
   }
 
+  void confirm_with(const plan::Scheduler::Flagged& confirm) { scheduler_.confirm_with(confirm); }
+
   void run() {
     if (!measured_.samples.empty()) observer_.resumed(measured_.samples);
     try {
@@ -154,6 +156,7 @@ class Loop {
       s.pair = unit.pair;
       s.order = unit.order;
       s.repeat = step.repeat;
+      s.block = unit.block;
       s.index = step.repeat;
       s.warmup = step.repeat < e_.benchmark.warmup;
     }
@@ -169,7 +172,7 @@ class Loop {
     conditions::Invocation inv;
     inv.argv = plan::invocation_argv(e_.benchmark, unit.command, step.samples);
     inv.env = e_.benchmark.env;
-    inv.workdir = e_.benchmark.workdir;
+    inv.workdir = unit.workdir ? unit.workdir : e_.benchmark.workdir;
     inv.timeout = e_.benchmark.timeout;
     inv.number = invocation_++;
     // A command's sample includes starting and waiting for it: time that much for a no-op.
@@ -330,8 +333,11 @@ class Loop {
 }  // namespace
 
 void run(const model::Experiment& experiment, const plan::Plan& plan, conditions::Environment& environment,
-         Clock& clock, Observer& observer, const Cancelled& cancelled, Measured& measured) {
-  Loop(experiment, plan, environment, clock, observer, cancelled, measured).run();
+         Clock& clock, Observer& observer, const Cancelled& cancelled, Measured& measured,
+         const plan::Scheduler::Flagged& confirm) {
+  Loop loop(experiment, plan, environment, clock, observer, cancelled, measured);
+  loop.confirm_with(confirm);
+  loop.run();
 }
 
 }  // namespace noisefloor::runner

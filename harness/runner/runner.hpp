@@ -78,7 +78,9 @@ struct Measured {
 // Runs the plan. Throws RunError (naming the condition, quoting the last lines of stderr),
 // ParseError (output that cannot be read), Interrupted once cancelled; `measured` keeps what was
 // measured up to that point either way, including the record of the block that was cut short.
+// `confirm`: the gate's question for its second block (plan::Scheduler::confirm_with).
 void run(const model::Experiment& experiment, const plan::Plan& plan, conditions::Environment& environment,
-         Clock& clock, Observer& observer, const Cancelled& cancelled, Measured& measured);
+         Clock& clock, Observer& observer, const Cancelled& cancelled, Measured& measured,
+         const plan::Scheduler::Flagged& confirm = {});
 
 }  // namespace noisefloor::runner

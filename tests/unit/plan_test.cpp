@@ -2,6 +2,9 @@
 #include "plan/plan.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <map>
 
 #include "test_support.hpp"
 
@@ -11,7 +14,8 @@ namespace {
 
 model::Experiment paired(model::Schedule schedule, int samples, int warmup, bool aa = true) {
   auto e = testing::two_conditions(schedule, samples, warmup, 1);
-  e.variants = {model::Variant{"base", {"./w", "-n=1"}, {}}, model::Variant{"fast", {"./w", "-n=2"}, {}}};
+  e.variants = {model::Variant{"base", {"./w", "-n=1"}, {}, {}},
+                model::Variant{"fast", {"./w", "-n=2"}, {}, {}}};
   e.comparison.aa = aa;
   return e;
 }
@@ -168,4 +172,133 @@ TEST_CASE("plan: remaining of a paired plan reruns every repeat that is not comp
   // idle, repeat 1: only half.
   done.push_back(done_sample("idle", "BenchmarkX", 1, "base", "fast"));
   CHECK(shape(plan::remaining(e, full, done)) == std::vector<std::string>{"0:1:1", "1:0:1", "1:1:1"});
+}
+
+namespace {
+
+model::Experiment gate(int warmup) {
+  auto e = testing::two_conditions(model::Schedule::sequential, 10, warmup, 1);
+  model::Variant base{"base", {"/c/b/bench.test"}, {}, "/c/b"};
+  model::Variant head{"head", {"/c/h/bench.test"}, {}, "/c/h"};
+  e.variants = {base, head};
+  e.gate = model::GateSettings{};
+  e.gate->max_repeats = 8;
+  e.adaptive = model::Adaptive{.precision = 0.02, .min_samples = 6, .max_samples = 8};
+  return e;
+}
+
+// "variant/order/workdir" of each unit of a step.
+std::vector<std::string> quad(const std::vector<plan::Unit>& us) {
+  std::vector<std::string> out;
+  for (const auto& u : us) out.push_back(u.variant + "/" + u.order + "/" + u.workdir.value_or("-"));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("plan: a gate repeat is a quad, ABBA over the kept repeats, each side in its checkout") {
+  const auto e = gate(1);
+  // Repeat 0 is the warm-up: the kept repeats 1, 2, 3, 4 run ABBA, BAAB, BAAB, ABBA.
+  CHECK(quad(plan::quad_units(e, 1)) ==
+        std::vector<std::string>{"base/ABBA//c/b", "head/ABBA//c/h", "head'/ABBA//c/h", "base'/ABBA//c/b"});
+  CHECK(quad(plan::quad_units(e, 2)) ==
+        std::vector<std::string>{"head/BAAB//c/h", "base/BAAB//c/b", "base'/BAAB//c/b", "head'/BAAB//c/h"});
+  CHECK(plan::quad_units(e, 3).front().variant == "head");
+  CHECK(plan::quad_units(e, 4).front().variant == "base");
+  for (const auto& u : plan::quad_units(e, 1, 2)) {
+    CHECK(u.pair == "gate");
+    CHECK(u.block == 2);
+  }
+  const auto p = plan::plan(e);
+  CHECK(p.adaptive);
+  CHECK(p.units_per_repeat == 4);
+  CHECK(p.per_condition == 8);
+}
+
+TEST_CASE("plan: the confirmation block runs only the flagged benchmarks") {
+  model::BenchmarkSpec go;
+  go.format = model::OutputFormat::gotest;
+  const std::vector<std::string> cmd{"./b.test", "-test.bench=."};
+  CHECK(plan::filtered_command(go, cmd, {}) == cmd);
+  CHECK(
+      plan::filtered_command(go, cmd,
+                             {"BenchmarkSlowed-2", "BenchmarkMap/size=10-2", "BenchmarkMap/size=99-2"}) ==
+      std::vector<std::string>{"./b.test", "-test.bench=.", "-test.bench=^(BenchmarkSlowed|BenchmarkMap)$"});
+  CHECK(plan::filtered_command(go, cmd, {"BenchmarkX-y"}).back() == "-test.bench=^(BenchmarkX-y)$");
+  model::BenchmarkSpec gb;
+  gb.format = model::OutputFormat::gbench_json;
+  CHECK(plan::filtered_command(gb, {"./g"}, {"BM_Sort/1024", "BM_f(x)"}) ==
+        std::vector<std::string>{"./g", "--benchmark_filter=^(BM_Sort/1024|BM_f\\(x\\))$"});
+  model::BenchmarkSpec command;
+  command.format = model::OutputFormat::command;
+  CHECK(plan::filtered_command(command, {"./run.sh"}, {"x"}) == std::vector<std::string>{"./run.sh"});
+}
+
+TEST_CASE("plan: a gate stops at the cap, then confirms what block 1 flagged in block 2") {
+  auto e = gate(0);
+  const auto p = plan::plan(e);
+  plan::Scheduler scheduler(e, p);
+  std::vector<std::map<std::string, std::vector<std::string>>> asked;
+  scheduler.confirm_with([&](std::span<const records::Sample> measured) {
+    std::map<std::string, std::vector<std::string>> flagged;
+    if (asked.empty()) flagged["noisy"] = {"BenchmarkX-2"};
+    asked.push_back(flagged);
+    CHECK(measured.size() == 2 * 8 * 4);
+    return flagged;
+  });
+  std::vector<records::Sample> measured;
+  std::vector<std::string> steps;
+  while (auto step = scheduler.next(measured, model::Seconds(0))) {
+    steps.push_back(fmt::format("{}:{}:{}", step->condition, step->repeat, step->units.front().block));
+    for (const auto& u : step->units) {
+      records::Sample s;
+      s.condition = e.conditions[step->condition].name;
+      s.benchmark = "BenchmarkX";
+      s.name = "BenchmarkX-2";
+      s.variant = u.variant;
+      s.pair = u.pair;
+      s.order = u.order;
+      s.repeat = step->repeat;
+      s.block = u.block;
+      // head/base alternates 1 and 1.5 from quad to quad: never converges, every block runs to its cap
+      s.metrics = {{u.variant[0] == 'h' && step->repeat % 2 ? 1.5 : 1.0, "ns/op"}};
+      measured.push_back(s);
+    }
+    if (step->units.front().block == 2)
+      CHECK(step->units.front().command.back() == "-test.bench=^(BenchmarkX)$");
+  }
+  // Block 1: both conditions to the cap of 8 quads; block 2: only noisy, again 8.
+  REQUIRE(steps.size() == 24);
+  CHECK(steps[0] == "0:0:1");
+  CHECK(steps[15] == "1:7:1");
+  CHECK(steps[16] == "1:0:2");
+  CHECK(steps[23] == "1:7:2");
+  CHECK(asked.size() == 1);
+  CHECK(scheduler.outcomes().at("noisy").samples == 8);
+  CHECK(scheduler.outcomes().at("noisy").stopped_by == records::StopReason::max_samples);
+}
+
+TEST_CASE("plan: a gate whose quads agree stops at its first six") {
+  auto e = gate(0);
+  e.conditions.resize(1);
+  const auto p = plan::plan(e);
+  plan::Scheduler scheduler(e, p);
+  std::vector<records::Sample> measured;
+  int quads = 0;
+  while (auto step = scheduler.next(measured, model::Seconds(0))) {
+    ++quads;
+    for (const auto& u : step->units) {
+      records::Sample s;
+      s.condition = e.conditions[0].name;
+      s.benchmark = s.name = "BenchmarkX";
+      s.variant = u.variant;
+      s.pair = u.pair;
+      s.repeat = step->repeat;
+      s.block = u.block;
+      s.metrics = {{u.variant[0] == 'h' ? 150.0 + step->repeat : 100.0 + step->repeat, "ns/op"}};
+      measured.push_back(s);
+    }
+  }
+  CHECK(quads == 6);
+  CHECK(scheduler.outcomes().at("idle").converged);
 }
