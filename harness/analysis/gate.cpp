@@ -173,6 +173,13 @@ std::vector<double> quad_signs(const std::vector<char>& head_first) {
   return sign;
 }
 
+// How far from 1 a floor's CI reaches: its farthest end (infinite when it has none).
+double floor_reach(const stats::AaCheck& floor) {
+  if (!std::isfinite(floor.gm_lo) || !std::isfinite(floor.gm_hi))
+    return std::numeric_limits<double>::infinity();
+  return std::max(floor.gm_hi - 1.0, 1.0 - floor.gm_lo);
+}
+
 GateBlock measured_block(int block, const QuadColumns& c, const GateContext& ctx) {
   const auto& s = ctx.settings;
   GateBlock g;
@@ -193,8 +200,14 @@ GateBlock measured_block(int block, const QuadColumns& c, const GateContext& ctx
   g.aa = stats::aa_check(ep, s.threshold);
   g.bb = stats::aa_check(fp, s.threshold);
   g.floor_failed = g.aa.outcome != stats::AaOutcome::pass || g.bb.outcome != stats::AaOutcome::pass;
-  g.verdict = g.floor_failed ? stats::Verdict::inconclusive
-                             : stats::classify(g.ratio.gm_lo, g.ratio.gm_hi, s.threshold);
+  g.verdict = stats::classify(g.ratio.gm_lo, g.ratio.gm_hi, s.threshold);
+  if (g.floor_failed) {
+    // §3.13: a change is still called when it clears the floors' own reach; never "within noise".
+    g.floor_reach = std::max({s.threshold, floor_reach(g.aa), floor_reach(g.bb)});
+    g.verdict = g.floor_reach < 1 ? stats::classify(g.ratio.gm_lo, g.ratio.gm_hi, g.floor_reach)
+                                  : stats::Verdict::inconclusive;
+    if (g.verdict == stats::Verdict::equivalent) g.verdict = stats::Verdict::inconclusive;
+  }
   add_floor_figures(g, ep, fp, g.ratio.sd_log, ctx);
   for (const auto& w : g.ratio.warnings)
     ctx.notes.push_back(fmt::format("{}: block {}: {}", ctx.where, block, w));
@@ -225,8 +238,13 @@ void note_block(const GateBlock& g, const QuadColumns& c, const GateContext& ctx
     ctx.notes.push_back(fmt::format("{}: block {}: {} complete quad{}: no interval, no verdict", ctx.where,
                                     g.block, g.n, g.n == 1 ? "" : "s"));
   else if (g.floor_failed)
-    ctx.notes.push_back(fmt::format("{}: block {}: floor failed (A/A {}, B/B {}): inconclusive", ctx.where,
-                                    g.block, stats::to_string(g.aa.outcome), stats::to_string(g.bb.outcome)));
+    ctx.notes.push_back(
+        fmt::format("{}: block {}: floor failed (A/A {}, B/B {}): {}", ctx.where, g.block,
+                    stats::to_string(g.aa.outcome), stats::to_string(g.bb.outcome),
+                    g.verdict == stats::Verdict::inconclusive
+                        ? std::string("inconclusive")
+                        : fmt::format("{} only because the change clears the floors' reach (±{:.3g}%)",
+                                      stats::to_string(g.verdict), 100 * g.floor_reach)));
   if (g.excess_spread)
     ctx.notes.push_back(
         fmt::format("{}: block {}: head/base ratios vary {:.3g}x more than the floors: the change "

@@ -38,6 +38,10 @@ struct GateBlock {
   bool undecidable = false;
   // s_d²/σ̂₀² beyond F(0.99; n−1, ν₀): head/base varies more than the floors explain.
   std::optional<double> excess_spread;  // √F when flagged
+  // A floor that failed: the verdict is then taken against the floors' reach instead of θ (the
+  // farthest end of either floor's CI from 1, when that is beyond θ), so only a change beyond the
+  // noise measured in the same run is called; "within noise" cannot be said. NaN otherwise.
+  double floor_reach = stats::kNaN;
 };
 
 struct GateRow {

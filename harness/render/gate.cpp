@@ -85,7 +85,7 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many) {
 
 bool regressed(const GateRow& r) { return analysis::regressed(r.verdict, r.better); }
 std::string word(const GateRow& r) { return gate_verdict_word(r); }
-bool failing(const GateRow& r) { return gate_regression(r); }
+bool failing(const GateRow& r) { return r.regression(); }
 
 // The row's place in the heading and in the order of the comment: what fails the gate first.
 struct Category {
@@ -158,13 +158,18 @@ struct VerdictText {
 
 VerdictText verdict_text(const GateRow& r, const model::GateSettings& s) {
   const std::string second = r.second ? " (block 2: " + figures(*r.second) + ")" : "";
-  if (failing(r)) return {word(r), s.confirm ? ", confirmed" + second : " (confirmation off)"};
-  if (regressed(r)) return {word(r), r.gating ? ", not confirmed" + second : " (not gating)"};
   if (r.verdict == Verdict::inconclusive) {
     const std::string why = why_inconclusive(r, s);
     return {"inconclusive", why.empty() ? "" : ": " + why};
   }
-  return {word(r), ""};
+  // Decided although a floor failed: the change cleared the floors' reach, not only θ.
+  const std::string reach =
+      r.first.floor_failed && std::isfinite(r.first.floor_reach)
+          ? fmt::format(" beyond the failed floor's reach ±{}", halfwidth(r.first.floor_reach))
+          : "";
+  if (failing(r)) return {word(r), reach + (s.confirm ? ", confirmed" + second : " (confirmation off)")};
+  if (regressed(r)) return {word(r), reach + (r.gating ? ", not confirmed" + second : " (not gating)")};
+  return {word(r), reach};
 }
 
 // "BenchmarkSlowed sec/op in idle".
@@ -628,16 +633,7 @@ namespace noisefloor::render {
 
 std::string gate_verdict_word(const analysis::GateRow& r) {
   if (r.verdict == stats::Verdict::equivalent) return "within noise";
-  return std::string(analysis::verdict_word(r.verdict, r.better, r.quantity));
-}
-
-bool gate_regression(const analysis::GateRow& r) {
-  return r.gating && r.confirmed && analysis::regressed(r.verdict, r.better);
-}
-
-bool gate_regression(const analysis::GateTable& t) {
-  return std::any_of(t.rows.begin(), t.rows.end(),
-                     [](const analysis::GateRow& r) { return gate_regression(r); });
+  return std::string(r.verdict_word());
 }
 
 std::string gate_text(const analysis::GateTable& t, const GateContext& c, int width) {

@@ -32,12 +32,6 @@ struct GateContext {
 // The row's verdict as every rendering says it: the unit's words (faster/slower for a time or a
 // rate, better/worse, lower/higher) and "within noise" for an equivalent row.
 std::string gate_verdict_word(const analysis::GateRow& row);
-// Whether a row, or any row of the table, fails the gate: gating, confirmed (or confirmation off)
-// and worse in the unit's direction. GateRow::regression()'s contract, computed here from the
-// fields: the members are defined with build_gate (analysis/gate.cpp), and json.cpp, linked into
-// every binary, must not depend on them before that lands.
-bool gate_regression(const analysis::GateRow& row);
-bool gate_regression(const analysis::GateTable& table);
 
 // The terminal: one line per row (every row, within noise too), then the decision lines (floors,
 // load, notes, the sides, the room, the false-positive bound, how to reproduce, pass or fail).

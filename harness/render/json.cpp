@@ -418,7 +418,7 @@ void to_json(json& j, const GateRow& r) {
            {"verdict", render::gate_verdict_word(r)},
            {"change", movement(r.verdict)},
            {"confirmed", r.confirmed},
-           {"regression", render::gate_regression(r)},
+           {"regression", r.regression()},
            {"first", r.first},
            {"second", r.second ? json(*r.second) : json(nullptr)}};
 }
@@ -444,7 +444,7 @@ void to_json(json& j, const GateTable& t) {
            {"gating_rows", t.gating_rows},
            {"false_alarm_bound", or_null(t.false_alarm_bound)},
            {"notes", t.notes},
-           {"regression", render::gate_regression(t)}};
+           {"regression", t.regression()}};
 }
 
 }  // namespace noisefloor::analysis

@@ -171,7 +171,10 @@ TEST_CASE("gate: exact linear drift cancels in every quad: d is the true ratio, 
   CHECK(u.rows[0].first.ratio.gm == rel(1.25, kClosed));
   CHECK(u.rows[0].first.aa.gm == rel(1.0, kClosed));
   CHECK(u.rows[0].first.aa.outcome == stats::AaOutcome::fail_imprecise);
-  CHECK(u.rows[0].first.verdict == stats::Verdict::inconclusive);
+  // The floor failed, but 1.25 lies far beyond its reach: still slower, said as such.
+  CHECK(u.rows[0].first.floor_reach > 0.02);
+  CHECK(u.rows[0].first.floor_reach < 0.25);
+  CHECK(u.rows[0].first.verdict == stats::Verdict::slower);
 }
 
 TEST_CASE("gate: a 1.5x change is slower, its CI holds 1.5; floors, σ̂₀ and MDE as computed independently") {
@@ -266,7 +269,7 @@ TEST_CASE("gate: a second block confirms a slower row; one that does not leaves 
   CHECK(v.rows[0].first.mde_slower < t.rows[0].first.mde_slower);
 }
 
-TEST_CASE("gate: a failed floor makes the row inconclusive, whatever d says") {
+TEST_CASE("gate: a failed floor widens the threshold to its reach: a change beyond it is still called") {
   std::vector<records::Sample> s;
   add_quads(s, "idle", "BenchmarkNoisy-2", kNoisy);
   const auto t = analysis::build_gate(s, {}, kIdle, {});
@@ -278,11 +281,27 @@ TEST_CASE("gate: a failed floor makes the row inconclusive, whatever d says") {
   CHECK(b.aa.halfwidth == rel(0.03796676077739414, kT));
   CHECK(b.bb.outcome == stats::AaOutcome::pass);
   CHECK(b.floor_failed);
-  CHECK(b.verdict == stats::Verdict::inconclusive);
-  CHECK_FALSE(b.needs_more);  // d would decide now: repeats of d are not what is missing
+  // The reach is the farthest end of the A/A CI from 1: about its half-width, above θ = 2%.
+  CHECK(b.floor_reach > 0.035);
+  CHECK(b.floor_reach < 0.045);
+  CHECK(b.verdict == stats::Verdict::slower);  // 1.4745 > 1 + reach
+  CHECK_FALSE(b.needs_more);
   CHECK_FALSE(b.undecidable);
-  CHECK(analysis::to_confirm(t).empty());
-  CHECK(noted(t, "idle / BenchmarkNoisy-2 / sec/op: block 1: floor failed (A/A FAIL imprecise, B/B PASS)"));
+  CHECK(analysis::to_confirm(t).size() == 1);
+  CHECK(
+      noted(t,
+            "idle / BenchmarkNoisy-2 / sec/op: block 1: floor failed (A/A FAIL imprecise, B/B PASS): slower "
+            "only because the change clears the floors' reach"));
+
+  // The same floors around no change: "within noise" cannot be said beyond θ: inconclusive.
+  std::vector<records::Sample> flat;
+  GateQuads same = kNoisy;
+  same.h = same.b;
+  same.h2 = same.b2;
+  add_quads(flat, "idle", "BenchmarkNoisy-2", same);
+  const auto f = analysis::build_gate(flat, {}, kIdle, {});
+  CHECK(f.rows[0].first.floor_failed);
+  CHECK(f.rows[0].first.verdict == stats::Verdict::inconclusive);
 }
 
 TEST_CASE("gate: an inconclusive row says how many more quads; a spread beyond the floors is flagged") {
