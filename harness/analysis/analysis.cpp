@@ -37,6 +37,23 @@ std::string derived_baseline(const records::Result& r) {
   return best;
 }
 
+// A gate's result (`run --base`): its samples are quads.
+bool is_gate(const records::Result& r) {
+  return std::any_of(r.samples.begin(), r.samples.end(),
+                     [](const records::SampleRef& s) { return s.pair == records::kGatePair; });
+}
+
+// The conditions that ran beside background load (spinners), as the run recorded them.
+std::vector<std::string> contended(const records::Result& r) {
+  std::vector<std::string> names;
+  if (r.run)
+    for (const auto& c : r.run->condition_records)
+      if (c.setup.spinners && c.setup.spinners->count > 0 &&
+          std::find(names.begin(), names.end(), c.condition) == names.end())
+        names.push_back(c.condition);
+  return names;
+}
+
 bool has_variants(const records::Result& r) {
   return std::any_of(r.samples.begin(), r.samples.end(),
                      [](const records::SampleRef& s) { return !s.variant.empty(); });
@@ -103,7 +120,14 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
       set_config(config, "condition", rename(c));
       a.gotest_config[rename(c)] = std::move(config);
     }
-    if (has_variants(s)) {
+    if (is_gate(s)) {
+      if (!a.gate) {
+        const auto& sides = s.fingerprint.run ? s.fingerprint.run->gate : std::nullopt;
+        a.gate = build_gate(s.samples, sides ? sides->settings : model::GateSettings{}, paired_labels(s),
+                            contended(s), s.units);
+        a.gate_sides = sides;
+      }
+    } else if (has_variants(s)) {
       records::ComparisonSettings settings = s.comparison().value_or(records::ComparisonSettings{});
       if (settings.baseline.empty()) settings.baseline = derived_baseline(s);
       if (!a.comparison) a.comparison = settings;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/accounting.hpp"
+#include "analysis/gate.hpp"
 #include "analysis/judge.hpp"
 #include "analysis/paired.hpp"
 #include "analysis/rooms.hpp"
@@ -30,6 +31,9 @@ struct Analysis {
   model::UnitMetadata units;  // every source's `Unit` metadata (the first value of a key wins)
   Table table;
   PairedTable paired;  // every source's paired comparisons and A/A checks, renamed
+  // The A/B gate of the first source that is one (`run --base`), with the sides it measured.
+  std::optional<GateTable> gate;
+  std::optional<records::RunFacts::Gate> gate_sides;
   std::optional<records::ComparisonSettings> comparison;     // the first paired source's
   std::map<std::string, records::AdaptiveOutcome> adaptive;  // samples: auto, per renamed condition
   std::vector<ConditionAccounting> accounting;  // launcher overhead, throttling, spinner shares (run.json)

@@ -1,9 +1,11 @@
 #include "cli/commands.hpp"
 
+#include <fmt/format.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 
 #include "cli/progress.hpp"
@@ -12,6 +14,17 @@
 
 namespace noisefloor::cli {
 namespace {
+
+// "2%", "0.5%" or "2" (percent) as a fraction; ConfigError naming the option otherwise.
+double percent(std::string_view option, std::string text) {
+  const std::string given = text;
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size() || !(value > 0) || value >= 100)
+    throw ConfigError(fmt::format("{} {}: expected a percentage such as 2% or 0.5%", option, given));
+  return value / 100;
+}
 
 // The options several commands take, each declared here once; the commands word what it does.
 void allow_different_hosts(CLI::App* command, bool& flag, const std::string& what) {
@@ -106,6 +119,20 @@ void Commands::declare_run(CLI::App& app) {
       "exit 3 when one of the experiment's claims is NOT REPRODUCED (guard a published result in CI)");
   run->add_option("--anchor", run_.anchor,
                   "an earlier clean result of the same machine: print how contended this run was");
+  run->add_option("--base", run_.base,
+                  "the gate: is my change faster? measure this git ref (main, a commit) against --head, each "
+                  "built in a checkout of its own; exit 4 when a regression is confirmed");
+  run->add_option("--head", run_.head,
+                  "with --base: the ref to measure (default: the working tree with its uncommitted changes)");
+  run->add_option("--threshold", threshold_,
+                  "with --base: changes smaller than this are within noise (default 2%)");
+  run->add_flag("--no-confirm", run_.no_confirm,
+                "with --base: a regression needs no second block to confirm it (more false alarms)");
+  run->add_flag("--allow-dirty", run_.allow_dirty,
+                "with --base: allow --head HEAD although the working tree has uncommitted changes");
+  run->add_option("--comment", run_.comment_file,
+                  "with --base: also write the pull-request comment (markdown) to this file");
+  run->add_option("--junit", run_.junit_file, "with --base: also write the JUnit XML report to this file");
   table_.push_back({run, [this](const pipeline::Cancelled& cancelled) {
                       // Only a run stops in order on Ctrl-C; every other command ends at once.
                       install_signal_handlers();
@@ -113,6 +140,7 @@ void Commands::declare_run(CLI::App& app) {
                         throw ConfigError(
                             "run: give an experiment file (noisefloor run EXPERIMENT), or --resume RUN_DIR");
                       if (!wait_.empty()) run_.wait = pipeline::wait_limit(wait_);
+                      if (!threshold_.empty()) run_.threshold = percent("--threshold", threshold_);
                       run_.command_line = command_line_;
                       run_.terminal = ::isatty(STDOUT_FILENO) == 1;
                       run_.width = stdout_columns();
@@ -209,7 +237,9 @@ void Commands::declare_reading(CLI::App& app) {
 }
 
 void Commands::declare_machine(CLI::App& app) {
-  auto* gc = app.add_subcommand("gc", "remove containers that a killed run left behind");
+  auto* gc = app.add_subcommand(
+      "gc",
+      "remove containers that a killed run left behind, and gate builds beyond the newest 8 per repository");
   table_.push_back({gc, [](const pipeline::Cancelled&) { return pipeline::gc(); }});
 
   auto* fingerprint =

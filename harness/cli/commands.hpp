@@ -37,6 +37,7 @@ class Commands {
   pipeline::RunOptions run_;
   bool quiet_ = false;
   std::string wait_;
+  std::string threshold_;  // run --threshold, as given
   std::vector<std::string> validate_files_;
   pipeline::CvOptions cv_;
   std::optional<model::PrintFormat> cv_format_;  // none: text on a terminal, else markdown

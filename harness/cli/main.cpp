@@ -1,5 +1,6 @@
 // noisefloor: argv → options → one pipeline call → print. The only place that prints errors and
-// picks exit codes: 0 ok, 1 run failed, 2 usage or configuration error, 130 interrupted.
+// picks exit codes: 0 ok, 1 run failed, 2 usage or configuration error, 3 a claim NOT REPRODUCED
+// (--check), 4 a regression confirmed (run --base), 130 interrupted.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

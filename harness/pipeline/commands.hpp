@@ -71,6 +71,13 @@ struct RunOptions {
   // --check: exit 3 when one of the experiment's claims is NOT REPRODUCED (a CI job guarding a
   // published result); the experiment must state claims.
   bool check = false;
+  // The A/B gate (README: Is my change faster?): --base REF measures REF against --head REF (the
+  // working tree with its uncommitted changes when empty), each built in a checkout of its own.
+  std::string base, head;
+  bool allow_dirty = false;              // --head HEAD although the working tree has changes
+  std::optional<double> threshold;       // --threshold: θ (fraction); default 2%
+  bool no_confirm = false;               // --no-confirm: block 1 alone decides
+  std::string comment_file, junit_file;  // --comment FILE, --junit FILE: copies of gate.md, junit.xml
 };
 
 // Where a run's live output goes: samples and progress (runner::Observer, after each sample is
@@ -167,6 +174,10 @@ Output check(const CheckOptions& options);
 // Exit 3 (status) with a one-line failure when `judged` (label → judgement) has a claim NOT
 // REPRODUCED; `out` unchanged otherwise.
 inline constexpr int kNotReproducedStatus = 3;
+
+// `run --base`: exit 4 (status) when the gate confirmed a regression in a gating benchmark; the
+// run itself completed and every result file is written.
+inline constexpr int kRegressionStatus = 4;
 
 // ---- history ----
 

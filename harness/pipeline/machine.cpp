@@ -16,6 +16,7 @@
 #include "fingerprint/engine.hpp"
 #include "fingerprint/host.hpp"
 #include "fingerprint/tune.hpp"
+#include "git/cache.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
@@ -205,6 +206,11 @@ Output doctor(const DoctorOptions& o) {
 }
 
 Output gc() {
+  // The gate's build cache first: it needs no engine. Entries a running gate holds are left.
+  std::string builds;
+  const auto root = git::default_cache_root();
+  for (const auto& removed : git::BuildCache(root).prune())
+    builds += fmt::format("removed build {}\n", removed.string());
   docker::Client client = docker::Client::from_environment();
   // The containers first, then who holds the lease: a run that starts in between takes its lease
   // before it makes a container, so none of its containers is in the list without its lease seen.
@@ -213,6 +219,7 @@ Output gc() {
   const docker::GcPlan plan =
       docker::plan_gc(containers, holder ? std::optional<std::string>(holder->who) : std::nullopt);
   Output out;
+  out.out = builds;
   for (const auto& c : plan.remove) {
     client.remove(c.id);
     out.out += fmt::format("removed {} {}\n", c.id.substr(0, 12), c.name);
@@ -223,8 +230,8 @@ Output gc() {
         "alive, and removes them itself when it ends\n",
         plan.keep.size(), holder->run, holder->who, holder->since);
   if (containers.empty()) {
-    out.out = fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n",
-                          client.endpoint().display);
+    out.out += fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n",
+                           client.endpoint().display);
   } else if (plan.remove.empty()) {
     out.out += fmt::format("nothing to remove: no container left by an earlier run on {}\n",
                            client.endpoint().display);

@@ -20,6 +20,7 @@
 #include "hash/sha256.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
+#include "pipeline/gate.hpp"
 #include "pipeline/run_record.hpp"
 #include "plan/plan.hpp"
 #include "process/process.hpp"
@@ -147,7 +148,10 @@ records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::
       .schedule = sequential ? "sequential" : "interleaved",
       .order = sequential ? "each condition's samples together, conditions in file order"
                           : "round-robin over conditions in file order (deterministic: no random seed)",
-      .paired_order = e.paired() ? "ABBA counterbalanced over the kept repeats (deterministic)" : "",
+      .paired_order = e.gate       ? "quads b h h' b' / h b b' h', ABBA over the kept repeats (deterministic)"
+                      : e.paired() ? "ABBA counterbalanced over the kept repeats (deterministic)"
+                                   : "",
+      .gate = std::nullopt,
   };
   fp.host = fingerprint::probe_this_host();
   std::optional<fs::path> binary;
@@ -192,7 +196,8 @@ runner::Measured measure(const RoomRun& r, Finished& f) {
   // auto count from here, not from the build, the image or the fingerprint.
   SystemClock clock;
   try {
-    runner::run(e, plan, r.environment, clock, recorder, r.cancelled, measured);
+    runner::run(e, plan, r.environment, clock, recorder, r.cancelled, measured,
+                e.gate ? gate_confirmation(e) : plan::Scheduler::Flagged{});
   } catch (const Interrupted&) {
     f.status = records::RunStatus::interrupted;
     f.error = "interrupted";
@@ -311,6 +316,7 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
   if (s.containers) s.containers->prepare(s.cancelled);
 
   records::Fingerprint fp = collect_fingerprint(e, s.options.command_line, s.started);
+  if (fp.run) fp.run->gate = s.gate;
   if (machine) {
     fp.host = *machine;
     // This process's environment is not the containers': they get benchmark.env only.

@@ -72,7 +72,8 @@ struct RoomSetup {
   std::string endpoint{};
   std::string lease_run{};  // the run id the lease names ("" on one machine)
   std::string host{};       // the host of a run on several: the result's label ("" = one machine)
-  const records::Result* earlier = nullptr;  // run --resume
+  const records::Result* earlier = nullptr;       // run --resume
+  std::optional<records::RunFacts::Gate> gate{};  // run --base: the sides, for the fingerprint
 };
 
 // The run directory, chosen once the room's fingerprint is known (a resumed run first holds it

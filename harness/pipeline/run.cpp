@@ -33,6 +33,7 @@
 #include "model/version.hpp"
 #include "parsers/published.hpp"
 #include "pipeline/commands.hpp"
+#include "pipeline/gate.hpp"
 #include "pipeline/room.hpp"
 #include "plan/plan.hpp"
 #include "process/process.hpp"
@@ -317,6 +318,16 @@ void check_results_root(const std::string& root, const std::string& experiment) 
 }
 
 Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
+  const auto began = std::chrono::steady_clock::now();
+  if (o.base.empty() && (!o.head.empty() || o.allow_dirty || o.threshold || o.no_confirm ||
+                         !o.comment_file.empty() || !o.junit_file.empty()))
+    throw ConfigError(
+        "run: --head, --threshold, --no-confirm, --allow-dirty, --comment and --junit belong to the gate: "
+        "add --base REF (e.g. --base main)");
+  if (!o.base.empty() && !o.hosts.empty())
+    throw ConfigError(
+        "run --base: a gate on other hosts (--host) is not supported yet: run it on the machine "
+        "that measures");
   if (o.resume.empty() && !o.hosts.empty()) return run_fleet(o, events, cancelled);
   // run --resume: the earlier sessions of the run, and the experiment it was started with.
   std::optional<records::Result> earlier;
@@ -369,7 +380,8 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                     "cv(idle)\", ...] or run without --check",
                     experiment_file));
   if (!earlier) check_results_root(o.results_root, e.name);
-  if (!earlier && (!o.hosts.empty() || !e.hosts.empty())) return run_fleet(o, events, cancelled);
+  if (!earlier && o.base.empty() && (!o.hosts.empty() || !e.hosts.empty()))
+    return run_fleet(o, events, cancelled);
   if (earlier) {
     const auto stored = files::try_read(fs::path(o.resume) / "experiment.yaml");
     if (!stored || hash::sha256_hex(*stored) != hash::sha256_hex(e.source_text))
@@ -379,6 +391,9 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                       experiment_file, o.resume));
   }
   config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
+  // The gate: both sides checked out and built (or found in the cache) before anything is measured.
+  std::optional<PreparedGate> gate;
+  if (!o.base.empty()) gate = prepare_gate(e, o, events, cancelled);
   std::optional<records::Result> anchor = load_anchor(o);
   const std::string started = text::utc(std::chrono::system_clock::now());
 
@@ -388,7 +403,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                   [](const model::Condition& c) { return c.container; }))
     containers = std::make_unique<conditions::ContainerRuntime>(
         e, [&](const std::string& line) { events.note(line); });
-  build(e, events, cancelled);
+  if (!gate) build(e, events, cancelled);
 
   // A resumed run goes on in the room it started in: facts that move benchmarks must agree.
   const auto open = [&](const records::Fingerprint& fp) -> RoomDirectory {
@@ -417,7 +432,8 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                                .cancelled = cancelled,
                                .started = started,
                                .containers = std::move(containers),
-                               .earlier = earlier ? &*earlier : nullptr},
+                               .earlier = earlier ? &*earlier : nullptr,
+                               .gate = gate ? std::optional(gate->facts) : std::nullopt},
                               open);
   results::RunDirectory& dir = room.dir;
   const Finished& f = room.finished;
@@ -426,7 +442,11 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
 
   Output out;
   out.err = f.page_problem;
-  out.out = "\n" + render::run_tables(*f.analysis, o.terminal, o.width) + "\n";
+  if (gate)
+    conclude_gate(out, *f.analysis, e, o, dir,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+  else
+    out.out = "\n" + render::run_tables(*f.analysis, o.terminal, o.width) + "\n";
   if (anchor) {
     const std::string text = render::anchor_text(analysis::compare_with_anchor(f.result, *anchor));
     out.out += text;

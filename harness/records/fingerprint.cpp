@@ -38,6 +38,7 @@ void to_json(json& j, const RunFacts& r) {
   if (r.schedule) j["schedule"] = *r.schedule;
   if (r.order) j["order"] = *r.order;
   if (r.paired_order) j["paired_order"] = *r.paired_order;
+  if (r.gate) j["gate"] = *r.gate;
 }
 
 void from_json(const json& j, RunFacts& r) {
@@ -52,6 +53,60 @@ void from_json(const json& j, RunFacts& r) {
   for (auto [key, field] : {std::pair{"schedule", &r.schedule}, std::pair{"order", &r.order},
                             std::pair{"paired_order", &r.paired_order}})
     if (j.contains(key)) *field = j.at(key).get<std::string>();
+  if (j.contains("gate")) r.gate = j.at("gate").get<RunFacts::Gate>();
+}
+
+namespace {
+
+json side_json(const model::GateSide& s) {
+  return {{"ref", s.ref},
+          {"commit", s.commit},
+          {"tree", s.tree},
+          {"worktree", s.worktree},
+          {"dirty", s.dirty},
+          {"changed", s.changed},
+          {"build_key", s.build_key},
+          {"cached", s.cached},
+          {"binary_sha256", s.binary_sha256}};
+}
+
+model::GateSide side_from(const json& j) {
+  model::GateSide s;
+  s.ref = j.value("ref", "");
+  s.commit = j.at("commit").get<std::string>();
+  s.tree = j.at("tree").get<std::string>();
+  s.worktree = j.value("worktree", false);
+  s.dirty = j.value("dirty", false);
+  s.changed = j.value("changed", std::vector<std::string>{});
+  s.build_key = j.value("build_key", "");
+  s.cached = j.value("cached", false);
+  s.binary_sha256 = j.value("binary_sha256", "");
+  return s;
+}
+
+}  // namespace
+
+void to_json(json& j, const RunFacts::Gate& g) {
+  j = {{"base", side_json(g.base)},
+       {"head", side_json(g.head)},
+       {"threshold", g.settings.threshold},
+       {"confidence", g.settings.confidence},
+       {"power", g.settings.power},
+       {"confirm", g.settings.confirm},
+       {"max_repeats", g.settings.max_repeats},
+       {"gating_units", g.settings.gating_units}};
+}
+
+void from_json(const json& j, RunFacts::Gate& g) {
+  g = {};
+  g.base = side_from(j.at("base"));
+  g.head = side_from(j.at("head"));
+  g.settings.threshold = j.value("threshold", g.settings.threshold);
+  g.settings.confidence = j.value("confidence", g.settings.confidence);
+  g.settings.power = j.value("power", g.settings.power);
+  g.settings.confirm = j.value("confirm", g.settings.confirm);
+  g.settings.max_repeats = model::whole_number<int>(j, "max_repeats", g.settings.max_repeats);
+  g.settings.gating_units = j.value("gating_units", std::vector<std::string>{});
 }
 
 void to_json(json& j, const Fingerprint& f) {

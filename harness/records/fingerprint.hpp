@@ -11,6 +11,7 @@
 #include "fingerprint/engine.hpp"
 #include "fingerprint/facts.hpp"
 #include "fingerprint/tuning.hpp"
+#include "model/gate.hpp"
 
 namespace noisefloor::records {
 
@@ -23,6 +24,13 @@ struct RunFacts {
   // How the work was ordered (absent in the first 0.1 results): "sequential" or "interleaved",
   // the order in words, and for paired designs how the pairs were ordered ("" otherwise).
   std::optional<std::string> schedule, order, paired_order;
+  // The A/B gate (`run --base`): the two sides as measured, and how the gate decides.
+  struct Gate {
+    model::GateSide base, head;
+    model::GateSettings settings;
+    friend bool operator==(const Gate&, const Gate&) = default;
+  };
+  std::optional<Gate> gate;
   friend bool operator==(const RunFacts&, const RunFacts&) = default;
 };
 
@@ -55,5 +63,10 @@ void to_json(nlohmann::json& j, const Fingerprint& fingerprint);
 void from_json(const nlohmann::json& j, Fingerprint& fingerprint);
 void to_json(nlohmann::json& j, const RunFacts& run);
 void from_json(const nlohmann::json& j, RunFacts& run);
+// {"base", "head" (each {"ref", "commit", "tree", "worktree", "dirty", "changed", "build_key",
+// "cached", "binary_sha256"}), "threshold", "confidence", "power", "confirm", "max_repeats",
+// "gating_units"}.
+void to_json(nlohmann::json& j, const RunFacts::Gate& gate);
+void from_json(const nlohmann::json& j, RunFacts::Gate& gate);
 
 }  // namespace noisefloor::records

@@ -144,6 +144,9 @@ while IFS=$'\t' read -r kind line; do
       exits "$line" 0 -- bash "$REPO/scripts/bootstrap.sh" ;;
     "scripts/dockerd.sh")
       exits "$line" 0 -- bash "$REPO/scripts/dockerd.sh" ;;
+    "noisefloor run bench/gate.yaml --base "*)  # a project's gate: e2e_gate runs it on a repository it makes
+      usage "$line"
+      skip "$line" "e2e_gate runs the gate on a git repository of its own" ;;
     benchstat\ *)
       skip "$line" "benchstat is not packaged in Debian: e2e_newcomer checks the raw files' Go benchmark format" ;;
     *)

@@ -6,7 +6,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 WORK="$(mktemp -d /tmp/nf-e2e.XXXXXX)"
 export GOCACHE="${GOCACHE:-/tmp/noisefloor-gocache}"
 export HOME="${HOME:-/root}"
-cleanup_work() { rm -rf "$WORK"; }
+cleanup_work() { [[ -n "${KEEP_WORK:-}" ]] || rm -rf "$WORK"; }
 trap cleanup_work EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

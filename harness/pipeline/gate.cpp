@@ -1,0 +1,315 @@
+// The A/B gate at git refs (pipeline/gate.hpp): the sides before the run, the verdicts after it.
+#include "pipeline/gate.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "files/files.hpp"
+#include "fingerprint/host.hpp"
+#include "git/cache.hpp"
+#include "git/git.hpp"
+#include "hash/sha256.hpp"
+#include "model/errors.hpp"
+#include "model/names.hpp"
+#include "pipeline/room.hpp"
+#include "render/gate.hpp"
+#include "render/json.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr double kGateThreshold = 0.02;  // θ unless --threshold: 1% needs ~11 quads at 1% CV
+constexpr int kGateFirstQuads = 6;       // the least n at which the signed-rank test reaches 5%
+constexpr int kGateMaxQuads = 60;
+
+// `path` (absolute) moved from under `from` to the same place under `to`; nullopt when it is not
+// under `from`.
+std::optional<std::string> reroot(const std::string& path, const fs::path& from, const fs::path& to) {
+  if (!fs::path(path).is_absolute()) return std::nullopt;
+  std::error_code ec;
+  const fs::path rel = fs::weakly_canonical(path, ec).lexically_relative(from);
+  if (ec || rel.empty() || *rel.begin() == "..") return std::nullopt;
+  std::string moved = (to / rel).lexically_normal().string();
+  if (moved.size() > 1 && moved.back() == '/') moved.pop_back();
+  return moved;
+}
+
+// The benchmark's workdir, build and command as they are in one side's checkout: every absolute
+// path into the repository moved into the checkout. A program outside the repository would be
+// the same binary on both sides: refused.
+struct SidePaths {
+  std::string workdir;
+  std::vector<std::string> build, command;
+};
+
+SidePaths side_paths(const model::Experiment& e, const git::Repo& repo, const fs::path& checkout) {
+  const fs::path top(repo.top);
+  SidePaths p;
+  const auto workdir = reroot(*e.benchmark.workdir, top, checkout);
+  if (!workdir)
+    throw ConfigError(
+        fmt::format("{}: the benchmark's workdir {} is outside the git repository {}: the gate "
+                    "builds and runs each side in a checkout of that repository",
+                    e.source_file, *e.benchmark.workdir, repo.top));
+  p.workdir = *workdir;
+  const auto moved = [&](std::vector<std::string> argv) {
+    for (auto& arg : argv)
+      if (auto m = reroot(arg, top, checkout)) arg = *m;
+    return argv;
+  };
+  p.build = moved(e.benchmark.build);
+  p.command = moved(e.benchmark.command);
+  const std::string& program = e.benchmark.command.front();
+  if (program.find('/') != std::string::npos && p.command.front() == program)
+    throw ConfigError(
+        fmt::format("{}: benchmark.command: {} is outside the git repository {}: base and head "
+                    "would run the same binary; build it inside the repository",
+                    e.source_file, program, repo.top));
+  return p;
+}
+
+// What the gate cannot do yet, refused before anything is checked out.
+void refuse_unsupported(const model::Experiment& e, const RunOptions& o) {
+  if (e.paired())
+    throw ConfigError(
+        fmt::format("{}:{}:{}: --base: the experiment already names variants; the gate makes "
+                    "its own (base and head): remove variants: or run without --base",
+                    e.source_file, e.variants.front().mark.line, e.variants.front().mark.column));
+  if (!o.resume.empty())
+    throw ConfigError("--base: a gate cannot be resumed: run the gate again (its builds are cached)");
+  if (!o.hosts.empty() || !e.hosts.empty())
+    throw ConfigError(
+        fmt::format("{}: --base: a gate on other hosts is not supported yet: run it on the "
+                    "machine that measures (e.g. over ssh), without --host or hosts:",
+                    e.source_file));
+  for (const auto& c : e.conditions)
+    if (c.container)
+      throw ConfigError(
+          fmt::format("{}:{}:{}: --base: condition '{}' runs in a container, which the gate does "
+                      "not support yet: gate on host conditions (idle, spinners, affinity)",
+                      e.source_file, c.mark.line, c.mark.column, c.name));
+}
+
+model::GateSettings settings_of(const model::Experiment& e, const RunOptions& o) {
+  model::GateSettings s;
+  s.threshold = o.threshold.value_or(kGateThreshold);
+  s.confirm = !o.no_confirm;
+  s.max_repeats = e.adaptive ? e.adaptive->max_samples : kGateMaxQuads;
+  return s;
+}
+
+// --head: the working tree (default), or a ref; --head HEAD with uncommitted changes would
+// silently leave them out: refused unless --allow-dirty.
+model::GateSide head_side(const git::Repo& repo, const RunOptions& o, RunEvents& events) {
+  if (o.head.empty()) {
+    model::GateSide s = git::working_tree(repo);
+    if (!s.dirty) events.note("gate: the working tree has no uncommitted changes: head is HEAD");
+    return s;
+  }
+  if ((o.head == "HEAD" || o.head == "@") && !o.allow_dirty) {
+    const std::vector<std::string> changed = git::uncommitted(repo);
+    if (!changed.empty()) {
+      std::vector<std::string> shown(changed.begin(),
+                                     changed.begin() + std::min<std::size_t>(changed.size(), 3));
+      throw ConfigError(
+          fmt::format("--head {}: the working tree has uncommitted changes ({}{}) that --head {} "
+                      "would not measure: omit --head to measure them, or pass --allow-dirty",
+                      o.head, fmt::join(shown, ", "), changed.size() > 3 ? ", ..." : "", o.head));
+    }
+  }
+  return git::resolve(repo, o.head);
+}
+
+std::string short_id(const std::string& id) { return id.substr(0, 7); }
+
+std::string side_words(const std::string& role, const model::GateSide& s) {
+  if (s.worktree)
+    return fmt::format("{} (working tree on {}{})", role, short_id(s.commit), s.dirty ? " + changes" : "");
+  if (s.commit.rfind(s.ref, 0) == 0) return fmt::format("{} ({})", role, short_id(s.commit));
+  return fmt::format("{} ({} {})", role, s.ref, short_id(s.commit));
+}
+
+std::string file_sha256(const std::string& program) {
+  std::error_code ec;
+  if (program.find('/') == std::string::npos || !fs::is_regular_file(program, ec)) return "";
+  return hash::sha256_hex(files::read(program));
+}
+
+}  // namespace
+
+// One side checked out (or found) in the cache and built there unless its build is cached; the
+// entry stays locked while the gate runs, so `gc` and other gates leave it alone.
+model::Variant PreparedGate::build_side(const model::Experiment& e, const git::Repo& repo,
+                                        model::GateSide& side, const std::string& role,
+                                        const std::string& toolchain, RunEvents& events,
+                                        const Cancelled& cancelled) {
+  if (git::has_submodules(repo, side.tree))
+    throw ConfigError(fmt::format("--{}: {} has git submodules, which the gate does not check out yet", role,
+                                  side.worktree ? "the working tree" : side.ref));
+  const std::string workdir_rel = fs::path(*e.benchmark.workdir).lexically_relative(repo.top).string();
+  side.build_key =
+      git::build_key(repo, side.tree, workdir_rel, e.benchmark.build, e.benchmark.env, toolchain);
+  git::BuildCache cache(git::default_cache_root());
+  git::BuildCache::Entry entry = cache.open(repo, side, side.build_key, cancelled, [&] {
+    events.note(
+        fmt::format("gate: waiting for another gate that holds the build of {}", side_words(role, side)));
+  });
+  const SidePaths paths = side_paths(e, repo, entry.dir());
+  side.cached = entry.built();
+  if (side.cached) {
+    events.note(fmt::format("build {}: cached ({})", side_words(role, side), side.build_key.substr(0, 16)));
+  } else {
+    events.note(fmt::format("build {}: in {}", side_words(role, side), entry.dir().string()));
+    model::Experiment at = e;
+    at.benchmark.build = paths.build;
+    at.benchmark.workdir = paths.workdir;
+    build(at, events, cancelled);
+  }
+  side.binary_sha256 = file_sha256(paths.command.front());
+  if (!side.cached)
+    entry.mark_built({.key = side.build_key,
+                      .repo = repo.top,
+                      .commit = side.commit,
+                      .tree = side.tree,
+                      .toolchain = toolchain,
+                      .utc = text::utc(std::chrono::system_clock::now()),
+                      .build = paths.build,
+                      .binary_sha256 = side.binary_sha256});
+  entries.push_back(std::move(entry));
+  model::Variant v;
+  v.name = role;
+  v.command = paths.command;
+  v.workdir = paths.workdir;
+  return v;
+}
+
+PreparedGate prepare_gate(model::Experiment& e, const RunOptions& o, RunEvents& events,
+                          const Cancelled& cancelled) {
+  refuse_unsupported(e, o);
+  const git::Repo repo = git::find_repo(*e.benchmark.workdir);
+  PreparedGate g;
+  g.facts.settings = settings_of(e, o);
+  g.facts.base = git::resolve(repo, o.base);
+  g.facts.head = head_side(repo, o, events);
+  // The compilers on PATH are part of what a build is: a new Go or g++ rebuilds.
+  const bool native = e.benchmark.format != model::OutputFormat::gotest;
+  const std::string toolchain =
+      fingerprint::probe_toolchain(std::nullopt, std::nullopt, native).document().dump();
+  model::Variant base = g.build_side(e, repo, g.facts.base, "base", toolchain, events, cancelled);
+  model::Variant head = g.build_side(e, repo, g.facts.head, "head", toolchain, events, cancelled);
+  if (!g.facts.base.binary_sha256.empty() && g.facts.base.binary_sha256 == g.facts.head.binary_sha256)
+    events.note(
+        "gate: base and head built the same binary (equal SHA-256): any difference measured is noise");
+  e.variants = {std::move(base), std::move(head)};
+  e.comparison.baseline = "base";
+  e.comparison.aa = true;
+  e.comparison.threshold = g.facts.settings.threshold;
+  e.gate = g.facts.settings;
+  e.adaptive = model::Adaptive{.precision = g.facts.settings.threshold,
+                               .min_samples = kGateFirstQuads,
+                               .max_samples = g.facts.settings.max_repeats,
+                               .budget = e.adaptive ? e.adaptive->budget : model::Seconds(3600)};
+  return g;
+}
+
+plan::Scheduler::Flagged gate_confirmation(const model::Experiment& e) {
+  std::vector<std::string> contended;
+  for (const auto& c : e.conditions)
+    if (c.spinners && c.spinners->count > 0) contended.push_back(c.name);
+  return [&e, contended](std::span<const records::Sample> measured) {
+    const records::Samples samples(std::vector<records::Sample>(measured.begin(), measured.end()));
+    return analysis::to_confirm(analysis::build_gate(samples, *e.gate, {}, contended));
+  };
+}
+
+namespace {
+
+// The room in one line: the conditions' labels, the doctor's grade and the host.
+std::string room_line(const analysis::Analysis& a) {
+  std::vector<std::string> labels;
+  for (const auto& row : a.gate->rows)
+    if (!row.label.empty() && std::find(labels.begin(), labels.end(), row.label) == labels.end())
+      labels.push_back(row.label);
+  std::string line = fmt::format("{}", fmt::join(labels, ", "));
+  if (!a.sources.empty()) {
+    const records::Fingerprint& fp = a.sources.front().fingerprint;
+    if (fp.doctor) line += fmt::format(" · doctor: {}", model::name_of(fp.doctor->grade));
+    line += " · " + fp.host_line();
+  }
+  return line;
+}
+
+// The experiment's `benchmark:` line, for annotations (0: not found).
+int benchmark_line(const std::string& source) {
+  int line = 1;
+  for (const auto l : text::lines(source)) {
+    if (l.rfind("benchmark:", 0) == 0) return line;
+    ++line;
+  }
+  return 0;
+}
+
+// Appends to $GITHUB_STEP_SUMMARY; a problem is a warning, never a failed gate.
+std::string append_summary(const std::string& path, const std::string& markdown) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return fmt::format("warning: GITHUB_STEP_SUMMARY {}: {}\n", path, std::strerror(errno));
+  std::string problem;
+  try {
+    files::write_all(fd, render::step_summary(markdown), path);
+  } catch (const Error& err) {
+    problem = fmt::format("warning: GITHUB_STEP_SUMMARY: {}\n", err.what());
+  }
+  ::close(fd);
+  return problem;
+}
+
+}  // namespace
+
+void conclude_gate(Output& out, const analysis::Analysis& a, const model::Experiment& e, const RunOptions& o,
+                   results::RunDirectory& dir, double seconds) {
+  if (!a.gate || !a.gate_sides) return;
+  const analysis::GateTable& t = *a.gate;
+  render::GateContext ctx;
+  ctx.base = a.gate_sides->base;
+  ctx.head = a.gate_sides->head;
+  ctx.experiment_file = o.experiment;
+  ctx.benchmark_line = benchmark_line(e.source_text);
+  ctx.room = room_line(a);
+  ctx.reproduce =
+      fmt::format("noisefloor run {} --base {}{}", text::quote(o.experiment), short_id(ctx.base.commit),
+                  ctx.head.worktree ? "" : " --head " + short_id(ctx.head.commit));
+  ctx.seconds = seconds;
+  const std::string markdown = render::gate_markdown(t, ctx);
+  const std::string junit = render::gate_junit(t, ctx);
+  dir.write("gate.md", markdown);
+  nlohmann::json document = render::gate_document(t, ctx);
+  document["exit_code"] = t.regression() ? kRegressionStatus : 0;
+  dir.write("gate.json", document.dump(2) + "\n");
+  dir.write("junit.xml", junit);
+  if (!o.comment_file.empty()) files::write_atomic(o.comment_file, markdown);
+  if (!o.junit_file.empty()) files::write_atomic(o.junit_file, junit);
+  out.out += "\n" + render::gate_text(t, ctx, static_cast<int>(o.width));
+  if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary)
+    out.err += append_summary(summary, markdown);
+  if (const char* actions = std::getenv("GITHUB_ACTIONS"); actions && std::string_view(actions) == "true")
+    out.out += render::gate_annotations(t, ctx);
+  if (t.regression()) {
+    std::vector<std::string> names;
+    for (const auto& row : t.rows)
+      if (row.regression())
+        names.push_back(fmt::format("{} {} in {}", row.benchmark, row.unit, row.condition));
+    out.status = kRegressionStatus;
+    out.failure = fmt::format("regression confirmed: {}", fmt::join(names, "; "));
+  }
+}
+
+}  // namespace noisefloor::pipeline

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# The A/B gate at git refs end to end (README: Is my change faster?), on a git repository made
+# here: commit A; B makes one benchmark 1.5x slower by construction and leaves the other as it
+# was; C changes only a comment; D does not build; and an uncommitted edit. The `command` gate's
+# ratio is exact (nf-burn's CPU time is its argument); the Go gate's effect is large (1.5x).
+# Structure and large known effects only: no duration is asserted.
+source "$(dirname "$0")/lib.sh"
+BURN="$(realpath "${BURN:?set BURN to the nf-burn binary}")"
+export XDG_CACHE_HOME="$WORK/cache"
+unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY
+repo="$WORK/repo"
+mkdir -p "$repo"
+cd "$repo"
+git init -q -b main .
+git config user.name gate-test
+git config user.email gate@test.invalid
+
+# A Go module whose two benchmarks each do N dependent multiply-adds per op: known CPU work.
+bench_go() {
+  cat >bench_test.go <<GO
+package gatebench
+
+import "testing"
+
+var sink uint64
+
+func chain(n int) uint64 {
+	x := uint64(1)
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+// $3
+func BenchmarkSlowed(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sink += chain($1)
+	}
+}
+
+func BenchmarkSteady(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sink += chain($2)
+	}
+}
+GO
+}
+printf 'module gatebench\n\ngo 1.19\n' >go.mod
+bench_go 400000 400000 "the slowed benchmark"
+printf '#!/bin/sh\nexec %q 0.04\n' "$BURN" >burn.sh
+chmod +x burn.sh
+cat >gate.yaml <<'YAML'
+name: gate
+benchmark:
+  build: [go, test, -c, -o, bench.test, .]
+  command: [./bench.test, "-test.run=^$", -test.bench=., -test.benchtime=20x]
+  env: {CGO_ENABLED: "0"}
+  samples: auto
+  max_samples: 10
+conditions:
+  - name: idle
+YAML
+cat >burn.yaml <<'YAML'
+name: burn
+benchmark:
+  command: [./burn.sh]
+  format: command
+  metric: cpu-sec/op
+  samples: auto
+  max_samples: 10
+conditions:
+  - name: idle
+  - name: busy
+    spinners: 1
+YAML
+printf '%s\n' '*.txt' 'bad.*' >.gitignore  # what this test writes beside the user's files
+git add -A && git commit -qm A && A=$(git rev-parse HEAD)
+bench_go 600000 400000 "the slowed benchmark"
+printf '#!/bin/sh\nexec %q 0.06\n' "$BURN" >burn.sh
+git commit -qam B && B=$(git rev-parse HEAD)
+git checkout -q -b comment "$A"
+bench_go 400000 400000 "the slowed benchmark, now with a longer comment"
+git commit -qam C && C=$(git rev-parse HEAD)
+git checkout -q -b broken "$A"
+echo 'func broken( {' >>bench_test.go
+git commit -qam D && D=$(git rev-parse HEAD)
+git checkout -q main
+index_before=$(sha256sum .git/index)
+
+gate_json() { python3 - "$WORK/results/$1/latest/gate.json" "${@:2}"; }
+
+# 1. The command gate B vs A: slower by exactly 1.5 in CPU time, confirmed, exit 4; the CI files.
+: >"$WORK/summary.md"
+status=0
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$WORK/summary.md" \
+  "$NF" run burn.yaml --base "$A" --head "$B" --results "$WORK/results" --comment "$WORK/c.md" \
+  --junit "$WORK/j.xml" >out1.txt 2>err1.txt || status=$?
+[ "$status" = 4 ] || { cat out1.txt err1.txt >&2; fail "gate B vs A (burn): exit $status, expected 4"; }
+# The truth: base burns 0.04 s of CPU and head 0.06 s, each plus the same start-up (sh, exec,
+# the loader: c, a millisecond or two), so head/base = (0.06 + c)/(0.04 + c): 1.5 less a little.
+# c is read from the samples, and the difference head - base must be 0.02 s whatever c is.
+gate_json burn "$WORK/results/burn/latest/samples.jsonl" <<'PY' || fail "gate.json of the burn gate"
+import json, sys
+from statistics import mean
+g = json.load(open(sys.argv[1]))
+samples = [json.loads(l) for l in open(sys.argv[2])]
+rows = {(r["condition"], r["unit"]): r for r in g["rows"]}
+for cond in ("idle", "busy"):
+    cpu = lambda side: [m["value"] for s in samples if s["condition"] == cond and s.get("block") == 1
+                        and s["variant"].rstrip("'") == side for m in s["metrics"] if m["unit"] == "cpu-sec/op"]
+    b, h = mean(cpu("base")), mean(cpu("head"))
+    assert 0.04 <= b < 0.045 and abs((h - b) - 0.02) < 0.001, (cond, b, h)
+    truth = (0.06 + (b - 0.04)) / b
+    r = rows[(cond, "cpu-sec/op")]
+    assert r["verdict"] == "slower" and r["confirmed"] and r["gating"], r
+    lo, hi = r["first"]["ci"]
+    assert lo < truth * 1.005 and hi > truth * 0.995 and 1.4 < truth <= 1.5, (cond, truth, r["first"])
+    assert r["second"] is not None and r["second"]["verdict"] == "slower", r
+assert g["regression"] is True
+assert g["base"]["commit"] != g["head"]["commit"] and not g["head"]["dirty"]
+PY
+contains out1.txt "::error "
+contains "$WORK/summary.md" "slower"
+cmp "$WORK/c.md" "$WORK/results/burn/latest/gate.md" || fail "--comment is not gate.md"
+python3 - "$WORK/j.xml" <<'PY' || fail "junit.xml"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites", root.tag
+failures = root.findall(".//failure")
+assert len(failures) >= 1 and int(root.get("failures")) == len(failures), ET.tostring(root)
+PY
+python3 - "$WORK/results/burn/latest/fingerprint.json" "$A" "$B" <<'PY' || fail "the fingerprint records both sides"
+import json, sys
+g = json.load(open(sys.argv[1]))["run"]["gate"]
+assert g["base"]["commit"] == sys.argv[2] and g["head"]["commit"] == sys.argv[3], g
+assert len(g["base"]["tree"]) == 40 and g["head"]["dirty"] is False
+PY
+
+# 2. Again: both builds come from the cache.
+"$NF" run burn.yaml --base "$A" --head "$B" --results "$WORK/results" >out2.txt 2>err2.txt || status=$?
+[ "$(grep -c 'cached' err2.txt)" -ge 2 ] || { cat err2.txt >&2; fail "the second gate built again"; }
+
+# 3. The Go gate B vs A: Slowed slower and confirmed, Steady never slower.
+status=0
+"$NF" run gate.yaml --base "$A" --head "$B" --results "$WORK/results" >out3.txt 2>err3.txt || status=$?
+[ "$status" = 4 ] || { cat out3.txt err3.txt >&2; fail "gate B vs A (go): exit $status, expected 4"; }
+gate_json gate <<'PY' || fail "gate.json of the go gate"
+import json, sys
+g = json.load(open(sys.argv[1]))
+prim = [r for r in g["rows"] if r["gating"]]
+by = {r["benchmark"].split("-")[0]: r for r in prim}
+assert by["BenchmarkSlowed"]["verdict"] == "slower" and by["BenchmarkSlowed"]["confirmed"], by
+assert 1.3 < by["BenchmarkSlowed"]["first"]["ratio"] < 1.7, by["BenchmarkSlowed"]
+assert by["BenchmarkSteady"]["verdict"] != "slower" or not by["BenchmarkSteady"]["confirmed"], by
+PY
+
+# 4. A comment-only change: exit 0, nothing confirmed slower.
+status=0
+"$NF" run gate.yaml --base "$A" --head "$C" --results "$WORK/results" >out4.txt 2>err4.txt || status=$?
+[ "$status" = 0 ] || { cat out4.txt err4.txt >&2; fail "gate C vs A: exit $status, expected 0"; }
+
+# 5. The working tree: B with Slowed put back by an uncommitted edit is faster than B.
+bench_go 400000 400000 "the slowed benchmark"
+status=0
+"$NF" run gate.yaml --base "$B" --results "$WORK/results" >out5.txt 2>err5.txt || status=$?
+[ "$status" = 0 ] || { cat out5.txt err5.txt >&2; fail "gate worktree vs B: exit $status, expected 0"; }
+gate_json gate <<'PY' || fail "gate.json of the working-tree gate"
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert g["head"]["worktree"] and g["head"]["dirty"] and g["head"]["changed"] == ["bench_test.go"], g["head"]
+slowed = [r for r in g["rows"] if r["gating"] and r["benchmark"].startswith("BenchmarkSlowed")][0]
+assert slowed["verdict"] == "faster", slowed
+PY
+
+# 6. Bad input: one line each, exit 2 (1 for a build that fails, with its output).
+expect() {  # expect STATUS TEXT -- ARGS...
+  local want="$1" text="$2" got=0
+  shift 3
+  "$NF" run "$@" --results "$WORK/results" >bad.out 2>bad.err || got=$?
+  [ "$got" = "$want" ] || { cat bad.out bad.err >&2; fail "run $*: exit $got, expected $want"; }
+  contains bad.err "$text"
+}
+expect 2 "unknown git ref 'nosuch'" -- gate.yaml --base nosuch
+expect 1 "the build step failed" -- gate.yaml --base "$A" --head "$D"
+contains bad.err "    | "
+expect 2 "uncommitted changes (bench_test.go)" -- gate.yaml --base "$A" --head HEAD
+expect 2 "add --base" -- gate.yaml --head "$B"
+mkdir -p "$WORK/outside" && cp gate.yaml "$WORK/outside/"
+expect 2 "is not in a git repository" -- "$WORK/outside/gate.yaml" --base main
+
+# 7. The user's checkout is untouched: index, changes, and only the cache's worktrees.
+[ "$(sha256sum .git/index)" = "$index_before" ] || fail "the user's index changed"
+[ "$(git status --porcelain)" = " M bench_test.go" ] || { git status --porcelain >&2; fail "the working tree changed"; }
+git worktree list --porcelain | awk '/^worktree /{print $2}' | tail -n +2 | while read -r w; do
+  case "$w" in "$XDG_CACHE_HOME"/noisefloor/builds/*) ;; *) fail "a worktree outside the cache: $w" ;; esac
+done
+echo "e2e_gate: ok"
