@@ -285,7 +285,7 @@ void conclude_gate(Output& out, const analysis::Analysis& a, const model::Experi
   ctx.benchmark_line = benchmark_line(e.source_text);
   ctx.room = room_line(a);
   ctx.reproduce =
-      fmt::format("noisefloor run {} --base {}{}", text::quote(o.experiment), short_id(ctx.base.commit),
+      fmt::format("noisefloor run {} --base {}{}", text::shell_word(o.experiment), short_id(ctx.base.commit),
                   ctx.head.worktree ? "" : " --head " + short_id(ctx.head.commit));
   ctx.seconds = seconds;
   const std::string markdown = render::gate_markdown(t, ctx);

@@ -218,11 +218,11 @@ std::vector<std::string> floor_lines(const GateTable& t, Escape esc) {
         failed == 0 ? (rows > 1 ? "all PASS" : "PASS")
                     : fmt::format("{} of {} FAIL", failed, plural(rows, "row", "rows"))));
   }
+  // Block 1's failed floors are in each row's verdict; the confirmation block's are not.
   for (const GateRow& r : t.rows)
-    for (const GateBlock* b : {&r.first, r.second ? &*r.second : nullptr})
-      if (b != nullptr && b->floor_failed)
-        out.push_back(fmt::format("{} {} {}: {}", esc(r.condition), esc(r.benchmark), esc(r.unit),
-                                  fmt::format("block {}: {}", b->block, fmt::join(failed_floors(*b), ", "))));
+    if (r.second && r.second->floor_failed)
+      out.push_back(fmt::format("{} {} {}: block 2: {}", esc(r.condition), esc(r.benchmark), esc(r.unit),
+                                fmt::join(failed_floors(*r.second), ", ")));
   return out;
 }
 
@@ -249,6 +249,9 @@ const GateRow* find_row(const GateTable& t, std::string_view condition, const Ga
 std::vector<std::string> contention_lines(const GateTable& t, Escape esc) {
   std::vector<std::string> out;
   for (const GateContention& c : t.contention) {
+    // The gating units only: MB/s beside ns/op says the same thing inverted (gate.json has all).
+    const GateRow* reference = find_row(t, c.reference, c);
+    if (reference != nullptr && !reference->gating) continue;
     const auto side = [&](const std::string& condition) {
       const GateRow* r = find_row(t, condition, c);
       return (r != nullptr ? figures(r->first) : std::string(text::kDash)) + " in " + esc(condition);
@@ -269,7 +272,11 @@ std::vector<std::string> note_lines(const GateTable& t, Escape esc) {
           "{}: head/base varies {:.1f}× more than the floors explain: the change may make the benchmark "
           "bimodal or load-dependent",
           row_name(r, esc), *r.first.excess_spread));
-  for (const std::string& n : t.notes) out.push_back(esc(n));
+  // The table's own notes, but for what a row's verdict or the line above already says.
+  for (const std::string& n : t.notes)
+    if (n.find(": floor failed (") == std::string::npos &&
+        n.find("more than the floors") == std::string::npos)
+      out.push_back(esc(n));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <ctime>
 
@@ -351,6 +352,17 @@ std::string quote(std::string_view s) {
       out += c;
   }
   return out + "\"";
+}
+
+std::string shell_word(std::string_view s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_./:=@%+,-").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(s);
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 }  // namespace noisefloor::text

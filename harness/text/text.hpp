@@ -117,4 +117,8 @@ std::string terminal_safe(std::string_view s);
 // most 60 characters (a longer one is cut with "…").
 std::string quote(std::string_view s);
 
+// `s` as one word a POSIX shell reads back unchanged: as it is when it holds only letters, digits
+// and _ . / : = @ % + , -; else in single quotes ('\'' for a quote); '' for the empty string.
+std::string shell_word(std::string_view s);
+
 }  // namespace noisefloor::text

@@ -119,3 +119,11 @@ TEST_CASE("text: benchstat's unit scaling") {
   CHECK(text::scale_values({2.5e9}, "B/s") == std::vector<std::string>{"2.328Gi"});
   CHECK(text::scale_values({NAN}, "B/s") == std::vector<std::string>{"?"});
 }
+
+TEST_CASE("text: shell_word quotes only what a shell would change") {
+  CHECK(text::shell_word("bench/gate.yaml") == "bench/gate.yaml");
+  CHECK(text::shell_word("") == "''");
+  CHECK(text::shell_word("my gate.yaml") == "'my gate.yaml'");
+  CHECK(text::shell_word("it's") == "'it'\\''s'");
+  CHECK(text::shell_word("$HOME") == "'$HOME'");
+}
