@@ -38,6 +38,9 @@ struct ContainerRuntime::Impl {
     std::string benchmark_path;
   };
   std::map<std::string, Image> images;
+  // image: auto per benchmark executable (host path) when variants run executables of their own
+  // (the gate's base and head): an invocation runs in the image of its argv[0].
+  std::map<std::string, Image> automatic;
   // Who holds the engine's lease for this run (docker::LeaseOwner::who): every container of the run
   // carries it (label noisefloor.owner), so `noisefloor gc` can tell a live run's from an orphan.
   std::string owner;
@@ -207,9 +210,17 @@ class ContainerScope : public ConditionScope {
   // The spinners run on the host, as in the demo (on a remote engine: in containers beside the
   // benchmark's); the benchmark's own affinity is the cpuset.
 
+  // The condition's image; under image: auto, the one made from this invocation's executable.
+  const ContainerRuntime::Impl::Image& image_for(const std::string& executable) const {
+    const auto& image = rt_->images.at(condition_.name);
+    if (image.probe)
+      if (const auto it = rt_->automatic.find(executable); it != rt_->automatic.end()) return it->second;
+    return image;
+  }
+
   InvocationOutput run(const Invocation& inv, const LineCallback& on_line,
                        const Cancelled& cancelled) override {
-    const auto& image = rt_->images.at(condition_.name);
+    const auto& image = image_for(inv.argv.front());
     const model::ContainerSpec& spec = spec_;
     docker::ContainerRequest req;
     req.image = image.ref;
@@ -387,6 +398,34 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker
 
 ContainerRuntime::~ContainerRuntime() = default;
 
+namespace {
+
+// The auto image of every benchmark executable the run starts: the benchmark's, or each variant's
+// own (the gate's base and head are two builds of one name), each with its inputs from its own
+// workdir. Returns the first variant's (or the benchmark's) image, the conditions' default.
+ContainerRuntime::Impl::Image auto_images(ContainerRuntime::Impl& rt, const model::Cancelled& cancelled) {
+  const model::Experiment& e = rt.experiment;
+  std::vector<std::pair<std::string, std::string>> executables;  // (path, workdir)
+  if (!e.gate) executables.emplace_back(e.benchmark.command.front(), e.benchmark.workdir.value_or("."));
+  for (const auto& v : e.variants)
+    if (!v.command.empty() && v.command.front().find('/') != std::string::npos)
+      executables.emplace_back(v.command.front(), v.workdir.value_or(e.benchmark.workdir.value_or(".")));
+  std::optional<ContainerRuntime::Impl::Image> first;
+  for (const auto& [exe, workdir] : executables) {
+    if (rt.automatic.count(exe)) continue;
+    std::vector<image::ImageInput> inputs;
+    for (const auto& in : e.benchmark.inputs) inputs.push_back({std::filesystem::path(workdir) / in, in});
+    const image::ImagePlan plan = image::plan_image(exe, image::embedded_probe(), image::embedded_noop(),
+                                                    image::embedded_recipe(), inputs);
+    rt.automatic[exe] = ContainerRuntime::Impl::Image{plan.tag, load_planned(rt, plan, "image", cancelled),
+                                                      true, plan.benchmark_path_in_image};
+    if (!first) first = rt.automatic[exe];
+  }
+  return first ? *first : rt.automatic.at(executables.front().first);
+}
+
+}  // namespace
+
 void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
   const auto& e = impl_->experiment;
   std::optional<Impl::Image> automatic;  // planned and loaded once, shared by the conditions using it
@@ -396,7 +435,7 @@ void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
     Impl::Image image;
     if (spec.image == "auto") {
       if (!automatic) {
-        const std::string& exe = e.benchmark.command.front();
+        const std::string& exe = e.gate ? e.variants.front().command.front() : e.benchmark.command.front();
         if (exe.find('/') == std::string::npos)
           throw ConfigError(
               fmt::format("{}: image: auto needs benchmark.command to start with a path to the "
@@ -405,13 +444,7 @@ void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
                           c.container ? ""
                                       : " (on an engine of another machine every condition "
                                         "runs in the auto image)"));
-        std::vector<image::ImageInput> inputs;
-        for (const auto& in : e.benchmark.inputs)
-          inputs.push_back({std::filesystem::path(e.benchmark.workdir.value_or(".")) / in, in});
-        const image::ImagePlan plan = image::plan_image(exe, image::embedded_probe(), image::embedded_noop(),
-                                                        image::embedded_recipe(), inputs);
-        automatic = Impl::Image{plan.tag, load_planned(*impl_, plan, "image", cancelled), true,
-                                plan.benchmark_path_in_image};
+        automatic = auto_images(*impl_, cancelled);
       }
       image = *automatic;
     } else {

@@ -91,12 +91,6 @@ void refuse_unsupported(const model::Experiment& e, const RunOptions& o) {
         fmt::format("{}: --base: a gate on other hosts is not supported yet: run it on the "
                     "machine that measures (e.g. over ssh), without --host or hosts:",
                     e.source_file));
-  for (const auto& c : e.conditions)
-    if (c.container)
-      throw ConfigError(
-          fmt::format("{}:{}:{}: --base: condition '{}' runs in a container, which the gate does "
-                      "not support yet: gate on host conditions (idle, spinners, affinity)",
-                      e.source_file, c.mark.line, c.mark.column, c.name));
 }
 
 model::GateSettings settings_of(const model::Experiment& e, const RunOptions& o) {

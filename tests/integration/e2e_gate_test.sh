@@ -155,6 +155,27 @@ assert 1.3 < by["BenchmarkSlowed"]["first"]["ratio"] < 1.7, by["BenchmarkSlowed"
 assert by["BenchmarkSteady"]["verdict"] != "slower" or not by["BenchmarkSteady"]["confirmed"], by
 PY
 
+# 3b. The same gate with the benchmark in a pinned container: each side runs in its own image.
+sed 's/^  - name: idle$/  - name: pinned\n    container: {cpuset: "0"}/' gate.yaml >"$WORK/pinned.yaml"
+sed -i "s|^benchmark:|benchmark:\n  workdir: $repo|" "$WORK/pinned.yaml"
+status=0
+"$NF" run "$WORK/pinned.yaml" --base "$A" --head "$B" --results "$WORK/results" >out3b.txt 2>err3b.txt || status=$?
+[ "$status" = 4 ] || { cat out3b.txt err3b.txt >&2; fail "gate B vs A (pinned container): exit $status, expected 4"; }
+[ "$(grep -c '^image: ' err3b.txt)" -ge 2 ] || { cat err3b.txt >&2; fail "one image per side expected"; }
+python3 - "$WORK/results/gate/latest" <<'PY' || fail "the pinned gate's samples ran in each side's image"
+import json, sys
+g = json.load(open(sys.argv[1] + "/gate.json"))
+slowed = [r for r in g["rows"] if r["gating"] and r["benchmark"].startswith("BenchmarkSlowed")][0]
+assert slowed["condition"] == "pinned" and slowed["verdict"] == "slower" and slowed["confirmed"], slowed
+run = json.load(open(sys.argv[1] + "/run.json"))
+images = {}
+for c in run["condition_records"]:
+    for r in c["runs"]:
+        images.setdefault(r["variant"].rstrip("'"), set()).add(r["details"]["container"]["image"])
+assert len(images["base"]) == 1 and len(images["head"]) == 1 and images["base"] != images["head"], images
+PY
+docker ps -aq --filter label=noisefloor.run | grep -q . && fail "a container was left behind"
+
 # 4. A comment-only change: exit 0, nothing confirmed slower.
 status=0
 "$NF" run gate.yaml --base "$A" --head "$C" --results "$WORK/results" >out4.txt 2>err4.txt || status=$?
