@@ -30,7 +30,7 @@ const std::vector<std::string> kReferenceKeys = {"file", "table", "source"};
 const std::vector<std::string> kBenchmarkKeys = {
     "build", "command", "format",    "samples",     "warmup",      "timeout", "samples_per_run",
     "env",   "workdir", "precision", "max_samples", "time_budget", "metric",  "inputs"};
-const std::vector<std::string> kVariantKeys = {"name", "command", "args"};
+const std::vector<std::string> kVariantKeys = {"name", "command", "args", "ref", "worktree"};
 const std::vector<std::string> kComparisonKeys = {"baseline", "aa", "threshold", "design"};
 const std::vector<std::string> kConditionKeys = {"name", "spinners", "affinity", "nice", "container"};
 const std::vector<std::string> kSpinnerKeys = {"count", "cpus", "nice"};
@@ -718,7 +718,10 @@ class Reader {
       if (v["command"] && v["args"])
         fail(v["args"],
              fmt::format("{}: give either command or args (args are appended to benchmark.command)", path));
-      if (v["command"]) {
+      var.git = git_side(v, path);
+      if (var.git) {
+        var.command = exp.benchmark.command;
+      } else if (v["command"]) {
         var.command = get_argv(v["command"], path + ".command");
       } else {
         var.command = exp.benchmark.command;
@@ -734,7 +737,38 @@ class Reader {
     }
     if (exp.variants.size() < 2)
       fail(node, "variants: name a baseline and at least one other variant to compare with it");
+    const auto sides =
+        std::count_if(exp.variants.begin(), exp.variants.end(), [](const auto& v) { return v.git; });
+    if (sides > 0 && (sides != 2 || exp.variants.size() != 2))
+      fail(node,
+           "variants: the gate at git refs compares two sides, the base first: "
+           "- {name: base, ref: main} - {name: head, worktree: true}; variants with commands of their own "
+           "cannot join it");
+    if (sides > 0 && exp.variants.front().git->empty())
+      fail(node[0], "variants[0]: the base of a gate is a git ref (ref: main), not the working tree");
     exp.comparison.baseline = exp.variants.front().name;
+  }
+
+  // `ref: REF` or `worktree: true`: a side of the gate, built from its own checkout; never with
+  // command or args (it runs benchmark.command there).
+  std::optional<std::string> git_side(const YAML::Node& v, const std::string& path) const {
+    if (!v["ref"] && !v["worktree"]) return std::nullopt;
+    if (v["ref"] && v["worktree"])
+      fail(v["worktree"], fmt::format("{}: give either ref or worktree: true", path));
+    for (const char* key : {"command", "args"})
+      if (v[key])
+        fail(v[key], fmt::format("{}.{}: a side at a git ref runs benchmark.command from its own checkout: "
+                                 "remove {}",
+                                 path, key, key));
+    if (v["ref"]) {
+      const std::string ref = get_string(v["ref"], path + ".ref");
+      if (ref.empty()) fail(v["ref"], fmt::format("{}.ref: name a branch, a tag or a commit", path));
+      return ref;
+    }
+    if (!v["worktree"].IsScalar() || v["worktree"].Scalar() != "true")
+      fail(v["worktree"],
+           fmt::format("{}.worktree: only true (the working tree with its uncommitted changes)", path));
+    return std::string();
   }
 
   void read_comparison(const YAML::Node& node, model::Experiment& exp) {

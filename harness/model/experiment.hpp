@@ -90,6 +90,9 @@ struct Variant {
   SourceMark mark;
   // The gate: the side's checkout, where it is built and run (nullopt: benchmark.workdir).
   std::optional<std::string> workdir;
+  // The gate in the experiment file: the git ref this side is (`ref: main`), or "" for the working
+  // tree (`worktree: true`); nullopt: a variant with a command of its own.
+  std::optional<std::string> git;
   friend bool operator==(const Variant&, const Variant&) = default;
 };
 

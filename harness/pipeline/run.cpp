@@ -380,7 +380,19 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                     "cv(idle)\", ...] or run without --check",
                     experiment_file));
   if (!earlier) check_results_root(o.results_root, e.name);
-  if (!earlier && o.base.empty() && (!o.hosts.empty() || !e.hosts.empty()))
+  // A gate named in the file (variants with ref: or worktree: true) is the gate --base asks for.
+  RunOptions gate_options = o;
+  if (!e.variants.empty() && e.variants.front().git) {
+    if (!o.base.empty())
+      throw ConfigError(
+          fmt::format("{}:{}:{}: the experiment names its gate's sides (ref:, worktree:): run it "
+                      "without --base and --head, or remove them from the file",
+                      experiment_file, e.variants.front().mark.line, e.variants.front().mark.column));
+    gate_options.base = *e.variants[0].git;
+    gate_options.head = *e.variants[1].git;
+    e.variants.clear();
+  }
+  if (!earlier && gate_options.base.empty() && (!o.hosts.empty() || !e.hosts.empty()))
     return run_fleet(o, events, cancelled);
   if (earlier) {
     const auto stored = files::try_read(fs::path(o.resume) / "experiment.yaml");
@@ -393,7 +405,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
   // The gate: both sides checked out and built (or found in the cache) before anything is measured.
   std::optional<PreparedGate> gate;
-  if (!o.base.empty()) gate = prepare_gate(e, o, events, cancelled);
+  if (!gate_options.base.empty()) gate = prepare_gate(e, gate_options, events, cancelled);
   std::optional<records::Result> anchor = load_anchor(o);
   const std::string started = text::utc(std::chrono::system_clock::now());
 
@@ -443,7 +455,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   Output out;
   out.err = f.page_problem;
   if (gate)
-    conclude_gate(out, *f.analysis, e, o, dir,
+    conclude_gate(out, *f.analysis, e, gate_options, dir,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   else
     out.out = "\n" + render::run_tables(*f.analysis, o.terminal, o.width) + "\n";

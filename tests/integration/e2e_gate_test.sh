@@ -184,7 +184,11 @@ status=0
 # 5. The working tree: B with Slowed put back by an uncommitted edit is faster than B.
 bench_go 400000 400000 "the slowed benchmark"
 status=0
-"$NF" run gate.yaml --base "$B" --results "$WORK/results" >out5.txt 2>err5.txt || status=$?
+# The gate named in the experiment file: the same as --base B with the working tree as head.
+cp gate.yaml "$WORK/named.yaml"
+printf 'variants:\n  - {name: committed, ref: %s}\n  - {name: mine, worktree: true}\n' "$B" >>"$WORK/named.yaml"
+sed -i "s|^benchmark:|benchmark:\n  workdir: $repo|" "$WORK/named.yaml"
+"$NF" run "$WORK/named.yaml" --results "$WORK/results" >out5.txt 2>err5.txt || status=$?
 [ "$status" = 0 ] || { cat out5.txt err5.txt >&2; fail "gate worktree vs B: exit $status, expected 0"; }
 gate_json gate <<'PY' || fail "gate.json of the working-tree gate"
 import json, sys

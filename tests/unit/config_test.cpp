@@ -291,6 +291,26 @@ TEST_CASE("config: bad variants and comparisons") {
         "x.yaml:2:55: benchmark.precision: expected a percentage such as 1% or 0.5%, got \"lots\"");
 }
 
+TEST_CASE("config: a gate's sides in the file: ref and worktree") {
+  const std::string head = "name: t\nbenchmark: {command: [./b.test]}\nconditions: [{name: c}]\nvariants:\n";
+  const auto e = config::parse_experiment(
+      head + "  - {name: main, ref: main}\n  - {name: mine, worktree: true}\n", "x.yaml", {});
+  REQUIRE(e.variants.size() == 2);
+  CHECK(e.variants[0].git == "main");
+  CHECK(e.variants[1].git == "");
+  CHECK(e.variants[1].command == std::vector<std::string>{"./b.test"});
+  CHECK(error_of(head + "  - {name: a, ref: main, args: [-x]}\n  - {name: b, worktree: true}\n") ==
+        "x.yaml:5:32: variants[0].args: a side at a git ref runs benchmark.command from its own checkout: "
+        "remove args");
+  CHECK(error_of(head + "  - {name: a, ref: main}\n  - {name: b, args: [-x]}\n") ==
+        "x.yaml:5:3: variants: the gate at git refs compares two sides, the base first: - {name: base, ref: "
+        "main} - {name: head, worktree: true}; variants with commands of their own cannot join it");
+  CHECK(error_of(head + "  - {name: a, worktree: true}\n  - {name: b, ref: main}\n") ==
+        "x.yaml:5:5: variants[0]: the base of a gate is a git ref (ref: main), not the working tree");
+  CHECK(error_of(head + "  - {name: a, ref: main}\n  - {name: b, worktree: yes please}\n") ==
+        "x.yaml:6:25: variants[1].worktree: only true (the working tree with its uncommitted changes)");
+}
+
 TEST_CASE("config: numbers and durations out of range are errors, never wrapped or overflowed") {
   CHECK(error_of(with_benchmark("  samples: 4294967298\n")) ==
         "x.yaml:4:12: benchmark.samples: 4294967298 is too large (at most 100000)");

@@ -14,8 +14,8 @@ namespace {
 
 model::Experiment paired(model::Schedule schedule, int samples, int warmup, bool aa = true) {
   auto e = testing::two_conditions(schedule, samples, warmup, 1);
-  e.variants = {model::Variant{"base", {"./w", "-n=1"}, {}, {}},
-                model::Variant{"fast", {"./w", "-n=2"}, {}, {}}};
+  e.variants = {model::Variant{"base", {"./w", "-n=1"}, {}, {}, {}},
+                model::Variant{"fast", {"./w", "-n=2"}, {}, {}, {}}};
   e.comparison.aa = aa;
   return e;
 }
@@ -178,8 +178,8 @@ namespace {
 
 model::Experiment gate(int warmup) {
   auto e = testing::two_conditions(model::Schedule::sequential, 10, warmup, 1);
-  model::Variant base{"base", {"/c/b/bench.test"}, {}, "/c/b"};
-  model::Variant head{"head", {"/c/h/bench.test"}, {}, "/c/h"};
+  model::Variant base{"base", {"/c/b/bench.test"}, {}, "/c/b", {}};
+  model::Variant head{"head", {"/c/h/bench.test"}, {}, "/c/h", {}};
   e.variants = {base, head};
   e.gate = model::GateSettings{};
   e.gate->max_repeats = 8;

@@ -259,7 +259,8 @@ struct VariantEnv : conditions::Environment {
 model::Experiment paired_experiment(int samples, int warmup) {
   auto e = testing::two_conditions(model::Schedule::sequential, samples, warmup, 1);
   e.conditions.resize(1);
-  e.variants = {model::Variant{"base", {"./w", "x1"}, {}, {}}, model::Variant{"x3", {"./w", "x3"}, {}, {}}};
+  e.variants = {model::Variant{"base", {"./w", "x1"}, {}, {}, {}},
+                model::Variant{"x3", {"./w", "x3"}, {}, {}, {}}};
   e.comparison.baseline = "base";
   return e;
 }
