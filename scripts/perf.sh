@@ -62,6 +62,17 @@ print(json.dumps({"id": id_, "what": what, "how": how, "kind": kind, "op": op,
                   "target": None if target == "-" else float(target), "values": [float(v) for v in values]}))
 PY
 }
+# emit_ci ID WHAT HOW KIND OP TARGET VALUE LO HI: one row whose figure is one estimate (a count
+# over trials) with its 95% interval, shown in place of the min–max.
+emit_ci() {
+  python3 - "$@" >>"$FIG" <<'PY'
+import json, sys
+id_, what, how, kind, op, target, value, lo, hi = sys.argv[1:]
+print(json.dumps({"id": id_, "what": what, "how": how, "kind": kind, "op": op,
+                  "target": None if target == "-" else float(target), "values": [float(value)],
+                  "ci": [float(lo), float(hi)]}))
+PY
+}
 # note ID TEXT: a line under the table.
 note() { python3 -c 'import json,sys; print(json.dumps({"id": sys.argv[1], "note": sys.argv[2]}))' "$1" "$2" >>"$FIG"; }
 # jq-free JSON reads: json_get FILE PYTHON-EXPRESSION-ON-d
@@ -390,6 +401,8 @@ for r in rows:
     doc["rows"].append({**r, "median": med, "min": min(v) if v else None, "max": max(v) if v else None, "met": met})
     tgt = "reported" if target is None else f"{r['op']} {fmt(r['kind'], target)}"
     cell = f"{fmt(r['kind'], med)} ({fmt(r['kind'], min(v))}–{fmt(r['kind'], max(v))})" if v else "—"
+    if v and "ci" in r:
+        cell = f"{fmt(r['kind'], med)} (95% CI {fmt(r['kind'], r['ci'][0])}–{fmt(r['kind'], r['ci'][1])})"
     md.append(f"| {r['id']} | {r['what']} | {r['how']} | {cell} | {tgt} | "
               f"{'—' if met is None else ('yes' if met else '**no**')} |")
 head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
