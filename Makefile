@@ -62,7 +62,7 @@ cv: build
 	$(NOISEFLOOR) cv results/$(EXPERIMENT)/latest
 	$(NOISEFLOOR) cv --format summary results/$(EXPERIMENT)/latest
 
-# noisefloor's performance as one table (scripts/perf.sh: P1-P8 against their peers, about ten
+# noisefloor's performance as one table (scripts/perf.sh: P1-P11 against their peers, about twenty
 # minutes; PERF_PAIRS=3). Never part of `make test`: no timing is ever asserted.
 perf: build engine
 	@bash scripts/perf.sh $(PERF)

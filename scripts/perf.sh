@@ -3,11 +3,11 @@
 # this session, alternately with the peer or the reference run (PERF_PAIRS times, default 3),
 # reported as the median with min–max. Never part of `make test`: no timing is ever asserted.
 #
-#   scripts/perf.sh [P1 P2 ... P8]        (default: all; PERF_PAIRS=3)
+#   scripts/perf.sh [P1 P2 ... P11]       (default: all; PERF_PAIRS=3; PERF_GATES=24 for P9, P10)
 #
 # Writes results/perf/<UTC time>/perf.md and perf.json and prints the markdown. Needs a built
 # noisefloor (make build), the Docker engine (started when none answers) and hyperfine (installed
-# from Debian when missing, as root). Takes about ten minutes on 2 CPUs.
+# from Debian when missing, as root). Takes about twenty minutes on 2 CPUs (P9-P11 about eight).
 #
 #   P1 orchestration     make bench-docker's experiment (short samples) vs the shell way
 #                        (scripts/orchestration-bench.sh): wall-time ratio, at the shell's protocol
@@ -28,6 +28,18 @@
 #                        samples per side: seconds and peak RSS (wait4), growth per decade
 #   P8 auto image        the first and the cached preparation of the image: auto image (the
 #                        run's note) against `docker build` of the same files from a Dockerfile
+#   P9 gate false alarms PERF_GATES gates (`run --base A --head C`, C a reworded comment) on
+#                        scripts/gate-repo.sh's repository at the gate's defaults: the fraction
+#                        with a confirmed regression (exit 4) and the per-row rate of block-1
+#                        "slower" over all gating rows, each with its Clopper-Pearson 95% interval;
+#                        the wall time per gate
+#   P10 gate power       PERF_GATES gates --head E (BenchmarkSlowed x 1.05): the fraction where
+#                        Slowed is a confirmed regression, where block 1 calls it slower, and
+#                        BenchmarkSteady's (unchanged) false "slower"s
+#   P11 gate wall time   one cold-cache gate --head B (Slowed x 1.5: builds and confirmation
+#                        included) against the shell loop (two git worktrees, two go test -c,
+#                        old.test/new.test alternately 10 times each, benchstat): wall-time ratio,
+#                        and the gate's invocations against the loop's 20
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$REPO"
@@ -39,7 +51,7 @@ if ! command -v hyperfine >/dev/null; then
   else echo "perf.sh: hyperfine is missing: apt-get install hyperfine" >&2; exit 2; fi
 fi
 WANT=("$@")
-[[ ${#WANT[@]} -gt 0 ]] || WANT=(P1 P2 P3 P4 P5 P6 P7 P8)
+[[ ${#WANT[@]} -gt 0 ]] || WANT=(P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11)
 wanted() { local w; for w in "${WANT[@]}"; do [[ $w == "$1" ]] && return 0; done; return 1; }
 if wanted P1 || wanted P2 || wanted P8; then bash scripts/dockerd.sh >/dev/null; fi
 
@@ -370,7 +382,230 @@ DOCKERFILE
     ratio "<=" - "${dcached[@]}"
 }
 
-for p in P1 P2 P3 P4 P5 P6 P7 P8; do
+# P9-P11: the A/B gate on scripts/gate-repo.sh's repository (commits A, C, E, B), made once. The
+# gates' builds share one cache (P11 makes its own, cold, each time); GOCACHE is shared and warm.
+GATES="${PERF_GATES:-24}"
+GATE_REPO="$WORK/gate-repo"
+if wanted P9 || wanted P10 || wanted P11; then eval "$(bash scripts/gate-repo.sh "$GATE_REPO")"; fi
+# gate_figures MODE DIR: P9 or P10's figures from DIR/index.tsv (gate, exit status, wall seconds)
+# and DIR/<gate>.json, as one JSON object on stdout.
+gate_figures() {
+  python3 - "$@" <<'PY'
+import json, math, statistics, sys
+mode, d = sys.argv[1], sys.argv[2]
+
+def binom_cdf(k, n, p):  # P(X <= k)
+    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
+
+def cp(k, n, alpha=0.05):  # Clopper-Pearson: the binomial tails inverted by bisection
+    def solve(f):  # f increasing in p from negative to positive
+        lo, hi = 0.0, 1.0
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            (lo, hi) = (mid, hi) if f(mid) < 0 else (lo, mid)
+        return (lo + hi) / 2
+    lower = 0.0 if k == 0 else solve(lambda p: (1 - binom_cdf(k - 1, n, p)) - alpha / 2)
+    upper = 1.0 if k == n else solve(lambda p: alpha / 2 - binom_cdf(k, n, p))
+    return lower, upper
+
+def count(k, n):
+    lo, hi = cp(k, n)
+    return {"k": k, "n": n, "p": k / n if n else float("nan"), "lo": lo, "hi": hi}
+
+gates, walls, failed = [], [], []
+for line in open(f"{d}/index.tsv"):
+    i, status, wall = line.split()
+    walls.append(float(wall))
+    if status in ("0", "4"):
+        g = json.load(open(f"{d}/{i}.json"))
+        g["_status"], g["_i"] = int(status), int(i)
+        gates.append(g)
+    else:
+        failed.append(i)
+n = len(gates)
+out = {"gates": n, "failed": failed, "walls": walls,
+       "bound": statistics.median(g["false_alarm_bound"] for g in gates) if gates else 0.0}
+bench = lambda r: r["benchmark"].split("-")[0]
+rows = [(g, r) for g in gates for r in g["rows"] if r["gating"]]
+pct = lambda x: f"{100 * (x - 1):+.1f}%"
+def tally(name):
+    t = {}
+    for g, r in rows:
+        if bench(r) == name:
+            t[r["verdict"]] = t.get(r["verdict"], 0) + 1
+    return ", ".join(f"{v} {k}" for k, v in sorted(t.items(), key=lambda kv: -kv[1]))
+ns = [r["first"]["n"] for g, r in rows]
+notes = []
+if ns:
+    notes.append(f"block 1 quads per row: median {statistics.median(ns):g} ({min(ns)}–{max(ns)}), "
+                 f"cap {gates[0]['settings']['max_repeats']}; floor failed in "
+                 f"{sum(1 for g, r in rows if r['first']['floor_failed'])} of {len(rows)} rows")
+for name in ("BenchmarkSlowed", "BenchmarkSteady"):
+    rs = [r for g, r in rows if bench(r) == name]
+    if rs:
+        ratios = sorted(r["first"]["ratio"] for r in rs)
+        mdes = [r["first"]["mde_slower"] for r in rs if r["first"]["mde_slower"] is not None]
+        notes.append(f"{name} block 1: {tally(name)}; ratio median {pct(statistics.median(ratios))} "
+                     f"({pct(ratios[0])}–{pct(ratios[-1])})"
+                     + (f", MDE median +{100 * statistics.median(mdes):.1f}%" if mdes else ""))
+if mode == "P9":
+    out["confirmed"] = count(sum(1 for g in gates if g["_status"] == 4), n)
+    out["row_slower"] = count(sum(1 for g, r in rows if r["first"]["verdict"] == "slower"), len(rows))
+    for g, r in rows:
+        if r["first"]["verdict"] == "slower":
+            s = r["second"]
+            notes.append(f"gate {g['_i']}: {bench(r)} block 1 slower {pct(r['first']['ratio'])} "
+                         f"[{pct(r['first']['ci'][0])}, {pct(r['first']['ci'][1])}], n {r['first']['n']}; "
+                         + (f"block 2 {s['verdict']} {pct(s['ratio'])}, n {s['n']}" if s else "no block 2"))
+else:
+    slowed = [(g, r) for g, r in rows if bench(r) == "BenchmarkSlowed"]
+    steady = [(g, r) for g, r in rows if bench(r) == "BenchmarkSteady"]
+    out["confirmed"] = count(sum(1 for g, r in slowed if r["regression"]), n)
+    out["first_slower"] = count(sum(1 for g, r in slowed if r["first"]["verdict"] == "slower"), n)
+    out["steady_slower"] = count(sum(1 for g, r in steady if r["first"]["verdict"] == "slower"), n)
+    out["steady_confirmed"] = sum(1 for g, r in steady if r["regression"])
+    for g, r in slowed:
+        if not r["regression"]:
+            f, s = r["first"], r["second"]
+            notes.append(f"gate {g['_i']}: Slowed not confirmed: block 1 {f['verdict']} {pct(f['ratio'])} "
+                         f"[{pct(f['ci'][0])}, {pct(f['ci'][1])}], n {f['n']}, A/A {f['aa']['outcome']}, "
+                         f"B/B {f['bb']['outcome']}; "
+                         + (f"block 2 {s['verdict']} {pct(s['ratio'])} [{pct(s['ci'][0])}, {pct(s['ci'][1])}], "
+                            f"n {s['n']}" if s else "no block 2"))
+head = f"{n + len(failed)} gates ({len(failed)} failed): "
+if mode == "P9":
+    head += (f"{out['confirmed']['k']} with a confirmed regression; {out['row_slower']['k']} of "
+             f"{out['row_slower']['n']} gating rows slower in block 1")
+else:
+    head += (f"Slowed confirmed in {out['confirmed']['k']}, block-1 slower in {out['first_slower']['k']}; "
+             f"Steady block-1 slower in {out['steady_slower']['k']}, confirmed in {out['steady_confirmed']}")
+out["notes"] = [head] + notes
+print(json.dumps(out))
+PY
+}
+
+# gates NAME HEAD: PERF_GATES gates --base A --head HEAD; per gate its exit status and wall time in
+# $WORK/NAME/index.tsv and its gate.json as $WORK/NAME/<gate>.json.
+gates() {
+  local name=$1 head=$2 dir="$WORK/$1" i s e st
+  mkdir -p "$dir"
+  : >"$dir/index.tsv"
+  for i in $(seq "$GATES"); do
+    st=0
+    s=$(date +%s.%N)
+    (cd "$GATE_REPO" && XDG_CACHE_HOME="$WORK/gate-cache" "$NF" run -q gate.yaml --base "$A" --head "$head" \
+      --results "$dir/results") >/dev/null 2>"$dir/$i.err" || st=$?
+    e=$(date +%s.%N)
+    if [[ $st == 0 || $st == 4 ]]; then
+      cp "$dir/results/gate/latest/gate.json" "$dir/$i.json"
+    else
+      note "$name" "gate $i: exit $st: $(grep -v '^ *$' "$dir/$i.err" | tail -1)"
+    fi
+    printf '%s\t%s\t%s\n' "$i" "$st" "$(awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f", e - s}')" >>"$dir/index.tsv"
+  done
+}
+
+p9() {
+  say "P9 gate false alarms: $GATES gates --base A --head C (a reworded comment)"
+  gates P9 "$C"
+  gate_figures P9 "$WORK/P9" >"$WORK/p9.json"
+  local f="$WORK/p9.json" n
+  n=$(json_get "$f" 'd["gates"]')
+  [[ $n -gt 0 ]] || return 1
+  emit_ci P9 "gate false alarms, confirmed" \
+    "$n gates on a comment-only change (gate-repo.sh C vs A), the gate's defaults: gates with a confirmed regression (exit 4) / gates; target: the gate's own bound for 2 gating rows" \
+    fraction "<=" "$(json_get "$f" 'd["bound"]')" \
+    $(json_get "$f" '" ".join(str(d["confirmed"][k]) for k in ("p", "lo", "hi"))')
+  emit_ci P9 "gate false 'slower', block 1" \
+    "the same gates: gating rows (Slowed, Steady) whose block 1 said slower / all gating rows; α/2" \
+    fraction "<=" 0.025 $(json_get "$f" '" ".join(str(d["row_slower"][k]) for k in ("p", "lo", "hi"))')
+  mapfile -t walls < <(json_get "$f" '"\n".join(str(w) for w in d["walls"])')
+  emit P9 "gate wall time, C vs A" "seconds per gate (cached builds; the first gate builds both sides), reported" \
+    s "<=" - "${walls[@]}"
+  while IFS= read -r line; do note P9 "$line"; done < <(json_get "$f" '"\n".join(d["notes"])')
+}
+
+p10() {
+  say "P10 gate power: $GATES gates --base A --head E (BenchmarkSlowed x 1.05)"
+  gates P10 "$E"
+  gate_figures P10 "$WORK/P10" >"$WORK/p10.json"
+  local f="$WORK/p10.json" n
+  n=$(json_get "$f" 'd["gates"]')
+  [[ $n -gt 0 ]] || return 1
+  emit_ci P10 "gate power, 5%, confirmed" \
+    "$n gates on BenchmarkSlowed x 1.05 (gate-repo.sh E vs A), the gate's defaults: gates where Slowed is a confirmed regression / gates" \
+    fraction ">=" 0.80 $(json_get "$f" '" ".join(str(d["confirmed"][k]) for k in ("p", "lo", "hi"))')
+  emit_ci P10 "gate power, 5%, block 1" "the same gates: Slowed called slower by block 1 / gates, reported" \
+    fraction ">=" - $(json_get "$f" '" ".join(str(d["first_slower"][k]) for k in ("p", "lo", "hi"))')
+  emit_ci P10 "gate false 'slower', unchanged row" \
+    "the same gates: BenchmarkSteady (unchanged) called slower by block 1 / gates; α/2" \
+    fraction "<=" 0.025 $(json_get "$f" '" ".join(str(d["steady_slower"][k]) for k in ("p", "lo", "hi"))')
+  mapfile -t walls < <(json_get "$f" '"\n".join(str(w) for w in d["walls"])')
+  emit P10 "gate wall time, E vs A" "seconds per gate (cached builds; confirmation included), reported" \
+    s "<=" - "${walls[@]}"
+  while IFS= read -r line; do note P10 "$line"; done < <(json_get "$f" '"\n".join(d["notes"])')
+}
+
+p11() {
+  say "P11 gate wall time: cold-cache gate B vs A against the shell loop, $PAIRS pairs"
+  local bs="$WORK/benchstat" flags=("-test.run=^\$" -test.bench=. -test.benchtime=10x -test.count=1)
+  # The real benchstat, built offline from the shared oracle's sources (about 20 s, untimed).
+  bash "$REPO/../shared/oracles/benchstat/build.sh" "$bs" >/dev/null 2>"$WORK/p11.benchstat.err" || bs=""
+  [[ -n $bs ]] || note P11 "benchstat could not be built offline ($(tail -1 "$WORK/p11.benchstat.err")): the loop is timed without it"
+  # The shell way: two checkouts, two test binaries, 10 alternations, benchstat.
+  loop_once() {
+    local d=$1 k
+    mkdir -p "$d"
+    git -C "$GATE_REPO" worktree add -q --detach "$d/old" "$A"
+    git -C "$GATE_REPO" worktree add -q --detach "$d/new" "$B"
+    (cd "$d/old" && CGO_ENABLED=0 go test -c -o "$d/old.test" .)
+    (cd "$d/new" && CGO_ENABLED=0 go test -c -o "$d/new.test" .)
+    for k in $(seq 10); do
+      (cd "$d/old" && "$d/old.test" "${flags[@]}") >>"$d/old.txt"
+      (cd "$d/new" && "$d/new.test" "${flags[@]}") >>"$d/new.txt"
+    done
+    if [[ -n $bs ]]; then "$bs" "$d/old.txt" "$d/new.txt" >"$d/benchstat.txt"; fi
+  }
+  # One untimed loop first: the Go build cache then holds A's and B's packages for both sides.
+  loop_once "$WORK/p11/loop.warm" 2>"$WORK/p11.warm.err" || { cat "$WORK/p11.warm.err" >&2; return 1; }
+  local ratios=() invocations=() i tg tl st
+  for i in $(seq "$PAIRS"); do
+    run_gate() {
+      local s e
+      st=0
+      s=$(date +%s.%N)
+      (cd "$GATE_REPO" && XDG_CACHE_HOME="$WORK/p11/cache.$i" "$NF" run -q gate.yaml --base "$A" --head "$B" \
+        --results "$WORK/p11/results") >/dev/null 2>"$WORK/p11.gate.err" || st=$?
+      e=$(date +%s.%N)
+      tg=$(awk -v s="$s" -v e="$e" 'BEGIN {printf "%.6f", e - s}')
+      [[ $st == 4 ]] || { cat "$WORK/p11.gate.err" >&2; note P11 "pair $i: the gate exited $st, not 4"; }
+    }
+    run_loop() { tl=$(timed "$WORK/p11.loop.err" loop_once "$WORK/p11/loop.$i"); }
+    if ((i % 2)); then run_gate; run_loop; else run_loop; run_gate; fi
+    [[ $st == 0 || $st == 4 ]] || return 1
+    local run="$WORK/p11/results/gate/latest" count quads
+    count=$(json_get "$run/run.json" 'sum(len(c["runs"]) for c in d["condition_records"])')
+    quads=$(python3 - "$run/samples.jsonl" <<'PY'
+import json, sys
+inv = {}
+for line in open(sys.argv[1]):
+    s = json.loads(line)
+    inv.setdefault(s["block"], set()).add((s["repeat"], s["variant"]))
+print(", ".join(f"block {b} {len(v) // 4} quads" for b, v in sorted(inv.items())))
+PY
+)
+    ratios+=("$(awk -v a="$tg" -v b="$tl" 'BEGIN {printf "%.4f", a / b}')")
+    invocations+=("$(awk -v n="$count" 'BEGIN {printf "%.4f", n / 20}')")
+    note P11 "pair $i: gate $(printf '%.2f' "$tg") s, exit $st ($count invocations: $quads); loop $(printf '%.2f' "$tl") s (20 invocations${bs:+ and benchstat})"
+  done
+  emit P11 "gate wall time, cold cache" \
+    "gate B vs A (fresh build cache: checkouts, builds, block 1, confirmation, default 1 s settle) / the shell loop (2 worktrees, 2 go test -c, 10+10 runs, benchstat)" \
+    ratio "<=" 1.5 "${ratios[@]}"
+  emit P11 "gate invocations" "the gate's benchmark invocations / the loop's 20 (block 2 runs only the flagged benchmark), reported" \
+    ratio "<=" - "${invocations[@]}"
+}
+
+for p in P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11; do
   wanted "$p" || continue
   fn=${p,,}
   if ! ("$fn"); then note "$p" "FAILED: see the messages above"; fi
