@@ -7,7 +7,7 @@
 #
 # Writes results/perf/<UTC time>/perf.md and perf.json and prints the markdown. Needs a built
 # noisefloor (make build), the Docker engine (started when none answers) and hyperfine (installed
-# from Debian when missing, as root). Takes about twenty minutes on 2 CPUs (P9-P11 about eight).
+# from Debian when missing, as root). Takes about twenty minutes on 2 CPUs (P9-P11 about nine).
 #
 #   P1 orchestration     make bench-docker's experiment (short samples) vs the shell way
 #                        (scripts/orchestration-bench.sh): wall-time ratio, at the shell's protocol
@@ -391,7 +391,7 @@ if wanted P9 || wanted P10 || wanted P11; then eval "$(bash scripts/gate-repo.sh
 # and DIR/<gate>.json, as one JSON object on stdout.
 gate_figures() {
   python3 - "$@" <<'PY'
-import json, math, statistics, sys
+import json, math, os, statistics, sys
 mode, d = sys.argv[1], sys.argv[2]
 
 def binom_cdf(k, n, p):  # P(X <= k)
@@ -436,6 +436,19 @@ def tally(name):
     return ", ".join(f"{v} {k}" for k, v in sorted(t.items(), key=lambda kv: -kv[1]))
 ns = [r["first"]["n"] for g, r in rows]
 notes = []
+# The room each gate measured in: its label and the 1-minute load average when it started.
+labels, loads = {}, []
+for g in gates:
+    label = g["room"].split(" · ")[0]
+    labels[label] = labels.get(label, 0) + 1
+    for c in json.load(open(f"{d}/{g['_i']}.run.json"))["condition_records"]:
+        load = (c.get("load_before") or {}).get("value") or {}
+        if "one" in load:
+            loads.append(load["one"])
+if gates:
+    notes.append("room: " + ", ".join(f"{v} {k}" for k, v in sorted(labels.items(), key=lambda kv: -kv[1]))
+                 + (f"; load average (1 min) at a gate's start: median {statistics.median(loads):.2f} "
+                    f"({min(loads):.2f}–{max(loads):.2f}) on {os.cpu_count()} CPUs" if loads else ""))
 if ns:
     notes.append(f"block 1 quads per row: median {statistics.median(ns):g} ({min(ns)}–{max(ns)}), "
                  f"cap {gates[0]['settings']['max_repeats']}; floor failed in "
@@ -498,6 +511,7 @@ gates() {
     e=$(date +%s.%N)
     if [[ $st == 0 || $st == 4 ]]; then
       cp "$dir/results/gate/latest/gate.json" "$dir/$i.json"
+      cp "$dir/results/gate/latest/run.json" "$dir/$i.run.json"
     else
       note "$name" "gate $i: exit $st: $(grep -v '^ *$' "$dir/$i.err" | tail -1)"
     fi
