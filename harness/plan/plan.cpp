@@ -21,6 +21,7 @@ int per_invocation(const model::BenchmarkSpec& b) {
 Unit single_unit(const model::Experiment& e) { return Unit{"", e.benchmark.command, "", "", {}, 0}; }
 
 constexpr double kStoppingConfidence = 0.99;
+constexpr double kFloorConfidence = 0.95;  // the A/A check's (§3.7)
 
 }  // namespace
 
@@ -330,8 +331,8 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
 namespace {
 
 // The gate's quads of one condition and block, per (name, configuration): per repeat the primary
-// values of base, head, base' and head' (0 where missing).
-using Quads = std::map<std::pair<std::string, std::string>, std::map<int, std::array<double, 4>>>;
+// values of base, head, base' and head' (0 where missing), and 1 when head ran first (BAAB).
+using Quads = std::map<std::pair<std::string, std::string>, std::map<int, std::array<double, 5>>>;
 
 Quads quads_of(std::span<const records::Sample> measured, const std::string& condition, int block,
                const std::string& base, const std::string& head) {
@@ -344,7 +345,9 @@ Quads quads_of(std::span<const records::Sample> measured, const std::string& con
                              : s.variant == head                      ? 1
                              : s.variant == records::aa_copy_of(base) ? 2
                                                                       : 3;
-    quads[{s.name, s.config}][s.repeat][slot] = s.metrics.front().value;
+    auto& quad = quads[{s.name, s.config}][s.repeat];
+    quad[slot] = s.metrics.front().value;
+    quad[4] = s.order == "BAAB" ? 1 : 0;
   }
   return quads;
 }
@@ -362,16 +365,25 @@ std::optional<double> Scheduler::worst_halfwidth(std::size_t c, std::span<const 
       worst = std::max(worst.value_or(0), *h);
   };
   if (experiment_.gate) {
-    // Per quad b̃ = √(b·b'), h̃ = √(h·h'): the stopping rule of the paired design on those (§3.13).
+    // Per quad b̃ = √(b·b'), h̃ = √(h·h'): the stopping rule of the paired design on those, and
+    // both floors' 95% half-widths (their PASS needs them within θ; §3.13): a block does not stop
+    // while a floor could still narrow enough to decide.
     for (const auto& [key, repeats] :
          quads_of(measured, name, block_, experiment_.variants[0].name, experiment_.variants[1].name)) {
-      std::vector<double> b, h;
+      std::vector<double> b, h, ones, e, f;
+      std::size_t seen[2] = {0, 0};  // the floors' signs alternate within each order (§3.13)
       for (const auto& [r, q] : repeats)
         if (q[0] > 0 && q[1] > 0 && q[2] > 0 && q[3] > 0) {
           b.push_back(std::sqrt(q[0] * q[2]));
           h.push_back(std::sqrt(q[1] * q[3]));
+          const double sign = seen[q[4] > 0 ? 1 : 0]++ % 2 == 0 ? 1.0 : -1.0;
+          ones.push_back(1.0);
+          e.push_back(std::exp(sign * std::log(q[2] / q[0])));
+          f.push_back(std::exp(sign * std::log(q[3] / q[1])));
         }
       consider(stats::paired_gm_halfwidth(b, h, kStoppingConfidence));
+      consider(stats::paired_gm_halfwidth(ones, e, kFloorConfidence));
+      consider(stats::paired_gm_halfwidth(ones, f, kFloorConfidence));
     }
   } else if (experiment_.paired()) {
     // (full name, pair) -> repeat -> (baseline, variant)

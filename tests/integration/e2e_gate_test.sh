@@ -198,6 +198,66 @@ slowed = [r for r in g["rows"] if r["gating"] and r["benchmark"].startswith("Ben
 assert slowed["verdict"] == "faster", slowed
 PY
 
+# 5b. Google Benchmark through a CMake build: a repository of its own, B 1.5x A's work in BM_Slowed.
+grepo="$WORK/grepo"
+mkdir -p "$grepo" && cd "$grepo"
+git init -q -b main . && git config user.name gate-test && git config user.email gate@test.invalid
+gbench_cc() {
+  cat >bench.cc <<CC
+#include <benchmark/benchmark.h>
+#include <cstdint>
+static std::uint64_t chain(int n) {
+  std::uint64_t x = 1;
+  for (int i = 0; i < n; ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+  return x;
+}
+static void BM_Slowed(benchmark::State& s) { for (auto _ : s) benchmark::DoNotOptimize(chain($1)); }
+static void BM_Steady(benchmark::State& s) { for (auto _ : s) benchmark::DoNotOptimize(chain(400000)); }
+BENCHMARK(BM_Slowed);
+BENCHMARK(BM_Steady);
+BENCHMARK_MAIN();
+CC
+}
+gbench_cc 400000
+cat >CMakeLists.txt <<'CMAKE'
+cmake_minimum_required(VERSION 3.13)
+project(gatebench CXX)
+find_package(benchmark REQUIRED)
+add_executable(bench bench.cc)
+target_compile_options(bench PRIVATE -O2)
+target_link_libraries(bench benchmark::benchmark)
+CMAKE
+printf '#!/bin/sh\nset -e\ncmake -S . -B b -DCMAKE_BUILD_TYPE=Release >/dev/null\ncmake --build b >/dev/null\n' >build.sh
+chmod +x build.sh
+cat >gbench.yaml <<'YAML'
+name: gbench-gate
+benchmark:
+  build: [./build.sh]
+  command: [./b/bench, --benchmark_min_time=0.05]
+  format: gbench-json
+  samples: auto
+  max_samples: 10
+conditions:
+  - name: idle
+YAML
+printf 'b/\n*.txt\n' >.gitignore
+git add -A && git commit -qm A && GA=$(git rev-parse HEAD)
+gbench_cc 600000
+git commit -qam B && GB=$(git rev-parse HEAD)
+status=0
+"$NF" run gbench.yaml --base "$GA" --head "$GB" --results "$WORK/results" >out5b.txt 2>err5b.txt || status=$?
+[ "$status" = 4 ] || { cat out5b.txt err5b.txt >&2; fail "gate B vs A (Google Benchmark): exit $status, expected 4"; }
+python3 - "$WORK/results/gbench-gate/latest/gate.json" <<'PY' || fail "gate.json of the Google Benchmark gate"
+import json, sys
+g = json.load(open(sys.argv[1]))
+by = {r["benchmark"]: r for r in g["rows"] if r["gating"]}
+assert by["BM_Slowed"]["verdict"] == "slower" and by["BM_Slowed"]["confirmed"], by
+assert 1.3 < by["BM_Slowed"]["first"]["ratio"] < 1.7, by["BM_Slowed"]
+assert not by["BM_Steady"]["regression"], by["BM_Steady"]
+PY
+[ ! -e "$grepo/b" ] || fail "the build ran in the user's checkout"
+cd "$repo"
+
 # 6. Bad input: one line each, exit 2 (1 for a build that fails, with its output).
 expect() {  # expect STATUS TEXT -- ARGS...
   local want="$1" text="$2" got=0

@@ -302,3 +302,33 @@ TEST_CASE("plan: a gate whose quads agree stops at its first six") {
   CHECK(quads == 6);
   CHECK(scheduler.outcomes().at("idle").converged);
 }
+
+TEST_CASE("plan: a gate does not stop while a floor is wider than the threshold") {
+  auto e = gate(0);
+  e.conditions.resize(1);
+  const auto p = plan::plan(e);
+  plan::Scheduler scheduler(e, p);
+  std::vector<records::Sample> measured;
+  int quads = 0;
+  while (auto step = scheduler.next(measured, model::Seconds(0))) {
+    ++quads;
+    for (const auto& u : step->units) {
+      records::Sample s;
+      s.condition = e.conditions[0].name;
+      s.benchmark = s.name = "BenchmarkX";
+      s.variant = u.variant;
+      s.pair = u.pair;
+      s.order = u.order;
+      s.repeat = step->repeat;
+      s.block = u.block;
+      // head/base is exactly 1.5 in every quad (b̃ and h̃ move together), but base' wanders ±5%:
+      // the A/A floor stays wide.
+      const double wobble = step->repeat % 2 ? 1.05 : 0.95;
+      const double v = u.variant == "base'" ? 100.0 * wobble : u.variant == "head'" ? 150.0 * wobble : 0;
+      s.metrics = {{v > 0 ? v : (u.variant == "base" ? 100.0 : 150.0), "ns/op"}};
+      measured.push_back(s);
+    }
+  }
+  CHECK(quads == 8);  // the cap: the ratio alone would have stopped at six
+  CHECK_FALSE(scheduler.outcomes().at("idle").converged);
+}
