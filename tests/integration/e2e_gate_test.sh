@@ -240,7 +240,7 @@ benchmark:
 conditions:
   - name: idle
 YAML
-printf 'b/\n*.txt\n' >.gitignore
+printf 'b/\nout*.txt\nerr*.txt\n' >.gitignore
 git add -A && git commit -qm A && GA=$(git rev-parse HEAD)
 gbench_cc 600000
 git commit -qam B && GB=$(git rev-parse HEAD)
