@@ -56,9 +56,7 @@ void from_json(const json& j, RunFacts& r) {
   if (j.contains("gate")) r.gate = j.at("gate").get<RunFacts::Gate>();
 }
 
-namespace {
-
-json side_json(const model::GateSide& s) {
+json gate_side_json(const model::GateSide& s) {
   return {{"ref", s.ref},
           {"commit", s.commit},
           {"tree", s.tree},
@@ -69,6 +67,8 @@ json side_json(const model::GateSide& s) {
           {"cached", s.cached},
           {"binary_sha256", s.binary_sha256}};
 }
+
+namespace {
 
 model::GateSide side_from(const json& j) {
   model::GateSide s;
@@ -87,8 +87,8 @@ model::GateSide side_from(const json& j) {
 }  // namespace
 
 void to_json(json& j, const RunFacts::Gate& g) {
-  j = {{"base", side_json(g.base)},
-       {"head", side_json(g.head)},
+  j = {{"base", gate_side_json(g.base)},
+       {"head", gate_side_json(g.head)},
        {"threshold", g.settings.threshold},
        {"confidence", g.settings.confidence},
        {"power", g.settings.power},

@@ -67,6 +67,9 @@ void from_json(const nlohmann::json& j, RunFacts& run);
 // "cached", "binary_sha256"}), "threshold", "confidence", "power", "confirm", "max_repeats",
 // "gating_units"}.
 void to_json(nlohmann::json& j, const RunFacts::Gate& gate);
+// One side: {"ref", "commit", "tree", "worktree", "dirty", "changed", "build_key", "cached",
+// "binary_sha256"} (model::GateSide is plain, so its JSON lives here).
+nlohmann::json gate_side_json(const model::GateSide& side);
 void from_json(const nlohmann::json& j, RunFacts::Gate& gate);
 
 }  // namespace noisefloor::records

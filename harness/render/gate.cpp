@@ -545,34 +545,13 @@ std::string row_warnings(const GateRow& r, const GateContext& c, const model::Ga
 // newline kept (as references in an attribute, which a parser would otherwise turn into
 // spaces); every other control character dropped.
 std::string xml(std::string_view s, bool attribute) {
+  std::string kept;  // XML 1.0 cannot hold the other control characters
+  for (const char c : s)
+    if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') kept += c;
+  const std::string escaped = text::html_escape(kept);  // & < > " ' as references: XML's too
+  if (!attribute) return escaped;
   std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\n':
-        out += attribute ? "&#10;" : "\n";
-        break;
-      case '\t':
-        out += attribute ? "&#9;" : "\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) >= 0x20) out += c;
-    }
-  }
+  for (const char c : escaped) out += c == '\n' ? "&#10;" : c == '\t' ? "&#9;" : std::string(1, c);
   return out;
 }
 std::string attr(std::string_view s) { return xml(s, true); }

@@ -11,6 +11,7 @@
 #include "analysis/verdict.hpp"
 #include "model/errors.hpp"
 #include "model/go_config.hpp"
+#include "records/fingerprint.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::analysis {
@@ -729,27 +730,11 @@ std::string doctor_json(const DoctorDocument& d) {
   return j.dump(2) + "\n";
 }
 
-namespace {
-
-json gate_side_json(const model::GateSide& s) {
-  return {{"ref", s.ref},
-          {"commit", s.commit},
-          {"tree", s.tree},
-          {"worktree", s.worktree},
-          {"dirty", s.dirty},
-          {"changed", s.changed},
-          {"build_key", s.build_key},
-          {"cached", s.cached},
-          {"binary_sha256", s.binary_sha256}};
-}
-
-}  // namespace
-
 nlohmann::json gate_document(const analysis::GateTable& table, const GateContext& c) {
   json j = table;
   j["schema"] = std::string(kGateSchema);
-  j["base"] = gate_side_json(c.base);
-  j["head"] = gate_side_json(c.head);
+  j["base"] = records::gate_side_json(c.base);
+  j["head"] = records::gate_side_json(c.head);
   j["identical_binaries"] = !c.base.binary_sha256.empty() && c.base.binary_sha256 == c.head.binary_sha256;
   j["experiment_file"] = c.experiment_file;
   j["benchmark_line"] = c.benchmark_line;

@@ -134,7 +134,7 @@ std::string xml_problem(std::string_view x) {
   std::vector<std::string> open;
   std::size_t roots = 0, i = 0;
   const auto entity_ok = [&](std::size_t at) {
-    for (std::string_view e : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#10;", "&#9;"})
+    for (std::string_view e : {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;", "&#10;", "&#9;"})
       if (x.substr(at, e.size()) == e) return true;
     return false;
   };
@@ -379,7 +379,7 @@ TEST_CASE("gate: JUnit escapes names, drops control characters, and is whole for
         "<testsuites name=\"noisefloor gate\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\" "
         "time=\"0.0\">\n"
         "  <testsuite name=\"idle\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\">\n"
-        "    <testcase classname=\"noisefloor.gate.idle\" name=\"B&lt;&amp;&quot;&apos;x sec/op\">\n"
+        "    <testcase classname=\"noisefloor.gate.idle\" name=\"B&lt;&amp;&quot;&#39;x sec/op\">\n"
         "      <system-out>within noise\n"
         "block 1: +0.1% [-0.9%, +1.1%], n = 6; floor A/A ±0.6% PASS, B/B ±0.7% PASS\n"
         "MDE +2.3%\n"
