@@ -5,25 +5,22 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 
 #include "cli/progress.hpp"
 #include "cli/signals.hpp"
 #include "model/errors.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::cli {
 namespace {
 
 // "2%", "0.5%" or "2" (percent) as a fraction; ConfigError naming the option otherwise.
-double percent(std::string_view option, std::string text) {
-  const std::string given = text;
-  if (!text.empty() && text.back() == '%') text.pop_back();
-  double value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size() || !(value > 0) || value >= 100)
-    throw ConfigError(fmt::format("{} {}: expected a percentage such as 2% or 0.5%", option, given));
-  return value / 100;
+double percent(std::string_view option, const std::string& text) {
+  const auto fraction = text::parse_percent(text);
+  if (!fraction)
+    throw ConfigError(fmt::format("{} {}: expected a percentage such as 2% or 0.5%", option, text));
+  return *fraction;
 }
 
 // The options several commands take, each declared here once; the commands word what it does.

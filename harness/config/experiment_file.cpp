@@ -686,13 +686,10 @@ class Reader {
   }
 
   double get_percent(const YAML::Node& node, std::string_view path) const {
-    std::string text = node.IsScalar() ? node.Scalar() : std::string();
-    if (!text.empty() && text.back() == '%') text.pop_back();
-    double value = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size() || !(value > 0) || value >= 100)
+    const auto fraction = text::parse_percent(node.IsScalar() ? node.Scalar() : std::string());
+    if (!fraction)
       fail(node, fmt::format("{}: expected a percentage such as 1% or 0.5%, got {}", path, describe(node)));
-    return value / 100;
+    return *fraction;
   }
 
   void read_variants(const YAML::Node& node, model::Experiment& exp) {

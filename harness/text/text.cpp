@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <ctime>
 
@@ -363,6 +364,15 @@ std::string shell_word(std::string_view s) {
   std::string out = "'";
   for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+std::optional<double> parse_percent(std::string_view text) {
+  if (!text.empty() && text.back() == '%') text.remove_suffix(1);
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size() || !(value > 0) || value >= 100)
+    return std::nullopt;
+  return value / 100;
 }
 
 }  // namespace noisefloor::text

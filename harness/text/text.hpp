@@ -121,4 +121,8 @@ std::string quote(std::string_view s);
 // and _ . / : = @ % + , -; else in single quotes ('\'' for a quote); '' for the empty string.
 std::string shell_word(std::string_view s);
 
+// "2%", "0.5%" or "2" (a percent; the sign is optional) as a fraction in (0, 1); nullopt for
+// anything else (not a number, 0, 100 or more).
+std::optional<double> parse_percent(std::string_view text);
+
 }  // namespace noisefloor::text

@@ -127,3 +127,15 @@ TEST_CASE("text: shell_word quotes only what a shell would change") {
   CHECK(text::shell_word("it's") == "'it'\\''s'");
   CHECK(text::shell_word("$HOME") == "'$HOME'");
 }
+
+TEST_CASE("text: parse_percent reads a percentage as a fraction, or nothing") {
+  CHECK(text::parse_percent("2%") == 0.02);
+  CHECK(text::parse_percent("0.5%") == 0.005);
+  CHECK(text::parse_percent("2") == 0.02);
+  CHECK_FALSE(text::parse_percent(""));
+  CHECK_FALSE(text::parse_percent("%"));
+  CHECK_FALSE(text::parse_percent("0%"));
+  CHECK_FALSE(text::parse_percent("100%"));
+  CHECK_FALSE(text::parse_percent("lots"));
+  CHECK_FALSE(text::parse_percent("2%%"));
+}
