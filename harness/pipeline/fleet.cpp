@@ -224,6 +224,46 @@ HostOutcome run_host(const Target& t, const model::Experiment& local_experiment,
 
 }  // namespace
 
+GateHost gate_host(const model::Experiment& e, const RunOptions& o) {
+  const std::vector<Target> targets = resolve_targets(o, e);
+  if (targets.size() != 1) {
+    std::vector<std::string> named;
+    for (const auto& t : targets) named.push_back(t.given);
+    throw ConfigError(fmt::format(
+        "{}a gate runs on one machine and {} are named ({}): pick one with --host NAME",
+        o.hosts.empty() ? e.source_file + ": hosts: " : "--host: ", targets.size(), fmt::join(named, ", ")));
+  }
+  GateHost host{targets.front().where, targets.front().local};
+  // Its engine answers before anything is built (this machine's only when a condition needs it).
+  const bool any_container = std::any_of(e.conditions.begin(), e.conditions.end(),
+                                         [](const model::Condition& c) { return c.container; });
+  if (!host.local || any_container) docker::Client::for_endpoint(host.where.endpoint).ping();
+  return host;
+}
+
+GateRoom gate_room(const GateHost& host, const model::Experiment& prepared, RunEvents& events) {
+  GateRoom room;
+  room.remote = !host.local;
+  room.endpoint = host.where.endpoint.display;
+  events.note(fmt::format("gate: on {} ({}, {}{})", host.where.name, host.where.endpoint.display,
+                          host.where.origin, host.local ? ", this machine" : ""));
+  const bool any_container = std::any_of(prepared.conditions.begin(), prepared.conditions.end(),
+                                         [](const model::Condition& c) { return c.container; });
+  room.experiment = prepared;
+  if (host.local && !any_container) return room;
+  docker::Client client = docker::Client::for_endpoint(host.where.endpoint);
+  if (!host.local) {
+    // The file as it reads there (its CPUs), with the sides and settings the gate made here.
+    room.experiment = experiment_for(prepared, std::max(1, client.info().value("NCPU", 1)), host.where.name);
+    room.experiment.variants = prepared.variants;
+    room.experiment.comparison = prepared.comparison;
+    room.experiment.gate = prepared.gate;
+    room.experiment.adaptive = prepared.adaptive;
+  }
+  room.client.emplace(std::move(client));
+  return room;
+}
+
 FleetColumns columns_of(const results::Fleet& fleet) {
   FleetColumns f;
   f.per_host.reserve(fleet.hosts.size());  // the columns point into it

@@ -86,11 +86,6 @@ void refuse_unsupported(const model::Experiment& e, const RunOptions& o) {
                     e.source_file, e.variants.front().mark.line, e.variants.front().mark.column));
   if (!o.resume.empty())
     throw ConfigError("--base: a gate cannot be resumed: run the gate again (its builds are cached)");
-  if (!o.hosts.empty() || !e.hosts.empty())
-    throw ConfigError(
-        fmt::format("{}: --base: a gate on other hosts is not supported yet: run it on the "
-                    "machine that measures (e.g. over ssh), without --host or hosts:",
-                    e.source_file));
 }
 
 model::GateSettings settings_of(const model::Experiment& e, const RunOptions& o) {
@@ -266,10 +261,25 @@ std::string append_summary(const std::string& path, const std::string& markdown)
   return problem;
 }
 
+// The one command that runs this gate again: its sides as commits (unless the file names them),
+// and the options that change what it measures or decides.
+std::string reproduce_command(const RunOptions& o, const model::GateSide& base, const model::GateSide& head,
+                              bool sides_in_file) {
+  std::string line = "noisefloor run " + text::shell_word(o.experiment);
+  if (!sides_in_file) {
+    line += " --base " + short_id(base.commit);
+    if (!head.worktree) line += " --head " + short_id(head.commit);
+  }
+  for (const auto& h : o.hosts) line += " --host " + text::shell_word(h);
+  if (o.threshold) line += fmt::format(" --threshold {:g}%", 100 * *o.threshold);
+  if (o.no_confirm) line += " --no-confirm";
+  return line;
+}
+
 }  // namespace
 
 void conclude_gate(Output& out, const analysis::Analysis& a, const model::Experiment& e, const RunOptions& o,
-                   results::RunDirectory& dir, double seconds) {
+                   bool sides_in_file, results::RunDirectory& dir, double seconds) {
   if (!a.gate || !a.gate_sides) return;
   const analysis::GateTable& t = *a.gate;
   render::GateContext ctx;
@@ -278,9 +288,7 @@ void conclude_gate(Output& out, const analysis::Analysis& a, const model::Experi
   ctx.experiment_file = o.experiment;
   ctx.benchmark_line = benchmark_line(e.source_text);
   ctx.room = room_line(a);
-  ctx.reproduce =
-      fmt::format("noisefloor run {} --base {}{}", text::shell_word(o.experiment), short_id(ctx.base.commit),
-                  ctx.head.worktree ? "" : " --head " + short_id(ctx.head.commit));
+  ctx.reproduce = reproduce_command(o, ctx.base, ctx.head, sides_in_file);
   ctx.seconds = seconds;
   const std::string markdown = render::gate_markdown(t, ctx);
   const std::string junit = render::gate_junit(t, ctx);

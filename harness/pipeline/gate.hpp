@@ -40,8 +40,9 @@ plan::Scheduler::Flagged gate_confirmation(const model::Experiment& e);
 // After a completed gate: the verdicts on the terminal (in `out`), gate.md, gate.json and
 // junit.xml in the run directory (and where --comment and --junit say), the job summary
 // ($GITHUB_STEP_SUMMARY) and annotations (GITHUB_ACTIONS=true); status 4 when a regression is
-// confirmed.
+// confirmed. `sides_in_file`: the experiment names the sides (ref:, worktree:), so the command
+// that reproduces the gate names no --base.
 void conclude_gate(Output& out, const analysis::Analysis& a, const model::Experiment& e, const RunOptions& o,
-                   results::RunDirectory& dir, double seconds);
+                   bool sides_in_file, results::RunDirectory& dir, double seconds);
 
 }  // namespace noisefloor::pipeline

@@ -15,6 +15,7 @@
 #include "conditions/container.hpp"
 #include "conditions/environment.hpp"
 #include "config/experiment_file.hpp"
+#include "docker/context.hpp"
 #include "docker/lease.hpp"
 #include "pipeline/commands.hpp"
 #include "records/fingerprint.hpp"
@@ -112,6 +113,25 @@ void fail_unreproduced(Output& out,
 
 // The hosts side by side, then how they differ: what `run` ends with and `cv` of such a run shows.
 std::string side_by_side_text(const FleetColumns& f, bool terminal);
+
+// A gate (run --base) on the one engine its --host or hosts: names (fleet.cpp). gate_host resolves
+// it and checks that its engine answers, before anything is built (ConfigError when several hosts
+// are named or one is unknown); gate_room, once the sides are built, gives the prepared experiment
+// as it reads on that machine (the gate's sides and settings kept) and a client of that engine
+// (none: this machine without a container condition), for a ContainerRuntime on that experiment
+// where it stays (the runtime keeps a reference to it).
+struct GateHost {
+  docker::NamedEndpoint where;
+  bool local = false;  // this machine (an engine on a unix socket): host conditions stay host processes
+};
+GateHost gate_host(const model::Experiment& e, const RunOptions& options);
+struct GateRoom {
+  model::Experiment experiment;
+  std::optional<docker::Client> client;
+  bool remote = false;   // every condition runs as containers there
+  std::string endpoint;  // as shown
+};
+GateRoom gate_room(const GateHost& host, const model::Experiment& prepared, RunEvents& events);
 
 // `run` across the hosts of the experiment or of --host (fleet.cpp).
 Output run_fleet(const RunOptions& options, RunEvents& events, const Cancelled& cancelled);

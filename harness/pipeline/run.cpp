@@ -324,11 +324,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     throw ConfigError(
         "run: --head, --threshold, --no-confirm, --allow-dirty, --comment and --junit belong to the gate: "
         "add --base REF (e.g. --base main)");
-  if (!o.base.empty() && !o.hosts.empty())
-    throw ConfigError(
-        "run --base: a gate on other hosts (--host) is not supported yet: run it on the machine "
-        "that measures");
-  if (o.resume.empty() && !o.hosts.empty()) return run_fleet(o, events, cancelled);
+  if (o.resume.empty() && o.base.empty() && !o.hosts.empty()) return run_fleet(o, events, cancelled);
   // run --resume: the earlier sessions of the run, and the experiment it was started with.
   std::optional<records::Result> earlier;
   std::string experiment_file = o.experiment;
@@ -405,16 +401,27 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
   // The gate: both sides checked out and built (or found in the cache) before anything is measured.
   std::optional<PreparedGate> gate;
+  std::optional<GateHost> gate_on;
+  if (!gate_options.base.empty() && (!o.hosts.empty() || !e.hosts.empty())) gate_on = gate_host(e, o);
   if (!gate_options.base.empty()) gate = prepare_gate(e, gate_options, events, cancelled);
   std::optional<records::Result> anchor = load_anchor(o);
   const std::string started = text::utc(std::chrono::system_clock::now());
 
-  // Containers are checked against the engine before anything is built or written.
+  // Containers are checked against the engine before anything is built or written. A gate with
+  // --host or hosts: runs on that one engine (built here, as a run on several hosts is).
+  std::optional<GateRoom> elsewhere;
+  if (gate_on) elsewhere = gate_room(*gate_on, e, events);
+  const model::Experiment& measured = elsewhere ? elsewhere->experiment : e;
   std::unique_ptr<conditions::ContainerRuntime> containers;
-  if (std::any_of(e.conditions.begin(), e.conditions.end(),
-                  [](const model::Condition& c) { return c.container; }))
-    containers = std::make_unique<conditions::ContainerRuntime>(
-        e, [&](const std::string& line) { events.note(line); });
+  const auto note = [&](const std::string& line) { events.note(line); };
+  if (elsewhere) {
+    if (elsewhere->client)
+      containers = std::make_unique<conditions::ContainerRuntime>(
+          measured, note, std::move(*elsewhere->client), elsewhere->remote);
+  } else if (std::any_of(e.conditions.begin(), e.conditions.end(),
+                         [](const model::Condition& c) { return c.container; })) {
+    containers = std::make_unique<conditions::ContainerRuntime>(e, note);
+  }
   if (!gate) build(e, events, cancelled);
 
   // A resumed run goes on in the room it started in: facts that move benchmarks must agree.
@@ -438,12 +445,14 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     if (torn) events.note("resume: a torn last line of samples.jsonl (a crash mid-write) was dropped");
     return where;
   };
-  RoomOutcome room = run_room({.experiment = e,
+  RoomOutcome room = run_room({.experiment = measured,
                                .options = o,
                                .events = events,
                                .cancelled = cancelled,
                                .started = started,
                                .containers = std::move(containers),
+                               .remote = elsewhere && elsewhere->remote,
+                               .endpoint = elsewhere ? elsewhere->endpoint : std::string(),
                                .earlier = earlier ? &*earlier : nullptr,
                                .gate = gate ? std::optional(gate->facts) : std::nullopt},
                               open);
@@ -455,7 +464,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   Output out;
   out.err = f.page_problem;
   if (gate)
-    conclude_gate(out, *f.analysis, e, gate_options, dir,
+    conclude_gate(out, *f.analysis, e, gate_options, o.base.empty(), dir,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   else
     out.out = "\n" + render::run_tables(*f.analysis, o.terminal, o.width) + "\n";

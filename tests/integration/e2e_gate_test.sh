@@ -190,6 +190,8 @@ printf 'variants:\n  - {name: committed, ref: %s}\n  - {name: mine, worktree: tr
 sed -i "s|^benchmark:|benchmark:\n  workdir: $repo|" "$WORK/named.yaml"
 "$NF" run "$WORK/named.yaml" --results "$WORK/results" >out5.txt 2>err5.txt || status=$?
 [ "$status" = 0 ] || { cat out5.txt err5.txt >&2; fail "gate worktree vs B: exit $status, expected 0"; }
+# the file names the sides, so the command that runs it again names no --base (it would be refused)
+grep -qx "reproduce: noisefloor run $WORK/named.yaml" out5.txt || { cat out5.txt >&2; fail "reproduce line of a named gate"; }
 gate_json gate <<'PY' || fail "gate.json of the working-tree gate"
 import json, sys
 g = json.load(open(sys.argv[1]))
