@@ -136,8 +136,10 @@ void Progress::progress(const runner::ProgressCount& c, const records::Sample& l
   // invocation printed them all).
   std::string left = "estimating";
   const std::size_t now_done = c.done > earlier_done_ ? c.done - earlier_done_ : 0;
+  // The confirmation block stops when it is sure, at the latest at its cap: the time left is a bound.
   if (c.total_known && now_done > 0 && c.total >= c.done)
-    left = "~" + text::clock(elapsed / static_cast<double>(now_done) * static_cast<double>(c.total - c.done));
+    left = (c.confirming ? "≤ ~" : "~") +
+           text::clock(elapsed / static_cast<double>(now_done) * static_cast<double>(c.total - c.done));
   const auto& m = latest.metrics.front();
   const auto cv = running_cv(values);
   std::string cv_text = cv ? fmt::format("CV {:.1f}%", *cv) : "CV —";
@@ -150,9 +152,10 @@ void Progress::progress(const runner::ProgressCount& c, const records::Sample& l
                                                          : "31";
     cv_text = fmt::format("\033[{}m{}\033[0m", code, cv_text);
   }
-  // Several benchmarks: the line names the one whose figures it shows, and the whole run's count.
+  // Several benchmarks, or the confirmation block: the line names the one whose figures it shows,
+  // and the whole run's count.
   std::string which;
-  if (c.benchmarks > 1) {
+  if (c.benchmarks > 1 || c.confirming) {
     std::string_view name = latest.name;
     if (name.starts_with("Benchmark") && name.size() > 9) name.remove_prefix(9);
     which =
@@ -160,11 +163,14 @@ void Progress::progress(const runner::ProgressCount& c, const records::Sample& l
         " ";
   }
   const std::string overall =
-      c.benchmarks > 1 ? fmt::format(" · {}/{}{} samples", c.done, c.total_known ? "" : "≥", c.total) : "";
-  show(fmt::format("[{}/{} {}] {}{}/{}{}{}  {} {}  {} {}  elapsed {}  left {}", condition_index_ + 1,
-                   condition_count_, condition_, which, std::min(c.benchmark_done, c.benchmark_total),
-                   c.benchmark_total, latest.warmup ? " warm-up" : "", overall, text::format_value(m.value),
-                   m.unit, cv_text, sparkline(values, 12), text::clock(elapsed), left));
+      c.benchmarks > 1 || c.confirming
+          ? fmt::format(" · {}/{}{} samples", c.done, c.total_known ? "" : "≥", c.total)
+          : "";
+  show(fmt::format("[{}/{} {}] {}{}{}/{}{}{}  {} {}  {} {}  elapsed {}  left {}", condition_index_ + 1,
+                   condition_count_, condition_, c.confirming ? "confirming " : "", which,
+                   std::min(c.benchmark_done, c.benchmark_total), c.benchmark_total,
+                   latest.warmup ? " warm-up" : "", overall, text::format_value(m.value), m.unit, cv_text,
+                   sparkline(values, 12), text::clock(elapsed), left));
 }
 
 void Progress::count(const records::Sample& s) {

@@ -165,7 +165,7 @@ VerdictText verdict_text(const GateRow& r, const model::GateSettings& s) {
   // Decided although a floor failed: the change cleared the floors' reach, not only θ.
   const std::string reach =
       r.first.floor_failed && std::isfinite(r.first.floor_reach)
-          ? fmt::format(" beyond the failed floor's reach ±{}", halfwidth(r.first.floor_reach))
+          ? fmt::format(" beyond the failed floor's reach {}", halfwidth(r.first.floor_reach))
           : "";
   if (failing(r)) return {word(r), reach + (s.confirm ? ", confirmed" + second : " (confirmation off)")};
   if (regressed(r)) return {word(r), reach + (r.gating ? ", not confirmed" + second : " (not gating)")};

@@ -273,13 +273,37 @@ class Loop {
     auto& rows = rows_[s.condition];
     const std::tuple<std::string, std::string, std::string> row{s.name, s.config, s.variant};
     rows.insert({s.name, s.config});
-    std::size_t& kept = kept_[{s.condition, std::get<0>(row), std::get<1>(row), std::get<2>(row)}];
+    // Block 2 (the gate's confirmation) counts its own repeats, from the run's count when it began.
+    const bool confirming = s.block == 2;
+    std::size_t& kept = kept_[{s.condition + (confirming ? "\n2" : ""), std::get<0>(row), std::get<1>(row),
+                               std::get<2>(row)}];
+    if (confirming && !second_block_) {
+      second_block_ = true;
+      first_block_done_ = done_;
+    }
     if (!s.warmup) {
       ++done_;
-      if (s.repeat < 0 || repeats_[{s.condition, s.name, s.config, s.variant}].insert(s.repeat).second)
+      if (s.repeat < 0 || repeats_[{s.condition + (confirming ? "\n2" : ""), s.name, s.config, s.variant}]
+                              .insert(s.repeat)
+                              .second)
         ++kept;
     }
     ProgressCount c;
+    if (confirming) {
+      // What block 2 runs: the rows it printed so far, each up to the cap of repeats.
+      auto& confirmed = rows2_[s.condition];
+      confirmed.insert({s.name, s.config});
+      c.confirming = true;
+      c.done = done_;
+      c.total_known = true;
+      std::size_t rows = 0;
+      for (const auto& [condition, names] : rows2_) rows += names.size();
+      c.total = first_block_done_ + plan_.per_condition * plan_.units_per_repeat * rows;
+      c.benchmark_done = kept;
+      c.benchmark_total = plan_.per_condition;
+      c.benchmarks = confirmed.size();
+      return c;
+    }
     c.done = done_;
     c.total_known = !known_rows_.empty();
     // A condition not yet run whole counts as many benchmarks as one that was (conditions of one
@@ -324,6 +348,10 @@ class Loop {
   std::map<std::string, std::size_t> known_rows_;                              // condition -> benchmarks
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::size_t> kept_;
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::set<int>> repeats_;
+  // The gate's block 2: the rows each condition confirms, and the run's count when it began.
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> rows2_;
+  bool second_block_ = false;
+  std::size_t first_block_done_ = 0;
   // (condition, full name, configuration) -> samples so far: a row's own count (`go test ./...`
   // prints BenchmarkGet-8 of two packages; each has its warm-up).
   std::map<std::tuple<std::string, std::string, std::string>, int> counts_;

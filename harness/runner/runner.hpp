@@ -47,6 +47,9 @@ struct ProgressCount {
   std::size_t benchmark_done = 0, benchmark_total = 0;
   // How many benchmarks its condition runs (so far, while total_known is false).
   std::size_t benchmarks = 1;
+  // The gate's confirmation block (the latest sample's block is 2): benchmark_done counts this
+  // block's repeats, and total is at most what is left of it (its cap), an upper bound.
+  bool confirming = false;
 };
 
 // Where samples and progress go as they happen.

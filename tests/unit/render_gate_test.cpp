@@ -473,3 +473,20 @@ TEST_CASE("gate: the terminal text fits its width and ends with the decision") {
   clean.rows.push_back(t.rows[1]);
   CHECK(all_lines(render::gate_text(clean, c, 80)).back() == "gate: PASS, no confirmed regression (0:41)");
 }
+
+TEST_CASE("gate: a change beyond a failed floor names the floor's reach once") {
+  GateTable t;
+  GateRow far =
+      gate_row("idle", "BenchmarkFar", "ns/op", gate_block(1, 1.496, 1.443, 1.552, Verdict::slower));
+  far.first.bb.outcome = stats::AaOutcome::fail_imprecise;
+  far.first.bb.halfwidth = 0.049;
+  far.first.floor_failed = true;
+  far.first.floor_reach = 0.098;
+  far.second = gate_block(2, 1.532, 1.471, 1.596, Verdict::slower);
+  far.confirmed = true;
+  t.rows = {far};
+  const std::string md = render::gate_markdown(t, context());
+  CHECK(contains(md, "**slower** beyond the failed floor's reach ±9.8%, confirmed (block 2: +53.2%"));
+  CHECK(contains(md, "±±") == false);
+  CHECK(contains(render::gate_text(t, context(), 120), "beyond the failed floor's reach ±9.8%, confirmed"));
+}
