@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "stats/gate.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::plan {
@@ -311,8 +312,13 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
   bool undefined = false;
   const std::optional<double> worst = worst_halfwidth(c, measured, undefined);
   const bool converged = !undefined && worst && *worst <= a.precision;
+  // The gate: every row narrow, decided at an early look, or beyond deciding by the cap (§3.13).
+  const std::optional<records::StopReason> early =
+      experiment_.gate && !converged && kept >= a.min_samples && kept < a.max_samples
+          ? gate_early_stop(c, measured)
+          : std::nullopt;
   const bool capped = kept >= a.max_samples || over_budget;
-  if (!converged && !capped) return false;
+  if (!converged && !early && !capped) return false;
   if (block_ == 1)  // the confirmation block's own stop is not the condition's outcome
     outcomes_[name] =
         records::AdaptiveOutcome{converged,
@@ -320,6 +326,7 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
                                  worst,
                                  a.precision,
                                  converged     ? records::StopReason::precision
+                                 : early       ? *early
                                  : over_budget ? records::StopReason::time_budget
                                                : records::StopReason::max_samples,
                                  experiment_.gate ? "99% paired log-ratio t interval of the quads (head/base)"
@@ -352,7 +359,66 @@ Quads quads_of(std::span<const records::Sample> measured, const std::string& con
   return quads;
 }
 
+// One row's complete quads as the gate's statistics read them (§3.13): b̃ = √(b·b') and
+// h̃ = √(h·h'), and the signed floors as ratios, exp(e) and exp(f) (their signs alternate within
+// each order), with the logs d, e, f beside.
+struct QuadRows {
+  std::vector<double> b, h, ones, ae, af;  // ratios, for paired_gm_halfwidth
+  std::vector<double> d, e, f;             // logs, for the early stop
+};
+
+QuadRows quad_rows(const std::map<int, std::array<double, 5>>& repeats) {
+  QuadRows r;
+  std::size_t seen[2] = {0, 0};
+  for (const auto& [repeat, q] : repeats)
+    if (q[0] > 0 && q[1] > 0 && q[2] > 0 && q[3] > 0) {
+      r.b.push_back(std::sqrt(q[0] * q[2]));
+      r.h.push_back(std::sqrt(q[1] * q[3]));
+      const double sign = seen[q[4] > 0 ? 1 : 0]++ % 2 == 0 ? 1.0 : -1.0;
+      r.ones.push_back(1.0);
+      r.e.push_back(sign * std::log(q[2] / q[0]));
+      r.f.push_back(sign * std::log(q[3] / q[1]));
+      r.ae.push_back(std::exp(r.e.back()));
+      r.af.push_back(std::exp(r.f.back()));
+      r.d.push_back(std::log(r.h.back() / r.b.back()));
+    }
+  return r;
+}
+
 }  // namespace
+
+std::optional<records::StopReason> Scheduler::gate_early_stop(
+    std::size_t c, std::span<const records::Sample> measured) const {
+  const model::Adaptive& a = *experiment_.adaptive;
+  const double theta = experiment_.gate->threshold;
+  const auto cap = static_cast<std::size_t>(a.max_samples);
+  const std::size_t looks = static_cast<std::size_t>(std::max(1, a.max_samples - a.min_samples));
+  const std::string& name = experiment_.conditions[c].name;
+  bool any = false, any_futile = false;
+  for (const auto& [key, repeats] :
+       quads_of(measured, name, block_, experiment_.variants[0].name, experiment_.variants[1].name)) {
+    const QuadRows r = quad_rows(repeats);
+    if (r.d.size() < 2) return std::nullopt;
+    const auto narrow = [&](std::optional<double> h, double limit) { return h && *h <= limit; };
+    if (narrow(stats::paired_gm_halfwidth(r.b, r.h, kStoppingConfidence), a.precision) &&
+        narrow(stats::paired_gm_halfwidth(r.ones, r.ae, kFloorConfidence), a.precision) &&
+        narrow(stats::paired_gm_halfwidth(r.ones, r.af, kFloorConfidence), a.precision)) {
+      any = true;
+      continue;
+    }
+    if (stats::decided_early(r.d, r.e, r.f, theta, looks, kFloorConfidence)) {
+      any = true;
+      continue;
+    }
+    if (stats::futile(r.d, r.e, r.f, theta, cap, kFloorConfidence)) {
+      any = any_futile = true;
+      continue;
+    }
+    return std::nullopt;
+  }
+  if (!any) return std::nullopt;
+  return any_futile ? records::StopReason::futile : records::StopReason::decided;
+}
 
 std::optional<double> Scheduler::worst_halfwidth(std::size_t c, std::span<const records::Sample> measured,
                                                  bool& undefined) const {
@@ -370,20 +436,10 @@ std::optional<double> Scheduler::worst_halfwidth(std::size_t c, std::span<const 
     // while a floor could still narrow enough to decide.
     for (const auto& [key, repeats] :
          quads_of(measured, name, block_, experiment_.variants[0].name, experiment_.variants[1].name)) {
-      std::vector<double> b, h, ones, e, f;
-      std::size_t seen[2] = {0, 0};  // the floors' signs alternate within each order (§3.13)
-      for (const auto& [r, q] : repeats)
-        if (q[0] > 0 && q[1] > 0 && q[2] > 0 && q[3] > 0) {
-          b.push_back(std::sqrt(q[0] * q[2]));
-          h.push_back(std::sqrt(q[1] * q[3]));
-          const double sign = seen[q[4] > 0 ? 1 : 0]++ % 2 == 0 ? 1.0 : -1.0;
-          ones.push_back(1.0);
-          e.push_back(std::exp(sign * std::log(q[2] / q[0])));
-          f.push_back(std::exp(sign * std::log(q[3] / q[1])));
-        }
-      consider(stats::paired_gm_halfwidth(b, h, kStoppingConfidence));
-      consider(stats::paired_gm_halfwidth(ones, e, kFloorConfidence));
-      consider(stats::paired_gm_halfwidth(ones, f, kFloorConfidence));
+      const QuadRows r = quad_rows(repeats);
+      consider(stats::paired_gm_halfwidth(r.b, r.h, kStoppingConfidence));
+      consider(stats::paired_gm_halfwidth(r.ones, r.ae, kFloorConfidence));
+      consider(stats::paired_gm_halfwidth(r.ones, r.af, kFloorConfidence));
     }
   } else if (experiment_.paired()) {
     // (full name, pair) -> repeat -> (baseline, variant)

@@ -122,6 +122,10 @@ class Scheduler {
   std::optional<Step> next_adaptive(std::span<const records::Sample> measured, model::Seconds elapsed);
   Step adaptive_step(std::size_t condition);
   bool stopped(std::size_t condition, std::span<const records::Sample> measured, model::Seconds elapsed);
+  // The gate (§3.13 "When a block stops"): the reason its block may stop before the cap although
+  // some row is not narrow, when every row is narrow, decided early, or futile; else nullopt.
+  std::optional<records::StopReason> gate_early_stop(std::size_t condition,
+                                                     std::span<const records::Sample> measured) const;
   std::optional<double> worst_halfwidth(std::size_t condition, std::span<const records::Sample> measured,
                                         bool& undefined) const;
   bool start_second_block(std::span<const records::Sample> measured);

@@ -45,17 +45,20 @@ struct ComparisonSettings {
 };
 
 // Why `samples: auto` stopped taking samples of a condition.
-enum class StopReason { none, precision, max_samples, time_budget };
+// decided, futile: the gate's early stops (harness/stats/README.md §3.13 "When a block stops").
+enum class StopReason { none, precision, max_samples, time_budget, decided, futile };
 
 // Where the probe that measured an invocation ran.
 enum class MeasuredBy { none, host, container };
 
-constexpr std::array<std::pair<StopReason, std::string_view>, 4> names(StopReason) {
+constexpr std::array<std::pair<StopReason, std::string_view>, 6> names(StopReason) {
   return {{
       {StopReason::none, ""},
       {StopReason::precision, "precision"},
       {StopReason::max_samples, "max_samples"},
       {StopReason::time_budget, "time budget"},
+      {StopReason::decided, "decided"},
+      {StopReason::futile, "futile"},
   }};
 }
 constexpr std::array<std::pair<MeasuredBy, std::string_view>, 3> names(MeasuredBy) {

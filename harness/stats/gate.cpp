@@ -115,10 +115,71 @@ std::optional<std::size_t> repeats_needed(double mean_log, double sd_log, std::s
   return std::nullopt;
 }
 
+namespace {
+
+struct LogMoments {
+  double mean = 0, sd = 0;
+  std::size_t n = 0;
+};
+
+LogMoments moments(std::span<const double> x, const char* what) {
+  check_gate_n(x.size(), what);
+  LogMoments m;
+  m.n = x.size();
+  for (const double v : x) m.mean += v;
+  m.mean /= static_cast<double>(m.n);
+  double ss = 0;
+  for (const double v : x) ss += (v - m.mean) * (v - m.mean);
+  m.sd = std::sqrt(ss / static_cast<double>(m.n - 1));
+  return m;
+}
+
+// The relative reach of a floor's interval exp(ē ± h) from 1, h its half-width at n.
+double reach_of(const LogMoments& m, double confidence, std::size_t n) {
+  const double h = log_halfwidth(confidence, m.sd, n);
+  return std::max(std::exp(m.mean + h) - 1.0, 1.0 - std::exp(m.mean - h));
+}
+
+// d's interval d̄ ± h against T: wholly beyond ln(1 + T) or ln(1 − T).
+bool clears(double mean, double h, double threshold) {
+  if (!std::isfinite(threshold)) return false;
+  return mean - h > std::log1p(threshold) || (threshold < 1.0 && mean + h < std::log1p(-threshold));
+}
+
+}  // namespace
+
+double gate_threshold(std::span<const double> e, std::span<const double> f, double theta, double confidence) {
+  check_confidence(confidence);
+  check_gate_theta(theta);
+  const LogMoments me = moments(e, "gate_threshold"), mf = moments(f, "gate_threshold");
+  return std::max({theta, reach_of(me, confidence, me.n), reach_of(mf, confidence, mf.n)});
+}
+
+bool decided_early(std::span<const double> d, std::span<const double> e, std::span<const double> f,
+                   double theta, std::size_t looks, double confidence) {
+  if (looks < 1) throw Error("stats: decided_early needs at least one look");
+  const LogMoments md = moments(d, "decided_early");
+  // One-sided tail a per look, so the two-sided level of the interval is 1 − 2a.
+  const double a = 0.5 * (1.0 - confidence) * kEarlySpend / static_cast<double>(looks);
+  return clears(md.mean, log_halfwidth(1.0 - 2.0 * a, md.sd, md.n), gate_threshold(e, f, theta, confidence));
+}
+
+bool futile(std::span<const double> d, std::span<const double> e, std::span<const double> f, double theta,
+            std::size_t cap, double confidence) {
+  check_confidence(confidence);
+  check_gate_theta(theta);
+  const LogMoments md = moments(d, "futile"), me = moments(e, "futile"), mf = moments(f, "futile");
+  if (cap < md.n) cap = md.n;
+  const double reach = std::max(reach_of(me, confidence, cap), reach_of(mf, confidence, cap));
+  if (reach <= theta) return false;  // the floors could still pass: "within noise" is in reach
+  return !clears(md.mean, log_halfwidth(confidence, md.sd, cap), reach);
+}
+
 double false_alarm_row(double confidence, bool confirm) {
   check_confidence(confidence);
-  // A false "slower" needs the lower end above θ₊ with δ = 0: at most P(T > t_{1−α/2}) = α/2.
-  const double one_block = 0.5 * (1.0 - confidence);
+  // A false "slower" needs the lower end above θ₊ with δ = 0: at most P(T > t_{1−α/2}) = α/2 at
+  // the look that ends the block by width or cap, plus the early looks' α/2·kEarlySpend.
+  const double one_block = 0.5 * (1.0 - confidence) * (1.0 + kEarlySpend);
   return confirm ? one_block * one_block : one_block;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 
 #include "stats/compare.hpp"
 #include "stats/summary.hpp"
@@ -47,8 +48,29 @@ Mde mde(double sigma0, std::size_t n, double theta, double power, bool confirm, 
 std::optional<std::size_t> repeats_needed(double mean_log, double sd_log, std::size_t n, double theta,
                                           double confidence, std::size_t cap);
 
+// When a gate's block stops (§3.13 "When a block stops"), per row, from the logs of its complete
+// quads: d (the effect, ln h̃/b̃) and the signed floors e and f, n = their size ≥ 2.
+// The share of α/2 that a block's early looks spend together: a tenth.
+inline constexpr double kEarlySpend = 0.1;
+// The threshold the verdict uses at this n: max(θ, the 95% floors' reach), the farthest end of
+// either floor's interval exp(ē ± t·s_e/√n) from 1 (§3.13 "Verdict"); +∞ when a floor has no
+// interval.
+double gate_threshold(std::span<const double> e, std::span<const double> f, double theta,
+                      double confidence = 0.95);
+// Decided at an early look: with a = (α/2)·kEarlySpend/looks (`looks`: the looks a block may stop
+// at before its cap, ≥ 1), the interval d̄ ± t_{1−a,n−1}·s_d/√n lies wholly above ln(1 + T) or
+// wholly below ln(1 − T), T = gate_threshold(e, f, θ). The 95% verdict is then the same.
+bool decided_early(std::span<const double> d, std::span<const double> e, std::span<const double> f,
+                   double theta, std::size_t looks, double confidence = 0.95);
+// Futile: projected to the cap (ē, s_e, d̄ and s_d as they are, n = cap), a floor still reaches
+// beyond θ — so "within noise" cannot be said — and d's 95% interval still does not clear the
+// projected threshold — so neither can "slower" or "faster". More quads would end inconclusive.
+bool futile(std::span<const double> d, std::span<const double> e, std::span<const double> f, double theta,
+            std::size_t cap, double confidence = 0.95);
+
 // The probability that one row of a gate with no true change is called slower (§3.13
-// "False-positive rate"): α/2 for one block, (α/2)² when a second block must confirm.
+// "False-positive rate"): α/2·(1 + kEarlySpend) for one block (its final look and its early
+// looks), the square of that when a second block must confirm.
 double false_alarm_row(double confidence, bool confirm);
 // The same over m gating rows: 1 − (1 − p_row)^m (m = 0: 0).
 double false_alarm_bound(std::size_t rows, double confidence, bool confirm);

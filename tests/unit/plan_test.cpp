@@ -303,7 +303,12 @@ TEST_CASE("plan: a gate whose quads agree stops at its first six") {
   CHECK(scheduler.outcomes().at("idle").converged);
 }
 
-TEST_CASE("plan: a gate does not stop while a floor is wider than the threshold") {
+namespace {
+
+// A gate's block 1 on one condition whose every quad is made by `value(variant, repeat)`: how many
+// quads it ran and how it stopped.
+template <typename Value>
+std::pair<int, records::AdaptiveOutcome> run_gate(const Value& value) {
   auto e = gate(0);
   e.conditions.resize(1);
   const auto p = plan::plan(e);
@@ -321,14 +326,44 @@ TEST_CASE("plan: a gate does not stop while a floor is wider than the threshold"
       s.order = u.order;
       s.repeat = step->repeat;
       s.block = u.block;
-      // head/base is exactly 1.5 in every quad (b̃ and h̃ move together), but base' wanders ±5%:
-      // the A/A floor stays wide.
-      const double wobble = step->repeat % 2 ? 1.05 : 0.95;
-      const double v = u.variant == "base'" ? 100.0 * wobble : u.variant == "head'" ? 150.0 * wobble : 0;
-      s.metrics = {{v > 0 ? v : (u.variant == "base" ? 100.0 : 150.0), "ns/op"}};
+      s.metrics = {{value(u.variant, step->repeat), "ns/op"}};
       measured.push_back(s);
     }
   }
-  CHECK(quads == 8);  // the cap: the ratio alone would have stopped at six
-  CHECK_FALSE(scheduler.outcomes().at("idle").converged);
+  return {quads, scheduler.outcomes().at("idle")};
+}
+
+}  // namespace
+
+TEST_CASE("plan: a gate stops at its first look when a change clears a wide floor (§3.13)") {
+  // head/base is exactly 1.5 in every quad (b̃ and h̃ move together), but base' and head' wander
+  // ±5%: the floors stay wide, the width rule alone would run to the cap; 1.5 is decided at once.
+  const auto [quads, outcome] = run_gate([](const std::string& v, int repeat) {
+    const double wobble = repeat % 2 ? 1.05 : 0.95;
+    return v == "base" ? 100.0 : v == "head" ? 150.0 : v == "base'" ? 100.0 * wobble : 150.0 * wobble;
+  });
+  CHECK(quads == 6);
+  CHECK_FALSE(outcome.converged);
+  CHECK(outcome.stopped_by == records::StopReason::decided);
+}
+
+TEST_CASE("plan: a gate stops as futile when its floors cannot pass by the cap and nothing is decided") {
+  // No change, floors ±5%: projected to the cap (8 quads) a floor still reaches past θ = 2%.
+  const auto [quads, outcome] = run_gate([](const std::string& v, int repeat) {
+    const double wobble = repeat % 2 ? 1.05 : 0.95;
+    return v == "base" || v == "head" ? 100.0 : 100.0 * wobble;
+  });
+  CHECK(quads == 6);
+  CHECK(outcome.stopped_by == records::StopReason::futile);
+}
+
+TEST_CASE("plan: a gate goes on while its floors could still pass by the cap") {
+  // No change, floors a little wider than θ at 6 quads that narrow within it by the cap: not futile.
+  const auto [quads, outcome] = run_gate([](const std::string& v, int repeat) {
+    const double wobble = repeat % 2 ? 1.019 : 1 / 1.019;
+    return v == "base" || v == "head" ? 100.0 : 100.0 * wobble;
+  });
+  CHECK(quads == 7);  // at 6 the floor's 95% half-width is 2.2%; at 7, 1.9%
+  CHECK(outcome.converged);
+  CHECK(outcome.stopped_by == records::StopReason::precision);
 }

@@ -126,9 +126,10 @@ TEST_CASE("records: a closed set is written by its name and read back only from 
   j["adaptive"]["idle"]["stopped_by"] = "time budget";
   CHECK(j.get<records::RunRecord>().adaptive.at("idle").stopped_by == records::StopReason::time_budget);
   j["adaptive"]["idle"]["stopped_by"] = "patience";
-  CHECK_THROWS_WITH_AS(j.get<records::RunRecord>(),
-                       "stopped_by: \"patience\" is not one of: precision, max_samples, time budget",
-                       ParseError);
+  CHECK_THROWS_WITH_AS(
+      j.get<records::RunRecord>(),
+      "stopped_by: \"patience\" is not one of: precision, max_samples, time budget, decided, futile",
+      ParseError);
 }
 
 TEST_CASE("records: a newer run.json is refused with what to do") {

@@ -74,13 +74,58 @@ TEST_CASE("gate: needs about k more repeats — the least N with t_{N−1}·s/�
 }
 
 TEST_CASE("gate: the false-alarm bound per row and per gate (m = 2, 20, 80)") {
-  CHECK(false_alarm_row(0.95, true) == rel(0.000625, kClosed));
-  CHECK(false_alarm_row(0.95, false) == rel(0.025, kClosed));
-  CHECK(false_alarm_bound(2, 0.95, true) == rel(0.0012496093749999604, 1e-12));  // 0.125%
-  CHECK(false_alarm_bound(20, 0.95, true) == rel(0.012426058832500142, 1e-12));  // 1.24%
-  CHECK(false_alarm_bound(80, 0.95, true) == rel(0.04878544453863398, 1e-12));   // 4.88%
-  CHECK(false_alarm_bound(20, 0.95, false) == rel(0.39731231978089987, 1e-12));  // without confirmation
+  // Per block α/2 at its last look plus α/2·kEarlySpend over its early looks: 2.75%.
+  CHECK(false_alarm_row(0.95, true) == rel(0.00075625, kClosed));
+  CHECK(false_alarm_row(0.95, false) == rel(0.0275, kClosed));
+  CHECK(false_alarm_bound(2, 0.95, true) == rel(0.001511928085937475, 1e-12));   // 0.151%
+  CHECK(false_alarm_bound(20, 0.95, true) == rel(0.015016827808634003, 1e-12));  // 1.50%
+  CHECK(false_alarm_bound(80, 0.95, true) == rel(0.05872777516344696, 1e-12));   // 5.87%
+  CHECK(false_alarm_bound(20, 0.95, false) == rel(0.4274779733469457, 1e-12));   // without confirmation
   CHECK(false_alarm_bound(0, 0.95, true) == 0.0);
+}
+
+namespace {
+std::vector<double> logs(std::initializer_list<double> ratios) {
+  std::vector<double> out;
+  for (const double r : ratios) out.push_back(std::log(r));
+  return out;
+}
+const std::vector<double> kEe{0.010, -0.020, 0.015, -0.005, 0.012, -0.018};
+const std::vector<double> kEf{-0.011, 0.017, -0.009, 0.004, 0.021, -0.013};
+const std::vector<double> kEw{0.06, -0.05, 0.04, -0.06, 0.05, -0.04};
+}  // namespace
+
+TEST_CASE("gate: the threshold at a look is θ or the floors' reach, whichever is wider") {
+  CHECK(gate_threshold(kEe, kEf, 0.02) == rel(0.02, kClosed));
+  CHECK(gate_threshold(kEw, kEf, 0.02) == rel(0.05997075102696381, kClosed));
+  CHECK_THROWS_AS(gate_threshold(std::vector<double>{0.01}, kEf, 0.02), Error);
+}
+
+TEST_CASE("gate: an early look decides only at its stricter level, beyond the floors' reach") {
+  // d̄ = ln 1.111; at 14 looks the interval's log half-width is 0.0829 (t at 1 − 0.025·0.1/14),
+  // so its lower end ln 1.0227 clears θ₊ = ln 1.02; at 54 looks (0.1098) it does not.
+  const auto d = logs({1.12, 1.09, 1.15, 1.10, 1.13, 1.08});
+  CHECK(decided_early(d, kEe, kEf, 0.02, 14));
+  CHECK_FALSE(decided_early(d, kEe, kEf, 0.02, 54));
+  // A wide floor moves the threshold to its reach, 6.0%: not decided.
+  CHECK_FALSE(decided_early(d, kEw, kEf, 0.02, 14));
+  // Faster: the mirror image.
+  const auto faster = logs({1 / 1.12, 1 / 1.09, 1 / 1.15, 1 / 1.10, 1 / 1.13, 1 / 1.08});
+  CHECK(decided_early(faster, kEe, kEf, 0.02, 14));
+  // Exact counts: no spread, decided as soon as beyond θ.
+  CHECK(decided_early(logs({1.05, 1.05}), std::vector<double>{0, 0}, std::vector<double>{0, 0}, 0.02, 50));
+  CHECK_THROWS_AS(decided_early(d, kEe, kEf, 0.02, 0), Error);
+}
+
+TEST_CASE("gate: a row is futile when, at the cap, its floors still fail and nothing is decided") {
+  const auto flat = logs({1.01, 0.99, 1.00, 1.02, 0.98, 1.00});
+  // Floors of SD 5.5%: at a cap of 20 they still reach 2.63% > θ; at 60, 1.44%: they could pass.
+  CHECK(futile(flat, kEw, kEw, 0.02, 20));
+  CHECK_FALSE(futile(flat, kEw, kEw, 0.02, 60));
+  // Narrow floors: "within noise" stays in reach.
+  CHECK_FALSE(futile(flat, kEe, kEf, 0.02, 20));
+  // A 1.5x change beside the wide floors is decidable at the cap: not futile.
+  CHECK_FALSE(futile(logs({1.52, 1.47, 1.55, 1.45, 1.50, 1.51}), kEw, kEw, 0.02, 20));
 }
 
 TEST_CASE("gate: the interaction is Welch's interval on two conditions' log ratios") {

@@ -140,10 +140,51 @@ def needed(mean_log, sd_log, n, theta=THETA, conf=CONF, cap=60):
     return None
 
 
+EARLY_SPEND = 0.1  # the share of alpha/2 a block's early looks spend together
+
+
 def false_alarm(m, conf=CONF, confirm=True):
-    p = (1 - conf) / 2
+    p = (1 - conf) / 2 * (1 + EARLY_SPEND)
     p = p * p if confirm else p
     return 1 - (1 - p) ** m
+
+
+# --- when a block stops (§3.13) ---------------------------------------------------------------
+
+def moments(x):
+    n = len(x)
+    m = sum(x) / n
+    return m, math.sqrt(sum((v - m) ** 2 for v in x) / (n - 1)), n
+
+
+def reach(x, n, conf=CONF):
+    m, s, _ = moments(x)
+    h = t_q(0.5 * (1 + conf), n - 1) * s / math.sqrt(n)
+    return max(math.exp(m + h) - 1, 1 - math.exp(m - h))
+
+
+def gate_threshold(e, f, theta=THETA, conf=CONF):
+    return max(theta, reach(e, len(e), conf), reach(f, len(f), conf))
+
+
+def clears(m, h, t):
+    return m - h > math.log1p(t) or (t < 1 and m + h < math.log1p(-t))
+
+
+def decided_early(d, e, f, looks, theta=THETA, conf=CONF):
+    m, s, n = moments(d)
+    a = (1 - conf) / 2 * EARLY_SPEND / looks
+    h = t_q(1 - a, n - 1) * s / math.sqrt(n)
+    return clears(m, h, gate_threshold(e, f, theta, conf)), h
+
+
+def futile(d, e, f, cap, theta=THETA, conf=CONF):
+    m, s, n = moments(d)
+    cap = max(cap, n)
+    r = max(reach(e, cap, conf), reach(f, cap, conf))
+    if r <= theta:
+        return False, r
+    return not clears(m, t_q(0.5 * (1 + conf), cap - 1) * s / math.sqrt(cap), r), r
 
 
 def welch(dc, dr, conf=CONF):
@@ -216,6 +257,21 @@ def main():
     for m in (2, 20, 80):
         show(f"false_alarm_bound({m}, confirm)", false_alarm(m))
     show("false_alarm_bound(20, no confirm)", false_alarm(20, confirm=False))
+    show("false_alarm_row(confirm)", false_alarm(1))
+    show("false_alarm_row(no confirm)", false_alarm(1, confirm=False))
+    ED = [math.log(x) for x in (1.12, 1.09, 1.15, 1.10, 1.13, 1.08)]
+    EE = [0.010, -0.020, 0.015, -0.005, 0.012, -0.018]
+    EF = [-0.011, 0.017, -0.009, 0.004, 0.021, -0.013]
+    show("gate_threshold(EE, EF)", gate_threshold(EE, EF))
+    show("decided_early(ED, EE, EF, looks 14) (decided, log half-width)", decided_early(ED, EE, EF, 14))
+    show("decided_early(ED, EE, EF, looks 54)", decided_early(ED, EE, EF, 54))
+    EW = [0.06, -0.05, 0.04, -0.06, 0.05, -0.04]
+    show("gate_threshold(EW, EF): the wide floor's reach", gate_threshold(EW, EF))
+    show("decided_early(ED, EW, EF, looks 14)", decided_early(ED, EW, EF, 14))
+    FD = [math.log(x) for x in (1.01, 0.99, 1.00, 1.02, 0.98, 1.00)]
+    show("futile(FD, EW, EW, cap 20) (futile, projected reach)", futile(FD, EW, EW, 20))
+    show("futile(FD, EW, EW, cap 60)", futile(FD, EW, EW, 60))
+    show("futile(FD, EE, EF, cap 20)", futile(FD, EE, EF, 20))
     c = [math.log(x) for x in (1.21, 1.18, 1.23, 1.19, 1.20, 1.22)]
     r = [math.log(x) for x in (1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.01, 0.99)]
     w = welch(c, r)
