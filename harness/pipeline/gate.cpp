@@ -278,16 +278,22 @@ std::string reproduce_command(const RunOptions& o, const model::GateSide& base, 
 
 }  // namespace
 
+render::GateContext gate_context(const analysis::Analysis& a) {
+  render::GateContext ctx;
+  if (!a.gate || !a.gate_sides) return ctx;
+  ctx.base = a.gate_sides->base;
+  ctx.head = a.gate_sides->head;
+  ctx.room = room_line(a);
+  return ctx;
+}
+
 void conclude_gate(Output& out, const analysis::Analysis& a, const model::Experiment& e, const RunOptions& o,
                    bool sides_in_file, results::RunDirectory& dir, double seconds) {
   if (!a.gate || !a.gate_sides) return;
   const analysis::GateTable& t = *a.gate;
-  render::GateContext ctx;
-  ctx.base = a.gate_sides->base;
-  ctx.head = a.gate_sides->head;
+  render::GateContext ctx = gate_context(a);
   ctx.experiment_file = o.experiment;
   ctx.benchmark_line = benchmark_line(e.source_text);
-  ctx.room = room_line(a);
   ctx.reproduce = reproduce_command(o, ctx.base, ctx.head, sides_in_file);
   ctx.seconds = seconds;
   const std::string markdown = render::gate_markdown(t, ctx);

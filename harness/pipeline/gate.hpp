@@ -14,6 +14,7 @@
 #include "pipeline/commands.hpp"
 #include "plan/plan.hpp"
 #include "records/fingerprint.hpp"
+#include "render/gate.hpp"
 #include "results/directory.hpp"
 
 namespace noisefloor::pipeline {
@@ -36,6 +37,10 @@ PreparedGate prepare_gate(model::Experiment& e, const RunOptions& o, RunEvents& 
 
 // The question the Scheduler asks once block 1 is done: which benchmarks it calls slower.
 plan::Scheduler::Flagged gate_confirmation(const model::Experiment& e);
+
+// The sides and the room of a gate's analysis, as its renderings name them (empty when `a` is not
+// a gate): what `cv` of a gate run shows beside the verdicts.
+render::GateContext gate_context(const analysis::Analysis& a);
 
 // After a completed gate: the verdicts on the terminal (in `out`), gate.md, gate.json and
 // junit.xml in the run directory (and where --comment and --junit say), the job summary

@@ -21,6 +21,7 @@
 #include "model/errors.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
+#include "pipeline/gate.hpp"
 #include "pipeline/room.hpp"
 #include "render/compare.hpp"
 #include "render/export.hpp"
@@ -201,6 +202,12 @@ Output cv(const CvOptions& o) {
   if (o.format == PrintFormat::markdown || as_text) {
     out.out += fleet_view(loaded, as_text);
     out.out += as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table);
+    // A gate run (run --base): its verdicts, as the run printed them, after the sides' table.
+    if (a.gate && a.gate_sides && a.sources.size() == 1) {
+      const render::GateContext ctx = gate_context(a);
+      out.out += "\n" + (as_text ? render::gate_text(*a.gate, ctx, static_cast<int>(o.width))
+                                 : render::gate_markdown(*a.gate, ctx));
+    }
     if (a.judgement) {
       const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
       out.out += as_text ? render::judgement_text(*a.judgement, unit)

@@ -391,9 +391,22 @@ std::string fenced(std::string_view code, std::string_view info) {
   return fence + std::string(info) + "\n" + std::string(code) + "\n" + fence + "\n";
 }
 
+// ", but N of M gating rows are inconclusive: ..." when a pass rests on rows nothing decided.
+std::string undecided_clause(const GateTable& t) {
+  std::size_t gating = 0, undecided = 0;
+  for (const GateRow& r : t.rows)
+    if (r.gating) {
+      ++gating;
+      if (r.verdict == Verdict::inconclusive) ++undecided;
+    }
+  if (undecided == 0) return "";
+  return fmt::format(", but {} of {} gating {} inconclusive: this run could not resolve ±{:g}%", undecided,
+                     gating, gating == 1 ? "row is" : "rows are", 100 * t.settings.threshold);
+}
+
 std::string decision_markdown(const GateTable& t) {
   const auto failed = regressions(t);
-  if (failed.empty()) return "The gate passes: no confirmed regression.\n";
+  if (failed.empty()) return "The gate passes: no confirmed regression" + undecided_clause(t) + ".\n";
   std::vector<std::string> names;
   for (const GateRow* r : failed) names.push_back(row_name(*r, md));
   return fmt::format("**The gate fails**: {} ({}).\n",
@@ -642,7 +655,7 @@ std::string gate_text(const analysis::GateTable& t, const GateContext& c, int wi
   for (const analysis::GateRow* r : failed) names.push_back(row_name(*r, plain));
   const std::string took = c.seconds > 0 ? " (" + text::clock(c.seconds) + ")" : "";
   out += text::wrap(failed.empty()
-                        ? "gate: PASS, no confirmed regression" + took
+                        ? "gate: PASS, no confirmed regression" + undecided_clause(t) + took
                         : fmt::format("gate: FAIL, {}: {}{}",
                                       plural(failed.size(), "confirmed regression", "confirmed regressions"),
                                       fmt::join(names, "; "), took),

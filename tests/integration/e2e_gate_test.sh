@@ -137,6 +137,12 @@ assert g["base"]["commit"] == sys.argv[2] and g["head"]["commit"] == sys.argv[3]
 assert len(g["base"]["tree"]) == 40 and g["head"]["dirty"] is False
 PY
 
+# cv of the gate's run shows its verdicts after the sides' table, as the run printed them.
+"$NF" cv --format text "$WORK/results/burn/latest" >cv1.txt 2>cv1-err.txt || { cat cv1-err.txt >&2; fail "cv of a gate run"; }
+contains cv1.txt "noisefloor gate: "
+contains cv1.txt "gate: FAIL, "
+grep -q "^base: ${A:0:7}" cv1.txt || { cat cv1.txt >&2; fail "cv of a gate run: no base line"; }
+
 # 2. Again: both builds come from the cache.
 "$NF" run burn.yaml --base "$A" --head "$B" --results "$WORK/results" >out2.txt 2>err2.txt || status=$?
 [ "$(grep -c 'cached' err2.txt)" -ge 2 ] || { cat err2.txt >&2; fail "the second gate built again"; }

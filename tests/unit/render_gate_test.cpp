@@ -300,7 +300,11 @@ TEST_CASE("gate: an inconclusive row says what would decide it") {
   CHECK(contains(md, "No row moved beyond") == false);
   CHECK(
       md.starts_with("### noisefloor: 0 slower (confirmed) · 0 faster · 0 within noise · 2 inconclusive\n"));
-  CHECK(contains(md, "The gate passes: no confirmed regression.\n"));
+  CHECK(contains(md,
+                 "The gate passes: no confirmed regression, but 2 of 2 gating rows are inconclusive: this "
+                 "run could not resolve ±2%.\n"));
+  CHECK(contains(render::gate_text(t, context(), 200),
+                 "gate: PASS, no confirmed regression, but 2 of 2 gating rows are inconclusive"));
 }
 
 TEST_CASE("gate: annotations, errors first, with the file and line of the experiment") {
