@@ -19,6 +19,7 @@
 #include "model/errors.hpp"
 #include "model/names.hpp"
 #include "pipeline/room.hpp"
+#include "process/process.hpp"
 #include "render/gate.hpp"
 #include "render/json.hpp"
 #include "text/text.hpp"
@@ -43,9 +44,19 @@ std::optional<std::string> reroot(const std::string& path, const fs::path& from,
   return moved;
 }
 
+// A program PATH finds by its name (go, make, cargo): a tool that builds and runs the code of the
+// directory it runs in (`go test ./...`), so each side's run in its checkout measures that side.
+bool installed_tool(const std::string& program) {
+  try {
+    return process::resolve_program(fs::path(program).filename().string()) == program;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 // The benchmark's workdir, build and command as they are in one side's checkout: every absolute
 // path into the repository moved into the checkout. A program outside the repository would be
-// the same binary on both sides: refused.
+// the same binary on both sides: refused, unless it is a tool PATH finds (installed_tool).
 struct SidePaths {
   std::string workdir;
   std::vector<std::string> build, command;
@@ -69,7 +80,7 @@ SidePaths side_paths(const model::Experiment& e, const git::Repo& repo, const fs
   p.build = moved(e.benchmark.build);
   p.command = moved(e.benchmark.command);
   const std::string& program = e.benchmark.command.front();
-  if (program.find('/') != std::string::npos && p.command.front() == program)
+  if (program.find('/') != std::string::npos && p.command.front() == program && !installed_tool(program))
     throw ConfigError(
         fmt::format("{}: benchmark.command: {} is outside the git repository {}: base and head "
                     "would run the same binary; build it inside the repository",
@@ -163,7 +174,8 @@ model::Variant PreparedGate::build_side(const model::Experiment& e, const git::R
     at.benchmark.workdir = paths.workdir;
     build(at, events, cancelled);
   }
-  side.binary_sha256 = file_sha256(paths.command.front());
+  // A tool (go test ./...) is the same file on both sides: its hash says nothing of the build.
+  if (!installed_tool(paths.command.front())) side.binary_sha256 = file_sha256(paths.command.front());
   if (!side.cached)
     entry.mark_built({.key = side.build_key,
                       .repo = repo.top,

@@ -182,6 +182,24 @@ assert len(images["base"]) == 1 and len(images["head"]) == 1 and images["base"] 
 PY
 docker ps -aq --filter label=noisefloor.run | grep -q . && fail "a container was left behind"
 
+# 3c. A tool on PATH as the command (go test ./...): it builds and runs each side's own code in
+# that side's checkout, so it is allowed, and its binary's hash (the same go) is not compared.
+sed -e 's|^  build: .*$||' -e 's|^  command: .*$|  command: [go, test, "-run=^$", -bench=Slowed, -benchtime=20x, ./...]|' \
+  gate.yaml >"$WORK/tool.yaml"
+sed -i "s|^benchmark:|benchmark:\n  workdir: $repo|" "$WORK/tool.yaml"
+status=0
+"$NF" run "$WORK/tool.yaml" --base "$A" --head "$B" --results "$WORK/results" >out3c.txt 2>err3c.txt || status=$?
+[ "$status" = 4 ] || { cat out3c.txt err3c.txt >&2; fail "gate B vs A (go test ./...): exit $status, expected 4"; }
+grep -q "built the same binary" err3c.txt && fail "a tool's hash was taken for the benchmark's"
+gate_json gate <<'PY' || fail "gate.json of the go test ./... gate"
+import json, sys
+g = json.load(open(sys.argv[1]))
+rows = [r for r in g["rows"] if r["gating"]]
+assert [r["benchmark"].split("-")[0] for r in rows] == ["BenchmarkSlowed"], rows
+assert rows[0]["verdict"] == "slower" and rows[0]["confirmed"] and 1.3 < rows[0]["first"]["ratio"] < 1.7, rows
+assert g["base"].get("binary_sha256", "") == "" and g["head"].get("binary_sha256", "") == "", g["base"]
+PY
+
 # 4. A comment-only change: exit 0, nothing confirmed slower.
 status=0
 "$NF" run gate.yaml --base "$A" --head "$C" --results "$WORK/results" >out4.txt 2>err4.txt || status=$?
