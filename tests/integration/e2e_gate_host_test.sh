@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The A/B gate on another machine's engine (README: Is my change faster?, In CI): a second Docker
-# engine behind TLS on 127.0.0.1, named by a Docker context, stands for the quiet benchmark box.
+# engine behind TLS on 127.0.0.1, named by a Docker context, stands for the quiet benchmark box;
+# the same engine is then reached through an sshd on 127.0.0.1 (ssh://), as the README's workflow does.
 # Both sides are built here (scripts/gate-repo.sh: B makes BenchmarkSlowed 1.5x the work of A, C
 # changes a comment) and every invocation runs as a container on that engine, each side in an
 # image of its own. Known effects only (1.5x by construction): no duration is asserted.
@@ -80,6 +81,18 @@ HOME="$H" "$NF" run "$WORK/hosted.yaml" --base "$A" --head "$C" --threshold 5% \
 [ "$status" = 0 ] || { cat out2.txt err2.txt >&2; fail "gate C vs A on quietbox (hosts:): exit $status, expected 0"; }
 contains err2.txt "gate: on quietbox"
 contains err2.txt "build base ($(echo "$A" | cut -c1-7)): cached"
+
+# 2b. Over ssh, as the README's workflow does: the same engine's unix socket, forwarded through an
+# sshd on 127.0.0.1. C vs A again: exit 0, both builds cached, measured on that engine.
+fleet_start_sshd 22223 >/dev/null || fail "cannot start sshd"
+fleet_ssh_home "$H" >/dev/null
+status=0
+HOME="$H" NF_SSH="$H/bin/ssh" "$NF" run gate.yaml --base "$A" --head "$C" --threshold 5% \
+  --host "ssh://root@127.0.0.1:22223$REMOTE" --results "$WORK/results" >out2b.txt 2>err2b.txt || status=$?
+[ "$status" = 0 ] || { cat out2b.txt err2b.txt >&2; fail "gate C vs A over ssh: exit $status, expected 0"; }
+contains err2b.txt "every condition runs as containers on ssh://root@127.0.0.1:22223"
+contains out2b.txt "reproduce: noisefloor run gate.yaml --base ${A:0:7} --head ${C:0:7} --host ssh://root@127.0.0.1:22223$REMOTE"
+[[ -z "$(labelled_on "$REMOTE" containers noisefloor.run)" ]] || fail "containers left on the engine behind ssh"
 
 # 3. A gate runs on one machine: two hosts are refused before anything is built, exit 2.
 status=0
