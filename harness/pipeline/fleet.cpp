@@ -152,12 +152,9 @@ HostOutcome run_host(const Target& t, const model::Experiment& local_experiment,
   const auto note = [&](const std::string& line) { events.note(line); };
   try {
     // This machine needs its engine only for container conditions; another machine always.
-    const bool any_container =
-        std::any_of(local_experiment.conditions.begin(), local_experiment.conditions.end(),
-                    [](const model::Condition& c) { return c.container; });
     std::optional<docker::Client> client;
     int cpus = 0;
-    if (!t.local || any_container) {
+    if (!t.local || has_container_condition(local_experiment)) {
       client.emplace(docker::Client::for_endpoint(t.where.endpoint));
       client->ping();
       cpus = std::max(1, client->info().value("NCPU", 1));
@@ -235,9 +232,7 @@ GateHost gate_host(const model::Experiment& e, const RunOptions& o) {
   }
   GateHost host{targets.front().where, targets.front().local};
   // Its engine answers before anything is built (this machine's only when a condition needs it).
-  const bool any_container = std::any_of(e.conditions.begin(), e.conditions.end(),
-                                         [](const model::Condition& c) { return c.container; });
-  if (!host.local || any_container) docker::Client::for_endpoint(host.where.endpoint).ping();
+  if (!host.local || has_container_condition(e)) docker::Client::for_endpoint(host.where.endpoint).ping();
   return host;
 }
 
@@ -247,20 +242,20 @@ GateRoom gate_room(const GateHost& host, const model::Experiment& prepared, RunE
   room.endpoint = host.where.endpoint.display;
   events.note(fmt::format("gate: on {} ({}, {}{})", host.where.name, host.where.endpoint.display,
                           host.where.origin, host.local ? ", this machine" : ""));
-  const bool any_container = std::any_of(prepared.conditions.begin(), prepared.conditions.end(),
-                                         [](const model::Condition& c) { return c.container; });
-  room.experiment = prepared;
-  if (host.local && !any_container) return room;
-  docker::Client client = docker::Client::for_endpoint(host.where.endpoint);
-  if (!host.local) {
+  if (host.local) {
+    room.experiment = prepared;
+    if (has_container_condition(prepared))
+      room.client.emplace(docker::Client::for_endpoint(host.where.endpoint));
+  } else {
+    docker::Client client = docker::Client::for_endpoint(host.where.endpoint);
     // The file as it reads there (its CPUs), with the sides and settings the gate made here.
     room.experiment = experiment_for(prepared, std::max(1, client.info().value("NCPU", 1)), host.where.name);
     room.experiment.variants = prepared.variants;
     room.experiment.comparison = prepared.comparison;
     room.experiment.gate = prepared.gate;
     room.experiment.adaptive = prepared.adaptive;
+    room.client.emplace(std::move(client));
   }
-  room.client.emplace(std::move(client));
   return room;
 }
 

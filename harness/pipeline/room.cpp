@@ -305,6 +305,11 @@ void throw_if_failed(const Finished& f, const fs::path& dir) {
                   f.kept, dir));
 }
 
+bool has_container_condition(const model::Experiment& e) {
+  return std::any_of(e.conditions.begin(), e.conditions.end(),
+                     [](const model::Condition& c) { return c.container.has_value(); });
+}
+
 RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
   const model::Experiment& e = s.experiment;
   // The lease first: loading an image, or reading the machine, disturbs a run that holds it.

@@ -29,6 +29,9 @@ namespace noisefloor::pipeline {
 // getenv(3) as docker::GetEnv wants it (resolving hosts like the docker CLI).
 std::optional<std::string> environment_variable(const std::string& name);
 
+// True when a condition of `e` runs the benchmark in a container (this machine then needs its engine).
+bool has_container_condition(const model::Experiment& e);
+
 // What validation needs to know of this machine: the CPUs it can use.
 config::HostFacts host_facts();
 

@@ -418,8 +418,7 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     if (elsewhere->client)
       containers = std::make_unique<conditions::ContainerRuntime>(
           measured, note, std::move(*elsewhere->client), elsewhere->remote);
-  } else if (std::any_of(e.conditions.begin(), e.conditions.end(),
-                         [](const model::Condition& c) { return c.container; })) {
+  } else if (has_container_condition(e)) {
     containers = std::make_unique<conditions::ContainerRuntime>(e, note);
   }
   if (!gate) build(e, events, cancelled);

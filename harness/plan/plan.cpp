@@ -310,13 +310,12 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
   const bool over_budget = elapsed > a.budget;
   if (kept < a.min_samples && !over_budget) return false;
   bool undefined = false;
-  const std::optional<double> worst = worst_halfwidth(c, measured, undefined);
-  const bool converged = !undefined && worst && *worst <= a.precision;
   // The gate: every row narrow, decided at an early look, or beyond deciding by the cap (§3.13).
-  const std::optional<records::StopReason> early =
-      experiment_.gate && !converged && kept >= a.min_samples && kept < a.max_samples
-          ? gate_early_stop(c, measured)
-          : std::nullopt;
+  std::optional<records::StopReason> early;
+  const bool looks_early = experiment_.gate && kept >= a.min_samples && kept < a.max_samples;
+  const std::optional<double> worst = worst_halfwidth(c, measured, undefined, looks_early ? &early : nullptr);
+  const bool converged = !undefined && worst && *worst <= a.precision;
+  if (converged) early.reset();
   const bool capped = kept >= a.max_samples || over_budget;
   if (!converged && !early && !capped) return false;
   if (block_ == 1)  // the confirmation block's own stop is not the condition's outcome
@@ -387,41 +386,9 @@ QuadRows quad_rows(const std::map<int, std::array<double, 5>>& repeats) {
 
 }  // namespace
 
-std::optional<records::StopReason> Scheduler::gate_early_stop(
-    std::size_t c, std::span<const records::Sample> measured) const {
-  const model::Adaptive& a = *experiment_.adaptive;
-  const double theta = experiment_.gate->threshold;
-  const auto cap = static_cast<std::size_t>(a.max_samples);
-  const std::size_t looks = static_cast<std::size_t>(std::max(1, a.max_samples - a.min_samples));
-  const std::string& name = experiment_.conditions[c].name;
-  bool any = false, any_futile = false;
-  for (const auto& [key, repeats] :
-       quads_of(measured, name, block_, experiment_.variants[0].name, experiment_.variants[1].name)) {
-    const QuadRows r = quad_rows(repeats);
-    if (r.d.size() < 2) return std::nullopt;
-    const auto narrow = [&](std::optional<double> h, double limit) { return h && *h <= limit; };
-    if (narrow(stats::paired_gm_halfwidth(r.b, r.h, kStoppingConfidence), a.precision) &&
-        narrow(stats::paired_gm_halfwidth(r.ones, r.ae, kFloorConfidence), a.precision) &&
-        narrow(stats::paired_gm_halfwidth(r.ones, r.af, kFloorConfidence), a.precision)) {
-      any = true;
-      continue;
-    }
-    if (stats::decided_early(r.d, r.e, r.f, theta, looks, kFloorConfidence)) {
-      any = true;
-      continue;
-    }
-    if (stats::futile(r.d, r.e, r.f, theta, cap, kFloorConfidence)) {
-      any = any_futile = true;
-      continue;
-    }
-    return std::nullopt;
-  }
-  if (!any) return std::nullopt;
-  return any_futile ? records::StopReason::futile : records::StopReason::decided;
-}
-
 std::optional<double> Scheduler::worst_halfwidth(std::size_t c, std::span<const records::Sample> measured,
-                                                 bool& undefined) const {
+                                                 bool& undefined,
+                                                 std::optional<records::StopReason>* early) const {
   const std::string& name = experiment_.conditions[c].name;
   std::optional<double> worst;
   auto consider = [&](std::optional<double> h) {
@@ -434,13 +401,35 @@ std::optional<double> Scheduler::worst_halfwidth(std::size_t c, std::span<const 
     // Per quad b̃ = √(b·b'), h̃ = √(h·h'): the stopping rule of the paired design on those, and
     // both floors' 95% half-widths (their PASS needs them within θ; §3.13): a block does not stop
     // while a floor could still narrow enough to decide.
+    // With `early`: a row not narrow may also be decided at an early look or futile (§3.13 "When a
+    // block stops"); the block may stop when every row is one of the three.
+    const model::Adaptive& a = *experiment_.adaptive;
+    const double theta = experiment_.gate->threshold;
+    const std::size_t looks = static_cast<std::size_t>(std::max(1, a.max_samples - a.min_samples));
+    bool rows = false, all_done = true, any_futile = false;
     for (const auto& [key, repeats] :
          quads_of(measured, name, block_, experiment_.variants[0].name, experiment_.variants[1].name)) {
       const QuadRows r = quad_rows(repeats);
-      consider(stats::paired_gm_halfwidth(r.b, r.h, kStoppingConfidence));
-      consider(stats::paired_gm_halfwidth(r.ones, r.ae, kFloorConfidence));
-      consider(stats::paired_gm_halfwidth(r.ones, r.af, kFloorConfidence));
+      const std::optional<double> widths[] = {stats::paired_gm_halfwidth(r.b, r.h, kStoppingConfidence),
+                                              stats::paired_gm_halfwidth(r.ones, r.ae, kFloorConfidence),
+                                              stats::paired_gm_halfwidth(r.ones, r.af, kFloorConfidence)};
+      for (const auto& h : widths) consider(h);
+      rows = true;
+      if (!early || !all_done) continue;
+      if (std::all_of(std::begin(widths), std::end(widths),
+                      [&](const std::optional<double>& h) { return h && *h <= a.precision; }))
+        continue;  // narrow
+      if (r.d.size() < 2) {
+        all_done = false;
+      } else if (!stats::decided_early(r.d, r.e, r.f, theta, looks, kFloorConfidence)) {
+        const bool futile =
+            stats::futile(r.d, r.e, r.f, theta, static_cast<std::size_t>(a.max_samples), kFloorConfidence);
+        any_futile = any_futile || futile;
+        all_done = futile;
+      }
     }
+    if (early && rows && all_done)
+      *early = any_futile ? records::StopReason::futile : records::StopReason::decided;
   } else if (experiment_.paired()) {
     // (full name, pair) -> repeat -> (baseline, variant)
     std::map<std::pair<std::string, std::string>, std::map<int, std::pair<double, double>>> pairs;

@@ -122,12 +122,11 @@ class Scheduler {
   std::optional<Step> next_adaptive(std::span<const records::Sample> measured, model::Seconds elapsed);
   Step adaptive_step(std::size_t condition);
   bool stopped(std::size_t condition, std::span<const records::Sample> measured, model::Seconds elapsed);
-  // The gate (§3.13 "When a block stops"): the reason its block may stop before the cap although
-  // some row is not narrow, when every row is narrow, decided early, or futile; else nullopt.
-  std::optional<records::StopReason> gate_early_stop(std::size_t condition,
-                                                     std::span<const records::Sample> measured) const;
+  // The widest of the intervals the stop rule looks at; for the gate with `early`, also why its
+  // block may stop before the cap although some row is not narrow (decided or futile; §3.13).
   std::optional<double> worst_halfwidth(std::size_t condition, std::span<const records::Sample> measured,
-                                        bool& undefined) const;
+                                        bool& undefined,
+                                        std::optional<records::StopReason>* early = nullptr) const;
   bool start_second_block(std::span<const records::Sample> measured);
 
   const model::Experiment& experiment_;

@@ -275,18 +275,12 @@ class Loop {
     rows.insert({s.name, s.config});
     // Block 2 (the gate's confirmation) counts its own repeats, from the run's count when it began.
     const bool confirming = s.block == 2;
-    std::size_t& kept = kept_[{s.condition + (confirming ? "\n2" : ""), std::get<0>(row), std::get<1>(row),
-                               std::get<2>(row)}];
-    if (confirming && !second_block_) {
-      second_block_ = true;
-      first_block_done_ = done_;
-    }
+    const RowKey key{s.condition, s.block, std::get<0>(row), std::get<1>(row), std::get<2>(row)};
+    std::size_t& kept = kept_[key];
+    if (confirming && !first_block_done_) first_block_done_ = done_;
     if (!s.warmup) {
       ++done_;
-      if (s.repeat < 0 || repeats_[{s.condition + (confirming ? "\n2" : ""), s.name, s.config, s.variant}]
-                              .insert(s.repeat)
-                              .second)
-        ++kept;
+      if (s.repeat < 0 || repeats_[key].insert(s.repeat).second) ++kept;
     }
     ProgressCount c;
     if (confirming) {
@@ -298,7 +292,7 @@ class Loop {
       c.total_known = true;
       std::size_t rows = 0;
       for (const auto& [condition, names] : rows2_) rows += names.size();
-      c.total = first_block_done_ + plan_.per_condition * plan_.units_per_repeat * rows;
+      c.total = *first_block_done_ + plan_.per_condition * plan_.units_per_repeat * rows;
       c.benchmark_done = kept;
       c.benchmark_total = plan_.per_condition;
       c.benchmarks = confirmed.size();
@@ -346,12 +340,13 @@ class Loop {
   std::size_t done_ = 0;
   std::map<std::string, std::set<std::pair<std::string, std::string>>> rows_;  // condition -> (name, config)
   std::map<std::string, std::size_t> known_rows_;                              // condition -> benchmarks
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::size_t> kept_;
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::set<int>> repeats_;
+  // (condition, block, name, configuration, variant): a row's kept samples and its repeats.
+  using RowKey = std::tuple<std::string, int, std::string, std::string, std::string>;
+  std::map<RowKey, std::size_t> kept_;
+  std::map<RowKey, std::set<int>> repeats_;
   // The gate's block 2: the rows each condition confirms, and the run's count when it began.
   std::map<std::string, std::set<std::pair<std::string, std::string>>> rows2_;
-  bool second_block_ = false;
-  std::size_t first_block_done_ = 0;
+  std::optional<std::size_t> first_block_done_;
   // (condition, full name, configuration) -> samples so far: a row's own count (`go test ./...`
   // prints BenchmarkGet-8 of two packages; each has its warm-up).
   std::map<std::tuple<std::string, std::string, std::string>, int> counts_;
