@@ -9,5 +9,7 @@ set(NF_PROBE_PATH ${CMAKE_BINARY_DIR}/nf-probe)
 set(NF_NOOP_PATH ${CMAKE_BINARY_DIR}/nf-noop)
 set(NF_RECIPE_PATH ${CMAKE_SOURCE_DIR}/containers/auto/image.json)
 configure_file(harness/image/embedded.cpp.in ${CMAKE_BINARY_DIR}/generated/embedded.cpp @ONLY)
+# Outside the unity batches: a batch's object does not see a member's OBJECT_DEPENDS, so an edited
+# probe would otherwise stay the old one inside noisefloor.
 set_source_files_properties(${CMAKE_BINARY_DIR}/generated/embedded.cpp PROPERTIES
-  OBJECT_DEPENDS "${NF_PROBE_PATH};${NF_NOOP_PATH};${NF_RECIPE_PATH}")
+  OBJECT_DEPENDS "${NF_PROBE_PATH};${NF_NOOP_PATH};${NF_RECIPE_PATH}" SKIP_UNITY_BUILD_INCLUSION ON)
