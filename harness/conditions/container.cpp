@@ -284,6 +284,7 @@ class ContainerScope : public ConditionScope {
       out.accounting.measured_by = records::MeasuredBy::container;
       out.accounting.cgroup = account->cgroup;
       out.accounting.run_queue = account->run_queue;
+      out.accounting.counters = account->counters;
       out.accounting.launcher_noop_seconds = account->noop_seconds;
       out.accounting.launcher_unknown = account->noop_unknown;
       if (account->signal) {
@@ -345,7 +346,8 @@ class ContainerScope : public ConditionScope {
                                           spec.memory_swap,
                                           spec.network,
                                           spec.read_only,
-                                          spec.pids_limit};
+                                          spec.pids_limit,
+                                          spec.perf_events};
     return s;
   }
 

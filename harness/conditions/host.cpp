@@ -194,6 +194,7 @@ class HostScope : public ConditionScope {
       out.accounting.usage = account->usage;
       out.accounting.measured_by = records::MeasuredBy::host;
       out.accounting.run_queue = account->run_queue;
+      out.accounting.counters = account->counters;
       out.accounting.launcher_noop_seconds = account->noop_seconds;
       out.accounting.launcher_unknown = account->noop_unknown;
       out.exit_code = account->exit_code.value_or(-1);

@@ -34,8 +34,9 @@ const std::vector<std::string> kVariantKeys = {"name", "command", "args", "ref",
 const std::vector<std::string> kComparisonKeys = {"baseline", "aa", "threshold", "design"};
 const std::vector<std::string> kConditionKeys = {"name", "spinners", "affinity", "nice", "container"};
 const std::vector<std::string> kSpinnerKeys = {"count", "cpus", "nice"};
-const std::vector<std::string> kContainerKeys = {"image", "cpuset",  "cpus", "memory",    "memory_swap",
-                                                 "env",   "network", "user", "read_only", "pids_limit"};
+const std::vector<std::string> kContainerKeys = {"image",       "cpuset",     "cpus",       "memory",
+                                                 "memory_swap", "env",        "network",    "user",
+                                                 "read_only",   "pids_limit", "perf_events"};
 
 constexpr std::int64_t kMinContainerMemory = 6 * 1024 * 1024;  // the engine's own minimum
 
@@ -914,6 +915,7 @@ class Reader {
     }
     if (const YAML::Node n = node["user"]) k.user = get_string(n, path + ".user");
     if (const YAML::Node n = node["read_only"]) k.read_only = get_bool(n, path + ".read_only");
+    if (const YAML::Node n = node["perf_events"]) k.perf_events = get_bool(n, path + ".perf_events");
     if (const YAML::Node n = node["pids_limit"])
       k.pids_limit = get_int(n, path + ".pids_limit", 1, "a process limit ≥ 1", 4'194'304);
     return k;

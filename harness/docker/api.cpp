@@ -184,6 +184,7 @@ nlohmann::json create_body(const ContainerRequest& request) {
       {"RestartPolicy", {{"Name", "no"}}},
       {"LogConfig", {{"Type", "json-file"}, {"Config", nlohmann::json::object()}}},
   };
+  if (spec.perf_events) host["CapAdd"] = {"CAP_PERFMON"};
   if (spec.read_only) host["Tmpfs"] = {{"/tmp", "rw,noexec,nosuid,size=64m"}};
   if (spec.cpuset) host["CpusetCpus"] = *spec.cpuset;
   if (spec.cpus) host["NanoCpus"] = static_cast<std::int64_t>(std::llround(*spec.cpus * 1e9));

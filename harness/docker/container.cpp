@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 #include <optional>
+#include <string_view>
 
 namespace noisefloor::docker {
 namespace {
@@ -66,7 +67,20 @@ bool holds_stdin(const nlohmann::json& body) {
 ContainerOutcome run_container(Client& client, const nlohmann::json& body, const std::string& name,
                                std::chrono::duration<double> timeout, const std::function<bool()>& cancelled,
                                const StdoutSink& on_stdout) {
-  Client::Created created = client.create_container(body, name);
+  Client::Created created = [&] {
+    try {
+      return client.create_container(body, name);
+    } catch (const DockerError& e) {
+      // perf_events: true asks for CAP_PERFMON, which older engines (Docker 20.10) do not know.
+      if (std::string_view(e.what()).find("unknown capability: \"CAP_PERFMON\"") == std::string_view::npos)
+        throw;
+      throw DockerError(
+          fmt::format("{} — this engine does not know CAP_PERFMON, which `perf_events: true` asks "
+                      "for; use an engine that does, or drop perf_events (the counters are then "
+                      "missing inside the container, with the reason)",
+                      e.what()));
+    }
+  }();
   ContainerGuard guard(client, created.id);  // from here on, every exit removes the container
   if (!created.warnings.empty()) {
     throw DockerError(

@@ -46,6 +46,9 @@ struct ContainerSpec {
   std::optional<std::string> user;
   bool read_only = true;
   std::int64_t pids_limit = 1024;
+  // CAP_PERFMON for the container, so that the probe may open performance counters (the default
+  // seccomp profile refuses perf_event_open without it). Off by default.
+  bool perf_events = false;
   SourceMark mark;  // the `container:` key, for errors found later (engine CPUs)
   friend bool operator==(const ContainerSpec&, const ContainerSpec&) = default;
 };

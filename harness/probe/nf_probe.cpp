@@ -57,7 +57,8 @@
 #include <string>
 #include <vector>
 
-#include "text/text.hpp"  // header-only trim: the probe links nothing of noisefloor
+#include "probe/perf_counters.hpp"  // header-only, as is text.hpp: the probe links nothing of noisefloor
+#include "text/text.hpp"
 
 namespace {
 
@@ -515,42 +516,62 @@ void kill_descendants(pid_t group) {
 // user already; steal is the hypervisor's, not this machine's work). The host's counters, also
 // inside a container. Less the benchmark's own time on a CPU, what is left is the work that ran
 // beside it: the cause of its run-queue waits, or not (its own threads waiting for each other).
-// -1 and `why` when unreadable.
-std::int64_t cpus_busy_ns(std::string* why) {
+// `steal_ns`: the time the hypervisor ran something else while those CPUs had work (/proc/stat's
+// steal; 0 on bare metal). -1 and `why` when unreadable.
+struct CpuTimes {
+  std::int64_t busy_ns = -1;
+  std::int64_t steal_ns = -1;
+};
+
+CpuTimes cpu_times(std::string* why) {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0) {
     *why = std::string("sched_getaffinity: ") + strerror(errno);
-    return -1;
+    return {};
   }
   const FileText stat = read_file("/proc/stat");
   if (!stat.ok) {
     *why = std::string("/proc/stat: ") + strerror(stat.error);
-    return -1;
+    return {};
   }
   const long hz = sysconf(_SC_CLK_TCK);
   if (hz <= 0) {
     *why = "no clock tick rate (sysconf(_SC_CLK_TCK))";
-    return -1;
+    return {};
   }
-  long long ticks = 0;
+  long long ticks = 0, steal_ticks = 0;
   int cpus = 0;
   for (const std::string& line : split(stat.text, '\n')) {
     int cpu = -1;
-    unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0;
-    if (line.compare(0, 3, "cpu") != 0 ||
-        std::sscanf(line.c_str(), "cpu%d %llu %llu %llu %llu %llu %llu %llu", &cpu, &user, &nice, &system,
-                    &idle, &iowait, &irq, &softirq) != 8)
-      continue;  // the "cpu " total line, or not a CPU's line
+    unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    const int fields = line.compare(0, 3, "cpu") != 0
+                           ? 0
+                           : std::sscanf(line.c_str(), "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu,
+                                         &user, &nice, &system, &idle, &iowait, &irq, &softirq, &steal);
+    if (fields < 8) continue;  // the "cpu " total line, or not a CPU's line
     if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)) continue;
     ticks += static_cast<long long>(user + nice + system + irq + softirq);
+    steal_ticks += static_cast<long long>(fields >= 9 ? steal : 0);
     ++cpus;
   }
   if (cpus == 0) {
     *why = "/proc/stat has no line for the CPUs the benchmark may use";
-    return -1;
+    return {};
   }
-  return ticks * (1000000000LL / hz);
+  return {ticks * (1000000000LL / hz), steal_ticks * (1000000000LL / hz)};
+}
+
+// ---- performance counters -----------------------------------------------------------------------
+
+noisefloor::probe::counters::Context counter_context() {
+  noisefloor::probe::counters::Context c;
+  const FileText paranoid = read_file("/proc/sys/kernel/perf_event_paranoid");
+  if (paranoid.ok) c.paranoid = std::atoi(paranoid.text.c_str());
+  c.in_container = ::getpid() == 1;
+  for (const char* pmu : {"cpu", "cpu_core", "cpu_atom", "armv8_pmuv3", "armv8_pmuv3_0"})
+    if (exists(std::string("/sys/bus/event_source/devices/") + pmu)) c.pmu_device = true;
+  return c;
 }
 
 // ---- run-queue delay --------------------------------------------------------------------------
@@ -581,14 +602,14 @@ class RunQueueSampler {
         const pid_t tid = static_cast<pid_t>(std::atoi(entry->d_name));
         if (tid <= 0) continue;
         const std::string dir = task_dir + "/" + entry->d_name;
-        record(tid, read_file(dir + "/schedstat"));
+        record(tid, read_file(dir + "/schedstat"), read_file(dir + "/sched"));
         for (const pid_t child : children_of_task(dir)) pending.push_back(child);
       }
       ::closedir(tasks);
     }
   }
 
-  // The block's keys: sched_run_ns, sched_wait_ns, sched_tasks, sched_reads.
+  // The block's keys: sched_run_ns, sched_wait_ns, sched_migrations, sched_tasks, sched_reads.
   template <class Add>
   void report(Add add) const {
     std::int64_t run = retired_run_, wait = retired_wait_;
@@ -607,13 +628,17 @@ class RunQueueSampler {
       add("sched_run_ns", std::to_string(run));
       add("sched_wait_ns", std::to_string(wait));
     }
+    std::int64_t migrations = retired_migrations_;
+    for (const auto& [tid, times] : last_) migrations += times.migrations;
+    const std::string migrations_why = !why.empty() ? why : migrations_problem_;
+    add("sched_migrations", migrations_why.empty() ? std::to_string(migrations) : unknown(migrations_why));
     add("sched_tasks", std::to_string(tasks_));
     add("sched_reads", std::to_string(reads_));
   }
 
  private:
   struct Times {
-    std::int64_t run = 0, wait = 0;
+    std::int64_t run = 0, wait = 0, migrations = 0;
   };
 
   static std::vector<pid_t> children_of_task(const std::string& task_dir) {
@@ -629,7 +654,18 @@ class RunQueueSampler {
     return children_of_task("/proc/" + std::to_string(self) + "/task/" + std::to_string(self));
   }
 
-  void record(pid_t tid, const FileText& text) {
+  // se.nr_migrations of /proc/<pid>/task/<tid>/sched (kernels with CONFIG_SCHED_DEBUG): -1 when
+  // the file or the line is missing.
+  static std::int64_t migrations_of(const FileText& sched) {
+    if (!sched.ok) return -1;
+    const auto at = sched.text.find("se.nr_migrations");
+    if (at == std::string::npos) return -1;
+    const auto colon = sched.text.find(':', at);
+    if (colon == std::string::npos) return -1;
+    return std::atoll(sched.text.c_str() + colon + 1);
+  }
+
+  void record(pid_t tid, const FileText& text, const FileText& sched) {
     if (!text.ok) {
       if (text.error != ENOENT && text.error != ESRCH && problem_.empty())
         problem_ = std::string("schedstat: ") + strerror(text.error);
@@ -640,6 +676,10 @@ class RunQueueSampler {
       if (problem_.empty()) problem_ = "schedstat: not two numbers";
       return;
     }
+    const std::int64_t migrations = migrations_of(sched);
+    if (migrations < 0 && migrations_problem_.empty())
+      migrations_problem_ = sched.ok ? "no se.nr_migrations in /proc/<pid>/sched"
+                                     : std::string("/proc/<pid>/sched: ") + strerror(sched.error);
     auto [it, added] = last_.try_emplace(tid);
     if (added) {
       ++tasks_;
@@ -647,15 +687,16 @@ class RunQueueSampler {
       // A new thread with a reused id: the old one's last reading stays counted.
       retired_run_ += it->second.run;
       retired_wait_ += it->second.wait;
+      retired_migrations_ += it->second.migrations;
       ++tasks_;
     }
-    it->second = {run, wait};
+    it->second = {run, wait, std::max<std::int64_t>(migrations, 0)};
   }
 
   std::map<pid_t, Times> last_;
-  std::int64_t retired_run_ = 0, retired_wait_ = 0;
+  std::int64_t retired_run_ = 0, retired_wait_ = 0, retired_migrations_ = 0;
   int tasks_ = 0, reads_ = 0;
-  std::string problem_;
+  std::string problem_, migrations_problem_;
 };
 
 struct Supervised {
@@ -949,10 +990,12 @@ int main(int argc, char** argv) {
   const int version = cgroup_version(m);
   const CgroupCpu before = read_cgroup_cpu(m, version);
   std::string busy_why;
-  const std::int64_t busy_before = cpus_busy_ns(&busy_why);
+  const CpuTimes cpus_before = cpu_times(&busy_why);
+  noisefloor::probe::counters::Session counters(counter_context());
+  counters.open();  // on this thread, right before the clone: the benchmark inherits them
   const Supervised run = run_supervised(argv + first, watch_stdin);
   const Child& child = run.child;
-  const std::int64_t busy_after = busy_why.empty() ? cpus_busy_ns(&busy_why) : -1;
+  const CpuTimes cpus_after = busy_why.empty() ? cpu_times(&busy_why) : CpuTimes{};
   const CgroupCpu after = read_cgroup_cpu(m, version);
   if (!child.started) {
     std::fprintf(stderr, "noisefloor-probe: exec failed: %s\n", child.exec_error.c_str());
@@ -982,6 +1025,8 @@ int main(int argc, char** argv) {
   add("maxrss_kib", std::to_string(child.usage.ru_maxrss));
   add("nvcsw", std::to_string(child.usage.ru_nvcsw));
   add("nivcsw", std::to_string(child.usage.ru_nivcsw));
+  add("minflt", std::to_string(child.usage.ru_minflt));
+  add("majflt", std::to_string(child.usage.ru_majflt));
   if (noop_runs > 0) add("noop_ns", noops);
   const std::string why = before.unknown.empty() ? after.unknown : before.unknown;
   add("cgroup_usage_ns", delta(before.usage_ns, after.usage_ns, why));
@@ -989,7 +1034,13 @@ int main(int argc, char** argv) {
   add("cgroup_throttled", delta(before.throttled, after.throttled, why));
   add("cgroup_throttled_ns", delta(before.throttled_ns, after.throttled_ns, why));
   run.run_queue.report(add);
-  add("cpus_busy_ns", delta(busy_before, busy_after, busy_why));
+  add("cpus_busy_ns", delta(cpus_before.busy_ns, cpus_after.busy_ns, busy_why));
+  add("steal_ns", delta(cpus_before.steal_ns, cpus_after.steal_ns, busy_why));
+  std::string multiplexed;
+  for (const auto& reading : counters.read(&multiplexed))
+    add("ctr_" + reading.key, reading.ok ? std::to_string(reading.value) : unknown(reading.why));
+  if (!multiplexed.empty()) add("ctr_multiplexed", multiplexed);
+  if (counters.user_only()) add("ctr_user_only", "1");
   add("end", "1");
   std::size_t written = 0;
   while (written < block.size()) {

@@ -387,6 +387,11 @@ std::int64_t required_int(const ProbeReport& report, const std::string& key) {
   return *value;
 }
 
+std::optional<double> seconds_or_null(const ProbeReport& report, const std::string& key) {
+  if (const auto v = after_int(report, key)) return static_cast<double>(*v) / 1e9;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<ProbeRun> probe_run(const ProbeReport& report) {
@@ -404,6 +409,8 @@ std::optional<ProbeRun> probe_run(const ProbeReport& report) {
   run.usage.max_rss_kib = required_int(report, "maxrss_kib");
   run.usage.voluntary_switches = required_int(report, "nvcsw");
   run.usage.involuntary_switches = required_int(report, "nivcsw");
+  run.usage.minor_faults = after_int(report, "minflt");
+  run.usage.major_faults = after_int(report, "majflt");
   std::string why;
   if (const auto v = after_int(report, "cgroup_usage_ns", &why))
     run.cgroup.usage_seconds = static_cast<double>(*v) / 1e9;
@@ -417,6 +424,7 @@ std::optional<ProbeRun> probe_run(const ProbeReport& report) {
     run.run_queue.run_seconds = static_cast<double>(*v) / 1e9;
   if (const auto v = after_int(report, "sched_wait_ns", &sched_why))
     run.run_queue.wait_seconds = static_cast<double>(*v) / 1e9;
+  run.run_queue.migrations = after_int(report, "sched_migrations");
   run.run_queue.tasks = static_cast<int>(after_int(report, "sched_tasks").value_or(0));
   run.run_queue.reads = static_cast<int>(after_int(report, "sched_reads").value_or(0));
   if (!report.after.count("sched_run_ns")) sched_why = "the probe is older than run-queue accounting";
@@ -426,6 +434,23 @@ std::optional<ProbeRun> probe_run(const ProbeReport& report) {
     run.run_queue.cpus_busy_seconds = static_cast<double>(*v) / 1e9;
   if (!report.after.count("cpus_busy_ns")) busy_why = "the probe is older than busy-time accounting";
   run.run_queue.busy_unknown = busy_why;
+  if (report.after.count("steal_ns")) run.run_queue.steal_seconds = seconds_or_null(report, "steal_ns");
+  if (report.after.count("ctr_task_clock_ns")) {
+    model::Counters& c = run.counters.emplace();
+    for (const char* key : model::kCounterKeys) {
+      std::string why;
+      if (const auto v = after_int(report, std::string("ctr_") + key, &why)) {
+        c.counts[key] = *v;
+      } else {
+        // "unknown (<why>)" → <why>
+        if (why.rfind("unknown (", 0) == 0 && why.back() == ')') why = why.substr(9, why.size() - 10);
+        c.missing[key] = why;
+      }
+    }
+    if (const auto it = report.after.find("ctr_multiplexed"); it != report.after.end())
+      c.multiplexed = it->second;
+    c.user_only = report.after.count("ctr_user_only") > 0;
+  }
   if (const auto noop = report.after.find("noop_ns"); noop != report.after.end()) {
     std::string_view list = noop->second;
     while (!list.empty()) {

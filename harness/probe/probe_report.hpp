@@ -15,7 +15,9 @@
 // --noop-runs), cgroup_usage_ns, cgroup_periods, cgroup_throttled, cgroup_throttled_ns (deltas
 // over the benchmark), sched_run_ns, sched_wait_ns (the benchmark's threads on a CPU and waiting
 // in a run queue, summed from /proc/<pid>/task/<tid>/schedstat), sched_tasks, sched_reads,
-// cpus_busy_ns (every task's time on the benchmark's CPUs over the run, from /proc/stat), end=1. A run
+// cpus_busy_ns (every task's time on the benchmark's CPUs over the run, from /proc/stat), steal_ns
+// (the hypervisor's steal on those CPUs), ctr_<key> for every model::kCounterKeys key (a count, or
+// `unknown (<why>)`), ctr_multiplexed=<note> and ctr_user_only=1 when they apply, end=1. A run
 // stopped from outside (a signal to the probe, its watched stdin closed) has instead one tagged line:
 // stopped=<why>.
 #pragma once
@@ -52,9 +54,10 @@ struct ProbeRun {
   std::optional<int> signal;
   model::Usage usage;
   model::CgroupCpu cgroup;
-  model::RunQueue run_queue;         // absent keys (an older probe): unknown
-  std::vector<double> noop_seconds;  // launcher overhead inside the container, one per no-op
-  std::string noop_unknown;          // why a no-op could not be timed
+  model::RunQueue run_queue;                // absent keys (an older probe): unknown
+  std::optional<model::Counters> counters;  // nullopt: an older probe, which read none
+  std::vector<double> noop_seconds;         // launcher overhead inside the container, one per no-op
+  std::string noop_unknown;                 // why a no-op could not be timed
 };
 
 // nullopt when the block is absent or incomplete (no end=1: the probe did not finish, e.g. the

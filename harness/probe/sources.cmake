@@ -1,5 +1,5 @@
 list(APPEND NF_CORE_SOURCES harness/probe/probe_report.cpp)
-list(APPEND NF_UNIT_TESTS tests/unit/probe_report_test.cpp)
+list(APPEND NF_UNIT_TESTS tests/unit/probe_report_test.cpp tests/unit/probe_counters_test.cpp)
 
 # The auto image's entrypoint: static (the image may hold no libc); it links nothing of the core.
 # It is embedded in noisefloor (image/embedded.hpp), so it is neither installed nor looked up.

@@ -112,6 +112,7 @@ void to_json(json& j, const ConditionSetup& v) {
                       {"network", c.network},
                       {"read_only", c.read_only},
                       {"pids_limit", c.pids_limit}};
+    if (c.perf_events) j["container"]["perf_events"] = true;
   }
 }
 
@@ -138,6 +139,7 @@ void from_json(const json& j, ConditionSetup& v) {
     c.network = it->value("network", "");
     c.read_only = it->value("read_only", true);
     c.pids_limit = model::whole_number<std::int64_t>(*it, "pids_limit", 0);
+    c.perf_events = it->value("perf_events", false);
     v.container = c;
   }
 }
@@ -208,6 +210,7 @@ void to_json(json& j, const Accounting& v) {
   }
   if (v.cgroup) j["cgroup_cpu"] = *v.cgroup;
   if (v.run_queue) j["run_queue"] = *v.run_queue;
+  if (v.counters) j["counters"] = *v.counters;
   if (!v.launcher_noop_seconds.empty() || !v.launcher_unknown.empty()) {
     j["launcher"] = {{"noop_s", v.launcher_noop_seconds}};
     if (!v.launcher_unknown.empty()) j["launcher"]["unknown"] = v.launcher_unknown;
@@ -220,6 +223,7 @@ void from_json(const json& j, Accounting& v) {
   v.measured_by = closed_set<MeasuredBy>(j, "measured_by");
   read_optional(j, "cgroup_cpu", v.cgroup);
   read_optional(j, "run_queue", v.run_queue);
+  read_optional(j, "counters", v.counters);
   if (const auto it = j.find("launcher"); it != j.end() && it->is_object()) {
     v.launcher_noop_seconds = it->value("noop_s", std::vector<double>{});
     v.launcher_unknown = it->value("unknown", "");
@@ -446,6 +450,8 @@ void to_json(json& j, const Usage& v) {
        {"max_rss_kib", v.max_rss_kib},
        {"voluntary_switches", v.voluntary_switches},
        {"involuntary_switches", v.involuntary_switches}};
+  if (v.minor_faults) j["minor_faults"] = *v.minor_faults;
+  if (v.major_faults) j["major_faults"] = *v.major_faults;
 }
 
 void from_json(const json& j, Usage& v) {
@@ -456,6 +462,8 @@ void from_json(const json& j, Usage& v) {
   v.max_rss_kib = model::whole_number<std::int64_t>(j, "max_rss_kib", 0);
   v.voluntary_switches = model::whole_number<std::int64_t>(j, "voluntary_switches", 0);
   v.involuntary_switches = model::whole_number<std::int64_t>(j, "involuntary_switches", 0);
+  records::read_optional(j, "minor_faults", v.minor_faults);
+  records::read_optional(j, "major_faults", v.major_faults);
 }
 
 void to_json(json& j, const CgroupCpu& v) {
@@ -480,20 +488,41 @@ void to_json(json& j, const RunQueue& v) {
        {"wait_s", records::optional_json(v.wait_seconds)},
        {"tasks", v.tasks},
        {"reads", v.reads}};
+  if (v.migrations) j["migrations"] = *v.migrations;
   if (!v.unknown.empty()) j["unknown"] = v.unknown;
   if (v.cpus_busy_seconds) j["cpus_busy_s"] = *v.cpus_busy_seconds;
   if (!v.busy_unknown.empty()) j["busy_unknown"] = v.busy_unknown;
+  if (v.steal_seconds) j["steal_s"] = *v.steal_seconds;
 }
 
 void from_json(const json& j, RunQueue& v) {
   v = {};
   records::read_optional(j, "run_s", v.run_seconds);
   records::read_optional(j, "wait_s", v.wait_seconds);
+  records::read_optional(j, "migrations", v.migrations);
   v.tasks = model::whole_number<int>(j, "tasks", 0);
   v.reads = model::whole_number<int>(j, "reads", 0);
   v.unknown = j.value("unknown", "");
   records::read_optional(j, "cpus_busy_s", v.cpus_busy_seconds);
   v.busy_unknown = j.value("busy_unknown", "");
+  records::read_optional(j, "steal_s", v.steal_seconds);
+}
+
+void to_json(json& j, const Counters& v) {
+  j = {{"counts", v.counts}};
+  if (!v.missing.empty()) j["missing"] = v.missing;
+  if (!v.multiplexed.empty()) j["multiplexed"] = v.multiplexed;
+  if (v.user_only) j["user_only"] = true;
+}
+
+void from_json(const json& j, Counters& v) {
+  v = {};
+  if (const auto it = j.find("counts"); it != j.end() && it->is_object())
+    for (const auto& [key, value] : it->items()) v.counts[key] = value.get<std::int64_t>();
+  if (const auto it = j.find("missing"); it != j.end() && it->is_object())
+    for (const auto& [key, value] : it->items()) v.missing[key] = value.get<std::string>();
+  v.multiplexed = j.value("multiplexed", "");
+  v.user_only = j.value("user_only", false);
 }
 
 }  // namespace noisefloor::model

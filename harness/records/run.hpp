@@ -99,6 +99,7 @@ struct ContainerSetup {
   std::string network;
   bool read_only = true;
   std::int64_t pids_limit = 0;
+  bool perf_events = false;  // CAP_PERFMON granted
   friend bool operator==(const ContainerSetup&, const ContainerSetup&) = default;
 };
 
@@ -154,6 +155,9 @@ struct Accounting {
   std::optional<model::CgroupCpu> cgroup;  // `image: auto` containers: the cgroup's CPU and CFS throttling
   // The benchmark's threads: on a CPU and waiting for one (where the probe ran it).
   std::optional<model::RunQueue> run_queue;
+  // The kernel's counters over the benchmark's tree (where the probe ran it); nullopt: an older
+  // probe, or a named image without one.
+  std::optional<model::Counters> counters;
   // `format: command`: no-ops started exactly as the benchmark is, by the same probe, in the
   // same condition, just before it.
   std::vector<double> launcher_noop_seconds;
@@ -303,4 +307,7 @@ void from_json(const nlohmann::json& j, CgroupCpu& v);
 // {"run_s", "wait_s"} (null when unknown), "tasks", "reads", "unknown"
 void to_json(nlohmann::json& j, const RunQueue& v);
 void from_json(const nlohmann::json& j, RunQueue& v);
+// {"counts": {key: n}, "missing": {key: why}, "multiplexed", "user_only"} (the last three when set)
+void to_json(nlohmann::json& j, const Counters& v);
+void from_json(const nlohmann::json& j, Counters& v);
 }  // namespace noisefloor::model

@@ -184,7 +184,7 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "container.cpuset instead"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {privileged: true}\n",
        "x.yaml:5:17: unknown key \"privileged\" in conditions[0].container (expected one of: image, "
-       "cpuset, cpus, memory, memory_swap, env, network, user, read_only, pids_limit)"},
+       "cpuset, cpus, memory, memory_swap, env, network, user, read_only, pids_limit, perf_events)"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\nname: u\n",
        "x.yaml:4:1: duplicate key \"name\""},
       {"name: t\nbenchmark: {command: [./b]\nconditions: [{name: a}]\n",
