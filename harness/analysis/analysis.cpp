@@ -178,6 +178,8 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
   for (const auto& acc : a.accounting)
     if (acc.starved()) mark_starved(a.table, acc.condition);
   for (auto& note : accounting_notes(a.accounting)) a.table.notes.push_back(std::move(note));
+  if (!a.merged && sources.front().run && !a.gate)
+    a.diagnosis = diagnose(*sources.front().run, a.table, a.samples, {});
   a.sources = std::move(sources);
   if (!a.merged && a.sources.front().run) {
     const records::RunRecord& run = *a.sources.front().run;

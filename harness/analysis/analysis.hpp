@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/accounting.hpp"
+#include "analysis/diagnosis.hpp"
 #include "analysis/gate.hpp"
 #include "analysis/judge.hpp"
 #include "analysis/paired.hpp"
@@ -37,6 +38,8 @@ struct Analysis {
   std::optional<records::ComparisonSettings> comparison;     // the first paired source's
   std::map<std::string, records::AdaptiveOutcome> adaptive;  // samples: auto, per renamed condition
   std::vector<ConditionAccounting> accounting;  // launcher overhead, throttling, spinner shares (run.json)
+  // Why the numbers moved, from one run's own counters (a single source with a run.json).
+  Diagnosis diagnosis;
   // Fingerprint of source k (k >= 1) against source 0, for every k whose fingerprints both
   // exist; difference_source[i] is the k of differences[i].
   std::vector<Difference> differences;

@@ -5,6 +5,7 @@ list(APPEND NF_CORE_SOURCES
   harness/analysis/suite.cpp
   harness/analysis/verdict.cpp
   harness/analysis/accounting.cpp
+  harness/analysis/diagnosis.cpp
   harness/analysis/labels.cpp
   harness/analysis/paired.cpp
   harness/analysis/gate.cpp
@@ -17,6 +18,7 @@ list(APPEND NF_CORE_SOURCES
 list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_table_test.cpp
   tests/unit/analysis_accounting_test.cpp
+  tests/unit/analysis_diagnosis_test.cpp
   tests/unit/analysis_paired_test.cpp
   tests/unit/analysis_compare_test.cpp
   tests/unit/analysis_rooms_test.cpp

@@ -29,6 +29,7 @@
 #include "render/html.hpp"
 #include "render/json.hpp"
 #include "render/judge.hpp"
+#include "render/run.hpp"
 #include "render/table.hpp"
 #include "results/load.hpp"
 
@@ -201,7 +202,9 @@ Output cv(const CvOptions& o) {
   const bool as_text = o.format == PrintFormat::text;
   if (o.format == PrintFormat::markdown || as_text) {
     out.out += fleet_view(loaded, as_text);
+    out.out += render::counters_missing(a.diagnosis, as_text, o.width);
     out.out += as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table);
+    out.out += render::diagnosis_text(a.diagnosis, as_text, o.width);
     // A gate run (run --base): its verdicts, as the run printed them, after the sides' table.
     if (a.gate && a.gate_sides && a.sources.size() == 1) {
       const render::GateContext ctx = gate_context(a);

@@ -102,6 +102,33 @@ json compare_row_json(const CompareRow& r) {
 
 }  // namespace
 
+// {"missing", "contrasts", "within" (the worded lines), "conditions": [{"condition",
+// "invocations", "levels": {factor: median per invocation}, "links": [{"factor", "row", "rho",
+// "p", "p_adjusted", "exact", "n", "slow_quarter", "fast_quarter"}], "untested"}]}
+void to_json(json& j, const Diagnosis& d) {
+  json conditions = json::array();
+  for (const auto& c : d.conditions) {
+    json levels = json::object();
+    for (const auto& l : c.levels) levels[l.key] = l.median;
+    json links = json::array();
+    for (const auto& l : c.links)
+      links.push_back({{"factor", l.key},
+                       {"row", l.row},
+                       {"rho", stats::number_or_null(l.association.rho)},
+                       {"p", l.association.p},
+                       {"p_adjusted", l.p_adjusted},
+                       {"exact", l.association.exact},
+                       {"n", l.association.n},
+                       {"slow_quarter", l.slow_quarter},
+                       {"fast_quarter", l.fast_quarter}});
+    json cj = {
+        {"condition", c.condition}, {"invocations", c.invocations}, {"levels", levels}, {"links", links}};
+    if (!c.untested.empty()) cj["untested"] = c.untested;
+    conditions.push_back(std::move(cj));
+  }
+  j = {{"missing", d.missing}, {"contrasts", d.contrasts}, {"within", d.within}, {"conditions", conditions}};
+}
+
 void to_json(nlohmann::json& j, const Row& r) {
   j = {{"condition", r.condition}, {"name", r.name},      {"benchmark", r.benchmark},
        {"unit", r.unit},           {"procs", r.procs},    {"warmup_discarded", r.warmup_discarded},
@@ -580,6 +607,7 @@ json summary_tree(const analysis::Analysis& a, bool samples) {
   }
   if (!a.adaptive.empty()) j["adaptive"] = a.adaptive;
   if (!a.accounting.empty()) j["accounting"] = a.accounting;
+  if (!a.diagnosis.empty() || !a.diagnosis.missing.empty()) j["diagnosis"] = a.diagnosis;
   if (a.judgement) j["claims"] = *a.judgement;
   if (a.merged) {
     json labels = json::array();
@@ -679,6 +707,7 @@ std::string cv_json(const analysis::Analysis& a, const std::vector<std::string>&
   json j = {{"schema_version", kCvSchemaVersion}, {"sources", given_paths}, {"table", a.table}};
   j["comparable"] = a.comparable();
   if (!a.accounting.empty()) j["accounting"] = a.accounting;  // what the labels and starvation rest on
+  if (!a.diagnosis.empty() || !a.diagnosis.missing.empty()) j["diagnosis"] = a.diagnosis;
   if (a.judgement) j["claims"] = *a.judgement;
   if (!a.differences.empty()) {
     json differences = json::array();

@@ -48,6 +48,7 @@ void to_json(nlohmann::json& j, const AaRow& row);
 //  {"invocations", "run_s", "wait_s", "wall_s", "waited", "used_cpus", "cpus_allowed", "starved",
 //  "unknown"}}
 void to_json(nlohmann::json& j, const ConditionAccounting& accounting);
+void to_json(nlohmann::json& j, const Diagnosis& diagnosis);  // see render/json.cpp
 
 // summary.json's "claims": {"method", "seed", "resamples", "level", "results": [{"claim", "verdict",
 // "why", "lhs", "rhs", "lhs_ci", "rhs_ci", "decision_ci", "published": {"holds", "lhs", "rhs",

@@ -8,11 +8,33 @@
 #include "render/judge.hpp"
 #include "render/paired.hpp"
 #include "render/table.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::render {
 
+// Above the table: the counters this run could not read, each reason once.
+std::string counters_missing(const analysis::Diagnosis& d, bool terminal, std::size_t width) {
+  std::string out;
+  for (const std::string& line : d.missing) out += text::wrap(line, terminal ? width : 100000, "", "  ");
+  return out.empty() ? out : out + "\n";
+}
+
+// Under the table: why the numbers moved.
+std::string diagnosis_text(const analysis::Diagnosis& d, bool terminal, std::size_t width) {
+  if (d.contrasts.empty() && d.within.empty()) return {};
+  std::string out =
+      terminal ? "\nWhy the numbers moved (this run's counters; association, not proof):\n"
+               : "\n## Why the numbers moved\n\nFrom this run's own counters: association, not proof.\n\n";
+  const std::size_t w = terminal ? width : 100000;
+  for (const std::string& line : d.contrasts) out += text::wrap(line, w, "- ", "  ");
+  for (const std::string& line : d.within) out += text::wrap(line, w, "- ", "  ");
+  return out;
+}
+
 std::string run_tables(const analysis::Analysis& a, bool terminal, std::size_t width) {
-  std::string out = terminal ? table_text(a.table, width) : table_markdown(a.table);
+  std::string out = counters_missing(a.diagnosis, terminal, width);
+  out += terminal ? table_text(a.table, width) : table_markdown(a.table);
+  out += diagnosis_text(a.diagnosis, terminal, width);
   if (a.comparison)
     out += (a.comparison->blocks
                 ? "\n## Unpaired comparison (variant / baseline, each variant's repeats in a block "

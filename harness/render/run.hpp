@@ -13,6 +13,12 @@ namespace noisefloor::render {
 // and the adaptive stopping outcomes when the run has them.
 std::string run_tables(const analysis::Analysis& analysis, bool terminal, std::size_t width = 80);
 
+// Above the table: the counters the run could not read, each reason once ("not counted in
+// pinned: no counter: the container's seccomp profile ..."); "" when every counter was read.
+std::string counters_missing(const analysis::Diagnosis& diagnosis, bool terminal, std::size_t width = 80);
+// Under the table: "Why the numbers moved", the diagnosis's contrasts and within-condition lines.
+std::string diagnosis_text(const analysis::Diagnosis& diagnosis, bool terminal, std::size_t width = 80);
+
 // table.md: "# <experiment>", the description, "<host> · run <id> · <status>", run_tables.
 std::string table_md(const analysis::Analysis& analysis);
 

@@ -1,5 +1,6 @@
 # stats/: pure statistics (Boost.Math is header-only).
-list(APPEND NF_CORE_SOURCES harness/stats/summary.cpp harness/stats/compare.cpp harness/stats/gate.cpp)
+list(APPEND NF_CORE_SOURCES harness/stats/summary.cpp harness/stats/compare.cpp harness/stats/gate.cpp
+  harness/stats/association.cpp)
 list(APPEND NF_UNIT_TESTS tests/unit/stats_summary_test.cpp tests/unit/stats_compare_test.cpp
-  tests/unit/stats_gate_test.cpp)
+  tests/unit/stats_gate_test.cpp tests/unit/stats_association_test.cpp)
 # Compiled apart from the unity batches, so that adding it regroups none of the other tests.

@@ -5,6 +5,11 @@
 // CHILD_SECONDS (default SECONDS), and waits for them: the process tree then costs
 // SECONDS + CHILDREN × CHILD_SECONDS of CPU. More processes than CPUs for a while, then fewer:
 // its own processes wait for each other, with nothing else running.
+//
+// Before that, two known costs the kernel counts (harness/stats/README.md §3.14):
+//   --sleeps K   K sleeps of 1 ms: K voluntary context switches
+//   --pages N    N fresh 4 KiB pages (no huge pages) written once each: N minor page faults
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,9 +29,28 @@ double cpu_now() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  long sleeps = 0, pages = 0;
+  while (argc > 2 && (std::string(argv[1]) == "--sleeps" || std::string(argv[1]) == "--pages")) {
+    (std::string(argv[1]) == "--sleeps" ? sleeps : pages) = std::atol(argv[2]);
+    argv[2] = argv[0];
+    argv += 2;
+    argc -= 2;
+  }
   if (argc < 2) {
-    std::fprintf(stderr, "usage: nf-burn SECONDS [CHILDREN [CHILD_SECONDS]]\n");
+    std::fprintf(stderr, "usage: nf-burn [--sleeps K] [--pages N] SECONDS [CHILDREN [CHILD_SECONDS]]\n");
     return 2;
+  }
+  for (long i = 0; i < sleeps; ++i) {
+    const timespec ms{0, 1000000};
+    nanosleep(&ms, nullptr);
+  }
+  if (pages > 0) {
+    const std::size_t bytes = static_cast<std::size_t>(pages) * 4096;
+    void* area = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED) return 3;
+    madvise(area, bytes, MADV_NOHUGEPAGE);
+    for (long i = 0; i < pages; ++i) static_cast<volatile char*>(area)[i * 4096] = 1;
+    munmap(area, bytes);
   }
   const double seconds = std::atof(argv[1]);
   const int children = argc > 2 ? std::atoi(argv[2]) : 0;

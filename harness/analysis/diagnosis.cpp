@@ -1,0 +1,323 @@
+#include "analysis/diagnosis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "model/errors.hpp"
+
+namespace noisefloor::analysis {
+
+const std::vector<Factor> kFactors = {
+    {"run_queue_wait", "time waiting for a CPU", true, 0.001},
+    {"cpu_migrations", "CPU migrations", false, 10},
+    {"involuntary_switches", "involuntary context switches (preemptions)", false, 10},
+    {"voluntary_switches", "voluntary context switches (sleeps, blocking)", false, 10},
+    {"throttled", "time throttled by the CPU quota", true, 0.001},
+    {"steal", "time stolen by the hypervisor", true, 0.001},
+    {"beside", "other work on its CPUs", true, 0.01},
+    {"minor_faults", "minor page faults", false, 1000},
+    {"major_faults", "major page faults", false, 10},
+    {"instructions", "instructions", false, 1e6},
+    {"cycles", "cycles", false, 1e6},
+};
+
+std::optional<double> factor_value(const records::InvocationRecord& inv, const std::string& key) {
+  const records::Accounting& acc = inv.accounting;
+  const auto counter = [&](const char* name) -> std::optional<double> {
+    if (!acc.counters) return std::nullopt;
+    if (const auto v = acc.counters->count(name)) return static_cast<double>(*v);
+    return std::nullopt;
+  };
+  if (key == "run_queue_wait") return acc.run_queue ? acc.run_queue->wait_seconds : std::nullopt;
+  if (key == "steal") return acc.run_queue ? acc.run_queue->steal_seconds : std::nullopt;
+  if (key == "beside") {
+    if (!acc.run_queue || !acc.run_queue->cpus_busy_seconds || !acc.run_queue->run_seconds || !acc.usage)
+      return std::nullopt;
+    const double own = std::max(*acc.run_queue->run_seconds, acc.usage->cpu_seconds());
+    return std::max(0.0, *acc.run_queue->cpus_busy_seconds - own);
+  }
+  if (key == "throttled") return acc.cgroup ? acc.cgroup->throttled_seconds : std::nullopt;
+  if (key == "involuntary_switches")
+    return acc.usage ? std::optional<double>(static_cast<double>(acc.usage->involuntary_switches))
+                     : std::nullopt;
+  if (key == "voluntary_switches")
+    return acc.usage ? std::optional<double>(static_cast<double>(acc.usage->voluntary_switches))
+                     : std::nullopt;
+  // perf_event_open's counts where the probe could open them; else the kernel's own accounting of
+  // the same thing (a container without CAP_PERFMON): the threads' se.nr_migrations, the tree's
+  // rusage page faults.
+  if (const auto v = counter(key.c_str())) return v;
+  const auto as_double = [](const std::optional<std::int64_t>& v) -> std::optional<double> {
+    return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+  };
+  if (key == "cpu_migrations" && acc.run_queue) return as_double(acc.run_queue->migrations);
+  if (key == "minor_faults" && acc.usage) return as_double(acc.usage->minor_faults);
+  if (key == "major_faults" && acc.usage) return as_double(acc.usage->major_faults);
+  return std::nullopt;
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string amount(const Factor& f, double v) {
+  if (f.time) {
+    if (v >= 1) return fmt::format("{:.2f} s", v);
+    const double ms = v * 1e3;
+    return ms >= 100 ? fmt::format("{:.0f} ms", ms)
+           : ms >= 1 ? fmt::format("{:.1f} ms", ms)
+                     : fmt::format("{:.2f} ms", ms);
+  }
+  if (v >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
+  return fmt::format("{:.0f}", v);
+}
+
+const Factor& factor_named(const std::string& key) {
+  for (const Factor& f : kFactors)
+    if (key == f.key) return f;
+  throw Error("diagnosis: no factor " + key);
+}
+
+// The invocations of each condition, by (session, invocation number).
+using InvocationKey = std::pair<int, int>;
+struct ConditionInvocations {
+  std::vector<const records::InvocationRecord*> all;
+  std::map<InvocationKey, const records::InvocationRecord*> by_key;
+};
+
+FactorLink link_of(const Factor& f, const std::string& row, const std::vector<double>& values,
+                   const std::vector<double>& factor, std::uint64_t seed) {
+  FactorLink link;
+  link.key = f.key;
+  link.row = row;
+  link.association = stats::rank_association(values, factor, seed);
+  // The factor over the slowest and the fastest quarter of the invocations (at least one each).
+  std::vector<std::size_t> order(values.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  const std::size_t quarter = std::max<std::size_t>(1, values.size() / 4);
+  double fast = 0, slow = 0;
+  for (std::size_t k = 0; k < quarter; ++k) {
+    fast += factor[order[k]];
+    slow += factor[order[order.size() - 1 - k]];
+  }
+  link.fast_quarter = fast / static_cast<double>(quarter);
+  link.slow_quarter = slow / static_cast<double>(quarter);
+  return link;
+}
+
+std::string ratio_words(double slow, double fast) {
+  if (fast > 0 && slow / fast >= 1.5) return fmt::format("{:.1f}× as much as", slow / fast);
+  if (slow > 0 && fast / slow >= 1.5) return fmt::format("{:.1f}× less than", fast / slow);
+  return "about as much as";
+}
+
+}  // namespace
+
+std::vector<std::string> missing_counters(const records::RunRecord& run) {
+  struct Missing {
+    std::set<std::string> keys, conditions;
+  };
+  std::map<std::string, Missing> by_reason;
+  std::set<std::string> notes;
+  std::set<std::string> all_conditions;
+  for (const records::ConditionRecord& c : run.condition_records)
+    for (const records::InvocationRecord& inv : c.runs) {
+      if (!inv.accounting.counters) continue;
+      all_conditions.insert(c.condition);
+      const model::Counters& k = *inv.accounting.counters;
+      for (const auto& [key, why] : k.missing) {
+        by_reason[why].keys.insert(key);
+        by_reason[why].conditions.insert(c.condition);
+      }
+      if (!k.multiplexed.empty()) notes.insert(fmt::format("condition '{}': {}", c.condition, k.multiplexed));
+      if (k.user_only)
+        notes.insert(
+            "counters count user space only: kernel.perf_event_paranoid allows no more without "
+            "CAP_PERFMON (context switches and kernel time are not in them)");
+    }
+  std::vector<std::string> out;
+  for (const auto& [why, m] : by_reason) {
+    std::string names;
+    for (const char* key : model::kCounterKeys)  // in the documented order
+      if (m.keys.count(key)) names += (names.empty() ? "" : ", ") + std::string(key);
+    std::string where;
+    if (m.conditions.size() < all_conditions.size()) {
+      for (const std::string& c : run.conditions)
+        if (m.conditions.count(c)) where += (where.empty() ? " in " : ", ") + c;
+    }
+    if (m.keys.size() == model::kCounterKeys.size()) names = "no counter";
+    out.push_back(fmt::format("not counted{}: {}: {}", where, names, why));
+  }
+  out.insert(out.end(), notes.begin(), notes.end());
+  return out;
+}
+
+Diagnosis diagnose(const records::RunRecord& run, const Table& table, const records::Samples& samples,
+                   const std::function<std::string(const std::string&)>& rename) {
+  Diagnosis d;
+  d.missing = missing_counters(run);
+  std::map<std::string, ConditionInvocations> invocations;
+  for (const records::ConditionRecord& c : run.condition_records) {
+    ConditionInvocations& ci = invocations[rename ? rename(c.condition) : c.condition];
+    for (const records::InvocationRecord& inv : c.runs) {
+      if (!inv.accounting.usage) continue;  // not measured by a probe (a named image)
+      ci.all.push_back(&inv);
+      ci.by_key[{c.session, inv.invocation}] = &inv;
+    }
+  }
+  for (const std::string& condition : table.conditions) {
+    const auto found = invocations.find(condition);
+    if (found == invocations.end() || found->second.all.empty()) continue;
+    const ConditionInvocations& ci = found->second;
+    ConditionDiagnosis cd;
+    cd.condition = condition;
+    cd.invocations = ci.all.size();
+    std::vector<double> walls;
+    for (const auto* inv : ci.all) walls.push_back(inv->accounting.usage->wall_seconds);
+    cd.wall_median = median(walls);
+    for (const Factor& f : kFactors) {
+      std::vector<double> values;
+      for (const auto* inv : ci.all)
+        if (const auto v = factor_value(*inv, f.key)) values.push_back(*v);
+      if (!values.empty()) cd.levels.push_back({f.key, median(values), values.size()});
+    }
+    // Within: each primary row of the condition, its invocations' mean sample against each
+    // factor that varies.
+    std::uint64_t seed = 1;
+    for (const Row& row : table.rows) {
+      if (row.condition != condition) continue;
+      std::map<InvocationKey, std::pair<double, int>> sums;
+      for (const records::SampleRef& s : samples) {
+        if (s.warmup || !in_row(row, s) || row.metric >= s.metrics.size()) continue;
+        auto& [sum, count] = sums[{s.session, s.invocation}];
+        sum += s.metrics[row.metric].value;
+        ++count;
+      }
+      std::vector<double> per_invocation;
+      std::vector<const records::InvocationRecord*> records_of;
+      for (const auto& [key, sc] : sums) {
+        const auto inv = ci.by_key.find(key);
+        if (inv == ci.by_key.end()) continue;
+        per_invocation.push_back(sc.first / sc.second);
+        records_of.push_back(inv->second);
+      }
+      if (per_invocation.size() < kMinInvocations) {
+        if (cd.untested.empty())
+          cd.untested = per_invocation.size() <= 1
+                            ? fmt::format(
+                                  "its {} samples came from one invocation, which has one reading of "
+                                  "each factor (samples_per_run: 1 gives every sample its own)",
+                                  row.values.size())
+                            : fmt::format("{} invocations (at least {} are needed to rank them)",
+                                          per_invocation.size(), kMinInvocations);
+        continue;
+      }
+      std::vector<FactorLink> links;
+      for (const Factor& f : kFactors) {
+        std::vector<double> x, y;
+        for (std::size_t i = 0; i < records_of.size(); ++i)
+          if (const auto v = factor_value(*records_of[i], f.key)) {
+            x.push_back(per_invocation[i]);
+            y.push_back(*v);
+          }
+        if (x.size() < kMinInvocations) continue;
+        FactorLink link = link_of(f, display_name(row), x, y, seed++);
+        if (std::isnan(link.association.rho)) continue;  // the factor did not vary
+        links.push_back(std::move(link));
+      }
+      for (FactorLink& link : links)
+        link.p_adjusted = std::min(1.0, link.association.p * static_cast<double>(links.size()));
+      cd.tried = std::max(cd.tried, links.size());
+      std::sort(links.begin(), links.end(), [](const FactorLink& a, const FactorLink& b) {
+        return std::fabs(a.association.rho) > std::fabs(b.association.rho);
+      });
+      for (FactorLink& link : links) cd.links.push_back(std::move(link));
+    }
+    d.conditions.push_back(std::move(cd));
+  }
+  if (d.conditions.empty()) return d;
+
+  // Within, in words: the strongest link of each condition that passes, else that none did.
+  for (const ConditionDiagnosis& cd : d.conditions) {
+    if (cd.tried == 0) {
+      if (!cd.untested.empty())
+        d.within.push_back(fmt::format("{}: not ranked within: {}", cd.condition, cd.untested));
+      continue;
+    }
+    const auto best = std::find_if(cd.links.begin(), cd.links.end(),
+                                   [](const FactorLink& l) { return l.p_adjusted < kLinkAlpha; });
+    if (best == cd.links.end()) {
+      d.within.push_back(
+          fmt::format("{}: no recorded factor goes with the spread of its {} invocations "
+                      "({} factor{} tried, none with adjusted p < {})",
+                      cd.condition, cd.invocations, cd.tried, cd.tried == 1 ? "" : "s", kLinkAlpha));
+      continue;
+    }
+    const Factor& f = factor_named(best->key);
+    const double rho = best->association.rho;
+    d.within.push_back(fmt::format(
+        "{} / {}: its slower invocations had {} {} (Spearman ρ = {:+.2f}, permutation p = {:.2g} adjusted "
+        "for "
+        "{} factor{}, n = {}): {} per invocation in the slowest quarter, {} the fastest quarter ({})",
+        cd.condition, best->row, rho > 0 ? "more" : "less", f.words, rho, best->p_adjusted, cd.tried,
+        cd.tried == 1 ? "" : "s", best->association.n, amount(f, best->slow_quarter),
+        ratio_words(best->slow_quarter, best->fast_quarter), amount(f, best->fast_quarter)));
+  }
+
+  // Between: each condition's levels against the first condition's.
+  const ConditionDiagnosis& base = d.conditions.front();
+  for (std::size_t k = 1; k < d.conditions.size(); ++k) {
+    const ConditionDiagnosis& cd = d.conditions[k];
+    std::vector<std::string> changed;
+    // A time as a share of the benchmark's wall time too: "25.3 s (91% of its wall time)".
+    const auto shown = [](const Factor& f, double v, double wall, bool first) {
+      if (!f.time || !(wall > 0)) return amount(f, v);
+      const double percent = 100 * v / wall;
+      const std::string p = percent >= 10  ? fmt::format("{:.0f}%", percent)
+                            : percent >= 1 ? fmt::format("{:.1f}%", percent)
+                                           : fmt::format("{:.2g}%", percent);
+      return fmt::format("{} ({}{})", amount(f, v), p, first ? " of its wall time" : "");
+    };
+    for (const FactorLevel& level : cd.levels) {
+      const Factor& f = factor_named(level.key);
+      const double v = level.median;
+      const auto b = std::find_if(base.levels.begin(), base.levels.end(),
+                                  [&](const FactorLevel& l) { return l.key == level.key; });
+      if (b == base.levels.end()) {
+        if (v >= f.floor)
+          changed.push_back(fmt::format("{} {} (not recorded in {})", f.words,
+                                        shown(f, v, cd.wall_median, true), base.condition));
+        continue;
+      }
+      const double w = b->median;
+      const bool up = v - w >= f.floor && v >= 3 * w;
+      const bool down = w - v >= f.floor && 3 * v <= w;
+      if (!up && !down) continue;
+      changed.push_back(fmt::format("{} {} against {}", f.words, shown(f, v, cd.wall_median, true),
+                                    shown(f, w, base.wall_median, false)));
+    }
+    if (changed.empty()) {
+      d.contrasts.push_back(
+          fmt::format("{}: no recorded factor differs from {} by 3× or more", cd.condition, base.condition));
+      continue;
+    }
+    std::string joined;
+    for (const auto& c : changed) joined += (joined.empty() ? "" : "; ") + c;
+    d.contrasts.push_back(
+        fmt::format("{} against {}, per invocation (median): {}", cd.condition, base.condition, joined));
+  }
+  return d;
+}
+
+}  // namespace noisefloor::analysis

@@ -1,0 +1,80 @@
+// Why the numbers moved: what the kernel recorded around each invocation (run-queue waits,
+// migrations, context switches, page faults, CFS throttling, steal, hardware counters), set
+// against the samples (spec: harness/stats/README.md §3.14). Within a condition: which factor goes
+// with the spread of its invocations (Spearman's ρ with a permutation p, adjusted for the factors
+// tried, and the size of the effect). Between conditions: which factor's level changed against
+// the first condition. Association, never proof. Pure.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/table.hpp"
+#include "records/run.hpp"
+#include "records/samples.hpp"
+#include "stats/association.hpp"
+
+namespace noisefloor::analysis {
+
+// A factor recorded per invocation: its key (JSON), what it measures in words, and whether its
+// value is a time (shown in ms) or a count.
+struct Factor {
+  const char* key;
+  const char* words;  // a noun phrase: "time waiting for a CPU"
+  bool time;          // seconds (shown as ms), else a count
+  double floor;       // the smallest difference between conditions worth a word (s or count)
+};
+extern const std::vector<Factor> kFactors;
+
+// The factor's value for one invocation; nullopt when it was not recorded.
+std::optional<double> factor_value(const records::InvocationRecord& invocation, const std::string& key);
+
+struct FactorLevel {
+  std::string key;
+  double median = 0;  // per invocation
+  std::size_t invocations = 0;
+};
+
+struct FactorLink {
+  std::string key;
+  std::string row;  // the table row's display name
+  stats::Association association;
+  double p_adjusted = 1;                      // × the factors tried (Bonferroni), at most 1
+  double slow_quarter = 0, fast_quarter = 0;  // the factor's mean over the slowest / fastest quarter
+};
+
+struct ConditionDiagnosis {
+  std::string condition;
+  std::size_t invocations = 0;
+  double wall_median = 0;           // the benchmark's wall time per invocation (the probe's)
+  std::vector<FactorLevel> levels;  // every factor some invocation recorded
+  std::vector<FactorLink> links;    // every factor tried, strongest first
+  std::size_t tried = 0;            // factors tested within the condition
+  std::string untested;             // why none was, when none was
+};
+
+struct Diagnosis {
+  std::vector<ConditionDiagnosis> conditions;
+  std::vector<std::string> contrasts;  // between conditions, in words
+  std::vector<std::string> within;     // within conditions, in words
+  // Counters that were not recorded, each reason once: "instructions, cycles: no PMU: ...".
+  std::vector<std::string> missing;
+  bool empty() const { return conditions.empty(); }
+};
+
+// Below this adjusted p a link is worded; below kMinInvocations invocations a condition is not
+// tested within.
+inline constexpr double kLinkAlpha = 0.05;
+inline constexpr std::size_t kMinInvocations = 6;
+
+// The diagnosis of one run's table: each condition's invocations (renamed by `rename`, as the
+// table's conditions are) against its primary rows' samples.
+Diagnosis diagnose(const records::RunRecord& run, const Table& table, const records::Samples& samples,
+                   const std::function<std::string(const std::string&)>& rename);
+
+// The counters that were not recorded and why, each reason once (also for the fingerprint).
+std::vector<std::string> missing_counters(const records::RunRecord& run);
+
+}  // namespace noisefloor::analysis

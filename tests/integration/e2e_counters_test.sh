@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Counters around every invocation and the diagnosis under the table (README: Why the numbers
+# moved), against known truths: nf-burn's CPU time is its argument, its sleeps and pages are its
+# options. Each check can fail; no duration is asserted, only what the kernel counted.
+#   - 40 sleeps: at least 40 voluntary context switches (and not wildly more);
+#   - 20000 fresh pages: about 20000 more minor page faults than none;
+#   - pinned to one CPU (host affinity, container cpuset): 0 CPU migrations;
+#   - a spinner on each CPU: run-queue waits many times idle's, named between conditions and, as
+#     the wait is the whole difference between wall and CPU time, ranked first within;
+#   - cpus: 0.2: CFS throttling, named by the diagnosis;
+#   - hardware counters: counted where the machine has a PMU, else missing with the exact reason.
+source "$(dirname "$0")/lib.sh"
+BURN="$(realpath "${BURN:?set BURN to the nf-burn binary}")"
+SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
+if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
+  [[ "${CI:-}" == true ]] && fail "no Docker engine answers at $SOCK (CI=true: this is a failure)"
+  echo "counters e2e skipped: no engine at $SOCK"; exit 77
+fi
+cd "$WORK"
+
+# 1. Host: sleeps, pages, pinned, spinners. Interleaved, so each condition has 6 invocations.
+cat >host.yaml <<YAML
+name: counters
+benchmark:
+  command: [$BURN, --sleeps, "40", "0.05"]
+  format: command
+  metric: wall
+  samples: 6
+conditions:
+  - name: idle
+  - name: pinned
+    affinity: [1]
+  - name: busy
+    spinners: 2
+schedule: interleaved
+YAML
+"$NF" run host.yaml --results "$WORK/results" >out1.txt 2>err1.txt || { cat out1.txt err1.txt >&2; fail "host run"; }
+python3 - "$WORK/results/counters/latest/run.json" <<'PY' || fail "host counters"
+import json, os, sys
+run = json.load(open(sys.argv[1]))
+by = {}
+for c in run["condition_records"]:
+    by.setdefault(c["condition"], []).extend(c["runs"])
+pmu = any(os.path.exists("/sys/bus/event_source/devices/" + d) for d in ("cpu", "cpu_core", "cpu_atom"))
+for name, runs in by.items():
+    assert len(runs) == 6, (name, len(runs))
+    for inv in runs:
+        c = inv["counters"]
+        counts = c["counts"]
+        # 40 sleeps of 1 ms: a voluntary switch each (both the counter and the tree's rusage).
+        assert 40 <= inv["usage"]["voluntary_switches"] <= 60, inv["usage"]
+        assert 40 <= counts["context_switches"] <= 40 + 60, counts
+        assert counts["task_clock_ns"] >= 0.05e9, counts  # its CPU time is its argument
+        if pmu:
+            assert counts.get("instructions", 0) > 0, c
+        else:
+            for key in ("instructions", "cycles", "branch_misses", "cache_misses"):
+                assert c["missing"][key].startswith(
+                    "no PMU: Performance Events: no PMU driver, software events only"), c["missing"]
+        if name == "pinned":
+            assert counts["cpu_migrations"] == 0, counts
+            assert inv["run_queue"]["migrations"] == 0, inv["run_queue"]
+wait = lambda name: sorted(inv["run_queue"]["wait_s"] for inv in by[name])[3]
+assert wait("busy") >= 10 * max(wait("idle"), 0.0005), (wait("busy"), wait("idle"))
+PY
+if [[ ! -e /sys/bus/event_source/devices/cpu ]]; then
+  contains out1.txt "not counted: instructions, cycles, branch_misses, cache_misses: no PMU: Performance Events: no PMU driver, software events only"
+fi
+contains out1.txt "Why the numbers moved"
+contains out1.txt "busy against idle, per invocation (median): time waiting for a CPU"
+# Within busy: wall = CPU time (fixed) + waits, so the wait ranks the invocations.
+python3 - "$WORK/results/counters/latest" "$NF" <<'PY' || fail "the diagnosis in --format json"
+import json, subprocess, sys
+out = subprocess.run([sys.argv[2], "cv", sys.argv[1], "--format", "json"], check=True,
+                     capture_output=True, text=True).stdout
+d = json.loads(out)["diagnosis"]
+busy = [c for c in d["conditions"] if c["condition"] == "busy"][0]
+assert busy["invocations"] == 6, busy
+link = busy["links"][0]
+assert link["factor"] == "run_queue_wait" and link["rho"] > 0.8 and link["p_adjusted"] < 0.05, busy["links"]
+assert any(w.startswith("busy / ") and "time waiting for a CPU" in w for w in d["within"]), d["within"]
+PY
+# cv prints the same diagnosis from the saved files.
+"$NF" cv "$WORK/results/counters/latest" >cv1.txt 2>/dev/null
+contains cv1.txt "busy against idle, per invocation (median): time waiting for a CPU"
+
+# 2. Pages: 20000 fresh pages against none, one invocation each way, on the host.
+for pages in 0 20000; do
+  sed -e "s|command: .*|command: [$BURN, --pages, \"$pages\", \"0.01\"]|" -e 's|^name: counters|name: pages'$pages'|' \
+    -e 's|samples: 6|samples: 3|' host.yaml | sed '/^  - name: pinned/,$d' >pages$pages.yaml
+  "$NF" run pages$pages.yaml --results "$WORK/results" >/dev/null 2>errp.txt || { cat errp.txt >&2; fail "pages run"; }
+done
+python3 - "$WORK/results" <<'PY' || fail "minor faults of 20000 fresh pages"
+import json, sys
+def faults(name):
+    run = json.load(open(f"{sys.argv[1]}/{name}/latest/run.json"))
+    return sorted(inv["counters"]["counts"]["minor_faults"] for inv in run["condition_records"][0]["runs"])[1]
+extra = faults("pages20000") - faults("pages0")
+assert 19000 <= extra <= 21000, extra
+PY
+
+# 3. Containers: cpuset "1" (one CPU: no migration) and cpus 0.2 (throttled).
+cat >box.yaml <<YAML
+name: box
+benchmark:
+  command: [$BURN, "0.05"]
+  format: command
+  metric: wall
+  samples: 3
+conditions:
+  - name: pinned
+    container: {cpuset: "1"}
+  - name: quota
+    container: {cpus: 0.2}
+YAML
+"$NF" run box.yaml --results "$WORK/results" >out3.txt 2>err3.txt || { cat out3.txt err3.txt >&2; fail "container run"; }
+python3 - "$WORK/results/box/latest/run.json" <<'PY' || fail "container counters"
+import json, sys
+run = json.load(open(sys.argv[1]))
+by = {c["condition"]: c["runs"] for c in run["condition_records"]}
+for inv in by["pinned"]:
+    assert inv["run_queue"]["migrations"] == 0, inv["run_queue"]
+    # Docker's default seccomp profile refuses perf_event_open: every counter says so.
+    assert set(inv["counters"]["missing"]) == {"task_clock_ns", "context_switches", "cpu_migrations",
+        "minor_faults", "major_faults", "instructions", "cycles", "branch_misses", "cache_misses"}, inv["counters"]
+    assert "seccomp profile refuses perf_event_open without CAP_PERFMON" in inv["counters"]["missing"]["cycles"]
+for inv in by["quota"]:
+    assert inv["cgroup_cpu"]["throttled_periods"] > 0, inv["cgroup_cpu"]
+PY
+contains out3.txt "not counted: no counter: the container's seccomp profile refuses perf_event_open without CAP_PERFMON; ask for it with \`perf_events: true\` in the condition's container"
+contains out3.txt "quota against pinned, per invocation (median): time waiting for a CPU"
+contains out3.txt "time throttled by the CPU quota"
+echo "e2e counters: ok"
