@@ -3,7 +3,7 @@
 # this session, alternately with the peer or the reference run (PERF_PAIRS times, default 3),
 # reported as the median with min–max. Never part of `make test`: no timing is ever asserted.
 #
-#   scripts/perf.sh [P1 P2 ... P11]       (default: all; PERF_PAIRS=3; PERF_GATES=24 for P9, P10)
+#   scripts/perf.sh [P1 P2 ... P12]       (default: all; PERF_PAIRS=3; PERF_GATES=24 for P9, P10)
 #
 # Writes results/perf/<UTC time>/perf.md and perf.json and prints the markdown. Needs a built
 # noisefloor (make build), the Docker engine (started when none answers) and hyperfine (installed
@@ -40,6 +40,9 @@
 #                        included) against the shell loop (two git worktrees, two go test -c,
 #                        old.test/new.test alternately 10 times each, benchstat): wall-time ratio,
 #                        and the gate's invocations against the loop's 20
+#   P12 counter cost     the probe starting the no-op with its counters (perf_event_open, opened
+#                        before the clone, read after the reap) against --no-counters, hyperfine -N
+#                        500 runs each, alternately: the added wall time per invocation in µs
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$REPO"
@@ -51,7 +54,7 @@ if ! command -v hyperfine >/dev/null; then
   else echo "perf.sh: hyperfine is missing: apt-get install hyperfine" >&2; exit 2; fi
 fi
 WANT=("$@")
-[[ ${#WANT[@]} -gt 0 ]] || WANT=(P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11)
+[[ ${#WANT[@]} -gt 0 ]] || WANT=(P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12)
 wanted() { local w; for w in "${WANT[@]}"; do [[ $w == "$1" ]] && return 0; done; return 1; }
 if wanted P1 || wanted P2 || wanted P8; then bash scripts/dockerd.sh >/dev/null; fi
 
@@ -64,7 +67,7 @@ FIG="$WORK/figures.jsonl"
 export GOCACHE="${GOCACHE:-/tmp/noisefloor-gocache}"
 say() { printf '[perf %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
-# emit ID WHAT HOW KIND OP TARGET VALUE... : one row (KIND: ratio, fraction, s, MB; OP: <= or >=;
+# emit ID WHAT HOW KIND OP TARGET VALUE... : one row (KIND: ratio, fraction, s, MB, us; OP: <= or >=;
 # TARGET a number, or "-" for a figure reported without one).
 emit() {
   python3 - "$@" >>"$FIG" <<'PY'
@@ -619,7 +622,28 @@ PY
     ratio "<=" - "${invocations[@]}"
 }
 
-for p in P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11; do
+p12() {
+  say "P12 counter cost: nf-probe -- nf-noop with and without counters, hyperfine -N, $PAIRS pairs"
+  local probe="$REPO/build/nf-probe" noop="$REPO/build/nf-noop" costs=() with without i
+  run_with() {
+    hyperfine -N --warmup 20 --runs 500 --export-json "$WORK/p12.with.json" "$probe --tag p12 -- $noop" >/dev/null 2>&1
+    with=$(json_get "$WORK/p12.with.json" 'd["results"][0]["median"]')
+  }
+  run_without() {
+    hyperfine -N --warmup 20 --runs 500 --export-json "$WORK/p12.without.json" \
+      "$probe --no-counters --tag p12 -- $noop" >/dev/null 2>&1
+    without=$(json_get "$WORK/p12.without.json" 'd["results"][0]["median"]')
+  }
+  for i in $(seq "$PAIRS"); do
+    if ((i % 2)); then run_with; run_without; else run_without; run_with; fi
+    costs+=("$(awk -v a="$with" -v b="$without" 'BEGIN {printf "%.9f", a - b}')")
+    note P12 "pair $i: with counters $(awk -v a="$with" 'BEGIN {printf "%.1f", a * 1e6}') µs, without $(awk -v a="$without" 'BEGIN {printf "%.1f", a * 1e6}') µs (medians of 500 probe runs of the no-op)"
+  done
+  emit P12 "counter cost per invocation" "median wall of the probe starting the no-op, with counters less without" \
+    us "<=" 0.000020 "${costs[@]}"
+}
+
+for p in P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12; do
   wanted "$p" || continue
   fn=${p,,}
   if ! ("$fn"); then note "$p" "FAILED: see the messages above"; fi
@@ -639,6 +663,8 @@ def fmt(kind, v):
         return f"{v:.3f}×"
     if kind == "MB":
         return f"{v:.0f} MB"
+    if kind == "us":
+        return f"{v * 1e6:.1f} µs"
     return f"{v:.2f} s"
 doc = {"pairs": pairs, "rows": [], "notes": notes}
 md = ["| # | what | how | median (min–max) | target | met |", "|---|---|---|---|---|---|"]

@@ -113,12 +113,14 @@ FactorLink link_of(const Factor& f, const std::string& row, const std::vector<do
   }
   link.fast_quarter = fast / static_cast<double>(quarter);
   link.slow_quarter = slow / static_cast<double>(quarter);
+  link.factor = factor;
+  link.times = values;
   return link;
 }
 
 std::string ratio_words(double slow, double fast) {
-  if (fast > 0 && slow / fast >= 1.5) return fmt::format("{:.1f}× as much as", slow / fast);
-  if (slow > 0 && fast / slow >= 1.5) return fmt::format("{:.1f}× less than", fast / slow);
+  if (fast > 0 && slow / fast >= 1.05) return fmt::format("{:.2g}× as much as", slow / fast);
+  if (slow > 0 && fast / slow >= 1.05) return fmt::format("{:.2g}× less than", fast / slow);
   return "about as much as";
 }
 
@@ -233,6 +235,7 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
           }
         if (x.size() < kMinInvocations) continue;
         FactorLink link = link_of(f, display_name(row), x, y, seed++);
+        link.unit = row.unit;
         if (std::isnan(link.association.rho)) continue;  // the factor did not vary
         links.push_back(std::move(link));
       }
@@ -255,12 +258,15 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
         d.within.push_back(fmt::format("{}: not ranked within: {}", cd.condition, cd.untested));
       continue;
     }
-    const auto best = std::find_if(cd.links.begin(), cd.links.end(),
-                                   [](const FactorLink& l) { return l.p_adjusted < kLinkAlpha; });
+    // Significant, and large enough to matter: the quarters differ by at least the factor's floor.
+    const auto best = std::find_if(cd.links.begin(), cd.links.end(), [](const FactorLink& l) {
+      return l.p_adjusted < kLinkAlpha &&
+             std::fabs(l.slow_quarter - l.fast_quarter) >= factor_named(l.key).floor;
+    });
     if (best == cd.links.end()) {
       d.within.push_back(
           fmt::format("{}: no recorded factor goes with the spread of its {} invocations "
-                      "({} factor{} tried, none with adjusted p < {})",
+                      "({} factor{} tried, none with adjusted p < {} and a difference past its floor)",
                       cd.condition, cd.invocations, cd.tried, cd.tried == 1 ? "" : "s", kLinkAlpha));
       continue;
     }

@@ -43,6 +43,8 @@ struct FactorLink {
   stats::Association association;
   double p_adjusted = 1;                      // × the factors tried (Bonferroni), at most 1
   double slow_quarter = 0, fast_quarter = 0;  // the factor's mean over the slowest / fastest quarter
+  std::vector<double> factor, times;          // per invocation: the factor and the mean sample (a plot)
+  std::string unit;                           // of `times` (the row's)
 };
 
 struct ConditionDiagnosis {

@@ -1,5 +1,5 @@
 // nf-probe: the entrypoint of noisefloor's auto image,
-//   /noisefloor/probe [--tag TAG] [--noop-runs K] [--nice N] [--watch-stdin] -- <benchmark argv...>
+//   /noisefloor/probe [--tag TAG] [--noop-runs K] [--nice N] [--watch-stdin] [--no-counters] -- <argv...>
 // and the few programs noisefloor runs in containers on an engine it cannot start host processes
 // on (noisefloor-tools image, README: Many machines):
 //   /noisefloor/probe [--nice N] [--watch-stdin] --spin   a busy loop (a spinner) until stdin ends
@@ -913,6 +913,7 @@ int main(int argc, char** argv) {
   int noop_runs = 0;
   std::string noop_path;
   bool watch_stdin = false;
+  bool counters_wanted = true;
   std::optional<int> nice;
   std::string mode;  // "", "spin", "hold", "facts"
   while (first < argc && std::string(argv[first]) != "--") {
@@ -928,6 +929,9 @@ int main(int argc, char** argv) {
       first += 2;
     } else if (option == "--watch-stdin") {
       watch_stdin = true;
+      first += 1;
+    } else if (option == "--no-counters") {  // for make perf (P12): the counters' own cost
+      counters_wanted = false;
       first += 1;
     } else if (option == "--nice" && first + 1 < argc) {
       nice = std::atoi(argv[first + 1]);
@@ -992,7 +996,8 @@ int main(int argc, char** argv) {
   std::string busy_why;
   const CpuTimes cpus_before = cpu_times(&busy_why);
   noisefloor::probe::counters::Session counters(counter_context());
-  counters.open();  // on this thread, right before the clone: the benchmark inherits them
+  if (counters_wanted)
+    counters.open();  // on this thread, right before the clone: the benchmark inherits them
   const Supervised run = run_supervised(argv + first, watch_stdin);
   const Child& child = run.child;
   const CpuTimes cpus_after = busy_why.empty() ? cpu_times(&busy_why) : CpuTimes{};

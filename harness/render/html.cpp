@@ -238,6 +238,7 @@ std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks,
   if (d.judgement) out += "<a href=\"#claims\">Claims</a>";
   if (benchmarks.size() > 1) out += "<a href=\"#overview\">Overview</a>";
   out += "<a href=\"#conditions\">Conditions</a>";
+  if (!d.diagnosis.contrasts.empty() || !d.diagnosis.within.empty()) out += "<a href=\"#why\">Why</a>";
   if (benchmarks.size() > kNavBenchmarks)
     out += fmt::format("<a href=\"#b0\">{} benchmarks (plots)</a>", benchmarks.size());
   else
@@ -384,6 +385,71 @@ std::string conditions_section(const Analysis& d, const std::map<std::string, st
     for (const auto& n : t.notes) out += "<li>" + escape(n) + "</li>\n";
     out += "</ul>\n";
   }
+  return out + "</section>\n";
+}
+
+// ---- why the numbers moved ----
+
+// One factor against the invocations' times: a plain scatter, the axes' ends labelled.
+std::string scatter(const analysis::FactorLink& link, const analysis::Factor& factor) {
+  constexpr double kW = 360, kH = 200, kLeft = 56, kBottom = 30, kTop = 10, kRight = 10;
+  const auto [xmin, xmax] = std::minmax_element(link.factor.begin(), link.factor.end());
+  const auto [ymin, ymax] = std::minmax_element(link.times.begin(), link.times.end());
+  const double scale = factor.time ? 1e3 : 1;  // times in ms
+  const auto span = [](double lo, double hi) { return hi > lo ? hi - lo : 1.0; };
+  std::string out = fmt::format(
+      "<svg class=\"plot\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} "
+      "against the time per invocation\">\n",
+      kW, kH, kW, kH, escape(factor.words));
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>", kLeft,
+                     kH - kBottom, kW - kRight);
+  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>\n", kLeft, kTop,
+                     kH - kBottom);
+  for (std::size_t i = 0; i < link.factor.size(); ++i) {
+    const double x = kLeft + 6 + (link.factor[i] - *xmin) / span(*xmin, *xmax) * (kW - kLeft - kRight - 12);
+    const double y =
+        kH - kBottom - 6 - (link.times[i] - *ymin) / span(*ymin, *ymax) * (kH - kBottom - kTop - 12);
+    out += svg::marker(svg::Shape::circle, svg::colour_for(0), x, y, 3.5, false, {},
+                       fmt::format("{:.4g} {} at {:.4g}{}", link.times[i], link.unit, link.factor[i] * scale,
+                                   factor.time ? " ms" : ""));
+  }
+  out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\">{:.4g}</text>", kLeft, kH - 12, *xmin * scale);
+  out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">{:.4g}</text>",
+                     kW - kRight, kH - 12, *xmax * scale);
+  out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{}{}</text>",
+                     (kLeft + kW) / 2, kH - 2, escape(factor.words), factor.time ? " (ms)" : "");
+  out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">{:.4g}</text>", kLeft - 4,
+                     kH - kBottom, *ymin);
+  out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\">{:.4g}</text>", kLeft - 4,
+                     kTop + 8, *ymax);
+  out += fmt::format("<text x=\"4\" y=\"{}\" font-size=\"10\">{}</text>\n", kTop + 8, escape(link.unit));
+  return out + "</svg>\n";
+}
+
+std::string diagnosis_section(const Analysis& d) {
+  const analysis::Diagnosis& g = d.diagnosis;
+  if (g.contrasts.empty() && g.within.empty() && g.missing.empty()) return {};
+  std::string out =
+      "<section id=\"why\">\n<h2>Why the numbers moved</h2>\n<p class=\"legend\">From this run's own "
+      "counters, "
+      "read around every invocation (harness/stats/README.md §3.14): association, not proof.</p>\n<ul "
+      "class=\"notes\">\n";
+  for (const auto& lines : {g.missing, g.contrasts, g.within})
+    for (const auto& line : lines) out += "<li>" + escape(line) + "</li>\n";
+  out += "</ul>\n";
+  // A plot per factor that goes with a condition's spread.
+  for (const auto& c : g.conditions)
+    for (const auto& link : c.links) {
+      if (link.p_adjusted >= analysis::kLinkAlpha) continue;
+      const auto f = std::find_if(analysis::kFactors.begin(), analysis::kFactors.end(),
+                                  [&](const analysis::Factor& x) { return link.key == x.key; });
+      if (f == analysis::kFactors.end()) continue;
+      out += fmt::format(
+          "<figure>\n{}<figcaption>{} / {}: {} (ρ = {:+.2f}, adjusted p = {:.2g}, n = {})</figcaption>\n"
+          "</figure>\n",
+          scatter(link, *f), escape(c.condition), escape(link.row), escape(f->words), link.association.rho,
+          link.p_adjusted, link.association.n);
+    }
   return out + "</section>\n";
 }
 
@@ -850,6 +916,7 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
   if (d.judgement) out += judgement_html(*d.judgement, d.table.rows.empty() ? "" : d.table.rows.front().unit);
   out += overview_section(d, benchmarks, styles);
   out += conditions_section(d, styles);
+  out += diagnosis_section(d);
   for (std::size_t b = 0; b < benchmarks.size(); ++b) out += benchmark_section(d, benchmarks[b], b, styles);
   out += paired;
   out += run_order;

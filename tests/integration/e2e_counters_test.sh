@@ -18,14 +18,14 @@ if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
 fi
 cd "$WORK"
 
-# 1. Host: sleeps, pages, pinned, spinners. Interleaved, so each condition has 6 invocations.
+# 1. Host: sleeps, pages, pinned, spinners. Interleaved, so each condition has 10 invocations.
 cat >host.yaml <<YAML
 name: counters
 benchmark:
   command: [$BURN, --sleeps, "40", "0.05"]
   format: command
   metric: wall
-  samples: 6
+  samples: 10
 conditions:
   - name: idle
   - name: pinned
@@ -43,7 +43,7 @@ for c in run["condition_records"]:
     by.setdefault(c["condition"], []).extend(c["runs"])
 pmu = any(os.path.exists("/sys/bus/event_source/devices/" + d) for d in ("cpu", "cpu_core", "cpu_atom"))
 for name, runs in by.items():
-    assert len(runs) == 6, (name, len(runs))
+    assert len(runs) == 10, (name, len(runs))
     for inv in runs:
         c = inv["counters"]
         counts = c["counts"]
@@ -60,7 +60,7 @@ for name, runs in by.items():
         if name == "pinned":
             assert counts["cpu_migrations"] == 0, counts
             assert inv["run_queue"]["migrations"] == 0, inv["run_queue"]
-wait = lambda name: sorted(inv["run_queue"]["wait_s"] for inv in by[name])[3]
+wait = lambda name: sorted(inv["run_queue"]["wait_s"] for inv in by[name])[5]
 assert wait("busy") >= 10 * max(wait("idle"), 0.0005), (wait("busy"), wait("idle"))
 PY
 if [[ ! -e /sys/bus/event_source/devices/cpu ]]; then
@@ -75,7 +75,7 @@ out = subprocess.run([sys.argv[2], "cv", sys.argv[1], "--format", "json"], check
                      capture_output=True, text=True).stdout
 d = json.loads(out)["diagnosis"]
 busy = [c for c in d["conditions"] if c["condition"] == "busy"][0]
-assert busy["invocations"] == 6, busy
+assert busy["invocations"] == 10, busy
 link = busy["links"][0]
 assert link["factor"] == "run_queue_wait" and link["rho"] > 0.8 and link["p_adjusted"] < 0.05, busy["links"]
 assert any(w.startswith("busy / ") and "time waiting for a CPU" in w for w in d["within"]), d["within"]
@@ -87,7 +87,7 @@ contains cv1.txt "busy against idle, per invocation (median): time waiting for a
 # 2. Pages: 20000 fresh pages against none, one invocation each way, on the host.
 for pages in 0 20000; do
   sed -e "s|command: .*|command: [$BURN, --pages, \"$pages\", \"0.01\"]|" -e 's|^name: counters|name: pages'$pages'|' \
-    -e 's|samples: 6|samples: 3|' host.yaml | sed '/^  - name: pinned/,$d' >pages$pages.yaml
+    -e 's|samples: 10|samples: 3|' host.yaml | sed '/^  - name: pinned/,$d' >pages$pages.yaml
   "$NF" run pages$pages.yaml --results "$WORK/results" >/dev/null 2>errp.txt || { cat errp.txt >&2; fail "pages run"; }
 done
 python3 - "$WORK/results" <<'PY' || fail "minor faults of 20000 fresh pages"

@@ -95,7 +95,7 @@ TEST_CASE("diagnosis: the wait that makes the time is found within, and named be
         "quarter, 4.2× as much as the fastest quarter (15.0 ms)");
   CHECK(d.within[0] ==
         "idle: no recorded factor goes with the spread of its 8 invocations (1 factor tried, none with "
-        "adjusted p < 0.05)");
+        "adjusted p < 0.05 and a difference past its floor)");
   CHECK(d.conditions[0].links.front().association.rho == doctest::Approx(0.0));
 
   REQUIRE(d.contrasts.size() == 1);
