@@ -37,6 +37,7 @@ class Doctor {
     swap();
     power();
     clocksource();
+    counters();
     engine_limits();
     perflock();
     return finish();
@@ -321,6 +322,28 @@ class Doctor {
           "echo tsc > /sys/devices/system/clocksource/clocksource0/current_clocksource");
     } else {
       add(Level::ok, "clocksource", fmt::format("clocksource: {}", cs));
+    }
+  }
+
+  // What the probe can count (README: Why the numbers moved). Absent in older fingerprints: no word.
+  void counters() {
+    const json* pmu = known_value(host_, "perf.pmu");
+    if (pmu == nullptr || !pmu->is_boolean()) return;
+    const json* paranoid = known_value(host_, "perf.paranoid");
+    const int level = paranoid != nullptr && paranoid->is_number_integer() ? paranoid->get<int>() : 0;
+    if (level > 2) {
+      add(Level::warn, "counters",
+          fmt::format("kernel.perf_event_paranoid is {}: without root or CAP_PERFMON no counter can be "
+                      "read, and the diagnosis under the table has the scheduler's figures only",
+                      level),
+          "sysctl kernel.perf_event_paranoid=2");
+    } else if (!pmu->get<bool>()) {
+      add(Level::ok, "counters",
+          "software counters only: no PMU driver (Performance Events: no PMU driver, software events "
+          "only), so instructions, cycles, branch and cache misses are not counted; a virtual machine "
+          "needs a virtual PMU for them");
+    } else {
+      add(Level::ok, "counters", "hardware and software counters (a CPU PMU driver is loaded)");
     }
   }
 

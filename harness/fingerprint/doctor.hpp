@@ -19,6 +19,8 @@
 //   "swap"            swap in use -> WARN
 //   "power"           on battery -> WARN
 //   "clocksource"     hpet or acpi_pm (slow clock reads) -> WARN
+//   "counters"        perf_event_paranoid > 2 -> WARN (no counter without root or CAP_PERFMON);
+//                     no CPU PMU driver -> OK saying software events only; absent fact: nothing
 //   "engine-limits"   an engine capability (CPUSet, CpuCfsQuota, CpuCfsPeriod, MemoryLimit,
 //                     SwapLimit; or engine_facts' limits.{cpuset, cpu_cfs_quota, ...}) is
 //                     false -> WARN (the daemon silently drops that limit);

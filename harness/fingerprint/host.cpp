@@ -584,6 +584,14 @@ FactTree probe_host(const fs::path& root) {
   host["power"] = guarded("power", [&] { return probe_power(r); });
   host["load"] = probe_load(root);  // LoadReading, in the fact shape
   host["cgroup"] = guarded("cgroup", [&] { return probe_cgroup(r); });
+  // What the kernel lets the probe count (probe/perf_counters.hpp): a CPU PMU driver for the hardware
+  // counters, and the paranoid level that decides who may count at all.
+  host["perf"] = guarded("perf", [&] {
+    bool pmu = false;
+    for (const char* device : {"cpu", "cpu_core", "cpu_atom", "armv8_pmuv3_0"})
+      if (r.exists(fmt::format("/sys/bus/event_source/devices/{}/type", device))) pmu = true;
+    return json{{"paranoid", r.integer_fact("/proc/sys/kernel/perf_event_paranoid")}, {"pmu", known(pmu)}};
+  });
   host["tools"] = guarded("tools", [&] { return json{{"perflock", known(r.exists("/usr/bin/perflock"))}}; });
   return FactTree(std::move(host));
 }

@@ -896,7 +896,10 @@ int facts() {
         "/sys/kernel/mm/transparent_hugepage/enabled",
         "/sys/devices/system/clocksource/clocksource0/current_clocksource",
         "/sys/devices/system/clocksource/clocksource0/available_clocksource", "/sys/hypervisor/type",
-        "/sys/class/dmi/id/product_name", "/sys/class/dmi/id/sys_vendor"})
+        "/sys/class/dmi/id/product_name", "/sys/class/dmi/id/sys_vendor",
+        "/proc/sys/kernel/perf_event_paranoid", "/sys/bus/event_source/devices/cpu/type",
+        "/sys/bus/event_source/devices/cpu_core/type", "/sys/bus/event_source/devices/cpu_atom/type",
+        "/sys/bus/event_source/devices/armv8_pmuv3_0/type"})
     dump.file(path);
   dump.tree("/sys/devices/system/cpu", 4);
   dump.tree("/sys/devices/system/node", 1);
