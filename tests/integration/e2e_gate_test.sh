@@ -89,6 +89,26 @@ git checkout -q main
 index_before=$(sha256sum .git/index)
 
 gate_json() { python3 - "$WORK/results/$1/latest/gate.json" "${@:2}"; }
+# gate_known NAME OUT ERR ARGS...: `noisefloor run ARGS` into OUT and ERR, its exit status in $status.
+# A known 1.5x change is called slower in block 1; when the confirmation block's own A/A floor then
+# fails (a noisy moment in a shared room: the gate says it could not resolve it, exit 0), the gate is
+# run once more, as a user would. Any other outcome stands.
+gate_known() {
+  local name=$1 out=$2 err=$3 try
+  shift 3
+  for try in 1 2; do
+    status=0
+    "$NF" run "$@" --results "$WORK/results" >"$out" 2>"$err" || status=$?
+    [ "$status" = 0 ] || return 0
+    gate_json "$name" <<'PY' || return 0
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r["gating"]]
+assert any(r["first"]["verdict"] == "slower" and not r["confirmed"] and r.get("second")
+           and r["second"].get("floor_failed") for r in rows)
+PY
+    echo "gate_known: block 2's floor failed on try $try (the room, not the change): once more" >&2
+  done
+}
 
 # 1. The command gate B vs A: slower by exactly 1.5 in CPU time, confirmed, exit 4; the CI files.
 : >"$WORK/summary.md"
@@ -148,8 +168,7 @@ grep -q "^base: ${A:0:7}" cv1.txt || { cat cv1.txt >&2; fail "cv of a gate run: 
 [ "$(grep -c 'cached' err2.txt)" -ge 2 ] || { cat err2.txt >&2; fail "the second gate built again"; }
 
 # 3. The Go gate B vs A: Slowed slower and confirmed, Steady never slower.
-status=0
-"$NF" run gate.yaml --base "$A" --head "$B" --results "$WORK/results" >out3.txt 2>err3.txt || status=$?
+gate_known gate out3.txt err3.txt gate.yaml --base "$A" --head "$B"
 [ "$status" = 4 ] || { cat out3.txt err3.txt >&2; fail "gate B vs A (go): exit $status, expected 4"; }
 gate_json gate <<'PY' || fail "gate.json of the go gate"
 import json, sys
@@ -164,8 +183,7 @@ PY
 # 3b. The same gate with the benchmark in a pinned container: each side runs in its own image.
 sed 's/^  - name: idle$/  - name: pinned\n    container: {cpuset: "0"}/' gate.yaml >"$WORK/pinned.yaml"
 sed -i "s|^benchmark:|benchmark:\n  workdir: $repo|" "$WORK/pinned.yaml"
-status=0
-"$NF" run "$WORK/pinned.yaml" --base "$A" --head "$B" --results "$WORK/results" >out3b.txt 2>err3b.txt || status=$?
+gate_known gate out3b.txt err3b.txt "$WORK/pinned.yaml" --base "$A" --head "$B"
 [ "$status" = 4 ] || { cat out3b.txt err3b.txt >&2; fail "gate B vs A (pinned container): exit $status, expected 4"; }
 [ "$(grep -c '^image: ' err3b.txt)" -ge 2 ] || { cat err3b.txt >&2; fail "one image per side expected"; }
 python3 - "$WORK/results/gate/latest" <<'PY' || fail "the pinned gate's samples ran in each side's image"
@@ -187,8 +205,7 @@ docker ps -aq --filter label=noisefloor.run | grep -q . && fail "a container was
 sed -e 's|^  build: .*$||' -e 's|^  command: .*$|  command: [go, test, "-run=^$", -bench=Slowed, -benchtime=20x, ./...]|' \
   gate.yaml >"$WORK/tool.yaml"
 sed -i "s|^benchmark:|benchmark:\n  workdir: $repo|" "$WORK/tool.yaml"
-status=0
-"$NF" run "$WORK/tool.yaml" --base "$A" --head "$B" --results "$WORK/results" >out3c.txt 2>err3c.txt || status=$?
+gate_known gate out3c.txt err3c.txt "$WORK/tool.yaml" --base "$A" --head "$B"
 [ "$status" = 4 ] || { cat out3c.txt err3c.txt >&2; fail "gate B vs A (go test ./...): exit $status, expected 4"; }
 grep -q "built the same binary" err3c.txt && fail "a tool's hash was taken for the benchmark's"
 gate_json gate <<'PY' || fail "gate.json of the go test ./... gate"
