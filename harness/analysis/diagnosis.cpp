@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "model/errors.hpp"
+#include "stats/summary.hpp"
 
 namespace noisefloor::analysis {
 
@@ -62,12 +63,6 @@ std::optional<double> factor_value(const records::InvocationRecord& inv, const s
 }
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 std::string amount(const Factor& f, double v) {
   if (f.time) {
@@ -178,6 +173,23 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
       ci.by_key[{c.session, inv.invocation}] = &inv;
     }
   }
+  // Each primary row's kept samples, summed per invocation: one pass over the samples.
+  using Sums = std::map<InvocationKey, std::pair<double, int>>;
+  std::map<RowKey, std::vector<std::size_t>> rows_by_key;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) rows_by_key[table.rows[r].key()].push_back(r);
+  std::vector<Sums> sums_of(table.rows.size());
+  for (const records::SampleRef& s : samples) {
+    if (s.warmup) continue;
+    const auto rows = rows_by_key.find(row_key(s));
+    if (rows == rows_by_key.end()) continue;
+    for (const std::size_t r : rows->second) {
+      const Row& row = table.rows[r];
+      if (!in_row(row, s) || row.metric >= s.metrics.size()) continue;
+      auto& [sum, count] = sums_of[r][{s.session, s.invocation}];
+      sum += s.metrics[row.metric].value;
+      ++count;
+    }
+  }
   for (const std::string& condition : table.conditions) {
     const auto found = invocations.find(condition);
     if (found == invocations.end() || found->second.all.empty()) continue;
@@ -187,28 +199,22 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
     cd.invocations = ci.all.size();
     std::vector<double> walls;
     for (const auto* inv : ci.all) walls.push_back(inv->accounting.usage->wall_seconds);
-    cd.wall_median = median(walls);
+    cd.wall_median = stats::median(walls);
     for (const Factor& f : kFactors) {
       std::vector<double> values;
       for (const auto* inv : ci.all)
         if (const auto v = factor_value(*inv, f.key)) values.push_back(*v);
-      if (!values.empty()) cd.levels.push_back({f.key, median(values), values.size()});
+      if (!values.empty()) cd.levels.push_back({f.key, stats::median(values), values.size()});
     }
     // Within: each primary row of the condition, its invocations' mean sample against each
     // factor that varies.
     std::uint64_t seed = 1;
-    for (const Row& row : table.rows) {
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+      const Row& row = table.rows[r];
       if (row.condition != condition) continue;
-      std::map<InvocationKey, std::pair<double, int>> sums;
-      for (const records::SampleRef& s : samples) {
-        if (s.warmup || !in_row(row, s) || row.metric >= s.metrics.size()) continue;
-        auto& [sum, count] = sums[{s.session, s.invocation}];
-        sum += s.metrics[row.metric].value;
-        ++count;
-      }
       std::vector<double> per_invocation;
       std::vector<const records::InvocationRecord*> records_of;
-      for (const auto& [key, sc] : sums) {
+      for (const auto& [key, sc] : sums_of[r]) {
         const auto inv = ci.by_key.find(key);
         if (inv == ci.by_key.end()) continue;
         per_invocation.push_back(sc.first / sc.second);
