@@ -76,9 +76,13 @@ out = subprocess.run([sys.argv[2], "cv", sys.argv[1], "--format", "json"], check
 d = json.loads(out)["diagnosis"]
 busy = [c for c in d["conditions"] if c["condition"] == "busy"][0]
 assert busy["invocations"] == 10, busy
-link = busy["links"][0]
-assert link["factor"] == "run_queue_wait" and link["rho"] > 0.8 and link["p_adjusted"] < 0.05, busy["links"]
-assert any(w.startswith("busy / ") and "time waiting for a CPU" in w for w in d["within"]), d["within"]
+# The wait goes with the spread; so may the spinners' work beside it (its cause), which may rank
+# first: either is worded, and the wait is significant whichever leads.
+wait = [l for l in busy["links"] if l["factor"] == "run_queue_wait"][0]
+assert wait["rho"] > 0.8 and wait["p_adjusted"] < 0.05, busy["links"]
+assert busy["links"][0]["factor"] in ("run_queue_wait", "beside"), busy["links"]
+assert any(w.startswith("busy / ") and ("time waiting for a CPU" in w or "other work on its CPUs" in w)
+           for w in d["within"]), d["within"]
 PY
 # cv prints the same diagnosis from the saved files.
 "$NF" cv "$WORK/results/counters/latest" >cv1.txt 2>/dev/null
