@@ -676,7 +676,11 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
   }
   for (const auto& w : old_result.warnings) st.notes.push_back(w);
   for (const auto& w : new_result.warnings) st.notes.push_back(w);
-  return compare_samples(std::move(old_result.samples), std::move(new_result.samples), st);
+  CompareTable t = compare_samples(std::move(old_result.samples), std::move(new_result.samples), st);
+  t.old_noise = old_result.fingerprint.noise;
+  t.new_noise = new_result.fingerprint.noise;
+  if (t.old_noise && t.new_noise) t.noise_change = fingerprint::noise_change(*t.old_noise, *t.new_noise);
+  return t;
 }
 
 }  // namespace noisefloor::analysis

@@ -40,6 +40,7 @@
 
 #include "analysis/labels.hpp"
 #include "analysis/rooms.hpp"
+#include "fingerprint/noise.hpp"
 #include "model/units.hpp"
 #include "records/result.hpp"
 #include "records/sample.hpp"
@@ -141,6 +142,10 @@ struct CompareTable {
   // Present on one side only: "condition: benchmark" (or "condition" for a whole condition).
   std::vector<std::string> only_old, only_new;
   std::vector<std::string> notes;  // table-wide warnings
+  // The rooms' noise profiles (fingerprint/noise.hpp) when the results recorded them, and
+  // fingerprint::noise_change between them ("" when the noise did not clearly change).
+  std::optional<fingerprint::NoiseProfile> old_noise, new_noise;
+  std::string noise_change;
 };
 
 // What benchstat prints for a row, from the same numbers: the "±" of a side ("4%", "∞", "?",

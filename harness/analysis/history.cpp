@@ -142,6 +142,7 @@ History history(const std::vector<records::Result>& results, const HistoryOption
   });
 
   const records::Result* previous = nullptr;
+  const fingerprint::NoiseProfile* profiled = nullptr;  // the last measured noise profile
   for (const records::Result* r : order) {
     if (h.experiment.empty()) h.experiment = r->experiment();
     HistoryRun run;
@@ -153,6 +154,11 @@ History history(const std::vector<records::Result>& results, const HistoryOption
     run.digest = room_digest(r->fingerprint, o.code_fields);
     run.status = r->run ? std::string(records::to_string(r->run->status)) : "unknown";
     run.warnings = r->warnings;
+    run.noise = r->fingerprint.noise;
+    if (run.noise && run.noise->measured()) {
+      if (profiled) run.noise_change = fingerprint::noise_change(*profiled, *run.noise);
+      profiled = &*r->fingerprint.noise;
+    }
     // A run that recorded claims is analysed whole (its table and the claims judged with its seed);
     // any other needs its table only. The table is built once either way.
     std::optional<Analysis> judged;

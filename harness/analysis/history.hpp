@@ -2,7 +2,8 @@
 // changes between consecutive runs of a segment (`noisefloor history`). Pure: typed results in,
 // a typed History out; no I/O (pipeline/history.cpp loads, render/history.hpp renders).
 //
-// Per run: its time (run.json started_utc, else the fingerprint's), the source commit the
+// Per run: its time (run.json started_utc, else the fingerprint's), the room's noise profile and
+// how it moved against the previous profiled run (HistoryRun::noise_change), the source commit the
 // fingerprint records (toolchain.source.commit, "+dirty" when toolchain.source.dirty), the room
 // digest, the status, and per condition × benchmark row (analysis::build_table) the median with
 // its 95% order-statistic CI (stats::Summary::median_ci) and the CV with a 95% interval.
@@ -40,6 +41,7 @@
 
 #include "analysis/rooms.hpp"
 #include "analysis/table.hpp"
+#include "fingerprint/noise.hpp"
 #include "model/names.hpp"
 #include "model/units.hpp"
 #include "records/result.hpp"
@@ -118,6 +120,12 @@ struct HistoryRun {
   // cv(idle)"); rendered only when some run has them.
   std::vector<std::string> claims;
   std::vector<std::string> warnings;  // the result's own
+  // The room's noise profile the run measured before its first condition (fingerprint/noise.hpp);
+  // nullopt when its fingerprint has none (an older noisefloor, an imported result).
+  std::optional<fingerprint::NoiseProfile> noise;
+  // Against the previous run with a measured profile: fingerprint::noise_change ("room noisier:
+  // loop CV 0.30% → 1.71%"), "" when the room's noise did not clearly change.
+  std::string noise_change;
 };
 
 struct HistorySegment {

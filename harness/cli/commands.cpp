@@ -258,11 +258,15 @@ void Commands::declare_machine(CLI::App& app) {
       "root: make the safe, reversible fixes (governor, turbo, SMT, ASLR, THP), saving the previous values");
   doctor->add_flag("--restore", doctor_.restore,
                    "root: write back the values --apply saved (not with --apply)");
-  table_.push_back({doctor, [this](const pipeline::Cancelled&) {
+  doctor
+      ->add_option("--noise-profile", doctor_.noise_profile,
+                   "how long to measure the room's noise (a fixed loop and 1 ms sleeps); 0s: not at all")
+      ->capture_default_str();
+  table_.push_back({doctor, [this](const pipeline::Cancelled& cancelled) {
                       if (doctor_.apply && doctor_.restore)
                         throw ConfigError("doctor: --apply and --restore undo each other: give one of them");
                       doctor_.color = use_color(STDOUT_FILENO);
-                      return pipeline::doctor(doctor_);  // status 1: not ready
+                      return pipeline::doctor(doctor_, cancelled);  // status 1: not ready
                     }});
 }
 

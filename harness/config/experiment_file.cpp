@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -23,9 +24,9 @@ namespace {
 
 using model::SourceMark;
 
-const std::vector<std::string> kTopKeys = {"name",     "description", "benchmark", "conditions",
-                                           "schedule", "cooldown",    "variants",  "comparison",
-                                           "settle",   "claims",      "hosts",     "reference"};
+const std::vector<std::string> kTopKeys = {
+    "name",       "description", "benchmark", "conditions", "schedule",  "cooldown",     "variants",
+    "comparison", "settle",      "claims",    "hosts",      "reference", "noise_profile"};
 const std::vector<std::string> kReferenceKeys = {"file", "table", "source"};
 const std::vector<std::string> kBenchmarkKeys = {
     "build", "command", "format",    "samples",     "warmup",      "timeout", "samples_per_run",
@@ -303,6 +304,12 @@ class Reader {
     }
     if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
     if (const YAML::Node c = root["settle"]) exp.settle = get_duration(c, "settle");
+    if (const YAML::Node c = root["noise_profile"]) {
+      exp.noise_profile = get_duration(c, "noise_profile");
+      if (exp.noise_profile.count() > 60) fail(c, "noise_profile: at most 60s (the doctor's is 2s)");
+      if (exp.noise_profile.count() > 0 && exp.noise_profile.count() < 0.1)
+        fail(c, "noise_profile: at least 100ms, or 0s for none");
+    }
     if (const YAML::Node h = root["hosts"]) read_hosts(h, exp);
 
     finish_benchmark(exp, bench);
@@ -618,6 +625,26 @@ class Reader {
         fail(spr, "benchmark.samples_per_run: a `command` benchmark delivers one sample per run; use 1");
       b.samples_per_run = 1;
     }
+    // A counter as the metric: the kernel counts a whole invocation, so an invocation must print
+    // exactly one result for the count to be that result's.
+    if (const YAML::Node m = node["metric"]) {
+      static const std::vector<std::array<const char*, 3>> kCounterMetrics = {
+          {"instructions", "instructions", "instructions/op"},
+          {"cycles", "cycles", "cycles/op"},
+          {"branch-misses", "branch_misses", "branch-misses/op"},
+          {"cache-misses", "cache_misses", "cache-misses/op"},
+          {"task-clock", "task_clock_ns", "task-clock-ns/op"}};
+      for (const auto& [name, key, unit] : kCounterMetrics) {
+        if (b.metric != name && b.metric != unit) continue;
+        b.counter = key;
+        b.metric = unit;
+        if (spr && b.samples_per_run != 1)
+          fail(spr, fmt::format("benchmark.samples_per_run: metric: {} counts a whole invocation, which must "
+                                "then print one result; use 1",
+                                name));
+        b.samples_per_run = 1;
+      }
+    }
     // A command's sample is its wall time (sec/op) or its CPU time; `wall` and `cpu` name them as
     // hyperfine users expect.
     if (const YAML::Node m = node["metric"]) {
@@ -630,12 +657,13 @@ class Reader {
                            "prints, such as ns/op",
                            quote(b.metric)));
         b.metric = b.metric == "wall" ? "sec/op" : "cpu-sec/op";
-      } else if (b.format == model::OutputFormat::command &&
+      } else if (b.format == model::OutputFormat::command && b.counter.empty() &&
                  std::find(kCommandMetrics.begin(), kCommandMetrics.end(), b.metric) ==
                      kCommandMetrics.end()) {
         fail(m, fmt::format(
                     "benchmark.metric: a command measures wall or cpu (or sec/op, cpu-sec/op, user-sec/op, "
-                    "sys-sec/op), got {}",
+                    "sys-sec/op), or counts instructions, cycles, branch-misses, cache-misses or "
+                    "task-clock; got {}",
                     quote(b.metric)));
       }
     }

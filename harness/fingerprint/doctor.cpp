@@ -20,8 +20,9 @@ using nlohmann::json;
 
 class Doctor {
  public:
-  Doctor(const json& host, const std::optional<EngineFacts>& engine, const std::vector<int>& cpus)
-      : host_(host), engine_(engine), experiment_cpus_(cpus) {}
+  Doctor(const json& host, const std::optional<EngineFacts>& engine, const std::vector<int>& cpus,
+         const std::optional<NoiseProfile>& noise)
+      : host_(host), engine_(engine), experiment_cpus_(cpus), noise_(noise) {}
 
   DoctorReport run() {
     virtualization();
@@ -37,6 +38,7 @@ class Doctor {
     swap();
     power();
     clocksource();
+    noise();
     counters();
     engine_limits();
     perflock();
@@ -326,6 +328,20 @@ class Doctor {
   }
 
   // What the probe can count (README: Why the numbers moved). Absent in older fingerprints: no word.
+  void noise() {
+    if (!noise_ || !noise_->measured()) return;
+    const std::vector<std::string> above = noise_above_limits(*noise_);
+    if (above.empty()) {
+      add(Level::ok, "noise", "quiet: " + noise_line(*noise_));
+      return;
+    }
+    std::string what;
+    for (const auto& a : above) what += (what.empty() ? "" : "; ") + a;
+    add(Level::warn, "noise",
+        fmt::format("{}: a benchmark here is unlikely to vary less. Measured: {}", what, noise_line(*noise_)),
+        "stop other work on this machine (see \"load\"), or measure on a quieter one (run --host)");
+  }
+
   void counters() {
     const json* pmu = known_value(host_, "perf.pmu");
     if (pmu == nullptr || !pmu->is_boolean()) return;
@@ -389,6 +405,7 @@ class Doctor {
   const json& host_;
   const std::optional<EngineFacts>& engine_;
   std::vector<int> experiment_cpus_;
+  const std::optional<NoiseProfile>& noise_;
   DoctorReport report_{{}, Grade::ready, {}};
   bool limited_ = false;
 };
@@ -408,11 +425,11 @@ LoadJudgement judge_load(const LoadAverage& load, double cpus) {
 }
 
 DoctorReport diagnose(const FactTree& host, const std::optional<EngineFacts>& engine,
-                      const std::vector<int>& experiment_cpus) {
+                      const std::vector<int>& experiment_cpus, const std::optional<NoiseProfile>& noise) {
   std::vector<int> cpus = experiment_cpus;
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  return Doctor(host.document(), engine, cpus).run();
+  return Doctor(host.document(), engine, cpus, noise).run();
 }
 
 std::string_view to_string(Level level) { return model::name_of(level); }

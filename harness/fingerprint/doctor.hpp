@@ -19,6 +19,8 @@
 //   "swap"            swap in use -> WARN
 //   "power"           on battery -> WARN
 //   "clocksource"     hpet or acpi_pm (slow clock reads) -> WARN
+//   "noise"           the room's noise profile (noise.hpp), when one was measured: a figure above
+//                     its limit (noise_above_limits) -> WARN naming it; else OK with the figures
 //   "counters"        perf_event_paranoid > 2 -> WARN (no counter without root or CAP_PERFMON);
 //                     no CPU PMU driver -> OK saying software events only; absent fact: nothing
 //   "engine-limits"   an engine capability (CPUSet, CpuCfsQuota, CpuCfsPeriod, MemoryLimit,
@@ -40,6 +42,7 @@
 
 #include "fingerprint/engine.hpp"
 #include "fingerprint/facts.hpp"
+#include "fingerprint/noise.hpp"
 #include "model/names.hpp"
 
 namespace noisefloor::fingerprint {
@@ -98,7 +101,8 @@ struct LoadJudgement {
 LoadJudgement judge_load(const LoadAverage& load, double logical_cpus);
 
 DoctorReport diagnose(const FactTree& host, const std::optional<EngineFacts>& engine,
-                      const std::vector<int>& experiment_cpus);
+                      const std::vector<int>& experiment_cpus,
+                      const std::optional<NoiseProfile>& noise = std::nullopt);
 
 std::string_view to_string(Level level);  // "OK", "WARN", "BAD"
 std::string_view to_string(Grade grade);  // "ready", "limited", "not ready"

@@ -79,6 +79,11 @@ struct BenchmarkSpec {
   // The unit of the metric the statistics use (e.g. "cpu-ns/op", "B/op"); empty: the first one
   // the benchmark prints (ns/op for Go benchmarks).
   std::string metric;
+  // `metric: instructions` (or cycles, branch-misses, cache-misses, task-clock): the samples are that
+  // kernel counter (model::kCounterKeys: "instructions", …, "task_clock_ns") over each whole
+  // invocation, divided by the iterations its one result line covers (1 for a command); `metric`
+  // is then its unit ("instructions/op"). "" for a printed metric.
+  std::string counter;
   // Files and directories the benchmark reads, relative to workdir: on the host they are where
   // they are; in a container (image: auto) they are put into the image, read-only, at the same
   // place relative to its working directory (/work).
@@ -153,6 +158,10 @@ struct Experiment {
   // After a condition is in force (spinners spinning, container ready), before its first sample:
   // lets the previous condition's disturbance die down and the new one's load build up.
   Seconds settle{1};
+  // The room's noise profile (fingerprint/noise.hpp), measured before the first condition is
+  // entered; 0: none. When the first condition adds nothing to the room (no spinners, no
+  // container), the profile's time counts towards that block's settle time.
+  Seconds noise_profile{1};
   std::vector<Variant> variants;  // empty: no paired design; otherwise variants[0] is the baseline
   Comparison comparison;
   std::optional<Adaptive> adaptive;        // set by `samples: auto`

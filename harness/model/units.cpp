@@ -74,6 +74,10 @@ Better better_of(std::string_view unit, const UnitMetadata& metadata) {
   if (said == "higher") return Better::higher;
   if (said == "lower") return Better::lower;
   if (tidied == "sec/op" || tidied == "B/op" || tidied == "allocs/op") return Better::lower;
+  // The counters `metric: instructions` (and its kin) make: less work, or fewer misses, is better.
+  if (tidied == "instructions/op" || tidied == "cycles/op" || tidied == "branch-misses/op" ||
+      tidied == "cache-misses/op" || tidied == "task-clock-ns/op")
+    return Better::lower;
   if (tidied == "B/s") return Better::higher;
   switch (quantity_of(tidied)) {
     case Quantity::time:

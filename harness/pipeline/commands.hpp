@@ -204,9 +204,11 @@ struct DoctorOptions {
   std::string host;
   bool apply = false, restore = false, json = false;
   bool color = false;  // stdout is a terminal and NO_COLOR is not set
+  // --noise-profile: how long the room's noise profile runs (fingerprint/noise.hpp); 0s: none.
+  std::string noise_profile = "2s";
 };
 // status 1 when the grade is "not ready".
-Output doctor(const DoctorOptions& options);
+Output doctor(const DoctorOptions& options, const Cancelled& cancelled);
 
 // Removes containers that killed runs left behind (label noisefloor.run).
 Output gc();

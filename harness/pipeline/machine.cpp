@@ -15,6 +15,7 @@
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/engine.hpp"
 #include "fingerprint/host.hpp"
+#include "fingerprint/noise_probe.hpp"
 #include "fingerprint/tune.hpp"
 #include "git/cache.hpp"
 #include "model/cpulist.hpp"
@@ -116,7 +117,7 @@ Output fingerprint(bool as_json) {
   return out;
 }
 
-Output doctor(const DoctorOptions& o) {
+Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
   if (o.apply && o.restore) throw ConfigError("doctor: --apply and --restore cannot be used together");
   if ((o.apply || o.restore) && !o.host.empty())
     throw ConfigError(
@@ -127,6 +128,12 @@ Output doctor(const DoctorOptions& o) {
     throw ConfigError(
         fmt::format("doctor {0} writes /sys and /proc files and needs root: run 'sudo noisefloor doctor {0}'",
                     o.apply ? "--apply" : "--restore"));
+  const std::optional<model::Seconds> noise_for = config::parse_duration(o.noise_profile);
+  if (!noise_for || noise_for->count() > 60 || (noise_for->count() > 0 && noise_for->count() < 0.1))
+    throw ConfigError(
+        fmt::format("doctor --noise-profile {}: expected a duration from 100ms to 60s (2s, 500ms), "
+                    "or 0s for none",
+                    o.noise_profile));
   std::vector<int> cpus;
   if (!o.experiment.empty()) cpus = config::pinned_cpus(load_experiment(o.experiment));
 
@@ -167,14 +174,20 @@ Output doctor(const DoctorOptions& o) {
       return out;
     }
   }
+  // The noise first, while this command has nothing else running.
+  const fp::NoiseProfile noise =
+      other ? fp::noise_not_measured(fmt::format("the profile measures this machine only, not {}", o.host))
+      : noise_for->count() <= 0 ? fp::noise_not_measured("--noise-profile 0s")
+                                : fp::measure_noise(*noise_for, cancelled);
   const fp::FactTree host = other ? other->host : fp::probe_this_host();
   const EngineProbe engine = other ? other->engine : probe_engine();
-  const fp::DoctorReport report = fp::diagnose(host, engine.facts, cpus);
+  const fp::DoctorReport report = fp::diagnose(host, engine.facts, cpus, noise);
   const fp::TuningStatus tuning = fp::tuning_state();
 
   if (o.json) {
     out.out = render::doctor_json({
         .report = report,
+        .noise = noise,
         .experiment_cpus = o.experiment.empty() ? std::nullopt : std::optional(model::format_cpu_list(cpus)),
         .engine = engine.facts,
         .engine_unknown = engine.unknown,

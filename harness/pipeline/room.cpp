@@ -16,6 +16,7 @@
 #include "analysis/analysis.hpp"
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/host.hpp"
+#include "fingerprint/noise_probe.hpp"
 #include "fingerprint/tune.hpp"
 #include "hash/sha256.hpp"
 #include "model/errors.hpp"
@@ -196,8 +197,10 @@ runner::Measured measure(const RoomRun& r, Finished& f) {
   // auto count from here, not from the build, the image or the fingerprint.
   SystemClock clock;
   try {
+    const model::Seconds profiled(
+        r.fingerprint.noise && r.fingerprint.noise->measured() ? r.fingerprint.noise->seconds : 0.0);
     runner::run(e, plan, r.environment, clock, recorder, r.cancelled, measured,
-                e.gate ? gate_confirmation(e) : plan::Scheduler::Flagged{});
+                e.gate ? gate_confirmation(e) : plan::Scheduler::Flagged{}, profiled);
   } catch (const Interrupted&) {
     f.status = records::RunStatus::interrupted;
     f.error = "interrupted";
@@ -328,8 +331,19 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
     fp.env = std::map<std::string, std::string>{};
   }
   if (s.containers) fp.engine = s.containers->engine_facts();
+  // The room's noise, last, when nothing of noisefloor's own is running any more.
+  if (s.remote)
+    fp.noise = fingerprint::noise_not_measured(
+        fmt::format("the conditions run on {}; the profile measures this machine only", s.endpoint));
+  else if (e.noise_profile.count() <= 0)
+    fp.noise = fingerprint::noise_not_measured("noise_profile: 0s");
+  else {
+    s.events.note(
+        fmt::format("measuring the room's noise for {:g} s (noise_profile)", e.noise_profile.count()));
+    fp.noise = fingerprint::measure_noise(e.noise_profile, s.cancelled);
+  }
   // The doctor's verdict on the room, stored with the run and shown above the progress.
-  fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(e));
+  fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(e), fp.noise);
 
   RoomDirectory where = open(fp);
   results::RunDirectory& dir = where.dir;

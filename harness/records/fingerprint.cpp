@@ -13,7 +13,7 @@ using nlohmann::json;
 
 bool Fingerprint::empty() const {
   return !run && !version && host.empty() && toolchain.empty() && !env && !benchmark_env && !engine &&
-         engine_unknown.empty() && !tuning && !doctor && gotest.empty();
+         engine_unknown.empty() && !tuning && !doctor && !noise && gotest.empty();
 }
 
 std::string Fingerprint::host_line() const {
@@ -132,6 +132,7 @@ void to_json(json& j, const Fingerprint& f) {
     j["engine"] = fingerprint::unknown(f.engine_unknown);
   if (f.tuning) j["tuning"] = *f.tuning;
   if (f.doctor) j["doctor"] = *f.doctor;
+  if (f.noise) j["noise"] = *f.noise;
   if (!f.gotest.empty()) j["gotest"] = f.gotest;
 }
 
@@ -159,6 +160,7 @@ void from_json(const json& j, Fingerprint& f) {
     }
     if (j.contains("tuning")) f.tuning = j.at("tuning").get<fingerprint::TuningStatus>();
     if (j.contains("doctor")) f.doctor = j.at("doctor").get<fingerprint::DoctorReport>();
+    if (j.contains("noise")) f.noise = j.at("noise").get<fingerprint::NoiseProfile>();
     if (j.contains("gotest")) f.gotest = j.at("gotest").get<std::map<std::string, std::string>>();
   } catch (const json::exception& e) {
     throw ParseError(fmt::format("fingerprint: {}", e.what()));

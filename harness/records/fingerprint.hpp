@@ -45,6 +45,9 @@ struct Fingerprint {
   std::string engine_unknown;  // why there is no engine when one was asked
   std::optional<fingerprint::TuningStatus> tuning;
   std::optional<fingerprint::DoctorReport> doctor;
+  // The room's noise profile, measured just before the first condition (fingerprint/noise.hpp);
+  // "not measured" with the reason when the run took none; absent in older results.
+  std::optional<fingerprint::NoiseProfile> noise;
   std::map<std::string, std::string> gotest;  // the `key: value` header of a go test -bench file
 
   bool empty() const;
@@ -56,7 +59,7 @@ struct Fingerprint {
 };
 
 // {"schema_version", "run", "host", "toolchain", "env", "benchmark_env", "engine" (an unknown fact
-// when there is no engine), "tuning" (null: nothing applied), "doctor", "gotest", "noisefloor"}:
+// when there is no engine), "tuning" (null: nothing applied), "doctor", "noise", "gotest", "noisefloor"}:
 // absent parts are left out. from_json throws ParseError for a newer schema_version or a part
 // of the wrong shape.
 void to_json(nlohmann::json& j, const Fingerprint& fingerprint);

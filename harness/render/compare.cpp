@@ -331,6 +331,16 @@ std::string compare_text(const CompareTable& t) {
   std::string out;
   out += wrap("old: " + (t.old_source.empty() ? t.old_name : t.old_source), 4);
   out += wrap("new: " + (t.new_source.empty() ? t.new_name : t.new_source), 4);
+  if (t.old_noise || t.new_noise) {
+    // The rooms' noise, so that "the machine got noisier" is seen apart from "the code got slower".
+    const auto line = [](const std::optional<fingerprint::NoiseProfile>& p) {
+      return p ? fingerprint::noise_line(*p) : std::string("not recorded (an older noisefloor)");
+    };
+    out += wrap("room noise, old: " + line(t.old_noise), 4);
+    out += wrap("room noise, new: " + line(t.new_noise), 4);
+    if (!t.noise_change.empty())
+      out += wrap("◆ " + t.noise_change + ": part of a change below may be the room's", 4);
+  }
   if (!out.empty()) out += "\n";
   return out + compared_tables(t) + uncompared(t) + warnings_block(t) + other_differences(t);
 }

@@ -80,7 +80,7 @@ std::string doctor(const fingerprint::DoctorReport& report, bool color) {
 namespace {
 
 constexpr std::string_view kGroupOrder[] = {"noisefloor",    "run",    "host",   "toolchain", "env",
-                                            "benchmark_env", "engine", "tuning", "doctor"};
+                                            "benchmark_env", "engine", "tuning", "doctor",    "noise"};
 constexpr std::size_t kMaxKeyColumn = 40;
 
 std::string plain(const json& v);
@@ -251,6 +251,7 @@ std::string key_facts(const records::Fingerprint& fp) {
     out += fmt::format("doctor:     {} ({} BAD, {} WARN: `noisefloor doctor` explains and fixes){}\n",
                        to_string(fp.doctor->grade), bad, warn, why);
   }
+  if (fp.noise) out += fmt::format("noise:      {}\n", fingerprint::noise_line(*fp.noise));
   return out;
 }
 

@@ -38,7 +38,8 @@ std::string doctor(const fingerprint::DoctorReport& report, bool color);
 // "changes  <count>" and one "- <setting>: <file>: <before> -> <after>" line per change.
 std::string fingerprint_view(const records::Fingerprint& fingerprint);
 
-// The lines a run prints above its progress: host, system, toolchain and the doctor's grade.
+// The lines a run prints above its progress: host, system, toolchain, the doctor's grade and the
+// room's noise profile.
 std::string key_facts(const records::Fingerprint& fingerprint);
 
 }  // namespace noisefloor::render

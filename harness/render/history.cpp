@@ -52,6 +52,22 @@ bool any_claims(const History& h) {
   return std::any_of(h.runs.begin(), h.runs.end(), [](const HistoryRun& r) { return !r.claims.empty(); });
 }
 
+// The room's noise is shown once some run has a profile (measured or not).
+bool any_noise(const History& h) {
+  return std::any_of(h.runs.begin(), h.runs.end(), [](const HistoryRun& r) { return r.noise.has_value(); });
+}
+
+std::string noise_text(const HistoryRun& r) {
+  return r.noise ? fingerprint::noise_line(*r.noise) : "not recorded (an older noisefloor)";
+}
+
+// For a table cell: "CV 1.21% · steal 0.00% · delay 0.01%", the change after it.
+std::string noise_brief_text(const HistoryRun& r) {
+  std::string out = r.noise ? fingerprint::noise_brief(*r.noise) : std::string(kDash);
+  if (!r.noise_change.empty()) out += " ◆ " + r.noise_change;
+  return out;
+}
+
 std::string summary_line(const History& h, std::string_view directory) {
   return fmt::format("history of {}: {} run{}, {} segment{} ({})", or_dash(h.experiment), h.runs.size(),
                      h.runs.size() == 1 ? "" : "s", h.segments.size(), h.segments.size() == 1 ? "" : "s",
@@ -104,6 +120,7 @@ std::string history_text(const History& h, std::string_view directory) {
   constexpr std::size_t kColumns = 80;
   std::string out = text::wrap(summary_line(h, directory), kColumns, "", "  ") +
                     text::wrap(legend_line(h), kColumns, "", "  ");
+  const bool noise = any_noise(h);
   const auto number = [](const HistoryCell& c) { return text::format_value(c.median); };
   std::size_t wc = 0, wm = 0, wmc = 0, wcv = 0, wcvc = 0;
   for (const auto& r : h.runs)
@@ -119,6 +136,10 @@ std::string history_text(const History& h, std::string_view directory) {
     if (&r == &h.runs[seg.first_run]) out += "\n" + segment_header(seg) + "\n";
     out += fmt::format("{}  commit {}  room {}  {}  {}\n", or_dash(r.started_utc), or_dash(r.commit),
                        or_dash(r.digest), r.status, r.run_id);
+    if (noise) {
+      out += text::wrap("room noise: " + noise_text(r), kColumns, "  ", "    ");
+      if (!r.noise_change.empty()) out += text::wrap("◆ " + r.noise_change, kColumns, "  ", "    ");
+    }
     if (!r.claims.empty())
       out += text::wrap(fmt::format("claims: {}", fmt::join(r.claims, "; ")), kColumns, "  ", "    ");
     std::vector<std::pair<std::string, std::string>> benchmarks;  // (name, unit), first-seen
@@ -157,15 +178,16 @@ std::string history_text(const History& h, std::string_view directory) {
 
 std::string history_markdown(const History& h, std::string_view directory) {
   const bool claims = any_claims(h);
+  const bool noise = any_noise(h);
   std::string out =
       fmt::format("# History of {}\n\n{}.\n\n{}.\n", text::markdown_cell(or_dash(h.experiment)),
                   text::markdown_cell(summary_line(h, directory)), text::markdown_cell(legend_line(h)));
   const std::string head = std::string(
                                "| time | commit | room | status | run | condition | benchmark | n | median | "
                                "95% CI | CV | CV 95% CI | change | notes |") +
-                           (claims ? " claims |" : "") +
+                           (claims ? " claims |" : "") + (noise ? " room noise |" : "") +
                            "\n|---|---|---|---|---|---|---|--:|--:|---|--:|---|---|---|" +
-                           (claims ? "---|" : "") + "\n";
+                           (claims ? "---|" : "") + (noise ? "---|" : "") + "\n";
   for (const auto& r : h.runs) {
     const auto& seg = h.segments.at(r.segment - 1);
     if (&r == &h.runs[seg.first_run]) {
@@ -174,7 +196,8 @@ std::string history_markdown(const History& h, std::string_view directory) {
       out += "\n## " + text::markdown_cell(title) + "\n\n" + head;
     }
     const std::string claims_cell =
-        claims ? " " + text::markdown_cell(fmt::format("{}", fmt::join(r.claims, "; "))) + " |" : "";
+        (claims ? " " + text::markdown_cell(fmt::format("{}", fmt::join(r.claims, "; "))) + " |" : "") +
+        (noise ? " " + text::markdown_cell(noise_brief_text(r)) + " |" : "");
     const auto row = [&](const std::string& cells) {
       out += fmt::format("| {} | {} | {} | {} | {} | {} |{}\n", text::markdown_cell(or_dash(r.started_utc)),
                          text::markdown_cell(or_dash(r.commit)), text::markdown_cell(or_dash(r.digest)),
@@ -203,8 +226,11 @@ std::string history_csv(const History& h) {
       "segment,started_utc,run_id,commit,room,status,condition,benchmark,unit,n,median,median_ci_lo,median_"
       "ci_hi,"
       "cv_pct,cv_ci_lo,cv_ci_hi,change,change_pct,change_lo_pct,change_hi_pct,p,notes";
-  out += claims ? ",claims\n" : "\n";
+  const bool noise = any_noise(h);
+  out += claims ? ",claims" : "";
+  out += noise ? ",noise_cv_pct,noise_steal_pct,noise_run_delay_pct,noise_change\n" : "\n";
   const auto num = [](double v) { return text::shortest(v); };
+  const auto opt = [&](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
   const auto ratio_pct = [](double r) {
     return std::isfinite(r) ? text::shortest(100 * (r - 1)) : std::string();
   };
@@ -234,6 +260,13 @@ std::string history_csv(const History& h) {
                                     compared ? num(c.change.p) : "",
                                     fmt::format("{}", fmt::join(reasons(c), "; "))};
       if (claims) f.push_back(fmt::format("{}", fmt::join(r.claims, "; ")));
+      if (noise) {
+        const bool measured = r.noise && r.noise->measured();
+        f.push_back(measured ? opt(r.noise->block_cv_pct) : "");
+        f.push_back(measured ? opt(r.noise->steal_pct) : "");
+        f.push_back(measured ? opt(r.noise->run_delay_pct) : "");
+        f.push_back(r.noise_change);
+      }
       for (std::size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + text::csv_field(f[i]);
       out += "\n";
     }
@@ -461,13 +494,15 @@ std::string history_html(const History& h, std::string_view directory, std::stri
       "<section id=\"runs\">\n<h2>Runs</h2>\n<div class=\"wide\"><table "
       "class=\"runs\">\n<thead><tr><th>#</th><th>time "
       "(UTC)</th><th>commit</th><th>room</th><th>status</th><th>run</th>";
-  out += claims ? "<th>claims</th></tr></thead>\n<tbody>\n" : "</tr></thead>\n<tbody>\n";
+  const bool noise = any_noise(h);
+  out += claims ? "<th>claims</th>" : "";
+  out += noise ? "<th>room noise</th></tr></thead>\n<tbody>\n" : "</tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < h.runs.size(); ++i) {
     const HistoryRun& r = h.runs[i];
     const auto& seg = h.segments.at(r.segment - 1);
     if (seg.first_run == i)
       out += fmt::format("<tr class=\"segment\" data-segment=\"{}\"><td colspan=\"{}\">{}</td></tr>\n",
-                         seg.index, claims ? 7 : 6, esc(segment_header(seg)));
+                         seg.index, 6 + (claims ? 1 : 0) + (noise ? 1 : 0), esc(segment_header(seg)));
     out += fmt::format(
         "<tr data-run=\"{}\"><td "
         "class=\"num\">{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</"
@@ -475,6 +510,7 @@ std::string history_html(const History& h, std::string_view directory, std::stri
         esc(r.run_id), i + 1, esc(or_dash(r.started_utc)), esc(or_dash(r.commit)), esc(or_dash(r.digest)),
         esc(r.status), esc(r.run_id));
     if (claims) out += "<td>" + esc(fmt::format("{}", fmt::join(r.claims, "; "))) + "</td>";
+    if (noise) out += fmt::format("<td title=\"{}\">{}</td>", esc(noise_text(r)), esc(noise_brief_text(r)));
     out += "</tr>\n";
   }
   out += "</tbody>\n</table></div>\n</section>\n";

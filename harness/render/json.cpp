@@ -323,6 +323,9 @@ void to_json(json& j, const CompareTable& t) {
   j["allow_different_hosts"] = t.allow_different_hosts;
   j["matched_by"] = t.matched_by_condition_name ? "condition" : "benchmark";
   j["config_keys"] = t.config_keys;
+  j["noise"] = {{"old", t.old_noise ? json(*t.old_noise) : json(nullptr)},
+                {"new", t.new_noise ? json(*t.new_noise) : json(nullptr)},
+                {"change", t.noise_change}};
   j["differences"] = json::array();
   for (const auto& d : t.differences)
     j["differences"].push_back(
@@ -374,6 +377,8 @@ void to_json(json& j, const HistoryRun& r) {
            {"digest", r.digest},           {"status", r.status},
            {"segment", r.segment},         {"claims", r.claims},
            {"warnings", r.warnings},       {"cells", r.cells}};
+  j["noise"] = r.noise ? json(*r.noise) : json(nullptr);
+  j["noise_change"] = r.noise_change;
 }
 
 void to_json(json& j, const HistorySegment& s) {
@@ -746,6 +751,7 @@ std::string doctor_json(const DoctorDocument& d) {
   j["experiment_cpus"] = d.experiment_cpus ? json(*d.experiment_cpus) : json(nullptr);
   j["engine"] = d.engine ? json(*d.engine) : fingerprint::unknown(d.engine_unknown);
   j["tuning"] = d.tuning;
+  j["noise"] = d.noise;
   if (d.applied) {
     j["applied"] = d.applied->applied;
     j["unchanged"] = d.applied->unchanged;

@@ -154,9 +154,11 @@ std::string fingerprint_json(const records::Fingerprint& fingerprint);
 
 // `noisefloor doctor --json`: the report; the CPUs the experiment pins (null without one); the
 // engine's facts, or the unknown fact saying why there are none; the tuning; what --apply or
-// --restore did; for another host, its lease and the transport's warning.
+// --restore did; for another host, its lease and the transport's warning; the noise profile
+// ("noise": fingerprint/noise.hpp's JSON).
 struct DoctorDocument {
   const fingerprint::DoctorReport& report;
+  const fingerprint::NoiseProfile& noise;
   std::optional<std::string> experiment_cpus;
   const std::optional<fingerprint::EngineFacts>& engine;
   std::string engine_unknown;

@@ -57,6 +57,7 @@ class Loop {
   }
 
   void confirm_with(const plan::Scheduler::Flagged& confirm) { scheduler_.confirm_with(confirm); }
+  void settled_before(model::Seconds settled) { settled_before_ = settled; }
 
   void run() {
     if (!measured_.samples.empty()) observer_.resumed(measured_.samples);
@@ -102,9 +103,15 @@ class Loop {
     scope_condition_ = condition;
     record_.setup = scope_->setup();
     // A sample counts only once the condition has settled: the previous condition's disturbance
-    // has died down and this one's load has built up. The load is read after it.
-    if (e_.settle.count() > 0) clock_.sleep(e_.settle, cancelled_);
-    record_.settle_seconds = e_.settle.count();
+    // has died down and this one's load has built up. The load is read after it. The session's
+    // first block of a condition that adds nothing to the room (no spinners, no container) has
+    // had the time of the noise profile just before it: that much less to wait.
+    model::Seconds settle = e_.settle;
+    if (!opened_ && !c.spinners && !c.container)
+      settle = std::max(model::Seconds(0), settle - settled_before_);
+    opened_ = true;
+    if (settle.count() > 0) clock_.sleep(settle, cancelled_);
+    record_.settle_seconds = settle.count();
     record_.load_settled = env_.load();
   }
 
@@ -166,6 +173,37 @@ class Loop {
     observer_.progress(count_progress(s), s);
   }
 
+  // The one result of an invocation, with the counter `metric:` names over the whole invocation
+  // per iteration of that result put first.
+  void deliver_counted(const std::vector<model::Measurement>& held, const records::Accounting& accounting,
+                       const model::Condition& cond, const plan::Step& step, const plan::Unit& unit,
+                       int invocation, const std::string& where) {
+    const std::string& key = e_.benchmark.counter;
+    if (held.size() != 1) {
+      std::vector<std::string> names;
+      for (const auto& m : held) names.push_back(m.name);
+      throw RunError(fmt::format(
+          "{}: metric: {} counts the whole invocation, but it printed {} results ({}): make each invocation "
+          "print one (a -test.bench or --benchmark_filter pattern that matches one benchmark)",
+          where, e_.benchmark.metric, held.size(),
+          text::shorten(fmt::format("{}", fmt::join(names, ", ")), 120)));
+    }
+    const std::optional<model::Counters>& counters = accounting.counters;
+    const std::optional<std::int64_t> count = counters ? counters->count(key) : std::nullopt;
+    if (!count) {
+      const std::string why = !counters                      ? std::string("no counters were read for it")
+                              : counters->missing.count(key) ? counters->missing.at(key)
+                                                             : std::string("it was not counted");
+      throw RunError(fmt::format("{}: metric: {} needs the kernel's {} counter, which could not be read: {}",
+                                 where, e_.benchmark.metric, key, why));
+    }
+    model::Measurement m = held.front();
+    const double per_op = m.iterations > 0 ? static_cast<double>(*count) / static_cast<double>(m.iterations)
+                                           : static_cast<double>(*count);
+    m.metrics.insert(m.metrics.begin(), model::Metric{per_op, e_.benchmark.metric});
+    deliver(m, cond, step, unit, invocation);
+  }
+
   void invoke(const plan::Step& step, const plan::Unit& unit) {
     check();
     const model::Condition& cond = e_.conditions[step.condition];
@@ -181,14 +219,24 @@ class Loop {
 
     parsers::GoTestParser go;
     parsers::GbenchStream gbench;  // Google Benchmark's entries as each benchmark's repetitions end
+    // `metric: instructions` and its kin: the invocation's one result waits for the count, which
+    // exists once the invocation has ended. Any other result is delivered as it arrives.
+    const bool counted = !e_.benchmark.counter.empty();
+    std::vector<model::Measurement> held;
+    const auto take = [&](const model::Measurement& m) {
+      if (counted)
+        held.push_back(m);
+      else
+        deliver(m, cond, step, unit, inv.number);
+    };
     model::LineCallback on_line;
     if (e_.benchmark.format == model::OutputFormat::gotest)
       on_line = [&](std::string_view line) {
-        if (auto m = go.feed_line(line)) deliver(*m, cond, step, unit, inv.number);
+        if (auto m = go.feed_line(line)) take(*m);
       };
     if (e_.benchmark.format == model::OutputFormat::gbench_json)
       on_line = [&](std::string_view line) {
-        for (const auto& m : gbench.feed_line(line)) deliver(m, cond, step, unit, inv.number);
+        for (const auto& m : gbench.feed_line(line)) take(m);
       };
     const std::optional<double> cpu_before = clock_.own_cpu_seconds();
     const conditions::InvocationOutput out = scope_->run(inv, on_line, cancelled_);
@@ -220,7 +268,7 @@ class Loop {
                    {u.cpu_seconds(), "cpu-sec/op"},
                    {u.user_seconds, "user-sec/op"},
                    {u.system_seconds, "sys-sec/op"}};
-      deliver(m, cond, step, unit, inv.number);
+      take(m);
     }
     if (!ok)
       throw RunError(fmt::format("{}: the benchmark {} ({} sample(s) arrived before it)", where,
@@ -246,7 +294,7 @@ class Loop {
       // The whole output read again says it was valid; what the stream delivered as it came is
       // its first measurements, and any the stream could not read come now.
       for (std::size_t i = gbench.output().measurements.size(); i < g.measurements.size(); ++i)
-        deliver(g.measurements[i], cond, step, unit, inv.number);
+        take(g.measurements[i]);
       for (const auto& err : g.errors) measured_.warnings.push_back(fmt::format("{}: {}", where, err));
       for (const auto& note : g.notes)  // the same in every invocation: said once
         if (std::find(measured_.warnings.begin(), measured_.warnings.end(), note) == measured_.warnings.end())
@@ -260,6 +308,7 @@ class Loop {
             measured_.warnings.end())
           measured_.warnings.push_back(std::move(conflict));
     }
+    if (counted && !held.empty()) deliver_counted(held, out.accounting, cond, step, unit, inv.number, where);
     if (delivered_ == 0)
       throw RunError(
           fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?)", where),
@@ -333,6 +382,8 @@ class Loop {
   std::size_t scope_condition_ = 0;
   records::ConditionRecord record_;
   int block_ = 0;
+  bool opened_ = false;               // a block was opened in this session
+  model::Seconds settled_before_{0};  // the noise profile's time, just before the first block
   int invocation_ = 0;
   std::size_t delivered_ = 0;  // samples of the current invocation
   // Progress: kept samples of every benchmark; how many benchmarks a condition runs (a -test.bench
@@ -357,9 +408,10 @@ class Loop {
 
 void run(const model::Experiment& experiment, const plan::Plan& plan, conditions::Environment& environment,
          Clock& clock, Observer& observer, const Cancelled& cancelled, Measured& measured,
-         const plan::Scheduler::Flagged& confirm) {
+         const plan::Scheduler::Flagged& confirm, model::Seconds settled_before) {
   Loop loop(experiment, plan, environment, clock, observer, cancelled, measured);
   loop.confirm_with(confirm);
+  loop.settled_before(settled_before);
   loop.run();
 }
 

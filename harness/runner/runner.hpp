@@ -82,8 +82,10 @@ struct Measured {
 // ParseError (output that cannot be read), Interrupted once cancelled; `measured` keeps what was
 // measured up to that point either way, including the record of the block that was cut short.
 // `confirm`: the gate's question for its second block (plan::Scheduler::confirm_with).
+// `settled_before`: how long the room's noise profile ran just before the first block; the
+// session's first block of a condition without spinners or container settles that much less.
 void run(const model::Experiment& experiment, const plan::Plan& plan, conditions::Environment& environment,
          Clock& clock, Observer& observer, const Cancelled& cancelled, Measured& measured,
-         const plan::Scheduler::Flagged& confirm = {});
+         const plan::Scheduler::Flagged& confirm = {}, model::Seconds settled_before = {});
 
 }  // namespace noisefloor::runner

@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "analysis/history.hpp"
 #include "fingerprint/facts.hpp"
+#include "fingerprint/noise.hpp"
 #include "render/history.hpp"
 #include "render/json.hpp"
 #include "text/text.hpp"
@@ -282,4 +284,60 @@ TEST_CASE("history: a run without a fingerprint starts a segment: its room canno
   CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::first);
   CHECK(h.runs[2].cells[0].change.kind == analysis::ChangeKind::first);
   CHECK(render::history_text(h, "results/t").find("  room —  complete  r2\n") != std::string::npos);
+}
+
+TEST_CASE("history: each run's room noise is shown, and a clearly noisier room is marked") {
+  const auto profile = [](double cv, double delay) {
+    fp::NoiseReadings r;
+    r.seconds = 1;
+    r.loop_seconds = 0.8;
+    // Four blocks with the given CV: 5 ms ± d, d chosen so that 100·s/mean = cv.
+    const double d = cv / 100 * 0.005 * std::sqrt(3.0 / 2.0);
+    r.block_seconds = {0.005 - d, 0.005, 0.005, 0.005 + d};
+    r.run_delay_seconds = delay / 100 * 0.8;
+    r.steal_seconds = 0;
+    r.cpus = 2;
+    return fp::summarize_noise(r);
+  };
+  json quiet = fingerprint_json(), noisy = fingerprint_json();
+  quiet["noise"] = profile(0.3, 0.05);
+  noisy["noise"] = profile(3.0, 20);
+  json none = fingerprint_json();
+  none["noise"] = fp::noise_not_measured("noise_profile: 0s");
+  const std::vector<records::Result> runs = {
+      result("r1", "2026-12-01T10:00:00Z", around(100), fingerprint_json()),  // before profiles existed
+      result("r2", "2026-12-01T11:00:00Z", around(100), quiet),
+      result("r3", "2026-12-01T12:00:00Z", around(100), noisy),
+      result("r4", "2026-12-01T13:00:00Z", around(100), none),
+      result("r5", "2026-12-01T14:00:00Z", around(100), quiet)};
+  const analysis::History h = analysis::history(runs);
+  REQUIRE(h.runs.size() == 5);
+  CHECK_FALSE(h.runs[0].noise);
+  REQUIRE(h.runs[1].noise);
+  CHECK(h.runs[1].noise_change.empty());  // the first profiled run has nothing to compare with
+  CHECK(h.runs[2].noise_change == "room noisier: loop CV 0.30% → 3.00%, run-queue delay 0.05% → 20.00%");
+  CHECK(h.runs[3].noise_change.empty());  // not measured: no change claimed
+  CHECK(h.runs[4].noise_change == "room quieter: loop CV 3.00% → 0.30%, run-queue delay 20.00% → 0.05%");
+  // The profile is a measurement of the room, not a fact of it: it never starts a segment.
+  CHECK(h.segments.size() == 1);
+
+  const std::string t = render::history_text(h, "results/t");
+  CHECK(t.find("room noise: not recorded (an older noisefloor)") != std::string::npos);
+  CHECK(t.find("room noise: loop CV 0.30% (5 ms × 4") != std::string::npos);
+  CHECK(t.find("◆ room noisier: loop CV 0.30% → 3.00%") != std::string::npos);
+  CHECK(t.find("room noise: not measured: noise_profile: 0s") != std::string::npos);
+  const std::string md = render::history_markdown(h, "results/t");
+  CHECK(md.find("| room noise |") != std::string::npos);
+  CHECK(md.find("| CV 3.00% · steal 0.00% · delay 20.00% ◆ room noisier:") != std::string::npos);
+  const std::string csv = render::history_csv(h);
+  CHECK(csv.find(",noise_cv_pct,noise_steal_pct,noise_run_delay_pct,noise_change\n") != std::string::npos);
+  const json j = json::parse(render::history_json(h));
+  CHECK(j["runs"][0]["noise"].is_null());
+  CHECK(j["runs"][2]["noise"]["block_cv_pct"].get<double>() == doctest::Approx(3.0));
+  CHECK(j["runs"][2]["noise_change"] == h.runs[2].noise_change);
+
+  // Without any profile, nothing about noise is shown (older histories read as they did).
+  const analysis::History old = analysis::history({runs[0]});
+  CHECK(render::history_text(old, "results/t").find("room noise") == std::string::npos);
+  CHECK(render::history_csv(old).find("noise_cv_pct") == std::string::npos);
 }

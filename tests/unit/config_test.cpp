@@ -110,6 +110,23 @@ TEST_CASE("config: settle defaults to 1 s; metric wall and cpu name a command's 
   CHECK(parse("name: t\nbenchmark: {command: [./b], format: command, metric: sys-sec/op}\nconditions: "
               "[{name: a}]\n")
             .benchmark.metric == "sys-sec/op");
+  // A counter as the metric: its unit, its key, one result per invocation.
+  const auto counted =
+      parse("name: t\nbenchmark: {command: [./b], metric: instructions}\nconditions: [{name: a}]\n");
+  CHECK(counted.benchmark.metric == "instructions/op");
+  CHECK(counted.benchmark.counter == "instructions");
+  CHECK(counted.benchmark.samples_per_run == 1);
+  const auto clock = parse(
+      "name: t\nbenchmark: {command: [./b], format: command, metric: task-clock}\nconditions: "
+      "[{name: a}]\n");
+  CHECK(clock.benchmark.metric == "task-clock-ns/op");
+  CHECK(clock.benchmark.counter == "task_clock_ns");
+  CHECK(parse("name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\n").benchmark.counter.empty());
+  // The room's noise profile: 1 s unless the file says otherwise.
+  CHECK(parse("name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\n").noise_profile.count() ==
+        1.0);
+  CHECK(parse("name: t\nbenchmark: {command: [./b]}\nnoise_profile: 0s\nconditions: [{name: a}]\n")
+            .noise_profile.count() == 0.0);
 }
 
 TEST_CASE("config: bad files give file:line:col and what to do") {
@@ -126,7 +143,7 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "x.yaml:5:5: unknown key \"spiners\" in conditions[0] (did you mean \"spinners\"?)"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions: [{name: a}]\nzzz: 1\n",
        "x.yaml:4:1: unknown key \"zzz\" (expected one of: name, description, benchmark, conditions, "
-       "schedule, cooldown, variants, comparison, settle, claims, hosts, reference)"},
+       "schedule, cooldown, variants, comparison, settle, claims, hosts, reference, noise_profile)"},
       {with_benchmark("  samples: twenty\n"),
        "x.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got \"twenty\""},
       {with_benchmark("  samples: 1\n"),
@@ -200,7 +217,17 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "prints, such as ns/op"},
       {"name: t\nbenchmark: {command: [./b], format: command, metric: ns/op}\nconditions: [{name: a}]\n",
        "x.yaml:2:54: benchmark.metric: a command measures wall or cpu (or sec/op, cpu-sec/op, user-sec/op, "
-       "sys-sec/op), got \"ns/op\""},
+       "sys-sec/op), or counts instructions, cycles, branch-misses, cache-misses or task-clock; got "
+       "\"ns/op\""},
+      {"name: t\nbenchmark: {command: [./b], metric: instructions, samples_per_run: 3}\nconditions: [{name: "
+       "a}]\n",
+       "x.yaml:2:68: benchmark.samples_per_run: metric: instructions counts a whole invocation, which must "
+       "then "
+       "print one result; use 1"},
+      {"name: t\nbenchmark: {command: [./b]}\nnoise_profile: 10ms\nconditions: [{name: a}]\n",
+       "x.yaml:3:16: noise_profile: at least 100ms, or 0s for none"},
+      {"name: t\nbenchmark: {command: [./b]}\nnoise_profile: 2m\nconditions: [{name: a}]\n",
+       "x.yaml:3:16: noise_profile: at most 60s (the doctor's is 2s)"},
       {"name: t\nbenchmark: {command: [./b], format: command}\nconditions:\n  - name: a\n    container: "
        "{image: "
        "alpine}\n",

@@ -36,6 +36,7 @@ struct FakeEnvironment : conditions::Environment {
   std::vector<std::string> calls;
   int fail_on_invocation = -1;
   int invocations = 0;
+  std::optional<model::Counters> counters;  // what every invocation's accounting counted
 
   struct Scope : conditions::ConditionScope {
     FakeEnvironment& env;
@@ -57,6 +58,7 @@ struct FakeEnvironment : conditions::Environment {
         out.out += line + "\n";
       }
       out.details.affinity = std::vector<int>{0, 1};
+      out.accounting.counters = env.counters;
       ++env.invocations;
       return out;
     }
@@ -152,6 +154,81 @@ TEST_CASE("runner: a condition settles before its first sample, every block, and
   }
   // The first sample is taken only after the settle time.
   CHECK(obs.samples[0].elapsed_seconds == 2.5);
+}
+
+TEST_CASE("runner: the noise profile's time counts towards the first block's settle, when it adds nothing") {
+  // idle first: 1 s of profile leaves 0.5 s of its 1.5 s settle; later blocks settle in full.
+  auto e = testing::two_conditions(model::Schedule::interleaved, 2, 0, 1);
+  e.settle = model::Seconds(1.5);
+  e.conditions[1].spinners = model::SpinnerSpec{};
+  {
+    FakeClock clock;
+    FakeEnvironment env;
+    env.clock = &clock;
+    Collect obs;
+    runner::Measured m;
+    runner::run(e, plan::plan(e), env, clock, obs, nullptr, m, {}, model::Seconds(1));
+    CHECK(clock.slept == std::vector<double>{0.5, 1.5, 1.5, 1.5});
+    REQUIRE(m.conditions.size() == 4);
+    CHECK(m.conditions[0].settle_seconds == 0.5);
+    CHECK(m.conditions[1].settle_seconds == 1.5);
+  }
+  // A profile longer than the settle time: no wait at all, never a negative one.
+  {
+    FakeClock clock;
+    FakeEnvironment env;
+    env.clock = &clock;
+    Collect obs;
+    runner::Measured m;
+    runner::run(e, plan::plan(e), env, clock, obs, nullptr, m, {}, model::Seconds(2));
+    CHECK(clock.slept == std::vector<double>{1.5, 1.5, 1.5});
+    CHECK(m.conditions[0].settle_seconds == 0);
+  }
+  // A first condition with spinners (or a container) changes the room: it settles in full.
+  std::swap(e.conditions[0], e.conditions[1]);
+  {
+    FakeClock clock;
+    FakeEnvironment env;
+    env.clock = &clock;
+    Collect obs;
+    runner::Measured m;
+    runner::run(e, plan::plan(e), env, clock, obs, nullptr, m, {}, model::Seconds(1));
+    CHECK(clock.slept == std::vector<double>{1.5, 1.5, 1.5, 1.5});
+  }
+}
+
+TEST_CASE("runner: metric: instructions is the invocation's count per iteration of its one result") {
+  auto e = testing::two_conditions(model::Schedule::sequential, 2, 0, 1);
+  e.benchmark.metric = "instructions/op";
+  e.benchmark.counter = "instructions";
+  FakeClock clock;
+  FakeEnvironment env;
+  env.counters = model::Counters{};
+  env.counters->counts["instructions"] = 2'500'000;  // over 1000 iterations: 2500 per op
+  Collect obs;
+  const auto m = run(e, env, clock, obs);
+  REQUIRE(obs.samples.size() == 4);
+  for (const auto& s : obs.samples) {
+    REQUIRE(s.metrics.size() == 4);
+    CHECK(s.metrics[0] == model::Metric{2500, "instructions/op"});
+    CHECK(s.metrics[1].unit == "ns/op");  // what the benchmark printed stays, after it
+  }
+
+  // Not counted here: the run fails with the counter's own reason, never a made-up number.
+  env.counters->counts.clear();
+  env.counters->missing["instructions"] = "no PMU: Performance Events: no PMU driver, software events only";
+  Collect none;
+  runner::Measured measured;
+  try {
+    runner::run(e, plan::plan(e), env, clock, none, nullptr, measured);
+    FAIL("no error");
+  } catch (const RunError& err) {
+    CHECK(std::string(err.what()) ==
+          "condition 'idle', run 1 of 4: metric: instructions/op needs the kernel's instructions counter, "
+          "which "
+          "could not be read: no PMU: Performance Events: no PMU driver, software events only");
+  }
+  CHECK(none.samples.empty());
 }
 
 TEST_CASE("runner: every sample and record is stamped by the injected clock") {
