@@ -157,44 +157,35 @@ TEST_CASE("runner: a condition settles before its first sample, every block, and
 }
 
 TEST_CASE("runner: the noise profile's time counts towards the first block's settle, when it adds nothing") {
-  // idle first: 1 s of profile leaves 0.5 s of its 1.5 s settle; later blocks settle in full.
   auto e = testing::two_conditions(model::Schedule::interleaved, 2, 0, 1);
   e.settle = model::Seconds(1.5);
   e.conditions[1].spinners = model::SpinnerSpec{};
-  {
+  // The waits of a run whose noise profile took `profiled` seconds, and each block's settle time.
+  struct Waits {
+    std::vector<double> slept, settled;
+  };
+  const auto run_after = [&](double profiled) {
     FakeClock clock;
     FakeEnvironment env;
     env.clock = &clock;
     Collect obs;
     runner::Measured m;
-    runner::run(e, plan::plan(e), env, clock, obs, nullptr, m, {}, model::Seconds(1));
-    CHECK(clock.slept == std::vector<double>{0.5, 1.5, 1.5, 1.5});
-    REQUIRE(m.conditions.size() == 4);
-    CHECK(m.conditions[0].settle_seconds == 0.5);
-    CHECK(m.conditions[1].settle_seconds == 1.5);
-  }
+    runner::run(e, plan::plan(e), env, clock, obs, nullptr, m, {}, model::Seconds(profiled));
+    Waits w{clock.slept, {}};
+    for (const auto& c : m.conditions) w.settled.push_back(c.settle_seconds);
+    return w;
+  };
+  // idle first: 1 s of profile leaves 0.5 s of its 1.5 s settle; later blocks settle in full.
+  const Waits one = run_after(1);
+  CHECK(one.slept == std::vector<double>{0.5, 1.5, 1.5, 1.5});
+  CHECK(one.settled == std::vector<double>{0.5, 1.5, 1.5, 1.5});
   // A profile longer than the settle time: no wait at all, never a negative one.
-  {
-    FakeClock clock;
-    FakeEnvironment env;
-    env.clock = &clock;
-    Collect obs;
-    runner::Measured m;
-    runner::run(e, plan::plan(e), env, clock, obs, nullptr, m, {}, model::Seconds(2));
-    CHECK(clock.slept == std::vector<double>{1.5, 1.5, 1.5});
-    CHECK(m.conditions[0].settle_seconds == 0);
-  }
+  const Waits two = run_after(2);
+  CHECK(two.slept == std::vector<double>{1.5, 1.5, 1.5});
+  CHECK(two.settled == std::vector<double>{0, 1.5, 1.5, 1.5});
   // A first condition with spinners (or a container) changes the room: it settles in full.
   std::swap(e.conditions[0], e.conditions[1]);
-  {
-    FakeClock clock;
-    FakeEnvironment env;
-    env.clock = &clock;
-    Collect obs;
-    runner::Measured m;
-    runner::run(e, plan::plan(e), env, clock, obs, nullptr, m, {}, model::Seconds(1));
-    CHECK(clock.slept == std::vector<double>{1.5, 1.5, 1.5, 1.5});
-  }
+  CHECK(run_after(1).slept == std::vector<double>{1.5, 1.5, 1.5, 1.5});
 }
 
 TEST_CASE("runner: metric: instructions is the invocation's count per iteration of its one result") {
