@@ -335,9 +335,15 @@ TEST_CASE("history: each run's room noise is shown, and a clearly noisier room i
   CHECK(j["runs"][0]["noise"].is_null());
   CHECK(j["runs"][2]["noise"]["block_cv_pct"].get<double>() == doctest::Approx(3.0));
   CHECK(j["runs"][2]["noise_change"] == h.runs[2].noise_change);
+  const std::string page = render::history_html(h, "results/t", "noisefloor test");
+  CHECK(page.find("<th>room noise</th>") != std::string::npos);
+  CHECK(page.find("<td colspan=\"7\">") != std::string::npos);  // a segment row spans the new column
+  CHECK(page.find(">CV 3.00% · steal 0.00% · delay 20.00% ◆ room noisier: loop CV 0.30% → 3.00%") !=
+        std::string::npos);
 
   // Without any profile, nothing about noise is shown (older histories read as they did).
   const analysis::History old = analysis::history({runs[0]});
   CHECK(render::history_text(old, "results/t").find("room noise") == std::string::npos);
   CHECK(render::history_csv(old).find("noise_cv_pct") == std::string::npos);
+  CHECK(render::history_html(old, "results/t", "noisefloor test").find("room noise") == std::string::npos);
 }
