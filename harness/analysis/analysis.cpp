@@ -95,6 +95,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
     s.label = label;
   }
   std::map<std::string, Table::RoomLabel> room_labels;  // by renamed condition
+  std::map<std::string, model::SweepPoint> sweeps;      // by renamed condition
   // A condition name seen in several sources is prefixed with its source's label.
   std::map<std::string, int> seen;
   for (const auto& s : sources) {
@@ -146,6 +147,12 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
     if (s.run)
       for (const auto& [condition, outcome] : s.run->adaptive) a.adaptive[rename(condition)] = outcome;
     if (s.run)
+      for (const auto& [condition, point] : s.run->sweeps) {
+        model::SweepPoint p = point;
+        if (rename(condition) != condition) p.group = merged_condition(s.label, p.group);
+        sweeps[rename(condition)] = std::move(p);
+      }
+    if (s.run)
       for (auto& acc : accounting_of(*s.run, rename)) a.accounting.push_back(std::move(acc));
     for (const auto& c : conditions) {
       std::string reason;
@@ -175,9 +182,11 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
     }
   a.table = build_table(a.samples, a.conditions, a.units);
   a.table.labels = std::move(room_labels);
+  a.table.sweeps = std::move(sweeps);
   for (const auto& acc : a.accounting)
     if (acc.starved()) mark_starved(a.table, acc.condition);
   for (auto& note : accounting_notes(a.accounting)) a.table.notes.push_back(std::move(note));
+  a.curves = sweep_curves(a.table);
   if (!a.merged && sources.front().run && !a.gate)
     a.diagnosis = diagnose(*sources.front().run, a.table, a.samples, {});
   a.sources = std::move(sources);

@@ -15,6 +15,7 @@
 #include "analysis/judge.hpp"
 #include "analysis/paired.hpp"
 #include "analysis/rooms.hpp"
+#include "analysis/sweep.hpp"
 #include "analysis/table.hpp"
 #include "records/result.hpp"
 
@@ -31,6 +32,8 @@ struct Analysis {
   std::map<std::string, records::GoTestConfig> gotest_config;  // per (renamed) condition
   model::UnitMetadata units;  // every source's `Unit` metadata (the first value of a key wins)
   Table table;
+  // Each sweep as curves (table.sweeps: the conditions that are a sweep's points).
+  std::vector<Curve> curves;
   PairedTable paired;  // every source's paired comparisons and A/A checks, renamed
   // The A/B gate of the first source that is one (`run --base`), with the sides it measured.
   std::optional<GateTable> gate;

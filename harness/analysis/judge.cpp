@@ -96,6 +96,7 @@ int Judgement::count(claims::Verdict v) const {
 claims::Names names_of(const Table& table, const PairedTable& paired) {
   claims::Names names;
   names.conditions = table.conditions;
+  for (const auto& [condition, point] : table.sweeps) names.points[model::claim_name(point)] = condition;
   for (const PairedRow& p : paired.rows)
     if (!p.aa && std::find(names.variants.begin(), names.variants.end(), p.variant) == names.variants.end())
       names.variants.push_back(p.variant);

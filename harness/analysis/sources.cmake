@@ -14,6 +14,7 @@ list(APPEND NF_CORE_SOURCES
   harness/analysis/anchor.cpp
   harness/analysis/judge.cpp
   harness/analysis/history.cpp
+  harness/analysis/sweep.cpp
   harness/analysis/analysis.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_table_test.cpp

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/sweep.hpp"
 #include "model/units.hpp"
 #include "records/samples.hpp"
 #include "stats/summary.hpp"
@@ -101,6 +102,8 @@ struct Table {
     std::string reason;  // the reading it rests on
   };
   std::map<std::string, RoomLabel> labels;
+  // The conditions that are a sweep's points (model/sweep.hpp), by condition.
+  std::map<std::string, model::SweepPoint> sweeps;
   // The label of a condition, "UNKNOWN" when none was derived.
   std::string label_of(const std::string& condition) const;
 };

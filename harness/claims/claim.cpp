@@ -223,7 +223,10 @@ class Parser {
     if (e.subject.empty())
       fail(subject_at,
            fmt::format("{}() needs {}", fn, e.function == Function::ratio ? "a variant" : "a condition"));
-    check_subject(e, subject_at);
+    if (pos_ < s_.size() && s_[pos_] == '[')
+      point(e, subject_at);
+    else
+      check_subject(e, subject_at);
     if (eat(',')) {
       skip();
       const std::size_t b_at = pos_;
@@ -233,6 +236,30 @@ class Parser {
     if (!eat(')')) fail(pos_, fmt::format("expected ) after {}({}", fn, e.subject));
     ++calls_;
     return e;
+  }
+  // A sweep's point, noisy[spinners=2]: the condition generated for it.
+  void point(Expr& e, std::size_t at) {
+    std::string written = e.subject + "[";
+    ++pos_;
+    while (pos_ < s_.size() && s_[pos_] != ']') {
+      if (!std::isspace(static_cast<unsigned char>(s_[pos_]))) written += s_[pos_];
+      ++pos_;
+    }
+    if (pos_ == s_.size()) fail(at, fmt::format("expected ] after {}", written));
+    ++pos_;
+    written += "]";
+    if (const auto it = names_.points.find(written); it != names_.points.end()) {
+      e.subject = it->second;
+      return;
+    }
+    std::vector<std::string> known;
+    for (const auto& [p, condition] : names_.points)
+      if (p.starts_with(e.subject + "[")) known.push_back(p);
+    if (known.empty())
+      fail(at,
+           fmt::format("{} is not a sweep: {}[...] names a point of a condition written with {{sweep: ...}}",
+                       text::quote(e.subject), e.subject));
+    fail(at, fmt::format("no sweep point {} (points: {})", text::quote(written), fmt::join(known, ", ")));
   }
   void check_subject(const Expr& e, std::size_t at) const {
     const bool variant = e.function == Function::ratio;

@@ -9,13 +9,15 @@
 //   expr    := term (("+" | "-") term)*
 //   term    := factor (("*" | "/") factor)*
 //   factor  := number ["%"] | call | "(" expr ")" | "-" factor
-//   call    := function "(" name ["," name] ")"
+//   call    := function "(" subject ["," name] ")"
+//   subject := name | name "[" setting ("," setting)* "]"      (a sweep's point: noisy[spinners=2])
 //   function:= cv | rcv | median | mean | stddev | min | max | n | ratio
 // `name` is a condition (and, second, a benchmark as printed), or for ratio() a variant. A number
 // with "%" is a fraction of 100: `10%` is 0.1, and cv() and rcv() are fractions too (10% CV is
 // 0.1), so `cv(pinned) <= 10%` reads as written.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -73,6 +75,9 @@ class ClaimError : public std::runtime_error {
 struct Names {
   std::vector<std::string> conditions;
   std::vector<std::string> variants;
+  // A sweep's points as a claim may also name them, "noisy[spinners=2]" (model::claim_name, no
+  // spaces), and the condition each is.
+  std::map<std::string, std::string> points;
 };
 
 // Parses and checks one claim. Throws ClaimError (unknown function or name with the closest one

@@ -40,6 +40,8 @@ const std::vector<std::string> kContainerKeys = {"image",       "cpuset",     "c
                                                  "read_only",   "pids_limit", "perf_events"};
 
 constexpr std::int64_t kMinContainerMemory = 6 * 1024 * 1024;  // the engine's own minimum
+// At most this many conditions, after sweeps are expanded.
+constexpr std::size_t kMaxConditions = 1000;
 
 using text::quote;
 
@@ -87,7 +89,9 @@ class Reader {
  public:
   Reader(std::string_view file, const HostFacts& host) : file_(file), host_(host) {}
 
-  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
+  [[noreturn]] void fail(const YAML::Mark& mark_in, const std::string& message) const {
+    // A value a sweep's range generated has no place of its own: the sweep's is given.
+    const YAML::Mark mark = mark_in.is_null() && fallback_mark_ ? *fallback_mark_ : mark_in;
     if (mark.is_null()) throw ConfigError(fmt::format("{}: {}", file_, message));
     throw ConfigError(fmt::format("{}:{}:{}: {}", file_, mark.line + 1, mark.column + 1, message));
   }
@@ -330,33 +334,47 @@ class Reader {
     if (!conds) fail(root, "missing key \"conditions\": list at least one, e.g. conditions: [{name: idle}]");
     if (!conds.IsSequence() || conds.size() == 0)
       fail(conds, "conditions: expected a non-empty list of conditions, e.g. - name: idle");
+    // Each condition as written, or each point of its sweeps: the node it was read from and the
+    // index of the condition the file wrote (what messages say).
+    std::vector<YAML::Node> cond_nodes;
+    std::vector<std::size_t> cond_index;
     std::set<std::string> names;
     for (std::size_t i = 0; i < conds.size(); ++i) {
-      model::Condition c = read_condition(conds[i], i);
-      // A condition's raw output is <name>.txt in the result directory, beside files of these names.
-      for (const char* reserved : {"cv-summary", "anchor"})
-        if (c.name == reserved)
-          fail(conds[i]["name"],
-               fmt::format("conditions[{}].name: {} is the name of a file every result directory "
-                           "has ({}.txt): choose another name",
-                           i, quote(c.name), reserved));
-      if (!names.insert(c.name).second)
-        fail(conds[i]["name"],
-             fmt::format("conditions[{}].name: duplicate condition name {}", i, quote(c.name)));
-      exp.conditions.push_back(std::move(c));
+      for (auto& [node, c] : read_conditions(conds[i], i)) {
+        // A condition's raw output is <name>.txt in the result directory, beside files of these names.
+        for (const char* reserved : {"cv-summary", "anchor"})
+          if (c.name == reserved)
+            fail(conds[i]["name"],
+                 fmt::format("conditions[{}].name: {} is the name of a file every result directory "
+                             "has ({}.txt): choose another name",
+                             i, quote(c.name), reserved));
+        if (!names.insert(c.name).second)
+          fail(c.sweep ? conds[i] : conds[i]["name"],
+               fmt::format(
+                   "conditions[{}].name: duplicate condition name {}{}", i, quote(c.name),
+                   c.sweep ? fmt::format(" (generated for the sweep point {})", model::claim_name(*c.sweep))
+                           : ""));
+        exp.conditions.push_back(std::move(c));
+        cond_nodes.push_back(node);
+        cond_index.push_back(i);
+      }
     }
+    if (exp.conditions.size() > kMaxConditions)
+      fail(conds, fmt::format("conditions: {} conditions after the sweeps are expanded, more than {}: sweep "
+                              "fewer values",
+                              exp.conditions.size(), kMaxConditions));
     // A command's time is taken inside the container by the probe, which only auto images have:
     // around a named image noisefloor could time only Docker's lifecycle.
     if (exp.benchmark.format == model::OutputFormat::command)
       for (std::size_t i = 0; i < exp.conditions.size(); ++i) {
         const auto& c = exp.conditions[i];
         if (c.container && c.container->image != "auto")
-          fail(conds[i]["container"]["image"],
+          fail(cond_nodes[i]["container"]["image"],
                fmt::format(
                    "conditions[{}].container.image: format: command is timed inside the container by "
                    "noisefloor's probe, which only image: auto has; use image: auto (a named image would "
                    "time Docker's container lifecycle, not the command)",
-                   i));
+                   cond_index[i]));
       }
     // Inputs reach a container only through image: auto, which noisefloor builds: a named image
     // brings its own files.
@@ -364,11 +382,11 @@ class Reader {
       for (std::size_t i = 0; i < exp.conditions.size(); ++i) {
         const auto& c = exp.conditions[i];
         if (c.container && c.container->image != "auto")
-          fail(conds[i]["container"]["image"],
+          fail(cond_nodes[i]["container"]["image"],
                fmt::format("conditions[{}].container.image: benchmark.inputs are put into image: auto, which "
                            "noisefloor "
                            "builds; a named image must hold them itself: use image: auto, or remove inputs",
-                           i));
+                           cond_index[i]));
       }
     // A program named without a path is the one PATH finds now, as the host would run it, and
     // image: auto is built from that executable: resolved here, or refused before anything runs
@@ -414,7 +432,10 @@ class Reader {
     if (!node.IsSequence() || node.size() == 0)
       fail(node, "claims: expected a non-empty list of claims, e.g. claims: [\"cv(noisy) > 2 * cv(idle)\"]");
     claims::Names names;
-    for (const auto& c : exp.conditions) names.conditions.push_back(c.name);
+    for (const auto& c : exp.conditions) {
+      names.conditions.push_back(c.name);
+      if (c.sweep) names.points[model::claim_name(*c.sweep)] = c.name;
+    }
     for (const auto& v : exp.variants) names.variants.push_back(v.name);
     for (std::size_t i = 0; i < node.size(); ++i) {
       const std::string path = fmt::format("claims[{}]", i);
@@ -832,6 +853,211 @@ class Reader {
     }
   }
 
+  // ---- sweeps ----
+
+  // One `{sweep: ...}` in a condition: where it sits, and its values with their labels (a null
+  // value removes the key: `affinity: {sweep: [~, 0]}` is unpinned, then pinned).
+  struct Sweep {
+    std::vector<std::string> path;  // keys from the condition down to the swept setting
+    std::string parameter;          // as shown
+    YAML::Node node;                // the `{sweep: ...}` mapping
+    std::vector<std::pair<std::string, YAML::Node>> values;
+  };
+
+  // The sweeps of a condition, in the file's order (a depth-first walk of its mappings).
+  void find_sweeps(const YAML::Node& map, std::vector<std::string>& path, const std::string& where,
+                   std::vector<Sweep>& out) {
+    for (const auto& kv : map) {
+      if (!kv.first.IsScalar()) continue;  // check_keys says so when the condition is read
+      const std::string key = kv.first.Scalar();
+      const YAML::Node value = kv.second;
+      if (!value.IsMap()) continue;
+      path.push_back(key);
+      const std::string here = fmt::format("{}.{}", where, key);
+      if (const YAML::Node sweep = value["sweep"]) {
+        if (value.size() != 1)
+          fail(value,
+               fmt::format("{}: a sweep is a mapping with one key, sweep (e.g. {{sweep: [0, 1, 2]}})", here));
+        if (path.size() == 1 && key == "name")
+          fail(value, fmt::format("{}: a condition's name cannot be swept", here));
+        out.push_back(read_sweep(sweep, path, here));
+        out.back().node = value;
+      } else {
+        find_sweeps(value, path, here, out);
+      }
+      path.pop_back();
+    }
+  }
+
+  // {sweep: [0, 1, 2]}, {sweep: 0..4} (whole numbers, either way), {sweep: {label: value, ...}}.
+  Sweep read_sweep(const YAML::Node& node, const std::vector<std::string>& path, const std::string& where) {
+    Sweep s;
+    s.path = path;
+    const auto add = [&](std::string label, YAML::Node value, const YAML::Node& at) {
+      for (const auto& [seen, v] : s.values)
+        if (seen == label) fail(at, fmt::format("{}: the value {} is swept twice", where, quote(label)));
+      s.values.emplace_back(std::move(label), std::move(value));
+    };
+    if (node.IsSequence()) {
+      for (const auto& item : node) {
+        std::string label;
+        if (item.IsNull()) {
+          label = "none";
+        } else if (item.IsScalar()) {
+          label = item.Scalar();
+        } else if (item.IsSequence()) {
+          std::vector<std::string> parts;
+          for (const auto& part : item) parts.push_back(part.IsScalar() ? part.Scalar() : "?");
+          label = fmt::format("{}", fmt::join(parts, ","));
+        } else {
+          fail(item,
+               fmt::format("{}: a mapping in a sweep needs a label: write {{sweep: {{label: value, ...}}}}",
+                           where));
+        }
+        add(label, item, item);
+      }
+    } else if (node.IsMap()) {
+      for (const auto& kv : node) {
+        if (!kv.first.IsScalar() || kv.first.Scalar().empty())
+          fail(kv.first, fmt::format("{}: a sweep's labels are plain names", where));
+        add(kv.first.Scalar(), kv.second, kv.first);
+      }
+    } else if (node.IsScalar()) {
+      const std::string text = node.Scalar();
+      const std::size_t dots = text.find("..");
+      long from = 0, to = 0;
+      const auto whole = [](std::string_view t, long& v) {
+        const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+        return !t.empty() && ec == std::errc{} && p == t.data() + t.size();
+      };
+      if (dots == std::string::npos || !whole(std::string_view(text).substr(0, dots), from) ||
+          !whole(std::string_view(text).substr(dots + 2), to))
+        fail(node, fmt::format("{}.sweep: expected a list of values ([0, 1, 2]), a range of whole numbers "
+                               "(0..4) or labelled values ({{a: ..., b: ...}}), got {}",
+                               where, quote(text)));
+      if (std::labs(to - from) >= static_cast<long>(kMaxConditions))
+        fail(node, fmt::format("{}.sweep: {} has more than {} values", where, quote(text), kMaxConditions));
+      for (long v = from;; v += (to >= from ? 1 : -1)) {
+        add(std::to_string(v), YAML::Node(std::to_string(v)), node);
+        if (v == to) break;
+      }
+    } else {
+      fail(node, fmt::format("{}.sweep: expected a list of values, e.g. {{sweep: [0, 1, 2]}}", where));
+    }
+    if (s.values.empty()) fail(node, fmt::format("{}.sweep: no values to sweep", where));
+    return s;
+  }
+
+  // The value of a setting on a numeric axis: a number as written, a size in bytes for memory,
+  // `all` spinners as the CPUs they meant, no spinners as 0; nullopt otherwise (a category).
+  std::optional<double> number_of(const Sweep& s, const std::string& label, const model::Condition& c) const {
+    const std::string& key = s.path.back();
+    const bool spinners = s.path.front() == "spinners" && (s.path.size() == 1 || key == "count");
+    if (spinners) return c.spinners ? std::optional<double>(c.spinners->count) : std::optional<double>(0);
+    double v = 0;
+    const auto [p, ec] = std::from_chars(label.data(), label.data() + label.size(), v);
+    if (!label.empty() && ec == std::errc{} && p == label.data() + label.size() && std::isfinite(v)) return v;
+    if (key == "memory" || key == "memory_swap")
+      if (const auto bytes = parse_size(label)) return static_cast<double>(*bytes);
+    return std::nullopt;
+  }
+
+  // A condition as written, or one per point of the product of its sweeps (the first sweep
+  // varies slowest), each with the node it was read from.
+  std::vector<std::pair<YAML::Node, model::Condition>> read_conditions(const YAML::Node& node,
+                                                                       std::size_t index) {
+    const std::string path = fmt::format("conditions[{}]", index);
+    std::vector<Sweep> sweeps;
+    if (node.IsMap()) {
+      std::vector<std::string> keys;
+      find_sweeps(node, keys, path, sweeps);
+    }
+    if (sweeps.empty()) return {{node, read_condition(node, index)}};
+    // Parameters are shown by their key, or by their whole path where two keys are the same
+    // (spinners.cpus and container.cpus).
+    for (auto& s : sweeps) {
+      const auto same = std::count_if(sweeps.begin(), sweeps.end(),
+                                      [&](const Sweep& o) { return o.path.back() == s.path.back(); });
+      s.parameter = same > 1 ? fmt::format("{}", fmt::join(s.path, ".")) : s.path.back();
+    }
+    std::size_t total = 1;
+    for (const auto& s : sweeps) {
+      total *= s.values.size();
+      if (total > kMaxConditions)
+        fail(s.node, fmt::format("{}: the sweeps make more than {} conditions: sweep fewer values", path,
+                                 kMaxConditions));
+    }
+    const YAML::Node name = node["name"];
+    const std::string group = name && name.IsScalar() ? name.Scalar() : "";
+    std::vector<std::pair<YAML::Node, model::Condition>> out;
+    std::vector<std::size_t> at(sweeps.size(), 0);
+    for (std::size_t k = 0; k < total; ++k) {
+      // The point: at[j] is the value of sweep j (the last sweep varies fastest).
+      for (std::size_t j = sweeps.size(), rest = k; j-- > 0;) {
+        at[j] = rest % sweeps[j].values.size();
+        rest /= sweeps[j].values.size();
+      }
+      YAML::Node point = YAML::Clone(node);
+      model::SweepPoint sweep_point{group, {}, static_cast<int>(k)};
+      std::string generated = group;
+      for (std::size_t j = 0; j < sweeps.size(); ++j) {
+        const auto& [label, value] = sweeps[j].values[at[j]];
+        set_at(point, sweeps[j].path, value);
+        sweep_point.settings.push_back({sweeps[j].parameter, label, std::nullopt});
+        generated += fmt::format(".{}-{}", safe_part(sweeps[j].parameter), safe_part(label));
+      }
+      if (!is_safe_name(generated))
+        fail(sweeps.front().node,
+             fmt::format(
+                 "{}: the sweep point {} would be named {}, which is not a safe file name (at most 64 "
+                 "characters): shorten the condition's name, or label the values ({{sweep: {{a: ..., b: "
+                 "...}}}})",
+                 path, model::claim_name(sweep_point), quote(generated)));
+      point["name"] = generated;
+      model::Condition c;
+      fallback_mark_ = sweeps.front().node.Mark();
+      try {
+        c = read_condition(point, index);
+      } catch (const ConfigError& e) {
+        fallback_mark_.reset();
+        throw ConfigError(
+            fmt::format("{} (in the sweep point {})", e.what(), model::claim_name(sweep_point)));
+      }
+      fallback_mark_.reset();
+      c.mark = mark_of(node);
+      for (std::size_t j = 0; j < sweeps.size(); ++j)
+        sweep_point.settings[j].number = number_of(sweeps[j], sweeps[j].values[at[j]].first, c);
+      c.sweep = std::move(sweep_point);
+      out.emplace_back(point, std::move(c));
+    }
+    return out;
+  }
+
+  // A label as part of a file name: characters other than letters, digits, '.', '_' and '-'
+  // become '_'.
+  static std::string safe_part(std::string text) {
+    for (char& ch : text)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '-') ch = '_';
+    return text;
+  }
+
+  // Puts `value` at `path` in a cloned condition (a null value removes the key; no spinners, 0,
+  // removes `spinners`).
+  static void set_at(YAML::Node root, const std::vector<std::string>& path, const YAML::Node& value) {
+    const bool no_spinners = path.front() == "spinners" && (path.size() == 1 || path.back() == "count") &&
+                             value.IsScalar() && value.Scalar() == "0";
+    if (no_spinners) {
+      root.remove("spinners");
+      return;
+    }
+    YAML::Node parent = root;
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) parent.reset(parent[path[i]]);
+    if (value.IsNull())
+      parent.remove(path.back());
+    else
+      parent[path.back()] = value;
+  }
+
   model::Condition read_condition(const YAML::Node& node, std::size_t index) {
     const std::string path = fmt::format("conditions[{}]", index);
     require_map(node, path);
@@ -962,6 +1188,7 @@ class Reader {
   std::string file_;
   const HostFacts& host_;
   std::optional<model::Adaptive> adaptive_;
+  std::optional<YAML::Mark> fallback_mark_;
 };
 
 }  // namespace

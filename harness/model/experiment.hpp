@@ -10,6 +10,7 @@
 
 #include "model/gate.hpp"
 #include "model/published.hpp"
+#include "model/sweep.hpp"
 
 namespace noisefloor::model {
 
@@ -60,6 +61,9 @@ struct Condition {
   std::optional<int> nice;    // nice value for the benchmark process on the host
   std::optional<ContainerSpec> container;
   SourceMark mark;
+  // A point of a sweep (`spinners: {sweep: [0, 1, 2]}`): its name was generated from the group's
+  // ("noisy.spinners-2"). nullopt: a condition the file wrote out.
+  std::optional<SweepPoint> sweep;
   bool is_idle() const { return !spinners && affinity.empty() && !nice && !container; }
   friend bool operator==(const Condition&, const Condition&) = default;
 };

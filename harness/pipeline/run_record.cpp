@@ -166,6 +166,8 @@ records::Result build_run_record(SessionOutcome s) {
     run.comparison = records::ComparisonSettings{e.variants.front().name, e.comparison.aa,
                                                  e.comparison.threshold, e.comparison.blocks};
   run.adaptive = measured.adaptive;
+  for (const auto& c : e.conditions)
+    if (c.sweep) run.sweeps[c.name] = *c.sweep;
   run.units = measured.units;
   if (s.earlier && s.earlier->run) run.units.merge(s.earlier->run->units);
   for (const auto& c : e.claims) run.claims.push_back(c.text);

@@ -354,6 +354,7 @@ void to_json(json& j, const RunRecord& v) {
   if (v.reference) j["reference"] = *v.reference;
   if (v.comparison) j["comparison"] = *v.comparison;
   if (!v.adaptive.empty()) j["adaptive"] = v.adaptive;
+  if (!v.sweeps.empty()) j["sweeps"] = v.sweeps;
   if (!v.sessions.empty()) j["sessions"] = v.sessions;
   if (!v.units.empty()) j["units"] = v.units;
 }
@@ -378,6 +379,7 @@ void from_json(const json& j, RunRecord& v) {
     v.warnings = j.value("warnings", std::vector<std::string>{});
     read_optional(j, "comparison", v.comparison);
     v.adaptive = j.value("adaptive", std::map<std::string, AdaptiveOutcome>{});
+    v.sweeps = j.value("sweeps", std::map<std::string, model::SweepPoint>{});
     v.sessions = j.value("sessions", std::vector<SessionRecord>{});
     v.claims = j.value("claims", std::vector<std::string>{});
     v.claims_seed = model::whole_number<std::uint64_t>(j, "claims_seed", 1);
@@ -398,6 +400,30 @@ namespace {
 void put(json& j, const char* key, const std::optional<double>& v) {
   j[key] = v && std::isfinite(*v) ? json(*v) : json(nullptr);  // JSON has no NaN
 }
+}  // namespace
+
+void to_json(json& j, const SweepPoint& v) {
+  json settings = json::array();
+  for (const auto& s : v.settings) {
+    json one = {{"parameter", s.parameter}, {"value", s.value}};
+    put(one, "number", s.number);
+    settings.push_back(std::move(one));
+  }
+  j = {{"group", v.group}, {"index", v.index}, {"settings", std::move(settings)}};
+}
+
+void from_json(const json& j, SweepPoint& v) {
+  v = {};
+  v.group = j.at("group").get<std::string>();
+  v.index = j.value("index", 0);
+  for (const auto& s : j.at("settings")) {
+    SweepSetting one{s.at("parameter").get<std::string>(), s.at("value").get<std::string>(), std::nullopt};
+    if (s.contains("number") && s.at("number").is_number()) one.number = s.at("number").get<double>();
+    v.settings.push_back(std::move(one));
+  }
+}
+
+namespace {
 void get(const json& j, const char* key, std::optional<double>& v) {
   const auto it = j.find(key);
   v = it == j.end() || it->is_null() ? std::nullopt : std::optional<double>(it->get<double>());

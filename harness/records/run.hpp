@@ -14,6 +14,7 @@
 #include "fingerprint/facts.hpp"
 #include "model/names.hpp"
 #include "model/published.hpp"
+#include "model/sweep.hpp"
 #include "model/units.hpp"
 #include "model/usage.hpp"
 #include "probe/probe_report.hpp"
@@ -244,6 +245,7 @@ struct RunRecord {
   std::vector<std::string> warnings;
   std::optional<ComparisonSettings> comparison;     // paired experiments
   std::map<std::string, AdaptiveOutcome> adaptive;  // samples: auto, per condition
+  std::map<std::string, model::SweepPoint> sweeps;  // the conditions that are a sweep's points
   // Every session of a resumed run, the first one included; empty for a run never resumed
   // (its one session is the fields above).
   std::vector<SessionRecord> sessions;
@@ -263,11 +265,12 @@ struct RunRecord {
 // JSON (nlohmann ADL). run.json is {"schema_version": 1, "experiment", "description",
 // "run_id", "status", "error" (null when none), "started_utc", "finished_utc", "command_line",
 // "conditions", "summary_header", "condition_records": [...], "warnings", "experiment_file",
-// "comparison" (paired experiments), "adaptive" (samples: auto), "host" (runs on several hosts), "claims",
-// "claims_seed", "reference" (experiments that have them), "units" (when the benchmark printed `Unit`
-// lines)}. CPU lists are written as text ("0-3", spinners "unpinned"). from_json accepts every schema 1 file
-// written since 0.1 (fields added later default) and throws ParseError for a wrong type or a newer
-// schema_version.
+// "comparison" (paired experiments), "adaptive" (samples: auto), "sweeps" (experiments with sweeps: per
+// condition {"group", "index", "settings": [{"parameter", "value", "number" (null: a category)}]}), "host"
+// (runs on several hosts), "claims", "claims_seed", "reference" (experiments that have them), "units" (when
+// the benchmark printed `Unit` lines)}. CPU lists are written as text ("0-3", spinners "unpinned"). from_json
+// accepts every schema 1 file written since 0.1 (fields added later default) and throws ParseError for a
+// wrong type or a newer schema_version.
 void to_json(nlohmann::json& j, const ComparisonSettings& v);
 void from_json(const nlohmann::json& j, ComparisonSettings& v);
 void to_json(nlohmann::json& j, const AdaptiveOutcome& v);
@@ -298,6 +301,8 @@ void to_json(nlohmann::json& j, const PublishedRow& v);
 void from_json(const nlohmann::json& j, PublishedRow& v);
 void to_json(nlohmann::json& j, const PublishedTable& v);
 void from_json(const nlohmann::json& j, PublishedTable& v);
+void to_json(nlohmann::json& j, const SweepPoint& v);
+void from_json(const nlohmann::json& j, SweepPoint& v);
 // {"wall_s", "user_s", "sys_s", "max_rss_kib", "voluntary_switches", "involuntary_switches"}
 void to_json(nlohmann::json& j, const Usage& v);
 void from_json(const nlohmann::json& j, Usage& v);

@@ -14,7 +14,7 @@ int noisefloor::fuzz::claims(const std::uint8_t* data, std::size_t size) {
   const std::string_view line = text.substr(0, std::min(text.find('\n'), std::size_t{200}));
   try {
     const noisefloor::claims::Claim claim =
-        noisefloor::claims::parse_claim(line, {{"idle", "noisy", "one"}, {"fast"}});
+        noisefloor::claims::parse_claim(line, {{"idle", "noisy", "one"}, {"fast"}, {}});
     noisefloor::claims::Data d;
     d.rows["idle"] = {{"BenchmarkX-2", {10, 10.5, 9.8, 10.2, 10.1, 9.9}}};
     d.rows["noisy"] = {{"BenchmarkX-2", {20, 31, 18, 25, 22, 40}}};

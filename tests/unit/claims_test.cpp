@@ -8,7 +8,7 @@
 using namespace noisefloor::claims;
 
 namespace {
-const Names kDemo{{"idle", "noisy", "pinned"}, {}};
+const Names kDemo{{"idle", "noisy", "pinned"}, {}, {}};
 std::string claim_error_of(std::string_view text, const Names& names = kDemo) {
   try {
     parse_claim(text, names);
@@ -59,7 +59,7 @@ TEST_CASE("claims: bad claims say where and what") {
   CHECK(claim_error_of("1 < 2") == "0: a claim must name at least one statistic, e.g. cv(noisy)");
   CHECK(claim_error_of("ratio(fast) > 1") ==
         "0: ratio() is for paired experiments: this one has no variants");
-  CHECK(claim_error_of("ratio(fsat) > 1", Names{{"c"}, {"fast", "slow"}}) ==
+  CHECK(claim_error_of("ratio(fsat) > 1", Names{{"c"}, {"fast", "slow"}, {}}) ==
         "6: unknown variant \"fsat\" (did you mean \"fast\"?)");
   CHECK(claim_error_of("cv(noisy) within 2 10%") ==
         "19: expected ± (or +-) and a percentage after `within A`, e.g. within 2 ± 10%");
@@ -86,7 +86,7 @@ Data demo_data() {
   d.rows["one"] = {{"BenchmarkX-2", {100}}};
   return d;
 }
-const Names kAll{{"idle", "noisy", "a", "b", "one"}, {}};
+const Names kAll{{"idle", "noisy", "a", "b", "one"}, {}, {}};
 Evaluation judge(std::string_view text, std::uint64_t seed = 42) {
   return evaluate(parse_claim(text, kAll), demo_data(), seed);
 }
@@ -141,7 +141,7 @@ TEST_CASE("claims: a resample whose within-reference is zero is dropped, never a
   Data d;
   d.rows["a"] = {{"BenchmarkX", {10, 11, 12, 10.5, 11.5, 10.8}}};
   d.rows["b"] = {{"BenchmarkX", {10, 11, 12}}};
-  const auto e = evaluate(parse_claim("cv(a) within cv(b) ± 50%", {{"a", "b"}, {}}), d, 3, 2000);
+  const auto e = evaluate(parse_claim("cv(a) within cv(b) ± 50%", {{"a", "b"}, {}, {}}), d, 3, 2000);
   REQUIRE(e.verdict != Verdict::undefined);
   CHECK(std::isfinite(e.decision_ci.lo));
   CHECK(std::isfinite(e.decision_ci.hi));
@@ -151,7 +151,7 @@ TEST_CASE("claims: ratio(v, B) takes benchmark B's ratios; a ratio of CVs is not
   Data d;
   d.ratios["fast"] = {0.5, 0.5, 0.5};
   d.ratio_rows["fast"] = {{"BenchmarkA", {0.5, 0.5, 0.5}}, {"BenchmarkB", {2, 2, 2}}};
-  const Names names{{"idle"}, {"fast"}};
+  const Names names{{"idle"}, {"fast"}, {}};
   CHECK(evaluate(parse_claim("ratio(fast) < 1", names), d, 1, 200).verdict == Verdict::reproduced);
   CHECK(evaluate(parse_claim("ratio(fast, BenchmarkB) < 1", names), d, 1, 200).verdict ==
         Verdict::not_reproduced);

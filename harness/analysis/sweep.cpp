@@ -1,0 +1,134 @@
+#include "analysis/sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "claims/evaluate.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::analysis {
+
+namespace {
+
+// Worse is larger: excellent 1 … do not trust 4; insufficient says nothing (0).
+int band_rank(stats::Band band) { return static_cast<int>(band); }
+
+std::string other_settings(const model::SweepPoint& p) {
+  std::string out;
+  for (std::size_t i = 1; i < p.settings.size(); ++i)
+    out += fmt::format("{}{}={}", out.empty() ? "" : ", ", p.settings[i].parameter, p.settings[i].value);
+  return out;
+}
+
+CurvePoint point_of(const Row& row, const model::SweepPoint& p, const Table& table, std::uint64_t seed,
+                    int resamples) {
+  CurvePoint c;
+  c.condition = row.condition;
+  c.value = p.settings.front().value;
+  c.x = p.settings.front().number;
+  c.n = row.summary.n;
+  c.median = row.summary.median;
+  c.median_ci = row.summary.median_ci;
+  c.cv_pct = row.summary.cv_pct;
+  c.band = row.summary.band;
+  c.room = table.label_of(row.condition);
+  if (c.cv_pct) {
+    const claims::Estimate e = claims::estimate(claims::Function::cv, row.values, seed, resamples);
+    if (e.defined) c.cv_ci = stats::Interval{100 * e.ci.lo, 100 * e.ci.hi, 0.95};
+  }
+  return c;
+}
+
+std::string where(const Curve& c, const CurvePoint& p) { return fmt::format("{}={}", c.parameter, p.value); }
+
+void place_knee(Curve& c) {
+  if (c.points.size() < 2) {
+    c.knee_text = "one point: no curve to have a knee";
+    return;
+  }
+  const CurvePoint& ref = c.points.front();
+  const bool has_ci = ref.median_ci.has_value();
+  for (std::size_t i = 1; i < c.points.size(); ++i) {
+    const CurvePoint& p = c.points[i];
+    const bool leaves =
+        has_ci && std::isfinite(p.median) && (p.median < ref.median_ci->lo || p.median > ref.median_ci->hi);
+    const bool worse = band_rank(ref.band) > 0 && band_rank(p.band) > band_rank(ref.band);
+    if (!leaves && !worse) continue;
+    c.knee = i;
+    std::vector<std::string> why;
+    if (leaves) {
+      const double change = ref.median > 0 ? 100 * (p.median / ref.median - 1) : stats::kNaN;
+      why.push_back(fmt::format(
+          "the median {} {} is {} {}'s, outside its 95% CI {}", text::format_value(p.median), c.unit,
+          std::isfinite(change)
+              ? fmt::format("{:.1f}% {}", std::fabs(change), change >= 0 ? "above" : "below")
+              : std::string("away from"),
+          where(c, ref),
+          text::interval(text::format_value(ref.median_ci->lo), text::format_value(ref.median_ci->hi))));
+    }
+    if (worse)
+      why.push_back(fmt::format("the CV band falls from {} ({}%) to {} ({}%)", stats::to_string(ref.band),
+                                text::fixed(ref.cv_pct, 2), stats::to_string(p.band),
+                                text::fixed(p.cv_pct, 2)));
+    c.knee_text = fmt::format("knee at {}: {}", where(c, p), fmt::join(why, "; and "));
+    return;
+  }
+  if (!has_ci)
+    c.knee_text = fmt::format(
+        "no knee in the CV bands; the medians cannot place one: {} has n={} < 6, no 95% median CI",
+        where(c, ref), ref.n);
+  else
+    c.knee_text = fmt::format(
+        "no knee: every median is inside {}'s 95% CI {} and no CV band is worse", where(c, ref),
+        text::interval(text::format_value(ref.median_ci->lo), text::format_value(ref.median_ci->hi)));
+}
+
+}  // namespace
+
+std::vector<Curve> sweep_curves(const Table& table, std::uint64_t seed, int resamples) {
+  std::vector<Curve> curves;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> at;
+  for (const Row& row : table.rows) {
+    const auto it = table.sweeps.find(row.condition);
+    if (it == table.sweeps.end() || it->second.settings.empty()) continue;
+    const model::SweepPoint& p = it->second;
+    const std::string series = other_settings(p);
+    const std::string name = display_name(row);
+    const auto key = std::make_tuple(p.group, series, name);
+    auto found = at.find(key);
+    if (found == at.end()) {
+      Curve c;
+      c.group = p.group;
+      c.parameter = p.settings.front().parameter;
+      c.series = series;
+      c.benchmark = name;
+      c.unit = row.unit;
+      found = at.emplace(key, curves.size()).first;
+      curves.push_back(std::move(c));
+    }
+    curves[found->second].points.push_back(point_of(row, p, table, seed, resamples));
+  }
+  for (Curve& c : curves) {
+    c.numeric =
+        std::all_of(c.points.begin(), c.points.end(), [](const CurvePoint& p) { return p.x.has_value(); });
+    place_knee(c);
+  }
+  return curves;
+}
+
+std::vector<std::string> sweep_parameters(const Table& table) {
+  std::vector<std::string> out;
+  for (const auto& condition : table.conditions) {
+    const auto it = table.sweeps.find(condition);
+    if (it == table.sweeps.end()) continue;
+    for (const auto& s : it->second.settings)
+      if (std::find(out.begin(), out.end(), s.parameter) == out.end()) out.push_back(s.parameter);
+  }
+  return out;
+}
+
+}  // namespace noisefloor::analysis
