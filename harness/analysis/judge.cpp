@@ -35,6 +35,10 @@ bool same_benchmark(const std::string& a, const std::string& b) {
 claims::Data data_of(const Table& table, const PairedTable& paired) {
   claims::Data d;
   for (const Row& row : table.rows) d.rows[row.condition].emplace_back(row.name, row.values);
+  for (const auto& condition : table.conditions)
+    if (const auto it = table.sweeps.find(condition);
+        it != table.sweeps.end() && !it->second.settings.empty())
+      d.sweeps[it->second.group].emplace_back(it->second.settings.front().number, condition);
   for (const PairedRow& p : paired.rows) {
     if (p.aa) continue;
     if (!d.ratios.count(p.variant)) d.ratios[p.variant] = p.paired.ratios;
@@ -73,6 +77,7 @@ std::optional<double> published_statistic(const model::PublishedRow& r, claims::
       return r.max;
     case Function::rcv:
     case Function::ratio:
+    case Function::knee:
       return std::nullopt;
   }
   return std::nullopt;

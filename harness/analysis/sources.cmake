@@ -27,5 +27,6 @@ list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_history_test.cpp
   tests/unit/analysis_gotest_test.cpp
   tests/unit/analysis_test.cpp
-  tests/unit/analysis_gate_test.cpp)
+  tests/unit/analysis_gate_test.cpp
+  tests/unit/analysis_sweep_test.cpp)
 # Compiled apart from the unity batches, so that adding it regroups none of the other tests.

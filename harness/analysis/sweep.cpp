@@ -14,9 +14,6 @@ namespace noisefloor::analysis {
 
 namespace {
 
-// Worse is larger: excellent 1 … do not trust 4; insufficient says nothing (0).
-int band_rank(stats::Band band) { return static_cast<int>(band); }
-
 std::string other_settings(const model::SweepPoint& p) {
   std::string out;
   for (std::size_t i = 1; i < p.settings.size(); ++i)
@@ -45,22 +42,19 @@ CurvePoint point_of(const Row& row, const model::SweepPoint& p, const Table& tab
 
 std::string where(const Curve& c, const CurvePoint& p) { return fmt::format("{}={}", c.parameter, p.value); }
 
-void place_knee(Curve& c) {
+void place_knee(Curve& c, const std::vector<const Row*>& rows) {
   if (c.points.size() < 2) {
     c.knee_text = "one point: no curve to have a knee";
     return;
   }
+  std::vector<const stats::Summary*> summaries;
+  for (const Row* r : rows) summaries.push_back(&r->summary);
   const CurvePoint& ref = c.points.front();
-  const bool has_ci = ref.median_ci.has_value();
-  for (std::size_t i = 1; i < c.points.size(); ++i) {
-    const CurvePoint& p = c.points[i];
-    const bool leaves =
-        has_ci && std::isfinite(p.median) && (p.median < ref.median_ci->lo || p.median > ref.median_ci->hi);
-    const bool worse = band_rank(ref.band) > 0 && band_rank(p.band) > band_rank(ref.band);
-    if (!leaves && !worse) continue;
-    c.knee = i;
+  if (const auto k = stats::knee_of(summaries)) {
+    const CurvePoint& p = c.points[k->index];
+    c.knee = k->index;
     std::vector<std::string> why;
-    if (leaves) {
+    if (k->median_left) {
       const double change = ref.median > 0 ? 100 * (p.median / ref.median - 1) : stats::kNaN;
       why.push_back(fmt::format(
           "the median {} {} is {} {}'s, outside its 95% CI {}", text::format_value(p.median), c.unit,
@@ -70,14 +64,14 @@ void place_knee(Curve& c) {
           where(c, ref),
           text::interval(text::format_value(ref.median_ci->lo), text::format_value(ref.median_ci->hi))));
     }
-    if (worse)
+    if (k->band_worse)
       why.push_back(fmt::format("the CV band falls from {} ({}%) to {} ({}%)", stats::to_string(ref.band),
                                 text::fixed(ref.cv_pct, 2), stats::to_string(p.band),
                                 text::fixed(p.cv_pct, 2)));
     c.knee_text = fmt::format("knee at {}: {}", where(c, p), fmt::join(why, "; and "));
     return;
   }
-  if (!has_ci)
+  if (!ref.median_ci)
     c.knee_text = fmt::format(
         "no knee in the CV bands; the medians cannot place one: {} has n={} < 6, no 95% median CI",
         where(c, ref), ref.n);
@@ -92,6 +86,7 @@ void place_knee(Curve& c) {
 std::vector<Curve> sweep_curves(const Table& table, std::uint64_t seed, int resamples) {
   std::vector<Curve> curves;
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> at;
+  std::vector<std::vector<const Row*>> rows_of;  // each curve's rows, as its points
   for (const Row& row : table.rows) {
     const auto it = table.sweeps.find(row.condition);
     if (it == table.sweeps.end() || it->second.settings.empty()) continue;
@@ -109,13 +104,16 @@ std::vector<Curve> sweep_curves(const Table& table, std::uint64_t seed, int resa
       c.unit = row.unit;
       found = at.emplace(key, curves.size()).first;
       curves.push_back(std::move(c));
+      rows_of.emplace_back();
     }
     curves[found->second].points.push_back(point_of(row, p, table, seed, resamples));
+    rows_of[found->second].push_back(&row);
   }
-  for (Curve& c : curves) {
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    Curve& c = curves[i];
     c.numeric =
         std::all_of(c.points.begin(), c.points.end(), [](const CurvePoint& p) { return p.x.has_value(); });
-    place_knee(c);
+    place_knee(c, rows_of[i]);
   }
   return curves;
 }

@@ -15,7 +15,8 @@ namespace {
 constexpr std::pair<std::string_view, Function> kFunctions[] = {
     {"cv", Function::cv},     {"rcv", Function::rcv},       {"median", Function::median},
     {"mean", Function::mean}, {"stddev", Function::stddev}, {"min", Function::min},
-    {"max", Function::max},   {"n", Function::n},           {"ratio", Function::ratio}};
+    {"max", Function::max},   {"n", Function::n},           {"ratio", Function::ratio},
+    {"knee", Function::knee}};
 
 bool name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '/' ||
@@ -208,7 +209,7 @@ class Parser {
       fail(at,
            near.empty()
                ? fmt::format("unknown function {} (expected one of: cv, rcv, median, mean, stddev, min, "
-                             "max, n, ratio)",
+                             "max, n, ratio, knee)",
                              text::quote(fn))
                : fmt::format("unknown function {} (did you mean {}?)", text::quote(fn), text::quote(near)));
     }
@@ -262,6 +263,19 @@ class Parser {
     fail(at, fmt::format("no sweep point {} (points: {})", text::quote(written), fmt::join(known, ", ")));
   }
   void check_subject(const Expr& e, std::size_t at) const {
+    if (e.function == Function::knee) {
+      std::vector<std::string> groups;
+      for (const auto& [p, condition] : names_.points) {
+        const std::string group = p.substr(0, p.find('['));
+        if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+      }
+      if (std::find(groups.begin(), groups.end(), e.subject) != groups.end()) return;
+      fail(at,
+           groups.empty()
+               ? std::string("knee() needs a swept condition, and this experiment has none ({sweep: [...]})")
+               : fmt::format("knee(): {} is not a swept condition (swept: {})", text::quote(e.subject),
+                             fmt::join(groups, ", ")));
+    }
     const bool variant = e.function == Function::ratio;
     const auto& list = variant ? names_.variants : names_.conditions;
     if (variant && list.empty()) fail(at - 6, "ratio() is for paired experiments: this one has no variants");

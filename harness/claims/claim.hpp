@@ -11,10 +11,11 @@
 //   factor  := number ["%"] | call | "(" expr ")" | "-" factor
 //   call    := function "(" subject ["," name] ")"
 //   subject := name | name "[" setting ("," setting)* "]"      (a sweep's point: noisy[spinners=2])
-//   function:= cv | rcv | median | mean | stddev | min | max | n | ratio
+//   function:= cv | rcv | median | mean | stddev | min | max | n | ratio | knee
 // `name` is a condition (and, second, a benchmark as printed), or for ratio() a variant. A number
 // with "%" is a fraction of 100: `10%` is 0.1, and cv() and rcv() are fractions too (10% CV is
-// 0.1), so `cv(pinned) <= 10%` reads as written.
+// 0.1), so `cv(pinned) <= 10%` reads as written. knee(group) is where a sweep's curve bends
+// (harness/stats/README.md §3.16): the swept value of its knee point, on a numeric axis.
 #pragma once
 
 #include <map>
@@ -28,7 +29,7 @@
 
 namespace noisefloor::claims {
 
-enum class Function { cv, rcv, median, mean, stddev, min, max, n, ratio };
+enum class Function { cv, rcv, median, mean, stddev, min, max, n, ratio, knee };
 std::string_view to_string(Function f);
 
 struct Expr {

@@ -71,8 +71,48 @@ double statistic(const Expr& call, const std::vector<double>& v) {
       if (!(med > 0)) throw Undefined{fmt::format("{}: the median is not positive", name)};
       return stats::kMadToSigma * stats::mad(v, med) / med;
     }
+    case Function::knee:
+      break;  // over several series: knee_value
   }
   return kNaN;
+}
+
+// knee(group): the axis value of the curve's knee (§3.16) over the points' current series; a
+// curve without one bends past its last point, one step (the last step) beyond it.
+double knee_value(const std::vector<double>& xs, const std::vector<const std::vector<double>*>& points) {
+  std::vector<stats::Summary> summaries;
+  summaries.reserve(points.size());
+  for (const auto* p : points) summaries.push_back(stats::summarize(*p));
+  std::vector<const stats::Summary*> refs;
+  for (const auto& s : summaries) refs.push_back(&s);
+  if (const auto k = stats::knee_of(refs)) return xs[k->index];
+  return xs.back() + (xs.back() - xs[xs.size() - 2]);
+}
+
+const std::vector<double>& series(const Expr& call, const Data& data);
+
+// Where a knee() call's samples come from: each point's row (the same benchmark), and its axis value.
+std::vector<const std::vector<double>*> knee_series(const Expr& call, const Data& data,
+                                                    std::vector<double>& xs) {
+  const auto it = data.sweeps.find(call.subject);
+  if (it == data.sweeps.end() || it->second.size() < 2)
+    throw Undefined{fmt::format("knee({}): a curve needs two points or more", call.subject)};
+  std::vector<const std::vector<double>*> out;
+  for (const auto& [x, condition] : it->second) {
+    if (!x)
+      throw Undefined{
+          fmt::format("knee({}): its axis is not numeric (a value is a label): name the point "
+                      "instead, e.g. cv({}[...])",
+                      call.subject, call.subject)};
+    Expr point;
+    point.kind = Expr::Kind::call;
+    point.function = Function::median;
+    point.subject = condition;
+    point.benchmark = call.benchmark;
+    out.push_back(&series(point, data));
+    xs.push_back(*x);
+  }
+  return out;
 }
 
 // Where each call's samples come from.
@@ -134,8 +174,25 @@ double value(const Expr& e, const Of& of) {
   return kNaN;
 }
 
-double value(const Expr& e, const std::map<const Expr*, const std::vector<double>*>& bound) {
-  return value(e, [&](const Expr& call) { return statistic(call, *bound.at(&call)); });
+// Each call's series (one; a knee() call one per point) and, for knee(), the points' axis values.
+struct Bound {
+  std::map<const Expr*, std::vector<const std::vector<double>*>> series;
+  std::map<const Expr*, std::vector<double>> xs;
+};
+
+// The expression's value over the series `now` maps each bound series to (the series itself, or
+// its resample).
+template <class Now>
+double value(const Expr& e, const Bound& bound, const Now& now) {
+  return value(e, [&](const Expr& call) {
+    const auto& ss = bound.series.at(&call);
+    if (call.function == Function::knee) {
+      std::vector<const std::vector<double>*> current;
+      for (const auto* s : ss) current.push_back(now(s));
+      return knee_value(bound.xs.at(&call), current);
+    }
+    return statistic(call, *now(ss.front()));
+  });
 }
 
 bool has_call(const Expr& e) {
@@ -192,25 +249,31 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
   ev.level = level;
   try {
     // Each distinct series is resampled once per round, so a condition named twice moves as one.
-    std::map<const Expr*, const std::vector<double>*> bound;
+    Bound bound;
     std::vector<const std::vector<double>*> distinct;
     for (const Expr* call : calls(claim)) {
-      const std::vector<double>* s = &series(*call, data);
-      bound[call] = s;
-      if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);
+      std::vector<const std::vector<double>*> ss;
+      if (call->function == Function::knee)
+        ss = knee_series(*call, data, bound.xs[call]);
+      else
+        ss = {&series(*call, data)};
+      for (const auto* s : ss)
+        if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);
+      bound.series[call] = std::move(ss);
     }
+    const auto itself = [](const std::vector<double>* s) { return s; };
     ev.percent = shown_as_percent(claim);
-    ev.lhs = value(claim.lhs, bound);
-    ev.rhs = value(claim.rhs, bound);
+    ev.lhs = value(claim.lhs, bound, itself);
+    ev.rhs = value(claim.rhs, bound, itself);
     const bool within = claim.op == Op::within;
     if (within && !(ev.rhs != 0)) throw Undefined{"`within` needs a non-zero reference"};
 
     stats::SplitMix64 rng(seed);
     std::vector<std::vector<double>> copies(distinct.size());
-    std::map<const Expr*, const std::vector<double>*> rebound;
-    for (const auto& [call, s] : bound)
-      rebound[call] = &copies[static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), s) -
-                                                       distinct.begin())];
+    const auto resampled = [&](const std::vector<double>* s) {
+      return &copies[static_cast<std::size_t>(std::find(distinct.begin(), distinct.end(), s) -
+                                              distinct.begin())];
+    };
     std::vector<double> lhs, rhs, decision;
     for (int b = 0; b < resamples; ++b) {
       for (std::size_t k = 0; k < distinct.size(); ++k) {
@@ -219,7 +282,7 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
         stats::resample(src, copies[k], rng);
       }
       try {
-        const double l = value(claim.lhs, rebound), r = value(claim.rhs, rebound);
+        const double l = value(claim.lhs, bound, resampled), r = value(claim.rhs, bound, resampled);
         if (within && r == 0) throw Undefined{"`within` needs a non-zero reference"};
         lhs.push_back(l);
         rhs.push_back(r);

@@ -31,6 +31,9 @@ struct Data {
   std::map<std::string, std::vector<double>> ratios;  // ratio(v): the variant's first benchmark
   // ratio(v, B): per variant, (benchmark as printed, per-repeat ratios)
   std::map<std::string, std::vector<std::pair<std::string, std::vector<double>>>> ratio_rows;
+  // knee(group): per swept condition its points in order, each its value on the axis (nullopt: a
+  // category) and the condition it is.
+  std::map<std::string, std::vector<std::pair<std::optional<double>, std::string>>> sweeps;
 };
 
 enum class Verdict { reproduced, not_reproduced, inconclusive, undefined };

@@ -189,7 +189,9 @@ void Commands::declare_reading(CLI::App& app) {
       ->required();
   html_option(report, report_.html, "write the HTML page here (default: <result>/report.html)");
   format_option(report, report_.format, pipeline::kReportFormats,
-                "print an export instead: markdown, csv, json, gotest or summary");
+                "print an export instead: markdown, csv, json, gotest or summary; or write each sweep's "
+                "figure beside the result and print its path: svg (sweep-<group>.svg), png (converted by "
+                "rsvg-convert, inkscape or headless chromium, whichever is in PATH)");
   allow_different_hosts(report, report_.allow_different_hosts, even_when_hosts_differ("merge results"));
   report->add_flag("--redact", report_.redact,
                    "leave the environment's values and the kernel command line out of what is published");

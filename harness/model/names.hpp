@@ -40,9 +40,9 @@ std::string names_list(std::span<const E> values) {
 }
 
 // How a command prints what it shows (--format). Each command accepts some of them.
-enum class PrintFormat { text, markdown, json, csv, summary, gotest };
+enum class PrintFormat { text, markdown, json, csv, summary, gotest, svg, png };
 
-constexpr std::array<std::pair<PrintFormat, std::string_view>, 6> names(PrintFormat) {
+constexpr std::array<std::pair<PrintFormat, std::string_view>, 8> names(PrintFormat) {
   return {{
       {PrintFormat::text, "text"},
       {PrintFormat::markdown, "markdown"},
@@ -50,6 +50,8 @@ constexpr std::array<std::pair<PrintFormat, std::string_view>, 6> names(PrintFor
       {PrintFormat::csv, "csv"},
       {PrintFormat::summary, "summary"},
       {PrintFormat::gotest, "gotest"},
+      {PrintFormat::svg, "svg"},
+      {PrintFormat::png, "png"},
   }};
 }
 

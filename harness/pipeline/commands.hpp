@@ -111,8 +111,9 @@ inline constexpr std::array kCvFormats{model::PrintFormat::text, model::PrintFor
 inline constexpr std::array kCompareFormats{model::PrintFormat::text, model::PrintFormat::json,
                                             model::PrintFormat::csv};
 inline constexpr std::array kReportFormats{model::PrintFormat::markdown, model::PrintFormat::csv,
-                                           model::PrintFormat::json, model::PrintFormat::gotest,
-                                           model::PrintFormat::summary};
+                                           model::PrintFormat::json,     model::PrintFormat::gotest,
+                                           model::PrintFormat::summary,  model::PrintFormat::svg,
+                                           model::PrintFormat::png};
 inline constexpr std::array kCheckFormats{model::PrintFormat::text, model::PrintFormat::markdown,
                                           model::PrintFormat::json};
 inline constexpr std::array kHistoryFormats{model::PrintFormat::text, model::PrintFormat::markdown,

@@ -23,6 +23,7 @@
 #include "pipeline/commands.hpp"
 #include "pipeline/gate.hpp"
 #include "pipeline/room.hpp"
+#include "process/process.hpp"
 #include "render/compare.hpp"
 #include "render/export.hpp"
 #include "render/fleet.hpp"
@@ -30,8 +31,11 @@
 #include "render/json.hpp"
 #include "render/judge.hpp"
 #include "render/run.hpp"
+#include "render/sweep_plot.hpp"
+#include "render/sweep_table.hpp"
 #include "render/table.hpp"
 #include "results/load.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::pipeline {
 namespace fs = std::filesystem;
@@ -204,6 +208,7 @@ Output cv(const CvOptions& o) {
     out.out += fleet_view(loaded, as_text);
     out.out += render::counters_missing(a.diagnosis, as_text, o.width);
     out.out += as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table);
+    out.out += render::sweep_tables(a.curves, as_text, o.width);
     out.out += render::diagnosis_text(a.diagnosis, as_text, o.width);
     // A gate run (run --base): its verdicts, as the run printed them, after the sides' table.
     if (a.gate && a.gate_sides && a.sources.size() == 1) {
@@ -381,6 +386,92 @@ Output report(const ReportOptions& o) {
     return hosts ? render::html(a, generated_by(), hosts->columns) : render::html(a, generated_by());
   };
   if (!o.html.empty()) files::write_atomic(o.html, page());
+  // Next to the (first) result: in its directory (an experiment directory's latest), or beside a
+  // go test file.
+  const auto beside_result = [&o] {
+    const fs::path first = o.paths.front();
+    return fs::is_regular_file(first) ? first.parent_path() : results::resolve(first);
+  };
+  if (o.format == model::PrintFormat::svg || o.format == model::PrintFormat::png) {
+    // The sweeps' figures alone, one file per sweep group: sweep-<group>.svg (or .png).
+    const std::string_view format = model::name_of(*o.format);
+    if (a.curves.empty())
+      throw ConfigError(fmt::format(
+          "report --format {}: this result has no sweep: none of its conditions is a sweep's point; add "
+          "{{sweep: [...]}} to a condition (e.g. spinners: {{sweep: [0, 1, 2]}}) and run it again",
+          format));
+    // A PNG is the SVG converted by the first converter found in PATH (started with argv, no shell).
+    struct Converter {
+      std::string program;  // as found in PATH
+      std::string name;
+    };
+    std::optional<Converter> converter;
+    constexpr std::array kConverters{"rsvg-convert", "inkscape", "chromium", "chromium-browser"};
+    if (o.format == model::PrintFormat::png) {
+      for (const char* name : kConverters) {
+        try {
+          converter = Converter{process::resolve_program(name), name};
+          break;
+        } catch (const RunError&) {
+        }
+      }
+      if (!converter)
+        throw RunError(
+            "report --format png: no SVG converter found in PATH (looked for rsvg-convert, inkscape, "
+            "chromium, chromium-browser): install librsvg2-bin (rsvg-convert) or use --format svg");
+    }
+    std::string hosts;
+    for (const auto& source : a.sources) {
+      const std::string line = source.fingerprint.host_line();
+      if (!line.empty() && hosts.find(line) == std::string::npos) hosts += (hosts.empty() ? "" : "; ") + line;
+    }
+    const fs::path directory = beside_result();
+    for (const auto& group : render::sweep_groups(a.curves)) {
+      const std::string figure =
+          render::sweep_plot(a.curves, group, {.host = hosts, .standalone = true, .id = "sweep"});
+      const fs::path svg = fs::absolute(directory / render::sweep_file_name(group, "svg"));
+      files::write_atomic(svg, figure);
+      if (!converter) {
+        out.out += svg.string() + "\n";
+        continue;
+      }
+      const fs::path png = fs::absolute(directory / render::sweep_file_name(group, "png"));
+      std::vector<std::string> argv;
+      if (converter->name == "rsvg-convert") {
+        argv = {converter->program, "--format=png", "--output", png.string(), svg.string()};
+      } else if (converter->name == "inkscape") {
+        argv = {converter->program, "--export-type=png", "--export-filename=" + png.string(), svg.string()};
+      } else {
+        // Headless Chromium screenshots the window: as large as the figure (its viewBox's height).
+        std::string height = "720";
+        const auto at = figure.find(" height=\"");
+        if (at != std::string::npos) height = figure.substr(at + 9, figure.find('"', at + 9) - at - 9);
+        std::string url = "file://";  // the path percent-encoded: a '#' or a space stays in the path
+        for (const char c : svg.string()) {
+          const bool plain = (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
+                             std::string_view("/-._~").find(c) != std::string_view::npos;
+          url += plain ? std::string(1, c) : fmt::format("%{:02X}", static_cast<unsigned char>(c));
+        }
+        argv = {converter->program,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--screenshot=" + png.string(),
+                "--window-size=1280," + height,
+                url};
+      }
+      std::error_code ignored;
+      fs::remove(png, ignored);
+      const process::Captured done = process::capture(argv, std::chrono::seconds(120));
+      if (done.exit_code != 0 || !fs::exists(png))
+        throw RunError(fmt::format(
+            "report --format png: {} could not convert {} (exit {}){}", converter->name, svg.string(),
+            done.exit_code, text::last_lines(done.err.empty() ? done.out : done.err, 5, "its output")));
+      out.out += png.string() + "\n";
+    }
+    return out;
+  }
   if (o.format == model::PrintFormat::json) {  // streamed: its per-sample arrays are never one string
     out.stream = [a = std::make_shared<const analysis::Analysis>(std::move(a))](
                      const render::JsonSink& sink) { render::write_summary_json(*a, sink); };
@@ -388,11 +479,7 @@ Output report(const ReportOptions& o) {
     out.out = render::export_as(a, *o.format);
   }
   if (o.html.empty() && !o.format) {
-    // Next to the (first) result: in its directory (an experiment directory's latest), or beside a
-    // go test file.
-    const fs::path first = o.paths.front();
-    const fs::path target =
-        (fs::is_regular_file(first) ? first.parent_path() : results::resolve(first)) / "report.html";
+    const fs::path target = beside_result() / "report.html";
     files::write_atomic(target, page());
     out.out = target.string() + "\n";
   }

@@ -222,6 +222,66 @@ void preflight(model::Experiment e) {
   }
 }
 
+namespace {
+
+// "4 min 12 s", "38 s", "2 h 5 min".
+std::string span_text(double seconds) {
+  const auto s = static_cast<long>(std::llround(seconds));
+  if (s < 60) return fmt::format("{} s", s);
+  if (s < 3600) return s % 60 ? fmt::format("{} min {} s", s / 60, s % 60) : fmt::format("{} min", s / 60);
+  return fmt::format("{} h {} min", s / 3600, (s % 3600) / 60);
+}
+
+// Each sweep and its points, as validate expands them: "  sweep noisy: 3 points, spinners = 0, 1, 2".
+std::string sweeps_text(const model::Experiment& e) {
+  std::string out;
+  for (std::size_t i = 0; i < e.conditions.size();) {
+    const auto& first = e.conditions[i];
+    if (!first.sweep) {
+      ++i;
+      continue;
+    }
+    // Each parameter's values in first-seen order: "spinners = 0, 1 × affinity = none, 0".
+    std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+    for (const auto& setting : first.sweep->settings) axes.push_back({setting.parameter, {}});
+    std::size_t j = i;
+    for (; j < e.conditions.size() && e.conditions[j].sweep &&
+           e.conditions[j].sweep->group == first.sweep->group;
+         ++j)
+      for (std::size_t k = 0; k < axes.size() && k < e.conditions[j].sweep->settings.size(); ++k) {
+        auto& values = axes[k].second;
+        const std::string& v = e.conditions[j].sweep->settings[k].value;
+        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+      }
+    std::vector<std::string> parts;
+    for (const auto& [parameter, values] : axes)
+      parts.push_back(fmt::format("{} = {}", parameter, fmt::join(values, ", ")));
+    out += fmt::format("  sweep {}: {} point{}, {}\n", first.sweep->group, j - i, j - i == 1 ? "" : "s",
+                       text::shorten(fmt::format("{}", fmt::join(parts, " × ")), 400));
+    i = j;
+  }
+  return out;
+}
+
+// "  84 samples in 84 invocations, 14 blocks: at least 1 min 2 s (…)".
+std::string estimate_text(const plan::Estimate& est) {
+  std::string out = fmt::format(
+      "  {}{} samples in {}{} invocations, {} block{}: ", est.adaptive ? "at most " : "", est.samples,
+      est.adaptive ? "at most " : "", est.invocations, est.blocks, est.blocks == 1 ? "" : "s");
+  if (est.sample_seconds)
+    return out +
+           fmt::format(
+               "at least {} ({} of noise profile, settle and cooldown; each sample at least {} s, {})\n",
+               span_text(est.fixed_seconds + *est.sample_seconds * static_cast<double>(est.samples)),
+               span_text(est.fixed_seconds), text::shortest(*est.sample_seconds), est.sample_basis);
+  return out + fmt::format(
+                   "{} of noise profile, settle and cooldown, plus the samples' own time (not known "
+                   "before they run: {})\n",
+                   span_text(est.fixed_seconds), est.sample_basis);
+}
+
+}  // namespace
+
 Output validate(const std::vector<std::string>& files) {
   Output o;
   std::size_t bad = 0;
@@ -230,8 +290,12 @@ Output validate(const std::vector<std::string>& files) {
       const model::Experiment e = load_experiment(f);
       preflight(e);
       o.out += fmt::format("{}: ok ({} condition{}, {} samples each, {})\n", f, e.conditions.size(),
-                           e.conditions.size() == 1 ? "" : "s", e.benchmark.samples,
+                           e.conditions.size() == 1 ? "" : "s",
+                           e.adaptive ? fmt::format("auto up to {}", e.adaptive->max_samples)
+                                      : std::to_string(e.benchmark.samples),
                            e.schedule == model::Schedule::sequential ? "sequential" : "interleaved");
+      o.out += sweeps_text(e);
+      o.out += estimate_text(plan::estimate(e));
     } catch (const ConfigError& e) {
       o.err += fmt::format("{}\n", e.what());
       ++bad;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -25,6 +26,85 @@ constexpr double kStoppingConfidence = 0.99;
 constexpr double kFloorConfidence = 0.95;  // the A/A check's (§3.7)
 
 }  // namespace
+
+namespace {
+
+// A duration flag's value in seconds ("2s", "500ms", "1.5"), nullopt for a count ("100x").
+std::optional<double> flag_seconds(std::string_view value) {
+  double scale = 1;
+  if (value.ends_with("ms")) {
+    scale = 1e-3;
+    value.remove_suffix(2);
+  } else if (value.ends_with("us")) {
+    scale = 1e-6;
+    value.remove_suffix(2);
+  } else if (value.ends_with("s")) {
+    value.remove_suffix(1);
+  } else if (value.ends_with("m")) {
+    scale = 60;
+    value.remove_suffix(1);
+  } else if (value.ends_with("x")) {
+    return std::nullopt;
+  }
+  double v = 0;
+  const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || ec != std::errc{} || p != value.data() + value.size() || !(v > 0)) return std::nullopt;
+  return v * scale;
+}
+
+}  // namespace
+
+Estimate estimate(const model::Experiment& e) {
+  Estimate out;
+  out.conditions = e.conditions.size();
+  const Plan p = plan(e);
+  out.adaptive = p.adaptive;
+  if (p.adaptive) {
+    const std::size_t per = static_cast<std::size_t>(e.adaptive->max_samples + e.benchmark.warmup);
+    out.samples = per * e.conditions.size() * p.units_per_repeat;
+    out.invocations = out.samples;
+    out.blocks = e.schedule == model::Schedule::sequential ? e.conditions.size() : out.invocations;
+  } else {
+    std::optional<std::size_t> last;
+    for (const Step& step : p.steps) {
+      out.samples += static_cast<std::size_t>(step.samples) * step.units.size();
+      if (!last || *last != step.condition) ++out.blocks;
+      last = step.condition;
+    }
+    out.invocations = p.invocations();
+  }
+  out.fixed_seconds = e.noise_profile.count() + e.settle.count() * static_cast<double>(out.blocks) +
+                      e.cooldown.count() * static_cast<double>(out.blocks > 0 ? out.blocks - 1 : 0);
+  const std::string_view flag = e.benchmark.format == model::OutputFormat::gotest ? "-test.benchtime="
+                                : e.benchmark.format == model::OutputFormat::gbench_json
+                                    ? "--benchmark_min_time="
+                                    : "";
+  if (flag.empty()) {
+    out.sample_basis = "a command's time is its own";
+    return out;
+  }
+  for (const auto& arg : e.benchmark.command) {
+    std::string_view a = arg;
+    if (a.starts_with("--test.")) a.remove_prefix(1);  // go test accepts --flag too
+    if (!a.starts_with(flag)) continue;
+    out.sample_seconds = flag_seconds(a.substr(flag.size()));
+    out.sample_basis = arg;
+  }
+  if (!out.sample_basis.empty()) return out;
+  // A go test binary (x.test) or `go test` without -test.benchtime: go test's default, 1s.
+  const auto& c = e.benchmark.command;
+  const bool go_test =
+      e.benchmark.format == model::OutputFormat::gotest && !c.empty() &&
+      (c.front().ends_with(".test") ||
+       (c.size() > 1 && (c.front() == "go" || c.front().ends_with("/go")) && c[1] == "test"));
+  if (go_test) {
+    out.sample_seconds = 1;
+    out.sample_basis = "-test.benchtime=1s, go test's default";
+  } else {
+    out.sample_basis = fmt::format("the command does not set {}", flag.substr(0, flag.size() - 1));
+  }
+  return out;
+}
 
 std::size_t Plan::invocations() const {
   std::size_t n = 0;

@@ -61,6 +61,24 @@ struct Plan {
 
 Plan plan(const model::Experiment& experiment);
 
+// What a run of the experiment means, known before it runs (`validate` prints it).
+struct Estimate {
+  std::size_t conditions = 0;
+  std::size_t samples =
+      0;  // kept samples (warm-up included) of every benchmark's first row; caps when adaptive
+  std::size_t invocations = 0;  // of a fixed plan; adaptive: at most
+  std::size_t blocks = 0;       // times a condition is entered (each waits its settle time)
+  bool adaptive = false;
+  // The time that does not depend on the benchmark: the noise profile, every block's settle
+  // time and the cooldowns between blocks.
+  double fixed_seconds = 0;
+  // One sample's time as the benchmark's own flags state it (-test.benchtime=2s,
+  // --benchmark_min_time=0.5s): a lower bound; nullopt when they do not say.
+  std::optional<double> sample_seconds;
+  std::string sample_basis;  // the flag it comes from, or why it is unknown
+};
+Estimate estimate(const model::Experiment& experiment);
+
 // What is left of `full` once `done` (the samples earlier sessions of the run measured, for
 // `run --resume`) are counted. Unpaired: per condition, the samples of the first benchmark it
 // printed fill its steps in order; a step they fill is dropped, a step they fill in part keeps

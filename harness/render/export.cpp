@@ -9,6 +9,7 @@
 #include "model/errors.hpp"
 #include "render/json.hpp"
 #include "render/judge.hpp"
+#include "render/sweep_table.hpp"
 #include "render/table.hpp"
 #include "text/text.hpp"
 
@@ -89,6 +90,7 @@ std::string markdown(const analysis::Analysis& a) {
     out += source_line(a.sources.front()) + "\n\n";
   }
   out += table_markdown(a.table);
+  out += sweep_tables(a.curves, false);
   if (a.judgement)
     out += judgement_markdown(*a.judgement, a.table.rows.empty() ? "" : a.table.rows.front().unit);
   if (!a.paired.rows.empty()) out += paired_rows(a);
@@ -186,6 +188,8 @@ std::string export_as(const analysis::Analysis& a, model::PrintFormat format) {
     case model::PrintFormat::summary:
       return summary(a);
     case model::PrintFormat::text:
+    case model::PrintFormat::svg:  // files of their own: pipeline's report writes the figures
+    case model::PrintFormat::png:
       break;
   }
   throw ConfigError(fmt::format("--format: {} is not an export format", model::name_of(format)));

@@ -11,6 +11,7 @@
 #include "analysis/verdict.hpp"
 #include "render/judge.hpp"
 #include "render/svg.hpp"
+#include "render/sweep_plot.hpp"
 #include "render/table.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
@@ -238,6 +239,7 @@ std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks,
   if (d.judgement) out += "<a href=\"#claims\">Claims</a>";
   if (benchmarks.size() > 1) out += "<a href=\"#overview\">Overview</a>";
   out += "<a href=\"#conditions\">Conditions</a>";
+  if (!d.curves.empty()) out += "<a href=\"#sweeps\">Sweeps</a>";
   if (!d.diagnosis.contrasts.empty() || !d.diagnosis.within.empty()) out += "<a href=\"#why\">Why</a>";
   if (benchmarks.size() > kNavBenchmarks)
     out += fmt::format("<a href=\"#b0\">{} benchmarks (plots)</a>", benchmarks.size());
@@ -818,6 +820,35 @@ std::string fingerprint_section(const Analysis& d) {
   return out + "</section>\n";
 }
 
+// ---- sweeps ----
+
+// Each sweep group as its figure (render/sweep_plot.hpp, inline), the knee of each curve in words
+// under it.
+std::string sweeps_section(const Analysis& d) {
+  if (d.curves.empty()) return "";
+  std::string out =
+      "<section id=\"sweeps\">\n<h2>Sweeps</h2>\n<p>Each swept condition as curves against the swept "
+      "setting: (a) the median with its 95% CI, (b) the CV with its 95% bootstrap interval; the knee is "
+      "the first point that leaves the first point's 95% median CI or has a worse CV band.</p>\n";
+  const std::string host = d.sources.empty() ? "" : d.sources.front().fingerprint.host_line();
+  const auto groups = sweep_groups(d.curves);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    out += fmt::format("<figure id=\"sweep-{}\">\n", g);
+    out +=
+        sweep_plot(d.curves, groups[g], {.host = host, .standalone = false, .id = fmt::format("sweep{}", g)});
+    out += "<figcaption>";
+    bool first = true;
+    for (const auto& c : d.curves) {
+      if (c.group != groups[g]) continue;
+      out += fmt::format("{}<strong>{}{}</strong>: {}", first ? "" : "<br>\n", escape(c.benchmark),
+                         c.series.empty() ? "" : " · " + escape(c.series), escape(c.knee_text));
+      first = false;
+    }
+    out += "</figcaption>\n</figure>\n";
+  }
+  return out + "</section>\n";
+}
+
 // ---- the run order ----
 
 std::string load_text(const std::optional<fingerprint::LoadReading>& load) {
@@ -916,6 +947,7 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
   if (d.judgement) out += judgement_html(*d.judgement, d.table.rows.empty() ? "" : d.table.rows.front().unit);
   out += overview_section(d, benchmarks, styles);
   out += conditions_section(d, styles);
+  out += sweeps_section(d);
   out += diagnosis_section(d);
   for (std::size_t b = 0; b < benchmarks.size(); ++b) out += benchmark_section(d, benchmarks[b], b, styles);
   out += paired;

@@ -148,6 +148,20 @@ void to_json(nlohmann::json& j, const Row& r) {
   }
 }
 
+// Each row of a sweep's point gets "sweep": {"spinners": "2", ...}, the table "sweeps": {condition: point}.
+void add_sweeps(nlohmann::json& j, const Table& t) {
+  if (t.sweeps.empty()) return;
+  j["sweeps"] = t.sweeps;
+  for (const char* rows : {"rows", "other_metrics"})
+    for (auto& row : j[rows]) {
+      const auto it = t.sweeps.find(row.at("condition").get<std::string>());
+      if (it == t.sweeps.end()) continue;
+      nlohmann::json settings = nlohmann::json::object();
+      for (const auto& s : it->second.settings) settings[s.parameter] = s.value;
+      row["sweep"] = {{"group", it->second.group}, {"settings", settings}};
+    }
+}
+
 void to_json(nlohmann::json& j, const Table& t) {
   j = {{"conditions", t.conditions},
        {"config_keys", t.config_keys},
@@ -157,6 +171,37 @@ void to_json(nlohmann::json& j, const Table& t) {
   nlohmann::json labels = nlohmann::json::object();
   for (const auto& [condition, l] : t.labels) labels[condition] = {{"label", l.label}, {"reason", l.reason}};
   j["labels"] = labels;
+  add_sweeps(j, t);
+}
+
+void to_json(nlohmann::json& j, const CurvePoint& p) {
+  const auto interval = [](const std::optional<stats::Interval>& i) {
+    return i ? nlohmann::json{stats::number_or_null(i->lo), stats::number_or_null(i->hi)}
+             : nlohmann::json(nullptr);
+  };
+  j = {{"condition", p.condition},
+       {"value", p.value},
+       {"x", p.x ? stats::number_or_null(*p.x) : nlohmann::json(nullptr)},
+       {"n", p.n},
+       {"median", stats::number_or_null(p.median)},
+       {"median_ci", interval(p.median_ci)},
+       {"cv_pct", p.cv_pct ? stats::number_or_null(*p.cv_pct) : nlohmann::json(nullptr)},
+       {"cv_pct_ci", interval(p.cv_ci)},
+       {"band", stats::to_string(p.band)},
+       {"room", p.room}};
+}
+
+void to_json(nlohmann::json& j, const Curve& c) {
+  j = {{"group", c.group},
+       {"parameter", c.parameter},
+       {"series", c.series},
+       {"benchmark", c.benchmark},
+       {"unit", c.unit},
+       {"numeric", c.numeric},
+       {"points", c.points},
+       {"knee", c.knee ? nlohmann::json(c.points[*c.knee].value) : nlohmann::json(nullptr)},
+       {"knee_condition", c.knee ? nlohmann::json(c.points[*c.knee].condition) : nlohmann::json(nullptr)},
+       {"knee_text", c.knee_text}};
 }
 
 void to_json(nlohmann::json& j, const PairedRow& r) {
@@ -584,6 +629,7 @@ json table_tree(const analysis::Table& t, bool samples) {
   json j = fields;
   j["rows"] = rows_tree(t.rows, false);
   j["other_metrics"] = rows_tree(t.other_metrics, false);
+  analysis::add_sweeps(j, t);
   return j;
 }
 
@@ -611,6 +657,7 @@ json summary_tree(const analysis::Analysis& a, bool samples) {
                        {"threshold", a.comparison->threshold}};
   }
   if (!a.adaptive.empty()) j["adaptive"] = a.adaptive;
+  if (!a.curves.empty()) j["curves"] = a.curves;
   if (!a.accounting.empty()) j["accounting"] = a.accounting;
   if (!a.diagnosis.empty() || !a.diagnosis.missing.empty()) j["diagnosis"] = a.diagnosis;
   if (a.judgement) j["claims"] = *a.judgement;
@@ -711,6 +758,7 @@ model::PublishedTable published_table(const analysis::Analysis& a) {
 std::string cv_json(const analysis::Analysis& a, const std::vector<std::string>& given_paths) {
   json j = {{"schema_version", kCvSchemaVersion}, {"sources", given_paths}, {"table", a.table}};
   j["comparable"] = a.comparable();
+  if (!a.curves.empty()) j["curves"] = a.curves;
   if (!a.accounting.empty()) j["accounting"] = a.accounting;  // what the labels and starvation rest on
   if (!a.diagnosis.empty() || !a.diagnosis.missing.empty()) j["diagnosis"] = a.diagnosis;
   if (a.judgement) j["claims"] = *a.judgement;

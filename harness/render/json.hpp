@@ -34,8 +34,17 @@ namespace noisefloor::analysis {
 // "name", "benchmark", "unit", "procs", "warmup_discarded", "values", "summary", "variant" (paired designs
 // only), "config" ({"pkg": "a"}, when there is one), "exact" and "mode" (assume=exact units)}],
 // "other_metrics": [rows as above, with "metric"], "notes"}.
+// A sweep's points add "sweeps" to the table ({condition: {"group", "index", "settings"}}) and
+// "sweep": {"group", "settings": {"spinners": "2"}} to each of their rows.
 void to_json(nlohmann::json& j, const Row& row);
 void to_json(nlohmann::json& j, const Table& table);
+void add_sweeps(nlohmann::json& j, const Table& table);
+// summary.json's and cv --format json's "curves": [{"group", "parameter", "series", "benchmark",
+// "unit", "numeric", "points": [{"condition", "value", "x", "n", "median", "median_ci",
+// "cv_pct", "cv_pct_ci", "band", "room"}], "knee" (the value, null: none), "knee_condition",
+// "knee_text"}].
+void to_json(nlohmann::json& j, const CurvePoint& point);
+void to_json(nlohmann::json& j, const Curve& curve);
 
 // summary.json's "paired" and "aa" entries; numbers that are not finite are null.
 void to_json(nlohmann::json& j, const PairedRow& row);

@@ -7,6 +7,7 @@
 #include "render/export.hpp"
 #include "render/judge.hpp"
 #include "render/paired.hpp"
+#include "render/sweep_table.hpp"
 #include "render/table.hpp"
 #include "text/text.hpp"
 
@@ -34,6 +35,7 @@ std::string diagnosis_text(const analysis::Diagnosis& d, bool terminal, std::siz
 std::string run_tables(const analysis::Analysis& a, bool terminal, std::size_t width) {
   std::string out = counters_missing(a.diagnosis, terminal, width);
   out += terminal ? table_text(a.table, width) : table_markdown(a.table);
+  out += sweep_tables(a.curves, terminal, width);
   out += diagnosis_text(a.diagnosis, terminal, width);
   if (a.comparison)
     out += (a.comparison->blocks

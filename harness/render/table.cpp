@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analysis/suite.hpp"
+#include "analysis/sweep.hpp"
 #include "model/go_config.hpp"
 #include "render/suite.hpp"
 #include "text/text.hpp"
@@ -372,16 +373,24 @@ std::string table_text(const Table& t, std::size_t width) {
 }
 
 std::string table_csv(const Table& t) {
+  // A sweep's points: the group and each swept setting as columns of their own, so a reader can
+  // re-plot the curve (empty for rows of other conditions).
+  const std::vector<std::string> swept = analysis::sweep_parameters(t);
   std::string out =
       "condition,benchmark,unit,n,mean,stddev,cv_pct,median,median_ci_lo,median_ci_hi,min,max,mad,"
-      "rcv_pct,q1,q3,band,outliers,drift,shape,warmup_discarded,config,exact,mode,label,starved\n";
+      "rcv_pct,q1,q3,band,outliers,drift,shape,warmup_discarded,config,exact,mode,label,starved";
+  if (!swept.empty()) {
+    out += ",sweep";
+    for (const auto& p : swept) out += "," + text::csv_field(p);
+  }
+  out += "\n";
   const auto num = text::shortest;
   const auto onum = [](const std::optional<double>& v) { return v ? text::shortest(*v) : std::string(); };
   for (const Row* rp : analysis::all_rows(t)) {
     const Row& r = *rp;
     const auto& s = r.summary;
     const int outliers = analysis::flags_of(r).outliers;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                        text::csv_field(r.condition), text::csv_field(analysis::display_name(r)),
                        text::csv_field(r.unit), s.n, num(s.mean), onum(s.stddev), onum(s.cv_pct),
                        num(s.median), s.median_ci ? num(s.median_ci->lo) : "",
@@ -391,6 +400,17 @@ std::string table_csv(const Table& t) {
                        text::csv_field(model::config_label(r.config)), r.exact ? "true" : "false",
                        r.exact ? num(r.mode) : "", t.labels.empty() ? "" : t.label_of(r.condition),
                        r.starved ? "true" : "false");
+    if (!swept.empty()) {
+      const auto it = t.sweeps.find(r.condition);
+      out += "," + (it == t.sweeps.end() ? std::string() : text::csv_field(it->second.group));
+      for (const auto& p : swept) {
+        out += ",";
+        if (it == t.sweeps.end()) continue;
+        for (const auto& setting : it->second.settings)
+          if (setting.parameter == p) out += text::csv_field(setting.value);
+      }
+    }
+    out += "\n";
   }
   return out;
 }

@@ -51,6 +51,22 @@ std::string percent(double confidence) { return fmt::format("{:g}%", 100.0 * con
 
 }  // namespace
 
+std::optional<Knee> knee_of(std::span<const Summary* const> points) {
+  if (points.size() < 2) return std::nullopt;
+  const Summary& ref = *points.front();
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const Summary& p = *points[i];
+    Knee k{i, false, false};
+    k.median_left = ref.median_ci && std::isfinite(p.median) &&
+                    (p.median < ref.median_ci->lo || p.median > ref.median_ci->hi);
+    // Band's order is insufficient, excellent, acceptable, noisy, do not trust.
+    k.band_worse = ref.band != Band::insufficient && p.band != Band::insufficient &&
+                   static_cast<int>(p.band) > static_cast<int>(ref.band);
+    if (k.median_left || k.band_worse) return k;
+  }
+  return std::nullopt;
+}
+
 Band band_for_cv(std::optional<double> cv_pct) {
   if (!cv_pct) return Band::insufficient;
   if (*cv_pct <= 2.0) return Band::excellent;

@@ -96,6 +96,16 @@ Summary summarize(std::span<const double> samples_in_run_order, double confidenc
 Summary summarize(std::span<const double> samples_in_run_order, std::span<const double> ascending,
                   double confidence = 0.95);
 
+// The knee of a curve of points, each summarized (§3.16): the first point after the first whose
+// median lies outside the first point's median CI, or whose CV band is worse than the first's (an
+// insufficient band says nothing). nullopt: no such point, or fewer than two points.
+struct Knee {
+  std::size_t index = 0;
+  bool median_left = false;  // its median is outside the first point's CI
+  bool band_worse = false;   // its band is worse than the first point's
+};
+std::optional<Knee> knee_of(std::span<const Summary* const> points);
+
 // Throws Error unless 0 < confidence < 1 (every interval's level is checked by it).
 void check_confidence(double confidence);
 

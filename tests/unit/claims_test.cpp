@@ -161,3 +161,49 @@ TEST_CASE("claims: ratio(v, B) takes benchmark B's ratios; a ratio of CVs is not
   CHECK(evaluate(parse_claim("cv(idle) < 20%", names), d, 1, 200).percent);
   CHECK_FALSE(evaluate(parse_claim("cv(idle) / cv(idle) < 2", names), d, 1, 200).percent);
 }
+
+TEST_CASE("claims: a sweep's point by its settings, and knee(group) judged by resampling every point") {
+  Names names{{"s.spinners-0", "s.spinners-1", "s.spinners-2", "q.cpus-a", "q.cpus-b"}, {}, {}};
+  names.points = {{"s[spinners=0]", "s.spinners-0"},
+                  {"s[spinners=1]", "s.spinners-1"},
+                  {"s[spinners=2]", "s.spinners-2"},
+                  {"q[cpus=a]", "q.cpus-a"},
+                  {"q[cpus=b]", "q.cpus-b"}};
+  const Claim c = parse_claim("cv(s[ spinners = 2 ]) > cv(s.spinners-0)", names);
+  CHECK(c.lhs.subject == "s.spinners-2");
+  CHECK(claim_error_of("cv(s[spinners=5]) > 1", names) ==
+        "3: no sweep point \"s[spinners=5]\" (points: s[spinners=0], s[spinners=1], s[spinners=2])");
+  CHECK(claim_error_of("cv(idle[spinners=5]) > 1", names) ==
+        "3: \"idle\" is not a sweep: idle[...] names a point of a condition written with {sweep: ...}");
+  CHECK(claim_error_of("knee(idle) > 1", names) ==
+        "5: knee(): \"idle\" is not a swept condition (swept: q, s)");
+  CHECK(claim_error_of("knee(idle) > 1") ==
+        "5: knee() needs a swept condition, and this experiment has none ({sweep: [...]})");
+
+  // Every sample of a point is its value: the knee is the same in every resample.
+  Data d;
+  const std::vector<double> flat(8, 10.0), doubled(8, 20.0);
+  d.rows["s.spinners-0"] = {{"B", flat}};
+  d.rows["s.spinners-1"] = {{"B", {9.9, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.1}}};
+  d.rows["s.spinners-2"] = {{"B", doubled}};
+  d.sweeps["s"] = {{0.0, "s.spinners-0"}, {1.0, "s.spinners-1"}, {2.0, "s.spinners-2"}};
+  auto e = evaluate(parse_claim("knee(s) >= 2", names), d, 1, 500);
+  CHECK(e.verdict == Verdict::reproduced);
+  CHECK(e.lhs == 2);
+  CHECK(e.lhs_ci.lo == 2);
+  CHECK(e.lhs_ci.hi == 2);
+  CHECK(evaluate(parse_claim("knee(s) < 2", names), d, 1, 500).verdict == Verdict::not_reproduced);
+  // No knee: the curve bends past its last point, one step beyond it (2 + 1).
+  d.rows["s.spinners-2"] = {{"B", flat}};
+  e = evaluate(parse_claim("knee(s) > 2", names), d, 1, 500);
+  CHECK(e.lhs == 3);
+  CHECK(e.verdict == Verdict::reproduced);
+  // A category axis has no knee value.
+  d.rows["q.cpus-a"] = {{"B", flat}};
+  d.rows["q.cpus-b"] = {{"B", doubled}};
+  d.sweeps["q"] = {{std::nullopt, "q.cpus-a"}, {std::nullopt, "q.cpus-b"}};
+  e = evaluate(parse_claim("knee(q) > 1", names), d, 1, 500);
+  CHECK(e.verdict == Verdict::undefined);
+  CHECK(e.why ==
+        "knee(q): its axis is not numeric (a value is a label): name the point instead, e.g. cv(q[...])");
+}

@@ -455,3 +455,112 @@ TEST_CASE("config: a workdir that cannot be entered is an error at its place, re
   CHECK(error_of("name: t\nbenchmark:\n  workdir: nope\n  command: [./b]\nconditions:\n  - name: idle\n") ==
         "");
 }
+
+TEST_CASE("config: a sweep expands into one condition per point, named and placed") {
+  const auto e = parse_experiment(R"(name: t
+benchmark: {command: [./b]}
+conditions:
+  - name: idle
+  - name: noisy
+    spinners: {sweep: [0, 1, all]}
+  - name: grid
+    affinity: "1"
+    spinners: {count: {sweep: 2..1}, cpus: {sweep: {other: "0", same: "1"}}}
+  - name: capped
+    container:
+      cpus: {sweep: [1.0, 0.5]}
+      memory: {sweep: [64m, ~]}
+      env: {GOMAXPROCS: {sweep: [1, 2]}}
+claims:
+  - cv(noisy[spinners=all]) > 2 * cv(noisy[spinners=0])
+  - cv(grid[count=2, cpus=same]) > cv(grid.count-1.cpus-other)
+)",
+                                  "x.yaml", kTwoCpus);
+  std::vector<std::string> names;
+  for (const auto& c : e.conditions) names.push_back(c.name);
+  CHECK(names == std::vector<std::string>{
+                     "idle", "noisy.spinners-0", "noisy.spinners-1", "noisy.spinners-all",
+                     "grid.count-2.cpus-other", "grid.count-2.cpus-same", "grid.count-1.cpus-other",
+                     "grid.count-1.cpus-same", "capped.cpus-1.0.memory-64m.GOMAXPROCS-1",
+                     "capped.cpus-1.0.memory-64m.GOMAXPROCS-2", "capped.cpus-1.0.memory-none.GOMAXPROCS-1",
+                     "capped.cpus-1.0.memory-none.GOMAXPROCS-2", "capped.cpus-0.5.memory-64m.GOMAXPROCS-1",
+                     "capped.cpus-0.5.memory-64m.GOMAXPROCS-2", "capped.cpus-0.5.memory-none.GOMAXPROCS-1",
+                     "capped.cpus-0.5.memory-none.GOMAXPROCS-2"});
+  CHECK_FALSE(e.conditions[0].sweep);
+  // spinners: 0 in a sweep is no spinners; all is every CPU, 2 on the axis.
+  CHECK_FALSE(e.conditions[1].spinners);
+  CHECK(e.conditions[2].spinners->count == 1);
+  CHECK(e.conditions[3].spinners->count == 2);
+  const auto& all = *e.conditions[3].sweep;
+  CHECK(all.group == "noisy");
+  CHECK(all.index == 2);
+  REQUIRE(all.settings.size() == 1);
+  CHECK(all.settings[0] == model::SweepSetting{"spinners", "all", 2.0});
+  CHECK(e.conditions[1].sweep->settings[0].number == 0.0);
+  // The product: the first sweep varies slowest; the condition's other keys stay in every point.
+  const auto& g = e.conditions[5];
+  CHECK(g.affinity == std::vector<int>{1});
+  CHECK(g.spinners->count == 2);
+  CHECK(g.spinners->cpus == std::vector<int>{1});
+  CHECK(g.sweep->settings[1] == model::SweepSetting{"cpus", "same", std::nullopt});
+  CHECK(g.mark == model::SourceMark{7, 5});
+  // A null value removes the key (no memory limit, so no swap limit either); sizes are bytes on the axis.
+  const auto& k = e.conditions[10];
+  CHECK(k.container->cpus == 1.0);
+  CHECK_FALSE(k.container->memory);
+  CHECK(k.container->env == std::map<std::string, std::string>{{"GOMAXPROCS", "1"}});
+  CHECK(e.conditions[8].container->memory == 64 * 1024 * 1024);
+  CHECK(e.conditions[8].sweep->settings[1].number == 64.0 * 1024 * 1024);
+  CHECK_FALSE(k.sweep->settings[1].number);
+  CHECK(model::claim_name(*k.sweep) == "capped[cpus=1.0,memory=none,GOMAXPROCS=1]");
+  CHECK(model::settings_text(*k.sweep) == "cpus=1.0, memory=none, GOMAXPROCS=1");
+  CHECK(e.claims.size() == 2);
+}
+
+TEST_CASE("config: a bad sweep, or a bad point, is refused at the sweep with the point named") {
+  const auto sweep = [](const std::string& condition) {
+    return "name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: s\n" + condition;
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {sweep("    container: {cpus: {sweep: [1, 0]}}\n"),
+       "x.yaml:5:35: conditions[0].container.cpus: expected at least 0.01 CPUs, got 0 (in the sweep point "
+       "s[cpus=0])"},
+      {sweep("    container: {cpuset: {sweep: [\"0\", \"0-3\"]}}\n"),
+       "x.yaml:5:39: conditions[0].container.cpuset: CPU 2 is not available on this host (online CPUs: 0,1) "
+       "(in "
+       "the sweep point s[cpuset=0-3])"},
+      // A range's values have no place of their own: the sweep's is given.
+      {sweep("    spinners: {sweep: 4095..4097}\n"),
+       "x.yaml:5:15: conditions[0].spinners: 4097 is too large (at most 4096) (in the sweep point "
+       "s[spinners=4097])"},
+      {sweep("    spinners: {sweep: []}\n"), "x.yaml:5:23: conditions[0].spinners.sweep: no values to sweep"},
+      {sweep("    spinners: {sweep: 1-3}\n"),
+       "x.yaml:5:23: conditions[0].spinners.sweep: expected a list of values ([0, 1, 2]), a range of whole "
+       "numbers (0..4) or labelled values ({a: ..., b: ...}), got \"1-3\""},
+      {sweep("    spinners: {sweep: [1, 2, 1]}\n"),
+       "x.yaml:5:30: conditions[0].spinners: the value \"1\" is swept twice"},
+      {sweep("    spinners: {sweep: [1], count: 2}\n"),
+       "x.yaml:5:15: conditions[0].spinners: a sweep is a mapping with one key, sweep (e.g. {sweep: [0, 1, "
+       "2]})"},
+      {sweep("    container: {sweep: [~, {cpuset: \"0\"}]}\n"),
+       "x.yaml:5:28: conditions[0].container: a mapping in a sweep needs a label: write {sweep: {label: "
+       "value, "
+       "...}}"},
+      {sweep("    spinners: {sweep: 0..2000}\n"),
+       "x.yaml:5:23: conditions[0].spinners.sweep: \"0..2000\" has more than 1000 values"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: s.spinners-1\n  - name: s\n    "
+       "spinners: "
+       "{sweep: [1]}\n",
+       "x.yaml:5:5: conditions[1].name: duplicate condition name \"s.spinners-1\" (generated for the sweep "
+       "point "
+       "s[spinners=1])"},
+      {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: s\n    spinners: {sweep: [1, "
+       "2]}\nclaims: "
+       "[\"cv(s[spinners=3]) > 1\"]\n",
+       "x.yaml:6:14: claims[0]: no sweep point \"s[spinners=3]\" (points: s[spinners=1], s[spinners=2])"},
+  };
+  for (const auto& [yaml, want] : cases) {
+    CAPTURE(yaml);
+    CHECK(error_of(yaml) == want);
+  }
+}

@@ -367,3 +367,36 @@ TEST_CASE("plan: a gate goes on while its floors could still pass by the cap") {
   CHECK(outcome.converged);
   CHECK(outcome.stopped_by == records::StopReason::precision);
 }
+
+TEST_CASE("plan: the estimate validate prints: samples, blocks, fixed time and a sample's stated time") {
+  auto e = testing::two_conditions(model::Schedule::sequential, 5, 1, 1);
+  e.settle = model::Seconds(1);
+  e.cooldown = model::Seconds(2);
+  e.noise_profile = model::Seconds(1);
+  plan::Estimate est = plan::estimate(e);
+  CHECK(est.conditions == 2);
+  CHECK(est.samples == 12);  // (5 kept + 1 warm-up) × 2 conditions
+  CHECK(est.invocations == 12);
+  CHECK(est.blocks == 2);
+  CHECK(est.fixed_seconds == 1 + 2 * 1 + 1 * 2);
+  // ./b.test without -test.benchtime: go test's default of 1 s.
+  REQUIRE(est.sample_seconds);
+  CHECK(*est.sample_seconds == 1);
+  CHECK(est.sample_basis == "-test.benchtime=1s, go test's default");
+
+  e.benchmark.command.push_back("-test.benchtime=250ms");
+  e.schedule = model::Schedule::interleaved;
+  est = plan::estimate(e);
+  CHECK(est.blocks == 12);  // every invocation enters its condition again
+  CHECK(est.fixed_seconds == 1 + 12 * 1 + 11 * 2);
+  CHECK(*est.sample_seconds == 0.25);
+  CHECK(est.sample_basis == "-test.benchtime=250ms");
+
+  e.benchmark.command = {"./b.test", "-test.benchtime=100x"};  // a count: no time stated
+  CHECK_FALSE(plan::estimate(e).sample_seconds);
+  e.benchmark.command = {"./tool"};
+  e.benchmark.format = model::OutputFormat::command;
+  est = plan::estimate(e);
+  CHECK_FALSE(est.sample_seconds);
+  CHECK(est.sample_basis == "a command's time is its own");
+}

@@ -33,6 +33,8 @@ records::RunRecord full_run() {
   r.finished_utc = "2026-11-30T05:05:36.000Z";
   r.command_line = "noisefloor run demo.yaml";
   r.conditions = {"idle", "pinned"};
+  // A sweep's point, one setting on a numeric axis and one a category.
+  r.sweeps["pinned"] = {"pin", {{"spinners", "2", 2.0}, {"cpus", "same", std::nullopt}}, 3};
   r.summary_header = {"# CV comparison — BenchmarkX, count=3"};
   records::ConditionRecord c;
   c.condition = "pinned";

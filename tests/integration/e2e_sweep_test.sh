@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Sweeps end to end, against workloads of known behaviour (nf-burn burns a known CPU time):
+#  1. spinners on the benchmark's own CPU, swept 0..2: each spinner takes an equal share of that
+#     CPU, so the median wall time is 1×, 2×, 3× the idle point's, and the knee is at spinners=1,
+#     where a spinner first shares the benchmark's CPU; a placement sweep (the spinner on the other
+#     CPU, then on the benchmark's) has its knee where the placement starts sharing;
+#  2. a container's CPU quota swept 2.0 → 0.3 under a single-threaded burn (it needs one CPU):
+#     the median stays at the 2.0 point's until the quota falls below 1, where the cgroup throttles
+#     it and the knee is marked;
+#  3. what a user reads: the terminal curve, claims naming points, CSV/JSON with the sweep's
+#     columns, the HTML page's section and `report --format svg` (parsed by a real XML parser);
+#  4. bad points refused before anything runs, at the sweep's line:col, naming the point.
+source "$(dirname "$0")/lib.sh"
+SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
+if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
+  [[ "${CI:-}" == true ]] && fail "no Docker engine answers at $SOCK (CI=true: this is a failure)"
+  echo "sweep e2e skipped: no engine at $SOCK"; exit 77
+fi
+BURN="$(realpath "${BURN:?set BURN to the nf-burn test program}")"
+cd "$WORK"
+
+# median_of RESULT CONDITION: the condition's median from summary.json's curves.
+curve_json() { "$NF" report "$1" --format json >"$2" || fail "report --format json $1"; }
+
+# ---- 1. spinners on the benchmark's CPU -------------------------------------------------------
+cat >share.yaml <<YAML
+name: share
+benchmark:
+  command: [$BURN, "0.04"]
+  format: command
+  samples: 8
+  timeout: 1m
+settle: 0.3s
+noise_profile: 0s
+conditions:
+  # Everything on CPU 0: n spinners leave the benchmark 1/(n+1) of it.
+  - name: onecpu
+    affinity: "0"
+    spinners: {count: {sweep: 0..2}, cpus: "0"}
+  # One spinner, on the other CPU and then on the benchmark's.
+  - name: placed
+    affinity: "0"
+    spinners: {count: 1, cpus: {sweep: {other: "1", same: "0"}}}
+claims:
+  - median(onecpu[count=1]) > 1.5 * median(onecpu[count=0])
+  - median(onecpu[count=2]) > median(onecpu[count=1])
+  - knee(onecpu) <= 1
+YAML
+"$NF" validate share.yaml >validate.out 2>&1 || { cat validate.out >&2; fail "validate share.yaml"; }
+contains validate.out "share.yaml: ok (5 conditions, 8 samples each, sequential)"
+contains validate.out "  sweep onecpu: 3 points, count = 0, 1, 2"
+contains validate.out "  sweep placed: 2 points, cpus = other, same"
+contains validate.out "40 samples in 40 invocations, 5 blocks: 2 s of noise profile, settle and cooldown"
+"$NF" run share.yaml --results "$WORK/results" >share.out 2>share.err || { cat share.err >&2; fail "run share"; }
+contains share.out "## Sweeps"
+contains share.out "### onecpu over count: share (sec/op)"
+contains share.out "knee at count=1:"
+contains share.out "knee at cpus=same:"
+contains share.out '**REPRODUCED** `median(onecpu[count=1]) > 1.5 * median(onecpu[count=0])`'
+contains share.out '**REPRODUCED** `knee(onecpu) <= 1`: 1.000 vs 1.000'
+curve_json "$WORK/results/share/latest" share.json
+python3 - share.json <<'PY' || fail "share: the curve's figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+curves = {c["group"]: c for c in d["curves"]}
+one = curves["onecpu"]["points"]
+med = [p["median"] for p in one]
+r1, r2 = med[1] / med[0], med[2] / med[0]
+print(f"onecpu medians {med}: ratios {r1:.2f} {r2:.2f}")
+# Fair shares of one CPU: 2x and 3x (the settle time and the kernel's slices blur it a little).
+assert 1.6 < r1 < 2.5, f"count=1: {r1:.2f}x the idle point, a fair share of one CPU is 2x"
+assert 2.4 < r2 < 3.6, f"count=2: {r2:.2f}x the idle point, a fair share of one CPU is 3x"
+assert curves["onecpu"]["knee"] == "1", curves["onecpu"]
+assert curves["onecpu"]["knee_condition"] == "onecpu.count-1"
+assert [p["x"] for p in one] == [0, 1, 2]
+placed = curves["placed"]
+assert placed["knee"] == "same", placed
+assert placed["numeric"] is False
+rp = placed["points"][1]["median"] / placed["points"][0]["median"]
+print(f"placed: same/other {rp:.2f}")
+assert 1.6 < rp < 2.5, f"a spinner on the benchmark's CPU: {rp:.2f}x, a fair share is 2x"
+# Every row of a point carries its sweep.
+rows = [r for r in d["table"]["rows"] if r["condition"] == "onecpu.count-2"]
+assert rows and rows[0]["sweep"] == {"group": "onecpu", "settings": {"count": "2"}}, rows
+PY
+"$NF" report "$WORK/results/share/latest" --format csv >share.csv || fail "report --format csv"
+head -1 share.csv | grep -q ',label,starved,sweep,count,cpus$' || fail "share.csv: no sweep columns: $(head -1 share.csv)"
+grep -q '^onecpu.count-2,.*,onecpu,2,$' share.csv || fail "share.csv: the count=2 row's sweep columns"
+grep -q '^placed.cpus-same,.*,placed,,same$' share.csv || fail "share.csv: the cpus=same row's sweep columns"
+"$NF" cv --format text "$WORK/results/share/latest" >cv.out || fail "cv"
+contains cv.out "Sweeps (one row per point; ▶ the knee, against the first point):"
+grep -q '^▶ 1 ' cv.out || { cat cv.out >&2; fail "cv: the knee row is not marked"; }
+
+# ---- 2. a CPU quota below the work's need ----------------------------------------------------
+cat >quota.yaml <<YAML
+name: quota
+benchmark:
+  command: [$BURN, "0.25"]
+  format: command
+  samples: 6
+  timeout: 1m
+settle: 0.2s
+noise_profile: 0s
+conditions:
+  - name: capped
+    container:
+      cpus: {sweep: [2.0, 1.0, 0.6, 0.3]}
+      memory: 256m
+YAML
+"$NF" run -q quota.yaml --results "$WORK/results" >quota.out 2>quota.err || { cat quota.err >&2; fail "run quota"; }
+curve_json "$WORK/results/quota/latest" quota.json
+python3 - quota.json <<'PY' || fail "quota: the curve's figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["curves"][0]
+med = {p["value"]: p["median"] for p in c["points"]}
+print("capped medians", med, "knee", c["knee"], "-", c["knee_text"])
+# One thread needs one CPU: 2.0 and 1.0 do not throttle it; 0.6 and 0.3 stretch it to about
+# 1/0.6 and 1/0.3 of its time (whole CFS periods of 100 ms).
+assert 0.9 < med["1.0"] / med["2.0"] < 1.15, "a quota of 1 CPU slowed a one-thread burn"
+assert 1.3 < med["0.6"] / med["2.0"] < 2.3, f"quota 0.6: {med['0.6'] / med['2.0']:.2f}x"
+assert 2.4 < med["0.3"] / med["2.0"] < 4.5, f"quota 0.3: {med['0.3'] / med['2.0']:.2f}x"
+assert c["knee"] == "0.6", c
+thr = {a["condition"]: a for a in d.get("accounting", [])}
+PY
+
+# ---- 3. the pictures ------------------------------------------------------------------------
+"$NF" report "$WORK/results/share/latest" --html share.html >/dev/null || fail "report --html"
+contains share.html "Sweeps"
+contains share.html "knee at count=1"
+"$NF" report "$WORK/results/quota/latest" --format svg >svg.out 2>svg.err || { cat svg.err >&2; fail "report --format svg"; }
+svg="$(head -1 svg.out)"
+[[ -f "$svg" ]] || fail "report --format svg printed no file: $(cat svg.out)"
+python3 "$REPO/tests/integration/sweep_svg_check.py" "$svg" || fail "$svg is not the figure"
+grep -q "knee" "$svg" || fail "$svg: the knee is not marked"
+
+# ---- 4. bad points ----------------------------------------------------------------------------
+cat >bad-cpuset.yaml <<YAML
+name: bad
+benchmark: {command: [$BURN, "0.01"], format: command}
+conditions:
+  - name: pinned
+    container: {cpuset: {sweep: ["0", "1", "1023"]}}
+YAML
+cat >bad-quota.yaml <<YAML
+name: bad
+benchmark: {command: [$BURN, "0.01"], format: command}
+conditions:
+  - name: capped
+    container:
+      cpus: {sweep: [1, 0]}
+YAML
+for f in bad-cpuset bad-quota; do
+  set +e; "$NF" run "$f.yaml" --results "$WORK/bad-results" >"$f.out" 2>"$f.err"; rc=$?; set -e
+  [[ $rc == 2 ]] || fail "$f: exit $rc, want 2 (a config error)"
+  [[ ! -e "$WORK/bad-results" ]] || fail "$f: a result directory was made for a refused experiment"
+done
+contains bad-cpuset.err "bad-cpuset.yaml:5:44: conditions[0].container.cpuset: CPU 1023 is not available on this host"
+contains bad-cpuset.err "(in the sweep point pinned[cpuset=1023])"
+contains bad-quota.err "bad-quota.yaml:6:25: conditions[0].container.cpus: expected at least 0.01 CPUs, got 0 (in the sweep point capped[cpus=0])"
+echo "sweep e2e: ok"
