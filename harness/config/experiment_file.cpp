@@ -33,7 +33,8 @@ const std::vector<std::string> kBenchmarkKeys = {
     "env",   "workdir", "precision", "max_samples", "time_budget", "metric",  "inputs"};
 const std::vector<std::string> kVariantKeys = {"name", "command", "args", "ref", "worktree"};
 const std::vector<std::string> kComparisonKeys = {"baseline", "aa", "threshold", "design"};
-const std::vector<std::string> kConditionKeys = {"name", "spinners", "affinity", "nice", "container"};
+const std::vector<std::string> kConditionKeys = {"name",      "spinners", "affinity", "nice",
+                                                 "container", "args",     "env"};
 const std::vector<std::string> kSpinnerKeys = {"count", "cpus", "nice"};
 const std::vector<std::string> kContainerKeys = {"image",       "cpuset",     "cpus",       "memory",
                                                  "memory_swap", "env",        "network",    "user",
@@ -1073,6 +1074,8 @@ class Reader {
                              "and '-', at most 64 characters, not starting with '.' or '-')",
                              path, quote(c.name)));
     if (const YAML::Node s = node["spinners"]) c.spinners = read_spinners(s, path + ".spinners");
+    if (const YAML::Node a = node["args"]) c.args = read_args(a, path + ".args");
+    if (const YAML::Node v = node["env"]) c.env = get_env(v, path + ".env");
     if (const YAML::Node a = node["affinity"]) c.affinity = get_cpus(a, path + ".affinity");
     if (const YAML::Node n = node["nice"]) c.nice = get_nice(n, path + ".nice");
     if (const YAML::Node k = node["container"]) {
@@ -1084,6 +1087,27 @@ class Reader {
       if (c.nice) fail(node["nice"], fmt::format("{}.nice: not supported for a container condition", path));
     }
     return c;
+  }
+
+  // A condition's args: strings added after the benchmark's command; never the repetition flag
+  // noisefloor sets itself.
+  std::vector<std::string> read_args(const YAML::Node& node, const std::string& path) const {
+    if (!node.IsSequence())
+      fail(node, fmt::format("{}: expected a list of arguments such as [-test.cpu=2] (added after "
+                             "benchmark.command; never run through a shell)",
+                             path));
+    std::vector<std::string> args;
+    for (const auto& item : node) {
+      if (!item.IsScalar())
+        fail(item, fmt::format("{}: each argument must be a string, got {}", path, describe(item)));
+      const std::string& a = item.Scalar();
+      for (const char* flag : {"-test.count", "-count", "--count", "--test.count", "--benchmark_repetitions"})
+        if (a == flag || a.rfind(std::string(flag) + "=", 0) == 0)
+          fail(item, fmt::format("{}: remove {}: noisefloor sets the repetitions from benchmark.samples",
+                                 path, quote(a)));
+      args.push_back(a);
+    }
+    return args;
   }
 
   model::SpinnerSpec read_spinners(const YAML::Node& node, const std::string& path) {

@@ -60,6 +60,10 @@ struct Condition {
   std::vector<int> affinity;  // CPUs for the benchmark process on the host; empty: inherit
   std::optional<int> nice;    // nice value for the benchmark process on the host
   std::optional<ContainerSpec> container;
+  // Arguments added after the benchmark's command in this condition (`args: [-test.cpu=2]`), and
+  // environment variables set for it (over benchmark.env), on the host and in a container.
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;
   SourceMark mark;
   // A point of a sweep (`spinners: {sweep: [0, 1, 2]}`): its name was generated from the group's
   // ("noisy.spinners-2"). nullopt: a condition the file wrote out.

@@ -266,12 +266,13 @@ std::string sweeps_text(const model::Experiment& e) {
 // "  84 samples in 84 invocations, 14 blocks: at least 1 min 2 s (…)".
 std::string estimate_text(const plan::Estimate& est) {
   std::string out = fmt::format(
-      "  {}{} samples in {}{} invocations, {} block{}: ", est.adaptive ? "at most " : "", est.samples,
-      est.adaptive ? "at most " : "", est.invocations, est.blocks, est.blocks == 1 ? "" : "s");
+      "  {}{} samples of each benchmark in {}{} invocations, {} block{}: ", est.adaptive ? "at most " : "",
+      est.samples, est.adaptive ? "at most " : "", est.invocations, est.blocks, est.blocks == 1 ? "" : "s");
   if (est.sample_seconds)
     return out +
            fmt::format(
-               "at least {} ({} of noise profile, settle and cooldown; each sample at least {} s, {})\n",
+               "at least {} for one benchmark ({} of noise profile, settle and cooldown; each sample at "
+               "least {} s, {})\n",
                span_text(est.fixed_seconds + *est.sample_seconds * static_cast<double>(est.samples)),
                span_text(est.fixed_seconds), text::shortest(*est.sample_seconds), est.sample_basis);
   return out + fmt::format(

@@ -114,6 +114,8 @@ void to_json(json& j, const ConditionSetup& v) {
                       {"pids_limit", c.pids_limit}};
     if (c.perf_events) j["container"]["perf_events"] = true;
   }
+  if (!v.args.empty()) j["args"] = v.args;
+  if (!v.env.empty()) j["env"] = v.env;
 }
 
 void from_json(const json& j, ConditionSetup& v) {
@@ -142,6 +144,8 @@ void from_json(const json& j, ConditionSetup& v) {
     c.perf_events = it->value("perf_events", false);
     v.container = c;
   }
+  v.args = j.value("args", std::vector<std::string>{});
+  v.env = j.value("env", std::map<std::string, std::string>{});
 }
 
 void to_json(json& j, const InvocationDetails& v) {

@@ -109,6 +109,8 @@ struct ConditionSetup {
   std::vector<int> affinity;  // asked for the benchmark process; empty: inherited
   std::optional<int> nice;
   std::optional<ContainerSetup> container;
+  std::vector<std::string> args;           // the condition's args, after the benchmark's command
+  std::map<std::string, std::string> env;  // the condition's env, over benchmark.env
   friend bool operator==(const ConditionSetup&, const ConditionSetup&) = default;
 };
 

@@ -154,7 +154,9 @@ struct Drawing {
   std::size_t total = 0;  // curves of the group, drawn or not
   XAxis x;
   ShownUnit unit;
-  bool relative = false;  // mixed units: each median over its curve's reference median
+  bool relative = false;  // each median over its curve's reference median: mixed units, or spread
+  bool mixed_units = false;
+  bool spread = false;                            // the curves' first medians are ten times apart or more
   std::vector<std::vector<Figure>> medians, cvs;  // per curve, per point
   YAxis median_axis, cv_axis;
 };
@@ -191,8 +193,19 @@ Drawing drawing_of(const std::vector<analysis::Curve>& all, std::string_view gro
     }
   if (d.curves.empty()) return d;
   d.x = x_axis_of(d.curves);
-  d.relative = std::any_of(d.curves.begin(), d.curves.end(),
-                           [&](const Curve* c) { return c->unit != d.curves.front()->unit; });
+  d.mixed_units = std::any_of(d.curves.begin(), d.curves.end(),
+                              [&](const Curve* c) { return c->unit != d.curves.front()->unit; });
+  // Curves whose first medians are ten times apart or more (a suite's 4 B and 10 MB rows) would
+  // flatten the small ones against the axis: each is shown relative to its first point too.
+  double lo = 0, hi = 0;
+  for (const Curve* c : d.curves) {
+    const double m = c->points.empty() ? stats::kNaN : std::fabs(c->points.front().median);
+    if (!std::isfinite(m) || m <= 0) continue;
+    lo = lo > 0 ? std::min(lo, m) : m;
+    hi = std::max(hi, m);
+  }
+  d.spread = lo > 0 && hi / lo >= 10;
+  d.relative = d.mixed_units || d.spread;
   double largest = 0;
   for (const Curve* c : d.curves)
     for (const auto& p : c->points)
@@ -493,8 +506,9 @@ std::vector<std::string> caption_lines(const Drawing& d, const SweepPlotOptions&
                        "where undefined (a median CI needs n ≥ 6, a CV n ≥ 2)");
   if (d.relative)
     paragraphs.push_back(
-        fmt::format("the curves have different units: each median is shown relative to its "
-                    "curve's first point ({}={})",
+        fmt::format("the curves {}: each median is shown relative to its curve's first "
+                    "point ({}={})",
+                    d.mixed_units ? "have different units" : "differ tenfold or more",
                     d.curves.front()->parameter, d.curves.front()->points.front().value));
   paragraphs.push_back(room_text(d));
   if (!o.host.empty()) paragraphs.push_back("host: " + o.host);

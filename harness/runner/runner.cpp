@@ -102,6 +102,8 @@ class Loop {
     scope_ = env_.enter(c);  // returns once the condition is in force (its spinners spin)
     scope_condition_ = condition;
     record_.setup = scope_->setup();
+    record_.setup.args = c.args;
+    record_.setup.env = c.env;
     // A sample counts only once the condition has settled: the previous condition's disturbance
     // has died down and this one's load has built up. The load is read after it. The session's
     // first block of a condition that adds nothing to the room (no spinners, no container) has
@@ -208,8 +210,12 @@ class Loop {
     check();
     const model::Condition& cond = e_.conditions[step.condition];
     conditions::Invocation inv;
-    inv.argv = plan::invocation_argv(e_.benchmark, unit.command, step.samples);
+    // The condition's args follow the command, before the repetition flags noisefloor adds.
+    std::vector<std::string> command = unit.command;
+    command.insert(command.end(), cond.args.begin(), cond.args.end());
+    inv.argv = plan::invocation_argv(e_.benchmark, command, step.samples);
     inv.env = e_.benchmark.env;
+    for (const auto& [name, value] : cond.env) inv.env[name] = value;
     inv.workdir = unit.workdir ? unit.workdir : e_.benchmark.workdir;
     inv.timeout = e_.benchmark.timeout;
     inv.number = invocation_++;

@@ -55,7 +55,7 @@ set +e
 rc=$?
 set -e
 [[ $rc -eq 2 ]] || fail "--format html: exit $rc, expected 2"
-contains bad-format.txt '--format: expected markdown, csv, json, gotest or summary, got "html"'
+contains bad-format.txt '--format: expected markdown, csv, json, gotest, summary, svg or png, got "html"'
 
 # Screenshot (look at it when the layout changes) and DOM.
 chromium_run --screenshot="$WORK/report.png" --window-size=1280,2400 "file://$page" >shot.out 2>shot.log ||

@@ -85,8 +85,10 @@ expect 2 dir-empty -- "$NF" run empty
 same_text dir-empty.err 'empty: is a directory, not an experiment file, and holds no .yaml file: give an experiment file (e.g. experiments/laptop.yaml)'
 printf 'name: c\nbenchmark:\n  command: [/bin/true]\n  samples: 1\nconditions: [{name: a}]\n' >exps/c.yaml
 expect 2 validate -- "$NF" validate exps/a.yaml exps/c.yaml missing.yaml exps/b.yaml
-same_text validate.out 'exps/a.yaml: ok (1 condition, 3 samples each, sequential)
-exps/b.yaml: ok (1 condition, 3 samples each, sequential)'
+same_text validate.out "exps/a.yaml: ok (1 condition, 3 samples each, sequential)
+  3 samples of each benchmark in 3 invocations, 1 block: 1 s of noise profile, settle and cooldown, plus the samples' own time (not known before they run: a command's time is its own)
+exps/b.yaml: ok (1 condition, 3 samples each, sequential)
+  3 samples of each benchmark in 3 invocations, 1 block: 1 s of noise profile, settle and cooldown, plus the samples' own time (not known before they run: a command's time is its own)"
 same_text validate.err 'exps/c.yaml:4:12: benchmark.samples: expected a whole number of samples ≥ 2 or auto, got 1
 missing.yaml: cannot read the experiment file: no such file
 noisefloor: 2 of 4 experiment files failed validation'

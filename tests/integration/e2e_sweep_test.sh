@@ -50,7 +50,7 @@ YAML
 contains validate.out "share.yaml: ok (5 conditions, 8 samples each, sequential)"
 contains validate.out "  sweep onecpu: 3 points, count = 0, 1, 2"
 contains validate.out "  sweep placed: 2 points, cpus = other, same"
-contains validate.out "40 samples in 40 invocations, 5 blocks: 2 s of noise profile, settle and cooldown"
+contains validate.out "40 samples of each benchmark in 40 invocations, 5 blocks: 2 s of noise profile, settle and cooldown"
 "$NF" run share.yaml --results "$WORK/results" >share.out 2>share.err || { cat share.err >&2; fail "run share"; }
 contains share.out "## Sweeps"
 contains share.out "### onecpu over count: share (sec/op)"

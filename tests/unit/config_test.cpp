@@ -564,3 +564,28 @@ TEST_CASE("config: a bad sweep, or a bad point, is refused at the sweep with the
     CHECK(error_of(yaml) == want);
   }
 }
+
+TEST_CASE("config: a condition's args and env, swept like any setting") {
+  const auto e = parse_experiment(R"(name: t
+benchmark: {command: [./b.test, -test.bench=.], env: {GOGC: "100", GOMAXPROCS: "8"}}
+conditions:
+  - name: procs
+    env: {GOMAXPROCS: {sweep: [1, 2, 4]}}
+  - name: cpu
+    args: {sweep: {one: [-test.cpu=1], two: [-test.cpu=2]}}
+)",
+                                  "x.yaml", kTwoCpus);
+  REQUIRE(e.conditions.size() == 5);
+  CHECK(e.conditions[0].name == "procs.GOMAXPROCS-1");
+  CHECK(e.conditions[0].env == std::map<std::string, std::string>{{"GOMAXPROCS", "1"}});
+  CHECK(e.conditions[2].sweep->settings[0].number == 4.0);
+  CHECK(e.conditions[4].name == "cpu.args-two");
+  CHECK(e.conditions[4].args == std::vector<std::string>{"-test.cpu=2"});
+  CHECK(error_of("name: t\nbenchmark: {command: [./b.test]}\nconditions:\n  - name: a\n    args: "
+                 "[-test.count=3]\n") ==
+        "x.yaml:5:12: conditions[0].args: remove \"-test.count=3\": noisefloor sets the repetitions from "
+        "benchmark.samples");
+  CHECK(error_of("name: t\nbenchmark: {command: [./b.test]}\nconditions:\n  - name: a\n    args: -v\n") ==
+        "x.yaml:5:11: conditions[0].args: expected a list of arguments such as [-test.cpu=2] (added after "
+        "benchmark.command; never run through a shell)");
+}

@@ -44,6 +44,8 @@ records::RunRecord full_run() {
   c.load_before = {fingerprint::LoadAverage{1.5, 1.25, 1, 3, 200}, ""};
   c.load_after = fingerprint::LoadReading{std::nullopt, "missing /proc/loadavg"};
   c.setup.spinners = records::SpinnerSetup{2, {1}, {101, 102}, 10, {}};
+  c.setup.args = {"-test.cpu=2"};
+  c.setup.env = {{"GOMAXPROCS", "2"}};
   c.setup.container =
       records::ContainerSetup{"noisefloor-auto:abc", "0", 1.0, 536870912, 536870912, "none", true, 1024};
   records::InvocationRecord inv;

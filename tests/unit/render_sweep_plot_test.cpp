@@ -155,3 +155,20 @@ TEST_CASE("sweep plot: a categorical axis is labelled with its values, equally s
     CHECK(occurrences(svg, v) == 2);  // under each panel
   CHECK(occurrences(svg, ">knee: affinity=0,4</text>") == 2);
 }
+
+TEST_CASE("sweep plot: curves ten times apart are drawn relative to their first point, and say so") {
+  analysis::Curve small = curve(), large = curve();
+  large.benchmark = "BenchmarkSort<int>/10MB";
+  for (auto& p : large.points) {
+    p.median *= 1e4;
+    if (p.median_ci) p.median_ci = stats::Interval{p.median_ci->lo * 1e4, p.median_ci->hi * 1e4, 0.95};
+  }
+  const std::string svg = render::sweep_plot({small, large}, "noisy", {});
+  CHECK(svg.find(
+            "the curves differ tenfold or more: each median is shown relative to its curve&#39;s first point "
+            "(spinners=0)") != std::string::npos);
+  CHECK(svg.find("median relative to spinners=0 (×)") != std::string::npos);
+  // One curve, or curves of one scale, keep the unit.
+  const std::string one = render::sweep_plot({small}, "noisy", {});
+  CHECK(one.find("relative to") == std::string::npos);
+}

@@ -36,7 +36,8 @@ struct FakeEnvironment : conditions::Environment {
   std::vector<std::string> calls;
   int fail_on_invocation = -1;
   int invocations = 0;
-  std::optional<model::Counters> counters;  // what every invocation's accounting counted
+  std::optional<model::Counters> counters;               // what every invocation's accounting counted
+  std::vector<std::map<std::string, std::string>> envs;  // each invocation's environment
 
   struct Scope : conditions::ConditionScope {
     FakeEnvironment& env;
@@ -46,6 +47,7 @@ struct FakeEnvironment : conditions::Environment {
     conditions::InvocationOutput run(const conditions::Invocation& inv, const model::LineCallback& on_line,
                                      const model::Cancelled&) override {
       env.calls.push_back(fmt::format("run {} #{} {}", name, inv.number, inv.argv.back()));
+      env.envs.push_back(inv.env);
       const int count = std::stoi(inv.argv.back().substr(std::string("-test.count=").size()));
       conditions::InvocationOutput out;
       out.exit_code = inv.number == env.fail_on_invocation ? 3 : 0;
@@ -130,6 +132,27 @@ TEST_CASE("runner: sequential runs each condition in one block with one invocati
   CHECK(m.conditions[0].runs[0].details.affinity == std::vector<int>{0, 1});
   // Progress counts the kept samples of every benchmark over the whole run.
   CHECK(obs.progress_seen.back() == std::pair<std::size_t, std::size_t>{6, 6});
+}
+
+TEST_CASE("runner: a condition's args follow the command and its env is set over the benchmark's") {
+  auto e = testing::two_conditions(model::Schedule::sequential, 2, 0, 0);
+  e.benchmark.env = {{"GOGC", "100"}, {"GOMAXPROCS", "8"}};
+  e.conditions[1].args = {"-test.cpu=2"};
+  e.conditions[1].env = {{"GOMAXPROCS", "2"}};
+  FakeClock clock;
+  FakeEnvironment env;
+  Collect obs;
+  const auto m = run(e, env, clock, obs);
+  REQUIRE(m.conditions.size() == 2);
+  CHECK(m.conditions[0].runs[0].argv ==
+        std::vector<std::string>{"./b.test", "-test.bench=.", "-test.count=2"});
+  CHECK(m.conditions[1].runs[0].argv ==
+        std::vector<std::string>{"./b.test", "-test.bench=.", "-test.cpu=2", "-test.count=2"});
+  CHECK(env.envs.at(0) == std::map<std::string, std::string>{{"GOGC", "100"}, {"GOMAXPROCS", "8"}});
+  CHECK(env.envs.at(1) == std::map<std::string, std::string>{{"GOGC", "100"}, {"GOMAXPROCS", "2"}});
+  CHECK(m.conditions[1].setup.args == std::vector<std::string>{"-test.cpu=2"});
+  CHECK(m.conditions[1].setup.env == std::map<std::string, std::string>{{"GOMAXPROCS", "2"}});
+  CHECK(m.conditions[0].setup.args.empty());
 }
 
 TEST_CASE("runner: a condition settles before its first sample, every block, and the load is read after") {
