@@ -10,6 +10,20 @@
 #include "text/text.hpp"
 
 namespace noisefloor::render::svg {
+
+// [lo, hi] of the finite values, widened when empty or degenerate.
+std::pair<double, double> range_of(const std::vector<double>& values) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (double v : values)
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (!std::isfinite(lo)) return {0, 1};
+  if (lo == hi) {
+    const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.05;
+    return {lo - pad, hi + pad};
+  }
+  return {lo, hi};
+}
+
 namespace {
 
 std::string escape(std::string_view s) { return text::html_escape(s); }
@@ -36,19 +50,6 @@ struct Scale {
   double lo, hi, x0, x1;
   double operator()(double v) const { return x0 + (v - lo) / (hi - lo) * (x1 - x0); }
 };
-
-// [lo, hi] of the finite values, widened when empty or degenerate.
-std::pair<double, double> range_of(const std::vector<double>& values) {
-  double lo = INFINITY, hi = -INFINITY;
-  for (double v : values)
-    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-  if (!std::isfinite(lo)) return {0, 1};
-  if (lo == hi) {
-    const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.05;
-    return {lo - pad, hi + pad};
-  }
-  return {lo, hi};
-}
 
 std::string open_svg(const std::string& id, double height, const std::string& title, const std::string& desc,
                      const std::string& kind, const std::string& benchmark) {

@@ -13,6 +13,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace noisefloor::render::svg {
@@ -40,6 +41,8 @@ struct Ticks {
   int decimals = 0;  // enough to tell the ticks apart
 };
 Ticks nice_ticks(double lo, double hi, int target = 6);
+// [lo, hi] of the finite values, widened when empty or degenerate (5% around a single value).
+std::pair<double, double> range_of(const std::vector<double>& values);
 // `decimals` fixed decimals; from 10^4 up, a k/M/G suffix and at most 2 decimals ("250M", "1.75G").
 std::string format_tick(double value, int decimals);
 

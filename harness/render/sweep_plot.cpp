@@ -79,19 +79,6 @@ ShownUnit time_unit(const std::string& unit, double largest) {
   return {"ns" + rest, to_seconds * 1e9};
 }
 
-// [lo, hi] of the finite values, widened when empty or degenerate.
-std::pair<double, double> finite_range(const std::vector<double>& values) {
-  double lo = INFINITY, hi = -INFINITY;
-  for (double v : values)
-    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-  if (!std::isfinite(lo)) return {0, 1};
-  if (lo == hi) {
-    const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.05;
-    return {lo - pad, hi + pad};
-  }
-  return {lo, hi};
-}
-
 // The x axis shared by both panels: to scale (numeric) or one slot per value (categorical).
 struct XAxis {
   bool numeric = false;
@@ -125,7 +112,7 @@ XAxis x_axis_of(const std::vector<const Curve*>& curves) {
       if (p.x) xs.push_back(*p.x);
     }
   if (axis.numeric) {
-    const auto [lo, hi] = finite_range(xs);
+    const auto [lo, hi] = svg::range_of(xs);
     axis.ticks = svg::nice_ticks(lo, hi, 6);
     // Whole-number settings (spinners, CPUs) get whole-number ticks.
     const bool whole = std::all_of(xs.begin(), xs.end(), [](double x) { return x == std::floor(x); });
@@ -224,9 +211,9 @@ Drawing drawing_of(const std::vector<analysis::Curve>& all, std::string_view gro
       if (v.back().ci) cv.push_back(v.back().ci->lo), cv.push_back(v.back().ci->hi);
     }
   }
-  const auto [mlo, mhi] = finite_range(mv);
+  const auto [mlo, mhi] = svg::range_of(mv);
   d.median_axis.ticks = svg::nice_ticks(mlo, mhi, 5);
-  const auto [clo, chi] = finite_range(cv);
+  const auto [clo, chi] = svg::range_of(cv);
   d.cv_axis.ticks = svg::nice_ticks(std::min(0.0, clo), chi, 5);
   return d;
 }
