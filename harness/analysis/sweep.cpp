@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "claims/evaluate.hpp"
@@ -87,12 +88,24 @@ std::vector<Curve> sweep_curves(const Table& table, std::uint64_t seed, int resa
   std::vector<Curve> curves;
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> at;
   std::vector<std::vector<const Row*>> rows_of;  // each curve's rows, as its points
+  // A row is named without its -N suffix on a curve when every point of its group has one row of
+  // that name: a GOMAXPROCS sweep prints BenchmarkX at 1 and BenchmarkX-2 at 2, one benchmark. A
+  // group with a point that ran it under several (-test.cpu=1,2) keeps the full names apart.
+  const auto base_name = [](const Row& row) {
+    return row_name(row.benchmark, row.config_label, row.variant);
+  };
+  std::map<std::pair<std::string, std::string>, int> per_point;  // (condition, base name) -> rows
+  std::set<std::pair<std::string, std::string>> several;         // (group, base name)
+  for (const Row& row : table.rows)
+    if (const auto it = table.sweeps.find(row.condition); it != table.sweeps.end())
+      if (++per_point[{row.condition, base_name(row)}] > 1)
+        several.insert({it->second.group, base_name(row)});
   for (const Row& row : table.rows) {
     const auto it = table.sweeps.find(row.condition);
     if (it == table.sweeps.end() || it->second.settings.empty()) continue;
     const model::SweepPoint& p = it->second;
     const std::string series = other_settings(p);
-    const std::string name = display_name(row);
+    const std::string name = several.count({p.group, base_name(row)}) ? display_name(row) : base_name(row);
     const auto key = std::make_tuple(p.group, series, name);
     auto found = at.find(key);
     if (found == at.end()) {

@@ -32,7 +32,7 @@ struct Curve {
   std::string group;      // the condition the file wrote with {sweep: ...}
   std::string parameter;  // the axis: the group's first swept setting
   std::string series;     // the other settings of its points ("affinity=none"), "" for one sweep
-  std::string benchmark;  // the row's display name (analysis::display_name)
+  std::string benchmark;  // the row's name without its -N suffix (with it when a point has several)
   std::string unit;
   bool numeric = false;            // every point has a number: the axis is to scale
   std::vector<CurvePoint> points;  // in the file's order; the first is the reference

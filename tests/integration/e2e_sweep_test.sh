@@ -9,7 +9,8 @@
 #     it and the knee is marked;
 #  3. what a user reads: the terminal curve, claims naming points, CSV/JSON with the sweep's
 #     columns, the HTML page's section and `report --format svg` (parsed by a real XML parser);
-#  4. bad points refused before anything runs, at the sweep's line:col, naming the point.
+#  4. bad points refused before anything runs, at the sweep's line:col, naming the point;
+#  and a condition's own args and env (1b), swept, checked by what reached the benchmark.
 source "$(dirname "$0")/lib.sh"
 SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
 if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
@@ -90,6 +91,66 @@ grep -q '^placed.cpus-same,.*,placed,,same$' share.csv || fail "share.csv: the c
 "$NF" cv --format text "$WORK/results/share/latest" >cv.out || fail "cv"
 contains cv.out "Sweeps (one row per point; ▶ the knee, against the first point):"
 grep -q '^▶ 1 ' cv.out || { cat cv.out >&2; fail "cv: the knee row is not marked"; }
+
+# ---- 1b. a condition's own args and env, swept ------------------------------------------------
+# args: nf-burn's SECONDS comes from the condition (0.02, then 0.06 s of CPU: 3x); env: go test
+# names a row by the GOMAXPROCS it ran under (no suffix at 1, "-2" at 2), on the host and in a
+# container, so the row names are the truth of what reached the benchmark.
+(cd "$REPO/experiments/makebuffer" && CGO_ENABLED=0 go test -c -o "$WORK/makebuffer.test" .)
+cat >knobs.yaml <<YAML
+name: knobs
+benchmark:
+  command: [$BURN]
+  format: command
+  metric: cpu
+  samples: 4
+settle: 0s
+noise_profile: 0s
+conditions:
+  - name: burn
+    args: {sweep: {short: ["0.02"], long: ["0.06"]}}
+YAML
+"$NF" run -q knobs.yaml --results "$WORK/results" >knobs.out 2>knobs.err || { cat knobs.err >&2; fail "run knobs"; }
+cat >procs.yaml <<YAML
+name: procs
+benchmark:
+  command: [$WORK/makebuffer.test, "-test.run=^\$", "-test.bench=^BenchmarkMakeBuffer_Correct\$", -test.benchtime=200x]
+  samples: 2
+settle: 0s
+noise_profile: 0s
+conditions:
+  - name: host
+    env: {GOMAXPROCS: {sweep: [1, 2]}}
+  - name: boxed
+    container: {memory: 256m}
+    env: {GOMAXPROCS: {sweep: [1, 2]}}
+YAML
+"$NF" run -q procs.yaml --results "$WORK/results" >procs.out 2>procs.err || { cat procs.err >&2; fail "run procs"; }
+curve_json "$WORK/results/knobs/latest" knobs.json
+curve_json "$WORK/results/procs/latest" procs.json
+python3 - knobs.json procs.json <<'PY' || fail "a condition's args and env: what reached the benchmark"
+import json, sys
+knobs, procs = (json.load(open(f)) for f in sys.argv[1:3])
+med = {p["value"]: p["median"] for p in knobs["curves"][0]["points"]}
+print("knobs cpu-sec/op", med)
+assert 0.02 <= med["short"] < 0.03 and 0.06 <= med["long"] < 0.075, med
+assert 2.6 < med["long"] / med["short"] < 3.2, med
+names = {(r["condition"], r["name"]) for r in procs["table"]["rows"]}
+print("procs rows", sorted(names))
+for c in ("host", "boxed"):
+    assert (f"{c}.GOMAXPROCS-1", "BenchmarkMakeBuffer_Correct") in names, names
+    assert (f"{c}.GOMAXPROCS-2", "BenchmarkMakeBuffer_Correct-2") in names, names
+# One benchmark on each curve, whatever -N its GOMAXPROCS gave its name.
+curves = [(c["group"], c["benchmark"], [p["value"] for p in c["points"]]) for c in procs["curves"]]
+assert curves == [("host", "BenchmarkMakeBuffer_Correct", ["1", "2"]),
+                  ("boxed", "BenchmarkMakeBuffer_Correct", ["1", "2"])], curves
+PY
+python3 - "$WORK/results/procs/latest/run.json" <<'PY' || fail "procs: run.json does not record the condition's env"
+import json, sys
+run = json.load(open(sys.argv[1]))
+setups = {c["condition"]: c["setup"] for c in run["condition_records"]}
+assert setups["boxed.GOMAXPROCS-2"]["env"] == {"GOMAXPROCS": "2"}, setups
+PY
 
 # ---- 2. a CPU quota below the work's need ----------------------------------------------------
 cat >quota.yaml <<YAML

@@ -138,3 +138,39 @@ TEST_CASE("sweep: a second swept setting splits the curve into lines; a category
   CHECK(curves[0].numeric);
   CHECK(analysis::sweep_parameters(t) == std::vector<std::string>{"count", "cpus"});
 }
+
+TEST_CASE("sweep: a GOMAXPROCS sweep is one curve, whatever -N each point's name has") {
+  std::vector<records::Sample> samples;
+  const auto add_named = [&](const std::string& condition, const std::string& name, int procs) {
+    for (int i = 0; i < 6; ++i) {
+      records::Sample s;
+      s.condition = condition;
+      s.benchmark = "BenchmarkX";
+      s.name = name;
+      s.procs = procs;
+      s.index = i;
+      s.metrics = {{10.0 + i, "ns/op"}};
+      samples.push_back(s);
+    }
+  };
+  add_named("p.GOMAXPROCS-1", "BenchmarkX", 1);
+  add_named("p.GOMAXPROCS-2", "BenchmarkX-2", 2);
+  // -test.cpu=1,2 at one point: two rows of one benchmark stay two curves.
+  add_named("c.args-both", "BenchmarkX", 1);
+  add_named("c.args-both", "BenchmarkX-2", 2);
+  add_named("c.args-two", "BenchmarkX-2", 2);
+  analysis::Table t =
+      analysis::build_table(samples, {"p.GOMAXPROCS-1", "p.GOMAXPROCS-2", "c.args-both", "c.args-two"});
+  t.sweeps["p.GOMAXPROCS-1"] = {"p", {{"GOMAXPROCS", "1", 1.0}}, 0};
+  t.sweeps["p.GOMAXPROCS-2"] = {"p", {{"GOMAXPROCS", "2", 2.0}}, 1};
+  t.sweeps["c.args-both"] = {"c", {{"args", "both", std::nullopt}}, 0};
+  t.sweeps["c.args-two"] = {"c", {{"args", "two", std::nullopt}}, 1};
+  const auto curves = analysis::sweep_curves(t);
+  REQUIRE(curves.size() == 3);
+  CHECK(curves[0].benchmark == "BenchmarkX");
+  CHECK(curves[0].points.size() == 2);
+  CHECK(curves[1].benchmark == "BenchmarkX");
+  CHECK(curves[1].points.size() == 1);
+  CHECK(curves[2].benchmark == "BenchmarkX-2");
+  CHECK(curves[2].points.size() == 2);
+}
