@@ -90,23 +90,25 @@ index_before=$(sha256sum .git/index)
 
 gate_json() { python3 - "$WORK/results/$1/latest/gate.json" "${@:2}"; }
 # gate_known NAME OUT ERR ARGS...: `noisefloor run ARGS` into OUT and ERR, its exit status in $status.
-# A known 1.5x change is called slower in block 1; when the confirmation block's own A/A floor then
-# fails (a noisy moment in a shared room: the gate says it could not resolve it, exit 0), the gate is
-# run once more, as a user would. Any other outcome stands.
+# A known 1.5x change is called slower in block 1 and confirmed in block 2. When either block's own
+# A/A floor fails (a noisy moment in a shared room: the gate says it could not resolve the change,
+# exit 0), the gate is run again, as a user would, up to three times. Any other outcome stands: a
+# change called "faster" or "within noise" with a floor that held fails the test at once.
 gate_known() {
   local name=$1 out=$2 err=$3 try
   shift 3
-  for try in 1 2; do
+  for try in 1 2 3; do
     status=0
     "$NF" run "$@" --results "$WORK/results" >"$out" 2>"$err" || status=$?
     [ "$status" = 0 ] || return 0
     gate_json "$name" <<'PY' || return 0
 import json, sys
 rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r["gating"]]
-assert any(r["first"]["verdict"] == "slower" and not r["confirmed"] and r.get("second")
-           and r["second"].get("floor_failed") for r in rows)
+assert any(not r["confirmed"] and (r["first"].get("floor_failed")
+           or (r["first"]["verdict"] == "slower" and r.get("second") and r["second"].get("floor_failed")))
+           for r in rows)
 PY
-    echo "gate_known: block 2's floor failed on try $try (the room, not the change): once more" >&2
+    echo "gate_known: a block's A/A floor failed on try $try (the room, not the change): again" >&2
   done
 }
 
