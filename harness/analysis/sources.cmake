@@ -15,6 +15,7 @@ list(APPEND NF_CORE_SOURCES
   harness/analysis/judge.cpp
   harness/analysis/history.cpp
   harness/analysis/sweep.cpp
+  harness/analysis/errata.cpp
   harness/analysis/analysis.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_table_test.cpp
@@ -28,5 +29,6 @@ list(APPEND NF_UNIT_TESTS
   tests/unit/analysis_gotest_test.cpp
   tests/unit/analysis_test.cpp
   tests/unit/analysis_gate_test.cpp
-  tests/unit/analysis_sweep_test.cpp)
+  tests/unit/analysis_sweep_test.cpp
+  tests/unit/analysis_errata_test.cpp)
 # Compiled apart from the unity batches, so that adding it regroups none of the other tests.

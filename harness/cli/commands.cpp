@@ -130,6 +130,10 @@ void Commands::declare_run(CLI::App& app) {
   run->add_option("--comment", run_.comment_file,
                   "with --base: also write the pull-request comment (markdown) to this file");
   run->add_option("--junit", run_.junit_file, "with --base: also write the JUnit XML report to this file");
+  run->add_option("--supersedes", run_.supersedes,
+                  "an earlier run whose figures this run replaces (a measurement found wrong): recorded in "
+                  "run.json; history, cv and report of that run say so; `noisefloor errata` finds where they "
+                  "were quoted");
   table_.push_back({run, [this](const pipeline::Cancelled& cancelled) {
                       // Only a run stops in order on Ctrl-C; every other command ends at once.
                       install_signal_handlers();
@@ -217,6 +221,31 @@ void Commands::declare_reading(CLI::App& app) {
                       if (*seed_option_) check_.seed = check_seed_;
                       check_.width = stdout_columns();
                       return pipeline::check(check_);
+                    }});
+
+  auto* errata = app.add_subcommand(
+      "errata", "a number was superseded: find every place that quoted it, and correct them (--apply)");
+  errata->add_option("--old", errata_.old_paths, "what published the superseded figures: what cv takes")
+      ->required();
+  errata->add_option("--new", errata_.new_paths, "what supersedes them: what cv takes")->required();
+  errata->add_option(
+      "--in", errata_.in,
+      "files and directories to search (default: the git-tracked files under the current directory)");
+  errata->add_flag(
+      "--apply", errata_.apply,
+      "rewrite the certain quotations in place, each with a visible correction mark (default: a dry run)");
+  format_option(errata, errata_.format, pipeline::kErrataFormats,
+                "text (where each figure was quoted; the default), markdown (the erratum to paste) or json")
+      ->default_str("text");
+  errata->add_option(
+      "--see", errata_.see,
+      "what each correction mark points to: a pull request, the erratum (default: the --new paths)");
+  errata->add_option("--date", errata_.date, "the correction's date, YYYY-MM-DD (default: today, UTC)");
+  allow_different_hosts(errata, errata_.allow_different_hosts,
+                        even_when_hosts_differ("merge one side's results"));
+  table_.push_back({errata, [this](const pipeline::Cancelled&) {
+                      errata_.width = stdout_columns();
+                      return pipeline::errata(errata_);
                     }});
 
   auto* history = app.add_subcommand(

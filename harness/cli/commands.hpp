@@ -47,6 +47,7 @@ class Commands {
   std::uint64_t check_seed_ = 0;
   CLI::Option* seed_option_ = nullptr;
   pipeline::HistoryOptions history_;
+  pipeline::ErrataOptions errata_;
   bool fingerprint_json_ = false;
   pipeline::DoctorOptions doctor_;
 };

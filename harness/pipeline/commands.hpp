@@ -78,6 +78,8 @@ struct RunOptions {
   std::optional<double> threshold;       // --threshold: θ (fraction); default 2%
   bool no_confirm = false;               // --no-confirm: block 1 alone decides
   std::string comment_file, junit_file;  // --comment FILE, --junit FILE: copies of gate.md, junit.xml
+  // --supersedes RUN: the earlier run whose figures this run replaces (README: Corrections).
+  std::string supersedes;
 };
 
 // Where a run's live output goes: samples and progress (runner::Observer, after each sample is
@@ -179,6 +181,27 @@ inline constexpr int kNotReproducedStatus = 3;
 // `run --base`: exit 4 (status) when the gate confirmed a regression in a gating benchmark; the
 // run itself completed and every result file is written.
 inline constexpr int kRegressionStatus = 4;
+
+// ---- errata ----
+
+inline constexpr std::array kErrataFormats{model::PrintFormat::text, model::PrintFormat::markdown,
+                                           model::PrintFormat::json};
+
+// `noisefloor errata --old PATH... --new PATH... [--in PATH...] [--apply]` (README: Corrections):
+// the figures OLD published that NEW supersedes, and every place under `in` (default: the git-tracked
+// files under the current directory) that quotes one. Each side is what `cv` takes, merged as cv
+// merges. With `apply`, the certain quotations are rewritten in place, each with a visible mark.
+struct ErrataOptions {
+  std::vector<std::string> old_paths, new_paths;
+  std::vector<std::string> in;  // files and directories to search ("" = the git-tracked files under cwd)
+  bool apply = false;
+  model::PrintFormat format = model::PrintFormat::text;  // one of kErrataFormats
+  std::string see;                     // what each correction mark points to (default: NEW's paths)
+  std::string date;                    // the correction's date, YYYY-MM-DD (default: today, UTC)
+  bool allow_different_hosts = false;  // merge a side's results from different rooms
+  std::size_t width = 80;
+};
+Output errata(const ErrataOptions& options);
 
 // ---- history ----
 

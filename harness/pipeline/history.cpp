@@ -72,6 +72,17 @@ Output history(const HistoryOptions& o) {
                                  runs.size(), fmt::join(skipped, "\n  ")));
 
   analysis::History h = analysis::history(results, options);
+  // A run another recorded as superseding it (run --supersedes): said with its status, wherever
+  // the status is shown, so its figures are never read as current.
+  const auto superseded = results::supersessions(fs::absolute(dir).lexically_normal().parent_path());
+  for (auto& run : h.runs) {
+    std::error_code e;
+    const auto it = superseded.find(fs::canonical(run.source, e).string());
+    if (e || it == superseded.end()) continue;
+    std::vector<std::string> by;
+    for (const auto& s : it->second) by.push_back(s.experiment + "/" + s.run_id);
+    run.status += fmt::format(" · SUPERSEDED by {}", fmt::join(by, ", "));
+  }
   if (format == PrintFormat::text) out.out = render::history_text(h, o.directory);
   if (format == PrintFormat::markdown) out.out = render::history_markdown(h, o.directory);
   if (format == PrintFormat::csv) out.out = render::history_csv(h);

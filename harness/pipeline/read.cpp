@@ -1,5 +1,6 @@
 // The commands that read results: `cv`, `compare`, `report` and `check`. Load → analyze → render.
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -9,15 +10,19 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
+#include "analysis/errata.hpp"
 #include "analysis/rooms.hpp"
 #include "claims/claim.hpp"
 #include "config/experiment_file.hpp"
 #include "files/files.hpp"
 #include "fingerprint/facts.hpp"
+#include "git/git.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
@@ -25,6 +30,7 @@
 #include "pipeline/room.hpp"
 #include "process/process.hpp"
 #include "render/compare.hpp"
+#include "render/errata.hpp"
 #include "render/export.hpp"
 #include "render/fleet.hpp"
 #include "render/html.hpp"
@@ -48,6 +54,20 @@ struct Loaded {
   std::vector<results::Fleet> fleets;
 };
 
+// A run that a later one recorded as superseding it (run --supersedes): every reader says so
+// first, with what replaced it and how to find where its figures were quoted.
+constexpr std::string_view kSuperseded = "SUPERSEDED: ";
+void superseded_warning(records::Result& r) {
+  std::error_code ec;
+  if (r.go_test_file || !fs::is_directory(r.source, ec)) return;
+  for (const auto& s : results::superseders(r.source))
+    r.warnings.insert(
+        r.warnings.begin(),
+        fmt::format("{}this run's figures were replaced by {} (experiment {}, run {}, started {}); "
+                    "`noisefloor errata --old {} --new {}` finds where they were quoted",
+                    kSuperseded, s.path, s.experiment, s.run_id, s.started_utc, r.source, s.path));
+}
+
 Loaded load_all(const std::vector<std::string>& paths) {
   Loaded out;
   for (const auto& p : paths) {
@@ -59,6 +79,7 @@ Loaded load_all(const std::vector<std::string>& paths) {
       out.fleets.push_back(std::move(*fleet));
     } else {
       out.results.push_back(results::load(p));
+      superseded_warning(out.results.back());
     }
   }
   return out;
@@ -205,6 +226,13 @@ Output cv(const CvOptions& o) {
   using model::PrintFormat;
   const bool as_text = o.format == PrintFormat::text;
   if (o.format == PrintFormat::markdown || as_text) {
+    // A superseded run says so above its table, where a reader who pastes it sees it.
+    for (const auto& s : a.sources)
+      for (const auto& w : s.warnings)
+        if (w.starts_with(kSuperseded))
+          out.out += as_text ? text::wrap(w, o.width, "", "  ") + "\n"
+                             : "> **" + w.substr(0, kSuperseded.size() - 2) +
+                                   "**: " + w.substr(kSuperseded.size()) + "\n\n";
     out.out += fleet_view(loaded, as_text);
     out.out += render::counters_missing(a.diagnosis, as_text, o.width);
     out.out += as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table);
@@ -545,6 +573,190 @@ Output check(const CheckOptions& o) {
     out.out = claims + "\n" + render::table_text(a.table, o.width);
   }
   fail_unreproduced(out, {{"", &j}});
+  return out;
+}
+
+}  // namespace noisefloor::pipeline
+
+namespace noisefloor::pipeline {
+namespace {
+
+// One side of `errata`: what cv would show of these paths (merged as cv merges them).
+analysis::Analysis errata_side(const std::vector<std::string>& paths, const char* option, bool allow) {
+  if (paths.empty())
+    throw ConfigError(fmt::format(
+        "errata: give {} PATH (a result, results/<experiment>, or go test -bench files)", option));
+  Loaded loaded = load_all(paths);
+  analysis::Analysis a = analysis::analyze(std::move(loaded.results), allow || !loaded.fleets.empty());
+  const std::string verdict = loaded.fleets.empty() ? rooms_verdict(a, allow) : "";
+  if (!verdict.empty() && !allow)
+    throw InputError(
+        fmt::format("errata {}: the results come from different rooms ({}): pass "
+                    "--allow-different-hosts to merge them anyway",
+                    option, text::trim(verdict)));
+  return a;
+}
+
+// The names both sides use, for the message when they share no figure.
+std::string names_of(const std::vector<analysis::Figure>& figures) {
+  std::set<std::string> conditions, benchmarks;
+  for (const auto& f : figures) conditions.insert(f.condition), benchmarks.insert(f.benchmark);
+  return fmt::format("conditions {}; benchmarks {}", fmt::join(conditions, ", "),
+                     fmt::join(benchmarks, ", "));
+}
+
+// The files to search: `in` (files, and directories walked without their hidden entries and
+// without result directories, which hold the figures themselves), or the git-tracked files under
+// the current directory.
+std::vector<fs::path> files_to_search(const std::vector<std::string>& in) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (in.empty()) {
+    const git::Output listed = git::run(fs::current_path().string(), {.args = {"ls-files", "-z"}});
+    if (listed.exit_code != 0)
+      throw ConfigError(
+          fmt::format("errata: {} is not in a git repository (git ls-files: {}): name the files and "
+                      "directories to search "
+                      "with --in",
+                      fs::current_path().string(), text::trim(listed.err)));
+    std::size_t at = 0;
+    while (at < listed.out.size()) {
+      const std::size_t end = std::min(listed.out.find('\0', at), listed.out.size());
+      if (end > at) out.emplace_back(listed.out.substr(at, end - at));
+      at = end + 1;
+    }
+    std::erase_if(out, [](const fs::path& p) {
+      std::error_code e;
+      return !fs::is_regular_file(p, e);
+    });
+    return out;
+  }
+  for (const auto& place : in) {
+    const fs::path p(place);
+    if (fs::is_regular_file(p, ec)) {
+      out.push_back(p);
+      continue;
+    }
+    if (!fs::is_directory(p, ec))
+      throw ConfigError(fmt::format("errata --in {}: no such file or directory", place));
+    fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
+    for (; it != end; it.increment(ec)) {
+      if (ec) break;
+      const std::string name = it->path().filename().string();
+      std::error_code e;
+      if (it->is_directory(e)) {
+        if ((name.size() > 1 && name[0] == '.') || fs::exists(it->path() / "samples.jsonl", e))
+          it.disable_recursion_pending();
+        continue;
+      }
+      if (!name.empty() && name[0] == '.') continue;
+      if (it->is_regular_file(e)) out.push_back(it->path());
+    }
+  }
+  return out;
+}
+
+// Whether a corrected file still parses as its syntax requires ("" when it does, else why not).
+std::string parse_problem(analysis::Syntax syntax, const std::string& text) {
+  try {
+    if (syntax == analysis::Syntax::yaml) (void)YAML::LoadAll(text);
+    if (syntax == analysis::Syntax::json) (void)nlohmann::json::parse(text);
+  } catch (const std::exception& err) {
+    return fmt::format("the corrected {} would not parse ({}): correct it by hand", analysis::name_of(syntax),
+                       text::trim(err.what()));
+  }
+  return "";
+}
+
+std::string shown_path(const fs::path& p) {
+  std::error_code ec;
+  const fs::path rel = fs::relative(p, fs::current_path(), ec);
+  if (!ec && !rel.empty() && rel.native().rfind("..", 0) != 0) return rel.string();
+  return p.string();
+}
+
+}  // namespace
+
+Output errata(const ErrataOptions& o) {
+  require_format(o.format, kErrataFormats);
+  const analysis::Analysis old_side = errata_side(o.old_paths, "--old", o.allow_different_hosts);
+  const analysis::Analysis new_side = errata_side(o.new_paths, "--new", o.allow_different_hosts);
+  const std::vector<analysis::Figure> old_figures = analysis::published_figures(old_side);
+  const std::vector<analysis::Figure> new_figures = analysis::published_figures(new_side);
+  render::ErrataView view;
+  view.corrections = analysis::match_figures(old_figures, new_figures);
+  if (view.corrections.empty())
+    throw ConfigError(fmt::format(
+        "errata: --old and --new share no figure (old: {}; new: {}): figures are matched by condition, "
+        "benchmark and statistic, so give the run that replaced the old one",
+        names_of(old_figures), names_of(new_figures)));
+  view.shared = view.corrections.size();
+  view.old_sources = o.old_paths;
+  view.new_sources = o.new_paths;
+  view.in = o.in;
+  view.old_title = old_side.title();
+  view.new_title = new_side.title();
+  view.applied = o.apply;
+  view.date = o.date.empty() ? text::utc(std::chrono::system_clock::now()).substr(0, 10) : o.date;
+  view.see = o.see.empty() ? fmt::format("{}", fmt::join(o.new_paths, " + ")) : o.see;
+  if (!old_side.sources.empty() && !new_side.sources.empty())
+    for (const auto& d :
+         analysis::differences(old_side.sources.front().fingerprint, new_side.sources.front().fingerprint))
+      if (d.moves_benchmarks) view.room_differences.push_back(fmt::format("{}: {} vs {}", d.field, d.a, d.b));
+
+  // Never the results themselves: their files hold the figures.
+  std::vector<fs::path> sources;
+  for (const auto* side : {&old_side, &new_side})
+    for (const auto& r : side->sources) {
+      std::error_code ec;
+      sources.push_back(fs::weakly_canonical(r.source, ec));
+    }
+  for (const fs::path& file : files_to_search(o.in)) {
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(file, ec);
+    if (std::any_of(sources.begin(), sources.end(), [&](const fs::path& s) {
+          const std::string c = canonical.string(), r = s.string();
+          return c == r || (c.size() > r.size() && c.compare(0, r.size(), r) == 0 && c[r.size()] == '/');
+        }))
+      continue;
+    const auto content = files::try_read(file);
+    if (!content) continue;
+    if (content->find('\0') != std::string::npos) {
+      ++view.binary;
+      continue;
+    }
+    ++view.searched;
+    render::QuotingFile quoting;
+    quoting.path = shown_path(file);
+    quoting.syntax = analysis::syntax_of(file.filename().string());
+    quoting.hits = analysis::find_quotations(*content, view.corrections, quoting.syntax);
+    if (quoting.hits.empty()) continue;
+    if (o.apply && std::any_of(quoting.hits.begin(), quoting.hits.end(), [](const analysis::Hit& h) {
+          return h.certainty == analysis::Certainty::certain;
+        })) {
+      const std::string corrected =
+          analysis::apply_corrections(*content, quoting.hits, quoting.syntax, view.date, view.see);
+      quoting.left_as_is = parse_problem(quoting.syntax, corrected);
+      if (quoting.left_as_is.empty()) {
+        const fs::perms mode = fs::status(file, ec).permissions();  // a script stays executable
+        files::write_atomic(file, corrected);
+        if (!ec) fs::permissions(file, mode, ec);
+        quoting.changed = true;
+      }
+    }
+    view.files.push_back(std::move(quoting));
+  }
+  Output out;
+  switch (o.format) {
+    case model::PrintFormat::markdown:
+      out.out = render::errata_markdown(view);
+      break;
+    case model::PrintFormat::json:
+      out.out = render::errata_json(view);
+      break;
+    default:
+      out.out = render::errata_text(view, o.width);
+  }
   return out;
 }
 

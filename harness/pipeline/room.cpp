@@ -30,6 +30,7 @@
 #include "render/json.hpp"
 #include "render/run.hpp"
 #include "render/table.hpp"
+#include "results/load.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::pipeline {
@@ -267,6 +268,9 @@ Finished measure_and_write(const RoomRun& r) {
         .measured = std::move(measured),
         .earlier = r.earlier,
         .host_differences = r.host_differences,
+        .supersedes = r.options.supersedes.empty()
+                          ? std::nullopt
+                          : std::optional(results::superseded_run(r.options.supersedes)),
     });
     write_result(r.dir, f);
   } catch (const std::exception& err) {

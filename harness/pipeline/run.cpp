@@ -389,6 +389,12 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     throw ConfigError(
         "run: --head, --threshold, --no-confirm, --allow-dirty, --comment and --junit belong to the gate: "
         "add --base REF (e.g. --base main)");
+  if (!o.supersedes.empty()) {
+    if (!o.hosts.empty())
+      throw ConfigError(
+          "run: --supersedes with --host: a run on several hosts cannot record what it supersedes yet");
+    (void)results::superseded_run(o.supersedes);  // a wrong path is found before anything runs (exit 2)
+  }
   if (o.resume.empty() && o.base.empty() && !o.hosts.empty()) return run_fleet(o, events, cancelled);
   // run --resume: the earlier sessions of the run, and the experiment it was started with.
   std::optional<records::Result> earlier;

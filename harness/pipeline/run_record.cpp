@@ -144,6 +144,8 @@ records::Result build_run_record(SessionOutcome s) {
   run.finished_utc = s.finished;
   run.command_line = s.command_line;
   run.host = s.host;
+  run.supersedes = s.supersedes;
+  if (!run.supersedes && s.earlier && s.earlier->run) run.supersedes = s.earlier->run->supersedes;
   if (s.earlier) {
     // The run started when its first session did, with that session's command line.
     if (s.earlier->run) {

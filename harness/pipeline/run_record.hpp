@@ -31,10 +31,11 @@ struct SessionOutcome {
   std::string started{}, finished{};
   records::RunStatus status = records::RunStatus::complete;
   std::optional<std::string> error{};
-  records::Fingerprint fingerprint{};           // this session's (a resumed run keeps its first)
-  runner::Measured measured{};                  // the earlier sessions' samples included
-  const records::Result* earlier = nullptr;     // run --resume: the run as its directory held it
-  std::vector<std::string> host_differences{};  // accepted with --allow-different-hosts
+  records::Fingerprint fingerprint{};               // this session's (a resumed run keeps its first)
+  runner::Measured measured{};                      // the earlier sessions' samples included
+  const records::Result* earlier = nullptr;         // run --resume: the run as its directory held it
+  std::vector<std::string> host_differences{};      // accepted with --allow-different-hosts
+  std::optional<records::Supersedes> supersedes{};  // run --supersedes (a resumed run keeps its first's)
 };
 
 // The run's result: run.json's record (every session of a resumed run, the first one included,

@@ -361,6 +361,10 @@ void to_json(json& j, const RunRecord& v) {
   if (!v.sweeps.empty()) j["sweeps"] = v.sweeps;
   if (!v.sessions.empty()) j["sessions"] = v.sessions;
   if (!v.units.empty()) j["units"] = v.units;
+  if (v.supersedes)
+    j["supersedes"] = {{"run_id", v.supersedes->run_id},
+                       {"experiment", v.supersedes->experiment},
+                       {"path", v.supersedes->path}};
 }
 
 void from_json(const json& j, RunRecord& v) {
@@ -389,6 +393,8 @@ void from_json(const json& j, RunRecord& v) {
     v.claims_seed = model::whole_number<std::uint64_t>(j, "claims_seed", 1);
     read_optional(j, "reference", v.reference);
     if (j.contains("units")) v.units = j.at("units").get<model::UnitMetadata>();
+    if (const auto it = j.find("supersedes"); it != j.end() && it->is_object())
+      v.supersedes = Supersedes{it->value("run_id", ""), it->value("experiment", ""), it->value("path", "")};
   } catch (const json::exception& e) {
     throw ParseError(e.what());
   }

@@ -233,6 +233,16 @@ struct SessionRecord {
   friend bool operator==(const SessionRecord&, const SessionRecord&) = default;
 };
 
+// `run --supersedes RUN`: the earlier run whose figures this run replaces (a measurement found
+// wrong: unpaired on a busy host, a different room). Readers of that run say so, by scanning the
+// runs beside it; nothing of the earlier run is changed.
+struct Supersedes {
+  std::string run_id;      // its run id (the result directory's name)
+  std::string experiment;  // its experiment's name
+  std::string path;        // its directory, absolute, as it was when this run started
+  friend bool operator==(const Supersedes&, const Supersedes&) = default;
+};
+
 struct RunRecord {
   std::string experiment;  // the experiment's name
   std::string description;
@@ -261,6 +271,7 @@ struct RunRecord {
   std::optional<model::PublishedTable> reference;
   // `Unit` metadata lines the benchmark printed (which way a unit is better, assume=exact).
   model::UnitMetadata units;
+  std::optional<Supersedes> supersedes;  // run --supersedes
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
 };
 
@@ -270,7 +281,8 @@ struct RunRecord {
 // "comparison" (paired experiments), "adaptive" (samples: auto), "sweeps" (experiments with sweeps: per
 // condition {"group", "index", "settings": [{"parameter", "value", "number" (null: a category)}]}), "host"
 // (runs on several hosts), "claims", "claims_seed", "reference" (experiments that have them), "units" (when
-// the benchmark printed `Unit` lines)}. CPU lists are written as text ("0-3", spinners "unpinned"). from_json
+// the benchmark printed `Unit` lines), "supersedes" ({"run_id", "experiment", "path"}: run
+// --supersedes)}. CPU lists are written as text ("0-3", spinners "unpinned"). from_json
 // accepts every schema 1 file written since 0.1 (fields added later default) and throws ParseError for a
 // wrong type or a newer schema_version.
 void to_json(nlohmann::json& j, const ComparisonSettings& v);

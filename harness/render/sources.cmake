@@ -9,6 +9,7 @@ list(APPEND NF_CORE_SOURCES
   harness/render/judge.cpp
   harness/render/run.cpp
   harness/render/sweep_table.cpp
+  harness/render/errata.cpp
   harness/render/json.cpp
   harness/render/export.cpp
   harness/render/svg.cpp

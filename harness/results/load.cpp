@@ -216,4 +216,72 @@ std::optional<Fleet> load_fleet(const fs::path& path) {
   return fleet;
 }
 
+records::Supersedes superseded_run(const fs::path& path) {
+  std::error_code ec;
+  const fs::path dir = resolve(path);
+  if (!fs::is_directory(dir, ec))
+    throw InputError(
+        fmt::format("--supersedes {}: not a run directory (results/<experiment>/<run>)", path.string()));
+  const fs::path canonical = fs::canonical(dir, ec);
+  records::Supersedes out;
+  out.path = (ec ? fs::absolute(dir) : canonical).string();
+  out.run_id = (ec ? dir : canonical).filename().string();
+  if (const auto text = files::try_read(dir / "run.json")) {
+    try {
+      const records::RunRecord run = nlohmann::json::parse(*text).get<records::RunRecord>();
+      if (!run.run_id.empty()) out.run_id = run.run_id;
+      out.experiment = run.experiment;
+    } catch (const std::exception& err) {
+      throw InputError(
+          fmt::format("--supersedes {}: its run.json does not load ({})", path.string(), err.what()));
+    }
+  } else if (!fs::exists(dir / "samples.jsonl", ec)) {
+    throw InputError(fmt::format(
+        "--supersedes {}: not a run directory (no run.json or samples.jsonl): name the run whose figures "
+        "this run replaces, results/<experiment>/<run>",
+        path.string()));
+  }
+  if (out.experiment.empty()) out.experiment = (ec ? dir : canonical).parent_path().filename().string();
+  return out;
+}
+
+std::map<std::string, std::vector<Superseder>> supersessions(const fs::path& root) {
+  std::map<std::string, std::vector<Superseder>> out;
+  std::error_code ec;
+  for (const auto& experiment : fs::directory_iterator(root, ec)) {
+    std::error_code inner;
+    if (!experiment.is_directory(inner)) continue;
+    for (const auto& run : fs::directory_iterator(experiment.path(), inner)) {
+      std::error_code e2;
+      if (run.path().filename() == "latest" || !run.is_directory(e2)) continue;
+      const auto text = files::try_read(run.path() / "run.json");
+      if (!text || text->find("\"supersedes\"") == std::string::npos) continue;
+      try {
+        const records::RunRecord record = nlohmann::json::parse(*text).get<records::RunRecord>();
+        if (!record.supersedes || record.supersedes->path.empty()) continue;
+        std::error_code e3;
+        const fs::path target = fs::canonical(record.supersedes->path, e3);
+        if (e3) continue;  // the superseded run is gone
+        out[target.string()].push_back(
+            {run.path().string(), record.run_id, record.experiment, record.started_utc});
+      } catch (const std::exception&) {
+        // a run that does not load says nothing about another
+      }
+    }
+  }
+  for (auto& [path, list] : out)
+    std::sort(list.begin(), list.end(),
+              [](const Superseder& a, const Superseder& b) { return a.started_utc < b.started_utc; });
+  return out;
+}
+
+std::vector<Superseder> superseders(const fs::path& run_dir) {
+  std::error_code ec;
+  const fs::path me = fs::canonical(run_dir, ec);
+  if (ec) return {};
+  auto all = supersessions(me.parent_path().parent_path());
+  const auto it = all.find(me.string());
+  return it == all.end() ? std::vector<Superseder>{} : std::move(it->second);
+}
+
 }  // namespace noisefloor::results

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,5 +28,21 @@ struct Fleet {
   std::vector<std::string> missing;
 };
 std::optional<Fleet> load_fleet(const std::filesystem::path& path);
+
+// `run --supersedes PATH`: the run PATH names (a run directory, or an experiment directory's
+// `latest`), as the new run records it. Throws InputError when PATH is no run of noisefloor's.
+records::Supersedes superseded_run(const std::filesystem::path& path);
+
+// The runs that recorded `--supersedes` of the run in `run_dir`: every run directory beside it
+// (<results>/<experiment>/<run>, any experiment) whose run.json names it, oldest first. Runs that
+// do not load are passed over.
+struct Superseder {
+  std::string path;  // its directory
+  std::string run_id, experiment, started_utc;
+};
+std::vector<Superseder> superseders(const std::filesystem::path& run_dir);
+// The same for every run under a results root at once (<root>/<experiment>/<run>): by the
+// superseded run's canonical directory.
+std::map<std::string, std::vector<Superseder>> supersessions(const std::filesystem::path& root);
 
 }  // namespace noisefloor::results

@@ -1,0 +1,200 @@
+// Errata: old figures matched to new ones, their quotations found in the spellings people write,
+// decoys left alone, and the certain ones rewritten with a mark in the file's own syntax.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/errata.hpp"
+
+using namespace noisefloor;
+using analysis::Certainty;
+using analysis::Correction;
+using analysis::Figure;
+using analysis::FigureKind;
+using analysis::Syntax;
+
+namespace {
+
+Figure ratio(double value, std::string label) {
+  Figure f;
+  f.condition = "contended";
+  f.benchmark = "BenchmarkRatioLoop";
+  f.statistic = "ratio thrice/once";
+  f.unit = "×";
+  f.kind = FigureKind::ratio;
+  f.value = value;
+  f.label = std::move(label);
+  f.names = {"contended", "RatioLoop", "BenchmarkRatioLoop", "thrice", "once"};
+  return f;
+}
+
+Figure value(double v, std::string statistic = "median") {
+  Figure f;
+  f.condition = "idle";
+  f.benchmark = "BenchmarkGet";
+  f.statistic = std::move(statistic);
+  f.unit = "ns/op";
+  f.kind = FigureKind::value;
+  f.value = v;
+  f.label = "MEASURED-clean";
+  f.names = {"idle", "Get", "BenchmarkGet"};
+  return f;
+}
+
+Figure cv(double v) {
+  Figure f = value(v, "CV");
+  f.unit = "%";
+  f.kind = FigureKind::percent;
+  return f;
+}
+
+std::vector<Correction> ratio_fix() {
+  return {{ratio(1.6712, "CONTENDED"), ratio(3.1706, "CONTENDED-PAIRED")}};
+}
+
+std::vector<std::string> quoted(const std::vector<analysis::Hit>& hits) {
+  std::vector<std::string> out;
+  for (const auto& h : hits) out.push_back(h.quoted);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("errata: a ratio in every usual spelling, certain with a name nearby or three digits") {
+  const std::string text =
+      "thrice took 1.67x as long as once\n"
+      "thrice: 1.67× (contended)\n"
+      "thrice: 1.7× under load\n"
+      "RatioLoop got +67% slower\n"
+      "RatioLoop ran at 167% of once\n"
+      "\n\n"
+      "a lone 1.7× here\n"
+      "\n\n\nand 1.67× far from any name\n";
+  const auto hits = analysis::find_quotations(text, ratio_fix(), Syntax::markdown);
+  CHECK(quoted(hits) == std::vector<std::string>{"1.67x", "1.67×", "1.7×", "+67%", "167%", "1.7×", "1.67×"});
+  CHECK(hits[0].certainty == Certainty::certain);
+  CHECK(hits[0].replacement == "3.17x");
+  CHECK(hits[1].replacement == "3.17×");
+  CHECK(hits[2].certainty == Certainty::certain);  // two digits, but "thrice" is on its line
+  CHECK(hits[2].replacement == "3.2×");
+  CHECK(hits[3].replacement == "+217%");
+  CHECK(hits[3].certainty == Certainty::certain);
+  CHECK(hits[4].replacement == "317%");
+  CHECK(hits[4].certainty == Certainty::certain);
+  CHECK(hits[5].certainty == Certainty::likely);  // two digits and nothing that names it
+  CHECK(hits[5].why == "2 significant digits and no name of the figure nearby");
+  CHECK(hits[6].certainty == Certainty::certain);  // three digits stand alone
+  CHECK(hits[0].line == 1);
+  CHECK(hits[0].column == 13);
+  CHECK(hits[5].line == 8);
+  CHECK(hits[3].line == 4);
+  CHECK(hits[3].column == 15);
+}
+
+TEST_CASE("errata: decoys are no quotation, bare numbers only likely") {
+  const std::string text =
+      "go 1.67.0 and v1.67 and x1.67 and 2026-1-67 and 1.67.2 and 11.67x\n"
+      "thrice ratio: 1.67\n"
+      "thrice was 1.7\n"
+      "already corrected: thrice 3.17×\n";
+  const auto hits = analysis::find_quotations(text, ratio_fix(), Syntax::text);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].quoted == "1.67");
+  CHECK(hits[0].line == 2);
+  CHECK(hits[0].certainty == Certainty::likely);
+  CHECK(hits[0].why == "a bare number, which may mean something else");
+}
+
+TEST_CASE("errata: a negative change and a ratio that crossed 1") {
+  const std::vector<Correction> fix = {{ratio(0.6, "CONTENDED"), ratio(1.2, "CONTENDED-PAIRED")}};
+  const auto hits = analysis::find_quotations("thrice: -40% and −40% but not +40%\n", fix, Syntax::text);
+  REQUIRE(hits.size() == 2);
+  CHECK(hits[0].replacement == "+20%");
+  CHECK(hits[1].quoted == "−40%");
+  CHECK(hits[1].replacement == "+20%");
+}
+
+TEST_CASE("errata: values in their unit or a scaled one, CVs with or without a space") {
+  const std::vector<Correction> fix = {{value(34.97), value(36.1)}, {cv(18.88), cv(2.31)}};
+  const std::string text =
+      "Get: 34.97 ns/op, 34.97ns, 0.03497 µs, 34.97n, 35.0 ns\n"
+      "Get CV 18.88% or 18.9 % or ±18.9%\n"
+      "34.97 ms is another thing\n";
+  const auto hits = analysis::find_quotations(text, fix, Syntax::text);
+  CHECK(quoted(hits) == std::vector<std::string>{"34.97 ns/op", "34.97ns", "0.03497 µs", "34.97n", "35.0 ns",
+                                                 "18.88%", "18.9 %", "±18.9%"});
+  CHECK(hits[0].replacement == "36.10 ns/op");
+  CHECK(hits[2].replacement == "0.03610 µs");
+  CHECK(hits[5].replacement == "2.31%");
+  CHECK(hits[6].replacement == "2.3 %");
+  CHECK(hits[7].replacement == "±2.3%");
+  for (const auto& h : hits) CHECK(h.certainty == Certainty::certain);
+}
+
+TEST_CASE("errata: one number, two figures: likely, both named") {
+  const std::vector<Correction> fix = {{value(34.97), value(36.1)},
+                                       {value(34.97, "mean"), value(40.0, "mean")}};
+  const auto hits = analysis::find_quotations("BenchmarkGet 34.97 ns/op\n", fix, Syntax::text);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].certainty == Certainty::likely);
+  CHECK(hits[0].why == "it matches 2 figures (idle · BenchmarkGet · median; idle · BenchmarkGet · mean)");
+}
+
+TEST_CASE("errata: in source files only comments are certain") {
+  const std::string text =
+      "// thrice costs 1.67x once under load\n"
+      "const note = \"thrice 1.67x\" // see 1.67×\n"
+      "/* RatioLoop:\n   1.67× */\n";
+  const auto hits = analysis::find_quotations(text, ratio_fix(), Syntax::source);
+  REQUIRE(hits.size() == 4);
+  CHECK(hits[0].certainty == Certainty::certain);
+  CHECK(hits[1].certainty == Certainty::likely);
+  CHECK(hits[1].why == "in code, not in a comment");
+  CHECK(hits[2].certainty == Certainty::certain);
+  CHECK(hits[3].certainty == Certainty::certain);
+}
+
+TEST_CASE("errata: the correction mark in each syntax; likely hits untouched") {
+  const std::string text = "thrice: 1.67×\n\n\nand a lone 1.7×\n";
+  const auto hits = analysis::find_quotations(text, ratio_fix(), Syntax::markdown);
+  REQUIRE(hits.size() == 2);
+  CHECK(analysis::apply_corrections(text, hits, Syntax::markdown, "2026-12-03", "PR 12") ==
+        "thrice: ~~1.67×~~ 3.17× (corrected 2026-12-03; see PR 12)\n\n\nand a lone 1.7×\n");
+  CHECK(analysis::apply_corrections(text, hits, Syntax::html, "2026-12-03", "") ==
+        "thrice: <del>1.67×</del> <ins>3.17×</ins> (corrected 2026-12-03)\n\n\nand a lone 1.7×\n");
+  CHECK(analysis::apply_corrections(text, hits, Syntax::yaml, "2026-12-03", "a, \"b\"") ==
+        "thrice: 3.17× (corrected from 1.67× on 2026-12-03; see a b)\n\n\nand a lone 1.7×\n");
+}
+
+TEST_CASE("errata: a corrected file is found corrected: nothing is marked twice") {
+  const std::string text = "thrice: 1.67× and 1.67x\n";
+  for (const Syntax syntax : {Syntax::markdown, Syntax::html, Syntax::yaml}) {
+    const auto hits = analysis::find_quotations(text, ratio_fix(), syntax);
+    REQUIRE(hits.size() == 2);
+    const std::string once = analysis::apply_corrections(text, hits, syntax, "2026-12-03", "PR 12");
+    CHECK(analysis::find_quotations(once, ratio_fix(), syntax).empty());
+  }
+}
+
+TEST_CASE("errata: old figures meet new ones by condition, benchmark and statistic") {
+  std::vector<Figure> old_figures = {ratio(1.67, "CONTENDED"), value(34.97), cv(5)};
+  Figure other = value(30);
+  other.condition = "noisy";
+  std::vector<Figure> new_figures = {other, ratio(3.17, "CONTENDED-PAIRED"), cv(4)};
+  const auto fixes = analysis::match_figures(old_figures, new_figures);
+  REQUIRE(fixes.size() == 2);
+  CHECK(fixes[0].old_figure.value == 1.67);
+  CHECK(fixes[0].new_figure.value == 3.17);
+  CHECK(fixes[1].new_figure.key() == "idle · BenchmarkGet · CV");
+}
+
+TEST_CASE("errata: syntax by extension") {
+  CHECK(analysis::syntax_of("docs/STATUS.md") == Syntax::markdown);
+  CHECK(analysis::syntax_of("a/b.yml") == Syntax::yaml);
+  CHECK(analysis::syntax_of("x.json") == Syntax::json);
+  CHECK(analysis::syntax_of("bench_test.go") == Syntax::source);
+  CHECK(analysis::syntax_of("decisions.csv") == Syntax::csv);
+  CHECK(analysis::syntax_of("page.html") == Syntax::html);
+  CHECK(analysis::syntax_of("notes.v1/README") == Syntax::text);
+}
