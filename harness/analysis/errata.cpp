@@ -59,6 +59,14 @@ std::vector<Figure> published_figures(const Analysis& a) {
   for (const Row& row : t.rows) {
     const Figure base = figure_of(row, t);
     add_value(out, base, "median", row.unit, row.summary.median, row.summary.median_ci);
+    if (row.summary.median_rel_halfwidth) {
+      Figure f = base;
+      f.statistic = "median ±";
+      f.unit = "%";
+      f.kind = FigureKind::halfwidth;
+      f.value = *row.summary.median_rel_halfwidth * 100;
+      out.push_back(std::move(f));
+    }
     add_value(out, base, "mean", row.unit, row.summary.mean, row.summary.mean_ci);
     if (row.summary.cv_pct) {
       Figure f = base;
@@ -105,6 +113,7 @@ std::vector<Figure> published_figures(const Analysis& a) {
     if (std::isfinite(lo) && std::isfinite(hi) && lo > 0) f.lo = lo, f.hi = hi;
     f.label = p.label;
     f.verdict = std::string(p.verdict_word());
+    if (!p.trustworthy) f.verdict += " (untrustworthy: A/A failed)";
     f.names = {p.condition, short_name(p.benchmark), without_procs(p.benchmark), p.variant, p.baseline};
     out.push_back(std::move(f));
   }
@@ -296,6 +305,12 @@ std::vector<Token> tokens(std::string_view text, const std::vector<std::string>&
         t.begin = b;
         break;
       }
+    // benchstat's "1.718µ ± 1%": a ± and a space.
+    for (std::string_view s : {"± ", "±\u00a0"})
+      if (t.sign.empty() && start >= s.size() && text.substr(start - s.size(), s.size()) == s) {
+        t.sign = "± ";
+        t.begin = start - s.size();
+      }
     t.end = read_suffix(text, j, t, units);
     // A number run into a word (1st, 3rd, 0x1f, 5GB of an unknown unit): not a quotation.
     if (t.suffix == Suffix::none && j < text.size() && is_word(text[j]) &&
@@ -355,9 +370,11 @@ std::vector<bool> comment_mask(std::string_view text) {
 // The token's number with its sign (± is no sign: a half-width).
 double signed_number(const Token& t) { return t.sign == "-" || t.sign == "−" ? -t.number : t.number; }
 
+// Whether `written`, with `decimals` decimals, is `value` rounded (a half-way value, 3.0655 written
+// 3.066 or 3.065, matches either way).
 bool close_at(double written, int decimals, double value) {
   return std::fabs(written - value) <=
-         0.5 * std::pow(10.0, -decimals) * (1 + 1e-9) + 1e-12 * std::fabs(value);
+         0.5 * std::pow(10.0, -decimals) * (1 + 1e-6) + 1e-12 * std::fabs(value);
 }
 
 // How a token spells a figure of its kind: the spelling picked by the old figure is the one its
@@ -393,8 +410,11 @@ std::optional<Spelling> spelling(const Token& t, const Figure& f) {
       if (t.suffix == Suffix::none && t.sign.empty()) return Spelling::bare;
       return std::nullopt;
     case FigureKind::percent:
-      if (t.suffix == Suffix::percent && (t.sign.empty() || t.sign == "±")) return Spelling::percent;
+      if (t.suffix == Suffix::percent && t.sign.empty()) return Spelling::percent;
       if (t.suffix == Suffix::none && t.sign.empty()) return Spelling::bare;
+      return std::nullopt;
+    case FigureKind::halfwidth:
+      if (t.suffix == Suffix::percent && (t.sign == "±" || t.sign == "± ")) return Spelling::percent;
       return std::nullopt;
     case FigureKind::value:
       if (negative) return std::nullopt;
@@ -452,6 +472,23 @@ std::string respell(const Token& t, double value) {
   return fmt::format("{}{:.{}f}{}{}", sign, value, t.decimals, t.gap, t.written);
 }
 
+// Whether the line holding `at` is a Go benchmark result line (its name, its iteration count,
+// then its values: "BenchmarkX-8   1000   1723 ns/op"), quoted whole in a comment or a code block:
+// its numbers are samples, not figures.
+bool result_line(std::string_view text, std::size_t at) {
+  const std::size_t newline = at == 0 ? std::string_view::npos : text.rfind('\n', at - 1);
+  std::size_t i = newline == std::string_view::npos ? 0 : newline + 1;
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\t' || text[i] == '/' || text[i] == '#' || text[i] == '*'))
+    ++i;
+  if (!text.substr(i).starts_with("Benchmark")) return false;
+  while (i < text.size() && text[i] != ' ' && text[i] != '\t' && text[i] != '\n') ++i;  // the name
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+  const std::size_t digits = i;
+  while (i < text.size() && is_digit(text[i])) ++i;
+  return i > digits && i < text.size() && (text[i] == ' ' || text[i] == '\t') && i < at;
+}
+
 // Whether the token is the old figure of a correction mark apply_corrections wrote: ~~1.67×~~,
 // <del>1.67×</del>, "(corrected from 1.67× on".
 bool in_correction_mark(std::string_view text, const Token& t) {
@@ -487,6 +524,7 @@ std::vector<Hit> find_quotations(std::string_view text, const std::vector<Correc
   std::vector<Hit> out;
   for (const Token& t : tokens(text, units)) {
     if (in_correction_mark(text, t)) continue;  // corrected before: the old figure stays visible
+    if (result_line(text, t.begin)) continue;   // raw data, not a quotation of a figure
     const std::size_t line = static_cast<std::size_t>(
         std::upper_bound(line_starts.begin(), line_starts.end(), t.begin) - line_starts.begin());
     const std::size_t context_begin = line_starts[line >= 3 ? line - 3 : 0];
@@ -528,9 +566,9 @@ std::vector<Hit> find_quotations(std::string_view text, const std::vector<Correc
     std::vector<std::string> doubts;
     if (const std::string w = weak(best.spelling, t); !w.empty())
       doubts.push_back(w);
-    else if (t.significant < 3 && !best.named)
-      doubts.push_back(fmt::format("{} significant digit{} and no name of the figure nearby", t.significant,
-                                   t.significant == 1 ? "" : "s"));
+    else if (t.significant < 2 || (t.significant < 3 && !best.named))
+      doubts.push_back(t.significant < 2 ? "one significant digit"
+                                         : "2 significant digits and no name of the figure nearby");
     if (found.size() > 1) {
       std::vector<std::string> keys;
       for (const Candidate& c : found) keys.push_back(corrections[c.k].old_figure.key());

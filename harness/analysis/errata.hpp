@@ -16,15 +16,17 @@
 
 namespace noisefloor::analysis {
 
-// What a figure is: a value in its row's unit, a percentage (a CV) or a ratio (×).
-enum class FigureKind { value, percent, ratio };
+// What a figure is: a value in its row's unit, a percentage (a CV), the relative half-width of a
+// median's CI (benchstat's "± 1%") or a ratio (×).
+enum class FigureKind { value, percent, halfwidth, ratio };
 
 // One number a result publishes.
 struct Figure {
   std::string condition;
   std::string benchmark;  // the row's name as shown, without the -N suffix, with [variant] / (config)
-  std::string statistic;  // "median", "mean", "CV", "ratio to <first condition>", "ratio <v>/<baseline>"
-  std::string unit;       // value: the row's unit; percent: "%"; ratio: "×"
+  std::string
+      statistic;  // "median", "median ±", "mean", "CV", "ratio to <first condition>", "ratio <v>/<baseline>"
+  std::string unit;  // value: the row's unit; percent: "%"; ratio: "×"
   FigureKind kind = FigureKind::value;
   double value = 0;
   std::optional<double> lo, hi;  // its 95% CI when it has one
@@ -37,9 +39,10 @@ struct Figure {
   std::string key() const;
 };
 
-// Every figure the analysis publishes, in table order: per row of the primary metric its median,
-// mean and CV (and per other metric its median), each non-first condition's ratio of medians to
-// the first condition's, and every paired or unpaired comparison's ratio with its CI and verdict.
+// Every figure the analysis publishes, in table order: per row of the primary metric its median
+// (and the relative half-width of its 95% CI), mean and CV (and per other metric its median), each non-first
+// condition's ratio of medians to the first condition's, and every paired or unpaired comparison's ratio with
+// its CI and verdict.
 std::vector<Figure> published_figures(const Analysis& a);
 
 // An old figure and the new one of the same key.
@@ -72,9 +75,10 @@ struct Hit {
 // The quotations of `corrections`' old figures in `text`. A number is read with its sign and its
 // suffix (×, x, %, a unit); it matches a figure when it equals the figure rounded to the number's
 // own precision, in a spelling of the figure's kind (a ratio r as r×, +(r−1)·100% or r·100%; a CV
-// as c%; a value in its unit or a scaled one: 34.97 ns/op, 34.97ns, 0.035 µs). Certain: a spelling
-// of the kind, at least three significant digits or a name of the figure on the line or the two
-// before it, one figure only, and (in source files) inside a comment. Likely: a bare number of at
+// as c%; a median's CI half-width as ±h%; a value in its unit or a scaled one: 34.97 ns/op,
+// 34.97ns, 0.035 µs). Certain: a spelling of the kind, three significant digits (or two and a name
+// of the figure on the line or the two before it), one figure only, and (in source files) inside
+// a comment. Likely: a bare number of at
 // least three significant digits, or a spelling of the kind that misses one of those. A number
 // that already equals the new figure, part of a version (1.67.0, v1.67), a date or an identifier
 // is no quotation.

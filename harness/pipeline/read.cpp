@@ -682,8 +682,16 @@ Output errata(const ErrataOptions& o) {
   const analysis::Analysis old_side = errata_side(o.old_paths, "--old", o.allow_different_hosts);
   const analysis::Analysis new_side = errata_side(o.new_paths, "--new", o.allow_different_hosts);
   const std::vector<analysis::Figure> old_figures = analysis::published_figures(old_side);
-  const std::vector<analysis::Figure> new_figures = analysis::published_figures(new_side);
+  std::vector<analysis::Figure> new_figures = analysis::published_figures(new_side);
   render::ErrataView view;
+  // old.txt against new.txt (each go test file a condition named after it), or two one-condition
+  // runs: one condition a side is the same condition, whatever its name.
+  if (old_side.conditions.size() == 1 && new_side.conditions.size() == 1 &&
+      old_side.conditions.front() != new_side.conditions.front()) {
+    for (auto& f : new_figures) f.condition = old_side.conditions.front();
+    view.notes.push_back(fmt::format("each side has one condition: {} (old) is matched with {} (new)",
+                                     old_side.conditions.front(), new_side.conditions.front()));
+  }
   view.corrections = analysis::match_figures(old_figures, new_figures);
   if (view.corrections.empty())
     throw ConfigError(fmt::format(

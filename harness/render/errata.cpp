@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -84,6 +85,8 @@ std::string figure_value(const Figure& f) {
       return fmt::format("{:.4f}×", f.value);
     case FigureKind::percent:
       return fmt::format("{:.2f}%", f.value);
+    case FigureKind::halfwidth:
+      return fmt::format("±{:.2f}%", f.value);
     case FigureKind::value:
       return text::format_value(f.value) + " " + f.unit;
   }
@@ -92,6 +95,7 @@ std::string figure_value(const Figure& f) {
 
 std::string errata_text(const ErrataView& v, std::size_t width) {
   std::string out = "noisefloor errata: " + headline(v) + "\n" + sides(v);
+  for (const auto& n : v.notes) out += "note: " + n + "\n";
   for (const auto& d : v.room_differences) out += "rooms differ: " + d + "\n";
   for (const auto& f : v.files) {
     out += "\n";
@@ -122,8 +126,11 @@ std::string errata_text(const ErrataView& v, std::size_t width) {
     end = fmt::format(
         "dry run: nothing was changed. --apply rewrites the {} certain quotation{} in place, each with a "
         "visible "
-        "correction mark, and leaves the {} likely one{} for you; --format markdown prints the erratum",
-        certain, certain == 1 ? "" : "s", likely, likely == 1 ? "" : "s");
+        "correction mark{}; --format markdown prints the erratum",
+        certain, certain == 1 ? "" : "s",
+        likely == 0
+            ? ""
+            : fmt::format(", and leaves the {} likely one{} for you", likely, likely == 1 ? "" : "s"));
   return out + "\n" + text::wrap(end, width, "", "  ");
 }
 
@@ -160,7 +167,9 @@ std::string errata_markdown(const ErrataView& v) {
   if (!v.room_differences.empty())
     why.push_back(fmt::format("the rooms differ: {}", fmt::join(v.room_differences, "; ")));
   if (why.empty()) why.push_back("the same label and room on both sides: the new run measured again");
-  out += fmt::format("**Why.** {}.\n\n", fmt::join(why, "; "));
+  std::string because = fmt::format("{}", fmt::join(why, "; "));
+  if (!because.empty()) because[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(because[0])));
+  out += fmt::format("**Why.** {}.\n\n", because);
   out +=
       "### The correct figures\n\n| condition | benchmark | statistic | was | is (95% CI) | verdict "
       "|\n|:--|:--|:--|--:|--:|:--|\n";
@@ -169,7 +178,7 @@ std::string errata_markdown(const ErrataView& v) {
     out +=
         fmt::format("| {} | {} | {} | {} {} | {} {} | {} |\n", text::markdown_cell(c.old_figure.condition),
                     text::markdown_cell(c.old_figure.benchmark), text::markdown_cell(c.old_figure.statistic),
-                    figure_value(c.old_figure), c.old_figure.label, with_ci(c.new_figure), c.new_figure.label,
+                    with_ci(c.old_figure), c.old_figure.label, with_ci(c.new_figure), c.new_figure.label,
                     c.new_figure.verdict.empty() ? "" : text::markdown_cell(c.new_figure.verdict));
   }
   out +=
@@ -230,6 +239,7 @@ std::string errata_json(const ErrataView& v) {
                     {"searched", v.searched},
                     {"binary_skipped", v.binary},
                     {"room_differences", v.room_differences},
+                    {"notes", v.notes},
                     {"figures", figures},
                     {"quotations", quotations},
                     {"left_as_is", files_left}};

@@ -28,6 +28,7 @@ struct ErrataView {
   std::vector<QuotingFile> files;                     // the files with quotations, in search order
   std::size_t searched = 0, binary = 0;               // files read; files skipped as binary
   std::vector<std::string> room_differences;          // "field: old vs new" (fields that move benchmarks)
+  std::vector<std::string> notes;                     // how the sides were matched, when it needs saying
   std::string date, see;
   bool applied = false;  // --apply
 };

@@ -52,8 +52,11 @@ for name, runs in by.items():
         counts = c["counts"]
         # 40 sleeps of 1 ms: a voluntary switch each (both the counter and the tree's rusage).
         assert 40 <= inv["usage"]["voluntary_switches"] <= 60, inv["usage"]
-        # (preemptions add to it: 0.2 s of CPU beside two spinners is preempted tens of times)
-        assert 40 <= counts["context_switches"] <= 40 + 200, counts
+        # Preemptions add to it (0.2 s of CPU beside two spinners is preempted tens of times, more
+        # on a busy machine): the counter agrees with the tree's rusage, its second witness.
+        u = inv["usage"]
+        switches = u["voluntary_switches"] + u["involuntary_switches"]
+        assert 40 <= counts["context_switches"] <= switches + 20, (counts, u)
         assert counts["task_clock_ns"] >= 0.2e9, counts  # its CPU time is its argument
         if pmu:
             assert counts.get("instructions", 0) > 0, c

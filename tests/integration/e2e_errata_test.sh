@@ -198,7 +198,7 @@ assert f["old"]["label"] == "CONTENDED" and f["new"]["label"] == "CONTENDED-PAIR
 print(f"Under load thrice costs {f['old']['value']:.4f}× once.")
 PY
 "$NF" errata --old "$old_run" --new "$new_run" --in notes --format markdown >cost-erratum.md
-contains cost-erratum.md "the old figures are **CONTENDED** (measured under load with baseline and variant at different times (unpaired)); the new ones are **CONTENDED-PAIRED**"
+contains cost-erratum.md "The old figures are **CONTENDED** (measured under load with baseline and variant at different times (unpaired)); the new ones are **CONTENDED-PAIRED**"
 contains cost-erratum.md '| `notes/status.md:1:25` |'
 contains cost-erratum.md "Found with: \`noisefloor errata --old $old_run --new $new_run --in notes\`."
 contains cost-erratum.md "| contended | "

@@ -16,6 +16,10 @@ for f in "$WORK"/experiments/laptop.yaml "$WORK"/experiments/laptop-trust.yaml; 
   sed -i -e 's/^  samples: 20$/  samples: 4/' -e 's/-test.benchtime=1s/-test.benchtime=20000x/' "$f"
   grep -q '^  samples: 4$' "$f" && grep -q 'benchtime=20000x' "$f" || fail "$f: could not be shortened"
 done
+for f in "$WORK"/experiments/ratio.yaml "$WORK"/experiments/ratio-blocks.yaml; do
+  sed -i 's/^  samples: 10$/  samples: 4/' "$f"
+  grep -q '^  samples: 4$' "$f" || fail "$f: could not be shortened"
+done
 cd "$WORK"
 
 # The Makefile's targets are the commands the README says they are.
@@ -137,6 +141,29 @@ while IFS=$'\t' read -r kind line; do
       fi
       grep -q 'CGO_ENABLED' redacted.html || fail "report --redact: the variables' names should stay"
       grep -q '(left out: report --redact)' redacted.html || fail "report --redact: nothing says what was left out" ;;
+    "noisefloor run experiments/ratio-blocks.yaml")
+      exits "$line" 0 -- "$NF" run -q experiments/ratio-blocks.yaml ;;
+    "noisefloor run experiments/ratio.yaml --supersedes results/ratio-blocks")
+      exits "$line" 0 -- as_written "$line -q"
+      "$NF" cv results/ratio-blocks 2>/dev/null | head -1 | grep -q SUPERSEDED || fail "README: \`$line\`: cv of the old run does not say it was superseded" ;;
+    "noisefloor errata --old results/ratio-blocks --new results/ratio"*)
+      if [[ ! -d .git ]]; then  # a project that quoted the old figure in a tracked status file
+        git init -q . && git config user.email readme@example.com && git config user.name readme
+        mkdir -p empty
+        "$NF" errata --old results/ratio-blocks --new results/ratio --in empty --format json >figures.json
+        python3 - figures.json >STATUS.md <<'PY'
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["figures"] if x["statistic"] == "ratio thrice/once"][0]
+print(f"The thrice loop costs {f['old']['value']:.4f}× once under load.")
+PY
+        git add STATUS.md && git commit -qm status
+      fi
+      exits "$line" 0 -- as_written "$line"
+      case "$line" in
+        *--apply*) grep -q '~~' STATUS.md || fail "README: \`$line\`: STATUS.md was not corrected" ;;
+        *--format\ markdown) grep -q '^## Erratum: ratio-blocks superseded by ratio' last.out || fail "README: \`$line\`: no erratum" ;;
+        *) grep -q '^STATUS.md:1:23  .*  certain' last.out || fail "README: \`$line\`: the quotation was not found" ;;
+      esac ;;
     "noisefloor doctor")
       exits "$line" 0 1 -- "$NF" doctor ;;  # 1: not ready (a shared machine may be)
     "noisefloor gc")

@@ -46,6 +46,8 @@ for lang, body in re.findall(r"```(\w*)\n(.*?)```", readme, re.S):
         continue
     for line in body.splitlines():
         line = strip_comment(line.strip())
+        if re.match(r"noisefloor [a-z]+: ", line):  # a command's output quoted ("noisefloor errata: 2 ...")
+            continue
         if COMMAND.match(line):
             emit("usage" if PLACEHOLDER.search(line.replace("2>&1", "")) else "run", line)
 

@@ -115,21 +115,39 @@ TEST_CASE("errata: a negative change and a ratio that crossed 1") {
   CHECK(hits[1].replacement == "+20%");
 }
 
-TEST_CASE("errata: values in their unit or a scaled one, CVs with or without a space") {
-  const std::vector<Correction> fix = {{value(34.97), value(36.1)}, {cv(18.88), cv(2.31)}};
+TEST_CASE("errata: values in their unit or a scaled one, CVs and CI half-widths") {
+  Figure halfwidth = cv(6.4);
+  halfwidth.statistic = "median ±";
+  halfwidth.kind = FigureKind::halfwidth;
+  Figure narrower = halfwidth;
+  narrower.value = 1.2;
+  const std::vector<Correction> fix = {
+      {value(34.97), value(36.1)}, {cv(18.88), cv(2.31)}, {halfwidth, narrower}};
   const std::string text =
       "Get: 34.97 ns/op, 34.97ns, 0.03497 µs, 34.97n, 35.0 ns\n"
-      "Get CV 18.88% or 18.9 % or ±18.9%\n"
+      "Get CV 18.88% or 18.9 %, median ± 6.4% or ±6.4%\n"
       "34.97 ms is another thing\n";
   const auto hits = analysis::find_quotations(text, fix, Syntax::text);
   CHECK(quoted(hits) == std::vector<std::string>{"34.97 ns/op", "34.97ns", "0.03497 µs", "34.97n", "35.0 ns",
-                                                 "18.88%", "18.9 %", "±18.9%"});
+                                                 "18.88%", "18.9 %", "± 6.4%", "±6.4%"});
   CHECK(hits[0].replacement == "36.10 ns/op");
   CHECK(hits[2].replacement == "0.03610 µs");
   CHECK(hits[5].replacement == "2.31%");
   CHECK(hits[6].replacement == "2.3 %");
-  CHECK(hits[7].replacement == "±2.3%");
+  CHECK(hits[7].replacement == "± 1.2%");
+  CHECK(hits[8].replacement == "±1.2%");
   for (const auto& h : hits) CHECK(h.certainty == Certainty::certain);
+}
+
+TEST_CASE("errata: a benchmark's result lines are data, not quotations") {
+  const std::vector<Correction> fix = {{value(34.97), value(36.1)}};
+  const std::string text =
+      "//\tBenchmarkGet-48         \t  690848\t      34.97 ns/op\n"
+      "BenchmarkGet-8 1000 34.97 ns/op\n"
+      "BenchmarkGet is at 34.97 ns/op\n";
+  const auto hits = analysis::find_quotations(text, fix, Syntax::text);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].line == 3);
 }
 
 TEST_CASE("errata: one number, two figures: likely, both named") {
