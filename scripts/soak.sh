@@ -8,7 +8,7 @@
 #     stops by itself), none is left after exit (after `noisefloor gc` for KILL);
 #   - samples: samples.jsonl holds every sample the progress lines had reported;
 #   - run.json: status interrupted after INT/TERM/HUP (exit 130), absent after KILL (exit 137), or
-#     complete when the run ended before the signal, or no run directory at all when INT/TERM/HUP
+#     complete when the run ended before the signal (or wrote it and was KILLed while it ended), or no run directory at all when INT/TERM/HUP
 #     stopped it while it prepared (building, images); `noisefloor cv` reads what is there.
 # Trial i uses seed SEED+i (SEED defaults to the time): `scripts/soak.sh 1 <seed>` replays one.
 # Prints one line per trial and the totals; exit 1 when any trial found a problem.
@@ -158,6 +158,8 @@ for ((i = 0; i < trials; i++)); do
     # stopped while it prepared (building, images), before it made a run directory: nothing to keep
     130/absent) [[ $sig != KILL && -z "$run_dir" && $reported == 0 ]] || why+=("exit 130 with run.json absent after $sig") ;;
     137/absent) [[ $sig == KILL ]] || why+=("killed without KILL") ;;
+    # KILL while it ended: every result was written (run.json complete); what it left is checked above
+    137/complete) [[ $sig == KILL ]] || why+=("killed without KILL") ;;
     *) why+=("exit $status with run.json $record after $sig") ;;
   esac
   if [[ -n "$run_dir" ]] && ! "$NF" cv "$run_dir" >"$dir/cv.txt" 2>&1; then

@@ -27,9 +27,13 @@ struct ContainerRuntime::Impl {
   const model::Experiment& experiment;
   Note note;
   docker::Client client;
-  bool remote = false;      // every condition in a container, spinners too
+  bool remote = false;  // every condition in a container, spinners too
+  // The engine's containers get no pids controller (rootless Podman): the default pids_limit, a
+  // safety net the file did not ask for, is not requested (it would be accepted and not applied).
+  bool no_pids_controller = false;
   std::string tools_image;  // noisefloor-tools:<hash>, once prepare_tools() loaded it
   json version, info;
+  json libpod;  // Podman: GET /v4.0.0/libpod/info (null for Docker)
   // condition name -> image reference and (for auto images) where the benchmark sits inside
   struct Image {
     std::string ref;
@@ -100,10 +104,13 @@ std::string load_planned(ContainerRuntime::Impl& rt, const image::ImagePlan& pla
 // The benchmark's container settings under a condition: its own `container:` spec, or, on an
 // engine where noisefloor cannot start host processes, the auto image with the condition's
 // affinity as the cpuset and no limits.
-model::ContainerSpec container_spec(const model::Condition& c) {
-  if (c.container) return *c.container;
+model::ContainerSpec container_spec(const model::Condition& c, bool no_pids_controller) {
   model::ContainerSpec spec;
-  if (!c.affinity.empty()) spec.cpuset = model::format_cpu_list(c.affinity);
+  if (c.container)
+    spec = *c.container;
+  else if (!c.affinity.empty())
+    spec.cpuset = model::format_cpu_list(c.affinity);
+  if (no_pids_controller && !spec.pids_limit_given) spec.pids_limit = 0;  // no limit asked
   return spec;
 }
 
@@ -197,7 +204,7 @@ class ContainerScope : public ConditionScope {
   ContainerScope(std::shared_ptr<ContainerRuntime::Impl> rt, const model::Condition& c, std::string run_id)
       : rt_(std::move(rt)),
         condition_(c),
-        spec_(container_spec(c)),
+        spec_(container_spec(c, rt_->no_pids_controller)),
         run_id_(std::move(run_id)),
         spinners_(rt_->remote
                       ? Spinners(
@@ -376,6 +383,17 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker
   impl_->client.ping();
   impl_->version = impl_->client.version();
   impl_->info = impl_->client.info();
+  if (fingerprint::is_podman(impl_->version)) impl_->libpod = impl_->client.libpod_info().value_or(json());
+  const fingerprint::EngineFacts facts = engine_facts();
+  if (facts.cgroup_controllers &&
+      std::find(facts.cgroup_controllers->begin(), facts.cgroup_controllers->end(), "pids") ==
+          facts.cgroup_controllers->end()) {
+    impl_->no_pids_controller = true;
+    impl_->note(
+        fmt::format("engine {}: its containers get no pids cgroup controller: the default pids_limit "
+                    "(1024) is not asked for",
+                    impl_->client.endpoint().display));
+  }
   const int ncpu = impl_->info.value("NCPU", 0);
   std::vector<int> engine_cpus;
   for (int i = 0; i < ncpu; ++i) engine_cpus.push_back(i);
@@ -395,7 +413,18 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker
     if (spec.cpus && *spec.cpus > ncpu)
       throw ConfigError(fmt::format("{}: conditions[{}].container.cpus: {} is more than the engine's {} CPUs",
                                     where(e, spec), i, *spec.cpus, ncpu));
+    if (const auto refusal = fingerprint::unenforced_limit(facts, spec, impl_->client.endpoint().display))
+      throw ConfigError(fmt::format("{}: conditions[{}].container.{}", where(e, spec), i, *refusal));
   }
+  // On another machine spinners are containers too, pinned with a cpuset and watched by their
+  // CPU time: an engine whose containers get no cgroup controller can do neither.
+  if (remote && facts.cgroup_controllers && facts.cgroup_controllers->empty())
+    for (std::size_t i = 0; i < e.conditions.size(); ++i)
+      if (e.conditions[i].spinners && e.conditions[i].spinners->count > 0)
+        throw ConfigError(fmt::format(
+            "{}: conditions[{}].spinners: the engine at {} is rootless Podman whose containers get no cgroup "
+            "controller: spinner containers could not be pinned or seen spinning; use a rootful engine",
+            e.source_file, i, impl_->client.endpoint().display));
 }
 
 ContainerRuntime::~ContainerRuntime() = default;
@@ -433,7 +462,7 @@ void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
   std::optional<Impl::Image> automatic;  // planned and loaded once, shared by the conditions using it
   for (const auto& c : e.conditions) {
     if (!c.container && !impl_->remote) continue;
-    const model::ContainerSpec spec = container_spec(c);
+    const model::ContainerSpec spec = container_spec(c, impl_->no_pids_controller);
     Impl::Image image;
     if (spec.image == "auto") {
       if (!automatic) {
@@ -505,7 +534,8 @@ fingerprint::FactTree ContainerRuntime::machine_facts(const model::Cancelled& ca
 
 fingerprint::EngineFacts ContainerRuntime::engine_facts() {
   fingerprint::EngineFacts facts = fingerprint::engine_facts(
-      impl_->version, impl_->info, impl_->client.endpoint().display, impl_->client.api_version());
+      impl_->version, impl_->info, impl_->client.endpoint().display, impl_->client.api_version(),
+      impl_->libpod.is_null() ? nullptr : &impl_->libpod);
   for (const auto& [cond, img] : impl_->images) facts.images[cond] = {img.ref, img.id};
   return facts;
 }

@@ -1194,8 +1194,10 @@ class Reader {
     if (const YAML::Node n = node["user"]) k.user = get_string(n, path + ".user");
     if (const YAML::Node n = node["read_only"]) k.read_only = get_bool(n, path + ".read_only");
     if (const YAML::Node n = node["perf_events"]) k.perf_events = get_bool(n, path + ".perf_events");
-    if (const YAML::Node n = node["pids_limit"])
+    if (const YAML::Node n = node["pids_limit"]) {
       k.pids_limit = get_int(n, path + ".pids_limit", 1, "a process limit ≥ 1", 4'194'304);
+      k.pids_limit_given = true;
+    }
     return k;
   }
 

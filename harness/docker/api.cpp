@@ -106,6 +106,53 @@ std::string engine_error_message(std::string_view method, std::string_view path,
   return fmt::format("docker: {} {}: {}: {}", method, path, status, message);
 }
 
+bool name_in_use(long status, std::string_view body) {
+  return status == 409 || (status == 500 && body.find("is already in use") != std::string_view::npos);
+}
+
+bool kill_not_running(long status, std::string_view body) {
+  return status == 409 ||
+         (status == 500 && (body.find("can only kill running containers") != std::string_view::npos ||
+                            body.find("container state improper") != std::string_view::npos));
+}
+
+bool removal_under_way(long status, std::string_view body) {
+  return (status == 409 && body.find("already in progress") != std::string_view::npos) ||
+         (status == 500 && body.find("container state improper") != std::string_view::npos);
+}
+
+AnswerHead parse_answer_head(std::string_view head) {
+  AnswerHead out;
+  const auto lines = text::lines(head);
+  if (lines.empty()) return out;
+  // "HTTP/1.1 409 Conflict"
+  const std::string_view first = lines.front();
+  if (const std::size_t sp = first.find(' '); sp != std::string_view::npos) {
+    std::size_t i = sp + 1;
+    long code = 0;
+    while (i < first.size() && first[i] >= '0' && first[i] <= '9') code = code * 10 + (first[i++] - '0');
+    out.status = code;
+  }
+  for (std::size_t k = 1; k < lines.size(); ++k) {
+    const std::string_view line = lines[k];
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string name(trim(line.substr(0, colon)));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string_view value = trim(line.substr(colon + 1));
+    if (name == "content-type") out.content_type = std::string(value);
+    if (name == "content-length") {
+      std::size_t n = 0;
+      for (const char c : value) {
+        if (c < '0' || c > '9') break;
+        n = n * 10 + static_cast<std::size_t>(c - '0');
+      }
+      out.content_length = n;
+    }
+  }
+  return out;
+}
+
 std::string unreachable_message(std::string_view display, std::string_view reason) {
   return fmt::format("cannot reach the Docker engine at {}: {} \u2014 is dockerd running? set DOCKER_HOST",
                      display, reason);

@@ -66,6 +66,27 @@ void check_version_response(const std::string& negotiated, const nlohmann::json&
 std::string engine_error_message(std::string_view method, std::string_view path, long status,
                                  std::string_view content_type, std::string_view body);
 
+// Answers that mean the same on Docker and on Podman's Docker API, where Podman says with a 500
+// and words what Docker says with a 409 (its messages as Podman 4.3 gives them):
+// the name is taken ("... that name is already in use");
+bool name_in_use(long status, std::string_view body);
+// POST /kill of a container that is not running ("can only kill running containers ... container
+// state improper");
+bool kill_not_running(long status, std::string_view body);
+// DELETE ?force=1 of a container that is already on its way out: Docker's 409 "removal ... already
+// in progress", Podman's 500 "cannot remove container ... could not be stopped ... container state
+// improper" (it exited, and AutoRemove or another removal is under way). The caller looks again.
+bool removal_under_way(long status, std::string_view body);
+
+// The head of a raw HTTP answer (a hijacked connection's): its status code (0 when unreadable),
+// Content-Type and Content-Length (0 when absent).
+struct AnswerHead {
+  long status = 0;
+  std::string content_type;
+  std::size_t content_length = 0;
+};
+AnswerHead parse_answer_head(std::string_view head);
+
 // "cannot reach the Docker engine at <display>: <reason> — is dockerd running? set DOCKER_HOST"
 std::string unreachable_message(std::string_view display, std::string_view reason);
 

@@ -12,6 +12,7 @@
 #include <exception>
 #include <mutex>
 #include <string_view>
+#include <thread>
 
 #include "docker/demux.hpp"
 #include "docker/ssh_tunnel.hpp"
@@ -389,6 +390,16 @@ nlohmann::json Client::info() {
   return call_json({.method = "GET", .path = "/info", .timeout = kSmallCallTimeout}, {200});
 }
 
+std::optional<nlohmann::json> Client::libpod_info() {
+  const Request request{
+      .method = "GET", .path = "/v4.0.0/libpod/info", .versioned = false, .timeout = kSmallCallTimeout};
+  const Response r = perform(request);
+  if (r.status != 200) return std::nullopt;
+  auto j = model::parse_json_or_discarded(r.body);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  return j;
+}
+
 std::optional<nlohmann::json> Client::image_inspect(const std::string& ref) {
   Request request{
       .method = "GET", .path = "/images/" + path_part(ref, true) + "/json", .timeout = kSmallCallTimeout};
@@ -438,8 +449,10 @@ std::optional<Client::Created> Client::create_container_unless_named(const nlohm
                         .body = &text,
                         .content_type = "application/json",
                         .timeout = kSmallCallTimeout};
-  const Response r = call(request, {201, 200, 409});
-  if (r.status == 409) return std::nullopt;
+  const Response r = perform(request);
+  if (name_in_use(r.status, r.body)) return std::nullopt;  // (Podman: a 500 that says so)
+  if (r.status != 201 && r.status != 200)
+    throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
   auto j = model::parse_json_or_discarded(r.body);
   if (j.is_discarded())
     throw DockerError("docker: POST /containers/create: 201 with a body that is not JSON");
@@ -575,10 +588,13 @@ Client::Logs Client::follow_logs(const std::string& id, bool tty,
 }
 
 void Client::kill(const std::string& id, const std::string& signal) {
-  call({.method = "POST",
-        .path = "/containers/" + path_part(id, false) + "/kill?signal=" + escape(handle_->curl, signal),
-        .timeout = kSmallCallTimeout},
-       {204, 409});
+  const Request request{
+      .method = "POST",
+      .path = "/containers/" + path_part(id, false) + "/kill?signal=" + escape(handle_->curl, signal),
+      .timeout = kSmallCallTimeout};
+  const Response r = perform(request);
+  if (r.status == 204 || kill_not_running(r.status, r.body)) return;  // not running: nothing to kill
+  throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
 }
 
 void Client::remove(const std::string& id) {
@@ -587,7 +603,18 @@ void Client::remove(const std::string& id) {
                   .timeout = kRemoveTimeout};
   Response r = perform(request);
   if (r.status == 204 || r.status == 200 || r.status == 404) return;
-  if (r.status == 409 && r.body.find("already in progress") != std::string::npos) return;
+  if (removal_under_way(r.status, r.body)) {
+    if (r.status == 409) return;  // Docker: the removal under way finishes it
+    // Podman: it exited while being removed (AutoRemove, or our own removal racing its exit):
+    // look again for a while; gone is removed, still there is removed once more.
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (!inspect_if_exists(id)) return;
+      r = perform(request);
+      if (r.status == 204 || r.status == 200 || r.status == 404) return;
+      if (!removal_under_way(r.status, r.body)) break;
+    }
+  }
   throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
 }
 
@@ -694,8 +721,29 @@ std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
     if (answer.size() > 65536) throw DockerError(fmt::format("docker: {}: an answer without an end", where));
   }
   const std::string status = answer.substr(0, answer.find("\r\n"));
-  if (status.find(" 101 ") == std::string::npos && status.find(" 200 ") == std::string::npos)
-    throw DockerError(fmt::format("docker: {}: the engine answered \"{}\"", where, status));
+  if (status.find(" 101 ") == std::string::npos && status.find(" 200 ") == std::string::npos) {
+    // Its reason is in the body (Podman prepares the container here: runc's errors come back on
+    // the attach, e.g. "error setting rlimit type 7: operation not permitted"): read what it says.
+    const std::size_t end = answer.find("\r\n\r\n");
+    const AnswerHead head = parse_answer_head(std::string_view(answer).substr(0, end));
+    std::string body = answer.substr(end + 4);
+    const std::size_t want = std::min<std::size_t>(head.content_length, 65536);
+    while (body.size() < want) {
+      char buffer[512];
+      std::size_t n = 0;
+      const CURLcode rc = curl_easy_recv(curl, buffer, sizeof buffer, &n);
+      if (rc == CURLE_AGAIN) {
+        if (steady_clock::now() >= deadline) break;
+        wait_for(POLLIN);
+        continue;
+      }
+      if (rc != CURLE_OK || n == 0) break;
+      body.append(buffer, n);
+    }
+    if (head.status == 0 || body.empty())
+      throw DockerError(fmt::format("docker: {}: the engine answered \"{}\"", where, status));
+    throw DockerError(engine_error_message("POST", path, head.status, head.content_type, body));
+  }
   return lease;
 }
 

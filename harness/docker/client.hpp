@@ -78,6 +78,10 @@ class Client {
   void ping();               // HEAD /_ping (unversioned)
   nlohmann::json version();  // GET /version
   nlohmann::json info();     // GET /info
+  // Podman's own GET /v4.0.0/libpod/info (unversioned: the Libpod API beside the Docker one), which
+  // says what /info does not: rootless, the cgroup controllers containers get. nullopt when the
+  // engine has no such endpoint (Docker).
+  std::optional<nlohmann::json> libpod_info();
 
   // GET /images/{ref}/json; nullopt when the engine does not have the image.
   std::optional<nlohmann::json> image_inspect(const std::string& ref);

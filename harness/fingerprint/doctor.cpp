@@ -365,6 +365,27 @@ class Doctor {
 
   void engine_limits() {
     if (!engine_) return;
+    const std::string engine =
+        engine_->product.empty() ? "the docker engine" : "the " + engine_->product + " engine";
+    // Podman says in its libpod info which cgroup controllers its containers get (its /info
+    // claims every limit): one finding that says which limits it would drop, and why.
+    if (engine_->cgroup_controllers) {
+      const auto& have = *engine_->cgroup_controllers;
+      std::vector<std::string> missing;
+      for (const char* c : {"cpuset", "cpu", "memory", "pids"})
+        if (std::find(have.begin(), have.end(), c) == have.end()) missing.push_back(c);
+      if (!missing.empty())
+        add(Level::warn, "engine-limits",
+            fmt::format(
+                "{} {}gives its containers no {} cgroup controller (cgroup v{}): it accepts those "
+                "limits and applies none, so noisefloor refuses container conditions that ask for them; "
+                "run Podman rootful, or on cgroup v2 delegate the controllers to the user",
+                engine, engine_->rootless ? "is rootless and " : "", fmt::join(missing, ", "),
+                engine_->cgroup_version.empty() ? "?" : engine_->cgroup_version),
+            "sudo podman system service --time=0 unix:///run/podman/podman.sock");
+      for (const auto& msg : engine_->warnings) add(Level::warn, "engine-limits", engine + ": " + msg);
+      return;
+    }
     const EngineLimits& l = engine_->limits;
     const std::pair<const char*, std::optional<bool>> caps[] = {{"CPUSet", l.cpuset},
                                                                 {"CpuCfsQuota", l.cpu_cfs_quota},
@@ -374,12 +395,14 @@ class Doctor {
     for (const auto& [cap, value] : caps) {
       if (value && !*value) {
         add(Level::warn, "engine-limits",
-            fmt::format("the docker engine reports {}=false: it silently drops that limit, so "
+            fmt::format("{} reports {}=false: it silently drops that limit, so "
                         "the pinned container is not limited the way the experiment says",
-                        cap));
+                        engine, cap));
       }
     }
-    for (const auto& msg : engine_->warnings) add(Level::warn, "engine-limits", "docker engine: " + msg);
+    for (const auto& msg : engine_->warnings)
+      add(Level::warn, "engine-limits",
+          (engine_->product.empty() ? "docker engine" : engine_->product + " engine") + ": " + msg);
   }
 
   void perflock() {

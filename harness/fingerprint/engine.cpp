@@ -1,5 +1,8 @@
 #include "fingerprint/engine.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace noisefloor::fingerprint {
@@ -42,8 +45,17 @@ json nullable(const std::optional<bool>& b) { return b ? json(*b) : json(nullptr
 
 }  // namespace
 
+bool is_podman(const json& version) {
+  if (!version.is_object() || !version.contains("Components") || !version["Components"].is_array())
+    return false;
+  for (const auto& comp : version["Components"])
+    if (str(comp, "Name") == "Podman Engine") return true;
+  return false;
+}
+
 EngineFacts engine_facts(const json& version, const json& info, const std::string& endpoint,
-                         const std::string& api_version) {
+                         const std::string& api_version, const json* libpod_info) {
+  const json libpod = libpod_info ? *libpod_info : json();
   EngineFacts f;
   f.endpoint = endpoint;
   f.server_version = str(version, "Version");
@@ -71,6 +83,31 @@ EngineFacts engine_facts(const json& version, const json& info, const std::strin
   f.warnings = strings(info, "Warnings");
   f.limits = {boolean(info, "CPUSet"), boolean(info, "CpuCfsQuota"), boolean(info, "CpuCfsPeriod"),
               boolean(info, "MemoryLimit"), boolean(info, "SwapLimit")};
+  if (is_podman(version))
+    f.product = "Podman";
+  else if (f.components.contains("Engine"))
+    f.product = "Docker";
+  if (libpod.is_object() && libpod.contains("host") && libpod["host"].is_object()) {
+    const json& host = libpod["host"];
+    if (host.contains("security") && host["security"].is_object())
+      f.rootless = f.rootless || boolean(host["security"], "rootless").value_or(false);
+    if (host.contains("cgroupControllers") && host["cgroupControllers"].is_array()) {
+      const std::vector<std::string> controllers = strings(host, "cgroupControllers");
+      f.cgroup_controllers = controllers;
+      // A limit holds only when its controller is there (rootless on cgroup v1: none is).
+      const auto has = [&](const char* c) {
+        return std::find(controllers.begin(), controllers.end(), c) != controllers.end();
+      };
+      const auto only_if = [](std::optional<bool>& limit, bool present) {
+        if (!present) limit = false;
+      };
+      only_if(f.limits.cpuset, has("cpuset"));
+      only_if(f.limits.cpu_cfs_quota, has("cpu"));
+      only_if(f.limits.cpu_cfs_period, has("cpu"));
+      only_if(f.limits.memory_limit, has("memory"));
+      only_if(f.limits.swap_limit, has("memory"));
+    }
+  }
   return f;
 }
 
@@ -99,6 +136,8 @@ void to_json(json& j, const EngineFacts& f) {
          {"cpu_cfs_period", nullable(f.limits.cpu_cfs_period)},
          {"memory_limit", nullable(f.limits.memory_limit)},
          {"swap_limit", nullable(f.limits.swap_limit)}}}};
+  if (!f.product.empty()) j["product"] = f.product;  // (recorded since 0.1 fingerprints were)
+  if (f.cgroup_controllers) j["cgroup_controllers"] = *f.cgroup_controllers;
   if (!f.images.empty()) {
     json images = json::object();
     for (const auto& [condition, image] : f.images)
@@ -128,6 +167,9 @@ void from_json(const json& j, EngineFacts& f) {
       if (v.is_string()) f.components[name] = v.get<std::string>();
   f.security_options = strings(j, "security_options");
   f.rootless = boolean(j, "rootless").value_or(false);
+  f.product = str(j, "product");
+  if (j.contains("cgroup_controllers") && j["cgroup_controllers"].is_array())
+    f.cgroup_controllers = strings(j, "cgroup_controllers");
   f.warnings = strings(j, "warnings");
   if (j.contains("limits")) {
     const json& l = j["limits"];
@@ -137,6 +179,34 @@ void from_json(const json& j, EngineFacts& f) {
   if (j.contains("images") && j["images"].is_object())
     for (const auto& [condition, image] : j["images"].items())
       f.images[condition] = {str(image, "ref"), str(image, "id")};
+}
+
+std::optional<std::string> unenforced_limit(const EngineFacts& facts, const model::ContainerSpec& spec,
+                                            const std::string& endpoint) {
+  if (!facts.cgroup_controllers) return std::nullopt;  // Docker: /info and the read-back decide
+  const auto& have = *facts.cgroup_controllers;
+  struct Asked {
+    bool asked;
+    const char* key;
+    const char* controller;
+  };
+  for (const Asked& a :
+       {Asked{spec.cpuset.has_value(), "cpuset", "cpuset"}, Asked{spec.cpus.has_value(), "cpus", "cpu"},
+        Asked{spec.memory.has_value(), "memory", "memory"},
+        Asked{spec.memory_swap.has_value(), "memory_swap", "memory"},
+        Asked{spec.pids_limit_given, "pids_limit", "pids"}}) {
+    if (!a.asked || std::find(have.begin(), have.end(), a.controller) != have.end()) continue;
+    return fmt::format(
+        "{}: the engine at {} is {}Podman and its containers get no '{}' cgroup controller (they get {}; "
+        "cgroup "
+        "v{}): it would accept the limit and not apply it. Run this condition on a rootful engine, or on "
+        "cgroup v2 "
+        "delegate the controller to the user (systemd: Delegate=cpu cpuset memory pids), or drop the limit",
+        a.key, endpoint, facts.rootless ? "rootless " : "", a.controller,
+        have.empty() ? "none" : fmt::format("{}", fmt::join(have, ", ")),
+        facts.cgroup_version.empty() ? "?" : facts.cgroup_version);
+  }
+  return std::nullopt;
 }
 
 }  // namespace noisefloor::fingerprint

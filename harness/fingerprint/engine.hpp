@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "model/experiment.hpp"
+
 namespace noisefloor::fingerprint {
 
 // Which limits the engine can enforce (GET /info CPUSet, CpuCfsQuota, CpuCfsPeriod, MemoryLimit,
@@ -30,25 +32,45 @@ struct EngineFacts {
   std::string cgroup_version, cgroup_driver, storage_driver, default_runtime;
   std::map<std::string, std::string> components;  // name -> version
   std::vector<std::string> security_options;
-  bool rootless = false;  // a security option names rootless
+  bool rootless = false;  // a security option names rootless (Docker), or Podman's libpod info says so
+  // Which engine speaks the API: "Docker" or "Podman" (GET /version's components: "Engine",
+  // "Podman Engine"); "" when neither is named.
+  std::string product;
+  // Podman: the cgroup controllers its containers get (libpod info host.cgroupControllers; none
+  // for rootless Podman on cgroup v1, or without delegation); nullopt for Docker.
+  std::optional<std::vector<std::string>> cgroup_controllers;
   std::vector<std::string> warnings;
   EngineLimits limits;
   std::map<std::string, EngineImage> images;  // per container condition, once a run prepared them
   friend bool operator==(const EngineFacts&, const EngineFacts&) = default;
 };
 
-// From GET /version and GET /info. A field the engine did not send, or sent with another type,
-// is "" / 0 / empty; a missing limit capability is nullopt (unknown), never assumed. Never
-// throws, whatever the objects hold.
+// From GET /version and GET /info (and, for Podman, GET /v4.0.0/libpod/info: `libpod`, nullptr
+// when not asked). A field the engine did not send, or sent with another type, is "" / 0 / empty; a
+// missing limit capability is nullopt (unknown), never assumed. Podman's /info claims every limit
+// even when rootless on cgroup v1, where it applies none: its libpod info decides rootless and,
+// from the controllers delegated, which limits hold. Never throws, whatever the objects hold.
 EngineFacts engine_facts(const nlohmann::json& version, const nlohmann::json& info,
-                         const std::string& endpoint, const std::string& api_version);
+                         const std::string& endpoint, const std::string& api_version,
+                         const nlohmann::json* libpod = nullptr);
+
+// Whether GET /version names Podman ("Podman Engine" among its components).
+bool is_podman(const nlohmann::json& version);
+
+// A limit of `spec` the engine would accept and not apply: "<key>: why, and what would make it
+// work", or nullopt. Podman answers create with no warning when rootless on cgroup v1 (or on v2
+// without delegation) and drops every cgroup limit; its libpod info lists the controllers its
+// containers get (cgroup_controllers). Docker (no such list): nullopt, its /info and the limits
+// read back decide.
+std::optional<std::string> unenforced_limit(const EngineFacts& facts, const model::ContainerSpec& spec,
+                                            const std::string& endpoint);
 
 // {"endpoint", "server_version", "api_version", "min_api_version", "os", "os_type",
 //  "architecture", "kernel", "ncpu", "mem_total", "cgroup_version", "cgroup_driver",
 //  "storage_driver", "default_runtime", "components" {<name>: <version>}, "security_options" [..],
-//  "rootless", "warnings" [..], "limits" {"cpuset", "cpu_cfs_quota", "cpu_cfs_period",
-//  "memory_limit", "swap_limit"} (null when unknown), "images" {<condition>: {"ref", "id"}}
-//  (only when a run prepared images)}.
+//  "rootless", "product" (when named), "cgroup_controllers" [..] (Podman only), "warnings" [..], "limits"
+//  {"cpuset", "cpu_cfs_quota", "cpu_cfs_period", "memory_limit", "swap_limit"} (null when unknown), "images"
+//  {<condition>: {"ref", "id"}} (only when a run prepared images)}.
 void to_json(nlohmann::json& j, const EngineFacts& facts);
 void from_json(const nlohmann::json& j, EngineFacts& facts);
 

@@ -47,6 +47,8 @@ struct ContainerSpec {
   std::optional<std::string> user;
   bool read_only = true;
   std::int64_t pids_limit = 1024;
+  bool pids_limit_given =
+      false;  // the file set it (the default is a safety net, dropped where no engine applies it)
   // CAP_PERFMON for the container, so that the probe may open performance counters (the default
   // seccomp profile refuses perf_event_open without it). Off by default.
   bool perf_events = false;

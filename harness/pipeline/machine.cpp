@@ -29,7 +29,18 @@
 
 namespace noisefloor::pipeline {
 namespace {
+
 namespace fp = fingerprint;
+
+// The engine's facts: GET /version and /info, and Podman's own libpod info (rootless, the cgroup
+// controllers its containers get), which its /info does not tell.
+fp::EngineFacts engine_facts_of(docker::Client& client) {
+  const auto version = client.version();
+  const auto info = client.info();
+  const std::optional<nlohmann::json> libpod = fp::is_podman(version) ? client.libpod_info() : std::nullopt;
+  return fp::engine_facts(version, info, client.endpoint().display, client.api_version(),
+                          libpod ? &*libpod : nullptr);
+}
 
 // The engine's facts, or why there are none. Never throws: an engine that does not answer (or a
 // DOCKER_HOST that cannot be used) is a reason.
@@ -69,9 +80,7 @@ HostProbe probe_host(const std::string& entry, std::string& warnings) {
   p.lease =
       holder ? fmt::format("held by {} ({}, since {})", holder->run, holder->who, holder->since) : "free";
   if (local) {
-    const auto version = client.version();
-    const auto info = client.info();
-    p.engine.facts = fp::engine_facts(version, info, client.endpoint().display, client.api_version());
+    p.engine.facts = engine_facts_of(client);
     p.host = fp::probe_this_host();
     return p;
   }
@@ -87,9 +96,7 @@ EngineProbe probe_engine() {
   try {
     docker::Client client = docker::Client::from_environment();
     client.ping();
-    const auto version = client.version();
-    const auto info = client.info();
-    return {fp::engine_facts(version, info, client.endpoint().display, client.api_version()), ""};
+    return {engine_facts_of(client), ""};
   } catch (const std::exception& e) {
     return {std::nullopt, e.what()};
   }
@@ -200,9 +207,10 @@ Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
   } else {
     std::string head = fmt::format(
         "host:    {}\n", host.text("hostname").value_or("unknown (" + host.reason("hostname") + ")"));
-    head += engine.facts
-                ? fmt::format("engine:  {} ({})\n", engine.facts->server_version, engine.facts->endpoint)
-                : fmt::format("engine:  no engine: {}\n", engine.unknown);
+    head += engine.facts ? fmt::format("engine:  {}{} ({})\n",
+                                       engine.facts->product.empty() ? "" : engine.facts->product + " ",
+                                       engine.facts->server_version, engine.facts->endpoint)
+                         : fmt::format("engine:  no engine: {}\n", engine.unknown);
     if (other) head += fmt::format("lease:   {}\n", other->lease);
     if (!o.experiment.empty())
       head += fmt::format("pinned:  CPUs {} (from {})\n",

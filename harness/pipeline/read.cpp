@@ -659,8 +659,14 @@ std::vector<fs::path> files_to_search(const std::vector<std::string>& in) {
 // Whether a corrected file still parses as its syntax requires ("" when it does, else why not).
 std::string parse_problem(analysis::Syntax syntax, const std::string& text) {
   try {
-    if (syntax == analysis::Syntax::yaml) (void)YAML::LoadAll(text);
-    if (syntax == analysis::Syntax::json) (void)nlohmann::json::parse(text);
+    if (syntax == analysis::Syntax::yaml) {
+      const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+      (void)documents;
+    }
+    if (syntax == analysis::Syntax::json) {
+      const nlohmann::json document = nlohmann::json::parse(text);
+      (void)document;
+    }
   } catch (const std::exception& err) {
     return fmt::format("the corrected {} would not parse ({}): correct it by hand", analysis::name_of(syntax),
                        text::trim(err.what()));

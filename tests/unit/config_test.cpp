@@ -81,6 +81,8 @@ TEST_CASE("config: the demo experiment is read completely") {
   CHECK(e.conditions[2].container->memory_swap == 512LL * 1024 * 1024);  // no swap by default
   CHECK(e.conditions[2].container->network == "none");
   CHECK(e.conditions[2].container->read_only);
+  CHECK(e.conditions[2].container->pids_limit == 1024);  // the default, not asked for by the file
+  CHECK_FALSE(e.conditions[2].container->pids_limit_given);
   CHECK(e.schedule == model::Schedule::sequential);
   CHECK(e.cooldown.count() == doctest::Approx(2));
   CHECK(e.source_text == kGood);
@@ -515,6 +517,15 @@ claims:
   CHECK(model::claim_name(*k.sweep) == "capped[cpus=1.0,memory=none,GOMAXPROCS=1]");
   CHECK(model::settings_text(*k.sweep) == "cpus=1.0, memory=none, GOMAXPROCS=1");
   CHECK(e.claims.size() == 2);
+}
+
+TEST_CASE("config: a pids_limit the file sets is marked as asked for") {
+  const model::Experiment e = parse_experiment(
+      "name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: a\n    container: {pids_limit: 64}\n",
+      "t.yaml", kTwoCpus);
+  REQUIRE(e.conditions[0].container);
+  CHECK(e.conditions[0].container->pids_limit == 64);
+  CHECK(e.conditions[0].container->pids_limit_given);
 }
 
 TEST_CASE("config: a bad sweep, or a bad point, is refused at the sweep with the point named") {

@@ -75,6 +75,57 @@ TEST_CASE("api: GET /version's MinAPIVersion must not exceed the negotiated vers
 
 // ---- errors ---------------------------------------------------------------------------------
 
+// Podman 4.3's Docker API, as it answered on this machine (rootful, cgroup v1): a 500 with words
+// where Docker gives a 409.
+TEST_CASE("api: Podman's 500s that mean Docker's 409s") {
+  const std::string name_taken =
+      R"({"cause":"that name is already in use","message":"container create: creating container storage: the )"
+      R"(container name \"noisefloor-lease\" is already in use by 66b0426c. You have to remove that container )"
+      R"(to be able to reuse that name: that name is already in use","response":500})";
+  CHECK(name_in_use(409, "{\"message\":\"Conflict. The container name is already in use\"}"));
+  CHECK(name_in_use(500, name_taken));
+  CHECK_FALSE(name_in_use(500, R"({"message":"no space left on device"})"));
+  CHECK_FALSE(name_in_use(201, ""));
+
+  const std::string kill_exited =
+      R"({"cause":"container state improper","message":"can only kill running containers. 5b2e is in state )"
+      R"(exited: container state improper","response":500})";
+  CHECK(kill_not_running(409, "{\"message\":\"Container 5b2e is not running\"}"));
+  CHECK(kill_not_running(500, kill_exited));
+  CHECK_FALSE(kill_not_running(500, R"({"message":"no such process"})"));
+
+  const std::string remove_race =
+      R"({"cause":"container state improper","message":"cannot remove container dde667ed as it could not be )"
+      R"(stopped: sending SIGKILL to container dde667ed: container state improper: stopped","response":500})";
+  CHECK(removal_under_way(409, "{\"message\":\"removal of container x is already in progress\"}"));
+  CHECK(removal_under_way(500, remove_race));
+  CHECK_FALSE(removal_under_way(409, "{\"message\":\"You cannot remove a running container\"}"));
+  CHECK_FALSE(removal_under_way(500, R"({"message":"driver failed"})"));
+}
+
+TEST_CASE("api: the head of a hijacked connection's refusal") {
+  const auto head = parse_answer_head(
+      "HTTP/1.1 409 Conflict\r\nApi-Version: 1.41\r\nContent-Type: application/json\r\n"
+      "Libpod-Api-Version: 4.3.1\r\ncontent-length: 341");
+  CHECK(head.status == 409);
+  CHECK(head.content_type == "application/json");
+  CHECK(head.content_length == 341);
+  CHECK(parse_answer_head("").status == 0);
+  CHECK(parse_answer_head("garbage").status == 0);
+  // What the refusal then says: runc's reason, from the body.
+  CHECK(
+      engine_error_message(
+          "POST", "/v1.41/containers/074fe3d5d2da/attach?stream=1&stdin=1", head.status, head.content_type,
+          R"({"cause":"OCI permission denied","message":"preparing container 074f for attach: )"
+          R"(runc: runc create failed: unable to start container process: error during )"
+          R"(container init: error setting rlimits for ready process: error setting rlimit )"
+          R"(type 7: operation not permitted: OCI permission denied","response":409})") ==
+      "docker: POST /v1.41/containers/074fe3d5d2da/attach: 409: preparing container 074f for attach: runc: "
+      "runc "
+      "create failed: unable to start container process: error during container init: error setting rlimits "
+      "for ready process: error setting rlimit type 7: operation not permitted: OCI permission denied");
+}
+
 TEST_CASE("api: engine errors are one line naming the request") {
   CHECK(engine_error_message("POST", "/containers/create?name=nf-1", 404, "application/json",
                              "{\"message\":\"No such image: bench:1.2\"}\n") ==
