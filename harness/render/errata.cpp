@@ -62,9 +62,14 @@ std::vector<std::size_t> quoted_corrections(const ErrataView& v) {
   return {seen.begin(), seen.end()};
 }
 
+std::size_t quotations(const ErrataView& v) {
+  std::size_t n = 0;
+  for (const auto& f : v.files) n += f.hits.size();
+  return n;
+}
+
 std::string headline(const ErrataView& v) {
-  std::size_t hits = 0;
-  for (const auto& f : v.files) hits += f.hits.size();
+  const std::size_t hits = quotations(v);
   const std::size_t figures = quoted_corrections(v).size();
   return fmt::format(
       "{} quotation{} of {} superseded figure{} in {} of {} file{} searched ({} certain, {} likely)", hits,
@@ -137,22 +142,13 @@ std::string errata_text(const ErrataView& v, std::size_t width) {
 std::string errata_markdown(const ErrataView& v) {
   std::string out = fmt::format("## Erratum: {} superseded by {} ({})\n\n", v.old_title, v.new_title, v.date);
   const std::vector<std::size_t> quoted = quoted_corrections(v);
+  const std::size_t places = quotations(v);
   out += fmt::format(
       "**What was wrong.** {} figure{} published from `{}` {} superseded by `{}`, and {} quoted in {} "
       "place{}.\n\n",
       quoted.size(), quoted.size() == 1 ? "" : "s", fmt::join(v.old_sources, "` + `"),
       quoted.size() == 1 ? "is" : "are", fmt::join(v.new_sources, "` + `"),
-      quoted.size() == 1 ? "it is" : "they are",
-      [&] {
-        std::size_t n = 0;
-        for (const auto& f : v.files) n += f.hits.size();
-        return n;
-      }(),
-      [&] {
-        std::size_t n = 0;
-        for (const auto& f : v.files) n += f.hits.size();
-        return n == 1 ? "" : "s";
-      }());
+      quoted.size() == 1 ? "it is" : "they are", places, places == 1 ? "" : "s");
   // Why: the labels that changed, and the rooms.
   std::set<std::pair<std::string, std::string>> changes;
   for (const std::size_t k : quoted) {
