@@ -14,9 +14,13 @@ build="${FUZZ_BUILD_DIR:-$repo/build-fuzz}"
 read -r -a targets <<<"${FUZZ_TARGETS:-experiment gotest gbench demux probe results claims}"
 
 bash "$repo/scripts/bootstrap.sh" fuzz
+# A build of its own (the core and the fuzz targets only), unless FUZZ_BUILD_DIR names a sanitized
+# clang build (make test SANITIZE=1), which has them too.
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   CXX=clang++ cmake -S "$repo" -B "$build" -DNF_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
+grep -q '^CMAKE_CXX_COMPILER:.*clang' "$build/CMakeCache.txt" ||
+  { echo "fuzz.sh: $build is not a clang build: libFuzzer needs one (make fuzz, or a SANITIZE=1 build)" >&2; exit 2; }
 cmake --build "$build" --target fuzzers -j "$(nproc 2>/dev/null || echo 2)"
 rm -rf "$build/seeds"
 python3 "$repo/tests/fuzz/seeds.py" "$build/seeds"

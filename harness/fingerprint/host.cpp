@@ -657,7 +657,9 @@ FactTree probe_toolchain(const std::optional<fs::path>& benchmark_binary,
     });
   }
   if (native) {
-    for (const auto& [key, tool] : {std::pair{"cxx", "c++"}, std::pair{"cc", "cc"}}) {
+    for (const auto& entry : {std::pair{"cxx", "c++"}, std::pair{"cc", "cc"}}) {
+      const char* key = entry.first;  // not a structured binding: clang 14 cannot capture one
+      const char* tool = entry.second;
       tc[key] = guarded(tool, [&] {
         const auto [out, why] = run_tool({tool, "--version"});
         return out ? known(first_line(*out)) : unknown(why);

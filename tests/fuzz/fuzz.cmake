@@ -5,7 +5,7 @@ foreach(target ${NF_FUZZ_TARGETS})
   list(APPEND NF_FUZZ_SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/${target}.cpp)
 endforeach()
 
-if(NF_FUZZ)
+if(NF_FUZZERS)
   # `make fuzz`: one libFuzzer binary per target (clang), the core instrumented for coverage.
   add_custom_target(fuzzers)
   foreach(target ${NF_FUZZ_TARGETS})
@@ -16,7 +16,8 @@ if(NF_FUZZ)
     target_link_libraries(nf-fuzz-${target} PRIVATE noisefloor_core)
     add_dependencies(fuzzers nf-fuzz-${target})
   endforeach()
-else()
+endif()
+if(NOT NF_FUZZ)
   # Every build replays the seeds and the kept corpus (CTest fuzz_corpus).
   add_executable(nf-fuzz-replay tests/fuzz/replay.cpp ${NF_FUZZ_SOURCES})
   target_link_libraries(nf-fuzz-replay PRIVATE noisefloor_core)

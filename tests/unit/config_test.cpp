@@ -571,7 +571,8 @@ TEST_CASE("config: a bad sweep, or a bad point, is refused at the sweep with the
        "x.yaml:6:14: claims[0]: no sweep point \"s[spinners=3]\" (points: s[spinners=1], s[spinners=2])"},
   };
   for (const auto& [yaml, want] : cases) {
-    CAPTURE(yaml);
+    const auto captured_yaml = yaml;  // clang 14 cannot capture a structured binding
+    CAPTURE(captured_yaml);
     CHECK(error_of(yaml) == want);
   }
 }

@@ -96,8 +96,9 @@ TEST_CASE("render export: gotest is one benchfmt stream benchstat -col condition
     values[key].insert(std::string(line.substr(colon + 2)));
     if (key == "condition") conditions.emplace_back(line.substr(colon + 2));
   }
-  for (const auto& [key, seen] : values)
-    if (key != "condition") CHECK_MESSAGE(seen.size() == 1, key << " differs between conditions");
+  for (const auto& entry : values)  // not a structured binding: clang 14 cannot capture one
+    if (entry.first != "condition")
+      CHECK_MESSAGE(entry.second.size() == 1, entry.first << " differs between conditions");
   CHECK(conditions == std::vector<std::string>{"idle", "noisy", "pinned"});
   CHECK(out.starts_with(
       "# The conditions side by side: benchstat -col condition FILE\n"

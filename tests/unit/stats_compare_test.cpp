@@ -298,7 +298,8 @@ TEST_CASE("stats compare: Moses CI order statistics") {
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = 10.0 + 0.1 * static_cast<double>(i);
     for (std::size_t j = 0; j < v.size(); ++j) v[j] = 10.2 + 0.1 * static_cast<double>(j);
     const RatioCI exact = hodges_lehmann_ratio(b, v);
-    CAPTURE(m);
+    const auto captured_m = m;  // clang 14 cannot capture a structured binding
+    CAPTURE(captured_m);
     CHECK(exact.level == rel(level, 1e-12));
   }
   // 70 vs 70: C(140, 70) > 2^126, normal approximation; conservative by construction.

@@ -456,7 +456,8 @@ TEST_CASE("stats summary: the median CI order for large n starts its sum 12 sd b
        {std::tuple<std::size_t, std::size_t, double>{10000, 4902, 0.9511670501036181},
         {20001, 9862, 0.9506703274081423},
         {100000, 49690, 0.9504442853304751}}) {
-    CAPTURE(n);
+    const auto captured_n = n;  // clang 14 cannot capture a structured binding
+    CAPTURE(captured_n);
     const auto order = noisefloor::stats::median_ci_order(n);
     REQUIRE(order);
     CHECK(order->k == k);
@@ -586,8 +587,10 @@ TEST_CASE("stats summary: benchstat's median CI orders for large n (normal appro
         {1000, 0.99, 459, 541},
         {10001, 0.99, 4872, 5130},
         {1000000, 0.99, 498712, 501288}}) {
-    CAPTURE(n);
-    CAPTURE(confidence);
+    const auto captured_n = n;  // clang 14 cannot capture a structured binding
+    CAPTURE(captured_n);
+    const auto captured_confidence = confidence;  // clang 14 cannot capture a structured binding
+    CAPTURE(captured_confidence);
     const auto got = noisefloor::stats::benchstat_median_ci_orders(n, confidence);
     REQUIRE(got);
     CHECK(got->lo == lo);
@@ -621,7 +624,8 @@ TEST_CASE("stats summary: benchstat's median CI level is the exact binomial mass
         {1000, 469, 532, 0.9537088026395019},
         {10001, 4902, 5099, 0.9511444704334981},
         {1000000, 499020, 500980, 0.9500041494074228}}) {
-    CAPTURE(n);
+    const auto captured_n = n;  // clang 14 cannot capture a structured binding
+    CAPTURE(captured_n);
     const auto got = noisefloor::stats::benchstat_median_ci_orders(n);
     REQUIRE(got);
     CHECK(got->lo == lo);
@@ -672,7 +676,8 @@ TEST_CASE("stats summary: the \"±\" of summarize is benchstat's on the same sam
        102.95,
        "7%"}};
   for (const auto& [x, median, plus_minus] : cases) {
-    CAPTURE(x.size());
+    const auto captured_x_size = x.size();  // clang 14 cannot capture a structured binding
+    CAPTURE(captured_x_size);
     const auto s = noisefloor::stats::summarize(x);
     // benchstat's centre is its R8 quantile at 1/2, the same median (here to the last bit but
     // one: x + (y - x)/2 against (x + y)/2 for an even n).
