@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <random>
 #include <thread>
 
@@ -60,6 +61,11 @@ struct ContainerRuntime::Impl {
   Impl(const model::Experiment& e, Note n, docker::Client c, bool r)
       : experiment(e), note(std::move(n)), client(std::move(c)), remote(r) {}
   int cpus() const { return std::max(1, info.value("NCPU", 1)); }
+  bool podman() const { return fingerprint::is_podman(version); }
+  // "the Docker engine at unix:///var/run/docker.sock", "the Podman engine at …", for messages.
+  std::string engine_at() const {
+    return fmt::format("the {} engine at {}", podman() ? "Podman" : "Docker", client.endpoint().display);
+  }
 };
 
 namespace {
@@ -274,10 +280,10 @@ class ContainerScope : public ConditionScope {
     spinners_.account(before, wall, inv.number);
     const probe::ProbeReport report = probe::parse_probe_report(o.err, tag);
     if (const auto stopped = report.after.find("stopped"); stopped != report.after.end())
-      throw RunError(
-          fmt::format("condition '{}': the benchmark's container was stopped from outside ({}): the "
-                      "Docker engine at {} shutting down, or a `docker stop`",
-                      condition_.name, stopped->second, rt_->client.endpoint().display));
+      throw RunError(fmt::format(
+          "condition '{}': the benchmark's container was stopped from outside ({}): {} "
+          "shutting down, or a `{} stop`",
+          condition_.name, stopped->second, rt_->engine_at(), rt_->podman() ? "podman" : "docker"));
 
     InvocationOutput out;
     out.exit_code = static_cast<int>(o.exit_code);
@@ -285,7 +291,12 @@ class ContainerScope : public ConditionScope {
     out.out = o.out;
     out.err = image.probe ? report.benchmark_stderr : o.err;
     out.wall_seconds = wall;
-    if (const auto account = image.probe ? probe::probe_run(report) : std::nullopt) {
+    const std::optional<probe::ProbeRun> account = image.probe ? probe::probe_run(report) : std::nullopt;
+    // An OOM kill the engine did not report (Podman on cgroup v1 never sets OOMKilled) is still one
+    // when the benchmark died of SIGKILL and the container's memory cgroup counted an OOM kill.
+    const bool oom_killed =
+        o.oom_killed || (account && account->signal == SIGKILL && account->oom_kills.value_or(0) > 0);
+    if (account) {
       // The benchmark's own figures, from inside: not the container's lifecycle.
       out.accounting.usage = account->usage;
       out.accounting.measured_by = records::MeasuredBy::container;
@@ -309,7 +320,7 @@ class ContainerScope : public ConditionScope {
                                         o.started_at,
                                         o.finished_at,
                                         o.exit_code,
-                                        o.oom_killed,
+                                        oom_killed,
                                         o.timed_out};
     d.limits_engine = engine;
     if (image.probe) {
@@ -318,8 +329,13 @@ class ContainerScope : public ConditionScope {
       d.probe = report.values;
       d.verification = probe::verify_limits(spec, engine, inside);
       if (!d.verification->mismatches.empty())
-        throw RunError(fmt::format("condition '{}': the container's limits did not take effect: {}",
-                                   condition_.name, fmt::join(d.verification->mismatches, "; ")));
+        throw RunError(fmt::format(
+            "condition '{}': the container's limits did not take effect{}: {}", condition_.name,
+            rt_->podman() ? fmt::format(" ({} took them through its Docker-compatible API and applied them "
+                                        "differently)",
+                                        rt_->engine_at())
+                          : std::string(),
+            fmt::join(d.verification->mismatches, "; ")));
       if (report.values.count("exec_failed"))
         throw RunError(fmt::format("condition '{}': the benchmark could not start inside the container: {}",
                                    condition_.name, report.values.at("exec_failed")));
@@ -327,7 +343,7 @@ class ContainerScope : public ConditionScope {
       d.verification = probe::Verification{
           {}, {"a named image runs without noisefloor's probe: limits are checked on the engine side only"}};
     }
-    if (o.oom_killed)
+    if (oom_killed)
       throw RunError(fmt::format("condition '{}': the benchmark was OOM-killed (memory limit {} bytes)",
                                  condition_.name, spec.memory ? std::to_string(*spec.memory) : "none"),
                      text::last_lines(o.out + out.err, 10, "its output"));
@@ -405,10 +421,9 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker
       const std::vector<int> cpus = model::parse_cpu_list(*spec.cpuset).value_or(std::vector<int>{});
       for (int cpu : cpus)
         if (cpu >= ncpu)
-          throw ConfigError(
-              fmt::format("{}: conditions[{}].container.cpuset: CPU {} is not available to the Docker "
-                          "engine (it has CPUs {})",
-                          where(e, spec), i, cpu, model::format_cpu_list(engine_cpus)));
+          throw ConfigError(fmt::format(
+              "{}: conditions[{}].container.cpuset: CPU {} is not available to {} (it has CPUs {})",
+              where(e, spec), i, cpu, impl_->engine_at(), model::format_cpu_list(engine_cpus)));
     }
     if (spec.cpus && *spec.cpus > ncpu)
       throw ConfigError(fmt::format("{}: conditions[{}].container.cpus: {} is more than the engine's {} CPUs",
@@ -482,9 +497,9 @@ void ContainerRuntime::prepare(const model::Cancelled& cancelled) {
       const auto existing = impl_->client.image_inspect(spec.image);
       if (!existing)
         throw RunError(
-            fmt::format("{}: image \"{}\" is not on the Docker engine at {}, and noisefloor never pulls: "
+            fmt::format("{}: image \"{}\" is not on {}, and noisefloor never pulls: "
                         "build or load it first, or use image: auto",
-                        where(e, spec), spec.image, impl_->client.endpoint().display));
+                        where(e, spec), spec.image, impl_->engine_at()));
       image.ref = spec.image;
       image.id = existing->value("Id", "");
     }

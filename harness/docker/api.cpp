@@ -154,8 +154,10 @@ AnswerHead parse_answer_head(std::string_view head) {
 }
 
 std::string unreachable_message(std::string_view display, std::string_view reason) {
-  return fmt::format("cannot reach the Docker engine at {}: {} \u2014 is dockerd running? set DOCKER_HOST",
-                     display, reason);
+  return fmt::format(
+      "cannot reach the Docker engine at {}: {} \u2014 is dockerd (or `podman system service`) running? set "
+      "DOCKER_HOST",
+      display, reason);
 }
 
 // ---- JSON streams -------------------------------------------------------------------------

@@ -87,7 +87,8 @@ struct AnswerHead {
 };
 AnswerHead parse_answer_head(std::string_view head);
 
-// "cannot reach the Docker engine at <display>: <reason> — is dockerd running? set DOCKER_HOST"
+// "cannot reach the Docker engine at <display>: <reason> — is dockerd (or `podman system service`) running?
+// set DOCKER_HOST"
 std::string unreachable_message(std::string_view display, std::string_view reason);
 
 // ---- JSON streams (images/load, images/create, build, events) ----------------------------

@@ -376,6 +376,20 @@ CgroupCpu read_cgroup_cpu(const CgroupMembership& m, int version) {
   return c;
 }
 
+// How many processes the memory cgroup's OOM killer has killed: the "oom_kill" line of v2's
+// memory.events or v1's memory.oom_control (kernel 4.13+). An engine may not report an OOM kill
+// (Podman on cgroup v1 never sets OOMKilled); the counter is the kernel's own witness. Unknown
+// (with why) where unreadable.
+std::string oom_kills(const CgroupMembership& m, int version) {
+  if (version == 0) return unknown("cgroup version unknown");
+  const FileText file = version == 2 ? read_cgroup_file(m, version, "", "memory.events")
+                                     : read_cgroup_file(m, version, "memory", "memory.oom_control");
+  if (!file.ok) return unknown(strerror(file.error));
+  std::int64_t v = 0;
+  if (!stat_field(file.text, "oom_kill", v)) return unknown("no oom_kill line (a kernel before 4.13?)");
+  return std::to_string(v);
+}
+
 struct Child {
   bool started = false;
   std::string exec_error;  // why execv failed
@@ -1043,6 +1057,7 @@ int main(int argc, char** argv) {
   add("cgroup_throttled_ns", delta(before.throttled_ns, after.throttled_ns, why));
   run.run_queue.report(add);
   add("cpus_busy_ns", delta(cpus_before.busy_ns, cpus_after.busy_ns, busy_why));
+  add("oom_kills", oom_kills(m, version));
   add("steal_ns", delta(cpus_before.steal_ns, cpus_after.steal_ns, busy_why));
   std::string multiplexed;
   for (const auto& reading : counters.read(&multiplexed))

@@ -435,6 +435,7 @@ std::optional<ProbeRun> probe_run(const ProbeReport& report) {
   if (!report.after.count("cpus_busy_ns")) busy_why = "the probe is older than busy-time accounting";
   run.run_queue.busy_unknown = busy_why;
   if (report.after.count("steal_ns")) run.run_queue.steal_seconds = seconds_or_null(report, "steal_ns");
+  if (report.after.count("oom_kills")) run.oom_kills = after_int(report, "oom_kills");
   if (report.after.count("ctr_task_clock_ns")) {
     model::Counters& c = run.counters.emplace();
     for (const char* key : model::kCounterKeys) {

@@ -16,7 +16,8 @@
 // over the benchmark), sched_run_ns, sched_wait_ns (the benchmark's threads on a CPU and waiting
 // in a run queue, summed from /proc/<pid>/task/<tid>/schedstat), sched_tasks, sched_reads,
 // cpus_busy_ns (every task's time on the benchmark's CPUs over the run, from /proc/stat), steal_ns
-// (the hypervisor's steal on those CPUs), ctr_<key> for every model::kCounterKeys key (a count, or
+// (the hypervisor's steal on those CPUs), oom_kills (the memory cgroup's OOM-kill count after the
+// run: v2 memory.events, v1 memory.oom_control), ctr_<key> for every model::kCounterKeys key (a count, or
 // `unknown (<why>)`), ctr_multiplexed=<note> and ctr_user_only=1 when they apply, end=1. A run
 // stopped from outside (a signal to the probe, its watched stdin closed) has instead one tagged line:
 // stopped=<why>.
@@ -58,6 +59,9 @@ struct ProbeRun {
   std::optional<model::Counters> counters;  // nullopt: an older probe, which read none
   std::vector<double> noop_seconds;         // launcher overhead inside the container, one per no-op
   std::string noop_unknown;                 // why a no-op could not be timed
+  // The container's memory cgroup OOM-kill count after the run; nullopt: unreadable, or an older
+  // probe. The kernel's witness where the engine reports none (Podman on cgroup v1).
+  std::optional<std::int64_t> oom_kills;
 };
 
 // nullopt when the block is absent or incomplete (no end=1: the probe did not finish, e.g. the

@@ -163,11 +163,11 @@ TEST_CASE("docker: an unreachable engine is one clear line") {
            std::nullopt);
   CHECK_THROWS_WITH_AS(c.ping(),
                        "cannot reach the Docker engine at unix:///nonexistent.sock: no such file or "
-                       "directory \u2014 is dockerd running? set DOCKER_HOST",
+                       "directory \u2014 is dockerd (or `podman system service`) running? set DOCKER_HOST",
                        DockerError);
   CHECK_THROWS_WITH_AS(c.info(),
                        "cannot reach the Docker engine at unix:///nonexistent.sock: no such file or "
-                       "directory \u2014 is dockerd running? set DOCKER_HOST",
+                       "directory \u2014 is dockerd (or `podman system service`) running? set DOCKER_HOST",
                        DockerError);
 }
 

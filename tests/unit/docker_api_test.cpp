@@ -147,7 +147,7 @@ TEST_CASE("api: engine errors are one line naming the request") {
 TEST_CASE("api: the unreachable-engine message") {
   CHECK(unreachable_message("unix:///var/run/docker.sock", "no such file or directory") ==
         "cannot reach the Docker engine at unix:///var/run/docker.sock: no such file or directory "
-        "\u2014 is dockerd running? set DOCKER_HOST");
+        "\u2014 is dockerd (or `podman system service`) running? set DOCKER_HOST");
 }
 
 // ---- JSON streams ---------------------------------------------------------------------------

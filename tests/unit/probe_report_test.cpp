@@ -559,3 +559,25 @@ TEST_CASE("probe facts: a doctored dump cannot name a path outside /proc and /sy
             "dir /sys/devices/system/node/node0\nfile /sys/class/power_supply/AC:1,x-y_z/online 2\n1\n\n")
             .files.size() == 3);
 }
+
+TEST_CASE("probe report: an OOM kill Podman did not report, counted by the memory cgroup (real captures)") {
+  // podman-v1-oom.txt: a 16 MiB container whose benchmark allocated until the kernel killed it.
+  const auto oom = probe_run(parse_probe_report(read_probe_file("podman-v1-oom.txt"), "00000000000000aa"));
+  REQUIRE(oom.has_value());
+  CHECK(oom->signal == 9);
+  CHECK(oom->oom_kills == 1);
+  // podman-v1-hello.txt: the same container, a benchmark that prints a line and exits: none.
+  const auto fine = probe_run(parse_probe_report(read_probe_file("podman-v1-hello.txt"), "00000000000000bb"));
+  REQUIRE(fine.has_value());
+  CHECK(fine->exit_code == 0);
+  CHECK(fine->oom_kills == 0);
+  // An older probe says nothing: unknown, never 0.
+  const auto older =
+      probe_run(parse_probe_report(read_probe_file("v1-result-signal.txt"), "00000000deadbeef"));
+  REQUIRE(older.has_value());
+  CHECK_FALSE(older->oom_kills.has_value());
+  // Unreadable (no memory controller): unknown too.
+  std::string text = read_probe_file("podman-v1-hello.txt");
+  text.replace(text.find("oom_kills=0"), 11, "oom_kills=unknown (No such file or directory)");
+  CHECK_FALSE(probe_run(parse_probe_report(text, "00000000000000bb"))->oom_kills.has_value());
+}
