@@ -268,7 +268,8 @@ void Commands::declare_machine(CLI::App& app) {
   auto* gc = app.add_subcommand(
       "gc",
       "remove containers that a killed run left behind, and gate builds beyond the newest 8 per repository");
-  table_.push_back({gc, [](const pipeline::Cancelled&) { return pipeline::gc(); }});
+  host_option(gc, gc_host_, "another engine: a Docker context or engine endpoint (unix://, tcp://, ssh://)");
+  table_.push_back({gc, [this](const pipeline::Cancelled&) { return pipeline::gc(gc_host_); }});
 
   auto* fingerprint =
       app.add_subcommand("fingerprint", "show the host, toolchain and engine facts a run records");

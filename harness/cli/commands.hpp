@@ -49,6 +49,7 @@ class Commands {
   pipeline::HistoryOptions history_;
   pipeline::ErrataOptions errata_;
   bool fingerprint_json_ = false;
+  std::string gc_host_;  // gc --host
   pipeline::DoctorOptions doctor_;
 };
 

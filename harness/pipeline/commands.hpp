@@ -234,7 +234,8 @@ struct DoctorOptions {
 // status 1 when the grade is "not ready".
 Output doctor(const DoctorOptions& options, const Cancelled& cancelled);
 
-// Removes containers that killed runs left behind (label noisefloor.run).
-Output gc();
+// Removes containers that killed runs left behind (label noisefloor.run), on the engine of the
+// environment or on `host` (a docker context or an endpoint, as run --host takes it).
+Output gc(const std::string& host = {});
 
 }  // namespace noisefloor::pipeline

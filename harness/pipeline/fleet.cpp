@@ -430,6 +430,17 @@ Output run_fleet(const RunOptions& o, RunEvents& events, const Cancelled& cancel
   events.note(fmt::format("results: {}", fleet.path().string()));
 
   const std::vector<HostOutcome> outcomes = run_hosts(targets, e, o, fleet, events, cancelled, started);
+  // Every host refused the experiment before it measured (a limit its engine cannot enforce, a CPU
+  // it does not have): a configuration error, and like one on this machine it leaves no run behind.
+  if (std::all_of(outcomes.begin(), outcomes.end(), [](const HostOutcome& h) { return h.config_error; }) &&
+      fleet.discard_unmeasured()) {
+    std::vector<std::string> errors;
+    for (const auto& h : outcomes)
+      errors.push_back(outcomes.size() == 1
+                           ? h.record.error.value_or("refused")
+                           : fmt::format("{}: {}", h.record.name, h.record.error.value_or("refused")));
+    throw ConfigError(fmt::format("{} (nothing was measured or kept)", fmt::join(errors, "; ")));
+  }
   record.finished_utc = text::utc(std::chrono::system_clock::now());
   record.hosts.clear();
   for (const auto& h : outcomes) record.hosts.push_back(h.record);

@@ -226,13 +226,24 @@ Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
   return out;
 }
 
-Output gc() {
+Output gc(const std::string& host) {
+  // The engine named first (a typo is a usage error before anything is removed).
+  std::optional<docker::NamedEndpoint> where;
+  if (!host.empty()) {
+    try {
+      where = docker::resolve_host(host, environment_variable,
+                                   [](const std::string& path) { return files::try_read(path); });
+    } catch (const Error& err) {
+      throw ConfigError(fmt::format("--host: {}", err.what()));
+    }
+  }
   // The gate's build cache first: it needs no engine. Entries a running gate holds are left.
   std::string builds;
   const auto root = git::default_cache_root();
   for (const auto& removed : git::BuildCache(root).prune())
     builds += fmt::format("removed build {}\n", removed.string());
-  docker::Client client = docker::Client::from_environment();
+  docker::Client client =
+      where ? docker::Client::for_endpoint(where->endpoint) : docker::Client::from_environment();
   // The containers first, then who holds the lease: a run that starts in between takes its lease
   // before it makes a container, so none of its containers is in the list without its lease seen.
   const std::vector<docker::RunContainer> containers = docker::run_containers(client);

@@ -195,4 +195,20 @@ void RunDirectory::point_latest() {
   }
 }
 
+bool RunDirectory::discard_unmeasured() noexcept {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir_, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename() == "samples.jsonl" && fs::file_size(it->path(), ec) != 0) return false;
+  }
+  if (ec) return false;
+  if (samples_fd_ >= 0) {
+    ::close(samples_fd_);
+    samples_fd_ = -1;
+  }
+  if (fs::remove_all(dir_, ec) == static_cast<std::uintmax_t>(-1) || ec) return false;
+  fs::remove(dir_.parent_path(), ec);  // only when empty: other runs of the experiment stay
+  return true;
+}
+
 }  // namespace noisefloor::results

@@ -44,6 +44,10 @@ class RunDirectory {
   void write(const records::FleetRecord& fleet);  // fleet.json
   void append(const records::Sample& sample);     // one line of samples.jsonl, written through
   void point_latest();  // root/<experiment>/latest -> this directory (atomic symlink swap)
+  // Removes this directory, and its experiment's directory when that is left empty, unless a
+  // sample was kept somewhere under it (a samples.jsonl that is not empty): a run refused before
+  // it measured anything leaves nothing behind. Whether it removed it; never throws.
+  bool discard_unmeasured() noexcept;
 
  private:
   RunDirectory() = default;
