@@ -13,6 +13,7 @@ packages=(
   golang-go docker.io
   openssh-server openssl   # tests/integration/fleet_lib.sh: an sshd to forward engines, TLS certificates
   libbenchmark-dev   # a real Google Benchmark program in the end-to-end tests
+  podman uidmap      # the other engine with a Docker API, rootful and rootless (e2e_podman)
   clang-format       # the `format` test: the tree is as .clang-format leaves it (make format)
 )
 # Headless Chromium for the report's browser test: always in CI, on request elsewhere

@@ -1,5 +1,5 @@
 # End-to-end tests: the real binary, real processes, real Docker engine (bash drives them).
-foreach(t e2e_benchstat e2e_suites e2e_run e2e_config e2e_inputs e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_browser e2e_history e2e_claims e2e_newcomer e2e_readme e2e_gate e2e_gate_host e2e_counters e2e_sweep e2e_errata)
+foreach(t e2e_benchstat e2e_suites e2e_run e2e_config e2e_inputs e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_browser e2e_history e2e_claims e2e_newcomer e2e_readme e2e_gate e2e_gate_host e2e_counters e2e_sweep e2e_errata e2e_podman)
   add_test(NAME ${t} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/integration/${t}_test.sh)
   set_tests_properties(${t} PROPERTIES LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77
                        ENVIRONMENT "NF=$<TARGET_FILE:noisefloor>;BURN=$<TARGET_FILE:nf-burn>")
@@ -13,4 +13,5 @@ set_tests_properties(soak PROPERTIES LABELS integration TIMEOUT 900 SKIP_RETURN_
 
 # Tests whose time goes to waiting and building more than to code only they reach: CI leaves them
 # out of its second, sanitized pass (`make test SANITIZE=1 CTEST_ARGS="-LE waiting"`, .ci/run).
-set_tests_properties(e2e_gate e2e_fleet soak PROPERTIES LABELS "integration;waiting")
+# e2e_podman drives the same client as e2e_docker, against the other engine.
+set_tests_properties(e2e_gate e2e_fleet soak e2e_podman PROPERTIES LABELS "integration;waiting")
