@@ -174,6 +174,10 @@ PY
       exits "$line" 0 -- bash "$REPO/scripts/bootstrap.sh" ;;
     "scripts/dockerd.sh")
       exits "$line" 0 -- bash "$REPO/scripts/dockerd.sh" ;;
+    "scripts/podman.sh" | "noisefloor run experiments/laptop-trust.yaml --host podman" | "noisefloor gc --host podman")
+      [[ $line == scripts/* ]] && { bash -n "$REPO/$line" || fail "$line does not parse"; }
+      [[ $line == noisefloor* ]] && usage "$line"
+      skip "$line" "e2e_podman starts Podman's service and runs the demo's conditions and gc there, through a context named podman" ;;
     "noisefloor run bench/gate.yaml --base "*)  # a project's gate: e2e_gate runs it on a repository it makes
       usage "$line"
       skip "$line" "e2e_gate runs the gate on a git repository of its own" ;;
