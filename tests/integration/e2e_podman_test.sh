@@ -132,7 +132,7 @@ conditions:
   - name: tiny
     container: {memory: 16m}
 YAML
-set +e; "$NF" run oom.yaml --host podman --results "$WORK/results" >/dev/null 2>oom.err; code=$?; set -e
+set +e; "$NF" run oom.yaml --host "unix://$PSOCK" --results "$WORK/results" >/dev/null 2>oom.err; code=$?; set -e
 [[ $code -eq 1 ]] || { cat oom.err; fail "OOM on Podman: exit $code, expected 1"; }
 contains oom.err "condition 'tiny': the benchmark was OOM-killed (memory limit 16777216 bytes)"
 nothing_left "the OOM kill"
@@ -210,6 +210,15 @@ conditions:
 YAML
 "$NF" run plain.yaml --host podless --results "$WORK/rootless" >rl.out 2>rl2.err || { cat rl2.err; fail "rootless plain container"; }
 contains rl2.err "its containers get no pids cgroup controller: the default pids_limit (1024) is not asked for"
+# the doctor grades it like any engine, and says which limits it would drop, and why
+set +e; "$NF" doctor --host podless --noise-profile 0s --json >doctor.json 2>doctor.err; code=$?; set -e
+[[ $code -eq 0 || $code -eq 1 ]] || { cat doctor.err; fail "doctor --host podless: exit $code"; }
+python3 - doctor.json <<'PY' || fail "doctor --host podless: the engine-limits finding"
+import json, sys
+found = [f for f in json.load(open(sys.argv[1]))["findings"] if f["topic"] == "engine-limits"]
+assert any("the Podman engine is rootless and gives its containers no cpuset, cpu, memory, pids cgroup "
+           "controller (cgroup v1)" in f["message"] and f["level"] == "WARN" for f in found), found
+PY
 "$NF" cv --format json "$WORK/rootless/plain/latest/hosts/podless" >plain.json
 python3 - plain.json "$WORK/rootless/plain/latest/hosts/podless/fingerprint.json" <<'PY' || fail "the sleep on rootless Podman"
 import json, sys
