@@ -40,6 +40,17 @@ nothing_left() {  # $1: after what
   [[ -z "$(spinners_of "${2:-none}")" ]] || fail "$1: spinner left"
 }
 [[ -z "$(ours)" ]] || fail "containers of an earlier run are on the Podman engine: $(ours)"
+# sleep_median RESULT_DIR WHAT: the median of condition boxed's `sleep 0.3`, a known length
+sleep_median() {
+  "$NF" cv --format json "$1" >"$WORK/median.json"
+  python3 - "$WORK/median.json" "$2" <<'PY' || fail "the sleep on $2"
+import json, sys
+rows = {(r["condition"], r["unit"]): r for r in json.load(open(sys.argv[1]))["table"]["rows"]}
+median = rows[("boxed", "sec/op")]["summary"]["median"]
+print(f"sleep 0.3 on {sys.argv[2]}: median {median:.4f} s")
+assert 0.3 <= median < 0.36, median
+PY
+}
 # A run left in the background by a failed check must not outlive the test (it holds the lease):
 # SIGINT, so that it removes its containers.
 stop_jobs() { local j; j=$(jobs -p); [[ -z "$j" ]] || { kill -INT $j 2>/dev/null; wait 2>/dev/null; } || true; }
@@ -89,14 +100,10 @@ conditions:
                 read_only: true, network: none}
 YAML
 "$NF" run sleep.yaml --host podman --results "$WORK/results" >nap.out 2>nap.err || { cat nap.err >&2; fail "sleep on podman"; }
-"$NF" cv --format json "$WORK/results/nap/latest/hosts/podman" >nap.json
-python3 - nap.json "$WORK/results/nap/latest/hosts/podman/run.json" <<'PY' || fail "the sleep on Podman"
+sleep_median "$WORK/results/nap/latest/hosts/podman" Podman
+python3 - "$WORK/results/nap/latest/hosts/podman/run.json" <<'PY' || fail "the sleep's limits on Podman"
 import json, sys
-rows = {(r["condition"], r["unit"]): r for r in json.load(open(sys.argv[1]))["table"]["rows"]}
-median = rows[("boxed", "sec/op")]["summary"]["median"]
-print(f"sleep 0.3 on Podman: median {median:.4f} s")
-assert 0.3 <= median < 0.36, median
-run = json.load(open(sys.argv[2]))
+run = json.load(open(sys.argv[1]))
 for r in (r for c in run["condition_records"] for r in c["runs"]):
     d = r["details"]
     assert d["verification"]["mismatches"] == [], d["verification"]
@@ -219,14 +226,10 @@ found = [f for f in json.load(open(sys.argv[1]))["findings"] if f["topic"] == "e
 assert any("the Podman engine is rootless and gives its containers no cpuset, cpu, memory, pids cgroup "
            "controller (cgroup v1)" in f["message"] and f["level"] == "WARN" for f in found), found
 PY
-"$NF" cv --format json "$WORK/rootless/plain/latest/hosts/podless" >plain.json
-python3 - plain.json "$WORK/rootless/plain/latest/hosts/podless/fingerprint.json" <<'PY' || fail "the sleep on rootless Podman"
+sleep_median "$WORK/rootless/plain/latest/hosts/podless" "rootless Podman"
+python3 - "$WORK/rootless/plain/latest/hosts/podless/fingerprint.json" <<'PY' || fail "rootless Podman's fingerprint"
 import json, sys
-rows = {(r["condition"], r["unit"]): r for r in json.load(open(sys.argv[1]))["table"]["rows"]}
-median = rows[("boxed", "sec/op")]["summary"]["median"]
-print(f"sleep 0.3 on rootless Podman: median {median:.4f} s")
-assert 0.3 <= median < 0.36, median
-engine = json.load(open(sys.argv[2]))["engine"]
+engine = json.load(open(sys.argv[1]))["engine"]
 assert engine["product"] == "Podman" and engine["rootless"] is True, engine
 PY
 echo "e2e podman (rootless): ok"
