@@ -194,13 +194,19 @@ t = d["table"]
 rows = {r["condition"]: r for r in t["rows"] if r["unit"] == "sec/op"}
 acc = {a["condition"]: a["run_queue"] for a in d["accounting"]}
 quiet, starved = rows["quiet"]["summary"]["median"], rows["starved"]["summary"]["median"]
-print(f"quiet {quiet:.3f} s, starved {starved:.3f} s: ratio {starved / quiet:.2f} (truth: 2, half a CPU)")
+wq, ws = acc["quiet"]["waited"], acc["starved"]["waited"]
+print(f"quiet {quiet:.3f} s (waited {wq:.1%}), starved {starved:.3f} s (waited {ws:.1%}): ratio "
+      f"{starved / quiet:.2f} (truth in a quiet room: 2, half a CPU)")
 for c in [c for c in ("starved", "boxed") if c in rows]:
     q = acc[c]
     print(f"{c}: waited {q['waited']:.1%} of its runnable time, used {q['used_cpus']:.2f} of {q['cpus_allowed']} CPU, "
           f"other work beside it {q['beside_s']:.3f} s over {q['wall_s']:.3f} s")
-    assert q["beside_s"] > 0.3 * q["wall_s"], q  # the busy loop had about half its CPU
-    assert 0.35 < q["waited"] < 0.65, q
+    # The busy loop shares its CPU the whole time: it takes at least about half, whatever else runs.
+    assert q["beside_s"] > 0.3 * q["wall_s"], q
+    assert q["waited"] > 0.35, q
+    # nf-burn runs 0.15 s of CPU (and a few ms of start-up): its wall time is that plus its waits.
+    per = q["run_s"] / q["invocations"]
+    assert 0.15 <= per < 0.2, q
     assert q["starved"] is True, q
     assert t["labels"][c]["label"] == "CONTENDED" and t["labels"][c]["reason"].startswith("starved: "), t["labels"][c]
     bands = [(r["unit"], r["summary"]["band"], r.get("starved"), r["summary"].get("cv"))
@@ -210,10 +216,23 @@ for c in [c for c in ("starved", "boxed") if c in rows]:
     assert all(s and (b == "do not trust" or (b == "insufficient" and cv is None)) for _, b, s, cv in bands), (c, bands)
     assert bands[0][1] == "do not trust", (c, bands)
     assert f"{c}: STARVED by other work: the benchmark's threads waited for a CPU" in " ".join(text.split()), c
-assert 1.6 < starved / quiet < 2.5, starved / quiet
-assert acc["quiet"]["waited"] < 0.10 and acc["quiet"]["starved"] is False, acc["quiet"]
-assert t["labels"]["quiet"]["label"] == "MEASURED-clean", t["labels"]["quiet"]
-assert "starved" not in rows["quiet"]
+# A sample is the wall time: each condition's samples are its CPU time over the share of runnable
+# time it was not waiting, as the scheduler's own counters say (R/(1 − w) for one thread).
+for c, w in (("quiet", wq), ("starved", ws)):
+    q = acc[c]
+    expected = q["run_s"] / q["invocations"] / (1 - w)
+    assert 0.85 < rows[c]["summary"]["median"] / expected < 1.2, (c, rows[c]["summary"]["median"], expected, q)
+if wq < 0.10:
+    # A quiet CPU 1: one busy loop beside the benchmark leaves it half of CPU 0, twice the time.
+    assert 1.6 < starved / quiet < 2.5, starved / quiet
+    assert acc["quiet"]["starved"] is False, acc["quiet"]
+    assert t["labels"]["quiet"]["label"] == "MEASURED-clean", t["labels"]["quiet"]
+    assert "starved" not in rows["quiet"]
+else:
+    # Other work kept CPU 1 busy too: the quiet condition waited, and its label says what was measured.
+    print(f"the room was busy: the quiet condition waited {wq:.1%} of its runnable time")
+    want = "CONTENDED" if acc["quiet"]["starved"] else "MEASURED-clean"
+    assert t["labels"]["quiet"]["label"] == want, (t["labels"]["quiet"], acc["quiet"])
 PY
 # The same experiment with nothing beside it: every condition clean; two such runs compare. On a
 # shared machine other work may starve a condition of a calm run too, and then it must say so with
@@ -240,8 +259,18 @@ PY
       return
     fi
   done
-  fail "no calm run in 3 tries: the machine is too busy"
+  # No quiet moment: is it the room? A busy process gets under 0.8 of a CPU when other work shares it.
+  local s0 s1
+  s0=$(cpu_share 0) s1=$(cpu_share 1)
+  awk -v a="$s0" -v b="$s1" 'BEGIN { exit !(a < 0.8 || b < 0.8) }' ||
+    fail "no calm run in 3 tries, yet a busy process got $s0 of CPU 0 and $s1 of CPU 1"
+  echo "the room is busy (a busy process got $s0 of CPU 0 and $s1 of CPU 1): the runs are CONTENDED, as" \
+    "they say; the checks that need a quiet machine (a MEASURED-clean run, its refusal beside a starved" \
+    "one, waits among a benchmark's own processes) are left out"
+  busy_room=1
+  eval "$1=\$dir"
 }
+busy_room=0
 calm_run calm
 calm_run calm2
 # Its own processes waiting for each other, nothing else running: three of them on two CPUs for a
@@ -255,6 +284,7 @@ conditions:
   - name: both
     affinity: "0,1"
 YAML
+if [[ $busy_room == 0 ]]; then
 "$NF" run own.yaml --results "$WORK/results" >own.md 2>own.err || { cat own.err; fail "run of the self-contending burn"; }
 "$NF" cv --format json "$WORK/results/own/latest" >own.json
 python3 - own.json <<'PY' || fail "waits among its own processes called starvation"
@@ -269,8 +299,12 @@ assert q["beside_s"] < 0.05 * q["wall_s"] + 0.10 * q["run_s"], q  # within what 
 assert q["starved"] is False and label["label"] == "MEASURED-clean", (q, label)
 assert q["waited"] < 0.05 or ", for each other: " in label["reason"], label
 PY
-"$NF" compare "$calm" "$calm2" >calm-compare.txt 2>calm-compare.err || { cat calm-compare.err; fail "two calm runs do not compare"; }
+fi
+# (in a busy room the two runs' labels follow what each met, so they may differ: compared anyway)
+"$NF" compare $([[ $busy_room == 1 ]] && echo --allow-different-labels) "$calm" "$calm2" >calm-compare.txt \
+  2>calm-compare.err || { cat calm-compare.err; fail "two calm runs do not compare"; }
 if grep -q 'no benchmark compared' calm-compare.txt; then fail "two calm runs: nothing compared"; fi
+if [[ $busy_room == 1 ]]; then echo "e2e suites: ok (busy room)"; exit 0; fi
 set +e; "$NF" compare "$calm" "$starved" >refused.txt 2>refused.err; code=$?; set -e
 [[ $code -eq 2 ]] || fail "a starved side: exit $code, expected 2"
 [[ ! -s refused.txt ]] || fail "a refused comparison printed a table"

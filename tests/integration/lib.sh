@@ -41,3 +41,15 @@ wait_lines() {
     sleep 0.1
   done
 }
+
+# cpu_share CPU: the share of CPU CPU that a busy process gets now (nf-burn's 0.2 s of CPU time
+# over its wall time): 1 in a quiet room, about 1/(k+1) beside k other busy tasks there. Tests that
+# judge a share by a fair split scale it by this, measured next to what they check. Needs $BURN.
+cpu_share() {
+  python3 - "$1" "${BURN:?set BURN to the nf-burn test program}" <<'PY'
+import subprocess, sys, time
+start = time.monotonic()
+subprocess.run(["taskset", "-c", sys.argv[1], sys.argv[2], "0.2"], check=True)
+print(f"{min(1.0, 0.2 / (time.monotonic() - start)):.3f}")
+PY
+}
