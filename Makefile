@@ -5,6 +5,7 @@
 # only runs them: CI builds the code twice, not three times).
 SANITIZE ?= 0
 BOOTSTRAP := scripts/bootstrap.sh
+TEST_BOOTSTRAP := scripts/bootstrap.sh test
 ifeq ($(SANITIZE),1)
 BUILD_DIR ?= build-sanitize
 # -O0 -g1: line tables are enough for the sanitizers' reports, and clang compiles the sanitized
@@ -13,6 +14,7 @@ BUILD_DIR ?= build-sanitize
 CMAKE_EXTRA := -DNF_SANITIZE=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG"
 CMAKE_ENV := CXX=clang++
 BOOTSTRAP := scripts/bootstrap.sh fuzz
+TEST_BOOTSTRAP := scripts/bootstrap.sh test fuzz
 endif
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
@@ -25,7 +27,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 NOISEFLOOR := $(BUILD_DIR)/noisefloor
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all build configure test unit install bench bench-docker cv deps engine clean format fuzz perf
+.PHONY: all build noisefloor configure test unit install bench bench-docker cv deps engine engines clean format fuzz perf
 
 all: build
 
@@ -41,32 +43,47 @@ configure: $(BUILD_DIR)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# All tests through CTest: unit, I/O (real processes, the real Docker engine) and end to end.
-# CTEST_ARGS: more ctest options (e.g. -E NAME to leave tests out).
+# The binary alone (what the demo and `make bench` need; the tests build in `make test`).
+noisefloor: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target noisefloor
+
+# All tests through CTest: unit, I/O (real processes, the real Docker engine) and end to end, two at
+# a time (TEST_JOBS): the tests that measure the room one after another, each beside at most one
+# light test, on two Docker engines (a test that starts containers gets one to itself:
+# tests/resources.json, tests/tests.cmake). TEST_JOBS=1: one at a time.
+# CTEST_ARGS: more ctest options (e.g. -E NAME to leave tests out, -R NAME for one).
+TEST_JOBS ?= 2
 CTEST_ARGS ?=
-test: build
-	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 1200 $(CTEST_ARGS)
+test: build engines
+	@bash $(TEST_BOOTSTRAP)
+	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 1200 -j $(TEST_JOBS) \
+	  --resource-spec-file $(CURDIR)/tests/resources.json $(CTEST_ARGS)
 
 unit: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -L unit
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L unit
 
-install: build
+install: noisefloor
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 # The demo on the host: idle and noisy (spinners on every CPU).
-bench: build
+bench: noisefloor
 	$(NOISEFLOOR) run experiments/laptop.yaml
 
 # The whole demo: idle, noisy and the pinned container (starts an engine when none answers).
-bench-docker: build engine
+bench-docker: noisefloor engine
 	$(NOISEFLOOR) run experiments/laptop-trust.yaml
 
 engine:
 	@bash scripts/dockerd.sh
 
+# The tests' two engines: the default one and a second on its own socket and state.
+engines: engine
+	@DOCKER_HOST=unix:///run/nf-engines/second.sock NF_DOCKERD_LOG=/var/log/noisefloor-dockerd-second.log \
+	  bash scripts/dockerd.sh
+
 # The table again, from the saved files alone.
 EXPERIMENT ?= $(if $(wildcard results/laptop-trust/latest),laptop-trust,laptop)
-cv: build
+cv: noisefloor
 	$(NOISEFLOOR) cv results/$(EXPERIMENT)/latest
 	$(NOISEFLOOR) cv --format summary results/$(EXPERIMENT)/latest
 

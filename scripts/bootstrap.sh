@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of noisefloor from Debian packages, when missing
-# (`bootstrap.sh fuzz`: also what `make fuzz` needs).
-# Idempotent and quiet when everything is present. As root it runs apt-get; otherwise it prints
-# the exact command to run and stops.
+# Installs the Debian packages noisefloor needs, when missing:
+#
+#   bootstrap.sh            what `make` and `make bench-docker` need: the compiler, CMake, the
+#                           libraries, Go (the demo benchmark) and the Docker engine
+#   bootstrap.sh test       and what `make test` needs beside them: an sshd and openssl (the
+#                           fleet's engines), Google Benchmark, Podman, clang-format, Chromium
+#                           (in CI, or with NOISEFLOOR_WITH_BROWSER=1)
+#   bootstrap.sh fuzz       and clang with libFuzzer and the sanitizers' runtimes (`make fuzz`)
+#
+# Words combine (`bootstrap.sh test fuzz`). Idempotent and quiet when everything is present. As
+# root it runs apt-get; otherwise it prints the exact command to run and stops.
 set -euo pipefail
 
 packages=(
@@ -11,16 +18,24 @@ packages=(
   libboost-dev libboost-filesystem-dev libboost-math-dev
   libfmt-dev libcli11-dev doctest-dev libssl-dev
   golang-go docker.io
-  openssh-server openssl   # tests/integration/fleet_lib.sh: an sshd to forward engines, TLS certificates
-  libbenchmark-dev   # a real Google Benchmark program in the end-to-end tests
-  podman uidmap      # the other engine with a Docker API, rootful and rootless (e2e_podman)
-  clang-format       # the `format` test: the tree is as .clang-format leaves it (make format)
 )
-# Headless Chromium for the report's browser test: always in CI, on request elsewhere
-# (NOISEFLOOR_WITH_BROWSER=1); without it that one test is skipped outside CI.
-if [[ "${CI:-}" == true || "${NOISEFLOOR_WITH_BROWSER:-0}" == 1 ]]; then packages+=(chromium); fi
-# `bootstrap.sh fuzz` (make fuzz): clang with libFuzzer and the sanitizers' runtimes.
-if [[ "${1:-}" == fuzz ]]; then packages+=(clang libclang-rt-dev); fi
+for want in "$@"; do
+  case "$want" in
+    test)
+      packages+=(
+        openssh-server openssl   # tests/integration/fleet_lib.sh: an sshd to forward engines, TLS certificates
+        libbenchmark-dev         # a real Google Benchmark program in the end-to-end tests
+        podman uidmap            # the other engine with a Docker API, rootful and rootless (e2e_podman)
+        clang-format             # the `format` test: the tree is as .clang-format leaves it (make format)
+      )
+      # Headless Chromium for the report's browser test: always in CI, on request elsewhere
+      # (NOISEFLOOR_WITH_BROWSER=1); without it that one test is skipped outside CI.
+      if [[ "${CI:-}" == true || "${NOISEFLOOR_WITH_BROWSER:-0}" == 1 ]]; then packages+=(chromium); fi
+      ;;
+    fuzz) packages+=(clang libclang-rt-dev) ;;
+    *) echo "bootstrap.sh: unknown word '$want' (expected: test, fuzz)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

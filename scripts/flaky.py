@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Runs the test suite (or some of its tests) N times and prints each test's pass rate.
 
-Usage: python3 scripts/flaky.py [-n N] [--busy] [--build-dir DIR] [--keep DIR] [-- CTEST_ARGS...]
+Usage: python3 scripts/flaky.py [-n N] [--busy] [--jobs J] [--build-dir DIR] [--keep DIR] [-- CTEST_ARGS...]
 
   -n N          how many times (default 10)
+  --jobs J      tests side by side, as `make test` runs them (default 2, its TEST_JOBS; the two
+                engines of `make engines` must answer); 1: one at a time
   --busy        one busy loop pinned to each CPU beside the tests, the whole time (the way a
                 machine that is not yours breaks a test that assumed a quiet room)
   --build-dir   the build to test (default build/, made by `make build`)
@@ -11,8 +13,8 @@ Usage: python3 scripts/flaky.py [-n N] [--busy] [--build-dir DIR] [--keep DIR] [
                 temporary directory, printed at the end)
   CTEST_ARGS    more ctest options after `--`, e.g. `-- -R e2e_gate` (one test) or `-- -E soak`
 
-Each round is one `ctest` of the same build, and the tests run one at a time, as `make test` runs
-them. The table gives every test's passes, failures and skips over the rounds and the first line
+Each round is one `ctest` of the same build, run as `make test` runs it (ctest -j with
+tests/resources.json). The table gives every test's passes, failures and skips over the rounds and the first line
 of its first failure; exit status 1 when any test failed at least once, 0 otherwise. A flaky test
 is a defect: fix the test (or the product), never the rate.
 """
@@ -25,12 +27,16 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
 
 def busy_loops():
     """One `while :; do :; done` pinned to each CPU this process may use."""
     procs = []
     for cpu in sorted(os.sched_getaffinity(0)):
-        procs.append(subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c", "while :; do :; done"]))
+        # a session of its own, as an unrelated job's (the kernel's autogroups share CPUs by session)
+        procs.append(subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c", "while :; do :; done"],
+                                      start_new_session=True))
     return procs
 
 
@@ -42,8 +48,9 @@ def first_failure_line(output):
     return lines[-1].strip()[:160] if lines else ""
 
 
-def one_round(build, junit, ctest_args):
-    cmd = ["ctest", "--test-dir", build, "--timeout", "1200", "--output-junit", junit, *ctest_args]
+def one_round(build, junit, jobs, ctest_args):
+    cmd = ["ctest", "--test-dir", build, "--timeout", "1200", "--output-junit", junit, "-j", str(jobs),
+           "--resource-spec-file", os.path.join(REPO, "tests", "resources.json"), *ctest_args]
     started = time.monotonic()
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     seconds = time.monotonic() - started
@@ -67,6 +74,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-n", type=int, default=10)
     ap.add_argument("--busy", action="store_true")
+    ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--build-dir", default=os.path.join(os.path.dirname(__file__), "..", "build"))
     ap.add_argument("--keep")
     ap.add_argument("ctest_args", nargs="*")
@@ -82,7 +90,7 @@ def main():
     tally, times, first = {}, {}, {}
     try:
         for r in range(1, a.n + 1):
-            results, seconds = one_round(build, os.path.join(keep, f"round-{r}.xml"), a.ctest_args)
+            results, seconds = one_round(build, os.path.join(keep, f"round-{r}.xml"), a.jobs, a.ctest_args)
             failed = sorted(n for n, (o, _, _) in results.items() if o == "fail")
             print(f"round {r}/{a.n}: {len(results)} tests in {seconds:.0f} s, "
                   f"{len(failed)} failed{': ' + ', '.join(failed) if failed else ''}", flush=True)

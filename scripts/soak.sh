@@ -139,8 +139,26 @@ for ((i = 0; i < trials; i++)); do
     leaked_containers=$((leaked_containers + remaining))
     "$NF" gc >/dev/null 2>&1 || true
   fi
-  # samples: every sample a progress line reported is in samples.jsonl
-  reported=$(grep -c '^\[[0-9]*/[0-9]* ' "$dir/err.txt" || true)
+  # samples: every sample a progress line reported is in samples.jsonl. Without a terminal the
+  # lines come every few seconds, each with its condition's count (j of "j/M") or the run's
+  # (" · done/total samples"): the largest of them, summed over the conditions.
+  reported=$(python3 - "$dir/err.txt" <<'PY'
+import re, sys
+run, per = 0, {}
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    m = re.match(r"^\[\d+/\d+ ([^\]]*)\] (.*)$", line)
+    if not m:
+        continue
+    whole = re.search(r" · (\d+)/≥?\d+ samples", m.group(2))
+    if whole:
+        run = max(run, int(whole.group(1)))
+        continue
+    count = re.search(r"(?:^|\s)(\d+)/\d+\s", m.group(2))
+    if count:
+        per[m.group(1)] = max(per.get(m.group(1), 0), int(count.group(1)))
+print(max(run, sum(per.values())))
+PY
+)
   # (killed before it made its results directory: there is none, and nothing is lost)
   run_dir=$(find "$dir/results" -mindepth 2 -maxdepth 2 -type d 2>/dev/null | head -1 || true)
   kept=0

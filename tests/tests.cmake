@@ -1,6 +1,9 @@
 # Unit tests: pure logic, linked against the core only (this enforces the pure/edge boundary).
 add_executable(noisefloor_unit_tests tests/unit/main.cpp ${NF_UNIT_TESTS})
 target_link_libraries(noisefloor_unit_tests PRIVATE noisefloor_core doctest::doctest)
+# The test files name the modules' namespaces freely (`using namespace noisefloor::claims;`): they
+# stay in batches of 8, where no two meanings of a name meet.
+set_target_properties(noisefloor_unit_tests PROPERTIES UNITY_BUILD_BATCH_SIZE 8)
 target_compile_definitions(noisefloor_unit_tests PRIVATE NF_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/data")
 add_test(NAME unit COMMAND noisefloor_unit_tests)
 set_tests_properties(unit PROPERTIES LABELS unit)
@@ -11,6 +14,14 @@ include(tests/fuzz/fuzz.cmake)
 # A workload of known cost for the measurement checks (tests/integration/burn.cpp).
 add_executable(nf-burn tests/integration/burn.cpp)
 set_target_properties(nf-burn PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+
+# Tests side by side: `make test` runs ctest -j with tests/resources.json, two Docker engines (the
+# default one and a second, `make engines`). A test that runs containers asks for one
+# (RESOURCE_GROUPS engines:1) and runs through tests/integration/engine.sh, which points
+# DOCKER_HOST at the engine CTest gave it: each engine serves one test at a time, as noisefloor's
+# lease wants. Tests that share a fixed place of this machine take a lock: `fleet` (the sshd and
+# the extra engines of tests/integration/fleet_lib.sh), `podman` (its one service).
+set(NF_WITH_ENGINE bash ${CMAKE_SOURCE_DIR}/tests/integration/engine.sh)
 
 # I/O tests: real processes and the real Docker engine, through the edge libraries.
 list(APPEND NF_IO_TESTS tests/integration/process_test.cpp)
@@ -23,9 +34,11 @@ if(NF_IO_TESTS)
   # A test case that can skip (tests/integration/skip.hpp) runs as an entry of its own, so that
   # `ctest` prints its skip as Skipped: create warnings can only be provoked on API 1.41 engines.
   set(NF_IO_WARNINGS_CASE "docker: create warnings are an error and leave nothing behind")
-  add_test(NAME io COMMAND noisefloor_io_tests "--test-case-exclude=${NF_IO_WARNINGS_CASE}")
-  add_test(NAME io_docker_create_warnings COMMAND noisefloor_io_tests "--test-case=${NF_IO_WARNINGS_CASE}")
-  set_tests_properties(io io_docker_create_warnings PROPERTIES LABELS integration SKIP_RETURN_CODE 77 TIMEOUT 900)
+  add_test(NAME io COMMAND ${NF_WITH_ENGINE} $<TARGET_FILE:noisefloor_io_tests> "--test-case-exclude=${NF_IO_WARNINGS_CASE}")
+  add_test(NAME io_docker_create_warnings
+           COMMAND ${NF_WITH_ENGINE} $<TARGET_FILE:noisefloor_io_tests> "--test-case=${NF_IO_WARNINGS_CASE}")
+  set_tests_properties(io io_docker_create_warnings PROPERTIES LABELS integration SKIP_RETURN_CODE 77 TIMEOUT 900
+                       RESOURCE_GROUPS engines:1)
 endif()
 
 # The structure and the golden files, checked by small Python scripts (python3 comes with

@@ -129,6 +129,12 @@ void Progress::condition_finished(std::size_t, const records::ConditionRecord&) 
 void Progress::progress(const runner::ProgressCount& c, const records::Sample& latest) {
   count(latest);
   if (quiet_) return;
+  // Not a terminal (a CI log): a line every few seconds at most, not one a sample, and the line
+  // of a benchmark's last sample in its condition (its count and CV as they ended).
+  const auto now = std::chrono::steady_clock::now();
+  const bool last = c.benchmark_total > 0 && c.benchmark_done >= c.benchmark_total;
+  if (!live_ && !board_ && !last && last_plain_ && now - *last_plain_ < kPlainEvery) return;
+  if (!live_ && !board_) last_plain_ = now;
   const std::vector<double>& values = values_[{latest.condition, latest.name, latest.config, latest.variant}];
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   // The rate of this session: samples of earlier sessions (a resumed run) took no time of it; the

@@ -54,7 +54,10 @@ class Progress : public pipeline::RunEvents {
   std::set<std::string> announced_;  // conditions said once
   std::size_t earlier_done_ = 0;     // kept samples of a resumed run's earlier sessions
   std::shared_ptr<Board> board_;     // set: a run on several hosts (this object: one host, or all)
-  std::string host_;                 // the host this object shows ("" for the run's own notes)
+  // Without a terminal: when the last progress line was printed (one every kPlainEvery at most).
+  static constexpr std::chrono::seconds kPlainEvery{5};
+  std::optional<std::chrono::steady_clock::time_point> last_plain_;
+  std::string host_;  // the host this object shows ("" for the run's own notes)
 };
 
 // "▁▃█▅": the last `width` values scaled between their min and max.

@@ -18,8 +18,10 @@ namespace noisefloor::runner {
 
 namespace {
 
-// No-ops timed before each invocation of a `command` benchmark (the launcher overhead).
+// No-ops timed before each of the first invocations of a condition's `command` benchmark (the
+// launcher overhead, a median of 15): enough to size it, and not 3 more processes for every sample.
 constexpr int kLauncherNoops = 3;
+constexpr int kLauncherNoopInvocations = 5;
 
 std::string describe_exit(const conditions::InvocationOutput& out) {
   if (out.timed_out) return "timed out";
@@ -220,7 +222,9 @@ class Loop {
     inv.timeout = e_.benchmark.timeout;
     inv.number = invocation_++;
     // A command's sample includes starting and waiting for it: time that much for a no-op.
-    if (e_.benchmark.format == model::OutputFormat::command) inv.launcher_noops = kLauncherNoops;
+    if (e_.benchmark.format == model::OutputFormat::command &&
+        noop_invocations_[cond.name]++ < kLauncherNoopInvocations)
+      inv.launcher_noops = kLauncherNoops;
     delivered_ = 0;
 
     parsers::GoTestParser go;
@@ -391,7 +395,8 @@ class Loop {
   bool opened_ = false;               // a block was opened in this session
   model::Seconds settled_before_{0};  // the noise profile's time, just before the first block
   int invocation_ = 0;
-  std::size_t delivered_ = 0;  // samples of the current invocation
+  std::map<std::string, int> noop_invocations_;  // per condition: invocations that timed the no-ops
+  std::size_t delivered_ = 0;                    // samples of the current invocation
   // Progress: kept samples of every benchmark; how many benchmarks a condition runs (a -test.bench
   // pattern, a Google Benchmark program) is known once one of its invocations has printed them all.
   std::size_t done_ = 0;

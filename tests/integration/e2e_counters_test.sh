@@ -182,7 +182,7 @@ contains out3.txt "time throttled by the CPU quota"
 "$NF" doctor --json --noise-profile 1s >quiet.json || [[ $? == 1 ]] || fail "doctor (quiet)"
 spinners=()
 trap 'kill "${spinners[@]}" 2>/dev/null || true; cleanup_work' EXIT
-for _ in $(seq "$(nproc)"); do (while :; do :; done) & spinners+=($!); done
+for _ in $(seq "$(nproc)"); do setsid sh -c 'while :; do :; done' & spinners+=($!); done  # sessions of their own
 "$NF" doctor --json --noise-profile 1s >loaded.json || [[ $? == 1 ]] || fail "doctor (loaded)"
 kill "${spinners[@]}"; wait "${spinners[@]}" 2>/dev/null || true
 trap cleanup_work EXIT

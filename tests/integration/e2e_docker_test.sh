@@ -186,12 +186,17 @@ contains val-bad.txt '"nowords.txt"'
 "$NF" cv --format json "$WORK/results/sortin/latest" >sort.json
 python3 - sort.json <<'PY' || fail "sort in the container against sort pinned on the host"
 import json, sys
-# Both sides measured the same way in the same run (the probe's wall time of the command, on CPU 0),
-# so the ratio is the container's own cost: about 1.
-rows = {(r["condition"], r["unit"]): r for r in json.load(open(sys.argv[1]))["table"]["rows"]}
-ratio = rows[("pinned", "sec/op")]["summary"]["median"] / rows[("host", "sec/op")]["summary"]["median"]
-print(f"sort: pinned container / pinned on the host = {ratio:.3f}")
-assert 0.7 < ratio < 1.4, ratio
+# Both sides measured the same way in the same run (the probe's accounting of the command, on CPU
+# 0): the same work, so its CPU time is about the same; the wall time too, where the room let both
+# run (a busy room makes one wait more than the other: their waits are read, not assumed).
+t = json.load(open(sys.argv[1]))["table"]
+rows = {(r["condition"], r["unit"]): r for r in t["rows"] + t["other_metrics"]}
+ratio = lambda unit: rows[("pinned", unit)]["summary"]["median"] / rows[("host", unit)]["summary"]["median"]
+print(f"sort: pinned container / pinned on the host = {ratio('cpu-sec/op'):.3f} in CPU time, "
+      f"{ratio('sec/op'):.3f} in wall time")
+assert 0.75 < ratio("cpu-sec/op") < 1.33, ratio("cpu-sec/op")
+if all(l["label"] == "MEASURED-clean" for l in t["labels"].values()):
+    assert 0.7 < ratio("sec/op") < 1.4, ratio("sec/op")
 PY
 
 # --- a squatter: a container named noisefloor-lease that noisefloor did not create is named in one

@@ -102,6 +102,10 @@ while IFS=$'\t' read -r kind line; do
       exits "$line (the installed binary)" 0 -- "$WORK/prefix/bin/noisefloor" --version ;;
     "make" | "make test" | "make unit" | "make fuzz")
       skip "$line" "the build and the test suites: CI runs them around this test" ;;
+    scripts/*.py)  # a measurement or test driver named in a sentence: it must at least compile
+      exits "$line (compiles)" 0 -- python3 -m py_compile "$REPO/${line%% *}" ;;
+    "make engines")  # the tests' two engines: `make test` started them before this test ran
+      skip "$line" "make test starts both engines before the tests" ;;
     "make format")
       # It rewrites the sources; the `format` test checks that it would change nothing.
       skip "$line" "the format test runs its check" ;;

@@ -179,7 +179,10 @@ if [[ $have_docker -eq 1 ]]; then
     container: {cpuset: "0"}
 YAML
 fi
-taskset -c 0 sh -c 'while :; do :; done' &
+# In a session of its own, as another user's job would be: with the kernel's autogroup scheduling a
+# session's share of a CPU shrinks with what the session runs on the other CPUs (the tests beside
+# this one), so a loop in the test's session could take less than half of CPU 0.
+setsid taskset -c 0 sh -c 'while :; do :; done' &
 busy=$!
 "$NF" run burn.yaml --results "$WORK/results" >burn.md 2>burn.err || { cat burn.err; fail "run beside a busy loop"; }
 stop_busy
@@ -284,8 +287,21 @@ conditions:
   - name: both
     affinity: "0,1"
 YAML
-if [[ $busy_room == 0 ]]; then
-"$NF" run own.yaml --results "$WORK/results" >own.md 2>own.err || { cat own.err; fail "run of the self-contending burn"; }
+# It needs nothing else running: a busy process beside it is other work, rightly called so. The room
+# is measured right before and after each try (a busy process gets under 0.8 of a CPU beside other
+# work).
+quiet() { awk -v a="$(cpu_share 0)" -v b="$(cpu_share 1)" 'BEGIN { exit !(a >= 0.8 && b >= 0.8) }'; }
+quiet_own=0
+for try in 1 2 3; do
+  [[ $busy_room == 0 ]] || break
+  before=0; quiet && before=1
+  "$NF" run own.yaml --results "$WORK/results" >own.md 2>own.err || { cat own.err; fail "run of the self-contending burn"; }
+  if [[ $before == 1 ]] && quiet; then quiet_own=1; break; fi
+  echo "own processes, try $try: the room was busy around it"
+  sleep 1
+done
+[[ $quiet_own == 1 ]] || echo "no quiet moment for the waits among a benchmark's own processes: that check is left out"
+if [[ $quiet_own == 1 ]]; then
 "$NF" cv --format json "$WORK/results/own/latest" >own.json
 python3 - own.json <<'PY' || fail "waits among its own processes called starvation"
 import json, sys
