@@ -21,6 +21,10 @@
 
 namespace noisefloor::analysis {
 
+double GateBlock::effect() const { return std::exp(shift.estimate); }
+double GateBlock::lo() const { return std::exp(shift.lo); }
+double GateBlock::hi() const { return std::exp(shift.hi); }
+
 bool GateRow::regression() const { return gating && confirmed && regressed(verdict, better); }
 
 std::string_view GateRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
@@ -126,9 +130,22 @@ stats::Paired floor_pairs(const std::vector<double>& logs, double confidence) {
 
 struct GateContext {
   const model::GateSettings& settings;
+  bool confirm;       // flagged rows need a second block (GateTable::confirm)
   std::string where;  // "condition / benchmark / unit"
   std::vector<std::string>& notes;
 };
+
+// The one-sided level of a block that ended after n quads (§3.13 "When a block stops"): the tail
+// of the look at n, or, for a block cut short between looks (its time budget, an interrupt), of
+// the next look it did not reach.
+double tail_at(std::size_t n, const model::GateSettings& s) {
+  const auto looks =
+      stats::gate_looks(static_cast<std::size_t>(std::max(s.first_repeats, 1)),
+                        static_cast<std::size_t>(std::max(s.max_repeats, 1)), s.confidence, s.sequential);
+  for (const auto& look : looks)
+    if (n <= look.quads) return look.tail;
+  return looks.back().tail;
+}
 
 void add_floor_figures(GateBlock& g, const stats::Paired& e, const stats::Paired& f, double s_d,
                        const GateContext& ctx) {
@@ -137,7 +154,7 @@ void add_floor_figures(GateBlock& g, const stats::Paired& e, const stats::Paired
   const stats::Floor floor = stats::combine_floors(e.sd_log, f.sd_log, g.n);
   g.sigma0 = floor.sigma0;
   g.nu0 = floor.nu0;
-  const stats::Mde m = stats::mde(floor.sigma0, g.n, s.threshold, s.power, s.confirm, s.confidence);
+  const stats::Mde m = stats::mde(floor.sigma0, g.n, s.threshold, s.power, ctx.confirm, g.shift.tail);
   g.mde_slower = m.slower;
   g.mde_faster = m.faster;
   g.excess_spread = stats::excess_spread(s_d, floor, g.n);
@@ -149,12 +166,16 @@ GateBlock exact_block(int block, std::size_t n, double base, double head, const 
   g.n = n;
   g.ratio = exact_ratio(n, base, head);
   g.aa = g.bb = exact_floor();
-  g.verdict = stats::classify(g.ratio.gm_lo, g.ratio.gm_hi, ctx.settings.threshold);
+  // An exact ratio: the shift is a point, its interval too (no test is run on it).
+  g.shift.n = 2 * n;
+  g.shift.estimate = g.shift.lo = g.shift.hi = g.ratio.mean_log;
+  g.shift.tail = tail_at(n, ctx.settings);
+  g.verdict = n >= 1 ? stats::shift_verdict(g.shift, ctx.settings.threshold) : stats::Verdict::inconclusive;
   if (n >= 2) {
     g.sigma0 = 0.0;
     g.nu0 = 2.0 * static_cast<double>(n - 1);
     const auto& s = ctx.settings;
-    const stats::Mde m = stats::mde(0.0, n, s.threshold, s.power, s.confirm, s.confidence);
+    const stats::Mde m = stats::mde(0.0, n, s.threshold, s.power, ctx.confirm, g.shift.tail);
     g.mde_slower = m.slower;
     g.mde_faster = m.faster;
   }
@@ -173,26 +194,23 @@ std::vector<double> quad_signs(const std::vector<char>& head_first) {
   return sign;
 }
 
-// How far from 1 a floor's CI reaches: its farthest end (infinite when it has none).
-double floor_reach(const stats::AaCheck& floor) {
-  if (!std::isfinite(floor.gm_lo) || !std::isfinite(floor.gm_hi))
-    return std::numeric_limits<double>::infinity();
-  return std::max(floor.gm_hi - 1.0, 1.0 - floor.gm_lo);
-}
-
 GateBlock measured_block(int block, const QuadColumns& c, const GateContext& ctx) {
   const auto& s = ctx.settings;
   GateBlock g;
   g.block = block;
   g.n = c.b.size();
   const std::vector<double> sign = quad_signs(c.head_first);
-  std::vector<double> bt(g.n), ht(g.n), e(g.n), f(g.n);
+  std::vector<double> bt(g.n), ht(g.n), e(g.n), f(g.n), pairs;
+  pairs.reserve(2 * g.n);
   for (std::size_t i = 0; i < g.n; ++i) {
     bt[i] = std::sqrt(c.b[i]) * std::sqrt(c.b2[i]);  // √(b·b') without overflowing the product
     ht[i] = std::sqrt(c.h[i]) * std::sqrt(c.h2[i]);
     e[i] = sign[i] * std::log(c.b2[i] / c.b[i]);
     f[i] = sign[i] * std::log(c.h2[i] / c.h[i]);
+    pairs.push_back(std::log(c.h[i] / c.b[i]));  // the quad's two pairs, each run back to back
+    pairs.push_back(std::log(c.h2[i] / c.b2[i]));
   }
+  g.shift = stats::signed_rank_shift(pairs, tail_at(g.n, s));
   std::unique_ptr<bool[]> flags(new bool[g.n]);  // std::span<const bool> needs a plain array
   for (std::size_t i = 0; i < g.n; ++i) flags[i] = c.head_first[i] != 0;
   g.ratio = stats::paired(bt, ht, std::span<const bool>(flags.get(), g.n), s.confidence);
@@ -200,14 +218,7 @@ GateBlock measured_block(int block, const QuadColumns& c, const GateContext& ctx
   g.aa = stats::aa_check(ep, s.threshold);
   g.bb = stats::aa_check(fp, s.threshold);
   g.floor_failed = g.aa.outcome != stats::AaOutcome::pass || g.bb.outcome != stats::AaOutcome::pass;
-  g.verdict = stats::classify(g.ratio.gm_lo, g.ratio.gm_hi, s.threshold);
-  if (g.floor_failed) {
-    // §3.13: a change is still called when it clears the floors' own reach; never "within noise".
-    g.floor_reach = std::max({s.threshold, floor_reach(g.aa), floor_reach(g.bb)});
-    g.verdict = g.floor_reach < 1 ? stats::classify(g.ratio.gm_lo, g.ratio.gm_hi, g.floor_reach)
-                                  : stats::Verdict::inconclusive;
-    if (g.verdict == stats::Verdict::equivalent) g.verdict = stats::Verdict::inconclusive;
-  }
+  g.verdict = stats::shift_verdict(g.shift, s.threshold);
   add_floor_figures(g, ep, fp, g.ratio.sd_log, ctx);
   for (const auto& w : g.ratio.warnings)
     ctx.notes.push_back(fmt::format("{}: block {}: {}", ctx.where, block, w));
@@ -237,14 +248,11 @@ void note_block(const GateBlock& g, const QuadColumns& c, const GateContext& ctx
   if (g.n < 2)
     ctx.notes.push_back(fmt::format("{}: block {}: {} complete quad{}: no interval, no verdict", ctx.where,
                                     g.block, g.n, g.n == 1 ? "" : "s"));
-  else if (g.floor_failed)
+  else if (g.shift.n >= 1 && !std::isfinite(g.shift.lo))
     ctx.notes.push_back(
-        fmt::format("{}: block {}: floor failed (A/A {}, B/B {}): {}", ctx.where, g.block,
-                    stats::to_string(g.aa.outcome), stats::to_string(g.bb.outcome),
-                    g.verdict == stats::Verdict::inconclusive
-                        ? std::string("inconclusive")
-                        : fmt::format("{} only because the change clears the floors' reach (±{:.3g}%)",
-                                      stats::to_string(g.verdict), 100 * g.floor_reach)));
+        fmt::format("{}: block {}: {} pairs: too few for a signed-rank interval at {:g}% a side "
+                    "(6 pairs, 3 quads, are the least at 2.5%): no verdict",
+                    ctx.where, g.block, g.shift.n, 100 * g.shift.tail));
   if (g.excess_spread)
     ctx.notes.push_back(
         fmt::format("{}: block {}: head/base ratios vary {:.3g}x more than the floors: the change "
@@ -281,10 +289,10 @@ bool is_gating(const std::string& unit, const std::string& primary, const model:
 
 // Row verdict and confirmation (§3.13 "Verdict per block"): the first block decides the verdict; a
 // second block that says the same confirms it. Without confirmation a decided first block stands.
-void decide_row(GateRow& row, const model::GateSettings& s) {
+void decide_row(GateRow& row, bool confirm) {
   row.verdict = row.first.verdict;
   if (row.verdict == stats::Verdict::inconclusive) return;
-  if (!s.confirm) {
+  if (!confirm) {
     row.confirmed = true;
     return;
   }
@@ -344,7 +352,7 @@ Collected collect_quads(const records::Samples& samples) {
 }
 
 GateRow gate_row(const GateKey& key, const GateSeries& series, const Collected& c,
-                 const model::GateSettings& s, const std::map<std::string, std::string>& labels,
+                 const model::GateSettings& s, bool confirm, const std::map<std::string, std::string>& labels,
                  const model::UnitMetadata& units, std::vector<std::string>& notes) {
   const auto& [condition, benchmark, unit] = key;
   GateRow row;
@@ -357,12 +365,12 @@ GateRow gate_row(const GateKey& key, const GateSeries& series, const Collected& 
   row.better = model::better_of(unit, units);
   row.quantity = model::quantity_of(unit);
   row.gating = is_gating(unit, c.primary.at(std::make_pair(condition, benchmark)), s);
-  const GateContext ctx{s, fmt::format("{} / {} / {}", condition, benchmark, unit), notes};
+  const GateContext ctx{s, confirm, fmt::format("{} / {} / {}", condition, benchmark, unit), notes};
   const auto first = series.blocks.find(1);
   row.first = gate_block(1, first == series.blocks.end() ? std::map<int, GateQuad>{} : first->second, ctx);
   if (const auto second = series.blocks.find(2); second != series.blocks.end())
     row.second = gate_block(2, second->second, ctx);
-  decide_row(row, s);
+  decide_row(row, confirm);
   if (row.second && regressed(row.first.verdict, row.better) && !row.confirmed)
     notes.push_back(fmt::format("{}: {} in block 1, not confirmed by block 2 ({})", ctx.where,
                                 row.verdict_word(),
@@ -419,17 +427,21 @@ GateTable build_gate(const records::Samples& samples, const model::GateSettings&
   const Collected c = collect_quads(samples);
   GateTable t;
   t.settings = settings;
-  for (const auto& key : c.keys) {
-    t.rows.push_back(gate_row(key, c.series.at(key), c, settings, labels, units, t.notes));
-    if (t.rows.back().gating) ++t.gating_rows;
-  }
+  for (const auto& key : c.keys)
+    if (is_gating(std::get<2>(key), c.primary.at(std::make_pair(std::get<0>(key), std::get<1>(key))),
+                  settings))
+      ++t.gating_rows;
+  t.confirm = stats::confirmation_needed(t.gating_rows, settings.confidence, settings.confirm);
+  for (const auto& key : c.keys)
+    t.rows.push_back(gate_row(key, c.series.at(key), c, settings, t.confirm, labels, units, t.notes));
   t.contention = contention_of(t.rows, c.conditions, contended, settings);
-  t.false_alarm_bound = stats::false_alarm_bound(t.gating_rows, settings.confidence, settings.confirm);
+  t.false_alarm_bound = stats::false_alarm_bound(t.gating_rows, settings.confidence, t.confirm);
   return t;
 }
 
 std::map<std::string, std::vector<std::string>> to_confirm(const GateTable& table) {
   std::map<std::string, std::vector<std::string>> out;
+  if (!table.confirm) return out;
   for (const auto& r : table.rows) {
     if (!r.gating || r.second || !regressed(r.first.verdict, r.better)) continue;
     auto& names = out[r.condition];

@@ -15,33 +15,37 @@
 #include "model/units.hpp"
 #include "records/samples.hpp"
 #include "stats/compare.hpp"
+#include "stats/gate.hpp"
 
 namespace noisefloor::analysis {
 
 // One block's figures for one row (condition, benchmark, unit).
 struct GateBlock {
   int block = 1;
-  std::size_t n = 0;          // quads with every value > 0
-  stats::Paired ratio;        // head/base per quad: h̃_i/b̃_i, h̃ = √(h·h'), b̃ = √(b·b')
-  stats::AaCheck aa;          // base against base: the signed e_i of §3.13
-  stats::AaCheck bb;          // head against head: the signed f_i
-  bool floor_failed = false;  // aa or bb is not PASS
-  stats::Verdict verdict =
-      stats::Verdict::inconclusive;  // classify(ratio CI, θ); inconclusive when a floor failed
-  double sigma0 = stats::kNaN;       // the floors' prediction of the SD of ln(h̃/b̃)
-  double nu0 = stats::kNaN;          // its Welch–Satterthwaite degrees of freedom
-  double mde_slower = stats::kNaN;   // smallest increase called with the asked power (fraction, 0.05 = +5%)
-  double mde_faster = stats::kNaN;   // smallest decrease (fraction, 0.05 = −5%)
+  std::size_t n = 0;  // quads with every value > 0 (2n pairs)
+  // The effect (§3.13 "Effect"): the Hodges–Lehmann shift of the pair log ratios ln(head/base)
+  // and its signed-rank interval at the one-sided level of the look the block ended at (`tail`).
+  stats::Shift shift;
+  stats::Paired ratio;  // head/base per quad, h̃_i/b̃_i (h̃ = √(h·h'), b̃ = √(b·b')): the GM, the
+                        // median, Wilcoxon's p and the order effect, as the paired design has them
+  stats::AaCheck aa;    // base against base: the signed e_i of §3.13 (the room's floor, reported)
+  stats::AaCheck bb;    // head against head: the signed f_i
+  bool floor_failed = false;  // aa or bb is not PASS: said beside the verdict, never changes it
+  stats::Verdict verdict = stats::Verdict::inconclusive;  // shift_verdict(shift, θ)
+  double sigma0 = stats::kNaN;                            // the floors' prediction of the SD of ln(h̃/b̃)
+  double nu0 = stats::kNaN;                               // its Welch–Satterthwaite degrees of freedom
+  double mde_slower = stats::kNaN;  // smallest increase called with the asked power (fraction, 0.05 = +5%)
+  double mde_faster = stats::kNaN;  // smallest decrease (fraction, 0.05 = −5%)
   // Inconclusive rows: about how many more quads would decide (assuming the mean and SD stay);
   // nullopt with `undecidable` when it sits on the threshold or would need more than 10× the cap.
   std::optional<std::size_t> needs_more;
   bool undecidable = false;
   // s_d²/σ̂₀² beyond F(0.99; n−1, ν₀): head/base varies more than the floors explain.
   std::optional<double> excess_spread;  // √F when flagged
-  // A floor that failed: the verdict is then taken against the floors' reach instead of θ (the
-  // farthest end of either floor's CI from 1, when that is beyond θ), so only a change beyond the
-  // noise measured in the same run is called; "within noise" cannot be said. NaN otherwise.
-  double floor_reach = stats::kNaN;
+  // The effect as a ratio: exp of the shift and of its interval's ends (0 and +∞ without one).
+  double effect() const;
+  double lo() const;
+  double hi() const;
 };
 
 struct GateRow {
@@ -72,6 +76,7 @@ struct GateContention {
 
 struct GateTable {
   model::GateSettings settings;
+  bool confirm = false;       // flagged rows needed a second block (settings.confirm, or m > 2 rows)
   std::vector<GateRow> rows;  // conditions in file order, then benchmarks and units as printed
   std::vector<GateContention> contention;
   std::size_t gating_rows = 0;
@@ -88,7 +93,8 @@ GateTable build_gate(const records::Samples& samples, const model::GateSettings&
                      const std::vector<std::string>& contended, const model::UnitMetadata& units = {});
 
 // What a second block must confirm: per condition, the benchmark names (as printed) of the
-// gating rows block 1 calls slower/worse. Empty: nothing to confirm.
+// gating rows block 1 calls slower/worse, when the table needs confirmation. Empty: nothing to
+// confirm.
 std::map<std::string, std::vector<std::string>> to_confirm(const GateTable& table);
 
 }  // namespace noisefloor::analysis

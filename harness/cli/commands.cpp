@@ -123,8 +123,15 @@ void Commands::declare_run(CLI::App& app) {
                   "with --base: the ref to measure (default: the working tree with its uncommitted changes)");
   run->add_option("--threshold", threshold_,
                   "with --base: changes smaller than this are within noise (default 2%)");
-  run->add_flag("--no-confirm", run_.no_confirm,
-                "with --base: a regression needs no second block to confirm it (more false alarms)");
+  auto* no_confirm =
+      run->add_flag("--no-confirm", run_.no_confirm,
+                    "with --base: a regression needs no second block to confirm it, however many "
+                    "rows gate (more false alarms)");
+  run->add_flag(
+         "--confirm", run_.confirm,
+         "with --base: a second block confirms every regression the first calls (default: only when more "
+         "than 2 rows gate, to keep the gate's false alarms at most 5%)")
+      ->excludes(no_confirm);
   run->add_flag("--allow-dirty", run_.allow_dirty,
                 "with --base: allow --head HEAD although the working tree has uncommitted changes");
   run->add_option("--comment", run_.comment_file,

@@ -308,9 +308,13 @@ class Reader {
         fail(s, fmt::format("schedule: expected sequential or interleaved, got {}", quote(v)));
     }
     if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
-    if (const YAML::Node c = root["settle"]) exp.settle = get_duration(c, "settle");
+    if (const YAML::Node c = root["settle"]) {
+      exp.settle = get_duration(c, "settle");
+      exp.settle_set = true;
+    }
     if (const YAML::Node c = root["noise_profile"]) {
       exp.noise_profile = get_duration(c, "noise_profile");
+      exp.noise_profile_set = true;
       if (exp.noise_profile.count() > 60) fail(c, "noise_profile: at most 60s (the doctor's is 2s)");
       if (exp.noise_profile.count() > 0 && exp.noise_profile.count() < 0.1)
         fail(c, "noise_profile: at least 100ms, or 0s for none");
@@ -591,6 +595,7 @@ class Reader {
         adaptive_->max_samples =
             static_cast<int>(get_int(m, "benchmark.max_samples", adaptive_->min_samples,
                                      fmt::format("a whole number ≥ {}", adaptive_->min_samples)));
+        adaptive_->max_samples_set = true;
       }
       if (const YAML::Node t = node["time_budget"])
         adaptive_->budget = get_duration(t, "benchmark.time_budget", model::Seconds(0.001));

@@ -127,10 +127,11 @@ struct Comparison {
 
 // `samples: auto`: stop when the 99% CI is narrow enough (harness/stats/README.md §3.8).
 struct Adaptive {
-  double precision = 0.01;  // target relative half-width (fraction)
-  int min_samples = 10;     // n0
-  int max_samples = 200;    // cap
-  Seconds budget{3600};     // wall-clock cap for the whole run
+  double precision = 0.01;       // target relative half-width (fraction)
+  int min_samples = 10;          // n0
+  int max_samples = 200;         // cap
+  bool max_samples_set = false;  // the file said max_samples (the gate's default cap is its own)
+  Seconds budget{3600};          // wall-clock cap for the whole run
   friend bool operator==(const Adaptive&, const Adaptive&) = default;
 };
 
@@ -172,6 +173,7 @@ struct Experiment {
   // entered; 0: none. When the first condition adds nothing to the room (no spinners, no
   // container), the profile's time counts towards that block's settle time.
   Seconds noise_profile{1};
+  bool settle_set = false, noise_profile_set = false;  // the file gave them (a gate has defaults of its own)
   std::vector<Variant> variants;  // empty: no paired design; otherwise variants[0] is the baseline
   Comparison comparison;
   std::optional<Adaptive> adaptive;        // set by `samples: auto`

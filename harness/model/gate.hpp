@@ -28,8 +28,12 @@ struct GateSettings {
   double threshold = 0.02;   // θ: a change smaller than this is "within noise"
   double confidence = 0.95;  // of each block's ratio CI
   double power = 0.8;        // asked of the whole rule (both blocks) for the MDE
-  bool confirm = true;       // a regression must be confirmed by a second block
-  int max_repeats = 60;      // quads per condition and block, the cap of the adaptive repeats
+  // A regression must be confirmed by a second block: always (true), never (false), or when the
+  // gating rows are more than the one-block false-alarm bound allows (nullopt: m > 2, §3.13).
+  std::optional<bool> confirm;
+  int max_repeats = 60;    // quads per condition and block: the cap (samples: auto), or all of them
+  int first_repeats = 6;   // the first look of a sequential block
+  bool sequential = true;  // samples: auto looks at first, 2·first, … and the cap; else one look
   // Units that gate (a confirmed regression in one fails the gate); empty: the primary metric.
   std::vector<std::string> gating_units;
   friend bool operator==(const GateSettings&, const GateSettings&) = default;

@@ -77,6 +77,7 @@ struct RunOptions {
   bool allow_dirty = false;              // --head HEAD although the working tree has changes
   std::optional<double> threshold;       // --threshold: θ (fraction); default 2%
   bool no_confirm = false;               // --no-confirm: block 1 alone decides
+  bool confirm = false;                  // --confirm: a second block confirms every flagged row
   std::string comment_file, junit_file;  // --comment FILE, --junit FILE: copies of gate.md, junit.xml
   // --supersedes RUN: the earlier run whose figures this run replaces (README: Corrections).
   std::string supersedes;

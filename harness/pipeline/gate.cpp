@@ -29,8 +29,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kGateThreshold = 0.02;  // θ unless --threshold: 1% needs ~11 quads at 1% CV
-constexpr int kGateFirstQuads = 6;       // the least n at which the signed-rank test reaches 5%
-constexpr int kGateMaxQuads = 60;
+constexpr int kGateFirstQuads = 6;       // samples: auto's first look (12 pairs)
+constexpr int kGateMaxQuads = 60;        // samples: auto's cap unless max_samples says
+constexpr int kGateLeastQuads = 3;       // 6 pairs: the least at which the signed-rank test reaches 2.5%
 
 // `path` (absolute) moved from under `from` to the same place under `to`; nullopt when it is not
 // under `from`.
@@ -99,11 +100,21 @@ void refuse_unsupported(const model::Experiment& e, const RunOptions& o) {
     throw ConfigError("--base: a gate cannot be resumed: run the gate again (its builds are cached)");
 }
 
+// samples: N measures N runs of each side (N/2 quads, at least 3) and decides once; samples: auto
+// looks at 6, 12, … quads up to max_samples (default 60) and stops once decided (§3.13).
 model::GateSettings settings_of(const model::Experiment& e, const RunOptions& o) {
   model::GateSettings s;
   s.threshold = o.threshold.value_or(kGateThreshold);
-  s.confirm = !o.no_confirm;
-  s.max_repeats = e.adaptive ? e.adaptive->max_samples : kGateMaxQuads;
+  if (o.no_confirm) s.confirm = false;
+  if (o.confirm) s.confirm = true;
+  s.sequential = e.adaptive.has_value();
+  if (s.sequential) {
+    s.max_repeats =
+        e.adaptive->max_samples_set ? std::max(e.adaptive->max_samples, kGateLeastQuads) : kGateMaxQuads;
+    s.first_repeats = std::min(kGateFirstQuads, s.max_repeats);
+  } else {
+    s.max_repeats = s.first_repeats = std::max(kGateLeastQuads, (e.benchmark.samples + 1) / 2);
+  }
   return s;
 }
 
@@ -215,8 +226,15 @@ PreparedGate prepare_gate(model::Experiment& e, const RunOptions& o, RunEvents& 
   e.comparison.aa = true;
   e.comparison.threshold = g.facts.settings.threshold;
   e.gate = g.facts.settings;
+  // The room, measured by the floors in the same run: no separate profile unless the file asks; no
+  // settle when no condition puts anything in force (the quads' order cancels a drift, §3.13).
+  if (!e.noise_profile_set) e.noise_profile = model::Seconds(0);
+  const bool adds_nothing = std::all_of(
+      e.conditions.begin(), e.conditions.end(),
+      [](const model::Condition& c) { return !(c.spinners && c.spinners->count > 0) && !c.container; });
+  if (!e.settle_set && adds_nothing) e.settle = model::Seconds(0);
   e.adaptive = model::Adaptive{.precision = g.facts.settings.threshold,
-                               .min_samples = kGateFirstQuads,
+                               .min_samples = g.facts.settings.first_repeats,
                                .max_samples = g.facts.settings.max_repeats,
                                .budget = e.adaptive ? e.adaptive->budget : model::Seconds(3600)};
   return g;
@@ -285,6 +303,7 @@ std::string reproduce_command(const RunOptions& o, const model::GateSide& base, 
   for (const auto& h : o.hosts) line += " --host " + text::shell_word(h);
   if (o.threshold) line += fmt::format(" --threshold {:g}%", 100 * *o.threshold);
   if (o.no_confirm) line += " --no-confirm";
+  if (o.confirm) line += " --confirm";
   return line;
 }
 

@@ -339,6 +339,10 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
   if (s.remote)
     fp.noise = fingerprint::noise_not_measured(
         fmt::format("the conditions run on {}; the profile measures this machine only", s.endpoint));
+  else if (e.gate && !e.noise_profile_set)
+    fp.noise = fingerprint::noise_not_measured(
+        "a gate: its A/A and B/B floors measure the room on the benchmark itself (noise_profile: 1s adds the "
+        "profile)");
   else if (e.noise_profile.count() <= 0)
     fp.noise = fingerprint::noise_not_measured("noise_profile: 0s");
   else {

@@ -384,11 +384,11 @@ void check_results_root(const std::string& root, const std::string& experiment) 
 
 Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   const auto began = std::chrono::steady_clock::now();
-  if (o.base.empty() && (!o.head.empty() || o.allow_dirty || o.threshold || o.no_confirm ||
+  if (o.base.empty() && (!o.head.empty() || o.allow_dirty || o.threshold || o.no_confirm || o.confirm ||
                          !o.comment_file.empty() || !o.junit_file.empty()))
     throw ConfigError(
-        "run: --head, --threshold, --no-confirm, --allow-dirty, --comment and --junit belong to the gate: "
-        "add --base REF (e.g. --base main)");
+        "run: --head, --threshold, --confirm, --no-confirm, --allow-dirty, --comment and --junit belong to "
+        "the gate: add --base REF (e.g. --base main)");
   if (!o.supersedes.empty()) {
     if (!o.hosts.empty())
       throw ConfigError(

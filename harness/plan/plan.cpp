@@ -23,7 +23,6 @@ int per_invocation(const model::BenchmarkSpec& b) {
 Unit single_unit(const model::Experiment& e) { return Unit{"", e.benchmark.command, "", "", {}, 0}; }
 
 constexpr double kStoppingConfidence = 0.99;
-constexpr double kFloorConfidence = 0.95;  // the A/A check's (§3.7)
 
 }  // namespace
 
@@ -389,36 +388,46 @@ bool Scheduler::stopped(std::size_t c, std::span<const records::Sample> measured
   const int kept = std::max(0, repeats_[c] - experiment_.benchmark.warmup);
   const bool over_budget = elapsed > a.budget;
   if (kept < a.min_samples && !over_budget) return false;
-  bool undefined = false;
-  // The gate: every row narrow, decided at an early look, or beyond deciding by the cap (§3.13).
-  std::optional<records::StopReason> early;
-  const bool looks_early = experiment_.gate && kept >= a.min_samples && kept < a.max_samples;
-  const std::optional<double> worst = worst_halfwidth(c, measured, undefined, looks_early ? &early : nullptr);
-  const bool converged = !undefined && worst && *worst <= a.precision;
-  if (converged) early.reset();
   const bool capped = kept >= a.max_samples || over_budget;
-  if (!converged && !early && !capped) return false;
+  bool undefined = false;
+  std::optional<double> worst;
+  bool converged = false;
+  std::optional<records::StopReason> early;
+  if (experiment_.gate) {
+    // The gate stops at a look where every row is decided or futile, and at its cap (§3.13).
+    const GateLook look = gate_look(c, measured, kept);
+    worst = look.worst;
+    undefined = !worst;
+    if (!look.done && !capped) return false;
+    converged = look.done && !look.futile;
+    if (look.done && !capped)
+      early = look.futile ? records::StopReason::futile : records::StopReason::decided;
+  } else {
+    worst = worst_halfwidth(c, measured, undefined);
+    converged = !undefined && worst && *worst <= a.precision;
+    if (!converged && !capped) return false;
+  }
   if (block_ == 1)  // the confirmation block's own stop is not the condition's outcome
-    outcomes_[name] =
-        records::AdaptiveOutcome{converged,
-                                 kept,
-                                 worst,
-                                 a.precision,
-                                 converged     ? records::StopReason::precision
-                                 : early       ? *early
-                                 : over_budget ? records::StopReason::time_budget
-                                               : records::StopReason::max_samples,
-                                 experiment_.gate ? "99% paired log-ratio t interval of the quads (head/base)"
-                                 : experiment_.paired() ? "99% paired log-ratio t interval"
-                                                        : "99% median CI (order statistics)"};
+    outcomes_[name] = records::AdaptiveOutcome{
+        converged,
+        kept,
+        worst,
+        a.precision,
+        early         ? *early
+        : converged   ? (experiment_.gate ? records::StopReason::decided : records::StopReason::precision)
+        : over_budget ? records::StopReason::time_budget
+                      : records::StopReason::max_samples,
+        experiment_.gate       ? "95% signed-rank interval of the pairs' log ratios (head/base)"
+        : experiment_.paired() ? "99% paired log-ratio t interval"
+                               : "99% median CI (order statistics)"};
   return true;
 }
 
 namespace {
 
 // The gate's quads of one condition and block, per (name, configuration): per repeat the primary
-// values of base, head, base' and head' (0 where missing), and 1 when head ran first (BAAB).
-using Quads = std::map<std::pair<std::string, std::string>, std::map<int, std::array<double, 5>>>;
+// values of base, head, base' and head' (0 where missing).
+using Quads = std::map<std::pair<std::string, std::string>, std::map<int, std::array<double, 4>>>;
 
 Quads quads_of(std::span<const records::Sample> measured, const std::string& condition, int block,
                const std::string& base, const std::string& head) {
@@ -431,44 +440,61 @@ Quads quads_of(std::span<const records::Sample> measured, const std::string& con
                              : s.variant == head                      ? 1
                              : s.variant == records::aa_copy_of(base) ? 2
                                                                       : 3;
-    auto& quad = quads[{s.name, s.config}][s.repeat];
-    quad[slot] = s.metrics.front().value;
-    quad[4] = s.order == "BAAB" ? 1 : 0;
+    quads[{s.name, s.config}][s.repeat][slot] = s.metrics.front().value;
   }
   return quads;
 }
 
-// One row's complete quads as the gate's statistics read them (§3.13): b̃ = √(b·b') and
-// h̃ = √(h·h'), and the signed floors as ratios, exp(e) and exp(f) (their signs alternate within
-// each order), with the logs d, e, f beside.
-struct QuadRows {
-  std::vector<double> b, h, ones, ae, af;  // ratios, for paired_gm_halfwidth
-  std::vector<double> d, e, f;             // logs, for the early stop
-};
-
-QuadRows quad_rows(const std::map<int, std::array<double, 5>>& repeats) {
-  QuadRows r;
-  std::size_t seen[2] = {0, 0};
+// One row's pair log ratios (§3.13 "Effect"), ln(h/b) and ln(h'/b') of each complete quad.
+std::vector<double> pair_logs(const std::map<int, std::array<double, 4>>& repeats) {
+  std::vector<double> x;
   for (const auto& [repeat, q] : repeats)
     if (q[0] > 0 && q[1] > 0 && q[2] > 0 && q[3] > 0) {
-      r.b.push_back(std::sqrt(q[0] * q[2]));
-      r.h.push_back(std::sqrt(q[1] * q[3]));
-      const double sign = seen[q[4] > 0 ? 1 : 0]++ % 2 == 0 ? 1.0 : -1.0;
-      r.ones.push_back(1.0);
-      r.e.push_back(sign * std::log(q[2] / q[0]));
-      r.f.push_back(sign * std::log(q[3] / q[1]));
-      r.ae.push_back(std::exp(r.e.back()));
-      r.af.push_back(std::exp(r.f.back()));
-      r.d.push_back(std::log(r.h.back() / r.b.back()));
+      x.push_back(std::log(q[1] / q[0]));
+      x.push_back(std::log(q[3] / q[2]));
     }
-  return r;
+  return x;
 }
 
 }  // namespace
 
+Scheduler::GateLook Scheduler::gate_look(std::size_t c, std::span<const records::Sample> measured,
+                                         int kept) const {
+  const model::Adaptive& a = *experiment_.adaptive;
+  const model::GateSettings& g = *experiment_.gate;
+  const auto looks =
+      stats::gate_looks(static_cast<std::size_t>(std::max(g.first_repeats, 1)),
+                        static_cast<std::size_t>(std::max(a.max_samples, 1)), g.confidence, g.sequential);
+  const auto at = std::find_if(looks.begin(), looks.end(), [&](const stats::Look& l) {
+    return l.quads == static_cast<std::size_t>(kept);
+  });
+  GateLook out;
+  bool rows = false, all_done = true;
+  for (const auto& [key, repeats] : quads_of(measured, experiment_.conditions[c].name, block_,
+                                             experiment_.variants[0].name, experiment_.variants[1].name)) {
+    const std::vector<double> x = pair_logs(repeats);
+    rows = true;
+    if (x.empty()) {
+      all_done = false;
+      continue;
+    }
+    const stats::Shift shift = stats::signed_rank_shift(x, at != looks.end() ? at->tail : looks.back().tail);
+    if (std::isfinite(shift.lo) && std::isfinite(shift.hi))
+      out.worst = std::max(out.worst.value_or(0.0), 0.5 * (std::exp(shift.hi) - std::exp(shift.lo)));
+    if (at == looks.end()) continue;
+    if (stats::shift_verdict(shift, g.threshold) != stats::Verdict::inconclusive) continue;
+    if (stats::futile(x, g.threshold, 2 * looks.back().quads, looks.back().tail)) {
+      out.futile = true;
+      continue;
+    }
+    all_done = false;
+  }
+  out.done = at != looks.end() && rows && all_done;
+  return out;
+}
+
 std::optional<double> Scheduler::worst_halfwidth(std::size_t c, std::span<const records::Sample> measured,
-                                                 bool& undefined,
-                                                 std::optional<records::StopReason>* early) const {
+                                                 bool& undefined) const {
   const std::string& name = experiment_.conditions[c].name;
   std::optional<double> worst;
   auto consider = [&](std::optional<double> h) {
@@ -477,40 +503,7 @@ std::optional<double> Scheduler::worst_halfwidth(std::size_t c, std::span<const 
     else
       worst = std::max(worst.value_or(0), *h);
   };
-  if (experiment_.gate) {
-    // Per quad b̃ = √(b·b'), h̃ = √(h·h'): the stopping rule of the paired design on those, and
-    // both floors' 95% half-widths (their PASS needs them within θ; §3.13): a block does not stop
-    // while a floor could still narrow enough to decide.
-    // With `early`: a row not narrow may also be decided at an early look or futile (§3.13 "When a
-    // block stops"); the block may stop when every row is one of the three.
-    const model::Adaptive& a = *experiment_.adaptive;
-    const double theta = experiment_.gate->threshold;
-    const std::size_t looks = static_cast<std::size_t>(std::max(1, a.max_samples - a.min_samples));
-    bool rows = false, all_done = true, any_futile = false;
-    for (const auto& [key, repeats] :
-         quads_of(measured, name, block_, experiment_.variants[0].name, experiment_.variants[1].name)) {
-      const QuadRows r = quad_rows(repeats);
-      const std::optional<double> widths[] = {stats::paired_gm_halfwidth(r.b, r.h, kStoppingConfidence),
-                                              stats::paired_gm_halfwidth(r.ones, r.ae, kFloorConfidence),
-                                              stats::paired_gm_halfwidth(r.ones, r.af, kFloorConfidence)};
-      for (const auto& h : widths) consider(h);
-      rows = true;
-      if (!early || !all_done) continue;
-      if (std::all_of(std::begin(widths), std::end(widths),
-                      [&](const std::optional<double>& h) { return h && *h <= a.precision; }))
-        continue;  // narrow
-      if (r.d.size() < 2) {
-        all_done = false;
-      } else if (!stats::decided_early(r.d, r.e, r.f, theta, looks, kFloorConfidence)) {
-        const bool futile =
-            stats::futile(r.d, r.e, r.f, theta, static_cast<std::size_t>(a.max_samples), kFloorConfidence);
-        any_futile = any_futile || futile;
-        all_done = futile;
-      }
-    }
-    if (early && rows && all_done)
-      *early = any_futile ? records::StopReason::futile : records::StopReason::decided;
-  } else if (experiment_.paired()) {
+  if (experiment_.paired()) {
     // (full name, pair) -> repeat -> (baseline, variant)
     std::map<std::pair<std::string, std::string>, std::map<int, std::pair<double, double>>> pairs;
     const std::string& base = experiment_.variants.front().name;

@@ -140,11 +140,16 @@ class Scheduler {
   std::optional<Step> next_adaptive(std::span<const records::Sample> measured, model::Seconds elapsed);
   Step adaptive_step(std::size_t condition);
   bool stopped(std::size_t condition, std::span<const records::Sample> measured, model::Seconds elapsed);
-  // The widest of the intervals the stop rule looks at; for the gate with `early`, also why its
-  // block may stop before the cap although some row is not narrow (decided or futile; §3.13).
+  // The widest of the intervals the stop rule looks at (a plain or paired condition).
   std::optional<double> worst_halfwidth(std::size_t condition, std::span<const records::Sample> measured,
-                                        bool& undefined,
-                                        std::optional<records::StopReason>* early = nullptr) const;
+                                        bool& undefined) const;
+  // The gate after `kept` quads (§3.13 "When a block stops"): at one of its looks, whether every
+  // row is decided or futile (and whether some is futile); the widest head/base interval so far.
+  struct GateLook {
+    bool done = false, futile = false;
+    std::optional<double> worst;
+  };
+  GateLook gate_look(std::size_t condition, std::span<const records::Sample> measured, int kept) const;
   bool start_second_block(std::span<const records::Sample> measured);
 
   const model::Experiment& experiment_;

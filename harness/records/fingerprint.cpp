@@ -92,8 +92,10 @@ void to_json(json& j, const RunFacts::Gate& g) {
        {"threshold", g.settings.threshold},
        {"confidence", g.settings.confidence},
        {"power", g.settings.power},
-       {"confirm", g.settings.confirm},
+       {"confirm", g.settings.confirm ? json(*g.settings.confirm) : json(nullptr)},
        {"max_repeats", g.settings.max_repeats},
+       {"first_repeats", g.settings.first_repeats},
+       {"sequential", g.settings.sequential},
        {"gating_units", g.settings.gating_units}};
 }
 
@@ -104,8 +106,11 @@ void from_json(const json& j, RunFacts::Gate& g) {
   g.settings.threshold = j.value("threshold", g.settings.threshold);
   g.settings.confidence = j.value("confidence", g.settings.confidence);
   g.settings.power = j.value("power", g.settings.power);
-  g.settings.confirm = j.value("confirm", g.settings.confirm);
+  // null: as many rows decide (§3.13); results before it recorded true or false.
+  if (const auto c = j.find("confirm"); c != j.end() && c->is_boolean()) g.settings.confirm = c->get<bool>();
   g.settings.max_repeats = model::whole_number<int>(j, "max_repeats", g.settings.max_repeats);
+  g.settings.first_repeats = model::whole_number<int>(j, "first_repeats", g.settings.first_repeats);
+  g.settings.sequential = j.value("sequential", g.settings.sequential);
   g.settings.gating_units = j.value("gating_units", std::vector<std::string>{});
 }
 

@@ -40,8 +40,9 @@ std::string pct(double ratio) {
   return signed_pct(100 * (ratio - 1));
 }
 
-std::string ci(const stats::Paired& p) { return text::interval(pct(p.gm_lo), pct(p.gm_hi)); }
-std::string figures(const GateBlock& b) { return pct(b.ratio.gm) + " " + ci(b.ratio); }
+// The effect of a block and its interval (§3.13: the Hodges–Lehmann shift, signed-rank ends).
+std::string ci(const GateBlock& b) { return text::interval(pct(b.lo()), pct(b.hi())); }
+std::string figures(const GateBlock& b) { return pct(b.effect()) + " " + ci(b); }
 
 // A floor: the relative half-width of a binary against itself, "±0.6%".
 std::string halfwidth(double fraction) {
@@ -110,9 +111,9 @@ std::string counts(const GateTable& t) {
     std::size_t n = 0;
   };
   std::vector<Count> all = {
-      {{0, t.settings.confirm ? "slower (confirmed)" : "slower"}}, {{4, "faster"}}, {{6, "within noise"}}};
+      {{0, t.confirm ? "slower (confirmed)" : "slower"}}, {{4, "faster"}}, {{6, "within noise"}}};
   for (const GateRow& r : t.rows) {
-    Category c = category(r, t.settings.confirm);
+    Category c = category(r, t.confirm);
     auto it = std::find_if(all.begin(), all.end(), [&](const Count& x) { return x.c.key == c.key; });
     if (it == all.end()) it = all.insert(all.end(), Count{std::move(c)});
     ++it->n;
@@ -138,11 +139,10 @@ std::vector<std::string> failed_floors(const GateBlock& b) {
 // Why an inconclusive row is undecided, and what would decide it.
 std::string why_inconclusive(const GateRow& r, const model::GateSettings& s) {
   const GateBlock& b = r.first;
-  if (b.floor_failed) {
-    const auto failed = failed_floors(b);
-    return failed.empty() ? "the floor failed"
-                          : fmt::format("the floor failed ({})", fmt::join(failed, ", "));
-  }
+  if (!std::isfinite(b.shift.lo)) return "too few pairs for an interval";
+  // A real change (the interval clears 1) that is smaller than the threshold.
+  if (b.shift.lo > 0 || b.shift.hi < 0)
+    return fmt::format("a change, but under the ±{:g}% threshold", 100 * s.threshold);
   if (b.needs_more) return "needs about " + plural(*b.needs_more, "more repeat", "more repeats");
   if (b.undecidable)
     return fmt::format("no number of repeats in reach decides it (on the threshold, or more than {})",
@@ -156,20 +156,15 @@ struct VerdictText {
   std::string joined() const { return word + rest; }
 };
 
-VerdictText verdict_text(const GateRow& r, const model::GateSettings& s) {
+VerdictText verdict_text(const GateRow& r, const model::GateSettings& s, bool confirm) {
   const std::string second = r.second ? " (block 2: " + figures(*r.second) + ")" : "";
   if (r.verdict == Verdict::inconclusive) {
     const std::string why = why_inconclusive(r, s);
     return {"inconclusive", why.empty() ? "" : ": " + why};
   }
-  // Decided although a floor failed: the change cleared the floors' reach, not only θ.
-  const std::string reach =
-      r.first.floor_failed && std::isfinite(r.first.floor_reach)
-          ? fmt::format(" beyond the failed floor's reach {}", halfwidth(r.first.floor_reach))
-          : "";
-  if (failing(r)) return {word(r), reach + (s.confirm ? ", confirmed" + second : " (confirmation off)")};
-  if (regressed(r)) return {word(r), reach + (r.gating ? ", not confirmed" + second : " (not gating)")};
-  return {word(r), reach};
+  if (failing(r)) return {word(r), confirm ? ", confirmed" + second : ""};
+  if (regressed(r)) return {word(r), r.gating ? ", not confirmed" + second : " (not gating)"};
+  return {word(r), ""};
 }
 
 // "BenchmarkSlowed sec/op in idle".
@@ -182,7 +177,7 @@ std::vector<const GateRow*> by_importance(const GateTable& t) {
   std::vector<const GateRow*> rows;
   for (const GateRow& r : t.rows) rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(), [&](const GateRow* a, const GateRow* b) {
-    return category(*a, t.settings.confirm).rank < category(*b, t.settings.confirm).rank;
+    return category(*a, t.confirm).rank < category(*b, t.confirm).rank;
   });
   return rows;
 }
@@ -196,7 +191,9 @@ std::vector<std::string> conditions(const GateTable& t) {
 
 // ---- the decision lines, shared by the terminal and the comment ----
 
-// Per condition: the widest floors of block 1 and whether all passed; then every failed floor.
+// Per condition, over its gating rows: the widest floors of block 1 and whether all passed (the
+// room's noise, measured in the same run; it decides no verdict); then every failed floor of the
+// confirmation block. Rows that do not gate (sys-sec/op) are in gate.json, not here.
 std::vector<std::string> floor_lines(const GateTable& t, Escape esc) {
   std::vector<std::string> out;
   for (const std::string& c : conditions(t)) {
@@ -204,23 +201,26 @@ std::vector<std::string> floor_lines(const GateTable& t, Escape esc) {
     std::size_t rows = 0, failed = 0;
     std::string label;
     for (const GateRow& r : t.rows) {
-      if (r.condition != c) continue;
+      if (r.condition != c || !r.gating) continue;
       ++rows;
       label = r.label;
       if (std::isfinite(r.first.aa.halfwidth)) aa = std::max(aa, r.first.aa.halfwidth);
       if (std::isfinite(r.first.bb.halfwidth)) bb = std::max(bb, r.first.bb.halfwidth);
       failed += r.first.floor_failed || (r.second && r.second->floor_failed);
     }
+    if (rows == 0) continue;
     const std::string widest = rows > 1 ? "up to " : "";
     out.push_back(fmt::format(
         "{}{}: A/A (base vs base) {}{}, B/B (head vs head) {}{}: {}", esc(c),
         label.empty() ? "" : " (" + esc(label) + ")", widest, halfwidth(aa), widest, halfwidth(bb),
-        failed == 0 ? (rows > 1 ? "all PASS" : "PASS")
-                    : fmt::format("{} of {} FAIL", failed, plural(rows, "row", "rows"))));
+        failed == 0
+            ? (rows > 1 ? "all PASS" : "PASS")
+            : fmt::format("{} of {} FAIL (the room moved by more than ±{:g}%; each verdict rests on its "
+                          "own interval, which carries that noise)",
+                          failed, plural(rows, "gating row", "gating rows"), 100 * t.settings.threshold)));
   }
-  // Block 1's failed floors are in each row's verdict; the confirmation block's are not.
   for (const GateRow& r : t.rows)
-    if (r.second && r.second->floor_failed)
+    if (r.gating && r.second && r.second->floor_failed)
       out.push_back(fmt::format("{} {} {}: block 2: {}", esc(r.condition), esc(r.benchmark), esc(r.unit),
                                 fmt::join(failed_floors(*r.second), ", ")));
   return out;
@@ -272,11 +272,9 @@ std::vector<std::string> note_lines(const GateTable& t, Escape esc) {
           "{}: head/base varies {:.1f}× more than the floors explain: the change may make the benchmark "
           "bimodal or load-dependent",
           row_name(r, esc), *r.first.excess_spread));
-  // The table's own notes, but for what a row's verdict or the line above already says.
+  // The table's own notes, but for what the line above already says.
   for (const std::string& n : t.notes)
-    if (n.find(": floor failed (") == std::string::npos &&
-        n.find("more than the floors") == std::string::npos)
-      out.push_back(esc(n));
+    if (n.find("more than the floors") == std::string::npos) out.push_back(esc(n));
   return out;
 }
 
@@ -321,7 +319,7 @@ std::string false_positive_sentence(const GateTable& t) {
   if (!std::isfinite(t.false_alarm_bound)) return "";
   return fmt::format(
       "At most {} chance that this gate reports a {}regression when nothing changed ({}; §3.13).",
-      probability(t.false_alarm_bound), t.settings.confirm ? "confirmed " : "",
+      probability(t.false_alarm_bound), t.confirm ? "confirmed " : "",
       plural(t.gating_rows, "gating row", "gating rows"));
 }
 
@@ -334,8 +332,10 @@ std::vector<const GateRow*> regressions(const GateTable& t) {
 
 std::string settings_line(const model::GateSettings& s) {
   return fmt::format(
-      "head vs base, {:.0f}% CI, θ = ±{:g}%; MDE: the smallest regression called with {:.0f}% power",
-      100 * s.confidence, 100 * s.threshold, 100 * s.power);
+      "head vs base: the median ratio of the back-to-back pairs (Hodges–Lehmann) and its signed-rank CI, "
+      "{:g}% a side{}; slower or faster when the CI clears 0 and the change is beyond ±{:g}%; MDE: the "
+      "smallest regression called with {:.0f}% power",
+      50 * (1 - s.confidence), s.sequential ? " over all looks" : "", 100 * s.threshold, 100 * s.power);
 }
 
 // ---- markdown ----
@@ -369,15 +369,15 @@ std::string code_span(std::string_view s) {
 }
 
 std::string table_head() {
-  return "| benchmark | metric | condition | head vs base | 95% CI | MDE | verdict |\n"
+  return "| benchmark | metric | condition | head vs base | CI | MDE | verdict |\n"
          "|:--|:--|:--|--:|--:|--:|:--|\n";
 }
 
-std::string table_line(const GateRow& r, const model::GateSettings& s) {
-  const VerdictText v = verdict_text(r, s);
+std::string table_line(const GateRow& r, const GateTable& t) {
+  const VerdictText v = verdict_text(r, t.settings, t.confirm);
   const std::string said = (failing(r) ? "**" + v.word + "**" : v.word) + v.rest;
   return fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md(r.benchmark), md(r.unit), md(r.condition),
-                     pct(r.first.ratio.gm), ci(r.first.ratio), mde(r), said);
+                     pct(r.first.effect()), ci(r.first), mde(r), said);
 }
 
 std::string bullets(const std::vector<std::string>& lines) {
@@ -420,20 +420,20 @@ struct TextLine {
   std::string condition, benchmark, unit, change, interval, mde, verdict;
 };
 
-TextLine text_line(const GateRow& r, const model::GateSettings& s) {
+TextLine text_line(const GateRow& r, const GateTable& t) {
   return {r.condition,
           r.benchmark,
           r.unit,
-          pct(r.first.ratio.gm),
-          ci(r.first.ratio),
+          pct(r.first.effect()),
+          ci(r.first),
           mde(r),
-          verdict_text(r, s).joined()};
+          verdict_text(r, t.settings, t.confirm).joined()};
 }
 
 // Columns when every line fits `width`; otherwise each row's name on a line of its own and its
 // figures wrapped under it.
 std::string text_table(const std::vector<TextLine>& lines, std::size_t width) {
-  const TextLine head = {"condition", "benchmark", "unit", "head vs base", "95% CI", "MDE", "verdict"};
+  const TextLine head = {"condition", "benchmark", "unit", "head vs base", "CI", "MDE", "verdict"};
   std::vector<std::size_t> w(6, 0);
   std::size_t longest = 0;
   const auto measure = [&](const TextLine& l) {
@@ -520,8 +520,8 @@ std::string floors(const GateBlock& b) {
   return fmt::format("A/A {}, B/B {}", halfwidth(b.aa.halfwidth), halfwidth(b.bb.halfwidth));
 }
 
-std::string error_annotation(const GateRow& r, const GateContext& c, const model::GateSettings& s) {
-  const std::string how = !s.confirm ? "block 1 alone (confirmation off)"
+std::string error_annotation(const GateRow& r, const GateContext& c, bool confirm) {
+  const std::string how = !confirm   ? "one block"
                           : r.second ? "confirmed by a second block (" + figures(*r.second) + ")"
                                      : "confirmed";
   return workflow_command(
@@ -537,17 +537,18 @@ std::string row_warnings(const GateRow& r, const GateContext& c, const model::Ga
         "warning", c, r.benchmark + " " + word(r) + ", not confirmed (noisefloor)",
         fmt::format("{} {} in {}; {}", r.unit, figures(r.first), r.condition,
                     r.second ? "block 2 did not confirm it: " + figures(*r.second) : "not confirmed"));
-  if (r.gating && r.verdict == Verdict::inconclusive && !r.first.floor_failed) {
+  if (r.gating && r.verdict == Verdict::inconclusive) {
     const std::string why = why_inconclusive(r, s);
     out += workflow_command(
         "warning", c, r.benchmark + " inconclusive (noisefloor)",
         fmt::format("{} {} in {}{}", r.unit, figures(r.first), r.condition, why.empty() ? "" : ": " + why));
   }
   for (const GateBlock* b : {&r.first, r.second ? &*r.second : nullptr})
-    if (b != nullptr && b->floor_failed)
+    if (r.gating && b != nullptr && b->floor_failed)
       out += workflow_command(
           "warning", c, r.benchmark + " floor failed (noisefloor)",
-          fmt::format("{} in {}, block {}: {}: a binary against itself moved, so this row decides nothing",
+          fmt::format("{} in {}, block {}: {}: a binary against itself moved by more than the threshold; "
+                      "the verdict rests on the row's own interval, which carries that noise",
                       r.unit, r.condition, b->block, fmt::join(failed_floors(*b), ", ")));
   return out;
 }
@@ -580,15 +581,14 @@ std::string junit_details(const GateRow& r) {
   return out + "MDE " + mde(r) + "\n";
 }
 
-std::string junit_case(const GateRow& r, const model::GateSettings& s) {
+std::string junit_case(const GateRow& r, const GateTable& t) {
   std::string out = fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n",
                                 attr("noisefloor.gate." + r.condition), attr(r.benchmark + " " + r.unit));
-  const VerdictText v = verdict_text(r, s);
+  const VerdictText v = verdict_text(r, t.settings, t.confirm);
   if (failing(r))
-    out += fmt::format(
-        "      <failure type=\"regression\" message=\"{}\">{}</failure>\n",
-        attr(v.word + ": " + figures(r.first) + (s.confirm ? ", confirmed" : ", confirmation off")),
-        xml(junit_details(r), false));
+    out += fmt::format("      <failure type=\"regression\" message=\"{}\">{}</failure>\n",
+                       attr(v.word + ": " + figures(r.first) + (t.confirm ? ", confirmed" : "")),
+                       xml(junit_details(r), false));
   else if (r.verdict == Verdict::inconclusive)
     out += fmt::format("      <skipped message=\"{}\"/>\n", attr(v.joined()));
   else
@@ -641,7 +641,7 @@ std::string gate_text(const analysis::GateTable& t, const GateContext& c, int wi
   std::string out = text::wrap("noisefloor gate: " + counts(t), w, "", "  ");
   out += text::wrap(settings_line(t.settings), w, "", "  ") + "\n";
   std::vector<TextLine> lines;
-  for (const analysis::GateRow* r : by_importance(t)) lines.push_back(text_line(*r, t.settings));
+  for (const analysis::GateRow* r : by_importance(t)) lines.push_back(text_line(*r, t));
   out += lines.empty() ? "no rows: nothing was measured\n" : text_table(lines, w);
   out += "\n" + wrapped(floor_lines(t, plain), w, "floor: ");
   out += wrapped(contention_lines(t, plain), w, "under load: ");
@@ -670,10 +670,10 @@ std::string gate_markdown(const analysis::GateTable& t, const GateContext& c) {
   std::size_t within = 0;
   for (const analysis::GateRow* r : by_importance(t)) {
     if (r->verdict == stats::Verdict::equivalent) {
-      folded += table_line(*r, t.settings);
+      folded += table_line(*r, t);
       ++within;
     } else {
-      shown += table_line(*r, t.settings);
+      shown += table_line(*r, t);
     }
   }
   out += shown.empty() ? fmt::format("No row moved beyond ±{:g}%.\n", 100 * t.settings.threshold)
@@ -698,7 +698,7 @@ std::string gate_annotations(const analysis::GateTable& t, const GateContext& c)
   using namespace gate_parts;
   std::string errors, warnings;
   for (const analysis::GateRow& r : t.rows) {
-    if (failing(r)) errors += error_annotation(r, c, t.settings);
+    if (failing(r)) errors += error_annotation(r, c, t.confirm);
     warnings += row_warnings(r, c, t.settings);
   }
   // Errors first: GitHub shows only the first few annotations of a step.
@@ -716,7 +716,7 @@ std::string gate_junit(const analysis::GateTable& t, const GateContext& c) {
       if (r.condition == condition) {
         suite.add(r);
         all.add(r);
-        cases += junit_case(r, t.settings);
+        cases += junit_case(r, t);
       }
     suites += fmt::format("  <testsuite name=\"{}\" {}>\n{}  </testsuite>\n", attr(condition),
                           suite.attributes(), cases);

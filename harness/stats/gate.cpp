@@ -3,15 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "model/errors.hpp"
 
 namespace noisefloor::stats {
 namespace {
+
+constexpr double kGateInfinity = std::numeric_limits<double>::infinity();
+constexpr std::size_t kExactSignedRank = 50;  // 2^50 sign patterns still count in 64 bits
 
 void check_gate_n(std::size_t n, const char* what) {
   if (n < 2) throw Error(fmt::format("stats: {} needs n >= 2 quads, got {}", what, n));
@@ -27,6 +32,15 @@ void check_gate_theta(double theta) {
     throw Error(fmt::format("stats: noise threshold must be in [0, 1), got {}", theta));
 }
 
+void check_tail(double tail) {
+  if (!(tail > 0.0 && tail < 0.5))
+    throw Error(fmt::format("stats: a one-sided level must be in (0, 0.5), got {}", tail));
+}
+
+double normal_quantile(double p) {
+  return boost::math::quantile(boost::math::normal_distribution<double>(), p);
+}
+
 // t_{1−α/2,n−1}·s/√n: the half-width of a block's log interval at n quads.
 double log_halfwidth(double confidence, double s, std::size_t n) {
   const double nd = static_cast<double>(n);
@@ -34,15 +48,132 @@ double log_halfwidth(double confidence, double s, std::size_t n) {
 }
 
 // The distance from d̄ to the nearest decision it can reach (§3.13): past θ₊ only "slower" is
-// left, below −θ₋ only "faster", in between "within noise" needs the whole interval inside.
+// left, which needs the interval above 0; below −θ₋ only "faster", below 0; in between "within
+// noise" needs the whole interval inside.
 double decision_gap(double mean_log, double theta) {
   const double up = std::log1p(theta), down = -std::log1p(-theta);
-  if (mean_log > up) return mean_log - up;
-  if (mean_log < -down) return -down - mean_log;
+  if (mean_log > up) return mean_log;
+  if (mean_log < -down) return -mean_log;
   return std::min(up - mean_log, mean_log + down);
 }
 
+// The order k of the signed-rank interval of n values at one-sided level `tail` (the largest k
+// with P₀(T⁺ ≤ k − 1) ≤ tail) and that probability; k = 0 when even T⁺ = 0 is too likely.
+struct RankOrder {
+  std::size_t k = 0;
+  double tail = kNaN;
+};
+
+RankOrder signed_rank_order(std::size_t n, double tail) {
+  RankOrder o;
+  if (n == 0) return o;
+  if (n <= kExactSignedRank) {
+    // count[w]: the sign patterns of ranks 1..n whose positive ranks sum to w.
+    const std::size_t top = n * (n + 1) / 2;
+    std::vector<std::uint64_t> count(top + 1, 0);
+    count[0] = 1;
+    for (std::size_t r = 1, reach = 0; r <= n; ++r) {
+      reach += r;
+      for (std::size_t w = reach; w >= r; --w) count[w] += count[w - r];
+    }
+    const long double total = std::ldexp(1.0L, static_cast<int>(n));
+    long double below = 0;  // P₀(T⁺ ≤ c) · 2ⁿ
+    for (std::size_t c = 0; c <= top / 2; ++c) {
+      below += static_cast<long double>(count[c]);
+      if (below / total > static_cast<long double>(tail)) break;
+      o.k = c + 1;
+      o.tail = static_cast<double>(below / total);
+    }
+    return o;
+  }
+  const double nd = static_cast<double>(n);
+  const double mu = nd * (nd + 1.0) / 4.0, sigma = std::sqrt(nd * (nd + 1.0) * (2.0 * nd + 1.0) / 24.0);
+  const boost::math::normal_distribution<double> normal;
+  const double c = std::floor(mu + sigma * normal_quantile(tail) - 0.5);
+  if (c < 0) return o;
+  o.k = static_cast<std::size_t>(c) + 1;
+  o.tail = boost::math::cdf(normal, (c + 0.5 - mu) / sigma);
+  return o;
+}
+
 }  // namespace
+
+Shift signed_rank_shift(std::span<const double> x, double tail) {
+  check_tail(tail);
+  if (x.empty()) throw Error("stats: signed_rank_shift needs at least one value");
+  for (const double v : x)
+    if (!std::isfinite(v)) throw Error(fmt::format("stats: a log ratio must be finite, got {}", v));
+  Shift s;
+  s.n = x.size();
+  s.tail = tail;
+  std::vector<double> walsh;
+  walsh.reserve(s.n * (s.n + 1) / 2);
+  for (std::size_t i = 0; i < s.n; ++i)
+    for (std::size_t j = i; j < s.n; ++j) walsh.push_back(0.5 * (x[i] + x[j]));
+  const std::size_t m = walsh.size();
+  const auto nth = [&](std::size_t i) {  // the (i+1)-th smallest
+    std::nth_element(walsh.begin(), walsh.begin() + static_cast<std::ptrdiff_t>(i), walsh.end());
+    return walsh[i];
+  };
+  s.estimate = m % 2 == 1 ? nth(m / 2) : 0.5 * (nth(m / 2 - 1) + nth(m / 2));
+  const RankOrder o = signed_rank_order(s.n, tail);
+  if (o.k == 0) {
+    s.lo = -kGateInfinity;
+    s.hi = kGateInfinity;
+    return s;
+  }
+  s.lo = nth(o.k - 1);
+  s.hi = nth(m - o.k);
+  s.level = 1.0 - 2.0 * o.tail;
+  return s;
+}
+
+Verdict shift_verdict(const Shift& s, double theta) {
+  check_gate_theta(theta);
+  const double up = std::log1p(theta), down = std::log1p(-theta);
+  if (!(s.lo <= s.hi)) return Verdict::inconclusive;  // no interval (NaN)
+  if (s.lo > 0.0 && s.estimate > up) return Verdict::slower;
+  if (s.hi < 0.0 && s.estimate < down) return Verdict::faster;
+  if (down <= s.lo && s.hi <= up) return Verdict::equivalent;
+  return Verdict::inconclusive;
+}
+
+std::vector<Look> gate_looks(std::size_t first, std::size_t cap, double confidence, bool sequential) {
+  check_confidence(confidence);
+  if (first < 1 || cap < 1) throw Error("stats: gate_looks needs at least one quad");
+  const double half = 0.5 * (1.0 - confidence);
+  if (!sequential || first >= cap) return {Look{cap, half}};
+  std::vector<Look> looks;
+  for (std::size_t q = first; q < cap; q *= 2) looks.push_back(Look{q, 0.0});
+  looks.push_back(Look{cap, 0.0});
+  // Half of α/2 at the first look, where a clear change ends the block; the other half in equal
+  // parts over the looks after it.
+  looks.front().tail = 0.5 * half;
+  for (std::size_t j = 1; j < looks.size(); ++j)
+    looks[j].tail = 0.5 * half / static_cast<double>(looks.size() - 1);
+  return looks;
+}
+
+bool futile(std::span<const double> x, double theta, std::size_t n_cap, double tail) {
+  check_gate_theta(theta);
+  check_tail(tail);
+  const std::size_t n = x.size();
+  if (n < 3) return false;  // too few to project a spread
+  const double m = mean(x);
+  const double sd = std::sqrt(sample_variance(x, m));
+  const double spread = std::min(sd, kMadToSigma * mad(x, median(x)));
+  const boost::math::chi_squared_distribution<double> chi(static_cast<double>(n - 1));
+  const double optimistic = spread * std::sqrt(static_cast<double>(n - 1) /
+                                               boost::math::quantile(boost::math::complement(chi, 0.10)));
+  const double h =
+      normal_quantile(1.0 - tail) * optimistic / std::sqrt(static_cast<double>(std::max(n_cap, n)));
+  const double estimate = signed_rank_shift(x, tail).estimate;
+  const double up = std::log1p(theta), down = std::log1p(-theta);
+  const bool slower = estimate > up && estimate - h > 0.0;
+  const bool faster = estimate < down && estimate + h < 0.0;
+  const bool within = down <= estimate - h && estimate + h <= up;
+  return !slower && !faster && !within;
+}
 
 Floor combine_floors(double s_e, double s_f, std::size_t n) {
   check_gate_n(n, "combine_floors");
@@ -72,21 +203,21 @@ std::optional<double> excess_spread(double s_d, const Floor& floor, std::size_t 
   return std::nullopt;
 }
 
-Mde mde(double sigma0, std::size_t n, double theta, double power, bool confirm, double confidence) {
+Mde mde(double sigma0, std::size_t n, double theta, double power, bool confirm, double tail) {
   check_gate_n(n, "mde");
   check_spread(sigma0, "sigma0");
   check_gate_theta(theta);
-  check_confidence(confidence);
+  check_tail(tail);
   if (!(power > 0.0 && power < 1.0))
     throw Error(fmt::format("stats: power must be in (0, 1), got {}", power));
   // Both blocks must say "slower" for a confirmed regression: each needs √power.
   const double per_block = confirm ? std::sqrt(power) : power;
   const double nd = static_cast<double>(n);
-  const double k = (t_quantile(0.5 * (1.0 + confidence), nd - 1.0) + t_quantile(per_block, nd - 1.0)) *
-                   sigma0 / std::sqrt(nd);
+  const double u = sigma0 / std::sqrt(nd);
+  const double q = t_quantile(1.0 - tail, nd - 1.0) * u, push = t_quantile(per_block, nd - 1.0) * u;
   Mde m;
-  m.slower = std::expm1(std::log1p(theta) + k);
-  m.faster = -std::expm1(-(-std::log1p(-theta) + k));
+  m.slower = std::expm1(std::max(std::log1p(theta), q) + push);
+  m.faster = -std::expm1(-(std::max(-std::log1p(-theta), q) + push));
   return m;
 }
 
@@ -115,71 +246,17 @@ std::optional<std::size_t> repeats_needed(double mean_log, double sd_log, std::s
   return std::nullopt;
 }
 
-namespace {
-
-struct LogMoments {
-  double mean = 0, sd = 0;
-  std::size_t n = 0;
-};
-
-LogMoments moments(std::span<const double> x, const char* what) {
-  check_gate_n(x.size(), what);
-  LogMoments m;
-  m.n = x.size();
-  for (const double v : x) m.mean += v;
-  m.mean /= static_cast<double>(m.n);
-  double ss = 0;
-  for (const double v : x) ss += (v - m.mean) * (v - m.mean);
-  m.sd = std::sqrt(ss / static_cast<double>(m.n - 1));
-  return m;
-}
-
-// The relative reach of a floor's interval exp(ē ± h) from 1, h its half-width at n.
-double reach_of(const LogMoments& m, double confidence, std::size_t n) {
-  const double h = log_halfwidth(confidence, m.sd, n);
-  return std::max(std::exp(m.mean + h) - 1.0, 1.0 - std::exp(m.mean - h));
-}
-
-// d's interval d̄ ± h against T: wholly beyond ln(1 + T) or ln(1 − T).
-bool clears(double mean, double h, double threshold) {
-  if (!std::isfinite(threshold)) return false;
-  return mean - h > std::log1p(threshold) || (threshold < 1.0 && mean + h < std::log1p(-threshold));
-}
-
-}  // namespace
-
-double gate_threshold(std::span<const double> e, std::span<const double> f, double theta, double confidence) {
+bool confirmation_needed(std::size_t gating_rows, double confidence, std::optional<bool> confirm) {
   check_confidence(confidence);
-  check_gate_theta(theta);
-  const LogMoments me = moments(e, "gate_threshold"), mf = moments(f, "gate_threshold");
-  return std::max({theta, reach_of(me, confidence, me.n), reach_of(mf, confidence, mf.n)});
-}
-
-bool decided_early(std::span<const double> d, std::span<const double> e, std::span<const double> f,
-                   double theta, std::size_t looks, double confidence) {
-  if (looks < 1) throw Error("stats: decided_early needs at least one look");
-  const LogMoments md = moments(d, "decided_early");
-  // One-sided tail a per look, so the two-sided level of the interval is 1 − 2a.
-  const double a = 0.5 * (1.0 - confidence) * kEarlySpend / static_cast<double>(looks);
-  return clears(md.mean, log_halfwidth(1.0 - 2.0 * a, md.sd, md.n), gate_threshold(e, f, theta, confidence));
-}
-
-bool futile(std::span<const double> d, std::span<const double> e, std::span<const double> f, double theta,
-            std::size_t cap, double confidence) {
-  check_confidence(confidence);
-  check_gate_theta(theta);
-  const LogMoments md = moments(d, "futile"), me = moments(e, "futile"), mf = moments(f, "futile");
-  if (cap < md.n) cap = md.n;
-  const double reach = std::max(reach_of(me, confidence, cap), reach_of(mf, confidence, cap));
-  if (reach <= theta) return false;  // the floors could still pass: "within noise" is in reach
-  return !clears(md.mean, log_halfwidth(confidence, md.sd, cap), reach);
+  if (confirm) return *confirm;
+  return static_cast<double>(gating_rows) * 0.5 * (1.0 - confidence) > 1.0 - confidence + 1e-12;
 }
 
 double false_alarm_row(double confidence, bool confirm) {
   check_confidence(confidence);
-  // A false "slower" needs the lower end above θ₊ with δ = 0: at most P(T > t_{1−α/2}) = α/2 at
-  // the look that ends the block by width or cap, plus the early looks' α/2·kEarlySpend.
-  const double one_block = 0.5 * (1.0 - confidence) * (1.0 + kEarlySpend);
+  // A false "slower" needs the interval above 0 at some look: by the union bound over the looks,
+  // whose tails sum to α/2, at most α/2 per block (§3.13).
+  const double one_block = 0.5 * (1.0 - confidence);
   return confirm ? one_block * one_block : one_block;
 }
 

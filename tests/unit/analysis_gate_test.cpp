@@ -145,20 +145,32 @@ bool noted(const analysis::GateTable& t, const std::string& part) {
 
 using Confirm = std::map<std::string, std::vector<std::string>>;
 
+// One look after all n quads, at α/2 = 2.5% a side (samples: 2n), confirmation as the rows decide.
+model::GateSettings fixed(int quads) {
+  model::GateSettings s;
+  s.sequential = false;
+  s.max_repeats = s.first_repeats = quads;
+  return s;
+}
+
 }  // namespace
 
-TEST_CASE("gate: exact linear drift cancels in every quad: d is the true ratio, both floors GM 1") {
+TEST_CASE("gate: exact linear drift cancels in every quad: the effect is the true ratio, both floors GM 1") {
   std::vector<records::Sample> s;
   add_quads(s, "idle", "BenchmarkDrift-2", drifting(8, 1.25, 0.002));
-  const auto t = analysis::build_gate(s, {}, kIdle, {});
+  const auto t = analysis::build_gate(s, fixed(8), kIdle, {});
   REQUIRE(t.rows.size() == 1);
   const auto& b = t.rows[0].first;
   CHECK(b.n == 8);
-  CHECK(b.ratio.gm == rel(1.25, kClosed));
-  CHECK(b.ratio.gm_lo == rel(1.25, kClosed));
-  CHECK(b.ratio.gm_hi == rel(1.25, kClosed));
-  CHECK(b.aa.gm == rel(1.0, kClosed));  // the signs cancel +3a, +a, −a, −3a
-  CHECK(b.bb.gm == rel(1.0, kClosed));  // and +a, +3a, −3a, −a
+  CHECK(b.shift.n == 16);
+  // The pairs are ln 1.25 ± a (b h then h' b': +a, −a; h b then b' h': −a, +a): the median of their
+  // Walsh averages is ln 1.25 exactly, and the interval spans the drift's ±a.
+  CHECK(b.effect() == rel(1.25, kClosed));
+  CHECK(b.lo() == rel(1.2475024983341665, kT));
+  CHECK(b.hi() == rel(1.2525025016675004, kT));
+  CHECK(b.ratio.gm == rel(1.25, kClosed));  // the quads' geometric mean: exact too
+  CHECK(b.aa.gm == rel(1.0, kClosed));      // the signs cancel +3a, +a, −a, −3a
+  CHECK(b.bb.gm == rel(1.0, kClosed));      // and +a, +3a, −3a, −a
   CHECK(b.aa.outcome == stats::AaOutcome::pass);
   CHECK(b.verdict == stats::Verdict::slower);
   CHECK(t.rows[0].verdict_word() == "slower");
@@ -166,21 +178,22 @@ TEST_CASE("gate: exact linear drift cancels in every quad: d is the true ratio, 
   // Ten times the drift: d still cancels it exactly, the floors' spread does not hide it.
   std::vector<records::Sample> strong;
   add_quads(strong, "idle", "BenchmarkDrift-2", drifting(8, 1.25, 0.02));
-  const auto u = analysis::build_gate(strong, {}, kIdle, {});
+  const auto u = analysis::build_gate(strong, fixed(8), kIdle, {});
   REQUIRE(u.rows.size() == 1);
-  CHECK(u.rows[0].first.ratio.gm == rel(1.25, kClosed));
+  CHECK(u.rows[0].first.effect() == rel(1.25, kClosed));
+  CHECK(u.rows[0].first.lo() == rel(1.225248341633444, kT));
+  CHECK(u.rows[0].first.hi() == rel(1.2752516750334446, kT));
   CHECK(u.rows[0].first.aa.gm == rel(1.0, kClosed));
   CHECK(u.rows[0].first.aa.outcome == stats::AaOutcome::fail_imprecise);
-  // The floor failed, but 1.25 lies far beyond its reach: still slower, said as such.
-  CHECK(u.rows[0].first.floor_reach > 0.02);
-  CHECK(u.rows[0].first.floor_reach < 0.25);
+  // The floor failed; the verdict rests on the row's own interval, which holds the drift: slower.
+  CHECK(u.rows[0].first.floor_failed);
   CHECK(u.rows[0].first.verdict == stats::Verdict::slower);
 }
 
 TEST_CASE("gate: a 1.5x change is slower, its CI holds 1.5; floors, σ̂₀ and MDE as computed independently") {
   std::vector<records::Sample> s;
   add_quads(s, "idle", "BenchmarkSlowed-2", kSlowed, 1, "sec/op", {{"B/op", 64, 64}, {"allocs/op", 0, 0}});
-  const auto t = analysis::build_gate(s, {}, kIdle, {});
+  const auto t = analysis::build_gate(s, fixed(8), kIdle, {});
   REQUIRE(t.rows.size() == 3);  // every unit the samples carry, in their order
   CHECK(t.rows[0].unit == "sec/op");
   CHECK(t.rows[1].unit == "B/op");
@@ -192,36 +205,41 @@ TEST_CASE("gate: a 1.5x change is slower, its CI holds 1.5; floors, σ̂₀ and 
   CHECK(r.gating);
   const auto& b = r.first;
   CHECK(b.n == 8);
+  CHECK(b.effect() == rel(1.4996246089661507, kClosed));
+  CHECK(b.lo() == rel(1.4942973318997212, kClosed));
+  CHECK(b.hi() == rel(1.5047447525447406, kClosed));
+  CHECK(b.shift.tail == rel(0.025, kClosed));
+  CHECK(b.shift.level == rel(0.9556884765625, kClosed));  // 16 pairs: k = 30 of the 136 Walsh averages
   CHECK(b.ratio.gm == rel(1.4992959833658632, kClosed));
-  CHECK(b.ratio.gm_lo == rel(1.4940357112787992, kT));
-  CHECK(b.ratio.gm_hi == rel(1.5045747760694164, kT));
   CHECK(b.aa.gm == rel(0.9956477481601693, kClosed));
   CHECK(b.aa.halfwidth == rel(0.005324996452869435, kT));
   CHECK(b.bb.halfwidth == rel(0.005789664511412829, kT));
   CHECK_FALSE(b.floor_failed);
   CHECK(b.sigma0 == rel(0.004691428754181214, kClosed));
   CHECK(b.nu0 == rel(13.903667551713207, kClosed));
-  CHECK(b.mde_slower == rel(0.026348707248455172, kT));
-  CHECK(b.mde_faster == rel(0.02606200705427486, kT));
+  CHECK(b.mde_slower == rel(0.021517069404662054, kT));
+  CHECK(b.mde_faster == rel(0.02145541181943761, kT));
   CHECK(b.verdict == stats::Verdict::slower);
   CHECK_FALSE(b.needs_more);
   CHECK_FALSE(b.excess_spread);
   CHECK(r.verdict == stats::Verdict::slower);
   CHECK(r.verdict_word() == "slower");
-  CHECK_FALSE(r.confirmed);  // a second block must say it too
-  CHECK_FALSE(r.regression());
-  CHECK_FALSE(t.regression());
+  // One gating row: one block keeps the gate's false alarms at α/2 (§3.13), nothing to confirm.
+  CHECK_FALSE(t.confirm);
+  CHECK(r.confirmed);
+  CHECK(r.regression());
+  CHECK(t.regression());
   CHECK(t.gating_rows == 1);
-  CHECK(t.false_alarm_bound == rel(0.00075625, kClosed));  // (2.75%)², §3.13
-  CHECK(analysis::to_confirm(t) == Confirm{{"idle", {"BenchmarkSlowed-2"}}});
+  CHECK(t.false_alarm_bound == rel(0.025, kClosed));
+  CHECK(analysis::to_confirm(t).empty());
   // The same count on both sides, zero included: exact, ratio 1, no interval to estimate.
   for (const auto* exact : {&t.rows[1], &t.rows[2]}) {
     INFO(exact->unit);
     CHECK_FALSE(exact->gating);
     CHECK(exact->first.n == 8);
-    CHECK(exact->first.ratio.gm == 1.0);
-    CHECK(exact->first.ratio.gm_lo == 1.0);
-    CHECK(exact->first.ratio.gm_hi == 1.0);
+    CHECK(exact->first.effect() == 1.0);
+    CHECK(exact->first.lo() == 1.0);
+    CHECK(exact->first.hi() == 1.0);
     CHECK(exact->first.aa.outcome == stats::AaOutcome::pass);
     CHECK(exact->first.bb.outcome == stats::AaOutcome::pass);
     CHECK(exact->first.sigma0 == 0.0);
@@ -239,8 +257,11 @@ TEST_CASE("gate: a second block confirms a slower row; one that does not leaves 
   std::vector<records::Sample> confirmed = s, refuted = s;
   add_quads(confirmed, "idle", "BenchmarkSlowed-2", kSlowedAgain, 2);
   add_quads(refuted, "idle", "BenchmarkSlowed-2", kSlowedNotAgain, 2);
+  model::GateSettings confirm = fixed(8);
+  confirm.confirm = true;  // --confirm: one gating row, confirmed all the same
 
-  const auto t = analysis::build_gate(confirmed, {}, kIdle, {});
+  const auto t = analysis::build_gate(confirmed, confirm, kIdle, {});
+  CHECK(t.confirm);
   REQUIRE(t.rows.size() == 1);
   REQUIRE(t.rows[0].second);
   CHECK(t.rows[0].second->block == 2);
@@ -251,7 +272,7 @@ TEST_CASE("gate: a second block confirms a slower row; one that does not leaves 
   CHECK(t.regression());
   CHECK(analysis::to_confirm(t).empty());  // already confirmed: nothing left to run
 
-  const auto u = analysis::build_gate(refuted, {}, kIdle, {});
+  const auto u = analysis::build_gate(refuted, confirm, kIdle, {});
   REQUIRE(u.rows[0].second);
   CHECK(u.rows[0].second->verdict == stats::Verdict::equivalent);
   CHECK(u.rows[0].verdict == stats::Verdict::slower);  // the first block's, unconfirmed
@@ -259,68 +280,77 @@ TEST_CASE("gate: a second block confirms a slower row; one that does not leaves 
   CHECK_FALSE(u.regression());
   CHECK(noted(u, "slower in block 1, not confirmed by block 2 (equivalent)"));
 
+  CHECK(t.false_alarm_bound == rel(0.000625, kClosed));  // (2.5%)²
+
   // Without confirmation the first block alone decides.
-  model::GateSettings alone;
+  model::GateSettings alone = fixed(8);
   alone.confirm = false;
   const auto v = analysis::build_gate(s, alone, kIdle, {});
   CHECK(v.rows[0].confirmed);
   CHECK(v.regression());
-  CHECK(v.false_alarm_bound == rel(0.0275, kClosed));
+  CHECK(v.false_alarm_bound == rel(0.025, kClosed));
   CHECK(v.rows[0].first.mde_slower < t.rows[0].first.mde_slower);
 }
 
-TEST_CASE("gate: a failed floor widens the threshold to its reach: a change beyond it is still called") {
+TEST_CASE("gate: a failed floor is said, and never turns a clear change into anything else") {
   std::vector<records::Sample> s;
   add_quads(s, "idle", "BenchmarkNoisy-2", kNoisy);
-  const auto t = analysis::build_gate(s, {}, kIdle, {});
+  const auto t = analysis::build_gate(s, fixed(8), kIdle, {});
   REQUIRE(t.rows.size() == 1);
   const auto& b = t.rows[0].first;
-  CHECK(b.ratio.gm == rel(1.5021522418864912, kClosed));
-  CHECK(b.ratio.gm_lo == rel(1.4745159421684357, kT));  // d alone: slower
+  CHECK(b.effect() == rel(1.5006255687391257, kClosed));
+  CHECK(b.lo() == rel(1.474594930599161, kClosed));
+  CHECK(b.hi() == rel(1.5316644011235276, kClosed));
   CHECK(b.aa.outcome == stats::AaOutcome::fail_imprecise);
   CHECK(b.aa.halfwidth == rel(0.03796676077739414, kT));
   CHECK(b.bb.outcome == stats::AaOutcome::pass);
   CHECK(b.floor_failed);
-  // The reach is the farthest end of the A/A CI from 1: about its half-width, above θ = 2%.
-  CHECK(b.floor_reach > 0.035);
-  CHECK(b.floor_reach < 0.045);
-  CHECK(b.verdict == stats::Verdict::slower);  // 1.4745 > 1 + reach
-  CHECK_FALSE(b.needs_more);
-  CHECK_FALSE(b.undecidable);
-  CHECK(analysis::to_confirm(t).size() == 1);
-  CHECK(
-      noted(t,
-            "idle / BenchmarkNoisy-2 / sec/op: block 1: floor failed (A/A FAIL imprecise, B/B PASS): slower "
-            "only because the change clears the floors' reach"));
+  CHECK(b.verdict == stats::Verdict::slower);  // its own interval is far beyond θ
+  CHECK(t.rows[0].regression());
 
-  // The same floors around no change: "within noise" cannot be said beyond θ: inconclusive.
+  // The same noisy base' around no change: head ran exactly as base in every pair, so the pairs
+  // say "no change", whatever base' did two runs later.
   std::vector<records::Sample> flat;
   GateQuads same = kNoisy;
   same.h = same.b;
   same.h2 = same.b2;
   add_quads(flat, "idle", "BenchmarkNoisy-2", same);
-  const auto f = analysis::build_gate(flat, {}, kIdle, {});
+  const auto f = analysis::build_gate(flat, fixed(8), kIdle, {});
   CHECK(f.rows[0].first.floor_failed);
-  CHECK(f.rows[0].first.verdict == stats::Verdict::inconclusive);
+  CHECK(f.rows[0].first.effect() == 1.0);
+  CHECK(f.rows[0].first.verdict == stats::Verdict::equivalent);
 }
 
 TEST_CASE("gate: an inconclusive row says how many more quads; a spread beyond the floors is flagged") {
+  // head moves from quad to quad (±2%) while each side repeats itself (±0.1%).
+  const GateQuads unsure{{100.0, 100.1, 99.9, 100.0, 100.1, 99.9},
+                         {101.5, 99.0, 103.0, 100.2, 102.4, 98.9},
+                         {101.4, 99.2, 102.8, 100.1, 102.6, 99.1},
+                         {100.1, 100.0, 100.0, 99.9, 100.0, 100.1}};
   std::vector<records::Sample> s;
-  add_quads(s, "idle", "BenchmarkFlaky-2", kFlaky);
-  const auto t = analysis::build_gate(s, {}, kIdle, {});
+  add_quads(s, "idle", "BenchmarkFlaky-2", unsure);
+  const auto t = analysis::build_gate(s, fixed(6), kIdle, {});
   REQUIRE(t.rows.size() == 1);
   const auto& b = t.rows[0].first;
-  CHECK(b.ratio.gm == rel(1.0269537288137869, kClosed));
-  CHECK(b.ratio.gm_lo == rel(1.0084442021504691, kT));
-  CHECK(b.ratio.gm_hi == rel(1.0458029892735503, kT));
+  CHECK(b.effect() == rel(1.0083980539603734, kClosed));
+  CHECK(b.lo() == rel(0.9959778872705517, kClosed));
+  CHECK(b.hi() == rel(1.0204851787262763, kClosed));
   CHECK(b.aa.halfwidth == rel(0.0013957496140959424, kT));
-  CHECK(b.bb.halfwidth == rel(0.0011202072548943676, kT));
+  CHECK(b.bb.halfwidth == rel(0.001258767813974604, kT));
   CHECK_FALSE(b.floor_failed);
   CHECK(b.verdict == stats::Verdict::inconclusive);
-  CHECK(b.needs_more == std::optional<std::size_t>(22));
+  CHECK(b.needs_more == std::optional<std::size_t>(5));
   REQUIRE(b.excess_spread);
-  CHECK(*b.excess_spread == rel(20.338561621001375, kClosed));
-  CHECK(noted(t, "head/base ratios vary 20.3x more than the floors"));
+  CHECK(*b.excess_spread == rel(18.769958737351075, kClosed));
+  CHECK(noted(t, "head/base ratios vary 18.8x more than the floors"));
+
+  // The old flaky head, +2.7% with every pair above 1: a real change beyond θ, slower.
+  std::vector<records::Sample> f;
+  add_quads(f, "idle", "BenchmarkFlaky-2", kFlaky);
+  const auto u = analysis::build_gate(f, fixed(6), kIdle, {});
+  CHECK(u.rows[0].first.effect() == rel(1.0263485308036697, kClosed));
+  CHECK(u.rows[0].first.lo() == rel(1.0144850910683705, kClosed));
+  CHECK(u.rows[0].first.verdict == stats::Verdict::slower);
 }
 
 TEST_CASE("gate: under load the change differs (Slowed) or behaves the same (Steady)") {
@@ -332,11 +362,11 @@ TEST_CASE("gate: under load the change differs (Slowed) or behaves the same (Ste
   add_quads(s, "idle", "BenchmarkSteady-2", kSteady);
   const std::map<std::string, std::string> labels{{"idle", analysis::kMeasuredClean},
                                                   {"busy", analysis::kContendedPaired}};
-  const auto t = analysis::build_gate(s, {}, labels, {"busy"});
+  const auto t = analysis::build_gate(s, fixed(8), labels, {"busy"});
   REQUIRE(t.rows.size() == 4);
   CHECK(t.rows[0].condition == "busy");
   CHECK(t.rows[0].label == "CONTENDED-PAIRED");
-  CHECK(row_of(t, "idle", "BenchmarkSteady-2", "sec/op").first.ratio.gm_lo == rel(0.998693998911642, kT));
+  CHECK(row_of(t, "idle", "BenchmarkSteady-2", "sec/op").first.lo() == rel(0.9990002483754031, kClosed));
   CHECK(row_of(t, "idle", "BenchmarkSteady-2", "sec/op").verdict == stats::Verdict::equivalent);
   REQUIRE(t.contention.size() == 2);
   const auto& slowed = t.contention[0];
@@ -356,52 +386,63 @@ TEST_CASE("gate: under load the change differs (Slowed) or behaves the same (Ste
   CHECK(steady.hi == rel(1.001335651800438, kT));
   CHECK(steady.finding == analysis::GateContention::Finding::same);
   // Nothing contended: nothing compared.
-  CHECK(analysis::build_gate(s, {}, labels, {}).contention.empty());
+  CHECK(analysis::build_gate(s, fixed(8), labels, {}).contention.empty());
 }
 
 TEST_CASE("gate: to_confirm lists the gating rows block 1 calls worse, and only those") {
   std::vector<records::Sample> s;
   add_quads(s, "idle", "BenchmarkSlowed-2", kSlowed, 1, "sec/op", {{"B/op", 64, 64}, {"allocs/op", 0, 0}});
   add_quads(s, "idle", "BenchmarkSteady-2", kSteady, 1, "sec/op", {{"B/op", 64, 128}, {"allocs/op", 0, 1}});
-  const auto t = analysis::build_gate(s, {}, kIdle, {});
+  // Two gating rows: one block's bound, 1 − (1 − 2.5%)², is within α = 5%: no second block.
+  const auto alone = analysis::build_gate(s, fixed(8), kIdle, {});
+  CHECK(alone.gating_rows == 2);
+  CHECK_FALSE(alone.confirm);
+  CHECK(alone.false_alarm_bound == rel(0.049375, 1e-12));
+  CHECK(analysis::to_confirm(alone).empty());
+  CHECK(alone.regression());
+  model::GateSettings confirm = fixed(8);
+  confirm.confirm = true;
+  const auto t = analysis::build_gate(s, confirm, kIdle, {});
   REQUIRE(t.rows.size() == 6);
   CHECK(t.gating_rows == 2);
-  CHECK(t.false_alarm_bound == rel(0.001511928085937475, 1e-12));
+  CHECK(t.false_alarm_bound == rel(0.0012496093750000003, 1e-12));
   // Steady's memory got worse, exactly (twice the bytes; an allocation where there was none),
   // but memory does not gate by default.
   const auto& bytes = row_of(t, "idle", "BenchmarkSteady-2", "B/op");
-  CHECK(bytes.first.ratio.gm == 2.0);
+  CHECK(bytes.first.effect() == 2.0);
   CHECK(bytes.verdict_word() == "worse");
   const auto& allocs = row_of(t, "idle", "BenchmarkSteady-2", "allocs/op");
-  CHECK(std::isinf(allocs.first.ratio.gm_lo));
+  CHECK(std::isinf(allocs.first.lo()));
   CHECK(allocs.verdict_word() == "worse");
   CHECK(analysis::to_confirm(t) == Confirm{{"idle", {"BenchmarkSlowed-2"}}});
 
-  model::GateSettings memory;
+  model::GateSettings memory = confirm;
   memory.gating_units = {"B/op"};
   const auto u = analysis::build_gate(s, memory, kIdle, {});
   CHECK(u.gating_rows == 2);
   CHECK(analysis::to_confirm(u) == Confirm{{"idle", {"BenchmarkSteady-2"}}});
 
-  model::GateSettings both;
+  model::GateSettings both = fixed(8);
   both.gating_units = {"ns/op", "allocs/op"};  // units meet tidied: ns/op is sec/op
   const auto v = analysis::build_gate(s, both, kIdle, {});
   CHECK(v.gating_rows == 4);
+  CHECK(v.confirm);  // four rows: one block's bound would be 9.6%
   CHECK(analysis::to_confirm(v) == Confirm{{"idle", {"BenchmarkSlowed-2", "BenchmarkSteady-2"}}});
 }
 
 TEST_CASE("gate: a throughput that goes down is slower") {
   std::vector<records::Sample> s;
   add_quads(s, "idle", "BenchmarkCodec-2", kCodec, 1, "MB/s");
-  const auto t = analysis::build_gate(s, {}, kIdle, {});
+  const auto t = analysis::build_gate(s, fixed(6), kIdle, {});
   REQUIRE(t.rows.size() == 1);
   CHECK(t.rows[0].better == model::Better::higher);
   CHECK(t.rows[0].verdict == stats::Verdict::faster);  // the value went down ...
   CHECK(t.rows[0].verdict_word() == "slower");         // ... which for a throughput is slower
-  CHECK(analysis::to_confirm(t) == Confirm{{"idle", {"BenchmarkCodec-2"}}});
-  model::GateSettings alone;
-  alone.confirm = false;
-  CHECK(analysis::build_gate(s, alone, kIdle, {}).regression());
+  CHECK(t.regression());
+  model::GateSettings confirm = fixed(6);
+  confirm.confirm = true;
+  CHECK(analysis::to_confirm(analysis::build_gate(s, confirm, kIdle, {})) ==
+        Confirm{{"idle", {"BenchmarkCodec-2"}}});
 }
 
 TEST_CASE("gate: incomplete quads and values <= 0 are skipped and said; one quad gives no verdict") {
@@ -426,4 +467,31 @@ TEST_CASE("gate: incomplete quads and values <= 0 are skipped and said; one quad
   CHECK(t.rows[1].first.verdict == stats::Verdict::inconclusive);
   CHECK_FALSE(t.rows[1].first.needs_more);
   CHECK(noted(t, "idle / BenchmarkOnce-2 / sec/op: block 1: 1 complete quad: no interval, no verdict"));
+}
+
+TEST_CASE(
+    "gate: the two answers issue 39 replayed — a clear change beside failed floors is slower, never PASS") {
+  // 6 quads whose base and base' wander ±20% (A/A and B/B fail, as they did: ±21.4%, ±17.1%) while
+  // each pair, run back to back, says +9% to +17%; then the same beside a +50% head.
+  const std::vector<double> b{100, 130, 90, 120, 80, 110}, b2{125, 95, 118, 85, 112, 100};
+  const auto head = [](const std::vector<double>& base, const std::vector<double>& r, double scale) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < base.size(); ++i) out.push_back(base[i] * r[i] * scale);
+    return out;
+  };
+  const std::vector<double> r1{1.10, 1.16, 1.12, 1.14, 1.09, 1.17}, r2{1.15, 1.11, 1.13, 1.10, 1.16, 1.12};
+  for (const double scale : {1.0, 1.5 / 1.13}) {
+    INFO("head at " << scale << "x the +13% head");
+    std::vector<records::Sample> s;
+    add_quads(s, "idle", "burn", GateQuads{b, head(b, r1, scale), head(b2, r2, scale), b2}, 1, "cpu-sec/op");
+    const auto t = analysis::build_gate(s, fixed(6), kIdle, {});
+    REQUIRE(t.rows.size() == 1);
+    const auto& r = t.rows[0];
+    CHECK(r.first.floor_failed);
+    CHECK(r.first.aa.outcome != stats::AaOutcome::pass);
+    CHECK(r.first.lo() > 1.0 + t.settings.threshold);  // the whole interval beyond the margin ...
+    CHECK(r.verdict == stats::Verdict::slower);        // ... so slower, whatever the floors say
+    CHECK(r.regression());
+    CHECK(t.regression());
+  }
 }

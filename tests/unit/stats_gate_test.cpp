@@ -40,92 +40,148 @@ TEST_CASE("gate: the floors combine as (s_e² + s_f²)/4 with Welch–Satterthwa
   CHECK_THROWS_AS(combine_floors(std::nan(""), 0.01, 6), Error);
 }
 
-TEST_CASE("gate: the MDE adds (t_{1−α/2} + t_π)·σ̂₀/√n to the threshold, π = √P when confirmed") {
-  const Mde confirmed = mde(0.01, 6, 0.02, 0.8, true);
-  CHECK(confirmed.slower == rel(0.036810823807619686, kT));
-  CHECK(confirmed.faster == rel(0.03588969458378655, kT));
-  const Mde single = mde(0.01, 6, 0.02, 0.8, false);
-  CHECK(single.slower == rel(0.03463737753565277, kT));
+TEST_CASE("gate: the shift is the Hodges–Lehmann median of the Walsh averages, its ends signed-rank orders") {
+  // Hollander & Wolfe's depression data (the example of R's wilcox.test): x − y of 9 patients.
+  const std::vector<double> d{1.83 - 0.878, 0.50 - 0.647, 1.62 - 0.598, 2.48 - 2.05, 1.68 - 1.06,
+                              1.88 - 1.29,  1.55 - 1.06,  3.06 - 3.14,  1.30 - 1.29};
+  const Shift s = signed_rank_shift(d, 0.025);
+  CHECK(s.n == 9);
+  CHECK(s.estimate == rel(0.46, kClosed));  // R's (pseudo)median
+  // k = 6: P0(T+ <= 5) = 10/512 <= 2.5% < P0(T+ <= 6) = 14/512, so [W_(6), W_(40)] of the 45.
+  CHECK(s.lo == rel(0.01, kClosed));
+  CHECK(s.hi == rel(0.786, kClosed));
+  CHECK(s.level == rel(0.9609375, kClosed));  // 1 − 2·10/512
+  // A stricter tail: k = 2 (P0(T+ <= 1) = 2/512), a wider interval.
+  const Shift strict = signed_rank_shift(d, 0.005);
+  CHECK(strict.lo == rel(-0.1135, kClosed));
+  CHECK(strict.hi == rel(0.987, kClosed));
+  CHECK(strict.level == rel(0.9921875, kClosed));
+  // 6 values are the least with an interval at 2.5% a side (1/64); 5 have none (1/32).
+  const Shift six = signed_rank_shift(std::span(d).first(6), 0.025);
+  CHECK(six.lo == rel(-0.147, kClosed));
+  CHECK(six.hi == rel(1.022, kClosed));
+  const Shift five = signed_rank_shift(std::span(d).first(5), 0.025);
+  CHECK(five.estimate == rel(0.62, kClosed));
+  CHECK(std::isinf(five.lo));
+  CHECK(std::isinf(five.hi));
+  CHECK(std::isnan(five.level));
+  CHECK_THROWS_AS(signed_rank_shift(std::vector<double>{}, 0.025), Error);
+  CHECK_THROWS_AS(signed_rank_shift(d, 0.5), Error);
+  CHECK_THROWS_AS(signed_rank_shift(std::vector<double>{0.1, std::nan("")}, 0.025), Error);
+}
+
+TEST_CASE("gate: the verdict needs a real change beyond θ; within noise needs the interval inside ±θ") {
+  const auto at = [](double estimate, double lo, double hi) {
+    Shift s;
+    s.estimate = std::log(estimate), s.lo = std::log(lo), s.hi = std::log(hi);
+    return shift_verdict(s, 0.02);
+  };
+  CHECK(at(1.40, 1.24, 1.54) == Verdict::slower);           // the issue's 1.5x head: never inconclusive
+  CHECK(at(1.129, 1.067, 1.195) == Verdict::slower);        // +12.9% [+6.7%, +19.5%]
+  CHECK(at(1.05, 1.001, 1.10) == Verdict::slower);          // beyond θ and above 1, though not beyond 1 + θ
+  CHECK(at(1.015, 1.005, 1.025) == Verdict::inconclusive);  // a change, under the threshold
+  CHECK(at(1.01, 1.002, 1.018) == Verdict::equivalent);     // a change, inside ±2%
+  CHECK(at(1.05, 0.99, 1.11) == Verdict::inconclusive);     // the interval holds 1
+  CHECK(at(0.90, 0.85, 0.95) == Verdict::faster);
+  CHECK(at(0.985, 0.981, 0.99) == Verdict::equivalent);
+  Shift none;  // no interval (NaN)
+  CHECK(shift_verdict(none, 0.02) == Verdict::inconclusive);
+}
+
+TEST_CASE("gate: the looks — one at α/2 for a fixed block; half at the first look, the rest shared") {
+  const auto fixed = gate_looks(6, 6, 0.95, false);
+  REQUIRE(fixed.size() == 1);
+  CHECK(fixed[0].quads == 6);
+  CHECK(fixed[0].tail == rel(0.025, kClosed));
+  CHECK(gate_looks(6, 12, 0.95, false).front().quads == 12);
+  const auto two = gate_looks(6, 10, 0.95, true);
+  REQUIRE(two.size() == 2);
+  CHECK(two[0].quads == 6);
+  CHECK(two[0].tail == rel(0.0125, kClosed));
+  CHECK(two[1].quads == 10);
+  CHECK(two[1].tail == rel(0.0125, kClosed));
+  const auto five = gate_looks(6, 60, 0.95, true);
+  REQUIRE(five.size() == 5);
+  const std::size_t at[] = {6, 12, 24, 48, 60};
+  double spent = 0;
+  for (std::size_t j = 0; j < five.size(); ++j) {
+    CHECK(five[j].quads == at[j]);
+    spent += five[j].tail;
+  }
+  CHECK(five[0].tail == rel(0.0125, kClosed));
+  CHECK(five[4].tail == rel(0.003125, kClosed));
+  CHECK(spent == rel(0.025, kClosed));  // the union bound: α/2 over all looks
+  CHECK(gate_looks(6, 6, 0.95, true).size() == 1);
+  CHECK_THROWS_AS(gate_looks(0, 6, 0.95, true), Error);
+}
+
+TEST_CASE("gate: futile only when an optimistic spread at the cap still decides nothing") {
+  const auto logs = [](std::initializer_list<double> ratios) {
+    std::vector<double> out;
+    for (const double r : ratios) out.push_back(std::log(r));
+    return out;
+  };
+  // Centred on 1 with a 1.5% spread: "within noise" is in reach at the cap.
+  const auto flat = logs({1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.01, 0.99, 1.00, 1.02, 0.98, 1.00});
+  CHECK_FALSE(futile(flat, 0.02, 24, 0.025));
+  // An estimate of +1.7%, just under θ: slower cannot be said (the estimate is under it), and at 24
+  // pairs even an optimistic spread leaves "within noise" out of reach (1.7% + 0.71% > ln 1.02);
+  // at 2000 pairs it is in reach.
+  const auto edge = logs({1.05, 0.99, 1.04, 1.00, 1.03, 0.995, 1.045, 1.005, 1.02, 1.01, 1.035, 0.985});
+  CHECK(futile(edge, 0.02, 24, 0.025));
+  CHECK_FALSE(futile(edge, 0.02, 2000, 0.025));
+  // A 1.5x change is decided: not futile.
+  CHECK_FALSE(futile(logs({1.52, 1.47, 1.55, 1.45, 1.50, 1.51}), 0.02, 24, 0.025));
+  // Too few to project a spread: never futile.
+  CHECK_FALSE(futile(logs({1.01, 1.03}), 0.02, 24, 0.025));
+}
+
+TEST_CASE("gate: the MDE adds t_π·σ̂₀/√n to the larger of θ and the interval's reach, π = √P when confirmed") {
+  const Mde single = mde(0.01, 6, 0.02, 0.8, false, 0.025);
+  CHECK(single.slower == rel(0.023836298466815356, kT));
+  CHECK(single.faster == rel(0.02367204454765764, kT));
+  const Mde confirmed = mde(0.01, 6, 0.02, 0.8, true, 0.025);
+  CHECK(confirmed.slower == rel(0.025987055083889356, kT));
   CHECK(single.slower < confirmed.slower);  // confirmation costs power at a fixed n
+  // A wide spread: the interval's reach, not θ, is the larger.
+  CHECK(mde(0.03, 6, 0.02, 0.8, false, 0.025).slower == rel(0.0436718649843777, kT));
   // An exact floor: the threshold itself.
-  const Mde exact = mde(0.0, 6, 0.02, 0.8, true);
+  const Mde exact = mde(0.0, 6, 0.02, 0.8, false, 0.025);
   CHECK(exact.slower == rel(0.02, 1e-14));
   CHECK(exact.faster == rel(0.02, 1e-14));
-  CHECK_THROWS_AS(mde(0.01, 6, 0.02, 1.0, true), Error);
-  CHECK_THROWS_AS(mde(0.01, 1, 0.02, 0.8, true), Error);
+  CHECK_THROWS_AS(mde(0.01, 6, 0.02, 1.0, true, 0.025), Error);
+  CHECK_THROWS_AS(mde(0.01, 1, 0.02, 0.8, true, 0.025), Error);
 }
 
 TEST_CASE("gate: needs about k more repeats — the least N with t_{N−1}·s/√N below the gap") {
-  // Past θ₊ = ln 1.02: the gap to "slower" is ln 1.03 − ln 1.02.
-  CHECK(repeats_needed(std::log(1.03), 0.02, 6, 0.02, 0.95, 60) == std::optional<std::size_t>(13));
-  // Below −θ₋ = ln 0.98: the gap to "faster" is ln 1.03 + ln 0.98, smaller than the one above
-  // (θ₋ > θ₊), so more repeats.
-  CHECK(repeats_needed(-std::log(1.03), 0.02, 6, 0.02, 0.95, 60) == std::optional<std::size_t>(15));
-  // Within noise, already decided at n: nothing more.
-  CHECK(repeats_needed(std::log(1.005), 0.01, 6, 0.02, 0.95, 60) == std::optional<std::size_t>(0));
-  // s/g = ½ at n = 2: the fixed-point iteration N ← ⌈(t s/g)²⌉ would go 2 → 41 → 2; N* = 4.
-  CHECK(repeats_needed(std::log(1.02) + 0.02, 0.01, 2, 0.02, 0.95, 60) == std::optional<std::size_t>(2));
+  // Past θ₊: slower needs the interval above 0, a gap of d̄ itself.
+  CHECK(repeats_needed(std::log(1.03), 0.05, 6, 0.02, 0.95, 60) == std::optional<std::size_t>(8));
+  CHECK(repeats_needed(-std::log(1.03), 0.05, 6, 0.02, 0.95, 60) == std::optional<std::size_t>(8));
+  // Inside: within noise needs the whole interval inside ±θ.
+  CHECK(repeats_needed(std::log(1.01), 0.02, 6, 0.02, 0.95, 60) == std::optional<std::size_t>(13));
+  // Past θ₊ the gap is d̄ itself (0.0398 against s = 0.01): N* = 3.
+  CHECK(repeats_needed(std::log(1.02) + 0.02, 0.01, 2, 0.02, 0.95, 60) == std::optional<std::size_t>(1));
   // No spread: two quads decide.
   CHECK(repeats_needed(std::log(1.1), 0.0, 2, 0.02, 0.95, 60) == std::optional<std::size_t>(0));
-  // On the threshold: no number of repeats decides it; beyond 10× the cap: "more than".
+  // On the threshold: no number of repeats decides it.
   CHECK_FALSE(repeats_needed(std::log1p(0.02), 0.02, 6, 0.02, 0.95, 60));
-  CHECK_FALSE(repeats_needed(std::log(1.0201), 0.02, 6, 0.02, 0.95, 60));
   CHECK_THROWS_AS(repeats_needed(0.0, 0.01, 1, 0.02, 0.95, 60), Error);
 }
 
-TEST_CASE("gate: the false-alarm bound per row and per gate (m = 2, 20, 80)") {
-  // Per block α/2 at its last look plus α/2·kEarlySpend over its early looks: 2.75%.
-  CHECK(false_alarm_row(0.95, true) == rel(0.00075625, kClosed));
-  CHECK(false_alarm_row(0.95, false) == rel(0.0275, kClosed));
-  CHECK(false_alarm_bound(2, 0.95, true) == rel(0.001511928085937475, 1e-12));   // 0.151%
-  CHECK(false_alarm_bound(20, 0.95, true) == rel(0.015016827808634003, 1e-12));  // 1.50%
-  CHECK(false_alarm_bound(80, 0.95, true) == rel(0.05872777516344696, 1e-12));   // 5.87%
-  CHECK(false_alarm_bound(20, 0.95, false) == rel(0.4274779733469457, 1e-12));   // without confirmation
+TEST_CASE("gate: the false-alarm bound per row and per gate; confirmation once m·α/2 > α") {
+  CHECK(false_alarm_row(0.95, false) == rel(0.025, kClosed));
+  CHECK(false_alarm_row(0.95, true) == rel(0.000625, kClosed));
+  CHECK(false_alarm_bound(1, 0.95, false) == rel(0.025, kClosed));
+  CHECK(false_alarm_bound(2, 0.95, false) == rel(0.049375, 1e-12));              // 4.9%: one block
+  CHECK(false_alarm_bound(3, 0.95, true) == rel(0.0018738283691406255, 1e-12));  // confirmed
+  CHECK(false_alarm_bound(20, 0.95, true) == rel(0.012426058832500442, 1e-12));
+  CHECK(false_alarm_bound(80, 0.95, true) == rel(0.048785444538635, 1e-12));
   CHECK(false_alarm_bound(0, 0.95, true) == 0.0);
-}
-
-namespace {
-std::vector<double> logs(std::initializer_list<double> ratios) {
-  std::vector<double> out;
-  for (const double r : ratios) out.push_back(std::log(r));
-  return out;
-}
-const std::vector<double> kEe{0.010, -0.020, 0.015, -0.005, 0.012, -0.018};
-const std::vector<double> kEf{-0.011, 0.017, -0.009, 0.004, 0.021, -0.013};
-const std::vector<double> kEw{0.06, -0.05, 0.04, -0.06, 0.05, -0.04};
-}  // namespace
-
-TEST_CASE("gate: the threshold at a look is θ or the floors' reach, whichever is wider") {
-  CHECK(gate_threshold(kEe, kEf, 0.02) == rel(0.02, kClosed));
-  CHECK(gate_threshold(kEw, kEf, 0.02) == rel(0.05997075102696381, kClosed));
-  CHECK_THROWS_AS(gate_threshold(std::vector<double>{0.01}, kEf, 0.02), Error);
-}
-
-TEST_CASE("gate: an early look decides only at its stricter level, beyond the floors' reach") {
-  // d̄ = ln 1.111; at 14 looks the interval's log half-width is 0.0829 (t at 1 − 0.025·0.1/14),
-  // so its lower end ln 1.0227 clears θ₊ = ln 1.02; at 54 looks (0.1098) it does not.
-  const auto d = logs({1.12, 1.09, 1.15, 1.10, 1.13, 1.08});
-  CHECK(decided_early(d, kEe, kEf, 0.02, 14));
-  CHECK_FALSE(decided_early(d, kEe, kEf, 0.02, 54));
-  // A wide floor moves the threshold to its reach, 6.0%: not decided.
-  CHECK_FALSE(decided_early(d, kEw, kEf, 0.02, 14));
-  // Faster: the mirror image.
-  const auto faster = logs({1 / 1.12, 1 / 1.09, 1 / 1.15, 1 / 1.10, 1 / 1.13, 1 / 1.08});
-  CHECK(decided_early(faster, kEe, kEf, 0.02, 14));
-  // Exact counts: no spread, decided as soon as beyond θ.
-  CHECK(decided_early(logs({1.05, 1.05}), std::vector<double>{0, 0}, std::vector<double>{0, 0}, 0.02, 50));
-  CHECK_THROWS_AS(decided_early(d, kEe, kEf, 0.02, 0), Error);
-}
-
-TEST_CASE("gate: a row is futile when, at the cap, its floors still fail and nothing is decided") {
-  const auto flat = logs({1.01, 0.99, 1.00, 1.02, 0.98, 1.00});
-  // Floors of SD 5.5%: at a cap of 20 they still reach 2.63% > θ; at 60, 1.44%: they could pass.
-  CHECK(futile(flat, kEw, kEw, 0.02, 20));
-  CHECK_FALSE(futile(flat, kEw, kEw, 0.02, 60));
-  // Narrow floors: "within noise" stays in reach.
-  CHECK_FALSE(futile(flat, kEe, kEf, 0.02, 20));
-  // A 1.5x change beside the wide floors is decidable at the cap: not futile.
-  CHECK_FALSE(futile(logs({1.52, 1.47, 1.55, 1.45, 1.50, 1.51}), kEw, kEw, 0.02, 20));
+  CHECK_FALSE(confirmation_needed(1, 0.95, std::nullopt));
+  CHECK_FALSE(confirmation_needed(2, 0.95, std::nullopt));
+  CHECK(confirmation_needed(3, 0.95, std::nullopt));
+  CHECK(confirmation_needed(1, 0.95, true));
+  CHECK_FALSE(confirmation_needed(20, 0.95, false));
 }
 
 TEST_CASE("gate: the interaction is Welch's interval on two conditions' log ratios") {

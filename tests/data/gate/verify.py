@@ -207,6 +207,148 @@ def block(b, h, h2, b2):
                 bb_hw=halfwidth(f), sigma0=s0, nu0=nu0, mde=mde(s0, n), sd_d=sd(d), mean_d=mean(d))
 
 
+# --- the effect, the looks and the stops of §3.13 (brute force, no recursion shared with C++) ----
+
+def pairs(b, h, h2, b2):
+    """The pair log ratios of a block: ln(h/b), ln(h'/b') of each quad."""
+    out = []
+    for i in range(len(b)):
+        out += [math.log(h[i] / b[i]), math.log(h2[i] / b2[i])]
+    return out
+
+
+def signed_rank_null(n):
+    """P0(T+ <= c) for c = 0..n(n+1)/2, by enumerating all 2^n sign patterns of ranks 1..n."""
+    top = n * (n + 1) // 2
+    count = [0] * (top + 1)
+    for pattern in range(2 ** n):
+        count[sum(r + 1 for r in range(n) if pattern >> r & 1)] += 1
+    cdf, acc = [], 0
+    for c in count:
+        acc += c
+        cdf.append(acc / 2 ** n)
+    return cdf
+
+
+def shift(x, tail):
+    """Hodges-Lehmann estimate and the signed-rank interval [W_(k), W_(M+1-k)] at one-sided tail."""
+    n = len(x)
+    walsh = sorted((x[i] + x[j]) / 2 for i in range(n) for j in range(i, n))
+    m = len(walsh)
+    est = walsh[m // 2] if m % 2 else (walsh[m // 2 - 1] + walsh[m // 2]) / 2
+    cdf = signed_rank_null(n)
+    k = 0
+    while k < len(cdf) and cdf[k] <= tail:
+        k += 1  # P0(T+ <= k - 1) <= tail for the k found
+    if k == 0:
+        return est, -math.inf, math.inf, None
+    return est, walsh[k - 1], walsh[m - k], 1 - 2 * cdf[k - 1]
+
+
+def verdict(est, lo, hi, theta=THETA):
+    up, down = math.log1p(theta), math.log1p(-theta)
+    if lo > 0 and est > up:
+        return "slower"
+    if hi < 0 and est < down:
+        return "faster"
+    if down <= lo and hi <= up:
+        return "equivalent"
+    return "inconclusive"
+
+
+def looks(first, cap, conf=CONF, sequential=True):
+    half = (1 - conf) / 2
+    if not sequential or first >= cap:
+        return [(cap, half)]
+    q, at = first, []
+    while q < cap:
+        at.append(q)
+        q *= 2
+    at.append(cap)
+    return [(at[0], half / 2)] + [(a, half / 2 / (len(at) - 1)) for a in at[1:]]
+
+
+def gammainc_lower(a, x):
+    """Regularized lower incomplete gamma P(a, x) (series, or the continued fraction)."""
+    if x <= 0:
+        return 0.0
+    gln = math.lgamma(a)
+    if x < a + 1:
+        ap, total, delta = a, 1.0 / a, 1.0 / a
+        for _ in range(100000):
+            ap += 1
+            delta *= x / ap
+            total += delta
+            if abs(delta) < abs(total) * 1e-16:
+                break
+        return total * math.exp(-x + a * math.log(x) - gln)
+    b, c, d = x + 1 - a, 1 / 1e-300, 1 / (x + 1 - a)
+    h = d
+    for i in range(1, 100000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = b + an / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        h *= d * c
+        if abs(d * c - 1) < 1e-16:
+            break
+    return 1 - math.exp(-x + a * math.log(x) - gln) * h
+
+
+def chi2_upper_q(p, k):
+    """The x with P(chi2_k > x) = p."""
+    return bisect(lambda x: gammainc_lower(k / 2, x / 2), 1 - p, 0.0, 1e4)
+
+
+def futile_new(x, cap_pairs, tail, theta=THETA):
+    n = len(x)
+    m = mean(x)
+    sdv = sd(x)
+    med = statistics_median(x)
+    madv = statistics_median([abs(v - med) for v in x])
+    spread = min(sdv, 1.482602218505602 * madv)
+    optimistic = spread * math.sqrt((n - 1) / chi2_upper_q(0.10, n - 1))
+    h = NormalDist().inv_cdf(1 - tail) * optimistic / math.sqrt(max(cap_pairs, n))
+    est = shift(x, tail)[0]
+    up, down = math.log1p(theta), math.log1p(-theta)
+    slower = est > up and est - h > 0
+    faster = est < down and est + h < 0
+    within = down <= est - h and est + h <= up
+    return not (slower or faster or within), h
+
+
+def statistics_median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def mde_new(sigma0, n, tail, theta=THETA, power=0.8, confirm=False):
+    per = math.sqrt(power) if confirm else power
+    u = sigma0 / math.sqrt(n)
+    q, push = t_q(1 - tail, n - 1) * u, t_q(per, n - 1) * u
+    return (math.expm1(max(math.log1p(theta), q) + push),
+            -math.expm1(-(max(-math.log1p(-theta), q) + push)))
+
+
+def needed_new(mean_log, sd_log, n, theta=THETA, conf=CONF, cap=60):
+    up, down = math.log1p(theta), -math.log1p(-theta)
+    if mean_log > up:
+        g = mean_log
+    elif mean_log < -down:
+        g = -mean_log
+    else:
+        g = min(up - mean_log, mean_log + down)
+    if g <= 0:
+        return None
+    for big in range(2, 10 * cap + 1):
+        if t_q(0.5 + conf / 2, big - 1) * sd_log / math.sqrt(big) < g:
+            return max(0, big - n)
+    return None
+
+
 # --- the test data (the same lists as analysis_gate_test.cpp) ---------------------------------
 
 SLOWED = ([100.0, 101.2, 99.1, 100.6, 99.7, 100.9, 100.3, 99.5],
