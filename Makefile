@@ -62,7 +62,8 @@ test: build engines
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L unit
 
-install: noisefloor
+install: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target noisefloor manpage
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 # The demo on the host: idle and noisy (spinners on every CPU).

@@ -27,6 +27,7 @@ for want in "$@"; do
         libbenchmark-dev         # a real Google Benchmark program in the end-to-end tests
         podman uidmap            # the other engine with a Docker API, rootful and rootless (e2e_podman)
         clang-format             # the `format` test: the tree is as .clang-format leaves it (make format)
+        universal-ctags man-db   # the `code_metrics` test's function lengths; `man noisefloor` (e2e_readme)
       )
       # Headless Chromium for the report's browser test: always in CI, on request elsewhere
       # (NOISEFLOOR_WITH_BROWSER=1); without it that one test is skipped outside CI.

@@ -46,13 +46,17 @@ def longest_functions(root, most):
         length = int(fields["end"]) - int(fields["line"]) + 1
         found.append((length, os.path.relpath(cols[1], os.path.join(root, "harness")), cols[0]))
     found.sort(key=lambda f: (-f[0], f[1], f[2]))
-    return found[:most], sum(1 for f in found if f[0] > 100), sum(1 for f in found if f[0] > 60)
+    return (found[:most], sum(1 for f in found if f[0] > 130), sum(1 for f in found if f[0] > 100),
+            sum(1 for f in found if f[0] > 60))
 
 
 LITERAL_COMPARE = re.compile(r'[=!]=\s*"|"\s*[=!]=')
 # A to_string that spells its enum's words in a switch of its own (not through model/names.hpp).
 TO_STRING_SWITCH = re.compile(r'^(?:std::string(?:_view)?|const char\s*\*)\s+to_string\s*\([^)]*\)\s*\{\s*switch', re.M)
 NLOHMANN = re.compile(r'#include\s*[<"]nlohmann/json\.hpp[>"]')
+# Random generators other than stats::SplitMix64 (§3.10: one deterministic generator).
+GENERATORS = re.compile(r'std::(?:mt19937(?:_64)?|minstd_rand0?|ranlux\w*|knuth_b|default_random_engine|random_device)\b'
+                        r'|\b(?:s?rand|random|drand48)\(')
 # The places issue 25 names where one module reads another's prose or a name is made of strings.
 PROSE = {
     "warning text searched (\"minimum attainable p\")": re.compile(r'find\("minimum attainable p'),
@@ -73,11 +77,12 @@ def main():
         "cli/main.cpp lines": lines(os.path.join(cli, "main.cpp")),
         "harness lines (.cpp, .hpp)": sum(lines(p) for p in sources(root)),
     }
-    top, over100, over60 = longest_functions(root, 10)
+    top, over130, over100, over60 = longest_functions(root, 10)
+    figures["functions over 130 lines"] = over130
     figures["functions over 100 lines"] = over100
     figures["functions over 60 lines"] = over60
     figures["longest functions"] = [f"{n} {path} {name}" for n, path, name in top]
-    compares = to_strings = 0
+    compares = to_strings = generators = 0
     modules, naming = set(), set()
     prose = {k: 0 for k in PROSE}
     for path in sources(root):
@@ -85,6 +90,7 @@ def main():
             text = f.read()
         compares += len(LITERAL_COMPARE.findall(text))
         to_strings += len(TO_STRING_SWITCH.findall(text))
+        generators += len(GENERATORS.findall(text))
         module = os.path.relpath(path, harness).split(os.sep)[0]
         if NLOHMANN.search(text):
             modules.add(module)
@@ -94,6 +100,7 @@ def main():
             prose[k] += len(rx.findall(text))
     figures["comparisons of a string with a literal"] = compares
     figures["to_string functions with a switch of their own"] = to_strings
+    figures["random generators other than SplitMix64"] = generators
     figures["prose read or names made of strings"] = prose
     figures["modules including nlohmann/json.hpp"] = sorted(modules)
     figures["modules naming nlohmann:: at all"] = sorted(naming)
@@ -103,6 +110,8 @@ def main():
         out = subprocess.run(["duplicates", "--repo", harness, "--most", "1", "--seconds", "120"],
                              capture_output=True, text=True).stdout
         figures["duplicates (harness/)"] = out.splitlines()[0] if out else "?"
+        m = re.match(r"(\d+) pairs", figures["duplicates (harness/)"])
+        figures["duplicates pairs (harness/)"] = int(m.group(1)) if m else (0 if out.startswith("no duplicates") else None)
     if "--json" in sys.argv:
         json.dump(figures, sys.stdout, indent=1)
         print()

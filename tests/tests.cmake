@@ -52,6 +52,13 @@ add_test(NAME format COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/format_check.py)
 set_tests_properties(format PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 add_test(NAME golden_verify COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/golden/verify.py)
 add_test(NAME spec_refs COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/spec_refs.py)
+# The house's figures (function length, where JSON lives, one generator, duplicates, string
+# comparisons with literals) within the limits of tests/code_metrics.json.
+add_test(NAME code_metrics COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/code_metrics_check.py)
+set_tests_properties(code_metrics PROPERTIES LABELS unit)
+# noisefloor(1) holds every command and option --help lists, and man renders it.
+add_test(NAME manpage COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/manpage_check.py $<TARGET_FILE:noisefloor>)
+set_tests_properties(manpage PROPERTIES LABELS unit)
 set_tests_properties(layering golden_verify spec_refs PROPERTIES LABELS unit)
 
 # End-to-end tests: the installed binary driven like a user would, from bash.

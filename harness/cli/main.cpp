@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/manpage.hpp"
 #include "cli/signals.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
@@ -143,6 +144,15 @@ int run_main(int argc, char** argv) {
   app.name("noisefloor");
   app.require_subcommand(1);
   cli::Commands commands(app, joined_command_line(argc, argv));
+  // `noisefloor __manpage FILE`: noisefloor(1), from the definitions just declared (the build
+  // writes it, `make install` installs it).
+  if (argc == 3 && std::string(argv[1]) == "__manpage") {
+    const std::string page = cli::manpage(app, std::string("noisefloor ") + kVersion);
+    std::FILE* f = std::fopen(argv[2], "w");
+    const bool ok = f != nullptr && std::fwrite(page.data(), 1, page.size(), f) == page.size();
+    if (f != nullptr && std::fclose(f) != 0) return 1;
+    return ok ? 0 : 1;
+  }
 
   // `noisefloor help [COMMAND]`: what users of git and go type.
   std::vector<std::string> args(argv + 1, argv + argc);

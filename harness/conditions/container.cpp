@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <random>
 #include <thread>
 
 #include "docker/api.hpp"

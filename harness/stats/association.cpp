@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <random>
 
 #include "model/errors.hpp"
+#include "stats/compare.hpp"
 
 namespace noisefloor::stats {
 
@@ -84,10 +84,10 @@ Association rank_association(std::span<const double> x, std::span<const double> 
     out.p = static_cast<double>(at_least) / static_cast<double>(total);
     return out;
   }
-  std::mt19937_64 generator(seed);
+  SplitMix64 generator(seed);  // the one generator of §3.10: the same draws with every library
   for (int k = 0; k < kPermutations; ++k) {
-    // Fisher–Yates with the generator's raw output: the same sequence on every standard library.
-    for (std::size_t i = b.size() - 1; i > 0; --i) std::swap(b[i], b[generator() % (i + 1)]);
+    // Fisher–Yates with Lemire's multiply-shift for the index (no modulo bias).
+    for (std::size_t i = b.size() - 1; i > 0; --i) std::swap(b[i], b[generator.below(i + 1)]);
     if (std::fabs(centred_correlation(a, b, norm)) >= observed) ++at_least;
   }
   out.p = static_cast<double>(at_least + 1) / static_cast<double>(kPermutations + 1);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README cannot drift: every command line it shows (tests/integration/readme_commands.py
-# extracts them from README.md itself) is run here and must exit as the README says, in a copy of
+# The README cannot drift, nor the user guide: every command line README.md, CONTRIBUTING.md and
+# docs/*.md show (tests/integration/readme_commands.py extracts them from the files themselves) is
+# run here and must exit as the page says, in a copy of
 # the repository's experiments with short settings (4 samples of 20000 iterations instead of 20
 # of one second). A command with placeholders (EXPERIMENT, [--opt]) must name a command and
 # options that exist. A command line this test does not know fails it: add it below when the
@@ -99,7 +100,10 @@ while IFS=$'\t' read -r kind line; do
       exits "$line" 0 -- "$NF" cv --format summary results/laptop-trust/latest ;;
     "make install")
       exits "$line" 0 -- cmake --install "$BUILD" --prefix "$WORK/prefix"
-      exits "$line (the installed binary)" 0 -- "$WORK/prefix/bin/noisefloor" --version ;;
+      exits "$line (the installed binary)" 0 -- "$WORK/prefix/bin/noisefloor" --version
+      # `man noisefloor` after `make install`: the page is installed where man finds it by prefix.
+      exits "$line (man noisefloor)" 0 -- env MANWIDTH=80 PAGER=cat man -M "$WORK/prefix/share/man" noisefloor
+      grep -q -- "--threshold" last.out || fail "man noisefloor: the page holds no --threshold" ;;
     "make" | "make test" | "make unit" | "make fuzz")
       skip "$line" "the build and the test suites: CI runs them around this test" ;;
     scripts/*.py)  # a measurement or test driver named in a sentence: it must at least compile
@@ -115,6 +119,12 @@ while IFS=$'\t' read -r kind line; do
     "make perf")
       bash -n "$REPO/scripts/perf.sh" || fail "scripts/perf.sh does not parse"
       skip "$line" "about twenty minutes of measurements: its script is only parsed here" ;;
+    "noisefloor validate experiments/laptop-trust.yaml")
+      exits "$line" 0 -- as_written "$line" ;;
+    "noisefloor run experiments/laptop-trust.yaml")
+      exits "$line" 0 -- as_written "$line -q" ;;
+    "noisefloor cv results/laptop-trust" | "noisefloor report results/laptop-trust")
+      exits "$line" 0 -- as_written "$line" ;;
     "noisefloor run experiments/laptop-trust.yaml --check")
       # exit 3 when a claim is NOT REPRODUCED: 4 short samples may not reproduce them all
       exits "$line" 0 3 -- as_written "$line -q" ;;
@@ -188,9 +198,9 @@ PY
     benchstat\ *)
       skip "$line" "benchstat is not packaged in Debian: e2e_newcomer checks the raw files' Go benchmark format" ;;
     *)
-      fail "README shows \`$line\`, which e2e_readme does not run: add it to tests/integration/e2e_readme_test.sh" ;;
+      fail "README.md, CONTRIBUTING.md or docs/ show \`$line\`, which e2e_readme does not run: add it to tests/integration/e2e_readme_test.sh" ;;
   esac
-done < <(python3 "$REPO/tests/integration/readme_commands.py" "$REPO/README.md")
+done < <(python3 "$REPO/tests/integration/readme_commands.py" "$REPO/README.md" "$REPO/CONTRIBUTING.md" "$REPO"/docs/*.md)
 
 (( lines >= 40 )) || fail "only $lines command lines extracted from the README"
 echo "e2e readme: $ran command lines checked; not run here: ${#skipped[@]}"

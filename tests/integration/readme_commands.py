@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Every command line README.md shows, for e2e_readme_test.sh: one per line, "KIND<TAB>TEXT".
+"""Every command line the documents show (README.md, CONTRIBUTING.md, docs/*.md: the files given),
+for e2e_readme_test.sh: one per line, "KIND<TAB>TEXT", each once.
 
 KIND is
   run    a complete command (a line of a code block, or an inline `noisefloor ...`, `make ...`,
@@ -12,7 +13,7 @@ quoted from the output) are left out here, by rule, not by list.
 import re
 import sys
 
-readme = open(sys.argv[1], encoding="utf-8").read()
+readme = "\n".join(open(f, encoding="utf-8").read() for f in sys.argv[1:])
 seen = set()
 
 

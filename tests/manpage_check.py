@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""noisefloor(1) says what --help says: every command `noisefloor --help` lists and every option
+and argument each command's --help lists is in the manual page the binary writes (`noisefloor
+__manpage FILE`, what `make install` installs), and man(1) renders it.
+
+Usage: python3 tests/manpage_check.py NOISEFLOOR
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+nf = sys.argv[1]
+help_text = lambda *args: subprocess.run([nf, *args, "--help"], capture_output=True, text=True, check=True).stdout
+top = help_text()
+commands = re.findall(r"^\s{2}([a-z][a-z-]*)\s{2,}", re.split(r"^Subcommands:", top, flags=re.M | re.I)[-1], re.M)
+if len(commands) < 10:
+    sys.exit(f"manpage: only {len(commands)} commands found in `noisefloor --help`:\n{top}")
+with tempfile.TemporaryDirectory() as d:
+    page_file = os.path.join(d, "noisefloor.1")
+    subprocess.run([nf, "__manpage", page_file], check=True)
+    page = open(page_file, encoding="utf-8").read()
+    plain = page.replace("\\-", "-").replace("\\fB", "").replace("\\fI", "").replace("\\fR", "")
+    problems = []
+    for c in commands:
+        section = re.search(rf"^\.SS {re.escape(c)}\n(.*?)(?=^\.SS |^\.SH )", plain, re.M | re.S)
+        if not section:
+            problems.append(f"command {c}: no section in the page")
+            continue
+        body = section.group(1)
+        sub = help_text(c)
+        options = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", sub)) - {"--help"}
+        positionals = set(re.findall(r"^Positionals:\n((?:  \S.*\n)+)", sub, re.M | re.I))
+        for o in sorted(options):
+            if o not in body:
+                problems.append(f"command {c}: {o} is in --help, not in the page")
+        for block in positionals:
+            for name in re.findall(r"^\s{2}(\S+)", block, re.M):
+                if name not in body:
+                    problems.append(f"command {c}: argument {name} is in --help, not in the page")
+    if shutil.which("man"):
+        r = subprocess.run(["man", "-l", page_file], capture_output=True, text=True,
+                           env=dict(os.environ, MANWIDTH="80", MAN_KEEP_FORMATTING="", PAGER="cat"))
+        if r.returncode != 0 or "noisefloor" not in r.stdout:
+            problems.append(f"man -l could not render the page: {r.stderr.strip()[:200]}")
+    if problems:
+        print("\n".join(problems))
+        sys.exit(1)
+    print(f"manpage: {len(commands)} commands, every option of --help in noisefloor(1)")
