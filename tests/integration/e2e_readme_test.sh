@@ -104,6 +104,10 @@ while IFS=$'\t' read -r kind line; do
       # `man noisefloor` after `make install`: the page is installed where man finds it by prefix.
       exits "$line (man noisefloor)" 0 -- env MANWIDTH=80 PAGER=cat man -M "$WORK/prefix/share/man" noisefloor
       grep -q -- "--threshold" last.out || fail "man noisefloor: the page holds no --threshold" ;;
+    "make noisefloor")  # the binary alone: its recipe must name only the noisefloor target
+      exits "$line" 0 -- make -C "$REPO" -n noisefloor
+      grep -qE -- '--target noisefloor( |$)' last.out || fail "make noisefloor builds more than the binary"
+      [[ -x $NF ]] || fail "make noisefloor: no binary at $NF" ;;
     "make" | "make test" | "make unit" | "make fuzz")
       skip "$line" "the build and the test suites: CI runs them around this test" ;;
     scripts/*.py)  # a measurement or test driver named in a sentence: it must at least compile
@@ -184,8 +188,13 @@ PY
       exits "$line" 0 -- "$NF" gc ;;
     "noisefloor history" | "noisefloor compare" | "noisefloor report" | "noisefloor cv")
       exits "$line --help" 0 -- "$NF" "${line#noisefloor }" --help ;;  # named in a sentence
-    "scripts/bootstrap.sh")
-      exits "$line" 0 -- bash "$REPO/scripts/bootstrap.sh" ;;
+    "scripts/bootstrap.sh" | "scripts/bootstrap.sh test fuzz")
+      # make test ran `bootstrap.sh test`: all present, so it must exit 0 quietly. The fuzz word's
+      # clang is for make fuzz, which make test does not need: only its word is checked here.
+      words=${line#scripts/bootstrap.sh}
+      exits "$line" 0 -- bash "$REPO/scripts/bootstrap.sh" ${words/fuzz/}
+      grep -q '^    fuzz)' "$REPO/scripts/bootstrap.sh" || fail "bootstrap.sh knows no word fuzz"
+      [[ ! -s last.err ]] || fail "\`$line\`: it installed something make test had not: $(head -1 last.err)" ;;
     "scripts/dockerd.sh")
       exits "$line" 0 -- bash "$REPO/scripts/dockerd.sh" ;;
     "scripts/podman.sh" | "noisefloor run experiments/laptop-trust.yaml --host podman" | "noisefloor gc --host podman")
