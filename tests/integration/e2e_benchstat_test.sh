@@ -61,7 +61,9 @@ cat >"$WORK/twopkg.yaml" <<YAML
 name: twopkg
 benchmark:
   workdir: $mod
-  command: [go, test, -run, "^\$", -bench, "^BenchmarkGet\$", -benchtime=300x, ./...]
+  # -p 1: one package at a time, so that a's and b's samples meet the same room (in parallel, b
+  # ran on alone after a finished, and its ratio to a depended on what else the machine did)
+  command: [go, test, -p, "1", -run, "^\$", -bench, "^BenchmarkGet\$", -benchtime=300x, ./...]
   env: {GOFLAGS: -mod=mod, GOPROXY: "off", CGO_ENABLED: "0"}
   samples: 8
   timeout: 5m
