@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "docker/demux.hpp"
+#include "docker/libcurl.hpp"
 #include "docker/ssh_tunnel.hpp"
 #include "model/json_parse.hpp"
 #include "text/text.hpp"
@@ -40,16 +41,16 @@ bool file_exists(const std::string& path) {
 // The connection to the engine: its unix socket, or TCP with TLS as the endpoint says.
 void configure_transport(CURL* curl, const Endpoint& endpoint) {
   if (!endpoint.socket_path.empty())
-    curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, endpoint.socket_path.c_str());
+    libcurl().easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, endpoint.socket_path.c_str());
   if (endpoint.tls) {
-    curl_easy_setopt(curl, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, endpoint.verify ? 1L : 0L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, endpoint.verify ? 2L : 0L);
-    if (file_exists(endpoint.ca_file)) curl_easy_setopt(curl, CURLOPT_CAINFO, endpoint.ca_file.c_str());
+    libcurl().easy_setopt(curl, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
+    libcurl().easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, endpoint.verify ? 1L : 0L);
+    libcurl().easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, endpoint.verify ? 2L : 0L);
+    if (file_exists(endpoint.ca_file)) libcurl().easy_setopt(curl, CURLOPT_CAINFO, endpoint.ca_file.c_str());
     // like the docker CLI: a client certificate only when both files are there
     if (file_exists(endpoint.cert_file) && file_exists(endpoint.key_file)) {
-      curl_easy_setopt(curl, CURLOPT_SSLCERT, endpoint.cert_file.c_str());
-      curl_easy_setopt(curl, CURLOPT_SSLKEY, endpoint.key_file.c_str());
+      libcurl().easy_setopt(curl, CURLOPT_SSLCERT, endpoint.cert_file.c_str());
+      libcurl().easy_setopt(curl, CURLOPT_SSLKEY, endpoint.key_file.c_str());
     }
   }
 }
@@ -57,17 +58,17 @@ void configure_transport(CURL* curl, const Endpoint& endpoint) {
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    if (libcurl().global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
       throw DockerError("docker: libcurl failed to initialise");
     }
   });
 }
 
 std::string escape(CURL* curl, const std::string& text) {
-  char* e = curl_easy_escape(curl, text.c_str(), static_cast<int>(text.size()));
+  char* e = libcurl().easy_escape(curl, text.c_str(), static_cast<int>(text.size()));
   if (!e) throw DockerError("docker: out of memory escaping a URL");
   std::string out(e);
-  curl_free(e);
+  libcurl().free(e);
   return out;
 }
 
@@ -109,7 +110,7 @@ std::string seconds_text(milliseconds ms) { return fmt::format("{} s", ms.count(
 struct Client::Handle {
   CURL* curl = nullptr;
   ~Handle() {
-    if (curl) curl_easy_cleanup(curl);
+    if (curl) libcurl().easy_cleanup(curl);
   }
 };
 
@@ -220,7 +221,7 @@ Client::Client(Endpoint endpoint, std::optional<std::string> fixed_api_version)
     endpoint_.base_url = "http://localhost";
   }
   if (fixed_api_version) fixed_api_version_ = docker::fixed_api_version(*fixed_api_version);
-  handle_->curl = curl_easy_init();
+  handle_->curl = libcurl().easy_init();
   if (!handle_->curl) throw DockerError("docker: libcurl could not create a handle");
 }
 
@@ -230,7 +231,7 @@ Client::~Client() = default;
 
 Client::Response Client::perform(const Request& request) {
   CURL* curl = handle_->curl;
-  curl_easy_reset(curl);  // keeps the open connection, forgets the previous request's options
+  libcurl().easy_reset(curl);  // keeps the open connection, forgets the previous request's options
 
   const std::string path = request.versioned ? "/v" + api_version() + request.path : request.path;
   const std::string url = endpoint_.base_url + path;
@@ -243,58 +244,58 @@ Client::Response Client::perform(const Request& request) {
   t.cancelled = request.cancelled;
   char error_buffer[CURL_ERROR_SIZE] = {};
 
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
+  libcurl().easy_setopt(curl, CURLOPT_URL, url.c_str());
+  libcurl().easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  libcurl().easy_setopt(curl, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  libcurl().easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  libcurl().easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
   if (request.timeout)
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout->count()));
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
+    libcurl().easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout->count()));
+  libcurl().easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  libcurl().easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+  libcurl().easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  libcurl().easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+  libcurl().easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  libcurl().easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  libcurl().easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
   configure_transport(curl, endpoint_);
 
-  curl_slist* headers = curl_slist_append(nullptr, "Expect:");  // no 1 s 100-continue pause
+  curl_slist* headers = libcurl().slist_append(nullptr, "Expect:");  // no 1 s 100-continue pause
   const std::string_view method = request.method;
   if (method == "HEAD") {
-    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    libcurl().easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (method == "POST") {
     static const std::string kEmpty;
     const std::string& body = request.body ? *request.body : kEmpty;
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+    libcurl().easy_setopt(curl, CURLOPT_POST, 1L);
+    libcurl().easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    libcurl().easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
     // libcurl would send application/x-www-form-urlencoded, which the engine parses as a form
     const std::string ct = request.content_type ? fmt::format("Content-Type: {}", request.content_type)
                                                 : std::string("Content-Type:");
-    headers = curl_slist_append(headers, ct.c_str());
+    headers = libcurl().slist_append(headers, ct.c_str());
   } else if (method == "DELETE") {
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+    libcurl().easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
   } else {
-    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+    libcurl().easy_setopt(curl, CURLOPT_HTTPGET, 1L);
   }
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  libcurl().easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 
-  const CURLcode rc = curl_easy_perform(curl);
+  const CURLcode rc = libcurl().easy_perform(curl);
   long os_errno = 0;
-  curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
+  libcurl().easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
   long connect_code = 0;
-  curl_easy_getinfo(curl, CURLINFO_HTTP_CONNECTCODE, &connect_code);
+  libcurl().easy_getinfo(curl, CURLINFO_HTTP_CONNECTCODE, &connect_code);
   curl_off_t connect_time = 0;
-  curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_time);
+  libcurl().easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_time);
   Response response;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
-  curl_slist_free_all(headers);
+  libcurl().easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  libcurl().easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
+  libcurl().slist_free_all(headers);
 
   if (t.sink_error) std::rethrow_exception(t.sink_error);
   if (rc != CURLE_OK) {
-    std::string reason = error_buffer[0] ? error_buffer : curl_easy_strerror(rc);
+    std::string reason = error_buffer[0] ? error_buffer : libcurl().easy_strerror(rc);
     switch (rc) {
       case CURLE_ABORTED_BY_CALLBACK:
         if (t.abort == Transfer::Abort::cancelled) throw Interrupted();
@@ -541,7 +542,7 @@ Client::Logs Client::logs(const std::string& id, bool tty) {
   std::string error_body;
   long status = 0;
   request.sink = [&](std::string_view bytes) {
-    if (status == 0) curl_easy_getinfo(handle_->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status == 0) libcurl().easy_getinfo(handle_->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status == 200) {
       demuxer.feed(bytes);
     } else {
@@ -568,7 +569,7 @@ Client::Logs Client::follow_logs(const std::string& id, bool tty,
   long status = 0;
   std::size_t passed = 0;  // stdout bytes already handed to on_stdout
   request.sink = [&](std::string_view bytes) {
-    if (status == 0) curl_easy_getinfo(handle_->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status == 0) libcurl().easy_getinfo(handle_->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status != 200) {
       error_body.append(bytes);
       return;
@@ -654,27 +655,27 @@ bool Client::oom_event(const std::string& id, std::int64_t since_unix, std::int6
   return false;
 }
 
-Client::StdinLease::~StdinLease() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+Client::StdinLease::~StdinLease() { libcurl().easy_cleanup(static_cast<CURL*>(curl_)); }
 
 std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
   const std::string path =
       "/v" + api_version() + "/containers/" + path_part(id, false) + "/attach?stream=1&stdin=1";
   const std::string where = fmt::format("POST /containers/{}/attach", id.substr(0, 12));
-  CURL* curl = curl_easy_init();
+  CURL* curl = libcurl().easy_init();
   if (!curl) throw DockerError("docker: libcurl could not create a handle");
   std::unique_ptr<StdinLease> lease(new StdinLease(curl));
   char error_buffer[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(curl, CURLOPT_URL, (endpoint_.base_url + path).c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
-  curl_easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);  // the HTTP exchange is ours: it is hijacked
+  libcurl().easy_setopt(curl, CURLOPT_URL, (endpoint_.base_url + path).c_str());
+  libcurl().easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  libcurl().easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  libcurl().easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
+  libcurl().easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);  // the HTTP exchange is ours: it is hijacked
   configure_transport(curl, endpoint_);
-  if (const CURLcode rc = curl_easy_perform(curl); rc != CURLE_OK)
+  if (const CURLcode rc = libcurl().easy_perform(curl); rc != CURLE_OK)
     throw DockerError(unreachable_message(
-        endpoint_.display, lower_first(error_buffer[0] ? error_buffer : curl_easy_strerror(rc))));
+        endpoint_.display, lower_first(error_buffer[0] ? error_buffer : libcurl().easy_strerror(rc))));
   curl_socket_t socket = CURL_SOCKET_BAD;
-  curl_easy_getinfo(curl, CURLINFO_ACTIVESOCKET, &socket);
+  libcurl().easy_getinfo(curl, CURLINFO_ACTIVESOCKET, &socket);
   const auto deadline = steady_clock::now() + std::chrono::milliseconds(kConnectTimeoutMs);
   const auto wait_for = [&](short events) {
     const auto left =
@@ -697,12 +698,12 @@ std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
       prefix, path, host);
   for (std::size_t sent = 0; sent < request.size();) {
     std::size_t n = 0;
-    const CURLcode rc = curl_easy_send(curl, request.data() + sent, request.size() - sent, &n);
+    const CURLcode rc = libcurl().easy_send(curl, request.data() + sent, request.size() - sent, &n);
     if (rc == CURLE_AGAIN) {
       wait_for(POLLOUT);
       continue;
     }
-    if (rc != CURLE_OK) throw DockerError(fmt::format("docker: {}: {}", where, curl_easy_strerror(rc)));
+    if (rc != CURLE_OK) throw DockerError(fmt::format("docker: {}: {}", where, libcurl().easy_strerror(rc)));
     sent += n;
   }
   // The engine answers "101 UPGRADED" (or 200 from old engines) and then the stream is raw.
@@ -710,7 +711,7 @@ std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
   while (answer.find("\r\n\r\n") == std::string::npos) {
     char buffer[512];
     std::size_t n = 0;
-    const CURLcode rc = curl_easy_recv(curl, buffer, sizeof buffer, &n);
+    const CURLcode rc = libcurl().easy_recv(curl, buffer, sizeof buffer, &n);
     if (rc == CURLE_AGAIN) {
       wait_for(POLLIN);
       continue;
@@ -731,7 +732,7 @@ std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
     while (body.size() < want) {
       char buffer[512];
       std::size_t n = 0;
-      const CURLcode rc = curl_easy_recv(curl, buffer, sizeof buffer, &n);
+      const CURLcode rc = libcurl().easy_recv(curl, buffer, sizeof buffer, &n);
       if (rc == CURLE_AGAIN) {
         if (steady_clock::now() >= deadline) break;
         wait_for(POLLIN);

@@ -9,6 +9,7 @@ list(APPEND NF_IO_SOURCES
   harness/docker/client.cpp
   harness/docker/container.cpp
   harness/docker/lease.cpp
+  harness/docker/libcurl.cpp
   harness/docker/ssh_tunnel.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/docker_api_test.cpp
