@@ -63,3 +63,8 @@ set_tests_properties(layering golden_verify spec_refs PROPERTIES LABELS unit)
 
 # End-to-end tests: the installed binary driven like a user would, from bash.
 include(tests/integration/tests.cmake OPTIONAL)
+# Every reading path (cv, compare, report, check, in their formats) grows linearly with the rows:
+# their CPU time at 500 and 4000 benchmarks, back to back, within 2.5x of the linear ratio (issue
+# 41). Left out of the sanitized pass (`waiting`): under ASan the allocator's own growth is timed.
+add_test(NAME scale COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/scale_check.py $<TARGET_FILE:noisefloor>)
+set_tests_properties(scale PROPERTIES LABELS "unit;waiting" TIMEOUT 900)

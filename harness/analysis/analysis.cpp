@@ -39,8 +39,9 @@ std::string derived_baseline(const records::Result& r) {
 
 // A gate's result (`run --base`): its samples are quads.
 bool is_gate(const records::Result& r) {
-  return std::any_of(r.samples.begin(), r.samples.end(),
-                     [](const records::SampleRef& s) { return s.pair == records::kGatePair; });
+  const auto series = r.samples.series();
+  return std::any_of(series.begin(), series.end(),
+                     [](const records::SeriesRef& s) { return s.pair == records::kGatePair; });
 }
 
 // The conditions that ran beside background load (spinners), as the run recorded them.
@@ -55,8 +56,9 @@ std::vector<std::string> contended(const records::Result& r) {
 }
 
 bool has_variants(const records::Result& r) {
-  return std::any_of(r.samples.begin(), r.samples.end(),
-                     [](const records::SampleRef& s) { return !s.variant.empty(); });
+  const auto series = r.samples.series();
+  return std::any_of(series.begin(), series.end(),
+                     [](const records::SeriesRef& s) { return !s.variant.empty(); });
 }
 
 }  // namespace
@@ -100,15 +102,15 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
   std::map<std::string, int> seen;
   for (const auto& s : sources) {
     std::set<std::string> names(s.conditions.begin(), s.conditions.end());
-    for (const auto& sample : s.samples) names.insert(sample.condition);
+    for (const auto& series : s.samples.series()) names.insert(series.condition);
     for (const auto& n : names) ++seen[n];
   }
   for (auto& s : sources) {
     auto rename = [&](const std::string& c) { return seen[c] > 1 ? merged_condition(s.label, c) : c; };
     std::vector<std::string> conditions = s.conditions;
-    for (const auto& sample : s.samples)
-      if (std::find(conditions.begin(), conditions.end(), sample.condition) == conditions.end())
-        conditions.push_back(sample.condition);
+    for (const auto& series : s.samples.series())  // in the order their first samples came
+      if (std::find(conditions.begin(), conditions.end(), series.condition) == conditions.end())
+        conditions.push_back(series.condition);
     for (const auto& c : conditions) {
       a.conditions.push_back(rename(c));
       records::GoTestConfig config;

@@ -51,9 +51,9 @@ Anchor compare_with_anchor(const records::Result& run, const records::Result& an
     }
   if (a.rows.empty()) {
     for (const auto& [bench, values] : anchor_values) a.anchor_benchmarks.push_back(bench);
+    std::set<std::string> listed;
     for (const auto& s : run.samples)
-      if (s.variant == a.baseline && !s.warmup &&
-          std::find(a.run_benchmarks.begin(), a.run_benchmarks.end(), shown(s)) == a.run_benchmarks.end())
+      if (s.variant == a.baseline && !s.warmup && listed.insert(shown(s)).second)
         a.run_benchmarks.push_back(shown(s));
   }
   return a;

@@ -12,6 +12,7 @@
 #include "analysis/table.hpp"
 #include "analysis/verdict.hpp"
 #include "model/errors.hpp"
+#include "model/first_seen.hpp"
 #include "model/go_config.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
@@ -72,7 +73,7 @@ using GroupKey = std::tuple<std::string, RowId, std::string>;  // condition, row
 // condition -> rows in first-seen order, (condition, row, unit) -> values, unit order.
 struct Side {
   std::vector<std::string> conditions;
-  std::map<std::string, std::vector<RowId>> rows;         // per condition, first-seen
+  std::map<std::string, model::FirstSeen<RowId>> rows;    // per condition, first-seen
   std::map<std::string, std::vector<std::string>> units;  // per condition, tidied, first-seen
   std::map<GroupKey, Group> groups;
   // Values that are not numbers (a Google Benchmark counter) are left out, and counted.
@@ -104,7 +105,7 @@ Side group_samples(const records::Samples& samples, const std::vector<std::strin
                       &s.config == last_config && first_unit == last_unit && s.metrics.size() == last_units;
     if (!same) {
       id = RowId{s.name, s.config, s.variant};
-      add_unique(side.rows[s.condition], id);
+      side.rows[s.condition].add(id);
       add_unique(seen, s.condition);
       groups.clear();
       factors.clear();
@@ -321,20 +322,27 @@ std::vector<std::pair<std::string, std::string>> condition_pairs(const Side& old
 // A condition's rows as the sides are matched: (match id, full id), first-seen. The match id is
 // the name, the part of the configuration that tells rows apart and the variant (the
 // configurations within a condition differ in a distinguishing key, so no two rows share one).
-using MatchedIds = std::vector<std::pair<RowId, RowId>>;
+struct MatchedIds {
+  std::vector<std::pair<RowId, RowId>> rows;
+  std::map<RowId, std::size_t> by_match;  // match id -> its place in rows
+  auto begin() const { return rows.begin(); }
+  auto end() const { return rows.end(); }
+};
 
 MatchedIds match_ids(const Side& side, const std::string& condition,
                      const std::set<std::string>& config_keys) {
   MatchedIds out;
-  for (const auto& id : side.rows.at(condition))
-    out.emplace_back(RowId{id.name, model::config_only(id.config, config_keys), id.variant}, id);
+  for (const auto& id : side.rows.at(condition)) {
+    RowId m{id.name, model::config_only(id.config, config_keys), id.variant};
+    out.by_match.emplace(m, out.rows.size());
+    out.rows.emplace_back(std::move(m), id);
+  }
   return out;
 }
 
 const RowId* find_match(const MatchedIds& rows, const RowId& m) {
-  for (const auto& [mid, full] : rows)
-    if (mid == m) return &full;
-  return nullptr;
+  const auto it = rows.by_match.find(m);
+  return it == rows.by_match.end() ? nullptr : &rows.rows[it->second].second;
 }
 
 std::string match_name(const RowId& m) { return row_name(m.name, model::config_label(m.config), m.variant); }
@@ -514,32 +522,37 @@ void sort_by_label(CompareTable& t) {
 // centres (a ratio of equal centres is 1, so a row of zeros on both sides still counts; a zero
 // old centre under another leaves no ratio).
 void add_geomeans(CompareTable& t) {
-  std::vector<std::tuple<Label, std::string, std::string, std::string, std::string>> tables;
-  for (const auto& r : t.rows)
-    if (r.compared)
-      add_unique(tables, {r.label, r.old_side.condition, r.new_side.condition, r.config, r.unit});
-  for (const auto& [label, oc, nc, config, unit] : tables) {
+  struct Sums {
     double so = 0, sn = 0, sr = 0;
     std::size_t k = 0;
     bool centres = true, ratios = true;
-    for (const auto& r : t.rows) {
-      if (!r.compared || r.label != label || r.old_side.condition != oc || r.new_side.condition != nc ||
-          r.config != config || r.unit != unit)
-        continue;
-      const double mo = r.old_side.center, mn = r.new_side.center;
-      centres = centres && mo > 0 && mn > 0;
-      if (centres) so += std::log(mo), sn += std::log(mn);
-      const double ratio = mo == mn ? 1.0 : mo != 0 ? mn / mo : stats::kNaN;
-      ratios = ratios && ratio > 0;
-      if (ratios) sr += std::log(ratio);
-      ++k;
-    }
-    if (k < 2) continue;
-    const double kd = static_cast<double>(k);
+  };
+  using Key = std::tuple<Label, std::string, std::string, std::string, std::string>;
+  model::FirstSeen<Key> tables;
+  std::vector<Sums> sums;
+  for (const auto& r : t.rows) {  // one pass: each table's sums in row order
+    if (!r.compared) continue;
+    const std::size_t at =
+        tables.add({r.label, r.old_side.condition, r.new_side.condition, r.config, r.unit});
+    if (at == sums.size()) sums.emplace_back();
+    Sums& x = sums[at];
+    const double mo = r.old_side.center, mn = r.new_side.center;
+    x.centres = x.centres && mo > 0 && mn > 0;
+    if (x.centres) x.so += std::log(mo), x.sn += std::log(mn);
+    const double ratio = mo == mn ? 1.0 : mo != 0 ? mn / mo : stats::kNaN;
+    x.ratios = x.ratios && ratio > 0;
+    if (x.ratios) x.sr += std::log(ratio);
+    ++x.k;
+  }
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    const auto& [label, oc, nc, config, unit] = tables[i];
+    const Sums& x = sums[i];
+    if (x.k < 2) continue;
+    const double kd = static_cast<double>(x.k);
     const double nan = stats::kNaN;
-    t.geomeans.push_back({label, oc, nc, config, unit, k, centres ? std::exp(so / kd) : nan,
-                          centres ? std::exp(sn / kd) : nan, ratios ? std::exp(sr / kd) : nan});
-    if (!centres)
+    t.geomeans.push_back({label, oc, nc, config, unit, x.k, x.centres ? std::exp(x.so / kd) : nan,
+                          x.centres ? std::exp(x.sn / kd) : nan, x.ratios ? std::exp(x.sr / kd) : nan});
+    if (!x.centres)
       t.notes.push_back(fmt::format("{} → {}, {}{}: no geomean of the centres (a centre is <= 0)", oc, nc,
                                     config.empty() ? "" : model::config_label(config) + ", ", unit));
   }

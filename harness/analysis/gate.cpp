@@ -442,10 +442,10 @@ GateTable build_gate(const records::Samples& samples, const model::GateSettings&
 std::map<std::string, std::vector<std::string>> to_confirm(const GateTable& table) {
   std::map<std::string, std::vector<std::string>> out;
   if (!table.confirm) return out;
+  std::set<std::pair<std::string, std::string>> seen;  // (condition, name)
   for (const auto& r : table.rows) {
     if (!r.gating || r.second || !regressed(r.first.verdict, r.better)) continue;
-    auto& names = out[r.condition];
-    if (std::find(names.begin(), names.end(), r.name) == names.end()) names.push_back(r.name);
+    if (seen.emplace(r.condition, r.name).second) out[r.condition].push_back(r.name);
   }
   return out;
 }

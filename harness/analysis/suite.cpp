@@ -51,84 +51,128 @@ bool SuiteLine::constant() const {
   return value.has_value();
 }
 
-std::vector<SuiteLine> suite_lines(const Table& t) {
-  const std::vector<const Row*> rows = all_rows(t);
+namespace {
+
+// A benchmark: its configuration, variant and suite name.
+using Bench = std::tuple<std::string, std::string, std::string>;
+
+// What suite_lines groups, first seen first: configurations, benchmarks of each, (metric, unit).
+struct SuiteIndex {
+  std::vector<std::string> configs;
+  std::vector<std::vector<std::size_t>> benches_of;  // per configuration: benchmarks, first seen
+  std::vector<Bench> benches;
+  std::vector<std::string> labels;                           // per benchmark: its first row's config label
+  std::vector<std::pair<std::size_t, std::string>> metrics;  // (metric, unit), first seen
+  // (benchmark, metric, condition) -> the rows, in ascending parallelism
+  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::vector<const Row*>> by;
+};
+
+// Numbers each distinct value in the order first seen: O(log n) per value.
+template <typename T>
+std::size_t number_of(std::map<T, std::size_t>& numbers, std::vector<T>& seen, const T& value) {
+  const auto [it, added] = numbers.emplace(value, seen.size());
+  if (added) seen.push_back(value);
+  return it->second;
+}
+
+int procs_key(const Row* r) { return r->procs.empty() ? 0 : r->procs.front(); }
+
+SuiteIndex index_suite(const Table& t) {
   std::map<std::string, std::size_t> condition_at;
   for (std::size_t i = 0; i < t.conditions.size(); ++i) condition_at.emplace(t.conditions[i], i);
-  // A benchmark: its configuration, variant and suite name. Each condition's rows of it, by
-  // metric, in ascending parallelism.
-  using Bench = std::tuple<std::string, std::string, std::string>;
-  std::vector<Bench> benches;
-  std::vector<std::string> configs;
-  std::vector<std::pair<std::size_t, std::string>> metrics;  // (metric, unit), first seen
-  std::map<Bench, std::string> labels;
-  std::map<std::tuple<Bench, std::size_t, std::string, std::size_t>, std::vector<const Row*>> by;
-  for (const Row* r : rows) {
+  SuiteIndex x;
+  std::map<std::string, std::size_t> config_numbers;
+  std::map<Bench, std::size_t> bench_numbers;
+  std::map<std::pair<std::size_t, std::string>, std::size_t> metric_numbers;
+  for (const Row* r : all_rows(t)) {
     const auto at = condition_at.find(r->condition);
     if (at == condition_at.end()) continue;
-    const Bench b{r->config, r->variant, suite_name(*r)};
-    if (std::find(benches.begin(), benches.end(), b) == benches.end()) benches.push_back(b);
-    if (std::find(configs.begin(), configs.end(), r->config) == configs.end()) configs.push_back(r->config);
+    const std::size_t config = number_of(config_numbers, x.configs, r->config);
+    if (x.benches_of.size() < x.configs.size()) x.benches_of.emplace_back();
+    const std::size_t before = x.benches.size();
+    const std::size_t bench =
+        number_of(bench_numbers, x.benches, Bench{r->config, r->variant, suite_name(*r)});
+    if (x.benches.size() > before) {
+      x.benches_of[config].push_back(bench);
+      x.labels.push_back(r->config_label);
+    }
     // A unit is one table whatever its place on the line (B/op is second or third).
     const std::size_t metric = r->metric == 0 ? 0 : 1;
-    const std::pair<std::size_t, std::string> m{metric, r->unit};
-    if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
-    labels.emplace(b, r->config_label);
-    by[{b, metric, r->unit, at->second}].push_back(r);
+    number_of(metric_numbers, x.metrics, std::pair<std::size_t, std::string>{metric, r->unit});
+    x.by[{bench, metric_numbers.at({metric, r->unit}), at->second}].push_back(r);
   }
-  // The primary metric first, then the others as they came.
-  std::stable_sort(metrics.begin(), metrics.end(),
-                   [](const auto& a, const auto& b) { return (a.first == 0) > (b.first == 0); });
-  const auto procs_key = [](const Row* r) { return r->procs.empty() ? 0 : r->procs.front(); };
-  for (auto& [key, list] : by)
+  for (auto& [key, list] : x.by)
     std::stable_sort(list.begin(), list.end(),
-                     [&](const Row* a, const Row* b) { return procs_key(a) < procs_key(b); });
-  std::vector<SuiteLine> out;
-  for (const auto& config : configs)
-    for (const auto& [metric, unit] : metrics)
-      for (const auto& b : benches) {
-        if (std::get<0>(b) != config) continue;
-        // One parallelism per condition: one line, whatever they are. Several in a condition (go
-        // test -cpu 1,2): a line per parallelism, each condition's row of that count on it.
-        bool several = false;
-        std::vector<int> counts;
-        for (std::size_t c = 0; c < t.conditions.size(); ++c)
-          if (const auto it = by.find({b, metric, unit, c}); it != by.end()) {
-            several = several || it->second.size() > 1;
-            for (const Row* r : it->second) counts.push_back(procs_key(r));
+                     [](const Row* a, const Row* b) { return procs_key(a) < procs_key(b); });
+  return x;
+}
+
+// One benchmark's lines of one (metric, unit): one parallelism per condition gives one line,
+// whatever they are; several in a condition (go test -cpu 1,2) a line per parallelism, each
+// condition's row of that count on it.
+void add_lines(const SuiteIndex& x, const Table& t, std::size_t bench, std::size_t m,
+               std::vector<SuiteLine>& out) {
+  std::vector<const std::vector<const Row*>*> cells(t.conditions.size(), nullptr);
+  bool several = false;
+  std::vector<int> counts;
+  for (std::size_t c = 0; c < t.conditions.size(); ++c)
+    if (const auto it = x.by.find({bench, m, c}); it != x.by.end()) {
+      cells[c] = &it->second;
+      several = several || it->second.size() > 1;
+      for (const Row* r : it->second) counts.push_back(procs_key(r));
+    }
+  if (counts.empty()) return;
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  if (!several) counts.resize(1);
+  const auto& [config, variant, name] = x.benches[bench];
+  for (const int count : counts) {
+    SuiteLine line{config, x.labels[bench], variant, name, x.metrics[m].second, x.metrics[m].first, {}};
+    line.cells.assign(t.conditions.size(), nullptr);
+    for (std::size_t c = 0; c < t.conditions.size(); ++c)
+      if (cells[c] != nullptr)
+        for (const Row* r : *cells[c])
+          if (!several || procs_key(r) == count) {
+            line.cells[c] = r;
+            break;
           }
-        if (counts.empty()) continue;
-        std::sort(counts.begin(), counts.end());
-        counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-        if (!several) counts.resize(1);
-        for (const int count : counts) {
-          SuiteLine line{config, labels[b], std::get<1>(b), std::get<2>(b), unit, metric, {}};
-          line.cells.assign(t.conditions.size(), nullptr);
-          for (std::size_t c = 0; c < t.conditions.size(); ++c)
-            if (const auto it = by.find({b, metric, unit, c}); it != by.end())
-              for (const Row* r : it->second)
-                if (!several || procs_key(r) == count) {
-                  line.cells[c] = r;
-                  break;
-                }
-          out.push_back(std::move(line));
-        }
-      }
+    out.push_back(std::move(line));
+  }
+}
+
+}  // namespace
+
+std::vector<SuiteLine> suite_lines(const Table& t) {
+  const SuiteIndex x = index_suite(t);
+  // The primary metric first, then the others as they came.
+  std::vector<std::size_t> metric_order(x.metrics.size());
+  for (std::size_t m = 0; m < metric_order.size(); ++m) metric_order[m] = m;
+  std::stable_sort(metric_order.begin(), metric_order.end(), [&](std::size_t a, std::size_t b) {
+    return (x.metrics[a].first == 0) > (x.metrics[b].first == 0);
+  });
+  std::vector<SuiteLine> out;
+  for (std::size_t config = 0; config < x.configs.size(); ++config)
+    for (const std::size_t m : metric_order)
+      for (const std::size_t bench : x.benches_of[config]) add_lines(x, t, bench, m, out);
   return out;
 }
 
 std::vector<const Row*> rows_by_benchmark(const Table& t) {
   const std::vector<SuiteLine> lines = suite_lines(t);
-  std::vector<std::string> order;
-  const auto key = [](const SuiteLine& l) { return l.config + '\n' + l.variant + '\n' + l.name; };
-  for (const auto& l : lines)
-    if (std::find(order.begin(), order.end(), key(l)) == order.end()) order.push_back(key(l));
+  // The lines of one benchmark together, benchmarks first seen first.
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> numbers;
+  std::vector<std::size_t> group(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    group[i] = numbers.emplace(std::tuple{lines[i].config, lines[i].variant, lines[i].name}, numbers.size())
+                   .first->second;
+  std::vector<std::size_t> order(lines.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return group[a] < group[b]; });
   std::vector<const Row*> out;
-  for (const auto& k : order)
-    for (const auto& l : lines)
-      if (key(l) == k)
-        for (const Row* r : l.cells)
-          if (r != nullptr) out.push_back(r);
+  for (const std::size_t i : order)
+    for (const Row* r : lines[i].cells)
+      if (r != nullptr) out.push_back(r);
   return out;
 }
 

@@ -59,7 +59,7 @@ std::set<std::string> distinguishing_keys(const records::Samples& samples) {
   // Stored samples share their strings: the distinct (condition, config) pairs by address first.
   std::set<std::pair<const std::string*, const std::string*>> seen;
   std::map<std::string, std::set<std::string>> configs;  // condition -> its configurations
-  for (const records::SampleRef s : samples)
+  for (const records::SeriesRef& s : samples.series())
     if (seen.emplace(&s.condition, &s.config).second) configs[s.condition].insert(s.config);
   std::set<std::string> keys;
   for (const auto& [condition, texts] : configs) {
@@ -122,18 +122,74 @@ void mark_starved(Table& table, const std::string& condition) {
     }
 }
 
+namespace {
+// Whether two rows have one key (RowKey), without copying it.
+bool same_row(const Row& a, const Row& b) {
+  return a.condition == b.condition && a.name == b.name && a.config == b.config && a.variant == b.variant;
+}
+}  // namespace
+
 std::vector<const Row*> all_rows(const Table& t) {
   std::vector<const Row*> out;
   out.reserve(t.rows.size() + t.other_metrics.size());
   std::size_t k = 0;
   for (const Row& r : t.rows) {
     out.push_back(&r);
-    while (k < t.other_metrics.size() && t.other_metrics[k].key() == r.key())
+    while (k < t.other_metrics.size() && same_row(t.other_metrics[k], r))
       out.push_back(&t.other_metrics[k++]);
   }
   for (; k < t.other_metrics.size(); ++k) out.push_back(&t.other_metrics[k]);
   return out;
 }
+
+namespace {
+
+// A row while the table is built: its values, and references to the samples' own strings (see
+// build_table).
+struct Metric {
+  const std::string* unit;
+  std::size_t position;
+  std::vector<double> values;
+  std::size_t warmup_discarded = 0, not_numbers = 0;
+};
+struct Building {
+  const std::string *condition, *name, *config, *variant, *benchmark = nullptr;
+  std::string pair;
+  std::set<int> procs;
+  std::vector<Metric> metrics;  // [0]: the primary metric (its unit set by the first kept sample)
+  Metric& other(const std::string& unit, std::size_t position) {
+    for (std::size_t k = 1; k < metrics.size(); ++k)
+      if (*metrics[k].unit == unit) return metrics[k];
+    return metrics.emplace_back(Metric{&unit, position, {}});
+  }
+};
+
+// The row of `b`'s metric `m` (its values move in), summarized.
+void make_row(Row& r, const Building& b, Metric& m, const std::set<std::string>& config_keys,
+              const model::UnitMetadata& units) {
+  r.condition = *b.condition;
+  r.name = *b.name;
+  r.benchmark = b.benchmark != nullptr ? *b.benchmark : std::string();
+  r.config = *b.config;
+  r.config_label = model::config_label(model::config_only(r.config, config_keys));
+  r.variant = *b.variant;
+  r.pair = b.pair;
+  r.unit = m.unit != nullptr ? *m.unit : std::string();
+  r.metric = m.position;
+  r.procs.assign(b.procs.begin(), b.procs.end());
+  r.values = std::move(m.values);
+  r.warmup_discarded = m.warmup_discarded;
+  r.not_numbers = m.not_numbers;
+  r.summary = stats::summarize(r.values);
+  r.exact = model::assume_exact(r.unit, units);
+  if (r.exact) {
+    std::vector<double> ascending = r.values;
+    std::sort(ascending.begin(), ascending.end());
+    r.mode = mode_of_ascending(ascending);
+  }
+}
+
+}  // namespace
 
 Table build_table(const records::Samples& samples, const std::vector<std::string>& order,
                   const model::UnitMetadata& units) {
@@ -143,20 +199,8 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
   const auto first_pair = first_pairs(samples);
   // One pass: each sample into its row; rows of a condition in the order their keys first appear
   // (with variants, each variant of a benchmark is a row of its own). A row's other metrics are
-  // kept by unit, in the order they first appear on its lines.
-  struct Building {
-    Row row;
-    std::set<int> procs;
-    std::vector<Row> others;
-    Row& other(const std::string& unit, std::size_t position) {
-      for (Row& o : others)
-        if (o.unit == unit) return o;
-      Row& o = others.emplace_back();
-      o.unit = unit;
-      o.metric = position;
-      return o;
-    }
-  };
+  // kept by unit, in the order they first appear on its lines. While building, a row is its
+  // values and references to the samples' own strings; its Row is made once, in place, at the end.
   std::deque<Building> rows;
   std::map<RowKey, Building*> by_key;
   std::map<std::string, std::vector<Building*>> by_condition;
@@ -176,13 +220,10 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
       if (it == by_key.end()) {
         if (std::find(t.conditions.begin(), t.conditions.end(), s.condition) == t.conditions.end())
           t.conditions.push_back(s.condition);
-        Building& fresh = rows.emplace_back();
-        fresh.row.condition = s.condition;
-        fresh.row.name = s.name;
-        fresh.row.config = s.config;
-        fresh.row.config_label = model::config_label(model::config_only(s.config, t.config_keys));
-        fresh.row.variant = s.variant;
-        if (const auto pair = first_pair.find(key); pair != first_pair.end()) fresh.row.pair = pair->second;
+        Building& fresh =
+            rows.emplace_back(Building{&s.condition, &s.name, &s.config, &s.variant, nullptr, {}, {}, {}});
+        fresh.metrics.push_back(Metric{nullptr, 0, {}});
+        if (const auto pair = first_pair.find(key); pair != first_pair.end()) fresh.pair = pair->second;
         by_condition[s.condition].push_back(&fresh);
         it = by_key.emplace(std::move(key), &fresh).first;
       }
@@ -191,21 +232,20 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
       last_config = &s.config;
       last = b;
     }
-    Row& r = b->row;
-    if (s.metrics.empty() || (!r.pair.empty() && s.pair != r.pair)) continue;
-    r.benchmark = s.benchmark;
+    if (s.metrics.empty() || (!b->pair.empty() && s.pair != b->pair)) continue;
+    b->benchmark = &s.benchmark;
+    Metric& primary = b->metrics.front();
     if (s.warmup) {
-      ++r.warmup_discarded;
+      ++primary.warmup_discarded;
       for (std::size_t k = 1; k < s.metrics.size(); ++k) ++b->other(s.metrics[k].unit, k).warmup_discarded;
       continue;
     }
-    const records::MetricRef primary = s.metrics.front();
-    if (r.unit.empty()) r.unit = primary.unit;
-    r.values.push_back(primary.value);
+    if (primary.unit == nullptr) primary.unit = &s.metrics.front().unit;
+    primary.values.push_back(s.metrics.front().value);
     b->procs.insert(s.procs);
     for (std::size_t k = 1; k < s.metrics.size(); ++k) {
       const records::MetricRef m = s.metrics[k];
-      Row& o = b->other(m.unit, k);
+      Metric& o = b->other(m.unit, k);
       if (std::isfinite(m.value)) {
         o.values.push_back(m.value);
       } else {
@@ -213,35 +253,23 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
       }
     }
   }
-  const auto finish = [&units](Row& r, const std::set<int>& procs) {
-    r.procs.assign(procs.begin(), procs.end());
-    r.summary = stats::summarize(r.values);
-    r.exact = model::assume_exact(r.unit, units);
-    if (r.exact) {
-      std::vector<double> ascending = r.values;
-      std::sort(ascending.begin(), ascending.end());
-      r.mode = mode_of_ascending(ascending);
-    }
-  };
+  // The rows, condition by condition, each made in place: the table holds its rows once.
+  std::size_t primaries = 0, others = 0;
+  for (const Building& b : rows) {
+    ++primaries;
+    for (std::size_t k = 1; k < b.metrics.size(); ++k) others += !b.metrics[k].values.empty();
+  }
+  t.rows.reserve(primaries);
+  t.other_metrics.reserve(others);
   for (const auto& cond : t.conditions) {
     const auto it = by_condition.find(cond);
     if (it == by_condition.end()) continue;
     for (Building* b : it->second) {
-      Row& r = b->row;
-      finish(r, b->procs);
-      for (Row& o : b->others) {
-        const std::string unit = o.unit;
-        const std::size_t metric = o.metric, warmup = o.warmup_discarded, not_numbers = o.not_numbers;
-        std::vector<double> values = std::move(o.values);
-        o = r;  // the row's identity
-        o.unit = unit, o.metric = metric, o.warmup_discarded = warmup, o.not_numbers = not_numbers;
-        o.values = std::move(values);
-        if (o.values.empty()) continue;  // nothing but counters that were not numbers
-        finish(o, b->procs);
-      }
-      t.rows.push_back(std::move(r));
-      for (Row& o : b->others)
-        if (!o.values.empty()) t.other_metrics.push_back(std::move(o));
+      make_row(t.rows.emplace_back(), *b, b->metrics.front(), t.config_keys, units);
+      // nothing but counters that were not numbers: no row
+      for (std::size_t k = 1; k < b->metrics.size(); ++k)
+        if (!b->metrics[k].values.empty())
+          make_row(t.other_metrics.emplace_back(), *b, b->metrics[k], t.config_keys, units);
     }
   }
   for (const auto& r : t.rows) {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "model/cpulist.hpp"
+#include "model/first_seen.hpp"
 
 namespace noisefloor::pipeline {
 namespace {
@@ -95,13 +96,11 @@ records::GoTestConfig raw_config(const model::Experiment& e, const Producer& pro
 std::vector<std::string> summary_header(const model::Experiment& e, const Producer& producer,
                                         const records::Fingerprint& fp,
                                         const std::vector<records::Sample>& samples) {
-  std::vector<std::string> benchmarks;
-  for (const auto& s : samples)
-    if (std::find(benchmarks.begin(), benchmarks.end(), s.benchmark) == benchmarks.end())
-      benchmarks.push_back(s.benchmark);
+  model::FirstSeen<std::string> benchmarks;
+  for (const auto& s : samples) benchmarks.add(s.benchmark);
   std::vector<std::string> h;
-  std::string first =
-      fmt::format("# CV comparison — {}, count={}", fmt::join(benchmarks, ", "), e.benchmark.samples);
+  std::string first = fmt::format("# CV comparison — {}, count={}", fmt::join(benchmarks.values(), ", "),
+                                  e.benchmark.samples);
   if (const std::string bt = benchtime_of(e.benchmark.command); !bt.empty()) first += ", benchtime=" + bt;
   h.push_back(first);
   h.push_back(fmt::format("# host: {}, {} logical CPUs", fp.host.show("uname"), fp.host.show("cpu.logical")));

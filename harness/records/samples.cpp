@@ -106,7 +106,11 @@ Samples& Samples::operator=(const Samples& other) {
 
 void Samples::rebuild_views() {
   ids_.clear();
-  for (std::uint32_t i = 0; i < strings_.size(); ++i) ids_.emplace(strings_[i], i);
+  by_id_.clear();
+  for (std::uint32_t i = 0; i < strings_.size(); ++i) {
+    ids_.emplace(strings_[i], i);
+    by_id_.push_back(&strings_[i]);
+  }
   layouts_.assign(layout_ids_.size(), {});
   for (const auto& [units, id] : layout_ids_) {
     auto& layout = layouts_[id];
@@ -119,6 +123,7 @@ std::uint32_t Samples::intern(std::string_view s) {
   const auto id = static_cast<std::uint32_t>(strings_.size());
   strings_.emplace_back(s);
   ids_.emplace(strings_.back(), id);
+  by_id_.push_back(&strings_.back());
   return id;
 }
 
@@ -242,6 +247,15 @@ bool Samples::any_pair() const {
   return std::any_of(series_.begin(), series_.end(), [](const Series& s) { return s.pair != 0; });
 }
 
+std::vector<SeriesRef> Samples::series() const {
+  std::vector<SeriesRef> out;
+  out.reserve(series_.size());
+  for (const Series& s : series_)
+    out.push_back({str(s.condition), str(s.benchmark), str(s.name), s.procs, str(s.variant), str(s.pair),
+                   str(s.config), s.narrow.size() + s.wide.size()});
+  return out;
+}
+
 void Samples::push_result(std::string_view condition, std::string_view benchmark, std::string_view name,
                           int procs, std::int64_t iterations, std::span<const double> values,
                           std::span<const std::string_view> units, std::string_view config) {
@@ -310,14 +324,13 @@ SampleRef Samples::ref(std::size_t i, std::uint32_t position, int index) const {
   const MetricsView metrics(s.values.data() + std::size_t{position} * layout.size(), layout.data(),
                             layout.size());
   if (bookkeeping_.empty())
-    return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, index, false, 0,
-                     s.iterations(position), metrics, strings_[s.variant], -1, strings_[s.pair], strings_[0],
-                     0.0, strings_[0], 0, strings_[s.config]);
+    return SampleRef(str(s.condition), str(s.benchmark), str(s.name), s.procs, index, false, 0,
+                     s.iterations(position), metrics, str(s.variant), -1, str(s.pair), str(0), 0.0, str(0), 0,
+                     str(s.config));
   const Bookkeeping& b = bookkeeping_[i];
-  return SampleRef(strings_[s.condition], strings_[s.benchmark], strings_[s.name], s.procs, b.index, b.warmup,
-                   b.invocation, s.iterations(position), metrics, strings_[s.variant], b.repeat,
-                   strings_[s.pair], strings_[b.order], b.elapsed_seconds, strings_[b.utc], b.session,
-                   strings_[s.config], b.block);
+  return SampleRef(str(s.condition), str(s.benchmark), str(s.name), s.procs, b.index, b.warmup, b.invocation,
+                   s.iterations(position), metrics, str(s.variant), b.repeat, str(s.pair), str(b.order),
+                   b.elapsed_seconds, str(b.utc), b.session, str(s.config), b.block);
 }
 
 SampleRef Samples::operator[](std::size_t i) const {
@@ -333,25 +346,32 @@ std::vector<Sample> Samples::to_vector() const {
   return out;
 }
 
-Samples::const_iterator::const_iterator(const Samples* owner, std::size_t i) : owner_(owner), i_(i) {
-  if (i_ < owner_->size()) {
-    cursor_.assign(owner_->series_.size(), 0);
-    settle();
+Samples::const_iterator::const_iterator(const Samples* owner, std::size_t i) : owner_(owner), i_(0) {
+  if (i >= owner_->size()) {
+    i_ = i;
+    return;
   }
+  walk_ = std::make_shared<Walk>();
+  walk_->cursor.assign(owner_->series_.size(), 0);
+  settle();
+  while (i_ < i) ++*this;
 }
 
 void Samples::const_iterator::settle() {
-  if (i_ >= owner_->size() || !owner_->bookkeeping_.empty()) return;
+  if (i_ >= owner_->size()) return;
   const Series& s = owner_->series_[owner_->series_at(i_)];
-  index_ = counts_[pack(s.condition, s.benchmark)]++;
+  position_ = walk_->cursor[owner_->series_at(i_)]++;
+  if (owner_->bookkeeping_.empty()) index_ = walk_->counts[pack(s.condition, s.benchmark)]++;
 }
 
-SampleRef Samples::const_iterator::operator*() const {
-  return owner_->ref(i_, cursor_[owner_->series_at(i_)], index_);
-}
+SampleRef Samples::const_iterator::operator*() const { return owner_->ref(i_, position_, index_); }
 
 Samples::const_iterator& Samples::const_iterator::operator++() {
-  ++cursor_[owner_->series_at(i_)];
+  if (!walk_) {  // a post-increment's copy: replay the walk to here
+    *this = const_iterator(owner_, i_);
+  } else if (walk_.use_count() > 1) {
+    walk_ = std::make_shared<Walk>(*walk_);
+  }
   ++i_;
   settle();
   return *this;

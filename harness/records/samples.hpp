@@ -21,6 +21,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -120,6 +121,18 @@ struct SampleRef {
   Sample sample() const;  // a copy that owns its strings
 };
 
+// One series of Samples (see above): what its samples share, read in place.
+struct SeriesRef {
+  const std::string& condition;
+  const std::string& benchmark;
+  const std::string& name;
+  int procs;
+  const std::string& variant;
+  const std::string& pair;
+  const std::string& config;
+  std::size_t size;  // its samples
+};
+
 class Samples {
  public:
   Samples() = default;
@@ -144,6 +157,9 @@ class Samples {
 
   std::size_t size() const { return count_; }
   bool any_pair() const;  // whether any sample belongs to a pair (the paired design)
+  // The series in the order their first samples came: a question about what samples share (which
+  // conditions, variants, configurations there are) asked of them, not of every sample.
+  std::vector<SeriesRef> series() const;
   bool empty() const { return count_ == 0; }
   // Reserves room for `factor` times the samples held so far, series by series (a go test file
   // read in pieces: its size over the bytes read so far). Untouched room costs address space,
@@ -156,6 +172,10 @@ class Samples {
   SampleRef back() const { return (*this)[size() - 1]; }
   std::vector<Sample> to_vector() const;
 
+  // An input iterator. Its copies share the walk's bookkeeping (how far each series has been read),
+  // so that a copy costs O(1), not O(series): the standard algorithms copy iterators at every
+  // step (std::find_if's predicate takes one by value). A copy dereferences as what it was copied
+  // from; advancing one of two live copies gives it bookkeeping of its own first.
   class const_iterator {
    public:
     using iterator_category = std::input_iterator_tag;
@@ -168,18 +188,23 @@ class Samples {
     const_iterator& operator++();
     const_iterator operator++(int) {
       const_iterator before = *this;
+      before.walk_.reset();  // it still reads its sample; advanced, it would replay the walk
       ++*this;
       return before;
     }
     bool operator==(const const_iterator& other) const { return i_ == other.i_; }
 
    private:
+    struct Walk {
+      std::vector<std::uint32_t> cursor;              // per series: samples of it passed so far
+      std::unordered_map<std::uint64_t, int> counts;  // implied index: (condition, benchmark) -> so far
+    };
     const Samples* owner_;
     std::size_t i_;
-    std::vector<std::uint32_t> cursor_;              // per series: samples of it passed so far
-    std::unordered_map<std::uint64_t, int> counts_;  // implied index: (condition, benchmark) -> so far
-    int index_ = 0;                                  // the implied index of sample i_
-    void settle();
+    std::uint32_t position_ = 0;  // sample i_'s position in its series
+    int index_ = 0;               // the implied index of sample i_
+    std::shared_ptr<Walk> walk_;
+    void settle();  // position_ and index_ of sample i_, counted in walk_
   };
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, size()}; }
@@ -221,6 +246,8 @@ class Samples {
 
   std::deque<std::string> strings_{std::string()};  // id 0 is ""; a deque keeps references stable
   std::unordered_map<std::string_view, std::uint32_t> ids_{{std::string_view(), 0}};
+  std::vector<const std::string*> by_id_{&strings_.front()};  // strings_[id], one lookup away
+  const std::string& str(std::uint32_t id) const { return *by_id_[id]; }
   std::vector<std::vector<const std::string*>> layouts_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> layout_ids_;
   std::vector<Series> series_;

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
+#include "model/first_seen.hpp"
 #include "model/go_config.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
@@ -206,22 +209,26 @@ TextRow geomean_row(const analysis::CompareGeomean& g, const std::string& prefix
   return tr;
 }
 
+// The compared rows and geomeans of one configuration and unit, in table order.
+struct UnitRows {
+  std::vector<const CompareRow*> rows;
+  std::vector<const analysis::CompareGeomean*> geomeans;
+};
+
 // One table of one configuration and unit: every section's rows and geomean, then the effects.
-std::string unit_comparison(const CompareTable& t, const CompareSections& sections, const std::string& config,
-                            const std::string& unit) {
+std::string unit_comparison(const CompareTable& t, const CompareSections& sections, const std::string& unit,
+                            const UnitRows& of) {
   const bool several = sections.size() > 1;
   std::vector<TextRow> rows;
   std::vector<std::pair<std::string, std::string>> effects;
   for (const auto& [label, oc, nc] : sections) {
     const std::string prefix = several ? pair_name(oc, nc) + ": " : "";
-    for (const auto& r : t.rows)
-      if (r.compared && r.label == label && r.old_side.condition == oc && r.new_side.condition == nc &&
-          r.unit == unit && r.config == config)
-        rows.push_back(row_of(r, prefix, effects));
-    for (const auto& g : t.geomeans)
-      if (g.label == label && g.old_condition == oc && g.new_condition == nc && g.unit == unit &&
-          g.config == config)
-        rows.push_back(geomean_row(g, prefix));
+    for (const CompareRow* r : of.rows)
+      if (r->label == label && r->old_side.condition == oc && r->new_side.condition == nc)
+        rows.push_back(row_of(*r, prefix, effects));
+    for (const auto* g : of.geomeans)
+      if (g->label == label && g->old_condition == oc && g->new_condition == nc)
+        rows.push_back(geomean_row(*g, prefix));
   }
   return render_one_table(t.old_name, t.new_name, unit, rows) + effects_block(t, effects);
 }
@@ -230,29 +237,34 @@ std::string unit_comparison(const CompareTable& t, const CompareSections& sectio
 // distinct configuration ("pkg: a" above them): every condition pair's rows in it
 // ("<condition>: <benchmark>" when there are several), its label said above.
 std::string compared_tables(const CompareTable& t) {
-  CompareSections sections;
-  std::vector<std::string> configs;
+  model::FirstSeen<std::tuple<Label, std::string, std::string>> found_sections;
+  model::FirstSeen<std::string> configs;
+  std::vector<model::FirstSeen<std::string>> units;            // per configuration
+  std::map<std::pair<std::size_t, std::string>, UnitRows> of;  // (configuration, unit)
   for (const auto& r : t.rows)
     if (r.compared) {
-      add_unique(sections, {r.label, r.old_side.condition, r.new_side.condition});
-      add_unique(configs, r.config);
+      found_sections.add({r.label, r.old_side.condition, r.new_side.condition});
+      const std::size_t c = configs.add(r.config);
+      if (c == units.size()) units.emplace_back();
+      units[c].add(r.unit);
+      of[{c, r.unit}].rows.push_back(&r);
     }
+  for (const auto& g : t.geomeans)
+    if (const auto c = configs.find(g.config)) of[{*c, g.unit}].geomeans.push_back(&g);
+  const CompareSections& sections = found_sections.values();
   const bool several = sections.size() > 1;
   std::string out = section_labels(t, sections);
   bool first_table = true;
-  for (const auto& config : configs) {
-    std::vector<std::string> units;
-    for (const auto& r : t.rows)
-      if (r.compared && r.config == config) add_unique(units, r.unit);
-    if (!config.empty()) {
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    if (!configs[c].empty()) {
       out += "\n";
-      for (const auto& [key, value] : model::config_entries(config)) out += wrap(key + ": " + value, 4);
+      for (const auto& [key, value] : model::config_entries(configs[c])) out += wrap(key + ": " + value, 4);
       first_table = true;
     }
-    for (const auto& unit : units) {
+    for (const auto& unit : units[c]) {
       out += first_table && !several ? "" : "\n";
       first_table = false;
-      out += unit_comparison(t, sections, config, unit);
+      out += unit_comparison(t, sections, unit, of.at({c, unit}));
     }
   }
   if (sections.empty()) out += "no benchmark compared\n";
@@ -284,7 +296,7 @@ std::string uncompared(const CompareTable& t) {
 // Row warnings: one line per (benchmark, conditions, text), naming the units it applies to
 // unless it applies to every unit of that benchmark; then the table's notes.
 std::string warnings_block(const CompareTable& t) {
-  std::vector<std::pair<std::string, std::string>> keys;  // (row prefix, text)
+  model::FirstSeen<std::pair<std::string, std::string>> keys;  // (row prefix, text)
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> units_of;
   std::map<std::string, std::vector<std::string>> all_units;
   for (const auto& r : t.rows) {
@@ -294,18 +306,18 @@ std::string warnings_block(const CompareTable& t) {
                     r.old_side.condition == r.new_side.condition ? "" : " → " + r.new_side.condition);
     add_unique(all_units[prefix], r.unit);
     for (const auto& w : r.warnings) {
-      add_unique(keys, {prefix, w});
+      keys.add({prefix, w});
       add_unique(units_of[{prefix, w}], r.unit);
     }
   }
-  std::vector<std::string> unique;
+  model::FirstSeen<std::string> unique;
   for (const auto& k : keys) {
     const auto& u = units_of[k];
     const bool every = u.size() == all_units[k.first].size();
-    unique.push_back(
+    unique.add(
         fmt::format("{}{}: {}", k.first, every ? "" : fmt::format(" {}", fmt::join(u, ", ")), k.second));
   }
-  for (const auto& n : t.notes) add_unique(unique, n);
+  for (const auto& n : t.notes) unique.add(n);
   if (unique.empty()) return "";
   std::string out = "\nwarnings:\n";
   for (const auto& w : unique) out += wrap("- " + w, 4);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "model/first_seen.hpp"
 #include "render/json.hpp"
 #include "render/svg.hpp"
 #include "text/text.hpp"
@@ -142,14 +143,18 @@ std::string history_text(const History& h, std::string_view directory) {
     }
     if (!r.claims.empty())
       out += text::wrap(fmt::format("claims: {}", fmt::join(r.claims, "; ")), kColumns, "  ", "    ");
-    std::vector<std::pair<std::string, std::string>> benchmarks;  // (name, unit), first-seen
-    for (const auto& c : r.cells)
-      if (std::find(benchmarks.begin(), benchmarks.end(), std::pair{c.name, c.unit}) == benchmarks.end())
-        benchmarks.emplace_back(c.name, c.unit);
-    for (const auto& [name, unit] : benchmarks) {
+    model::FirstSeen<std::pair<std::string, std::string>> benchmarks;         // (name, unit)
+    std::vector<std::vector<const decltype(r.cells)::value_type*>> cells_of;  // per benchmark
+    for (const auto& c : r.cells) {
+      const std::size_t b = benchmarks.add({c.name, c.unit});
+      if (b == cells_of.size()) cells_of.emplace_back();
+      cells_of[b].push_back(&c);
+    }
+    for (std::size_t b = 0; b < benchmarks.size(); ++b) {
+      const auto& [name, unit] = benchmarks[b];
       out += text::wrap(unit.empty() ? name : fmt::format("{} ({})", name, unit), kColumns, "  ", "    ");
-      for (const auto& c : r.cells) {
-        if (c.name != name || c.unit != unit) continue;
+      for (const auto* cell : cells_of[b]) {
+        const auto& c = *cell;
         std::string line = fmt::format("    {}  median {} {}  CV {} {}", text::pad_right(c.condition, wc),
                                        text::pad_left(number(c), wm), text::pad_right(median_ci_text(c), wmc),
                                        text::pad_left(cv_text(c), wcv), text::pad_right(cv_ci_text(c), wcvc));

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
+#include <tuple>
 
 #include "analysis/suite.hpp"
 #include "analysis/verdict.hpp"
@@ -130,14 +132,14 @@ std::string g4(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : 
 // benchmark at GOMAXPROCS 2 in one condition and 1 in another is one section; its variants'
 // lines join it. Its title with the configuration that tells it apart ("BenchmarkGet-8 (pkg: a)").
 struct PlotBenchmark {
-  std::set<const Row*> rows;
+  std::set<const Row*> rows;  // rows of Table::rows: in the table's order
   std::string title;
-  bool holds(const Row& r) const { return rows.count(&r) > 0; }
 };
 
 std::vector<PlotBenchmark> benchmarks_of(const Table& t) {
   std::vector<PlotBenchmark> out;
-  std::vector<std::string> keys;
+  std::map<std::string, std::size_t> keys;  // -> its section in out
+  const bool threads = analysis::threads_not_procs(t);
   // A variant's lines join the same benchmark's: the k-th line of a (configuration, name, variant)
   // goes to the k-th section of the (configuration, name).
   std::map<std::string, int> seen;
@@ -145,7 +147,7 @@ std::vector<PlotBenchmark> benchmarks_of(const Table& t) {
     if (l.metric != 0) continue;
     const int k = seen[l.config + '\n' + l.name + '\n' + l.variant]++;
     const std::string key = l.config + '\n' + l.name + '\n' + std::to_string(k);
-    auto at = std::find(keys.begin(), keys.end(), key);
+    auto at = keys.find(key);
     if (at == keys.end()) {
       const Row* first = nullptr;
       for (const Row* r : l.cells)
@@ -158,16 +160,14 @@ std::vector<PlotBenchmark> benchmarks_of(const Table& t) {
         for (std::size_t c = 0; c < l.cells.size(); ++c)
           if (l.cells[c] != nullptr && l.cells[c]->procs.size() == 1)
             counts.push_back(fmt::format("{} {}", t.conditions[c], l.cells[c]->procs.front()));
-        const bool threads = analysis::threads_not_procs(t);
         title = analysis::row_name(threads ? l.name : first->benchmark, l.config_label) +
                 fmt::format(" ({}: {})", threads ? "threads" : "GOMAXPROCS", fmt::join(counts, ", "));
       }
-      keys.push_back(key);
+      at = keys.emplace(key, out.size()).first;
       out.push_back({{}, std::move(title)});
-      at = keys.end() - 1;
     }
     for (const Row* r : l.cells)
-      if (r != nullptr) out[static_cast<std::size_t>(at - keys.begin())].rows.insert(r);
+      if (r != nullptr) out[at->second].rows.insert(r);
   }
   return out;
 }
@@ -273,9 +273,11 @@ std::string overview_section(const Analysis& d, const std::vector<PlotBenchmark>
   for (const auto& l : all)
     if (l.metric == 0) lines.push_back(&l);
   if (benchmarks.size() < 2 || lines.empty()) return "";
+  std::map<const Row*, std::size_t> sections;  // a row -> the first benchmark that holds it
+  for (std::size_t b = benchmarks.size(); b-- > 0;)
+    for (const Row* r : benchmarks[b].rows) sections[r] = b;
   const auto section_of = [&](const Row* r) -> std::optional<std::size_t> {
-    for (std::size_t b = 0; b < benchmarks.size(); ++b)
-      if (benchmarks[b].holds(*r)) return b;
+    if (const auto it = sections.find(r); it != sections.end()) return it->second;
     return std::nullopt;
   };
   const auto [tidied, factor] = text::tidy_unit(lines.front()->unit);
@@ -457,13 +459,34 @@ std::string diagnosis_section(const Analysis& d) {
 
 // ---- per benchmark ----
 
+// Each table row's samples (warm-up included), in run order, found in one pass: every benchmark's
+// plots and table read its rows' samples, and searching all samples for each row made the page
+// quadratic in rows (a suite of 4000 benchmarks took 45 s).
+class RowSamples {
+ public:
+  explicit RowSamples(const records::Samples& samples) {
+    for (const records::SampleRef s : samples) by_[{s.condition, s.name, s.config, s.variant}].push_back(s);
+  }
+  std::vector<records::SampleRef> of(const Row& row) const {
+    std::vector<records::SampleRef> out;
+    if (const auto it = by_.find({row.condition, row.name, row.config, row.variant}); it != by_.end())
+      for (const records::SampleRef& s : it->second)
+        if (analysis::in_row(row, s)) out.push_back(s);
+    return out;
+  }
+
+ private:
+  using Key = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
+  std::map<Key, std::vector<records::SampleRef>> by_;  // (condition, name, config, variant)
+};
+
 struct BenchmarkSeries {
   svg::SeriesPlot strip, order;
   std::size_t samples = 0;
 };
 
-BenchmarkSeries series_for(const Analysis& d, const PlotBenchmark& benchmark, std::size_t b,
-                           const std::map<std::string, std::size_t>& styles) {
+BenchmarkSeries series_for(const PlotBenchmark& benchmark, std::size_t b,
+                           const std::map<std::string, std::size_t>& styles, const RowSamples& row_samples) {
   BenchmarkSeries out;
   out.strip.id = fmt::format("p{}s", b);
   out.order.id = fmt::format("p{}o", b);
@@ -475,13 +498,12 @@ BenchmarkSeries series_for(const Analysis& d, const PlotBenchmark& benchmark, st
   // One series per table row: with variants a condition has a row per variant (colour of the
   // condition, shape of the variant), each with the table's own statistics.
   std::map<std::string, int> shapes;  // condition -> variants seen so far
-  for (const auto& r : d.table.rows) {
-    if (!benchmark.holds(r)) continue;
+  for (const Row* row : benchmark.rows) {
+    const Row& r = *row;
     if (unit.empty()) unit = r.unit;
     const bool split = !r.variant.empty();
     const int shape = shapes[r.condition]++;
     {
-      auto selected = [&](const records::SampleRef& sample) { return analysis::in_row(r, sample); };
       const stats::Summary& sum = r.summary;
       const std::size_t warmups = r.warmup_discarded;
       const std::string name = split ? r.condition + " · " + r.variant : r.condition;
@@ -490,8 +512,7 @@ BenchmarkSeries series_for(const Analysis& d, const PlotBenchmark& benchmark, st
       s.style = styles.at(r.condition);
       if (split) s.shape = shape;
       std::size_t kept = 0;
-      for (const records::SampleRef sample : d.samples) {
-        if (!selected(sample)) continue;
+      for (const records::SampleRef& sample : row_samples.of(r)) {
         svg::Mark m;
         m.value = sample.metrics.front().value;
         m.index = sample.index;
@@ -543,7 +564,7 @@ BenchmarkSeries series_for(const Analysis& d, const PlotBenchmark& benchmark, st
   return out;
 }
 
-std::string samples_table(const Analysis& d, const PlotBenchmark& benchmark) {
+std::string samples_table(const PlotBenchmark& benchmark, const RowSamples& row_samples) {
   // One column per table row: a condition, or a condition's variant in a paired design.
   std::vector<const Row*> columns;
   struct Cell {
@@ -552,14 +573,12 @@ std::string samples_table(const Analysis& d, const PlotBenchmark& benchmark) {
   };
   std::map<const Row*, std::map<int, Cell>> by;
   int max_index = -1;
-  for (const auto& r : d.table.rows)
-    if (benchmark.holds(r)) columns.push_back(&r);
-  for (const records::SampleRef s : d.samples)
-    for (const Row* r : columns)
-      if (analysis::in_row(*r, s)) {
-        by[r][s.index] = Cell{s.metrics.front().value, s.warmup};
-        max_index = std::max(max_index, s.index);
-      }
+  columns.assign(benchmark.rows.begin(), benchmark.rows.end());
+  for (const Row* r : columns)
+    for (const records::SampleRef& s : row_samples.of(*r)) {
+      by[r][s.index] = Cell{s.metrics.front().value, s.warmup};
+      max_index = std::max(max_index, s.index);
+    }
   std::string out =
       "<details>\n<summary>Every sample as a table</summary>\n<table class=\"samples\">\n<thead><tr>"
       "<th scope=\"col\">#</th>";
@@ -583,9 +602,10 @@ std::string samples_table(const Analysis& d, const PlotBenchmark& benchmark) {
   return out + "</tbody>\n</table>\n</details>\n";
 }
 
-std::string benchmark_section(const Analysis& d, const PlotBenchmark& benchmark, std::size_t b,
-                              const std::map<std::string, std::size_t>& styles) {
-  const BenchmarkSeries s = series_for(d, benchmark, b, styles);
+std::string benchmark_section(const PlotBenchmark& benchmark, std::size_t b,
+                              const std::map<std::string, std::size_t>& styles,
+                              const RowSamples& row_samples) {
+  const BenchmarkSeries s = series_for(benchmark, b, styles, row_samples);
   std::string out = fmt::format(
       "<section id=\"b{}\" class=\"benchmark\" data-benchmark=\"{}\">\n<h2>{} <small>({})</small></h2>\n", b,
       escape(benchmark.title), escape(benchmark.title), escape(s.strip.unit));
@@ -602,7 +622,7 @@ std::string benchmark_section(const Analysis& d, const PlotBenchmark& benchmark,
       "<figcaption>The same samples in the order they were taken, one panel per condition (shared axes). A "
       "trend is drift (thermal, background load); a shaded start is the warm-up. Dashed: median of the kept "
       "samples.</figcaption>\n</figure>\n";
-  out += samples_table(d, benchmark);
+  out += samples_table(benchmark, row_samples);
   return out + "</section>\n";
 }
 
@@ -949,7 +969,9 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
   out += conditions_section(d, styles);
   out += sweeps_section(d);
   out += diagnosis_section(d);
-  for (std::size_t b = 0; b < benchmarks.size(); ++b) out += benchmark_section(d, benchmarks[b], b, styles);
+  const RowSamples row_samples(d.samples);
+  for (std::size_t b = 0; b < benchmarks.size(); ++b)
+    out += benchmark_section(benchmarks[b], b, styles, row_samples);
   out += paired;
   out += run_order;
   out += differences_section(d);

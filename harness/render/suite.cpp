@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/suite.hpp"
+#include "model/first_seen.hpp"
 #include "model/go_config.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
@@ -250,24 +251,22 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
                        bool* procs_shown, std::size_t* most_chunks) {
   std::string out;
   // The configurations that tell rows apart head their tables ("pkg: a"), as benchstat heads its.
-  std::vector<std::string> configs;
-  const auto shown_config = [&t](const SuiteLine& l) { return model::config_only(l.config, t.config_keys); };
-  for (const auto& l : lines)
-    if (std::find(configs.begin(), configs.end(), shown_config(l)) == configs.end())
-      configs.push_back(shown_config(l));
-  std::vector<std::string> constant;  // "B/op: 0"
-  for (const auto& config : configs) {
-    if (!config.empty())
-      for (const auto& [key, value] : model::config_entries(config)) out += key + ": " + value + "\n";
-    std::vector<std::pair<std::size_t, std::string>> units;
-    for (const auto& l : lines)
-      if (shown_config(l) == config &&
-          std::find(units.begin(), units.end(), std::pair{l.metric, l.unit}) == units.end())
-        units.emplace_back(l.metric, l.unit);
-    for (const auto& [metric, unit] : units) {
-      std::vector<const SuiteLine*> group;
-      for (const auto& l : lines)
-        if (shown_config(l) == config && l.metric == metric && l.unit == unit) group.push_back(&l);
+  // Each configuration's (metric, unit)s and each one's lines, all in the order first seen.
+  model::FirstSeen<std::string> configs;
+  std::vector<model::FirstSeen<std::pair<std::size_t, std::string>>> units;  // per configuration
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<const SuiteLine*>> groups;
+  for (const auto& l : lines) {
+    const std::size_t c = configs.add(model::config_only(l.config, t.config_keys));
+    if (c == units.size()) units.emplace_back();
+    groups[{c, units[c].add({l.metric, l.unit})}].push_back(&l);
+  }
+  model::FirstSeen<std::string> constant;  // "B/op: 0"
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    if (!configs[c].empty())
+      for (const auto& [key, value] : model::config_entries(configs[c])) out += key + ": " + value + "\n";
+    for (std::size_t u = 0; u < units[c].size(); ++u) {
+      const auto& [metric, unit] = units[c][u];
+      const std::vector<const SuiteLine*>& group = groups.at({c, u});
       // Another metric with one value in every sample of every benchmark (B/op and allocs/op of
       // most Go benchmarks) is one line, not a table.
       if (metric != 0) {
@@ -284,7 +283,7 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
           });
           if (same) {
             const std::string item = text::format_value(value) + " " + unit;
-            if (std::find(constant.begin(), constant.end(), item) == constant.end()) constant.push_back(item);
+            constant.add(item);
             continue;
           }
         }
@@ -295,9 +294,9 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
     }
   }
   if (!constant.empty())
-    out += text::wrap(
-        fmt::format("{}: in every sample of every benchmark and condition", fmt::join(constant, ", ")), width,
-        "", "  ");
+    out += text::wrap(fmt::format("{}: in every sample of every benchmark and condition",
+                                  fmt::join(constant.values(), ", ")),
+                      width, "", "  ");
   return out;
 }
 
@@ -339,7 +338,7 @@ std::string suite_text(const Table& t, std::size_t width) {
   // A row's own notes (outliers, a heavy tail, drift), said per kind with the rows they concern,
   // not one note per row.
   std::set<std::string> row_notes;
-  std::vector<std::pair<std::string, std::map<std::string, std::vector<std::string>>>> kinds;
+  std::vector<std::pair<std::string, std::map<std::string, model::FirstSeen<std::string>>>> kinds;
   for (const Row& r : t.rows)
     for (const std::string& w : r.summary.warnings) {
       if (w.find("no 95% median CI") != std::string::npos) continue;
@@ -357,14 +356,13 @@ std::string suite_text(const Table& t, std::size_t width) {
       if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, {}});
       std::string name = r.name.starts_with("Benchmark") && r.name.size() > 9 ? r.name.substr(9) : r.name;
       if (!r.variant.empty()) name += " [" + r.variant + "]";
-      auto& names = it->second[r.condition];
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      it->second[r.condition].add(name);
     }
   for (const auto& [kind, by_condition] : kinds) {
     std::vector<std::string> parts;
     for (const auto& c : t.conditions)
       if (const auto it = by_condition.find(c); it != by_condition.end())
-        parts.push_back(fmt::format("{}: {}", c, fmt::join(it->second, ", ")));
+        parts.push_back(fmt::format("{}: {}", c, fmt::join(it->second.values(), ", ")));
     out += text::wrap(fmt::format("{}: {}", kind, fmt::join(parts, "; ")), width, "- ", "  ");
   }
   for (const std::string& n : t.notes)

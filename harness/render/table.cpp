@@ -10,6 +10,7 @@
 
 #include "analysis/suite.hpp"
 #include "analysis/sweep.hpp"
+#include "model/first_seen.hpp"
 #include "model/go_config.hpp"
 #include "render/suite.hpp"
 #include "text/text.hpp"
@@ -92,21 +93,35 @@ std::string table_markdown(const Table& t) {
     head.insert(head.begin() + 1, "label");
     right.insert(right.begin() + 1, false);
   }
-  std::vector<std::vector<std::string>> cells;
+  // The cells, row after row, in one string (a table of 10^4 rows holds 10^5 cells: one small
+  // string each took twice the memory of the samples), and each column's width.
+  std::string cells;
+  std::vector<std::size_t> ends;  // where each cell ends in `cells`
+  ends.reserve(rows.size() * head.size());
+  std::vector<std::size_t> w(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) w[c] = std::max<std::size_t>(text::width(head[c]), 3);
+  const auto add = [&](const std::string& cell) {
+    const std::size_t column = ends.size() % head.size();
+    w[column] = std::max(w[column], text::width(cell));
+    cells += cell;
+    ends.push_back(cells.size());
+  };
   for (const Row* rp : rows) {
     const Row& r = *rp;
     const auto& s = r.summary;
-    cells.push_back({text::markdown_cell(r.condition), text::markdown_cell(analysis::display_name(r)),
-                     std::to_string(s.n), format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash,
-                     opt(s.cv_pct), median_ci(r), format_value(s.min), format_value(s.max), opt(s.rcv_pct),
-                     std::string(stats::to_string(s.band)), flags_text(r)});
-    if (units.size() > 1) cells.back()[3] += " " + r.unit;
-    if (labelled) cells.back().insert(cells.back().begin() + 1, t.label_of(r.condition));
-  }
-  std::vector<std::size_t> w(head.size());
-  for (std::size_t c = 0; c < head.size(); ++c) {
-    w[c] = std::max<std::size_t>(text::width(head[c]), 3);
-    for (const auto& row : cells) w[c] = std::max(w[c], text::width(row[c]));
+    add(text::markdown_cell(r.condition));
+    if (labelled) add(t.label_of(r.condition));
+    add(text::markdown_cell(analysis::display_name(r)));
+    add(std::to_string(s.n));
+    add(format_value(s.mean) + (units.size() > 1 ? " " + r.unit : ""));
+    add(s.stddev ? format_value(*s.stddev) : kDash);
+    add(opt(s.cv_pct));
+    add(median_ci(r));
+    add(format_value(s.min));
+    add(format_value(s.max));
+    add(opt(s.rcv_pct));
+    add(std::string(stats::to_string(s.band)));
+    add(flags_text(r));
   }
   std::string out;
   if (labelled) {
@@ -127,10 +142,11 @@ std::string table_markdown(const Table& t) {
   for (std::size_t c = 0; c < head.size(); ++c)
     out += (right[c] ? std::string(w[c] + 1, '-') + ":|" : ":" + std::string(w[c] + 1, '-') + "|");
   out += "\n";
-  for (const auto& row : cells) {
-    out += "|";
-    for (std::size_t c = 0; c < head.size(); ++c) out += " " + pad(row[c], w[c], right[c]) + " |";
-    out += "\n";
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    const std::size_t c = i % head.size();
+    const std::size_t begin = i == 0 ? 0 : ends[i - 1];
+    out += (c == 0 ? "| " : " ") + pad(cells.substr(begin, ends[i] - begin), w[c], right[c]) + " |";
+    if (c + 1 == head.size()) out += "\n";
   }
   out +=
       "\nCV = sample stddev (n−1) / mean. Bands: ≤ 2% excellent, ≤ 5% acceptable, ≤ 10% noisy, "
@@ -177,13 +193,11 @@ namespace {
 // a row per benchmark named as benchstat names it (without "Benchmark"), as benchstat prints a file.
 // A name wider than its column takes a line of its own, the numbers on the next.
 std::string one_condition_text(const Table& t, const std::vector<const Row*>& rows) {
-  std::vector<std::string> configs, units;
-  const auto shown_config = [&t](const Row* r) { return model::config_only(r->config, t.config_keys); };
-  for (const Row* r : rows) {
-    if (std::find(configs.begin(), configs.end(), shown_config(r)) == configs.end())
-      configs.push_back(shown_config(r));
-    if (std::find(units.begin(), units.end(), r->unit) == units.end()) units.push_back(r->unit);
-  }
+  // The rows of each (configuration, unit), both in the order first seen.
+  model::FirstSeen<std::string> configs, units;
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<const Row*>> of;
+  for (const Row* r : rows)
+    of[{configs.add(model::config_only(r->config, t.config_keys)), units.add(r->unit)}].push_back(r);
   const auto name_of = [](const Row* r) {
     std::string_view name = r->name;
     if (name.starts_with("Benchmark") && name.size() > 9) name.remove_prefix(9);
@@ -208,16 +222,14 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
   else
     out += "\n";
   out += "\n";
-  for (const auto& config : configs) {
-    out += config_heading(config);
-    for (const auto& unit : units) {
-      bool any = false;
-      for (const Row* r : rows) any = any || (r->unit == unit && shown_config(r) == config);
-      if (!any) continue;
-      out += pad(unit, name_w, false) + "    n       mean    stddev     CV%  " +
+  for (std::size_t c = 0; c < configs.size(); ++c) {
+    out += config_heading(configs[c]);
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      const auto it = of.find({c, u});
+      if (it == of.end()) continue;
+      out += pad(units[u], name_w, false) + "    n       mean    stddev     CV%  " +
              text::pad_left("median ± 95% CI", median_w) + "  band\n";
-      for (const Row* r : rows) {
-        if (r->unit != unit || shown_config(r) != config) continue;
+      for (const Row* r : it->second) {
         const auto& s = r->summary;
         const std::string name = name_of(r);
         const bool own_line = text::width(name) > name_w;
@@ -262,29 +274,30 @@ std::string table_text(const Table& t, std::size_t width) {
   };
   std::vector<Block> blocks;
   {
-    std::vector<std::string> order;  // benchmarks (configuration, variant, name) as they first came
-    const auto key = [](const analysis::SuiteLine& l) { return l.config + '\n' + l.variant + '\n' + l.name; };
+    // Benchmarks (configuration, variant, name) as they first came, each with its lines.
+    model::FirstSeen<std::string> order;
+    std::vector<std::vector<const analysis::SuiteLine*>> lines_of;
     const std::vector<analysis::SuiteLine> lines = analysis::suite_lines(t);
-    for (const auto& l : lines)
-      if (std::find(order.begin(), order.end(), key(l)) == order.end()) order.push_back(key(l));
-    for (const auto& k : order)
-      for (const auto& l : lines) {
-        if (key(l) != k) continue;
-        Block b{key(l), l.config, l.variant, l.unit, "", {}, l.same_procs()};
-        for (const Row* r : l.cells)
+    for (const auto& l : lines) {
+      const std::size_t k = order.add(l.config + '\n' + l.variant + '\n' + l.name);
+      if (k == lines_of.size()) lines_of.emplace_back();
+      lines_of[k].push_back(&l);
+    }
+    for (std::size_t k = 0; k < order.size(); ++k)
+      for (const analysis::SuiteLine* l : lines_of[k]) {
+        Block b{order[k], l->config, l->variant, l->unit, "", {}, l->same_procs()};
+        for (const Row* r : l->cells)
           if (r != nullptr) b.rows.push_back(r);
         if (b.rows.empty()) continue;
-        b.shown = (b.same_procs ? b.rows.front()->name : l.name) +
-                  (l.variant.empty() ? "" : " [" + l.variant + "]");
+        b.shown = (b.same_procs ? b.rows.front()->name : l->name) +
+                  (l->variant.empty() ? "" : " [" + l->variant + "]");
         blocks.push_back(std::move(b));
       }
   }
   // Blocks in the order of their configuration's first appearance, then as they came.
-  std::vector<std::string> labels;  // the distinguishing part of each configuration (canonical text)
+  model::FirstSeen<std::string> labels;  // the distinguishing part of each configuration (canonical text)
   const auto shown_config = [&t](const Row* r) { return model::config_only(r->config, t.config_keys); };
-  for (const Row* r : rows)
-    if (std::find(labels.begin(), labels.end(), shown_config(r)) == labels.end())
-      labels.push_back(shown_config(r));
+  for (const Row* r : rows) labels.add(shown_config(r));
   // The condition column takes what 80 columns leave after the numbers and the widest band;
   // a longer condition name is shortened with "…".
   // " n mean stddev CV%  median ± 95% CI  " as laid out below: 54 columns, and more when a median
@@ -313,14 +326,22 @@ std::string table_text(const Table& t, std::size_t width) {
     return std::all_of(b.rows.begin(), b.rows.end(),
                        [v](const Row* r) { return r->summary.min == v && r->summary.max == v; });
   };
-  const auto same_benchmark = [](const Block& a, const Block& b) {
-    return a.name == b.name && a.config == b.config && a.variant == b.variant;
-  };
+  // Per label, its blocks; per benchmark (Block::name holds configuration and variant), the
+  // constant blocks said under its primary one.
+  std::vector<std::vector<const Block*>> blocks_of(labels.size());
+  std::map<std::string, std::vector<const Block*>> constant_of;
+  for (const auto& b : blocks) {
+    if (constant(b)) {
+      constant_of[b.name].push_back(&b);
+    } else {
+      blocks_of[*labels.find(shown_config(b.rows.front()))].push_back(&b);
+    }
+  }
   std::string out = conditions_legend(t, 80);
-  for (const auto& label : labels) {
-    if (!label.empty()) out += config_heading(label);
-    for (const auto& b : blocks) {
-      if (shown_config(b.rows.front()) != label || constant(b)) continue;
+  for (std::size_t l = 0; l < labels.size(); ++l) {
+    if (!labels[l].empty()) out += config_heading(labels[l]);
+    for (const Block* block : blocks_of[l]) {
+      const Block& b = *block;
       out += fmt::format("{}{}\n", b.shown, b.unit.empty() ? "" : " (" + b.unit + ")");
       out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%  " +
              text::pad_left("median ± 95% CI", median_w) + "  band\n";
@@ -335,9 +356,9 @@ std::string table_text(const Table& t, std::size_t width) {
       }
       if (b.rows.front()->metric == 0) {
         std::vector<std::string> same;
-        for (const auto& o : blocks)
-          if (same_benchmark(o, b) && constant(o))
-            same.push_back(format_value(o.rows.front()->summary.min) + " " + o.unit);
+        if (const auto it = constant_of.find(b.name); it != constant_of.end())
+          for (const Block* o : it->second)
+            same.push_back(format_value(o->rows.front()->summary.min) + " " + o->unit);
         if (!same.empty())
           out += text::wrap(fmt::format("{}: in every sample", fmt::join(same, ", ")), 80, "", "  ");
       }

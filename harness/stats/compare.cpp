@@ -7,6 +7,8 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <utility>
 
@@ -178,7 +180,7 @@ double select_sum(const std::vector<double>& a, const std::vector<double>& c, st
   std::vector<Index> lo(n, 0), hi(n, static_cast<Index>(m)), next_lo(n), next_hi(n);
   SplitMix64 rng(k);
   constexpr std::uint64_t kSample = 16384;
-  std::vector<std::uint64_t> picks(kSample);
+  std::vector<std::uint64_t> picks;  // sized at the first draw: most selections never draw
   std::vector<double> drawn;
   std::uint64_t below = 0, candidates = static_cast<std::uint64_t>(n) * m;
   // Keeps, row by row, the candidates strictly above `low` and strictly below `high`.
@@ -207,6 +209,7 @@ double select_sum(const std::vector<double>& a, const std::vector<double>& c, st
       return *nth;
     }
     // Candidates drawn uniformly (with replacement), found in one pass over the rows.
+    picks.resize(kSample);
     for (auto& p : picks) p = rng.next() % candidates;
     std::sort(picks.begin(), picks.end());
     drawn.clear();
@@ -280,6 +283,42 @@ std::pair<double, double> select_sum_pair(const std::vector<double>& a, const st
     if (j < m) above = std::min(above, a[i] + c[j]);
   }
   return {x, at_most >= k + 1 ? x : above};
+}
+
+// The permutation distribution of the doubled rank sum of m of the values whose doubled ranks are
+// `ranks2`, conditional on their tie pattern: entry s counts the m-subsets with doubled sum s
+// (0 .. n(n+1)). It depends only on m and the multiset of ranks, so the last few are kept: a suite's
+// rows mostly share one (n values, no ties), and the count costs O(n·m·n²).
+std::shared_ptr<const std::vector<U128>> rank_sum_counts(const std::vector<std::int64_t>& ranks2,
+                                                         std::size_t m) {
+  std::vector<std::int64_t> key(ranks2);
+  std::sort(key.begin(), key.end());
+  key.push_back(static_cast<std::int64_t>(m));
+  thread_local std::map<std::vector<std::int64_t>, std::shared_ptr<const std::vector<U128>>> kept;
+  if (const auto it = kept.find(key); it != kept.end()) return it->second;
+  const std::size_t n = ranks2.size();
+  const auto max_sum = static_cast<std::size_t>(n * (n + 1));
+  const std::size_t width = max_sum + 1;
+  // cnt[k][s] = #subsets of k ranks with doubled sum s
+  std::vector<U128> cnt((m + 1) * width, 0);
+  cnt[0] = 1;
+  std::size_t reach = 0;  // largest sum reachable so far
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto rank = static_cast<std::size_t>(key[i]);
+    reach += rank;
+    for (std::size_t k = std::min(i + 1, m); k >= 1; --k) {
+      U128* row = &cnt[k * width];
+      const U128* prev = &cnt[(k - 1) * width];
+      for (std::size_t s = reach; s >= rank; --s) row[s] += prev[s - rank];
+    }
+  }
+  auto counts =
+      std::make_shared<const std::vector<U128>>(cnt.begin() + static_cast<std::ptrdiff_t>(m * width),
+                                                cnt.begin() + static_cast<std::ptrdiff_t>((m + 1) * width));
+  constexpr std::size_t kKept = 32;  // at most 32 · 165 KB (n = 100)
+  if (kept.size() >= kKept) kept.clear();
+  kept.emplace(std::move(key), counts);
+  return counts;
 }
 
 // The exact p benchstat prints (§3.5.1), from the counts `row` of the doubled rank sum of the
@@ -406,31 +445,19 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
 
   if (r.exact) {
     // Permutation distribution of the doubled rank sum of the smaller group G, conditional on
-    // the observed tie pattern: cnt[k][s] = #subsets of k ranks with doubled sum s.
+    // the observed tie pattern.
     const bool g_is_a = na <= nb;
     const std::size_t m = g_is_a ? na : nb;
     std::int64_t t2 = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if ((i < na) == g_is_a) t2 += ranks2[i];
     }
-    const auto max_sum = static_cast<std::size_t>(n * (n + 1));
-    const std::size_t width = max_sum + 1;
-    std::vector<U128> cnt((m + 1) * width, 0);
-    cnt[0] = 1;
-    std::size_t reach = 0;  // largest sum reachable so far
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto rank = static_cast<std::size_t>(ranks2[i]);
-      reach += rank;
-      for (std::size_t k = std::min(i + 1, m); k >= 1; --k) {
-        U128* row = &cnt[k * width];
-        const U128* prev = &cnt[(k - 1) * width];
-        for (std::size_t s = reach; s >= rank; --s) row[s] += prev[s - rank];
-      }
-    }
+    const std::shared_ptr<const std::vector<U128>> counts = rank_sum_counts(ranks2, m);
+    const std::size_t width = counts->size();
     const auto center = static_cast<std::int64_t>(m * (n + 1));  // doubled E[rank sum]
     const std::int64_t dev = std::llabs(t2 - center);
     U128 total = 0, extreme = 0, le = 0, ge = 0;
-    const U128* row = &cnt[m * width];
+    const U128* row = counts->data();
     for (std::size_t s = 0; s < width; ++s) {
       if (row[s] == 0) continue;
       const auto si = static_cast<std::int64_t>(s);

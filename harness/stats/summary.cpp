@@ -7,7 +7,9 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <initializer_list>
+#include <map>
 #include <numeric>
+#include <utility>
 
 #include "model/errors.hpp"
 #include "stats/compare.hpp"
@@ -83,7 +85,13 @@ double t_quantile(double p, double df) {
   if (!(p > 0.0 && p < 1.0) || !(df > 0.0) || !std::isfinite(df)) {
     throw Error(fmt::format("stats: t quantile needs 0 < p < 1 and finite df > 0, got p={} df={}", p, df));
   }
-  return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
+  // A suite's rows ask the same few (p, df) again and again: the last answers are kept.
+  thread_local std::map<std::pair<double, double>, double> kept;
+  if (const auto it = kept.find({p, df}); it != kept.end()) return it->second;
+  const double q = boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
+  if (kept.size() >= 256) kept.clear();
+  kept.emplace(std::pair{p, df}, q);
+  return q;
 }
 
 double median(std::span<const double> values) {
