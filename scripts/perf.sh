@@ -25,8 +25,9 @@
 #                        the A/A 95% CI, and the run's wall time)
 #   P6 adaptive stopping samples to a 1% CI with `samples: auto` over a fixed 20 on a stable
 #                        command; an unstable one must end "not converged" at its cap
-#   P7 analysis scale    cv, compare and report --format json on go test files of 10^3..10^6
-#                        samples per side: seconds and peak RSS (wait4), growth per decade
+#   P7 analysis scale    cv and compare beside the real benchstat (built offline) on go test files
+#                        of 10^2..10^5 rows x 20 samples and 1 x 10^6 (scripts/scale-curve.py):
+#                        time and peak-RSS ratios, and each tool's growth exponent
 #   P8 auto image        the first and the cached preparation of the image: auto image (the
 #                        run's note) against `docker build` of the same files from a Dockerfile
 #   P9 gate false alarms PERF_GATES gates (`run --base A --head C`, C a reworded comment) on
@@ -282,62 +283,27 @@ YAML
 }
 
 p7() {
-  say "P7 analysis scale: go test files of 10^3..10^6 samples per side"
-  python3 - "$WORK/p7" <<'PY'
-import os, random, sys
-out = sys.argv[1]
-os.makedirs(out, exist_ok=True)
-random.seed(7)
-for n in (1000, 10000, 100000, 1000000):
-    for side, mu in (("old", 100.0), ("new", 102.0)):
-        with open(f"{out}/{side}{n}.txt", "w") as f:
-            f.write("goos: linux\ngoarch: amd64\npkg: example.com/perf\ncpu: perf\n")
-            f.write("".join(f"BenchmarkX-2 \t 1000000\t {random.gauss(mu, 2):.4f} ns/op\t 64 B/op\t 1 allocs/op\n"
-                            for _ in range(n)))
-            f.write("PASS\nok  \texample.com/perf\t1.0s\n")
-PY
-  python3 - "$NF" "$WORK/p7" "$PAIRS" >"$WORK/p7.json" <<'PY'
-import json, os, subprocess, sys, time
-nf, d, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
-def measure(argv):
-    start = time.monotonic()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    took = time.monotonic() - start
-    err = p.stderr.read().decode()
-    if status != 0 or "internal error" in err:
-        raise SystemExit(f"{argv}: exit {status}: {err}")
-    return took, usage.ru_maxrss / 1024.0  # KiB -> MiB
-out = {}
-for n in (1000, 10000, 100000, 1000000):
-    for cmd in ("cv", "compare", "report"):
-        argv = {"cv": [nf, "cv", f"{d}/old{n}.txt"],
-                "compare": [nf, "compare", f"{d}/old{n}.txt", f"{d}/new{n}.txt"],
-                "report": [nf, "report", "--format", "json", f"{d}/old{n}.txt"]}[cmd]
-        runs = [measure(argv) for _ in range(reps)]
-        out[f"{cmd}/{n}"] = {"s": [r[0] for r in runs], "MB": [r[1] for r in runs]}
-print(json.dumps(out))
-PY
-  local cmd
-  for cmd in cv compare report; do
-    local label=$cmd
-    [[ $cmd == report ]] && label="report --format json"
-    mapfile -t s < <(json_get "$WORK/p7.json" "'\n'.join(str(v) for v in d['$cmd/1000000']['s'])")
-    mapfile -t mb < <(json_get "$WORK/p7.json" "'\n'.join(str(v) for v in d['$cmd/1000000']['MB'])")
-    emit P7 "$label, 10^6 per side, time" "wall seconds (wait4), go test file(s) of 10^6 samples, 3 metrics" s "<=" 1.0 "${s[@]}"
-    emit P7 "$label, 10^6 per side, memory" "peak RSS in MiB (wait4 ru_maxrss)" MB "<=" 100 "${mb[@]}"
-    local line
-    line=$(python3 - "$WORK/p7.json" "$cmd" <<'PY'
-import json, statistics, sys
-d, cmd = json.load(open(sys.argv[1])), sys.argv[2]
-med = {n: statistics.median(d[f"{cmd}/{n}"]["s"]) for n in (1000, 10000, 100000, 1000000)}
-mb = {n: statistics.median(d[f"{cmd}/{n}"]["MB"]) for n in (1000, 10000, 100000, 1000000)}
-print(", ".join(f"10^{len(str(n)) - 1}: {med[n]:.3f} s {mb[n]:.0f} MB" for n in med)
-      + f"; time 10^6 / 10^5 = {med[1000000] / med[100000]:.1f} (n log n: 12)")
-PY
-)
-    note P7 "$label: $line"
+  say "P7 analysis scale: cv and compare beside the real benchstat, 10^2..10^5 rows x 20, 1 x 10^6"
+  local bs="$WORK/benchstat"
+  if ! bash "$REPO/../shared/oracles/benchstat/build.sh" "$bs" >/dev/null 2>"$WORK/p7.benchstat.err"; then
+    note P7 "benchstat could not be built offline ($(tail -1 "$WORK/p7.benchstat.err")): P7 not measured"
+    return
+  fi
+  python3 "$REPO/scripts/scale-curve.py" "$NF" "$bs" "$WORK/p7.json" --max-rows "${PERF_P7_MAX_ROWS:-100000}" >&2
+  local cmd rows
+  for cmd in cv compare; do
+    for rows in 100 1000 10000 100000; do
+      mapfile -t v < <(json_get "$WORK/p7.json" "'\n'.join(str(x) for f in d['figures'] if f['command'] == '$cmd' and f['rows'] == $rows and f['samples'] == 20 for x in (f['noisefloor_s'] / f['benchstat_s'], f['noisefloor_mb'] / f['benchstat_mb']))")
+      [[ ${#v[@]} -eq 2 ]] || continue
+      emit P7 "$cmd, 10^$((${#rows} - 1)) rows x 20 / benchstat, time" "wall-time ratio, medians (wait4), alternated in one run" ratio "<=" 1.0 "${v[0]}"
+      emit P7 "$cmd, 10^$((${#rows} - 1)) rows x 20 / benchstat, memory" "peak RSS ratio (wait4 ru_maxrss)" ratio "<=" 1.5 "${v[1]}"
+    done
   done
+  local line
+  line=$(json_get "$WORK/p7.json" "'; '.join(f'{k}: {v:.2f}' for k, v in d['growth'].items())")
+  note P7 "growth exponents (time ~ rows^k, 10^3 rows and up; 1 is linear): $line"
+  line=$(json_get "$WORK/p7.json" "'; '.join(f\"{f['command']} 1 x 10^6: {f['noisefloor_s']:.2f} s / {f['benchstat_s']:.2f} s, {f['noisefloor_mb']:.0f} / {f['benchstat_mb']:.0f} MB\" for f in d['figures'] if f['rows'] == 1)")
+  note P7 "one benchmark x 10^6 samples (noisefloor / benchstat): $line"
 }
 
 p8() {
