@@ -212,8 +212,11 @@ Output cv(const CvOptions& o) {
   std::string incomplete;
   for (const auto& r : loaded.results) incomplete += unfinished(r);
   // The hosts of a run on several are different rooms by design, and kept apart.
-  const analysis::Analysis a =
+  analysis::Analysis a =
       analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
+  // Only the JSON document reads the samples themselves (the others read the table and the
+  // diagnosis, made by now): they are let go before the table is rendered.
+  if (o.format != model::PrintFormat::json) a.samples = records::Samples();
   Output out;
   out.err += incomplete;
   for (const auto& s : a.sources)
@@ -375,6 +378,96 @@ Output compare(const CompareOptions& o) {
   return out;
 }
 
+namespace {
+
+// A PNG is the SVG converted by the first converter found in PATH (started with argv, no shell).
+struct Converter {
+  std::string program;  // as found in PATH
+  std::string name;
+};
+
+Converter png_converter() {
+  constexpr std::array kConverters{"rsvg-convert", "inkscape", "chromium", "chromium-browser"};
+  for (const char* name : kConverters) {
+    try {
+      return Converter{process::resolve_program(name), name};
+    } catch (const RunError&) {
+    }
+  }
+  throw RunError(
+      "report --format png: no SVG converter found in PATH (looked for rsvg-convert, inkscape, "
+      "chromium, chromium-browser): install librsvg2-bin (rsvg-convert) or use --format svg");
+}
+
+// The converter's command line that turns `svg` (holding `figure`) into `png`.
+std::vector<std::string> convert_argv(const Converter& converter, const fs::path& svg, const fs::path& png,
+                                      const std::string& figure) {
+  if (converter.name == "rsvg-convert")
+    return {converter.program, "--format=png", "--output", png.string(), svg.string()};
+  if (converter.name == "inkscape")
+    return {converter.program, "--export-type=png", "--export-filename=" + png.string(), svg.string()};
+  // Headless Chromium screenshots the window: as large as the figure (its viewBox's height).
+  std::string height = "720";
+  const auto at = figure.find(" height=\"");
+  if (at != std::string::npos) height = figure.substr(at + 9, figure.find('"', at + 9) - at - 9);
+  std::string url = "file://";  // the path percent-encoded: a '#' or a space stays in the path
+  for (const char c : svg.string()) {
+    const bool plain = (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
+                       std::string_view("/-._~").find(c) != std::string_view::npos;
+    url += plain ? std::string(1, c) : fmt::format("%{:02X}", static_cast<unsigned char>(c));
+  }
+  return {converter.program,
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--hide-scrollbars",
+          "--screenshot=" + png.string(),
+          "--window-size=1280," + height,
+          url};
+}
+
+// report --format svg|png: the sweeps' figures alone, one file per sweep group in `directory`
+// (sweep-<group>.svg or .png), their paths printed.
+Output sweep_figures(const analysis::Analysis& a, model::PrintFormat kind, const fs::path& directory,
+                     Output out) {
+  const std::string_view format = model::name_of(kind);
+  if (a.curves.empty())
+    throw ConfigError(fmt::format(
+        "report --format {}: this result has no sweep: none of its conditions is a sweep's point; add "
+        "{{sweep: [...]}} to a condition (e.g. spinners: {{sweep: [0, 1, 2]}}) and run it again",
+        format));
+  std::optional<Converter> converter;
+  if (kind == model::PrintFormat::png) converter = png_converter();
+  std::string hosts;
+  for (const auto& source : a.sources) {
+    const std::string line = source.fingerprint.host_line();
+    if (!line.empty() && hosts.find(line) == std::string::npos) hosts += (hosts.empty() ? "" : "; ") + line;
+  }
+  for (const auto& group : render::sweep_groups(a.curves)) {
+    const std::string figure =
+        render::sweep_plot(a.curves, group, {.host = hosts, .standalone = true, .id = "sweep"});
+    const fs::path svg = fs::absolute(directory / render::sweep_file_name(group, "svg"));
+    files::write_atomic(svg, figure);
+    if (!converter) {
+      out.out += svg.string() + "\n";
+      continue;
+    }
+    const fs::path png = fs::absolute(directory / render::sweep_file_name(group, "png"));
+    std::error_code ignored;
+    fs::remove(png, ignored);
+    const process::Captured done =
+        process::capture(convert_argv(*converter, svg, png, figure), std::chrono::seconds(120));
+    if (done.exit_code != 0 || !fs::exists(png))
+      throw RunError(fmt::format("report --format png: {} could not convert {} (exit {}){}", converter->name,
+                                 svg.string(), done.exit_code,
+                                 text::last_lines(done.err.empty() ? done.out : done.err, 5, "its output")));
+    out.out += png.string() + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 Output report(const ReportOptions& o) {
   if (o.format) require_format(*o.format, kReportFormats);
   if (o.paths.empty()) throw ConfigError("report: give one or more result directories");
@@ -420,86 +513,8 @@ Output report(const ReportOptions& o) {
     const fs::path first = o.paths.front();
     return fs::is_regular_file(first) ? first.parent_path() : results::resolve(first);
   };
-  if (o.format == model::PrintFormat::svg || o.format == model::PrintFormat::png) {
-    // The sweeps' figures alone, one file per sweep group: sweep-<group>.svg (or .png).
-    const std::string_view format = model::name_of(*o.format);
-    if (a.curves.empty())
-      throw ConfigError(fmt::format(
-          "report --format {}: this result has no sweep: none of its conditions is a sweep's point; add "
-          "{{sweep: [...]}} to a condition (e.g. spinners: {{sweep: [0, 1, 2]}}) and run it again",
-          format));
-    // A PNG is the SVG converted by the first converter found in PATH (started with argv, no shell).
-    struct Converter {
-      std::string program;  // as found in PATH
-      std::string name;
-    };
-    std::optional<Converter> converter;
-    constexpr std::array kConverters{"rsvg-convert", "inkscape", "chromium", "chromium-browser"};
-    if (o.format == model::PrintFormat::png) {
-      for (const char* name : kConverters) {
-        try {
-          converter = Converter{process::resolve_program(name), name};
-          break;
-        } catch (const RunError&) {
-        }
-      }
-      if (!converter)
-        throw RunError(
-            "report --format png: no SVG converter found in PATH (looked for rsvg-convert, inkscape, "
-            "chromium, chromium-browser): install librsvg2-bin (rsvg-convert) or use --format svg");
-    }
-    std::string hosts;
-    for (const auto& source : a.sources) {
-      const std::string line = source.fingerprint.host_line();
-      if (!line.empty() && hosts.find(line) == std::string::npos) hosts += (hosts.empty() ? "" : "; ") + line;
-    }
-    const fs::path directory = beside_result();
-    for (const auto& group : render::sweep_groups(a.curves)) {
-      const std::string figure =
-          render::sweep_plot(a.curves, group, {.host = hosts, .standalone = true, .id = "sweep"});
-      const fs::path svg = fs::absolute(directory / render::sweep_file_name(group, "svg"));
-      files::write_atomic(svg, figure);
-      if (!converter) {
-        out.out += svg.string() + "\n";
-        continue;
-      }
-      const fs::path png = fs::absolute(directory / render::sweep_file_name(group, "png"));
-      std::vector<std::string> argv;
-      if (converter->name == "rsvg-convert") {
-        argv = {converter->program, "--format=png", "--output", png.string(), svg.string()};
-      } else if (converter->name == "inkscape") {
-        argv = {converter->program, "--export-type=png", "--export-filename=" + png.string(), svg.string()};
-      } else {
-        // Headless Chromium screenshots the window: as large as the figure (its viewBox's height).
-        std::string height = "720";
-        const auto at = figure.find(" height=\"");
-        if (at != std::string::npos) height = figure.substr(at + 9, figure.find('"', at + 9) - at - 9);
-        std::string url = "file://";  // the path percent-encoded: a '#' or a space stays in the path
-        for (const char c : svg.string()) {
-          const bool plain = (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
-                             std::string_view("/-._~").find(c) != std::string_view::npos;
-          url += plain ? std::string(1, c) : fmt::format("%{:02X}", static_cast<unsigned char>(c));
-        }
-        argv = {converter->program,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--hide-scrollbars",
-                "--screenshot=" + png.string(),
-                "--window-size=1280," + height,
-                url};
-      }
-      std::error_code ignored;
-      fs::remove(png, ignored);
-      const process::Captured done = process::capture(argv, std::chrono::seconds(120));
-      if (done.exit_code != 0 || !fs::exists(png))
-        throw RunError(fmt::format(
-            "report --format png: {} could not convert {} (exit {}){}", converter->name, svg.string(),
-            done.exit_code, text::last_lines(done.err.empty() ? done.out : done.err, 5, "its output")));
-      out.out += png.string() + "\n";
-    }
-    return out;
-  }
+  if (o.format == model::PrintFormat::svg || o.format == model::PrintFormat::png)
+    return sweep_figures(a, *o.format, beside_result(), std::move(out));
   if (o.format == model::PrintFormat::json) {  // streamed: its per-sample arrays are never one string
     out.stream = [a = std::make_shared<const analysis::Analysis>(std::move(a))](
                      const render::JsonSink& sink) { render::write_summary_json(*a, sink); };

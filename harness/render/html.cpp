@@ -273,6 +273,7 @@ std::string overview_section(const Analysis& d, const std::vector<PlotBenchmark>
   for (const auto& l : all)
     if (l.metric == 0) lines.push_back(&l);
   if (benchmarks.size() < 2 || lines.empty()) return "";
+  const std::string procs_word = analysis::threads_not_procs(t) ? "threads" : "procs";  // asked once
   std::map<const Row*, std::size_t> sections;  // a row -> the first benchmark that holds it
   for (std::size_t b = benchmarks.size(); b-- > 0;)
     for (const Row* r : benchmarks[b].rows) sections[r] = b;
@@ -316,11 +317,9 @@ std::string overview_section(const Analysis& d, const std::vector<PlotBenchmark>
         else if (r->summary.median_rel_halfwidth)
           pct = fmt::format(" ± {:.1f}%", 100 * *r->summary.median_rel_halfwidth);
       }
-      const std::string procs =
-          l->same_procs() || r->procs.size() != 1
-              ? ""
-              : fmt::format(" · {} {}", analysis::threads_not_procs(t) ? "threads" : "procs",
-                            r->procs.front());
+      const std::string procs = l->same_procs() || r->procs.size() != 1
+                                    ? ""
+                                    : fmt::format(" · {} {}", procs_word, r->procs.front());
       out += fmt::format("<td class=\"{}\"><a href=\"#b{}\">{}{}<br><small>CV {}% · {}{}{}</small></a></td>",
                          band_class(band), b.value_or(0), escape(centre), escape(pct), opt(r->summary.cv_pct),
                          escape(band), r->starved ? " · starved" : "", escape(procs));

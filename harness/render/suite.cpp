@@ -82,8 +82,39 @@ std::string fit_name(const std::string& name, std::size_t columns) {
 // One table: the lines of one configuration and unit, its conditions in chunks that fit `width`.
 // Without `with_cv` a condition's columns are the centre and the band only (the band says the CV's
 // range). `chunks`: how many tables the conditions took.
+// Conditions [first, last) side by side, and the name column beside them.
+struct Chunk {
+  std::size_t first, last, name_w;
+};
+
+// Chunks of conditions (their column groups `gw`) that fit `width` beside the narrowest name column
+// allowed (`least_w`, up to `natural_w` when there is room) and `fixed` columns more.
+std::vector<Chunk> chunks_of(const std::vector<std::size_t>& gw, std::size_t width, std::size_t fixed,
+                             std::size_t least_w, std::size_t natural_w) {
+  std::vector<Chunk> chunks;
+  std::size_t first = 0, used = fixed + least_w;
+  const auto close = [&](std::size_t last) {
+    std::size_t groups = fixed;
+    for (std::size_t c = first; c < last; ++c) groups += 3 + gw[c];
+    chunks.push_back(
+        {first, last, width > groups ? std::clamp(width - groups, least_w, natural_w) : least_w});
+  };
+  for (std::size_t c = 0; c < gw.size(); ++c) {
+    const std::size_t need = 3 + gw[c];
+    if (c > first && used + need > width) {
+      close(c);
+      first = c;
+      used = fixed + least_w;
+    }
+    used += need;
+  }
+  close(gw.size());
+  return chunks;
+}
+
 std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& lines, std::size_t width,
-                       bool with_cv, bool* procs_shown, std::size_t* chunk_count) {
+                       bool with_cv, const std::string& procs_word, bool* procs_shown,
+                       std::size_t* chunk_count) {
   const auto [tidied, factor] = text::tidy_unit(lines.front()->unit);
   std::vector<std::vector<Cell>> cells;
   for (const SuiteLine* l : lines) cells.push_back(cells_of(*l, tidied, factor));
@@ -119,40 +150,15 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     procs_max = std::max(procs_max, text::width(p));
     some_procs = some_procs || (!p.empty() && p != "1");
   }
-  procs_max = some_procs
-                  ? std::max(procs_max, text::width(analysis::threads_not_procs(t) ? "threads" : "procs")) + 2
-                  : 0;
+  procs_max = some_procs ? std::max(procs_max, text::width(procs_word)) + 2 : 0;
   // Chunks of conditions that fit beside the narrowest name column allowed (kNameMin; a longer
   // name then takes a line of its own above its numbers): procs, the closing " │", then
   // " │ group" each.
   const std::size_t least_w = std::min(natural_w, std::max(kNameMin, text::width(tidied)));
-  std::vector<std::pair<std::size_t, std::size_t>> chunks;  // [first, last)
-  std::vector<std::size_t> chunk_name_w;
-  {
-    const std::size_t fixed = procs_max + 2;
-    std::size_t first = 0, used = fixed + least_w;
-    const auto close = [&](std::size_t last) {
-      std::size_t groups = fixed;
-      for (std::size_t c = first; c < last; ++c) groups += 3 + gw[c];
-      chunks.emplace_back(first, last);
-      chunk_name_w.push_back(width > groups ? std::clamp(width - groups, least_w, natural_w) : least_w);
-    };
-    for (std::size_t c = 0; c < conditions; ++c) {
-      const std::size_t need = 3 + gw[c];
-      if (c > first && used + need > width) {
-        close(c);
-        first = c;
-        used = fixed + least_w;
-      }
-      used += need;
-    }
-    close(conditions);
-  }
+  const std::vector<Chunk> chunks = chunks_of(gw, width, procs_max + 2, least_w, natural_w);
   *chunk_count = chunks.size();
   std::string out;
-  for (std::size_t k = 0; k < chunks.size(); ++k) {
-    const auto [first, last] = chunks[k];
-    const std::size_t name_w = chunk_name_w[k];
+  for (const auto& [first, last, name_w] : chunks) {
     // The chunk's parallelism column: shown when some line runs at more than 1.
     std::vector<std::string> procs;
     bool any_procs = false;
@@ -165,7 +171,7 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     }
     std::size_t procs_w = 0;
     if (any_procs) {
-      procs_w = text::width(analysis::threads_not_procs(t) ? "threads" : "procs");
+      procs_w = text::width(procs_word);
       for (const auto& p : procs) procs_w = std::max(procs_w, text::width(p));
       *procs_shown = true;
     }
@@ -184,8 +190,7 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     for (std::size_t c = first; c < last && one_line; ++c)
       one_line = text::width(t.conditions[c] + " · " + t.label_of(t.conditions[c])) <= gw[c];
     std::string head1 = std::string(lead, ' '), head_label = head1, head2 = text::pad_right(tidied, name_w);
-    if (any_procs)
-      head2 += "  " + text::pad_left(analysis::threads_not_procs(t) ? "threads" : "procs", procs_w);
+    if (any_procs) head2 += "  " + text::pad_left(procs_word, procs_w);
     for (std::size_t c = first; c < last; ++c) {
       head1 += " │ " + text::pad_right(one_line ? t.conditions[c] + " · " + t.label_of(t.conditions[c])
                                                 : fit_name(t.conditions[c], gw[c]),
@@ -249,6 +254,8 @@ namespace {
 
 std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std::size_t width, bool with_cv,
                        bool* procs_shown, std::size_t* most_chunks) {
+  // The parallelism column's heading, asked of every row once, not once per table.
+  const std::string procs_word = analysis::threads_not_procs(t) ? "threads" : "procs";
   std::string out;
   // The configurations that tell rows apart head their tables ("pkg: a"), as benchstat heads its.
   // Each configuration's (metric, unit)s and each one's lines, all in the order first seen.
@@ -289,7 +296,7 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
         }
       }
       std::size_t chunks = 1;
-      out += unit_table(t, group, width, with_cv, procs_shown, &chunks);
+      out += unit_table(t, group, width, with_cv, procs_word, procs_shown, &chunks);
       *most_chunks = std::max(*most_chunks, chunks);
     }
   }

@@ -93,36 +93,42 @@ std::string table_markdown(const Table& t) {
     head.insert(head.begin() + 1, "label");
     right.insert(right.begin() + 1, false);
   }
-  // The cells, row after row, in one string (a table of 10^4 rows holds 10^5 cells: one small
-  // string each took twice the memory of the samples), and each column's width.
-  std::string cells;
-  std::vector<std::size_t> ends;  // where each cell ends in `cells`
-  ends.reserve(rows.size() * head.size());
+  // Each row's cells, made twice: once for the columns' widths and the table's size, once to
+  // write them (a table of 10^4 rows holds 10^5 cells: held, they took more memory than its rows).
+  const auto cells_of = [&](const Row& r, const auto& cell) {
+    const auto& s = r.summary;
+    cell(text::markdown_cell(r.condition));
+    if (labelled) cell(t.label_of(r.condition));
+    cell(text::markdown_cell(analysis::display_name(r)));
+    cell(std::to_string(s.n));
+    cell(format_value(s.mean) + (units.size() > 1 ? " " + r.unit : ""));
+    cell(s.stddev ? format_value(*s.stddev) : std::string(kDash));
+    cell(opt(s.cv_pct));
+    cell(median_ci(r));
+    cell(format_value(s.min));
+    cell(format_value(s.max));
+    cell(opt(s.rcv_pct));
+    cell(std::string(stats::to_string(s.band)));
+    cell(flags_text(r));
+  };
   std::vector<std::size_t> w(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) w[c] = std::max<std::size_t>(text::width(head[c]), 3);
-  const auto add = [&](const std::string& cell) {
-    const std::size_t column = ends.size() % head.size();
-    w[column] = std::max(w[column], text::width(cell));
-    cells += cell;
-    ends.push_back(cells.size());
-  };
-  for (const Row* rp : rows) {
-    const Row& r = *rp;
-    const auto& s = r.summary;
-    add(text::markdown_cell(r.condition));
-    if (labelled) add(t.label_of(r.condition));
-    add(text::markdown_cell(analysis::display_name(r)));
-    add(std::to_string(s.n));
-    add(format_value(s.mean) + (units.size() > 1 ? " " + r.unit : ""));
-    add(s.stddev ? format_value(*s.stddev) : kDash);
-    add(opt(s.cv_pct));
-    add(median_ci(r));
-    add(format_value(s.min));
-    add(format_value(s.max));
-    add(opt(s.rcv_pct));
-    add(std::string(stats::to_string(s.band)));
-    add(flags_text(r));
+  // The page's size, so that it is allocated once: the rows' lines (cells, their padding and the
+  // bars), the notes (escaping at most doubles them) and room for the rest.
+  std::size_t bytes = 4096;
+  for (const Row* r : rows) {
+    std::size_t c = 0;
+    cells_of(*r, [&](const std::string& cell) {
+      const std::size_t width = text::width(cell);
+      w[c] = std::max(w[c], width);
+      bytes += cell.size() - width + 3;  // its bytes beyond its width, " " and " |"
+      ++c;
+    });
   }
+  std::size_t line = 2;  // "|" and "\n"
+  for (const std::size_t width : w) line += width;
+  bytes += rows.size() * line;
+  for (const auto& n : t.notes) bytes += 2 * n.size() + 3;
   std::string out;
   if (labelled) {
     out += "Labels (how clean each condition's room was, from what was measured over it):\n\n";
@@ -142,11 +148,15 @@ std::string table_markdown(const Table& t) {
   for (std::size_t c = 0; c < head.size(); ++c)
     out += (right[c] ? std::string(w[c] + 1, '-') + ":|" : ":" + std::string(w[c] + 1, '-') + "|");
   out += "\n";
-  for (std::size_t i = 0; i < ends.size(); ++i) {
-    const std::size_t c = i % head.size();
-    const std::size_t begin = i == 0 ? 0 : ends[i - 1];
-    out += (c == 0 ? "| " : " ") + pad(cells.substr(begin, ends[i] - begin), w[c], right[c]) + " |";
-    if (c + 1 == head.size()) out += "\n";
+  out.reserve(out.size() + bytes);
+  for (const Row* r : rows) {
+    std::size_t c = 0;
+    out += "|";
+    cells_of(*r, [&](const std::string& cell) {
+      out += " " + pad(cell, w[c], right[c]) + " |";
+      ++c;
+    });
+    out += "\n";
   }
   out +=
       "\nCV = sample stddev (n−1) / mean. Bands: ≤ 2% excellent, ≤ 5% acceptable, ≤ 10% noisy, "
@@ -246,6 +256,44 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
 
 }  // namespace
 
+namespace {
+
+// One block per benchmark (its name, configuration and variant) and unit, primary unit first;
+// blocks of one configuration under a "pkg: a" heading when a configuration key tells rows apart.
+// The same benchmark at another GOMAXPROCS or thread count in another condition is the same
+// block (analysis::suite_lines), each row then saying its count.
+struct Block {
+  std::string name, config, variant, unit, shown;
+  std::vector<const Row*> rows;
+  bool same_procs = true;
+};
+
+std::vector<Block> blocks_of(const Table& t) {
+  std::vector<Block> blocks;
+  // Benchmarks (configuration, variant, name) as they first came, each with its lines.
+  model::FirstSeen<std::string> order;
+  std::vector<std::vector<const analysis::SuiteLine*>> lines_of;
+  const std::vector<analysis::SuiteLine> lines = analysis::suite_lines(t);
+  for (const auto& l : lines) {
+    const std::size_t k = order.add(l.config + '\n' + l.variant + '\n' + l.name);
+    if (k == lines_of.size()) lines_of.emplace_back();
+    lines_of[k].push_back(&l);
+  }
+  for (std::size_t k = 0; k < order.size(); ++k)
+    for (const analysis::SuiteLine* l : lines_of[k]) {
+      Block b{order[k], l->config, l->variant, l->unit, "", {}, l->same_procs()};
+      for (const Row* r : l->cells)
+        if (r != nullptr) b.rows.push_back(r);
+      if (b.rows.empty()) continue;
+      b.shown = (b.same_procs ? b.rows.front()->name : l->name) +
+                (l->variant.empty() ? "" : " [" + l->variant + "]");
+      blocks.push_back(std::move(b));
+    }
+  return blocks;
+}
+
+}  // namespace
+
 std::string table_text(const Table& t, std::size_t width) {
   width = std::max<std::size_t>(width, 80);
   const std::vector<const Row*> rows = analysis::all_rows(t);
@@ -263,37 +311,7 @@ std::string table_text(const Table& t, std::size_t width) {
     for (const std::string& n : t.notes) out += text::wrap(n, 80, "- ", "  ");
     return out;
   }
-  // One block per benchmark (its name, configuration and variant) and unit, primary unit first;
-  // blocks of one configuration under a "pkg: a" heading when a configuration key tells rows apart.
-  // The same benchmark at another GOMAXPROCS or thread count in another condition is the same
-  // block (analysis::suite_lines), each row then saying its count.
-  struct Block {
-    std::string name, config, variant, unit, shown;
-    std::vector<const Row*> rows;
-    bool same_procs = true;
-  };
-  std::vector<Block> blocks;
-  {
-    // Benchmarks (configuration, variant, name) as they first came, each with its lines.
-    model::FirstSeen<std::string> order;
-    std::vector<std::vector<const analysis::SuiteLine*>> lines_of;
-    const std::vector<analysis::SuiteLine> lines = analysis::suite_lines(t);
-    for (const auto& l : lines) {
-      const std::size_t k = order.add(l.config + '\n' + l.variant + '\n' + l.name);
-      if (k == lines_of.size()) lines_of.emplace_back();
-      lines_of[k].push_back(&l);
-    }
-    for (std::size_t k = 0; k < order.size(); ++k)
-      for (const analysis::SuiteLine* l : lines_of[k]) {
-        Block b{order[k], l->config, l->variant, l->unit, "", {}, l->same_procs()};
-        for (const Row* r : l->cells)
-          if (r != nullptr) b.rows.push_back(r);
-        if (b.rows.empty()) continue;
-        b.shown = (b.same_procs ? b.rows.front()->name : l->name) +
-                  (l->variant.empty() ? "" : " [" + l->variant + "]");
-        blocks.push_back(std::move(b));
-      }
-  }
+  const std::vector<Block> blocks = blocks_of(t);
   // Blocks in the order of their configuration's first appearance, then as they came.
   model::FirstSeen<std::string> labels;  // the distinguishing part of each configuration (canonical text)
   const auto shown_config = [&t](const Row* r) { return model::config_only(r->config, t.config_keys); };
