@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -160,6 +161,75 @@ std::vector<std::string> missing_counters(const records::RunRecord& run) {
   return out;
 }
 
+namespace {
+
+// A condition's links in words: its strongest link that passes, or that none did; nullopt when
+// nothing was tried and nothing says why.
+std::optional<std::string> within_words(const ConditionDiagnosis& cd) {
+  if (cd.tried == 0) {
+    if (cd.untested.empty()) return std::nullopt;
+    return fmt::format("{}: not ranked within: {}", cd.condition, cd.untested);
+  }
+  // Significant, and large enough to matter: the quarters differ by at least the factor's floor.
+  const auto best = std::find_if(cd.links.begin(), cd.links.end(), [](const FactorLink& l) {
+    return l.p_adjusted < kLinkAlpha &&
+           std::fabs(l.slow_quarter - l.fast_quarter) >= factor_named(l.key).floor;
+  });
+  if (best == cd.links.end())
+    return fmt::format(
+        "{}: no recorded factor goes with the spread of its {} invocations "
+        "({} factor{} tried, none with adjusted p < {} and a difference past its floor)",
+        cd.condition, cd.invocations, cd.tried, cd.tried == 1 ? "" : "s", kLinkAlpha);
+  const Factor& f = factor_named(best->key);
+  const double rho = best->association.rho;
+  return fmt::format(
+      "{} / {}: its slower invocations had {} {} (Spearman ρ = {:+.2f}, permutation p = {:.2g} adjusted "
+      "for "
+      "{} factor{}, n = {}): {} per invocation in the slowest quarter, {} the fastest quarter ({})",
+      cd.condition, best->row, rho > 0 ? "more" : "less", f.words, rho, best->p_adjusted, cd.tried,
+      cd.tried == 1 ? "" : "s", best->association.n, amount(f, best->slow_quarter),
+      ratio_words(best->slow_quarter, best->fast_quarter), amount(f, best->fast_quarter));
+}
+
+// A condition's levels against the first condition's (`base`), in words.
+std::string contrast_words(const ConditionDiagnosis& base, const ConditionDiagnosis& cd) {
+  std::vector<std::string> changed;
+  // A time as a share of the benchmark's wall time too: "25.3 s (91% of its wall time)".
+  const auto shown = [](const Factor& f, double v, double wall, bool first) {
+    if (!f.time || !(wall > 0)) return amount(f, v);
+    const double percent = 100 * v / wall;
+    const std::string p = percent >= 10  ? fmt::format("{:.0f}%", percent)
+                          : percent >= 1 ? fmt::format("{:.1f}%", percent)
+                                         : fmt::format("{:.2g}%", percent);
+    return fmt::format("{} ({}{})", amount(f, v), p, first ? " of its wall time" : "");
+  };
+  for (const FactorLevel& level : cd.levels) {
+    const Factor& f = factor_named(level.key);
+    const double v = level.median;
+    const auto b = std::find_if(base.levels.begin(), base.levels.end(),
+                                [&](const FactorLevel& l) { return l.key == level.key; });
+    if (b == base.levels.end()) {
+      if (v >= f.floor)
+        changed.push_back(fmt::format("{} {} (not recorded in {})", f.words,
+                                      shown(f, v, cd.wall_median, true), base.condition));
+      continue;
+    }
+    const double w = b->median;
+    const bool up = v - w >= f.floor && v >= 3 * w;
+    const bool down = w - v >= f.floor && 3 * v <= w;
+    if (!up && !down) continue;
+    changed.push_back(fmt::format("{} {} against {}", f.words, shown(f, v, cd.wall_median, true),
+                                  shown(f, w, base.wall_median, false)));
+  }
+  if (changed.empty())
+    return fmt::format("{}: no recorded factor differs from {} by 3× or more", cd.condition, base.condition);
+  std::string joined;
+  for (const auto& c : changed) joined += (joined.empty() ? "" : "; ") + c;
+  return fmt::format("{} against {}, per invocation (median): {}", cd.condition, base.condition, joined);
+}
+
+}  // namespace
+
 Diagnosis diagnose(const records::RunRecord& run, const Table& table, const records::Samples& samples,
                    const std::function<std::string(const std::string&)>& rename) {
   Diagnosis d;
@@ -258,77 +328,12 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
   if (d.conditions.empty()) return d;
 
   // Within, in words: the strongest link of each condition that passes, else that none did.
-  for (const ConditionDiagnosis& cd : d.conditions) {
-    if (cd.tried == 0) {
-      if (!cd.untested.empty())
-        d.within.push_back(fmt::format("{}: not ranked within: {}", cd.condition, cd.untested));
-      continue;
-    }
-    // Significant, and large enough to matter: the quarters differ by at least the factor's floor.
-    const auto best = std::find_if(cd.links.begin(), cd.links.end(), [](const FactorLink& l) {
-      return l.p_adjusted < kLinkAlpha &&
-             std::fabs(l.slow_quarter - l.fast_quarter) >= factor_named(l.key).floor;
-    });
-    if (best == cd.links.end()) {
-      d.within.push_back(
-          fmt::format("{}: no recorded factor goes with the spread of its {} invocations "
-                      "({} factor{} tried, none with adjusted p < {} and a difference past its floor)",
-                      cd.condition, cd.invocations, cd.tried, cd.tried == 1 ? "" : "s", kLinkAlpha));
-      continue;
-    }
-    const Factor& f = factor_named(best->key);
-    const double rho = best->association.rho;
-    d.within.push_back(fmt::format(
-        "{} / {}: its slower invocations had {} {} (Spearman ρ = {:+.2f}, permutation p = {:.2g} adjusted "
-        "for "
-        "{} factor{}, n = {}): {} per invocation in the slowest quarter, {} the fastest quarter ({})",
-        cd.condition, best->row, rho > 0 ? "more" : "less", f.words, rho, best->p_adjusted, cd.tried,
-        cd.tried == 1 ? "" : "s", best->association.n, amount(f, best->slow_quarter),
-        ratio_words(best->slow_quarter, best->fast_quarter), amount(f, best->fast_quarter)));
-  }
+  for (const ConditionDiagnosis& cd : d.conditions)
+    if (auto words = within_words(cd)) d.within.push_back(std::move(*words));
 
   // Between: each condition's levels against the first condition's.
-  const ConditionDiagnosis& base = d.conditions.front();
-  for (std::size_t k = 1; k < d.conditions.size(); ++k) {
-    const ConditionDiagnosis& cd = d.conditions[k];
-    std::vector<std::string> changed;
-    // A time as a share of the benchmark's wall time too: "25.3 s (91% of its wall time)".
-    const auto shown = [](const Factor& f, double v, double wall, bool first) {
-      if (!f.time || !(wall > 0)) return amount(f, v);
-      const double percent = 100 * v / wall;
-      const std::string p = percent >= 10  ? fmt::format("{:.0f}%", percent)
-                            : percent >= 1 ? fmt::format("{:.1f}%", percent)
-                                           : fmt::format("{:.2g}%", percent);
-      return fmt::format("{} ({}{})", amount(f, v), p, first ? " of its wall time" : "");
-    };
-    for (const FactorLevel& level : cd.levels) {
-      const Factor& f = factor_named(level.key);
-      const double v = level.median;
-      const auto b = std::find_if(base.levels.begin(), base.levels.end(),
-                                  [&](const FactorLevel& l) { return l.key == level.key; });
-      if (b == base.levels.end()) {
-        if (v >= f.floor)
-          changed.push_back(fmt::format("{} {} (not recorded in {})", f.words,
-                                        shown(f, v, cd.wall_median, true), base.condition));
-        continue;
-      }
-      const double w = b->median;
-      const bool up = v - w >= f.floor && v >= 3 * w;
-      const bool down = w - v >= f.floor && 3 * v <= w;
-      if (!up && !down) continue;
-      changed.push_back(fmt::format("{} {} against {}", f.words, shown(f, v, cd.wall_median, true),
-                                    shown(f, w, base.wall_median, false)));
-    }
-    if (changed.empty()) {
-      d.contrasts.push_back(
-          fmt::format("{}: no recorded factor differs from {} by 3× or more", cd.condition, base.condition));
-      continue;
-    }
-    std::string joined;
-    for (const auto& c : changed) joined += (joined.empty() ? "" : "; ") + c;
-    d.contrasts.push_back(
-        fmt::format("{} against {}, per invocation (median): {}", cd.condition, base.condition, joined));
-  }
+  for (std::size_t k = 1; k < d.conditions.size(); ++k)
+    d.contrasts.push_back(contrast_words(d.conditions.front(), d.conditions[k]));
   return d;
 }
 

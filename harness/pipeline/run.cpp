@@ -382,6 +382,57 @@ void check_results_root(const std::string& root, const std::string& experiment) 
                     existing.string(), std::strerror(errno)));
 }
 
+namespace {
+
+// run --resume: the earlier sessions of the run (nullopt without --resume), and the experiment
+// file it was started with in `experiment_file` when not given. Nothing runs until the user names
+// that file: a result directory is not trusted.
+std::optional<records::Result> resumed(const RunOptions& o, std::string& experiment_file) {
+  if (o.resume.empty()) return std::nullopt;
+  if (fs::exists(fs::path(o.resume) / "fleet.json"))
+    throw ConfigError(
+        fmt::format("--resume {}: a run on several hosts cannot be resumed yet: start a new run (what "
+                    "it measured stays in {}/hosts/)",
+                    o.resume, o.resume));
+  std::optional<records::Result> earlier = load_resumable(o.resume);
+  // The file the run recorded: run.json's (as given then), else the fingerprint's (absolute).
+  if (experiment_file.empty() && earlier->fingerprint.run)
+    experiment_file = earlier->fingerprint.run->experiment_file;
+  if (experiment_file.empty() && earlier->run) experiment_file = earlier->run->experiment_file;
+  if (experiment_file.empty())
+    throw ConfigError(
+        fmt::format("--resume {}: the run does not say which experiment file it ran: give it, "
+                    "`noisefloor run EXPERIMENT --resume {}`",
+                    o.resume, o.resume));
+  // A result directory is not trusted: the experiment it names would be run (its build step,
+  // its benchmark) though the user never named it. Nothing runs until the user names it; the
+  // refusal says what it would run, from the copy the directory holds.
+  if (o.experiment.empty()) {
+    std::string runs;
+    try {
+      const auto copy =
+          files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20, "an experiment's copy");
+      const model::Experiment stored = config::parse_experiment(copy, "experiment.yaml", {});
+      const auto argv = [](const std::vector<std::string>& a) {
+        std::vector<std::string> quoted;
+        for (const auto& w : a) quoted.push_back(text::quote(w));
+        return fmt::format("{}", fmt::join(quoted, " "));
+      };
+      runs = stored.benchmark.build.empty() ? "" : fmt::format("build: {}; ", argv(stored.benchmark.build));
+      runs += fmt::format("benchmark: {}", argv(stored.benchmark.command));
+    } catch (const Error& err) {
+      runs = fmt::format("its copy cannot be read: {}", err.what());
+    }
+    throw ConfigError(
+        fmt::format("--resume {}: resuming runs the commands of the experiment this run names, {} "
+                    "({}); name it to go on: `noisefloor run {} --resume {}`",
+                    o.resume, experiment_file, runs, experiment_file, o.resume));
+  }
+  return earlier;
+}
+
+}  // namespace
+
 Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
   const auto began = std::chrono::steady_clock::now();
   if (o.base.empty() && (!o.head.empty() || o.allow_dirty || o.threshold || o.no_confirm || o.confirm ||
@@ -396,50 +447,8 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
     (void)results::superseded_run(o.supersedes);  // a wrong path is found before anything runs (exit 2)
   }
   if (o.resume.empty() && o.base.empty() && !o.hosts.empty()) return run_fleet(o, events, cancelled);
-  // run --resume: the earlier sessions of the run, and the experiment it was started with.
-  std::optional<records::Result> earlier;
   std::string experiment_file = o.experiment;
-  if (!o.resume.empty()) {
-    if (fs::exists(fs::path(o.resume) / "fleet.json"))
-      throw ConfigError(
-          fmt::format("--resume {}: a run on several hosts cannot be resumed yet: start a new run (what "
-                      "it measured stays in {}/hosts/)",
-                      o.resume, o.resume));
-    earlier = load_resumable(o.resume);
-    // The file the run recorded: run.json's (as given then), else the fingerprint's (absolute).
-    if (experiment_file.empty() && earlier->fingerprint.run)
-      experiment_file = earlier->fingerprint.run->experiment_file;
-    if (experiment_file.empty() && earlier->run) experiment_file = earlier->run->experiment_file;
-    if (experiment_file.empty())
-      throw ConfigError(
-          fmt::format("--resume {}: the run does not say which experiment file it ran: give it, "
-                      "`noisefloor run EXPERIMENT --resume {}`",
-                      o.resume, o.resume));
-    // A result directory is not trusted: the experiment it names would be run (its build step,
-    // its benchmark) though the user never named it. Nothing runs until the user names it; the
-    // refusal says what it would run, from the copy the directory holds.
-    if (o.experiment.empty()) {
-      std::string runs;
-      try {
-        const auto copy =
-            files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20, "an experiment's copy");
-        const model::Experiment stored = config::parse_experiment(copy, "experiment.yaml", {});
-        const auto argv = [](const std::vector<std::string>& a) {
-          std::vector<std::string> quoted;
-          for (const auto& w : a) quoted.push_back(text::quote(w));
-          return fmt::format("{}", fmt::join(quoted, " "));
-        };
-        runs = stored.benchmark.build.empty() ? "" : fmt::format("build: {}; ", argv(stored.benchmark.build));
-        runs += fmt::format("benchmark: {}", argv(stored.benchmark.command));
-      } catch (const Error& err) {
-        runs = fmt::format("its copy cannot be read: {}", err.what());
-      }
-      throw ConfigError(
-          fmt::format("--resume {}: resuming runs the commands of the experiment this run names, {} "
-                      "({}); name it to go on: `noisefloor run {} --resume {}`",
-                      o.resume, experiment_file, runs, experiment_file, o.resume));
-    }
-  }
+  const std::optional<records::Result> earlier = resumed(o, experiment_file);
   model::Experiment e = load_experiment(experiment_file);
   if (o.check && e.claims.empty())
     throw ConfigError(
