@@ -45,6 +45,29 @@ wait_lines() {
 # cpu_share CPU: the share of CPU CPU that a busy process gets now (nf-burn's 0.2 s of CPU time
 # over its wall time): 1 in a quiet room, about 1/(k+1) beside k other busy tasks there. Tests that
 # judge a share by a fair split scale it by this, measured next to what they check. Needs $BURN.
+# outside_cpu FILE COMMAND...: runs COMMAND (its exit code is this one's) and writes to FILE how
+# busy the rest of the machine was meanwhile: the CPU seconds /proc/stat counts as busy on all CPUs,
+# less the CPU time of COMMAND and every descendant it waited for, over COMMAND's wall seconds
+# (0.0: nothing else ran; 1.0: one CPU's worth of other work). A measure of the room taken during a
+# run, independent of what noisefloor says of it.
+outside_cpu() {
+  python3 - "$@" <<'PY'
+import os, subprocess, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+def busy():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v[:8]) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+b0, t0 = busy(), time.monotonic()
+p = subprocess.Popen(argv)
+_, status, ru = os.wait4(p.pid, 0)
+wall = time.monotonic() - t0
+other = max(0.0, busy() - b0 - (ru.ru_utime + ru.ru_stime))
+open(out, "w").write(f"{other / max(wall, 1e-3):.3f}\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+}
+
 cpu_share() {
   python3 - "$1" "${BURN:?set BURN to the nf-burn test program}" <<'PY'
 import subprocess, sys, time
