@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "analysis/suite.hpp"
@@ -202,7 +203,9 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
   // kept by unit, in the order they first appear on its lines. While building, a row is its
   // values and references to the samples' own strings; its Row is made once, in place, at the end.
   std::deque<Building> rows;
-  std::map<RowKey, Building*> by_key;
+  // By the samples' own strings (views: no key holds a copy of a name or a configuration).
+  using ViewKey = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
+  std::map<ViewKey, Building*> by_key;
   std::map<std::string, std::vector<Building*>> by_condition;
   // Consecutive samples mostly share a row; stored samples share their strings, so the strings'
   // addresses find it again without comparing them.
@@ -215,7 +218,7 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
         &s.pair == last_pair && &s.config == last_config) {
       b = last;
     } else {
-      auto key = row_key(s);
+      const ViewKey key{s.condition, s.name, s.config, s.variant};
       auto it = by_key.find(key);
       if (it == by_key.end()) {
         if (std::find(t.conditions.begin(), t.conditions.end(), s.condition) == t.conditions.end())
@@ -223,9 +226,11 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
         Building& fresh =
             rows.emplace_back(Building{&s.condition, &s.name, &s.config, &s.variant, nullptr, {}, {}, {}});
         fresh.metrics.push_back(Metric{nullptr, 0, {}});
-        if (const auto pair = first_pair.find(key); pair != first_pair.end()) fresh.pair = pair->second;
+        if (!first_pair.empty())
+          if (const auto pair = first_pair.find(row_key(s)); pair != first_pair.end())
+            fresh.pair = pair->second;
         by_condition[s.condition].push_back(&fresh);
-        it = by_key.emplace(std::move(key), &fresh).first;
+        it = by_key.emplace(key, &fresh).first;
       }
       b = it->second;
       last_condition = &s.condition, last_name = &s.name, last_variant = &s.variant, last_pair = &s.pair;
@@ -270,6 +275,9 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
       for (std::size_t k = 1; k < b->metrics.size(); ++k)
         if (!b->metrics[k].values.empty())
           make_row(t.other_metrics.emplace_back(), *b, b->metrics[k], t.config_keys, units);
+      // Its rows are made: what built them goes as the table grows, not after.
+      std::vector<Metric>().swap(b->metrics);
+      std::set<int>().swap(b->procs);
     }
   }
   for (const auto& r : t.rows) {
