@@ -190,6 +190,33 @@ void make_row(Row& r, const Building& b, Metric& m, const std::set<std::string>&
   }
 }
 
+// The rows, condition by condition, each made in place: the table holds its rows once.
+void make_rows(Table& t, const std::deque<Building>& rows,
+               const std::map<std::string, std::vector<Building*>>& by_condition,
+               const model::UnitMetadata& units) {
+  std::size_t primaries = 0, others = 0;
+  for (const Building& b : rows) {
+    ++primaries;
+    for (std::size_t k = 1; k < b.metrics.size(); ++k) others += !b.metrics[k].values.empty();
+  }
+  t.rows.reserve(primaries);
+  t.other_metrics.reserve(others);
+  for (const auto& cond : t.conditions) {
+    const auto it = by_condition.find(cond);
+    if (it == by_condition.end()) continue;
+    for (Building* b : it->second) {
+      make_row(t.rows.emplace_back(), *b, b->metrics.front(), t.config_keys, units);
+      // nothing but counters that were not numbers: no row
+      for (std::size_t k = 1; k < b->metrics.size(); ++k)
+        if (!b->metrics[k].values.empty())
+          make_row(t.other_metrics.emplace_back(), *b, b->metrics[k], t.config_keys, units);
+      // Its rows are made: what built them goes as the table grows, not after.
+      std::vector<Metric>().swap(b->metrics);
+      std::set<int>().swap(b->procs);
+    }
+  }
+}
+
 }  // namespace
 
 Table build_table(const records::Samples& samples, const std::vector<std::string>& order,
@@ -258,28 +285,7 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
       }
     }
   }
-  // The rows, condition by condition, each made in place: the table holds its rows once.
-  std::size_t primaries = 0, others = 0;
-  for (const Building& b : rows) {
-    ++primaries;
-    for (std::size_t k = 1; k < b.metrics.size(); ++k) others += !b.metrics[k].values.empty();
-  }
-  t.rows.reserve(primaries);
-  t.other_metrics.reserve(others);
-  for (const auto& cond : t.conditions) {
-    const auto it = by_condition.find(cond);
-    if (it == by_condition.end()) continue;
-    for (Building* b : it->second) {
-      make_row(t.rows.emplace_back(), *b, b->metrics.front(), t.config_keys, units);
-      // nothing but counters that were not numbers: no row
-      for (std::size_t k = 1; k < b->metrics.size(); ++k)
-        if (!b->metrics[k].values.empty())
-          make_row(t.other_metrics.emplace_back(), *b, b->metrics[k], t.config_keys, units);
-      // Its rows are made: what built them goes as the table grows, not after.
-      std::vector<Metric>().swap(b->metrics);
-      std::set<int>().swap(b->procs);
-    }
-  }
+  make_rows(t, rows, by_condition, units);
   for (const auto& r : t.rows) {
     for (const auto& w : r.summary.warnings) {
       // The table cell already says "± ∞ (n<6)".

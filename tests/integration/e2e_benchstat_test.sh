@@ -95,9 +95,13 @@ a, b = rows["example.com/twopkg/a"], rows["example.com/twopkg/b"]
 assert a["name"] == b["name"] and a["name"].startswith("BenchmarkGet"), (a["name"], b["name"])
 open(sys.argv[1] + ".name", "w").write(a["name"])
 assert a["summary"]["n"] == 8 and b["summary"]["n"] == 8, (a["summary"]["n"], b["summary"]["n"])
-ratio = b["summary"]["median"] / a["summary"]["median"]
-print(f"package b / package a: {ratio:.3f} (the work is 3x)")
-assert 2.2 < ratio < 4.0, ratio
+# Each invocation of `go test ./...` printed one sample of each package, a's then b's: their ratio
+# is taken invocation by invocation (in run order), so that a load beside the test that comes and
+# goes between invocations meets both sides of a ratio alike.
+ratios = sorted(vb / va for va, vb in zip(a["values"], b["values"]))
+ratio = (ratios[3] + ratios[4]) / 2
+print(f"package b / package a, median of 8 invocations: {ratio:.3f} (the work is 3x)")
+assert 2.2 < ratio < 4.0, (ratio, ratios)
 PY
 "$NF" cv --format text "$r1" >"$WORK/cv.txt"
 contains "$WORK/cv.txt" "pkg: example.com/twopkg/a"
@@ -116,7 +120,10 @@ rows = [r for r in d["rows"] if r["unit"] == "sec/op"]
 assert sorted(r["config"]["pkg"] for r in rows) == ["example.com/twopkg/a", "example.com/twopkg/b"], rows
 for r in rows:
     assert r["old"]["n"] == 8 and r["new"]["n"] == 8
-    assert 0.5 < r["ratio_of_medians"] < 2, r["ratio_of_medians"]  # the same work in both runs
+# The same work in both runs: whatever room each run met (a busy process beside one of them doubles
+# its wall times), its two packages met it alike, so their new/old ratios agree.
+ra, rb = (r["ratio_of_medians"] for r in sorted(rows, key=lambda r: r["config"]["pkg"]))
+assert 0.5 < rb / ra < 2, (ra, rb)
 PY
 "$NF" compare "$r1" "$r2" >"$WORK/compare.txt"
 contains "$WORK/compare.txt" "pkg: example.com/twopkg/a"
