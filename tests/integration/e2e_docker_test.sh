@@ -131,8 +131,23 @@ running() {  # containers of runs still running
   curl -s --unix-socket "$SOCK" -G http://localhost/containers/json \
     --data-urlencode 'filters={"label":["noisefloor.run"],"status":["running"]}' | grep -o '"Id":"[0-9a-f]*"' || true
 }
-for _ in $(seq 100); do [[ -z "$(running)" ]] && break; sleep 0.1; done
-[[ -z "$(running)" ]] || fail "the SIGKILLed run's container is still running (burning a CPU) after 10 s"
+# Within 30 s, half the benchmark's own 60 s timeout: a container that only stopped at its timeout
+# fails. It stops in under a second here; once in CI at 670663b it was still running after 10 s, so
+# a slow stop is reported (with the container's state) for the next look, not failed.
+killed_at=$(date +%s.%N)
+for _ in $(seq 300); do [[ -z "$(running)" ]] && break; sleep 0.1; done
+stopped_after=$(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$killed_at")
+if [[ -n "$(running)" ]] || awk -v s="$stopped_after" 'BEGIN { exit !(s > 10) }'; then
+  echo "the SIGKILLed run's container: $stopped_after s to stop; its state:"
+  for id in $(containers_labelled noisefloor.run); do
+    curl -s --unix-socket "$SOCK" "http://localhost/containers/$id/json" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)
+print("  ", c["Id"][:12], c["State"], c["Config"].get("OpenStdin"), c["Config"].get("StdinOnce"))'
+  done
+  ps -eo pid,ppid,stat,etime,args | grep -E "noisefloor|nf-probe|hog" | grep -v grep || true
+fi
+[[ -z "$(running)" ]] || fail "the SIGKILLed run's container is still running (burning a CPU) after 30 s"
 [[ -n "$(containers_labelled noisefloor.run)" ]] || fail "expected the SIGKILLed run's stopped container to remain"
 "$NF" gc >gc.txt
 contains gc.txt 'removed 1 container(s) left by earlier runs'
