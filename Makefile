@@ -48,9 +48,9 @@ noisefloor: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target noisefloor
 
 # All tests through CTest: unit, I/O (real processes, the real Docker engine) and end to end, two at
-# a time (TEST_JOBS): the tests that measure the room one after another, each beside at most one
-# light test, on two Docker engines (a test that starts containers gets one to itself:
-# tests/resources.json, tests/tests.cmake). TEST_JOBS=1: one at a time.
+# a time (TEST_JOBS): a test that measures the room beside at most one light test, two that only
+# load it side by side, on two Docker engines (a test that starts containers gets one to itself:
+# tests/resources.json, tests/integration/tests.cmake). TEST_JOBS=1: one at a time.
 # CTEST_ARGS: more ctest options (e.g. -E NAME to leave tests out, -R NAME for one).
 TEST_JOBS ?= 2
 CTEST_ARGS ?=

@@ -111,8 +111,9 @@ contains "$WORK/cv.txt" "pkg: example.com/twopkg/b"
 "$NF" cv --format markdown "$r1" >"$WORK/cv.md"
 contains "$WORK/cv.md" "(pkg: example.com/twopkg/b)"
 
-# compare: rows matched by package.
-"$NF" compare --format json "$r1" "$r2" >"$WORK/compare.json"
+# compare: rows matched by package. The two runs may meet rooms of different cleanliness (a busy
+# process beside one of them): what is checked here is the matching, so the labels may differ.
+"$NF" compare --allow-different-labels --format json "$r1" "$r2" >"$WORK/compare.json"
 python3 - "$WORK/compare.json" <<'PY' || fail "compare: one row per package"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -125,7 +126,7 @@ for r in rows:
 ra, rb = (r["ratio_of_medians"] for r in sorted(rows, key=lambda r: r["config"]["pkg"]))
 assert 0.5 < rb / ra < 2, (ra, rb)
 PY
-"$NF" compare "$r1" "$r2" >"$WORK/compare.txt"
+"$NF" compare --allow-different-labels "$r1" "$r2" >"$WORK/compare.txt"
 contains "$WORK/compare.txt" "pkg: example.com/twopkg/a"
 
 # report: the gotest export keeps the pkg lines, so benchstat keys the same two rows.

@@ -21,7 +21,8 @@ write_experiment trust.yaml trust 3 2000x "  - name: idle
     spinners: all
   - name: pinned
     spinners: all
-    container: {cpuset: \"0\", cpus: 1, memory: 512m}"
+    container: {cpuset: \"0\", cpus: 1, memory: 512m}" "settle: 0.1s
+noise_profile: 0.2s"
 "$NF" run trust.yaml --results "$WORK/results" >out.txt 2>err.txt || { cat err.txt >&2; fail "trust run failed"; }
 dir="$WORK/results/trust/latest"
 for c in idle noisy pinned; do contains out.txt "| $c "; done
@@ -43,6 +44,8 @@ contains err2.txt '(reused, unchanged binary; '
 cat >dyn.yaml <<YAML
 name: dyn
 benchmark: {command: [/bin/true], format: command, samples: 2}
+settle: 0s
+noise_profile: 0s
 conditions:
   - name: boxed
     container: {cpuset: "0", memory: 64m}

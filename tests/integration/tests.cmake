@@ -11,19 +11,40 @@ add_test(NAME soak COMMAND ${NF_WITH_ENGINE} bash ${CMAKE_SOURCE_DIR}/scripts/so
 set_tests_properties(soak PROPERTIES LABELS integration TIMEOUT 900 SKIP_RETURN_CODE 77
                      ENVIRONMENT "NF=$<TARGET_FILE:noisefloor>")
 
-# The tests that start containers on the engine DOCKER_HOST names, one engine each.
-set_tests_properties(e2e_suites e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_newcomer e2e_readme e2e_gate
-                     e2e_gate_host e2e_counters e2e_sweep e2e_faults soak PROPERTIES RESOURCE_GROUPS engines:1)
-# The tests that measure the room (shares of a CPU, waits, spinners on every CPU, timings against
-# their own baselines) hold it one at a time: beside each runs at most one light test (the unit
-# tests, the parsers, the checks of the tree), which is what they are built to tolerate — one busy
-# process per CPU — while two of them side by side would load 2 CPUs with 4 to 6 busy tasks.
-# `fleet` also guards the sshd and extra engines of fleet_lib.sh, `podman` Podman's one service.
-set_tests_properties(e2e_suites e2e_run e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker
-                     e2e_matrix e2e_newcomer e2e_readme e2e_gate e2e_counters e2e_sweep soak
-                     PROPERTIES RESOURCE_LOCK room)
-set_tests_properties(e2e_fleet e2e_gate_host PROPERTIES RESOURCE_LOCK "room;fleet")
-set_tests_properties(e2e_podman PROPERTIES RESOURCE_LOCK "room;podman")
+# What a test takes of this machine, in tests/resources.json's terms:
+#   - `engines`: a test that starts containers on the engine DOCKER_HOST names gets one engine to
+#     itself (tests/integration/engine.sh points DOCKER_HOST at it), as noisefloor's lease wants;
+#   - `room` (2 slots): a test that measures the room itself (shares of a CPU against a baseline it
+#     took moments before, run-queue waits of a quiet side against a loaded one) takes both slots:
+#     beside it runs at most one light test (the unit tests, the parsers, the checks of the tree),
+#     which is what it is built to tolerate, one busy process per CPU. A test that loads the room
+#     (spinners, containers, builds) but judges only what it knows whatever the room does (CPU time
+#     of a workload of known cost, a sleep's length, exit statuses, what is left behind, intervals
+#     that must cover a known ratio) takes one slot: two of those run side by side, never beside a
+#     test that measures the room. The gates measure it too: a Go benchmark's wall time beside another
+#     test that starts and stops spinners moves by half (an A/A floor of ±54% was measured so), and
+#     a gate then rightly calls a known 1.5x change inconclusive.
+#   - locks: `fleet` guards the sshd and extra engines of fleet_lib.sh, `podman` Podman's service.
+set(NF_MEASURES_ROOM e2e_suites e2e_sweep e2e_newcomer e2e_counters e2e_gate e2e_gate_host)
+set(NF_LOADS_ROOM e2e_run e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker e2e_matrix
+                  e2e_readme soak e2e_podman e2e_fleet)
+set(NF_STARTS_CONTAINERS e2e_suites e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_newcomer e2e_readme
+                         e2e_gate e2e_gate_host e2e_counters e2e_sweep e2e_faults soak)
+foreach(t IN LISTS NF_MEASURES_ROOM NF_LOADS_ROOM NF_STARTS_CONTAINERS)
+  set(group "")
+  if(t IN_LIST NF_STARTS_CONTAINERS)
+    list(APPEND group "engines:1")
+  endif()
+  if(t IN_LIST NF_MEASURES_ROOM)
+    list(APPEND group "room:2")
+  elseif(t IN_LIST NF_LOADS_ROOM)
+    list(APPEND group "room:1")
+  endif()
+  list(JOIN group "," group)
+  set_tests_properties(${t} PROPERTIES RESOURCE_GROUPS "${group}")
+endforeach()
+set_tests_properties(e2e_fleet e2e_gate_host PROPERTIES RESOURCE_LOCK fleet)
+set_tests_properties(e2e_podman PROPERTIES RESOURCE_LOCK podman)
 
 # Tests whose time goes to waiting, building and analysing at -O0 more than to code only they
 # reach: CI leaves them out of its second, sanitized pass (`make test SANITIZE=1 CTEST_ARGS="-LE
