@@ -48,7 +48,8 @@ endif()
 add_test(NAME layering COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/layering.py)
 # Every C++ file as clang-format leaves it (`make format`); skipped (77) without clang-format
 # outside CI, failed in CI.
-add_test(NAME format COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/format_check.py)
+# (format and scale: a session of their own, as tests/integration/engine.sh gives every end-to-end test)
+add_test(NAME format COMMAND setsid --wait python3 ${CMAKE_SOURCE_DIR}/tests/format_check.py)
 set_tests_properties(format PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
 add_test(NAME golden_verify COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/golden/verify.py)
 add_test(NAME spec_refs COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/spec_refs.py)
@@ -66,5 +67,5 @@ include(tests/integration/tests.cmake OPTIONAL)
 # Every reading path (cv, compare, report, check, in their formats) grows linearly with the rows:
 # their CPU time at 500 and 4000 benchmarks, back to back, within 2.5x of the linear ratio (issue
 # 41). Left out of the sanitized pass (`waiting`): under ASan the allocator's own growth is timed.
-add_test(NAME scale COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/scale_check.py $<TARGET_FILE:noisefloor>)
+add_test(NAME scale COMMAND setsid --wait python3 ${CMAKE_SOURCE_DIR}/tests/scale_check.py $<TARGET_FILE:noisefloor>)
 set_tests_properties(scale PROPERTIES LABELS "unit;waiting" TIMEOUT 900)

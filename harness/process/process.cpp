@@ -233,6 +233,11 @@ struct ChildSetup {
   int stdout_fd = -1;  // becomes the child's stdout when set (the spinners' readiness pipe)
   int stdin_fd = -1;   // becomes the child's stdin when set (a supervised child's watched pipe)
   int death_signal = SIGKILL;
+  // A session of its own (a spinner): the load of an unrelated job. Where the kernel shares the
+  // CPU between sessions before their tasks (autogroup, on by default in most desktop kernels), a
+  // spinner in noisefloor's session would only split that session's share with the benchmark, and
+  // other work on the machine would leave both less than a spinner should take.
+  bool own_session = false;
 
   template <class Executor>
   void operator()(Executor& exec) const {
@@ -245,8 +250,8 @@ struct ChildSetup {
     // Its own process group: the terminal's Ctrl-C reaches noisefloor only (which then stops
     // everything in order), and a kill reaches whatever the benchmark started (go test's test
     // binary, a wrapper's children).
-    if (::setpgid(0, 0) != 0) {
-      exec.set_error(std::error_code(errno, std::system_category()), "setpgid");
+    if (own_session ? ::setsid() < 0 : ::setpgid(0, 0) != 0) {
+      exec.set_error(std::error_code(errno, std::system_category()), own_session ? "setsid" : "setpgid");
       return;
     }
     // Leave noisefloor's signal mask and dispositions behind.
@@ -678,6 +683,7 @@ SpinnerSet::SpinnerSet(const model::SpinnerSpec& spec, std::chrono::duration<dou
     if (!spec.cpus.empty()) cpus.push_back(spec.cpus[static_cast<std::size_t>(i) % spec.cpus.size()]);
     ChildSetup setup = make_setup(cpus, spec.nice);
     setup.stdout_fd = ready.write.get();
+    setup.own_session = true;
     std::error_code ec;
     bp::child c(bp::exe = self, bp::args = std::vector<std::string>{"__spin", parent},
                 bp::std_in<bp::null, bp::std_err> bp::null, bp::extend::on_exec_setup = setup, ec);

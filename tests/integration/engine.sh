@@ -8,6 +8,11 @@
 # keeps noisefloor's rule of one experiment at a time, and a test's checks of "no container
 # left" only see its own engine. Run without a resource file (plain `ctest`), DOCKER_HOST is left
 # as it is.
+#
+# Each test runs in a session of its own, as a separate job would: where the kernel shares a CPU
+# between sessions first (autogroup), two tests side by side then each get their half whatever
+# the other runs, and a busy job beside `make test` takes its share from both alike, not from
+# whichever test starts more processes.
 set -euo pipefail
 case "${CTEST_RESOURCE_GROUP_0_ENGINES:-}" in
   id:default,*) ;;
@@ -16,4 +21,4 @@ case "${CTEST_RESOURCE_GROUP_0_ENGINES:-}" in
     export DOCKER_HOST="unix:///run/nf-engines/${id%%,*}.sock"
     ;;
 esac
-exec "$@"
+exec setsid --wait "$@"
