@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <set>
 
 #include "analysis/labels.hpp"
@@ -83,12 +85,11 @@ std::string merged_condition(std::string_view label, std::string_view condition)
   return fmt::format("{}:{}", label, condition);
 }
 
-Analysis analyze(std::vector<records::Result> sources, bool allow_different_hosts) {
-  if (sources.empty()) throw Error("no results to analyze");
-  Analysis a;
-  a.merged = sources.size() > 1;
-  a.allow_different_hosts = allow_different_hosts;
-  // The same result given twice still needs two names for its conditions.
+namespace {
+
+// The same result given twice still needs two names for its conditions: "#2", "#3" after a label
+// seen before.
+void make_labels_unique(std::vector<records::Result>& sources) {
   std::set<std::string> labels;
   for (auto& s : sources) {
     std::string label = s.label;
@@ -96,23 +97,61 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
     labels.insert(label);
     s.label = label;
   }
-  std::map<std::string, Table::RoomLabel> room_labels;  // by renamed condition
-  std::map<std::string, model::SweepPoint> sweeps;      // by renamed condition
-  // A condition name seen in several sources is prefixed with its source's label.
+}
+
+// How many sources name each condition (a name seen in several is prefixed with its source's label).
+std::map<std::string, int> condition_counts(const std::vector<records::Result>& sources) {
   std::map<std::string, int> seen;
   for (const auto& s : sources) {
     std::set<std::string> names(s.conditions.begin(), s.conditions.end());
     for (const auto& series : s.samples.series()) names.insert(series.condition);
     for (const auto& n : names) ++seen[n];
   }
-  for (auto& s : sources) {
-    auto rename = [&](const std::string& c) { return seen[c] > 1 ? merged_condition(s.label, c) : c; };
+  return seen;
+}
+
+using Rename = std::function<std::string(const std::string&)>;
+
+// One source merged into the analysis under its renamed conditions.
+class Merge {
+ public:
+  explicit Merge(Analysis& a) : a_(a) {}
+
+  void add(records::Result& s, const Rename& rename) {
+    const std::vector<std::string> conditions = add_conditions(s, rename);
+    add_design(s, rename);
+    if (s.run) add_run(s, rename);
+    for (const auto& c : conditions) {
+      std::string reason;
+      const Label label = condition_label(s, c, &reason);
+      if (label != Label::unknown) room_labels[rename(c)] = {std::string(to_string(label)), reason};
+    }
+    // The samples move into the analysis under their renamed conditions (held once, not twice).
+    s.samples.rename_conditions(rename);
+    if (a_.samples.empty())
+      a_.samples = std::move(s.samples);
+    else
+      a_.samples.append(s.samples);
+    s.samples = records::Samples();
+    for (const auto& w : s.warnings) a_.warnings.push_back(a_.merged ? s.label + ": " + w : w);
+    for (auto& conflict : a_.units.merge(s.units)) a_.warnings.push_back(s.label + ": " + conflict);
+    if (s.run)
+      for (const auto& w : s.run->warnings) a_.warnings.push_back(a_.merged ? s.label + ": " + w : w);
+  }
+
+  std::map<std::string, Table::RoomLabel> room_labels;  // by renamed condition
+  std::map<std::string, model::SweepPoint> sweeps;      // by renamed condition
+
+ private:
+  // The source's conditions (those its samples name too, in the order their first samples came)
+  // and each one's go test configuration.
+  std::vector<std::string> add_conditions(const records::Result& s, const Rename& rename) {
     std::vector<std::string> conditions = s.conditions;
-    for (const auto& series : s.samples.series())  // in the order their first samples came
+    for (const auto& series : s.samples.series())
       if (std::find(conditions.begin(), conditions.end(), series.condition) == conditions.end())
         conditions.push_back(series.condition);
     for (const auto& c : conditions) {
-      a.conditions.push_back(rename(c));
+      a_.conditions.push_back(rename(c));
       records::GoTestConfig config;
       if (auto it = s.gotest_config.find(c); it != s.gotest_config.end()) {
         config = it->second;
@@ -121,59 +160,75 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
         config.emplace_back("run", s.run->run_id);
       }
       set_config(config, "condition", rename(c));
-      a.gotest_config[rename(c)] = std::move(config);
+      a_.gotest_config[rename(c)] = std::move(config);
     }
-    if (is_gate(s)) {
-      if (!a.gate) {
-        const auto& sides = s.fingerprint.run ? s.fingerprint.run->gate : std::nullopt;
-        a.gate = build_gate(s.samples, sides ? sides->settings : model::GateSettings{}, paired_labels(s),
-                            contended(s), s.units);
-        a.gate_sides = sides;
-      }
-    } else if (has_variants(s)) {
-      records::ComparisonSettings settings = s.comparison().value_or(records::ComparisonSettings{});
-      if (settings.baseline.empty()) settings.baseline = derived_baseline(s);
-      if (!a.comparison) a.comparison = settings;
-      PairedTable p =
-          build_paired(s.samples, settings.baseline, settings.threshold, paired_labels(s), s.units);
-      for (auto& row : p.rows) {
-        row.condition = rename(row.condition);
-        a.paired.rows.push_back(std::move(row));
-      }
-      for (auto& aa : p.aa) {
-        aa.condition = rename(aa.condition);
-        a.paired.aa.push_back(std::move(aa));
-      }
-      for (auto& note : p.notes) a.paired.notes.push_back(std::move(note));
-    }
-    if (s.run)
-      for (const auto& [condition, outcome] : s.run->adaptive) a.adaptive[rename(condition)] = outcome;
-    if (s.run)
-      for (const auto& [condition, point] : s.run->sweeps) {
-        model::SweepPoint p = point;
-        if (rename(condition) != condition) p.group = merged_condition(s.label, p.group);
-        sweeps[rename(condition)] = std::move(p);
-      }
-    if (s.run)
-      for (auto& acc : accounting_of(*s.run, rename)) a.accounting.push_back(std::move(acc));
-    for (const auto& c : conditions) {
-      std::string reason;
-      const Label label = condition_label(s, c, &reason);
-      if (label != Label::unknown) room_labels[rename(c)] = {std::string(to_string(label)), reason};
-    }
-    // The samples move into the analysis under their renamed conditions (held once, not twice).
-    s.samples.rename_conditions(rename);
-    if (a.samples.empty()) {
-      a.samples = std::move(s.samples);
-    } else {
-      a.samples.append(s.samples);
-    }
-    s.samples = records::Samples();
-    for (const auto& w : s.warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);
-    for (auto& conflict : a.units.merge(s.units)) a.warnings.push_back(s.label + ": " + conflict);
-    if (s.run)
-      for (const auto& w : s.run->warnings) a.warnings.push_back(a.merged ? s.label + ": " + w : w);
+    return conditions;
   }
+
+  // The gate's table (the first gate's), or the paired design's rows.
+  void add_design(const records::Result& s, const Rename& rename) {
+    if (is_gate(s)) {
+      if (a_.gate) return;
+      const auto& sides = s.fingerprint.run ? s.fingerprint.run->gate : std::nullopt;
+      a_.gate = build_gate(s.samples, sides ? sides->settings : model::GateSettings{}, paired_labels(s),
+                           contended(s), s.units);
+      a_.gate_sides = sides;
+      return;
+    }
+    if (!has_variants(s)) return;
+    records::ComparisonSettings settings = s.comparison().value_or(records::ComparisonSettings{});
+    if (settings.baseline.empty()) settings.baseline = derived_baseline(s);
+    if (!a_.comparison) a_.comparison = settings;
+    PairedTable p = build_paired(s.samples, settings.baseline, settings.threshold, paired_labels(s), s.units);
+    for (auto& row : p.rows) {
+      row.condition = rename(row.condition);
+      a_.paired.rows.push_back(std::move(row));
+    }
+    for (auto& aa : p.aa) {
+      aa.condition = rename(aa.condition);
+      a_.paired.aa.push_back(std::move(aa));
+    }
+    for (auto& note : p.notes) a_.paired.notes.push_back(std::move(note));
+  }
+
+  // What the run recorded: adaptive outcomes, sweep points, the invocations' accounting.
+  void add_run(const records::Result& s, const Rename& rename) {
+    for (const auto& [condition, outcome] : s.run->adaptive) a_.adaptive[rename(condition)] = outcome;
+    for (const auto& [condition, point] : s.run->sweeps) {
+      model::SweepPoint p = point;
+      if (rename(condition) != condition) p.group = merged_condition(s.label, p.group);
+      sweeps[rename(condition)] = std::move(p);
+    }
+    for (auto& acc : accounting_of(*s.run, rename)) a_.accounting.push_back(std::move(acc));
+  }
+
+  Analysis& a_;
+};
+
+// The recorded claims (and published reference) judged on a single run's own table.
+void judge_recorded(Analysis& a) {
+  if (a.merged || !a.sources.front().run) return;
+  const records::RunRecord& run = *a.sources.front().run;
+  if (run.claims.empty() && !run.reference) return;
+  try {
+    a.judgement = judge(a.table, a.paired, run.claims, run.claims_seed, run.reference);
+  } catch (const claims::ClaimError& e) {
+    a.warnings.push_back(fmt::format("the recorded claims are not judged: {}", e.what()));
+  }
+}
+
+}  // namespace
+
+Analysis analyze(std::vector<records::Result> sources, bool allow_different_hosts) {
+  if (sources.empty()) throw Error("no results to analyze");
+  Analysis a;
+  a.merged = sources.size() > 1;
+  a.allow_different_hosts = allow_different_hosts;
+  make_labels_unique(sources);
+  std::map<std::string, int> seen = condition_counts(sources);
+  Merge merge(a);
+  for (auto& s : sources)
+    merge.add(s, [&](const std::string& c) { return seen[c] > 1 ? merged_condition(s.label, c) : c; });
   if (a.merged)
     for (std::size_t k = 1; k < sources.size(); ++k) {
       if (sources.front().fingerprint.empty() || sources[k].fingerprint.empty()) continue;
@@ -183,8 +238,8 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
       }
     }
   a.table = build_table(a.samples, a.conditions, a.units);
-  a.table.labels = std::move(room_labels);
-  a.table.sweeps = std::move(sweeps);
+  a.table.labels = std::move(merge.room_labels);
+  a.table.sweeps = std::move(merge.sweeps);
   for (const auto& acc : a.accounting)
     if (acc.starved()) mark_starved(a.table, acc.condition);
   for (auto& note : accounting_notes(a.accounting)) a.table.notes.push_back(std::move(note));
@@ -192,16 +247,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
   if (!a.merged && sources.front().run && !a.gate)
     a.diagnosis = diagnose(*sources.front().run, a.table, a.samples, {});
   a.sources = std::move(sources);
-  if (!a.merged && a.sources.front().run) {
-    const records::RunRecord& run = *a.sources.front().run;
-    if (!run.claims.empty() || run.reference) {
-      try {
-        a.judgement = judge(a.table, a.paired, run.claims, run.claims_seed, run.reference);
-      } catch (const claims::ClaimError& e) {
-        a.warnings.push_back(fmt::format("the recorded claims are not judged: {}", e.what()));
-      }
-    }
-  }
+  judge_recorded(a);
   return a;
 }
 

@@ -401,6 +401,7 @@ bool label_row(CompareRow& r, const std::string& oc, const std::string& nc, cons
                                          why(reason_of(st.new_label_reasons, nc)));
   if (differ && !st.allow_different_labels) {
     r.compared = false;
+    r.labels_differ = labels;
     r.reason = "labels differ: " + labels;
     return false;
   }
@@ -648,9 +649,8 @@ std::string benchstat_p_text(const CompareRow& r) {
 
 std::vector<std::string> label_differences(const CompareTable& t) {
   std::vector<std::string> out;
-  static constexpr std::string_view kPrefix = "labels differ: ";
   for (const auto& r : t.rows)
-    if (!r.compared && r.reason.starts_with(kPrefix)) add_unique(out, r.reason.substr(kPrefix.size()));
+    if (!r.compared && !r.labels_differ.empty()) add_unique(out, r.labels_differ);
   return out;
 }
 

@@ -96,6 +96,9 @@ struct CompareRow {
   std::string label_reason;  // e.g. "2 spinners", "old: 2 spinners; new: 1-minute load 2.50 on 2 CPUs"
   bool compared = false;     // false: the labels differ (reason says so); nothing below is set
   std::string reason;
+  // Not compared because the labels differ: the two labels and why, "old 'idle' is MEASURED-clean
+  // (...), new 'idle' is CONTENDED (...)" (reason is "labels differ: " and this).
+  std::string labels_differ;
   double ratio_of_medians = stats::kNaN;  // new/old centres (benchstat's delta); NaN when old is 0
   stats::MannWhitney test;                // u, p (exact |U-mu| or normal), p_benchstat, ...
   // The p in benchstat's slot: test.p_benchstat, except where benchstat's tie-conditional count is

@@ -14,54 +14,65 @@
 
 namespace noisefloor::analysis {
 
-const std::vector<Factor> kFactors = {
-    {"run_queue_wait", "time waiting for a CPU", true, 0.001},
-    {"cpu_migrations", "CPU migrations", false, 10},
-    {"involuntary_switches", "involuntary context switches (preemptions)", false, 10},
-    {"voluntary_switches", "voluntary context switches (sleeps, blocking)", false, 10},
-    {"throttled", "time throttled by the CPU quota", true, 0.001},
-    {"steal", "time stolen by the hypervisor", true, 0.001},
-    {"beside", "other work on its CPUs", true, 0.01},
-    {"minor_faults", "minor page faults", false, 1000},
-    {"major_faults", "major page faults", false, 10},
-    {"instructions", "instructions", false, 1e6},
-    {"cycles", "cycles", false, 1e6},
-};
+namespace {
 
-std::optional<double> factor_value(const records::InvocationRecord& inv, const std::string& key) {
-  const records::Accounting& acc = inv.accounting;
-  const auto counter = [&](const char* name) -> std::optional<double> {
-    if (!acc.counters) return std::nullopt;
-    if (const auto v = acc.counters->count(name)) return static_cast<double>(*v);
-    return std::nullopt;
-  };
-  if (key == "run_queue_wait") return acc.run_queue ? acc.run_queue->wait_seconds : std::nullopt;
-  if (key == "steal") return acc.run_queue ? acc.run_queue->steal_seconds : std::nullopt;
-  if (key == "beside") {
-    if (!acc.run_queue || !acc.run_queue->cpus_busy_seconds || !acc.run_queue->run_seconds || !acc.usage)
-      return std::nullopt;
-    const double own = std::max(*acc.run_queue->run_seconds, acc.usage->cpu_seconds());
-    return std::max(0.0, *acc.run_queue->cpus_busy_seconds - own);
-  }
-  if (key == "throttled") return acc.cgroup ? acc.cgroup->throttled_seconds : std::nullopt;
-  if (key == "involuntary_switches")
-    return acc.usage ? std::optional<double>(static_cast<double>(acc.usage->involuntary_switches))
-                     : std::nullopt;
-  if (key == "voluntary_switches")
-    return acc.usage ? std::optional<double>(static_cast<double>(acc.usage->voluntary_switches))
-                     : std::nullopt;
-  // perf_event_open's counts where the probe could open them; else the kernel's own accounting of
-  // the same thing (a container without CAP_PERFMON): the threads' se.nr_migrations, the tree's
-  // rusage page faults.
-  if (const auto v = counter(key.c_str())) return v;
-  const auto as_double = [](const std::optional<std::int64_t>& v) -> std::optional<double> {
-    return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
-  };
-  if (key == "cpu_migrations" && acc.run_queue) return as_double(acc.run_queue->migrations);
-  if (key == "minor_faults" && acc.usage) return as_double(acc.usage->minor_faults);
-  if (key == "major_faults" && acc.usage) return as_double(acc.usage->major_faults);
-  return std::nullopt;
+std::optional<double> as_double(const std::optional<std::int64_t>& v) {
+  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
 }
+
+// perf_event_open's count where the probe could open it; else `fallback`, the kernel's own
+// accounting of the same thing (a container without CAP_PERFMON: the threads' se.nr_migrations,
+// the tree's rusage page faults).
+std::optional<double> counted(const records::Accounting& acc, const char* name,
+                              std::optional<double> fallback = std::nullopt) {
+  if (acc.counters)
+    if (const auto v = acc.counters->count(name)) return static_cast<double>(*v);
+  return fallback;
+}
+
+std::optional<double> other_work_beside(const records::Accounting& acc) {
+  if (!acc.run_queue || !acc.run_queue->cpus_busy_seconds || !acc.run_queue->run_seconds || !acc.usage)
+    return std::nullopt;
+  const double own = std::max(*acc.run_queue->run_seconds, acc.usage->cpu_seconds());
+  return std::max(0.0, *acc.run_queue->cpus_busy_seconds - own);
+}
+
+}  // namespace
+
+const std::vector<Factor> kFactors = {
+    {"run_queue_wait", "time waiting for a CPU", true, 0.001,
+     [](const records::Accounting& a) { return a.run_queue ? a.run_queue->wait_seconds : std::nullopt; }},
+    {"cpu_migrations", "CPU migrations", false, 10,
+     [](const records::Accounting& a) {
+       return counted(a, "cpu_migrations", a.run_queue ? as_double(a.run_queue->migrations) : std::nullopt);
+     }},
+    {"involuntary_switches", "involuntary context switches (preemptions)", false, 10,
+     [](const records::Accounting& a) {
+       return a.usage ? std::optional<double>(static_cast<double>(a.usage->involuntary_switches))
+                      : std::nullopt;
+     }},
+    {"voluntary_switches", "voluntary context switches (sleeps, blocking)", false, 10,
+     [](const records::Accounting& a) {
+       return a.usage ? std::optional<double>(static_cast<double>(a.usage->voluntary_switches))
+                      : std::nullopt;
+     }},
+    {"throttled", "time throttled by the CPU quota", true, 0.001,
+     [](const records::Accounting& a) { return a.cgroup ? a.cgroup->throttled_seconds : std::nullopt; }},
+    {"steal", "time stolen by the hypervisor", true, 0.001,
+     [](const records::Accounting& a) { return a.run_queue ? a.run_queue->steal_seconds : std::nullopt; }},
+    {"beside", "other work on its CPUs", true, 0.01, other_work_beside},
+    {"minor_faults", "minor page faults", false, 1000,
+     [](const records::Accounting& a) {
+       return counted(a, "minor_faults", a.usage ? as_double(a.usage->minor_faults) : std::nullopt);
+     }},
+    {"major_faults", "major page faults", false, 10,
+     [](const records::Accounting& a) {
+       return counted(a, "major_faults", a.usage ? as_double(a.usage->major_faults) : std::nullopt);
+     }},
+    {"instructions", "instructions", false, 1e6,
+     [](const records::Accounting& a) { return counted(a, "instructions"); }},
+    {"cycles", "cycles", false, 1e6, [](const records::Accounting& a) { return counted(a, "cycles"); }},
+};
 
 namespace {
 
@@ -273,7 +284,7 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
     for (const Factor& f : kFactors) {
       std::vector<double> values;
       for (const auto* inv : ci.all)
-        if (const auto v = factor_value(*inv, f.key)) values.push_back(*v);
+        if (const auto v = factor_value(*inv, f)) values.push_back(*v);
       if (!values.empty()) cd.levels.push_back({f.key, stats::median(values), values.size()});
     }
     // Within: each primary row of the condition, its invocations' mean sample against each
@@ -305,7 +316,7 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
       for (const Factor& f : kFactors) {
         std::vector<double> x, y;
         for (std::size_t i = 0; i < records_of.size(); ++i)
-          if (const auto v = factor_value(*records_of[i], f.key)) {
+          if (const auto v = factor_value(*records_of[i], f)) {
             x.push_back(per_invocation[i]);
             y.push_back(*v);
           }

@@ -25,11 +25,15 @@ struct Factor {
   const char* words;  // a noun phrase: "time waiting for a CPU"
   bool time;          // seconds (shown as ms), else a count
   double floor;       // the smallest difference between conditions worth a word (s or count)
+  // Its value for one invocation, from what was accounted; nullopt when it was not recorded.
+  std::optional<double> (*value)(const records::Accounting& accounting);
 };
 extern const std::vector<Factor> kFactors;
 
 // The factor's value for one invocation; nullopt when it was not recorded.
-std::optional<double> factor_value(const records::InvocationRecord& invocation, const std::string& key);
+inline std::optional<double> factor_value(const records::InvocationRecord& invocation, const Factor& factor) {
+  return factor.value(invocation.accounting);
+}
 
 struct FactorLevel {
   std::string key;

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <string_view>
+#include <utility>
 
 #include "analysis/verdict.hpp"
 #include "text/units.hpp"
@@ -137,36 +139,17 @@ Syntax syntax_of(std::string_view path) {
   if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return Syntax::text;
   std::string ext(path.substr(dot + 1));
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (ext == "md" || ext == "markdown") return Syntax::markdown;
-  if (ext == "html" || ext == "htm") return Syntax::html;
-  if (ext == "yaml" || ext == "yml") return Syntax::yaml;
-  if (ext == "json") return Syntax::json;
-  if (ext == "csv" || ext == "tsv") return Syntax::csv;
+  static constexpr std::pair<std::string_view, Syntax> kExtensions[] = {
+      {"md", Syntax::markdown}, {"markdown", Syntax::markdown}, {"html", Syntax::html},
+      {"htm", Syntax::html},    {"yaml", Syntax::yaml},         {"yml", Syntax::yaml},
+      {"json", Syntax::json},   {"csv", Syntax::csv},           {"tsv", Syntax::csv}};
+  for (const auto& [extension, syntax] : kExtensions)
+    if (ext == extension) return syntax;
   static const std::vector<std::string> sources = {"go",  "c",  "h",  "cc", "cpp",   "hpp",
                                                    "cxx", "hh", "py", "sh", "rs",    "java",
                                                    "js",  "ts", "rb", "kt", "swift", "cmake"};
   if (std::find(sources.begin(), sources.end(), ext) != sources.end()) return Syntax::source;
   return Syntax::text;
-}
-
-std::string_view name_of(Syntax syntax) {
-  switch (syntax) {
-    case Syntax::markdown:
-      return "markdown";
-    case Syntax::html:
-      return "HTML";
-    case Syntax::yaml:
-      return "YAML";
-    case Syntax::json:
-      return "JSON";
-    case Syntax::csv:
-      return "CSV";
-    case Syntax::source:
-      return "source";
-    case Syntax::text:
-      return "text";
-  }
-  return "text";
 }
 
 namespace {

@@ -6,10 +6,12 @@
 // rewritten with a visible correction mark in the file's own syntax. Pure.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/analysis.hpp"
@@ -55,9 +57,17 @@ std::vector<Correction> match_figures(const std::vector<Figure>& old_figures,
 
 // How a file writes, for quotations and their correction marks.
 enum class Syntax { markdown, html, yaml, json, csv, source, text };
+constexpr std::array<std::pair<Syntax, std::string_view>, 7> names(Syntax) {
+  return {{{Syntax::markdown, "markdown"},
+           {Syntax::html, "HTML"},
+           {Syntax::yaml, "YAML"},
+           {Syntax::json, "JSON"},
+           {Syntax::csv, "CSV"},
+           {Syntax::source, "source"},
+           {Syntax::text, "text"}}};
+}
 // By the file name's extension: .md → markdown, .go/.cpp/.py/... → source, anything else → text.
 Syntax syntax_of(std::string_view path);
-std::string_view name_of(Syntax syntax);
 
 enum class Certainty { certain, likely };
 

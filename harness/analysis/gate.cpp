@@ -337,7 +337,7 @@ Collected collect_quads(const records::Samples& samples) {
       auto [it, added] = c.series.try_emplace(key);
       if (added) c.keys.push_back(key), it->second.name = s.name;
       GateQuad& q = it->second.blocks[s.block == 2 ? 2 : 1][s.repeat];
-      q.head_first = s.order == "BAAB";
+      q.head_first = s.order == model::PairOrder::baab;
       put_value(q, s.variant, m.value);
     }
   }

@@ -18,7 +18,7 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
                          const std::map<std::string, std::string>& labels, const model::UnitMetadata& units) {
   struct Slot {
     std::optional<double> base, variant;
-    std::string order;
+    model::PairOrder order = model::PairOrder::none;
   };
   // A benchmark as shown: its full name, and the configuration that tells it apart (pkg).
   const std::set<std::string> config_keys = distinguishing_keys(samples);
@@ -54,7 +54,7 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
       if (!slot.base || !slot.variant) continue;  // an interrupted repeat
       b.push_back(*slot.base);
       v.push_back(*slot.variant);
-      variant_first.push_back(slot.order == "BA");
+      variant_first.push_back(slot.order == model::PairOrder::ba);
       row.order.push_back(slot.order);
     }
     if (b.empty()) continue;

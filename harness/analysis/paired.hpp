@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/labels.hpp"
+#include "model/pair_order.hpp"
 #include "model/units.hpp"
 #include "records/samples.hpp"
 #include "stats/compare.hpp"
@@ -25,7 +26,7 @@ struct PairedRow {
   std::string unit;  // of the primary metric, which is compared
   model::Better better = model::Better::unknown;
   model::Quantity quantity = model::Quantity::other;
-  std::vector<std::string> order;  // per repeat: "AB" or "BA"
+  std::vector<model::PairOrder> order;  // per repeat: AB or BA
   stats::Paired paired;
   stats::Verdict verdict = stats::Verdict::inconclusive;
   bool aa = false;

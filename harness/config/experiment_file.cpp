@@ -17,6 +17,7 @@
 #include "claims/claim.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "model/names.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::config {
@@ -161,10 +162,22 @@ class Reader {
     return value;
   }
 
+  // One of E's words (its names table, model/names.hpp); another word fails with the list of them.
+  template <class E>
+  E get_word(const YAML::Node& node, std::string_view path) const {
+    const std::string v = get_string(node, path);
+    if (const auto value = model::from_name<E>(v)) return *value;
+    std::vector<E> all;
+    for (const auto& [value, name] : names(E{})) all.push_back(value);
+    fail(node, fmt::format("{}: expected {}, got {}", path, model::names_list<E>(all), quote(v)));
+  }
+
   bool get_bool(const YAML::Node& node, std::string_view path) const {
+    static constexpr std::pair<std::string_view, bool> kWords[] = {
+        {"true", true}, {"yes", true}, {"on", true}, {"false", false}, {"no", false}, {"off", false}};
     const std::string text = node.IsScalar() ? node.Scalar() : std::string();
-    if (text == "true" || text == "yes" || text == "on") return true;
-    if (text == "false" || text == "no" || text == "off") return false;
+    for (const auto& [word, value] : kWords)
+      if (text == word) return value;
     fail(node, fmt::format("{}: expected true or false, got {}", path, describe(node)));
   }
 
@@ -299,13 +312,7 @@ class Reader {
     exp.benchmark = read_benchmark(bench);
 
     if (const YAML::Node s = root["schedule"]) {
-      const std::string v = get_string(s, "schedule");
-      if (v == "sequential")
-        exp.schedule = model::Schedule::sequential;
-      else if (v == "interleaved")
-        exp.schedule = model::Schedule::interleaved;
-      else
-        fail(s, fmt::format("schedule: expected sequential or interleaved, got {}", quote(v)));
+      exp.schedule = get_word<model::Schedule>(s, "schedule");
     }
     if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
     if (const YAML::Node c = root["settle"]) {
@@ -567,15 +574,7 @@ class Reader {
       fail(node, "missing key \"command\" in benchmark: the argv to run, e.g. [./bench.test, -test.bench=.]");
     b.command = get_argv(cmd, "benchmark.command");
     if (const YAML::Node f = node["format"]) {
-      const std::string v = get_string(f, "benchmark.format");
-      if (v == "gotest")
-        b.format = model::OutputFormat::gotest;
-      else if (v == "gbench-json")
-        b.format = model::OutputFormat::gbench_json;
-      else if (v == "command")
-        b.format = model::OutputFormat::command;
-      else
-        fail(f, fmt::format("benchmark.format: expected gotest, gbench-json or command, got {}", quote(v)));
+      b.format = get_word<model::OutputFormat>(f, "benchmark.format");
     }
     if (const YAML::Node s = node["samples"]) {
       if (s.IsScalar() && s.Scalar() == "auto") {
@@ -844,11 +843,13 @@ class Reader {
     if (const YAML::Node t = node["threshold"])
       exp.comparison.threshold = get_percent(t, "comparison.threshold");
     if (const YAML::Node d = node["design"]) {
+      static constexpr std::pair<std::string_view, bool> kDesigns[] = {{"paired", false}, {"blocks", true}};
       const std::string v = get_string(d, "comparison.design");
-      if (v == "blocks")
-        exp.comparison.blocks = true;
-      else if (v != "paired")
+      const auto* design =
+          std::find_if(std::begin(kDesigns), std::end(kDesigns), [&](const auto& w) { return w.first == v; });
+      if (design == std::end(kDesigns))
         fail(d, fmt::format("comparison.design: expected paired or blocks, got {}", quote(v)));
+      exp.comparison.blocks = design->second;
       if (exp.comparison.blocks && exp.schedule == model::Schedule::interleaved)
         fail(d,
              "comparison.design: blocks runs each variant in its own sequential block; use schedule: "
@@ -1235,20 +1236,11 @@ std::optional<model::Seconds> parse_duration(std::string_view text) {
   if (number.empty() || ec != std::errc{} || ptr != number.data() + number.size() || value < 0 ||
       !std::isfinite(value))
     return std::nullopt;
-  double scale = 0;
-  if (unit.empty() || unit == "s")
-    scale = 1;
-  else if (unit == "ms")
-    scale = 1e-3;
-  else if (unit == "us")
-    scale = 1e-6;
-  else if (unit == "m")
-    scale = 60;
-  else if (unit == "h")
-    scale = 3600;
-  else
-    return std::nullopt;
-  return model::Seconds(value * scale);
+  static constexpr std::pair<std::string_view, double> kUnits[] = {{"", 1},      {"s", 1},  {"ms", 1e-3},
+                                                                   {"us", 1e-6}, {"m", 60}, {"h", 3600}};
+  for (const auto& [name, scale] : kUnits)
+    if (unit == name) return model::Seconds(value * scale);
+  return std::nullopt;
 }
 
 std::optional<std::int64_t> parse_size(std::string_view text) {
@@ -1261,19 +1253,22 @@ std::optional<std::int64_t> parse_size(std::string_view text) {
   const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
   if (number.empty() || ec != std::errc{} || ptr != number.data() + number.size() || value < 0)
     return std::nullopt;
-  std::int64_t scale = 0;
-  if (unit.empty() || unit == "b")
-    scale = 1;
-  else if (unit == "k" || unit == "kb" || unit == "kib")
-    scale = 1024;
-  else if (unit == "m" || unit == "mb" || unit == "mib")
-    scale = 1024 * 1024;
-  else if (unit == "g" || unit == "gb" || unit == "gib")
-    scale = 1024LL * 1024 * 1024;
-  else
-    return std::nullopt;
-  if (value > (std::int64_t{1} << 62) / scale) return std::nullopt;
-  return value * scale;
+  static constexpr std::int64_t kKiB = 1024;
+  static constexpr std::pair<std::string_view, std::int64_t> kUnits[] = {{"", 1},
+                                                                         {"b", 1},
+                                                                         {"k", kKiB},
+                                                                         {"kb", kKiB},
+                                                                         {"kib", kKiB},
+                                                                         {"m", kKiB * kKiB},
+                                                                         {"mb", kKiB * kKiB},
+                                                                         {"mib", kKiB * kKiB},
+                                                                         {"g", kKiB * kKiB * kKiB},
+                                                                         {"gb", kKiB * kKiB * kKiB},
+                                                                         {"gib", kKiB * kKiB * kKiB}};
+  for (const auto& [name, scale] : kUnits)
+    if (unit == name)
+      return value > (std::int64_t{1} << 62) / scale ? std::nullopt : std::optional(value * scale);
+  return std::nullopt;
 }
 
 bool is_safe_name(std::string_view name) {

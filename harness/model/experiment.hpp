@@ -1,11 +1,14 @@
 // The experiment model: what a YAML experiment file says, after validation. Plain values only.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/gate.hpp"
@@ -25,6 +28,16 @@ struct SourceMark {
 
 enum class OutputFormat { gotest, gbench_json, command };
 enum class Schedule { sequential, interleaved };
+
+// The experiment file's words for them (benchmark.format, schedule).
+constexpr std::array<std::pair<OutputFormat, std::string_view>, 3> names(OutputFormat) {
+  return {{{OutputFormat::gotest, "gotest"},
+           {OutputFormat::gbench_json, "gbench-json"},
+           {OutputFormat::command, "command"}}};
+}
+constexpr std::array<std::pair<Schedule, std::string_view>, 2> names(Schedule) {
+  return {{{Schedule::sequential, "sequential"}, {Schedule::interleaved, "interleaved"}}};
+}
 
 // Background CPU load: `count` busy-loop processes, optionally placed on `cpus`.
 struct SpinnerSpec {

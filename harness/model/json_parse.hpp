@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 #include "model/errors.hpp"
@@ -49,6 +50,16 @@ inline nlohmann::json parse_json(std::string_view text, std::string_view what) {
     throw ParseError(fmt::format("{} is nested deeper than {} levels (not something noisefloor wrote)", what,
                                  kJsonDepthLimit));
   return nlohmann::json::parse(text);
+}
+
+// Whether `text` is JSON: "" when it parses, else why not (the nesting bound included).
+inline std::string json_problem(std::string_view text) {
+  try {
+    (void)parse_json(text, "the document");
+    return "";
+  } catch (const std::exception& err) {
+    return err.what();
+  }
 }
 
 // The same without exceptions: a discarded value when `text` is not JSON or nests too deep.

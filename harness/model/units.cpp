@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 #include "text/units.hpp"
@@ -10,9 +11,13 @@
 namespace noisefloor::model {
 namespace {
 
+// `word` is one of `words`.
+bool one_of(std::string_view word, std::initializer_list<std::string_view> words) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
 bool is_time(std::string_view token) {
-  return token == "sec" || token == "s" || token == "ns" || token == "us" || token == "µs" || token == "ms" ||
-         token == "seconds";
+  return one_of(token, {"sec", "s", "ns", "us", "µs", "ms", "seconds"});
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -71,12 +76,11 @@ Quantity quantity_of(std::string_view unit) {
 Better better_of(std::string_view unit, const UnitMetadata& metadata) {
   const std::string tidied = text::tidy_unit(std::string(unit)).first;
   const std::string said = metadata.get(tidied, "better");
-  if (said == "higher") return Better::higher;
-  if (said == "lower") return Better::lower;
-  if (tidied == "sec/op" || tidied == "B/op" || tidied == "allocs/op") return Better::lower;
-  // The counters `metric: instructions` (and its kin) make: less work, or fewer misses, is better.
-  if (tidied == "instructions/op" || tidied == "cycles/op" || tidied == "branch-misses/op" ||
-      tidied == "cache-misses/op" || tidied == "task-clock-ns/op")
+  if (const auto stated = from_name<Better>(said); stated && *stated != Better::unknown) return *stated;
+  // go test's own units, and the counters `metric: instructions` (and its kin) make: less work, or
+  // fewer misses, is better.
+  if (one_of(tidied, {"sec/op", "B/op", "allocs/op", "instructions/op", "cycles/op", "branch-misses/op",
+                      "cache-misses/op", "task-clock-ns/op"}))
     return Better::lower;
   if (tidied == "B/s") return Better::higher;
   switch (quantity_of(tidied)) {

@@ -24,6 +24,7 @@
 #include "fingerprint/doctor.hpp"
 #include "model/errors.hpp"
 #include "model/version.hpp"
+#include "pipeline/build.hpp"
 #include "pipeline/room.hpp"
 #include "render/fingerprint.hpp"
 #include "render/fleet.hpp"

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "files/files.hpp"
 #include "fingerprint/host.hpp"
@@ -18,7 +17,7 @@
 #include "hash/sha256.hpp"
 #include "model/errors.hpp"
 #include "model/names.hpp"
-#include "pipeline/room.hpp"
+#include "pipeline/build.hpp"
 #include "process/process.hpp"
 #include "render/gate.hpp"
 #include "render/json.hpp"
@@ -327,12 +326,11 @@ void conclude_gate(Output& out, const analysis::Analysis& a, const model::Experi
   ctx.benchmark_line = benchmark_line(e.source_text);
   ctx.reproduce = reproduce_command(o, ctx.base, ctx.head, sides_in_file);
   ctx.seconds = seconds;
+  ctx.exit_code = t.regression() ? kRegressionStatus : 0;
   const std::string markdown = render::gate_markdown(t, ctx);
   const std::string junit = render::gate_junit(t, ctx);
   dir.write("gate.md", markdown);
-  nlohmann::json document = render::gate_document(t, ctx);
-  document["exit_code"] = t.regression() ? kRegressionStatus : 0;
-  dir.write("gate.json", document.dump(2) + "\n");
+  dir.write("gate.json", render::gate_json(t, ctx));
   dir.write("junit.xml", junit);
   if (!o.comment_file.empty()) files::write_atomic(o.comment_file, markdown);
   if (!o.junit_file.empty()) files::write_atomic(o.junit_file, junit);

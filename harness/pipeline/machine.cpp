@@ -124,7 +124,10 @@ Output fingerprint(bool as_json) {
   return out;
 }
 
-Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
+namespace {
+
+// The options doctor refuses before it probes anything; the noise profile's length.
+model::Seconds checked_doctor_options(const DoctorOptions& o) {
   if (o.apply && o.restore) throw ConfigError("doctor: --apply and --restore cannot be used together");
   if ((o.apply || o.restore) && !o.host.empty())
     throw ConfigError(
@@ -141,6 +144,13 @@ Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
         fmt::format("doctor --noise-profile {}: expected a duration from 100ms to 60s (2s, 500ms), "
                     "or 0s for none",
                     o.noise_profile));
+  return *noise_for;
+}
+
+}  // namespace
+
+Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
+  const model::Seconds noise_for = checked_doctor_options(o);
   std::vector<int> cpus;
   if (!o.experiment.empty()) cpus = config::pinned_cpus(load_experiment(o.experiment));
 
@@ -184,8 +194,8 @@ Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
   // The noise first, while this command has nothing else running.
   const fp::NoiseProfile noise =
       other ? fp::noise_not_measured(fmt::format("the profile measures this machine only, not {}", o.host))
-      : noise_for->count() <= 0 ? fp::noise_not_measured("--noise-profile 0s")
-                                : fp::measure_noise(*noise_for, cancelled);
+      : noise_for.count() <= 0 ? fp::noise_not_measured("--noise-profile 0s")
+                               : fp::measure_noise(noise_for, cancelled);
   const fp::FactTree host = other ? other->host : fp::probe_this_host();
   const EngineProbe engine = other ? other->engine : probe_engine();
   const fp::DoctorReport report = fp::diagnose(host, engine.facts, cpus, noise);

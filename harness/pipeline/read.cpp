@@ -10,7 +10,6 @@
 #include <future>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 
@@ -24,6 +23,8 @@
 #include "fingerprint/facts.hpp"
 #include "git/git.hpp"
 #include "model/errors.hpp"
+#include "model/json_parse.hpp"
+#include "model/names.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
 #include "pipeline/gate.hpp"
@@ -678,14 +679,14 @@ std::string parse_problem(analysis::Syntax syntax, const std::string& text) {
       const std::vector<YAML::Node> documents = YAML::LoadAll(text);
       (void)documents;
     }
-    if (syntax == analysis::Syntax::json) {
-      const nlohmann::json document = nlohmann::json::parse(text);
-      (void)document;
-    }
   } catch (const std::exception& err) {
-    return fmt::format("the corrected {} would not parse ({}): correct it by hand", analysis::name_of(syntax),
+    return fmt::format("the corrected {} would not parse ({}): correct it by hand", model::name_of(syntax),
                        text::trim(err.what()));
   }
+  if (syntax == analysis::Syntax::json)
+    if (const std::string why = model::json_problem(text); !why.empty())
+      return fmt::format("the corrected {} would not parse ({}): correct it by hand", model::name_of(syntax),
+                         text::trim(why));
   return "";
 }
 

@@ -20,6 +20,7 @@
 #include "fingerprint/tune.hpp"
 #include "hash/sha256.hpp"
 #include "model/errors.hpp"
+#include "model/names.hpp"
 #include "model/version.hpp"
 #include "pipeline/gate.hpp"
 #include "pipeline/run_record.hpp"
@@ -112,23 +113,6 @@ struct RoomRun {
 
 }  // namespace
 
-void build(const model::Experiment& e, RunEvents& events, const Cancelled& cancelled) {
-  if (e.benchmark.build.empty()) return;
-  events.note(fmt::format("build: {}", fmt::join(e.benchmark.build, " ")));
-  process::Spec spec;
-  spec.argv = e.benchmark.build;
-  spec.env = e.benchmark.env;
-  spec.workdir = e.benchmark.workdir;
-  spec.timeout = std::chrono::minutes(30);
-  const process::Result r = process::run(spec, nullptr, cancelled);
-  if (r.timed_out || r.signal || r.exit_code != 0)
-    throw RunError(
-        fmt::format("the build step failed ({})", r.timed_out ? "timed out"
-                                                  : r.signal  ? fmt::format("killed by signal {}", *r.signal)
-                                                              : fmt::format("exit code {}", r.exit_code)),
-        text::last_lines(r.out + r.err, 15, "its output"));
-}
-
 namespace {
 
 // Everything probed about the run, host, toolchain and environment. Never throws for a probe
@@ -147,7 +131,7 @@ records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::
       .experiment_sha256 = hash::sha256_hex(e.source_text),
       .noisefloor_version = kVersion,
       .noisefloor_commit = kCommit,
-      .schedule = sequential ? "sequential" : "interleaved",
+      .schedule = std::string(model::name_of(e.schedule)),
       .order = sequential ? "each condition's samples together, conditions in file order"
                           : "round-robin over conditions in file order (deterministic: no random seed)",
       .paired_order = e.gate       ? "quads b h h' b' / h b b' h', ABBA over the kept repeats (deterministic)"

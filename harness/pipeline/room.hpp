@@ -35,9 +35,6 @@ bool has_container_condition(const model::Experiment& e);
 // What validation needs to know of this machine: the CPUs it can use.
 config::HostFacts host_facts();
 
-// The experiment's build step, on this machine (RunError quoting its output when it fails).
-void build(const model::Experiment& e, RunEvents& events, const Cancelled& cancelled);
-
 // --anchor, loaded before anything runs (ConfigError when it is not a result).
 std::optional<records::Result> load_anchor(const RunOptions& o);
 

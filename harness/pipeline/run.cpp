@@ -30,8 +30,10 @@
 #include "image/recipe.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "model/names.hpp"
 #include "model/version.hpp"
 #include "parsers/published.hpp"
+#include "pipeline/build.hpp"
 #include "pipeline/commands.hpp"
 #include "pipeline/gate.hpp"
 #include "pipeline/room.hpp"
@@ -294,7 +296,7 @@ Output validate(const std::vector<std::string>& files) {
                            e.conditions.size() == 1 ? "" : "s",
                            e.adaptive ? fmt::format("auto up to {}", e.adaptive->max_samples)
                                       : std::to_string(e.benchmark.samples),
-                           e.schedule == model::Schedule::sequential ? "sequential" : "interleaved");
+                           model::name_of(e.schedule));
       o.out += sweeps_text(e);
       o.out += estimate_text(plan::estimate(e));
     } catch (const ConfigError& e) {
@@ -433,8 +435,191 @@ std::optional<records::Result> resumed(const RunOptions& o, std::string& experim
 
 }  // namespace
 
-Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
+namespace {
+
+// How a run measures. Five modes, chosen once (mode_of) from the options and the experiment file:
+// a run on several hosts (fleet.cpp), and four on one machine's room that share its steps and
+// differ in what they hook into them: the plain run, a resumed one (--resume: the earlier
+// sessions, their directory), the gate (--base: two sides built, verdicts at the end) and the
+// gate on another machine's engine (--base with --host or hosts:).
+class Mode {
+ public:
+  virtual ~Mode() = default;
+  virtual Output run(RunEvents& events, const Cancelled& cancelled) = 0;
+};
+
+class FleetMode final : public Mode {
+ public:
+  explicit FleetMode(const RunOptions& o) : o_(o) {}
+  Output run(RunEvents& events, const Cancelled& cancelled) override {
+    return run_fleet(o_, events, cancelled);
+  }
+
+ private:
+  const RunOptions& o_;
+};
+
+// One machine's room: setup (the benchmark built, the engine checked), run_room into the directory
+// `open` gives, then the mode's conclusion and what every mode adds (anchor, warnings, claims).
+class RoomMode : public Mode {
+ public:
+  RoomMode(const RunOptions& o, model::Experiment e) : o_(o), e_(std::move(e)) {}
+  Output run(RunEvents& events, const Cancelled& cancelled) final;
+
+ protected:
+  // Everything before the first condition; `setup.experiment` must outlive the mode.
+  virtual RoomSetup setup(RunEvents& events, const Cancelled& cancelled, const std::string& started) = 0;
+  virtual RoomDirectory open(const records::Fingerprint&, RunEvents&) {
+    return {results::RunDirectory(o_.results_root, e_.name), 0, {}};
+  }
+  virtual void conclude(Output& out, const Finished& f, results::RunDirectory&, double) {
+    out.out = "\n" + render::run_tables(*f.analysis, o_.terminal, o_.width) + "\n";
+  }
+  // The engine this machine's containers run on when a condition asks for one (nullptr: none).
+  std::unique_ptr<conditions::ContainerRuntime> local_containers(RunEvents& events) const {
+    if (!has_container_condition(e_)) return nullptr;
+    return std::make_unique<conditions::ContainerRuntime>(
+        e_, [&events](const std::string& l) { events.note(l); });
+  }
+  RoomSetup plain_setup(RunEvents& events, const Cancelled& cancelled, const std::string& started) {
+    // Containers are checked against the engine before anything is built or written.
+    RoomSetup setup{
+        .experiment = e_, .options = o_, .events = events, .cancelled = cancelled, .started = started};
+    setup.containers = local_containers(events);
+    build(e_, events, cancelled);
+    return setup;
+  }
+
+  const RunOptions& o_;
+  model::Experiment e_;
+};
+
+Output RoomMode::run(RunEvents& events, const Cancelled& cancelled) {
   const auto began = std::chrono::steady_clock::now();
+  const std::optional<records::Result> anchor = load_anchor(o_);
+  const std::string started = text::utc(std::chrono::system_clock::now());
+  RoomOutcome room = run_room(setup(events, cancelled, started),
+                              [&](const records::Fingerprint& fp) { return open(fp, events); });
+  results::RunDirectory& dir = room.dir;
+  const Finished& f = room.finished;
+  throw_if_failed(f, dir.path());
+  dir.point_latest();
+
+  Output out;
+  out.err = f.page_problem;
+  conclude(out, f, dir, std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+  if (anchor) {
+    const std::string text = render::anchor_text(analysis::compare_with_anchor(f.result, *anchor));
+    out.out += text;
+    dir.write("anchor.txt", text);
+  }
+  for (const auto& w : f.result.run->warnings) out.out += fmt::format("warning: {}\n", w);
+  out.out += fmt::format("results: {}\n", dir.path().string());
+  if (o_.check && f.analysis->judgement) fail_unreproduced(out, {{"", &*f.analysis->judgement}});
+  return out;
+}
+
+class PlainMode final : public RoomMode {
+ public:
+  using RoomMode::RoomMode;
+
+ private:
+  RoomSetup setup(RunEvents& events, const Cancelled& cancelled, const std::string& started) override {
+    return plain_setup(events, cancelled, started);
+  }
+};
+
+// run --resume: the earlier sessions go on in their directory, in the room they started in.
+class ResumeMode final : public RoomMode {
+ public:
+  ResumeMode(const RunOptions& o, model::Experiment e, records::Result earlier)
+      : RoomMode(o, std::move(e)), earlier_(std::move(earlier)) {}
+
+ private:
+  RoomSetup setup(RunEvents& events, const Cancelled& cancelled, const std::string& started) override {
+    RoomSetup setup = plain_setup(events, cancelled, started);
+    setup.earlier = &earlier_;
+    return setup;
+  }
+  // Facts that move benchmarks must agree with the run's first session.
+  RoomDirectory open(const records::Fingerprint& fp, RunEvents& events) override {
+    std::vector<std::string> host_differences;
+    if (!earlier_.fingerprint.empty()) {
+      for (const auto& d : analysis::differences(earlier_.fingerprint, fp))
+        if (d.moves_benchmarks)
+          host_differences.push_back(fmt::format("{}: {} then, {} now", d.field, d.a, d.b));
+      if (!host_differences.empty() && !o_.allow_different_hosts)
+        throw ConfigError(
+            fmt::format("--resume {}: this is not the room the run started in ({}); samples from both "
+                        "would not be comparable: pass --allow-different-hosts to resume anyway",
+                        o_.resume, fmt::join(host_differences, "; ")));
+    }
+    bool torn = false;
+    RoomDirectory where{results::RunDirectory::reopen(o_.resume, &torn),
+                        std::max<int>(1, static_cast<int>(earlier_.run ? earlier_.run->sessions.size() : 1)),
+                        std::move(host_differences)};
+    if (torn) events.note("resume: a torn last line of samples.jsonl (a crash mid-write) was dropped");
+    return where;
+  }
+
+  records::Result earlier_;
+};
+
+// run --base: both sides checked out and built (or found in the cache) before anything is
+// measured; verdicts at the end. `sides` are --base/--head, or the file's variants.
+class GateMode : public RoomMode {
+ public:
+  GateMode(const RunOptions& o, model::Experiment e, RunOptions sides)
+      : RoomMode(o, std::move(e)), sides_(std::move(sides)) {}
+
+ protected:
+  RoomSetup setup(RunEvents& events, const Cancelled& cancelled, const std::string& started) override {
+    gate_ = prepare_gate(e_, sides_, events, cancelled);
+    RoomSetup setup{
+        .experiment = e_, .options = o_, .events = events, .cancelled = cancelled, .started = started};
+    setup.containers = local_containers(events);
+    setup.gate = gate_->facts;
+    return setup;
+  }
+  void conclude(Output& out, const Finished& f, results::RunDirectory& dir, double seconds) override {
+    conclude_gate(out, *f.analysis, e_, sides_, o_.base.empty(), dir, seconds);
+  }
+
+  RunOptions sides_;
+  std::optional<PreparedGate> gate_;  // its cache entries stay locked while the gate runs
+};
+
+// The gate on one other machine (--host or hosts:): both sides built here, measured on that
+// engine, every condition there as containers.
+class RemoteGateMode final : public GateMode {
+ public:
+  using GateMode::GateMode;
+
+ private:
+  RoomSetup setup(RunEvents& events, const Cancelled& cancelled, const std::string& started) override {
+    const GateHost where = gate_host(e_, o_);
+    gate_ = prepare_gate(e_, sides_, events, cancelled);
+    room_ = gate_room(where, e_, events);
+    RoomSetup setup{.experiment = room_->experiment,
+                    .options = o_,
+                    .events = events,
+                    .cancelled = cancelled,
+                    .started = started,
+                    .remote = room_->remote,
+                    .endpoint = room_->endpoint};
+    if (room_->client)
+      setup.containers = std::make_unique<conditions::ContainerRuntime>(
+          room_->experiment, [&events](const std::string& l) { events.note(l); }, std::move(*room_->client),
+          room_->remote);
+    setup.gate = gate_->facts;
+    return setup;
+  }
+
+  std::optional<GateRoom> room_;
+};
+
+// Before anything is loaded: the options that belong to a mode the others do not take.
+void check_run_options(const RunOptions& o) {
   if (o.base.empty() && (!o.head.empty() || o.allow_dirty || o.threshold || o.no_confirm || o.confirm ||
                          !o.comment_file.empty() || !o.junit_file.empty()))
     throw ConfigError(
@@ -446,9 +631,13 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
           "run: --supersedes with --host: a run on several hosts cannot record what it supersedes yet");
     (void)results::superseded_run(o.supersedes);  // a wrong path is found before anything runs (exit 2)
   }
-  if (o.resume.empty() && o.base.empty() && !o.hosts.empty()) return run_fleet(o, events, cancelled);
+}
+
+// The mode of this run, its experiment loaded and checked.
+std::unique_ptr<Mode> mode_of(const RunOptions& o) {
+  if (o.resume.empty() && o.base.empty() && !o.hosts.empty()) return std::make_unique<FleetMode>(o);
   std::string experiment_file = o.experiment;
-  const std::optional<records::Result> earlier = resumed(o, experiment_file);
+  std::optional<records::Result> earlier = resumed(o, experiment_file);
   model::Experiment e = load_experiment(experiment_file);
   if (o.check && e.claims.empty())
     throw ConfigError(
@@ -457,19 +646,19 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                     experiment_file));
   if (!earlier) check_results_root(o.results_root, e.name);
   // A gate named in the file (variants with ref: or worktree: true) is the gate --base asks for.
-  RunOptions gate_options = o;
+  RunOptions sides = o;
   if (!e.variants.empty() && e.variants.front().git) {
     if (!o.base.empty())
       throw ConfigError(
           fmt::format("{}:{}:{}: the experiment names its gate's sides (ref:, worktree:): run it "
                       "without --base and --head, or remove them from the file",
                       experiment_file, e.variants.front().mark.line, e.variants.front().mark.column));
-    gate_options.base = *e.variants[0].git;
-    gate_options.head = *e.variants[1].git;
+    sides.base = *e.variants[0].git;
+    sides.head = *e.variants[1].git;
     e.variants.clear();
   }
-  if (!earlier && gate_options.base.empty() && (!o.hosts.empty() || !e.hosts.empty()))
-    return run_fleet(o, events, cancelled);
+  const bool elsewhere = !o.hosts.empty() || !e.hosts.empty();
+  if (!earlier && sides.base.empty() && elsewhere) return std::make_unique<FleetMode>(o);
   if (earlier) {
     const auto stored = files::try_read(fs::path(o.resume) / "experiment.yaml");
     if (!stored || hash::sha256_hex(*stored) != hash::sha256_hex(e.source_text))
@@ -479,83 +668,18 @@ Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
                       experiment_file, o.resume));
   }
   config::resolve_paths(e, fs::absolute(fs::path(e.source_file)).parent_path().string());
-  // The gate: both sides checked out and built (or found in the cache) before anything is measured.
-  std::optional<PreparedGate> gate;
-  std::optional<GateHost> gate_on;
-  if (!gate_options.base.empty() && (!o.hosts.empty() || !e.hosts.empty())) gate_on = gate_host(e, o);
-  if (!gate_options.base.empty()) gate = prepare_gate(e, gate_options, events, cancelled);
-  std::optional<records::Result> anchor = load_anchor(o);
-  const std::string started = text::utc(std::chrono::system_clock::now());
+  if (!sides.base.empty() && elsewhere)
+    return std::make_unique<RemoteGateMode>(o, std::move(e), std::move(sides));
+  if (!sides.base.empty()) return std::make_unique<GateMode>(o, std::move(e), std::move(sides));
+  if (earlier) return std::make_unique<ResumeMode>(o, std::move(e), std::move(*earlier));
+  return std::make_unique<PlainMode>(o, std::move(e));
+}
 
-  // Containers are checked against the engine before anything is built or written. A gate with
-  // --host or hosts: runs on that one engine (built here, as a run on several hosts is).
-  std::optional<GateRoom> elsewhere;
-  if (gate_on) elsewhere = gate_room(*gate_on, e, events);
-  const model::Experiment& measured = elsewhere ? elsewhere->experiment : e;
-  std::unique_ptr<conditions::ContainerRuntime> containers;
-  const auto note = [&](const std::string& line) { events.note(line); };
-  if (elsewhere) {
-    if (elsewhere->client)
-      containers = std::make_unique<conditions::ContainerRuntime>(
-          measured, note, std::move(*elsewhere->client), elsewhere->remote);
-  } else if (has_container_condition(e)) {
-    containers = std::make_unique<conditions::ContainerRuntime>(e, note);
-  }
-  if (!gate) build(e, events, cancelled);
+}  // namespace
 
-  // A resumed run goes on in the room it started in: facts that move benchmarks must agree.
-  const auto open = [&](const records::Fingerprint& fp) -> RoomDirectory {
-    if (!earlier) return {results::RunDirectory(o.results_root, e.name), 0, {}};
-    std::vector<std::string> host_differences;
-    if (!earlier->fingerprint.empty()) {
-      for (const auto& d : analysis::differences(earlier->fingerprint, fp))
-        if (d.moves_benchmarks)
-          host_differences.push_back(fmt::format("{}: {} then, {} now", d.field, d.a, d.b));
-      if (!host_differences.empty() && !o.allow_different_hosts)
-        throw ConfigError(
-            fmt::format("--resume {}: this is not the room the run started in ({}); samples from both "
-                        "would not be comparable: pass --allow-different-hosts to resume anyway",
-                        o.resume, fmt::join(host_differences, "; ")));
-    }
-    bool torn = false;
-    RoomDirectory where{results::RunDirectory::reopen(o.resume, &torn),
-                        std::max<int>(1, static_cast<int>(earlier->run ? earlier->run->sessions.size() : 1)),
-                        std::move(host_differences)};
-    if (torn) events.note("resume: a torn last line of samples.jsonl (a crash mid-write) was dropped");
-    return where;
-  };
-  RoomOutcome room = run_room({.experiment = measured,
-                               .options = o,
-                               .events = events,
-                               .cancelled = cancelled,
-                               .started = started,
-                               .containers = std::move(containers),
-                               .remote = elsewhere && elsewhere->remote,
-                               .endpoint = elsewhere ? elsewhere->endpoint : std::string(),
-                               .earlier = earlier ? &*earlier : nullptr,
-                               .gate = gate ? std::optional(gate->facts) : std::nullopt},
-                              open);
-  results::RunDirectory& dir = room.dir;
-  const Finished& f = room.finished;
-  throw_if_failed(f, dir.path());
-  dir.point_latest();
-
-  Output out;
-  out.err = f.page_problem;
-  if (gate)
-    conclude_gate(out, *f.analysis, e, gate_options, o.base.empty(), dir,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
-  else
-    out.out = "\n" + render::run_tables(*f.analysis, o.terminal, o.width) + "\n";
-  if (anchor) {
-    const std::string text = render::anchor_text(analysis::compare_with_anchor(f.result, *anchor));
-    out.out += text;
-    dir.write("anchor.txt", text);
-  }
-  for (const auto& w : f.result.run->warnings) out.out += fmt::format("warning: {}\n", w);
-  out.out += fmt::format("results: {}\n", dir.path().string());
-  if (o.check && f.analysis->judgement) fail_unreproduced(out, {{"", &*f.analysis->judgement}});
-  return out;
+Output run(const RunOptions& o, RunEvents& events, const Cancelled& cancelled) {
+  check_run_options(o);
+  return mode_of(o)->run(events, cancelled);
 }
 
 }  // namespace noisefloor::pipeline

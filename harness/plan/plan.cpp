@@ -20,7 +20,9 @@ int per_invocation(const model::BenchmarkSpec& b) {
   return b.samples_per_run == 0 ? b.samples + b.warmup : b.samples_per_run;
 }
 
-Unit single_unit(const model::Experiment& e) { return Unit{"", e.benchmark.command, "", "", {}, 0}; }
+Unit single_unit(const model::Experiment& e) {
+  return Unit{"", e.benchmark.command, "", model::PairOrder::none, {}, 0};
+}
 
 constexpr double kStoppingConfidence = 0.99;
 
@@ -119,8 +121,9 @@ std::vector<Unit> paired_units(const model::Experiment& e, int repeat) {
   std::vector<Unit> units;
   auto add_pair = [&](const std::string& other_name, const std::vector<std::string>& other_cmd,
                       const std::string& pair) {
-    const Unit b{base.name, base.command, pair, ab ? "AB" : "BA", {}, 0};
-    const Unit v{other_name, other_cmd, pair, ab ? "AB" : "BA", {}, 0};
+    const model::PairOrder order = ab ? model::PairOrder::ab : model::PairOrder::ba;
+    const Unit b{base.name, base.command, pair, order, {}, 0};
+    const Unit v{other_name, other_cmd, pair, order, {}, 0};
     units.push_back(ab ? b : v);
     units.push_back(ab ? v : b);
   };
@@ -136,7 +139,7 @@ std::vector<Unit> quad_units(const model::Experiment& e, int repeat, int block,
   const model::Variant& head = e.variants.at(1);
   const int k = ((repeat - e.benchmark.warmup) % 4 + 4) % 4;
   const bool abba = k == 0 || k == 3;
-  const std::string order = abba ? "ABBA" : "BAAB";
+  const model::PairOrder order = abba ? model::PairOrder::abba : model::PairOrder::baab;
   const auto unit = [&](const model::Variant& v, std::string name) {
     return Unit{std::move(name),
                 filtered_command(e.benchmark, v.command, benchmarks),
@@ -246,7 +249,7 @@ Plan plan(const model::Experiment& e) {
     for (std::size_t c = 0; c < n; ++c)
       for (const auto& v : e.variants)
         for (int r = 0; r < repeats; ++r)
-          p.steps.push_back(Step{c, r, 1, {Unit{v.name, v.command, "", "", {}, 0}}});
+          p.steps.push_back(Step{c, r, 1, {Unit{v.name, v.command, "", model::PairOrder::none, {}, 0}}});
     return p;
   }
   for (int outer = 0; outer < (sequential ? static_cast<int>(n) : repeats); ++outer)

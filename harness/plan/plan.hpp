@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "model/experiment.hpp"
+#include "model/pair_order.hpp"
 #include "records/run.hpp"
 #include "records/sample.hpp"
 
@@ -34,8 +35,8 @@ namespace noisefloor::plan {
 struct Unit {
   std::string variant;  // "" without variants; "<baseline>'" is the A/A copy of the baseline
   std::vector<std::string> command;
-  std::string pair;   // paired design: the variant compared with the baseline, or "A/A"
-  std::string order;  // paired design: "AB" (baseline first) or "BA"; the gate: "ABBA" or "BAAB"
+  std::string pair;  // paired design: the variant compared with the baseline, or "A/A"
+  model::PairOrder order = model::PairOrder::none;  // paired design: AB or BA; the gate: ABBA or BAAB
   std::optional<std::string> workdir;  // the gate: the side's checkout (nullopt: benchmark.workdir)
   int block = 0;                       // the gate: 1, or 2 for the confirmation block
   friend bool operator==(const Unit&, const Unit&) = default;

@@ -9,6 +9,7 @@
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
 #include "model/json_number.hpp"
+#include "records/sample.hpp"
 
 namespace noisefloor::records {
 
@@ -267,7 +268,7 @@ void to_json(json& j, const InvocationRecord& v) {
   if (v.pair) {
     j["variant"] = v.pair->variant;
     j["repeat"] = v.pair->repeat;
-    j["order"] = v.pair->order;
+    j["order"] = model::name_of(v.pair->order);
     j["pair"] = v.pair->pair;
   }
 }
@@ -283,8 +284,8 @@ void from_json(const json& j, InvocationRecord& v) {
   if (const auto it = j.find("harness_cpu_s"); it != j.end() && it->is_number())
     v.harness_cpu_seconds = it->get<double>();
   if (j.contains("variant"))
-    v.pair = PairPosition{j.value("variant", ""), model::whole_number<int>(j, "repeat", 0),
-                          j.value("order", ""), j.value("pair", "")};
+    v.pair = PairPosition{j.value("variant", ""), model::whole_number<int>(j, "repeat", 0), order_of(j),
+                          j.value("pair", "")};
 }
 
 void to_json(json& j, const ConditionRecord& v) {

@@ -13,6 +13,7 @@
 
 #include "fingerprint/facts.hpp"
 #include "model/names.hpp"
+#include "model/pair_order.hpp"
 #include "model/published.hpp"
 #include "model/sweep.hpp"
 #include "model/units.hpp"
@@ -143,8 +144,8 @@ struct InvocationDetails {
 struct PairPosition {
   std::string variant;
   int repeat = 0;
-  std::string order;  // "AB" or "BA"
-  std::string pair;   // the variant compared with the baseline, or "A/A"
+  model::PairOrder order = model::PairOrder::none;  // AB or BA
+  std::string pair;                                 // the variant compared with the baseline, or "A/A"
   friend bool operator==(const PairPosition&, const PairPosition&) = default;
 };
 

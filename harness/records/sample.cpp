@@ -9,6 +9,7 @@
 #include "model/errors.hpp"
 #include "model/go_config.hpp"
 #include "model/json_number.hpp"
+#include "model/names.hpp"
 
 namespace noisefloor::records {
 
@@ -44,7 +45,7 @@ void to_json(nlohmann::json& j, const Sample& s) {
     j["variant"] = s.variant;
     j["repeat"] = s.repeat;
     j["pair"] = s.pair;
-    j["order"] = s.order;
+    j["order"] = model::name_of(s.order);
   }
   if (s.session != 0) j["session"] = s.session;
   if (s.block != 0) j["block"] = s.block;
@@ -53,6 +54,14 @@ void to_json(nlohmann::json& j, const Sample& s) {
     for (const auto& [key, value] : model::config_entries(s.config)) config[key] = value;
     j["config"] = config;
   }
+}
+
+model::PairOrder order_of(const nlohmann::json& j) {
+  const auto it = j.find("order");
+  if (it == j.end() || it->is_null()) return model::PairOrder::none;
+  const std::string word = it->get<std::string>();
+  if (const auto order = model::from_name<model::PairOrder>(word)) return *order;
+  throw ParseError(fmt::format("\"order\": expected AB, BA, ABBA or BAAB, got \"{}\"", word));
 }
 
 void from_json(const nlohmann::json& j, Sample& s) {
@@ -75,7 +84,7 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.variant = j.value("variant", "");
     s.repeat = model::whole_number<decltype(s.repeat)>(j, "repeat", -1);
     s.pair = j.value("pair", "");
-    s.order = j.value("order", "");
+    s.order = order_of(j);
     s.elapsed_seconds = j.value("elapsed_s", 0.0);
     s.utc = j.value("utc", "");
     s.session = model::whole_number<decltype(s.session)>(j, "session", 0);

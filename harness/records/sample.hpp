@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/measurement.hpp"
+#include "model/pair_order.hpp"
 
 namespace noisefloor::records {
 
@@ -41,7 +42,7 @@ struct Sample {
   std::string variant;
   int repeat = -1;
   std::string pair;
-  std::string order;           // "AB" (baseline first) or "BA"; the gate: "ABBA" or "BAAB"
+  model::PairOrder order = model::PairOrder::none;  // AB, BA; the gate: ABBA, BAAB
   int block = 0;               // the gate: 1, or 2 for the confirmation block; 0 otherwise
   double elapsed_seconds = 0;  // since the run (its session) started
   std::string utc;             // when it arrived, RFC 3339
@@ -62,5 +63,9 @@ Sample sample_of(const std::string& condition, const model::Measurement& measure
 // the rest.
 void to_json(nlohmann::json& j, const Sample& sample);
 void from_json(const nlohmann::json& j, Sample& sample);
+
+// The "order" of a sample's or an invocation's JSON object: none when absent or empty; another word
+// than AB, BA, ABBA or BAAB throws ParseError.
+model::PairOrder order_of(const nlohmann::json& j);
 
 }  // namespace noisefloor::records

@@ -33,8 +33,8 @@ SampleRef::SampleRef(const Sample& s)
 SampleRef::SampleRef(const std::string& condition_, const std::string& benchmark_, const std::string& name_,
                      int procs_, int index_, bool warmup_, int invocation_, std::int64_t iterations_,
                      MetricsView metrics_, const std::string& variant_, int repeat_, const std::string& pair_,
-                     const std::string& order_, double elapsed_seconds_, const std::string& utc_,
-                     int session_, const std::string& config_, int block_)
+                     model::PairOrder order_, double elapsed_seconds_, const std::string& utc_, int session_,
+                     const std::string& config_, int block_)
     : condition(condition_),
       benchmark(benchmark_),
       name(name_),
@@ -224,7 +224,7 @@ void Samples::push_back(const Sample& s) {
                 intern(s.pair), layout_of(unit_names), intern(s.config));
   const int implied = implied_index(series);
   const bool plain = s.index == implied && !s.warmup && s.invocation == 0 && s.repeat == -1 &&
-                     s.session == 0 && s.block == 0 && s.order.empty() && s.utc.empty() &&
+                     s.session == 0 && s.block == 0 && s.order == model::PairOrder::none && s.utc.empty() &&
                      s.elapsed_seconds == 0;
   if (!plain || !bookkeeping_.empty()) {
     make_explicit();
@@ -235,7 +235,7 @@ void Samples::push_back(const Sample& s) {
     b.repeat = s.repeat;
     b.session = s.session;
     b.block = s.block;
-    b.order = intern(s.order);
+    b.order = s.order;
     b.utc = intern(s.utc);
     b.elapsed_seconds = s.elapsed_seconds;
     bookkeeping_.push_back(b);
@@ -325,11 +325,11 @@ SampleRef Samples::ref(std::size_t i, std::uint32_t position, int index) const {
                             layout.size());
   if (bookkeeping_.empty())
     return SampleRef(str(s.condition), str(s.benchmark), str(s.name), s.procs, index, false, 0,
-                     s.iterations(position), metrics, str(s.variant), -1, str(s.pair), str(0), 0.0, str(0), 0,
-                     str(s.config));
+                     s.iterations(position), metrics, str(s.variant), -1, str(s.pair), model::PairOrder::none,
+                     0.0, str(0), 0, str(s.config));
   const Bookkeeping& b = bookkeeping_[i];
   return SampleRef(str(s.condition), str(s.benchmark), str(s.name), s.procs, b.index, b.warmup, b.invocation,
-                   s.iterations(position), metrics, str(s.variant), b.repeat, str(s.pair), str(b.order),
+                   s.iterations(position), metrics, str(s.variant), b.repeat, str(s.pair), b.order,
                    b.elapsed_seconds, str(b.utc), b.session, str(s.config), b.block);
 }
 

@@ -1,7 +1,7 @@
 // Samples as the reading commands hold them: the same records as records::Sample, stored by
 // column, so that a million samples take tens of megabytes, not a gigabyte.
 //
-// Every string a sample repeats (condition, names, units, variant, pair, order, configuration) is
+// Every string a sample repeats (condition, names, units, variant, pair, configuration) is
 // kept once. A series is one (condition, benchmark, name, procs, variant, pair, units, config) in
 // arrival order, with
 // its values (one row of metrics per sample) and iteration counts; the samples' arrival order is
@@ -105,7 +105,7 @@ struct SampleRef {
   const std::string& variant;
   int repeat;
   const std::string& pair;
-  const std::string& order;
+  model::PairOrder order;
   double elapsed_seconds;
   const std::string& utc;
   int session;
@@ -115,7 +115,7 @@ struct SampleRef {
   SampleRef(const Sample& s);  // NOLINT(google-explicit-constructor): a Sample reads as one
   SampleRef(const std::string& condition, const std::string& benchmark, const std::string& name, int procs,
             int index, bool warmup, int invocation, std::int64_t iterations, MetricsView metrics,
-            const std::string& variant, int repeat, const std::string& pair, const std::string& order,
+            const std::string& variant, int repeat, const std::string& pair, model::PairOrder order,
             double elapsed_seconds, const std::string& utc, int session, const std::string& config,
             int block = 0);
   Sample sample() const;  // a copy that owns its strings
@@ -228,9 +228,10 @@ class Samples {
   };
   struct Bookkeeping {
     int index = 0, invocation = 0, repeat = -1, session = 0, block = 0;
-    std::uint32_t order = 0, utc = 0;  // string ids (0: "")
+    std::uint32_t utc = 0;  // a string id (0: "")
     double elapsed_seconds = 0;
     bool warmup = false;
+    model::PairOrder order = model::PairOrder::none;
   };
 
   std::uint32_t intern(std::string_view s);

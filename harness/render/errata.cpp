@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "analysis/labels.hpp"
+#include "model/names.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -39,10 +41,12 @@ std::string labelled(const Figure& f) {
 
 // What a label says about how the figure was measured, for the erratum's "why".
 std::string label_meaning(const std::string& label) {
-  if (label == "MEASURED-clean") return "measured on a quiet host";
-  if (label == "CONTENDED")
+  using analysis::Label;
+  const Label l = model::from_name<Label>(label).value_or(Label::unknown);
+  if (l == Label::measured_clean) return "measured on a quiet host";
+  if (l == Label::contended)
     return "measured under load with baseline and variant at different times (unpaired)";
-  if (label == "CONTENDED-PAIRED")
+  if (l == Label::contended_paired)
     return "measured under load with each variant back to back with its baseline in every repeat (paired)";
   return "nothing was recorded about how clean the room was";
 }
@@ -114,7 +118,7 @@ std::string errata_text(const ErrataView& v, std::size_t width) {
                         width, "    ", "      ");
     }
     if (f.changed)
-      out += fmt::format("  {}: corrected in place ({} syntax)\n", f.path, analysis::name_of(f.syntax));
+      out += fmt::format("  {}: corrected in place ({} syntax)\n", f.path, model::name_of(f.syntax));
     if (!f.left_as_is.empty()) out += fmt::format("  {}: left as it is: {}\n", f.path, f.left_as_is);
   }
   if (v.binary > 0) out += fmt::format("\n{} binary file{} skipped\n", v.binary, v.binary == 1 ? "" : "s");
@@ -218,7 +222,7 @@ std::string errata_json(const ErrataView& v) {
       quotations.push_back({{"file", f.path},
                             {"line", h.line},
                             {"column", h.column},
-                            {"syntax", std::string(analysis::name_of(f.syntax))},
+                            {"syntax", std::string(model::name_of(f.syntax))},
                             {"quoted", h.quoted},
                             {"figure", v.corrections[h.correction].old_figure.key()},
                             {"certainty", h.certainty == Certainty::certain ? "certain" : "likely"},

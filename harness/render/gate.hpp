@@ -27,6 +27,7 @@ struct GateContext {
   std::string room;             // e.g. "MEASURED-clean · doctor B · 2 CPUs, Xeon, Linux 6.18"
   std::string reproduce;        // the one command that reproduces the gate locally
   double seconds = 0;           // wall time of the gate
+  int exit_code = 0;            // what the run exits with (4: a confirmed regression), for gate.json
 };
 
 // The row's verdict as every rendering says it: the unit's words (faster/slower for a time or a

@@ -741,7 +741,7 @@ std::string aa_table(const std::vector<analysis::AaRow>& aa) {
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
         "class=\"num\">{}</td></tr>\n",
         escape(a.condition), escape(a.benchmark),
-        outcome.starts_with("PASS") ? "outcome-pass" : "outcome-fail", escape(outcome),
+        a.check.outcome == stats::AaOutcome::pass ? "outcome-pass" : "outcome-fail", escape(outcome),
         escape(text::interval(a.check.gm_lo, a.check.gm_hi)), text::fixed(a.check.median_ratio, 4),
         text::fixed(a.check.max_abs_dev, 4), text::fixed(a.check.halfwidth, 4), text::fixed(a.theta, 4));
   }

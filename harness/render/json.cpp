@@ -11,6 +11,8 @@
 #include "analysis/verdict.hpp"
 #include "model/errors.hpp"
 #include "model/go_config.hpp"
+#include "model/names.hpp"
+#include "model/pair_order.hpp"
 #include "records/fingerprint.hpp"
 #include "stats/summary.hpp"
 
@@ -98,6 +100,14 @@ json compare_row_json(const CompareRow& r) {
     row["warnings"] = r.warnings;
   }
   return row;
+}
+
+// Each repeat's order by its name (samples.jsonl's words: "AB", "BA").
+std::vector<std::string_view> order_names(const std::vector<model::PairOrder>& orders) {
+  std::vector<std::string_view> names(orders.size());
+  std::transform(orders.begin(), orders.end(), names.begin(),
+                 [](model::PairOrder o) { return model::name_of(o); });
+  return names;
 }
 
 }  // namespace
@@ -225,6 +235,7 @@ void to_json(nlohmann::json& j, const PairedRow& r) {
     return;
   }
   const auto& p = r.paired;
+  const std::vector<std::string_view> orders = order_names(r.order);
   j = {{"condition", r.condition},
        {"benchmark", r.benchmark},
        {"baseline", r.baseline},
@@ -232,7 +243,7 @@ void to_json(nlohmann::json& j, const PairedRow& r) {
        {"label", r.label},
        {"design", "paired"},
        {"ratios", p.ratios},
-       {"order", r.order},
+       {"order", orders},
        {"median", or_null(p.median)},
        {"min", or_null(p.min)},
        {"max", or_null(p.max)},
@@ -821,7 +832,7 @@ std::string doctor_json(const DoctorDocument& d) {
   return j.dump(2) + "\n";
 }
 
-nlohmann::json gate_document(const analysis::GateTable& table, const GateContext& c) {
+std::string gate_json(const analysis::GateTable& table, const GateContext& c) {
   json j = table;
   j["schema"] = std::string(kGateSchema);
   j["base"] = records::gate_side_json(c.base);
@@ -832,11 +843,8 @@ nlohmann::json gate_document(const analysis::GateTable& table, const GateContext
   j["room"] = c.room;
   j["reproduce"] = c.reproduce;
   j["seconds"] = c.seconds;
-  return j;
-}
-
-std::string gate_json(const analysis::GateTable& table, const GateContext& context) {
-  return gate_document(table, context).dump(2) + "\n";
+  j["exit_code"] = c.exit_code;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace noisefloor::render

@@ -181,10 +181,8 @@ std::string doctor_json(const DoctorDocument& d);
 // gate.json: the table's fields (analysis::to_json(GateTable)) and {"schema": "noisefloor.gate/1",
 // "base" and "head" ({"ref", "commit", "tree", "worktree", "dirty", "changed", "build_key",
 // "cached", "binary_sha256"}), "identical_binaries", "experiment_file", "benchmark_line", "room",
-// "reproduce", "seconds"}. The pipeline adds what only it knows (the exit code) to the tree.
+// "reproduce", "seconds", "exit_code"}, dumped with an indent of 2 and a newline.
 inline constexpr std::string_view kGateSchema = "noisefloor.gate/1";
-nlohmann::json gate_document(const analysis::GateTable& table, const GateContext& context);
-// gate_document dumped with an indent of 2 and a newline.
 std::string gate_json(const analysis::GateTable& table, const GateContext& context);
 
 }  // namespace noisefloor::render

@@ -47,7 +47,7 @@ std::string paired_markdown(const analysis::PairedTable& t) {
       } else if (!r.trustworthy) {
         verdict += " (untrustworthy: A/A failed)";
       }
-      const int ab = static_cast<int>(std::count(r.order.begin(), r.order.end(), "AB"));
+      const int ab = static_cast<int>(std::count(r.order.begin(), r.order.end(), model::PairOrder::ab));
       out += fmt::format("| {} | {} | {} / {} | {} | {} ({}–{}) | {} {} | {} | {}×AB {}×BA{} | {} |\n",
                          cell(r.condition), cell(r.benchmark), cell(r.variant), cell(r.baseline),
                          p.ratios.size(), ratio(p.median), ratio(p.min), ratio(p.max), ratio(p.gm),

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "model/names.hpp"
 #include "stats/compare.hpp"
 #include "text/text.hpp"
 
@@ -390,8 +391,8 @@ std::string ratio_plot(const RatioPlot& p) {
       out += fmt::format("<text x=\"8\" y=\"{}\" font-size=\"11\" fill=\"#444\">{}</text>\n", num(cy + 17),
                          escape(truncate(r.label.substr(nl + 1), kLabelChars + 4)));
     for (std::size_t k = 0; k < r.ratios.size(); ++k) {
-      const std::string order = k < r.order.size() ? r.order[k] : "";
-      const std::size_t style = order == "BA" ? 1 : 0;
+      const std::string order(model::name_of(k < r.order.size() ? r.order[k] : model::PairOrder::none));
+      const std::size_t style = k < r.order.size() && r.order[k] == model::PairOrder::ba ? 1 : 0;
       const double x = sx(r.ratios[k]), y = cy + jitter(i + 1000, k) * 20;
       const std::string tip =
           fmt::format("{} repeat {}{}: ratio {}", first, k + 1, order.empty() ? "" : " (" + order + ")",

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/pair_order.hpp"
+
 namespace noisefloor::render::svg {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -95,7 +97,7 @@ std::string run_order_plot(const SeriesPlot& plot);
 struct RatioRow {
   std::string label;                             // "noisy: new / old" or "A/A: old"
   std::vector<double> ratios;                    // per repeat
-  std::vector<std::string> order;                // per repeat, "AB" or "BA" (shape); may be empty
+  std::vector<model::PairOrder> order;           // per repeat, AB or BA (shape); may be empty
   double gm = kNaN, gm_lo = kNaN, gm_hi = kNaN;  // geometric mean and its CI
   double theta = kNaN;                           // A/A band ±theta around 1; NaN = no band
   std::string note;                              // right-hand text

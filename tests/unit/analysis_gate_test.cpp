@@ -86,7 +86,7 @@ void add_quads(std::vector<records::Sample>& out, const std::string& condition, 
     s.procs = 2;
     s.pair = std::string(records::kGatePair);
     s.variant = variant;
-    s.order = abba ? "ABBA" : "BAAB";
+    s.order = abba ? model::PairOrder::abba : model::PairOrder::baab;
     s.repeat = repeat;
     s.warmup = warmup;
     s.block = block;

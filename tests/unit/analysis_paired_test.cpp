@@ -33,7 +33,9 @@ TEST_CASE("paired: V6 gives the spec's geometric-mean CI and a 'faster' verdict"
   CHECK(r.paired.gm_hi == doctest::Approx(0.9782470689771752).epsilon(1e-9));
   CHECK(r.paired.p_wilcoxon == doctest::Approx(0.0078125));
   CHECK(r.verdict == stats::Verdict::faster);
-  CHECK(r.order == std::vector<std::string>{"AB", "BA", "BA", "AB", "AB", "BA", "BA", "AB"});
+  using model::PairOrder;
+  CHECK(r.order == std::vector<PairOrder>{PairOrder::ab, PairOrder::ba, PairOrder::ba, PairOrder::ab,
+                                          PairOrder::ab, PairOrder::ba, PairOrder::ba, PairOrder::ab});
   CHECK(r.trustworthy);
 }
 

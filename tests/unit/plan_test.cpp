@@ -32,7 +32,8 @@ std::vector<std::string> shape(const plan::Plan& p) {
 // "variant/pair/order" of each unit of a step.
 std::vector<std::string> units(const plan::Step& s) {
   std::vector<std::string> out;
-  for (const auto& u : s.units) out.push_back(u.variant + "/" + u.pair + "/" + u.order);
+  for (const auto& u : s.units)
+    out.push_back(u.variant + "/" + u.pair + "/" + std::string(model::name_of(u.order)));
   return out;
 }
 
@@ -190,7 +191,8 @@ model::Experiment gate(int warmup) {
 // "variant/order/workdir" of each unit of a step.
 std::vector<std::string> quad(const std::vector<plan::Unit>& us) {
   std::vector<std::string> out;
-  for (const auto& u : us) out.push_back(u.variant + "/" + u.order + "/" + u.workdir.value_or("-"));
+  for (const auto& u : us)
+    out.push_back(u.variant + "/" + std::string(model::name_of(u.order)) + "/" + u.workdir.value_or("-"));
   return out;
 }
 

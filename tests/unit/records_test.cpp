@@ -66,7 +66,7 @@ records::RunRecord full_run() {
   inv.details.limits_inside = limits;
   inv.details.probe = {{"cpus_allowed", "0"}, {"nproc", "1"}};
   inv.details.verification = probe::Verification{{}, {"swap accounting is off"}};
-  inv.pair = records::PairPosition{"fast", 3, "BA", "fast"};
+  inv.pair = records::PairPosition{"fast", 3, model::PairOrder::ba, "fast"};
   c.runs.push_back(inv);
   records::InvocationRecord host;
   host.details.affinity_unknown = "the benchmark exited before it could be read back";
@@ -100,10 +100,13 @@ TEST_CASE("records: a sample goes to JSON and back, paired fields only when pair
   s.variant = "fast";
   s.repeat = 3;
   s.pair = "fast";
-  s.order = "BA";
+  s.order = model::PairOrder::ba;
   j = s;
   CHECK(j["order"] == "BA");
   CHECK(j.get<records::Sample>() == s);
+  j["order"] = "AC";  // not an order: refused, never read as none
+  CHECK_THROWS_WITH_AS(j.get<records::Sample>(), doctest::Contains("expected AB, BA, ABBA or BAAB"),
+                       ParseError);
   CHECK_THROWS_AS(
       json({{"condition", "x"}, {"benchmark", "y"}, {"metrics", json::array()}}).get<records::Sample>(),
       ParseError);
@@ -327,7 +330,7 @@ TEST_CASE("records: samples stored by column read back as they went in, in arriv
   records::Sample paired = plain("idle", "BenchmarkA-2", 7, 12, std::int64_t{1} << 40);
   paired.variant = "new";
   paired.pair = "new";
-  paired.order = "BA";
+  paired.order = model::PairOrder::ba;
   paired.repeat = 7;
   paired.warmup = true;
   paired.elapsed_seconds = 1.5;
@@ -340,7 +343,7 @@ TEST_CASE("records: samples stored by column read back as they went in, in arriv
   CHECK(stored == records::Samples(in));  // Samples' == counts a NaN equal to a NaN; Sample's does not
   const records::SampleRef last = stored.back();
   CHECK(last.iterations == std::int64_t{1} << 40);
-  CHECK(last.order == "BA");
+  CHECK(last.order == model::PairOrder::ba);
   CHECK(last.utc == "2026-12-01T07:00:00.000Z");
   CHECK(std::isnan(last.metrics[2].value));
   CHECK(last.metrics[2].unit == "x/op");

@@ -374,20 +374,20 @@ TEST_CASE("runner: paired repeats run baseline and variant back to back, ABBA, w
   REQUIRE(obs.samples.size() == 20);
   CHECK(obs.samples[0].variant == "base");
   CHECK(obs.samples[0].pair == "x3");
-  CHECK(obs.samples[0].order == "AB");
+  CHECK(obs.samples[0].order == model::PairOrder::ab);
   CHECK(obs.samples[0].warmup);
   CHECK(obs.samples[3].variant == "base'");
   CHECK(obs.samples[3].pair == "A/A");
   CHECK(obs.samples[4].variant == "base");
-  CHECK(obs.samples[4].order == "AB");
+  CHECK(obs.samples[4].order == model::PairOrder::ab);
   CHECK(obs.samples[4].repeat == 1);
   CHECK_FALSE(obs.samples[4].warmup);
   CHECK(obs.samples[8].variant == "x3");
-  CHECK(obs.samples[8].order == "BA");
+  CHECK(obs.samples[8].order == model::PairOrder::ba);
   // Every invocation's place in the design is recorded with it.
   REQUIRE(m.conditions.size() == 1);
   REQUIRE(m.conditions[0].runs.size() == 20);
-  CHECK(m.conditions[0].runs[8].pair == records::PairPosition{"x3", 2, "BA", "x3"});
+  CHECK(m.conditions[0].runs[8].pair == records::PairPosition{"x3", 2, model::PairOrder::ba, "x3"});
 }
 
 TEST_CASE("runner: samples: auto stops a condition once the 99% median CI is narrow enough") {

@@ -91,7 +91,7 @@ inline void add_pair(std::vector<records::Sample>& out, const std::string& condi
                      const std::vector<double>& other, const std::string& baseline = "base",
                      const std::string& benchmark = "BenchmarkWork") {
   for (std::size_t r = 0; r < base.size(); ++r) {
-    const std::string order = (r % 4 == 0 || r % 4 == 3) ? "AB" : "BA";
+    const model::PairOrder order = (r % 4 == 0 || r % 4 == 3) ? model::PairOrder::ab : model::PairOrder::ba;
     for (int side = 0; side < 2; ++side) {
       records::Sample s;
       s.condition = condition;
