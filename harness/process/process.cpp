@@ -268,6 +268,23 @@ struct ChildSetup {
       exec.set_error(std::error_code(errno, std::system_category()), "setpriority");
       return;
     }
+    // A nice value weighs a task against the others of its autogroup only: a spinner alone in its
+    // session gives it to the session too, or `spinners: {nice: 19}` would not yield to the
+    // benchmark. No autogroup (a kernel without it, a container): the task's nice is all there is.
+    if (nice && own_session) {
+      const int fd = ::open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+      if (fd >= 0) {
+        // between fork and exec: no snprintf (not async-signal-safe), the digits by hand (-20 to 19)
+        const int v = *nice < 0 ? -*nice : *nice;
+        char text[4];
+        std::size_t n = 0;
+        if (*nice < 0) text[n++] = '-';
+        if (v >= 10) text[n++] = static_cast<char>('0' + v / 10);
+        text[n++] = static_cast<char>('0' + v % 10);
+        (void)!::write(fd, text, n);
+        ::close(fd);
+      }
+    }
     if (stdout_fd >= 0 && ::dup2(stdout_fd, STDOUT_FILENO) < 0) {
       exec.set_error(std::error_code(errno, std::system_category()), "dup2");
       return;

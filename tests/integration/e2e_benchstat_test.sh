@@ -100,8 +100,14 @@ assert a["summary"]["n"] == 8 and b["summary"]["n"] == 8, (a["summary"]["n"], b[
 # goes between invocations meets both sides of a ratio alike.
 ratios = sorted(vb / va for va, vb in zip(a["values"], b["values"]))
 ratio = (ratios[3] + ratios[4]) / 2
-print(f"package b / package a, median of 8 invocations: {ratio:.3f} (the work is 3x)")
-assert 2.2 < ratio < 4.0, (ratio, ratios)
+label = t["labels"].get("idle", {}).get("label", "UNKNOWN")
+print(f"package b / package a, median of 8 invocations: {ratio:.3f} (the work is 3x; the room: {label})")
+if label == "CONTENDED":
+    # Other work came and went while a's and b's benchmarks took turns (beside a busy loop per CPU
+    # the median was 9.8): b is still the slower, which is all a contended room can promise.
+    assert ratio > 1.5, (ratio, ratios)
+else:
+    assert 2.2 < ratio < 4.0, (ratio, ratios)
 PY
 "$NF" cv --format text "$r1" >"$WORK/cv.txt"
 contains "$WORK/cv.txt" "pkg: example.com/twopkg/a"

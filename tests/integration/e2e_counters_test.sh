@@ -93,7 +93,7 @@ room=$(cat room.txt)
 [[ $room == busy ]] || contains out1.txt "busy against idle, per invocation (median): time waiting for a CPU"
 # Within busy: wall = CPU time (fixed) + sleeps + waits, so the wait ranks the invocations: 0.2 s
 # of CPU makes the waits vary well beyond the sleeps' own jitter (±2 ms over 40 sleeps).
-python3 - "$WORK/results/counters/latest" "$NF" <<'PY' || fail "the diagnosis in --format json"
+python3 - "$WORK/results/counters/latest" "$NF" "$room" <<'PY' || fail "the diagnosis in --format json"
 import json, subprocess, sys
 out = subprocess.run([sys.argv[2], "cv", sys.argv[1], "--format", "json"], check=True,
                      capture_output=True, text=True).stdout
@@ -101,10 +101,15 @@ d = json.loads(out)["diagnosis"]
 busy = [c for c in d["conditions"] if c["condition"] == "busy"][0]
 assert busy["invocations"] == 10, busy
 # The wait goes with the spread; so may the spinners' work beside it (its cause), which may rank
-# first: either is worded, and the wait is significant whichever leads.
-wait = [l for l in busy["links"] if l["factor"] == "run_queue_wait"][0]
-assert wait["rho"] > 0.8 and wait["p_adjusted"] < 0.05, busy["links"]
-assert busy["links"][0]["factor"] in ("run_queue_wait", "beside"), busy["links"]
+# first: either is worded, and the one that leads is significant. In a quiet room the wait is
+# significant whichever leads; beside outside work (a busy loop per CPU) that work is the first
+# cause and the wait's own link weakens (rho 0.72, p 0.13 there, against 0.84 and 0.023 for it).
+lead = busy["links"][0]
+assert lead["factor"] in ("run_queue_wait", "beside"), busy["links"]
+assert lead["rho"] > 0 and lead["p_adjusted"] < 0.05, busy["links"]
+if sys.argv[3] == "quiet":
+    wait = [l for l in busy["links"] if l["factor"] == "run_queue_wait"][0]
+    assert wait["rho"] > 0.8 and wait["p_adjusted"] < 0.05, busy["links"]
 assert any(w.startswith("busy / ") and ("time waiting for a CPU" in w or "other work on its CPUs" in w)
            for w in d["within"]), d["within"]
 PY

@@ -14,3 +14,21 @@ def ratio_near(row, truth, tol=0.13):
         assert lo < truth < hi, ("contended: the interval misses the truth", truth, row["label"], first)
     else:
         assert truth * (1 - tol) < first["ratio"] < truth * (1 + tol), (truth, row.get("label"), first)
+
+
+def called(row, verdict, truth):
+    """A known change of `truth` (head/base) in a gate row: called `verdict` ("slower": and
+    confirmed), its ratio near the truth. In a room the run labelled CONTENDED the gate may rightly
+    leave it inconclusive (its floors say how far the room moved), never the other way or within
+    noise, and its interval still covers the truth."""
+    if "CONTENDED" in row.get("label", "") and row["verdict"] == "inconclusive":
+        print(f"{row['benchmark']}: inconclusive in a {row['label']} room (A/A ±{row['first']['aa']['halfwidth']:.0%})")
+    else:
+        assert row["verdict"] == verdict, row
+        assert verdict != "slower" or row["confirmed"], row
+    ratio_near(row, truth)
+
+
+def exit_status(gate):
+    """The exit status a gate.json's rows call for: 4 when a regression is confirmed, else 0."""
+    return 4 if gate["regression"] else 0
