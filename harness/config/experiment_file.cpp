@@ -45,6 +45,13 @@ constexpr std::int64_t kMinContainerMemory = 6 * 1024 * 1024;  // the engine's o
 // At most this many conditions, after sweeps are expanded.
 constexpr std::size_t kMaxConditions = 1000;
 
+// |to - from| in unsigned arithmetic, exact for any two longs (to - from overflows a long for
+// -9223372036854775808..9223372036854775807, and a sweep's loop over it then never ended).
+unsigned long range_span(long from, long to) {
+  return to >= from ? static_cast<unsigned long>(to) - static_cast<unsigned long>(from)
+                    : static_cast<unsigned long>(from) - static_cast<unsigned long>(to);
+}
+
 using text::quote;
 
 // A network mode the engine accepts: none, bridge, host, container:<name or id>, or a network's
@@ -942,7 +949,8 @@ class Reader {
         fail(node, fmt::format("{}.sweep: expected a list of values ([0, 1, 2]), a range of whole numbers "
                                "(0..4) or labelled values ({{a: ..., b: ...}}), got {}",
                                where, quote(text)));
-      if (std::labs(to - from) >= static_cast<long>(kMaxConditions))
+      const unsigned long span = range_span(from, to);
+      if (span >= kMaxConditions)
         fail(node, fmt::format("{}.sweep: {} has more than {} values", where, quote(text), kMaxConditions));
       for (long v = from;; v += (to >= from ? 1 : -1)) {
         add(std::to_string(v), YAML::Node(std::to_string(v)), node);

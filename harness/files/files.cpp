@@ -146,6 +146,16 @@ std::string read_regular(const fs::path& path, std::uintmax_t limit, std::string
   return text;
 }
 
+std::optional<std::string> try_read_regular(const fs::path& path, std::uintmax_t limit, bool no_links) {
+  std::error_code ec;
+  if (no_links && fs::is_symlink(fs::symlink_status(path, ec))) return std::nullopt;
+  try {
+    return read_regular(path, limit, "it");
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 fs::path under(const fs::path& root, std::string_view abs) {
   while (!abs.empty() && abs.front() == '/') abs.remove_prefix(1);
   return root / fs::path(std::string(abs));

@@ -21,6 +21,11 @@ std::string read(const std::filesystem::path& path);
 // what it was meant to be: "<path>: not a regular file (a character device): a samples.jsonl is
 // a file", "<path>: 5.0 GiB, more than a samples.jsonl may hold (4 GiB)".
 std::string read_regular(const std::filesystem::path& path, std::uintmax_t limit, std::string_view what);
+// The same for a file that may or may not be there and says nothing when it is not what it should
+// be (another run's run.json, looked through for what it supersedes): nullopt when it is missing,
+// not a regular file, a symbolic link (`no_links`), larger than `limit` or unreadable.
+std::optional<std::string> try_read_regular(const std::filesystem::path& path, std::uintmax_t limit,
+                                            bool no_links = false);
 
 // `abs`, an absolute path of the probed system ("/proc/cpuinfo"), under `root` ("/" on the real
 // machine, a fabricated tree in tests).

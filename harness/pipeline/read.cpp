@@ -151,7 +151,7 @@ std::string unfinished(const records::Result& r) {
   // variants); otherwise only what is there is said.
   std::optional<int> target;
   try {
-    if (const auto text = files::try_read(fs::path(r.source) / "experiment.yaml")) {
+    if (const auto text = files::try_read_regular(fs::path(r.source) / "experiment.yaml", 1 << 20)) {
       const model::Experiment e = config::parse_experiment(*text, "experiment.yaml", {});
       if (!e.adaptive && !e.paired()) target = e.benchmark.samples;
     }
@@ -672,6 +672,30 @@ std::vector<fs::path> files_to_search(const std::vector<std::string>& in) {
   return out;
 }
 
+// The text errata searches in `file`, counted in `view`; nullopt (counted as why) for a symbolic
+// link, which is never followed (it may point out of the repository, and --apply would replace it
+// with what it points at), a file over the cap, a binary one, or one that cannot be read.
+std::optional<std::string> searchable(const fs::path& file, render::ErrataView& view) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+    ++view.links;
+    return std::nullopt;
+  }
+  if (fs::is_regular_file(fs::status(file, ec)) &&
+      fs::file_size(file, ec) > render::ErrataView::kErrataFileLimit) {
+    ++view.too_large;
+    return std::nullopt;
+  }
+  auto content = files::try_read_regular(file, render::ErrataView::kErrataFileLimit, true);
+  if (!content) return std::nullopt;
+  if (content->find('\0') != std::string::npos) {
+    ++view.binary;
+    return std::nullopt;
+  }
+  ++view.searched;
+  return content;
+}
+
 // Whether a corrected file still parses as its syntax requires ("" when it does, else why not).
 std::string parse_problem(analysis::Syntax syntax, const std::string& text) {
   try {
@@ -749,13 +773,8 @@ Output errata(const ErrataOptions& o) {
           return c == r || (c.size() > r.size() && c.compare(0, r.size(), r) == 0 && c[r.size()] == '/');
         }))
       continue;
-    const auto content = files::try_read(file);
+    const auto content = searchable(file, view);
     if (!content) continue;
-    if (content->find('\0') != std::string::npos) {
-      ++view.binary;
-      continue;
-    }
-    ++view.searched;
     render::QuotingFile quoting;
     quoting.path = shown_path(file);
     quoting.syntax = analysis::syntax_of(file.filename().string());

@@ -155,16 +155,25 @@ model::PublishedTable read_published(const std::string& path) {
 void fail_unreproduced(Output& out,
                        const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged) {
   std::vector<std::string> failed;
+  std::size_t claims = 0, undefined = 0;
   for (const auto& [label, j] : judged) {
     if (j == nullptr) continue;
-    for (const auto& c : j->claims)
+    for (const auto& c : j->claims) {
+      ++claims;
+      undefined += c.run.verdict == claims::Verdict::undefined;
       if (c.run.verdict == claims::Verdict::not_reproduced)
         failed.push_back(label.empty() ? c.run.claim : fmt::format("{}: {}", label, c.run.claim));
+    }
   }
-  if (failed.empty()) return;
+  // A check in which nothing could be judged has checked nothing: it does not pass either.
+  const bool nothing_judged = claims > 0 && undefined == claims;
+  if (failed.empty() && !nothing_judged) return;
   out.status = kNotReproducedStatus;
-  const std::string what = fmt::format("{} claim{} NOT REPRODUCED: {}", failed.size(),
-                                       failed.size() == 1 ? "" : "s", fmt::join(failed, "; "));
+  const std::string what =
+      !failed.empty()
+          ? fmt::format("{} claim{} NOT REPRODUCED: {}", failed.size(), failed.size() == 1 ? "" : "s",
+                        fmt::join(failed, "; "))
+          : fmt::format("every claim ({}) is UNDEFINED: nothing was checked; see why above", claims);
   out.failure = out.failure.empty() ? what : out.failure + "; " + what;
 }
 
@@ -382,6 +391,14 @@ void check_results_root(const std::string& root, const std::string& experiment) 
     throw ConfigError(
         fmt::format("--results {}: cannot create directories in {} ({}): give a writable directory", root,
                     existing.string(), std::strerror(errno)));
+  // `latest` is the link a complete run is pointed at: anything else there would fail the run
+  // only once it has measured.
+  const fs::path latest = fs::path(root) / experiment / "latest";
+  if (const fs::file_status st = fs::symlink_status(latest, ec); fs::exists(st) && !fs::is_symlink(st))
+    throw ConfigError(
+        fmt::format("--results {}: {} is a {}, where noisefloor keeps the link to the last complete "
+                    "run: move it away (nothing has run)",
+                    root, latest.string(), fs::is_directory(st) ? "directory" : "file"));
 }
 
 namespace {
@@ -420,8 +437,19 @@ std::optional<records::Result> resumed(const RunOptions& o, std::string& experim
         for (const auto& w : a) quoted.push_back(text::quote(w));
         return fmt::format("{}", fmt::join(quoted, " "));
       };
+      const auto env = [](const std::map<std::string, std::string>& vars) {
+        std::vector<std::string> set;
+        for (const auto& [name, value] : vars) set.push_back(text::quote(name) + "=" + text::quote(value));
+        return fmt::format("{}", fmt::join(set, " "));
+      };
       runs = stored.benchmark.build.empty() ? "" : fmt::format("build: {}; ", argv(stored.benchmark.build));
       runs += fmt::format("benchmark: {}", argv(stored.benchmark.command));
+      // where and with what environment: a workdir or an LD_PRELOAD changes what runs as much as argv
+      if (stored.benchmark.workdir)
+        runs += fmt::format("; workdir: {}", text::quote(*stored.benchmark.workdir));
+      if (!stored.benchmark.env.empty()) runs += fmt::format("; env: {}", env(stored.benchmark.env));
+      for (const auto& c : stored.conditions)
+        if (!c.env.empty()) runs += fmt::format("; env of {}: {}", text::quote(c.name), env(c.env));
     } catch (const Error& err) {
       runs = fmt::format("its copy cannot be read: {}", err.what());
     }
@@ -660,7 +688,7 @@ std::unique_ptr<Mode> mode_of(const RunOptions& o) {
   const bool elsewhere = !o.hosts.empty() || !e.hosts.empty();
   if (!earlier && sides.base.empty() && elsewhere) return std::make_unique<FleetMode>(o);
   if (earlier) {
-    const auto stored = files::try_read(fs::path(o.resume) / "experiment.yaml");
+    const auto stored = files::try_read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20);
     if (!stored || hash::sha256_hex(*stored) != hash::sha256_hex(e.source_text))
       throw ConfigError(
           fmt::format("{}: not the experiment the run in {} was started with (its copy there has "

@@ -122,6 +122,14 @@ std::string errata_text(const ErrataView& v, std::size_t width) {
     if (!f.left_as_is.empty()) out += fmt::format("  {}: left as it is: {}\n", f.path, f.left_as_is);
   }
   if (v.binary > 0) out += fmt::format("\n{} binary file{} skipped\n", v.binary, v.binary == 1 ? "" : "s");
+  if (v.links > 0)
+    out += fmt::format(
+        "{} symbolic link{} left alone (never followed: correct what it points at in its own "
+        "repository)\n",
+        v.links, v.links == 1 ? "" : "s");
+  if (v.too_large > 0)
+    out += fmt::format("{} file{} over {} MiB skipped\n", v.too_large, v.too_large == 1 ? "" : "s",
+                       ErrataView::kErrataFileLimit >> 20);
   const std::size_t certain = count(v, Certainty::certain), likely = count(v, Certainty::likely);
   std::string end;
   if (v.files.empty())
@@ -238,6 +246,8 @@ std::string errata_json(const ErrataView& v) {
                     {"applied", v.applied},
                     {"searched", v.searched},
                     {"binary_skipped", v.binary},
+                    {"links_skipped", v.links},
+                    {"too_large_skipped", v.too_large},
                     {"room_differences", v.room_differences},
                     {"notes", v.notes},
                     {"figures", figures},

@@ -27,8 +27,12 @@ struct ErrataView {
   std::size_t shared = 0;                             // figures both sides publish
   std::vector<QuotingFile> files;                     // the files with quotations, in search order
   std::size_t searched = 0, binary = 0;               // files read; files skipped as binary
-  std::vector<std::string> room_differences;          // "field: old vs new" (fields that move benchmarks)
-  std::vector<std::string> notes;                     // how the sides were matched, when it needs saying
+  // symbolic links left alone (never followed: one may point out of the repository), and files
+  // over the size errata reads
+  std::size_t links = 0, too_large = 0;
+  static constexpr std::uintmax_t kErrataFileLimit = 64ULL << 20;
+  std::vector<std::string> room_differences;  // "field: old vs new" (fields that move benchmarks)
+  std::vector<std::string> notes;             // how the sides were matched, when it needs saying
   std::string date, see;
   bool applied = false;  // --apply
 };

@@ -226,7 +226,7 @@ records::Supersedes superseded_run(const fs::path& path) {
   records::Supersedes out;
   out.path = (ec ? fs::absolute(dir) : canonical).string();
   out.run_id = (ec ? dir : canonical).filename().string();
-  if (const auto text = files::try_read(dir / "run.json")) {
+  if (const auto text = files::try_read_regular(dir / "run.json", kRecordLimit)) {
     try {
       const records::RunRecord run = nlohmann::json::parse(*text).get<records::RunRecord>();
       if (!run.run_id.empty()) out.run_id = run.run_id;
@@ -254,7 +254,9 @@ std::map<std::string, std::vector<Superseder>> supersessions(const fs::path& roo
     for (const auto& run : fs::directory_iterator(experiment.path(), inner)) {
       std::error_code e2;
       if (run.path().filename() == "latest" || !run.is_directory(e2)) continue;
-      const auto text = files::try_read(run.path() / "run.json");
+      // another run's file, in a tree that may have been downloaded: a FIFO or a link to
+      // /dev/zero there must not hang or flood the reading of this one
+      const auto text = files::try_read_regular(run.path() / "run.json", kRecordLimit);
       if (!text || text->find("\"supersedes\"") == std::string::npos) continue;
       try {
         const records::RunRecord record = nlohmann::json::parse(*text).get<records::RunRecord>();

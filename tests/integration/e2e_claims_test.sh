@@ -77,6 +77,13 @@ set +e; "$NF" check "$dir" >check.out 2>check.err; rc=$?; set -e
 "$NF" check "$dir" --claim 'median(pinned) within median(idle) ± 30%' >holds.out 2>holds.err ||
   { cat holds.err >&2; fail "check --claim of a claim that holds"; }
 contains holds.out 'REPRODUCED      median(pinned) within median(idle) ± 30%'
+# A check in which every claim is UNDEFINED has checked nothing: exit 3, and it says so.
+head -n 5 "$REPO/tests/data/compare/idle.txt" >one.txt
+grep -c '^Benchmark' one.txt | grep -qx 1 || fail "one.txt: one sample expected"
+set +e; "$NF" check one.txt --claim 'cv(one) < 50%' >undef.out 2>undef.err; rc=$?; set -e
+[[ $rc -eq 3 ]] || { cat undef.out undef.err >&2; fail "check with every claim UNDEFINED: exit $rc, expected 3"; }
+contains undef.out 'UNDEFINED'
+contains undef.err 'every claim (1) is UNDEFINED: nothing was checked'
 # A run without --check exits 0 whatever the verdicts.
 "$NF" run -q sleep.yaml --results "$WORK/results" >/dev/null 2>&1 || fail "run without --check failed"
 

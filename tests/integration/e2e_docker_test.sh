@@ -170,7 +170,8 @@ for _ in $(seq 300); do [[ -n "$(containers_labelled noisefloor.run)" ]] && brea
 orphan=$(curl -s --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
   "http://localhost/containers/create?name=nf-orphan-gc-test" \
   -d "{\"Image\":\"$(curl -s --unix-socket "$SOCK" http://localhost/containers/noisefloor-lease/json | python3 -c 'import json,sys; print(json.load(sys.stdin)["Config"]["Image"])')\",\"Labels\":{\"noisefloor.run\":\"gone\",\"noisefloor.owner\":\"nobody pid 1\"}}" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["Id"])')
+  python3 -c 'import json,sys; r = json.load(sys.stdin); print(r["Id"]) if "Id" in r else sys.exit(f"create: {r}")') ||
+  fail "could not create the orphan container beside the live run"
 "$NF" gc >gc-live.txt
 contains gc-live.txt "removed ${orphan:0:12} nf-orphan-gc-test"
 contains gc-live.txt "container(s) of the run that holds the engine's lease (live, "

@@ -68,7 +68,12 @@ import "testing"
 func BenchmarkRatioLoop(b *testing.B) {}
 EOF
 printf 'thrice 1.67x, untracked\n' >untracked.md
-git add STATUS.md decisions.md results.yaml data.json bench_test.go && git commit -qm fixture
+# A tracked symbolic link to a file outside the repository that quotes the figure: never followed,
+# never replaced (--apply would otherwise publish what it points at in the next commit).
+mkdir -p "$WORK/outside"
+printf 'Under contention thrice costs 1.67x once.\n' >"$WORK/outside/private.md"
+ln -s "$WORK/outside/private.md" linked.md
+git add STATUS.md decisions.md results.yaml data.json bench_test.go linked.md && git commit -qm fixture
 before=$(sha256sum STATUS.md decisions.md results.yaml data.json bench_test.go)
 
 status=0
@@ -117,6 +122,10 @@ cd repo
   --date 2026-12-03 --see PR-42 >../apply.txt 2>&1 || { cat ../apply.txt >&2; fail "errata --apply"; }
 cd "$WORK"
 contains apply.txt "applied: 10 certain quotations corrected in place, each with a visible mark; 2"
+contains apply.txt "1 symbolic link left alone (never followed"
+[[ -L repo/linked.md ]] || fail "errata --apply replaced a tracked symbolic link"
+[[ "$(cat "$WORK/outside/private.md")" == "Under contention thrice costs 1.67x once." ]] ||
+  fail "errata --apply changed a file outside the repository"
 contains repo/STATUS.md "Under contention thrice costs ~~1.67×~~ 3.17× (corrected 2026-12-03; see PR-42) once"
 contains repo/STATUS.md "The thrice variant is ~~+67%~~ +217% (corrected 2026-12-03; see PR-42) slower per op."
 contains repo/STATUS.md "Summary: thrice ≈ ~~1.7×~~ 3.2× (corrected 2026-12-03; see PR-42) once."

@@ -111,6 +111,11 @@ tiny res.yaml res "  build: [touch, $WORK/built]"
 expect 2 results-file -- "$NF" run res.yaml --results afile/sub
 same_text results-file.err '--results afile/sub: afile is a file, not a directory: give a directory where noisefloor may create result directories'
 check "the build step ran before --results was checked" test ! -e "$WORK/built"
+# a directory named `latest` where the link to the last complete run goes: said before anything runs
+mkdir -p "$WORK/lat/res/latest"
+expect 2 results-latest -- "$NF" run res.yaml --results "$WORK/lat"
+same_text results-latest.err "--results $WORK/lat: $WORK/lat/res/latest is a directory, where noisefloor keeps the link to the last complete run: move it away (nothing has run)"
+check "the build step ran before latest was checked" test ! -e "$WORK/built"
 
 # --- errors: one line, quoted output below it ---
 tiny fb.yaml fb "  build: [/bin/false]"

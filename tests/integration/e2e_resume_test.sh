@@ -15,11 +15,14 @@ benchmark:
   format: command
   samples: 30
   warmup: 1
+  workdir: $WORK
+  env: {NF_RESUME_TEST: "1"}
 settle: 0s
 conditions:
   - name: idle
   - name: noisy
     spinners: {count: 1}
+    env: {NF_NOISY: "yes"}
 YAML
 run_dir_of() { ls -d "$WORK/results/$1"/2*/ 2>/dev/null | head -1 || true; }
 
@@ -40,7 +43,7 @@ set +e; "$NF" run --resume "$dir" >out.txt 2>err.txt; code=$?; set -e
 [[ $code -eq 2 ]] || { cat err.txt >&2; fail "resume without the experiment named: exit $code, expected 2"; }
 [[ ! -e "$WORK/built" ]] || fail "resume without the experiment named ran its build step"
 (( $(grep -c '}$' "$dir/samples.jsonl") == before )) || fail "resume without the experiment named measured"
-[[ "$(cat err.txt)" == "--resume $dir: resuming runs the commands of the experiment this run names, $WORK/seq.yaml (build: \"/usr/bin/touch\" \"$WORK/built\"; benchmark: \"$BURN\" \"0.02\"); name it to go on: \`noisefloor run $WORK/seq.yaml --resume $dir\`" ]] ||
+[[ "$(cat err.txt)" == "--resume $dir: resuming runs the commands of the experiment this run names, $WORK/seq.yaml (build: \"/usr/bin/touch\" \"$WORK/built\"; benchmark: \"$BURN\" \"0.02\"; workdir: \"$WORK\"; env: \"NF_RESUME_TEST\"=\"1\"; env of \"noisy\": \"NF_NOISY\"=\"yes\"); name it to go on: \`noisefloor run $WORK/seq.yaml --resume $dir\`" ]] ||
   { cat err.txt >&2; fail "resume without the experiment named: the message"; }
 "$NF" run seq.yaml --resume "$dir" >out.txt 2>err.txt || { cat err.txt >&2; fail "resume after SIGKILL failed"; }
 contains err.txt "resuming: $before sample(s) from the run's earlier session(s) are kept"

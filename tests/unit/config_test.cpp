@@ -559,6 +559,15 @@ TEST_CASE("config: a bad sweep, or a bad point, is refused at the sweep with the
        "...}}"},
       {sweep("    spinners: {sweep: 0..2000}\n"),
        "x.yaml:5:23: conditions[0].spinners.sweep: \"0..2000\" has more than 1000 values"},
+      // the distance of the widest range overflows a long: refused at once, not looped over
+      {sweep("    spinners: {sweep: -9223372036854775808..9223372036854775807}\n"),
+       "x.yaml:5:23: conditions[0].spinners.sweep: \"-9223372036854775808..9223372036854775807\" has more "
+       "than "
+       "1000 values"},
+      {sweep("    spinners: {sweep: 9223372036854775807..-9223372036854775808}\n"),
+       "x.yaml:5:23: conditions[0].spinners.sweep: \"9223372036854775807..-9223372036854775808\" has more "
+       "than "
+       "1000 values"},
       {"name: t\nbenchmark: {command: [./b]}\nconditions:\n  - name: s.spinners-1\n  - name: s\n    "
        "spinners: "
        "{sweep: [1]}\n",
