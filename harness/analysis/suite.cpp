@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <span>
+#include <string_view>
 #include <tuple>
 
 namespace noisefloor::analysis {
@@ -19,6 +22,10 @@ std::string suite_name(const Row& row) {
   }
   if (name.starts_with("Benchmark") && name.size() > 9) name.erase(0, 9);
   return name;
+}
+
+std::string SuiteLine::shown_name() const {
+  return variant.empty() ? name : fmt::format("{} [{}]", name, variant);
 }
 
 bool SuiteLine::same_procs() const {
@@ -53,18 +60,41 @@ bool SuiteLine::constant() const {
 
 namespace {
 
-// A benchmark: its configuration, variant and suite name.
-using Bench = std::tuple<std::string, std::string, std::string>;
+// A benchmark: its configuration, variant (views of its first row's) and suite name.
+struct Bench {
+  std::string_view config, variant;
+  std::string name;
+};
+using BenchKey = std::tuple<std::string_view, std::string_view, std::string_view>;
+
+// A row under its benchmark, metric and condition (numbers of SuiteIndex).
+struct Placed {
+  std::size_t bench, metric, condition;
+  const Row* row;
+};
+
+int procs_key(const Row* r) { return r->procs.empty() ? 0 : r->procs.front(); }
 
 // What suite_lines groups, first seen first: configurations, benchmarks of each, (metric, unit).
+// Numbers and views, no copies of a row's strings but the suite names: a table of 10^5
+// benchmarks holds its rows once.
 struct SuiteIndex {
-  std::vector<std::string> configs;
+  std::vector<std::string_view> configs;
   std::vector<std::vector<std::size_t>> benches_of;  // per configuration: benchmarks, first seen
-  std::vector<Bench> benches;
-  std::vector<std::string> labels;                           // per benchmark: its first row's config label
-  std::vector<std::pair<std::size_t, std::string>> metrics;  // (metric, unit), first seen
-  // (benchmark, metric, condition) -> the rows, in ascending parallelism
-  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::vector<const Row*>> by;
+  std::deque<Bench> benches;                         // a deque: the keys below view its names
+  std::vector<std::string_view> labels;              // per benchmark: its first row's config label
+  std::vector<std::pair<std::size_t, std::string_view>> metrics;  // (metric, unit), first seen
+  // Every row, by (benchmark, metric, condition), then in ascending parallelism.
+  std::vector<Placed> placed;
+
+  std::span<const Placed> rows_of(std::size_t bench, std::size_t metric, std::size_t condition) const {
+    const auto [lo, hi] = std::equal_range(
+        placed.begin(), placed.end(), Placed{bench, metric, condition, nullptr},
+        [](const Placed& a, const Placed& b) {
+          return std::tie(a.bench, a.metric, a.condition) < std::tie(b.bench, b.metric, b.condition);
+        });
+    return {lo, hi};
+  }
 };
 
 // Numbers each distinct value in the order first seen: O(log n) per value.
@@ -75,35 +105,38 @@ std::size_t number_of(std::map<T, std::size_t>& numbers, std::vector<T>& seen, c
   return it->second;
 }
 
-int procs_key(const Row* r) { return r->procs.empty() ? 0 : r->procs.front(); }
-
 SuiteIndex index_suite(const Table& t) {
-  std::map<std::string, std::size_t> condition_at;
+  std::map<std::string_view, std::size_t> condition_at;
   for (std::size_t i = 0; i < t.conditions.size(); ++i) condition_at.emplace(t.conditions[i], i);
   SuiteIndex x;
-  std::map<std::string, std::size_t> config_numbers;
-  std::map<Bench, std::size_t> bench_numbers;
-  std::map<std::pair<std::size_t, std::string>, std::size_t> metric_numbers;
-  for (const Row* r : all_rows(t)) {
+  std::map<std::string_view, std::size_t> config_numbers;
+  std::map<BenchKey, std::size_t> bench_numbers;
+  std::map<std::pair<std::size_t, std::string_view>, std::size_t> metric_numbers;
+  const std::vector<const Row*> rows = all_rows(t);
+  x.placed.reserve(rows.size());
+  for (const Row* r : rows) {
     const auto at = condition_at.find(r->condition);
     if (at == condition_at.end()) continue;
-    const std::size_t config = number_of(config_numbers, x.configs, r->config);
+    const std::size_t config = number_of(config_numbers, x.configs, std::string_view(r->config));
     if (x.benches_of.size() < x.configs.size()) x.benches_of.emplace_back();
-    const std::size_t before = x.benches.size();
-    const std::size_t bench =
-        number_of(bench_numbers, x.benches, Bench{r->config, r->variant, suite_name(*r)});
-    if (x.benches.size() > before) {
-      x.benches_of[config].push_back(bench);
+    std::string name = suite_name(*r);
+    auto bench = bench_numbers.find(BenchKey{r->config, r->variant, name});
+    if (bench == bench_numbers.end()) {
+      const Bench& b = x.benches.emplace_back(Bench{r->config, r->variant, std::move(name)});
+      bench = bench_numbers.emplace(BenchKey{b.config, b.variant, b.name}, x.benches.size() - 1).first;
+      x.benches_of[config].push_back(bench->second);
       x.labels.push_back(r->config_label);
     }
     // A unit is one table whatever its place on the line (B/op is second or third).
     const std::size_t metric = r->metric == 0 ? 0 : 1;
-    number_of(metric_numbers, x.metrics, std::pair<std::size_t, std::string>{metric, r->unit});
-    x.by[{bench, metric_numbers.at({metric, r->unit}), at->second}].push_back(r);
+    const std::size_t m =
+        number_of(metric_numbers, x.metrics, std::pair<std::size_t, std::string_view>{metric, r->unit});
+    x.placed.push_back({bench->second, m, at->second, r});
   }
-  for (auto& [key, list] : x.by)
-    std::stable_sort(list.begin(), list.end(),
-                     [](const Row* a, const Row* b) { return procs_key(a) < procs_key(b); });
+  std::stable_sort(x.placed.begin(), x.placed.end(), [](const Placed& a, const Placed& b) {
+    return std::tuple(a.bench, a.metric, a.condition, procs_key(a.row)) <
+           std::tuple(b.bench, b.metric, b.condition, procs_key(b.row));
+  });
   return x;
 }
 
@@ -112,31 +145,29 @@ SuiteIndex index_suite(const Table& t) {
 // condition's row of that count on it.
 void add_lines(const SuiteIndex& x, const Table& t, std::size_t bench, std::size_t m,
                std::vector<SuiteLine>& out) {
-  std::vector<const std::vector<const Row*>*> cells(t.conditions.size(), nullptr);
+  std::vector<std::span<const Placed>> cells(t.conditions.size());
   bool several = false;
   std::vector<int> counts;
-  for (std::size_t c = 0; c < t.conditions.size(); ++c)
-    if (const auto it = x.by.find({bench, m, c}); it != x.by.end()) {
-      cells[c] = &it->second;
-      several = several || it->second.size() > 1;
-      for (const Row* r : it->second) counts.push_back(procs_key(r));
-    }
+  for (std::size_t c = 0; c < t.conditions.size(); ++c) {
+    cells[c] = x.rows_of(bench, m, c);
+    several = several || cells[c].size() > 1;
+    for (const Placed& p : cells[c]) counts.push_back(procs_key(p.row));
+  }
   if (counts.empty()) return;
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
   if (!several) counts.resize(1);
-  const auto& [config, variant, name] = x.benches[bench];
+  const Bench& b = x.benches[bench];
   for (const int count : counts) {
-    SuiteLine line{config, x.labels[bench], variant, name, x.metrics[m].second, x.metrics[m].first, {}};
+    SuiteLine& line = out.emplace_back(SuiteLine{
+        b.config, x.labels[bench], b.variant, b.name, x.metrics[m].second, x.metrics[m].first, bench, {}});
     line.cells.assign(t.conditions.size(), nullptr);
     for (std::size_t c = 0; c < t.conditions.size(); ++c)
-      if (cells[c] != nullptr)
-        for (const Row* r : *cells[c])
-          if (!several || procs_key(r) == count) {
-            line.cells[c] = r;
-            break;
-          }
-    out.push_back(std::move(line));
+      for (const Placed& p : cells[c])
+        if (!several || procs_key(p.row) == count) {
+          line.cells[c] = p.row;
+          break;
+        }
   }
 }
 
@@ -150,25 +181,33 @@ std::vector<SuiteLine> suite_lines(const Table& t) {
   std::stable_sort(metric_order.begin(), metric_order.end(), [&](std::size_t a, std::size_t b) {
     return (x.metrics[a].first == 0) > (x.metrics[b].first == 0);
   });
+  // A line per (benchmark, metric) at least; more only where a condition ran several parallelisms.
+  std::size_t groups = 0;
+  for (std::size_t i = 0; i < x.placed.size(); ++i)
+    groups +=
+        i == 0 || x.placed[i].bench != x.placed[i - 1].bench || x.placed[i].metric != x.placed[i - 1].metric;
   std::vector<SuiteLine> out;
+  out.reserve(groups);
   for (std::size_t config = 0; config < x.configs.size(); ++config)
     for (const std::size_t m : metric_order)
       for (const std::size_t bench : x.benches_of[config]) add_lines(x, t, bench, m, out);
+  // Benchmarks numbered as first seen in the lines, not in the rows.
+  std::vector<std::size_t> number(x.benches.size(), x.benches.size());
+  std::size_t next = 0;
+  for (SuiteLine& l : out) {
+    if (number[l.benchmark] == x.benches.size()) number[l.benchmark] = next++;
+    l.benchmark = number[l.benchmark];
+  }
   return out;
 }
 
 std::vector<const Row*> rows_by_benchmark(const Table& t) {
   const std::vector<SuiteLine> lines = suite_lines(t);
   // The lines of one benchmark together, benchmarks first seen first.
-  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> numbers;
-  std::vector<std::size_t> group(lines.size());
-  for (std::size_t i = 0; i < lines.size(); ++i)
-    group[i] = numbers.emplace(std::tuple{lines[i].config, lines[i].variant, lines[i].name}, numbers.size())
-                   .first->second;
   std::vector<std::size_t> order(lines.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return group[a] < group[b]; });
+                   [&](std::size_t a, std::size_t b) { return lines[a].benchmark < lines[b].benchmark; });
   std::vector<const Row*> out;
   for (const std::size_t i : order)
     for (const Row* r : lines[i].cells)

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/table.hpp"
@@ -20,14 +21,21 @@ std::string suite_name(const Row& row);
 // benchmarks run at GOMAXPROCS 1, unsuffixed, beside idle's -2). When a condition ran it at
 // several (go test -cpu 1,2), each count has a line of its own with every condition's row of
 // that count.
+// Its strings are views of its rows' (the table outlives its lines): a suite of 10^5 benchmarks
+// has three times as many lines.
 struct SuiteLine {
-  std::string config;        // canonical configuration (Row::config)
-  std::string config_label;  // as shown ("pkg: a"), "" when no key tells rows apart
-  std::string variant;
-  std::string name;               // suite_name
-  std::string unit;               // as recorded
-  std::size_t metric = 0;         // 0: the primary metric, 1: another
+  std::string_view config;        // canonical configuration (Row::config)
+  std::string_view config_label;  // as shown ("pkg: a"), "" when no key tells rows apart
+  std::string_view variant;
+  std::string name;        // suite_name
+  std::string_view unit;   // as recorded
+  std::size_t metric = 0;  // 0: the primary metric, 1: another
+  // Its benchmark (configuration, variant, name), numbered as first seen in the lines: the lines
+  // of one benchmark have one number.
+  std::size_t benchmark = 0;
   std::vector<const Row*> cells;  // one per Table::conditions, nullptr where the condition has none
+  // Its name as shown, with its variant: "Sum64/4B [fast]".
+  std::string shown_name() const;
   // Every present cell's parallelism is the same (then `name` plus it is the row's own name).
   bool same_procs() const;
   // The present cells' parallelisms, in condition order ("2" or "2 1"); "" when none is known.

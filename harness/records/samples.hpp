@@ -20,6 +20,7 @@
 #include <functional>
 #include <initializer_list>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <span>
@@ -221,6 +222,8 @@ class Samples {
     std::vector<std::int32_t> narrow;
     std::vector<std::int64_t> wide;
     bool is_wide = false;
+    bool fitted = false;  // its vectors were fitted to its samples once (append_row)
+    void fit();
     std::int64_t iterations(std::size_t position) const {
       return is_wide ? wide[position] : narrow[position];
     }
@@ -256,6 +259,7 @@ class Samples {
                                std::uint32_t, std::uint32_t>;
   std::map<SeriesKey, std::uint32_t> series_ids_;
   std::size_t count_ = 0;
+  std::uint32_t last_appended_ = std::numeric_limits<std::uint32_t>::max();  // the series of the last sample
   std::vector<std::uint32_t> order_;  // series per sample, arrival order; empty while there is one series
   std::uint32_t series_at(std::size_t i) const { return order_.empty() ? 0 : order_[i]; }
   std::vector<Bookkeeping> bookkeeping_;                  // empty while every sample's is implied

@@ -145,8 +145,8 @@ std::vector<PlotBenchmark> benchmarks_of(const Table& t) {
   std::map<std::string, int> seen;
   for (const analysis::SuiteLine& l : analysis::suite_lines(t)) {
     if (l.metric != 0) continue;
-    const int k = seen[l.config + '\n' + l.name + '\n' + l.variant]++;
-    const std::string key = l.config + '\n' + l.name + '\n' + std::to_string(k);
+    const int k = seen[fmt::format("{}\n{}\n{}", l.config, l.name, l.variant)]++;
+    const std::string key = fmt::format("{}\n{}\n{}", l.config, l.name, k);
     auto at = keys.find(key);
     if (at == keys.end()) {
       const Row* first = nullptr;
@@ -281,7 +281,7 @@ std::string overview_section(const Analysis& d, const std::vector<PlotBenchmark>
     if (const auto it = sections.find(r); it != sections.end()) return it->second;
     return std::nullopt;
   };
-  const auto [tidied, factor] = text::tidy_unit(lines.front()->unit);
+  const auto [tidied, factor] = text::tidy_unit(std::string(lines.front()->unit));
   std::string out = fmt::format(
       "<section id=\"overview\">\n<h2>Overview</h2>\n<p class=\"legend\">{} benchmarks × {} conditions: the "
       "median ± the relative half-width of its 95% interval, the CV and its band. A cell leads to the "
@@ -299,8 +299,8 @@ std::string overview_section(const Analysis& d, const std::vector<PlotBenchmark>
       if (r != nullptr && r->summary.n > 0) values.push_back(r->summary.median * factor);
     const std::vector<std::string> scaled = text::scale_values(values, tidied);
     std::size_t k = 0;
-    const std::string name = l->name + (l->variant.empty() ? "" : " [" + l->variant + "]") +
-                             (l->config_label.empty() ? "" : " (" + l->config_label + ")");
+    const std::string name =
+        l->shown_name() + (l->config_label.empty() ? "" : fmt::format(" ({})", l->config_label));
     out += fmt::format("<tr><th scope=\"row\" class=\"bench\">{}</th>", escape(name));
     for (const Row* r : l->cells) {
       if (r == nullptr) {

@@ -115,7 +115,7 @@ std::vector<Chunk> chunks_of(const std::vector<std::size_t>& gw, std::size_t wid
 std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& lines, std::size_t width,
                        bool with_cv, const std::string& procs_word, bool* procs_shown,
                        std::size_t* chunk_count) {
-  const auto [tidied, factor] = text::tidy_unit(lines.front()->unit);
+  const auto [tidied, factor] = text::tidy_unit(std::string(lines.front()->unit));
   std::vector<std::vector<Cell>> cells;
   for (const SuiteLine* l : lines) cells.push_back(cells_of(*l, tidied, factor));
   const std::size_t conditions = t.conditions.size();
@@ -139,7 +139,7 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
   }
   std::size_t natural_w = text::width(tidied);  // the name column when there is room for it
   for (const SuiteLine* l : lines) {
-    const std::string shown = l->name + (l->variant.empty() ? "" : " [" + l->variant + "]");
+    const std::string shown = l->shown_name();
     natural_w = std::max(natural_w, std::min(text::width(shown), kNameMax));
   }
   // The widest procs column a chunk can have: none when no line runs at more than 1.
@@ -204,7 +204,7 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     out += text::rstrip(head2 + " │") + "\n";
     for (const std::size_t i : shown) {
       const SuiteLine& l = *lines[i];
-      std::string name = l.name + (l.variant.empty() ? "" : " [" + l.variant + "]");
+      std::string name = l.shown_name();
       if (text::width(name) > name_w) {
         out += name + "\n";
         name.clear();
@@ -260,7 +260,7 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
   // The configurations that tell rows apart head their tables ("pkg: a"), as benchstat heads its.
   // Each configuration's (metric, unit)s and each one's lines, all in the order first seen.
   model::FirstSeen<std::string> configs;
-  std::vector<model::FirstSeen<std::pair<std::size_t, std::string>>> units;  // per configuration
+  std::vector<model::FirstSeen<std::pair<std::size_t, std::string_view>>> units;  // per configuration
   std::map<std::pair<std::size_t, std::size_t>, std::vector<const SuiteLine*>> groups;
   for (const auto& l : lines) {
     const std::size_t c = configs.add(model::config_only(l.config, t.config_keys));
@@ -289,7 +289,7 @@ std::string suite_body(const Table& t, const std::vector<SuiteLine>& lines, std:
                                [&](const Row* r) { return r == nullptr || r->summary.min == value; });
           });
           if (same) {
-            const std::string item = text::format_value(value) + " " + unit;
+            const std::string item = fmt::format("{} {}", text::format_value(value), unit);
             constant.add(item);
             continue;
           }

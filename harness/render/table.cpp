@@ -263,30 +263,29 @@ namespace {
 // The same benchmark at another GOMAXPROCS or thread count in another condition is the same
 // block (analysis::suite_lines), each row then saying its count.
 struct Block {
-  std::string name, config, variant, unit, shown;
+  std::size_t benchmark;  // SuiteLine::benchmark
+  std::string unit, shown;
   std::vector<const Row*> rows;
   bool same_procs = true;
 };
 
 std::vector<Block> blocks_of(const Table& t) {
   std::vector<Block> blocks;
-  // Benchmarks (configuration, variant, name) as they first came, each with its lines.
-  model::FirstSeen<std::string> order;
+  // Benchmarks as they first came, each with its lines.
   std::vector<std::vector<const analysis::SuiteLine*>> lines_of;
   const std::vector<analysis::SuiteLine> lines = analysis::suite_lines(t);
   for (const auto& l : lines) {
-    const std::size_t k = order.add(l.config + '\n' + l.variant + '\n' + l.name);
-    if (k == lines_of.size()) lines_of.emplace_back();
-    lines_of[k].push_back(&l);
+    if (l.benchmark == lines_of.size()) lines_of.emplace_back();
+    lines_of[l.benchmark].push_back(&l);
   }
-  for (std::size_t k = 0; k < order.size(); ++k)
+  for (std::size_t k = 0; k < lines_of.size(); ++k)
     for (const analysis::SuiteLine* l : lines_of[k]) {
-      Block b{order[k], l->config, l->variant, l->unit, "", {}, l->same_procs()};
+      Block b{k, std::string(l->unit), "", {}, l->same_procs()};
       for (const Row* r : l->cells)
         if (r != nullptr) b.rows.push_back(r);
       if (b.rows.empty()) continue;
       b.shown = (b.same_procs ? b.rows.front()->name : l->name) +
-                (l->variant.empty() ? "" : " [" + l->variant + "]");
+                (l->variant.empty() ? "" : fmt::format(" [{}]", l->variant));
       blocks.push_back(std::move(b));
     }
   return blocks;
@@ -344,13 +343,12 @@ std::string table_text(const Table& t, std::size_t width) {
     return std::all_of(b.rows.begin(), b.rows.end(),
                        [v](const Row* r) { return r->summary.min == v && r->summary.max == v; });
   };
-  // Per label, its blocks; per benchmark (Block::name holds configuration and variant), the
-  // constant blocks said under its primary one.
+  // Per label, its blocks; per benchmark, the constant blocks said under its primary one.
   std::vector<std::vector<const Block*>> blocks_of(labels.size());
-  std::map<std::string, std::vector<const Block*>> constant_of;
+  std::map<std::size_t, std::vector<const Block*>> constant_of;
   for (const auto& b : blocks) {
     if (constant(b)) {
-      constant_of[b.name].push_back(&b);
+      constant_of[b.benchmark].push_back(&b);
     } else {
       blocks_of[*labels.find(shown_config(b.rows.front()))].push_back(&b);
     }
@@ -374,7 +372,7 @@ std::string table_text(const Table& t, std::size_t width) {
       }
       if (b.rows.front()->metric == 0) {
         std::vector<std::string> same;
-        if (const auto it = constant_of.find(b.name); it != constant_of.end())
+        if (const auto it = constant_of.find(b.benchmark); it != constant_of.end())
           for (const Block* o : it->second)
             same.push_back(format_value(o->rows.front()->summary.min) + " " + o->unit);
         if (!same.empty())

@@ -193,17 +193,18 @@ class Loop {
           text::shorten(fmt::format("{}", fmt::join(names, ", ")), 120)));
     }
     const std::optional<model::Counters>& counters = accounting.counters;
-    const std::optional<std::int64_t> count = counters ? counters->count(key) : std::nullopt;
-    if (!count) {
+    const std::int64_t count = [&] {
+      if (counters)
+        if (const std::optional<std::int64_t> c = counters->count(key)) return *c;
       const std::string why = !counters                      ? std::string("no counters were read for it")
                               : counters->missing.count(key) ? counters->missing.at(key)
                                                              : std::string("it was not counted");
       throw RunError(fmt::format("{}: metric: {} needs the kernel's {} counter, which could not be read: {}",
                                  where, e_.benchmark.metric, key, why));
-    }
+    }();
     model::Measurement m = held.front();
-    const double per_op = m.iterations > 0 ? static_cast<double>(*count) / static_cast<double>(m.iterations)
-                                           : static_cast<double>(*count);
+    const double per_op = m.iterations > 0 ? static_cast<double>(count) / static_cast<double>(m.iterations)
+                                           : static_cast<double>(count);
     m.metrics.insert(m.metrics.begin(), model::Metric{per_op, e_.benchmark.metric});
     deliver(m, cond, step, unit, invocation);
   }
