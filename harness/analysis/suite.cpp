@@ -95,6 +95,13 @@ struct SuiteIndex {
         });
     return {lo, hi};
   }
+  bool any_row(std::size_t bench, std::size_t metric) const {
+    const auto at = std::lower_bound(placed.begin(), placed.end(), std::pair(bench, metric),
+                                     [](const Placed& a, const std::pair<std::size_t, std::size_t>& key) {
+                                       return std::pair(a.bench, a.metric) < key;
+                                     });
+    return at != placed.end() && at->bench == bench && at->metric == metric;
+  }
 };
 
 // Numbers each distinct value in the order first seen: O(log n) per value.
@@ -171,16 +178,21 @@ void add_lines(const SuiteIndex& x, const Table& t, std::size_t bench, std::size
   }
 }
 
+// The primary metric first, then the others as they came.
+std::vector<std::size_t> metric_order(const SuiteIndex& x) {
+  std::vector<std::size_t> order(x.metrics.size());
+  for (std::size_t m = 0; m < order.size(); ++m) order[m] = m;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return (x.metrics[a].first == 0) > (x.metrics[b].first == 0);
+  });
+  return order;
+}
+
 }  // namespace
 
 std::vector<SuiteLine> suite_lines(const Table& t) {
   const SuiteIndex x = index_suite(t);
-  // The primary metric first, then the others as they came.
-  std::vector<std::size_t> metric_order(x.metrics.size());
-  for (std::size_t m = 0; m < metric_order.size(); ++m) metric_order[m] = m;
-  std::stable_sort(metric_order.begin(), metric_order.end(), [&](std::size_t a, std::size_t b) {
-    return (x.metrics[a].first == 0) > (x.metrics[b].first == 0);
-  });
+  const std::vector<std::size_t> metric_order = analysis::metric_order(x);
   // A line per (benchmark, metric) at least; more only where a condition ran several parallelisms.
   std::size_t groups = 0;
   for (std::size_t i = 0; i < x.placed.size(); ++i)
@@ -202,16 +214,29 @@ std::vector<SuiteLine> suite_lines(const Table& t) {
 }
 
 std::vector<const Row*> rows_by_benchmark(const Table& t) {
-  const std::vector<SuiteLine> lines = suite_lines(t);
-  // The lines of one benchmark together, benchmarks first seen first.
-  std::vector<std::size_t> order(lines.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return lines[a].benchmark < lines[b].benchmark; });
+  // suite_lines' lines of one benchmark together, benchmarks as first seen in them, made a
+  // benchmark at a time: all of them at once held as much memory again as the rows.
+  const SuiteIndex x = index_suite(t);
+  const std::vector<std::size_t> metrics = metric_order(x);
+  std::vector<std::size_t> benches;
+  std::vector<bool> seen(x.benches.size());
+  for (std::size_t config = 0; config < x.configs.size(); ++config)
+    for (const std::size_t m : metrics)
+      for (const std::size_t bench : x.benches_of[config])
+        if (!seen[bench] && x.any_row(bench, m)) {
+          seen[bench] = true;
+          benches.push_back(bench);
+        }
   std::vector<const Row*> out;
-  for (const std::size_t i : order)
-    for (const Row* r : lines[i].cells)
-      if (r != nullptr) out.push_back(r);
+  out.reserve(x.placed.size());
+  std::vector<SuiteLine> lines;
+  for (const std::size_t bench : benches) {
+    lines.clear();
+    for (const std::size_t m : metrics) add_lines(x, t, bench, m, lines);
+    for (const SuiteLine& l : lines)
+      for (const Row* r : l.cells)
+        if (r != nullptr) out.push_back(r);
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
 // The commands that read results: `cv`, `compare`, `report` and `check`. Load → analyze → render.
 #include <fmt/format.h>
+#include <malloc.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -197,6 +198,26 @@ std::vector<std::string> host_names(const results::Fleet& fleet) {
   return names;
 }
 
+// Appends a rendered part, moved in where nothing came before it: a table of 10^5 rows is tens of
+// megabytes, and its copy, then the copy's growth at the next part, held three times that at once.
+void add_part(std::string& to, std::string&& part) {
+  if (to.empty()) {
+    to = std::move(part);
+  } else {
+    to += part;
+  }
+}
+
+// Lets the samples go and gives their pages back to the system: they are a million small vectors
+// in the heap, which the table's text (a few large blocks) would not reuse, and which would
+// otherwise count in the command's peak memory beside it.
+void let_go(records::Samples& samples) {
+  samples = records::Samples();
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
 std::string generated_by() { return fmt::format("noisefloor {} ({})", kVersion, kCommit); }
 
 }  // namespace
@@ -217,7 +238,7 @@ Output cv(const CvOptions& o) {
       analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   // Only the JSON document reads the samples themselves (the others read the table and the
   // diagnosis, made by now): they are let go before the table is rendered.
-  if (o.format != model::PrintFormat::json) a.samples = records::Samples();
+  if (o.format != model::PrintFormat::json) let_go(a.samples);
   Output out;
   out.err += incomplete;
   for (const auto& s : a.sources)
@@ -239,7 +260,7 @@ Output cv(const CvOptions& o) {
                                    "**: " + w.substr(kSuperseded.size()) + "\n\n";
     out.out += fleet_view(loaded, as_text);
     out.out += render::counters_missing(a.diagnosis, as_text, o.width);
-    out.out += as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table);
+    add_part(out.out, as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table));
     out.out += render::sweep_tables(a.curves, as_text, o.width);
     out.out += render::diagnosis_text(a.diagnosis, as_text, o.width);
     // A gate run (run --base): its verdicts, as the run printed them, after the sides' table.
@@ -490,7 +511,7 @@ Output report(const ReportOptions& o) {
       analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   // Only the page and the gotest export read the samples themselves; the other exports read the
   // table, so a million samples are let go before the document is built.
-  if (o.html.empty() && o.format && *o.format != model::PrintFormat::gotest) a.samples = records::Samples();
+  if (o.html.empty() && o.format && *o.format != model::PrintFormat::gotest) let_go(a.samples);
   Output out;
   out.err += incomplete;
   if (loaded.fleets.empty()) {

@@ -234,6 +234,28 @@ TEST_CASE("suite: a benchmark at another GOMAXPROCS or thread count sits on the 
                });
   CHECK(lines[3].constant());
   CHECK_FALSE(lines[0].constant());
+  // One number per benchmark, first seen first; rows_by_benchmark holds each benchmark's lines
+  // together (every metric and parallelism), each line's cells in condition order.
+  std::vector<std::size_t> numbers;
+  for (const auto& l : lines) numbers.push_back(l.benchmark);
+  CHECK(numbers == std::vector<std::size_t>{0, 0, 1, 0, 0, 1});
+  std::vector<std::string> rows;
+  for (const auto* r : analysis::rows_by_benchmark(t))
+    rows.push_back(r->condition + " " + r->name + " " + r->unit);
+  CHECK(rows == std::vector<std::string>{
+                    "pinned BenchmarkSum64/4B ns/op",
+                    "cpus BenchmarkSum64/4B ns/op",
+                    "idle BenchmarkSum64/4B-2 ns/op",
+                    "cpus BenchmarkSum64/4B-2 ns/op",
+                    "pinned BenchmarkSum64/4B B/op",
+                    "cpus BenchmarkSum64/4B B/op",
+                    "idle BenchmarkSum64/4B-2 B/op",
+                    "cpus BenchmarkSum64/4B-2 B/op",
+                    "idle BM_Pi/threads:2 ns/op",
+                    "pinned BM_Pi/threads:1 ns/op",
+                    "idle BM_Pi/threads:2 B/op",
+                    "pinned BM_Pi/threads:1 B/op",
+                });
 }
 
 TEST_CASE("report: a benchmark's name carries no HTML, formula or escape sequence into an export") {
