@@ -4,7 +4,7 @@
 Go test files of ROWS benchmarks x 20 samples (three metrics, ns/op with two decimals so that ties
 occur as in real output, B/op and allocs/op, a package every 50 benchmarks), and one benchmark x
 10^6 samples; the second side of each is 2% slower. Each size runs noisefloor and benchstat
-alternately (3 times up to 10^4 rows, once beyond), wall time and peak RSS from wait4. Prints a
+alternately (21 times up to 10^3 rows, 3 times up to 10^4, once beyond), wall time and peak RSS from wait4. Prints a
 table with the ratios and the growth exponent of each tool (least squares of log time on log rows,
 10^3 to 10^5: 1 is linear, 2 quadratic), and writes the figures as JSON.
 
@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def suite(path, rows, samples, shift, seed):
@@ -36,10 +37,10 @@ def suite(path, rows, samples, shift, seed):
 
 
 def measure(argv):
-    start = os.times().elapsed
+    start = time.monotonic()  # os.times().elapsed counts clock ticks: 10 ms, a 10^2-row run's whole time
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(p.pid, 0)
-    took = os.times().elapsed - start
+    took = time.monotonic() - start
     err = p.stderr.read().decode()
     p.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
@@ -71,7 +72,8 @@ def main():
             old, new = os.path.join(work, f"old-{rows}x{samples}.txt"), os.path.join(work, f"new-{rows}x{samples}.txt")
             suite(old, rows, samples, 1.0, rows)
             suite(new, rows, samples, 1.02, rows + 1)
-            reps = 3 if rows * samples <= 200000 else 1
+            # Start-up is most of a small suite's time, and it varies by milliseconds: more runs.
+            reps = 21 if rows * samples <= 20000 else 3 if rows * samples <= 200000 else 1
             for cmd in ("cv", "compare"):
                 files = [old] if cmd == "cv" else [old, new]
                 nf, bs = [], []
