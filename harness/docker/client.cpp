@@ -32,6 +32,29 @@ constexpr milliseconds kSmallCallTimeout{30'000};
 constexpr milliseconds kRemoveTimeout{120'000};  // force-removing a big vfs container takes a while
 constexpr milliseconds kLogsTimeout{300'000};
 constexpr milliseconds kLoadTimeout{900'000};
+// What the engine may send, per kind of answer (a lying engine grew this process to 4 GB in 30 s):
+// an answer held whole (JSON: inspect, lists, version), an error's body (for its message, cut
+// past the cap), a container's logs (the benchmark's output, held until it is parsed).
+constexpr std::size_t kAnswerLimit = 32u << 20;
+constexpr std::size_t kErrorBodyLimit = 64u << 10;
+constexpr std::size_t kLogsLimit = 256u << 20;
+
+std::string mib(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
+
+// Appends to an error's body up to kErrorBodyLimit.
+void append_error(std::string& body, std::string_view bytes) {
+  if (body.size() < kErrorBodyLimit) body.append(bytes.substr(0, kErrorBodyLimit - body.size()));
+}
+
+// A container's output into `demuxer`, up to kLogsLimit (thrown from a sink, it ends the transfer).
+void feed_logs(LogDemuxer& demuxer, std::string_view bytes, const std::string& path) {
+  if (demuxer.out().size() + demuxer.err().size() + bytes.size() > kLogsLimit)
+    throw DockerError(
+        fmt::format("docker: GET {}: the container's output passed {}: have the benchmark print "
+                    "less (its results, not a trace)",
+                    std::string_view(path).substr(0, path.find('?')), mib(kLogsLimit)));
+  demuxer.feed(bytes);
+}
 
 bool file_exists(const std::string& path) {
   struct stat st {};
@@ -143,13 +166,18 @@ struct Transfer {
   std::exception_ptr sink_error;
   std::optional<steady_clock::time_point> deadline;
   const std::function<bool()>* cancelled = nullptr;
-  enum class Abort { none, deadline, cancelled } abort = Abort::none;
+  std::size_t limit = kAnswerLimit;  // of `body`
+  enum class Abort { none, deadline, cancelled, too_large } abort = Abort::none;
 };
 
 size_t on_body(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t bytes = size * n;
   if (!t->sink) {
+    if (bytes > t->limit - t->body.size()) {
+      t->abort = Transfer::Abort::too_large;
+      return 0;  // libcurl stops the transfer
+    }
     t->body.append(data, bytes);
     return bytes;
   }
@@ -294,6 +322,11 @@ Client::Response Client::perform(const Request& request) {
   libcurl().slist_free_all(headers);
 
   if (t.sink_error) std::rethrow_exception(t.sink_error);
+  if (t.abort == Transfer::Abort::too_large)
+    throw DockerError(
+        fmt::format("docker: {}: the answer passed {}, the most an engine's answer may be: is {} "
+                    "a Docker engine?",
+                    where, mib(t.limit), endpoint_.display));
   if (rc != CURLE_OK) {
     std::string reason = error_buffer[0] ? error_buffer : libcurl().easy_strerror(rc);
     switch (rc) {
@@ -544,9 +577,9 @@ Client::Logs Client::logs(const std::string& id, bool tty) {
   request.sink = [&](std::string_view bytes) {
     if (status == 0) libcurl().easy_getinfo(handle_->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status == 200) {
-      demuxer.feed(bytes);
+      feed_logs(demuxer, bytes, request.path);
     } else {
-      error_body.append(bytes);
+      append_error(error_body, bytes);
     }
   };
   Response r = perform(request);
@@ -571,10 +604,10 @@ Client::Logs Client::follow_logs(const std::string& id, bool tty,
   request.sink = [&](std::string_view bytes) {
     if (status == 0) libcurl().easy_getinfo(handle_->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status != 200) {
-      error_body.append(bytes);
+      append_error(error_body, bytes);
       return;
     }
-    demuxer.feed(bytes);
+    feed_logs(demuxer, bytes, request.path);
     if (on_stdout && demuxer.out().size() > passed) {
       on_stdout(std::string_view(demuxer.out()).substr(passed));
       passed = demuxer.out().size();

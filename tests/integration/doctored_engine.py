@@ -5,6 +5,8 @@ forwards every request and doctors one thing, as a compromised benchmark machine
 usage: doctored_engine.py SOCKET PORT_FILE MODE [ARG]
   MODE facts-escape TARGET: every container's log stream gains one more stdout frame, a
        `file` line of nf-probe --facts framing whose path climbs out of /proc to TARGET.
+  MODE endless PATH: a request whose path contains PATH (e.g. /version) is answered 200 with a
+       JSON body that never ends, until the client hangs up.
 
 It listens on 127.0.0.1 (an ephemeral port, written to PORT_FILE once it listens), serves until
 killed, and prints one line per doctored answer on stderr."""
@@ -41,7 +43,23 @@ class Proxy(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def endless(self):
+        print(f"doctored_engine: endless answer to {self.path}", file=sys.stderr, flush=True)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        chunk = b'{"Version": "' + b"x" * 65536
+        try:
+            while True:
+                self.wfile.write(chunk)
+        except OSError:
+            pass
+
     def forward(self):
+        if MODE == "endless" and ARG in self.path:
+            return self.endless()
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():

@@ -4,6 +4,8 @@
 #  - The facts a short container reads on a remote machine gain a path that climbs out of /proc:
 #    nothing is written outside noisefloor's private temporary tree; the run stops with one line.
 #  - The proxy is plain TCP: noisefloor says what that means, every time.
+#  - An answer that never ends (issue 42, item 2): one line past the cap, and the memory it took
+#    bounded by the cap (it grew to 4 GB in 30 s before).
 source "$(dirname "$0")/lib.sh"
 cd "$WORK"
 SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
@@ -37,4 +39,22 @@ contains doctor.err "warning: $host: plain TCP, no TLS: anyone who can reach tha
 left=$(curl -s --unix-socket "$SOCK" -G http://localhost/containers/json --data-urlencode all=1 \
   --data-urlencode 'filters={"label":["noisefloor.role=facts"]}' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 [[ $left -eq 0 ]] || fail "$left facts container(s) left on the engine"
+kill "$proxy" 2>/dev/null; wait "$proxy" 2>/dev/null || true
+
+rm -f port
+python3 "$REPO/tests/integration/doctored_engine.py" "$SOCK" port endless /version 2>proxy2.err &
+proxy=$!
+for _ in $(seq 100); do [[ -s port ]] && break; sleep 0.05; done
+[[ -s port ]] || fail "the endless engine did not start"
+set +e
+DOCKER_HOST="tcp://127.0.0.1:$(cat port)" /usr/bin/time -f "%M" -o rss.txt timeout 120 "$NF" fingerprint >fp.out 2>fp.err
+code=$?
+set -e
+grep -q "doctored_engine: endless answer" proxy2.err || fail "the endless engine answered nothing"
+# The fingerprint records the engine as absent, with why, and goes on.
+[[ $code -eq 0 ]] || { cat fp.err >&2; fail "fingerprint against an endless answer: exit $code, expected 0"; }
+contains fp.out "no engine: docker: GET /v1.41/version: the answer passed 32 MiB, the most an engine's answer may be: is tcp://127.0.0.1:$(cat port) a Docker engine?"
+# The answer is held up to its cap (32 MiB, doubled while it grows), never more.
+rss=$(tail -1 rss.txt)
+(( rss < 160 * 1024 )) || fail "fingerprint against an endless answer peaked at ${rss} KB"
 echo "e2e hostile: ok"
