@@ -59,7 +59,7 @@ struct ContainerRuntime::Impl {
 
   Impl(const model::Experiment& e, Note n, docker::Client c, bool r)
       : experiment(e), note(std::move(n)), client(std::move(c)), remote(r) {}
-  int cpus() const { return std::max(1, info.value("NCPU", 1)); }
+  int cpus() const { return docker::engine_cpus(info, client.endpoint().display).value_or(1); }
   bool podman() const { return fingerprint::is_podman(version); }
   // "the Docker engine at unix:///var/run/docker.sock", "the Podman engine at …", for messages.
   std::string engine_at() const {
@@ -409,7 +409,7 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker
                     "(1024) is not asked for",
                     impl_->client.endpoint().display));
   }
-  const int ncpu = impl_->info.value("NCPU", 0);
+  const int ncpu = docker::engine_cpus(impl_->info, impl_->client.endpoint().display).value_or(0);
   std::vector<int> engine_cpus;
   for (int i = 0; i < ncpu; ++i) engine_cpus.push_back(i);
   for (std::size_t i = 0; i < e.conditions.size(); ++i) {

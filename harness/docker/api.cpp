@@ -532,4 +532,18 @@ GcPlan plan_gc(const std::vector<RunContainer>& containers, const std::optional<
   return plan;
 }
 
+std::optional<int> engine_cpus(const nlohmann::json& info, const std::string& where) {
+  if (!info.is_object()) return std::nullopt;
+  const auto it = info.find("NCPU");
+  if (it == info.end() || it->is_null()) return std::nullopt;
+  if (it->is_number_integer() && it->get<std::int64_t>() >= 1 && it->get<std::int64_t>() <= 65536)
+    return static_cast<int>(it->get<std::int64_t>());
+  std::string shown = it->dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+  if (shown.size() > 40) shown = shown.substr(0, 40) + "…";
+  throw DockerError(
+      fmt::format("docker: GET /info: NCPU is {}, not a number of CPUs from 1 to 65536: is {} a "
+                  "Docker engine?",
+                  shown, where));
+}
+
 }  // namespace noisefloor::docker

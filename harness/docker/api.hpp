@@ -110,6 +110,11 @@ std::optional<std::string> loaded_image(std::string_view stream_text);
 
 // ---- containers ---------------------------------------------------------------------------
 
+// The engine's CPUs from its /info answer (NCPU): nullopt when it does not say; a DockerError
+// naming the engine at `where` when it says something else than a whole number from 1 to 65536
+// (a string, 0, 2^31: a lying engine would size a loop or an allocation with it).
+std::optional<int> engine_cpus(const nlohmann::json& info, const std::string& where);
+
 // One benchmark invocation inside a container (see container.hpp: run_container).
 struct ContainerRequest {
   std::string image;

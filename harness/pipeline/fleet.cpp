@@ -158,7 +158,7 @@ HostOutcome run_host(const Target& t, const model::Experiment& local_experiment,
     if (!t.local || has_container_condition(local_experiment)) {
       client.emplace(docker::Client::for_endpoint(t.where.endpoint));
       client->ping();
-      cpus = std::max(1, client->info().value("NCPU", 1));
+      cpus = docker::engine_cpus(client->info(), client->endpoint().display).value_or(1);
     }
     const model::Experiment e =
         t.local ? local_experiment : experiment_for(local_experiment, cpus, t.where.name);
@@ -250,7 +250,8 @@ GateRoom gate_room(const GateHost& host, const model::Experiment& prepared, RunE
   } else {
     docker::Client client = docker::Client::for_endpoint(host.where.endpoint);
     // The file as it reads there (its CPUs), with the sides and settings the gate made here.
-    room.experiment = experiment_for(prepared, std::max(1, client.info().value("NCPU", 1)), host.where.name);
+    room.experiment = experiment_for(
+        prepared, docker::engine_cpus(client.info(), client.endpoint().display).value_or(1), host.where.name);
     room.experiment.variants = prepared.variants;
     room.experiment.comparison = prepared.comparison;
     room.experiment.gate = prepared.gate;

@@ -493,3 +493,17 @@ TEST_CASE("gc: a living run's containers are kept, orphans removed, unknown owne
   CHECK(none.keep.empty());
   CHECK(names(none.remove) == std::vector<std::string>{"r1", "r0", "old"});
 }
+
+TEST_CASE("api: an engine's CPU count is a whole number from 1 to 65536, or the engine's error") {
+  // Issue 42, item 6: a string where the number should be ended the run with "internal error";
+  // 2^31 would have sized a loop of that many CPUs.
+  using nlohmann::json;
+  CHECK(engine_cpus(json{{"NCPU", 2}}, "e") == 2);
+  CHECK_FALSE(engine_cpus(json::object(), "e").has_value());
+  CHECK_FALSE(engine_cpus(json{{"NCPU", nullptr}}, "e").has_value());
+  for (const json& lie : {json("2"), json(0), json(-1), json(2147483648LL), json(2.5)})
+    CHECK_THROWS_WITH_AS(
+        engine_cpus(json{{"NCPU", lie}}, "tcp://h:2375"),
+        doctest::Contains("not a number of CPUs from 1 to 65536: is tcp://h:2375 a Docker engine?"),
+        DockerError);
+}
