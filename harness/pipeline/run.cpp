@@ -565,6 +565,9 @@ class ResumeMode final : public RoomMode {
 
  private:
   RoomSetup setup(RunEvents& events, const Cancelled& cancelled, const std::string& started) override {
+    // The directory is checked (its samples.jsonl this run's own regular file) and locked before
+    // the experiment's build step runs: a refused directory runs nothing.
+    reopened_.emplace(results::RunDirectory::reopen(o_.resume, &torn_));
     RoomSetup setup = plain_setup(events, cancelled, started);
     setup.earlier = &earlier_;
     return setup;
@@ -582,15 +585,16 @@ class ResumeMode final : public RoomMode {
                         "would not be comparable: pass --allow-different-hosts to resume anyway",
                         o_.resume, fmt::join(host_differences, "; ")));
     }
-    bool torn = false;
-    RoomDirectory where{results::RunDirectory::reopen(o_.resume, &torn),
+    RoomDirectory where{std::move(*reopened_),
                         std::max<int>(1, static_cast<int>(earlier_.run ? earlier_.run->sessions.size() : 1)),
                         std::move(host_differences)};
-    if (torn) events.note("resume: a torn last line of samples.jsonl (a crash mid-write) was dropped");
+    if (torn_) events.note("resume: a torn last line of samples.jsonl (a crash mid-write) was dropped");
     return where;
   }
 
   records::Result earlier_;
+  std::optional<results::RunDirectory> reopened_;  // by setup, before the build
+  bool torn_ = false;
 };
 
 // run --base: both sides checked out and built (or found in the cache) before anything is

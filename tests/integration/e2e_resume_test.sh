@@ -88,8 +88,11 @@ for kind in symlink hardlink; do
   cp "$WORK/victim-$kind" "$WORK/victim-$kind.before"
   rm "$crafted/samples.jsonl"
   if [[ $kind == symlink ]]; then ln -s "$WORK/victim-$kind" "$crafted/samples.jsonl"; else ln "$WORK/victim-$kind" "$crafted/samples.jsonl"; fi
+  rm -f "$WORK/built"
   set +e; "$NF" run seq.yaml --resume "$crafted" >/dev/null 2>err.txt; code=$?; set -e
   [[ $code -eq 2 ]] || { cat err.txt >&2; fail "resume through a $kind: exit $code, expected 2"; }
+  # Refused before the experiment's build step runs (issue 42, item 8).
+  [[ ! -e "$WORK/built" ]] || fail "resume through a $kind ran the build step before refusing"
   cmp -s "$WORK/victim-$kind" "$WORK/victim-$kind.before" || fail "resume wrote through a $kind"
   if [[ $kind == symlink ]]; then
     contains err.txt "samples.jsonl: a symbolic link: a run's samples.jsonl is its own file; refusing to resume through it"
