@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -29,21 +30,29 @@ std::string joined_command_line(int argc, char** argv) {
   return s;
 }
 
+// Writes `text` through text::terminal_safe a piece of about 1 MiB at a time, each ending at a
+// newline (no escape sequence or UTF-8 character spans one): the table of 10^5 benchmarks is
+// tens of megabytes, and a safe copy of it whole was the command's peak memory.
+void write_safe(std::FILE* to, std::string_view text) {
+  constexpr std::size_t kPiece = 1u << 20;
+  while (!text.empty()) {
+    std::size_t cut = text.size() <= kPiece ? text.size() : text.find('\n', kPiece);
+    cut = cut == std::string_view::npos ? text.size() : std::min(text.size(), cut + 1);
+    const std::string safe = noisefloor::text::terminal_safe(text.substr(0, cut));
+    std::fwrite(safe.data(), 1, safe.size(), to);
+    text.remove_prefix(cut);
+  }
+}
+
 // Prints what a command returned; the exit status it implies.
 int print(const noisefloor::pipeline::Output& o) {
   // Warnings first: on a terminal they head what they qualify.
   // Names from benchmark output and messages from engines are in there: no escape sequence of
   // theirs reaches the terminal (text::terminal_safe), in a file or on a screen.
-  const std::string err = noisefloor::text::terminal_safe(o.err),
-                    out = noisefloor::text::terminal_safe(o.out);
-  std::fwrite(err.data(), 1, err.size(), stderr);
+  write_safe(stderr, o.err);
   std::fflush(stderr);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  if (o.stream)
-    o.stream([](std::string_view piece) {
-      const std::string safe = noisefloor::text::terminal_safe(piece);
-      std::fwrite(safe.data(), 1, safe.size(), stdout);
-    });
+  write_safe(stdout, o.out);
+  if (o.stream) o.stream([](std::string_view piece) { write_safe(stdout, piece); });
   std::fflush(stdout);
   if (!o.failure.empty()) {
     std::fprintf(stderr, "noisefloor: %s\n", noisefloor::text::terminal_safe(o.failure).c_str());
