@@ -85,7 +85,9 @@ for name, h in hosts.items():
     d = os.path.join(run, "hosts", name)
     samples = [json.loads(l) for l in open(os.path.join(d, "samples.jsonl"))]
     check(len([s for s in samples if not s["warmup"]]) == 12, f"{name}: {len(samples)} samples")
-    # nf-burn burns 0.05 s of CPU by its own clock: never less, and not much more (median).
+    # nf-burn burns 0.05 s of CPU by its own clock: never less, and not much more (the least sample
+    # of each condition: an over-count of the product moves every sample; single samples on a
+    # crowded machine have read 0.13, two of three at bafd672 beside e2e_readme's build).
     by = {}
     for s in samples:
         units = [m["unit"] for m in s["metrics"]]
@@ -96,7 +98,7 @@ for name, h in hosts.items():
         check(wall >= 0.05 and wall >= 0.95 * cpu, f"{name}/{s['condition']}: sec/op {wall} for cpu {cpu}")
         by.setdefault(s["condition"], []).append(cpu)
     for c, v in by.items():
-        check(sorted(v)[len(v) // 2] < 0.08, f"{name}/{c}: median cpu-sec/op of {v}")
+        check(min(v) < 0.08, f"{name}/{c}: least cpu-sec/op of {v}")
     r = json.load(open(os.path.join(d, "run.json")))
     check(r.get("host") == name, f"{name}: run.json host {r.get('host')}")
     fp = json.load(open(os.path.join(d, "fingerprint.json")))

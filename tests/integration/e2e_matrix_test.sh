@@ -141,11 +141,12 @@ if fmt == "command":
         check(cpu >= 0.05, f"{s['condition']}: cpu-sec/op {cpu} < 0.05, what nf-burn burns by its own clock")
         if not s["warmup"]:
             by_condition.setdefault(s["condition"], []).append(cpu)
-    # Not much more either, per condition: the median (one sample on a crowded machine once read
-    # 0.115 in CI; a single sample's accounting is not what this checks).
+    # Not much more either, per condition: its least sample. An over-count of the product (the
+    # launcher, a spinner counted in) moves every sample; on a crowded machine single samples have
+    # read 0.115 (CI) and 0.13 (one of two beside e2e_docker, two of three in e2e_fleet, at bafd672), which
+    # the median of two or three samples is not robust to.
     for condition, cpus in by_condition.items():
-        median = sorted(cpus)[len(cpus) // 2]
-        check(median < 0.08, f"{condition}: median cpu-sec/op {median} of {cpus}, nf-burn burns 0.05")
+        check(min(cpus) < 0.08, f"{condition}: least cpu-sec/op of {cpus}, nf-burn burns 0.05")
     check(any("launcher overhead" in n for n in summary["table"]["notes"]), "no launcher overhead note")
 if problems:
     print(f"matrix {where}:")
