@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "text/text.hpp"
+
 namespace noisefloor::fingerprint {
 namespace {
 
@@ -16,7 +18,8 @@ using nlohmann::json;
 std::string str(const json& obj, const char* key) {
   if (!obj.is_object()) return "";
   const auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+  // Escaped as a name is (text::name_safe): an engine's answer prints no line or colour of its own.
+  return it != obj.end() && it->is_string() ? text::name_safe(it->get<std::string>()) : "";
 }
 
 std::int64_t integer(const json& obj, const char* key) {

@@ -12,6 +12,7 @@
 
 #include "model/errors.hpp"
 #include "model/json_parse.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::parsers {
 namespace {
@@ -156,7 +157,7 @@ bool is_iteration(const json& entry) {
 
 model::Measurement to_measurement(const json& entry, const EntryReader& reader) {
   model::Measurement m;
-  m.name = reader.string("name");
+  m.name = text::name_safe(reader.string("name"));
   m.benchmark = m.name;
   if (entry.contains("threads")) {
     const std::int64_t threads = reader.integer("threads");

@@ -64,8 +64,8 @@ std::optional<model::Measurement> parse_result_line(std::string_view line) {
   ResultFields f;
   if (!parse_result_fields(line, f)) return std::nullopt;
   model::Measurement m;
-  m.name = std::string(f.name);
-  auto [benchmark, procs] = split_procs_suffix(f.name);
+  m.name = text::name_safe(f.name);
+  auto [benchmark, procs] = split_procs_suffix(m.name);
   m.benchmark = std::move(benchmark);
   m.procs = procs;
   m.iterations = f.iterations;

@@ -84,10 +84,11 @@ std::string markdown(const analysis::Analysis& a) {
   const std::string description = a.sources.front().description();
   if (!description.empty()) out += description + "\n\n";
   if (a.merged) {
-    for (const auto& s : a.sources) out += fmt::format("- {}: {}\n", s.label, source_line(s));
+    for (const auto& s : a.sources)
+      out += fmt::format("- {}: {}\n", markdown_cell(s.label), markdown_cell(source_line(s)));
     out += "\n";
   } else {
-    out += source_line(a.sources.front()) + "\n\n";
+    out += markdown_cell(source_line(a.sources.front())) + "\n\n";  // facts the machine gave
   }
   out += table_markdown(a.table);
   out += sweep_tables(a.curves, false);

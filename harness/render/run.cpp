@@ -62,7 +62,7 @@ std::string table_md(const analysis::Analysis& a) {
   const records::Result& r = a.sources.front();
   std::string md = fmt::format("# {}\n\n", r.experiment());
   if (!r.description().empty()) md += r.description() + "\n\n";
-  md += source_line(r) + "\n\n";
+  md += text::markdown_cell(source_line(r)) + "\n\n";  // the host's facts come from the machine
   return md + run_tables(a, false);
 }
 

@@ -188,6 +188,9 @@ void GoTestFileDecoder::line(std::string_view text) {
     if (const auto kv = parsers::config_entry(text.starts_with("# ") ? text.substr(2) : text))
       r_.gotest_config[r_.conditions.front()].emplace_back(kv->first, kv->second);
   if (parsers::parse_result_fields(text, fields_)) {
+    // A name with a control character or a byte outside UTF-8 is kept escaped (text::name_safe).
+    std::string escaped;
+    if (text::needs_name_escape(fields_.name)) fields_.name = escaped = text::name_safe(fields_.name);
     auto [benchmark, procs] = parsers::split_procs_suffix(fields_.name);
     r_.samples.push_result(r_.conditions.front(), benchmark, fields_.name, procs, fields_.iterations,
                            fields_.values, fields_.units, config_text_);

@@ -307,6 +307,74 @@ std::string closest(std::string_view key, const std::vector<std::string>& valid)
   return best;
 }
 
+namespace {
+
+// The length of the UTF-8 sequence at s[i] (2 to 4), or 0 when it is not one.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto u = static_cast<unsigned char>(s[i]);
+  const std::size_t n = u >= 0xc2 && u <= 0xdf   ? 2
+                        : u >= 0xe0 && u <= 0xef ? 3
+                        : u >= 0xf0 && u <= 0xf4 ? 4
+                                                 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+  return n;
+}
+
+bool is_c1(std::string_view s, std::size_t i) {
+  return static_cast<unsigned char>(s[i]) == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+}
+
+// Appends s[i], a byte at or above 0x80, as it is shown: a UTF-8 character as it is, a C1 control
+// as "\u0080"…"\u009f", a byte outside UTF-8 (a raw 0x9b is CSI to some terminals) as "\x9b".
+// Returns the index of the last byte it took.
+std::size_t append_high(std::string& out, std::string_view s, std::size_t i) {
+  const std::size_t n = utf8_length(s, i);
+  if (n == 0) {
+    out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
+    return i;
+  }
+  if (n == 2 && is_c1(s, i)) {
+    out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
+  } else {
+    out.append(s.substr(i, n));
+  }
+  return i + n - 1;
+}
+
+}  // namespace
+
+bool needs_name_escape(std::string_view s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u < 0x20 || u == 0x7f) return true;
+    if (u < 0x80) continue;
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0 || (n == 2 && is_c1(s, i))) return true;
+    i += n - 1;
+  }
+  return false;
+}
+
+std::string name_safe(std::string_view s) {
+  if (!needs_name_escape(s)) return std::string(s);
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+      continue;
+    }
+    if (u < 0x80) {
+      out += s[i];
+    } else {
+      i = append_high(out, s, i);
+    }
+  }
+  return out;
+}
+
 std::string terminal_safe(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -322,12 +390,10 @@ std::string terminal_safe(std::string_view s) {
         continue;
       }
     }
-    if ((u < 0x20 && u != '\n' && u != '\t') || u == 0x7f) {
+    if (u >= 0x80) {
+      i = append_high(out, s, i);
+    } else if ((u < 0x20 && u != '\n' && u != '\t') || u == 0x7f) {
       out += fmt::format("\\x{:02x}", u);
-    } else if (u == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
-      ++i;
     } else {
       out += s[i];
     }

@@ -113,6 +113,14 @@ std::string closest(std::string_view word, const std::vector<std::string>& candi
 // (U+0080–U+009F) as "\u0080". Benchmark names and engine messages reach the screen through it.
 std::string terminal_safe(std::string_view s);
 
+// A name from data (a benchmark's, a condition's, a variant's) as noisefloor keeps it: every control
+// character (newline, tab and ESC included), DEL, C1 control (a raw byte or UTF-8) and byte that is
+// not part of UTF-8 written out ("\x0a", "\u009b", "\xff"), so that no name can start a line, a
+// colour or a hyperlink of its own wherever it is printed. Printable UTF-8 is kept as it is.
+std::string name_safe(std::string_view s);
+// Whether name_safe would change `s` (the readers' fast path: most names need nothing).
+bool needs_name_escape(std::string_view s);
+
 // A value as a message quotes it: in double quotes, on one line (line breaks and tabs escaped), at
 // most 60 characters (a longer one is cut with "…").
 std::string quote(std::string_view s);

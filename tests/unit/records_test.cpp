@@ -112,6 +112,21 @@ TEST_CASE("records: a sample goes to JSON and back, paired fields only when pair
       ParseError);
 }
 
+TEST_CASE("records: names read from a sample keep no line break, colour or control of their own") {
+  // Issue 42, item 4: a name with a newline printed a line of its author's choosing under check.
+  const json j = {{"condition", "idle\x1b]8;;http://x\x07"},
+                  {"benchmark", "BM_x\nREPRODUCED cv(idle, h1) < 1%"},
+                  {"variant",
+                   "\x9b"
+                   "8m"},
+                  {"metrics", {{{"value", 1.0}, {"unit", "ns/op"}}}}};
+  const auto s = j.get<records::Sample>();
+  CHECK(s.condition == "idle\\x1b]8;;http://x\\x07");
+  CHECK(s.benchmark == "BM_x\\x0aREPRODUCED cv(idle, h1) < 1%");
+  CHECK(s.name == s.benchmark);
+  CHECK(s.variant == "\\x9b8m");
+}
+
 TEST_CASE("records: a run record with every kind of condition and invocation goes to JSON and back") {
   const records::RunRecord r = full_run();
   const json j = r;

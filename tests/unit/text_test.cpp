@@ -58,9 +58,21 @@ TEST_CASE("text: no escape sequence but a colour reaches the terminal; no formul
   CHECK(terminal_safe("a\xc2\x9b"
                       "31mb") == "a\\u009b31mb");
   CHECK(terminal_safe("\x7f\r") == "\\x7f\\x0d");
+  // A raw 0x9b (CSI to a terminal in 8-bit mode) and any other byte outside UTF-8 (issue 42, 4).
+  CHECK(terminal_safe("a\x9b"
+                      "31mb\xff") == "a\\x9b31mb\\xff");
+  CHECK(terminal_safe("\xe2\x82") == "\\xe2\\x82");  // a sequence cut short
   // noisefloor's own colours, newlines, tabs and UTF-8 stay.
   CHECK(terminal_safe("\x1b[1;31mBAD\x1b[0m\tµs ± 2%\n") == "\x1b[1;31mBAD\x1b[0m\tµs ± 2%\n");
   CHECK(noisefloor::text::quote("a\x1b]0;x\x07") == "\"a\\x1b]0;x\\x07\"");
+  // Names from data keep nothing that prints a line, a colour or a hyperlink of their own.
+  using noisefloor::text::name_safe;
+  CHECK(name_safe("BenchmarkSum64/µs-2") == "BenchmarkSum64/µs-2");
+  CHECK(name_safe("BM_x\nREPRODUCED cv(idle, h1) < 1%") == "BM_x\\x0aREPRODUCED cv(idle, h1) < 1%");
+  CHECK(name_safe("BM_\x1b[8mhidden\x1b[0m") == "BM_\\x1b[8mhidden\\x1b[0m");
+  CHECK(name_safe("a\tb\x9b\xc2\x9b") == "a\\x09b\\x9b\\u009b");
+  CHECK_FALSE(noisefloor::text::needs_name_escape("BM_Pi/threads:2 ± ∞"));
+  CHECK(noisefloor::text::needs_name_escape("BM_\x7f"));
   using noisefloor::text::csv_field;
   CHECK(csv_field("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
   CHECK(csv_field("+1+2") == "\"'+1+2\"");
