@@ -551,6 +551,7 @@ fingerprint::EngineFacts ContainerRuntime::engine_facts() {
       impl_->version, impl_->info, impl_->client.endpoint().display, impl_->client.api_version(),
       impl_->libpod.is_null() ? nullptr : &impl_->libpod);
   for (const auto& [cond, img] : impl_->images) facts.images[cond] = {img.ref, img.id};
+  facts.transport_warning = docker::transport_warning(impl_->client.endpoint()).value_or("");
   return facts;
 }
 

@@ -141,6 +141,7 @@ void to_json(json& j, const EngineFacts& f) {
          {"swap_limit", nullable(f.limits.swap_limit)}}}};
   if (!f.product.empty()) j["product"] = f.product;  // (recorded since 0.1 fingerprints were)
   if (f.cgroup_controllers) j["cgroup_controllers"] = *f.cgroup_controllers;
+  if (!f.transport_warning.empty()) j["transport_warning"] = f.transport_warning;
   if (!f.images.empty()) {
     json images = json::object();
     for (const auto& [condition, image] : f.images)
@@ -174,6 +175,7 @@ void from_json(const json& j, EngineFacts& f) {
   if (j.contains("cgroup_controllers") && j["cgroup_controllers"].is_array())
     f.cgroup_controllers = strings(j, "cgroup_controllers");
   f.warnings = strings(j, "warnings");
+  f.transport_warning = str(j, "transport_warning");
   if (j.contains("limits")) {
     const json& l = j["limits"];
     f.limits = {boolean(l, "cpuset"), boolean(l, "cpu_cfs_quota"), boolean(l, "cpu_cfs_period"),

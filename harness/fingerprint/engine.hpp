@@ -40,6 +40,9 @@ struct EngineFacts {
   // for rootless Podman on cgroup v1, or without delegation); nullopt for Docker.
   std::optional<std::vector<std::string>> cgroup_controllers;
   std::vector<std::string> warnings;
+  // What reaching it this way means (docker::transport_warning: plain TCP, TLS unverified), ""
+  // for a unix socket, ssh or verified TLS: recorded with the results it measured.
+  std::string transport_warning;
   EngineLimits limits;
   std::map<std::string, EngineImage> images;  // per container condition, once a run prepared them
   friend bool operator==(const EngineFacts&, const EngineFacts&) = default;

@@ -38,8 +38,10 @@ fp::EngineFacts engine_facts_of(docker::Client& client) {
   const auto version = client.version();
   const auto info = client.info();
   const std::optional<nlohmann::json> libpod = fp::is_podman(version) ? client.libpod_info() : std::nullopt;
-  return fp::engine_facts(version, info, client.endpoint().display, client.api_version(),
-                          libpod ? &*libpod : nullptr);
+  fp::EngineFacts facts = fp::engine_facts(version, info, client.endpoint().display, client.api_version(),
+                                           libpod ? &*libpod : nullptr);
+  facts.transport_warning = docker::transport_warning(client.endpoint()).value_or("");
+  return facts;
 }
 
 // The engine's facts, or why there are none. Never throws: an engine that does not answer (or a
@@ -47,6 +49,7 @@ fp::EngineFacts engine_facts_of(docker::Client& client) {
 struct EngineProbe {
   std::optional<fp::EngineFacts> facts;
   std::string unknown;
+  std::optional<std::string> transport;  // docker::transport_warning of its endpoint
 };
 
 // The machine behind --host: its facts as a run would read them (a facts container for another
@@ -92,14 +95,23 @@ HostProbe probe_host(const std::string& entry, std::string& warnings) {
   return p;
 }
 
+// The engine DOCKER_HOST (or the current context) names. What reaching it that way means is said
+// even when it then fails to answer or lies.
 EngineProbe probe_engine() {
+  EngineProbe p;
   try {
     docker::Client client = docker::Client::from_environment();
+    p.transport = docker::transport_warning(client.endpoint());
     client.ping();
-    return {engine_facts_of(client), ""};
+    p.facts = engine_facts_of(client);
   } catch (const std::exception& e) {
-    return {std::nullopt, e.what()};
+    p.unknown = e.what();
   }
+  return p;
+}
+
+std::string warning_line(const std::optional<std::string>& warning) {
+  return warning ? fmt::format("warning: {}\n", *warning) : std::string();
 }
 
 std::string change_line(const char* verb, const fp::TuneChange& c, const std::string& from,
@@ -120,6 +132,7 @@ Output fingerprint(bool as_json) {
   f.engine_unknown = engine.unknown;
   f.tuning = fp::tuning_state();
   Output out;
+  out.err = warning_line(engine.transport);
   out.out = as_json ? render::fingerprint_json(f) : render::fingerprint_view(f);
   return out;
 }
@@ -198,6 +211,7 @@ Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
                                : fp::measure_noise(noise_for, cancelled);
   const fp::FactTree host = other ? other->host : fp::probe_this_host();
   const EngineProbe engine = other ? other->engine : probe_engine();
+  if (!other) out.err += warning_line(engine.transport);  // --host said its own before probing
   const fp::DoctorReport report = fp::diagnose(host, engine.facts, cpus, noise);
   const fp::TuningStatus tuning = fp::tuning_state();
 
@@ -212,7 +226,7 @@ Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
         .applied = applied,
         .restored = restored,
         .lease = other ? std::optional(other->lease) : std::nullopt,
-        .transport_warning = other ? other->transport : std::nullopt,
+        .transport_warning = other ? other->transport : engine.transport,
     });
   } else {
     std::string head = fmt::format(

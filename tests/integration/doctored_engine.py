@@ -5,6 +5,7 @@ forwards every request and doctors one thing, as a compromised benchmark machine
 usage: doctored_engine.py SOCKET PORT_FILE MODE [ARG]
   MODE facts-escape TARGET: every container's log stream gains one more stdout frame, a
        `file` line of nf-probe --facts framing whose path climbs out of /proc to TARGET.
+  MODE forward: nothing doctored (a plain TCP engine).
   MODE endless PATH: a request whose path contains PATH (e.g. /version) is answered 200 with a
        JSON body that never ends, until the client hangs up.
 

@@ -57,4 +57,28 @@ contains fp.out "no engine: docker: GET /v1.41/version: the answer passed 32 MiB
 # The answer is held up to its cap (32 MiB, doubled while it grows), never more.
 rss=$(tail -1 rss.txt)
 (( rss < 160 * 1024 )) || fail "fingerprint against an endless answer peaked at ${rss} KB"
+kill "$proxy" 2>/dev/null; wait "$proxy" 2>/dev/null || true
+
+# Plain TCP named by DOCKER_HOST (issue 42, item 7): said by doctor and fingerprint as by --host,
+# and recorded with the engine's facts.
+rm -f port
+python3 "$REPO/tests/integration/doctored_engine.py" "$SOCK" port forward 2>proxy3.err &
+proxy=$!
+for _ in $(seq 100); do [[ -s port ]] && break; sleep 0.05; done
+[[ -s port ]] || fail "the forwarding engine did not start"
+host="tcp://127.0.0.1:$(cat port)"
+warning="warning: $host: plain TCP, no TLS: anyone who can reach that port runs containers as root on that machine"
+for command in "doctor --noise-profile 0s" fingerprint; do
+  # shellcheck disable=SC2086
+  DOCKER_HOST="$host" "$NF" $command >cmd.out 2>cmd.err || true
+  contains cmd.err "$warning"
+done
+# Recorded in the engine's facts, the record a run's fingerprint.json holds (a run's containers
+# cannot go through this proxy: it does not forward an attach).
+DOCKER_HOST="$host" "$NF" fingerprint --json >fp.json 2>/dev/null || true
+python3 - fp.json "$host" <<'PY' || fail "the transport's warning is not in the engine's facts"
+import json, sys
+engine = json.load(open(sys.argv[1]))["engine"]
+assert engine["transport_warning"].startswith(sys.argv[2] + ": plain TCP, no TLS"), engine.get("transport_warning")
+PY
 echo "e2e hostile: ok"
