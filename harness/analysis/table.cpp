@@ -180,7 +180,6 @@ void make_row(Row& r, const Building& b, Metric& m, const std::set<std::string>&
   r.procs.assign(b.procs.begin(), b.procs.end());
   r.values = std::move(m.values);
   r.values.shrink_to_fit();  // it grew by doubling: up to half of it was room (10^5 rows: 29 MB)
-  r.values.shrink_to_fit();  // it grew by doubling: up to half of it was room (10^5 rows: 29 MB)
   r.warmup_discarded = m.warmup_discarded;
   r.not_numbers = m.not_numbers;
   r.summary = stats::summarize(r.values);

@@ -1,6 +1,5 @@
 // The commands that read results: `cv`, `compare`, `report` and `check`. Load → analyze → render.
 #include <fmt/format.h>
-#include <malloc.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -208,16 +207,6 @@ void add_part(std::string& to, std::string&& part) {
   }
 }
 
-// Lets the samples go and gives their pages back to the system: they are a million small vectors
-// in the heap, which the table's text (a few large blocks) would not reuse, and which would
-// otherwise count in the command's peak memory beside it.
-void let_go(records::Samples& samples) {
-  samples = records::Samples();
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
-}
-
 std::string generated_by() { return fmt::format("noisefloor {} ({})", kVersion, kCommit); }
 
 }  // namespace
@@ -238,7 +227,7 @@ Output cv(const CvOptions& o) {
       analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   // Only the JSON document reads the samples themselves (the others read the table and the
   // diagnosis, made by now): they are let go before the table is rendered.
-  if (o.format != model::PrintFormat::json) let_go(a.samples);
+  if (o.format != model::PrintFormat::json) a.samples = records::Samples();
   Output out;
   out.err += incomplete;
   for (const auto& s : a.sources)
@@ -511,7 +500,7 @@ Output report(const ReportOptions& o) {
       analysis::analyze(std::move(loaded.results), o.allow_different_hosts || !loaded.fleets.empty());
   // Only the page and the gotest export read the samples themselves; the other exports read the
   // table, so a million samples are let go before the document is built.
-  if (o.html.empty() && o.format && *o.format != model::PrintFormat::gotest) let_go(a.samples);
+  if (o.html.empty() && o.format && *o.format != model::PrintFormat::gotest) a.samples = records::Samples();
   Output out;
   out.err += incomplete;
   if (loaded.fleets.empty()) {
