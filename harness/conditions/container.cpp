@@ -162,7 +162,7 @@ class EngineSpinners : public SpinnerBackend {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
       const json inspect = rt.client.inspect(ids_[i]);
-      pids_.push_back(inspect.value("State", json::object()).value("Pid", 0));
+      pids_.push_back(docker::container_state(inspect).pid);
     }
   }
   std::vector<int> pids() const override { return pids_; }
@@ -176,7 +176,7 @@ class EngineSpinners : public SpinnerBackend {
     std::vector<std::size_t> gone;
     for (std::size_t i = 0; i < ids_.size(); ++i) {
       const auto inspect = rt_.client.inspect_if_exists(ids_[i]);
-      if (!inspect || !inspect->value("State", json::object()).value("Running", false)) gone.push_back(i);
+      if (!inspect || !docker::container_state(*inspect).running) gone.push_back(i);
     }
     return gone;
   }
@@ -312,15 +312,11 @@ class ContainerScope : public ConditionScope {
 
     const probe::Effective engine = probe::effective_from_engine(o.inspect);
     records::InvocationDetails& d = out.details;
-    d.container = records::ContainerRun{o.inspect.value("Id", ""),
-                                        req.name,
-                                        image.ref,
-                                        o.inspect.value("Image", image.id),
-                                        o.started_at,
-                                        o.finished_at,
-                                        o.exit_code,
-                                        oom_killed,
-                                        o.timed_out};
+    const docker::ContainerState state = docker::container_state(o.inspect);
+    d.container = records::ContainerRun{
+        state.id,     req.name,      image.ref,   state.image.empty() ? image.id : state.image,
+        o.started_at, o.finished_at, o.exit_code, oom_killed,
+        o.timed_out};
     d.limits_engine = engine;
     if (image.probe) {
       const probe::Effective inside = probe::effective_from_probe(report);

@@ -128,10 +128,10 @@ AnswerHead parse_answer_head(std::string_view head) {
   // "HTTP/1.1 409 Conflict"
   const std::string_view first = lines.front();
   if (const std::size_t sp = first.find(' '); sp != std::string_view::npos) {
-    std::size_t i = sp + 1;
-    long code = 0;
-    while (i < first.size() && first[i] >= '0' && first[i] <= '9') code = code * 10 + (first[i++] - '0');
-    out.status = code;
+    // an HTTP status is three digits: anything else is no status (0), never a number that overflows
+    const std::string_view rest = first.substr(sp + 1);
+    const std::size_t digits = std::min(rest.find_first_not_of("0123456789"), rest.size());
+    if (digits == 3) std::from_chars(rest.data(), rest.data() + 3, out.status);
   }
   for (std::size_t k = 1; k < lines.size(); ++k) {
     const std::string_view line = lines[k];
@@ -142,12 +142,10 @@ AnswerHead parse_answer_head(std::string_view head) {
     const std::string_view value = trim(line.substr(colon + 1));
     if (name == "content-type") out.content_type = std::string(value);
     if (name == "content-length") {
+      // past what a size_t holds: the most there is (the reader caps what it reads anyway)
       std::size_t n = 0;
-      for (const char c : value) {
-        if (c < '0' || c > '9') break;
-        n = n * 10 + static_cast<std::size_t>(c - '0');
-      }
-      out.content_length = n;
+      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+      out.content_length = error == std::errc::result_out_of_range ? SIZE_MAX : n;
     }
   }
   return out;
@@ -503,23 +501,17 @@ std::string docker_save_image_id(const std::vector<TarFile>& files, const nlohma
 std::optional<RunContainer> run_container_of(const nlohmann::json& listed) {
   if (!listed.is_object()) return std::nullopt;
   RunContainer r;
-  r.id = listed.value("Id", std::string());
+  r.id = model::member_string(listed, "Id");
   if (r.id.empty()) return std::nullopt;
-  if (auto names = listed.find("Names");
-      names != listed.end() && names->is_array() && !names->empty() && names->front().is_string()) {
-    r.name = names->front().get<std::string>();
+  if (const nlohmann::json& names = model::member(listed, "Names");
+      names.is_array() && !names.empty() && names.front().is_string()) {
+    r.name = names.front().get<std::string>();
     if (!r.name.empty() && r.name.front() == '/') r.name.erase(0, 1);
   }
-  if (auto labels = listed.find("Labels"); labels != listed.end() && labels->is_object()) {
-    const auto text = [&](const char* key) {
-      const auto it = labels->find(key);
-      return it != labels->end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    r.run = text("noisefloor.run");
-    r.owner = text("noisefloor.owner");
-  }
-  if (auto state = listed.find("State"); state != listed.end() && state->is_string())
-    r.state = state->get<std::string>();
+  const nlohmann::json& labels = model::member(listed, "Labels");
+  r.run = model::member_string(labels, "noisefloor.run");
+  r.owner = model::member_string(labels, "noisefloor.owner");
+  r.state = model::member_string(listed, "State");
   return r;
 }
 
@@ -538,12 +530,76 @@ std::optional<int> engine_cpus(const nlohmann::json& info, const std::string& wh
   if (it == info.end() || it->is_null()) return std::nullopt;
   if (it->is_number_integer() && it->get<std::int64_t>() >= 1 && it->get<std::int64_t>() <= 65536)
     return static_cast<int>(it->get<std::int64_t>());
-  std::string shown = it->dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
-  if (shown.size() > 40) shown = shown.substr(0, 40) + "…";
   throw DockerError(
       fmt::format("docker: GET /info: NCPU is {}, not a number of CPUs from 1 to 65536: is {} a "
                   "Docker engine?",
-                  shown, where));
+                  model::json_shown(*it), where));
+}
+
+// ---- reading answers ----
+
+Created created_of(const nlohmann::json& answer) {
+  Created created;
+  created.id = model::member_string(answer, "Id");
+  if (created.id.empty()) throw DockerError("docker: POST /containers/create: 201 without an Id");
+  if (const nlohmann::json& w = model::member(answer, "Warnings"); w.is_array())
+    for (const auto& item : w)
+      if (item.is_string() && !item.get<std::string>().empty()) created.warnings.push_back(item);
+  return created;
+}
+
+std::int64_t wait_status(const nlohmann::json& answer, std::string_view id) {
+  if (const std::string message = model::member_string(model::member(answer, "Error"), "Message");
+      !message.empty())
+    throw DockerError(fmt::format("docker: POST /containers/{}/wait: {}", id, message));
+  const auto code = model::member_int(answer, "StatusCode");
+  if (!code) {
+    throw DockerError(fmt::format("docker: POST /containers/{}/wait: no StatusCode in '{}'", id,
+                                  model::json_shown(answer, 200)));
+  }
+  return *code;
+}
+
+ContainerState container_state(const nlohmann::json& inspect) {
+  ContainerState c;
+  c.id = model::member_string(inspect, "Id");
+  c.image = model::member_string(inspect, "Image");
+  c.created = model::member_string(inspect, "Created");
+  const nlohmann::json& state = model::member(inspect, "State");
+  c.started_at = model::member_string(state, "StartedAt");
+  c.finished_at = model::member_string(state, "FinishedAt");
+  c.status = model::member_string(state, "Status");
+  c.running = model::member_true(state, "Running");
+  c.oom_killed = model::member_true(state, "OOMKilled");
+  if (const auto pid = model::member_int(state, "Pid");
+      pid && *pid > 0 && *pid <= std::numeric_limits<int>::max())
+    c.pid = static_cast<int>(*pid);
+  const nlohmann::json& config = model::member(inspect, "Config");
+  c.tty = model::member_true(config, "Tty");
+  if (const nlohmann::json& labels = model::member(config, "Labels"); labels.is_object())
+    for (const auto& [key, value] : labels.items())
+      if (value.is_string()) c.labels[key] = value.get<std::string>();
+  return c;
+}
+
+std::optional<double> cpu_seconds_of(const nlohmann::json& stats) {
+  const nlohmann::json& total =
+      model::member(model::member(model::member(stats, "cpu_stats"), "cpu_usage"), "total_usage");
+  if (!total.is_number()) return std::nullopt;
+  // A container that is not running reports zeros: no reading.
+  if (model::member_string(stats, "read").starts_with("0001-01-01")) return std::nullopt;
+  return total.get<double>() / 1e9;
+}
+
+bool oom_event_among(const std::vector<nlohmann::json>& events, std::string_view id) {
+  for (const auto& event : events) {
+    const bool oom = model::member_string(event, "Action") == "oom" ||
+                     model::member_string(event, "status") == "oom";  // legacy field (< 1.52)
+    std::string actor = model::member_string(model::member(event, "Actor"), "ID");
+    if (actor.empty()) actor = model::member_string(event, "id");
+    if (oom && !id.empty() && (actor == id || actor.starts_with(id))) return true;
+  }
+  return false;
 }
 
 }  // namespace noisefloor::docker

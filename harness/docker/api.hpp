@@ -108,6 +108,42 @@ JsonStream scan_json_stream(std::string_view body);
 // nullopt when the stream says neither.
 std::optional<std::string> loaded_image(std::string_view stream_text);
 
+// ---- reading answers -----------------------------------------------------------------------
+
+// An engine's answer is data from outside noisefloor: read through model::member and its kin
+// (model/json_parse.hpp), a member that is missing or of another type reads as absent.
+
+// POST /containers/create's answer: the new container's Id and the engine's warnings (limits it
+// accepted but will not enforce). Throws DockerError without an Id.
+struct Created {
+  std::string id;
+  std::vector<std::string> warnings;
+};
+Created created_of(const nlohmann::json& answer);
+
+// POST /containers/ID/wait's answer: the exit status. Throws DockerError with the engine's
+// Error.Message, or when there is no whole StatusCode.
+std::int64_t wait_status(const nlohmann::json& answer, std::string_view id);
+
+// GET /containers/ID/json, as far as a run reads it.
+struct ContainerState {
+  std::string id, image, created;                         // Id, Image, Created
+  std::string started_at, finished_at;                    // State.StartedAt, State.FinishedAt (RFC3339Nano)
+  std::string status;                                     // State.Status: "created", "running", "exited", ...
+  bool running = false, oom_killed = false, tty = false;  // State.Running, State.OOMKilled, Config.Tty
+  int pid = 0;                                // State.Pid (0 when not running, or not a process id)
+  std::map<std::string, std::string> labels;  // Config.Labels whose values are strings
+};
+ContainerState container_state(const nlohmann::json& inspect);
+
+// GET /containers/ID/stats?stream=false: the container's CPU time in seconds (cpu_stats.cpu_usage
+// .total_usage); nullopt when the answer does not say, or says zeros for a container that is not
+// running (its "read" time is Go's zero time).
+std::optional<double> cpu_seconds_of(const nlohmann::json& stats);
+
+// Whether GET /events' objects hold an "oom" event of the container `id` (a full id or a prefix).
+bool oom_event_among(const std::vector<nlohmann::json>& events, std::string_view id);
+
 // ---- containers ---------------------------------------------------------------------------
 
 // The engine's CPUs from its /info answer (NCPU): nullopt when it does not say; a DockerError

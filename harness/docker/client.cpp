@@ -490,15 +490,7 @@ std::optional<Client::Created> Client::create_container_unless_named(const nlohm
   auto j = model::parse_json_or_discarded(r.body);
   if (j.is_discarded())
     throw DockerError("docker: POST /containers/create: 201 with a body that is not JSON");
-  Created created;
-  created.id = j.value("Id", std::string());
-  if (created.id.empty()) throw DockerError("docker: POST /containers/create: 201 without an Id");
-  if (auto w = j.find("Warnings"); w != j.end() && w->is_array()) {
-    for (const auto& item : *w) {
-      if (item.is_string() && !item.get<std::string>().empty()) created.warnings.push_back(item);
-    }
-  }
-  return created;
+  return created_of(j);
 }
 
 void Client::start(const std::string& id) {
@@ -516,18 +508,7 @@ std::int64_t Client::wait(const std::string& id, steady_clock::time_point deadli
                   .path = "/containers/" + path_part(id, false) + "/wait?condition=not-running",
                   .deadline = deadline,
                   .cancelled = cancelled ? &cancelled : nullptr};
-  auto j = call_json(request, {200});
-  if (auto e = j.find("Error"); e != j.end() && e->is_object()) {
-    const std::string message = e->value("Message", std::string());
-    if (!message.empty()) {
-      throw DockerError(fmt::format("docker: POST /containers/{}/wait: {}", id, message));
-    }
-  }
-  auto code = j.find("StatusCode");
-  if (code == j.end() || !code->is_number_integer()) {
-    throw DockerError(fmt::format("docker: POST /containers/{}/wait: no StatusCode in '{}'", id, j.dump()));
-  }
-  return code->get<std::int64_t>();
+  return wait_status(call_json(request, {200}), id);
 }
 
 nlohmann::json Client::inspect(const std::string& id) {
@@ -556,14 +537,7 @@ std::optional<double> Client::cpu_seconds(const std::string& id) {
   if (r.status == 404) return std::nullopt;
   const auto j = model::parse_json_or_discarded(r.body);
   if (j.is_discarded()) return std::nullopt;
-  const auto* usage = j.contains("cpu_stats") && j["cpu_stats"].contains("cpu_usage")
-                          ? &j["cpu_stats"]["cpu_usage"]
-                          : nullptr;
-  if (usage == nullptr || !usage->contains("total_usage") || !(*usage)["total_usage"].is_number())
-    return std::nullopt;
-  // A container that is not running reports zeros: no reading.
-  if (j.value("read", std::string()).starts_with("0001-01-01")) return std::nullopt;
-  return (*usage)["total_usage"].get<double>() / 1e9;
+  return cpu_seconds_of(j);
 }
 
 Client::Logs Client::logs(const std::string& id, bool tty) {
@@ -676,16 +650,7 @@ bool Client::oom_event(const std::string& id, std::int64_t since_unix, std::int6
                 {200});
   JsonStream stream = scan_json_stream(r.body);
   if (stream.error) throw DockerError(fmt::format("docker: GET /events: {}", *stream.error));
-  for (const auto& event : stream.objects) {
-    const bool oom = event.value("Action", std::string()) == "oom" ||
-                     event.value("status", std::string()) == "oom";  // legacy field (< 1.52)
-    std::string actor;
-    if (auto a = event.find("Actor"); a != event.end() && a->is_object())
-      actor = a->value("ID", std::string());
-    if (actor.empty()) actor = event.value("id", std::string());
-    if (oom && (actor == id || actor.rfind(id, 0) == 0)) return true;
-  }
-  return false;
+  return oom_event_among(stream.objects, id);
 }
 
 Client::StdinLease::~StdinLease() { libcurl().easy_cleanup(static_cast<CURL*>(curl_)); }

@@ -91,10 +91,7 @@ class Client {
   // Throws Interrupted once `cancelled` (polled while the upload runs) says so.
   std::string load_image(const std::string& tar_bytes, const std::function<bool()>& cancelled = nullptr);
 
-  struct Created {
-    std::string id;
-    std::vector<std::string> warnings;  // limits the engine accepted but will not enforce
-  };
+  using Created = docker::Created;  // api.hpp: created_of
   // POST /containers/create?name=<name>
   Created create_container(const nlohmann::json& body, const std::string& name);
   // The same, but nullopt when a container of that name exists already (409): the engine creates

@@ -118,10 +118,10 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& body, const
   }
 
   outcome.inspect = client.inspect(created.id);
-  const nlohmann::json state = outcome.inspect.value("State", nlohmann::json::object());
-  outcome.started_at = state.value("StartedAt", std::string());
-  outcome.finished_at = state.value("FinishedAt", std::string());
-  outcome.oom_killed = state.value("OOMKilled", false);
+  const ContainerState state = container_state(outcome.inspect);
+  outcome.started_at = state.started_at;
+  outcome.finished_at = state.finished_at;
+  outcome.oom_killed = state.oom_killed;
   if (!outcome.oom_killed && !outcome.timed_out && outcome.exit_code == 137) {
     // OOMKilled comes from an asynchronous event and has been missed by some engines; the
     // event log is the second witness. Only asked for a SIGKILL exit: `until` may make the
@@ -132,7 +132,7 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& body, const
     outcome.oom_killed = client.oom_event(created.id, unix_seconds(started, now - 3600) - 1,
                                           std::min(unix_seconds(finished, now) + 1, now + 1));
   }
-  const bool tty = outcome.inspect.value("Config", nlohmann::json::object()).value("Tty", false);
+  const bool tty = state.tty;
   // After a timeout the followed logs stopped early: read them whole.
   Client::Logs logs = followed && !outcome.timed_out ? std::move(*followed) : client.logs(created.id, tty);
   outcome.out = std::move(logs.out);
@@ -144,16 +144,10 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& body, const
 std::vector<std::string> remove_labelled(Client& client, const std::string& label) {
   std::vector<std::string> removed;
   for (const nlohmann::json& c : client.list_by_label(label)) {
-    const std::string id = c.value("Id", std::string());
-    if (id.empty()) continue;
-    std::string name;
-    if (auto names = c.find("Names");
-        names != c.end() && names->is_array() && !names->empty() && names->front().is_string()) {
-      name = names->front().get<std::string>();
-      if (!name.empty() && name.front() == '/') name.erase(0, 1);
-    }
-    client.remove(id);
-    removed.push_back(fmt::format("{} {}", short_id(id), name));
+    const auto listed = run_container_of(c);  // its Id and name
+    if (!listed) continue;
+    client.remove(listed->id);
+    removed.push_back(fmt::format("{} {}", short_id(listed->id), listed->name));
   }
   return removed;
 }

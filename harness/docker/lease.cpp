@@ -6,6 +6,7 @@
 
 #include "docker/api.hpp"
 #include "model/errors.hpp"
+#include "model/json_parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::docker {
@@ -15,28 +16,22 @@ constexpr auto kLeasePoll = std::chrono::seconds(2);
 constexpr auto kStartGrace = std::chrono::seconds(30);  // created, not started: being set up
 
 LeaseOwner owner_of(const nlohmann::json& inspect) {
-  const auto& labels = inspect.contains("Config") && inspect["Config"].contains("Labels") &&
-                               inspect["Config"]["Labels"].is_object()
-                           ? inspect["Config"]["Labels"]
-                           : nlohmann::json::object();
-  return {labels.value("noisefloor.lease.owner", "an unknown owner"),
-          labels.value("noisefloor.lease.run", "?"),
-          labels.value("noisefloor.lease.since", inspect.value("Created", "?"))};
+  const nlohmann::json& labels = model::member(model::member(inspect, "Config"), "Labels");
+  return {
+      model::member_string(labels, "noisefloor.lease.owner", "an unknown owner"),
+      model::member_string(labels, "noisefloor.lease.run", "?"),
+      model::member_string(labels, "noisefloor.lease.since", model::member_string(inspect, "Created", "?"))};
 }
 
 // noisefloor's own lease container (its label), not another's that took the name.
 bool ours(const nlohmann::json& inspect) {
-  const auto config = inspect.find("Config");
-  if (config == inspect.end() || !config->is_object()) return false;
-  const auto labels = config->find("Labels");
-  return labels != config->end() && labels->is_object() && labels->value("noisefloor.lease", "") == "1";
+  return model::member_string(model::member(model::member(inspect, "Config"), "Labels"),
+                              "noisefloor.lease") == "1";
 }
 
 // What `existing`, a container of the lease's name that is not noisefloor's, is: its image.
 DockerError squatter(const Client& client, const nlohmann::json& existing) {
-  const auto config = existing.find("Config");
-  const std::string image =
-      config != existing.end() && config->is_object() ? config->value("Image", "?") : "?";
+  const std::string image = model::member_string(model::member(existing, "Config"), "Image", "?");
   return DockerError(
       fmt::format("the engine at {} has a container named '{}' that noisefloor did not create (no "
                   "noisefloor.lease label; image "
@@ -48,10 +43,10 @@ DockerError squatter(const Client& client, const nlohmann::json& existing) {
 
 // Held: running, or created and about to be started. Otherwise stale.
 bool live(const nlohmann::json& inspect) {
-  const auto& state = inspect.value("State", nlohmann::json::object());
-  if (state.value("Running", false)) return true;
-  if (state.value("Status", "") != "created") return false;
-  const auto created = parse_rfc3339_nano(inspect.value("Created", "0001-01-01T00:00:00Z"));
+  const ContainerState state = container_state(inspect);
+  if (state.running) return true;
+  if (state.status != "created") return false;
+  const auto created = parse_rfc3339_nano(state.created.empty() ? "0001-01-01T00:00:00Z" : state.created);
   return created && std::chrono::system_clock::now() - *created < kStartGrace;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "model/json_parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::fingerprint {
@@ -12,21 +13,14 @@ namespace {
 
 using nlohmann::json;
 
-// The member `key` of `obj` when it has the expected type, else the fallback. nlohmann's
-// value() throws for a member of another type (an engine that sends null), which a probe must
-// not do.
+// The member `key` of `obj` when it has the expected type, else the fallback (model::member_*:
+// an engine's answer never throws here).
 std::string str(const json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  const auto it = obj.find(key);
   // Escaped as a name is (text::name_safe): an engine's answer prints no line or colour of its own.
-  return it != obj.end() && it->is_string() ? text::name_safe(it->get<std::string>()) : "";
+  return text::name_safe(model::member_string(obj, key));
 }
 
-std::int64_t integer(const json& obj, const char* key) {
-  if (!obj.is_object()) return 0;
-  const auto it = obj.find(key);
-  return it != obj.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
-}
+std::int64_t integer(const json& obj, const char* key) { return model::member_int(obj, key).value_or(0); }
 
 std::vector<std::string> strings(const json& obj, const char* key) {
   std::vector<std::string> out;

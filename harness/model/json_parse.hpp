@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -69,6 +71,45 @@ inline nlohmann::json parse_json_or_discarded(std::string_view text) {
   } catch (const std::exception&) {
     return nlohmann::json(nlohmann::json::value_t::discarded);
   }
+}
+
+// A value from outside, as a message shows it: compact JSON, bytes that are not UTF-8 replaced
+// (dump() would throw on them), cut at `most` bytes with "…".
+inline std::string json_shown(const nlohmann::json& value, std::size_t most = 40) {
+  std::string shown = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (shown.size() > most) shown = shown.substr(0, most) + "…";
+  return shown;
+}
+
+// Reading JSON from outside (an engine's answer, another program's record): a member that is
+// missing, or of another type than documented, reads as absent. nlohmann's value() would throw for
+// a string where a boolean belongs, and the user would read "internal error" instead of a line
+// about the data.
+// The member `key` of `j`: a null value unless `j` is an object that has it.
+inline const nlohmann::json& member(const nlohmann::json& j, std::string_view key) {
+  static const nlohmann::json absent;
+  if (!j.is_object()) return absent;
+  const auto it = j.find(key);
+  return it == j.end() ? absent : *it;
+}
+// Its string; `fallback` unless it is one.
+inline std::string member_string(const nlohmann::json& j, std::string_view key,
+                                 std::string_view fallback = "") {
+  const nlohmann::json& m = member(j, key);
+  return m.is_string() ? m.get<std::string>() : std::string(fallback);
+}
+// Whether it is the boolean true.
+inline bool member_true(const nlohmann::json& j, std::string_view key) {
+  const nlohmann::json& m = member(j, key);
+  return m.is_boolean() && m.get<bool>();
+}
+// Its whole number; nullopt unless it is one that fits in 64 signed bits.
+inline std::optional<std::int64_t> member_int(const nlohmann::json& j, std::string_view key) {
+  const nlohmann::json& m = member(j, key);
+  if (m.is_number_unsigned() && m.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    return std::nullopt;
+  if (m.is_number_integer()) return m.get<std::int64_t>();
+  return std::nullopt;
 }
 
 }  // namespace noisefloor::model

@@ -4,11 +4,13 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <utility>
 
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "model/json_parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::probe {
@@ -54,7 +56,8 @@ std::int64_t engine_int(const nlohmann::json& host_config, const char* key) {
   const nlohmann::json* value = field(host_config, key);
   if (value == nullptr) return 0;
   if (!value->is_number_integer()) {
-    throw ParseError(fmt::format("inspect: HostConfig.{}: expected an integer, got {}", key, value->dump()));
+    throw ParseError(
+        fmt::format("inspect: HostConfig.{}: expected an integer, got {}", key, model::json_shown(*value)));
   }
   return value->get<std::int64_t>();
 }
@@ -505,14 +508,17 @@ Effective effective_from_engine(const nlohmann::json& inspect) {
   Effective e;
   if (const nlohmann::json* cpuset = field(hc, "CpusetCpus")) {
     if (!cpuset->is_string()) {
-      throw ParseError(
-          fmt::format("inspect: HostConfig.CpusetCpus: expected a string, got {}", cpuset->dump()));
+      throw ParseError(fmt::format("inspect: HostConfig.CpusetCpus: expected a string, got {}",
+                                   model::json_shown(*cpuset)));
     }
     if (!cpuset->get<std::string>().empty()) e.cpuset = cpuset->get<std::string>();
   }
   const std::int64_t nano_cpus = engine_int(hc, "NanoCpus");
   const std::int64_t cpu_quota = engine_int(hc, "CpuQuota");
   const std::int64_t cpu_period = engine_int(hc, "CpuPeriod");
+  if (nano_cpus > std::numeric_limits<std::int64_t>::max() / kDefaultCfsPeriodUs)
+    throw ParseError(
+        fmt::format("inspect: HostConfig.NanoCpus: {} is more CPUs than a machine has", nano_cpus));
   if (nano_cpus > 0) {
     // The daemon's conversion (integer arithmetic, as in Go): quota = NanoCpus × period / 1e9.
     e.cfs_period_us = kDefaultCfsPeriodUs;

@@ -8,10 +8,14 @@ usage: doctored_engine.py SOCKET PORT_FILE MODE [ARG]
   MODE forward: nothing doctored (a plain TCP engine).
   MODE endless PATH: a request whose path contains PATH (e.g. /version) is answered 200 with a
        JSON body that never ends, until the client hangs up.
+  MODE lying-inspect: a container's GET /containers/ID/json answer says State.OOMKilled "yes",
+       State.Pid 1e30, State.StartedAt 7 and Config.Tty "true" (types the API does not give them).
 
 It listens on 127.0.0.1 (an ephemeral port, written to PORT_FILE once it listens), serves until
 killed, and prints one line per doctored answer on stderr."""
 import http.client
+import json
+import re
 import http.server
 import socket
 import struct
@@ -84,6 +88,13 @@ class Proxy(http.server.BaseHTTPRequestHandler):
             line = f"file /proc/../../..{ARG} 3\nabc\n".encode()
             data += frame(1, line)
             print(f"doctored_engine: appended {line!r} to {self.path}", file=sys.stderr, flush=True)
+        if MODE == "lying-inspect" and self.command == "GET" and re.search(r"/containers/[^/]+/json$", self.path.split("?")[0]) \
+                and response.status == 200:
+            inspect = json.loads(data)
+            inspect.setdefault("State", {}).update({"OOMKilled": "yes", "Pid": 1e30, "StartedAt": 7})
+            inspect.setdefault("Config", {})["Tty"] = "true"
+            data = json.dumps(inspect).encode()
+            print(f"doctored_engine: lied in {self.path}", file=sys.stderr, flush=True)
         self.send_response(response.status)
         for k, v in response.getheaders():
             if k.lower() not in HOP:

@@ -6,6 +6,7 @@
 #  - The proxy is plain TCP: noisefloor says what that means, every time.
 #  - An answer that never ends (issue 42, item 2): one line past the cap, and the memory it took
 #    bounded by the cap (it grew to 4 GB in 30 s before).
+#  - An answer of the wrong types reads as absent (issue 42, item 6), never as "internal error".
 source "$(dirname "$0")/lib.sh"
 cd "$WORK"
 SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
@@ -81,4 +82,20 @@ import json, sys
 engine = json.load(open(sys.argv[1]))["engine"]
 assert engine["transport_warning"].startswith(sys.argv[2] + ": plain TCP, no TLS"), engine.get("transport_warning")
 PY
+kill "$proxy" 2>/dev/null; wait "$proxy" 2>/dev/null || true
+
+# An inspect answer of the wrong types (issue 42, item 6): OOMKilled "yes", Tty "true", a Pid of
+# 1e30. Read as absent, the doctor's facts container runs as through an honest engine; before, the
+# command ended with "internal error: [json.exception.type_error.302] ...".
+rm -f port
+python3 "$REPO/tests/integration/doctored_engine.py" "$SOCK" port lying-inspect 2>proxy4.err &
+proxy=$!
+for _ in $(seq 100); do [[ -s port ]] && break; sleep 0.05; done
+[[ -s port ]] || fail "the lying engine did not start"
+code=0
+"$NF" doctor --host "tcp://127.0.0.1:$(cat port)" --noise-profile 0s >lie.out 2>lie.err || code=$?
+grep -q "doctored_engine: lied in" proxy4.err || fail "the lying engine doctored no inspect answer"
+if grep -q "internal error" lie.err || (( code > 1 )); then cat lie.err >&2; fail "doctor through a lying inspect: exit $code"; fi
+contains lie.out "engine:  Docker"
+contains lie.out "lease:"
 echo "e2e hostile: ok"

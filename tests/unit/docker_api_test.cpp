@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -112,6 +114,11 @@ TEST_CASE("api: the head of a hijacked connection's refusal") {
   CHECK(head.content_length == 341);
   CHECK(parse_answer_head("").status == 0);
   CHECK(parse_answer_head("garbage").status == 0);
+  // found by the engine fuzz target: a status of 19 digits overflowed a long (undefined behaviour)
+  CHECK(parse_answer_head("HTTP/1.1 1844674407370955161612 OK").status == 0);
+  CHECK(parse_answer_head("HTTP/1.1 20 OK").status == 0);
+  CHECK(parse_answer_head("HTTP/1.1 200\r\nContent-Length: 99999999999999999999999").content_length ==
+        SIZE_MAX);
   // What the refusal then says: runc's reason, from the body.
   CHECK(
       engine_error_message(
@@ -506,4 +513,98 @@ TEST_CASE("api: an engine's CPU count is a whole number from 1 to 65536, or the 
         engine_cpus(json{{"NCPU", lie}}, "tcp://h:2375"),
         doctest::Contains("not a number of CPUs from 1 to 65536: is tcp://h:2375 a Docker engine?"),
         DockerError);
+}
+
+// ---- reading answers --------------------------------------------------------------------------
+
+namespace {
+json captured(const std::string& name) {
+  std::ifstream in(std::string(NF_TEST_DATA_DIR) + "/fingerprint/engine/" + name);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << name);
+  return json::parse(in);
+}
+}  // namespace
+
+TEST_CASE("api: a container's answers as Docker 20.10 gave them (captured)") {
+  const Created created = created_of(captured("docker-20.10-create.json"));
+  CHECK(created.id == "f1b62ed4192d90fdb5556e0f25ba27e2f30e742e4645f0e26771fe90f3c46437");
+  CHECK(created.warnings.empty());
+  CHECK(wait_status(captured("docker-20.10-wait.json"), "f1b62ed4192d") == 127);  // "Error": null
+  const ContainerState state = container_state(captured("docker-20.10-inspect.json"));
+  CHECK(state.id == created.id);
+  CHECK(state.image == "sha256:3ee8c425eabfa66a8b5c239b86f9006b0ac9b40121a66aa6e113bf6164f7dbd9");
+  CHECK(state.status == "exited");
+  CHECK(state.started_at == "2026-12-05T03:57:32.098625559Z");
+  CHECK_FALSE(state.running);
+  CHECK_FALSE(state.oom_killed);
+  CHECK_FALSE(state.tty);
+  CHECK(state.pid == 0);
+  CHECK(state.labels.at("noisefloor.run") == "capture");
+  // the exited container's stats: Go's zero time, zeros: no reading
+  CHECK_FALSE(cpu_seconds_of(captured("docker-20.10-stats.json")).has_value());
+  const json listed = captured("docker-20.10-list.json");
+  REQUIRE(listed.size() == 1);
+  const auto c = run_container_of(listed[0]);
+  REQUIRE(c.has_value());
+  CHECK(c->id == created.id);
+  CHECK(c->name == "nf-capture");
+  CHECK(c->run == "capture");
+  CHECK(c->state == "exited");
+}
+
+TEST_CASE("api: an answer of the wrong shape reads as absent, never as an exception of the parser") {
+  // Issue 42, item 6: value() threw nlohmann's type_error for these, and the run ended with
+  // "internal error".
+  const json lying = json::parse(R"({"Id": 5, "Image": ["x"], "State": {"OOMKilled": "yes", "Running": 1,
+      "Pid": 1e30, "StartedAt": 7, "Status": null}, "Config": {"Tty": "true", "Labels": {"a": 1, "b": "2"}}})");
+  const ContainerState state = container_state(lying);
+  CHECK(state.id.empty());
+  CHECK(state.image.empty());
+  CHECK_FALSE(state.oom_killed);
+  CHECK_FALSE(state.running);
+  CHECK(state.pid == 0);
+  CHECK(state.started_at.empty());
+  CHECK_FALSE(state.tty);
+  CHECK(state.labels == std::map<std::string, std::string>{{"b", "2"}});
+  CHECK(container_state(json::array()).id.empty());
+  CHECK(container_state(json::parse(R"({"State": {"Pid": 4294967296}})")).pid == 0);  // not a pid
+  CHECK(container_state(json::parse(R"({"State": {"Pid": -5}})")).pid == 0);
+  CHECK(container_state(json::parse(R"({"State": {"Pid": 4242}})")).pid == 4242);
+
+  CHECK_THROWS_WITH_AS(created_of(json::parse(R"({"Id": 5})")),
+                       "docker: POST /containers/create: 201 without an Id", DockerError);
+  CHECK_THROWS_AS(created_of(json::array()), DockerError);
+  CHECK(created_of(json::parse(R"({"Id": "abc", "Warnings": [1, "", "swap"]})")).warnings ==
+        std::vector<std::string>{"swap"});
+
+  CHECK_THROWS_WITH_AS(wait_status(json::parse(R"({"Error": {"Message": "gone"}, "StatusCode": 0})"), "c1"),
+                       "docker: POST /containers/c1/wait: gone", DockerError);
+  CHECK_THROWS_WITH_AS(
+      wait_status(json::parse(R"({"Error": {"Message": 5}, "StatusCode": "0"})"), "c1"),
+      R"(docker: POST /containers/c1/wait: no StatusCode in '{"Error":{"Message":5},"StatusCode":"0"}')",
+      DockerError);
+  CHECK_THROWS_AS(wait_status(json::parse(R"({"StatusCode": 18446744073709551615})"), "c1"), DockerError);
+  CHECK(wait_status(json::parse(R"({"StatusCode": 137})"), "c1") == 137);
+
+  CHECK_FALSE(
+      cpu_seconds_of(json::parse(R"({"cpu_stats": {"cpu_usage": {"total_usage": "1"}}})")).has_value());
+  CHECK_FALSE(cpu_seconds_of(json::parse(R"({"cpu_stats": []})")).has_value());
+  CHECK(cpu_seconds_of(
+            json::parse(R"({"read": 0, "cpu_stats": {"cpu_usage": {"total_usage": 2500000000}}})")) == 2.5);
+
+  const std::vector<json> events{
+      json::parse(R"({"Action": 1, "Actor": {"ID": "0123456789ab"}})"),
+      json::parse(R"({"status": "oom", "Actor": {"ID": 7}, "id": "0123456789abcd"})")};
+  CHECK(oom_event_among(events, "0123456789ab"));
+  CHECK_FALSE(oom_event_among(events, "fedcba"));
+  CHECK_FALSE(oom_event_among(events, ""));
+
+  const json listed =
+      json::parse(R"({"Id": "abc", "Names": [7], "Labels": {"noisefloor.run": 1}, "State": 3})");
+  const auto c = run_container_of(listed);
+  REQUIRE(c.has_value());
+  CHECK(c->name.empty());
+  CHECK(c->run.empty());
+  CHECK(c->state.empty());
+  CHECK_FALSE(run_container_of(json::parse(R"({"Id": 5})")).has_value());
 }

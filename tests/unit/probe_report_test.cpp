@@ -191,6 +191,18 @@ TEST_CASE("effective from engine: CpuQuota/CpuPeriod, unlimited and malformed") 
                        "inspect: missing object 'HostConfig'", ParseError);
   CHECK_THROWS_WITH_AS(effective_from_engine(nlohmann::json::parse(R"({"HostConfig":{"Memory":"512m"}})")),
                        "inspect: HostConfig.Memory: expected an integer, got \"512m\"", ParseError);
+  // A lying engine (issue 42): NanoCpus × 100000 overflowed 64 bits (undefined behaviour); a string
+  // of bytes that are not UTF-8 made the message itself throw nlohmann's type_error.
+  CHECK_THROWS_WITH_AS(
+      effective_from_engine(nlohmann::json::parse(R"({"HostConfig":{"NanoCpus":9223372036854775807}})")),
+      "inspect: HostConfig.NanoCpus: 9223372036854775807 is more CPUs than a machine has", ParseError);
+  nlohmann::json bad_bytes;
+  bad_bytes["HostConfig"]["CpusetCpus"] =
+      nlohmann::json::array({std::string("\xff\x9b") + std::string(50, 'x')});
+  CHECK_THROWS_WITH_AS(effective_from_engine(bad_bytes),
+                       "inspect: HostConfig.CpusetCpus: expected a string, got "
+                       "[\"\xef\xbf\xbd\xef\xbf\xbdxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…",
+                       ParseError);
 }
 
 TEST_CASE("verify: the real pinned run matches what was asked") {
