@@ -172,14 +172,14 @@ std::string html_escape(std::string_view s) {
 }
 
 std::string markdown_cell(std::string_view s) {
+  std::string flat(s);
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
   std::string out;
-  for (char c : s) {
+  for (const char c : needs_name_escape(flat) ? name_safe(flat) : flat) {
     if (c == '|')
       out += "\\|";
     else if (c == '<' || c == '>')  // GitHub renders <int> as an HTML tag and drops it
       out += std::string("\\") + c;
-    else if (c == '\n')
-      out += ' ';
     else
       out += c;
   }

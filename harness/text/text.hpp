@@ -73,10 +73,12 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
 
 // ---- escaping ----
 
-std::string html_escape(std::string_view s);    // element content and double-quoted attributes
-std::string markdown_cell(std::string_view s);  // a table cell: '|', '<' and '>' escaped, newlines flattened
-std::string csv_field(std::string_view s);      // RFC 4180: quoted when it holds , " CR or LF; a text
-                                                // beginning = + - @ (a formula) gets a leading '
+std::string html_escape(std::string_view s);  // element content and double-quoted attributes
+// A table cell: newlines flattened to spaces, every other control character and byte outside UTF-8
+// written out as name_safe does, '|', '<' and '>' escaped.
+std::string markdown_cell(std::string_view s);
+std::string csv_field(std::string_view s);  // RFC 4180: quoted when it holds , " CR or LF; a text
+                                            // beginning = + - @ (a formula) gets a leading '
 
 // ---- numbers ----
 

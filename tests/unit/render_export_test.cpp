@@ -13,6 +13,7 @@
 #include "render/export.hpp"
 #include "render/fleet.hpp"
 #include "render/json.hpp"
+#include "render/run.hpp"
 #include "render/table.hpp"
 #include "test_support.hpp"
 #include "text/text.hpp"
@@ -251,4 +252,24 @@ TEST_CASE(
   CHECK(noisefloor::render::host_differences({"laptop", "box"}, {d}, false) ==
         "hosts differ in:\n  host.cpu.model_name: laptop A · box B\n");
   CHECK(noisefloor::render::host_differences({"laptop", "box"}, {{}}, false).empty());
+}
+
+TEST_CASE("render export: a result's host line is one escaped markdown cell in table.md and the export") {
+  // Issue 42, item 6: a lying engine's or a forged result's facts reached table.md raw (a tag, a
+  // table's pipe, a line of its own, OSC 52 that writes a terminal's clipboard when the file is shown).
+  std::vector<records::Result> sources{load_small()};
+  nlohmann::json host = sources[0].fingerprint.host.document();
+  host["one_line"]["value"] = "<script>x</script> | vm\n# forged \x1b]52;c;Zm9v\x07 \x9b";
+  sources[0].fingerprint.host = fingerprint::FactTree(host);
+  const auto d = analysis::analyze(sources, false);
+  const std::string cell =
+      "\\<script\\>x\\</script\\> \\| vm # forged \\x1b]52;c;Zm9v\\x07 \\x9b · run 20261130T050436Z · "
+      "complete";
+  const std::string md = render::table_md(d);
+  CHECK(md.find("\n\n" + cell + "\n\n") != std::string::npos);
+  CHECK(md.find('\x1b') == std::string::npos);
+  CHECK(md.find("\n# forged") == std::string::npos);
+  const std::string exported = render::export_as(d, model::PrintFormat::markdown);
+  CHECK(exported.find(cell) != std::string::npos);
+  CHECK(exported.find('\x1b') == std::string::npos);
 }
