@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="experiment gotest gbench demux probe results claims"]
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="experiment gotest gbench demux probe results claims engine errata tree"]
 #
 # Builds the libFuzzer targets with clang under ASan and UBSan (build-fuzz/, tests/fuzz/README.md)
 # and runs each for FUZZ_SECONDS, starting from the seeds (tests/fuzz/seeds.py, made from
@@ -11,7 +11,7 @@ set -euo pipefail
 seconds="${1:-60}"
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build="${FUZZ_BUILD_DIR:-$repo/build-fuzz}"
-read -r -a targets <<<"${FUZZ_TARGETS:-experiment gotest gbench demux probe results claims}"
+read -r -a targets <<<"${FUZZ_TARGETS:-experiment gotest gbench demux probe results claims engine errata tree}"
 
 bash "$repo/scripts/bootstrap.sh" fuzz
 # A build of its own (the core and the fuzz targets only), unless FUZZ_BUILD_DIR names a sanitized

@@ -1,5 +1,5 @@
 # The fuzz targets (tests/fuzz/README.md).
-set(NF_FUZZ_TARGETS experiment gotest gbench demux probe results claims)
+set(NF_FUZZ_TARGETS experiment gotest gbench demux probe results claims engine errata tree)
 set(NF_FUZZ_SOURCES)
 foreach(target ${NF_FUZZ_TARGETS})
   list(APPEND NF_FUZZ_SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/${target}.cpp)
@@ -13,14 +13,19 @@ if(NF_FUZZERS)
     target_compile_definitions(nf-fuzz-${target} PRIVATE NF_FUZZ_TARGET=${target})
     target_compile_options(nf-fuzz-${target} PRIVATE -fsanitize=fuzzer)
     target_link_options(nf-fuzz-${target} PRIVATE -fsanitize=fuzzer)
-    target_link_libraries(nf-fuzz-${target} PRIVATE noisefloor_core)
+    # tree reads files through the edges (pipeline/, results/, files/); the others are pure
+    set(lib noisefloor_core)
+    if(target STREQUAL "tree")
+      set(lib noisefloor_io)
+    endif()
+    target_link_libraries(nf-fuzz-${target} PRIVATE ${lib})
     add_dependencies(fuzzers nf-fuzz-${target})
   endforeach()
 endif()
 if(NOT NF_FUZZ)
   # Every build replays the seeds and the kept corpus (CTest fuzz_corpus).
   add_executable(nf-fuzz-replay tests/fuzz/replay.cpp ${NF_FUZZ_SOURCES})
-  target_link_libraries(nf-fuzz-replay PRIVATE noisefloor_core)
+  target_link_libraries(nf-fuzz-replay PRIVATE noisefloor_io)
   add_test(NAME fuzz_seeds COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/fuzz/seeds.py ${CMAKE_BINARY_DIR}/fuzz-seeds)
   add_test(NAME fuzz_corpus
            COMMAND nf-fuzz-replay ${CMAKE_BINARY_DIR}/fuzz-seeds ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus)

@@ -23,6 +23,9 @@ int demux(const std::uint8_t* data, std::size_t size);       // docker::LogDemux
 int probe(const std::uint8_t* data, std::size_t size);       // probe::parse_probe_report
 int results(const std::uint8_t* data, std::size_t size);     // results::decode_result, analysis
 int claims(const std::uint8_t* data, std::size_t size);      // parsers::parse_published, claims
+int engine(const std::uint8_t* data, std::size_t size);      // a Docker engine's answers
+int errata(const std::uint8_t* data, std::size_t size);      // analysis::find_quotations, apply_corrections
+int tree(const std::uint8_t* data, std::size_t size);        // the reading commands on a results tree
 
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};

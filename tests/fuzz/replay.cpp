@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   }
   const std::pair<const char*, Target> targets[] = {
       {"experiment", experiment}, {"gotest", gotest},   {"gbench", gbench}, {"demux", demux},
-      {"probe", probe},           {"results", results}, {"claims", claims}};
+      {"probe", probe},           {"results", results}, {"claims", claims}, {"engine", engine},
+      {"errata", errata},         {"tree", tree}};
   int total = 0;
   for (const auto& [name, target] : targets) {
     std::vector<fs::path> inputs;
