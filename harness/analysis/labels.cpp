@@ -9,6 +9,20 @@ namespace noisefloor::analysis {
 
 std::string_view to_string(Label label) { return model::name_of(label); }
 
+namespace {
+
+// Waits with next to no other work on its CPUs were its threads' for each other: said so ("" when
+// other work ran, or the waits were too short to note). `waited` in per cent.
+std::string own_waits(const RunQueueEvidence& q, double waited) {
+  const auto beside = q.beside();
+  if (!beside || q.others_ran() || waited < kWaitNoteFraction * 100) return "";
+  if (*beside < 0.0005) return ", for each other: no other work measured beside it";
+  return *beside < 1 ? fmt::format(", for each other: other work ran only {:.3g} ms beside it", *beside * 1e3)
+                     : fmt::format(", for each other: other work ran only {:.3g} s beside it", *beside);
+}
+
+}  // namespace
+
 Label condition_label(const records::Result& result, const std::string& condition, std::string* reason) {
   const auto say = [&](Label label, std::string why) {
     if (reason) *reason = std::move(why);
@@ -40,18 +54,9 @@ Label condition_label(const records::Result& result, const std::string& conditio
         return say(Label::contended,
                    fmt::format("starved: its threads waited for a CPU {:.0f}% of the time they were runnable",
                                waited));
-      // Waits with next to no other work on its CPUs were its threads' for each other.
-      const auto beside = a.run_queue.beside();
-      const std::string own =
-          beside && !a.run_queue.others_ran() && waited >= kWaitNoteFraction * 100
-              ? *beside < 0.0005 ? std::string(", for each other: no other work measured beside it")
-                : *beside < 1
-                    ? fmt::format(", for each other: other work ran only {:.3g} ms beside it", *beside * 1e3)
-                    : fmt::format(", for each other: other work ran only {:.3g} s beside it", *beside)
-              : "";
-      return say(
-          Label::measured_clean,
-          fmt::format("its threads waited for a CPU {:.1f}% of the time they were runnable{}", waited, own));
+      return say(Label::measured_clean,
+                 fmt::format("its threads waited for a CPU {:.1f}% of the time they were runnable{}", waited,
+                             own_waits(a.run_queue, waited)));
     }
     if (settled > 0) {
       if (2 * bad > settled)

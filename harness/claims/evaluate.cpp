@@ -237,6 +237,23 @@ Interval interval(std::vector<double> v, double level) {
   return {i.lo, i.hi};
 }
 
+// Binds every call of the claim to its series in `bound`, and returns the distinct series: each is
+// resampled once per round, so a condition named twice moves as one.
+std::vector<const std::vector<double>*> bind_series(const Claim& claim, const Data& data, Bound& bound) {
+  std::vector<const std::vector<double>*> distinct;
+  for (const Expr* call : calls(claim)) {
+    std::vector<const std::vector<double>*> ss;
+    if (call->function == Function::knee)
+      ss = knee_series(*call, data, bound.xs[call]);
+    else
+      ss = {&series(*call, data)};
+    for (const auto* s : ss)
+      if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);
+    bound.series[call] = std::move(ss);
+  }
+  return distinct;
+}
+
 }  // namespace
 
 std::string_view to_string(Verdict v) { return model::name_of(v); }
@@ -248,19 +265,8 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
   ev.resamples = resamples;
   ev.level = level;
   try {
-    // Each distinct series is resampled once per round, so a condition named twice moves as one.
     Bound bound;
-    std::vector<const std::vector<double>*> distinct;
-    for (const Expr* call : calls(claim)) {
-      std::vector<const std::vector<double>*> ss;
-      if (call->function == Function::knee)
-        ss = knee_series(*call, data, bound.xs[call]);
-      else
-        ss = {&series(*call, data)};
-      for (const auto* s : ss)
-        if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);
-      bound.series[call] = std::move(ss);
-    }
+    const std::vector<const std::vector<double>*> distinct = bind_series(claim, data, bound);
     const auto itself = [](const std::vector<double>* s) { return s; };
     ev.percent = shown_as_percent(claim);
     ev.lhs = value(claim.lhs, bound, itself);

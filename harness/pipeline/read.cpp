@@ -540,6 +540,22 @@ Output report(const ReportOptions& o) {
   return out;
 }
 
+namespace {
+
+// What `check` sets the claims beside: --reference, else the published table the run replayed.
+std::optional<model::PublishedTable> check_reference(const CheckOptions& o, const records::RunRecord* run) {
+  if (o.reference.empty()) return run ? run->reference : std::nullopt;
+  try {
+    model::PublishedTable reference = read_published(o.reference);
+    reference.file = o.reference;
+    return reference;
+  } catch (const Error& err) {
+    throw ConfigError(fmt::format("--reference: {}", err.what()));
+  }
+}
+
+}  // namespace
+
 Output check(const CheckOptions& o) {
   require_format(o.format, kCheckFormats);
   if (o.paths.empty()) throw ConfigError("check: give a result directory or go test -bench output files");
@@ -563,17 +579,7 @@ Output check(const CheckOptions& o) {
     throw ConfigError(
         fmt::format("check: {} records no claims: give one with --claim, e.g. --claim 'cv({}) <= 5%'",
                     o.paths.front(), a.table.conditions.empty() ? "idle" : a.table.conditions.front()));
-  std::optional<model::PublishedTable> reference = run ? run->reference : std::nullopt;
-  if (!o.reference.empty()) {
-    try {
-      reference = read_published(o.reference);
-    } catch (const Error& err) {
-      throw ConfigError(fmt::format("--reference: {}", err.what()));
-    }
-    reference->file = o.reference;
-  }
   const std::uint64_t seed = o.seed.value_or(run ? run->claims_seed : 1);
-  analysis::Judgement j;
   for (const std::string& claim : claim_texts) {
     try {
       claims::parse_claim(claim, analysis::names_of(a.table, a.paired));
@@ -583,7 +589,8 @@ Output check(const CheckOptions& o) {
                                     err.what()));
     }
   }
-  j = analysis::judge(a.table, a.paired, claim_texts, seed, reference);
+  const analysis::Judgement j =
+      analysis::judge(a.table, a.paired, claim_texts, seed, check_reference(o, run));
   Output out;
   out.err += rooms;
   for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);

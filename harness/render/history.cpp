@@ -115,6 +115,52 @@ std::string segment_header(const analysis::HistorySegment& s) {
 
 // ---- text ----
 
+namespace {
+
+// The text table's columns: the widest condition, median, its CI, CV and its CI of every run.
+struct CellWidths {
+  std::size_t condition = 0, median = 0, median_ci = 0, cv = 0, cv_ci = 0;
+};
+CellWidths cell_widths(const History& h) {
+  CellWidths w;
+  for (const auto& r : h.runs)
+    for (const auto& c : r.cells) {
+      w.condition = std::max(w.condition, text::width(c.condition));
+      w.median = std::max(w.median, text::width(text::format_value(c.median)));
+      w.median_ci = std::max(w.median_ci, text::width(median_ci_text(c)));
+      w.cv = std::max(w.cv, text::width(cv_text(c)));
+      w.cv_ci = std::max(w.cv_ci, text::width(cv_ci_text(c)));
+    }
+  return w;
+}
+
+// One condition's cell of a run: its line, the change beside it when it fits in `columns` (else on
+// a line of its own), then the reasons it is not judged.
+std::string cell_lines(const HistoryCell& c, const CellWidths& w, std::size_t columns) {
+  std::string out;
+  std::string line = fmt::format("    {}  median {} {}  CV {} {}", text::pad_right(c.condition, w.condition),
+                                 text::pad_left(text::format_value(c.median), w.median),
+                                 text::pad_right(median_ci_text(c), w.median_ci),
+                                 text::pad_left(cv_text(c), w.cv), text::pad_right(cv_ci_text(c), w.cv_ci));
+  line = text::rstrip(line);
+  const std::string change = change_text(c.change);
+  if (!change.empty()) {
+    if (text::width(line) + 2 + text::width(change) <= columns) {
+      line += "  " + change;
+    } else {
+      out += line + "\n";
+      line = "      " + change;
+    }
+  }
+  out += line + "\n";
+  const auto why = reasons(c);
+  if (!why.empty())
+    out += text::wrap(fmt::format("({})", fmt::join(why, "; ")), columns, "      ", "       ");
+  return out;
+}
+
+}  // namespace
+
 std::string history_text(const History& h, std::string_view directory) {
   // 80 columns: each run's cells under a heading per benchmark (its name and unit), one line per
   // condition; a change or a reason that does not fit goes on a line of its own.
@@ -122,16 +168,7 @@ std::string history_text(const History& h, std::string_view directory) {
   std::string out = text::wrap(summary_line(h, directory), kColumns, "", "  ") +
                     text::wrap(legend_line(h), kColumns, "", "  ");
   const bool noise = any_noise(h);
-  const auto number = [](const HistoryCell& c) { return text::format_value(c.median); };
-  std::size_t wc = 0, wm = 0, wmc = 0, wcv = 0, wcvc = 0;
-  for (const auto& r : h.runs)
-    for (const auto& c : r.cells) {
-      wc = std::max(wc, text::width(c.condition));
-      wm = std::max(wm, text::width(number(c)));
-      wmc = std::max(wmc, text::width(median_ci_text(c)));
-      wcv = std::max(wcv, text::width(cv_text(c)));
-      wcvc = std::max(wcvc, text::width(cv_ci_text(c)));
-    }
+  const CellWidths widths = cell_widths(h);
   for (const auto& r : h.runs) {
     const auto& seg = h.segments.at(r.segment - 1);
     if (&r == &h.runs[seg.first_run]) out += "\n" + segment_header(seg) + "\n";
@@ -153,26 +190,7 @@ std::string history_text(const History& h, std::string_view directory) {
     for (std::size_t b = 0; b < benchmarks.size(); ++b) {
       const auto& [name, unit] = benchmarks[b];
       out += text::wrap(unit.empty() ? name : fmt::format("{} ({})", name, unit), kColumns, "  ", "    ");
-      for (const auto* cell : cells_of[b]) {
-        const auto& c = *cell;
-        std::string line = fmt::format("    {}  median {} {}  CV {} {}", text::pad_right(c.condition, wc),
-                                       text::pad_left(number(c), wm), text::pad_right(median_ci_text(c), wmc),
-                                       text::pad_left(cv_text(c), wcv), text::pad_right(cv_ci_text(c), wcvc));
-        line = text::rstrip(line);
-        const std::string change = change_text(c.change);
-        if (!change.empty()) {
-          if (text::width(line) + 2 + text::width(change) <= kColumns) {
-            line += "  " + change;
-          } else {
-            out += line + "\n";
-            line = "      " + change;
-          }
-        }
-        out += line + "\n";
-        const auto why = reasons(c);
-        if (!why.empty())
-          out += text::wrap(fmt::format("({})", fmt::join(why, "; ")), kColumns, "      ", "       ");
-      }
+      for (const auto* cell : cells_of[b]) out += cell_lines(*cell, widths, kColumns);
     }
   }
   for (const auto& w : h.warnings) out += text::wrap("warning: " + w, kColumns, "", "  ");
