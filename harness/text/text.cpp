@@ -329,6 +329,20 @@ bool is_c1(std::string_view s, std::size_t i) {
 // Appends s[i], a byte at or above 0x80, as it is shown: a UTF-8 character as it is, a C1 control
 // as "\u0080"…"\u009f", a byte outside UTF-8 (a raw 0x9b is CSI to some terminals) as "\x9b".
 // Returns the index of the last byte it took.
+// The code point of the UTF-8 sequence of `n` bytes at s[i] when it is one that reorders or breaks
+// the text it sits in without showing itself: the bidirectional controls of "Trojan Source"
+// (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) and the line and paragraph separators
+// (U+2028, U+2029); 0 for any other.
+char32_t invisible_control(std::string_view s, std::size_t i, std::size_t n) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  if (n == 2 && b(0) == 0xd8 && b(1) == 0x9c) return U'\u061c';
+  if (n != 3 || b(0) != 0xe2) return 0;
+  const char32_t c = 0x2000 + ((b(1) & 0x3f) << 6) + (b(2) & 0x3f);
+  const bool hidden =
+      c == 0x200e || c == 0x200f || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+  return hidden ? c : 0;
+}
+
 std::size_t append_high(std::string& out, std::string_view s, std::size_t i) {
   const std::size_t n = utf8_length(s, i);
   if (n == 0) {
@@ -337,6 +351,8 @@ std::size_t append_high(std::string& out, std::string_view s, std::size_t i) {
   }
   if (n == 2 && is_c1(s, i)) {
     out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
+  } else if (const char32_t c = invisible_control(s, i, n); c != 0) {
+    out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(c));
   } else {
     out.append(s.substr(i, n));
   }
@@ -351,7 +367,7 @@ bool needs_name_escape(std::string_view s) {
     if (u < 0x20 || u == 0x7f) return true;
     if (u < 0x80) continue;
     const std::size_t n = utf8_length(s, i);
-    if (n == 0 || (n == 2 && is_c1(s, i))) return true;
+    if (n == 0 || (n == 2 && is_c1(s, i)) || invisible_control(s, i, n) != 0) return true;
     i += n - 1;
   }
   return false;
@@ -371,6 +387,18 @@ std::string name_safe(std::string_view s) {
     } else {
       i = append_high(out, s, i);
     }
+  }
+  return out;
+}
+
+std::string word_safe(std::string_view s) {
+  if (s.find(' ') == std::string_view::npos) return name_safe(s);
+  std::string out;
+  for (const char c : name_safe(s)) {
+    if (c == ' ')
+      out += "\\x20";
+    else
+      out += c;
   }
   return out;
 }

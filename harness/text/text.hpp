@@ -122,6 +122,12 @@ std::string terminal_safe(std::string_view s);
 std::string name_safe(std::string_view s);
 // Whether name_safe would change `s` (the readers' fast path: most names need nothing).
 bool needs_name_escape(std::string_view s);
+// A benchmark's, condition's or variant's name from data, kept as one word wherever it is printed:
+// name_safe, and a space written out too ("\x20"), so that no wrapped note breaks inside a name and
+// starts a line with what the name carries (the adversarial re-test of issue 42 forged a
+// "REPRODUCED" line so). Such names have no space of their own: go test turns them into
+// underscores, noisefloor's conditions and variants are file-name safe.
+std::string word_safe(std::string_view s);
 
 // A value as a message quotes it: in double quotes, on one line (line breaks and tabs escaped), at
 // most 60 characters (a longer one is cut with "…").

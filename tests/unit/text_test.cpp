@@ -73,6 +73,17 @@ TEST_CASE("text: no escape sequence but a colour reaches the terminal; no formul
   CHECK(name_safe("a\tb\x9b\xc2\x9b") == "a\\x09b\\x9b\\u009b");
   CHECK_FALSE(noisefloor::text::needs_name_escape("BM_Pi/threads:2 ± ∞"));
   CHECK(noisefloor::text::needs_name_escape("BM_\x7f"));
+  // Characters that reorder or break the text without showing themselves (the adversarial re-test
+  // of issue 42: a right-to-left override and a line separator in a name were printed raw).
+  CHECK(name_safe("BM_\u202egnp.exe\u2028REPRODUCED") == "BM_\\u202egnp.exe\\u2028REPRODUCED");
+  CHECK(name_safe("a\u2066b\u2069c\u200fd\u061ce") == "a\\u2066b\\u2069c\\u200fd\\u061ce");
+  CHECK(terminal_safe("x\u202ey\u2029") == "x\\u202ey\\u2029");
+  CHECK_FALSE(noisefloor::text::needs_name_escape(
+      "a\u2014b\u2019c\u2212d\u2009e"));  // dashes, quotes, minus, thin space
+  // A name is one word: a space in it cannot be where a wrapped note breaks and starts a line.
+  CHECK(noisefloor::text::word_safe("BM_x REPRODUCED\u00a0cv") == "BM_x\\x20REPRODUCED\u00a0cv");
+  CHECK(noisefloor::text::word_safe("BM_x\n y") == "BM_x\\x0a\\x20y");
+  CHECK(noisefloor::text::word_safe("BenchmarkSum64/µs-2") == "BenchmarkSum64/µs-2");
   using noisefloor::text::csv_field;
   CHECK(csv_field("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
   CHECK(csv_field("+1+2") == "\"'+1+2\"");
