@@ -182,13 +182,13 @@ std::string unfinished(const records::Result& r) {
   // the user did not name).
   std::string experiment = r.run ? r.run->experiment_file : "";
   if (experiment.empty() && r.fingerprint.run) experiment = r.fingerprint.run->experiment_file;
-  if (experiment.empty()) experiment = "EXPERIMENT";
+  const std::string source = text::name_safe(r.source);  // a directory's name is the tree's author's
   return fmt::format(
       "warning: {}: this run did not complete ({}); samples kept per condition: {}{}; "
       "`noisefloor run {} --resume {}` measures the rest\n",
-      r.source, how, measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, ", ")),
-      missing.empty() ? "" : fmt::format("; not measured: {}", fmt::join(missing, ", ")), experiment,
-      r.source);
+      source, how, measured.empty() ? "none" : fmt::format("{}", fmt::join(measured, ", ")),
+      missing.empty() ? "" : fmt::format("; not measured: {}", fmt::join(missing, ", ")),
+      experiment.empty() ? "EXPERIMENT" : text::shell_word(experiment), text::shell_word(source));
 }
 
 std::vector<std::string> host_names(const results::Fleet& fleet) {
@@ -666,6 +666,16 @@ std::vector<fs::path> files_to_search(const std::vector<std::string>& in) {
   }
   for (const auto& place : in) {
     const fs::path p(place);
+    // A place named through a symbolic link (a tracked link to a directory, or the link itself)
+    // may lead out of the repository, and --apply would rewrite what lies there: never followed.
+    fs::path lexical = fs::absolute(p).lexically_normal();
+    if (!lexical.has_filename()) lexical = lexical.parent_path();  // "dir/"
+    if (const fs::path real = fs::weakly_canonical(p, ec);
+        !ec && fs::exists(fs::symlink_status(p, ec)) && real != lexical)
+      throw ConfigError(fmt::format(
+          "errata --in {}: goes through a symbolic link (to {}), which errata never follows: name {} "
+          "itself if you mean it",
+          text::shell_word(place), text::shell_word(real.string()), text::shell_word(real.string())));
     if (fs::is_regular_file(p, ec)) {
       out.push_back(p);
       continue;

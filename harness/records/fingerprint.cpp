@@ -6,6 +6,7 @@
 
 #include "model/errors.hpp"
 #include "model/json_number.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::records {
 
@@ -46,7 +47,7 @@ void from_json(const json& j, RunFacts& r) {
   r.started_utc = j.value("started_utc", "");
   r.finished_utc = j.value("finished_utc", "");
   r.command_line = j.value("command_line", "");
-  r.experiment_file = j.value("experiment_file", "");
+  r.experiment_file = text::name_safe(j.value("experiment_file", ""));  // printed: kept escaped
   r.experiment_sha256 = j.value("experiment_sha256", "");
   r.noisefloor_version = j.value("noisefloor_version", "");
   r.noisefloor_commit = j.value("noisefloor_commit", "");

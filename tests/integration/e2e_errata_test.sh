@@ -126,6 +126,19 @@ contains apply.txt "1 symbolic link left alone (never followed"
 [[ -L repo/linked.md ]] || fail "errata --apply replaced a tracked symbolic link"
 [[ "$(cat "$WORK/outside/private.md")" == "Under contention thrice costs 1.67x once." ]] ||
   fail "errata --apply changed a file outside the repository"
+# A link named with --in, or a path through one (the adversarial re-test of issue 42 rewrote a file
+# outside the repository so): refused before anything is read, exit 2, the real place named.
+ln -s "$WORK/outside" repo/linkdir
+for place in linkdir linkdir/private.md; do
+  status=0
+  (cd repo && "$NF" errata --old ../old/once.txt ../old/thrice.txt --new ../new/once.txt ../new/thrice.txt \
+    --in "$place" --apply >../via-link.txt 2>&1) || status=$?
+  [ "$status" = 2 ] || { cat via-link.txt >&2; fail "errata --in $place (through a link): exit $status, expected 2"; }
+  contains via-link.txt "errata --in $place: goes through a symbolic link (to $WORK/outside"
+done
+[[ "$(cat "$WORK/outside/private.md")" == "Under contention thrice costs 1.67x once." ]] ||
+  fail "errata --in through a link changed a file outside the repository"
+rm repo/linkdir
 contains repo/STATUS.md "Under contention thrice costs ~~1.67×~~ 3.17× (corrected 2026-12-03; see PR-42) once"
 contains repo/STATUS.md "The thrice variant is ~~+67%~~ +217% (corrected 2026-12-03; see PR-42) slower per op."
 contains repo/STATUS.md "Summary: thrice ≈ ~~1.7×~~ 3.2× (corrected 2026-12-03; see PR-42) once."
