@@ -403,6 +403,36 @@ void check_results_root(const std::string& root, const std::string& experiment) 
 
 namespace {
 
+// Everything an experiment would run, as the --resume refusal shows it: the build step, the
+// benchmark, where and with what environment (a workdir or an LD_PRELOAD changes what runs as much
+// as argv), and each condition's and variant's own arguments, environment and command.
+std::string what_it_runs(const model::Experiment& e) {
+  const auto argv = [](const std::vector<std::string>& a) {
+    std::vector<std::string> quoted;
+    for (const auto& w : a) quoted.push_back(text::quote(w));
+    return fmt::format("{}", fmt::join(quoted, " "));
+  };
+  const auto env = [](const std::map<std::string, std::string>& vars) {
+    std::vector<std::string> set;
+    for (const auto& [name, value] : vars) set.push_back(text::quote(name) + "=" + text::quote(value));
+    return fmt::format("{}", fmt::join(set, " "));
+  };
+  std::string runs = e.benchmark.build.empty() ? "" : fmt::format("build: {}; ", argv(e.benchmark.build));
+  runs += fmt::format("benchmark: {}", argv(e.benchmark.command));
+  if (e.benchmark.workdir) runs += fmt::format("; workdir: {}", text::quote(*e.benchmark.workdir));
+  if (!e.benchmark.env.empty()) runs += fmt::format("; env: {}", env(e.benchmark.env));
+  for (const auto& c : e.conditions) {
+    if (!c.args.empty()) runs += fmt::format("; args of {}: {}", text::quote(c.name), argv(c.args));
+    if (!c.env.empty()) runs += fmt::format("; env of {}: {}", text::quote(c.name), env(c.env));
+  }
+  for (const auto& v : e.variants) {
+    if (v.command != e.benchmark.command)
+      runs += fmt::format("; variant {}: {}", text::quote(v.name), argv(v.command));
+    if (v.workdir) runs += fmt::format("; workdir of {}: {}", text::quote(v.name), text::quote(*v.workdir));
+  }
+  return runs;
+}
+
 // run --resume: the earlier sessions of the run (nullopt without --resume), and the experiment
 // file it was started with in `experiment_file` when not given. Nothing runs until the user names
 // that file: a result directory is not trusted.
@@ -431,32 +461,14 @@ std::optional<records::Result> resumed(const RunOptions& o, std::string& experim
     try {
       const auto copy =
           files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20, "an experiment's copy");
-      const model::Experiment stored = config::parse_experiment(copy, "experiment.yaml", {});
-      const auto argv = [](const std::vector<std::string>& a) {
-        std::vector<std::string> quoted;
-        for (const auto& w : a) quoted.push_back(text::quote(w));
-        return fmt::format("{}", fmt::join(quoted, " "));
-      };
-      const auto env = [](const std::map<std::string, std::string>& vars) {
-        std::vector<std::string> set;
-        for (const auto& [name, value] : vars) set.push_back(text::quote(name) + "=" + text::quote(value));
-        return fmt::format("{}", fmt::join(set, " "));
-      };
-      runs = stored.benchmark.build.empty() ? "" : fmt::format("build: {}; ", argv(stored.benchmark.build));
-      runs += fmt::format("benchmark: {}", argv(stored.benchmark.command));
-      // where and with what environment: a workdir or an LD_PRELOAD changes what runs as much as argv
-      if (stored.benchmark.workdir)
-        runs += fmt::format("; workdir: {}", text::quote(*stored.benchmark.workdir));
-      if (!stored.benchmark.env.empty()) runs += fmt::format("; env: {}", env(stored.benchmark.env));
-      for (const auto& c : stored.conditions)
-        if (!c.env.empty()) runs += fmt::format("; env of {}: {}", text::quote(c.name), env(c.env));
+      runs = what_it_runs(config::parse_experiment(copy, "experiment.yaml", {}));
     } catch (const Error& err) {
       runs = fmt::format("its copy cannot be read: {}", err.what());
     }
-    throw ConfigError(
-        fmt::format("--resume {}: resuming runs the commands of the experiment this run names, {} "
-                    "({}); name it to go on: `noisefloor run {} --resume {}`",
-                    o.resume, experiment_file, runs, experiment_file, o.resume));
+    throw ConfigError(fmt::format(
+        "--resume {}: resuming runs the commands of the experiment this run names, {} "
+        "({}); name it to go on: `noisefloor run {} --resume {}`",
+        o.resume, experiment_file, runs, text::shell_word(experiment_file), text::shell_word(o.resume)));
   }
   return earlier;
 }

@@ -125,6 +125,11 @@ kill -INT "$pid"
 set +e; wait "$pid"; code=$?; set -e
 [[ $code -eq 130 ]] || fail "pair: SIGINT gave exit $code"
 contains "$dir/run.json" '"status": "interrupted"'
+# Without the experiment named, the refusal shows each variant's own command too (the adversarial
+# re-test of issue 42: a condition's or a variant's args were hidden from the preview).
+set +e; "$NF" run --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
+[[ $code -eq 2 ]] || fail "pair: resume without the experiment named: exit $code, expected 2"
+contains err.txt "benchmark: \"$BURN\"; variant \"once\": \"$BURN\" \"0.05\"; variant \"thrice\": \"$BURN\" \"0.15\")"
 # Another experiment file is refused; the same one (here given explicitly) is accepted.
 sed 's/samples: 12/samples: 13/' pair.yaml >other.yaml
 set +e; "$NF" run other.yaml --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
