@@ -14,9 +14,11 @@
 #include <string_view>
 #include <thread>
 
+#include "docker/context.hpp"
 #include "docker/demux.hpp"
 #include "docker/libcurl.hpp"
 #include "docker/ssh_tunnel.hpp"
+#include "files/files.hpp"
 #include "model/json_parse.hpp"
 #include "text/text.hpp"
 
@@ -231,7 +233,10 @@ Client Client::from_environment() {
     if (!v) return std::nullopt;
     return std::string(v);
   };
-  return for_endpoint(endpoint_from_environment(getenv));
+  // The engine the docker CLI would use: DOCKER_HOST, else DOCKER_CONTEXT, else config.json's
+  // currentContext (`docker context use`), else the local socket.
+  const ReadFile read = [](const std::string& path) { return files::try_read(path); };
+  return for_endpoint(resolve_host(current_context(getenv, read), getenv, read).endpoint);
 }
 
 Client Client::for_endpoint(Endpoint endpoint) {

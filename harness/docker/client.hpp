@@ -27,8 +27,9 @@ class SshTunnel;
 
 class Client {
  public:
-  // Endpoint from DOCKER_HOST & co (see endpoint.hpp); DOCKER_API_VERSION, if non-empty, fixes the
-  // API version and disables negotiation.
+  // The engine the docker CLI would use: DOCKER_HOST & co (see endpoint.hpp), else the context
+  // DOCKER_CONTEXT or config.json's currentContext names (context.hpp), else the local socket;
+  // DOCKER_API_VERSION, if non-empty, fixes the API version and disables negotiation.
   static Client from_environment();
   // This endpoint (resolve_host in context.hpp names one), DOCKER_API_VERSION as above.
   static Client for_endpoint(Endpoint endpoint);

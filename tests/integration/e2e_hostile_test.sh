@@ -82,6 +82,22 @@ import json, sys
 engine = json.load(open(sys.argv[1]))["engine"]
 assert engine["transport_warning"].startswith(sys.argv[2] + ": plain TCP, no TLS"), engine.get("transport_warning")
 PY
+# The same engine named by a context, as the docker CLI picks one (DOCKER_CONTEXT, then `docker
+# context use`): that engine, and the warning (the adversarial re-test of issue 42 found both
+# ignored: the local socket was used without a word).
+export DOCKER_CONFIG="$WORK/docker-config"
+docker context create tcpbox --docker "host=$host" >/dev/null
+for how in DOCKER_CONTEXT=tcpbox use; do
+  if [[ $how == use ]]; then docker context use tcpbox >/dev/null 2>&1; how=""; fi
+  env -u DOCKER_HOST $how "$NF" fingerprint --json >ctx.json 2>ctx.err || true
+  contains ctx.err "$warning"
+  python3 - ctx.json "$host" <<'PY' || fail "the context's engine (${how:-docker context use})"
+import json, sys
+engine = json.load(open(sys.argv[1]))["engine"]
+assert engine["endpoint"] == sys.argv[2], engine.get("endpoint")
+PY
+done
+unset DOCKER_CONFIG
 kill "$proxy" 2>/dev/null; wait "$proxy" 2>/dev/null || true
 
 # An inspect answer of the wrong types (issue 42, item 6): OOMKilled "yes", Tty "true", a Pid of
