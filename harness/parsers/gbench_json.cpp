@@ -157,7 +157,7 @@ bool is_iteration(const json& entry) {
 
 model::Measurement to_measurement(const json& entry, const EntryReader& reader) {
   model::Measurement m;
-  m.name = text::word_safe(reader.string("name"));
+  m.name = text::name_safe(reader.string("name"));
   m.benchmark = m.name;
   if (entry.contains("threads")) {
     const std::int64_t threads = reader.integer("threads");

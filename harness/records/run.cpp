@@ -304,7 +304,7 @@ void to_json(json& j, const ConditionRecord& v) {
 
 void from_json(const json& j, ConditionRecord& v) {
   v = {};
-  v.condition = text::word_safe(j.at("condition").get<std::string>());
+  v.condition = text::name_safe(j.at("condition").get<std::string>());
   v.block = model::whole_number<decltype(v.block)>(j, "block", 0);
   v.session = model::whole_number<decltype(v.session)>(j, "session", 0);
   v.started_utc = j.value("started_utc", "");
@@ -403,7 +403,7 @@ void from_json(const json& j, RunRecord& v) {
     for (std::string* field : {&v.experiment, &v.experiment_file, &v.host, &v.run_id, &v.command_line})
       *field = text::name_safe(*field);
     if (v.error) *v.error = text::name_safe(*v.error);
-    for (std::string& condition : v.conditions) condition = text::word_safe(condition);
+    for (std::string& condition : v.conditions) condition = text::name_safe(condition);
     for (std::string& warning : v.warnings) warning = text::name_safe(warning);
   } catch (const json::exception& e) {
     throw ParseError(e.what());
@@ -463,7 +463,7 @@ void to_json(json& j, const PublishedRow& v) {
 
 void from_json(const json& j, PublishedRow& v) {
   v = {};
-  v.condition = text::word_safe(j.at("condition").get<std::string>());
+  v.condition = text::name_safe(j.at("condition").get<std::string>());
   v.benchmark = j.value("benchmark", "");
   if (j.contains("n") && !j["n"].is_null()) v.n = model::whole_number<int>(j["n"], "reference row n");
   get(j, "mean", v.mean);

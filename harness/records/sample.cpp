@@ -68,10 +68,10 @@ model::PairOrder order_of(const nlohmann::json& j) {
 void from_json(const nlohmann::json& j, Sample& s) {
   try {
     s = {};
-    // Names from a file are kept escaped (text::word_safe): none prints a line or a colour.
-    s.condition = text::word_safe(j.at("condition").get<std::string>());
-    s.benchmark = text::word_safe(j.at("benchmark").get<std::string>());
-    s.name = text::word_safe(j.value("name", j.at("benchmark").get<std::string>()));
+    // Names from a file are kept escaped (text::name_safe): none prints a line or a colour.
+    s.condition = text::name_safe(j.at("condition").get<std::string>());
+    s.benchmark = text::name_safe(j.at("benchmark").get<std::string>());
+    s.name = text::name_safe(j.value("name", j.at("benchmark").get<std::string>()));
     s.procs = model::whole_number<int>(j, "procs", 1);
     s.index = model::whole_number<decltype(s.index)>(j, "index", 0);
     s.warmup = j.value("warmup", false);
@@ -83,9 +83,9 @@ void from_json(const nlohmann::json& j, Sample& s) {
           {m.at("value").is_null() ? std::numeric_limits<double>::quiet_NaN() : m.at("value").get<double>(),
            m.at("unit").get<std::string>()});
     if (s.metrics.empty()) throw ParseError("sample: no metrics");
-    s.variant = text::word_safe(j.value("variant", ""));
+    s.variant = text::name_safe(j.value("variant", ""));
     s.repeat = model::whole_number<decltype(s.repeat)>(j, "repeat", -1);
-    s.pair = text::word_safe(j.value("pair", ""));
+    s.pair = text::name_safe(j.value("pair", ""));
     s.order = order_of(j);
     s.elapsed_seconds = j.value("elapsed_s", 0.0);
     s.utc = j.value("utc", "");

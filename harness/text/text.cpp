@@ -391,18 +391,6 @@ std::string name_safe(std::string_view s) {
   return out;
 }
 
-std::string word_safe(std::string_view s) {
-  if (s.find(' ') == std::string_view::npos) return name_safe(s);
-  std::string out;
-  for (const char c : name_safe(s)) {
-    if (c == ' ')
-      out += "\\x20";
-    else
-      out += c;
-  }
-  return out;
-}
-
 std::string terminal_safe(std::string_view s) {
   std::string out;
   out.reserve(s.size());

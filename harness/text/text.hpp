@@ -117,17 +117,12 @@ std::string terminal_safe(std::string_view s);
 
 // A name from data (a benchmark's, a condition's, a variant's) as noisefloor keeps it: every control
 // character (newline, tab and ESC included), DEL, C1 control (a raw byte or UTF-8) and byte that is
-// not part of UTF-8 written out ("\x0a", "\u009b", "\xff"), so that no name can start a line, a
+// not part of UTF-8, bidirectional override (U+202E and its kin) and line separator written out
+// ("\x0a", "\u009b", "\xff", "\u202e"), so that no name can start a line, a
 // colour or a hyperlink of its own wherever it is printed. Printable UTF-8 is kept as it is.
 std::string name_safe(std::string_view s);
 // Whether name_safe would change `s` (the readers' fast path: most names need nothing).
 bool needs_name_escape(std::string_view s);
-// A benchmark's, condition's or variant's name from data, kept as one word wherever it is printed:
-// name_safe, and a space written out too ("\x20"), so that no wrapped note breaks inside a name and
-// starts a line with what the name carries (the adversarial re-test of issue 42 forged a
-// "REPRODUCED" line so). Such names have no space of their own: go test turns them into
-// underscores, noisefloor's conditions and variants are file-name safe.
-std::string word_safe(std::string_view s);
 
 // A value as a message quotes it: in double quotes, on one line (line breaks and tabs escaped), at
 // most 60 characters (a longer one is cut with "…").
