@@ -403,9 +403,23 @@ void check_results_root(const std::string& root, const std::string& experiment) 
 
 namespace {
 
+// A container condition's settings that change what runs and what it may reach: its image, and
+// what it asks beyond the safe defaults (network, user, a writable root, performance counters,
+// environment).
+std::string container_words(const model::ContainerSpec& c) {
+  std::string out = "image " + text::quote(c.image);
+  if (c.network != model::ContainerSpec{}.network) out += ", network " + text::quote(c.network);
+  if (c.user) out += ", user " + text::quote(*c.user);
+  if (!c.read_only) out += ", writable root";
+  if (c.perf_events) out += ", performance counters (CAP_PERFMON)";
+  for (const auto& [name, value] : c.env) out += ", env " + text::quote(name) + "=" + text::quote(value);
+  return out;
+}
+
 // Everything an experiment would run, as the --resume refusal shows it: the build step, the
 // benchmark, where and with what environment (a workdir or an LD_PRELOAD changes what runs as much
-// as argv), and each condition's and variant's own arguments, environment and command.
+// as argv), each condition's and variant's own arguments, environment, container and command, and
+// the hosts it runs on.
 std::string what_it_runs(const model::Experiment& e) {
   const auto argv = [](const std::vector<std::string>& a) {
     std::vector<std::string> quoted;
@@ -424,11 +438,18 @@ std::string what_it_runs(const model::Experiment& e) {
   for (const auto& c : e.conditions) {
     if (!c.args.empty()) runs += fmt::format("; args of {}: {}", text::quote(c.name), argv(c.args));
     if (!c.env.empty()) runs += fmt::format("; env of {}: {}", text::quote(c.name), env(c.env));
+    if (c.container)
+      runs += fmt::format("; container of {}: {}", text::quote(c.name), container_words(*c.container));
   }
   for (const auto& v : e.variants) {
     if (v.command != e.benchmark.command)
       runs += fmt::format("; variant {}: {}", text::quote(v.name), argv(v.command));
     if (v.workdir) runs += fmt::format("; workdir of {}: {}", text::quote(v.name), text::quote(*v.workdir));
+  }
+  if (!e.hosts.empty()) {
+    std::vector<std::string> hosts;
+    for (const auto& h : e.hosts) hosts.push_back(text::quote(h.name));
+    runs += fmt::format("; hosts: {}", fmt::join(hosts, " "));
   }
   return runs;
 }

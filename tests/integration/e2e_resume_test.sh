@@ -130,6 +130,18 @@ contains "$dir/run.json" '"status": "interrupted"'
 set +e; "$NF" run --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
 [[ $code -eq 2 ]] || fail "pair: resume without the experiment named: exit $code, expected 2"
 contains err.txt "benchmark: \"$BURN\"; variant \"once\": \"$BURN\" \"0.05\"; variant \"thrice\": \"$BURN\" \"0.15\")"
+# ... and a container condition's image and what it asks beyond the defaults, and the hosts (its
+# copy doctored here, as a result's author could: nothing runs, all of it is shown).
+cp -r "$dir" "$WORK/doctored-run"
+cat >>"$WORK/doctored-run/experiment.yaml" <<'YAML'
+  - name: boxed
+    container: {network: host, read_only: false, user: root, env: {LD_PRELOAD: /tmp/x.so}}
+hosts: ["tcp://evil.example:2375"]
+YAML
+set +e; "$NF" run --resume "$WORK/doctored-run" >/dev/null 2>err.txt; code=$?; set -e
+[[ $code -eq 2 ]] || { cat err.txt >&2; fail "a doctored run's resume: exit $code, expected 2"; }
+contains err.txt "container of \"boxed\": image \"auto\", network \"host\", user \"root\", writable root, env \"LD_PRELOAD\"=\"/tmp/x.so\""
+contains err.txt "; hosts: \"tcp://evil.example:2375\")"
 # Another experiment file is refused; the same one (here given explicitly) is accepted.
 sed 's/samples: 12/samples: 13/' pair.yaml >other.yaml
 set +e; "$NF" run other.yaml --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
