@@ -9,6 +9,7 @@
 
 #include "docker/api.hpp"
 #include "hash/sha256.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::docker {
 namespace {
@@ -195,7 +196,7 @@ NamedEndpoint resolve_host(const std::string& entry, const GetEnv& getenv, const
     throw DockerError(
         fmt::format("'{}' is neither a Docker context name nor an endpoint: give a context "
                     "(docker context ls) or an endpoint such as ssh://user@host or tcp://host:2376",
-                    entry));
+                    text::name_safe(entry)));
   }
   const auto config = docker_config_dir(getenv);
   if (!config) {

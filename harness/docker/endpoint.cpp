@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "docker/api.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::docker {
 namespace {
@@ -22,7 +23,7 @@ struct Source {
   const std::string& what;
   const std::string& url;
   [[noreturn]] void bad(std::string_view why) const {
-    throw DockerError(fmt::format("{} '{}': {}", what, url, why));
+    throw DockerError(fmt::format("{} '{}': {}", what, text::name_safe(url), why));
   }
 };
 
@@ -150,6 +151,9 @@ Endpoint ssh_endpoint(const Source& source, std::string_view rest) {
 
 Endpoint endpoint_from_url(const std::string& url, const GetEnv& getenv, const std::string& what) {
   const Source source{what, url};
+  // from a file or the environment: a newline or ESC in it would print a line of its own
+  if (text::needs_name_escape(url))
+    source.bad("a control character or a byte outside UTF-8 is in no endpoint");
   const auto sep = url.find("://");
   if (sep == std::string::npos) source.bad(fmt::format("expected {}", kExpected));
   const std::string scheme = url.substr(0, sep);

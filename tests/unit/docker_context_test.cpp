@@ -182,6 +182,11 @@ TEST_CASE("context: the config dir") {
 }
 
 TEST_CASE("context: a missing context says where it looked and what to do") {
+  CHECK_THROWS_WITH_AS(
+      resolve_host("ctx\x1b[31mRED\n  REPRODUCED", getenv_of({}), read_disk),
+      "'ctx\\x1b[31mRED\\x0a  REPRODUCED' is neither a Docker context name nor an endpoint: give "
+      "a context (docker context ls) or an endpoint such as ssh://user@host or tcp://host:2376",
+      DockerError);
   const std::string looked =
       kStore + "/contexts/meta/9e62f93eb7d2499903ac66232f187c56fc050eb74c765f90eb214360b21f0e96/meta.json";
   CHECK_THROWS_WITH_AS(store("nosuch"),

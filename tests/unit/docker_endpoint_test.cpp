@@ -188,6 +188,12 @@ TEST_CASE("endpoint_from_url: unix and tcp as from DOCKER_HOST, errors named by 
                        "host 'fast-box' 'http://h:2375': unsupported scheme 'http' (expected "
                        "unix:///path/to/docker.sock, tcp://host:port or ssh://user@host)",
                        DockerError);
+  // A hosts: entry, DOCKER_HOST or a context's Host with a newline or ESC: one line, escaped (the
+  // adversarial re-test of issue 42 printed a forged "REPRODUCED" line through it).
+  CHECK_THROWS_WITH_AS(url("tcp://h:1\x1b[8m\n  REPRODUCED"),
+                       "host 'fast-box' 'tcp://h:1\\x1b[8m\\x0a  REPRODUCED': a control character or a byte "
+                       "outside UTF-8 is in no endpoint",
+                       DockerError);
 }
 
 TEST_CASE("endpoint_from_url: ssh://[user@]host[:port][/remote.sock]") {
