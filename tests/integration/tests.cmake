@@ -25,9 +25,12 @@ set_tests_properties(soak PROPERTIES LABELS integration TIMEOUT 900 SKIP_RETURN_
 #     test that starts and stops spinners moves by half (an A/A floor of ±54% was measured so), and
 #     a gate then rightly calls a known 1.5x change inconclusive.
 #   - locks: `fleet` guards the sshd and extra engines of fleet_lib.sh, `podman` Podman's service.
-set(NF_MEASURES_ROOM e2e_suites e2e_sweep e2e_newcomer e2e_counters e2e_gate e2e_gate_host)
+# e2e_fleet judges its spinners' share of CPU 1 against a busy process's share measured before the
+# run: a measure of the room (CI at 6234ac2 failed it beside a test that loads the room: 0.1285 of
+# CPU 1 against a bound of 0.15 x 0.882).
+set(NF_MEASURES_ROOM e2e_suites e2e_sweep e2e_newcomer e2e_counters e2e_gate e2e_gate_host e2e_fleet)
 set(NF_LOADS_ROOM e2e_run e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker e2e_matrix
-                  e2e_readme soak e2e_podman e2e_fleet)
+                  e2e_readme soak e2e_podman)
 set(NF_STARTS_CONTAINERS e2e_suites e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_newcomer e2e_readme
                          e2e_gate e2e_gate_host e2e_counters e2e_sweep e2e_faults soak)
 foreach(t IN LISTS NF_MEASURES_ROOM NF_LOADS_ROOM NF_STARTS_CONTAINERS)
