@@ -305,7 +305,9 @@ git add -A && git commit -qm A && GA=$(git rev-parse HEAD)
 gbench_cc 600000
 git commit -qam B && GB=$(git rev-parse HEAD)
 status=0
-"$NF" run gbench.yaml --base "$GA" --head "$GB" --results "$WORK/results" >out5b.txt 2>err5b.txt || status=$?
+# --confirm: with two gating rows one block keeps the gate's false alarms under 5%, so BM_Steady
+# would be called slower in up to 2.5% of runs by design; a second block makes that 0.06%.
+"$NF" run gbench.yaml --base "$GA" --head "$GB" --confirm --results "$WORK/results" >out5b.txt 2>err5b.txt || status=$?
 [ "$status" = "$(gate_status gbench-gate)" ] || { cat out5b.txt err5b.txt >&2; fail "gate B vs A (Google Benchmark): exit $status"; }
 gate_json gbench-gate <<'PY' || fail "gate.json of the Google Benchmark gate"
 import json, sys
@@ -313,7 +315,16 @@ from known_ratio import called
 g = json.load(open(sys.argv[1]))
 by = {r["benchmark"]: r for r in g["rows"] if r["gating"]}
 called(by["BM_Slowed"], "slower", 1.5)
-assert not by["BM_Steady"]["regression"], by["BM_Steady"]
+steady = by["BM_Steady"]
+if steady["regression"]:
+    # Beside outside work the pairs need not be symmetric (a busy loop per CPU at 10e3014: +5.1%
+    # [+0.5%, +11.6%], with the B/B floor failed at ±7.1%): a regression called on the unchanged
+    # benchmark is then within what the room moved between two runs of one binary, and the gate
+    # said its floor failed beside it.
+    f = steady["first"]
+    reach = max(f["aa"]["halfwidth"], f["bb"]["halfwidth"])
+    assert "CONTENDED" in steady["label"] and f["floor_failed"] and f["ratio"] - 1 < reach, steady
+    print(f"BM_Steady called slower in a {steady['label']} room: {f['ratio']:.3f}, its floors ±{reach:.1%}")
 PY
 [ ! -e "$grepo/b" ] || fail "the build ran in the user's checkout"
 cd "$repo"

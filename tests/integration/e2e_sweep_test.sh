@@ -54,12 +54,11 @@ contains validate.out "40 samples of each benchmark in 40 invocations, 5 blocks:
 "$NF" run share.yaml --results "$WORK/results" >share.out 2>share.err || { cat share.err >&2; fail "run share"; }
 contains share.out "## Sweeps"
 contains share.out "### onecpu over count: share (sec/op)"
-contains share.out "knee at count=1:"
-contains share.out "knee at cpus=same:"
-contains share.out '**REPRODUCED** `median(onecpu[count=1]) > 1.25 * median(onecpu[count=0])`'
-contains share.out '**REPRODUCED** `knee(onecpu) <= 1`: 1.000 vs 1.000'
 curve_json "$WORK/results/share/latest" share.json
-python3 - share.json <<'PY' || fail "share: the curve's figures"
+# The knee is where the rule (§3.16) puts it on this run's own points; at count=1 in a room that
+# let the idle point have its CPU. Beside outside work the idle point is itself starved, its CI wide
+# (a busy loop per CPU at 10e3014: [0.083, 0.192] around 0.107), and the knee may come later.
+python3 - share.json <<'PY' >share-knee.txt || { cat share-knee.txt; fail "share: the curve's figures"; }
 import json, sys
 d = json.load(open(sys.argv[1]))
 curves = {c["group"]: c for c in d["curves"]}
@@ -78,11 +77,20 @@ print(f"onecpu medians {med}: ratios {r1:.2f} {r2:.2f}; the idle point had {s0:.
 # (the settle time and the kernel's slices blur it a little)
 assert 0.8 * e1 < r1 < 1.25 * e1, f"count=1: {r1:.2f}x the idle point, a fair share of one CPU is {e1:.2f}x"
 assert 0.8 * e2 < r2 < 1.2 * e2, f"count=2: {r2:.2f}x the idle point, a fair share of one CPU is {e2:.2f}x"
-assert curves["onecpu"]["knee"] == "1", curves["onecpu"]
-assert curves["onecpu"]["knee_condition"] == "onecpu.count-1"
+order = ["excellent", "acceptable", "noisy", "do not trust"]
+def knee(points):  # the rule of §3.16 on the points' own figures
+    ref = points[0]
+    lo, hi = ref["median_ci"]
+    for p in points[1:]:
+        if p["median"] < lo or p["median"] > hi or order.index(p["band"]) > order.index(ref["band"]):
+            return p["value"]
+assert curves["onecpu"]["knee"] == knee(one), (curves["onecpu"], knee(one))
+quiet = s0 > 0.9
+assert not quiet or curves["onecpu"]["knee"] == "1", curves["onecpu"]
+assert curves["onecpu"]["knee_condition"] == "onecpu.count-" + curves["onecpu"]["knee"]
 assert [p["x"] for p in one] == [0, 1, 2]
 placed = curves["placed"]
-assert placed["knee"] == "same", placed
+assert placed["knee"] == "same" == knee(placed["points"]), placed
 assert placed["numeric"] is False
 rp = placed["points"][1]["median"] / placed["points"][0]["median"]
 ep = 1 + cpu(placed["points"][0]["condition"]) / placed["points"][0]["median"]
@@ -91,14 +99,27 @@ assert 0.8 * ep < rp < 1.25 * ep, f"a spinner on the benchmark's CPU: {rp:.2f}x,
 # Every row of a point carries its sweep.
 rows = [r for r in d["table"]["rows"] if r["condition"] == "onecpu.count-2"]
 assert rows and rows[0]["sweep"] == {"group": "onecpu", "settings": {"count": "2"}}, rows
+print(curves["onecpu"]["knee"], "quiet" if quiet else "busy")
 PY
+head -n -1 share-knee.txt
+read -r knee room < <(tail -n 1 share-knee.txt)
+contains share.out "knee at count=$knee:"
+contains share.out "knee at cpus=same:"
+# The claims: in a room that let the idle point have its CPU, both hold (2x and a knee at 1); in
+# another, count=1 is (1 + s0)x, and the knee's interval may reach later points: not judged.
+if [[ $room == quiet ]]; then
+  contains share.out '**REPRODUCED** `median(onecpu[count=1]) > 1.25 * median(onecpu[count=0])`'
+  contains share.out '**REPRODUCED** `knee(onecpu) <= 1`: 1.000 vs 1.000'
+else
+  echo "the idle point did not have its CPU (busy room): the knee is at count=$knee; claims not judged"
+fi
 "$NF" report "$WORK/results/share/latest" --format csv >share.csv || fail "report --format csv"
 head -1 share.csv | grep -q ',label,starved,sweep,count,cpus$' || fail "share.csv: no sweep columns: $(head -1 share.csv)"
 grep -q '^onecpu.count-2,.*,onecpu,2,$' share.csv || fail "share.csv: the count=2 row's sweep columns"
 grep -q '^placed.cpus-same,.*,placed,,same$' share.csv || fail "share.csv: the cpus=same row's sweep columns"
 "$NF" cv --format text "$WORK/results/share/latest" >cv.out || fail "cv"
 contains cv.out "Sweeps (one row per point; ▶ the knee, against the first point):"
-grep -q '^▶ 1 ' cv.out || { cat cv.out >&2; fail "cv: the knee row is not marked"; }
+grep -q "^▶ $knee " cv.out || { cat cv.out >&2; fail "cv: the knee row is not marked"; }
 
 # ---- 1b. a condition's own args and env, swept ------------------------------------------------
 # args: nf-burn's SECONDS comes from the condition (0.02, then 0.06 s of CPU: 3x); env: go test
