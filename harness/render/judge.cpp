@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -60,6 +62,17 @@ std::string row_name(const model::PublishedRow& p) {
   return p.condition + (p.benchmark.empty() ? "" : " / " + p.benchmark);
 }
 
+// A claim as markdown code, on one line: its fence one backtick longer than the longest run of
+// backticks in it, so none of its text can end the span and be read as markdown.
+std::string code_span(std::string_view claim) {
+  std::string safe = text::name_safe(claim);
+  std::size_t longest = 0, run = 0;
+  for (const char c : safe) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+  const std::string fence(longest + 1, '`');
+  const char* pad = longest > 0 ? " " : "";
+  return fence + pad + safe + pad + fence;
+}
+
 std::string reference_title(const model::PublishedTable& t) {
   std::string s = t.source.empty() ? "the published table" : t.source;
   if (!t.file.empty()) s += fmt::format(" ({}, {})", t.file, t.format);
@@ -80,20 +93,23 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
   std::string out;
   if (!j.claims.empty()) {
     out += fmt::format("\nClaims ({}):\n", method(j));
+    // Each verdict line starts with text::kVerdictMark, which no name or claim can carry.
     for (const auto& r : j.claims) {
-      out += fmt::format("  {:<15} {}\n", claims::to_string(r.run.verdict), r.run.claim);
-      out += fmt::format("  {:<15} {}\n", "", estimates(r.run));
-      if (r.published) out += fmt::format("  {:<15} {}\n", "", published_words(r, r.run.percent));
+      out += fmt::format("  {} {:<15} {}\n", text::kVerdictMark, claims::to_string(r.run.verdict),
+                         text::name_safe(r.run.claim));
+      out += fmt::format("    {:<15} {}\n", "", text::name_safe(estimates(r.run)));
+      if (r.published)
+        out += fmt::format("    {:<15} {}\n", "", text::name_safe(published_words(r, r.run.percent)));
     }
     out += "  " + judgement_headline(j) + "\n";
   }
   if (j.reference) {
-    out += "\n" + text::wrap(fmt::format("Beside {}{}:", reference_title(*j.reference),
+    out += "\n" + text::wrap(fmt::format("Beside {}{}:", text::name_safe(reference_title(*j.reference)),
                                          unit.empty() ? "" : ", means in " + unit),
-                             80, "", "  ");
+                             80, "", "    ");
     for (const auto& b : j.beside) {
       const auto& p = b.published;
-      out += fmt::format("  {}\n", row_name(p));
+      out += fmt::format("  {}\n", text::name_safe(row_name(p)));
       out +=
           fmt::format("    published  n={:<4} mean {}  sd {}  CV {}%  {}\n", p.n ? std::to_string(*p.n) : "—",
                       figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
@@ -104,7 +120,7 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
                            b.stddev ? text::format_value(*b.stddev) : "—", cv_ci(b.cv),
                            stats::to_string(b.band));
     }
-    for (const auto& note : j.notes) out += "  note: " + note + "\n";
+    for (const auto& note : j.notes) out += "  note: " + text::name_safe(note) + "\n";
   }
   return out;
 }
@@ -114,8 +130,8 @@ std::string judgement_markdown(const analysis::Judgement& j, const std::string& 
   if (!j.claims.empty()) {
     out += fmt::format("\n## Claims\n\n{}; {}.\n\n", judgement_headline(j), method(j));
     for (const auto& r : j.claims) {
-      out +=
-          fmt::format("- **{}** `{}`: {}", claims::to_string(r.run.verdict), r.run.claim, estimates(r.run));
+      out += fmt::format("- **{}** {}: {}", claims::to_string(r.run.verdict), code_span(r.run.claim),
+                         text::markdown_cell(estimates(r.run)));
       if (r.published) out += "; " + published_words(r, r.run.percent);
       out += "\n";
     }

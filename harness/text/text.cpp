@@ -174,12 +174,16 @@ std::string html_escape(std::string_view s) {
 std::string markdown_cell(std::string_view s) {
   std::string flat(s);
   std::replace(flat.begin(), flat.end(), '\n', ' ');
+  if (needs_name_escape(flat)) flat = name_safe(flat);
   std::string out;
-  for (const char c : needs_name_escape(flat) ? name_safe(flat) : flat) {
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    const char c = flat[i];
     if (c == '|')
       out += "\\|";
     else if (c == '<' || c == '>')  // GitHub renders <int> as an HTML tag and drops it
       out += std::string("\\") + c;
+    else if (c == ']' && i + 1 < flat.size() && flat[i + 1] == '(')  // "[x](javascript:…)": no link
+      out += "\\]";
     else
       out += c;
   }
@@ -326,24 +330,35 @@ bool is_c1(std::string_view s, std::size_t i) {
   return static_cast<unsigned char>(s[i]) == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f;
 }
 
-// Appends s[i], a byte at or above 0x80, as it is shown: a UTF-8 character as it is, a C1 control
-// as "\u0080"…"\u009f", a byte outside UTF-8 (a raw 0x9b is CSI to some terminals) as "\x9b".
-// Returns the index of the last byte it took.
-// The code point of the UTF-8 sequence of `n` bytes at s[i] when it is one that reorders or breaks
-// the text it sits in without showing itself: the bidirectional controls of "Trojan Source"
-// (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) and the line and paragraph separators
-// (U+2028, U+2029); 0 for any other.
-char32_t invisible_control(std::string_view s, std::size_t i, std::size_t n) {
+// The code point of the UTF-8 sequence of `n` bytes at s[i] when it is one a name may not carry as
+// it is, 0 for any other:
+//  - those that reorder or break the text they sit in without showing themselves: the
+//    bidirectional controls of "Trojan Source" (U+061C, U+200E, U+200F, U+202A..U+202E,
+//    U+2066..U+2069) and the line and paragraph separators (U+2028, U+2029);
+//  - the spaces that are not U+0020 and the invisible ones (U+00A0, U+1680, U+2000..U+200B,
+//    U+202F, U+205F, U+2060, U+3000, U+FEFF): padding no reader can tell from a space or from
+//    nothing, which lines a name up under noisefloor's own columns;
+//  - with `mark`, kVerdictMark (U+25B8), which starts noisefloor's own verdict lines: no name can
+//    carry it (name_safe), while the terminal shows noisefloor's own (terminal_safe).
+char32_t escaped_code_point(std::string_view s, std::size_t i, std::size_t n, bool mark) {
   const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  if (n == 2 && b(0) == 0xd8 && b(1) == 0x9c) return U'\u061c';
-  if (n != 3 || b(0) != 0xe2) return 0;
-  const char32_t c = 0x2000 + ((b(1) & 0x3f) << 6) + (b(2) & 0x3f);
-  const bool hidden =
-      c == 0x200e || c == 0x200f || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+  if (n == 2) {
+    const char32_t c = ((b(0) & 0x1f) << 6) + (b(1) & 0x3f);
+    return c == 0x061c || c == 0x00a0 ? c : 0;
+  }
+  if (n != 3) return 0;
+  const char32_t c = ((b(0) & 0x0f) << 12) + ((b(1) & 0x3f) << 6) + (b(2) & 0x3f);
+  const bool hidden = (c >= 0x2000 && c <= 0x200b) || c == 0x200e || c == 0x200f ||
+                      (c >= 0x2028 && c <= 0x202f) || c == 0x205f || c == 0x2060 ||
+                      (c >= 0x2066 && c <= 0x2069) || c == 0x1680 || c == 0x3000 || c == 0xfeff ||
+                      (mark && c == 0x25b8);
   return hidden ? c : 0;
 }
 
-std::size_t append_high(std::string& out, std::string_view s, std::size_t i) {
+// Appends s[i], a byte at or above 0x80, as it is shown: a UTF-8 character as it is, a C1 control
+// as "\u0080"…"\u009f", a byte outside UTF-8 (a raw 0x9b is CSI to some terminals) as "\x9b".
+// Returns the index of the last byte it took.
+std::size_t append_high(std::string& out, std::string_view s, std::size_t i, bool mark) {
   const std::size_t n = utf8_length(s, i);
   if (n == 0) {
     out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
@@ -351,7 +366,7 @@ std::size_t append_high(std::string& out, std::string_view s, std::size_t i) {
   }
   if (n == 2 && is_c1(s, i)) {
     out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
-  } else if (const char32_t c = invisible_control(s, i, n); c != 0) {
+  } else if (const char32_t c = escaped_code_point(s, i, n, mark); c != 0) {
     out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(c));
   } else {
     out.append(s.substr(i, n));
@@ -367,7 +382,7 @@ bool needs_name_escape(std::string_view s) {
     if (u < 0x20 || u == 0x7f) return true;
     if (u < 0x80) continue;
     const std::size_t n = utf8_length(s, i);
-    if (n == 0 || (n == 2 && is_c1(s, i)) || invisible_control(s, i, n) != 0) return true;
+    if (n == 0 || (n == 2 && is_c1(s, i)) || escaped_code_point(s, i, n, true) != 0) return true;
     i += n - 1;
   }
   return false;
@@ -385,7 +400,7 @@ std::string name_safe(std::string_view s) {
     if (u < 0x80) {
       out += s[i];
     } else {
-      i = append_high(out, s, i);
+      i = append_high(out, s, i, true);
     }
   }
   return out;
@@ -407,7 +422,7 @@ std::string terminal_safe(std::string_view s) {
       }
     }
     if (u >= 0x80) {
-      i = append_high(out, s, i);
+      i = append_high(out, s, i, false);
     } else if ((u < 0x20 && u != '\n' && u != '\t') || u == 0x7f) {
       out += fmt::format("\\x{:02x}", u);
     } else {

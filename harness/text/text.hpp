@@ -75,7 +75,7 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
 
 std::string html_escape(std::string_view s);  // element content and double-quoted attributes
 // A table cell: newlines flattened to spaces, every other control character and byte outside UTF-8
-// written out as name_safe does, '|', '<' and '>' escaped.
+// written out as name_safe does, '|', '<' and '>' escaped, and a ']' before '(' (no name makes a link).
 std::string markdown_cell(std::string_view s);
 std::string csv_field(std::string_view s);  // RFC 4180: quoted when it holds , " CR or LF; a text
                                             // beginning = + - @ (a formula) gets a leading '
@@ -115,11 +115,16 @@ std::string closest(std::string_view word, const std::vector<std::string>& candi
 // (U+0080–U+009F) as "\u0080". Benchmark names and engine messages reach the screen through it.
 std::string terminal_safe(std::string_view s);
 
+// The mark that starts each of noisefloor's own verdict lines on a terminal ("▸ REPRODUCED"):
+// name_safe writes it out ("\u25b8"), so a line that carries it is noisefloor's, never a name's.
+inline constexpr std::string_view kVerdictMark = "\u25b8";
+
 // A name from data (a benchmark's, a condition's, a variant's) as noisefloor keeps it: every control
 // character (newline, tab and ESC included), DEL, C1 control (a raw byte or UTF-8) and byte that is
-// not part of UTF-8, bidirectional override (U+202E and its kin) and line separator written out
-// ("\x0a", "\u009b", "\xff", "\u202e"), so that no name can start a line, a
-// colour or a hyperlink of its own wherever it is printed. Printable UTF-8 is kept as it is.
+// not part of UTF-8, bidirectional override (U+202E and its kin), line separator, space other than
+// U+0020 (U+00A0 and its kin, the zero-width ones) and kVerdictMark written out ("\x0a",
+// "\u009b", "\xff", "\u202e", "\u00a0"), so that no name can start a line, a colour, a hyperlink
+// or a verdict of its own wherever it is printed. Other printable UTF-8 is kept as it is.
 std::string name_safe(std::string_view s);
 // Whether name_safe would change `s` (the readers' fast path: most names need nothing).
 bool needs_name_escape(std::string_view s);

@@ -92,7 +92,7 @@ idle="$REPO/tests/data/compare/idle.txt" noisy="$REPO/tests/data/compare/noisy.t
 "$NF" check "$idle" "$noisy" --claim 'cv(noisy) > 2 * cv(idle)' --claim 'median(noisy) > 1.5 * median(idle)' \
   --reference "$REPO/experiments/published/gophercon-uk-2026-cv-summary.txt" >demo.out 2>demo.err ||
   { cat demo.out demo.err >&2; fail "check on the demo's raw files"; }
-contains demo.out 'REPRODUCED      cv(noisy) > 2 * cv(idle)'
+contains demo.out '  ▸ REPRODUCED      cv(noisy) > 2 * cv(idle)'
 contains demo.out 'publication: 18.88% vs 9.50%, shows it: agrees'
 contains demo.out 'published  n=20   mean 34.97  sd 6.600  CV 18.88%  do not trust'
 # The seed makes the intervals repeatable; another seed moves them (a little).

@@ -60,11 +60,11 @@ analysis::Judgement fabricated() {
 TEST_CASE("render judge: the verdicts and the published table as text") {
   CHECK(render::judgement_text(fabricated(), "ns/op") ==
         "\nClaims (95% percentile bootstrap, 10000 resamples, seed 7):\n"
-        "  REPRODUCED      cv(noisy) > 2 * cv(idle)\n"
-        "                  20.00% [15.00%, 25.00%] vs 2.00% [1.80%, 2.40%]\n"
-        "                  publication: 18.88% vs 9.50%, shows it: agrees\n"
-        "  UNDEFINED       cv(one) < 5%\n"
-        "                  cannot be judged: cv(one) needs n ≥ 2 (it has 1)\n"
+        "  ▸ REPRODUCED      cv(noisy) > 2 * cv(idle)\n"
+        "                    20.00% [15.00%, 25.00%] vs 2.00% [1.80%, 2.40%]\n"
+        "                    publication: 18.88% vs 9.50%, shows it: agrees\n"
+        "  ▸ UNDEFINED       cv(one) < 5%\n"
+        "                    cannot be judged: cv(one) needs n ≥ 2 (it has 1)\n"
         "  claims: 1 reproduced, 0 not reproduced, 0 inconclusive, 1 undefined (of 2)\n"
         "\nBeside the talk (published/cv.txt, cv-summary), means in ns/op:\n"
         "  idle\n"
@@ -74,6 +74,32 @@ TEST_CASE("render judge: the verdicts and the published table as text") {
         "    published  n=20   mean 12.00  sd 0.5  CV 4.20%  acceptable\n"
         "    this run   no matching condition\n"
         "  note: published condition \"shielded\" matches none of this run's (idle)\n");
+}
+
+// Issue 42's re-test: a claim, a reason or a published source can hold what looks like a verdict
+// (a newline, U+00A0 padding, the words and the mark); only noisefloor's own verdict lines start
+// with the mark, and text noisefloor wraps goes on deeper than they start.
+TEST_CASE("render judge: no claim, reason or source prints a verdict line of its own") {
+  analysis::Judgement j = fabricated();
+  j.claims[0].run.claim = "cv(x) < 1%\n  \u25b8 REPRODUCED\u00a0\u00a0cv(idle) < 1%";
+  j.claims[1].run.why = "no condition 'a\u00a0\u00a0\u25b8 REPRODUCED'";
+  j.reference->source = std::string(66, 'x') + " REPRODUCED      cv(noisy) < 1% and more words";
+  const std::string out = render::judgement_text(j, "ns/op");
+  std::size_t marks = 0;
+  for (std::size_t at = out.find("\u25b8"); at != std::string::npos; at = out.find("\u25b8", at + 1)) {
+    ++marks;
+    CHECK((out.compare(at - 2, 5, "  \u25b8") == 0 && out[at - 3] == '\n'));  // a line's start
+  }
+  CHECK(marks == 2);
+  CHECK(out.find("\\u25b8 REPRODUCED\\u00a0\\u00a0cv(idle)") != std::string::npos);
+  // The source, wrapped, goes on at 4 columns, deeper than any verdict line.
+  CHECK(out.find("\n    REPRODUCED cv(noisy) < 1%") != std::string::npos);
+  CHECK(out.find("\n  \\u25b8") == std::string::npos);
+  CHECK(out.find("\n  REPRODUCED") == std::string::npos);
+  const std::string md = render::judgement_markdown(j, "ns/op");
+  CHECK(md.find("`cv(x) < 1%\\x0a  \\u25b8 REPRODUCED\\u00a0\\u00a0cv(idle) < 1%`") != std::string::npos);
+  j.claims[0].run.claim = "a ` b `` c";
+  CHECK(render::judgement_markdown(j, "ns/op").find("``` a ` b `` c ```:") != std::string::npos);
 }
 
 TEST_CASE("render judge: markdown and HTML carry the same verdicts") {

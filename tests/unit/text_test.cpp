@@ -78,8 +78,17 @@ TEST_CASE("text: no escape sequence but a colour reaches the terminal; no formul
   CHECK(name_safe("BM_\u202egnp.exe\u2028REPRODUCED") == "BM_\\u202egnp.exe\\u2028REPRODUCED");
   CHECK(name_safe("a\u2066b\u2069c\u200fd\u061ce") == "a\\u2066b\\u2069c\\u200fd\\u061ce");
   CHECK(terminal_safe("x\u202ey\u2029") == "x\\u202ey\\u2029");
-  CHECK_FALSE(noisefloor::text::needs_name_escape(
-      "a\u2014b\u2019c\u2212d\u2009e"));  // dashes, quotes, minus, thin space
+  CHECK_FALSE(noisefloor::text::needs_name_escape("a\u2014b\u2019c\u2212d"));  // dashes, quotes, minus
+  // Spaces other than U+0020 and invisible ones: padding that could line a name up under
+  // noisefloor's own columns ("REPRODUCED" + U+00A0 began a forged verdict in issue 42's re-test);
+  // and the verdict mark, which only noisefloor's verdict lines carry.
+  CHECK(name_safe("REPRODUCED\u00a0\u00a0cv(idle) < 1%") == "REPRODUCED\\u00a0\\u00a0cv(idle) < 1%");
+  CHECK(name_safe("a\u2009b\u3000c\ufeffd\u200be\u202ff\u1680g") ==
+        "a\\u2009b\\u3000c\\ufeffd\\u200be\\u202ff\\u1680g");
+  CHECK(name_safe("\u25b8 REPRODUCED") == "\\u25b8 REPRODUCED");
+  CHECK(name_safe(noisefloor::text::kVerdictMark) == "\\u25b8");
+  CHECK(terminal_safe("\u25b8 REPRODUCED\u00a0x") == "\u25b8 REPRODUCED\\u00a0x");  // the terminal shows ours
+  CHECK_FALSE(noisefloor::text::needs_name_escape("a b\u25b7c\u25b9"));             // the mark's neighbours
   using noisefloor::text::csv_field;
   CHECK(csv_field("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
   CHECK(csv_field("+1+2") == "\"'+1+2\"");
@@ -97,6 +106,9 @@ TEST_CASE("text: escaping for HTML, markdown cells and CSV") {
   CHECK(text::html_escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
   CHECK(text::markdown_cell("a|b\nc") == "a\\|b c");
   CHECK(text::markdown_cell("BM_Sort<int>/8") == "BM_Sort\\<int\\>/8");  // GitHub would drop <int> as a tag
+  CHECK(text::markdown_cell("[x](javascript:alert(1))") == "[x\\](javascript:alert(1))");  // no link
+  CHECK(text::markdown_cell("![i](http://h/p.png) [1, 2] BM_a[0]") ==
+        "![i\\](http://h/p.png) [1, 2] BM_a[0]");
   CHECK(text::csv_field("plain") == "plain");
   CHECK(text::csv_field("a,\"b\"") == "\"a,\"\"b\"\"\"");
 }
