@@ -254,6 +254,20 @@ std::vector<const std::vector<double>*> bind_series(const Claim& claim, const Da
   return distinct;
 }
 
+// A series of one sample resamples to itself: its statistic's interval would have no width, a
+// certainty no single sample gives. Every call but n() needs n ≥ 2 in each of its series to be
+// judged (harness/stats/README.md §3.11); throws Undefined.
+void need_spread(const Bound& bound) {
+  for (const auto& [call, ss] : bound.series) {
+    if (call->function == Function::n) continue;
+    for (const auto* s : ss)
+      if (s->size() < 2)
+        throw Undefined{fmt::format("{}({}) has {} sample{}: an interval needs n ≥ 2",
+                                    to_string(call->function), call->subject, s->size(),
+                                    s->size() == 1 ? "" : "s")};
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(Verdict v) { return model::name_of(v); }
@@ -273,6 +287,7 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
     ev.rhs = value(claim.rhs, bound, itself);
     const bool within = claim.op == Op::within;
     if (within && !(ev.rhs != 0)) throw Undefined{"`within` needs a non-zero reference"};
+    need_spread(bound);
 
     stats::SplitMix64 rng(seed);
     std::vector<std::vector<double>> copies(distinct.size());

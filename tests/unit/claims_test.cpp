@@ -111,6 +111,14 @@ TEST_CASE("claims evaluation: the three verdicts on samples of known spread, the
   CHECK(none.verdict == Verdict::undefined);
   CHECK(none.why == "cv(one) needs n ≥ 2 (it has 1)");
   CHECK(judge("n(one) >= 1").verdict == Verdict::reproduced);
+  // One sample has no spread to resample: a mean, a median or a min of it is not judged, however
+  // far from the other side it lies (issue 42's re-test: REPRODUCED with n = 1).
+  for (const char* text :
+       {"mean(one) > 0", "median(one) < 1e9", "max(one) >= 0", "mean(idle) > mean(one) / 1e9"}) {
+    const Evaluation one = judge(text);
+    CHECK_MESSAGE(one.verdict == Verdict::undefined, text);
+    CHECK(one.why.find("(one) has 1 sample: an interval needs n ≥ 2") != std::string::npos);
+  }
 }
 
 TEST_CASE("claims evaluation: the seed makes the intervals repeatable, and is recorded") {
