@@ -725,8 +725,11 @@ std::unique_ptr<Mode> mode_of(const RunOptions& o) {
   const bool elsewhere = !o.hosts.empty() || !e.hosts.empty();
   if (!earlier && sides.base.empty() && elsewhere) return std::make_unique<FleetMode>(o);
   if (earlier) {
-    const auto stored = files::try_read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20);
-    if (!stored || hash::sha256_hex(*stored) != hash::sha256_hex(e.source_text))
+    // A copy that is not a regular file (a FIFO, a link, a device) is named as such, not as a
+    // different experiment.
+    const std::string stored = files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20,
+                                                   "a run's copy of its experiment");
+    if (hash::sha256_hex(stored) != hash::sha256_hex(e.source_text))
       throw ConfigError(
           fmt::format("{}: not the experiment the run in {} was started with (its copy there has "
                       "another SHA-256): a resumed run must measure the same thing; start a new run",

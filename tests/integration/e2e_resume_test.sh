@@ -147,6 +147,11 @@ sed 's/samples: 12/samples: 13/' pair.yaml >other.yaml
 set +e; "$NF" run other.yaml --resume "$dir" >/dev/null 2>err.txt; code=$?; set -e
 [[ $code -eq 2 ]] || fail "resume with another experiment: exit $code, expected 2"
 contains err.txt "other.yaml: not the experiment the run in $dir was started with"
+# A run whose copy of its experiment is a FIFO: named as such in one line, never read (no hang).
+cp -r "$dir" "$WORK/fifo-run" && rm "$WORK/fifo-run/experiment.yaml" && mkfifo "$WORK/fifo-run/experiment.yaml"
+set +e; timeout 20 "$NF" run pair.yaml --resume "$WORK/fifo-run" >/dev/null 2>err.txt; code=$?; set -e
+[[ $code -eq 2 ]] || { cat err.txt >&2; fail "resume of a run whose experiment.yaml is a FIFO: exit $code, expected 2"; }
+contains err.txt "$WORK/fifo-run/experiment.yaml: not a regular file (a FIFO)"
 "$NF" run -q pair.yaml --resume "$dir" >/dev/null 2>err.txt || { cat err.txt >&2; fail "pair: resume failed"; }
 python3 - "$dir" <<'PY' || fail "pair resume: see above"
 import json, sys
