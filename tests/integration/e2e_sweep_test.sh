@@ -220,11 +220,22 @@ print(f"the 1.0 point had {share:.2f} of a CPU: expected {want['0.6']:.2f}x and 
 for q in ("0.6", "0.3"):
     got = med[q] / med["1.0"]
     assert 0.75 * want[q] < got < 1.38 * want[q], f"quota {q}: {got:.2f}x, expected {want[q]:.2f}x"
-# The knee: the first quota below what the work got at 1.0 (0.6 in a quiet room).
+# The knee: where the rule (§3.16) puts it on these points; the first quota below what the work got
+# at 1.0 where that caps it (0.6 in a quiet room). Where the room left it under half a CPU, 0.6
+# caps nothing and 0.3 does; a 0.6 point a few per cent off the reference's narrow CI may still be
+# the knee (beside a busy loop per CPU at 489f78a: 2.8% below it), but not a capped one.
+order = ["excellent", "acceptable", "noisy", "do not trust"]
+def knee(points):
+    ref = points[0]
+    lo, hi = ref["median_ci"]
+    for p in points[1:]:
+        if p["median"] < lo or p["median"] > hi or order.index(p["band"]) > order.index(ref["band"]):
+            return p["value"]
+assert c["knee"] == knee(c["points"]), (c, knee(c["points"]))
 if share > 0.75:
     assert c["knee"] == "0.6", c
 elif share < 0.5:
-    assert c["knee"] == "0.3", c
+    assert c["knee"] == "0.3" or (c["knee"] == "0.6" and abs(med["0.6"] / med["1.0"] - 1) < 0.1), c
 thr = {a["condition"]: a for a in d.get("accounting", [])}
 PY
 
