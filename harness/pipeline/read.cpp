@@ -638,32 +638,56 @@ std::string names_of(const std::vector<analysis::Figure>& figures) {
                      fmt::join(benchmarks, ", "));
 }
 
-// The files to search: `in` (files, and directories walked without their hidden entries and
-// without result directories, which hold the figures themselves), or the git-tracked files under
-// the current directory.
+// Regular files and every symbolic link whatever it points at (a file, a directory, nothing):
+// a link is never followed, and searchable counts each as one left alone.
+bool listed_for_search(const fs::path& p) {
+  std::error_code e;
+  return fs::is_symlink(fs::symlink_status(p, e)) || fs::is_regular_file(p, e);
+}
+
+// The git-tracked files under the current directory.
+std::vector<fs::path> tracked_files() {
+  const git::Output listed = git::run(fs::current_path().string(), {.args = {"ls-files", "-z"}});
+  if (listed.exit_code != 0)
+    throw ConfigError(fmt::format(
+        "errata: {} is not in a git repository (git ls-files: {}): name the files and directories to "
+        "search with --in",
+        fs::current_path().string(), text::trim(listed.err)));
+  std::vector<fs::path> out;
+  std::size_t at = 0;
+  while (at < listed.out.size()) {
+    const std::size_t end = std::min(listed.out.find('\0', at), listed.out.size());
+    if (end > at) out.emplace_back(listed.out.substr(at, end - at));
+    at = end + 1;
+  }
+  std::erase_if(out, [](const fs::path& p) { return !listed_for_search(p); });
+  return out;
+}
+
+// The files under directory `dir`, without hidden entries and result directories (which hold the
+// figures themselves), appended to `out`.
+void walk(const fs::path& dir, std::vector<fs::path>& out) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    const std::string name = it->path().filename().string();
+    std::error_code e;
+    if (!it->is_symlink(e) && it->is_directory(e)) {
+      if ((name.size() > 1 && name[0] == '.') || fs::exists(it->path() / "samples.jsonl", e))
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (!name.empty() && name[0] != '.' && listed_for_search(it->path())) out.push_back(it->path());
+  }
+}
+
+// The files to search: `in` (files, and directories walked), or the git-tracked files under the
+// current directory.
 std::vector<fs::path> files_to_search(const std::vector<std::string>& in) {
+  if (in.empty()) return tracked_files();
   std::vector<fs::path> out;
   std::error_code ec;
-  if (in.empty()) {
-    const git::Output listed = git::run(fs::current_path().string(), {.args = {"ls-files", "-z"}});
-    if (listed.exit_code != 0)
-      throw ConfigError(
-          fmt::format("errata: {} is not in a git repository (git ls-files: {}): name the files and "
-                      "directories to search "
-                      "with --in",
-                      fs::current_path().string(), text::trim(listed.err)));
-    std::size_t at = 0;
-    while (at < listed.out.size()) {
-      const std::size_t end = std::min(listed.out.find('\0', at), listed.out.size());
-      if (end > at) out.emplace_back(listed.out.substr(at, end - at));
-      at = end + 1;
-    }
-    std::erase_if(out, [](const fs::path& p) {
-      std::error_code e;
-      return !fs::is_regular_file(p, e);
-    });
-    return out;
-  }
   for (const auto& place : in) {
     const fs::path p(place);
     // A place named through a symbolic link (a tracked link to a directory, or the link itself)
@@ -682,19 +706,7 @@ std::vector<fs::path> files_to_search(const std::vector<std::string>& in) {
     }
     if (!fs::is_directory(p, ec))
       throw ConfigError(fmt::format("errata --in {}: no such file or directory", place));
-    fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
-    for (; it != end; it.increment(ec)) {
-      if (ec) break;
-      const std::string name = it->path().filename().string();
-      std::error_code e;
-      if (it->is_directory(e)) {
-        if ((name.size() > 1 && name[0] == '.') || fs::exists(it->path() / "samples.jsonl", e))
-          it.disable_recursion_pending();
-        continue;
-      }
-      if (!name.empty() && name[0] == '.') continue;
-      if (it->is_regular_file(e)) out.push_back(it->path());
-    }
+    walk(p, out);
   }
   return out;
 }

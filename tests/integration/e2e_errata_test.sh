@@ -73,7 +73,9 @@ printf 'thrice 1.67x, untracked\n' >untracked.md
 mkdir -p "$WORK/outside"
 printf 'Under contention thrice costs 1.67x once.\n' >"$WORK/outside/private.md"
 ln -s "$WORK/outside/private.md" linked.md
-git add STATUS.md decisions.md results.yaml data.json bench_test.go linked.md && git commit -qm fixture
+ln -s "$WORK/outside" outside-dir  # and to a directory, and to nothing: each counted, none followed
+ln -s no-such-file.md dangling.md
+git add STATUS.md decisions.md results.yaml data.json bench_test.go linked.md outside-dir dangling.md && git commit -qm fixture
 before=$(sha256sum STATUS.md decisions.md results.yaml data.json bench_test.go)
 
 status=0
@@ -113,7 +115,7 @@ d = json.load(open(sys.argv[1]))
 q = d["quotations"]
 assert len(q) == 13 and sum(x["certainty"] == "certain" for x in q) == 11, q  # + untracked.md under --in
 assert all(x["figure"] == "thrice · BenchmarkRatioLoop · ratio to once" for x in q)
-assert not d["applied"] and d["searched"] == 6, d
+assert not d["applied"] and d["searched"] == 6 and d["links_skipped"] == 3, d  # the walk of --in too
 PY
 
 # --apply: the certain ones only, each with its mark, every file still parsing.
@@ -122,7 +124,7 @@ cd repo
   --date 2026-12-03 --see PR-42 >../apply.txt 2>&1 || { cat ../apply.txt >&2; fail "errata --apply"; }
 cd "$WORK"
 contains apply.txt "applied: 10 certain quotations corrected in place, each with a visible mark; 2"
-contains apply.txt "1 symbolic link left alone (never followed"
+contains apply.txt "3 symbolic links left alone (never followed"
 [[ -L repo/linked.md ]] || fail "errata --apply replaced a tracked symbolic link"
 [[ "$(cat "$WORK/outside/private.md")" == "Under contention thrice costs 1.67x once." ]] ||
   fail "errata --apply changed a file outside the repository"
