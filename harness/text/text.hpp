@@ -73,7 +73,9 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
 
 // ---- escaping ----
 
-std::string html_escape(std::string_view s);  // element content and double-quoted attributes
+// Element content and double-quoted attributes; control characters but newline and tab, and what
+// terminal_safe writes out above 0x7f, written out as it does ("\x1b"): none reaches `cat`.
+std::string html_escape(std::string_view s);
 // A table cell: newlines flattened to spaces, every other control character and byte outside UTF-8
 // written out as name_safe does, '|', '<' and '>' escaped, and a ']' before '(' (no name makes a link).
 std::string markdown_cell(std::string_view s);

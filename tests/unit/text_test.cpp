@@ -104,6 +104,9 @@ TEST_CASE("text: no escape sequence but a colour reaches the terminal; no formul
 
 TEST_CASE("text: escaping for HTML, markdown cells and CSV") {
   CHECK(text::html_escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+  // A report is read with `cat` too: ESC, other controls, C1 and stray bytes are written out.
+  CHECK(text::html_escape("BM\x1b]52;c;eA==\x07\r\xc2\x9b\xff µs\n\t") ==
+        "BM\\x1b]52;c;eA==\\x07\\x0d\\u009b\\xff µs\n\t");
   CHECK(text::markdown_cell("a|b\nc") == "a\\|b c");
   CHECK(text::markdown_cell("BM_Sort<int>/8") == "BM_Sort\\<int\\>/8");  // GitHub would drop <int> as a tag
   CHECK(text::markdown_cell("[x](javascript:alert(1))") == "[x\\](javascript:alert(1))");  // no link
