@@ -55,70 +55,80 @@ void add_value(std::vector<Figure>& out, Figure f, std::string statistic, std::s
 
 std::string Figure::key() const { return fmt::format("{} · {} · {}", condition, benchmark, statistic); }
 
+namespace {
+
+// Each condition against the first: the ratio of medians, as a row's "vs" reads.
+void add_ratios_to_first(std::vector<Figure>& out, const Table& t) {
+  if (t.conditions.empty()) return;
+  const std::string& first = t.conditions.front();
+  for (const Row& row : t.rows) {
+    if (row.condition == first) continue;
+    const auto base = std::find_if(t.rows.begin(), t.rows.end(), [&](const Row& r) {
+      return r.condition == first && r.benchmark == row.benchmark && r.config == row.config &&
+             r.variant == row.variant && r.unit == row.unit;
+    });
+    if (base == t.rows.end() || !(base->summary.median > 0) || !std::isfinite(row.summary.median)) continue;
+    Figure f = figure_of(row, t);
+    f.statistic = "ratio to " + first;
+    f.unit = "×";
+    f.kind = FigureKind::ratio;
+    f.value = row.summary.median / base->summary.median;
+    f.names.push_back(first);
+    out.push_back(std::move(f));
+  }
+}
+
+// A paired row's ratio of a variant to its baseline (A/A rows are no figure of the run's).
+void add_paired(std::vector<Figure>& out, const PairedRow& p) {
+  if (p.aa) return;
+  Figure f;
+  f.condition = p.condition;
+  f.benchmark = without_procs(p.benchmark);
+  f.statistic = fmt::format("ratio {}/{}", p.variant, p.baseline);
+  f.unit = "×";
+  f.kind = FigureKind::ratio;
+  f.value = p.unpaired ? p.hl.estimate : p.paired.gm;
+  if (!std::isfinite(f.value)) return;
+  const double lo = p.unpaired ? p.hl.lo : p.paired.gm_lo, hi = p.unpaired ? p.hl.hi : p.paired.gm_hi;
+  if (std::isfinite(lo) && std::isfinite(hi) && lo > 0) f.lo = lo, f.hi = hi;
+  f.label = p.label;
+  f.verdict = std::string(p.verdict_word());
+  if (!p.trustworthy) f.verdict += " (untrustworthy: A/A failed)";
+  f.names = {p.condition, short_name(p.benchmark), without_procs(p.benchmark), p.variant, p.baseline};
+  out.push_back(std::move(f));
+}
+
+// A figure in percent of a row's (its median's ± or its CV), when it has one.
+void add_percent(std::vector<Figure>& out, const Figure& base, const char* statistic, FigureKind kind,
+                 const std::optional<double>& value) {
+  if (!value) return;
+  Figure f = base;
+  f.statistic = statistic;
+  f.unit = "%";
+  f.kind = kind;
+  f.value = *value;
+  out.push_back(std::move(f));
+}
+
+}  // namespace
+
 std::vector<Figure> published_figures(const Analysis& a) {
   std::vector<Figure> out;
   const Table& t = a.table;
   for (const Row& row : t.rows) {
     const Figure base = figure_of(row, t);
     add_value(out, base, "median", row.unit, row.summary.median, row.summary.median_ci);
-    if (row.summary.median_rel_halfwidth) {
-      Figure f = base;
-      f.statistic = "median ±";
-      f.unit = "%";
-      f.kind = FigureKind::halfwidth;
-      f.value = *row.summary.median_rel_halfwidth * 100;
-      out.push_back(std::move(f));
-    }
+    const auto& hw = row.summary.median_rel_halfwidth;
+    add_percent(out, base, "median ±", FigureKind::halfwidth,
+                hw ? std::optional<double>(*hw * 100) : std::nullopt);
     add_value(out, base, "mean", row.unit, row.summary.mean, row.summary.mean_ci);
-    if (row.summary.cv_pct) {
-      Figure f = base;
-      f.statistic = "CV";
-      f.unit = "%";
-      f.kind = FigureKind::percent;
-      f.value = *row.summary.cv_pct;
-      out.push_back(std::move(f));
-    }
+    add_percent(out, base, "CV", FigureKind::percent, row.summary.cv_pct);
   }
   for (const Row& row : t.other_metrics)
     add_value(out, figure_of(row, t), "median " + row.unit, row.unit, row.summary.median,
               row.summary.median_ci);
-  // Each condition against the first: the ratio of medians, as a row's "vs" reads.
-  if (!t.conditions.empty()) {
-    const std::string& first = t.conditions.front();
-    for (const Row& row : t.rows) {
-      if (row.condition == first) continue;
-      const auto base = std::find_if(t.rows.begin(), t.rows.end(), [&](const Row& r) {
-        return r.condition == first && r.benchmark == row.benchmark && r.config == row.config &&
-               r.variant == row.variant && r.unit == row.unit;
-      });
-      if (base == t.rows.end() || !(base->summary.median > 0) || !std::isfinite(row.summary.median)) continue;
-      Figure f = figure_of(row, t);
-      f.statistic = "ratio to " + first;
-      f.unit = "×";
-      f.kind = FigureKind::ratio;
-      f.value = row.summary.median / base->summary.median;
-      f.names.push_back(first);
-      out.push_back(std::move(f));
-    }
-  }
-  for (const PairedRow& p : a.paired.rows) {
-    if (p.aa) continue;
-    Figure f;
-    f.condition = p.condition;
-    f.benchmark = without_procs(p.benchmark);
-    f.statistic = fmt::format("ratio {}/{}", p.variant, p.baseline);
-    f.unit = "×";
-    f.kind = FigureKind::ratio;
-    f.value = p.unpaired ? p.hl.estimate : p.paired.gm;
-    if (!std::isfinite(f.value)) continue;
-    const double lo = p.unpaired ? p.hl.lo : p.paired.gm_lo, hi = p.unpaired ? p.hl.hi : p.paired.gm_hi;
-    if (std::isfinite(lo) && std::isfinite(hi) && lo > 0) f.lo = lo, f.hi = hi;
-    f.label = p.label;
-    f.verdict = std::string(p.verdict_word());
-    if (!p.trustworthy) f.verdict += " (untrustworthy: A/A failed)";
-    f.names = {p.condition, short_name(p.benchmark), without_procs(p.benchmark), p.variant, p.baseline};
-    out.push_back(std::move(f));
-  }
+  add_ratios_to_first(out, t);
+  for (const PairedRow& p : a.paired.rows) add_paired(out, p);
   return out;
 }
 

@@ -14,6 +14,21 @@
 namespace noisefloor::analysis {
 std::string_view PairedRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
 
+namespace {
+
+// What a row is of: its condition, benchmark, unit (and what the unit says) and baseline.
+void describe_row(PairedRow& row, const std::string& condition, const std::string& benchmark,
+                  const std::string& unit, const std::string& baseline, const model::UnitMetadata& units) {
+  row.condition = condition;
+  row.benchmark = benchmark;
+  row.unit = unit;
+  row.better = model::better_of(row.unit, units);
+  row.quantity = model::quantity_of(row.unit);
+  row.baseline = baseline;
+}
+
+}  // namespace
+
 PairedTable build_paired(const records::Samples& samples, const std::string& baseline, double theta,
                          const std::map<std::string, std::string>& labels, const model::UnitMetadata& units) {
   struct Slot {
@@ -58,12 +73,7 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
       row.order.push_back(slot.order);
     }
     if (b.empty()) continue;
-    row.condition = condition;
-    row.benchmark = benchmark;
-    row.unit = unit_of[benchmark];
-    row.better = model::better_of(row.unit, units);
-    row.quantity = model::quantity_of(row.unit);
-    row.baseline = baseline;
+    describe_row(row, condition, benchmark, unit_of[benchmark], baseline, units);
     row.aa = pair == records::kAaPair;
     row.variant = row.aa ? std::string(records::kAaPair) : variant_of[key];
     // A condition nothing was recorded about stays UNKNOWN, as in `compare`.
@@ -106,12 +116,7 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     const auto& b = base_it->second;
     const auto& v = block_values[key];
     PairedRow row;
-    row.condition = condition;
-    row.benchmark = benchmark;
-    row.unit = unit_of[benchmark];
-    row.better = model::better_of(row.unit, units);
-    row.quantity = model::quantity_of(row.unit);
-    row.baseline = baseline;
+    describe_row(row, condition, benchmark, unit_of[benchmark], baseline, units);
     row.variant = variant;
     row.unpaired = true;
     const auto label = labels.find(condition);

@@ -1,19 +1,17 @@
 #include "analysis/verdict.hpp"
 
+#include <array>
+#include <utility>
+
+#include "model/names.hpp"
+
 namespace noisefloor::analysis {
 
 std::string_view movement(stats::Verdict v) {
-  switch (v) {
-    case stats::Verdict::faster:
-      return "lower";
-    case stats::Verdict::slower:
-      return "higher";
-    case stats::Verdict::equivalent:
-      return "equivalent";
-    case stats::Verdict::inconclusive:
-      break;
-  }
-  return "inconclusive";
+  using enum stats::Verdict;
+  static constexpr std::array<std::pair<stats::Verdict, std::string_view>, 3> kWords{
+      {{faster, "lower"}, {slower, "higher"}, {equivalent, "equivalent"}}};
+  return model::word_of(v, kWords, "inconclusive");
 }
 
 bool improved(stats::Verdict v, model::Better better) {

@@ -199,23 +199,28 @@ class Parser {
     }
     if (!std::isalpha(static_cast<unsigned char>(c)))
       fail(at, fmt::format("expected a number or a statistic such as cv(idle), got {}", rest()));
-    const std::string fn = name();
+    return call(at);
+  }
+  // The function named at `at`, or an error that names the one meant.
+  Function function_at(std::size_t at, const std::string& fn) {
     const auto it = std::find_if(std::begin(kFunctions), std::end(kFunctions),
                                  [&](const auto& f) { return f.first == fn; });
-    if (it == std::end(kFunctions)) {
-      std::vector<std::string> known;
-      for (const auto& f : kFunctions) known.emplace_back(f.first);
-      const std::string near = text::closest(fn, known);
-      fail(at,
-           near.empty()
-               ? fmt::format("unknown function {} (expected one of: cv, rcv, median, mean, stddev, min, "
-                             "max, n, ratio, knee)",
-                             text::quote(fn))
-               : fmt::format("unknown function {} (did you mean {}?)", text::quote(fn), text::quote(near)));
-    }
+    if (it != std::end(kFunctions)) return it->second;
+    std::vector<std::string> known;
+    for (const auto& f : kFunctions) known.emplace_back(f.first);
+    const std::string near = text::closest(fn, known);
+    fail(at, near.empty()
+                 ? fmt::format("unknown function {} (expected one of: cv, rcv, median, mean, stddev, min, "
+                               "max, n, ratio, knee)",
+                               text::quote(fn))
+                 : fmt::format("unknown function {} (did you mean {}?)", text::quote(fn), text::quote(near)));
+  }
+  // A call at `at`: cv(idle), median(noisy[spinners=2], BenchmarkX).
+  Expr call(std::size_t at) {
+    const std::string fn = name();
     Expr e;
     e.kind = Expr::Kind::call;
-    e.function = it->second;
+    e.function = function_at(at, fn);
     e.offset = at;
     if (!eat('(')) fail(pos_, fmt::format("expected ( after {}, e.g. {}(idle)", fn, fn));
     skip();

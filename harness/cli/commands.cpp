@@ -94,6 +94,31 @@ pipeline::Output Commands::run_chosen(const pipeline::Cancelled& cancelled) {
   return {};  // CLI11 requires a command: not reached
 }
 
+// run's options of the gate (--base and what goes with it).
+void Commands::gate_options(CLI::App& run) {
+  run.add_option("--base", run_.base,
+                 "the gate: is my change faster? measure this git ref (main, a commit) against --head, each "
+                 "built in a checkout of its own; exit 4 when a regression is confirmed");
+  run.add_option("--head", run_.head,
+                 "with --base: the ref to measure (default: the working tree with its uncommitted changes)");
+  run.add_option("--threshold", threshold_,
+                 "with --base: changes smaller than this are within noise (default 2%)");
+  auto* no_confirm =
+      run.add_flag("--no-confirm", run_.no_confirm,
+                   "with --base: a regression needs no second block to confirm it, however many "
+                   "rows gate (more false alarms)");
+  run.add_flag(
+         "--confirm", run_.confirm,
+         "with --base: a second block confirms every regression the first calls (default: only when more "
+         "than 2 rows gate, to keep the gate's false alarms at most 5%)")
+      ->excludes(no_confirm);
+  run.add_flag("--allow-dirty", run_.allow_dirty,
+               "with --base: allow --head HEAD although the working tree has uncommitted changes");
+  run.add_option("--comment", run_.comment_file,
+                 "with --base: also write the pull-request comment (markdown) to this file");
+  run.add_option("--junit", run_.junit_file, "with --base: also write the JUnit XML report to this file");
+}
+
 void Commands::declare_run(CLI::App& app) {
   auto* run = app.add_subcommand("run", "run an experiment and publish its per-condition table");
   run->add_option("experiment", run_.experiment,
@@ -116,27 +141,7 @@ void Commands::declare_run(CLI::App& app) {
       "exit 3 when one of the experiment's claims is NOT REPRODUCED (guard a published result in CI)");
   run->add_option("--anchor", run_.anchor,
                   "an earlier clean result of the same machine: print how contended this run was");
-  run->add_option("--base", run_.base,
-                  "the gate: is my change faster? measure this git ref (main, a commit) against --head, each "
-                  "built in a checkout of its own; exit 4 when a regression is confirmed");
-  run->add_option("--head", run_.head,
-                  "with --base: the ref to measure (default: the working tree with its uncommitted changes)");
-  run->add_option("--threshold", threshold_,
-                  "with --base: changes smaller than this are within noise (default 2%)");
-  auto* no_confirm =
-      run->add_flag("--no-confirm", run_.no_confirm,
-                    "with --base: a regression needs no second block to confirm it, however many "
-                    "rows gate (more false alarms)");
-  run->add_flag(
-         "--confirm", run_.confirm,
-         "with --base: a second block confirms every regression the first calls (default: only when more "
-         "than 2 rows gate, to keep the gate's false alarms at most 5%)")
-      ->excludes(no_confirm);
-  run->add_flag("--allow-dirty", run_.allow_dirty,
-                "with --base: allow --head HEAD although the working tree has uncommitted changes");
-  run->add_option("--comment", run_.comment_file,
-                  "with --base: also write the pull-request comment (markdown) to this file");
-  run->add_option("--junit", run_.junit_file, "with --base: also write the JUnit XML report to this file");
+  gate_options(*run);
   run->add_option("--supersedes", run_.supersedes,
                   "an earlier run whose figures this run replaces (a measurement found wrong): recorded in "
                   "run.json; history, cv and report of that run say so; `noisefloor errata` finds where they "

@@ -29,6 +29,7 @@ class Commands {
     std::function<pipeline::Output(const pipeline::Cancelled&)> run;
   };
   void declare_run(CLI::App& app);
+  void gate_options(CLI::App& run);
   void declare_reading(CLI::App& app);
   void declare_machine(CLI::App& app);
 

@@ -297,13 +297,7 @@ class ContainerScope : public ConditionScope {
         o.oom_killed || (account && account->signal == SIGKILL && account->oom_kills.value_or(0) > 0);
     if (account) {
       // The benchmark's own figures, from inside: not the container's lifecycle.
-      out.accounting.usage = account->usage;
-      out.accounting.measured_by = records::MeasuredBy::container;
-      out.accounting.cgroup = account->cgroup;
-      out.accounting.run_queue = account->run_queue;
-      out.accounting.counters = account->counters;
-      out.accounting.launcher_noop_seconds = account->noop_seconds;
-      out.accounting.launcher_unknown = account->noop_unknown;
+      out.accounting = records::accounting_of(*account, records::MeasuredBy::container);
       if (account->signal) {
         out.signal = account->signal;
         out.exit_code = -1;

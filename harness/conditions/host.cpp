@@ -197,12 +197,7 @@ class HostScope : public ConditionScope {
     out.err = report.benchmark_stderr;
     out.wall_seconds = r.usage.wall_seconds;
     if (const auto account = probe::probe_run(report)) {
-      out.accounting.usage = account->usage;
-      out.accounting.measured_by = records::MeasuredBy::host;
-      out.accounting.run_queue = account->run_queue;
-      out.accounting.counters = account->counters;
-      out.accounting.launcher_noop_seconds = account->noop_seconds;
-      out.accounting.launcher_unknown = account->noop_unknown;
+      out.accounting = records::accounting_of(*account, records::MeasuredBy::host);
       out.exit_code = account->exit_code.value_or(-1);
       out.signal = account->signal;
     }

@@ -263,72 +263,95 @@ nlohmann::json create_body(const ContainerRequest& request) {
 
 // ---- timestamps ---------------------------------------------------------------------------
 
-std::optional<Timestamp> parse_rfc3339_nano(std::string_view text) {
-  using namespace std::chrono;
-  auto fail = [&]() -> DockerError {
+namespace {
+
+// Reads an RFC 3339 timestamp's parts left to right; a part that is not there throws the one
+// error that names the whole text.
+class Rfc3339Reader {
+ public:
+  explicit Rfc3339Reader(std::string_view text) : text_(text) {}
+
+  DockerError fail() const {
     return DockerError(fmt::format(
-        "docker: timestamp '{}' is not RFC 3339 (expected e.g. 2026-11-30T03:38:08.103801088Z)", text));
-  };
-  if (text == "0001-01-01T00:00:00Z") return std::nullopt;
-  auto digits = [&](std::size_t pos, std::size_t n) {
-    if (pos + n > text.size()) throw fail();
+        "docker: timestamp '{}' is not RFC 3339 (expected e.g. 2026-11-30T03:38:08.103801088Z)", text_));
+  }
+  int digits(std::size_t n) {
+    if (pos_ + n > text_.size()) throw fail();
     int v = 0;
-    for (std::size_t i = pos; i < pos + n; ++i) {
-      if (text[i] < '0' || text[i] > '9') throw fail();
-      v = v * 10 + (text[i] - '0');
+    for (const std::size_t end = pos_ + n; pos_ < end; ++pos_) {
+      if (text_[pos_] < '0' || text_[pos_] > '9') throw fail();
+      v = v * 10 + (text_[pos_] - '0');
     }
     return v;
-  };
-  auto expect = [&](std::size_t pos, char c) {
-    if (pos >= text.size() || text[pos] != c) throw fail();
-  };
-  const int y = digits(0, 4);
-  expect(4, '-');
-  const int mo = digits(5, 2);
-  expect(7, '-');
-  const int d = digits(8, 2);
-  expect(10, 'T');
-  const int h = digits(11, 2);
-  expect(13, ':');
-  const int mi = digits(14, 2);
-  expect(16, ':');
-  const int s = digits(17, 2);
-  std::size_t pos = 19;
-  std::int64_t frac = 0;
-  if (pos < text.size() && text[pos] == '.') {
-    ++pos;
+  }
+  void expect(char c) {
+    if (pos_ >= text_.size() || text_[pos_] != c) throw fail();
+    ++pos_;
+  }
+  bool next_is(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
+  // ".103801088" as nanoseconds (1 to 9 digits); 0 when there is no fraction.
+  std::int64_t fraction_ns() {
+    if (!next_is('.')) return 0;
+    ++pos_;
+    std::int64_t frac = 0;
     std::size_t n = 0;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+    for (; pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9'; ++pos_, ++n) {
       if (n == 9) throw fail();
-      frac = frac * 10 + (text[pos] - '0');
-      ++pos;
-      ++n;
+      frac = frac * 10 + (text_[pos_] - '0');
     }
     if (n == 0) throw fail();
     for (; n < 9; ++n) frac *= 10;
+    return frac;
   }
-  int offset_minutes = 0;
-  if (pos < text.size() && text[pos] == 'Z') {
-    ++pos;
-  } else if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
-    const int sign = text[pos] == '-' ? -1 : 1;
-    const int oh = digits(pos + 1, 2);
-    expect(pos + 3, ':');
-    const int om = digits(pos + 4, 2);
+  // "Z" as 0, "+01:30" as 90, "-05:00" as -300: the offset from UTC in minutes.
+  int offset_minutes() {
+    if (next_is('Z')) {
+      ++pos_;
+      return 0;
+    }
+    if (!next_is('+') && !next_is('-')) throw fail();
+    const int sign = next_is('-') ? -1 : 1;
+    ++pos_;
+    const int oh = digits(2);
+    expect(':');
+    const int om = digits(2);
     if (oh > 23 || om > 59) throw fail();
-    offset_minutes = sign * (oh * 60 + om);
-    pos += 6;
-  } else {
-    throw fail();
+    return sign * (oh * 60 + om);
   }
-  if (pos != text.size()) throw fail();
-  if (h > 23 || mi > 59 || s > 60) throw fail();  // 60: a leap second, as RFC 3339 allows
+  bool done() const { return pos_ == text_.size(); }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::optional<Timestamp> parse_rfc3339_nano(std::string_view text) {
+  using namespace std::chrono;
+  if (text == "0001-01-01T00:00:00Z") return std::nullopt;
+  Rfc3339Reader r(text);
+  const int y = r.digits(4);
+  r.expect('-');
+  const int mo = r.digits(2);
+  r.expect('-');
+  const int d = r.digits(2);
+  r.expect('T');
+  const int h = r.digits(2);
+  r.expect(':');
+  const int mi = r.digits(2);
+  r.expect(':');
+  const int s = r.digits(2);
+  const std::int64_t frac = r.fraction_ns();
+  const int offset = r.offset_minutes();
+  if (!r.done()) throw r.fail();
+  if (h > 23 || mi > 59 || s > 60) throw r.fail();  // 60: a leap second, as RFC 3339 allows
   const year_month_day ymd{year{y}, month{static_cast<unsigned>(mo)}, day{static_cast<unsigned>(d)}};
-  if (!ymd.ok()) throw fail();
-  if (y < 1678 || y > 2261) throw fail();  // outside what int64 nanoseconds since 1970 can hold
+  if (!ymd.ok()) throw r.fail();
+  if (y < 1678 || y > 2261) throw r.fail();  // outside what int64 nanoseconds since 1970 can hold
   const sys_days days{ymd};
   return Timestamp{duration_cast<nanoseconds>(days.time_since_epoch()) + hours{h} + minutes{mi} + seconds{s} -
-                   minutes{offset_minutes} + nanoseconds{frac}};
+                   minutes{offset} + nanoseconds{frac}};
 }
 
 // ---- offline images -----------------------------------------------------------------------

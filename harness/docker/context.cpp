@@ -74,6 +74,24 @@ std::string with_default_port(const std::string& url, bool tls) {
   return out;
 }
 
+// A context's meta.json, parsed: its Endpoints.docker object, nullptr when it has none; throws
+// what `malformed` makes of a document of another shape.
+template <class Malformed>
+const json* docker_endpoint(const json& meta, const Malformed& malformed) {
+  if (meta.is_discarded()) throw malformed("is not valid JSON");
+  if (!meta.is_object()) throw malformed("is not a JSON object");
+  const json* endpoints = member(meta, "Endpoints");
+  if (endpoints && !endpoints->is_object() && !endpoints->is_null())
+    throw malformed("has Endpoints that are not an object");
+  const json* docker = nullptr;  // a map key: matched exactly
+  if (endpoints && endpoints->is_object()) {
+    if (auto it = endpoints->find("docker"); it != endpoints->end()) docker = &*it;
+  }
+  if (!docker || docker->is_null()) return nullptr;
+  if (!docker->is_object()) throw malformed("has an Endpoints.docker that is not an object");
+  return docker;
+}
+
 NamedEndpoint from_store(const std::string& name, const std::string& config, const ReadFile& read) {
   const std::string id = hash::sha256_hex(name);
   const std::string meta_path = config + "/contexts/meta/" + id + "/meta.json";
@@ -92,22 +110,13 @@ NamedEndpoint from_store(const std::string& name, const std::string& config, con
                     name, meta_path, what, name, name));
   };
   const json meta = json::parse(*text, nullptr, false);
-  if (meta.is_discarded()) throw malformed("is not valid JSON");
-  if (!meta.is_object()) throw malformed("is not a JSON object");
-  const json* endpoints = member(meta, "Endpoints");
-  if (endpoints && !endpoints->is_object() && !endpoints->is_null())
-    throw malformed("has Endpoints that are not an object");
-  const json* docker = nullptr;  // a map key: matched exactly
-  if (endpoints && endpoints->is_object()) {
-    if (auto it = endpoints->find("docker"); it != endpoints->end()) docker = &*it;
-  }
-  if (!docker || docker->is_null()) {
+  const json* docker = docker_endpoint(meta, malformed);
+  if (!docker) {
     throw DockerError(
         fmt::format("context '{}' has no docker endpoint ({}): recreate it with `docker context "
                     "create {} --docker host=...`",
                     name, meta_path, name));
   }
-  if (!docker->is_object()) throw malformed("has an Endpoints.docker that is not an object");
   std::string host = std::string("unix://") + kDefaultSocket;  // no Host: the client's default
   if (const json* h = member(*docker, "Host"); h && !h->is_null()) {
     if (!h->is_string()) throw malformed("has an Endpoints.docker.Host that is not a string");

@@ -28,6 +28,16 @@ constexpr std::optional<E> from_name(std::string_view name) {
   return std::nullopt;
 }
 
+// A value's word in a table of words other than its names (a sentence's, a JSON field's, a colour):
+// `fallback` for a value the table leaves out.
+template <class E, std::size_t N>
+constexpr std::string_view word_of(E value, const std::array<std::pair<E, std::string_view>, N>& words,
+                                   std::string_view fallback) {
+  for (const auto& [v, word] : words)
+    if (v == value) return word;
+  return fallback;
+}
+
 // "a, b or c": the names of `values`, for a message that lists what is accepted.
 template <class E>
 std::string names_list(std::span<const E> values) {

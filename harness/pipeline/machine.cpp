@@ -37,7 +37,7 @@ namespace fp = fingerprint;
 fp::EngineFacts engine_facts_of(docker::Client& client) {
   const auto version = client.version();
   const auto info = client.info();
-  const std::optional<nlohmann::json> libpod = fp::is_podman(version) ? client.libpod_info() : std::nullopt;
+  const auto libpod = fp::is_podman(version) ? client.libpod_info() : std::nullopt;
   fp::EngineFacts facts = fp::engine_facts(version, info, client.endpoint().display, client.api_version(),
                                            libpod ? &*libpod : nullptr);
   facts.transport_warning = docker::transport_warning(client.endpoint()).value_or("");

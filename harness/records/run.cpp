@@ -16,6 +16,18 @@ namespace noisefloor::records {
 
 using nlohmann::json;
 
+Accounting accounting_of(const probe::ProbeRun& run, MeasuredBy by) {
+  Accounting a;
+  a.usage = run.usage;
+  a.measured_by = by;
+  if (by == MeasuredBy::container) a.cgroup = run.cgroup;
+  a.run_queue = run.run_queue;
+  a.counters = run.counters;
+  a.launcher_noop_seconds = run.noop_seconds;
+  a.launcher_unknown = run.noop_unknown;
+  return a;
+}
+
 namespace {
 
 json optional_json(const auto& value) { return value ? json(*value) : json(nullptr); }

@@ -169,6 +169,10 @@ struct Accounting {
   friend bool operator==(const Accounting&, const Accounting&) = default;
 };
 
+// The probe's account of an invocation as the record keeps it, measured `by` the probe on the host
+// or in a container (whose account carries its cgroup's CPU and throttling too).
+Accounting accounting_of(const probe::ProbeRun& run, MeasuredBy by);
+
 struct InvocationRecord {
   int invocation = 0;  // 0-based within the run
   std::vector<std::string> argv;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "model/names.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -21,27 +22,17 @@ namespace {
 constexpr std::string_view kReset = "\x1b[0m";
 
 std::string_view sgr(fingerprint::Level level) {
-  switch (level) {
-    case fingerprint::Level::ok:
-      return "\x1b[32m";
-    case fingerprint::Level::warn:
-      return "\x1b[33m";
-    case fingerprint::Level::bad:
-      return "\x1b[31m";
-  }
-  return "";
+  using enum fingerprint::Level;
+  static constexpr std::array<std::pair<fingerprint::Level, std::string_view>, 3> kColours{
+      {{ok, "\x1b[32m"}, {warn, "\x1b[33m"}, {bad, "\x1b[31m"}}};
+  return model::word_of(level, kColours, "");
 }
 
 std::string_view sgr(fingerprint::Grade grade) {
-  switch (grade) {
-    case fingerprint::Grade::ready:
-      return "\x1b[1;32m";
-    case fingerprint::Grade::limited:
-      return "\x1b[1;33m";
-    case fingerprint::Grade::not_ready:
-      return "\x1b[1;31m";
-  }
-  return "";
+  using enum fingerprint::Grade;
+  static constexpr std::array<std::pair<fingerprint::Grade, std::string_view>, 3> kColours{
+      {{ready, "\x1b[1;32m"}, {limited, "\x1b[1;33m"}, {not_ready, "\x1b[1;31m"}}};
+  return model::word_of(grade, kColours, "");
 }
 
 std::string paint(std::string_view text, std::string_view code, bool color) {

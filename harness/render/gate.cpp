@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/verdict.hpp"
+#include "model/names.hpp"
 #include "text/text.hpp"
 
 // The helpers live in a namespace of their own: the unity build puts this file in a batch with
@@ -227,15 +228,10 @@ std::vector<std::string> floor_lines(const GateTable& t, Escape esc) {
 }
 
 std::string_view finding(GateContention::Finding f) {
-  switch (f) {
-    case GateContention::Finding::differs:
-      return "behaves differently under load";
-    case GateContention::Finding::same:
-      return "the same under load";
-    case GateContention::Finding::cannot_tell:
-      break;
-  }
-  return "cannot tell";
+  using enum GateContention::Finding;
+  static constexpr std::array<std::pair<GateContention::Finding, std::string_view>, 2> kWords{
+      {{differs, "behaves differently under load"}, {same, "the same under load"}}};
+  return model::word_of(f, kWords, "cannot tell");
 }
 
 const GateRow* find_row(const GateTable& t, std::string_view condition, const GateContention& c) {

@@ -463,15 +463,10 @@ json gate_floor_json(const stats::AaCheck& c) {
 }
 
 std::string_view gate_finding(GateContention::Finding f) {
-  switch (f) {
-    case GateContention::Finding::differs:
-      return "differs";
-    case GateContention::Finding::same:
-      return "same";
-    case GateContention::Finding::cannot_tell:
-      break;
-  }
-  return "cannot_tell";
+  using enum GateContention::Finding;
+  static constexpr std::array<std::pair<GateContention::Finding, std::string_view>, 2> kWords{
+      {{differs, "differs"}, {same, "same"}}};
+  return model::word_of(f, kWords, "cannot_tell");
 }
 
 }  // namespace

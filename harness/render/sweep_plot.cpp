@@ -291,6 +291,19 @@ std::string lines_of(const std::vector<std::pair<double, double>>& xy_or_nan, st
   return out;
 }
 
+// A point's tooltip in panel `k` (0: median, 1: CV); `where` is "<curve> at <setting>".
+std::string point_tip(const Drawing& d, int k, const std::string& where, const Figure& f,
+                      const CurvePoint& p) {
+  if (k == 0)
+    return fmt::format(
+        "{}: median {} {}{}; n = {}; room {}", where, format_figure(f.value), d.unit.unit,
+        f.ci ? fmt::format(", 95% CI {}", interval_text(*f.ci)) : std::string(", no 95% CI (n < 6)"), p.n,
+        p.room.empty() ? std::string(text::kDash) : p.room);
+  return fmt::format("{}: CV {}%{}; band {}; n = {}", where, text::fixed(f.value, 2),
+                     f.ci ? fmt::format(", 95% interval {}%", interval_text(*f.ci)) : std::string(),
+                     stats::to_string(p.band), p.n);
+}
+
 // The curves of panel `k` (0: median, 1: CV): lines, error bars, markers with tooltips.
 std::string panel_curves(const Drawing& d, int k) {
   const double x0 = kPanelLeft[k], x1 = kPanelRight[k];
@@ -333,17 +346,7 @@ std::string panel_curves(const Drawing& d, int k) {
             px(x - 7), px(x + 7), k == 0 ? "95% CI of the median" : "95% bootstrap interval of the CV %",
             esc(interval_text(*f.ci)));
       }
-      std::string tip;
-      if (k == 0) {
-        tip = fmt::format(
-            "{} at {}: median {} {}{}; n = {}; room {}", label, at, format_figure(f.value), d.unit.unit,
-            f.ci ? fmt::format(", 95% CI {}", interval_text(*f.ci)) : std::string(", no 95% CI (n < 6)"), p.n,
-            p.room.empty() ? std::string(text::kDash) : p.room);
-      } else {
-        tip = fmt::format("{} at {}: CV {}%{}; band {}; n = {}", label, at, text::fixed(f.value, 2),
-                          f.ci ? fmt::format(", 95% interval {}%", interval_text(*f.ci)) : std::string(),
-                          stats::to_string(p.band), p.n);
-      }
+      const std::string tip = point_tip(d, k, label + " at " + at, f, p);
       out += svg::marker(
           svg::shape_for(ci), svg::colour_for(ci), x, y.y(f.value), kMarkerRadius, false,
           fmt::format(" data-point=\"{}\" data-x=\"{}\" data-n=\"{}\"", kind, esc(p.value), p.n), tip);
