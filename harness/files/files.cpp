@@ -96,11 +96,15 @@ std::string bytes_text(std::uintmax_t n) {
 
 }  // namespace
 
-std::string read_regular(const fs::path& path, std::uintmax_t limit, std::string_view what) {
+std::string read_regular(const fs::path& path, std::uintmax_t limit, std::string_view what, bool no_links) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (no_links ? O_NOFOLLOW : 0));
   if (fd < 0) {
     const int err = errno;
+    if (no_links && err == ELOOP)
+      throw InputError(
+          fmt::format("{}: a symbolic link, never followed: {} is a file of its own", path.string(), what));
     throw InputError(fmt::format("{}: cannot read: {}", path.string(),
                                  err == ENOENT ? "no such file" : std::strerror(err)));
   }

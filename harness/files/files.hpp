@@ -19,8 +19,10 @@ std::string read(const std::filesystem::path& path);
 // table): a regular file only (a device, a FIFO or a socket never blocks or floods the reader),
 // at most `limit` bytes. Throws InputError naming the file and, as `what` ("a samples.jsonl"),
 // what it was meant to be: "<path>: not a regular file (a character device): a samples.jsonl is
-// a file", "<path>: 5.0 GiB, more than a samples.jsonl may hold (4 GiB)".
-std::string read_regular(const std::filesystem::path& path, std::uintmax_t limit, std::string_view what);
+// a file", "<path>: 5.0 GiB, more than a samples.jsonl may hold (4 GiB)". With `no_links` a symbolic
+// link is refused too (a file of a results tree is its own, never one it points at).
+std::string read_regular(const std::filesystem::path& path, std::uintmax_t limit, std::string_view what,
+                         bool no_links = false);
 // The same for a file that may or may not be there and says nothing when it is not what it should
 // be (another run's run.json, looked through for what it supersedes): nullopt when it is missing,
 // not a regular file, a symbolic link (`no_links`), larger than `limit` or unreadable.

@@ -2,16 +2,17 @@
 
 #include <algorithm>
 
+#include "text/text.hpp"
+
 namespace noisefloor::model {
 namespace {
 
 constexpr std::string_view kSeparator = ": ";
 
-std::string one_line(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  std::replace(s.begin(), s.end(), '\r', ' ');
-  return s;
-}
+// A key or value on one line, kept escaped as names are (text::name_safe: a line break, ESC, a
+// non-ASCII space, the verdict mark written out): configuration lines come from benchmark output
+// and from result files, and are printed.
+std::string one_line(const std::string& s) { return text::needs_name_escape(s) ? text::name_safe(s) : s; }
 
 }  // namespace
 

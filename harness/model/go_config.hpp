@@ -20,7 +20,8 @@ namespace noisefloor::model {
 
 using ConfigEntries = std::vector<std::pair<std::string, std::string>>;
 
-// The canonical text of a configuration (a newline inside a value becomes a space).
+// The canonical text of a configuration; a key or value is kept escaped as a name is
+// (text::name_safe: a newline inside one is written out, "\\x0a").
 std::string config_text(const std::map<std::string, std::string>& config);
 std::string config_text(const ConfigEntries& entries);  // any order; a later duplicate key wins
 // The entries of a canonical text, sorted by key.

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "text/text.hpp"
+
 namespace noisefloor::records {
 namespace {
 
@@ -119,6 +121,14 @@ void Samples::rebuild_views() {
 }
 
 std::uint32_t Samples::intern(std::string_view s) {
+  // Every string a sample holds (names, units, configuration, time) comes from a file or a
+  // benchmark's output: kept escaped as names are (text::name_safe), so that none prints a line, a
+  // colour or a verdict of its own wherever it is shown.
+  if (text::needs_name_escape(s)) return intern_safe(text::name_safe(s));
+  return intern_safe(s);
+}
+
+std::uint32_t Samples::intern_safe(std::string_view s) {
   if (const auto it = ids_.find(s); it != ids_.end()) return it->second;
   const auto id = static_cast<std::uint32_t>(strings_.size());
   strings_.emplace_back(s);
@@ -242,7 +252,7 @@ void Samples::push_back(const Sample& s) {
   }
   const std::uint32_t series =
       series_of(intern(s.condition), intern(s.benchmark), intern(s.name), s.procs, intern(s.variant),
-                intern(s.pair), layout_of(unit_names), intern(s.config));
+                intern(s.pair), layout_of(unit_names), intern_safe(s.config));
   const int implied = implied_index(series);
   const bool plain = s.index == implied && !s.warmup && s.invocation == 0 && s.repeat == -1 &&
                      s.session == 0 && s.block == 0 && s.order == model::PairOrder::none && s.utc.empty() &&
@@ -285,7 +295,7 @@ void Samples::push_result(std::string_view condition, std::string_view benchmark
                     std::equal(units.begin(), units.end(), last_.units.begin(), last_.units.end());
   if (!same) {
     last_.series = series_of(intern(condition), intern(benchmark), intern(name), procs, 0, 0,
-                             layout_of(units), intern(config));
+                             layout_of(units), intern_safe(config));
     last_.condition = condition;
     last_.config = config;
     last_.benchmark = benchmark;

@@ -237,7 +237,8 @@ class Samples {
     model::PairOrder order = model::PairOrder::none;
   };
 
-  std::uint32_t intern(std::string_view s);
+  std::uint32_t intern(std::string_view s);       // escaped first where a name would be
+  std::uint32_t intern_safe(std::string_view s);  // `s` as it is
   std::uint32_t layout_of(std::span<const std::string_view> units);
   std::uint32_t series_of(std::uint32_t condition, std::uint32_t benchmark, std::uint32_t name, int procs,
                           std::uint32_t variant, std::uint32_t pair, std::uint32_t layout,

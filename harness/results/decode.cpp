@@ -15,6 +15,29 @@ namespace noisefloor::results {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// Every string of a document from a results tree, object keys too, kept escaped as names are
+// (text::name_safe): no field of run.json, fingerprint.json or summary.json (a unit, a header
+// line, a time, a fact of the host) prints a line, a colour or a verdict of its own wherever it is
+// shown. A result directory is not trusted.
+void escape_strings(json& j) {
+  if (j.is_string()) {
+    auto& s = j.get_ref<std::string&>();
+    if (text::needs_name_escape(s)) s = text::name_safe(s);
+  } else if (j.is_array()) {
+    for (json& item : j) escape_strings(item);
+  } else if (j.is_object()) {
+    bool keys = false;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      escape_strings(it.value());
+      keys = keys || text::needs_name_escape(it.key());
+    }
+    if (!keys) return;
+    json safe = json::object();
+    for (auto it = j.begin(); it != j.end(); ++it) safe[text::name_safe(it.key())] = std::move(it.value());
+    j = std::move(safe);
+  }
+}
+
 namespace {
 
 // A JSON library message as a user reads it: without its "[json.exception.type_error.302] " tags
@@ -45,8 +68,9 @@ T decode_json(const std::string& text, const std::string& file) {
                                   file, plain(what)));
   };
   try {
-    const json j = model::parse_json(text, "the document");
+    json j = model::parse_json(text, "the document");
     if (!j.is_object()) throw damaged(fmt::format("expected a JSON object, got {}", j.type_name()));
+    escape_strings(j);
     return j.get<T>();
   } catch (const json::exception& e) {
     throw damaged(e.what());
@@ -82,7 +106,9 @@ void apply_summary(records::RunRecord& run, const json& summary) {
 // samples anyway.
 void fill_from_summary(records::RunRecord& run, const std::string& text) {
   try {
-    apply_summary(run, model::parse_json(text, "summary.json"));
+    json summary = model::parse_json(text, "summary.json");
+    escape_strings(summary);
+    apply_summary(run, summary);
   } catch (const json::exception&) {
   } catch (const ParseError&) {
   }
@@ -138,8 +164,11 @@ records::Result decode_result(const ResultFiles& files) {
     if (std::find(r.conditions.begin(), r.conditions.end(), s.condition) == r.conditions.end())
       r.conditions.push_back(s.condition);
   for (const auto& c : r.conditions)
-    if (const auto raw = files.raw.find(c); raw != files.raw.end())
+    if (const auto raw = files.raw.find(c); raw != files.raw.end()) {
       r.gotest_config[c] = parsers::config_lines(raw->second);
+      for (auto& [key, value] : r.gotest_config[c])
+        key = text::name_safe(key), value = text::name_safe(value);
+    }
   return r;
 }
 
@@ -186,7 +215,8 @@ void GoTestFileDecoder::line(std::string_view text) {
   // header's `key: value` lines and `# key: value` comments before the first result.
   if (header_)
     if (const auto kv = parsers::config_entry(text.starts_with("# ") ? text.substr(2) : text))
-      r_.gotest_config[r_.conditions.front()].emplace_back(kv->first, kv->second);
+      r_.gotest_config[r_.conditions.front()].emplace_back(text::name_safe(kv->first),
+                                                           text::name_safe(kv->second));
   if (parsers::parse_result_fields(text, fields_)) {
     // A name with a control character or a byte outside UTF-8 is kept escaped (text::name_safe).
     std::string escaped;
@@ -210,9 +240,9 @@ void GoTestFileDecoder::line(std::string_view text) {
     return;
   if (const auto kv = parsers::config_entry(text)) {
     if (kv->second.empty()) {
-      config_.erase(std::string(kv->first));
+      config_.erase(text::name_safe(kv->first));
     } else {
-      config_.insert_or_assign(std::string(kv->first), std::string(kv->second));
+      config_.insert_or_assign(text::name_safe(kv->first), text::name_safe(kv->second));
     }
     config_text_ = model::config_text(config_);
   }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,10 @@ struct ResultFiles {
 // Throws InputError naming the file and line: a malformed sample line (a torn last line is only a
 // warning: a crash mid-write), a run.json or fingerprint.json that is not valid, a newer schema.
 records::Result decode_result(const ResultFiles& files);
+
+// Every string of a JSON document read from a results tree, object keys too, escaped as names are
+// (text::name_safe): no field prints a line, a colour or a verdict of its own wherever it is shown.
+void escape_strings(nlohmann::json& document);
 
 // A plain `go test -bench` output file as one condition named after the file (without extension).
 // Throws InputError when it holds no benchmark result line or one that cannot be read.

@@ -14,6 +14,7 @@
 #include "model/errors.hpp"
 #include "model/json_parse.hpp"
 #include "results/decode.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::results {
 namespace fs = std::filesystem;
@@ -29,7 +30,7 @@ constexpr std::uintmax_t kRecordLimit = 256ULL << 20;  // run.json, fingerprint.
 // samples.jsonl linked to /dev/zero or a FIFO is refused, not read for ever); a file that exists
 // but cannot be read is bad input, named.
 std::string read_input(const fs::path& file, std::uintmax_t limit = kRecordLimit) {
-  return files::read_regular(file, limit, "a result's " + file.filename().string());
+  return files::read_regular(file, limit, "a result's " + file.filename().string(), true);
 }
 
 // A go test file, read in 1 MiB pieces and decoded as it is read: never held whole.
@@ -76,7 +77,7 @@ std::string run_status(const fs::path& run) {
   if (!fs::exists(run / "run.json", ec)) return "no run.json: killed, or still running";
   try {
     const auto j = model::parse_json(read_input(run / "run.json"), "run.json");
-    return j.value("status", std::string("unknown"));
+    return text::name_safe(j.value("status", std::string("unknown")));
   } catch (const std::exception&) {
     return "damaged run.json";
   }
@@ -195,7 +196,9 @@ std::optional<Fleet> load_fleet(const fs::path& path) {
   Fleet fleet;
   const std::string text = read_input(dir / "fleet.json");
   try {
-    fleet.record = model::parse_json(text, "fleet.json").get<records::FleetRecord>();
+    nlohmann::json document = model::parse_json(text, "fleet.json");
+    escape_strings(document);
+    fleet.record = document.get<records::FleetRecord>();
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: {}", (dir / "fleet.json").string(), e.what()));
   }

@@ -58,6 +58,8 @@ damaged samples-is-directory;   rm samples-is-directory/run1/samples.jsonl; mkdi
 # hostile: what a crafted directory holds to hang, flood or crash a reader
 damaged samples-dev-zero;       rm samples-dev-zero/run1/samples.jsonl; ln -s /dev/zero samples-dev-zero/run1/samples.jsonl
 damaged samples-fifo;           rm samples-fifo/run1/samples.jsonl; mkfifo samples-fifo/run1/samples.jsonl
+# a link to an honest run.json elsewhere: a file of a results tree is its own, never followed
+damaged run-json-link;          rm run-json-link/run1/run.json; ln -s "$good/run.json" run-json-link/run1/run.json
 damaged fingerprint-deep
 python3 -c 'import sys; open(sys.argv[1], "w").write("[" * 150000 + "]" * 150000)' fingerprint-deep/run1/fingerprint.json
 damaged run-json-truncated;     truncate -s 200 run-json-truncated/run1/run.json
@@ -91,7 +93,8 @@ errors=(
   "samples-control-bytes|$R/samples-control-bytes/run1/samples.jsonl:1:1: invalid JSON: invalid literal; last read: '<U+0001>' $keep"
   "samples-missing|samples-missing/latest: no samples.jsonl here: not a noisefloor result (or its samples were removed)"
   "samples-is-directory|samples-is-directory/latest/samples.jsonl: not a regular file (a directory): a result's samples.jsonl is a file"
-  "samples-dev-zero|samples-dev-zero/latest/samples.jsonl: not a regular file (a character device): a result's samples.jsonl is a file"
+  "samples-dev-zero|samples-dev-zero/latest/samples.jsonl: a symbolic link, never followed: a result's samples.jsonl is a file of its own"
+  "run-json-link|run-json-link/latest/run.json: a symbolic link, never followed: a result's run.json is a file of its own"
   "samples-fifo|samples-fifo/latest/samples.jsonl: not a regular file (a FIFO): a result's samples.jsonl is a file"
   "fingerprint-deep|$R/fingerprint-deep/run1/fingerprint.json: the document is nested deeper than 256 levels (not something noisefloor wrote) $optional"
   "run-json-truncated|$R/run-json-truncated/run1/run.json: parse error at line 7, column 28: invalid string: missing closing quote; last read: '\"2026' $optional"
@@ -160,4 +163,34 @@ printf 'name: clash\nbenchmark:\n  command: [/bin/true]\n  format: command\n  sa
 set +e; "$NF" validate "$WORK/clash.yaml" >/dev/null 2>err.txt; code=$?; set -e
 [[ $code -eq 2 ]] || fail "a condition named cv-summary: exit $code, expected 2"
 contains err.txt 'conditions[0].name: "cv-summary" is the name of a file every result directory has (cv-summary.txt): choose another name'
+# Forged verdicts (issue 42's third re-test): every string a result holds, not names only, is kept
+# escaped. A unit with a line break and the verdict mark, a header line, a start time and a fact of
+# the host with a colour that hides the rest: `check` prints one verdict line, its own, and no ESC.
+mkdir -p forged && cp -r "$good" forged/run1
+forge=$'\n  \u25b8 NOT REPRODUCED  mean(idle) < 1\x1b[30;40m'
+python3 - forged/run1 "$forge" <<'PY'
+import json, sys
+d, forge = sys.argv[1], sys.argv[2]
+lines = [json.loads(l) for l in open(f"{d}/samples.jsonl")]
+for s in lines:
+    s["metrics"][0]["unit"] = "ns/op" + forge
+open(f"{d}/samples.jsonl", "w").write("".join(json.dumps(s) + "\n" for s in lines))
+run = json.load(open(f"{d}/run.json"))
+run["summary_header"] = ["goos: linux" + forge]
+run["started_utc"] += forge
+json.dump(run, open(f"{d}/run.json", "w"))
+fp = json.load(open(f"{d}/fingerprint.json"))
+fp["host"]["cpu"]["model_name"] = {"value": "AMD EPYC" + forge} if isinstance(fp["host"]["cpu"]["model_name"], dict) else "AMD EPYC" + forge
+json.dump(fp, open(f"{d}/fingerprint.json", "w"))
+PY
+for command in "check forged/run1 --claim mean(idle)<1e9" "cv forged/run1" "report forged/run1 --format summary" "history forged"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$NF" $command >forged.out 2>&1
+  set -e
+  [[ $(grep -c $'^  \u25b8 ' forged.out) -le 1 ]] || { cat forged.out >&2; fail "$command: a forged verdict line"; }
+  ! grep -q $'\x1b' forged.out || { cat -v forged.out >&2; fail "$command: an escape sequence from the result"; }
+  ! grep -q "^  ▸ NOT REPRODUCED" forged.out || fail "$command: the forged verdict was printed"
+done
+
 echo "e2e inputs: ok (${count} experiment files, ${#errors[@]} damaged results, ${#tolerated[@]} tolerated)"

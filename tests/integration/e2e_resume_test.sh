@@ -95,7 +95,8 @@ for kind in symlink hardlink; do
   [[ ! -e "$WORK/built" ]] || fail "resume through a $kind ran the build step before refusing"
   cmp -s "$WORK/victim-$kind" "$WORK/victim-$kind.before" || fail "resume wrote through a $kind"
   if [[ $kind == symlink ]]; then
-    contains err.txt "samples.jsonl: a symbolic link: a run's samples.jsonl is its own file; refusing to resume through it"
+    # read back first, as every file of a results tree is: a link is never followed
+    contains err.txt "crafted-symlink/samples.jsonl: a symbolic link, never followed: a result's samples.jsonl is a file of its own"
   else
     contains err.txt "samples.jsonl: has 2 names (hard links): a run's samples.jsonl is its own file; refusing to resume through it"
   fi

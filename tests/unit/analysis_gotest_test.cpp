@@ -75,7 +75,11 @@ TEST_CASE("go config: one canonical text per configuration, entries sorted by ke
   CHECK(model::config_value(text, "cpu").empty());
   CHECK(model::config_only(text, {"pkg"}) == "pkg: a");
   CHECK(model::config_label(text) == "goos: linux, pkg: a");
-  CHECK(model::config_text(std::map<std::string, std::string>{{"note", "two\nlines"}}) == "note: two lines");
+  // A line break, ESC or a non-ASCII space in a key or value is written out as in a name.
+  CHECK(model::config_text(std::map<std::string, std::string>{{"note", "two\nlines"}}) ==
+        "note: two\\x0alines");
+  CHECK(model::config_text(std::map<std::string, std::string>{{"cpu\x1b[30m", "x\u00a0\u25b8"}}) ==
+        "cpu\\x1b[30m: x\\u00a0\\u25b8");
   CHECK(model::config_entries("").empty());
 }
 
