@@ -99,7 +99,7 @@ std::string markdown(const analysis::Analysis& a) {
   if (a.merged) out += differences(a);
   if (!a.warnings.empty()) {
     out += "\n## Warnings\n\n";
-    for (const auto& w : a.warnings) out += "- " + w + "\n";
+    for (const auto& w : a.warnings) out += "- " + text::markdown_text(w) + "\n";
   }
   return out;
 }

@@ -336,15 +336,19 @@ std::string settings_line(const model::GateSettings& s) {
 
 // ---- markdown ----
 
-// Markdown's inline specials escaped (a benchmark name with '_' or '*' is not emphasis), then
-// text::markdown_cell's table escapes ('|', '<', '>', newlines).
+// Data in markdown: flattened to one line, written out as names are (text::name_safe), and every
+// inline special escaped once ('_' or '*' in a benchmark name is no emphasis, '[' no link, '|' no
+// cell, '<' no tag).
 std::string md(std::string_view s) {
+  std::string flat(s);
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  if (text::needs_name_escape(flat)) flat = text::name_safe(flat);
   std::string out;
-  for (char c : s) {
-    if (std::string_view("\\`*_[]~&").find(c) != std::string_view::npos) out += '\\';
+  for (char c : flat) {
+    if (std::string_view("\\`*_[]~&|<>").find(c) != std::string_view::npos) out += '\\';
     out += c;
   }
-  return text::markdown_cell(out);
+  return out;
 }
 
 // The longest run of `c` in `s`.

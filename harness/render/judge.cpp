@@ -109,7 +109,8 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
                              80, "", "    ");
     for (const auto& b : j.beside) {
       const auto& p = b.published;
-      out += fmt::format("  {}\n", text::name_safe(row_name(p)));
+      // "- " first: a row's name (data) never starts a line, where a verdict would.
+      out += fmt::format("  - {}\n", text::name_safe(row_name(p)));
       out +=
           fmt::format("    published  n={:<4} mean {}  sd {}  CV {}%  {}\n", p.n ? std::to_string(*p.n) : "—",
                       figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
@@ -155,7 +156,7 @@ std::string judgement_markdown(const analysis::Judgement& j, const std::string& 
                            b.stddev ? text::format_value(*b.stddev) : "—", cv_ci(b.cv),
                            stats::to_string(b.band));
     }
-    for (const auto& note : j.notes) out += "\n- " + note;
+    for (const auto& note : j.notes) out += "\n- " + text::markdown_text(note);
     if (!j.notes.empty()) out += "\n";
   }
   return out;

@@ -67,7 +67,7 @@ std::string paired_markdown(const analysis::PairedTable& t) {
                       text::interval(ratio(a.check.gm_lo), ratio(a.check.gm_hi)), 100 * a.theta,
                       100 * a.check.halfwidth, 100 * a.check.max_abs_dev);
   }
-  for (const auto& n : t.notes) out += "- " + n + "\n";
+  for (const auto& n : t.notes) out += "- " + text::markdown_text(n) + "\n";
   return out;
 }
 

@@ -162,21 +162,8 @@ std::string table_markdown(const Table& t) {
       "\nCV = sample stddev (n−1) / mean. Bands: ≤ 2% excellent, ≤ 5% acceptable, ≤ 10% noisy, "
       "> 10% do not trust. rCV = 1.4826·MAD / median. ± is the 95% CI of the median (order "
       "statistics, as benchstat).\n";
-  // Notes name benchmarks (from the benchmark's output): no HTML tag of theirs reaches the page.
-  // A '<' that could open one (before a letter, '/', '!' or '?', as GitHub's markdown reads raw
-  // HTML) is escaped; "n=1 < 2" stays as written.
-  for (const auto& n : t.notes) {
-    std::string line;
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      const char next = i + 1 < n.size() ? n[i + 1] : ' ';
-      if (n[i] == '<' &&
-          (std::isalpha(static_cast<unsigned char>(next)) || next == '/' || next == '!' || next == '?'))
-        line += "\\<";
-      else
-        line += n[i] == '\n' ? ' ' : n[i];
-    }
-    out += "- " + line + "\n";
-  }
+  // Notes name benchmarks (from the benchmark's output): no link, image or HTML tag of theirs.
+  for (const auto& n : t.notes) out += "- " + text::markdown_text(n) + "\n";
   return out;
 }
 

@@ -144,15 +144,37 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
   return out + line + "\n";
 }
 
-std::string markdown_cell(std::string_view s) {
+namespace {
+
+// Data for one line of markdown: newlines flattened to spaces, then written out as names are.
+std::string flat_name(std::string_view s) {
   std::string flat(s);
   std::replace(flat.begin(), flat.end(), '\n', ' ');
-  if (needs_name_escape(flat)) flat = name_safe(flat);
+  return needs_name_escape(flat) ? name_safe(flat) : flat;
+}
+
+}  // namespace
+
+std::string markdown_text(std::string_view s) {
+  const std::string flat = flat_name(s);
+  std::string out;
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    const char c = flat[i], next = i + 1 < flat.size() ? flat[i + 1] : ' ';
+    const bool tag = c == '<' && (std::isalpha(static_cast<unsigned char>(next)) || next == '/' ||
+                                  next == '!' || next == '?');  // as GitHub's markdown reads raw HTML
+    if (c == '\\' || tag || (c == ']' && next == '(')) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string markdown_cell(std::string_view s) {
+  const std::string flat = flat_name(s);
   std::string out;
   for (std::size_t i = 0; i < flat.size(); ++i) {
     const char c = flat[i];
-    if (c == '|')
-      out += "\\|";
+    if (c == '|' || c == '\\')  // a backslash of the name's is no escape of ours
+      out += std::string("\\") + c;
     else if (c == '<' || c == '>')  // GitHub renders <int> as an HTML tag and drops it
       out += std::string("\\") + c;
     else if (c == ']' && i + 1 < flat.size() && flat[i + 1] == '(')  // "[x](javascript:…)": no link

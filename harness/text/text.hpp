@@ -77,8 +77,12 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
 // terminal_safe writes out above 0x7f, written out as it does ("\x1b"): none reaches `cat`.
 std::string html_escape(std::string_view s);
 // A table cell: newlines flattened to spaces, every other control character and byte outside UTF-8
-// written out as name_safe does, '|', '<' and '>' escaped, and a ']' before '(' (no name makes a link).
+// written out as name_safe does, '|', '\\', '<' and '>' escaped, and a ']' before '(' (no name makes a link).
 std::string markdown_cell(std::string_view s);
+// A line of markdown text that holds data (a note naming benchmarks): newlines flattened, written
+// out as name_safe does, and no link, image or HTML tag of its own: a backslash, a ']' before '('
+// and a '<' that could open a tag are escaped ("n=1 < 2" stays as written).
+std::string markdown_text(std::string_view s);
 std::string csv_field(std::string_view s);  // RFC 4180: quoted when it holds , " CR or LF; a text
                                             // beginning = + - @ (a formula) gets a leading '
 

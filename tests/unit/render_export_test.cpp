@@ -263,7 +263,7 @@ TEST_CASE("render export: a result's host line is one escaped markdown cell in t
   sources[0].fingerprint.host = fingerprint::FactTree(host);
   const auto d = analysis::analyze(sources, false);
   const std::string cell =
-      "\\<script\\>x\\</script\\> \\| vm # forged \\x1b]52;c;Zm9v\\x07 \\x9b · run 20261130T050436Z · "
+      "\\<script\\>x\\</script\\> \\| vm # forged \\\\x1b]52;c;Zm9v\\\\x07 \\\\x9b · run 20261130T050436Z · "
       "complete";
   const std::string md = render::table_md(d);
   CHECK(md.find("\n\n" + cell + "\n\n") != std::string::npos);

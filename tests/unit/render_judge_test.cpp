@@ -67,10 +67,10 @@ TEST_CASE("render judge: the verdicts and the published table as text") {
         "                    cannot be judged: cv(one) needs n ≥ 2 (it has 1)\n"
         "  claims: 1 reproduced, 0 not reproduced, 0 inconclusive, 1 undefined (of 2)\n"
         "\nBeside the talk (published/cv.txt, cv-summary), means in ns/op:\n"
-        "  idle\n"
+        "  - idle\n"
         "    published  n=20   mean 11.46  sd 0.54  CV 4.75%  acceptable\n"
         "    this run   n=20   mean 12.50 [12.00, 13.00]  sd 0.25  CV 2.00% [1.50, 2.60]  acceptable\n"
-        "  shielded\n"
+        "  - shielded\n"
         "    published  n=20   mean 12.00  sd 0.5  CV 4.20%  acceptable\n"
         "    this run   no matching condition\n"
         "  note: published condition \"shielded\" matches none of this run's (idle)\n");

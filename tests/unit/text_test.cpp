@@ -110,6 +110,15 @@ TEST_CASE("text: escaping for HTML, markdown cells and CSV") {
   CHECK(text::markdown_cell("a|b\nc") == "a\\|b c");
   CHECK(text::markdown_cell("BM_Sort<int>/8") == "BM_Sort\\<int\\>/8");  // GitHub would drop <int> as a tag
   CHECK(text::markdown_cell("[x](javascript:alert(1))") == "[x\\](javascript:alert(1))");  // no link
+  // A name's own backslash is no escape of ours (issue 42's third re-test: "[z\](…)" made a link
+  // again once "\]" had its backslash escaped by ours).
+  CHECK(text::markdown_cell("[z\\](javascript:alert(1))") == "[z\\\\\\](javascript:alert(1))");
+  CHECK(text::markdown_cell("\\<img src=x>") == "\\\\\\<img src=x\\>");
+  // Notes in markdown: no link, image or tag; a comparison stays as written.
+  CHECK(text::markdown_text("idle / Benchmark[x](http://e.example/)-2: heavy tail") ==
+        "idle / Benchmark[x\\](http://e.example/)-2: heavy tail");
+  CHECK(text::markdown_text("Benchmark![i](http://h/p.png) <img src=x> n=1 < 2 a\\b\nc") ==
+        "Benchmark![i\\](http://h/p.png) \\<img src=x> n=1 < 2 a\\\\b c");
   CHECK(text::markdown_cell("![i](http://h/p.png) [1, 2] BM_a[0]") ==
         "![i\\](http://h/p.png) [1, 2] BM_a[0]");
   CHECK(text::csv_field("plain") == "plain");
