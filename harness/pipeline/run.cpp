@@ -481,7 +481,7 @@ std::optional<records::Result> resumed(const RunOptions& o, std::string& experim
     std::string runs;
     try {
       const auto copy =
-          files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20, "an experiment's copy");
+          files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20, "an experiment's copy", true);
       runs = what_it_runs(config::parse_experiment(copy, "experiment.yaml", {}));
     } catch (const Error& err) {
       runs = fmt::format("its copy cannot be read: {}", err.what());
@@ -683,13 +683,25 @@ class RemoteGateMode final : public GateMode {
   std::optional<GateRoom> room_;
 };
 
-// Before anything is loaded: the options that belong to a mode the others do not take.
-void check_run_options(const RunOptions& o) {
-  if (o.base.empty() && (!o.head.empty() || o.allow_dirty || o.threshold || o.no_confirm || o.confirm ||
-                         !o.comment_file.empty() || !o.junit_file.empty()))
+// Whether `o` holds an option of the gate's (what --base, or sides named in the file, take).
+bool gate_options_given(const RunOptions& o) {
+  return !o.head.empty() || o.allow_dirty || o.threshold || o.no_confirm || o.confirm ||
+         !o.comment_file.empty() || !o.junit_file.empty();
+}
+
+// Refuses the gate's options in a run that is no gate (exit 2, before anything runs).
+void refuse_gate_options(const RunOptions& o) {
+  if (gate_options_given(o))
     throw ConfigError(
         "run: --head, --threshold, --confirm, --no-confirm, --allow-dirty, --comment and --junit belong to "
-        "the gate: add --base REF (e.g. --base main)");
+        "the gate: add --base REF (e.g. --base main), or name the sides in the experiment (variants with "
+        "ref: or worktree: true)");
+}
+
+// Before anything is loaded: the options that belong to a mode the others do not take.
+void check_run_options(const RunOptions& o) {
+  // A run on hosts without --base is a fleet, decided before the experiment is read.
+  if (o.base.empty() && o.resume.empty() && !o.hosts.empty()) refuse_gate_options(o);
   if (!o.supersedes.empty()) {
     if (!o.hosts.empty())
       throw ConfigError(
@@ -713,7 +725,7 @@ std::unique_ptr<Mode> mode_of(const RunOptions& o) {
   // A gate named in the file (variants with ref: or worktree: true) is the gate --base asks for.
   RunOptions sides = o;
   if (!e.variants.empty() && e.variants.front().git) {
-    if (!o.base.empty())
+    if (!o.base.empty() || !o.head.empty())
       throw ConfigError(
           fmt::format("{}:{}:{}: the experiment names its gate's sides (ref:, worktree:): run it "
                       "without --base and --head, or remove them from the file",
@@ -722,13 +734,14 @@ std::unique_ptr<Mode> mode_of(const RunOptions& o) {
     sides.head = *e.variants[1].git;
     e.variants.clear();
   }
+  if (sides.base.empty()) refuse_gate_options(o);
   const bool elsewhere = !o.hosts.empty() || !e.hosts.empty();
   if (!earlier && sides.base.empty() && elsewhere) return std::make_unique<FleetMode>(o);
   if (earlier) {
     // A copy that is not a regular file (a FIFO, a link, a device) is named as such, not as a
     // different experiment.
     const std::string stored = files::read_regular(fs::path(o.resume) / "experiment.yaml", 1 << 20,
-                                                   "a run's copy of its experiment");
+                                                   "a run's copy of its experiment", true);
     if (hash::sha256_hex(stored) != hash::sha256_hex(e.source_text))
       throw ConfigError(
           fmt::format("{}: not the experiment the run in {} was started with (its copy there has "

@@ -179,7 +179,9 @@ grep -q "^base: ${A:0:7}" cv1.txt || { cat cv1.txt >&2; fail "cv of a gate run: 
 [ "$(grep -c 'cached' err2.txt)" -ge 2 ] || { cat err2.txt >&2; fail "the second gate built again"; }
 
 # 3. The Go gate B vs A: Slowed slower and confirmed, Steady never slower.
-gate_known gate out3.txt err3.txt gate.yaml --base "$A" --head "$B"
+# --confirm here and in 4 and 5: two gating rows run one block, which calls an unchanged row slower
+# in up to 2.5% of gates by design; a second block makes it 0.06%.
+gate_known gate out3.txt err3.txt gate.yaml --base "$A" --head "$B" --confirm
 [ "$status" = "$(gate_status gate)" ] || { cat out3.txt err3.txt >&2; fail "gate B vs A (go): exit $status, gate.json says $(gate_status gate)"; }
 gate_json gate <<'PY' || fail "gate.json of the go gate"
 import json, sys
@@ -188,7 +190,8 @@ prim = [r for r in g["rows"] if r["gating"]]
 by = {r["benchmark"].split("-")[0]: r for r in prim}
 from known_ratio import called
 called(by["BenchmarkSlowed"], "slower", 1.5)
-assert by["BenchmarkSteady"]["verdict"] != "slower" or not by["BenchmarkSteady"]["confirmed"], by
+from known_ratio import false_alarms_within_floors
+assert false_alarms_within_floors({"rows": [by["BenchmarkSteady"]]}), by["BenchmarkSteady"]
 PY
 
 # 3b. The same gate with the benchmark in a pinned container: each side runs in its own image.
@@ -234,8 +237,8 @@ PY
 
 # 4. A comment-only change: exit 0, nothing confirmed slower.
 status=0
-"$NF" run gate.yaml --base "$A" --head "$C" --results "$WORK/results" >out4.txt 2>err4.txt || status=$?
-[ "$status" = 0 ] || { cat out4.txt err4.txt >&2; fail "gate C vs A: exit $status, expected 0"; }
+"$NF" run gate.yaml --base "$A" --head "$C" --confirm --results "$WORK/results" >out4.txt 2>err4.txt || status=$?
+no_alarm "$status" "$WORK/results/gate/latest/gate.json" || { cat out4.txt err4.txt >&2; fail "gate C vs A: exit $status, expected 0"; }
 
 # 5. The working tree: B with Slowed put back by an uncommitted edit is faster than B.
 bench_go 400000 400000 "the slowed benchmark"
@@ -244,10 +247,10 @@ status=0
 cp gate.yaml "$WORK/named.yaml"
 printf 'variants:\n  - {name: committed, ref: %s}\n  - {name: mine, worktree: true}\n' "$B" >>"$WORK/named.yaml"
 sed -i "s|^benchmark:|benchmark:\n  workdir: $repo|" "$WORK/named.yaml"
-"$NF" run "$WORK/named.yaml" --results "$WORK/results" >out5.txt 2>err5.txt || status=$?
-[ "$status" = 0 ] || { cat out5.txt err5.txt >&2; fail "gate worktree vs B: exit $status, expected 0"; }
+"$NF" run "$WORK/named.yaml" --confirm --results "$WORK/results" >out5.txt 2>err5.txt || status=$?
+no_alarm "$status" "$WORK/results/gate/latest/gate.json" || { cat out5.txt err5.txt >&2; fail "gate worktree vs B: exit $status, expected 0"; }
 # the file names the sides, so the command that runs it again names no --base (it would be refused)
-grep -qx "reproduce: noisefloor run $WORK/named.yaml" out5.txt || { cat out5.txt >&2; fail "reproduce line of a named gate"; }
+grep -qx "reproduce: noisefloor run $WORK/named.yaml --confirm" out5.txt || { cat out5.txt >&2; fail "reproduce line of a named gate"; }
 gate_json gate <<'PY' || fail "gate.json of the working-tree gate"
 import json, sys
 g = json.load(open(sys.argv[1]))
@@ -315,16 +318,11 @@ from known_ratio import called
 g = json.load(open(sys.argv[1]))
 by = {r["benchmark"]: r for r in g["rows"] if r["gating"]}
 called(by["BM_Slowed"], "slower", 1.5)
-steady = by["BM_Steady"]
-if steady["regression"]:
-    # Beside outside work the pairs need not be symmetric (a busy loop per CPU at 10e3014: +5.1%
-    # [+0.5%, +11.6%], with the B/B floor failed at ±7.1%): a regression called on the unchanged
-    # benchmark is then within what the room moved between two runs of one binary, and the gate
-    # said its floor failed beside it.
-    f = steady["first"]
-    reach = max(f["aa"]["halfwidth"], f["bb"]["halfwidth"])
-    assert "CONTENDED" in steady["label"] and f["floor_failed"] and f["ratio"] - 1 < reach, steady
-    print(f"BM_Steady called slower in a {steady['label']} room: {f['ratio']:.3f}, its floors ±{reach:.1%}")
+# Beside outside work the pairs need not be symmetric (a busy loop per CPU at 10e3014: BM_Steady
+# +5.1% [+0.5%, +11.6%], with the B/B floor failed at ±7.1%): a regression called on the unchanged
+# benchmark must then be within what the room moved between two runs of one binary.
+from known_ratio import false_alarms_within_floors
+assert false_alarms_within_floors({"rows": [by["BM_Steady"]]}), by["BM_Steady"]
 PY
 [ ! -e "$grepo/b" ] || fail "the build ran in the user's checkout"
 cd "$repo"

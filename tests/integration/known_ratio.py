@@ -36,3 +36,30 @@ def called(row, verdict, truth):
 def exit_status(gate):
     """The exit status a gate.json's rows call for: 4 when a regression is confirmed, else 0."""
     return 4 if gate["regression"] else 0
+
+
+def false_alarms_within_floors(gate):
+    """Whether every regression a gate.json reports on a change known to be none lies within what
+    its own floors say the room moved: a row labelled CONTENDED, its A/A or B/B floor failed, its
+    ratio inside that floor's reach. Beside outside work the pairs need not be symmetric, and the
+    gate's false-alarm bound (which assumes they are) does not hold there; it says so beside the
+    verdict. Prints each such row; False when a regression has no such excuse (a real false alarm)."""
+    ok = True
+    for r in gate["rows"]:
+        if not r.get("regression"):
+            continue
+        f = r["first"]
+        reach = max(f["aa"]["halfwidth"], f["bb"]["halfwidth"])
+        excused = "CONTENDED" in r.get("label", "") and f["floor_failed"] and abs(f["ratio"] - 1) < reach
+        print(f"{r['benchmark']} {r['unit']} called {r['verdict']} in a {r.get('label')} room: ratio "
+              f"{f['ratio']:.3f}, floors ±{reach:.1%}: {'within them' if excused else 'NOT within them'}")
+        ok = ok and excused
+    return ok
+
+
+if __name__ == "__main__":
+    # known_ratio.py GATE_JSON: exit 0 when every regression of a gate on no change lies within
+    # the floors it measured (the shell's `no_alarm`, tests/integration/lib.sh).
+    import json
+    import sys
+    sys.exit(0 if false_alarms_within_floors(json.load(open(sys.argv[1]))) else 1)
