@@ -716,7 +716,11 @@ std::vector<fs::path> files_to_search(const std::vector<std::string>& in) {
 // with what it points at), a file over the cap, a binary one, or one that cannot be read.
 std::optional<std::string> searchable(const fs::path& file, render::ErrataView& view) {
   std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+  // The file itself a link, or a directory on its way (a tracked docs/d.md under a docs that is now
+  // a link out of the repository: --apply would write there).
+  const bool linked = fs::is_symlink(fs::symlink_status(file, ec)) ||
+                      fs::weakly_canonical(file, ec) != fs::absolute(file).lexically_normal() || ec;
+  if (linked) {
     ++view.links;
     return std::nullopt;
   }

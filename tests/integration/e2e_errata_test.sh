@@ -119,12 +119,19 @@ assert not d["applied"] and d["searched"] == 6 and d["links_skipped"] == 3, d  #
 PY
 
 # --apply: the certain ones only, each with its mark, every file still parsing.
+# A tracked file under a directory that is now a link out of the repository (issue 42's third
+# re-test: --apply rewrote the file out there): a link on its way, left alone.
+mkdir -p "$WORK/outdir" repo/docs
+printf 'Under contention thrice costs 1.67x once.\n' | tee repo/docs/d.md >"$WORK/outdir/d.md"
+(cd repo && git add docs/d.md && git commit -qm docs && rm -r docs && ln -s "$WORK/outdir" docs)
 cd repo
 "$NF" errata --old ../old/once.txt ../old/thrice.txt --new ../new/once.txt ../new/thrice.txt --apply \
   --date 2026-12-03 --see PR-42 >../apply.txt 2>&1 || { cat ../apply.txt >&2; fail "errata --apply"; }
 cd "$WORK"
 contains apply.txt "applied: 10 certain quotations corrected in place, each with a visible mark; 2"
-contains apply.txt "3 symbolic links left alone (never followed"
+contains apply.txt "4 symbolic links left alone (never followed"
+[[ "$(cat "$WORK/outdir/d.md")" == "Under contention thrice costs 1.67x once." ]] ||
+  fail "errata --apply wrote through a linked directory"
 [[ -L repo/linked.md ]] || fail "errata --apply replaced a tracked symbolic link"
 [[ "$(cat "$WORK/outside/private.md")" == "Under contention thrice costs 1.67x once." ]] ||
   fail "errata --apply changed a file outside the repository"
