@@ -49,7 +49,7 @@ contains out1.txt "regression"
 # the command that reproduces it keeps the machine and the threshold
 contains out1.txt "reproduce: noisefloor run gate.yaml --base ${A:0:7} --head ${B:0:7} --host quietbox --threshold 5% --confirm"
 cmp "$WORK/c.md" "$WORK/results/gate/latest/gate.md" || fail "--comment is not gate.md"
-python3 - "$WORK/results/gate/latest" "$A" "$B" <<'PY' || fail "the gate on quietbox"
+PYTHONPATH="$REPO/tests/integration" python3 - "$WORK/results/gate/latest" "$A" "$B" <<'PY' || fail "the gate on quietbox"
 import json, sys
 d, A, B = sys.argv[1:]
 g = json.load(open(d + "/gate.json"))
