@@ -151,7 +151,7 @@ std::string unfinished(const records::Result& r) {
   // variants); otherwise only what is there is said.
   std::optional<int> target;
   try {
-    if (const auto text = files::try_read_regular(fs::path(r.source) / "experiment.yaml", 1 << 20)) {
+    if (const auto text = files::try_read_regular(fs::path(r.source) / "experiment.yaml", 1 << 20, true)) {
       const model::Experiment e = config::parse_experiment(*text, "experiment.yaml", {});
       if (!e.adaptive && !e.paired()) target = e.benchmark.samples;
     }

@@ -22,6 +22,20 @@ contains err2.txt 'bad.yaml:4:12:'
 set +e; "$NF" run missing.yaml 2>err3.txt; code=$?; set -e
 [[ $code -eq 2 ]] || fail "missing file exit code $code"
 contains err3.txt 'missing.yaml: cannot read the experiment file'
+# A device or a FIFO named as the experiment: one line, exit 2, at once (issue 42's fourth re-test:
+# `run /dev/zero` grew to 10 GB and ignored SIGTERM while it read).
+mkfifo exp.fifo
+for f in /dev/zero exp.fifo; do
+  for command in run validate; do
+    set +e; timeout 20 "$NF" $command "$f" >/dev/null 2>err5.txt; code=$?; set -e
+    [[ $code -eq 2 ]] || { cat err5.txt >&2; fail "$command $f: exit $code, expected 2"; }
+    contains err5.txt "$f: not a regular file"
+  done
+done
+head -c 5000000 /dev/zero | tr '\0' '#' >huge.yaml
+set +e; timeout 20 "$NF" validate huge.yaml 2>err6.txt; code=$?; set -e
+[[ $code -eq 2 ]] || { cat err6.txt >&2; fail "validate of a 5 MB file: exit $code, expected 2"; }
+contains err6.txt "huge.yaml: 4.8 MiB, more than an experiment file may hold (4.0 MiB)"
 set +e; "$NF" frobnicate 2>/dev/null; code=$?; set -e
 [[ $code -eq 2 ]] || fail "unknown subcommand exit code $code, expected 2"
 # a benchmark that fails is a run failure (1) that quotes its stderr
