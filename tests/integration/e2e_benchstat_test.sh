@@ -104,8 +104,10 @@ label = t["labels"].get("idle", {}).get("label", "UNKNOWN")
 print(f"package b / package a, median of 8 invocations: {ratio:.3f} (the work is 3x; the room: {label})")
 if label == "CONTENDED":
     # Other work came and went while a's and b's benchmarks took turns (beside a busy loop per CPU
-    # the median was 9.8): b is still the slower, which is all a contended room can promise.
-    assert ratio > 1.5, (ratio, ratios)
+    # the median was 9.8; beside a reader flooding 10 GB of memory at 8841013, 1.49 with ratios
+    # from 0.81 to 4.34): b is still the slower, which is all a contended room can promise (a's
+    # and b's rows swapped would give a third).
+    assert ratio > 1.0, (ratio, ratios)
 else:
     assert 2.2 < ratio < 4.0, (ratio, ratios)
 PY

@@ -40,7 +40,7 @@ YAML
 set +e; "$NF" run -q sleep.yaml --check --results "$WORK/results" >run.out 2>run.err; rc=$?; set -e
 [[ $rc -eq 3 ]] || { cat run.out run.err >&2; fail "run --check: exit $rc, expected 3"; }
 contains run.err 'noisefloor: 1 claim NOT REPRODUCED: mean(pinned) > 2 * mean(idle)'
-contains run.out '**REPRODUCED** `mean(idle) within 0.2 ± 40%`'
+contains run.out '`mean(idle) within 0.2 ± 40%`'
 contains run.out '**NOT REPRODUCED** `mean(pinned) > 2 * mean(idle)`'
 contains run.out '## Beside a fabricated publication (published.md, markdown)'
 contains run.out '| pinned container | 6 | 0.2002 |'
@@ -56,7 +56,17 @@ assert [r["condition"] for r in run["reference"]["rows"]] == ["idle", "pinned co
 s = json.load(open(f"{d}/summary.json"))["claims"]
 assert s["seed"] == 1 and s["resamples"] == 10000 and s["level"] == 0.95, s
 verdicts = [r["verdict"] for r in s["results"]]
-assert verdicts == ["REPRODUCED", "REPRODUCED", "NOT REPRODUCED"], verdicts
+# The two true claims are REPRODUCED; in a room the run labelled CONTENDED a few samples' start-up
+# may take a CPU's share of other work (at 8841013 beside a reader flooding 10 GB of memory, the
+# second was INCONCLUSIVE): never NOT REPRODUCED there, and the false one never holds.
+labels = json.load(open(f"{d}/summary.json"))["table"]["labels"]
+contended = any("CONTENDED" in l["label"] for l in labels.values())
+open("room.txt", "w").write("contended" if contended else "clean")
+if contended and verdicts[:2] != ["REPRODUCED", "REPRODUCED"]:
+    print(f"a CONTENDED room ({labels}): {verdicts}")
+    assert all(v in ("REPRODUCED", "INCONCLUSIVE") for v in verdicts[:2]) and verdicts[2] == "NOT REPRODUCED", verdicts
+else:
+    assert verdicts == ["REPRODUCED", "REPRODUCED", "NOT REPRODUCED"], verdicts
 # The known truth: every sample burns 0.2 s of CPU (plus its start-up, a few ms): the estimate and
 # its interval.
 first = s["results"][0]
@@ -80,7 +90,11 @@ set +e; "$NF" check "$dir" >check.out 2>check.err; rc=$?; set -e
 [[ $rc -eq 3 ]] || { cat check.err >&2; fail "check: exit $rc, expected 3"; }
 "$NF" check "$dir" --claim 'median(pinned) within median(idle) ± 30%' >holds.out 2>holds.err ||
   { cat holds.err >&2; fail "check --claim of a claim that holds"; }
-contains holds.out 'REPRODUCED      median(pinned) within median(idle) ± 30%'
+if [[ $(cat room.txt) == contended ]]; then
+  grep -Eq '^  ▸ (REPRODUCED|INCONCLUSIVE) +median\(pinned\) within median\(idle\) ± 30%' holds.out || fail "check --claim: $(cat holds.out)"
+else
+  contains holds.out '  ▸ REPRODUCED      median(pinned) within median(idle) ± 30%'
+fi
 # A check in which every claim is UNDEFINED has checked nothing: exit 3, and it says so.
 head -n 5 "$REPO/tests/data/compare/idle.txt" >one.txt
 grep -c '^Benchmark' one.txt | grep -qx 1 || fail "one.txt: one sample expected"
