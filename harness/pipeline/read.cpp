@@ -246,7 +246,7 @@ Output cv(const CvOptions& o) {
         if (w.starts_with(kSuperseded))
           out.out += as_text ? text::wrap(w, o.width, "", "  ") + "\n"
                              : "> **" + w.substr(0, kSuperseded.size() - 2) +
-                                   "**: " + w.substr(kSuperseded.size()) + "\n\n";
+                                   "**: " + text::markdown_text(w.substr(kSuperseded.size())) + "\n\n";
     out.out += fleet_view(loaded, as_text);
     out.out += render::counters_missing(a.diagnosis, as_text, o.width);
     add_part(out.out, as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table));

@@ -80,9 +80,9 @@ std::string differences(const analysis::Analysis& a) {
 }
 
 std::string markdown(const analysis::Analysis& a) {
-  std::string out = fmt::format("# {}\n\n", a.title());
+  std::string out = fmt::format("# {}\n\n", text::markdown_text(a.title()));
   const std::string description = a.sources.front().description();
-  if (!description.empty()) out += description + "\n\n";
+  if (!description.empty()) out += text::markdown_text(description) + "\n\n";
   if (a.merged) {
     for (const auto& s : a.sources)
       out += fmt::format("- {}: {}\n", markdown_cell(s.label), markdown_cell(source_line(s)));

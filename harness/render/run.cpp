@@ -16,7 +16,9 @@ namespace noisefloor::render {
 // Above the table: the counters this run could not read, each reason once.
 std::string counters_missing(const analysis::Diagnosis& d, bool terminal, std::size_t width) {
   std::string out;
-  for (const std::string& line : d.missing) out += text::wrap(line, terminal ? width : 100000, "", "  ");
+  // Markdown: the reasons quote run.json (a result's own words): no link, image or tag of theirs.
+  for (const std::string& line : d.missing)
+    out += text::wrap(terminal ? line : text::markdown_text(line), terminal ? width : 100000, "", "  ");
   return out.empty() ? out : out + "\n";
 }
 
@@ -27,8 +29,9 @@ std::string diagnosis_text(const analysis::Diagnosis& d, bool terminal, std::siz
       terminal ? "\nWhy the numbers moved (this run's counters; association, not proof):\n"
                : "\n## Why the numbers moved\n\nFrom this run's own counters: association, not proof.\n\n";
   const std::size_t w = terminal ? width : 100000;
-  for (const std::string& line : d.contrasts) out += text::wrap(line, w, "- ", "  ");
-  for (const std::string& line : d.within) out += text::wrap(line, w, "- ", "  ");
+  const auto shown = [&](const std::string& line) { return terminal ? line : text::markdown_text(line); };
+  for (const std::string& line : d.contrasts) out += text::wrap(shown(line), w, "- ", "  ");
+  for (const std::string& line : d.within) out += text::wrap(shown(line), w, "- ", "  ");
   return out;
 }
 
@@ -60,8 +63,9 @@ std::string run_tables(const analysis::Analysis& a, bool terminal, std::size_t w
 
 std::string table_md(const analysis::Analysis& a) {
   const records::Result& r = a.sources.front();
-  std::string md = fmt::format("# {}\n\n", r.experiment());
-  if (!r.description().empty()) md += r.description() + "\n\n";
+  // The experiment's name and description, read back from a result: no link, image or tag.
+  std::string md = fmt::format("# {}\n\n", text::markdown_text(r.experiment()));
+  if (!r.description().empty()) md += text::markdown_text(r.description()) + "\n\n";
   md += text::markdown_cell(source_line(r)) + "\n\n";  // the host's facts come from the machine
   return md + run_tables(a, false);
 }

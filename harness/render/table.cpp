@@ -83,7 +83,8 @@ std::string table_markdown(const Table& t) {
   const std::vector<const Row*> rows = analysis::rows_by_benchmark(t);
   std::set<std::string> units;
   for (const Row* r : rows) units.insert(r->unit);
-  const std::string unit = units.size() == 1 ? " " + *units.begin() : "";
+  // A unit comes from the benchmark's output: a cell of its own kind, escaped as names are.
+  const std::string unit = units.size() == 1 ? " " + text::markdown_cell(*units.begin()) : "";
   // The label column when the conditions have labels (a go test file has none).
   const bool labelled = !t.labels.empty();
   std::vector<std::string> head = {"condition",       "benchmark", "n",   "mean" + unit, "stddev", "CV%",
@@ -101,7 +102,7 @@ std::string table_markdown(const Table& t) {
     if (labelled) cell(t.label_of(r.condition));
     cell(text::markdown_cell(analysis::display_name(r)));
     cell(std::to_string(s.n));
-    cell(format_value(s.mean) + (units.size() > 1 ? " " + r.unit : ""));
+    cell(format_value(s.mean) + (units.size() > 1 ? " " + text::markdown_cell(r.unit) : ""));
     cell(s.stddev ? format_value(*s.stddev) : std::string(kDash));
     cell(opt(s.cv_pct));
     cell(median_ci(r));

@@ -330,24 +330,33 @@ bool is_c1(std::string_view s, std::size_t i) {
 //  - those that reorder or break the text they sit in without showing themselves: the
 //    bidirectional controls of "Trojan Source" (U+061C, U+200E, U+200F, U+202A..U+202E,
 //    U+2066..U+2069) and the line and paragraph separators (U+2028, U+2029);
-//  - the spaces that are not U+0020 and the invisible ones (U+00A0, U+1680, U+2000..U+200B,
-//    U+202F, U+205F, U+2060, U+3000, U+FEFF): padding no reader can tell from a space or from
-//    nothing, which lines a name up under noisefloor's own columns;
+//  - the spaces that are not U+0020 and the invisible or blank ones (U+00A0, U+00AD, U+034F,
+//    U+115F, U+1160, U+1680, U+17B4, U+17B5, U+180E, U+2000..U+200B, U+202F, U+205F..U+2064,
+//    U+206A..U+206F, U+2800, U+3000, U+3164, U+FEFF, U+FFA0, U+E0000..U+E007F): padding no
+//    reader can tell from a space or from nothing, which lines a name up under noisefloor's own
+//    columns;
 //  - with `mark`, kVerdictMark (U+25B8), which starts noisefloor's own verdict lines: no name can
 //    carry it (name_safe), while the terminal shows noisefloor's own (terminal_safe).
 char32_t escaped_code_point(std::string_view s, std::size_t i, std::size_t n, bool mark) {
   const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
   if (n == 2) {
     const char32_t c = ((b(0) & 0x1f) << 6) + (b(1) & 0x3f);
-    return c == 0x061c || c == 0x00a0 ? c : 0;
+    return c == 0x061c || c == 0x00a0 || c == 0x00ad || c == 0x034f ? c : 0;
+  }
+  if (n == 4) {  // the tag characters U+E0000..U+E007F: invisible
+    const char32_t c = ((b(0) & 0x07) << 18) + ((b(1) & 0x3f) << 12) + ((b(2) & 0x3f) << 6) + (b(3) & 0x3f);
+    return c >= 0xe0000 && c <= 0xe007f ? c : 0;
   }
   if (n != 3) return 0;
   const char32_t c = ((b(0) & 0x0f) << 12) + ((b(1) & 0x3f) << 6) + (b(2) & 0x3f);
   const bool hidden = (c >= 0x2000 && c <= 0x200b) || c == 0x200e || c == 0x200f ||
-                      (c >= 0x2028 && c <= 0x202f) || c == 0x205f || c == 0x2060 ||
-                      (c >= 0x2066 && c <= 0x2069) || c == 0x1680 || c == 0x3000 || c == 0xfeff ||
-                      (mark && c == 0x25b8);
-  return hidden ? c : 0;
+                      (c >= 0x2028 && c <= 0x202f) || (c >= 0x205f && c <= 0x2064) ||
+                      (c >= 0x2066 && c <= 0x206f) || c == 0x1680 || c == 0x3000 || c == 0xfeff;
+  // Blanks that print as a space or as nothing: Hangul fillers, Khmer inherent vowels, the
+  // Mongolian vowel separator, the braille blank, the halfwidth Hangul filler.
+  const bool blank = c == 0x115f || c == 0x1160 || c == 0x17b4 || c == 0x17b5 || c == 0x180e || c == 0x2800 ||
+                     c == 0x3164 || c == 0xffa0;
+  return hidden || blank || (mark && c == 0x25b8) ? c : 0;
 }
 
 // Appends s[i], a byte at or above 0x80, as it is shown: a UTF-8 character as it is, a C1 control
@@ -362,7 +371,8 @@ std::size_t append_high(std::string& out, std::string_view s, std::size_t i, boo
   if (n == 2 && is_c1(s, i)) {
     out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
   } else if (const char32_t c = escaped_code_point(s, i, n, mark); c != 0) {
-    out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(c));
+    out += c > 0xffff ? fmt::format("\\U{:08x}", static_cast<std::uint32_t>(c))
+                      : fmt::format("\\u{:04x}", static_cast<std::uint32_t>(c));
   } else {
     out.append(s.substr(i, n));
   }

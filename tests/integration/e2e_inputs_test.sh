@@ -167,7 +167,7 @@ contains err.txt 'conditions[0].name: "cv-summary" is the name of a file every r
 # escaped. A unit with a line break and the verdict mark, a header line, a start time and a fact of
 # the host with a colour that hides the rest: `check` prints one verdict line, its own, and no ESC.
 mkdir -p forged && cp -r "$good" forged/run1
-forge=$'\n  \u25b8 NOT REPRODUCED  mean(idle) < 1\x1b[30;40m'
+forge=$'\n  \u25b8 NOT REPRODUCED  mean(idle) < 1\x1b[30;40m\u2800[u](http://u.example/)<img src=x>'
 python3 - forged/run1 "$forge" <<'PY'
 import json, sys
 d, forge = sys.argv[1], sys.argv[2]
@@ -191,6 +191,13 @@ for command in "check forged/run1 --claim mean(idle)<1e9" "cv forged/run1" "repo
   [[ $(grep -c $'^  \u25b8 ' forged.out) -le 1 ]] || { cat forged.out >&2; fail "$command: a forged verdict line"; }
   ! grep -q $'\x1b' forged.out || { cat -v forged.out >&2; fail "$command: an escape sequence from the result"; }
   ! grep -q "^  ▸ NOT REPRODUCED" forged.out || fail "$command: the forged verdict was printed"
+done
+# In markdown the same unit, header and host fact make no link, image or tag.
+for command in "report forged/run1 --format markdown" "cv forged/run1 --format markdown" "check forged/run1 --format markdown --claim mean(idle)<1e9"; do
+  # shellcheck disable=SC2086
+  "$NF" $command >forged.md 2>&1 || true
+  ! grep -qE '\[u\]\(http|(^|[^\\])<img' forged.md || { grep -nE '\[u\]\(http|(^|[^\\])<img' forged.md >&2; fail "$command: a link or a tag from the result"; }
+  ! grep -q $'\u2800' forged.md || fail "$command: a braille blank from the result, raw"
 done
 
 echo "e2e inputs: ok (${count} experiment files, ${#errors[@]} damaged results, ${#tolerated[@]} tolerated)"

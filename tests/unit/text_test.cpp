@@ -86,6 +86,12 @@ TEST_CASE("text: no escape sequence but a colour reaches the terminal; no formul
   CHECK(name_safe("a\u2009b\u3000c\ufeffd\u200be\u202ff\u1680g") ==
         "a\\u2009b\\u3000c\\ufeffd\\u200be\\u202ff\\u1680g");
   CHECK(name_safe("\u25b8 REPRODUCED") == "\\u25b8 REPRODUCED");
+  // Blanks the fourth re-test padded a forged verdict with (a braille blank, Hangul fillers, a
+  // soft hyphen, a tag character), escaped as U+00A0 is.
+  CHECK(name_safe("\u2800\u3164\uffa0\u115f\u00ad\u180e\U000e0020x") ==
+        "\\u2800\\u3164\\uffa0\\u115f\\u00ad\\u180e\\U000e0020x");
+  CHECK_FALSE(
+      noisefloor::text::needs_name_escape("\u2801\u3165\U0001f600"));  // a braille dot, a letter, an emoji
   CHECK(name_safe(noisefloor::text::kVerdictMark) == "\\u25b8");
   CHECK(terminal_safe("\u25b8 REPRODUCED\u00a0x") == "\u25b8 REPRODUCED\\u00a0x");  // the terminal shows ours
   CHECK_FALSE(noisefloor::text::needs_name_escape("a b\u25b7c\u25b9"));             // the mark's neighbours
