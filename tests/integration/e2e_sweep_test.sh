@@ -32,6 +32,10 @@ benchmark:
   timeout: 1m
 settle: 0.3s
 noise_profile: 0s
+# Round-robin over the points: other work that comes or goes during the run meets every point
+# alike (one point after the other, at 26e172d beside another test, cpus=other had 0.57 of its CPU
+# and cpus=same 1.20x its time, against 1.57x expected from that share).
+schedule: interleaved
 conditions:
   # Everything on CPU 0: n spinners leave the benchmark 1/(n+1) of it.
   - name: onecpu
@@ -47,10 +51,10 @@ claims:
   - knee(onecpu) <= 1
 YAML
 "$NF" validate share.yaml >validate.out 2>&1 || { cat validate.out >&2; fail "validate share.yaml"; }
-contains validate.out "share.yaml: ok (5 conditions, 8 samples each, sequential)"
+contains validate.out "share.yaml: ok (5 conditions, 8 samples each, interleaved)"
 contains validate.out "  sweep onecpu: 3 points, count = 0, 1, 2"
 contains validate.out "  sweep placed: 2 points, cpus = other, same"
-contains validate.out "40 samples of each benchmark in 40 invocations, 5 blocks: 2 s of noise profile, settle and cooldown"
+contains validate.out "40 samples of each benchmark in 40 invocations, 40 blocks: 12 s of noise profile, settle and cooldown"
 "$NF" run share.yaml --results "$WORK/results" >share.out 2>share.err || { cat share.err >&2; fail "run share"; }
 contains share.out "## Sweeps"
 contains share.out "### onecpu over count: share (sec/op)"
