@@ -663,7 +663,9 @@ Client::StdinLease::~StdinLease() { libcurl().easy_cleanup(static_cast<CURL*>(cu
 std::unique_ptr<Client::StdinLease> Client::hold_stdin(const std::string& id) {
   const std::string path =
       "/v" + api_version() + "/containers/" + path_part(id, false) + "/attach?stream=1&stdin=1";
-  const std::string where = fmt::format("POST /containers/{}/attach", id.substr(0, 12));
+  // The engine is named: an engine that stops while noisefloor attaches is reported like any other.
+  const std::string where =
+      fmt::format("POST /containers/{}/attach on {}", id.substr(0, 12), endpoint_.display);
   CURL* curl = libcurl().easy_init();
   if (!curl) throw DockerError("docker: libcurl could not create a handle");
   std::unique_ptr<StdinLease> lease(new StdinLease(curl));
