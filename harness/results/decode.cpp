@@ -240,9 +240,9 @@ void GoTestFileDecoder::line(std::string_view text) {
     return;
   if (const auto kv = parsers::config_entry(text)) {
     if (kv->second.empty()) {
-      config_.erase(text::name_safe(kv->first));
+      config_.erase(std::string(kv->first));
     } else {
-      config_.insert_or_assign(text::name_safe(kv->first), text::name_safe(kv->second));
+      config_.insert_or_assign(std::string(kv->first), std::string(kv->second));  // escaped by config_text
     }
     config_text_ = model::config_text(config_);
   }
