@@ -62,16 +62,16 @@ model::PairOrder order_of(const nlohmann::json& j) {
   if (it == j.end() || it->is_null()) return model::PairOrder::none;
   const std::string word = it->get<std::string>();
   if (const auto order = model::from_name<model::PairOrder>(word)) return *order;
-  throw ParseError(fmt::format("\"order\": expected AB, BA, ABBA or BAAB, got \"{}\"", word));
+  throw ParseError(fmt::format("\"order\": expected AB, BA, ABBA or BAAB, got {}", text::quote(word)));
 }
 
 void from_json(const nlohmann::json& j, Sample& s) {
   try {
     s = {};
-    // Names from a file are kept escaped (text::name_safe): none prints a line or a colour.
-    s.condition = text::name_safe(j.at("condition").get<std::string>());
-    s.benchmark = text::name_safe(j.at("benchmark").get<std::string>());
-    s.name = text::name_safe(j.value("name", j.at("benchmark").get<std::string>()));
+    // As the file has them: Samples keeps every string escaped when it takes the sample in.
+    s.condition = j.at("condition").get<std::string>();
+    s.benchmark = j.at("benchmark").get<std::string>();
+    s.name = j.value("name", s.benchmark);
     s.procs = model::whole_number<int>(j, "procs", 1);
     s.index = model::whole_number<decltype(s.index)>(j, "index", 0);
     s.warmup = j.value("warmup", false);
@@ -83,9 +83,9 @@ void from_json(const nlohmann::json& j, Sample& s) {
           {m.at("value").is_null() ? std::numeric_limits<double>::quiet_NaN() : m.at("value").get<double>(),
            m.at("unit").get<std::string>()});
     if (s.metrics.empty()) throw ParseError("sample: no metrics");
-    s.variant = text::name_safe(j.value("variant", ""));
+    s.variant = j.value("variant", "");
     s.repeat = model::whole_number<decltype(s.repeat)>(j, "repeat", -1);
-    s.pair = text::name_safe(j.value("pair", ""));
+    s.pair = j.value("pair", "");
     s.order = order_of(j);
     s.elapsed_seconds = j.value("elapsed_s", 0.0);
     s.utc = j.value("utc", "");

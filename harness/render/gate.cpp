@@ -340,11 +340,8 @@ std::string settings_line(const model::GateSettings& s) {
 // inline special escaped once ('_' or '*' in a benchmark name is no emphasis, '[' no link, '|' no
 // cell, '<' no tag).
 std::string md(std::string_view s) {
-  std::string flat(s);
-  std::replace(flat.begin(), flat.end(), '\n', ' ');
-  if (text::needs_name_escape(flat)) flat = text::name_safe(flat);
   std::string out;
-  for (char c : flat) {
+  for (char c : text::flat_name(s)) {
     if (std::string_view("\\`*_[]~&|<>").find(c) != std::string_view::npos) out += '\\';
     out += c;
   }

@@ -15,10 +15,9 @@ namespace noisefloor::results {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Every string of a document from a results tree, object keys too, kept escaped as names are
-// (text::name_safe): no field of run.json, fingerprint.json or summary.json (a unit, a header
-// line, a time, a fact of the host) prints a line, a colour or a verdict of its own wherever it is
-// shown. A result directory is not trusted.
+namespace {
+
+// Every string of `j`, object keys too, written out as names are (text::name_safe).
 void escape_strings(json& j) {
   if (j.is_string()) {
     auto& s = j.get_ref<std::string&>();
@@ -36,6 +35,14 @@ void escape_strings(json& j) {
     for (auto it = j.begin(); it != j.end(); ++it) safe[text::name_safe(it.key())] = std::move(it.value());
     j = std::move(safe);
   }
+}
+
+}  // namespace
+
+json parse_result_json(std::string_view text, std::string_view what) {
+  json j = model::parse_json(text, what);
+  escape_strings(j);
+  return j;
 }
 
 namespace {
@@ -68,9 +75,8 @@ T decode_json(const std::string& text, const std::string& file) {
                                   file, plain(what)));
   };
   try {
-    json j = model::parse_json(text, "the document");
+    const json j = parse_result_json(text, "the document");
     if (!j.is_object()) throw damaged(fmt::format("expected a JSON object, got {}", j.type_name()));
-    escape_strings(j);
     return j.get<T>();
   } catch (const json::exception& e) {
     throw damaged(e.what());
@@ -106,9 +112,7 @@ void apply_summary(records::RunRecord& run, const json& summary) {
 // samples anyway.
 void fill_from_summary(records::RunRecord& run, const std::string& text) {
   try {
-    json summary = model::parse_json(text, "summary.json");
-    escape_strings(summary);
-    apply_summary(run, summary);
+    apply_summary(run, parse_result_json(text, "summary.json"));
   } catch (const json::exception&) {
   } catch (const ParseError&) {
   }

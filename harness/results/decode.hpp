@@ -31,9 +31,11 @@ struct ResultFiles {
 // warning: a crash mid-write), a run.json or fingerprint.json that is not valid, a newer schema.
 records::Result decode_result(const ResultFiles& files);
 
-// Every string of a JSON document read from a results tree, object keys too, escaped as names are
-// (text::name_safe): no field prints a line, a colour or a verdict of its own wherever it is shown.
-void escape_strings(nlohmann::json& document);
+// A JSON document of a results tree (run.json, fingerprint.json, summary.json, fleet.json), parsed
+// as model::parse_json does, with every string, object keys too, written out as names are
+// (text::name_safe): no field (a unit, a header line, a time, a fact of the host) prints a line, a
+// colour or a verdict of its own wherever it is shown. A result directory is not trusted.
+nlohmann::json parse_result_json(std::string_view text, std::string_view what);
 
 // A plain `go test -bench` output file as one condition named after the file (without extension).
 // Throws InputError when it holds no benchmark result line or one that cannot be read.

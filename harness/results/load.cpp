@@ -12,9 +12,7 @@
 
 #include "files/files.hpp"
 #include "model/errors.hpp"
-#include "model/json_parse.hpp"
 #include "results/decode.hpp"
-#include "text/text.hpp"
 
 namespace noisefloor::results {
 namespace fs = std::filesystem;
@@ -76,8 +74,8 @@ std::string run_status(const fs::path& run) {
   if (fs::exists(run / "fleet.json", ec)) return "on several hosts";
   if (!fs::exists(run / "run.json", ec)) return "no run.json: killed, or still running";
   try {
-    const auto j = model::parse_json(read_input(run / "run.json"), "run.json");
-    return text::name_safe(j.value("status", std::string("unknown")));
+    const auto j = parse_result_json(read_input(run / "run.json"), "run.json");
+    return j.value("status", std::string("unknown"));
   } catch (const std::exception&) {
     return "damaged run.json";
   }
@@ -196,9 +194,7 @@ std::optional<Fleet> load_fleet(const fs::path& path) {
   Fleet fleet;
   const std::string text = read_input(dir / "fleet.json");
   try {
-    nlohmann::json document = model::parse_json(text, "fleet.json");
-    escape_strings(document);
-    fleet.record = document.get<records::FleetRecord>();
+    fleet.record = parse_result_json(text, "fleet.json").get<records::FleetRecord>();
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: {}", (dir / "fleet.json").string(), e.what()));
   }

@@ -144,16 +144,11 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
   return out + line + "\n";
 }
 
-namespace {
-
-// Data for one line of markdown: newlines flattened to spaces, then written out as names are.
 std::string flat_name(std::string_view s) {
   std::string flat(s);
   std::replace(flat.begin(), flat.end(), '\n', ' ');
   return needs_name_escape(flat) ? name_safe(flat) : flat;
 }
-
-}  // namespace
 
 std::string markdown_text(std::string_view s) {
   const std::string flat = flat_name(s);

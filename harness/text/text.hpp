@@ -76,6 +76,9 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
 // Element content and double-quoted attributes; control characters but newline and tab, and what
 // terminal_safe writes out above 0x7f, written out as it does ("\x1b"): none reaches `cat`.
 std::string html_escape(std::string_view s);
+// Data for one line of markdown: newlines flattened to spaces, then written out as names are
+// (name_safe). markdown_cell, markdown_text and the gate's cells escape markdown on top of it.
+std::string flat_name(std::string_view s);
 // A table cell: newlines flattened to spaces, every other control character and byte outside UTF-8
 // written out as name_safe does, '|', '\\', '<' and '>' escaped, and a ']' before '(' (no name makes a link).
 std::string markdown_cell(std::string_view s);

@@ -62,7 +62,7 @@ curve_json "$WORK/results/share/latest" share.json
 # The knee is where the rule (§3.16) puts it on this run's own points; at count=1 in a room that
 # let the idle point have its CPU. Beside outside work the idle point is itself starved, its CI wide
 # (a busy loop per CPU at 10e3014: [0.083, 0.192] around 0.107), and the knee may come later.
-python3 - share.json <<'PY' >share-knee.txt || { cat share-knee.txt; fail "share: the curve's figures"; }
+PYTHONPATH="$REPO/tests/integration" python3 - share.json <<'PY' >share-knee.txt || { cat share-knee.txt; fail "share: the curve's figures"; }
 import json, sys
 d = json.load(open(sys.argv[1]))
 curves = {c["group"]: c for c in d["curves"]}
@@ -81,13 +81,7 @@ print(f"onecpu medians {med}: ratios {r1:.2f} {r2:.2f}; the idle point had {s0:.
 # (the settle time and the kernel's slices blur it a little)
 assert 0.8 * e1 < r1 < 1.25 * e1, f"count=1: {r1:.2f}x the idle point, a fair share of one CPU is {e1:.2f}x"
 assert 0.8 * e2 < r2 < 1.2 * e2, f"count=2: {r2:.2f}x the idle point, a fair share of one CPU is {e2:.2f}x"
-order = ["excellent", "acceptable", "noisy", "do not trust"]
-def knee(points):  # the rule of §3.16 on the points' own figures
-    ref = points[0]
-    lo, hi = ref["median_ci"]
-    for p in points[1:]:
-        if p["median"] < lo or p["median"] > hi or order.index(p["band"]) > order.index(ref["band"]):
-            return p["value"]
+from sweep_rule import knee  # the rule of §3.16 on the points' own figures
 assert curves["onecpu"]["knee"] == knee(one), (curves["onecpu"], knee(one))
 quiet = s0 > 0.9
 assert not quiet or curves["onecpu"]["knee"] == "1", curves["onecpu"]
@@ -205,7 +199,7 @@ conditions:
 YAML
 "$NF" run -q quota.yaml --results "$WORK/results" >quota.out 2>quota.err || { cat quota.err >&2; fail "run quota"; }
 curve_json "$WORK/results/quota/latest" quota.json
-python3 - quota.json <<'PY' || fail "quota: the curve's figures"
+PYTHONPATH="$REPO/tests/integration" python3 - quota.json <<'PY' || fail "quota: the curve's figures"
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["curves"][0]
@@ -228,13 +222,7 @@ for q in ("0.6", "0.3"):
 # at 1.0 where that caps it (0.6 in a quiet room). Where the room left it under half a CPU, 0.6
 # caps nothing and 0.3 does; a 0.6 point a few per cent off the reference's narrow CI may still be
 # the knee (beside a busy loop per CPU at 489f78a: 2.8% below it), but not a capped one.
-order = ["excellent", "acceptable", "noisy", "do not trust"]
-def knee(points):
-    ref = points[0]
-    lo, hi = ref["median_ci"]
-    for p in points[1:]:
-        if p["median"] < lo or p["median"] > hi or order.index(p["band"]) > order.index(ref["band"]):
-            return p["value"]
+from sweep_rule import knee
 assert c["knee"] == knee(c["points"]), (c, knee(c["points"]))
 if share > 0.75:
     assert c["knee"] == "0.6", c
