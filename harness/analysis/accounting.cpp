@@ -8,6 +8,7 @@
 #include <map>
 
 #include "stats/summary.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::analysis {
 namespace {
@@ -190,6 +191,7 @@ std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
 std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>& accounting) {
   std::vector<std::string> notes;
   for (const auto& a : accounting) {
+    const std::string where = text::line_label(a.condition);  // never broken by a wrap
     // A condition no command ran to its end in (an interrupted run) has nothing the overhead is in.
     if (const auto launcher = a.launcher_median(); launcher && !a.command_seconds.empty()) {
       const auto [lo, hi] =
@@ -197,22 +199,22 @@ std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>
       notes.push_back(
           fmt::format("{}: launcher overhead {} (median of {} no-ops started the same way, {}–{}); "
                       "included in every sample, nothing subtracted",
-                      a.condition, seconds_text(*launcher), a.launcher_noop_seconds.size(), seconds_text(*lo),
+                      where, seconds_text(*launcher), a.launcher_noop_seconds.size(), seconds_text(*lo),
                       seconds_text(*hi)));
       if (const auto ratio = a.command_to_launcher(); ratio && *ratio < kLauncherWarnFactor)
         notes.push_back(
             fmt::format("{}: the command (median {}) is only {:.1f}× the launcher overhead: below "
                         "{:.0f}× starting it is a visible part of every sample; give each run more work",
-                        a.condition, seconds_text(*a.command_median()), *ratio, kLauncherWarnFactor));
+                        where, seconds_text(*a.command_median()), *ratio, kLauncherWarnFactor));
     } else if (!a.launcher_unknown.empty()) {
-      notes.push_back(fmt::format("{}: launcher overhead not measured: {}", a.condition, a.launcher_unknown));
+      notes.push_back(fmt::format("{}: launcher overhead not measured: {}", where, a.launcher_unknown));
     }
     if (a.throttled())
       notes.push_back(
           fmt::format("{}: CPU-throttled in {} of {} invocations: {} of {} CFS periods hit the quota, {} "
                       "held back; the container's CPU quota shapes these samples",
-                      a.condition, a.throttled_invocations, a.cgroup_invocations, a.throttled_periods,
-                      a.periods, seconds_text(a.throttled_seconds)));
+                      where, a.throttled_invocations, a.cgroup_invocations, a.throttled_periods, a.periods,
+                      seconds_text(a.throttled_seconds)));
     if (const auto waited = a.run_queue.waited(); waited && !a.spinners && a.run_queue.noteworthy()) {
       const RunQueueEvidence& q = a.run_queue;
       std::string use;
@@ -230,19 +232,18 @@ std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>
             fmt::format("{}: STARVED by other work: the benchmark's threads waited for a CPU {:.0f}% of "
                         "the time they were runnable ({}); its numbers measure that work too: bands "
                         "capped at \"do not trust\", labelled CONTENDED",
-                        a.condition, *waited * 100, figures));
+                        where, *waited * 100, figures));
       else
         notes.push_back(
             fmt::format("{}: the benchmark's threads waited for a CPU {:.1f}% of the time they were "
                         "runnable ({}); {:.0f}% or more marks a starved condition",
-                        a.condition, *waited * 100, figures, kStarvedWaitFraction * 100));
+                        where, *waited * 100, figures, kStarvedWaitFraction * 100));
     }
     if (const auto share = a.harness_share())
-      notes.push_back(
-          fmt::format("{}: noisefloor's own CPU while it sampled: {:.3f}% of one CPU ({} over {} of "
-                      "invocations)",
-                      a.condition, *share * 100, seconds_text(a.harness_cpu_seconds),
-                      seconds_text(a.harness_wall_seconds)));
+      notes.push_back(fmt::format(
+          "{}: noisefloor's own CPU while it sampled: {:.3f}% of one CPU ({} over {} of "
+          "invocations)",
+          where, *share * 100, seconds_text(a.harness_cpu_seconds), seconds_text(a.harness_wall_seconds)));
   }
   return notes;
 }

@@ -345,7 +345,9 @@ const RowId* find_match(const MatchedIds& rows, const RowId& m) {
   return it == rows.by_match.end() ? nullptr : &rows.rows[it->second].second;
 }
 
-std::string match_name(const RowId& m) { return row_name(m.name, model::config_label(m.config), m.variant); }
+std::string match_name(const RowId& m) {
+  return row_name(text::line_label(m.name), model::config_label(m.config), m.variant);
+}
 
 // Keys with one value on each side are no row key; a note says when they differ.
 void side_config_note(const MatchedIds& orows, const MatchedIds& nrows, CompareTable& t) {
@@ -440,11 +442,12 @@ CompareRow matched_row(const RowId& m, const std::string& unit, const std::strin
 void compare_pair(const std::string& oc, const std::string& nc, Side& old_side, Side& new_side,
                   const CompareSettings& st, CompareTable& t, bool& unrecorded) {
   const MatchedIds orows = match_ids(old_side, oc, t.config_keys);
+  const std::string old_label = text::line_label(oc), new_label = text::line_label(nc);  // in notes
   const MatchedIds nrows = match_ids(new_side, nc, t.config_keys);
   for (const auto& [m, full] : orows)
-    if (!find_match(nrows, m)) t.only_old.push_back(fmt::format("{}: {}", oc, match_name(m)));
+    if (!find_match(nrows, m)) t.only_old.push_back(fmt::format("{}: {}", old_label, match_name(m)));
   for (const auto& [m, full] : nrows)
-    if (!find_match(orows, m)) t.only_new.push_back(fmt::format("{}: {}", nc, match_name(m)));
+    if (!find_match(orows, m)) t.only_new.push_back(fmt::format("{}: {}", new_label, match_name(m)));
   side_config_note(orows, nrows, t);
   const auto& ou = old_side.units.at(oc);
   const auto& nu = new_side.units.at(nc);
@@ -459,7 +462,7 @@ void compare_pair(const std::string& oc, const std::string& nc, Side& old_side, 
       if (no_old && no_new) continue;
       if (no_old || no_new) {
         (no_old ? t.only_new : t.only_old)
-            .push_back(fmt::format("{}: {} ({})", no_old ? nc : oc, match_name(m), unit));
+            .push_back(fmt::format("{}: {} ({})", no_old ? new_label : old_label, match_name(m), unit));
         continue;
       }
       t.rows.push_back(matched_row(m, unit, oc, og->second, nc, ng->second, st, unrecorded));
@@ -467,9 +470,9 @@ void compare_pair(const std::string& oc, const std::string& nc, Side& old_side, 
   }
   // Units of the condition seen on one side only.
   for (const auto& unit : ou)
-    if (!contains(nu, unit)) t.only_old.push_back(fmt::format("{}: unit {}", oc, unit));
+    if (!contains(nu, unit)) t.only_old.push_back(fmt::format("{}: unit {}", old_label, unit));
   for (const auto& unit : nu)
-    if (!contains(ou, unit)) t.only_new.push_back(fmt::format("{}: unit {}", nc, unit));
+    if (!contains(ou, unit)) t.only_new.push_back(fmt::format("{}: unit {}", new_label, unit));
 }
 
 // Holm-Bonferroni over the tested rows of each unit (benchstat's p; an exact unit has no test).

@@ -11,6 +11,7 @@
 
 #include "model/errors.hpp"
 #include "stats/summary.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::analysis {
 
@@ -179,7 +180,7 @@ namespace {
 std::optional<std::string> within_words(const ConditionDiagnosis& cd) {
   if (cd.tried == 0) {
     if (cd.untested.empty()) return std::nullopt;
-    return fmt::format("{}: not ranked within: {}", cd.condition, cd.untested);
+    return fmt::format("{}: not ranked within: {}", text::line_label(cd.condition), cd.untested);
   }
   // Significant, and large enough to matter: the quarters differ by at least the factor's floor.
   const auto best = std::find_if(cd.links.begin(), cd.links.end(), [](const FactorLink& l) {
@@ -190,15 +191,15 @@ std::optional<std::string> within_words(const ConditionDiagnosis& cd) {
     return fmt::format(
         "{}: no recorded factor goes with the spread of its {} invocations "
         "({} factor{} tried, none with adjusted p < {} and a difference past its floor)",
-        cd.condition, cd.invocations, cd.tried, cd.tried == 1 ? "" : "s", kLinkAlpha);
+        text::line_label(cd.condition), cd.invocations, cd.tried, cd.tried == 1 ? "" : "s", kLinkAlpha);
   const Factor& f = factor_named(best->key);
   const double rho = best->association.rho;
   return fmt::format(
       "{} / {}: its slower invocations had {} {} (Spearman ρ = {:+.2f}, permutation p = {:.2g} adjusted "
       "for "
       "{} factor{}, n = {}): {} per invocation in the slowest quarter, {} the fastest quarter ({})",
-      cd.condition, best->row, rho > 0 ? "more" : "less", f.words, rho, best->p_adjusted, cd.tried,
-      cd.tried == 1 ? "" : "s", best->association.n, amount(f, best->slow_quarter),
+      text::line_label(cd.condition), best->row, rho > 0 ? "more" : "less", f.words, rho, best->p_adjusted,
+      cd.tried, cd.tried == 1 ? "" : "s", best->association.n, amount(f, best->slow_quarter),
       ratio_words(best->slow_quarter, best->fast_quarter), amount(f, best->fast_quarter));
 }
 
@@ -233,10 +234,12 @@ std::string contrast_words(const ConditionDiagnosis& base, const ConditionDiagno
                                   shown(f, w, base.wall_median, false)));
   }
   if (changed.empty())
-    return fmt::format("{}: no recorded factor differs from {} by 3× or more", cd.condition, base.condition);
+    return fmt::format("{}: no recorded factor differs from {} by 3× or more", text::line_label(cd.condition),
+                       text::line_label(base.condition));
   std::string joined;
   for (const auto& c : changed) joined += (joined.empty() ? "" : "; ") + c;
-  return fmt::format("{} against {}, per invocation (median): {}", cd.condition, base.condition, joined);
+  return fmt::format("{} against {}, per invocation (median): {}", text::line_label(cd.condition),
+                     text::line_label(base.condition), joined);
 }
 
 }  // namespace
@@ -321,7 +324,8 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
             y.push_back(*v);
           }
         if (x.size() < kMinInvocations) continue;
-        FactorLink link = link_of(f, display_name(row), x, y, seed++);
+        FactorLink link =
+            link_of(f, row_name(text::line_label(row.name), row.config_label, row.variant), x, y, seed++);
         link.unit = row.unit;
         if (std::isnan(link.association.rho)) continue;  // the factor did not vary
         links.push_back(std::move(link));

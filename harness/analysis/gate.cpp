@@ -17,6 +17,7 @@
 #include "model/errors.hpp"
 #include "model/go_config.hpp"
 #include "stats/gate.hpp"
+#include "text/text.hpp"
 #include "text/units.hpp"
 
 namespace noisefloor::analysis {
@@ -365,7 +366,9 @@ GateRow gate_row(const GateKey& key, const GateSeries& series, const Collected& 
   row.better = model::better_of(unit, units);
   row.quantity = model::quantity_of(unit);
   row.gating = is_gating(unit, c.primary.at(std::make_pair(condition, benchmark)), s);
-  const GateContext ctx{s, confirm, fmt::format("{} / {} / {}", condition, benchmark, unit), notes};
+  const GateContext ctx{
+      s, confirm, fmt::format("{} / {} / {}", text::line_label(condition), text::line_label(benchmark), unit),
+      notes};
   const auto first = series.blocks.find(1);
   row.first = gate_block(1, first == series.blocks.end() ? std::map<int, GateQuad>{} : first->second, ctx);
   if (const auto second = series.blocks.find(2); second != series.blocks.end())

@@ -10,6 +10,7 @@
 #include "analysis/verdict.hpp"
 #include "model/errors.hpp"
 #include "model/go_config.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::analysis {
 std::string_view PairedRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
@@ -86,8 +87,8 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     try {
       row.paired = stats::paired(b, v, std::span<const bool>(flags.get(), first.size()));
     } catch (const Error& e) {  // e.g. a zero value: no log ratio
-      t.notes.push_back(
-          fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, row.variant, e.what()));
+      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", text::line_label(condition),
+                                    text::line_label(benchmark), row.variant, e.what()));
       continue;
     }
     row.verdict = stats::classify(row.paired.gm_lo, row.paired.gm_hi, theta);
@@ -127,8 +128,8 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
       row.median_ratio = stats::ratio_of_medians(b, v);
       row.p_mann_whitney = stats::mann_whitney(b, v).p;
     } catch (const Error& e) {
-      t.notes.push_back(
-          fmt::format("{} / {} / {}: not compared: {}", condition, benchmark, variant, e.what()));
+      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", text::line_label(condition),
+                                    text::line_label(benchmark), variant, e.what()));
       continue;
     }
     row.n_base = b.size();
@@ -140,17 +141,20 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
   for (auto& row : t.rows) row.trustworthy = !aa_failed[row.condition];
   for (const auto& row : t.rows) {
     for (const auto& w : row.paired.warnings)
-      t.notes.push_back(fmt::format("{} / {} / {}: {}", row.condition, row.benchmark, row.variant, w));
+      t.notes.push_back(fmt::format("{} / {} / {}: {}", text::line_label(row.condition),
+                                    text::line_label(row.benchmark), row.variant, w));
     if (row.paired.order_effect_p && *row.paired.order_effect_p < 0.05)
       t.notes.push_back(
           fmt::format("{} / {} / {}: order effect (AB vs BA differ, p={:.3f}): a warm-cache or "
                       "frequency carry-over between the two runs of a pair",
-                      row.condition, row.benchmark, row.variant, *row.paired.order_effect_p));
+                      text::line_label(row.condition), text::line_label(row.benchmark), row.variant,
+                      *row.paired.order_effect_p));
   }
   for (const auto& [cond, failed] : aa_failed)
     if (failed)
       t.notes.push_back(
-          fmt::format("{}: the A/A check failed, so every verdict in this condition is untrustworthy", cond));
+          fmt::format("{}: the A/A check failed, so every verdict in this condition is untrustworthy",
+                      text::line_label(cond)));
   return t;
 }
 

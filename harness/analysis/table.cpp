@@ -13,6 +13,7 @@
 
 #include "analysis/suite.hpp"
 #include "model/go_config.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::analysis {
 
@@ -26,6 +27,11 @@ std::string row_name(std::string_view name, std::string_view config_label, std::
 }
 
 std::string display_name(const Row& row) { return row_name(row.name, row.config_label, row.variant); }
+
+std::string note_where(const Row& row) {
+  return text::line_label(row.condition) + " / " +
+         row_name(text::line_label(row.name), row.config_label, row.variant);
+}
 
 bool in_row(const Row& row, const records::SampleRef& s) {
   return s.condition == row.condition && s.name == row.name && s.config == row.config &&
@@ -291,7 +297,7 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
     for (const auto& w : r.summary.warnings) {
       // The table cell already says "± ∞ (n<6)".
       if (w.find("no 95% median CI") != std::string::npos) continue;
-      t.notes.push_back(fmt::format("{} / {}: {}", r.condition, display_name(r), w));
+      t.notes.push_back(fmt::format("{}: {}", note_where(r), w));
     }
   }
   // GOMAXPROCS changes GC scheduling: means under different values are not comparable. (Google

@@ -63,6 +63,9 @@ struct Row {
 std::string row_name(std::string_view name, std::string_view config_label, std::string_view variant = {});
 // row_name of a table row.
 std::string display_name(const Row& row);
+// A row as a note names it, "<condition> / <name>", each name a text::line_label: a wrapped note
+// never starts a line inside a name.
+std::string note_where(const Row& row);
 // Whether `sample` (warm-up included) is one of the row's.
 bool in_row(const Row& row, const records::SampleRef& sample);
 // Whether the rows hold each sample, in order: all of them, except that in a paired design each

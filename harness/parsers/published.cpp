@@ -134,8 +134,11 @@ model::PublishedTable parse_cv_summary(std::string_view text) {
       if (condition.empty()) t.header.emplace_back(line);
       continue;
     }
-    const auto f = fields(line);
-    if (f.front() == "benchmark") {
+    // A name that is not one plain word is written in quotes (text::line_label).
+    const auto quoted = text::quoted_label(line);
+    auto f = fields(quoted ? quoted->second : line);
+    if (quoted) f.insert(f.begin(), quoted->first);
+    if (f.front() == "benchmark" && !quoted) {
       // "benchmark runs mean ns/op stddev CV%": the unit follows "mean".
       for (std::size_t i = 0; i + 1 < f.size(); ++i)
         if (f[i] == "mean" && f[i + 1] != "stddev") t.unit = std::string(f[i + 1]);

@@ -40,18 +40,19 @@ std::string wrap(const std::string& s, std::size_t indent) {
 }
 
 // As benchstat prints it: the full name (with its -N suffix) without the "Benchmark" prefix, and
-// the variant of a paired result.
-std::string display_name(const CompareRow& r) {
-  std::string name = r.name;
+// the variant of a paired result; where it starts a row (text::row_label), or in wrapped prose
+// (text::line_label: never broken).
+std::string display_name(const CompareRow& r, bool prose = false) {
+  std::string_view name = r.name;
   if (name.starts_with(kBenchmarkPrefix) && name.size() > kBenchmarkPrefix.size())
-    name = name.substr(kBenchmarkPrefix.size());
-  if (!r.variant.empty()) name += " [" + r.variant + "]";
-  return name;
+    name.remove_prefix(kBenchmarkPrefix.size());
+  return (prose ? text::line_label(name) : text::row_label(name)) +
+         (r.variant.empty() ? "" : " [" + r.variant + "]");
 }
 
 // The same with the configuration that tells it apart, for lists outside its table.
 std::string full_display_name(const CompareRow& r) {
-  std::string name = display_name(r);
+  std::string name = display_name(r, true);
   if (!r.config_label.empty()) name += " (" + r.config_label + ")";
   return name;
 }
@@ -301,9 +302,9 @@ std::string warnings_block(const CompareTable& t) {
   std::map<std::string, std::vector<std::string>> all_units;
   for (const auto& r : t.rows) {
     if (!r.compared) continue;
-    const std::string prefix =
-        fmt::format("{} ({}{})", full_display_name(r), r.old_side.condition,
-                    r.old_side.condition == r.new_side.condition ? "" : " → " + r.new_side.condition);
+    const std::string prefix = fmt::format(
+        "{} ({}{})", full_display_name(r), text::line_label(r.old_side.condition),
+        r.old_side.condition == r.new_side.condition ? "" : " → " + text::line_label(r.new_side.condition));
     add_unique(all_units[prefix], r.unit);
     for (const auto& w : r.warnings) {
       keys.add({prefix, w});

@@ -189,7 +189,8 @@ std::string history_text(const History& h, std::string_view directory) {
     }
     for (std::size_t b = 0; b < benchmarks.size(); ++b) {
       const auto& [name, unit] = benchmarks[b];
-      out += text::wrap(unit.empty() ? name : fmt::format("{} ({})", name, unit), kColumns, "  ", "    ");
+      out += text::wrap(text::line_label(name) + (unit.empty() ? "" : fmt::format(" ({})", unit)), kColumns,
+                        "  ", "    ");
       for (const auto* cell : cells_of[b]) out += cell_lines(*cell, widths, kColumns);
     }
   }

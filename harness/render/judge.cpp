@@ -110,7 +110,8 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
     for (const auto& b : j.beside) {
       const auto& p = b.published;
       // "- " first: a row's name (data) never starts a line, where a verdict would.
-      out += fmt::format("  - {}\n", text::name_safe(row_name(p)));
+      out += fmt::format("  - {}{}\n", text::line_label(text::name_safe(p.condition)),
+                         p.benchmark.empty() ? "" : " / " + text::line_label(text::name_safe(p.benchmark)));
       out +=
           fmt::format("    published  n={:<4} mean {}  sd {}  CV {}%  {}\n", p.n ? std::to_string(*p.n) : "—",
                       figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));

@@ -44,6 +44,11 @@ struct Cell {
   std::string center, cv, band;
 };
 
+// A line's name where it starts a row: text::row_label, then its variant.
+std::string row_name(const SuiteLine& l) {
+  return text::row_label(l.name) + (l.variant.empty() ? "" : fmt::format(" [{}]", l.variant));
+}
+
 // The cells of one line, its values scaled together (one SI prefix for the line, as benchstat
 // scales a row) in the tidied unit.
 std::vector<Cell> cells_of(const SuiteLine& line, const std::string& unit_factor_unit, double factor) {
@@ -139,7 +144,7 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
   }
   std::size_t natural_w = text::width(tidied);  // the name column when there is room for it
   for (const SuiteLine* l : lines) {
-    const std::string shown = l->shown_name();
+    const std::string shown = row_name(*l);
     natural_w = std::max(natural_w, std::min(text::width(shown), kNameMax));
   }
   // The widest procs column a chunk can have: none when no line runs at more than 1.
@@ -204,7 +209,7 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     out += text::rstrip(head2 + " │") + "\n";
     for (const std::size_t i : shown) {
       const SuiteLine& l = *lines[i];
-      std::string name = l.shown_name();
+      std::string name = row_name(l);
       if (text::width(name) > name_w) {
         out += name + "\n";
         name.clear();
@@ -230,15 +235,16 @@ std::string conditions_legend(const Table& t, std::size_t width) {
   if (t.labels.empty()) return "";
   std::size_t name_w = 0, label_w = 0;
   for (const auto& c : t.conditions) {
-    name_w = std::max(name_w, std::min(text::width(c), kConditionMax));
+    name_w = std::max(name_w, std::min(text::width(text::row_label(c)), kConditionMax));
     label_w = std::max(label_w, text::width(t.label_of(c)));
   }
   std::string out = "conditions:\n";
   for (const auto& c : t.conditions) {
     const auto it = t.labels.find(c);
     const std::string reason = it == t.labels.end() ? "nothing recorded about it" : it->second.reason;
-    const std::string lead = "  " + text::pad_right(text::truncate(c, kConditionMax), name_w) + "  " +
-                             text::pad_right(t.label_of(c), label_w) + "  ";
+    const std::string lead = "  " +
+                             text::pad_right(text::truncate(text::row_label(c), kConditionMax), name_w) +
+                             "  " + text::pad_right(t.label_of(c), label_w) + "  ";
     out += text::wrap(reason, width, lead, std::string(text::width(lead), ' '));
   }
   return out + "\n";
@@ -349,7 +355,7 @@ std::string suite_text(const Table& t, std::size_t width) {
   for (const Row& r : t.rows)
     for (const std::string& w : r.summary.warnings) {
       if (w.find("no 95% median CI") != std::string::npos) continue;
-      row_notes.insert(fmt::format("{} / {}: {}", r.condition, analysis::display_name(r), w));
+      row_notes.insert(fmt::format("{}: {}", analysis::note_where(r), w));
       std::string kind = w;
       if (w.starts_with("heavy tail"))
         kind = "shape (CV more than twice the robust rCV: a heavy tail, outliers or several modes)";
@@ -361,7 +367,8 @@ std::string suite_text(const Table& t, std::size_t width) {
         kind = "one sample (no stddev, CV or mean CI)";
       auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
       if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, {}});
-      std::string name = r.name.starts_with("Benchmark") && r.name.size() > 9 ? r.name.substr(9) : r.name;
+      std::string name =
+          text::line_label(r.name.starts_with("Benchmark") && r.name.size() > 9 ? r.name.substr(9) : r.name);
       if (!r.variant.empty()) name += " [" + r.variant + "]";
       it->second[r.condition].add(name);
     }
@@ -369,7 +376,7 @@ std::string suite_text(const Table& t, std::size_t width) {
     std::vector<std::string> parts;
     for (const auto& c : t.conditions)
       if (const auto it = by_condition.find(c); it != by_condition.end())
-        parts.push_back(fmt::format("{}: {}", c, fmt::join(it->second.values(), ", ")));
+        parts.push_back(fmt::format("{}: {}", text::line_label(c), fmt::join(it->second.values(), ", ")));
     out += text::wrap(fmt::format("{}: {}", kind, fmt::join(parts, "; ")), width, "- ", "  ");
   }
   for (const std::string& n : t.notes)

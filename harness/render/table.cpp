@@ -199,7 +199,7 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
   const auto name_of = [](const Row* r) {
     std::string_view name = r->name;
     if (name.starts_with("Benchmark") && name.size() > 9) name.remove_prefix(9);
-    return std::string(name) + (r->variant.empty() ? "" : " [" + r->variant + "]");
+    return text::row_label(name) + (r->variant.empty() ? "" : " [" + r->variant + "]");
   };
   std::size_t median_w = 16, band_w = 0, name_w = 9;
   for (const Row* r : rows) {
@@ -212,7 +212,7 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
       std::max<std::size_t>(9, 80 > numbers + band_w + 9 ? 80 - numbers - band_w : 9);
   name_w = std::min(name_w, name_max);
   const std::string& condition = t.conditions.front();
-  std::string out = "condition: " + condition;
+  std::string out = "condition: " + text::line_label(condition);
   if (const auto it = t.labels.find(condition); it != t.labels.end())
     out = text::wrap(
         out + " · " + it->second.label + (it->second.reason.empty() ? "" : " (" + it->second.reason + ")"),
@@ -252,9 +252,11 @@ namespace {
 // block (analysis::suite_lines), each row then saying its count.
 struct Block {
   std::size_t benchmark;  // SuiteLine::benchmark
-  std::string unit, shown;
+  std::string unit;
   std::vector<const Row*> rows;
   bool same_procs = true;
+  std::string heading;        // shown where it starts a line (text::row_label)
+  std::string name, variant;  // the benchmark's name, and " [variant]" or nothing
 };
 
 std::vector<Block> blocks_of(const Table& t) {
@@ -268,12 +270,15 @@ std::vector<Block> blocks_of(const Table& t) {
   }
   for (std::size_t k = 0; k < lines_of.size(); ++k)
     for (const analysis::SuiteLine* l : lines_of[k]) {
-      Block b{k, std::string(l->unit), "", {}, l->same_procs()};
+      Block b{k, std::string(l->unit), {}, l->same_procs(), "", "", ""};
       for (const Row* r : l->cells)
         if (r != nullptr) b.rows.push_back(r);
       if (b.rows.empty()) continue;
-      b.shown = (b.same_procs ? b.rows.front()->name : l->name) +
-                (l->variant.empty() ? "" : fmt::format(" [{}]", l->variant));
+      const std::string& name = b.same_procs ? b.rows.front()->name : l->name;
+      const std::string variant = l->variant.empty() ? "" : fmt::format(" [{}]", l->variant);
+      b.name = name;
+      b.variant = variant;
+      b.heading = text::row_label(name) + variant;
       blocks.push_back(std::move(b));
     }
   return blocks;
@@ -318,7 +323,9 @@ std::string table_text(const Table& t, std::size_t width) {
   const auto suffix_of = [](const Block& b, const Row* r) {
     return !b.same_procs && r->procs.size() == 1 ? fmt::format(" ({})", r->procs.front()) : std::string();
   };
-  const auto condition_of = [&](const Block& b, const Row* r) { return r->condition + suffix_of(b, r); };
+  const auto condition_of = [&](const Block& b, const Row* r) {
+    return text::row_label(r->condition) + suffix_of(b, r);
+  };
   for (const auto& b : blocks)
     for (const Row* r : b.rows)
       cond_w = std::min(std::max(cond_w, text::width(condition_of(b, r))), cond_max);
@@ -346,14 +353,15 @@ std::string table_text(const Table& t, std::size_t width) {
     if (!labels[l].empty()) out += config_heading(labels[l]);
     for (const Block* block : blocks_of[l]) {
       const Block& b = *block;
-      out += fmt::format("{}{}\n", b.shown, b.unit.empty() ? "" : " (" + b.unit + ")");
+      out += fmt::format("{}{}\n", b.heading, b.unit.empty() ? "" : " (" + b.unit + ")");
       out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%  " +
              text::pad_left("median ± 95% CI", median_w) + "  band\n";
       for (const Row* r : b.rows) {
         const auto& s = r->summary;
         // A long name is shortened, never its count.
         const std::string suffix = suffix_of(b, r);
-        const std::string condition = fit_condition(r->condition, cond_w - text::width(suffix)) + suffix;
+        const std::string condition =
+            fit_condition(text::row_label(r->condition), cond_w - text::width(suffix)) + suffix;
         out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(condition, cond_w, false), s.n,
                            format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
                            text::pad_left(median_ci(*r), median_w), stats::to_string(s.band));
@@ -385,7 +393,7 @@ std::string table_text(const Table& t, std::size_t width) {
         "exact: a unit its file marks `assume=exact`: the mode ± the range of the values (as benchstat).\n";
   // The flags are not repeated here: the notes below say the same in words.
   std::set<std::string> names;
-  for (const auto& b : blocks) names.insert(b.shown);
+  for (const auto& b : blocks) names.insert(text::line_label(b.name) + b.variant);  // as a note names it
   for (std::string n : t.notes) {
     // One benchmark: it heads the block above, so "idle / BenchmarkX: ..." reads "idle: ...".
     if (names.size() == 1 && labels.size() == 1) {
@@ -464,9 +472,9 @@ std::string summary_blocks(const Table& t, const std::vector<std::string>& heade
       const std::string name = names[{r.benchmark, r.variant}] > 1 ? analysis::display_name(r)
                                : r.variant.empty()                 ? r.benchmark
                                                                    : r.benchmark + " [" + r.variant + "]";
-      out +=
-          fmt::format("{:<46} {:>6} {:>12.4f} {:>12.4f} {:>8}\n", name, r.summary.n, r.summary.mean,
-                      *r.summary.stddev, r.summary.cv_pct ? fmt::format("{:.2f}", *r.summary.cv_pct) : kDash);
+      out += fmt::format("{:<46} {:>6} {:>12.4f} {:>12.4f} {:>8}\n", text::line_label(name), r.summary.n,
+                         r.summary.mean, *r.summary.stddev,
+                         r.summary.cv_pct ? fmt::format("{:.2f}", *r.summary.cv_pct) : kDash);
     }
   }
   return out;

@@ -127,8 +127,15 @@ std::string wrap(std::string_view text, std::size_t columns, std::string_view fi
   while (pos < text.size()) {
     const auto start = text.find_first_not_of(' ', pos);
     if (start == std::string_view::npos) break;
-    auto end = text.find(' ', start);
-    if (end == std::string_view::npos) end = text.size();
+    // A word ends at a space outside double quotes: a quoted name (line_label) is never broken,
+    // so no line starts inside one.
+    std::size_t end = start;
+    for (bool quoted = false; end < text.size() && (quoted || text[end] != ' '); ++end) {
+      if (text[end] == '\\' && quoted && end + 1 < text.size() && text[end + 1] == '"')
+        ++end;
+      else if (text[end] == '"')
+        quoted = !quoted;
+    }
     const std::string_view word = text.substr(start, end - start);
     pos = end;
     if (has_word && width(line) + 1 + width(word) > columns) {
@@ -467,6 +474,36 @@ std::string terminal_safe(std::string_view s) {
     }
   }
   return out;
+}
+
+namespace {
+std::string label(std::string_view name, std::string_view refused) {
+  const auto word_start = [](unsigned char c) { return std::isalnum(c) != 0 || c == '_'; };
+  const bool plain = !name.empty() && static_cast<unsigned char>(name[0]) < 0x80 &&
+                     word_start(static_cast<unsigned char>(name[0])) &&
+                     name.find_first_of(refused) == std::string_view::npos;
+  if (plain) return std::string(name);
+  std::string out = "\"";
+  for (const char c : name) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+}  // namespace
+
+std::string line_label(std::string_view name) { return label(name, " \""); }
+std::string row_label(std::string_view name) { return label(name, "\""); }
+
+std::optional<std::pair<std::string, std::string_view>> quoted_label(std::string_view line) {
+  if (line.empty() || line.front() != '"') return std::nullopt;
+  std::string name;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '"') return std::pair{std::move(name), line.substr(i + 1)};
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '"') ++i;
+    name += line[i];
+  }
+  return std::nullopt;
 }
 
 std::string quote(std::string_view s) {

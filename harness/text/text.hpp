@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace noisefloor::text {
@@ -65,9 +66,10 @@ std::string truncate(std::string_view s, std::size_t columns);
 // cut (one-line summaries of sentences).
 std::string shorten(std::string_view s, std::size_t columns);
 
-// Word-wraps `text` (words separated by spaces) into lines of at most `columns` columns: the
-// first line starts with `first_prefix`, the others with `rest_prefix`; a word longer than a
-// line stays whole. Every line ends with '\n'; empty text gives `first_prefix` + "\n".
+// Word-wraps `text` (words separated by spaces outside double quotes) into lines of at most
+// `columns` columns: the first line starts with `first_prefix`, the others with `rest_prefix`; a
+// word (or quoted span) longer than a line stays whole. Every line ends with '\n'; empty text gives
+// `first_prefix` + "\n".
 std::string wrap(std::string_view text, std::size_t columns, std::string_view first_prefix,
                  std::string_view rest_prefix);
 
@@ -137,6 +139,19 @@ inline constexpr std::string_view kVerdictMark = "\u25b8";
 std::string name_safe(std::string_view s);
 // Whether name_safe would change `s` (the readers' fast path: most names need nothing).
 bool needs_name_escape(std::string_view s);
+
+// A name where it starts a line of a text table or heading: as it is when it is one plain word
+// (it starts with an ASCII letter, digit or "_" and holds no space or double quote), else whole
+// in double quotes (\" inside). So a line starts with a plain word or with
+// noisefloor's quote, never with a name's own spaces, marks or words ("  ► REPRODUCED …").
+std::string line_label(std::string_view name);
+// A name where it starts a table row that is never wrapped: as line_label, but spaces inside a
+// name that starts with a plain word are kept ("BM_Lookup<std::map<int, int>>/16"): only its
+// start could pass for noisefloor's text, and no wrap breaks the row there.
+std::string row_label(std::string_view name);
+// Where a line starts with a quoted line_label: the name (unquoted) and the rest of the line after
+// it; nullopt when the line does not start with `"` or the quote is not closed.
+std::optional<std::pair<std::string, std::string_view>> quoted_label(std::string_view line);
 
 // A value as a message quotes it: in double quotes, on one line (line breaks and tabs escaped), at
 // most 60 characters (a longer one is cut with "…").

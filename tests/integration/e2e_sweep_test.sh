@@ -88,21 +88,30 @@ assert not quiet or curves["onecpu"]["knee"] == "1", curves["onecpu"]
 assert curves["onecpu"]["knee_condition"] == "onecpu.count-" + curves["onecpu"]["knee"]
 assert [p["x"] for p in one] == [0, 1, 2]
 placed = curves["placed"]
-assert placed["knee"] == "same" == knee(placed["points"]), placed
+assert placed["knee"] == knee(placed["points"]), placed
 assert placed["numeric"] is False
 rp = placed["points"][1]["median"] / placed["points"][0]["median"]
-ep = 1 + cpu(placed["points"][0]["condition"]) / placed["points"][0]["median"]
-print(f"placed: same/other {rp:.2f} (fair shares: {ep:.2f})")
-assert 0.8 * ep < rp < 1.25 * ep, f"a spinner on the benchmark's CPU: {rp:.2f}x, a fair share is {ep:.2f}x"
+sp = cpu(placed["points"][0]["condition"]) / placed["points"][0]["median"]
+ep = 1 + sp
+print(f"placed: same/other {rp:.2f} (fair shares: {ep:.2f}); cpus=other had {sp:.2f} of its CPU")
+# With the spinner on the other CPU, outside work that moves between CPUs comes to the benchmark's
+# instead (a busy loop per CPU, or a build, at 3d3ea11: cpus=other had about half its CPU, and the
+# two points were alike): the fair-share model holds, and the knee is at "same", only where the
+# cpus=other point had its CPU.
+if sp > 0.9:
+    assert placed["knee"] == "same", placed
+    assert 0.8 * ep < rp < 1.25 * ep, f"a spinner on the benchmark's CPU: {rp:.2f}x, a fair share is {ep:.2f}x"
+else:
+    print("placed: cpus=other did not have its CPU (busy room): the knee and its ratio not judged")
 # Every row of a point carries its sweep.
 rows = [r for r in d["table"]["rows"] if r["condition"] == "onecpu.count-2"]
 assert rows and rows[0]["sweep"] == {"group": "onecpu", "settings": {"count": "2"}}, rows
-print(curves["onecpu"]["knee"], "quiet" if quiet else "busy")
+print(curves["onecpu"]["knee"], "quiet" if quiet else "busy", placed["knee"] or "none")
 PY
 head -n -1 share-knee.txt
-read -r knee room < <(tail -n 1 share-knee.txt)
+read -r knee room placed_knee < <(tail -n 1 share-knee.txt)
 contains share.out "knee at count=$knee:"
-contains share.out "knee at cpus=same:"
+if [[ $placed_knee != none ]]; then contains share.out "knee at cpus=$placed_knee:"; else contains share.out "no knee"; fi
 # The claims: in a room that let the idle point have its CPU, both hold (2x and a knee at 1); in
 # another, count=1 is (1 + s0)x, and the knee's interval may reach later points: not judged.
 if [[ $room == quiet ]]; then

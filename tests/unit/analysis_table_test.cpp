@@ -258,6 +258,43 @@ TEST_CASE("suite: a benchmark at another GOMAXPROCS or thread count sits on the 
                 });
 }
 
+TEST_CASE("report: no name starts a line of its own in a text table, its notes or its summary (issue 42)") {
+  // A name of look-alikes and spaces, longer than its column: it took a line of its own,
+  // "  \u25ba REPRODUCED …", where check prints "  \u25b8 REPRODUCED" verdicts.
+  const std::string forged = "  \u25ba REPRODUCED      mean(fast) < 1          zzzzzzzzzzzzzzzzzzzzzzzzzzzz";
+  const auto lines_ok = [](const std::string& out) {
+    for (const std::string_view line : text::lines(out)) {
+      CAPTURE(line);
+      const auto mark = line.find("\u25ba");
+      // The look-alike only ever inside noisefloor's quotes, or after its own "## " heading mark.
+      if (mark != std::string_view::npos && !line.starts_with("## "))
+        CHECK(line.substr(0, mark).find('"') != std::string_view::npos);
+    }
+  };
+  for (const int benchmarks : {1, 3}) {
+    for (const int conditions : {1, 2}) {
+      std::vector<records::Sample> samples;
+      std::vector<std::string> names;
+      for (int c = 0; c < conditions; ++c) names.push_back(c == 0 ? forged : "idle");
+      for (int c = 0; c < conditions; ++c)
+        for (int b = 0; b < benchmarks; ++b)
+          for (const double v : {1.0, 1.1, 0.9, 40.0}) {  // an outlier: notes name the row
+            records::Sample s;
+            s.condition = names[c];
+            s.benchmark = s.name = b == 0 ? forged : "BM_" + std::to_string(b);
+            s.metrics = {{v, "ns/op"}};
+            samples.push_back(s);
+          }
+      const auto t = analysis::build_table(samples, names);
+      CAPTURE(benchmarks);
+      CAPTURE(conditions);
+      lines_ok(render::table_text(t));
+      lines_ok(render::table_text(t, 200));
+      lines_ok(render::summary_blocks(t, {}));
+    }
+  }
+}
+
 TEST_CASE("report: a benchmark's name carries no HTML, formula or escape sequence into an export") {
   // Names come from the benchmark's output (Google Benchmark prints any name it was given).
   std::vector<records::Sample> samples;
@@ -276,7 +313,7 @@ TEST_CASE("report: a benchmark's name carries no HTML, formula or escape sequenc
   CAPTURE(md);
   for (auto at = md.find("<img"); at != std::string::npos; at = md.find("<img", at + 1))
     CHECK(md[at - 1] == '\\');
-  CHECK(md.find("- =cmd") != std::string::npos);  // the outlier note: there, escaped
+  CHECK(md.find("- \"=cmd") != std::string::npos);  // the outlier note: there, quoted (not one word)
   CHECK(md.find("BM_\\<img src=x onerror=alert(1)\\>") != std::string::npos);  // the table cell
   const std::string csv = render::table_csv(t);
   CAPTURE(csv);

@@ -48,6 +48,37 @@ TEST_CASE("text: wrap fills lines to the width with first and continuation prefi
   CHECK(text::wrap("", 80, "- ", "  ") == "- \n");
   // A word longer than the line stays whole.
   CHECK(text::wrap("a verylongword b", 6, "", "") == "a\nverylongword\nb\n");
+  // A quoted span (a name as line_label writes it) is one word: no line starts inside it.
+  CHECK(text::wrap("idle / \"  \u25ba REPRODUCED x\": heavy tail", 12, "- ", "  ") ==
+        "- idle /\n  \"  \u25ba REPRODUCED x\":\n  heavy tail\n");
+  CHECK(text::wrap("a \"b \\\" c\" d", 3, "", "") == "a\n\"b \\\" c\"\nd\n");  // \" stays inside
+}
+
+TEST_CASE("text: a name starts a line as one plain word or in noisefloor's quotes (issue 42)") {
+  using noisefloor::text::line_label;
+  CHECK(line_label("BenchmarkFoo/size=8-2") == "BenchmarkFoo/size=8-2");
+  CHECK(line_label("BM_x<int>") == "BM_x<int>");
+  CHECK(line_label("idle") == "idle");
+  CHECK(line_label("9lives") == "9lives");
+  // Not one plain word: quoted whole, so the line starts with noisefloor's quote.
+  CHECK(line_label("  \u25ba REPRODUCED mean(idle) < 1") == "\"  \u25ba REPRODUCED mean(idle) < 1\"");
+  CHECK(line_label("\u25baX") == "\"\u25baX\"");
+  CHECK(line_label("BM_Foo<int, int>") == "\"BM_Foo<int, int>\"");
+  CHECK(line_label("a\"b") == "\"a\\\"b\"");
+  CHECK(line_label("-x") == "\"-x\"");
+  CHECK(line_label("") == "\"\"");
+  // A table row that no wrap breaks keeps the spaces of a name that starts with a plain word.
+  using noisefloor::text::row_label;
+  CHECK(row_label("BM_Lookup<std::map<int, int>>/16") == "BM_Lookup<std::map<int, int>>/16");
+  CHECK(row_label("  \u25ba REPRODUCED mean(idle) < 1") == "\"  \u25ba REPRODUCED mean(idle) < 1\"");
+  CHECK(row_label("a\"b c") == "\"a\\\"b c\"");
+  // Read back from the start of a line (a cv-summary row).
+  const auto back = noisefloor::text::quoted_label("\"a \\\"b\"   3  1.0");
+  REQUIRE(back);
+  CHECK(back->first == "a \"b");
+  CHECK(back->second == "   3  1.0");
+  CHECK_FALSE(noisefloor::text::quoted_label("plain 3 1.0"));
+  CHECK_FALSE(noisefloor::text::quoted_label("\"unclosed 3 1.0"));
 }
 
 TEST_CASE("text: no escape sequence but a colour reaches the terminal; no formula reaches a spreadsheet") {
