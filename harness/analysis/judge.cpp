@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "text/text.hpp"
+
 namespace noisefloor::analysis {
 namespace {
 
@@ -58,8 +60,19 @@ const model::PublishedRow* published_row(const model::PublishedTable& t, const s
   return best;
 }
 
-std::optional<double> published_statistic(const model::PublishedRow& r, claims::Function f) {
+// A published row of one sample has no spread, whatever its table printed ("CV 0.00"): its
+// stddev and CV are no figures, never a 0 that agrees with a claim.
+model::PublishedRow without_fake_spread(model::PublishedRow r) {
+  if (r.n && *r.n < 2) {
+    r.stddev.reset();
+    r.cv_pct.reset();
+  }
+  return r;
+}
+
+std::optional<double> published_statistic(const model::PublishedRow& published, claims::Function f) {
   using claims::Function;
+  const model::PublishedRow r = without_fake_spread(published);
   switch (f) {
     case Function::n:
       return r.n ? std::optional<double>(*r.n) : std::nullopt;
@@ -151,8 +164,13 @@ Judgement judge(const Table& table, const PairedTable& paired, const std::vector
   if (reference) {
     for (const auto& p : reference->rows) {
       ReferenceRow b;
-      b.published = p;
-      b.published_band = stats::band_for_cv(p.cv_pct);
+      b.published = without_fake_spread(p);
+      b.published_band = stats::band_for_cv(b.published.cv_pct);
+      if (p.n && *p.n < 2 && p.cv_pct)
+        j.notes.push_back(fmt::format(
+            "published {}{}: n={}, so its stddev and CV are no figures (shown —)",
+            text::line_label(text::name_safe(p.condition)),
+            p.benchmark.empty() ? "" : " / " + text::line_label(text::name_safe(p.benchmark)), *p.n));
       if (const Row* row = matching_row(table, p)) {
         b.condition = row->condition;
         b.name = row->name;

@@ -704,8 +704,12 @@ std::vector<fs::path> files_to_search(const std::vector<std::string>& in) {
       out.push_back(p);
       continue;
     }
+    if (fs::exists(fs::symlink_status(p, ec)) && !fs::is_directory(p, ec))  // a FIFO, a device, a socket
+      throw ConfigError(fmt::format(
+          "errata --in {}: not a regular file or a directory: errata searches files and directories only",
+          text::shell_word(place)));
     if (!fs::is_directory(p, ec))
-      throw ConfigError(fmt::format("errata --in {}: no such file or directory", place));
+      throw ConfigError(fmt::format("errata --in {}: no such file or directory", text::shell_word(place)));
     walk(p, out);
   }
   return out;

@@ -112,9 +112,9 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
       // "- " first: a row's name (data) never starts a line, where a verdict would.
       out += fmt::format("  - {}{}\n", text::line_label(text::name_safe(p.condition)),
                          p.benchmark.empty() ? "" : " / " + text::line_label(text::name_safe(p.benchmark)));
-      out +=
-          fmt::format("    published  n={:<4} mean {}  sd {}  CV {}%  {}\n", p.n ? std::to_string(*p.n) : "—",
-                      figure(p.mean), figure(p.stddev), opt(p.cv_pct, 2), stats::to_string(b.published_band));
+      out += fmt::format("    published  n={:<4} mean {}  sd {}  CV {}  {}\n",
+                         p.n ? std::to_string(*p.n) : "—", figure(p.mean), figure(p.stddev),
+                         p.cv_pct ? opt(p.cv_pct, 2) + "%" : "—", stats::to_string(b.published_band));
       if (b.condition.empty())
         out += "    this run   no matching condition\n";
       else

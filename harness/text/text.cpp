@@ -509,9 +509,9 @@ std::optional<std::pair<std::string, std::string_view>> quoted_label(std::string
 std::string quote(std::string_view s) {
   std::string out = "\"";
   std::size_t shown = 0;
-  for (const char c : s) {
-    const bool starts_character = (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // not a UTF-8 continuation
-    if (starts_character && shown++ == 60) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (shown++ == 60) {
       out += "…";
       break;
     }
@@ -520,6 +520,8 @@ std::string quote(std::string_view s) {
       out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
     else if (u < 0x20 || u == 0x7f)  // a control character (ESC starts a terminal's escape sequences)
       out += fmt::format("\\x{:02x}", u);
+    else if (u >= 0x80)  // a character as a name shows it: a C1 control, hidden space or ▸ written out
+      i = append_high(out, s, i, true);
     else
       out += c;
   }

@@ -248,6 +248,9 @@ bad "no shared figure" "errata: --old and --new share no figure (old: conditions
 bad "a missing --old" "old/nothing.txt" --old old/nothing.txt --new new/once.txt --in notes
 bad "a missing --in" "errata --in nowhere: no such file or directory" \
   --old old/once.txt old/thrice.txt --new new/once.txt new/thrice.txt --in nowhere
+mkfifo notes.fifo
+bad "a FIFO as --in (it said: no such file)" "errata --in notes.fifo: not a regular file or a directory" \
+  --old old/once.txt old/thrice.txt --new new/once.txt new/thrice.txt --in notes.fifo
 bad "outside a repository without --in" "is not in a git repository" \
   --old "$WORK/old/once.txt" "$WORK/old/thrice.txt" --new "$WORK/new/once.txt" "$WORK/new/thrice.txt"
 echo "e2e_errata: ok"

@@ -1,6 +1,7 @@
 // Claims judged on a table, and a published table beside it (analysis/judge.hpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,20 @@ TEST_CASE("judge: a run that does not show what the publication shows disagrees"
   CHECK(j.claims[0].agreement == "disagrees");
   CHECK(j.claims[1].run.verdict == Verdict::reproduced);
   CHECK(j.claims[1].agreement == "agrees");  // 18.88 < 4 × 4.75 at the published figures
+}
+
+TEST_CASE("judge: a published row of one sample has no CV to agree with (issue 42)") {
+  // The table printed "CV 0.00": a figure n = 1 cannot have. It showed "excellent" and "agrees".
+  model::PublishedTable p = published();
+  p.rows[0] = {"idle", "", 1, 11.46, 0.0, 0.0, {}, {}, {}};
+  const auto j = analysis::judge(demo(), {}, {"cv(idle) < 5%"}, 7, p);
+  CHECK(j.claims[0].run.verdict == Verdict::reproduced);
+  CHECK(j.claims[0].agreement == "not published");
+  CHECK_FALSE(j.beside[0].published.cv_pct);
+  CHECK_FALSE(j.beside[0].published.stddev);
+  CHECK(j.beside[0].published_band == stats::Band::insufficient);
+  CHECK(std::find(j.notes.begin(), j.notes.end(),
+                  "published idle: n=1, so its stddev and CV are no figures (shown —)") != j.notes.end());
 }
 
 TEST_CASE("judge: a claim that names what the table lacks is a ClaimError") {

@@ -96,6 +96,9 @@ TEST_CASE("text: no escape sequence but a colour reaches the terminal; no formul
   // noisefloor's own colours, newlines, tabs and UTF-8 stay.
   CHECK(terminal_safe("\x1b[1;31mBAD\x1b[0m\tµs ± 2%\n") == "\x1b[1;31mBAD\x1b[0m\tµs ± 2%\n");
   CHECK(noisefloor::text::quote("a\x1b]0;x\x07") == "\"a\\x1b]0;x\\x07\"");
+  // The verdict mark, a C1 control and a space that is not U+0020, as names show them (issue 42).
+  CHECK(noisefloor::text::quote("\u25b8 ok\u00a0\xc2\x9b\xff") == "\"\\u25b8 ok\\u00a0\\u009b\\xff\"");
+  CHECK(noisefloor::text::quote(std::string(70, 'x')) == "\"" + std::string(60, 'x') + "…\"");
   // Names from data keep nothing that prints a line, a colour or a hyperlink of their own.
   using noisefloor::text::name_safe;
   CHECK(name_safe("BenchmarkSum64/µs-2") == "BenchmarkSum64/µs-2");
