@@ -54,7 +54,7 @@ struct Row {
   // Its condition's benchmark was starved by other work (analysis/accounting.hpp): the band is
   // no better than "do not trust", whatever the CV says.
   bool starved = false;
-  stats::Summary summary;
+  stats::Summary summary;  // without modified_z (stats::modified_z_scores of values gives them)
   RowKey key() const { return {condition, name, config, variant}; }
 };
 

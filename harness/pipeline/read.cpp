@@ -216,6 +216,26 @@ void require_format(model::PrintFormat format, std::span<const model::PrintForma
     throw ConfigError("--format: " + model::format_problem(model::name_of(format), accepted));
 }
 
+namespace {
+// What cv shows after the table: sweeps, the diagnosis, a gate's verdicts, the claims.
+std::string after_table(const analysis::Analysis& a, bool as_text, std::size_t width) {
+  std::string after = render::sweep_tables(a.curves, as_text, width);
+  after += render::diagnosis_text(a.diagnosis, as_text, width);
+  // A gate run (run --base): its verdicts, as the run printed them, after the sides' table.
+  if (a.gate && a.gate_sides && a.sources.size() == 1) {
+    const render::GateContext ctx = gate_context(a);
+    after += "\n" + (as_text ? render::gate_text(*a.gate, ctx, static_cast<int>(width))
+                             : render::gate_markdown(*a.gate, ctx));
+  }
+  if (a.judgement) {
+    const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
+    after +=
+        as_text ? render::judgement_text(*a.judgement, unit) : render::judgement_markdown(*a.judgement, unit);
+  }
+  return after;
+}
+}  // namespace
+
 Output cv(const CvOptions& o) {
   require_format(o.format, kCvFormats);
   if (o.paths.empty()) throw ConfigError("cv: give a results directory or go test -bench output files");
@@ -249,19 +269,16 @@ Output cv(const CvOptions& o) {
                                    "**: " + text::markdown_text(w.substr(kSuperseded.size())) + "\n\n";
     out.out += fleet_view(loaded, as_text);
     out.out += render::counters_missing(a.diagnosis, as_text, o.width);
-    add_part(out.out, as_text ? render::table_text(a.table, o.width) : render::table_markdown(a.table));
-    out.out += render::sweep_tables(a.curves, as_text, o.width);
-    out.out += render::diagnosis_text(a.diagnosis, as_text, o.width);
-    // A gate run (run --base): its verdicts, as the run printed them, after the sides' table.
-    if (a.gate && a.gate_sides && a.sources.size() == 1) {
-      const render::GateContext ctx = gate_context(a);
-      out.out += "\n" + (as_text ? render::gate_text(*a.gate, ctx, static_cast<int>(o.width))
-                                 : render::gate_markdown(*a.gate, ctx));
-    }
-    if (a.judgement) {
-      const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
-      out.out += as_text ? render::judgement_text(*a.judgement, unit)
-                         : render::judgement_markdown(*a.judgement, unit);
+    std::string after = after_table(a, as_text, o.width);
+    if (as_text) {
+      add_part(out.out, render::table_text(a.table, o.width));
+      out.out += after;
+    } else {  // streamed: the markdown table of 10^5 benchmarks is tens of MB, never one string
+      out.stream = [table = std::make_shared<const analysis::Table>(std::move(a.table)),
+                    after = std::move(after)](const std::function<void(std::string_view)>& sink) {
+        render::table_markdown(*table, sink);
+        sink(after);
+      };
     }
   } else if (o.format == PrintFormat::csv) {
     out.out = render::table_csv(a.table);

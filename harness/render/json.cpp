@@ -143,6 +143,10 @@ void to_json(nlohmann::json& j, const Row& r) {
   j = {{"condition", r.condition}, {"name", r.name},      {"benchmark", r.benchmark},
        {"unit", r.unit},           {"procs", r.procs},    {"warmup_discarded", r.warmup_discarded},
        {"values", r.values},       {"summary", r.summary}};
+  // A table keeps no scores (analysis::Row): written as summarize gives them.
+  auto& scores = j["summary"]["modified_z"];
+  scores = nlohmann::json::array();
+  for (const double z : stats::modified_z_scores(r.values, r.summary)) scores.push_back(or_null(z));
   if (!r.variant.empty()) j["variant"] = r.variant;  // paired designs only
   if (!r.config.empty()) {
     nlohmann::json config = nlohmann::json::object();
@@ -714,7 +718,7 @@ void splice_rows(const json& shells, const std::vector<analysis::Row>& rows, Pre
       writer.array(r.summary.outliers, depth, append_outlier);
     };
     splices[&summary.at("modified_z")] = [&writer, &r](int depth) {
-      writer.array(r.summary.modified_z, depth, append_number);
+      writer.array(stats::modified_z_scores(r.values, r.summary), depth, append_number);  // not kept
     };
   }
 }

@@ -79,7 +79,12 @@ std::string median_ci_text(const stats::Summary& s) {
   return fmt::format("{} ± {:.1f}%", format_value(s.median), 100 * *s.median_rel_halfwidth);
 }
 
-std::string table_markdown(const Table& t) {
+namespace {
+
+// table_markdown into `out`: whole (reserved once) without `sink`, else written to `sink` a piece
+// of about 1 MiB at a time and `out` left empty.
+void markdown_into(const Table& t, std::string& out, const std::function<void(std::string_view)>* sink) {
+  constexpr std::size_t kPiece = 1u << 20;
   const std::vector<const Row*> rows = analysis::rows_by_benchmark(t);
   std::set<std::string> units;
   for (const Row* r : rows) units.insert(r->unit);
@@ -130,7 +135,6 @@ std::string table_markdown(const Table& t) {
   for (const std::size_t width : w) line += width;
   bytes += rows.size() * line;
   for (const auto& n : t.notes) bytes += 2 * n.size() + 3;
-  std::string out;
   if (labelled) {
     out += "Labels (how clean each condition's room was, from what was measured over it):\n\n";
     for (const auto& c : t.conditions) {
@@ -149,8 +153,12 @@ std::string table_markdown(const Table& t) {
   for (std::size_t c = 0; c < head.size(); ++c)
     out += (right[c] ? std::string(w[c] + 1, '-') + ":|" : ":" + std::string(w[c] + 1, '-') + "|");
   out += "\n";
-  out.reserve(out.size() + bytes);
+  out.reserve(out.size() + (sink != nullptr ? std::min(bytes, 2 * kPiece) : bytes));
   for (const Row* r : rows) {
+    if (sink != nullptr && out.size() >= kPiece) {
+      (*sink)(out);
+      out.clear();
+    }
     std::size_t c = 0;
     out += "|";
     cells_of(*r, [&](const std::string& cell) {
@@ -165,7 +173,23 @@ std::string table_markdown(const Table& t) {
       "statistics, as benchstat).\n";
   // Notes name benchmarks (from the benchmark's output): no link, image or HTML tag of theirs.
   for (const auto& n : t.notes) out += "- " + text::markdown_text(n) + "\n";
+  if (sink != nullptr) {
+    (*sink)(out);
+    std::string().swap(out);
+  }
+}
+
+}  // namespace
+
+std::string table_markdown(const Table& t) {
+  std::string out;
+  markdown_into(t, out, nullptr);
   return out;
+}
+
+void table_markdown(const Table& t, const std::function<void(std::string_view)>& sink) {
+  std::string buffer;
+  markdown_into(t, buffer, &sink);
 }
 
 // A condition name in `columns`: a merged one ("<source>:<condition>") keeps its condition whole

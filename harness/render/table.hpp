@@ -2,10 +2,12 @@
 // cv-summary.txt blocks, and raw Go benchmark files. Pure.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,6 +26,9 @@ std::string row_center_text(const analysis::Row& row);
 
 // GitHub-flavoured markdown, columns padded so it also reads well in a terminal.
 std::string table_markdown(const analysis::Table& table);
+// The same, written to `sink` a piece of about 1 MiB at a time: a table of 10^5 benchmarks is tens
+// of megabytes, never one string (cv's peak memory).
+void table_markdown(const analysis::Table& table, const std::function<void(std::string_view)>& sink);
 // For terminals, in `width` columns (at least 80): the conditions and their labels first, then
 // one condition as benchstat prints a file; a suite (more benchmarks than conditions) one line
 // per benchmark with the conditions side by side (render/suite.hpp); otherwise one block per

@@ -339,6 +339,24 @@ Summary summarize(std::span<const double> x, double confidence) {
   return summarize(x, sorted, confidence);
 }
 
+std::vector<double> modified_z_scores(std::span<const double> x, const Summary& s) {
+  if (x.size() < 2 || x.size() != s.n) return {};
+  // Robust scores (§3.4); with MAD = 0 fall back to the MeanAD so that a single differing
+  // value is not flagged by a division by epsilon (hyperfine's behaviour).
+  double scale = s.sigma_mad;
+  if (scale == 0.0) {
+    std::vector<double> dev(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) dev[i] = std::fabs(x[i] - s.median);
+    std::sort(dev.begin(), dev.end());  // summed in ascending order, as it always was
+    const double mean_ad = std::accumulate(dev.begin(), dev.end(), 0.0) / static_cast<double>(x.size());
+    scale = kMeanAdToSigma * mean_ad;
+  }
+  std::vector<double> z;
+  if (scale > 0.0)
+    for (const double v : x) z.push_back((v - s.median) / scale);
+  return z;
+}
+
 Summary summarize(std::span<const double> x, std::span<const double> sorted, double confidence) {
   check_confidence(confidence);
   check_finite(x);
@@ -377,24 +395,13 @@ Summary summarize(std::span<const double> x, std::span<const double> sorted, dou
     const double half = t_quantile(0.5 * (1.0 + confidence), nd - 1.0) * *s.stddev / std::sqrt(nd);
     s.mean_ci = Interval{s.mean - half, s.mean + half, confidence};
 
-    // Robust scores (§3.4); with MAD = 0 fall back to the MeanAD so that a single differing
-    // value is not flagged by a division by epsilon (hyperfine's behaviour).
-    double scale = s.sigma_mad;
-    if (scale == 0.0) {
-      std::sort(dev.begin(), dev.end());  // summed in ascending order, as it always was
-      const double mean_ad = std::accumulate(dev.begin(), dev.end(), 0.0) / nd;
-      scale = kMeanAdToSigma * mean_ad;
-    }
-    if (scale > 0.0) {
-      s.modified_z.resize(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        const double m = (x[i] - s.median) / scale;
-        s.modified_z[i] = m;
-        if (std::fabs(m) > kExtremeZ) {
-          s.outliers[i] = Outlier::extreme;
-        } else if (std::fabs(m) > kOutlierZ) {
-          s.outliers[i] = Outlier::outlier;
-        }
+    s.modified_z = modified_z_scores(x, s);
+    for (std::size_t i = 0; i < s.modified_z.size(); ++i) {
+      const double m = s.modified_z[i];
+      if (std::fabs(m) > kExtremeZ) {
+        s.outliers[i] = Outlier::extreme;
+      } else if (std::fabs(m) > kOutlierZ) {
+        s.outliers[i] = Outlier::outlier;
       }
     }
 

@@ -92,6 +92,10 @@ struct Summary {
 
 // The per-condition summary of §3.2. confidence must be in (0, 1).
 Summary summarize(std::span<const double> samples_in_run_order, double confidence = 0.95);
+// The modified z-score of each of `x` (§3.4) as summarize gives them for `s`, the summary of `x`:
+// empty when n < 2 or MAD = MeanAD = 0. For a reader of a summary whose scores were let go (a
+// table keeps none: analysis::Row).
+std::vector<double> modified_z_scores(std::span<const double> x, const Summary& s);
 // The same, given the samples also in ascending order (a caller that sorts them anyway).
 Summary summarize(std::span<const double> samples_in_run_order, std::span<const double> ascending,
                   double confidence = 0.95);

@@ -258,6 +258,29 @@ TEST_CASE("suite: a benchmark at another GOMAXPROCS or thread count sits on the 
                 });
 }
 
+TEST_CASE("report: the markdown table streamed in pieces is the table as one string") {
+  // cv streams it (issue 41: a table of 10^5 benchmarks held whole was 55 MB of cv's peak).
+  std::vector<records::Sample> samples;
+  for (int b = 0; b < 12000; ++b)
+    for (const double v : {1.0, 1.25}) {
+      records::Sample s;
+      s.condition = "idle";
+      s.benchmark = s.name = fmt::format("BenchmarkRow{:06d}-2", b);
+      s.metrics = {{v * (b + 1), "ns/op"}};
+      samples.push_back(s);
+    }
+  const auto t = analysis::build_table(samples, {"idle"});
+  std::vector<std::string> pieces;
+  render::table_markdown(t, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  CHECK(pieces.size() > 1);  // more than 1 MiB: more than one piece
+  std::string joined;
+  for (const auto& p : pieces) {
+    CHECK(p.size() <= (1u << 20) + 4096);
+    joined += p;
+  }
+  CHECK(joined == render::table_markdown(t));
+}
+
 TEST_CASE("report: no name starts a line of its own in a text table, its notes or its summary (issue 42)") {
   // A name of look-alikes and spaces, longer than its column: it took a line of its own,
   // "  \u25ba REPRODUCED …", where check prints "  \u25b8 REPRODUCED" verdicts.
