@@ -352,8 +352,10 @@ std::vector<double> modified_z_scores(std::span<const double> x, const Summary& 
     scale = kMeanAdToSigma * mean_ad;
   }
   std::vector<double> z;
-  if (scale > 0.0)
+  if (scale > 0.0) {
+    z.reserve(x.size());
     for (const double v : x) z.push_back((v - s.median) / scale);
+  }
   return z;
 }
 
