@@ -283,10 +283,16 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
       continue;
     }
     if (primary.unit == nullptr) primary.unit = &s.metrics.front().unit;
-    primary.values.push_back(s.metrics.front().value);
     b->procs.insert(s.procs);
-    for (std::size_t k = 1; k < s.metrics.size(); ++k) {
+    // Each value to its unit's row, not by its position: a file that lists a sample's units in
+    // another order than the others (by hand) mixes no two metrics in one row.
+    for (std::size_t k = 0; k < s.metrics.size(); ++k) {
       const records::MetricRef m = s.metrics[k];
+      Metric& first = b->metrics.front();  // not `primary`: other() may have moved the metrics
+      if (&m.unit == first.unit || m.unit == *first.unit) {
+        first.values.push_back(m.value);
+        continue;
+      }
       Metric& o = b->other(m.unit, k);
       if (std::isfinite(m.value)) {
         o.values.push_back(m.value);

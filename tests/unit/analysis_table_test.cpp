@@ -258,6 +258,25 @@ TEST_CASE("suite: a benchmark at another GOMAXPROCS or thread count sits on the 
                 });
 }
 
+TEST_CASE("table: a sample's values go to their units' rows, whatever order it lists them in") {
+  // Issue 42's re-test: a hand-edited samples.jsonl listing B/op first put 64 among the ns/op.
+  std::vector<records::Sample> samples(3);
+  for (auto& s : samples) {
+    s.condition = "idle";
+    s.benchmark = s.name = "BM_x";
+  }
+  samples[0].metrics = {{10.0, "ns/op"}, {64.0, "B/op"}};
+  samples[1].metrics = {{64.0, "B/op"}, {12.0, "ns/op"}};
+  samples[2].metrics = {{11.0, "ns/op"}, {64.0, "B/op"}};
+  const auto t = analysis::build_table(samples, {"idle"});
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0].unit == "ns/op");
+  CHECK(t.rows[0].values == std::vector<double>{10.0, 12.0, 11.0});
+  REQUIRE(t.other_metrics.size() == 1);
+  CHECK(t.other_metrics[0].unit == "B/op");
+  CHECK(t.other_metrics[0].values == std::vector<double>{64.0, 64.0, 64.0});
+}
+
 TEST_CASE("report: the markdown table streamed in pieces is the table as one string") {
   // cv streams it (issue 41: a table of 10^5 benchmarks held whole was 55 MB of cv's peak).
   std::vector<records::Sample> samples;
