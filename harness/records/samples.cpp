@@ -57,26 +57,25 @@ SampleRef::SampleRef(const std::string& condition_, const std::string& benchmark
       block(block_) {}
 
 Sample SampleRef::sample() const {
-  Sample s;
-  s.condition = condition;
-  s.benchmark = benchmark;
-  s.name = name;
-  s.procs = procs;
-  s.index = index;
-  s.warmup = warmup;
-  s.invocation = invocation;
-  s.iterations = iterations;
-  s.metrics = metrics.to_vector();
-  s.variant = variant;
-  s.repeat = repeat;
-  s.pair = pair;
-  s.order = order;
-  s.elapsed_seconds = elapsed_seconds;
-  s.utc = utc;
-  s.session = session;
-  s.config = config;
-  s.block = block;
-  return s;
+  // In Sample's order (a designated initializer out of it does not compile): every field.
+  return {.condition = condition,
+          .benchmark = benchmark,
+          .name = name,
+          .procs = procs,
+          .index = index,
+          .warmup = warmup,
+          .invocation = invocation,
+          .iterations = iterations,
+          .metrics = metrics.to_vector(),
+          .config = config,
+          .variant = variant,
+          .repeat = repeat,
+          .pair = pair,
+          .order = order,
+          .block = block,
+          .elapsed_seconds = elapsed_seconds,
+          .utc = utc,
+          .session = session};
 }
 
 // ---- Samples -------------------------------------------------------------------------------
@@ -259,17 +258,15 @@ void Samples::push_back(const Sample& s) {
                      s.elapsed_seconds == 0;
   if (!plain || !bookkeeping_.empty()) {
     make_explicit();
-    Bookkeeping b;
-    b.index = s.index;
-    b.warmup = s.warmup;
-    b.invocation = s.invocation;
-    b.repeat = s.repeat;
-    b.session = s.session;
-    b.block = s.block;
-    b.order = s.order;
-    b.utc = intern(s.utc);
-    b.elapsed_seconds = s.elapsed_seconds;
-    bookkeeping_.push_back(b);
+    bookkeeping_.push_back({.index = s.index,
+                            .invocation = s.invocation,
+                            .repeat = s.repeat,
+                            .session = s.session,
+                            .block = s.block,
+                            .utc = intern(s.utc),
+                            .elapsed_seconds = s.elapsed_seconds,
+                            .warmup = s.warmup,
+                            .order = s.order});
   }
   append_row(series, s.iterations, values);
 }
