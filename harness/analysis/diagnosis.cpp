@@ -324,8 +324,7 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
             y.push_back(*v);
           }
         if (x.size() < kMinInvocations) continue;
-        FactorLink link =
-            link_of(f, row_name(text::line_label(row.name), row.config_label, row.variant), x, y, seed++);
+        FactorLink link = link_of(f, note_name(row), x, y, seed++);
         link.unit = row.unit;
         if (std::isnan(link.association.rho)) continue;  // the factor did not vary
         links.push_back(std::move(link));

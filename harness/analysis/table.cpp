@@ -28,10 +28,11 @@ std::string row_name(std::string_view name, std::string_view config_label, std::
 
 std::string display_name(const Row& row) { return row_name(row.name, row.config_label, row.variant); }
 
-std::string note_where(const Row& row) {
-  return text::line_label(row.condition) + " / " +
-         row_name(text::line_label(row.name), row.config_label, row.variant);
+std::string note_name(const Row& row) {
+  return row_name(text::line_label(row.name), row.config_label, row.variant);
 }
+
+std::string note_where(const Row& row) { return text::line_label(row.condition) + " / " + note_name(row); }
 
 bool in_row(const Row& row, const records::SampleRef& s) {
   return s.condition == row.condition && s.name == row.name && s.config == row.config &&

@@ -66,6 +66,8 @@ std::string display_name(const Row& row);
 // A row as a note names it, "<condition> / <name>", each name a text::line_label: a wrapped note
 // never starts a line inside a name.
 std::string note_where(const Row& row);
+// The name part of note_where: the row's name (a text::line_label), configuration and variant.
+std::string note_name(const Row& row);
 // Whether `sample` (warm-up included) is one of the row's.
 bool in_row(const Row& row, const records::SampleRef& sample);
 // Whether the rows hold each sample, in order: all of them, except that in a paired design each

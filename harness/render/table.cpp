@@ -279,7 +279,6 @@ struct Block {
   std::string unit;
   std::vector<const Row*> rows;
   bool same_procs = true;
-  std::string heading;        // shown where it starts a line (text::row_label)
   std::string name, variant;  // the benchmark's name, and " [variant]" or nothing
 };
 
@@ -294,7 +293,7 @@ std::vector<Block> blocks_of(const Table& t) {
   }
   for (std::size_t k = 0; k < lines_of.size(); ++k)
     for (const analysis::SuiteLine* l : lines_of[k]) {
-      Block b{k, std::string(l->unit), {}, l->same_procs(), "", "", ""};
+      Block b{k, std::string(l->unit), {}, l->same_procs(), "", ""};
       for (const Row* r : l->cells)
         if (r != nullptr) b.rows.push_back(r);
       if (b.rows.empty()) continue;
@@ -302,7 +301,6 @@ std::vector<Block> blocks_of(const Table& t) {
       const std::string variant = l->variant.empty() ? "" : fmt::format(" [{}]", l->variant);
       b.name = name;
       b.variant = variant;
-      b.heading = text::row_label(name) + variant;
       blocks.push_back(std::move(b));
     }
   return blocks;
@@ -377,7 +375,8 @@ std::string table_text(const Table& t, std::size_t width) {
     if (!labels[l].empty()) out += config_heading(labels[l]);
     for (const Block* block : blocks_of[l]) {
       const Block& b = *block;
-      out += fmt::format("{}{}\n", b.heading, b.unit.empty() ? "" : " (" + b.unit + ")");
+      out += fmt::format("{}{}{}\n", text::row_label(b.name), b.variant,
+                         b.unit.empty() ? "" : " (" + b.unit + ")");
       out += pad("condition", cond_w, false) + "    n       mean    stddev     CV%  " +
              text::pad_left("median ± 95% CI", median_w) + "  band\n";
       for (const Row* r : b.rows) {
