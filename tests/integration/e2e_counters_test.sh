@@ -247,7 +247,7 @@ benchmark:
   command: [$WORK/ratio, -work=20000000]
   format: gotest
   metric: task-clock
-  samples: 4
+  samples: 8
 variants:
   - {name: once, args: [-loops=1]}
   - {name: twice, args: [-loops=2]}
@@ -268,14 +268,22 @@ for line in open(sys.argv[1]):
         pairs.setdefault((s["pair"], s["repeat"]), {})[s["variant"]] = s["metrics"][0]["value"]
 # Each repeat's two sides ran back to back: their ratio is free of the room's slower moments (a
 # VM's CPU may run 15% slower for a while, which separate medians mix in).
+import math
 ratio = lambda v: statistics.median(p[v] / p["once"] for (pair, _), p in pairs.items() if pair == v)
 r2, r3 = ratio("twice"), ratio("thrice")
-print(f"task-clock per op against -loops=1: {r2:.3f}x at -loops=2, {r3:.3f}x at -loops=3")
+# The room's own spread, measured in the same run: the A/A pairs (the same -loops=1 twice, back
+# to back). On this project's VM one side of such a pair reads 10% off the other at times, the
+# CPU time of an unchanged binary (a figure of the machine, not of the product).
+aa = statistics.median(abs(math.log(p["once'"] / p["once"])) for (pair, _), p in pairs.items() if pair == "A/A")
+print(f"task-clock per op against -loops=1: {r2:.3f}x at -loops=2, {r3:.3f}x at -loops=3; "
+      f"A/A spread {100 * aa:.1f}% (median |log ratio|)")
 # Per op: the same start-up s on every side plus the loops' work, t(L) = s + L·w, so that
 # t3/t1 = 2·t2/t1 − 1 whatever s costs on this machine; and 3× the loop with s ≥ 0 is a little
-# under 3 (well over 2 while s is below the work of one loop).
-assert sum(pair in ("twice", "thrice") for pair, _ in pairs) == 8, pairs
-assert abs(r3 - (2 * r2 - 1)) < 0.1 * r3, (r2, r3, pairs)
+# under 3 (well over 2 while s is below the work of one loop). r3 and 2·r2 − 1 each carry the
+# room's spread: the tolerance is 10% plus twice the A/A's (a wrong per-op division, 2× or 3×
+# off, is still far outside it).
+assert sum(pair in ("twice", "thrice") for pair, _ in pairs) == 16, pairs
+assert abs(r3 - (2 * r2 - 1)) < (0.1 + 2 * aa) * r3, (r2, r3, aa, pairs)
 assert 2.0 < r3 <= 3.2, (r3, pairs)
 PY
 sed 's/metric: task-clock/metric: instructions/' counted.yaml >instructions.yaml
