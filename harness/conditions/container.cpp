@@ -21,7 +21,6 @@
 #include "text/text.hpp"
 
 namespace noisefloor::conditions {
-using nlohmann::json;
 
 struct ContainerRuntime::Impl {
   const model::Experiment& experiment;
@@ -31,9 +30,8 @@ struct ContainerRuntime::Impl {
   // The engine's containers get no pids controller (rootless Podman): the default pids_limit, a
   // safety net the file did not ask for, is not requested (it would be accepted and not applied).
   bool no_pids_controller = false;
-  std::string tools_image;  // noisefloor-tools:<hash>, once prepare_tools() loaded it
-  json version, info;
-  json libpod;  // Podman: GET /v4.0.0/libpod/info (null for Docker)
+  std::string tools_image;            // noisefloor-tools:<hash>, once prepare_tools() loaded it
+  fingerprint::EngineAnswers engine;  // what it says of itself
   // condition name -> image reference and (for auto images) where the benchmark sits inside
   struct Image {
     std::string ref;
@@ -59,8 +57,8 @@ struct ContainerRuntime::Impl {
 
   Impl(const model::Experiment& e, Note n, docker::Client c, bool r)
       : experiment(e), note(std::move(n)), client(std::move(c)), remote(r) {}
-  int cpus() const { return docker::engine_cpus(info, client.endpoint().display).value_or(1); }
-  bool podman() const { return fingerprint::is_podman(version); }
+  int cpus() const { return docker::engine_cpus(engine.info, client.endpoint().display).value_or(1); }
+  bool podman() const { return engine.podman(); }
   // "the Docker engine at unix:///var/run/docker.sock", "the Podman engine at …", for messages.
   std::string engine_at() const {
     return fmt::format("the {} engine at {}", podman() ? "Podman" : "Docker", client.endpoint().display);
@@ -141,8 +139,8 @@ class EngineSpinners : public SpinnerBackend {
       req.name = fmt::format("nf-{}-{}-spin-{}", run_id, condition, i);
       std::transform(req.name.begin(), req.name.end(), req.name.begin(),
                      [](unsigned char ch) { return std::tolower(ch); });
-      json body = docker::create_body(req);
-      body["HostConfig"]["AutoRemove"] = true;
+      req.auto_remove = true;
+      const auto body = docker::create_body(req);
       const auto created = rt.client.create_container(body, req.name);
       guards_.emplace_back(rt.client, created.id);
       ids_.push_back(created.id);
@@ -161,7 +159,7 @@ class EngineSpinners : public SpinnerBackend {
                           condition, ids_[i].substr(0, 12)));
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
-      const json inspect = rt.client.inspect(ids_[i]);
+      const auto inspect = rt.client.inspect(ids_[i]);
       pids_.push_back(docker::container_state(inspect).pid);
     }
   }
@@ -378,6 +376,13 @@ std::string where(const model::Experiment& e, const model::ContainerSpec& spec) 
 
 }  // namespace
 
+fingerprint::EngineAnswers ask_engine(docker::Client& client) {
+  fingerprint::EngineAnswers answers{
+      .version = client.version(), .info = client.info(), .libpod = std::nullopt};
+  if (answers.podman()) answers.libpod = client.libpod_info();
+  return answers;
+}
+
 ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note)
     : ContainerRuntime(e, std::move(note), docker::Client::from_environment(), false) {}
 
@@ -386,9 +391,7 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker
   if (const auto warning = docker::transport_warning(impl_->client.endpoint()))
     impl_->note("warning: " + *warning);
   impl_->client.ping();
-  impl_->version = impl_->client.version();
-  impl_->info = impl_->client.info();
-  if (fingerprint::is_podman(impl_->version)) impl_->libpod = impl_->client.libpod_info().value_or(json());
+  impl_->engine = ask_engine(impl_->client);
   const fingerprint::EngineFacts facts = engine_facts();
   if (facts.cgroup_controllers &&
       std::find(facts.cgroup_controllers->begin(), facts.cgroup_controllers->end(), "pids") ==
@@ -399,7 +402,7 @@ ContainerRuntime::ContainerRuntime(const model::Experiment& e, Note note, docker
                     "(1024) is not asked for",
                     impl_->client.endpoint().display));
   }
-  const int ncpu = docker::engine_cpus(impl_->info, impl_->client.endpoint().display).value_or(0);
+  const int ncpu = docker::engine_cpus(impl_->engine.info, impl_->client.endpoint().display).value_or(0);
   std::vector<int> engine_cpus;
   for (int i = 0; i < ncpu; ++i) engine_cpus.push_back(i);
   for (std::size_t i = 0; i < e.conditions.size(); ++i) {
@@ -533,13 +536,12 @@ fingerprint::FactTree ContainerRuntime::machine_facts(const model::Cancelled& ca
     throw RunError(fmt::format("the fingerprint container on {} failed (exit code {}): {}",
                                impl_->client.endpoint().display, o.exit_code, text::trim(o.err)));
   const probe::FactDump dump = probe::parse_fact_dump(o.out);
-  return fingerprint::remote_host_facts(dump.files, dump.dirs, impl_->info);
+  return fingerprint::remote_host_facts(dump.files, dump.dirs, impl_->engine.info);
 }
 
 fingerprint::EngineFacts ContainerRuntime::engine_facts() {
-  fingerprint::EngineFacts facts = fingerprint::engine_facts(
-      impl_->version, impl_->info, impl_->client.endpoint().display, impl_->client.api_version(),
-      impl_->libpod.is_null() ? nullptr : &impl_->libpod);
+  fingerprint::EngineFacts facts =
+      fingerprint::engine_facts(impl_->engine, impl_->client.endpoint().display, impl_->client.api_version());
   for (const auto& [cond, img] : impl_->images) facts.images[cond] = {img.ref, img.id};
   facts.transport_warning = docker::transport_warning(impl_->client.endpoint()).value_or("");
   return facts;

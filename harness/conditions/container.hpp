@@ -19,6 +19,9 @@ namespace noisefloor::conditions {
 // One line for the user ("image: noisefloor-auto:… (reused, unchanged binary)").
 using Note = std::function<void(const std::string& line)>;
 
+// Asks the engine what it says of itself (GET /version, /info and, from Podman, its libpod info).
+fingerprint::EngineAnswers ask_engine(docker::Client& client);
+
 class ContainerRuntime {
  public:
   // Connects to the engine (DOCKER_HOST etc.) and validates every container condition against

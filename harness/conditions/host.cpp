@@ -189,13 +189,14 @@ class HostScope : public ConditionScope {
     if (const auto failed = report.values.find("exec_failed"); failed != report.values.end())
       throw RunError(fmt::format("condition '{}': cannot start {}: {}", condition_.name, inv.argv.front(),
                                  failed->second));
-    InvocationOutput out;
-    out.exit_code = r.exit_code;
-    out.signal = r.signal;
-    out.timed_out = r.timed_out;
-    out.out = r.out;
-    out.err = report.benchmark_stderr;
-    out.wall_seconds = r.usage.wall_seconds;
+    InvocationOutput out{.exit_code = r.exit_code,
+                         .signal = r.signal,
+                         .timed_out = r.timed_out,
+                         .out = r.out,
+                         .err = report.benchmark_stderr,
+                         .wall_seconds = r.usage.wall_seconds,
+                         .accounting = {},
+                         .details = {}};
     if (const auto account = probe::probe_run(report)) {
       out.accounting = records::accounting_of(*account, records::MeasuredBy::host);
       out.exit_code = account->exit_code.value_or(-1);

@@ -227,7 +227,7 @@ nlohmann::json create_body(const ContainerRequest& request) {
       {"PidsLimit", spec.pids_limit},
       {"Privileged", false},
       {"Init", false},
-      {"AutoRemove", false},
+      {"AutoRemove", request.auto_remove},
       {"RestartPolicy", {{"Name", "no"}}},
       {"LogConfig", {{"Type", "json-file"}, {"Config", nlohmann::json::object()}}},
   };

@@ -164,12 +164,15 @@ struct ContainerRequest {
   // (OpenStdin, StdinOnce): when noisefloor dies the stream closes and the container's first
   // process (nf-probe --watch-stdin) sees end of file and ends the benchmark.
   bool hold_stdin = false;
+  // The engine removes the container once it exits (HostConfig.AutoRemove): a spinner's, whose
+  // output nobody reads.
+  bool auto_remove = false;
 };
 
 // The POST /containers/create body with safe defaults: no network unless spec.network says so,
 // all capabilities dropped, no-new-privileges, read-only root with a 64 MiB noexec /tmp tmpfs
 // (when spec.read_only), PidsLimit, no swap beyond Memory unless spec.memory_swap says so,
-// json-file logs (so logs can be read back), no init, no auto-remove, no restart; with
+// json-file logs (so logs can be read back), no init, no auto-remove unless asked, no restart; with
 // hold_stdin, OpenStdin, StdinOnce and AttachStdin. Keys that the spec leaves unset are omitted
 // (engine defaults). Throws DockerError if argv is empty.
 nlohmann::json create_body(const ContainerRequest& request);

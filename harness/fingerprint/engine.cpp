@@ -50,6 +50,12 @@ bool is_podman(const json& version) {
   return false;
 }
 
+EngineFacts engine_facts(const EngineAnswers& answers, const std::string& endpoint,
+                         const std::string& api_version) {
+  return engine_facts(answers.version, answers.info, endpoint, api_version,
+                      answers.libpod ? &*answers.libpod : nullptr);
+}
+
 EngineFacts engine_facts(const json& version, const json& info, const std::string& endpoint,
                          const std::string& api_version, const json* libpod_info) {
   const json libpod = libpod_info ? *libpod_info : json();

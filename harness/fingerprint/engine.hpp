@@ -4,7 +4,7 @@
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +59,20 @@ EngineFacts engine_facts(const nlohmann::json& version, const nlohmann::json& in
 
 // Whether GET /version names Podman ("Podman Engine" among its components).
 bool is_podman(const nlohmann::json& version);
+
+// What an engine says of itself, as it wrote it: GET /version, GET /info and, from Podman, GET
+// /v4.0.0/libpod/info (nullopt for Docker). The raw material of the engine's facts; whoever asks
+// the engine (conditions::ask_engine) hands it on without reading it.
+struct EngineAnswers {
+  nlohmann::json version;
+  nlohmann::json info;
+  std::optional<nlohmann::json> libpod;
+  bool podman() const { return is_podman(version); }
+};
+
+// engine_facts of the answers.
+EngineFacts engine_facts(const EngineAnswers& answers, const std::string& endpoint,
+                         const std::string& api_version);
 
 // A limit of `spec` the engine would accept and not apply: "<key>: why, and what would make it
 // work", or nullopt. Podman answers create with no warning when rootless on cgroup v1 (or on v2

@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -19,6 +18,7 @@
 #include "files/files.hpp"
 #include "model/errors.hpp"
 #include "process/process.hpp"
+#include "records/build_marker.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::git {
@@ -26,7 +26,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto kCacheLockPoll = std::chrono::milliseconds(100);
-constexpr const char* kMarkerSchema = "noisefloor.build/1";
 constexpr const char* kWorktreeLockReason = "noisefloor build cache";
 constexpr std::size_t kEntryNameSize = 16;
 
@@ -69,36 +68,10 @@ int try_lock_entry(const fs::path& path) {
   }
 }
 
-nlohmann::json marker_json(const BuildMarker& m) {
-  return {{"schema", kMarkerSchema},
-          {"key", m.key},
-          {"repo", m.repo},
-          {"commit", m.commit},
-          {"tree", m.tree},
-          {"toolchain", m.toolchain},
-          {"utc", m.utc},
-          {"build", m.build},
-          {"binary_sha256", m.binary_sha256}};
-}
-
 // The marker at `path`; nullopt when there is none or it is not one of ours (damaged, another schema).
 std::optional<BuildMarker> read_marker(const fs::path& path) {
   const auto text = files::try_read(path);
-  if (!text) return std::nullopt;
-  try {
-    const auto j = nlohmann::json::parse(*text);
-    if (j.value("schema", "") != kMarkerSchema) return std::nullopt;
-    return BuildMarker{j.at("key").get<std::string>(),
-                       j.at("repo").get<std::string>(),
-                       j.at("commit").get<std::string>(),
-                       j.at("tree").get<std::string>(),
-                       j.at("toolchain").get<std::string>(),
-                       j.at("utc").get<std::string>(),
-                       j.at("build").get<std::vector<std::string>>(),
-                       j.at("binary_sha256").get<std::string>()};
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
+  return text ? records::parse_marker(*text) : std::nullopt;
 }
 
 // A checked-out worktree: its `.git` is the file git worktree add writes (never a directory or
@@ -211,7 +184,7 @@ BuildCache::Entry::~Entry() {
 
 void BuildCache::Entry::mark_built(BuildMarker m) {
   m.key = key_;
-  files::write_atomic(marker_file_, marker_json(m).dump(2) + "\n");
+  files::write_atomic(marker_file_, records::marker_json(m));
   marker_ = std::move(m);
 }
 

@@ -21,6 +21,7 @@
 #include "git/git.hpp"
 #include "model/callbacks.hpp"
 #include "model/gate.hpp"
+#include "records/build_marker.hpp"
 
 namespace noisefloor::git {
 
@@ -29,17 +30,7 @@ namespace noisefloor::git {
 std::filesystem::path default_cache_root();
 
 // What a built entry holds (<key16>.json).
-struct BuildMarker {
-  std::string key = {};     // the whole build key
-  std::string repo = {};    // Repo::top
-  std::string commit = {};  // checked out in the worktree
-  std::string tree = {};
-  std::string toolchain = {};           // as given to build_key
-  std::string utc = {};                 // when it was built (RFC 3339): prune keeps the newest
-  std::vector<std::string> build = {};  // the build argv
-  std::string binary_sha256 = {};       // of the benchmark executable, "" when it is no file
-  friend bool operator==(const BuildMarker&, const BuildMarker&) = default;
-};
+using BuildMarker = records::BuildMarker;
 
 class BuildCache {
  public:

@@ -35,11 +35,8 @@ namespace fp = fingerprint;
 // The engine's facts: GET /version and /info, and Podman's own libpod info (rootless, the cgroup
 // controllers its containers get), which its /info does not tell.
 fp::EngineFacts engine_facts_of(docker::Client& client) {
-  const auto version = client.version();
-  const auto info = client.info();
-  const auto libpod = fp::is_podman(version) ? client.libpod_info() : std::nullopt;
-  fp::EngineFacts facts = fp::engine_facts(version, info, client.endpoint().display, client.api_version(),
-                                           libpod ? &*libpod : nullptr);
+  fp::EngineFacts facts =
+      fp::engine_facts(conditions::ask_engine(client), client.endpoint().display, client.api_version());
   facts.transport_warning = docker::transport_warning(client.endpoint()).value_or("");
   return facts;
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 
 #include "model/errors.hpp"
 #include "model/json_number.hpp"
@@ -35,12 +37,13 @@ void from_json(const json& j, FleetRecord& v) {
     if (!j.is_object()) throw ParseError("fleet.json: expected a JSON object");
     model::check_schema_version(j, kFleetSchemaVersion);
     v = {};
-    v.experiment = j.value("experiment", "");
-    v.experiment_file = j.value("experiment_file", "");
-    v.run_id = j.value("run_id", "");
-    v.started_utc = j.value("started_utc", "");
-    v.finished_utc = j.value("finished_utc", "");
-    v.command_line = j.value("command_line", "");
+    const std::pair<const char*, std::string*> texts[] = {{"experiment", &v.experiment},
+                                                          {"experiment_file", &v.experiment_file},
+                                                          {"run_id", &v.run_id},
+                                                          {"started_utc", &v.started_utc},
+                                                          {"finished_utc", &v.finished_utc},
+                                                          {"command_line", &v.command_line}};
+    for (const auto& [key, field] : texts) *field = j.value(key, "");
     const auto hosts = j.value("hosts", json::array());
     if (!hosts.is_array()) throw ParseError("hosts: expected a list");
     for (const auto& h : hosts) {

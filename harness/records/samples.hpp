@@ -35,6 +35,17 @@
 
 namespace noisefloor::records {
 
+// What an input iterator whose reference is a proxy (a view returned by value) declares, for
+// std::iterator_traits: MetricsView's and Samples' iterators.
+template <class Ref>
+struct ProxyInputIterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = Ref;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = Ref;
+};
+
 struct MetricRef {
   double value;
   const std::string& unit;
@@ -58,13 +69,8 @@ class MetricsView {
   MetricRef front() const { return (*this)[0]; }
   std::vector<model::Metric> to_vector() const;
 
-  class iterator {
+  class iterator : public ProxyInputIterator<MetricRef> {
    public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = MetricRef;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = MetricRef;
     iterator(const MetricsView* view, std::size_t i) : view_(view), i_(i) {}
     MetricRef operator*() const { return (*view_)[i_]; }
     iterator& operator++() {
@@ -177,13 +183,8 @@ class Samples {
   // so that a copy costs O(1), not O(series): the standard algorithms copy iterators at every
   // step (std::find_if's predicate takes one by value). A copy dereferences as what it was copied
   // from; advancing one of two live copies gives it bookkeeping of its own first.
-  class const_iterator {
+  class const_iterator : public ProxyInputIterator<SampleRef> {
    public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = SampleRef;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = SampleRef;
     const_iterator(const Samples* owner, std::size_t i);
     SampleRef operator*() const;
     const_iterator& operator++();

@@ -245,14 +245,15 @@ std::string history_markdown(const History& h, std::string_view directory) {
 // ---- CSV ----
 
 std::string history_csv(const History& h) {
+  // The header: the columns every history has, then the claims' and the room noise's when any run has them.
   const bool claims = any_claims(h);
-  std::string out =
-      "segment,started_utc,run_id,commit,room,status,condition,benchmark,unit,n,median,median_ci_lo,median_"
-      "ci_hi,"
-      "cv_pct,cv_ci_lo,cv_ci_hi,change,change_pct,change_lo_pct,change_hi_pct,p,notes";
   const bool noise = any_noise(h);
-  out += claims ? ",claims" : "";
-  out += noise ? ",noise_cv_pct,noise_steal_pct,noise_run_delay_pct,noise_change\n" : "\n";
+  std::string out(
+      "segment,started_utc,run_id,commit,room,status,condition,benchmark,unit,n,median,median_ci_lo,"
+      "median_ci_hi,cv_pct,cv_ci_lo,cv_ci_hi,change,change_pct,change_lo_pct,change_hi_pct,p,notes");
+  if (claims) out += ",claims";
+  if (noise) out += ",noise_cv_pct,noise_steal_pct,noise_run_delay_pct,noise_change";
+  out += '\n';
   const auto num = [](double v) { return text::shortest(v); };
   const auto opt = [&](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
   const auto ratio_pct = [](double r) {

@@ -16,6 +16,63 @@
 #include "records/fingerprint.hpp"
 #include "stats/summary.hpp"
 
+namespace noisefloor::stats {
+
+nlohmann::json number_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+namespace {
+
+nlohmann::json optional_or_null(const std::optional<double>& v) {
+  return v ? number_or_null(*v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const Interval& v) {
+  j = {{"lo", number_or_null(v.lo)}, {"hi", number_or_null(v.hi)}, {"level", number_or_null(v.level)}};
+}
+
+void to_json(nlohmann::json& j, const Summary& s) {
+  nlohmann::json outliers = nlohmann::json::array();
+  for (Outlier o : s.outliers) outliers.push_back(std::string(to_string(o)));
+  nlohmann::json modified_z = nlohmann::json::array();
+  for (double m : s.modified_z) modified_z.push_back(number_or_null(m));
+  const auto interval = [](const std::optional<Interval>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  j = {
+      {"n", s.n},
+      {"mean", number_or_null(s.mean)},
+      {"median", number_or_null(s.median)},
+      {"min", number_or_null(s.min)},
+      {"max", number_or_null(s.max)},
+      {"stddev", optional_or_null(s.stddev)},
+      {"cv_pct", optional_or_null(s.cv_pct)},
+      {"mad", number_or_null(s.mad)},
+      {"sigma_mad", number_or_null(s.sigma_mad)},
+      {"rcv_pct", optional_or_null(s.rcv_pct)},
+      {"q1", number_or_null(s.q1)},
+      {"q3", number_or_null(s.q3)},
+      {"iqr", number_or_null(s.iqr)},
+      {"mean_ci", interval(s.mean_ci)},
+      {"median_ci", interval(s.median_ci)},
+      {"median_rel_halfwidth", optional_or_null(s.median_rel_halfwidth)},
+      {"outliers", std::move(outliers)},
+      {"modified_z", std::move(modified_z)},
+      {"tukey_mild", s.tukey_mild},
+      {"tukey_severe", s.tukey_severe},
+      {"lag1", optional_or_null(s.lag1)},
+      {"drift", s.drift},
+      {"shape", s.shape},
+      {"band", std::string(to_string(s.band))},
+      {"warnings", s.warnings},
+  };
+}
+
+}  // namespace noisefloor::stats
+
 namespace noisefloor::analysis {
 namespace {
 
@@ -23,7 +80,7 @@ using nlohmann::json;
 
 const auto or_null = stats::number_or_null;
 json interval_or_null(const std::optional<stats::Interval>& i) { return i ? json(*i) : json(); }
-json optional_or_null(const std::optional<double>& v) { return v ? stats::number_or_null(*v) : json(); }
+using stats::optional_or_null;
 nlohmann::json interval_json(const claims::Interval& i) {
   return {stats::number_or_null(i.lo), stats::number_or_null(i.hi)};
 }

@@ -26,6 +26,20 @@
 #include "model/published.hpp"
 #include "records/fingerprint.hpp"
 #include "render/gate.hpp"
+#include "stats/summary.hpp"
+
+// The statistics' records, in stats's namespace so that nlohmann finds them by argument-dependent
+// lookup (stats knows no JSON).
+namespace noisefloor::stats {
+
+// snake_case keys, nullopt and NaN -> null, enums as their to_string() text (summary.json).
+void to_json(nlohmann::json& j, const Summary& summary);
+// A statistic as JSON: the number, or null when it is not finite (JSON has no NaN or ∞). Every
+// document noisefloor writes uses this one rule.
+nlohmann::json number_or_null(double value);
+void to_json(nlohmann::json& j, const Interval& interval);  // {"lo", "hi", "level"}
+
+}  // namespace noisefloor::stats
 
 // In analysis's namespace so that nlohmann finds them by argument-dependent lookup.
 namespace noisefloor::analysis {

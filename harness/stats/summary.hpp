@@ -3,13 +3,12 @@
 // Inputs are the per-repeat values of one condition, in run order (never raw inner
 // iterations). Every value must be finite; summarize() throws noisefloor::Error otherwise.
 // Undefined values are never faked: they are std::nullopt, or NaN for plain doubles, and
-// to_json() writes both as null.
+// summary.json writes both as null (render/json.hpp: stats knows no JSON).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -183,12 +182,5 @@ std::optional<double> median_ci_halfwidth(std::vector<double> values, double con
 // value that is not positive.
 std::optional<double> paired_gm_halfwidth(std::span<const double> base, std::span<const double> variant,
                                           double confidence);
-
-// snake_case keys, nullopt and NaN -> null, enums as their to_string() text (summary.json).
-void to_json(nlohmann::json& j, const Summary& summary);
-// A statistic as JSON: the number, or null when it is not finite (JSON has no NaN or ∞). Every
-// document noisefloor writes uses this one rule.
-nlohmann::json number_or_null(double value);
-void to_json(nlohmann::json& j, const Interval& interval);  // {"lo", "hi", "level"}
 
 }  // namespace noisefloor::stats

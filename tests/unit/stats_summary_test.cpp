@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/errors.hpp"
+#include "render/json.hpp"
 #include "stats/summary.hpp"
 #include "test_support.hpp"
 
