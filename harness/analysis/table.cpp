@@ -303,13 +303,6 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
     }
   }
   make_rows(t, rows, by_condition, units);
-  for (const auto& r : t.rows) {
-    for (const auto& w : r.summary.warnings) {
-      // The table cell already says "± ∞ (n<6)".
-      if (w.find("no 95% median CI") != std::string::npos) continue;
-      t.notes.push_back(fmt::format("{}: {}", note_where(r), w));
-    }
-  }
   // GOMAXPROCS changes GC scheduling: means under different values are not comparable. (Google
   // Benchmark's "/threads:N" instances are benchmarks of their own, told apart on every line.)
   std::set<int> all_procs;

@@ -99,7 +99,7 @@ struct Table {
   // other metrics in line order.
   std::vector<Row> other_metrics;
   std::set<std::string> config_keys;  // distinguishing_keys of the samples
-  std::vector<std::string> notes;     // shown under the table
+  std::vector<std::string> notes;     // its own, shown under it after the rows' (render::table_notes)
   // How clean each condition's room was (analysis/labels.hpp), by condition: every rendering
   // prints it. Absent for a condition nothing was recorded about.
   struct RoomLabel {

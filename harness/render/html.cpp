@@ -15,6 +15,7 @@
 #include "render/svg.hpp"
 #include "render/sweep_plot.hpp"
 #include "render/table.hpp"
+#include "render/warnings.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
 
@@ -383,9 +384,9 @@ std::string conditions_section(const Analysis& d, const std::map<std::string, st
       "<dt>warm-up</dt><dd>samples taken first and discarded: they appear hollow in the plots and never in "
       "the "
       "statistics.</dd>\n</dl>\n";
-  if (!t.notes.empty()) {
+  if (const std::vector<std::string> notes = table_notes(t); !notes.empty()) {
     out += "<h3>Notes</h3>\n<ul class=\"notes\">\n";
-    for (const auto& n : t.notes) out += "<li>" + escape(n) + "</li>\n";
+    for (const auto& n : notes) out += "<li>" + escape(n) + "</li>\n";
     out += "</ul>\n";
   }
   return out + "</section>\n";

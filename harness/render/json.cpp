@@ -14,6 +14,7 @@
 #include "model/names.hpp"
 #include "model/pair_order.hpp"
 #include "records/fingerprint.hpp"
+#include "render/warnings.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::stats {
@@ -67,7 +68,7 @@ void to_json(nlohmann::json& j, const Summary& s) {
       {"drift", s.drift},
       {"shape", s.shape},
       {"band", std::string(to_string(s.band))},
-      {"warnings", s.warnings},
+      {"warnings", render::summary_warning_texts(s.warnings)},
   };
 }
 
@@ -238,7 +239,7 @@ void to_json(nlohmann::json& j, const Table& t) {
        {"config_keys", t.config_keys},
        {"rows", t.rows},
        {"other_metrics", t.other_metrics},
-       {"notes", t.notes}};
+       {"notes", render::table_notes(t)}};
   nlohmann::json labels = nlohmann::json::object();
   for (const auto& [condition, l] : t.labels) labels[condition] = {{"label", l.label}, {"reason", l.reason}};
   j["labels"] = labels;
@@ -702,6 +703,7 @@ json table_tree(const analysis::Table& t, bool samples) {
   fields.notes = t.notes;
   fields.labels = t.labels;
   json j = fields;
+  j["notes"] = render::table_notes(t);  // the rows' warnings too, which `fields` has no rows for
   j["rows"] = rows_tree(t.rows, false);
   j["other_metrics"] = rows_tree(t.other_metrics, false);
   analysis::add_sweeps(j, t);

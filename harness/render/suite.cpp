@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -10,6 +11,8 @@
 #include "analysis/suite.hpp"
 #include "model/first_seen.hpp"
 #include "model/go_config.hpp"
+#include "model/names.hpp"
+#include "render/warnings.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
 
@@ -349,22 +352,20 @@ std::string suite_text(const Table& t, std::size_t width) {
                   : " procs: GOMAXPROCS (the -N of a Go name), one per condition where they differ.";
   out += text::wrap(legend, width, "", "");
   // A row's own notes (outliers, a heavy tail, drift), said per kind with the rows they concern,
-  // not one note per row.
-  std::set<std::string> row_notes;
+  // not one note per row; a kind without words of its own here is said as its sentence.
+  using Kind = stats::SummaryWarningKind;
+  constexpr std::array<std::pair<Kind, std::string_view>, 4> kKindWords = {{
+      {Kind::shape, "shape (CV more than twice the robust rCV: a heavy tail, outliers or several modes)"},
+      {Kind::outliers, "outliers (|modified z| > 3.5)"},
+      {Kind::drift, "drift (lag-1 autocorrelation above 2/√n: successive samples depend on each other)"},
+      {Kind::one_sample, "one sample (no stddev, CV or mean CI)"},
+  }};
   std::vector<std::pair<std::string, std::map<std::string, model::FirstSeen<std::string>>>> kinds;
   for (const Row& r : t.rows)
-    for (const std::string& w : r.summary.warnings) {
-      if (w.find("no 95% median CI") != std::string::npos) continue;
-      row_notes.insert(fmt::format("{}: {}", analysis::note_where(r), w));
-      std::string kind = w;
-      if (w.starts_with("heavy tail"))
-        kind = "shape (CV more than twice the robust rCV: a heavy tail, outliers or several modes)";
-      else if (w.find("are outliers") != std::string::npos)
-        kind = "outliers (|modified z| > 3.5)";
-      else if (w.starts_with("drift"))
-        kind = "drift (lag-1 autocorrelation above 2/√n: successive samples depend on each other)";
-      else if (w.starts_with("n=1"))
-        kind = "one sample (no stddev, CV or mean CI)";
+    for (const stats::SummaryWarning& w : r.summary.warnings) {
+      if (w.kind == Kind::no_median_ci) continue;  // the cell says it
+      std::string kind(model::word_of(w.kind, kKindWords, ""));
+      if (kind.empty()) kind = summary_warning_text(w);
       auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
       if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, {}});
       std::string name =
@@ -379,8 +380,7 @@ std::string suite_text(const Table& t, std::size_t width) {
         parts.push_back(fmt::format("{}: {}", text::line_label(c), fmt::join(it->second.values(), ", ")));
     out += text::wrap(fmt::format("{}: {}", kind, fmt::join(parts, "; ")), width, "- ", "  ");
   }
-  for (const std::string& n : t.notes)
-    if (!row_notes.count(n)) out += text::wrap(n, width, "- ", "  ");
+  for (const std::string& n : t.notes) out += text::wrap(n, width, "- ", "  ");
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "model/first_seen.hpp"
 #include "model/go_config.hpp"
 #include "render/suite.hpp"
+#include "render/warnings.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -134,7 +135,8 @@ void markdown_into(const Table& t, std::string& out, const std::function<void(st
   std::size_t line = 2;  // "|" and "\n"
   for (const std::size_t width : w) line += width;
   bytes += rows.size() * line;
-  for (const auto& n : t.notes) bytes += 2 * n.size() + 3;
+  const std::vector<std::string> notes = table_notes(t);
+  for (const auto& n : notes) bytes += 2 * n.size() + 3;
   if (labelled) {
     out += "Labels (how clean each condition's room was, from what was measured over it):\n\n";
     for (const auto& c : t.conditions) {
@@ -172,7 +174,7 @@ void markdown_into(const Table& t, std::string& out, const std::function<void(st
       "> 10% do not trust. rCV = 1.4826·MAD / median. ± is the 95% CI of the median (order "
       "statistics, as benchstat).\n";
   // Notes name benchmarks (from the benchmark's output): no link, image or HTML tag of theirs.
-  for (const auto& n : t.notes) out += "- " + text::markdown_text(n) + "\n";
+  for (const auto& n : notes) out += "- " + text::markdown_text(n) + "\n";
   if (sink != nullptr) {
     (*sink)(out);
     std::string().swap(out);
@@ -322,7 +324,7 @@ std::string table_text(const Table& t, std::size_t width) {
     if (exact)
       out +=
           "exact: a unit its file marks `assume=exact`: the mode ± the range of the values (as benchstat).\n";
-    for (const std::string& n : t.notes) out += text::wrap(n, 80, "- ", "  ");
+    for (const std::string& n : table_notes(t)) out += text::wrap(n, 80, "- ", "  ");
     return out;
   }
   const std::vector<Block> blocks = blocks_of(t);
@@ -417,7 +419,7 @@ std::string table_text(const Table& t, std::size_t width) {
   // The flags are not repeated here: the notes below say the same in words.
   std::set<std::string> names;
   for (const auto& b : blocks) names.insert(text::line_label(b.name) + b.variant);  // as a note names it
-  for (std::string n : t.notes) {
+  for (std::string n : table_notes(t)) {
     // One benchmark: it heads the block above, so "idle / BenchmarkX: ..." reads "idle: ...".
     if (names.size() == 1 && labels.size() == 1) {
       const std::string long_form = " / " + *names.begin() + ": ";

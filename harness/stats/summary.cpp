@@ -49,8 +49,6 @@ double median_of_sorted(std::span<const double> sorted) {
   return 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
-std::string percent(double confidence) { return fmt::format("{:g}%", 100.0 * confidence); }
-
 }  // namespace
 
 std::optional<Knee> knee_of(std::span<const Summary* const> points) {
@@ -367,7 +365,7 @@ Summary summarize(std::span<const double> x, std::span<const double> sorted, dou
   s.n = x.size();
   s.outliers.assign(s.n, Outlier::none);
   if (s.n == 0) {
-    s.warnings.push_back("no samples");
+    s.warnings.push_back({.kind = SummaryWarningKind::no_samples});
     return s;
   }
   const std::size_t n = s.n;
@@ -435,32 +433,29 @@ Summary summarize(std::span<const double> x, std::span<const double> sorted, dou
   s.band = band_for_cv(s.cv_pct);
 
   // Warnings, from the most basic (sample size) to the diagnostics.
-  if (n < 2) s.warnings.push_back("n=1 < 2: no stddev, CV or mean CI");
+  using Kind = SummaryWarningKind;
+  if (n < 2) s.warnings.push_back({.kind = Kind::one_sample});
   if (!s.median_ci) {
     std::size_t needed = n + 1;
     while (!benchstat_median_ci_orders(needed, confidence)) ++needed;
-    s.warnings.push_back(fmt::format("n={} < {}: no {} median CI", n, needed, percent(confidence)));
+    s.warnings.push_back({.kind = Kind::no_median_ci, .n = n, .count = needed, .value = confidence});
   }
-  if (n >= 2 && s.mean <= 0.0) s.warnings.push_back("mean <= 0: no CV");
-  if (n >= 2 && s.median <= 0.0) s.warnings.push_back("median <= 0: no rCV");
+  if (n >= 2 && s.mean <= 0.0) s.warnings.push_back({.kind = Kind::mean_not_positive});
+  if (n >= 2 && s.median <= 0.0) s.warnings.push_back({.kind = Kind::median_not_positive});
   if (s.shape) {
-    s.warnings.push_back(
-        *s.rcv_pct > 0.0
-            ? fmt::format("heavy tail / outliers / multimodal (CV/rCV = {:.1f})", *s.cv_pct / *s.rcv_pct)
-            : fmt::format("heavy tail / outliers / multimodal (CV = {:.2f}% with rCV = 0)", *s.cv_pct));
+    const bool robust_zero = !(*s.rcv_pct > 0.0);
+    s.warnings.push_back({.kind = Kind::shape,
+                          .value = robust_zero ? *s.cv_pct : *s.cv_pct / *s.rcv_pct,
+                          .robust_zero = robust_zero});
   }
-  const auto n_extreme = std::count(s.outliers.begin(), s.outliers.end(), Outlier::extreme);
-  const auto n_outlier = std::count(s.outliers.begin(), s.outliers.end(), Outlier::outlier);
-  if (n_extreme + n_outlier > 0) {
+  const auto n_extreme =
+      static_cast<std::size_t>(std::count(s.outliers.begin(), s.outliers.end(), Outlier::extreme));
+  const auto n_outlier =
+      static_cast<std::size_t>(std::count(s.outliers.begin(), s.outliers.end(), Outlier::outlier));
+  if (n_extreme + n_outlier > 0)
     s.warnings.push_back(
-        fmt::format("{} of {} samples are outliers (|modified z| > 3.5), {} of them extreme (> 10)",
-                    n_extreme + n_outlier, n, n_extreme));
-  }
-  if (s.drift) {
-    s.warnings.push_back(
-        *s.lag1 > 0.0 ? fmt::format("drift: lag-1 autocorrelation {:.2f} > {:.2f}", *s.lag1, drift_limit)
-                      : fmt::format("drift: lag-1 autocorrelation {:.2f} < -{:.2f}", *s.lag1, drift_limit));
-  }
+        {.kind = Kind::outliers, .n = n, .count = n_extreme + n_outlier, .extreme = n_extreme});
+  if (s.drift) s.warnings.push_back({.kind = Kind::drift, .value = *s.lag1, .limit = drift_limit});
   return s;
 }
 

@@ -6,6 +6,7 @@
 // summary.json writes both as null (render/json.hpp: stats knows no JSON).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -63,6 +64,44 @@ constexpr std::array<std::pair<Outlier, std::string_view>, 3> names(Outlier) {
 
 std::string_view to_string(Outlier outlier);  // "none", "outlier", "extreme"
 
+// What a summary could not give, or gives with a caveat (§3.2–3.4): a kind and the figures its
+// sentence quotes. render/warnings.hpp writes the sentence (stats knows no prose); a reader that
+// acts on a warning asks its kind.
+enum class SummaryWarningKind : std::uint8_t {
+  no_samples,
+  one_sample,           // no stddev, CV or mean CI
+  no_median_ci,         // too few samples for the median CI at the confidence asked
+  mean_not_positive,    // no CV
+  median_not_positive,  // no rCV
+  shape,                // CV more than twice rCV: a heavy tail, outliers or several modes
+  outliers,             // |modified z| > 3.5
+  drift,                // lag-1 autocorrelation beyond 2/√n
+};
+
+constexpr std::array<std::pair<SummaryWarningKind, std::string_view>, 8> names(SummaryWarningKind) {
+  return {{
+      {SummaryWarningKind::no_samples, "no-samples"},
+      {SummaryWarningKind::one_sample, "one-sample"},
+      {SummaryWarningKind::no_median_ci, "no-median-ci"},
+      {SummaryWarningKind::mean_not_positive, "mean-not-positive"},
+      {SummaryWarningKind::median_not_positive, "median-not-positive"},
+      {SummaryWarningKind::shape, "shape"},
+      {SummaryWarningKind::outliers, "outliers"},
+      {SummaryWarningKind::drift, "drift"},
+  }};
+}
+
+struct SummaryWarning {
+  SummaryWarningKind kind = SummaryWarningKind::no_samples;
+  std::size_t n = 0;        // the samples (no_median_ci, outliers)
+  std::size_t count = 0;    // no_median_ci: the least n with a median CI; outliers: how many
+  std::size_t extreme = 0;  // outliers: how many of them beyond |modified z| > 10
+  // no_median_ci: the confidence; shape: CV/rCV, or the CV in % when rCV is 0; drift: lag-1.
+  double value = kNaN;
+  double limit = kNaN;       // drift: 2/√n
+  bool robust_zero = false;  // shape: rCV is 0 (value is then the CV in %)
+};
+
 struct Summary {
   std::size_t n = 0;
   double mean = kNaN, median = kNaN, min = kNaN, max = kNaN;  // NaN only when n == 0
@@ -86,7 +125,7 @@ struct Summary {
   bool drift = false;              // |lag1| > 2/sqrt(n)
   bool shape = false;              // cv/rcv > 2 (or rcv = 0 < cv): heavy tail, outliers or multimodal
   Band band = Band::insufficient;
-  std::vector<std::string> warnings;  // lower-case sentence fragments, e.g. "n=5 < 6: no 95% median CI"
+  std::vector<SummaryWarning> warnings;  // from the most basic (sample size) to the diagnostics
 };
 
 // The per-condition summary of §3.2. confidence must be in (0, 1).

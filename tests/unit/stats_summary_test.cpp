@@ -16,6 +16,7 @@
 
 #include "model/errors.hpp"
 #include "render/json.hpp"
+#include "render/warnings.hpp"
 #include "stats/summary.hpp"
 #include "test_support.hpp"
 
@@ -23,6 +24,10 @@ namespace noisefloor::stats {
 namespace {
 
 using testing::contains;
+// A summary's warnings as render/ writes them (the sentences are the specification's).
+std::vector<std::string> texts(const std::vector<SummaryWarning>& w) {
+  return render::summary_warning_texts(w);
+}
 using testing::kClosed;
 using testing::kT;
 using testing::rel;
@@ -59,7 +64,7 @@ TEST_CASE("stats summary: V1 descriptive, n = 5") {
   // "(-inf,+inf): n=5 < 6": no median CI, and a warning that says so.
   CHECK_FALSE(s.median_ci);
   CHECK_FALSE(s.median_rel_halfwidth);
-  CHECK(contains(s.warnings, "n=5 < 6: no 95% median CI"));
+  CHECK(contains(texts(s.warnings), "n=5 < 6: no 95% median CI"));
   CHECK(s.band == Band::do_not_trust);
   CHECK_FALSE(s.lag1);  // n < 8
 }
@@ -125,9 +130,10 @@ TEST_CASE("stats summary: V2 timing with one outlier") {
   CHECK_FALSE(s.drift);  // 0.129 < 2/sqrt(10)
   CHECK(s.shape);        // CV/rCV = 6.8
   CHECK(s.band == Band::do_not_trust);
-  CHECK(s.warnings == std::vector<std::string>{
-                          "heavy tail / outliers / multimodal (CV/rCV = 6.8)",
-                          "1 of 10 samples are outliers (|modified z| > 3.5), 1 of them extreme (> 10)"});
+  CHECK(texts(s.warnings) ==
+        std::vector<std::string>{
+            "heavy tail / outliers / multimodal (CV/rCV = 6.8)",
+            "1 of 10 samples are outliers (|modified z| > 3.5), 1 of them extreme (> 10)"});
 
   std::vector<double> without;
   for (double value : x) {
@@ -192,7 +198,7 @@ TEST_CASE("stats summary: V13 n = 2") {
   CHECK(s.mean_ci->lo == rel(v["mean_ci95"][0].get<double>(), kT));
   CHECK(s.mean_ci->hi == rel(v["mean_ci95"][1].get<double>(), kT));
   CHECK_FALSE(s.median_ci);  // "Median CI none"
-  CHECK(s.warnings == std::vector<std::string>{"n=2 < 6: no 95% median CI"});
+  CHECK(texts(s.warnings) == std::vector<std::string>{"n=2 < 6: no 95% median CI"});
 }
 
 TEST_CASE("stats summary: n = 0 has no numbers at all") {
@@ -210,7 +216,7 @@ TEST_CASE("stats summary: n = 0 has no numbers at all") {
   CHECK(s.outliers.empty());
   CHECK(s.modified_z.empty());
   CHECK(s.band == Band::insufficient);
-  CHECK(s.warnings == std::vector<std::string>{"no samples"});
+  CHECK(texts(s.warnings) == std::vector<std::string>{"no samples"});
 }
 
 TEST_CASE("stats summary: n = 1 has a location but no spread") {
@@ -230,7 +236,7 @@ TEST_CASE("stats summary: n = 1 has a location but no spread") {
   CHECK(s.outliers == std::vector<Outlier>{Outlier::none});
   CHECK(s.modified_z.empty());
   CHECK(s.band == Band::insufficient);
-  CHECK(s.warnings ==
+  CHECK(texts(s.warnings) ==
         std::vector<std::string>{"n=1 < 2: no stddev, CV or mean CI", "n=1 < 6: no 95% median CI"});
 }
 
@@ -249,8 +255,9 @@ TEST_CASE("stats summary: MAD = 0 falls back to the MeanAD") {
                                            Outlier::none, Outlier::none, Outlier::none});
   CHECK(s.shape);              // all the CV comes from one value; rCV = 0
   CHECK(s.tukey_severe == 1);  // IQR = 0: any differing value is outside the fences
-  CHECK(contains(s.warnings, "heavy tail / outliers / multimodal (CV = 3.73% with rCV = 0)"));
-  CHECK(contains(s.warnings, "1 of 7 samples are outliers (|modified z| > 3.5), 0 of them extreme (> 10)"));
+  CHECK(contains(texts(s.warnings), "heavy tail / outliers / multimodal (CV = 3.73% with rCV = 0)"));
+  CHECK(contains(texts(s.warnings),
+                 "1 of 7 samples are outliers (|modified z| > 3.5), 0 of them extreme (> 10)"));
 }
 
 TEST_CASE("stats summary: all-equal samples have zero spread and no outliers") {
@@ -339,12 +346,12 @@ TEST_CASE("stats summary: drift from the lag-1 autocorrelation") {
   REQUIRE(s.lag1);
   CHECK(*s.lag1 == rel(0.7, kClosed));
   CHECK(s.drift);
-  CHECK(s.warnings == std::vector<std::string>{"drift: lag-1 autocorrelation 0.70 > 0.63"});
+  CHECK(texts(s.warnings) == std::vector<std::string>{"drift: lag-1 autocorrelation 0.70 > 0.63"});
   // Alternating values: strongly negative r1.
   const Summary alt = summarize(std::vector<double>{1, 3, 1, 3, 1, 3, 1, 3});
   CHECK(*alt.lag1 == rel(-7.0 / 8.0, kClosed));
   CHECK(alt.drift);
-  CHECK(contains(alt.warnings, "drift: lag-1 autocorrelation -0.88 < -0.71"));
+  CHECK(contains(texts(alt.warnings), "drift: lag-1 autocorrelation -0.88 < -0.71"));
   CHECK_FALSE(summarize(iota_values(7)).lag1);  // n < 8
 }
 
@@ -366,8 +373,8 @@ TEST_CASE("stats summary: CV bands") {
   const Summary s = summarize(std::vector<double>{-1, 1, -2, 2});
   CHECK_FALSE(s.cv_pct);
   CHECK(s.band == Band::insufficient);
-  CHECK(contains(s.warnings, "mean <= 0: no CV"));
-  CHECK(contains(s.warnings, "median <= 0: no rCV"));
+  CHECK(contains(texts(s.warnings), "mean <= 0: no CV"));
+  CHECK(contains(texts(s.warnings), "median <= 0: no rCV"));
 }
 
 TEST_CASE("stats summary: confidence level is a parameter") {
@@ -545,13 +552,19 @@ TEST_CASE("stats summary: benchstat's median CI orders for n = 2..70 are those b
   // n <= 5 has no 95% interval (benchstat: "±∞", "need >= 6 samples"); n = 6 has [min, max].
   const auto s5 = noisefloor::stats::summarize(iota_values(5));
   CHECK_FALSE(s5.median_ci);
-  CHECK(s5.warnings == std::vector<std::string>{"n=5 < 6: no 95% median CI"});
+  CHECK(texts(s5.warnings) == std::vector<std::string>{"n=5 < 6: no 95% median CI"});
   const auto s6 = noisefloor::stats::summarize(iota_values(6));
   REQUIRE(s6.median_ci);
   CHECK(s6.median_ci->lo == 1.0);
   CHECK(s6.median_ci->hi == 6.0);
-  CHECK(noisefloor::testing::contains(noisefloor::stats::summarize(iota_values(7), 0.99).warnings,
+  CHECK(noisefloor::testing::contains(texts(noisefloor::stats::summarize(iota_values(7), 0.99).warnings),
                                       "n=7 < 8: no 99% median CI"));
+  // Typed: a reader asks the kind, whatever the confidence said in the sentence.
+  const auto w99 = noisefloor::stats::summarize(iota_values(7), 0.99).warnings;
+  REQUIRE(w99.size() == 1);
+  CHECK(w99[0].kind == noisefloor::stats::SummaryWarningKind::no_median_ci);
+  CHECK(w99[0].n == 7);
+  CHECK(w99[0].count == 8);
   CHECK_FALSE(noisefloor::stats::benchstat_median_ci_orders(0));
   CHECK_THROWS_AS(noisefloor::stats::benchstat_median_ci_orders(10, 1.0), noisefloor::Error);
 }
