@@ -122,17 +122,24 @@ contains "$WORK/cv.md" "(pkg: example.com/twopkg/b)"
 # compare: rows matched by package. The two runs may meet rooms of different cleanliness (a busy
 # process beside one of them): what is checked here is the matching, so the labels may differ.
 "$NF" compare --allow-different-labels --format json "$r1" "$r2" >"$WORK/compare.json"
-python3 - "$WORK/compare.json" <<'PY' || fail "compare: one row per package"
+"$NF" cv --format json "$r2" >"$WORK/cv2.json"
+python3 - "$WORK/compare.json" "$WORK/cv.json" "$WORK/cv2.json" <<'PY' || fail "compare: one row per package"
 import json, sys
 d = json.load(open(sys.argv[1]))
 rows = [r for r in d["rows"] if r["unit"] == "sec/op"]
 assert sorted(r["config"]["pkg"] for r in rows) == ["example.com/twopkg/a", "example.com/twopkg/b"], rows
 for r in rows:
     assert r["old"]["n"] == 8 and r["new"]["n"] == 8
-# The same work in both runs: whatever room each run met (a busy process beside one of them doubles
-# its wall times), its two packages met it alike, so their new/old ratios agree.
+# The same work in both runs: whatever steady room each run met (a busy process beside one of them
+# doubles its wall times), its two packages met it alike, so their new/old ratios agree. A room the
+# run itself labelled CONTENDED promises no such thing: beside a busy loop per CPU at cbe048e the
+# packages' new/old ratios were 1.88 and 0.71 (other work came and went between a's and b's
+# benchmarks, as the cv check above says); there only the matching is checked.
+labels = [json.load(open(f))["table"]["labels"].get("idle", {}).get("label", "UNKNOWN") for f in sys.argv[2:]]
 ra, rb = (r["ratio_of_medians"] for r in sorted(rows, key=lambda r: r["config"]["pkg"]))
-assert 0.5 < rb / ra < 2, (ra, rb)
+print(f"compare: new/old of package a {ra:.3f}, of package b {rb:.3f} (the rooms: {', '.join(labels)})")
+if not any(label.startswith("CONTENDED") for label in labels):
+    assert 0.5 < rb / ra < 2, (ra, rb, labels)
 PY
 "$NF" compare --allow-different-labels "$r1" "$r2" >"$WORK/compare.txt"
 contains "$WORK/compare.txt" "pkg: example.com/twopkg/a"
