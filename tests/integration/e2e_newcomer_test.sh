@@ -308,17 +308,20 @@ tiny lab2.yaml lab "" "" 3 "  - name: c
     spinners: 1"
 # The idle side must be measured clean: on a shared machine other work can starve even a sleep
 # (its wake-ups wait), and then it is rightly CONTENDED; a quiet moment is waited for (3 tries).
+# Each try's room is read beside it (outside_cpu, lib.sh): a quiet room's runs read 0.011 to 0.037
+# of a CPU of other work on this project's machine.
+room=()
 for try in 1 2 3; do
-  expect 0 lab1 -- "$NF" run -q lab1.yaml --results "$WORK/labs"
+  expect 0 lab1 -- outside_cpu lab1.room "$NF" run -q lab1.yaml --results "$WORK/labs"
+  room+=("$(cat lab1.room)")
   lab_one=$(readlink -f "$WORK/labs/lab/latest")
   "$NF" cv --format json "$lab_one" >lab1.json
   python3 -c 'import json, sys; sys.exit(json.load(open("lab1.json"))["table"]["labels"]["c"]["label"] != "MEASURED-clean")' && break
   if [[ $try == 3 ]]; then
-    # No quiet moment: is it the room? (a busy process gets under 0.8 of a CPU beside other work)
-    s0=$(cpu_share 0) s1=$(cpu_share 1)
-    awk -v a="$s0" -v b="$s1" 'BEGIN { exit !(a < 0.8 || b < 0.8) }' ||
-      fail "the idle side was CONTENDED in 3 runs, yet a busy process got $s0 of CPU 0 and $s1 of CPU 1 ($(python3 -c 'import json; print(json.load(open("lab1.json"))["table"]["labels"]["c"]["reason"])'))"
-    echo "the room is busy (a busy process got $s0 of CPU 0 and $s1 of CPU 1): the idle side is rightly" \
+    # No quiet moment: was it the room? Other work beside at least one of the runs, read beside it.
+    awk -v r="${room[*]}" 'BEGIN { n = split(r, v, " "); for (i = 1; i <= n; i++) if (v[i] >= 0.05) exit 0; exit 1 }' ||
+      fail "the idle side was CONTENDED in 3 runs, yet other work beside them used ${room[*]} of a CPU ($(python3 -c 'import json; print(json.load(open("lab1.json"))["table"]["labels"]["c"]["reason"])'))"
+    echo "the room is busy (other work used ${room[*]} of a CPU beside the 3 runs): the idle side is rightly" \
       "CONTENDED, and the refusal of different labels, which needs a MEASURED-clean side, is left out"
     echo "e2e newcomer: ok (busy room)"
     exit 0

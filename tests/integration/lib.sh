@@ -68,6 +68,35 @@ sys.exit(os.waitstatus_to_exitcode(status))
 PY
 }
 
+# cpu_timeline FILE COMMAND...: runs COMMAND (its exit code is this one's) and writes to FILE what
+# /proc/stat says of each CPU every 10 ms meanwhile, a JSON line per read: {"t": wall-clock seconds,
+# "busy": [busy seconds of CPU 0, 1, ...]} (all but idle and iowait). A record of the room taken
+# during a run, independent of noisefloor; room_witness.py reads it against the run's labels.
+cpu_timeline() {
+  python3 - "$@" <<'PY'
+import json, os, subprocess, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+tick = os.sysconf("SC_CLK_TCK")
+def read(f):
+    f.seek(0)
+    busy = []
+    for line in f.read().splitlines()[1:]:
+        if not (line.startswith("cpu") and line[3].isdigit()):
+            break
+        v = [int(x) for x in line.split()[1:]]
+        busy.append((sum(v[:8]) - v[3] - v[4]) / tick)
+    return {"t": time.time(), "busy": busy}
+with open("/proc/stat") as stat, open(out, "w") as log:
+    p = subprocess.Popen(argv)
+    log.write(json.dumps(read(stat)) + "\n")
+    while p.poll() is None:
+        time.sleep(0.01)
+        log.write(json.dumps(read(stat)) + "\n")
+    log.write(json.dumps(read(stat)) + "\n")
+sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)
+PY
+}
+
 cpu_share() {
   python3 - "$1" "${BURN:?set BURN to the nf-burn test program}" <<'PY'
 import subprocess, sys, time
