@@ -133,8 +133,14 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& body, const
                                           std::min(unix_seconds(finished, now) + 1, now + 1));
   }
   const bool tty = state.tty;
-  // After a timeout the followed logs stopped early: read them whole.
-  Client::Logs logs = followed && !outcome.timed_out ? std::move(*followed) : client.logs(created.id, tty);
+  // The logs are read whole once the container has exited: a followed stream can end before the
+  // last lines (after a timeout it stops early; Podman's can miss a container's final output,
+  // containers/podman#10675), and the probe's account of the benchmark is those last lines. What
+  // was followed is kept where an engine's whole read has less.
+  Client::Logs logs = client.logs(created.id, tty);
+  if (followed && !outcome.timed_out &&
+      followed->out.size() + followed->err.size() > logs.out.size() + logs.err.size())
+    logs = std::move(*followed);
   outcome.out = std::move(logs.out);
   outcome.err = std::move(logs.err);
   guard.remove();
