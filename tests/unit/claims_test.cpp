@@ -94,29 +94,29 @@ Evaluation judge(std::string_view text, std::uint64_t seed = 42) {
 
 TEST_CASE("claims evaluation: the three verdicts on samples of known spread, the estimates exact") {
   const Evaluation yes = judge("cv(noisy) > 2 * cv(idle)");
-  CHECK(yes.verdict == Verdict::reproduced);
+  CHECK(yes.verdict == noisefloor::claims::Verdict::reproduced);
   // python statistics: stdev/mean of the fabricated series
   CHECK(yes.lhs == doctest::Approx(0.21764287503300347).epsilon(1e-12));
   CHECK(yes.rhs == doctest::Approx(2 * 0.007254762501100116).epsilon(1e-12));
   CHECK(yes.decision_ci.lo > 0);
   CHECK(yes.lhs_ci.lo <= yes.lhs);
   CHECK(yes.lhs_ci.hi >= yes.lhs);
-  CHECK(judge("cv(idle) > 2 * cv(noisy)").verdict == Verdict::not_reproduced);
-  CHECK(judge("cv(noisy) <= 10%").verdict == Verdict::not_reproduced);
-  CHECK(judge("cv(idle) <= 10%").verdict == Verdict::reproduced);
-  CHECK(judge("cv(a) > cv(b)").verdict == Verdict::inconclusive);
-  CHECK(judge("median(idle) within 100 ± 5%").verdict == Verdict::reproduced);
-  CHECK(judge("median(idle) within 120 ± 5%").verdict == Verdict::not_reproduced);
+  CHECK(judge("cv(idle) > 2 * cv(noisy)").verdict == noisefloor::claims::Verdict::not_reproduced);
+  CHECK(judge("cv(noisy) <= 10%").verdict == noisefloor::claims::Verdict::not_reproduced);
+  CHECK(judge("cv(idle) <= 10%").verdict == noisefloor::claims::Verdict::reproduced);
+  CHECK(judge("cv(a) > cv(b)").verdict == noisefloor::claims::Verdict::inconclusive);
+  CHECK(judge("median(idle) within 100 ± 5%").verdict == noisefloor::claims::Verdict::reproduced);
+  CHECK(judge("median(idle) within 120 ± 5%").verdict == noisefloor::claims::Verdict::not_reproduced);
   const Evaluation none = judge("cv(one) > 0");
-  CHECK(none.verdict == Verdict::undefined);
+  CHECK(none.verdict == noisefloor::claims::Verdict::undefined);
   CHECK(none.why == "cv(one) needs n ≥ 2 (it has 1)");
-  CHECK(judge("n(one) >= 1").verdict == Verdict::reproduced);
+  CHECK(judge("n(one) >= 1").verdict == noisefloor::claims::Verdict::reproduced);
   // One sample has no spread to resample: a mean, a median or a min of it is not judged, however
   // far from the other side it lies (issue 42's re-test: REPRODUCED with n = 1).
   for (const char* text :
        {"mean(one) > 0", "median(one) < 1e9", "max(one) >= 0", "mean(idle) > mean(one) / 1e9"}) {
     const Evaluation one = judge(text);
-    CHECK_MESSAGE(one.verdict == Verdict::undefined, text);
+    CHECK_MESSAGE(one.verdict == noisefloor::claims::Verdict::undefined, text);
     CHECK(one.why.find("(one) has 1 sample: an interval needs n ≥ 2") != std::string::npos);
   }
 }
@@ -150,7 +150,7 @@ TEST_CASE("claims: a resample whose within-reference is zero is dropped, never a
   d.rows["a"] = {{"BenchmarkX", {10, 11, 12, 10.5, 11.5, 10.8}}};
   d.rows["b"] = {{"BenchmarkX", {10, 11, 12}}};
   const auto e = evaluate(parse_claim("cv(a) within cv(b) ± 50%", {{"a", "b"}, {}, {}}), d, 3, 2000);
-  REQUIRE(e.verdict != Verdict::undefined);
+  REQUIRE(e.verdict != noisefloor::claims::Verdict::undefined);
   CHECK(std::isfinite(e.decision_ci.lo));
   CHECK(std::isfinite(e.decision_ci.hi));
 }
@@ -160,9 +160,10 @@ TEST_CASE("claims: ratio(v, B) takes benchmark B's ratios; a ratio of CVs is not
   d.ratios["fast"] = {0.5, 0.5, 0.5};
   d.ratio_rows["fast"] = {{"BenchmarkA", {0.5, 0.5, 0.5}}, {"BenchmarkB", {2, 2, 2}}};
   const Names names{{"idle"}, {"fast"}, {}};
-  CHECK(evaluate(parse_claim("ratio(fast) < 1", names), d, 1, 200).verdict == Verdict::reproduced);
+  CHECK(evaluate(parse_claim("ratio(fast) < 1", names), d, 1, 200).verdict ==
+        noisefloor::claims::Verdict::reproduced);
   CHECK(evaluate(parse_claim("ratio(fast, BenchmarkB) < 1", names), d, 1, 200).verdict ==
-        Verdict::not_reproduced);
+        noisefloor::claims::Verdict::not_reproduced);
   const auto e = evaluate(parse_claim("ratio(fast, BenchmarkC) < 1", names), d, 1, 200);
   CHECK(e.why == "ratio(fast, BenchmarkC): no paired samples of that benchmark");
   d.rows["idle"] = {{"BenchmarkA", {10, 11, 12, 13}}};
@@ -196,22 +197,23 @@ TEST_CASE("claims: a sweep's point by its settings, and knee(group) judged by re
   d.rows["s.spinners-2"] = {{"B", doubled}};
   d.sweeps["s"] = {{0.0, "s.spinners-0"}, {1.0, "s.spinners-1"}, {2.0, "s.spinners-2"}};
   auto e = evaluate(parse_claim("knee(s) >= 2", names), d, 1, 500);
-  CHECK(e.verdict == Verdict::reproduced);
+  CHECK(e.verdict == noisefloor::claims::Verdict::reproduced);
   CHECK(e.lhs == 2);
   CHECK(e.lhs_ci.lo == 2);
   CHECK(e.lhs_ci.hi == 2);
-  CHECK(evaluate(parse_claim("knee(s) < 2", names), d, 1, 500).verdict == Verdict::not_reproduced);
+  CHECK(evaluate(parse_claim("knee(s) < 2", names), d, 1, 500).verdict ==
+        noisefloor::claims::Verdict::not_reproduced);
   // No knee: the curve bends past its last point, one step beyond it (2 + 1).
   d.rows["s.spinners-2"] = {{"B", flat}};
   e = evaluate(parse_claim("knee(s) > 2", names), d, 1, 500);
   CHECK(e.lhs == 3);
-  CHECK(e.verdict == Verdict::reproduced);
+  CHECK(e.verdict == noisefloor::claims::Verdict::reproduced);
   // A category axis has no knee value.
   d.rows["q.cpus-a"] = {{"B", flat}};
   d.rows["q.cpus-b"] = {{"B", doubled}};
   d.sweeps["q"] = {{std::nullopt, "q.cpus-a"}, {std::nullopt, "q.cpus-b"}};
   e = evaluate(parse_claim("knee(q) > 1", names), d, 1, 500);
-  CHECK(e.verdict == Verdict::undefined);
+  CHECK(e.verdict == noisefloor::claims::Verdict::undefined);
   CHECK(e.why ==
         "knee(q): its axis is not numeric (a value is a label): name the point instead, e.g. cv(q[...])");
 }
