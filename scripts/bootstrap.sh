@@ -18,6 +18,7 @@ packages=(
   libboost-dev libboost-filesystem-dev libboost-math-dev
   libfmt-dev libcli11-dev doctest-dev libssl-dev
   golang-go docker.io
+  valgrind                   # metric: simulated-instructions and its kin (cachegrind)
 )
 for want in "$@"; do
   case "$want" in

@@ -230,6 +230,9 @@ class ContainerScope : public ConditionScope {
 
   InvocationOutput run(const Invocation& inv, const LineCallback& on_line,
                        const Cancelled& cancelled) override {
+    if (inv.simulate)  // refused where the experiment is read (config/experiment_file.cpp)
+      throw RunError(fmt::format("condition '{}': simulated metrics run on the host; no image has valgrind",
+                                 condition_.name));
     const auto& image = image_for(inv.argv.front());
     const model::ContainerSpec& spec = spec_;
     docker::ContainerRequest req;

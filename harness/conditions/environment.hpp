@@ -13,6 +13,7 @@
 #include "fingerprint/facts.hpp"
 #include "model/callbacks.hpp"
 #include "model/experiment.hpp"
+#include "model/simulation.hpp"
 #include "records/run.hpp"
 
 namespace noisefloor::conditions {
@@ -30,6 +31,9 @@ struct Invocation {
   // No-ops to time first, started exactly as the benchmark will be, in the same condition: the
   // launcher overhead of `format: command` (records::Accounting::launcher_noop_seconds).
   int launcher_noops = 0;
+  // Run it under valgrind's cachegrind with the fixed cache geometry and ASLR off, and return its
+  // counts (model/simulation.hpp): the host only.
+  bool simulate = false;
 };
 
 struct InvocationOutput {
@@ -37,9 +41,10 @@ struct InvocationOutput {
   std::optional<int> signal;
   bool timed_out = false;
   std::string out, err;
-  double wall_seconds = 0;             // as noisefloor saw it (a container: its whole lifecycle)
-  records::Accounting accounting;      // the benchmark's own, measured where it ran
-  records::InvocationDetails details;  // what was applied, read back
+  double wall_seconds = 0;                          // as noisefloor saw it (a container: its whole lifecycle)
+  records::Accounting accounting;                   // the benchmark's own, measured where it ran
+  records::InvocationDetails details;               // what was applied, read back
+  std::optional<model::SimulatedCounts> simulated;  // Invocation::simulate: cachegrind's counts
 };
 
 // A condition in force. Destroying it stops everything it started, on every path.

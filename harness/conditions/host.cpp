@@ -10,14 +10,22 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include "fingerprint/host.hpp"
 #include "image/embedded.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
+#include "model/simulation.hpp"
+#include "parsers/cachegrind.hpp"
 #include "probe/probe_report.hpp"
 #include "process/process.hpp"
+#include "text/text.hpp"
 
 namespace noisefloor::conditions {
 namespace {
@@ -147,6 +155,72 @@ std::uint64_t random_tag() {
 
 namespace {
 
+// Where cachegrind writes an invocation's counts and its own messages: a directory of this
+// process's, removed with the condition (the files are removed as soon as they are read).
+class SimulationFiles {
+ public:
+  SimulationFiles() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "noisefloor-sim-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw RunError(fmt::format("cannot make a directory for valgrind's counts in {}: {}",
+                                 std::filesystem::temp_directory_path().string(), std::strerror(errno)));
+    dir_ = pattern;
+  }
+  SimulationFiles(const SimulationFiles&) = delete;
+  SimulationFiles& operator=(const SimulationFiles&) = delete;
+  ~SimulationFiles() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::string out(int number) const { return (dir_ / fmt::format("cachegrind-{}.out", number)).string(); }
+  std::string log(int number) const { return (dir_ / fmt::format("cachegrind-{}.log", number)).string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+std::string take_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  return text;
+}
+
+// valgrind's own account of why it stopped: the line naming an instruction it cannot decode, or
+// its last lines.
+std::string valgrind_said(const std::string& log) {
+  for (std::string_view rest = log; !rest.empty();) {
+    const auto newline = rest.find('\n');
+    const std::string_view line = rest.substr(0, newline);
+    rest.remove_prefix(newline == std::string_view::npos ? rest.size() : newline + 1);
+    if (line.find("unhandled instruction bytes") != std::string_view::npos) return std::string(line);
+  }
+  return text::last_lines(log, 5, "valgrind's log");
+}
+
+// The counts of an invocation that ran under cachegrind; a RunError that says why where there
+// are none.
+model::SimulatedCounts simulated_counts_of(const std::string& condition, const std::string& program,
+                                           const SimulationFiles& files, int number, bool ended_well) {
+  const std::string log = take_file(files.log(number));
+  const std::string counts = take_file(files.out(number));
+  if (log.find("unhandled instruction bytes") != std::string::npos)
+    throw RunError(fmt::format(
+        "condition '{}': valgrind cannot run {}: it met an instruction it does not decode ({}); Go "
+        "programs stop so at start (RDTSCP, in runtime.cputicks) with valgrind 3.19: simulated metrics "
+        "work for C, C++ and Rust programs, measure wall or cpu for this one",
+        condition, program, text::trim(valgrind_said(log))));
+  if (!ended_well) return {};  // the runner reports the benchmark's own failure
+  try {
+    return model::simulated_counts(parsers::parse_cachegrind_out(counts));
+  } catch (const ParseError& e) {
+    throw RunError(fmt::format("condition '{}': valgrind ran {} but its counts cannot be read: {}", condition,
+                               program, e.what()),
+                   valgrind_said(log));
+  }
+}
+
 class HostScope : public ConditionScope {
  public:
   HostScope(const model::Condition& c, Launcher launcher)
@@ -166,8 +240,17 @@ class HostScope : public ConditionScope {
       spec.argv.insert(spec.argv.end(),
                        {"--noop-runs", std::to_string(inv.launcher_noops), "--noop", launcher_.noop});
     }
+    if (inv.simulate) spec.argv.push_back("--no-aslr");
     spec.argv.push_back("--");
-    spec.argv.push_back(process::resolve_program(inv.argv.front()));
+    const std::string program = process::resolve_program(inv.argv.front());
+    if (inv.simulate) {
+      if (!simulation_) simulation_.emplace();
+      spec.argv.push_back(valgrind());
+      for (std::string& o :
+           model::valgrind_options(simulation_->out(inv.number), simulation_->log(inv.number)))
+        spec.argv.push_back(std::move(o));
+    }
+    spec.argv.push_back(program);
     spec.argv.insert(spec.argv.end(), inv.argv.begin() + 1, inv.argv.end());
     spec.env = inv.env;
     spec.workdir = inv.workdir;
@@ -202,6 +285,16 @@ class HostScope : public ConditionScope {
       out.exit_code = account->exit_code.value_or(-1);
       out.signal = account->signal;
     }
+    if (inv.simulate) {
+      if (report.values.count("aslr") == 0)  // the probe says aslr=off once it is
+        throw RunError(
+            fmt::format("condition '{}': address-space randomization was not turned off for the "
+                        "simulated run (the probe did not say aslr=off)",
+                        condition_.name));
+      const bool ended_well = !out.timed_out && !out.signal && out.exit_code == 0;
+      out.simulated = simulated_counts_of(condition_.name, program, *simulation_, inv.number, ended_well);
+      if (!ended_well) out.simulated.reset();
+    }
     if (!r.applied) {
       out.details.affinity_unknown = "the benchmark exited before it could be read back";
       return out;
@@ -232,9 +325,26 @@ class HostScope : public ConditionScope {
   std::vector<records::SpinnerLoad> spinner_load() const override { return spinners_.load(); }
 
  private:
+  // valgrind, found on PATH once.
+  const std::string& valgrind() {
+    if (valgrind_.empty()) {
+      try {
+        valgrind_ = process::resolve_program("valgrind");
+      } catch (const RunError&) {
+        throw RunError(
+            fmt::format("condition '{}': simulated metrics run the benchmark under valgrind, which "
+                        "is not on PATH: install it (apt-get install valgrind)",
+                        condition_.name));
+      }
+    }
+    return valgrind_;
+  }
+
   model::Condition condition_;
   Launcher launcher_;
   Spinners spinners_;
+  std::optional<SimulationFiles> simulation_;
+  std::string valgrind_;
 };
 
 }  // namespace

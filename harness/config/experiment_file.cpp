@@ -18,6 +18,7 @@
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
 #include "model/names.hpp"
+#include "model/simulation.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::config {
@@ -397,6 +398,16 @@ class Reader {
                    "time Docker's container lifecycle, not the command)",
                    cond_index[i]));
       }
+    // valgrind runs on the host: no image has it.
+    if (exp.benchmark.simulated)
+      for (std::size_t i = 0; i < exp.conditions.size(); ++i)
+        if (exp.conditions[i].container)
+          fail(cond_nodes[i]["container"],
+               fmt::format(
+                   "conditions[{}].container: metric: {} runs the benchmark under valgrind on the host, "
+                   "and no container image has valgrind; drop container: from this condition (pin it "
+                   "with affinity: instead), or measure wall or cpu",
+                   cond_index[i], exp.benchmark.metric.substr(0, exp.benchmark.metric.size() - 3)));
     // Inputs reach a container only through image: auto, which noisefloor builds: a named image
     // brings its own files.
     if (!exp.benchmark.inputs.empty())
@@ -680,6 +691,18 @@ class Reader {
         b.samples_per_run = 1;
       }
     }
+    // A simulated count covers a whole invocation under valgrind: a command's run is its one op.
+    if (const YAML::Node m = node["metric"]; m && model::simulated_metric(b.metric)) {
+      const model::SimulatedMetric sim = *model::simulated_metric(b.metric);
+      if (b.format != model::OutputFormat::command)
+        fail(m, fmt::format("benchmark.metric: {} counts a whole invocation under valgrind, which is one op "
+                            "only for format: command (a {} binary would count its start-up and "
+                            "calibration too); use format: command",
+                            quote(b.metric),
+                            b.format == model::OutputFormat::gotest ? "go test" : "Google Benchmark"));
+      b.simulated = sim;
+      b.metric = model::simulated_unit(sim);
+    }
     // A command's sample is its wall time (sec/op) or its CPU time; `wall` and `cpu` name them as
     // hyperfine users expect.
     if (const YAML::Node m = node["metric"]) {
@@ -692,13 +715,14 @@ class Reader {
                            "prints, such as ns/op",
                            quote(b.metric)));
         b.metric = b.metric == "wall" ? "sec/op" : "cpu-sec/op";
-      } else if (b.format == model::OutputFormat::command && b.counter.empty() &&
+      } else if (b.format == model::OutputFormat::command && b.counter.empty() && !b.simulated &&
                  std::find(kCommandMetrics.begin(), kCommandMetrics.end(), b.metric) ==
                      kCommandMetrics.end()) {
         fail(m, fmt::format(
                     "benchmark.metric: a command measures wall or cpu (or sec/op, cpu-sec/op, user-sec/op, "
-                    "sys-sec/op), or counts instructions, cycles, branch-misses, cache-misses or "
-                    "task-clock; got {}",
+                    "sys-sec/op), counts instructions, cycles, branch-misses, cache-misses or "
+                    "task-clock, or simulates simulated-instructions, simulated-cycles, "
+                    "simulated-l1-misses or simulated-ll-misses; got {}",
                     quote(b.metric)));
       }
     }

@@ -16,6 +16,7 @@
 #include "fingerprint/parse.hpp"
 #include "hash/sha256.hpp"
 #include "model/cpulist.hpp"
+#include "model/simulation.hpp"
 #include "process/process.hpp"
 #include "text/text.hpp"
 
@@ -608,8 +609,42 @@ FactTree probe_this_host() {
   return host;
 }
 
+namespace {
+
+// The benchmark binary: its path, hash and, for a Go binary, how it was built.
+json binary_facts(const fs::path& binary) {
+  json b = json::object();
+  b["path"] = known(binary.string());
+  b["sha256"] = sha256_of_file(binary);
+  const auto [out, why] = run_tool({"go", "version", "-m", binary.string()});
+  if (!out) {
+    b["go"] = unknown(why);
+  } else {
+    try {
+      const GoBuildInfo gi = parse_go_version_m(*out);
+      b["go"] = known({{"go_version", gi.go_version},
+                       {"path", gi.path},
+                       {"main_module", gi.main_module},
+                       {"settings", gi.settings},
+                       {"deps", gi.deps}});
+    } catch (const std::exception& e) {
+      b["go"] = unknown(e.what());
+    }
+  }
+  return b;
+}
+
+// valgrind's version and the settings simulated counts use (model/simulation.hpp).
+json valgrind_facts() {
+  const auto [out, why] = run_tool({"valgrind", "--version"});
+  return json{{"version", out ? known(first_line(*out)) : unknown(why)},
+              {"settings", known(model::valgrind_settings())}};
+}
+
+}  // namespace
+
 FactTree probe_toolchain(const std::optional<fs::path>& benchmark_binary,
-                         const std::optional<fs::path>& source_dir, bool native) {
+                         const std::optional<fs::path>& source_dir, bool native, bool simulated) {
   json tc = json::object();
   tc["go"] = guarded("go", [&] {
     const auto [out, why] = run_tool({"go", "version"});
@@ -621,29 +656,7 @@ FactTree probe_toolchain(const std::optional<fs::path>& benchmark_binary,
     }
     return json{{"version", known(v->version)}, {"platform", known(v->platform)}};
   });
-  if (benchmark_binary) {
-    tc["binary"] = guarded("binary", [&] {
-      json b = json::object();
-      b["path"] = known(benchmark_binary->string());
-      b["sha256"] = sha256_of_file(*benchmark_binary);
-      const auto [out, why] = run_tool({"go", "version", "-m", benchmark_binary->string()});
-      if (!out) {
-        b["go"] = unknown(why);
-      } else {
-        try {
-          const GoBuildInfo gi = parse_go_version_m(*out);
-          b["go"] = known({{"go_version", gi.go_version},
-                           {"path", gi.path},
-                           {"main_module", gi.main_module},
-                           {"settings", gi.settings},
-                           {"deps", gi.deps}});
-        } catch (const std::exception& e) {
-          b["go"] = unknown(e.what());
-        }
-      }
-      return b;
-    });
-  }
+  if (benchmark_binary) tc["binary"] = guarded("binary", [&] { return binary_facts(*benchmark_binary); });
   if (source_dir) {
     tc["source"] = guarded("source", [&] {
       json s = json::object();
@@ -666,6 +679,7 @@ FactTree probe_toolchain(const std::optional<fs::path>& benchmark_binary,
       });
     }
   }
+  if (simulated) tc["valgrind"] = guarded("valgrind", valgrind_facts);
   return FactTree(std::move(tc));
 }
 

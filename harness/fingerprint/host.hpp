@@ -51,8 +51,10 @@ LoadReading probe_load(const std::filesystem::path& root = "/");
 //            the binary is not a Go binary)}                                 when a binary is given
 //   source  {dir, commit, dirty (bool)}                                      when a dir is given
 //   cxx, cc (first line of --version)                                        when native
+//   valgrind {version (first line of --version), settings (model::valgrind_settings)}  when simulated
 FactTree probe_toolchain(const std::optional<std::filesystem::path>& benchmark_binary,
-                         const std::optional<std::filesystem::path>& source_dir, bool native);
+                         const std::optional<std::filesystem::path>& source_dir, bool native,
+                         bool simulated = false);
 
 // Environment variables that change benchmarks, only those that are set: {"GOMAXPROCS": "1"}.
 // The fixed list (GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG, GOTOOLCHAIN, GOAMD64, GOARM,

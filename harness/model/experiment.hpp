@@ -13,6 +13,7 @@
 
 #include "model/gate.hpp"
 #include "model/published.hpp"
+#include "model/simulation.hpp"
 #include "model/sweep.hpp"
 
 namespace noisefloor::model {
@@ -107,6 +108,10 @@ struct BenchmarkSpec {
   // invocation, divided by the iterations its one result line covers (1 for a command); `metric`
   // is then its unit ("instructions/op"). "" for a printed metric.
   std::string counter;
+  // `metric: simulated-instructions` (or simulated-cycles, -l1-misses, -ll-misses): each invocation
+  // runs under valgrind's cachegrind with a fixed cache geometry (model/simulation.hpp) and its
+  // samples are those counts; `metric` is then its unit ("simulated-instructions/op").
+  std::optional<SimulatedMetric> simulated;
   // Files and directories the benchmark reads, relative to workdir: on the host they are where
   // they are; in a container (image: auto) they are put into the image, read-only, at the same
   // place relative to its working directory (/work).

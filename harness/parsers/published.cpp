@@ -21,18 +21,6 @@ namespace {
   throw ParseError(fmt::format("line {}: {}", line, what));
 }
 
-std::vector<std::string_view> fields(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-    const std::size_t start = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
-  }
-  return out;
-}
-
 // A finite number, the whole of `s` ("nan" and "inf" are not published figures).
 std::optional<double> number(std::string_view s) {
   double v = 0;
@@ -136,7 +124,7 @@ model::PublishedTable parse_cv_summary(std::string_view text) {
     }
     // A name that is not one plain word is written in quotes (text::line_label).
     const auto quoted = text::quoted_label(line);
-    auto f = fields(quoted ? quoted->second : line);
+    auto f = text::fields(quoted ? quoted->second : line);
     if (quoted) f.insert(f.begin(), quoted->first);
     if (f.front() == "benchmark" && !quoted) {
       // "benchmark runs mean ns/op stddev CV%": the unit follows "mean".

@@ -146,7 +146,8 @@ records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::
     binary = e.benchmark.command.front();
   const bool native = e.benchmark.format != model::OutputFormat::gotest;
   fp.toolchain = fingerprint::probe_toolchain(
-      binary, e.base_dir.empty() ? std::nullopt : std::optional<fs::path>(e.base_dir), native);
+      binary, e.base_dir.empty() ? std::nullopt : std::optional<fs::path>(e.base_dir), native,
+      e.benchmark.simulated.has_value());
   fp.env = fingerprint::probe_this_env();
   fp.benchmark_env = e.benchmark.env;
   fp.tuning = fingerprint::tuning_state();  // nothing applied: neither state nor error

@@ -1,5 +1,6 @@
 // nf-probe: the entrypoint of noisefloor's auto image,
-//   /noisefloor/probe [--tag TAG] [--noop-runs K] [--nice N] [--watch-stdin] [--no-counters] -- <argv...>
+//   /noisefloor/probe [--tag TAG] [--noop-runs K] [--nice N] [--watch-stdin] [--no-counters] [--no-aslr]
+//                     -- <argv...>
 // and the few programs noisefloor runs in containers on an engine it cannot start host processes
 // on (noisefloor-tools image, README: Many machines):
 //   /noisefloor/probe [--nice N] [--watch-stdin] --spin   a busy loop (a spinner) until stdin ends
@@ -40,6 +41,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -55,6 +57,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "probe/perf_counters.hpp"  // header-only, as is text.hpp: the probe links nothing of noisefloor
@@ -931,6 +934,7 @@ int main(int argc, char** argv) {
   std::string noop_path;
   bool watch_stdin = false;
   bool counters_wanted = true;
+  bool no_aslr = false;
   std::optional<int> nice;
   std::string mode;  // "", "spin", "hold", "facts"
   while (first < argc && std::string(argv[first]) != "--") {
@@ -947,13 +951,17 @@ int main(int argc, char** argv) {
     } else if (option == "--watch-stdin") {
       watch_stdin = true;
       first += 1;
+    } else if (option == "--no-aslr") {  // simulated counts: the same addresses on every run
+      no_aslr = true;
+      first += 1;
     } else if (option == "--no-counters") {  // for make perf (P12): the counters' own cost
       counters_wanted = false;
       first += 1;
     } else if (option == "--nice" && first + 1 < argc) {
       nice = std::atoi(argv[first + 1]);
       first += 2;
-    } else if (option == "--spin" || option == "--hold" || option == "--facts") {
+    } else if (const std::string_view modes[] = {"--spin", "--hold", "--facts"};
+               std::find(std::begin(modes), std::end(modes), option) != std::end(modes)) {
       mode = option.substr(2);
       first += 1;
     } else {
@@ -979,6 +987,16 @@ int main(int argc, char** argv) {
     errno = 0;
     const int got = ::getpriority(PRIO_PROCESS, 0);
     emit("nice", errno == 0 ? std::to_string(got) : unknown(strerror(errno)));
+  }
+  // Address-space randomization off for what the probe starts (inherited, in force at its exec).
+  if (no_aslr) {
+    const int current = ::personality(0xffffffff);
+    if (current == -1 || ::personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) == -1) {
+      std::fprintf(stderr, "noisefloor-probe: exec failed: cannot turn address-space randomization off: %s\n",
+                   strerror(errno));
+      return 127;
+    }
+    emit("aslr", "off");
   }
   if (first < argc && std::string(argv[first]) == "--") ++first;
   if (first >= argc) {

@@ -230,6 +230,9 @@ std::string key_facts(const records::Fingerprint& fp) {
   out += fmt::format("toolchain:  {} · noisefloor {} ({})\n", fp.toolchain.show("go.version"),
                      fp.run ? fp.run->noisefloor_version : "unknown",
                      fp.run ? fp.run->noisefloor_commit : "unknown");
+  if (fp.toolchain.text("valgrind.settings"))
+    out += fmt::format("simulated:  {} {}\n", fp.toolchain.show("valgrind.version"),
+                       fp.toolchain.show("valgrind.settings"));
   if (fp.doctor) {
     int warn = 0, bad = 0;
     std::string why;

@@ -209,6 +209,22 @@ class Loop {
     deliver(m, cond, step, unit, invocation);
   }
 
+  // A simulated run's sample: its counts, the one `metric:` names first. Times taken under
+  // valgrind are not the program's: they stay in the run record, not among the samples.
+  std::vector<model::Metric> simulated_metrics(const conditions::InvocationOutput& out,
+                                               const std::string& where) {
+    if (!out.simulated)
+      throw RunError(fmt::format("{}: the command ran, but valgrind's counts of it did not arrive", where));
+    std::vector<model::Metric> metrics;
+    const model::SimulatedMetric first = *e_.benchmark.simulated;
+    metrics.push_back(
+        {static_cast<double>(model::count_of(*out.simulated, first)), model::simulated_unit(first)});
+    for (const auto& n : model::kSimulatedMetrics)
+      if (n.metric != first)
+        metrics.push_back({static_cast<double>(model::count_of(*out.simulated, n.metric)), n.unit});
+    return metrics;
+  }
+
   void invoke(const plan::Step& step, const plan::Unit& unit) {
     check();
     const model::Condition& cond = e_.conditions[step.condition];
@@ -222,6 +238,7 @@ class Loop {
     inv.workdir = unit.workdir ? unit.workdir : e_.benchmark.workdir;
     inv.timeout = e_.benchmark.timeout;
     inv.number = invocation_++;
+    inv.simulate = e_.benchmark.simulated.has_value();
     // A command's sample includes starting and waiting for it: time that much for a no-op.
     if (e_.benchmark.format == model::OutputFormat::command &&
         noop_invocations_[cond.name]++ < kLauncherNoopInvocations)
@@ -279,6 +296,7 @@ class Loop {
                    {u.cpu_seconds(), "cpu-sec/op"},
                    {u.user_seconds, "user-sec/op"},
                    {u.system_seconds, "sys-sec/op"}};
+      if (e_.benchmark.simulated) m.metrics = simulated_metrics(out, where);
       take(m);
     }
     if (!ok)

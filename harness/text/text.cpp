@@ -23,6 +23,18 @@ std::vector<std::string_view> lines(std::string_view text) {
   return out;
 }
 
+std::vector<std::string_view> fields(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
 void LineSplitter::feed(std::string_view bytes, const OnLine& on_line) {
   pending_.append(bytes);
   std::size_t start = 0, nl;

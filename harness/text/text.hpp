@@ -30,6 +30,8 @@ constexpr std::string_view trim(std::string_view s) {
 // The lines of `text`, split on '\n' with a trailing '\r' removed; a final newline does not
 // start another line ("a\nb\n" -> {"a", "b"}, "" -> {}).
 std::vector<std::string_view> lines(std::string_view text);
+// The fields of `s`, separated by runs of spaces and tabs.
+std::vector<std::string_view> fields(std::string_view s);
 
 // The same split for a stream that arrives in pieces: feed() passes every line completed by the
 // new bytes to on_line (without its "\n" or "\r\n"), finish() the unterminated last one, if any.

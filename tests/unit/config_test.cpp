@@ -220,8 +220,20 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "prints, such as ns/op"},
       {"name: t\nbenchmark: {command: [./b], format: command, metric: ns/op}\nconditions: [{name: a}]\n",
        "x.yaml:2:54: benchmark.metric: a command measures wall or cpu (or sec/op, cpu-sec/op, user-sec/op, "
-       "sys-sec/op), or counts instructions, cycles, branch-misses, cache-misses or task-clock; got "
-       "\"ns/op\""},
+       "sys-sec/op), counts instructions, cycles, branch-misses, cache-misses or task-clock, or simulates "
+       "simulated-instructions, simulated-cycles, simulated-l1-misses or simulated-ll-misses; got \"ns/op\""},
+      {"name: t\nbenchmark: {command: [./b], metric: simulated-cycles}\nconditions: [{name: a}]\n",
+       "x.yaml:2:37: benchmark.metric: \"simulated-cycles\" counts a whole invocation under valgrind, which "
+       "is one "
+       "op only for format: command (a go test binary would count its start-up and calibration too); use "
+       "format: command"},
+      {"name: t\nbenchmark: {command: [./b], format: command, metric: simulated-instructions}\nconditions: "
+       "[{name: "
+       "a}, {name: c, container: {cpuset: \"0\"}}]\n",
+       "x.yaml:3:46: conditions[1].container: metric: simulated-instructions runs the benchmark under "
+       "valgrind on "
+       "the host, and no container image has valgrind; drop container: from this condition (pin it with "
+       "affinity: instead), or measure wall or cpu"},
       {"name: t\nbenchmark: {command: [./b], metric: instructions, samples_per_run: 3}\nconditions: [{name: "
        "a}]\n",
        "x.yaml:2:68: benchmark.samples_per_run: metric: instructions counts a whole invocation, which must "

@@ -1,0 +1,84 @@
+// Simulated counts: the benchmark run under Valgrind's cachegrind, with a fixed cache geometry
+// that is not the host's, so the same program gives the same counts on every machine and in any
+// room (harness/stats/README.md §3.16). Pure: the geometry, valgrind's argv, the cycle estimate.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace noisefloor::model {
+
+// A cache level as valgrind's --I1/--D1/--LL take it: size, associativity, line size (bytes).
+struct CacheGeometry {
+  std::int64_t size_bytes = 0;
+  int ways = 0;
+  int line_bytes = 0;
+};
+
+// Fixed, whatever the host has: a 32 KiB 8-way L1 for instructions and for data, an 8 MiB
+// 16-way last level, 64-byte lines (a common x86-64 desktop part; gungraun's and CodSpeed's
+// simulations fix theirs the same way).
+inline constexpr CacheGeometry kSimulatedI1{32768, 8, 64};
+inline constexpr CacheGeometry kSimulatedD1{32768, 8, 64};
+inline constexpr CacheGeometry kSimulatedLL{8388608, 16, 64};
+
+// cachegrind's events, as its output file names them (events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw
+// DLmw): instruction reads, data reads and writes, and their misses in L1 and the last level.
+struct CacheEvents {
+  std::int64_t ir = 0, i1mr = 0, ilmr = 0;
+  std::int64_t dr = 0, d1mr = 0, dlmr = 0;
+  std::int64_t dw = 0, d1mw = 0, dlmw = 0;
+  friend bool operator==(const CacheEvents&, const CacheEvents&) = default;
+};
+
+// What noisefloor reports of them. The cycle estimate is Itamar Turner-Trauring's, which
+// gungraun (formerly iai-callgrind) reports as "Estimated Cycles": L1 hits + 5 × last-level hits
+// + 35 × RAM hits, where every instruction fetch, data read and data write is an access, an L1
+// hit is an access that did not miss L1, a last-level hit one that missed L1 only, and a RAM hit
+// one that missed both (pythonspeed.com/articles/consistent-benchmarking-in-ci/).
+struct SimulatedCounts {
+  std::int64_t instructions = 0;  // Ir
+  std::int64_t l1_misses = 0;     // I1mr + D1mr + D1mw
+  std::int64_t ll_misses = 0;     // ILmr + DLmr + DLmw
+  std::int64_t estimated_cycles = 0;
+  friend bool operator==(const SimulatedCounts&, const SimulatedCounts&) = default;
+};
+SimulatedCounts simulated_counts(const CacheEvents& e);
+
+// The simulated metrics `metric:` may name, each with its unit (always "simulated-…/op", so no
+// table or export can pass one for a measured figure).
+enum class SimulatedMetric { instructions, cycles, l1_misses, ll_misses };
+struct SimulatedMetricName {
+  SimulatedMetric metric;
+  const char* name;  // as `metric:` names it
+  const char* unit;
+  std::int64_t SimulatedCounts::*count;
+};
+inline constexpr std::array<SimulatedMetricName, 4> kSimulatedMetrics = {{
+    {SimulatedMetric::instructions, "simulated-instructions", "simulated-instructions/op",
+     &SimulatedCounts::instructions},
+    {SimulatedMetric::cycles, "simulated-cycles", "simulated-cycles/op", &SimulatedCounts::estimated_cycles},
+    {SimulatedMetric::l1_misses, "simulated-l1-misses", "simulated-l1-misses/op",
+     &SimulatedCounts::l1_misses},
+    {SimulatedMetric::ll_misses, "simulated-ll-misses", "simulated-ll-misses/op",
+     &SimulatedCounts::ll_misses},
+}};
+// By its name or its unit; nullopt for any other metric.
+std::optional<SimulatedMetric> simulated_metric(std::string_view name_or_unit);
+const char* simulated_unit(SimulatedMetric m);
+std::int64_t count_of(const SimulatedCounts& c, SimulatedMetric m);
+// A unit that is one of the simulated ones.
+bool is_simulated_unit(std::string_view unit);
+
+// valgrind's options for a counted run, in order, before the program: cachegrind with the fixed
+// geometry, no branch simulation, its counts to out_file and its own messages to log_file.
+std::vector<std::string> valgrind_options(const std::string& out_file, const std::string& log_file);
+// The options that make the counts what they are, as the fingerprint and the table's note say
+// them (no file names).
+std::string valgrind_settings();
+
+}  // namespace noisefloor::model

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# metric: simulated-instructions and its kin (README: Simulated counts), against known truth:
+# sim_loop N runs N dec/jnz pairs, 2N instructions beyond a start-up that does not depend on N.
+#   - counted at N and 2N beside a busy loop on every CPU (and beside two spinners): every sample
+#     of a run the same count, and the counts 2N apart within 0.1% (the cycle estimate too: the
+#     loop's instructions are all L1 hits);
+#   - the table names the metric simulated and keeps no measured time among the samples; the
+#     summary header names valgrind, its settings and the cycle formula;
+#   - refused with one line: a Go program (valgrind 3.19 stops at RDTSCP), a container condition
+#     and a go test or Google Benchmark format (at validate, exit 2, file:line:col);
+#   - where the machine has a PMU, the kernel's instruction count of the same loop agrees.
+source "$(dirname "$0")/lib.sh"
+if ! command -v valgrind >/dev/null; then
+  [[ "${CI:-}" == true ]] && fail "valgrind is not installed (scripts/bootstrap.sh installs it; CI=true: a failure)"
+  echo "simulated e2e skipped: no valgrind"; exit 77
+fi
+busy=()
+stop_busy() { for p in "${busy[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; busy=(); }
+trap 'stop_busy; cleanup_work' EXIT
+cd "$WORK"
+cc -O2 -o sim_loop "$REPO/tests/integration/sim_loop.c"
+sim_exp() {  # sim_exp FILE N [METRIC]
+  cat >"$1" <<YAML
+name: loop$2
+benchmark: {command: [$WORK/sim_loop, "$2"], format: command, metric: ${3:-simulated-instructions}, samples: 2}
+settle: 0s
+conditions:
+  - name: idle
+  - name: crowded
+    spinners: 2
+YAML
+}
+N=2000000
+sim_exp one.yaml $N
+sim_exp two.yaml $((2 * N))
+before=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'noisefloor-sim-*' | wc -l)
+# In a session of its own on each CPU, as another user's job would be.
+for cpu in 0 1; do setsid taskset -c $cpu sh -c 'while :; do :; done' & busy+=($!); done
+"$NF" run one.yaml --results "$WORK/results" >one.md 2>one.err || { cat one.err; fail "simulated run at N"; }
+"$NF" run two.yaml --results "$WORK/results" >two.md 2>two.err || { cat two.err; fail "simulated run at 2N"; }
+stop_busy
+after=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'noisefloor-sim-*' | wc -l)
+[[ $after -le $before ]] || fail "valgrind's scratch directories left behind ($before before, $after after)"
+"$NF" cv --format json "$WORK/results/loop$N/latest" >one.json
+"$NF" cv --format json "$WORK/results/loop$((2 * N))/latest" >two.json
+python3 - one.json two.json "$N" <<'PY' || fail "simulated counts against known truth"
+import json, sys
+one, two, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+def counts(d, unit):
+    rows = [r for r in d["table"]["rows"] + d["table"]["other_metrics"] if r["unit"] == unit]
+    assert {r["condition"] for r in rows} == {"idle", "crowded"}, (unit, rows)
+    values = {(r["condition"], r["summary"]["min"], r["summary"]["max"], r["summary"]["n"]) for r in rows}
+    # The same count in every sample and condition: no spread invented, none divided by.
+    assert len({(lo, hi) for _, lo, hi, _ in values}) == 1 and all(lo == hi and k == 2 for _, lo, hi, k in values), values
+    return next(iter(values))[1]
+units = {r["unit"] for r in one["table"]["rows"] + one["table"]["other_metrics"]}
+assert units == {"simulated-instructions/op", "simulated-cycles/op", "simulated-l1-misses/op",
+                 "simulated-ll-misses/op"}, units
+assert one["table"]["rows"][0]["unit"] == "simulated-instructions/op", one["table"]["rows"][0]["unit"]
+i1, i2 = counts(one, "simulated-instructions/op"), counts(two, "simulated-instructions/op")
+c1, c2 = counts(one, "simulated-cycles/op"), counts(two, "simulated-cycles/op")
+print(f"instructions {i1:.0f} at N={n}, {i2:.0f} at 2N: {(i2 - i1) / n:.6f} per extra iteration (truth: 2); "
+      f"estimated cycles {(c2 - c1) / n:.6f} per extra iteration; start-up {i1 - 2 * n:.0f} instructions")
+assert abs((i2 - i1) - 2 * n) <= 0.001 * 2 * n, (i1, i2)
+assert abs((c2 - c1) - 2 * n) <= 0.001 * 2 * n, (c1, c2)
+assert 0 < i1 - 2 * n < 0.1 * 2 * n, i1  # a start-up of some instructions, not of the loop's size
+PY
+contains "$WORK/results/loop$N/latest/cv-summary.txt" "# simulated: valgrind-"
+contains "$WORK/results/loop$N/latest/cv-summary.txt" "--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64, ASLR off; cycles = L1 hits + 5·LL hits + 35·RAM hits"
+contains one.md "simulated-instructions/op"
+
+# --- refusals: one line each, where and what to do ---
+(cd "$REPO/tests/integration/hog" && CGO_ENABLED=0 go build -o "$WORK/hog" .)
+cat >go.yaml <<YAML
+name: go
+benchmark: {command: [$WORK/hog, hello], format: command, metric: simulated-cycles, samples: 2}
+conditions:
+  - name: idle
+YAML
+set +e; "$NF" run go.yaml --results "$WORK/results" >go.out 2>go.err; code=$?; set -e
+[[ $code -eq 1 ]] || { cat go.err; fail "a Go program under valgrind: exit $code, expected 1"; }
+contains go.err "noisefloor: condition 'idle': valgrind cannot run $WORK/hog: it met an instruction it does not decode (vex amd64->IR: unhandled instruction bytes:"
+contains go.err "measure wall or cpu for this one"
+cat >boxed.yaml <<YAML
+name: boxed
+benchmark: {command: [$WORK/sim_loop, "10"], format: command, metric: simulated-instructions}
+conditions:
+  - name: idle
+  - name: boxed
+    container: {cpuset: "0"}
+YAML
+set +e; "$NF" validate boxed.yaml >/dev/null 2>boxed.err; code=$?; set -e
+[[ $code -eq 2 ]] || { cat boxed.err; fail "a container condition: exit $code, expected 2"; }
+[[ "$(cat boxed.err)" == "boxed.yaml:6:16: conditions[1].container: metric: simulated-instructions runs the benchmark under valgrind on the host, and no container image has valgrind; drop container: from this condition (pin it with affinity: instead), or measure wall or cpu" ]] ||
+  { cat boxed.err; fail "the container refusal"; }
+cat >gb.yaml <<YAML
+name: gb
+benchmark: {command: [$WORK/sim_loop], format: gbench-json, metric: simulated-l1-misses}
+conditions:
+  - name: idle
+YAML
+set +e; "$NF" validate gb.yaml >/dev/null 2>gb.err; code=$?; set -e
+[[ $code -eq 2 ]] || { cat gb.err; fail "format: gbench-json: exit $code, expected 2"; }
+grep -Eq '^gb.yaml:2:[0-9]+: benchmark.metric: "simulated-l1-misses" counts a whole invocation under valgrind, which is one op only for format: command' gb.err ||
+  { cat gb.err; fail "the Google Benchmark refusal"; }
+
+# --- beside the kernel's count, where there is a PMU ---
+sim_exp pmu1.yaml $N instructions
+sim_exp pmu2.yaml $((2 * N)) instructions
+set +e; "$NF" run pmu1.yaml --results "$WORK/results" >pmu1.md 2>pmu1.err; code=$?; set -e
+if [[ $code -ne 0 ]] && grep -q "needs the kernel's instructions counter, which could not be read" pmu1.err; then
+  echo "no PMU here ($(grep -o 'could not be read: .*' pmu1.err | head -1 | cut -c1-80)…): the comparison with the kernel's count is left out"
+else
+  [[ $code -eq 0 ]] || { cat pmu1.err; fail "metric: instructions"; }
+  "$NF" run pmu2.yaml --results "$WORK/results" >/dev/null 2>pmu2.err || { cat pmu2.err; fail "metric: instructions at 2N"; }
+  "$NF" cv --format json "$WORK/results/loop$N/latest" >p1.json
+  "$NF" cv --format json "$WORK/results/loop$((2 * N))/latest" >p2.json
+  python3 - p1.json p2.json "$N" <<'PY' || fail "simulated against the kernel's instruction count"
+import json, sys
+med = lambda d: next(r for r in d["table"]["rows"] if r["unit"] == "instructions/op" and r["condition"] == "idle")["summary"]["median"]
+k = (med(json.load(open(sys.argv[2]))) - med(json.load(open(sys.argv[1])))) / int(sys.argv[3])
+print(f"the kernel counted {k:.4f} instructions per extra iteration (simulated: 2)")
+assert abs(k - 2) < 0.01 * 2, k
+PY
+fi
+echo "e2e simulated: ok"

@@ -1,0 +1,43 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "model/errors.hpp"
+#include "model/simulation.hpp"
+#include "parsers/cachegrind.hpp"
+#include "test_support.hpp"
+
+namespace {
+using noisefloor::ParseError;
+using noisefloor::model::CacheEvents;
+using noisefloor::parsers::parse_cachegrind_out;
+using noisefloor::testing::read_data;
+}  // namespace
+
+TEST_CASE("parse_cachegrind_out: Valgrind 3.19's file for a loop of 10,000,000 dec/jnz pairs") {
+  // valgrind --tool=cachegrind --cache-sim=yes --branch-sim=no --I1=32768,8,64 --D1=32768,8,64
+  // --LL=8388608,16,64 ./loop 10000000 (tests/integration/sim_loop.c), captured on Debian 12.
+  const CacheEvents e = parse_cachegrind_out(read_data("cachegrind/loop-10000000.out"));
+  CHECK(e == CacheEvents{20127642, 1086, 1072, 29102, 1174, 980, 10071, 336, 305});
+}
+
+TEST_CASE("parse_cachegrind_out: columns found by name, in any order") {
+  const CacheEvents e = parse_cachegrind_out(
+      "desc: I1 cache: 32768 B, 64 B, 8-way associative\ncmd: ./x\n"
+      "events: Dw Ir I1mr ILmr Dr D1mr DLmr D1mw DLmw Bc\nfl=x.c\n1 2 3\nsummary: 9 1 2 3 4 5 6 7 8 100\n");
+  CHECK(e == CacheEvents{1, 2, 3, 4, 5, 6, 9, 7, 8});
+}
+
+TEST_CASE("parse_cachegrind_out: what it refuses, and why") {
+  CHECK_THROWS_WITH_AS(parse_cachegrind_out("events: Ir\n"),
+                       "cachegrind output: no summary: line (not a file cachegrind wrote whole)", ParseError);
+  CHECK_THROWS_WITH_AS(parse_cachegrind_out("summary: 1\n"),
+                       "cachegrind output: no events: line (not a file cachegrind wrote whole)", ParseError);
+  CHECK_THROWS_WITH_AS(parse_cachegrind_out("events: Ir Dr\nsummary: 1\n"),
+                       "cachegrind output: 2 events but 1 counts in the summary", ParseError);
+  CHECK_THROWS_WITH_AS(parse_cachegrind_out("events: Ir\nsummary: 12\n"),
+                       "cachegrind output: no I1mr event (run with --cache-sim=yes)", ParseError);
+  CHECK_THROWS_WITH_AS(
+      parse_cachegrind_out("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 1 2 3 4 5 6 7 8 x9\n"),
+      "cachegrind output: DLmw is 'x9', not a count", ParseError);
+}
