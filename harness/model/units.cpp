@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 
+#include "model/simulation.hpp"
 #include "text/units.hpp"
 
 namespace noisefloor::model {
@@ -80,7 +81,8 @@ Better better_of(std::string_view unit, const UnitMetadata& metadata) {
   // go test's own units, and the counters `metric: instructions` (and its kin) make: less work, or
   // fewer misses, is better.
   if (one_of(tidied, {"sec/op", "B/op", "allocs/op", "instructions/op", "cycles/op", "branch-misses/op",
-                      "cache-misses/op", "task-clock-ns/op"}))
+                      "cache-misses/op", "task-clock-ns/op"}) ||
+      is_simulated_unit(tidied))
     return Better::lower;
   if (tidied == "B/s") return Better::higher;
   switch (quantity_of(tidied)) {
@@ -95,7 +97,9 @@ Better better_of(std::string_view unit, const UnitMetadata& metadata) {
 }
 
 bool assume_exact(std::string_view unit, const UnitMetadata& metadata) {
-  return metadata.get(std::string(unit), "assume") == "exact";
+  // A simulated count is the same in every run of the same program (§3.17): exact, as benchfmt's
+  // assume=exact says of a unit.
+  return is_simulated_unit(unit) || metadata.get(std::string(unit), "assume") == "exact";
 }
 
 std::optional<UnitLine> parse_unit_line(std::string_view line) {

@@ -313,6 +313,20 @@ double parse_threshold(const std::string& text) {
   return fraction;
 }
 
+namespace {
+// A simulated count (valgrind's, §3.17) is not a measurement: one side of each is refused, whatever
+// units the two share.
+void refuse_simulated_against_measured(const records::Result& old_side, const records::Result& new_side) {
+  const bool old_simulated = old_side.fingerprint.toolchain.text("valgrind.settings").has_value();
+  const bool new_simulated = new_side.fingerprint.toolchain.text("valgrind.settings").has_value();
+  if (old_simulated == new_simulated) return;
+  throw ConfigError(fmt::format(
+      "compare: {} holds counts simulated by valgrind and {} measured figures: a simulation and a "
+      "measurement are not comparable; compare two simulated runs, or two measured ones",
+      old_simulated ? old_side.source : new_side.source, old_simulated ? new_side.source : old_side.source));
+}
+}  // namespace
+
 Output compare(const CompareOptions& o) {
   require_format(o.format, kCompareFormats);
   const double threshold = parse_threshold(o.threshold);
@@ -369,6 +383,7 @@ Output compare(const CompareOptions& o) {
     }
     if (old_error) std::rethrow_exception(old_error);
     if (new_error) std::rethrow_exception(new_error);
+    refuse_simulated_against_measured(old_result, new_result);
     tables.emplace_back("", analysis::compare_results(std::move(old_result), std::move(new_result), threshold,
                                                       o.allow_different_hosts, o.allow_different_labels));
   }

@@ -240,7 +240,8 @@ class Loop {
     inv.number = invocation_++;
     inv.simulate = e_.benchmark.simulated.has_value();
     // A command's sample includes starting and waiting for it: time that much for a no-op.
-    if (e_.benchmark.format == model::OutputFormat::command &&
+    // (Not for simulated counts: nothing is timed, and valgrind's start is not the program's.)
+    if (e_.benchmark.format == model::OutputFormat::command && !e_.benchmark.simulated &&
         noop_invocations_[cond.name]++ < kLauncherNoopInvocations)
       inv.launcher_noops = kLauncherNoops;
     delivered_ = 0;

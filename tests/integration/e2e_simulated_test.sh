@@ -6,6 +6,9 @@
 #     loop's instructions are all L1 hits);
 #   - the table names the metric simulated and keeps no measured time among the samples; the
 #     summary header names valgrind, its settings and the cycle formula;
+#   - the gate: 1% more instructions fails it (exit 4, at the default threshold of 0.1% for simulated
+#     counts), a comment-only change passes, both beside a busy loop per CPU; compare refuses a
+#     simulated run against a measured one (exit 2);
 #   - refused with one line: a Go program (valgrind 3.19 stops at RDTSCP), a container condition
 #     and a go test or Google Benchmark format (at validate, exit 2, file:line:col);
 #   - where the machine has a PMU, the kernel's instruction count of the same loop agrees.
@@ -68,6 +71,42 @@ PY
 contains "$WORK/results/loop$N/latest/cv-summary.txt" "# simulated: valgrind-"
 contains "$WORK/results/loop$N/latest/cv-summary.txt" "--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64, ASLR off; cycles = L1 hits + 5·LL hits + 35·RAM hits"
 contains one.md "simulated-instructions/op"
+
+# --- the gate on it, beside a busy loop per CPU: 1% more instructions fails it, a comment does not ---
+mkdir repo && (cd repo && git init -q -b main && cp "$REPO/tests/integration/sim_loop.c" loop.c &&
+  sed -i 's/argc > 1 ? atol(argv\[1\]) : 1000000/10000000/' loop.c && printf 'loop\nresults/\n' >.gitignore &&
+  mkdir bench && cat >bench/gate.yaml <<'YAML'
+name: simgate
+benchmark:
+  workdir: ..
+  build: [cc, -O2, -o, loop, loop.c]
+  command: [./loop]
+  format: command
+  metric: simulated-instructions
+  samples: 3
+conditions:
+  - name: host
+YAML
+  git add -A && git -c user.name=t -c user.email=t@t commit -qm base)
+grep -q '= 10000000;' repo/loop.c || fail "the gate's loop count was not fixed in the source"
+for cpu in 0 1; do setsid taskset -c $cpu sh -c 'while :; do :; done' & busy+=($!); done
+sed -i 's/= 10000000;/= 10100000;/' repo/loop.c
+set +e; (cd repo && "$NF" run bench/gate.yaml --base main >../gate1.out 2>../gate1.err); code=$?; set -e
+[[ $code -eq 4 ]] || { cat gate1.out gate1.err; fail "the gate on 1% more instructions: exit $code, expected 4"; }
+contains gate1.out "+1.0% [+1.0%, +1.0%]"
+contains gate1.out "change is beyond ±0.1%"
+git -C repo checkout -q loop.c && printf '// a comment only\n' >>repo/loop.c
+set +e; (cd repo && "$NF" run bench/gate.yaml --base main >../gate0.out 2>../gate0.err); code=$?; set -e
+stop_busy
+[[ $code -eq 0 ]] || { cat gate0.out gate0.err; fail "the gate on a comment: exit $code, expected 0"; }
+contains gate0.out "+0.0% [+0.0%, +0.0%]"
+# compare: a simulated run against a measured one is refused, whatever units they share
+sed 's/metric: simulated-instructions/metric: cpu/' one.yaml >measured.yaml
+"$NF" run measured.yaml --results "$WORK/results" >/dev/null 2>measured.err || { cat measured.err; fail "measured run"; }
+set +e; "$NF" compare "$(ls -d "$WORK"/results/loop$N/2* | head -1)" "$WORK/results/loop$N/latest" >cmp.out 2>cmp.err; code=$?; set -e
+[[ $code -eq 2 && ! -s cmp.out ]] || { cat cmp.out cmp.err; fail "compare of a simulated and a measured run: exit $code, expected 2"; }
+contains cmp.err "holds counts simulated by valgrind and"
+contains cmp.err "a simulation and a measurement are not comparable"
 
 # --- refusals: one line each, where and what to do ---
 (cd "$REPO/tests/integration/hog" && CGO_ENABLED=0 go build -o "$WORK/hog" .)

@@ -113,6 +113,11 @@ TEST_CASE("units: which way is better, and what the words of a verdict are") {
   CHECK(model::better_of("frames/s") == Better::higher);
   CHECK(model::better_of("frames/op") == Better::unknown);
   CHECK(model::better_of("GCs/op") == Better::unknown);
+  // Simulated counts (§3.17): less is better, and they are exact without any metadata.
+  CHECK(model::better_of("simulated-instructions/op") == Better::lower);
+  CHECK(model::better_of("simulated-ll-misses/op") == Better::lower);
+  CHECK(model::assume_exact("simulated-cycles/op", model::UnitMetadata{}));
+  CHECK_FALSE(model::assume_exact("instructions/op", model::UnitMetadata{}));
   model::UnitMetadata m;
   CHECK_FALSE(m.set("frames/op", "better", "higher"));
   CHECK_FALSE(m.set("ns/op", "assume", "exact"));  // kept under the tidied unit
