@@ -187,37 +187,34 @@ std::string take_file(const std::string& path) {
   return text;
 }
 
-// valgrind's own account of why it stopped: the line naming an instruction it cannot decode, or
-// its last lines.
-std::string valgrind_said(const std::string& log) {
-  for (std::string_view rest = log; !rest.empty();) {
-    const auto newline = rest.find('\n');
-    const std::string_view line = rest.substr(0, newline);
-    rest.remove_prefix(newline == std::string_view::npos ? rest.size() : newline + 1);
-    if (line.find("unhandled instruction bytes") != std::string_view::npos) return std::string(line);
-  }
-  return text::last_lines(log, 5, "valgrind's log");
+// The line of valgrind's log that names an instruction it cannot decode; nullopt when none does.
+std::optional<std::string_view> undecodable(std::string_view log) {
+  for (const std::string_view line : text::lines(log))
+    if (line.find("unhandled instruction bytes") != std::string_view::npos) return text::trim(line);
+  return std::nullopt;
 }
 
-// The counts of an invocation that ran under cachegrind; a RunError that says why where there
-// are none.
-model::SimulatedCounts simulated_counts_of(const std::string& condition, const std::string& program,
-                                           const SimulationFiles& files, int number, bool ended_well) {
+// The counts of an invocation that ran under cachegrind (nullopt when it did not end well: the
+// runner reports the benchmark's own failure); a RunError that says why where there are none.
+std::optional<model::SimulatedCounts> simulated_counts_of(const std::string& condition,
+                                                          const std::string& program,
+                                                          const SimulationFiles& files, int number,
+                                                          bool ended_well) {
   const std::string log = take_file(files.log(number));
   const std::string counts = take_file(files.out(number));
-  if (log.find("unhandled instruction bytes") != std::string::npos)
+  if (const auto line = undecodable(log))
     throw RunError(fmt::format(
         "condition '{}': valgrind cannot run {}: it met an instruction it does not decode ({}); Go "
         "programs stop so at start (RDTSCP, in runtime.cputicks) with valgrind 3.19: simulated metrics "
         "work for C, C++ and Rust programs, measure wall or cpu for this one",
-        condition, program, text::trim(valgrind_said(log))));
-  if (!ended_well) return {};  // the runner reports the benchmark's own failure
+        condition, program, *line));
+  if (!ended_well) return std::nullopt;
   try {
     return model::simulated_counts(parsers::parse_cachegrind_out(counts));
   } catch (const ParseError& e) {
     throw RunError(fmt::format("condition '{}': valgrind ran {} but its counts cannot be read: {}", condition,
                                program, e.what()),
-                   valgrind_said(log));
+                   text::last_lines(log, 5, "valgrind's log"));
   }
 }
 
@@ -293,7 +290,6 @@ class HostScope : public ConditionScope {
                         condition_.name));
       const bool ended_well = !out.timed_out && !out.signal && out.exit_code == 0;
       out.simulated = simulated_counts_of(condition_.name, program, *simulation_, inv.number, ended_well);
-      if (!ended_well) out.simulated.reset();
     }
     if (!r.applied) {
       out.details.affinity_unknown = "the benchmark exited before it could be read back";
