@@ -296,6 +296,11 @@ class ContainerScope : public ConditionScope {
     // when the benchmark died of SIGKILL and the container's memory cgroup counted an OOM kill.
     const bool oom_killed =
         o.oom_killed || (account && account->signal == SIGKILL && account->oom_kills.value_or(0) > 0);
+    // The OOM killer can take the probe too, moments after the benchmark: then nothing reports from
+    // inside, and a container with a memory limit whose first process died of SIGKILL, not stopped
+    // by the timeout, was most likely killed for memory.
+    const bool oom_likely =
+        !oom_killed && image.probe && !account && spec.memory && !o.timed_out && o.exit_code == 128 + SIGKILL;
     if (account) {
       // The benchmark's own figures, from inside: not the container's lifecycle.
       out.accounting = records::accounting_of(*account, records::MeasuredBy::container);
@@ -333,10 +338,14 @@ class ContainerScope : public ConditionScope {
       d.verification = probe::Verification{
           {}, {"a named image runs without noisefloor's probe: limits are checked on the engine side only"}};
     }
-    if (oom_killed)
-      throw RunError(fmt::format("condition '{}': the benchmark was OOM-killed (memory limit {} bytes)",
-                                 condition_.name, spec.memory ? std::to_string(*spec.memory) : "none"),
-                     text::last_lines(o.out + out.err, 10, "its output"));
+    if (oom_killed || oom_likely)
+      throw RunError(
+          fmt::format("condition '{}': the benchmark was OOM-killed (memory limit {} bytes){}",
+                      condition_.name, spec.memory ? std::to_string(*spec.memory) : "none",
+                      oom_likely ? ", most likely: the probe beside it died of SIGKILL too, before "
+                                   "it could report; raise `memory` or lower the benchmark's use"
+                                 : ""),
+          text::last_lines(o.out + out.err, 10, "its output"));
     // What was not streamed (after a timeout the logs are read whole), and an unterminated last line.
     if (fed <= out.out.size()) feed(std::string_view(out.out).substr(fed), true);
     return out;
