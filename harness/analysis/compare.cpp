@@ -430,7 +430,7 @@ CompareRow matched_row(const RowId& m, const std::string& unit, const std::strin
   for (const auto& u : ng.recorded_units) add_unique(r.recorded_units, u);
   r.better = model::better_of(unit, st.units);
   r.quantity = model::quantity_of(unit);
-  r.exact = model::assume_exact(unit, st.units);
+  r.exact = model::exact_samples(unit, st.units, {og.values, ng.values});
   std::vector<double> old_sorted, new_sorted;
   r.old_side = side_of(oc, og, r.exact, st.confidence, old_sorted);
   r.new_side = side_of(nc, ng, r.exact, st.confidence, new_sorted);

@@ -193,7 +193,7 @@ void make_row(Row& r, const Building& b, Metric& m, const std::set<std::string>&
   // Its scores are one number a sample, read by the JSON export alone, which computes them again
   // (stats::modified_z_scores): a table of 10^5 rows × 3 metrics kept 53 MB of them.
   std::vector<double>().swap(r.summary.modified_z);
-  r.exact = model::assume_exact(r.unit, units);
+  r.exact = model::exact_samples(r.unit, units, {r.values});
   if (r.exact) {
     std::vector<double> ascending = r.values;
     std::sort(ascending.begin(), ascending.end());

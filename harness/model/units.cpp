@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 
@@ -97,9 +98,16 @@ Better better_of(std::string_view unit, const UnitMetadata& metadata) {
 }
 
 bool assume_exact(std::string_view unit, const UnitMetadata& metadata) {
-  // A simulated count is the same in every run of the same program (§3.17): exact, as benchfmt's
-  // assume=exact says of a unit.
-  return is_simulated_unit(unit) || metadata.get(std::string(unit), "assume") == "exact";
+  return metadata.get(std::string(unit), "assume") == "exact";
+}
+
+bool exact_samples(std::string_view unit, const UnitMetadata& metadata,
+                   std::initializer_list<std::span<const double>> sides) {
+  if (assume_exact(unit, metadata)) return true;
+  if (!is_simulated_unit(unit)) return false;
+  for (const auto side : sides)
+    if (std::adjacent_find(side.begin(), side.end(), std::not_equal_to<>()) != side.end()) return false;
+  return true;
 }
 
 std::optional<UnitLine> parse_unit_line(std::string_view line) {

@@ -7,9 +7,11 @@
 // itself (direction_of). Pure.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +64,11 @@ Better better_of(std::string_view unit, const UnitMetadata& metadata = {});
 Quantity quantity_of(std::string_view unit);
 // Whether the metadata says `assume=exact` for `unit`.
 bool assume_exact(std::string_view unit, const UnitMetadata& metadata);
+// Whether samples of `unit` are exact: as the metadata says, or simulated counts that are the same
+// in every sample of every side given (a loop that runs the same code each time; one fed other
+// data each repetition, such as a random key, counts differently and gets the usual tests).
+bool exact_samples(std::string_view unit, const UnitMetadata& metadata,
+                   std::initializer_list<std::span<const double>> sides);
 
 // The metadata of a `Unit` line ("Unit <unit> key=value ..."): nullopt when `line` is not one;
 // else the unit and its pairs (a field without '=' is reported in `errors`).

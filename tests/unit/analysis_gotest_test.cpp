@@ -113,17 +113,23 @@ TEST_CASE("units: which way is better, and what the words of a verdict are") {
   CHECK(model::better_of("frames/s") == Better::higher);
   CHECK(model::better_of("frames/op") == Better::unknown);
   CHECK(model::better_of("GCs/op") == Better::unknown);
-  // Simulated counts (§3.17): less is better, and they are exact without any metadata.
+  // Simulated counts (§3.17): less is better, and exact without any metadata when every sample
+  // of every side is the same count; a measured count never is.
   CHECK(model::better_of("simulated-instructions/op") == Better::lower);
   CHECK(model::better_of("simulated-ll-misses/op") == Better::lower);
-  CHECK(model::assume_exact("simulated-cycles/op", model::UnitMetadata{}));
-  CHECK_FALSE(model::assume_exact("instructions/op", model::UnitMetadata{}));
+  const std::vector<double> same{7, 7, 7}, other{8, 8}, spread{7, 7, 8};
+  CHECK(model::exact_samples("simulated-cycles/op", model::UnitMetadata{}, {same, other}));
+  CHECK(model::exact_samples("simulated-cycles/op", model::UnitMetadata{}, {}));
+  CHECK_FALSE(model::exact_samples("simulated-cycles/op", model::UnitMetadata{}, {same, spread}));
+  CHECK_FALSE(model::exact_samples("instructions/op", model::UnitMetadata{}, {same, other}));
+  CHECK_FALSE(model::assume_exact("simulated-cycles/op", model::UnitMetadata{}));
   model::UnitMetadata m;
   CHECK_FALSE(m.set("frames/op", "better", "higher"));
   CHECK_FALSE(m.set("ns/op", "assume", "exact"));  // kept under the tidied unit
   CHECK(model::better_of("frames/op", m) == Better::higher);
   CHECK(model::assume_exact("sec/op", m));
   CHECK(model::assume_exact("ns/op", m));
+  CHECK(model::exact_samples("ns/op", m, {spread}));  // as the metadata says, whatever the samples
   CHECK(m.set("frames/op", "better", "lower") ==
         std::optional<std::string>("metadata better of unit frames/op already set to higher"));
   CHECK(model::better_of("frames/op", m) == Better::higher);  // the first value stays
