@@ -31,9 +31,9 @@ struct Invocation {
   // No-ops to time first, started exactly as the benchmark will be, in the same condition: the
   // launcher overhead of `format: command` (records::Accounting::launcher_noop_seconds).
   int launcher_noops = 0;
-  // Run it under valgrind's cachegrind with the fixed cache geometry and ASLR off, and return its
-  // counts (model/simulation.hpp): the host only.
-  bool simulate = false;
+  // Run it under valgrind with the fixed cache geometry and ASLR off, and return its counts over
+  // the scope (model/simulation.hpp): the host only.
+  std::optional<model::SimulationScope> simulate;
 };
 
 struct InvocationOutput {
@@ -44,7 +44,8 @@ struct InvocationOutput {
   double wall_seconds = 0;                          // as noisefloor saw it (a container: its whole lifecycle)
   records::Accounting accounting;                   // the benchmark's own, measured where it ran
   records::InvocationDetails details;               // what was applied, read back
-  std::optional<model::SimulatedCounts> simulated;  // Invocation::simulate: cachegrind's counts
+  std::optional<model::SimulatedCounts> simulated;  // simulate whole_run: cachegrind's counts
+  std::vector<model::TimedLoop> simulated_loops;    // simulate timed_loop: every loop, in order
 };
 
 // A condition in force. Destroying it stops everything it started, on every path.

@@ -16,6 +16,8 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "fingerprint/host.hpp"
 #include "image/embedded.hpp"
@@ -172,8 +174,25 @@ class SimulationFiles {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
-  std::string out(int number) const { return (dir_ / fmt::format("cachegrind-{}.out", number)).string(); }
-  std::string log(int number) const { return (dir_ / fmt::format("cachegrind-{}.log", number)).string(); }
+  std::string out(int number) const { return (dir_ / fmt::format("valgrind-{}.out", number)).string(); }
+  std::string log(int number) const { return (dir_ / fmt::format("valgrind-{}.log", number)).string(); }
+  // callgrind's dumps of an invocation, out(number).1, .2, …, in the order it wrote them.
+  std::vector<std::string> dumps(int number) const {
+    const std::string prefix = fmt::format("valgrind-{}.out.", number);
+    std::vector<std::pair<long, std::string>> found;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind(prefix, 0) != 0) continue;
+      const std::string k = name.substr(prefix.size());
+      if (!k.empty() && k.find_first_not_of("0123456789") == std::string::npos)
+        found.emplace_back(std::stol(k), entry.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> paths;
+    for (auto& [k, path] : found) paths.push_back(std::move(path));
+    return paths;
+  }
 
  private:
   std::filesystem::path dir_;
@@ -194,20 +213,28 @@ std::optional<std::string_view> undecodable(std::string_view log) {
   return std::nullopt;
 }
 
-// The counts of an invocation that ran under cachegrind (nullopt when it did not end well: the
-// runner reports the benchmark's own failure); a RunError that says why where there are none.
-std::optional<model::SimulatedCounts> simulated_counts_of(const std::string& condition,
-                                                          const std::string& program,
-                                                          const SimulationFiles& files, int number,
-                                                          bool ended_well) {
-  const std::string log = take_file(files.log(number));
-  const std::string counts = take_file(files.out(number));
+// valgrind's log of an invocation, read and removed; a RunError when it met an instruction it
+// does not decode (Go programs, at start).
+std::string valgrind_log(const std::string& condition, const std::string& program,
+                         const SimulationFiles& files, int number) {
+  std::string log = take_file(files.log(number));
   if (const auto line = undecodable(log))
     throw RunError(fmt::format(
         "condition '{}': valgrind cannot run {}: it met an instruction it does not decode ({}); Go "
         "programs stop so at start (RDTSCP, in runtime.cputicks) with valgrind 3.19: simulated metrics "
         "work for C, C++ and Rust programs, measure wall or cpu for this one",
         condition, program, *line));
+  return log;
+}
+
+// The counts of an invocation that ran under cachegrind (nullopt when it did not end well: the
+// runner reports the benchmark's own failure); a RunError that says why where there are none.
+std::optional<model::SimulatedCounts> simulated_counts_of(const std::string& condition,
+                                                          const std::string& program,
+                                                          const SimulationFiles& files, int number,
+                                                          bool ended_well) {
+  const std::string log = valgrind_log(condition, program, files, number);
+  const std::string counts = take_file(files.out(number));
   if (!ended_well) return std::nullopt;
   try {
     return model::simulated_counts(parsers::parse_cachegrind_out(counts));
@@ -216,6 +243,30 @@ std::optional<model::SimulatedCounts> simulated_counts_of(const std::string& con
                                program, e.what()),
                    text::last_lines(log, 5, "valgrind's log"));
   }
+}
+
+// The timed loops of an invocation that ran under callgrind, in order (none when it did not end
+// well); every dump is read and removed.
+std::vector<model::TimedLoop> timed_loops_of(const std::string& condition, const std::string& program,
+                                             const SimulationFiles& files, int number, bool ended_well) {
+  const std::string log = valgrind_log(condition, program, files, number);
+  take_file(files.out(number));  // what followed the last loop: start-up's end, reporting
+  std::vector<model::TimedLoop> loops;
+  for (const std::string& path : files.dumps(number)) {
+    const std::string dump = take_file(path);
+    if (!ended_well) continue;
+    try {
+      const parsers::CallgrindDump d = parsers::parse_callgrind_dump(dump);
+      if (d.trigger.find(model::kTimedLoopEnd) != std::string::npos)
+        loops.push_back({model::simulated_counts(d.events),
+                         dump.find("benchmark::State::PauseTiming()") != std::string::npos});
+    } catch (const ParseError& e) {
+      throw RunError(fmt::format("condition '{}': valgrind ran {} but its counts cannot be read ({}): {}",
+                                 condition, program, path, e.what()),
+                     text::last_lines(log, 5, "valgrind's log"));
+    }
+  }
+  return loops;
 }
 
 class HostScope : public ConditionScope {
@@ -244,7 +295,7 @@ class HostScope : public ConditionScope {
       if (!simulation_) simulation_.emplace();
       spec.argv.push_back(valgrind());
       for (std::string& o :
-           model::valgrind_options(simulation_->out(inv.number), simulation_->log(inv.number)))
+           model::valgrind_options(*inv.simulate, simulation_->out(inv.number), simulation_->log(inv.number)))
         spec.argv.push_back(std::move(o));
     }
     spec.argv.push_back(program);
@@ -289,7 +340,10 @@ class HostScope : public ConditionScope {
                         "simulated run (the probe did not say aslr=off)",
                         condition_.name));
       const bool ended_well = !out.timed_out && !out.signal && out.exit_code == 0;
-      out.simulated = simulated_counts_of(condition_.name, program, *simulation_, inv.number, ended_well);
+      if (*inv.simulate == model::SimulationScope::whole_run)
+        out.simulated = simulated_counts_of(condition_.name, program, *simulation_, inv.number, ended_well);
+      else
+        out.simulated_loops = timed_loops_of(condition_.name, program, *simulation_, inv.number, ended_well);
     }
     if (!r.applied) {
       out.details.affinity_unknown = "the benchmark exited before it could be read back";

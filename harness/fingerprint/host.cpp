@@ -16,7 +16,6 @@
 #include "fingerprint/parse.hpp"
 #include "hash/sha256.hpp"
 #include "model/cpulist.hpp"
-#include "model/simulation.hpp"
 #include "process/process.hpp"
 #include "text/text.hpp"
 
@@ -634,17 +633,17 @@ json binary_facts(const fs::path& binary) {
   return b;
 }
 
-// valgrind's version and the settings simulated counts use (model/simulation.hpp).
-json valgrind_facts() {
+// valgrind's version and the settings simulated counts use (model::valgrind_settings).
+json valgrind_facts(const std::string& settings) {
   const auto [out, why] = run_tool({"valgrind", "--version"});
-  return json{{"version", out ? known(first_line(*out)) : unknown(why)},
-              {"settings", known(model::valgrind_settings())}};
+  return json{{"version", out ? known(first_line(*out)) : unknown(why)}, {"settings", known(settings)}};
 }
 
 }  // namespace
 
 FactTree probe_toolchain(const std::optional<fs::path>& benchmark_binary,
-                         const std::optional<fs::path>& source_dir, bool native, bool simulated) {
+                         const std::optional<fs::path>& source_dir, bool native,
+                         const std::optional<std::string>& valgrind_settings) {
   json tc = json::object();
   tc["go"] = guarded("go", [&] {
     const auto [out, why] = run_tool({"go", "version"});
@@ -679,7 +678,8 @@ FactTree probe_toolchain(const std::optional<fs::path>& benchmark_binary,
       });
     }
   }
-  if (simulated) tc["valgrind"] = guarded("valgrind", valgrind_facts);
+  if (valgrind_settings)
+    tc["valgrind"] = guarded("valgrind", [&] { return valgrind_facts(*valgrind_settings); });
   return FactTree(std::move(tc));
 }
 

@@ -51,10 +51,11 @@ LoadReading probe_load(const std::filesystem::path& root = "/");
 //            the binary is not a Go binary)}                                 when a binary is given
 //   source  {dir, commit, dirty (bool)}                                      when a dir is given
 //   cxx, cc (first line of --version)                                        when native
-//   valgrind {version (first line of --version), settings (model::valgrind_settings)}  when simulated
+//   valgrind {version (first line of --version), settings (model::valgrind_settings)}  when simulated (its
+//   settings given)
 FactTree probe_toolchain(const std::optional<std::filesystem::path>& benchmark_binary,
                          const std::optional<std::filesystem::path>& source_dir, bool native,
-                         bool simulated = false);
+                         const std::optional<std::string>& valgrind_settings = std::nullopt);
 
 // Environment variables that change benchmarks, only those that are set: {"GOMAXPROCS": "1"}.
 // The fixed list (GOMAXPROCS, GOGC, GOMEMLIMIT, GODEBUG, GOTOOLCHAIN, GOAMD64, GOARM,

@@ -109,9 +109,14 @@ struct BenchmarkSpec {
   // is then its unit ("instructions/op"). "" for a printed metric.
   std::string counter;
   // `metric: simulated-instructions` (or simulated-cycles, -l1-misses, -ll-misses): each invocation
-  // runs under valgrind's cachegrind with a fixed cache geometry (model/simulation.hpp) and its
-  // samples are those counts; `metric` is then its unit ("simulated-instructions/op").
+  // runs under valgrind with a fixed cache geometry (model/simulation.hpp) and its samples are
+  // those counts per op; `metric` is then its unit ("simulated-instructions/op").
   std::optional<SimulatedMetric> simulated;
+  // What the counts cover: a command's whole run, a Google Benchmark's timed loops.
+  std::optional<SimulationScope> simulation_scope() const {
+    if (!simulated) return std::nullopt;
+    return format == OutputFormat::gbench_json ? SimulationScope::timed_loop : SimulationScope::whole_run;
+  }
   // Files and directories the benchmark reads, relative to workdir: on the host they are where
   // they are; in a container (image: auto) they are put into the image, read-only, at the same
   // place relative to its working directory (/work).

@@ -12,6 +12,10 @@ constexpr bool in_enum_order() {
 }
 static_assert(in_enum_order(), "kSimulatedMetrics is indexed by SimulatedMetric");
 
+// callgrind's dumps around Google Benchmark's timed loop (the functions as it names them, any overload).
+constexpr std::string_view kTimedLoopStartOption = "--dump-after=benchmark::State::StartKeepRunning*";
+constexpr std::string_view kTimedLoopEndOption = "--dump-before=benchmark::State::FinishKeepRunning*";
+
 std::string cache_option(const char* level, const CacheGeometry& g) {
   return fmt::format("--{}={},{},{}", level, g.size_bytes, g.ways, g.line_bytes);
 }
@@ -47,21 +51,32 @@ bool is_simulated_unit(std::string_view unit) {
   return false;
 }
 
-std::vector<std::string> valgrind_options(const std::string& out_file, const std::string& log_file) {
-  return {"--tool=cachegrind",
-          "--cache-sim=yes",
-          "--branch-sim=no",
-          cache_option("I1", kSimulatedI1),
-          cache_option("D1", kSimulatedD1),
-          cache_option("LL", kSimulatedLL),
-          "--cachegrind-out-file=" + out_file,
-          "--log-file=" + log_file};
+std::vector<std::string> valgrind_options(SimulationScope scope, const std::string& out_file,
+                                          const std::string& log_file) {
+  std::vector<std::string> o = {
+      scope == SimulationScope::whole_run ? "--tool=cachegrind" : "--tool=callgrind",
+      "--cache-sim=yes",
+      "--branch-sim=no",
+      cache_option("I1", kSimulatedI1),
+      cache_option("D1", kSimulatedD1),
+      cache_option("LL", kSimulatedLL)};
+  if (scope == SimulationScope::timed_loop) {
+    o.push_back(std::string(kTimedLoopStartOption));
+    o.push_back(std::string(kTimedLoopEndOption));
+  }
+  o.push_back(fmt::format("--{}-out-file={}",
+                          scope == SimulationScope::whole_run ? "cachegrind" : "callgrind", out_file));
+  o.push_back("--log-file=" + log_file);
+  return o;
 }
 
-std::string valgrind_settings() {
-  return fmt::format("--tool=cachegrind --cache-sim=yes --branch-sim=no {} {} {}, ASLR off",
-                     cache_option("I1", kSimulatedI1), cache_option("D1", kSimulatedD1),
-                     cache_option("LL", kSimulatedLL));
+std::string valgrind_settings(SimulationScope scope) {
+  const std::string geometry =
+      fmt::format("--cache-sim=yes --branch-sim=no {} {} {}", cache_option("I1", kSimulatedI1),
+                  cache_option("D1", kSimulatedD1), cache_option("LL", kSimulatedLL));
+  if (scope == SimulationScope::whole_run) return fmt::format("--tool=cachegrind {}, ASLR off", geometry);
+  return fmt::format("--tool=callgrind {} {} {}, ASLR off", geometry, kTimedLoopStartOption,
+                     kTimedLoopEndOption);
 }
 
 }  // namespace noisefloor::model

@@ -74,11 +74,29 @@ std::int64_t count_of(const SimulatedCounts& c, SimulatedMetric m);
 // A unit that is one of the simulated ones.
 bool is_simulated_unit(std::string_view unit);
 
-// valgrind's options for a counted run, in order, before the program: cachegrind with the fixed
-// geometry, no branch simulation, its counts to out_file and its own messages to log_file.
-std::vector<std::string> valgrind_options(const std::string& out_file, const std::string& log_file);
+// What a simulated count covers. A command's whole run, under cachegrind; or a Google Benchmark's
+// timed loop, under callgrind with the same cache simulation: a dump as State::StartKeepRunning
+// returns and another as State::FinishKeepRunning is called bracket exactly the region its timer
+// measures, and the second dump's counts over the run's iterations are one op.
+enum class SimulationScope { whole_run, timed_loop };
+// The trigger of the dump that closes a timed loop, as callgrind's `desc: Trigger:` line names it.
+inline constexpr std::string_view kTimedLoopEnd = "benchmark::State::FinishKeepRunning()";
+
+// One timed loop's counts (a callgrind dump closed by kTimedLoopEnd), and whether the loop called
+// State::PauseTiming: the code it paused is counted too, where the timer leaves it out.
+struct TimedLoop {
+  SimulatedCounts counts;
+  bool paused = false;
+  friend bool operator==(const TimedLoop&, const TimedLoop&) = default;
+};
+
+// valgrind's options for a counted run, in order, before the program: the tool with the fixed
+// geometry, no branch simulation, its counts to out_file (callgrind: one file more per dump,
+// out_file.1, .2, …) and its own messages to log_file.
+std::vector<std::string> valgrind_options(SimulationScope scope, const std::string& out_file,
+                                          const std::string& log_file);
 // The options that make the counts what they are, as the fingerprint and the table's note say
 // them (no file names).
-std::string valgrind_settings();
+std::string valgrind_settings(SimulationScope scope);
 
 }  // namespace noisefloor::model

@@ -147,7 +147,8 @@ records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::
   const bool native = e.benchmark.format != model::OutputFormat::gotest;
   fp.toolchain = fingerprint::probe_toolchain(
       binary, e.base_dir.empty() ? std::nullopt : std::optional<fs::path>(e.base_dir), native,
-      e.benchmark.simulated.has_value());
+      e.benchmark.simulated ? std::optional(model::valgrind_settings(*e.benchmark.simulation_scope()))
+                            : std::nullopt);
   fp.env = fingerprint::probe_this_env();
   fp.benchmark_env = e.benchmark.env;
   fp.tuning = fingerprint::tuning_state();  // nothing applied: neither state nor error

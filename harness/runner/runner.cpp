@@ -209,20 +209,64 @@ class Loop {
     deliver(m, cond, step, unit, invocation);
   }
 
-  // A simulated run's sample: its counts, the one `metric:` names first. Times taken under
+  // A simulated sample: counts over `ops` ops, the one `metric:` names first. Times taken under
   // valgrind are not the program's: they stay in the run record, not among the samples.
-  std::vector<model::Metric> simulated_metrics(const conditions::InvocationOutput& out,
-                                               const std::string& where) {
-    if (!out.simulated)
-      throw RunError(fmt::format("{}: the command ran, but valgrind's counts of it did not arrive", where));
-    std::vector<model::Metric> metrics;
+  std::vector<model::Metric> simulated_metrics(const model::SimulatedCounts& counts, std::int64_t ops) const {
+    const auto per_op = [&](model::SimulatedMetric m) {
+      return static_cast<double>(model::count_of(counts, m)) / static_cast<double>(ops);
+    };
     const model::SimulatedMetric first = *e_.benchmark.simulated;
-    metrics.push_back(
-        {static_cast<double>(model::count_of(*out.simulated, first)), model::simulated_unit(first)});
+    std::vector<model::Metric> metrics{{per_op(first), model::simulated_unit(first)}};
     for (const auto& n : model::kSimulatedMetrics)
-      if (n.metric != first)
-        metrics.push_back({static_cast<double>(model::count_of(*out.simulated, n.metric)), n.unit});
+      if (n.metric != first) metrics.push_back({per_op(n.metric), n.unit});
     return metrics;
+  }
+
+  // A Google Benchmark's repetitions under callgrind: each one's sample is its timed loop's counts
+  // over its iterations. The repetitions are the last loops the invocation ran (calibration came
+  // before them), so the invocation must run one benchmark, in one thread.
+  void deliver_timed_loops(std::vector<model::Measurement> held, const std::vector<model::TimedLoop>& loops,
+                           const model::Condition& cond, const plan::Step& step, const plan::Unit& unit,
+                           int invocation, const std::string& where) {
+    const char* metric = model::kSimulatedMetrics[static_cast<std::size_t>(*e_.benchmark.simulated)].name;
+    std::vector<std::string> names;
+    for (const auto& m : held)
+      if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
+    if (names.size() != 1)
+      throw RunError(fmt::format(
+          "{}: metric: {} counts one Google Benchmark per invocation, but it ran {} ({}): give "
+          "--benchmark_filter a pattern that matches one",
+          where, metric, names.size(), text::shorten(fmt::format("{}", fmt::join(names, ", ")), 120)));
+    if (held.front().procs != 1)
+      throw RunError(
+          fmt::format("{}: metric: {} counts a timed loop in one thread; {} runs in {}: count a "
+                      "single-threaded benchmark",
+                      where, metric, names.front(), held.front().procs));
+    if (loops.size() < held.size())
+      throw RunError(fmt::format(
+          "{}: valgrind saw {} timed loop(s) for {} repetition(s): it found no "
+          "benchmark::State::StartKeepRunning/FinishKeepRunning to count between (a stripped binary, or "
+          "not Google Benchmark 1.5 or later); build it with symbols",
+          where, loops.size(), held.size()));
+    const std::size_t first = loops.size() - held.size();
+    for (std::size_t k = 0; k < held.size(); ++k) {
+      const model::TimedLoop& loop = loops[first + k];
+      if (held[k].iterations < 1)
+        throw RunError(fmt::format("{}: a repetition of {} reports {} iterations", where, names.front(),
+                                   held[k].iterations));
+      if (loop.paused)
+        note_once(fmt::format(
+            "{} calls PauseTiming in its timed loop: its simulated counts include the paused code, "
+            "which its timer leaves out",
+            names.front()));
+      held[k].metrics = simulated_metrics(loop.counts, held[k].iterations);
+      deliver(held[k], cond, step, unit, invocation);
+    }
+  }
+
+  void note_once(std::string note) {
+    if (std::find(measured_.warnings.begin(), measured_.warnings.end(), note) == measured_.warnings.end())
+      measured_.warnings.push_back(std::move(note));
   }
 
   void invoke(const plan::Step& step, const plan::Unit& unit) {
@@ -238,7 +282,7 @@ class Loop {
     inv.workdir = unit.workdir ? unit.workdir : e_.benchmark.workdir;
     inv.timeout = e_.benchmark.timeout;
     inv.number = invocation_++;
-    inv.simulate = e_.benchmark.simulated.has_value();
+    inv.simulate = e_.benchmark.simulation_scope();
     // A command's sample includes starting and waiting for it: time that much for a no-op.
     // (Not for simulated counts: nothing is timed, and valgrind's start is not the program's.)
     if (e_.benchmark.format == model::OutputFormat::command && !e_.benchmark.simulated &&
@@ -250,7 +294,7 @@ class Loop {
     parsers::GbenchStream gbench;  // Google Benchmark's entries as each benchmark's repetitions end
     // `metric: instructions` and its kin: the invocation's one result waits for the count, which
     // exists once the invocation has ended. Any other result is delivered as it arrives.
-    const bool counted = !e_.benchmark.counter.empty();
+    const bool counted = !e_.benchmark.counter.empty() || inv.simulate == model::SimulationScope::timed_loop;
     std::vector<model::Measurement> held;
     const auto take = [&](const model::Measurement& m) {
       if (counted)
@@ -297,7 +341,12 @@ class Loop {
                    {u.cpu_seconds(), "cpu-sec/op"},
                    {u.user_seconds, "user-sec/op"},
                    {u.system_seconds, "sys-sec/op"}};
-      if (e_.benchmark.simulated) m.metrics = simulated_metrics(out, where);
+      if (e_.benchmark.simulated) {
+        if (!out.simulated)
+          throw RunError(
+              fmt::format("{}: the command ran, but valgrind's counts of it did not arrive", where));
+        m.metrics = simulated_metrics(*out.simulated, 1);
+      }
       take(m);
     }
     if (!ok)
@@ -326,19 +375,17 @@ class Loop {
       for (std::size_t i = gbench.output().measurements.size(); i < g.measurements.size(); ++i)
         take(g.measurements[i]);
       for (const auto& err : g.errors) measured_.warnings.push_back(fmt::format("{}: {}", where, err));
-      for (const auto& note : g.notes)  // the same in every invocation: said once
-        if (std::find(measured_.warnings.begin(), measured_.warnings.end(), note) == measured_.warnings.end())
-          measured_.warnings.push_back(note);
+      for (const auto& note : g.notes) note_once(note);  // the same in every invocation: said once
     }
     if (e_.benchmark.format == model::OutputFormat::gotest) {
       for (const auto& f : go.output().failures)
         measured_.warnings.push_back(fmt::format("{}: benchmark {} failed", where, f));
-      for (auto& conflict : measured_.units.merge(go.output().units))
-        if (std::find(measured_.warnings.begin(), measured_.warnings.end(), conflict) ==
-            measured_.warnings.end())
-          measured_.warnings.push_back(std::move(conflict));
+      for (auto& conflict : measured_.units.merge(go.output().units)) note_once(std::move(conflict));
     }
-    if (counted && !held.empty()) deliver_counted(held, out.accounting, cond, step, unit, inv.number, where);
+    if (inv.simulate == model::SimulationScope::timed_loop && !held.empty())
+      deliver_timed_loops(std::move(held), out.simulated_loops, cond, step, unit, inv.number, where);
+    else if (counted && !held.empty())
+      deliver_counted(held, out.accounting, cond, step, unit, inv.number, where);
     if (delivered_ == 0)
       throw RunError(
           fmt::format("{}: the benchmark printed no result lines (is the -test.bench pattern right?)", where),

@@ -9,8 +9,11 @@
 #   - the gate: 1% more instructions fails it (exit 4, at the default threshold of 0.1% for simulated
 #     counts), a comment-only change passes, both beside a busy loop per CPU; compare refuses a
 #     simulated run against a measured one (exit 2);
+#   - a Google Benchmark's timed loop per iteration (2N instructions and the loop's own few, the
+#     setup before the loop left out), beside a busy loop per CPU; two benchmarks or two threads
+#     in one invocation refused, a loop that pauses its timer noted;
 #   - refused with one line: a Go program (valgrind 3.19 stops at RDTSCP), a container condition
-#     and a go test or Google Benchmark format (at validate, exit 2, file:line:col);
+#     and the go test format (at validate, exit 2, file:line:col);
 #   - where the machine has a PMU, the kernel's instruction count of the same loop agrees.
 source "$(dirname "$0")/lib.sh"
 if ! command -v valgrind >/dev/null; then
@@ -132,16 +135,69 @@ set +e; "$NF" validate boxed.yaml >/dev/null 2>boxed.err; code=$?; set -e
 [[ $code -eq 2 ]] || { cat boxed.err; fail "a container condition: exit $code, expected 2"; }
 [[ "$(cat boxed.err)" == "boxed.yaml:6:16: conditions[1].container: metric: simulated-instructions runs the benchmark under valgrind on the host, and no container image has valgrind; drop container: from this condition (pin it with affinity: instead), or measure wall or cpu" ]] ||
   { cat boxed.err; fail "the container refusal"; }
-cat >gb.yaml <<YAML
-name: gb
-benchmark: {command: [$WORK/sim_loop], format: gbench-json, metric: simulated-l1-misses}
+
+# --- Google Benchmark: the timed loop only, per iteration (known truth: 2N instructions and the
+#     loop's own few; the setup of 400N instructions before the loop is left out) ---
+g++ -O2 -o sim_gbench "$REPO/tests/integration/sim_gbench.cpp" -lbenchmark -lpthread
+gb_exp() {  # gb_exp FILE NAME FILTER
+  cat >"$1" <<YAML
+name: $2
+benchmark:
+  command: [$WORK/sim_gbench, "--benchmark_filter=$3", --benchmark_min_time=0.05]
+  format: gbench-json
+  metric: simulated-instructions
+  samples: 2
+settle: 0s
 conditions:
   - name: idle
 YAML
-set +e; "$NF" validate gb.yaml >/dev/null 2>gb.err; code=$?; set -e
-[[ $code -eq 2 ]] || { cat gb.err; fail "format: gbench-json: exit $code, expected 2"; }
-grep -Eq '^gb.yaml:2:[0-9]+: benchmark.metric: "simulated-l1-misses" counts a whole invocation under valgrind, which is one op only for format: command' gb.err ||
-  { cat gb.err; fail "the Google Benchmark refusal"; }
+}
+gb_exp gb1.yaml gb1 '^BM_Spin/10000$'
+gb_exp gb2.yaml gb2 '^BM_Spin/20000$'
+for cpu in 0 1; do setsid taskset -c $cpu sh -c 'while :; do :; done' & busy+=($!); done
+for g in gb1 gb2; do
+  "$NF" run $g.yaml --results "$WORK/results" >$g.md 2>$g.err || { cat $g.err; fail "simulated Google Benchmark $g"; }
+  "$NF" cv --format json "$WORK/results/$g/latest" >$g.json
+done
+stop_busy
+python3 - gb1.json gb2.json <<'PY' || fail "a Google Benchmark's simulated counts against known truth"
+import json, sys
+def per_op(path):
+    rows = [r for r in json.load(open(path))["table"]["rows"] if r["unit"] == "simulated-instructions/op"]
+    assert len(rows) == 1 and rows[0]["summary"]["n"] == 2, rows
+    return rows[0]["summary"]["min"], rows[0]["summary"]["max"]
+(a, a2), (b, b2) = per_op(sys.argv[1]), per_op(sys.argv[2])
+print(f"BM_Spin/10000: {a:.4f}..{a2:.4f} instructions per iteration (truth 20000 and the loop's few); "
+      f"BM_Spin/20000: {b:.4f}..{b2:.4f}; difference {b - a:.4f} (truth 20000)")
+for lo, hi, n in ((a, a2, 10000), (b, b2, 20000)):
+    assert abs(lo - 2 * n) <= 0.001 * 2 * n and abs(hi - 2 * n) <= 0.001 * 2 * n, (lo, hi, n)
+    assert abs(hi - lo) <= 1e-6 * hi, (lo, hi)  # the repetitions agree
+assert abs((b - a) - 20000) <= 0.0001 * 20000, (a, b)
+PY
+contains "$WORK/results/gb1/latest/cv-summary.txt" "--tool=callgrind --cache-sim=yes"
+contains "$WORK/results/gb1/latest/cv-summary.txt" "--dump-before=benchmark::State::FinishKeepRunning*, ASLR off"
+# what it cannot count: two benchmarks at once, two threads; a loop that pauses its timer is noted
+gb_exp gbtwo.yaml gbtwo '^BM_Spin/(10000|20000)$'
+set +e; "$NF" run gbtwo.yaml --results "$WORK/results" >/dev/null 2>gbtwo.err; code=$?; set -e
+[[ $code -eq 1 ]] || { cat gbtwo.err; fail "two Google Benchmarks in one invocation: exit $code, expected 1"; }
+contains gbtwo.err "metric: simulated-instructions counts one Google Benchmark per invocation, but it ran 2 (BM_Spin/10000, BM_Spin/20000): give --benchmark_filter a pattern that matches one"
+gb_exp gbthreads.yaml gbthreads '^BM_Spin/10000/threads:2$'
+set +e; "$NF" run gbthreads.yaml --results "$WORK/results" >/dev/null 2>gbthreads.err; code=$?; set -e
+[[ $code -eq 1 ]] || { cat gbthreads.err; fail "a two-thread Google Benchmark: exit $code, expected 1"; }
+contains gbthreads.err "counts a timed loop in one thread; BM_Spin/10000/threads:2 runs in 2"
+gb_exp gbpaused.yaml gbpaused '^BM_Paused$'
+"$NF" run gbpaused.yaml --results "$WORK/results" >gbpaused.md 2>gbpaused.err || { cat gbpaused.err; fail "BM_Paused"; }
+contains gbpaused.md "BM_Paused calls PauseTiming in its timed loop: its simulated counts include the paused code"
+cat >gotest.yaml <<YAML
+name: gotest
+benchmark: {command: [$WORK/hog], format: gotest, metric: simulated-l1-misses}
+conditions:
+  - name: idle
+YAML
+set +e; "$NF" validate gotest.yaml >/dev/null 2>gotest.err; code=$?; set -e
+[[ $code -eq 2 ]] || { cat gotest.err; fail "format: gotest: exit $code, expected 2"; }
+grep -Eq '^gotest.yaml:2:[0-9]+: benchmark.metric: "simulated-l1-misses" runs the benchmark under valgrind, which cannot run Go programs' gotest.err ||
+  { cat gotest.err; fail "the go test refusal"; }
 
 # --- beside the kernel's count, where there is a PMU ---
 sim_exp pmu1.yaml $N instructions

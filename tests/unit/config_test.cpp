@@ -223,10 +223,10 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "sys-sec/op), counts instructions, cycles, branch-misses, cache-misses or task-clock, or simulates "
        "simulated-instructions, simulated-cycles, simulated-l1-misses or simulated-ll-misses; got \"ns/op\""},
       {"name: t\nbenchmark: {command: [./b], metric: simulated-cycles}\nconditions: [{name: a}]\n",
-       "x.yaml:2:37: benchmark.metric: \"simulated-cycles\" counts a whole invocation under valgrind, which "
-       "is one "
-       "op only for format: command (a go test binary would count its start-up and calibration too); use "
-       "format: command"},
+       "x.yaml:2:37: benchmark.metric: \"simulated-cycles\" runs the benchmark under valgrind, which cannot "
+       "run Go programs (valgrind 3.19 stops them at start on RDTSCP, in runtime.cputicks); measure ns/op, "
+       "or "
+       "simulate a C, C++ or Rust benchmark"},
       {"name: t\nbenchmark: {command: [./b], format: command, metric: simulated-instructions}\nconditions: "
        "[{name: "
        "a}, {name: c, container: {cpuset: \"0\"}}]\n",

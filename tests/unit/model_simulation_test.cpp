@@ -14,6 +14,7 @@ using noisefloor::model::simulated_metric;
 using noisefloor::model::simulated_unit;
 using noisefloor::model::SimulatedCounts;
 using noisefloor::model::SimulatedMetric;
+using noisefloor::model::SimulationScope;
 using noisefloor::model::valgrind_options;
 using noisefloor::model::valgrind_settings;
 }  // namespace
@@ -51,11 +52,24 @@ TEST_CASE("simulated metrics: by name or unit, and only those") {
 }
 
 TEST_CASE("valgrind_options: the fixed geometry, not the host's") {
-  CHECK(valgrind_options("/t/cg.out", "/t/cg.log") ==
+  CHECK(valgrind_options(SimulationScope::whole_run, "/t/cg.out", "/t/cg.log") ==
         std::vector<std::string>{"--tool=cachegrind", "--cache-sim=yes", "--branch-sim=no", "--I1=32768,8,64",
                                  "--D1=32768,8,64", "--LL=8388608,16,64", "--cachegrind-out-file=/t/cg.out",
                                  "--log-file=/t/cg.log"});
-  CHECK(valgrind_settings() ==
+  CHECK(valgrind_settings(SimulationScope::whole_run) ==
         "--tool=cachegrind --cache-sim=yes --branch-sim=no --I1=32768,8,64 --D1=32768,8,64 "
         "--LL=8388608,16,64, ASLR off");
+}
+
+TEST_CASE("valgrind_options: a Google Benchmark's timed loop, bracketed by callgrind's dumps") {
+  CHECK(valgrind_options(SimulationScope::timed_loop, "/t/cg.out", "/t/cg.log") ==
+        std::vector<std::string>{"--tool=callgrind", "--cache-sim=yes", "--branch-sim=no", "--I1=32768,8,64",
+                                 "--D1=32768,8,64", "--LL=8388608,16,64",
+                                 "--dump-after=benchmark::State::StartKeepRunning*",
+                                 "--dump-before=benchmark::State::FinishKeepRunning*",
+                                 "--callgrind-out-file=/t/cg.out", "--log-file=/t/cg.log"});
+  CHECK(valgrind_settings(SimulationScope::timed_loop) ==
+        "--tool=callgrind --cache-sim=yes --branch-sim=no --I1=32768,8,64 --D1=32768,8,64 "
+        "--LL=8388608,16,64 --dump-after=benchmark::State::StartKeepRunning* "
+        "--dump-before=benchmark::State::FinishKeepRunning*, ASLR off");
 }

@@ -10,7 +10,9 @@
 namespace {
 using noisefloor::ParseError;
 using noisefloor::model::CacheEvents;
+using noisefloor::parsers::CallgrindDump;
 using noisefloor::parsers::parse_cachegrind_out;
+using noisefloor::parsers::parse_callgrind_dump;
 using noisefloor::testing::read_data;
 }  // namespace
 
@@ -40,4 +42,29 @@ TEST_CASE("parse_cachegrind_out: what it refuses, and why") {
   CHECK_THROWS_WITH_AS(
       parse_cachegrind_out("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 1 2 3 4 5 6 7 8 x9\n"),
       "cachegrind output: DLmw is 'x9', not a count", ParseError);
+}
+
+TEST_CASE("parse_callgrind_dump: Valgrind 3.19's dumps around a Google Benchmark's timed loop") {
+  // valgrind --tool=callgrind --cache-sim=yes --branch-sim=no (the fixed geometry)
+  // --dump-after=benchmark::State::StartKeepRunning* --dump-before=benchmark::State::FinishKeepRunning*
+  // ./gb --benchmark_filter=^BM_Spin/1000$ --benchmark_repetitions=2: the last repetition's loop,
+  // 16,322 iterations of 2,003 instructions (1000 dec/jnz pairs and the loop's own 3) and 12 more,
+  // its trailing zero counts left out.
+  const CallgrindDump loop = parse_callgrind_dump(read_data("cachegrind/callgrind-spin-loop.out"));
+  CHECK(loop.trigger == "--dump-before=benchmark::State::FinishKeepRunning()");
+  CHECK(loop.events == CacheEvents{32692978, 0, 0, 4, 0, 0, 0, 0, 0});
+  CHECK(loop.events.ir == 16322 * 2003 + 12);
+  const CallgrindDump start = parse_callgrind_dump(read_data("cachegrind/callgrind-spin-start.out"));
+  CHECK(start.trigger == "--dump-after=benchmark::State::StartKeepRunning()");
+  CHECK(start.events == CacheEvents{3961, 60, 51, 1146, 1, 0, 878, 9, 9});
+}
+
+TEST_CASE("parse_callgrind_dump: what it refuses") {
+  CHECK_THROWS_WITH_AS(parse_callgrind_dump("events: Ir\nsummary: 1\n"),
+                       "callgrind output: no `desc: Trigger:` line (not a dump callgrind wrote)", ParseError);
+  CHECK_THROWS_WITH_AS(parse_callgrind_dump("desc: Trigger: Program termination\nevents: Ir\nsummary: 1 2\n"),
+                       "callgrind output: 1 events but 2 counts in the summary", ParseError);
+  CHECK_THROWS_WITH_AS(
+      parse_callgrind_dump("desc: Trigger: Program termination\nevents: Ir Dr\nsummary: 1\n"),
+      "callgrind output: no I1mr event (run with --cache-sim=yes)", ParseError);
 }
