@@ -464,4 +464,47 @@ std::unique_ptr<ConditionScope> HostEnvironment::enter(const model::Condition& c
 
 fingerprint::LoadReading HostEnvironment::load() { return fingerprint::probe_load(); }
 
+SimulationCost measure_simulation_cost(const Cancelled& cancelled) {
+  constexpr const char* kRounds = "20000000";  // about 20 ms of arithmetic on a desktop core
+  SimulationCost cost;
+  std::string valgrind;
+  try {
+    valgrind = process::resolve_program("valgrind");
+  } catch (const RunError&) {
+    cost.problem = "valgrind is not on PATH (apt-get install valgrind)";
+    return cost;
+  }
+  const MemoryProgram probe{"noisefloor-probe", image::embedded_probe()};
+  if (probe.path().empty()) {
+    cost.problem = probe.problem();
+    return cost;
+  }
+  process::Spec spec;
+  spec.timeout = std::chrono::seconds(120);
+  spec.argv = {valgrind, "--version"};
+  const process::Result version = process::run(spec, nullptr, cancelled);
+  cost.valgrind = std::string(text::trim(version.out));
+  for (int i = 0; i < 3; ++i) {
+    spec.argv = {probe.path(), "--burn", kRounds};
+    const process::Result r = process::run(spec, nullptr, cancelled);
+    if (r.exit_code != 0) {
+      cost.problem = fmt::format("the probe's workload failed (exit {})", r.exit_code);
+      return cost;
+    }
+    cost.native_seconds = i == 0 ? r.usage.wall_seconds : std::min(cost.native_seconds, r.usage.wall_seconds);
+  }
+  spec.argv = {valgrind};
+  for (std::string& o : model::valgrind_options(model::SimulationScope::whole_run, "/dev/null", "/dev/null"))
+    spec.argv.push_back(std::move(o));
+  spec.argv.insert(spec.argv.end(), {probe.path(), "--burn", kRounds});
+  const process::Result r = process::run(spec, nullptr, cancelled);
+  if (r.exit_code != 0) {
+    cost.problem = fmt::format("valgrind could not run the probe's workload (exit {}): {}", r.exit_code,
+                               text::last_lines(r.err, 2, "its stderr"));
+    return cost;
+  }
+  cost.simulated_seconds = r.usage.wall_seconds;
+  return cost;
+}
+
 }  // namespace noisefloor::conditions

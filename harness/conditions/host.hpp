@@ -82,6 +82,16 @@ class HostEnvironment : public Environment {
   std::unique_ptr<Programs> programs_;
 };
 
+// What a simulated run costs on this machine (`noisefloor doctor`): the probe's fixed workload
+// (--burn) timed as it is, the best of three, and once under valgrind with the settings simulated
+// metrics use. `problem` says why there is no figure (no valgrind on PATH, it failed).
+struct SimulationCost {
+  std::string valgrind;  // the first line of `valgrind --version`
+  double native_seconds = 0, simulated_seconds = 0;
+  std::string problem;
+};
+SimulationCost measure_simulation_cost(const Cancelled& cancelled);
+
 // The host side of a condition: spinners (and how much CPU they got), and affinity and nice for
 // the benchmark (applied to the probe that starts it, read back, inherited).
 std::unique_ptr<ConditionScope> make_host_scope(const model::Condition& condition, const Launcher& launcher);

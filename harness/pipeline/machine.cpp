@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "conditions/container.hpp"
+#include "conditions/host.hpp"
 #include "config/experiment_file.hpp"
 #include "docker/client.hpp"
 #include "docker/container.hpp"
@@ -159,6 +160,26 @@ model::Seconds checked_doctor_options(const DoctorOptions& o) {
 
 }  // namespace
 
+namespace {
+
+// Whether simulated metrics work here, and what they cost: the probe's fixed workload as it is and
+// under valgrind, measured now (an OK either way: a machine without valgrind is not a worse room).
+fp::Finding simulation_finding(const conditions::SimulationCost& c) {
+  if (!c.problem.empty())
+    return {fp::Level::ok, "simulation",
+            fmt::format("metric: simulated-instructions and its kin are not available: {}", c.problem),
+            "apt-get install valgrind"};
+  return {fp::Level::ok, "simulation",
+          fmt::format("{}: metric: simulated-instructions and its kin work here, at {:.0f}× the program's "
+                      "time (a fixed workload of {:.1f} ms took {:.2f} s under cachegrind, its start "
+                      "included)",
+                      c.valgrind, c.simulated_seconds / c.native_seconds, c.native_seconds * 1e3,
+                      c.simulated_seconds),
+          ""};
+}
+
+}  // namespace
+
 Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
   const model::Seconds noise_for = checked_doctor_options(o);
   std::vector<int> cpus;
@@ -209,7 +230,8 @@ Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
   const fp::FactTree host = other ? other->host : fp::probe_this_host();
   const EngineProbe engine = other ? other->engine : probe_engine();
   if (!other) out.err += warning_line(engine.transport);  // --host said its own before probing
-  const fp::DoctorReport report = fp::diagnose(host, engine.facts, cpus, noise);
+  fp::DoctorReport report = fp::diagnose(host, engine.facts, cpus, noise);
+  if (!other) report.findings.push_back(simulation_finding(conditions::measure_simulation_cost(cancelled)));
   const fp::TuningStatus tuning = fp::tuning_state();
 
   if (o.json) {

@@ -6,6 +6,8 @@
 //   /noisefloor/probe [--nice N] [--watch-stdin] --spin   a busy loop (a spinner) until stdin ends
 //   /noisefloor/probe --hold                              blocks until stdin ends (the engine lease)
 //   /noisefloor/probe --facts                             the files a host fingerprint reads
+//   /noisefloor/probe --burn N                            N rounds of arithmetic, then exits: a
+//                                                         fixed workload (the doctor's simulation cost)
 //
 // 1. Prints what the container really got (affinity, cgroup limits, user) to stderr as
 //    `noisefloor-probe: <key>=<value>` lines, the last one `noisefloor-probe: exec=<path>`.
@@ -936,7 +938,10 @@ int main(int argc, char** argv) {
   bool counters_wanted = true;
   bool no_aslr = false;
   std::optional<int> nice;
-  std::string mode;  // "", "spin", "hold", "facts"
+  enum class Mode { run, spin, hold, facts, burn } mode = Mode::run;
+  unsigned long long burn_rounds = 0;
+  constexpr std::pair<std::string_view, Mode> kModes[] = {
+      {"--spin", Mode::spin}, {"--hold", Mode::hold}, {"--facts", Mode::facts}};
   while (first < argc && std::string(argv[first]) != "--") {
     const std::string option = argv[first];
     if (option == "--tag" && first + 1 < argc) {
@@ -960,16 +965,27 @@ int main(int argc, char** argv) {
     } else if (option == "--nice" && first + 1 < argc) {
       nice = std::atoi(argv[first + 1]);
       first += 2;
-    } else if (const std::string_view modes[] = {"--spin", "--hold", "--facts"};
-               std::find(std::begin(modes), std::end(modes), option) != std::end(modes)) {
-      mode = option.substr(2);
+    } else if (option == "--burn" && first + 1 < argc) {
+      mode = Mode::burn;
+      burn_rounds = std::strtoull(argv[first + 1], nullptr, 10);
+      first += 2;
+    } else if (const auto m = std::find_if(std::begin(kModes), std::end(kModes),
+                                           [&](const auto& flag) { return flag.first == option; });
+               m != std::end(kModes)) {
+      mode = m->second;
       first += 1;
     } else {
       break;
     }
   }
-  if (mode == "facts") return facts();
-  if (mode == "hold") {
+  if (mode == Mode::facts) return facts();
+  if (mode == Mode::burn) {
+    volatile std::uint64_t x = 1;
+    for (unsigned long long i = 0; i < burn_rounds; ++i)
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return 0;
+  }
+  if (mode == Mode::hold) {
     wait_for_stdin_end();
     return 0;
   }
@@ -979,7 +995,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "noisefloor-probe: exec failed: cannot set nice %d: %s\n", *nice, strerror(errno));
     return 127;
   }
-  if (mode == "spin") return spin(watch_stdin);
+  if (mode == Mode::spin) return spin(watch_stdin);
   // Orphans of the benchmark's tree become the probe's, so it can end them (PID 1 is one already).
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   report_limits();

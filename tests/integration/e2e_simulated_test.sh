@@ -14,6 +14,8 @@
 #     in one invocation refused, a loop that pauses its timer noted;
 #   - refused with one line: a Go program (valgrind 3.19 stops at RDTSCP), a container condition
 #     and the go test format (at validate, exit 2, file:line:col);
+#   - the doctor says whether simulation works here and what it costs, and that it does not
+#     without valgrind on PATH;
 #   - where the machine has a PMU, the kernel's instruction count of the same loop agrees.
 source "$(dirname "$0")/lib.sh"
 if ! command -v valgrind >/dev/null; then
@@ -198,6 +200,30 @@ set +e; "$NF" validate gotest.yaml >/dev/null 2>gotest.err; code=$?; set -e
 [[ $code -eq 2 ]] || { cat gotest.err; fail "format: gotest: exit $code, expected 2"; }
 grep -Eq '^gotest.yaml:2:[0-9]+: benchmark.metric: "simulated-l1-misses" runs the benchmark under valgrind, which cannot run Go programs' gotest.err ||
   { cat gotest.err; fail "the go test refusal"; }
+
+# --- the doctor: whether simulation works here, and its cost measured now (slower than the
+#     program itself: a simulation never costs less than the run it simulates) ---
+set +e; "$NF" doctor --noise-profile 0s --json >doctor.json 2>doctor.err; set -e
+python3 - doctor.json <<'PY' || { cat doctor.err; fail "the doctor's simulation finding"; }
+import json, re, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["topic"] == "simulation"]
+assert len(f) == 1 and f[0]["level"] == "OK", f
+m = re.search(r"^valgrind-[0-9.]+: metric: simulated-instructions and its kin work here, at ([0-9]+)× the program's "
+              r"time \(a fixed workload of ([0-9.]+) ms took ([0-9.]+) s under cachegrind", f[0]["message"])
+assert m, f[0]["message"]
+ratio, native, simulated = int(m[1]), float(m[2]), float(m[3])
+print(f"doctor: {f[0]['message']}")
+assert ratio > 1 and simulated * 1e3 > native, (ratio, native, simulated)
+PY
+mkdir -p nopath && ln -sf "$(command -v git)" nopath/git
+set +e; PATH="$WORK/nopath" "$NF" doctor --noise-profile 0s --json >doctor-none.json 2>/dev/null; set -e
+python3 - doctor-none.json <<'PY' || fail "the doctor without valgrind"
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["topic"] == "simulation"]
+assert len(f) == 1 and f[0]["message"] == ("metric: simulated-instructions and its kin are not available: "
+                                           "valgrind is not on PATH (apt-get install valgrind)"), f
+assert f[0]["fix"] == "apt-get install valgrind", f
+PY
 
 # --- beside the kernel's count, where there is a PMU ---
 sim_exp pmu1.yaml $N instructions
