@@ -327,7 +327,9 @@ class HostScope : public ConditionScope {
                          .err = report.benchmark_stderr,
                          .wall_seconds = r.usage.wall_seconds,
                          .accounting = {},
-                         .details = {}};
+                         .details = {},
+                         .simulated = std::nullopt,
+                         .simulated_loops = {}};
     if (const auto account = probe::probe_run(report)) {
       out.accounting = records::accounting_of(*account, records::MeasuredBy::host);
       out.exit_code = account->exit_code.value_or(-1);
