@@ -88,7 +88,7 @@ benchmark:
   command: [./loop]
   format: command
   metric: simulated-instructions
-  samples: 3
+  samples: 2
 conditions:
   - name: host
 YAML
