@@ -3,8 +3,8 @@
 # this session, alternately with the peer or the reference run (PERF_PAIRS times, default 3),
 # reported as the median with min–max. Never part of `make test`: no timing is ever asserted.
 #
-#   scripts/perf.sh [P1 P2 ... P13]       (default: all; PERF_PAIRS=3; PERF_GATES=24 for P9, P10;
-#                                         PERF_P13_TRIALS=20)
+#   scripts/perf.sh [P1 P2 ... P14]       (default: all; PERF_PAIRS=3; PERF_GATES=24 for P9, P10;
+#                                         PERF_P13_TRIALS=20; PERF_P14_TRIALS=10)
 #
 # Writes results/perf/<UTC time>/perf.md and perf.json and prints the markdown. Needs a built
 # noisefloor (make build), the Docker engine (started when none answers) and hyperfine (installed
@@ -47,6 +47,11 @@
 #                        trials per change (none, +5%, +10%, +50% of a C program's work), in a still
 #                        room and a drifting one (scripts/gate-vs-loop.py): how often each calls the
 #                        head slower, with Clopper-Pearson intervals, and the wall-time ratio
+#   P14 simulated gate   the gate on `metric: simulated-instructions` against the gate on `metric:
+#                        wall` (samples: auto), on the same C program's 1% change and a comment,
+#                        beside one busy loop per CPU the whole time (scripts/simulated-gate.py),
+#                        PERF_P14_TRIALS trials: how often each calls the head worse, with
+#                        Clopper-Pearson intervals, the gates' wall times and their ratio
 #   P12 counter cost     the probe starting the no-op with its counters (perf_event_open, opened
 #                        before the clone, read after the reap) against --no-counters, hyperfine -N
 #                        500 runs each, alternately: the added wall time per invocation in µs
@@ -61,7 +66,7 @@ if ! command -v hyperfine >/dev/null; then
   else echo "perf.sh: hyperfine is missing: apt-get install hyperfine" >&2; exit 2; fi
 fi
 WANT=("$@")
-[[ ${#WANT[@]} -gt 0 ]] || WANT=(P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12 P13)
+[[ ${#WANT[@]} -gt 0 ]] || WANT=(P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12 P13 P14)
 wanted() { local w; for w in "${WANT[@]}"; do [[ $w == "$1" ]] && return 0; done; return 1; }
 if wanted P1 || wanted P2 || wanted P8; then bash scripts/dockerd.sh >/dev/null; fi
 
@@ -658,7 +663,28 @@ PY
   sed -n '/^| room /,$p' "$WORK/p13.log" >"$OUT/p13.md"
 }
 
-for p in P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12 P13; do
+p14() {
+  local trials="${PERF_P14_TRIALS:-10}"
+  say "P14 the simulated gate against the wall-clock gate, beside a busy loop per CPU: $trials trials"
+  python3 scripts/simulated-gate.py --trials "$trials" --nf "$NF" --out "$WORK/p14" >"$WORK/p14.log" 2>&1 ||
+    { tail -5 "$WORK/p14.log" >&2; return 1; }
+  local f="$WORK/p14/p14.json" change metric frac walls
+  while IFS=$'\t' read -r change metric frac walls; do
+    local op target
+    if [[ $metric == sim && $change == "+1%" ]]; then op=">="; target=1.0
+    elif [[ $metric == sim ]]; then op="<="; target=0.0
+    else op="<="; target=-; fi
+    emit_ci P14 "gate $metric: worse, $change" \
+      "gates calling the head worse (exit 4) / trials, beside a busy loop per CPU; simulated: all for +1%, none for a comment" \
+      fraction "$op" "$target" $frac
+    emit P14 "gate $metric wall, $change" "seconds per gate (builds cached after the first), reported" s "<=" - $walls
+  done < <(json_get "$f" '"\n".join("\t".join([s["change"], s["metric"], " ".join(str(x / (s["n"] or 1) if i == 0 else x) for i, x in enumerate(s["worse"])), " ".join(str(w) for w in s["walls"])]) for s in d["summary"])')
+  mapfile -t ratios < <(json_get "$f" '"\n".join(str(a["wall"] / b["wall"]) for a in d["gates"] for b in d["gates"] if a["metric"] == "sim" and b["metric"] == "wall" and a["trial"] == b["trial"] and a["change"] == b["change"])')
+  emit P14 "simulated/wall gate wall time" "each trial's simulated gate over its wall-clock gate on the same change, reported" ratio "<=" - "${ratios[@]}"
+  while IFS= read -r line; do note P14 "$line"; done < <(json_get "$f" '"\n".join(s["metric"] + " gate on " + s["change"] + ": " + ", ".join(str(k) + " " + w for w, k in sorted(s["verdicts"].items())) + "; estimates " + ", ".join(sorted(set(s["estimates"]))[:3]) + (", …" if len(set(s["estimates"])) > 3 else "") for s in d["summary"])')
+}
+
+for p in P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12 P13 P14; do
   wanted "$p" || continue
   fn=${p,,}
   if ! ("$fn"); then note "$p" "FAILED: see the messages above"; fi
