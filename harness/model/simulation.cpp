@@ -51,6 +51,12 @@ bool is_simulated_unit(std::string_view unit) {
   return false;
 }
 
+std::map<std::string, std::string> simulated_environment(const std::map<std::string, std::string>& env) {
+  std::map<std::string, std::string> whole = {{"PATH", std::string(kSimulatedPath)}, {"LC_ALL", "C"}};
+  for (const auto& [name, value] : env) whole[name] = value;
+  return whole;
+}
+
 std::vector<std::string> valgrind_options(SimulationScope scope, const std::string& out_file,
                                           const std::string& log_file) {
   std::vector<std::string> o = {
@@ -74,9 +80,10 @@ std::string valgrind_settings(SimulationScope scope) {
   const std::string geometry =
       fmt::format("--cache-sim=yes --branch-sim=no {} {} {}", cache_option("I1", kSimulatedI1),
                   cache_option("D1", kSimulatedD1), cache_option("LL", kSimulatedLL));
-  if (scope == SimulationScope::whole_run) return fmt::format("--tool=cachegrind {}, ASLR off", geometry);
-  return fmt::format("--tool=callgrind {} {} {}, ASLR off", geometry, kTimedLoopStartOption,
-                     kTimedLoopEndOption);
+  constexpr std::string_view kFixed = ", ASLR off, environment PATH, LC_ALL=C and env: only";
+  if (scope == SimulationScope::whole_run) return fmt::format("--tool=cachegrind {}{}", geometry, kFixed);
+  return fmt::format("--tool=callgrind {} {} {}{}", geometry, kTimedLoopStartOption, kTimedLoopEndOption,
+                     kFixed);
 }
 
 }  // namespace noisefloor::model

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -89,6 +90,13 @@ struct TimedLoop {
   bool paused = false;
   friend bool operator==(const TimedLoop&, const TimedLoop&) = default;
 };
+
+// The whole environment of a counted run: a fixed PATH and locale, then the experiment's own
+// `env:` over them. Not the caller's: its size and contents change what the program's start-up
+// executes (the dynamic loader and libc walk it), and VALGRIND_OPTS or a ~/.valgrindrc would
+// change the tool's settings.
+std::map<std::string, std::string> simulated_environment(const std::map<std::string, std::string>& env);
+inline constexpr std::string_view kSimulatedPath = "/usr/local/bin:/usr/bin:/bin";
 
 // valgrind's options for a counted run, in order, before the program: the tool with the fixed
 // geometry, no branch simulation, its counts to out_file (callgrind: one file more per dump,

@@ -441,9 +441,9 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
-std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides) {
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides, bool inherit) {
   std::vector<std::string> out;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+  for (char** e = inherit ? environ : nullptr; e != nullptr && *e != nullptr; ++e) {
     const std::string_view entry(*e);
     const auto eq = entry.find('=');
     if (eq != std::string_view::npos && overrides.contains(std::string(entry.substr(0, eq)))) continue;
@@ -484,7 +484,7 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   const std::string what = describe_argv(spec.argv);
   const std::string program = resolve_program(spec.argv.front());
   std::vector<std::string> argv_strings = spec.argv;
-  std::vector<std::string> env_strings = environment_with(spec.env);
+  std::vector<std::string> env_strings = environment_with(spec.env, spec.inherit_env);
   const std::vector<char*> argv = pointers(argv_strings);
   const std::vector<char*> envp = pointers(env_strings);
 

@@ -23,6 +23,7 @@ namespace noisefloor::process {
 struct Spec {
   std::vector<std::string> argv;           // argv[0] without a '/' is looked up in PATH
   std::map<std::string, std::string> env;  // added to (or replacing in) the inherited environment
+  bool inherit_env = true;                 // false: `env` is the whole environment
   std::optional<std::string> workdir;
   std::vector<int> affinity;  // CPUs, applied in the child before exec; empty: inherited
   std::optional<int> nice;    // applied in the child before exec

@@ -74,7 +74,22 @@ assert abs((c2 - c1) - 2 * n) <= 0.001 * 2 * n, (c1, c2)
 assert 0 < i1 - 2 * n < 0.1 * 2 * n, i1  # a start-up of some instructions, not of the loop's size
 PY
 contains "$WORK/results/loop$N/latest/cv-summary.txt" "# simulated: valgrind-"
-contains "$WORK/results/loop$N/latest/cv-summary.txt" "--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64, ASLR off; cycles = L1 hits + 5·LL hits + 35·RAM hits"
+contains "$WORK/results/loop$N/latest/cv-summary.txt" "--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64, ASLR off, environment PATH, LC_ALL=C and env: only; cycles = L1 hits + 5·LL hits + 35·RAM hits"
+# the caller's environment and working directory change nothing: the same count from another
+# directory with 8 KiB more environment and a VALGRIND_OPTS that would change the tool's settings
+mkdir -p elsewhere
+(cd elsewhere && NF_PAD="$(head -c 8192 /dev/zero | tr '\0' x)" VALGRIND_OPTS=--cache-sim=no \
+  "$NF" run ../one.yaml --results "$WORK/results2" >/dev/null 2>elsewhere.err) || { cat elsewhere/elsewhere.err; fail "simulated run elsewhere"; }
+"$NF" cv --format json "$WORK/results2/loop$N/latest" >one-elsewhere.json
+python3 - one.json one-elsewhere.json <<'PY' || fail "the same program counted in another environment"
+import json, sys
+def first(path):
+    rows = json.load(open(path))["table"]["rows"]
+    return sorted((r["condition"], r["unit"], r["summary"]["min"], r["summary"]["max"]) for r in rows)
+a, b = first(sys.argv[1]), first(sys.argv[2])
+print(f"here {a[0][2:]}, elsewhere {b[0][2:]}")
+assert a == b, (a, b)
+PY
 contains one.md "simulated-instructions/op"
 
 # --- the gate on it, beside a busy loop per CPU: 1% more instructions fails it, a comment does not ---

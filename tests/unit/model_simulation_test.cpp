@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,7 @@ TEST_CASE("valgrind_options: the fixed geometry, not the host's") {
                                  "--log-file=/t/cg.log"});
   CHECK(valgrind_settings(SimulationScope::whole_run) ==
         "--tool=cachegrind --cache-sim=yes --branch-sim=no --I1=32768,8,64 --D1=32768,8,64 "
-        "--LL=8388608,16,64, ASLR off");
+        "--LL=8388608,16,64, ASLR off, environment PATH, LC_ALL=C and env: only");
 }
 
 TEST_CASE("valgrind_options: a Google Benchmark's timed loop, bracketed by callgrind's dumps") {
@@ -71,5 +72,14 @@ TEST_CASE("valgrind_options: a Google Benchmark's timed loop, bracketed by callg
   CHECK(valgrind_settings(SimulationScope::timed_loop) ==
         "--tool=callgrind --cache-sim=yes --branch-sim=no --I1=32768,8,64 --D1=32768,8,64 "
         "--LL=8388608,16,64 --dump-after=benchmark::State::StartKeepRunning* "
-        "--dump-before=benchmark::State::FinishKeepRunning*, ASLR off");
+        "--dump-before=benchmark::State::FinishKeepRunning*, ASLR off, environment PATH, LC_ALL=C and env: "
+        "only");
+}
+
+TEST_CASE("simulated_environment: a fixed PATH and locale, the experiment's env over them") {
+  using noisefloor::model::simulated_environment;
+  CHECK(simulated_environment({}) ==
+        std::map<std::string, std::string>{{"LC_ALL", "C"}, {"PATH", "/usr/local/bin:/usr/bin:/bin"}});
+  CHECK(simulated_environment({{"PATH", "/opt/bin"}, {"N", "3"}}) ==
+        std::map<std::string, std::string>{{"LC_ALL", "C"}, {"N", "3"}, {"PATH", "/opt/bin"}});
 }
