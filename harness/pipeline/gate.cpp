@@ -34,9 +34,11 @@ constexpr double kSimulatedGateThreshold = 0.001;
 constexpr int kGateFirstQuads = 6;  // samples: auto's first look (12 pairs)
 constexpr int kGateMaxQuads = 60;   // samples: auto's cap unless max_samples says
 constexpr int kGateLeastQuads = 3;  // 6 pairs: the least at which the signed-rank test reaches 2.5%
-// A simulated metric's least: one quad, two invocations a side, which show whether each side's
-// count is one count (then its ratio is exact and decides, §3.13 "exact counts"); a count that
-// varies gets no verdict from one quad and needs samples: 6 or more, as any measured one.
+// A command's simulated count's least: one quad, two invocations a side, which show whether each
+// side's count is one count (then its ratio is exact and decides, §3.13 "exact counts"); a count
+// that varies gets no verdict from one quad. A Google Benchmark's count per iteration carries its
+// loop's fixed instructions over an N its clock chose (§3.17): it varies in its sixth digit, so it
+// keeps the measured least.
 constexpr int kSimulatedLeastQuads = 1;
 
 // `path` (absolute) moved from under `from` to the same place under `to`; nullopt when it is not
@@ -106,8 +108,9 @@ void refuse_unsupported(const model::Experiment& e, const RunOptions& o) {
     throw ConfigError("--base: a gate cannot be resumed: run the gate again (its builds are cached)");
 }
 
-// samples: N measures N runs of each side (N/2 quads, at least 3; 1 for a simulated metric) and decides once;
-// samples: auto looks at 6, 12, … quads up to max_samples (default 60) and stops once decided (§3.13).
+// samples: N measures N runs of each side (N/2 quads, at least 3; 1 for a command's simulated count) and
+// decides once; samples: auto looks at 6, 12, … quads up to max_samples (default 60) and stops once decided
+// (§3.13).
 model::GateSettings settings_of(const model::Experiment& e, const RunOptions& o) {
   model::GateSettings s;
   s.threshold = o.threshold.value_or(e.benchmark.simulated ? kSimulatedGateThreshold : kGateThreshold);
@@ -119,8 +122,9 @@ model::GateSettings settings_of(const model::Experiment& e, const RunOptions& o)
         e.adaptive->max_samples_set ? std::max(e.adaptive->max_samples, kGateLeastQuads) : kGateMaxQuads;
     s.first_repeats = std::min(kGateFirstQuads, s.max_repeats);
   } else {
-    s.max_repeats = s.first_repeats = std::max(e.benchmark.simulated ? kSimulatedLeastQuads : kGateLeastQuads,
-                                               (e.benchmark.samples + 1) / 2);
+    const bool exact_counts = e.benchmark.simulation_scope() == model::SimulationScope::whole_run;
+    s.max_repeats = s.first_repeats =
+        std::max(exact_counts ? kSimulatedLeastQuads : kGateLeastQuads, (e.benchmark.samples + 1) / 2);
   }
   return s;
 }

@@ -193,6 +193,28 @@ assert abs((b - a) - 20000) <= 0.0001 * 20000, (a, b)
 PY
 contains "$WORK/results/gb1/latest/cv-summary.txt" "--tool=callgrind --cache-sim=yes"
 contains "$WORK/results/gb1/latest/cv-summary.txt" "--dump-before=benchmark::State::FinishKeepRunning*, ASLR off"
+# the gate on a Google Benchmark's count (samples: 2 runs the measured least, 3 quads: its counts per
+# iteration differ in their sixth digit between invocations): 1% more work in the loop is worse
+mkdir gbrepo && (cd gbrepo && git init -q -b main && cp "$REPO/tests/integration/sim_gbench.cpp" gb.cpp &&
+  printf 'gb\nresults/\n' >.gitignore && mkdir bench && cat >bench/gate.yaml <<'YAML'
+name: gbgate
+benchmark:
+  workdir: ..
+  build: [g++, -O2, -o, gb, gb.cpp, -lbenchmark, -lpthread]
+  command: [./gb, "--benchmark_filter=^BM_Spin/10000$", --benchmark_min_time=0.05]
+  format: gbench-json
+  metric: simulated-instructions
+  samples: 2
+conditions:
+  - name: host
+YAML
+  git add -A && git -c user.name=t -c user.email=t@t commit -qm base)
+sed -i 's|for (auto _ : state) spin(n);|for (auto _ : state) spin(n + n / 100);|' gbrepo/gb.cpp
+grep -q 'spin(n + n / 100)' gbrepo/gb.cpp || fail "the Google Benchmark gate's change was not made"
+set +e; (cd gbrepo && "$NF" run bench/gate.yaml --base main >../gbgate.out 2>../gbgate.err); code=$?; set -e
+[[ $code -eq 4 ]] || { cat gbgate.out gbgate.err; fail "the gate on a Google Benchmark's 1% more instructions: exit $code, expected 4"; }
+contains gbgate.out "+1.0% [+1.0%, +1.0%]"
+
 # what it cannot count: two benchmarks at once, two threads; a loop that pauses its timer is noted
 gb_exp gbtwo.yaml gbtwo '^BM_Spin/(10000|20000)$'
 set +e; "$NF" run gbtwo.yaml --results "$WORK/results" >/dev/null 2>gbtwo.err; code=$?; set -e
