@@ -250,7 +250,8 @@ std::optional<model::SimulatedCounts> simulated_counts_of(const std::string& con
 std::vector<model::TimedLoop> timed_loops_of(const std::string& condition, const std::string& program,
                                              const SimulationFiles& files, int number, bool ended_well) {
   const std::string log = valgrind_log(condition, program, files, number);
-  take_file(files.out(number));  // what followed the last loop: start-up's end, reporting
+  std::error_code ec;
+  std::filesystem::remove(files.out(number), ec);  // what followed the last loop: the reports
   std::vector<model::TimedLoop> loops;
   for (const std::string& path : files.dumps(number)) {
     const std::string dump = take_file(path);

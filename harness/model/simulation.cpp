@@ -73,6 +73,7 @@ std::vector<std::string> valgrind_options(SimulationScope scope, const std::stri
   o.push_back(fmt::format("--{}-out-file={}",
                           scope == SimulationScope::whole_run ? "cachegrind" : "callgrind", out_file));
   o.push_back("--log-file=" + log_file);
+  o.push_back("--command-line-only=yes");  // no ~/.valgrindrc, ./.valgrindrc or VALGRIND_OPTS
   return o;
 }
 

@@ -100,7 +100,7 @@ inline constexpr std::string_view kSimulatedPath = "/usr/local/bin:/usr/bin:/bin
 
 // valgrind's options for a counted run, in order, before the program: the tool with the fixed
 // geometry, no branch simulation, its counts to out_file (callgrind: one file more per dump,
-// out_file.1, .2, …) and its own messages to log_file.
+// out_file.1, .2, …), its own messages to log_file, and no options from anywhere else.
 std::vector<std::string> valgrind_options(SimulationScope scope, const std::string& out_file,
                                           const std::string& log_file);
 // The options that make the counts what they are, as the fingerprint and the table's note say

@@ -222,12 +222,16 @@ class Loop {
     return metrics;
   }
 
-  // A Google Benchmark's repetitions under callgrind: each one's sample is its timed loop's counts
-  // over its iterations. The repetitions are the last loops the invocation ran (calibration came
-  // before them), so the invocation must run one benchmark, in one thread.
-  void deliver_timed_loops(std::vector<model::Measurement> held, const std::vector<model::TimedLoop>& loops,
-                           const model::Condition& cond, const plan::Step& step, const plan::Unit& unit,
-                           int invocation, const std::string& where) {
+  // The counter a Google Benchmark MemoryManager adds to every repetition it ran the loop again for.
+  static constexpr std::string_view kMemoryManagerCounter = "allocs_per_iter";
+
+  // Whether a Google Benchmark invocation's loops can be told apart: its repetitions must be the
+  // last loops it ran (calibration came before them), so one benchmark, in one thread, and no run
+  // that leaves loops of its own between or after them (a skipped or failed run, a
+  // MemoryManager's extra run after each repetition). Returns the benchmark's name.
+  std::string check_timed_loops(const std::vector<model::Measurement>& held,
+                                const std::vector<model::TimedLoop>& loops,
+                                const std::vector<std::string>& errors, const std::string& where) const {
     const char* metric = model::kSimulatedMetrics[static_cast<std::size_t>(*e_.benchmark.simulated)].name;
     std::vector<std::string> names;
     for (const auto& m : held)
@@ -237,28 +241,52 @@ class Loop {
           "{}: metric: {} counts one Google Benchmark per invocation, but it ran {} ({}): give "
           "--benchmark_filter a pattern that matches one",
           where, metric, names.size(), text::shorten(fmt::format("{}", fmt::join(names, ", ")), 120)));
+    if (!errors.empty())
+      throw RunError(
+          fmt::format("{}: metric: {} cannot tell the repetitions' loops apart when a run was "
+                      "skipped or failed ({}): filter that benchmark out",
+                      where, metric, text::shorten(errors.front(), 120)));
     if (held.front().procs != 1)
       throw RunError(
           fmt::format("{}: metric: {} counts a timed loop in one thread; {} runs in {}: count a "
                       "single-threaded benchmark",
                       where, metric, names.front(), held.front().procs));
+    for (const auto& m : held) {
+      if (std::any_of(m.metrics.begin(), m.metrics.end(),
+                      [](const model::Metric& x) { return x.unit == kMemoryManagerCounter; }))
+        throw RunError(
+            fmt::format("{}: metric: {}: {} reports allocs_per_iter: a MemoryManager runs the loop "
+                        "again after each repetition, which cannot be told from it; count "
+                        "without RegisterMemoryManager",
+                        where, metric, names.front()));
+      if (m.iterations < 1)
+        throw RunError(
+            fmt::format("{}: a repetition of {} reports {} iterations", where, names.front(), m.iterations));
+    }
     if (loops.size() < held.size())
       throw RunError(fmt::format(
           "{}: valgrind saw {} timed loop(s) for {} repetition(s): it found no "
           "benchmark::State::StartKeepRunning/FinishKeepRunning to count between (a stripped binary, or "
           "not Google Benchmark 1.5 or later); build it with symbols",
           where, loops.size(), held.size()));
+    return names.front();
+  }
+
+  // A Google Benchmark's repetitions under callgrind: each one's sample is its timed loop's counts
+  // over its iterations, all checked before any is delivered.
+  void deliver_timed_loops(std::vector<model::Measurement> held, const std::vector<model::TimedLoop>& loops,
+                           const std::vector<std::string>& errors, const model::Condition& cond,
+                           const plan::Step& step, const plan::Unit& unit, int invocation,
+                           const std::string& where) {
+    const std::string name = check_timed_loops(held, loops, errors, where);
     const std::size_t first = loops.size() - held.size();
     for (std::size_t k = 0; k < held.size(); ++k) {
       const model::TimedLoop& loop = loops[first + k];
-      if (held[k].iterations < 1)
-        throw RunError(fmt::format("{}: a repetition of {} reports {} iterations", where, names.front(),
-                                   held[k].iterations));
       if (loop.paused)
-        note_once(fmt::format(
-            "{} calls PauseTiming in its timed loop: its simulated counts include the paused code, "
-            "which its timer leaves out",
-            names.front()));
+        note_once(
+            fmt::format("{} calls PauseTiming in its timed loop: its simulated counts include the paused "
+                        "code, which its timer leaves out",
+                        name));
       held[k].metrics = simulated_metrics(loop.counts, held[k].iterations);
       deliver(held[k], cond, step, unit, invocation);
     }
@@ -353,6 +381,7 @@ class Loop {
       throw RunError(fmt::format("{}: the benchmark {} ({} sample(s) arrived before it)", where,
                                  describe_exit(out), delivered_),
                      text::last_lines(out.err, 10, "its stderr"));
+    std::vector<std::string> gbench_errors;  // its skipped and failed runs
     if (e_.benchmark.format == model::OutputFormat::gbench_json) {
       parsers::GbenchOutput g;
       try {
@@ -375,6 +404,7 @@ class Loop {
       for (std::size_t i = gbench.output().measurements.size(); i < g.measurements.size(); ++i)
         take(g.measurements[i]);
       for (const auto& err : g.errors) measured_.warnings.push_back(fmt::format("{}: {}", where, err));
+      gbench_errors = g.errors;
       for (const auto& note : g.notes) note_once(note);  // the same in every invocation: said once
     }
     if (e_.benchmark.format == model::OutputFormat::gotest) {
@@ -383,7 +413,8 @@ class Loop {
       for (auto& conflict : measured_.units.merge(go.output().units)) note_once(std::move(conflict));
     }
     if (inv.simulate == model::SimulationScope::timed_loop && !held.empty())
-      deliver_timed_loops(std::move(held), out.simulated_loops, cond, step, unit, inv.number, where);
+      deliver_timed_loops(std::move(held), out.simulated_loops, gbench_errors, cond, step, unit, inv.number,
+                          where);
     else if (counted && !held.empty())
       deliver_counted(held, out.accounting, cond, step, unit, inv.number, where);
     if (delivered_ == 0)

@@ -10,8 +10,8 @@
 #     counts), a comment-only change passes, both beside a busy loop per CPU; compare refuses a
 #     simulated run against a measured one (exit 2);
 #   - a Google Benchmark's timed loop per iteration (2N instructions and the loop's own few, the
-#     setup before the loop left out), beside a busy loop per CPU; two benchmarks or two threads
-#     in one invocation refused, a loop that pauses its timer noted;
+#     setup before the loop left out), beside a busy loop per CPU; two benchmarks, two threads or
+#     a skipped run in one invocation refused, a loop that pauses its timer noted;
 #   - refused with one line: a Go program (valgrind 3.19 stops at RDTSCP), a container condition
 #     and the go test format (at validate, exit 2, file:line:col);
 #   - the doctor says whether simulation works here and what it costs, and that it does not
@@ -224,6 +224,10 @@ gb_exp gbthreads.yaml gbthreads '^BM_Spin/10000/threads:2$'
 set +e; "$NF" run gbthreads.yaml --results "$WORK/results" >/dev/null 2>gbthreads.err; code=$?; set -e
 [[ $code -eq 1 ]] || { cat gbthreads.err; fail "a two-thread Google Benchmark: exit $code, expected 1"; }
 contains gbthreads.err "counts a timed loop in one thread; BM_Spin/10000/threads:2 runs in 2"
+gb_exp gbskip.yaml gbskip '^BM_(Spin/10000|Skipped)$'
+set +e; "$NF" run gbskip.yaml --results "$WORK/results" >/dev/null 2>gbskip.err; code=$?; set -e
+[[ $code -eq 1 ]] || { cat gbskip.err; fail "a skipped Google Benchmark beside a counted one: exit $code, expected 1"; }
+contains gbskip.err "metric: simulated-instructions cannot tell the repetitions' loops apart when a run was skipped or failed (BM_Skipped: not here): filter that benchmark out"
 gb_exp gbpaused.yaml gbpaused '^BM_Paused$'
 "$NF" run gbpaused.yaml --results "$WORK/results" >gbpaused.md 2>gbpaused.err || { cat gbpaused.err; fail "BM_Paused"; }
 contains gbpaused.md "BM_Paused calls PauseTiming in its timed loop: its simulated counts include the paused code"

@@ -27,6 +27,14 @@ void BM_Paused(benchmark::State& state) {
 }
 BENCHMARK(BM_Paused);
 
+// Skips itself as the documentation shows (SkipWithError, then the loop, which then runs none):
+// its loop's dump sits among the others, so a simulated count beside it is refused.
+void BM_Skipped(benchmark::State& state) {
+  state.SkipWithError("not here");
+  for (auto _ : state) spin(1000);
+}
+BENCHMARK(BM_Skipped);
+
 }  // namespace
 
 BENCHMARK_MAIN();

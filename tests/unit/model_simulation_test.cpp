@@ -56,7 +56,7 @@ TEST_CASE("valgrind_options: the fixed geometry, not the host's") {
   CHECK(valgrind_options(SimulationScope::whole_run, "/t/cg.out", "/t/cg.log") ==
         std::vector<std::string>{"--tool=cachegrind", "--cache-sim=yes", "--branch-sim=no", "--I1=32768,8,64",
                                  "--D1=32768,8,64", "--LL=8388608,16,64", "--cachegrind-out-file=/t/cg.out",
-                                 "--log-file=/t/cg.log"});
+                                 "--log-file=/t/cg.log", "--command-line-only=yes"});
   CHECK(valgrind_settings(SimulationScope::whole_run) ==
         "--tool=cachegrind --cache-sim=yes --branch-sim=no --I1=32768,8,64 --D1=32768,8,64 "
         "--LL=8388608,16,64, ASLR off, environment PATH, LC_ALL=C and env: only");
@@ -64,11 +64,11 @@ TEST_CASE("valgrind_options: the fixed geometry, not the host's") {
 
 TEST_CASE("valgrind_options: a Google Benchmark's timed loop, bracketed by callgrind's dumps") {
   CHECK(valgrind_options(SimulationScope::timed_loop, "/t/cg.out", "/t/cg.log") ==
-        std::vector<std::string>{"--tool=callgrind", "--cache-sim=yes", "--branch-sim=no", "--I1=32768,8,64",
-                                 "--D1=32768,8,64", "--LL=8388608,16,64",
-                                 "--dump-after=benchmark::State::StartKeepRunning*",
-                                 "--dump-before=benchmark::State::FinishKeepRunning*",
-                                 "--callgrind-out-file=/t/cg.out", "--log-file=/t/cg.log"});
+        std::vector<std::string>{
+            "--tool=callgrind", "--cache-sim=yes", "--branch-sim=no", "--I1=32768,8,64", "--D1=32768,8,64",
+            "--LL=8388608,16,64", "--dump-after=benchmark::State::StartKeepRunning*",
+            "--dump-before=benchmark::State::FinishKeepRunning*", "--callgrind-out-file=/t/cg.out",
+            "--log-file=/t/cg.log", "--command-line-only=yes"});
   CHECK(valgrind_settings(SimulationScope::timed_loop) ==
         "--tool=callgrind --cache-sim=yes --branch-sim=no --I1=32768,8,64 --D1=32768,8,64 "
         "--LL=8388608,16,64 --dump-after=benchmark::State::StartKeepRunning* "
