@@ -12,8 +12,8 @@ every gate (change, metric, exit status, estimate and interval, verdict, wall se
 gates that called the head worse (exit 4), with its Clopper-Pearson 95% interval.
 """
 import argparse
+import importlib.util
 import json
-import math
 import os
 import re
 import shutil
@@ -36,21 +36,12 @@ conditions:
 """
 
 
-def binom_cdf(k, n, p):
-    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
-
-
-def cp(k, n, alpha=0.05):  # Clopper-Pearson, by bisection
-    def solve(f):
-        lo, hi = 0.0, 1.0
-        for _ in range(200):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
-        return (lo + hi) / 2
-
-    lower = 0.0 if k == 0 else solve(lambda p: (1 - binom_cdf(k - 1, n, p)) - alpha / 2)
-    upper = 1.0 if k == n else solve(lambda p: alpha / 2 - binom_cdf(k, n, p))
-    return lower, upper
+def clopper_pearson(k, n):
+    """The 95% interval of k in n, as P13 computes it (scripts/gate-vs-loop.py)."""
+    spec = importlib.util.spec_from_file_location("gate_vs_loop", os.path.join(REPO, "scripts/gate-vs-loop.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.clopper_pearson(k, n)
 
 
 def git(repo, *args):
@@ -141,7 +132,7 @@ def main():
         for metric in ("sim", "wall"):
             cell = [g for g in gates if g["change"] == change and g["metric"] == metric]
             k = sum(g["exit"] == 4 for g in cell)
-            lo, hi = cp(k, len(cell))
+            lo, hi = clopper_pearson(k, len(cell))
             words = {}
             for g in cell:
                 words[g["verdict"]] = words.get(g["verdict"], 0) + 1

@@ -254,8 +254,11 @@ std::vector<model::TimedLoop> timed_loops_of(const std::string& condition, const
   std::filesystem::remove(files.out(number), ec);  // what followed the last loop: the reports
   std::vector<model::TimedLoop> loops;
   for (const std::string& path : files.dumps(number)) {
+    if (!ended_well) {  // the runner reports the benchmark's own failure: the dumps go unread
+      std::filesystem::remove(path, ec);
+      continue;
+    }
     const std::string dump = take_file(path);
-    if (!ended_well) continue;
     try {
       const parsers::CallgrindDump d = parsers::parse_callgrind_dump(dump);
       if (d.trigger.find(model::kTimedLoopEnd) != std::string::npos)

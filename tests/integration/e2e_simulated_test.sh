@@ -215,19 +215,20 @@ set +e; (cd gbrepo && "$NF" run bench/gate.yaml --base main >../gbgate.out 2>../
 [[ $code -eq 4 ]] || { cat gbgate.out gbgate.err; fail "the gate on a Google Benchmark's 1% more instructions: exit $code, expected 4"; }
 contains gbgate.out "+1.0% [+1.0%, +1.0%]"
 
-# what it cannot count: two benchmarks at once, two threads; a loop that pauses its timer is noted
-gb_exp gbtwo.yaml gbtwo '^BM_Spin/(10000|20000)$'
-set +e; "$NF" run gbtwo.yaml --results "$WORK/results" >/dev/null 2>gbtwo.err; code=$?; set -e
-[[ $code -eq 1 ]] || { cat gbtwo.err; fail "two Google Benchmarks in one invocation: exit $code, expected 1"; }
-contains gbtwo.err "metric: simulated-instructions counts one Google Benchmark per invocation, but it ran 2 (BM_Spin/10000, BM_Spin/20000): give --benchmark_filter a pattern that matches one"
-gb_exp gbthreads.yaml gbthreads '^BM_Spin/10000/threads:2$'
-set +e; "$NF" run gbthreads.yaml --results "$WORK/results" >/dev/null 2>gbthreads.err; code=$?; set -e
-[[ $code -eq 1 ]] || { cat gbthreads.err; fail "a two-thread Google Benchmark: exit $code, expected 1"; }
-contains gbthreads.err "counts a timed loop in one thread; BM_Spin/10000/threads:2 runs in 2"
-gb_exp gbskip.yaml gbskip '^BM_(Spin/10000|Skipped)$'
-set +e; "$NF" run gbskip.yaml --results "$WORK/results" >/dev/null 2>gbskip.err; code=$?; set -e
-[[ $code -eq 1 ]] || { cat gbskip.err; fail "a skipped Google Benchmark beside a counted one: exit $code, expected 1"; }
-contains gbskip.err "metric: simulated-instructions cannot tell the repetitions' loops apart when a run was skipped or failed (BM_Skipped: not here): filter that benchmark out"
+# what it cannot count: two benchmarks at once, two threads, a skipped run; a loop that pauses its
+# timer is noted
+gb_refused() {  # gb_refused NAME FILTER WHAT MESSAGE: the run stops at its first invocation (exit 1)
+  gb_exp "$1.yaml" "$1" "$2"
+  set +e; "$NF" run "$1.yaml" --results "$WORK/results" >/dev/null 2>"$1.err"; code=$?; set -e
+  [[ $code -eq 1 ]] || { cat "$1.err"; fail "$3: exit $code, expected 1"; }
+  contains "$1.err" "$4"
+}
+gb_refused gbtwo '^BM_Spin/(10000|20000)$' "two Google Benchmarks in one invocation" \
+  "metric: simulated-instructions counts one Google Benchmark per invocation, but it ran 2 (BM_Spin/10000, BM_Spin/20000): give --benchmark_filter a pattern that matches one"
+gb_refused gbthreads '^BM_Spin/10000/threads:2$' "a two-thread Google Benchmark" \
+  "counts a timed loop in one thread; BM_Spin/10000/threads:2 runs in 2"
+gb_refused gbskip '^BM_(Spin/10000|Skipped)$' "a skipped Google Benchmark beside a counted one" \
+  "metric: simulated-instructions cannot tell the repetitions' loops apart when a run was skipped or failed (BM_Skipped: not here): filter that benchmark out"
 gb_exp gbpaused.yaml gbpaused '^BM_Paused$'
 "$NF" run gbpaused.yaml --results "$WORK/results" >gbpaused.md 2>gbpaused.err || { cat gbpaused.err; fail "BM_Paused"; }
 contains gbpaused.md "BM_Paused calls PauseTiming in its timed loop: its simulated counts include the paused code"
