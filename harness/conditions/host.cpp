@@ -304,7 +304,7 @@ class HostScope : public ConditionScope {
     }
     spec.argv.push_back(program);
     spec.argv.insert(spec.argv.end(), inv.argv.begin() + 1, inv.argv.end());
-    spec.env = inv.simulate ? model::simulated_environment(inv.env) : inv.env;
+    spec.env = inv.simulate ? model::simulated_environment(*inv.simulate, inv.env) : inv.env;
     spec.inherit_env = !inv.simulate;
     spec.workdir = inv.workdir;
     spec.timeout = inv.timeout;

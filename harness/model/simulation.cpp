@@ -51,8 +51,10 @@ bool is_simulated_unit(std::string_view unit) {
   return false;
 }
 
-std::map<std::string, std::string> simulated_environment(const std::map<std::string, std::string>& env) {
+std::map<std::string, std::string> simulated_environment(SimulationScope scope,
+                                                         const std::map<std::string, std::string>& env) {
   std::map<std::string, std::string> whole = {{"PATH", std::string(kSimulatedPath)}, {"LC_ALL", "C"}};
+  if (scope == SimulationScope::timed_loop) whole["LD_BIND_NOW"] = "1";
   for (const auto& [name, value] : env) whole[name] = value;
   return whole;
 }
@@ -81,10 +83,11 @@ std::string valgrind_settings(SimulationScope scope) {
   const std::string geometry =
       fmt::format("--cache-sim=yes --branch-sim=no {} {} {}", cache_option("I1", kSimulatedI1),
                   cache_option("D1", kSimulatedD1), cache_option("LL", kSimulatedLL));
-  constexpr std::string_view kFixed = ", ASLR off, environment PATH, LC_ALL=C and env: only";
-  if (scope == SimulationScope::whole_run) return fmt::format("--tool=cachegrind {}{}", geometry, kFixed);
-  return fmt::format("--tool=callgrind {} {} {}{}", geometry, kTimedLoopStartOption, kTimedLoopEndOption,
-                     kFixed);
+  if (scope == SimulationScope::whole_run)
+    return fmt::format("--tool=cachegrind {}, ASLR off, environment PATH, LC_ALL=C and env: only", geometry);
+  return fmt::format(
+      "--tool=callgrind {} {} {}, ASLR off, environment PATH, LC_ALL=C, LD_BIND_NOW=1 and env: only",
+      geometry, kTimedLoopStartOption, kTimedLoopEndOption);
 }
 
 }  // namespace noisefloor::model

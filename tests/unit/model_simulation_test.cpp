@@ -72,14 +72,20 @@ TEST_CASE("valgrind_options: a Google Benchmark's timed loop, bracketed by callg
   CHECK(valgrind_settings(SimulationScope::timed_loop) ==
         "--tool=callgrind --cache-sim=yes --branch-sim=no --I1=32768,8,64 --D1=32768,8,64 "
         "--LL=8388608,16,64 --dump-after=benchmark::State::StartKeepRunning* "
-        "--dump-before=benchmark::State::FinishKeepRunning*, ASLR off, environment PATH, LC_ALL=C and env: "
-        "only");
+        "--dump-before=benchmark::State::FinishKeepRunning*, ASLR off, environment PATH, LC_ALL=C, "
+        "LD_BIND_NOW=1 "
+        "and env: only");
 }
 
 TEST_CASE("simulated_environment: a fixed PATH and locale, the experiment's env over them") {
   using noisefloor::model::simulated_environment;
-  CHECK(simulated_environment({}) ==
+  using noisefloor::model::SimulationScope;
+  CHECK(simulated_environment(SimulationScope::whole_run, {}) ==
         std::map<std::string, std::string>{{"LC_ALL", "C"}, {"PATH", "/usr/local/bin:/usr/bin:/bin"}});
-  CHECK(simulated_environment({{"PATH", "/opt/bin"}, {"N", "3"}}) ==
+  CHECK(simulated_environment(SimulationScope::whole_run, {{"PATH", "/opt/bin"}, {"N", "3"}}) ==
         std::map<std::string, std::string>{{"LC_ALL", "C"}, {"N", "3"}, {"PATH", "/opt/bin"}});
+  // a timed loop binds every symbol at start, so the first loop resolves none
+  CHECK(simulated_environment(SimulationScope::timed_loop, {{"N", "3"}}) ==
+        std::map<std::string, std::string>{
+            {"LC_ALL", "C"}, {"LD_BIND_NOW", "1"}, {"N", "3"}, {"PATH", "/usr/local/bin:/usr/bin:/bin"}});
 }
