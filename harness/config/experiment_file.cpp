@@ -305,35 +305,11 @@ class Reader {
     model::Experiment exp;
     exp.source_file = file_;
     exp.source_text = std::string(text);
-
-    const YAML::Node name = root["name"];
-    if (!name) fail(root, "missing key \"name\": give the experiment a name, e.g. name: laptop");
-    exp.name = get_string(name, "name");
-    if (!is_safe_name(exp.name))
-      fail(name, fmt::format("name: {} is not safe as a directory name (use letters, digits, '.', "
-                             "'_' and '-', at most 64 characters, not starting with '.' or '-')",
-                             quote(exp.name)));
-    if (const YAML::Node d = root["description"]) exp.description = get_string(d, "description");
-
+    read_name(root, exp);
     const YAML::Node bench = root["benchmark"];
     if (!bench) fail(root, "missing key \"benchmark\": say what to run (benchmark.command)");
     exp.benchmark = read_benchmark(bench);
-
-    if (const YAML::Node s = root["schedule"]) {
-      exp.schedule = get_word<model::Schedule>(s, "schedule");
-    }
-    if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
-    if (const YAML::Node c = root["settle"]) {
-      exp.settle = get_duration(c, "settle");
-      exp.settle_set = true;
-    }
-    if (const YAML::Node c = root["noise_profile"]) {
-      exp.noise_profile = get_duration(c, "noise_profile");
-      exp.noise_profile_set = true;
-      if (exp.noise_profile.count() > 60) fail(c, "noise_profile: at most 60s (the doctor's is 2s)");
-      if (exp.noise_profile.count() > 0 && exp.noise_profile.count() < 0.1)
-        fail(c, "noise_profile: at least 100ms, or 0s for none");
-    }
+    read_timing(root, exp);
     if (const YAML::Node h = root["hosts"]) read_hosts(h, exp);
 
     finish_benchmark(exp, bench);
@@ -350,14 +326,58 @@ class Reader {
       exp.benchmark.samples_per_run = 1;
     }
 
+    const ConditionNodes nodes = read_all_conditions(root, exp);
+    check_conditions_fit(exp, nodes);
+    resolve_program(bench, exp);
+    check_auto_image_variants(root, exp);
+    if (const YAML::Node c = root["claims"]) read_claims(c, exp);
+    if (const YAML::Node r = root["reference"]) read_reference(r, exp);
+    return exp;
+  }
+
+  void read_name(const YAML::Node& root, model::Experiment& exp) const {
+    const YAML::Node name = root["name"];
+    if (!name) fail(root, "missing key \"name\": give the experiment a name, e.g. name: laptop");
+    exp.name = get_string(name, "name");
+    if (!is_safe_name(exp.name))
+      fail(name, fmt::format("name: {} is not safe as a directory name (use letters, digits, '.', "
+                             "'_' and '-', at most 64 characters, not starting with '.' or '-')",
+                             quote(exp.name)));
+    if (const YAML::Node d = root["description"]) exp.description = get_string(d, "description");
+  }
+
+  // schedule, cooldown, settle and noise_profile.
+  void read_timing(const YAML::Node& root, model::Experiment& exp) const {
+    if (const YAML::Node s = root["schedule"]) {
+      exp.schedule = get_word<model::Schedule>(s, "schedule");
+    }
+    if (const YAML::Node c = root["cooldown"]) exp.cooldown = get_duration(c, "cooldown");
+    if (const YAML::Node c = root["settle"]) {
+      exp.settle = get_duration(c, "settle");
+      exp.settle_set = true;
+    }
+    if (const YAML::Node c = root["noise_profile"]) {
+      exp.noise_profile = get_duration(c, "noise_profile");
+      exp.noise_profile_set = true;
+      if (exp.noise_profile.count() > 60) fail(c, "noise_profile: at most 60s (the doctor's is 2s)");
+      if (exp.noise_profile.count() > 0 && exp.noise_profile.count() < 0.1)
+        fail(c, "noise_profile: at least 100ms, or 0s for none");
+    }
+  }
+
+  // Each condition as written, or each point of its sweeps: the node it was read from and the
+  // index of the condition the file wrote (what messages say).
+  struct ConditionNodes {
+    std::vector<YAML::Node> nodes;
+    std::vector<std::size_t> index;
+  };
+
+  ConditionNodes read_all_conditions(const YAML::Node& root, model::Experiment& exp) {
     const YAML::Node conds = root["conditions"];
     if (!conds) fail(root, "missing key \"conditions\": list at least one, e.g. conditions: [{name: idle}]");
     if (!conds.IsSequence() || conds.size() == 0)
       fail(conds, "conditions: expected a non-empty list of conditions, e.g. - name: idle");
-    // Each condition as written, or each point of its sweeps: the node it was read from and the
-    // index of the condition the file wrote (what messages say).
-    std::vector<YAML::Node> cond_nodes;
-    std::vector<std::size_t> cond_index;
+    ConditionNodes out;
     std::set<std::string> names;
     for (std::size_t i = 0; i < conds.size(); ++i) {
       for (auto& [node, c] : read_conditions(conds[i], i)) {
@@ -375,8 +395,8 @@ class Reader {
                    c.sweep ? fmt::format(" (generated for the sweep point {})", model::claim_name(*c.sweep))
                            : ""));
         exp.conditions.push_back(std::move(c));
-        cond_nodes.push_back(node);
-        cond_index.push_back(i);
+        out.nodes.push_back(node);
+        out.index.push_back(i);
       }
       // Checked as they accumulate: 1000 conditions each sweeping 1000 values are refused after the
       // first two, not once a million are made (the adversarial re-test of issue 42: 3 GB in 20 s).
@@ -385,62 +405,70 @@ class Reader {
                                    "(conditions[0] to [{}] make {}): sweep fewer values",
                                    kMaxConditions, i, exp.conditions.size()));
     }
-    // A command's time is taken inside the container by the probe, which only auto images have:
-    // around a named image noisefloor could time only Docker's lifecycle.
-    if (exp.benchmark.format == model::OutputFormat::command)
-      for (std::size_t i = 0; i < exp.conditions.size(); ++i) {
-        const auto& c = exp.conditions[i];
-        if (c.container && c.container->image != "auto")
-          fail(cond_nodes[i]["container"]["image"],
-               fmt::format(
-                   "conditions[{}].container.image: format: command is timed inside the container by "
-                   "noisefloor's probe, which only image: auto has; use image: auto (a named image would "
-                   "time Docker's container lifecycle, not the command)",
-                   cond_index[i]));
-      }
-    // valgrind runs on the host: no image has it.
-    if (exp.benchmark.simulated)
-      for (std::size_t i = 0; i < exp.conditions.size(); ++i)
-        if (exp.conditions[i].container)
-          fail(cond_nodes[i]["container"],
-               fmt::format(
-                   "conditions[{}].container: metric: {} runs the benchmark under valgrind on the host, "
-                   "and no container image has valgrind; drop container: from this condition (pin it "
-                   "with affinity: instead), or measure wall or cpu",
-                   cond_index[i], exp.benchmark.metric.substr(0, exp.benchmark.metric.size() - 3)));
-    // Inputs reach a container only through image: auto, which noisefloor builds: a named image
-    // brings its own files.
-    if (!exp.benchmark.inputs.empty())
-      for (std::size_t i = 0; i < exp.conditions.size(); ++i) {
-        const auto& c = exp.conditions[i];
-        if (c.container && c.container->image != "auto")
-          fail(cond_nodes[i]["container"]["image"],
-               fmt::format("conditions[{}].container.image: benchmark.inputs are put into image: auto, which "
-                           "noisefloor "
-                           "builds; a named image must hold them itself: use image: auto, or remove inputs",
-                           cond_index[i]));
-      }
-    // A program named without a path is the one PATH finds now, as the host would run it, and
-    // image: auto is built from that executable: resolved here, or refused before anything runs
-    // (unless the build step may make it).
-    if (host_.find_program && !exp.benchmark.command.empty() &&
-        exp.benchmark.command.front().find('/') == std::string::npos) {
-      const std::string& program = exp.benchmark.command.front();
-      const auto path = exp.benchmark.env.find("PATH");
-      const std::string path_env = path != exp.benchmark.env.end() ? path->second : "";
-      if (auto found = host_.find_program(program, path_env)) {
-        for (auto& v : exp.variants)
-          if (!v.command.empty() && v.command.front() == program) v.command.front() = *found;
-        exp.benchmark.command.front() = *found;
-      } else if (exp.benchmark.build.empty()) {
-        fail(bench["command"][0],
-             fmt::format("benchmark.command: {} is not found on PATH{}: install it, or give the "
-                         "path of the benchmark's executable",
-                         quote(program), path_env.empty() ? "" : " (benchmark.env.PATH)"));
-      }
+    return out;
+  }
+
+  // What a container condition can run: the benchmark's format, metric and inputs decide.
+  void check_conditions_fit(const model::Experiment& exp, const ConditionNodes& nodes) const {
+    for (std::size_t i = 0; i < exp.conditions.size(); ++i) {
+      const auto& c = exp.conditions[i];
+      if (!c.container) continue;
+      const YAML::Node& node = nodes.nodes[i];
+      const std::size_t written = nodes.index[i];
+      const bool named = c.container->image != "auto";
+      // A command's time is taken inside the container by the probe, which only auto images have:
+      // around a named image noisefloor could time only Docker's lifecycle.
+      if (named && exp.benchmark.format == model::OutputFormat::command)
+        fail(node["container"]["image"],
+             fmt::format(
+                 "conditions[{}].container.image: format: command is timed inside the container by "
+                 "noisefloor's probe, which only image: auto has; use image: auto (a named image would "
+                 "time Docker's container lifecycle, not the command)",
+                 written));
+      // valgrind runs on the host: no image has it.
+      if (exp.benchmark.simulated)
+        fail(
+            node["container"],
+            fmt::format("conditions[{}].container: metric: {} runs the benchmark under valgrind on the host, "
+                        "and no container image has valgrind; drop container: from this condition (pin it "
+                        "with affinity: instead), or measure wall or cpu",
+                        written, exp.benchmark.metric.substr(0, exp.benchmark.metric.size() - 3)));
+      // Inputs reach a container only through image: auto, which noisefloor builds: a named image
+      // brings its own files.
+      if (named && !exp.benchmark.inputs.empty())
+        fail(node["container"]["image"],
+             fmt::format("conditions[{}].container.image: benchmark.inputs are put into image: auto, which "
+                         "noisefloor builds; a named image must hold them itself: use image: auto, or remove "
+                         "inputs",
+                         written));
     }
-    // image: auto holds one executable, benchmark.command's: a variant with another program
-    // would silently run the baseline's binary with the variant's arguments.
+  }
+
+  // A program named without a path is the one PATH finds now, as the host would run it, and
+  // image: auto is built from that executable: resolved here, or refused before anything runs
+  // (unless the build step may make it).
+  void resolve_program(const YAML::Node& bench, model::Experiment& exp) const {
+    if (!host_.find_program || exp.benchmark.command.empty() ||
+        exp.benchmark.command.front().find('/') != std::string::npos)
+      return;
+    const std::string program = exp.benchmark.command.front();
+    const auto path = exp.benchmark.env.find("PATH");
+    const std::string path_env = path != exp.benchmark.env.end() ? path->second : "";
+    if (auto found = host_.find_program(program, path_env)) {
+      for (auto& v : exp.variants)
+        if (!v.command.empty() && v.command.front() == program) v.command.front() = *found;
+      exp.benchmark.command.front() = *found;
+    } else if (exp.benchmark.build.empty()) {
+      fail(bench["command"][0],
+           fmt::format("benchmark.command: {} is not found on PATH{}: install it, or give the "
+                       "path of the benchmark's executable",
+                       quote(program), path_env.empty() ? "" : " (benchmark.env.PATH)"));
+    }
+  }
+
+  // image: auto holds one executable, benchmark.command's: a variant with another program
+  // would silently run the baseline's binary with the variant's arguments.
+  void check_auto_image_variants(const YAML::Node& root, const model::Experiment& exp) const {
     for (const auto& c : exp.conditions) {
       if (!c.container || c.container->image != "auto") continue;
       for (std::size_t i = 0; i < exp.variants.size(); ++i)
@@ -453,9 +481,6 @@ class Reader {
                       quote(exp.benchmark.command.front())));
         }
     }
-    if (const YAML::Node c = root["claims"]) read_claims(c, exp);
-    if (const YAML::Node r = root["reference"]) read_reference(r, exp);
-    return exp;
   }
 
   // claims: ["cv(noisy) > 2 * cv(idle)", ...]: each parsed and checked against the conditions and

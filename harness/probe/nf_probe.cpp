@@ -927,9 +927,9 @@ int facts() {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The probe's command line: its options, then `--` and the program (first: where the options end).
+struct Options {
+  enum class Mode { run, spin, hold, facts, burn };
   int first = 1;
   std::string tag = "untagged";
   int noop_runs = 0;
@@ -938,137 +938,88 @@ int main(int argc, char** argv) {
   bool counters_wanted = true;
   bool no_aslr = false;
   std::optional<int> nice;
-  enum class Mode { run, spin, hold, facts, burn } mode = Mode::run;
+  Mode mode = Mode::run;
   unsigned long long burn_rounds = 0;
+};
+
+Options parse_options(int argc, char** argv) {
+  using Mode = Options::Mode;
   constexpr std::pair<std::string_view, Mode> kModes[] = {
       {"--spin", Mode::spin}, {"--hold", Mode::hold}, {"--facts", Mode::facts}};
+  Options o;
+  int& first = o.first;
   while (first < argc && std::string(argv[first]) != "--") {
     const std::string option = argv[first];
-    if (option == "--tag" && first + 1 < argc) {
-      tag = argv[first + 1];
-      first += 2;
-    } else if (option == "--noop-runs" && first + 1 < argc) {
-      noop_runs = std::atoi(argv[first + 1]);
-      first += 2;
-    } else if (option == "--noop" && first + 1 < argc) {
-      noop_path = argv[first + 1];
-      first += 2;
+    const bool has_value = first + 1 < argc;
+    if (option == "--tag" && has_value) {
+      o.tag = argv[++first];
+    } else if (option == "--noop-runs" && has_value) {
+      o.noop_runs = std::atoi(argv[++first]);
+    } else if (option == "--noop" && has_value) {
+      o.noop_path = argv[++first];
     } else if (option == "--watch-stdin") {
-      watch_stdin = true;
-      first += 1;
+      o.watch_stdin = true;
     } else if (option == "--no-aslr") {  // simulated counts: the same addresses on every run
-      no_aslr = true;
-      first += 1;
+      o.no_aslr = true;
     } else if (option == "--no-counters") {  // for make perf (P12): the counters' own cost
-      counters_wanted = false;
-      first += 1;
-    } else if (option == "--nice" && first + 1 < argc) {
-      nice = std::atoi(argv[first + 1]);
-      first += 2;
-    } else if (option == "--burn" && first + 1 < argc) {
-      mode = Mode::burn;
-      burn_rounds = std::strtoull(argv[first + 1], nullptr, 10);
-      first += 2;
+      o.counters_wanted = false;
+    } else if (option == "--nice" && has_value) {
+      o.nice = std::atoi(argv[++first]);
+    } else if (option == "--burn" && has_value) {
+      o.mode = Mode::burn;
+      o.burn_rounds = std::strtoull(argv[++first], nullptr, 10);
     } else if (const auto m = std::find_if(std::begin(kModes), std::end(kModes),
                                            [&](const auto& flag) { return flag.first == option; });
                m != std::end(kModes)) {
-      mode = m->second;
-      first += 1;
+      o.mode = m->second;
     } else {
       break;
     }
+    ++first;
   }
-  if (mode == Mode::facts) return facts();
-  if (mode == Mode::burn) {
-    volatile std::uint64_t x = 1;
-    for (unsigned long long i = 0; i < burn_rounds; ++i)
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-    return 0;
-  }
-  if (mode == Mode::hold) {
-    wait_for_stdin_end();
-    return 0;
-  }
-  // The nice value of the benchmark (or the spinner): the probe's own, inherited. Raising it needs
-  // no privilege; lowering it below 0 needs CAP_SYS_NICE, which containers do not get by default.
-  if (nice && ::setpriority(PRIO_PROCESS, 0, *nice) != 0) {
-    std::fprintf(stderr, "noisefloor-probe: exec failed: cannot set nice %d: %s\n", *nice, strerror(errno));
-    return 127;
-  }
-  if (mode == Mode::spin) return spin(watch_stdin);
-  // Orphans of the benchmark's tree become the probe's, so it can end them (PID 1 is one already).
-  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  report_limits();
-  if (nice) {
-    errno = 0;
-    const int got = ::getpriority(PRIO_PROCESS, 0);
-    emit("nice", errno == 0 ? std::to_string(got) : unknown(strerror(errno)));
-  }
-  // Address-space randomization off for what the probe starts (inherited, in force at its exec).
-  if (no_aslr) {
-    const int current = ::personality(0xffffffff);
-    if (current == -1 || ::personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) == -1) {
-      std::fprintf(stderr, "noisefloor-probe: exec failed: cannot turn address-space randomization off: %s\n",
-                   strerror(errno));
-      return 127;
-    }
-    emit("aslr", "off");
-  }
-  if (first < argc && std::string(argv[first]) == "--") ++first;
-  if (first >= argc) {
-    std::fprintf(stderr,
-                 "noisefloor-probe: exec failed: no program given (usage: %s [--tag TAG] [--noop-runs K] -- "
-                 "program [args...])\n",
-                 argc > 0 ? argv[0] : "probe");
-    return 127;
-  }
-  emit("exec", argv[first]);
-  std::fflush(stderr);
+  return o;
+}
 
-  std::string noops;
-  // The no-op: given (on the host), or next to the probe (/noisefloor/noop in the image).
+// The no-op's wall times, comma-separated (an unknown for a run that failed). The no-op: given (on
+// the host), or next to the probe (/noisefloor/noop in the image).
+std::string time_noops(const Options& o, const char* probe_path) {
+  std::string noop_path = o.noop_path;
   if (noop_path.empty()) {
-    noop_path = argc > 0 ? argv[0] : "";
+    noop_path = probe_path;
     const auto slash = noop_path.rfind('/');
     noop_path = slash == std::string::npos ? "/noisefloor/noop" : noop_path.substr(0, slash + 1) + "noop";
   }
   char* noop_argv[] = {noop_path.data(), nullptr};
-  for (int i = 0; i < noop_runs; ++i) {
+  std::string noops;
+  for (int i = 0; i < o.noop_runs; ++i) {
     const Child noop = run_child(noop_argv);
     if (!noops.empty()) noops += ',';
     noops += noop.started && WIFEXITED(noop.status) && WEXITSTATUS(noop.status) == 0
                  ? std::to_string(noop.wall_ns)
                  : unknown(noop.exec_error.empty() ? "the no-op failed" : noop.exec_error);
   }
+  return noops;
+}
 
-  const CgroupMembership m = read_membership();
-  const int version = cgroup_version(m);
-  const CgroupCpu before = read_cgroup_cpu(m, version);
+// What the probe reads around the benchmark's run: before it starts, and after it ended.
+struct Around {
+  CgroupMembership membership;
+  int version = 0;
+  CgroupCpu before, after;
+  CpuTimes cpus_before, cpus_after;
   std::string busy_why;
-  const CpuTimes cpus_before = cpu_times(&busy_why);
-  noisefloor::probe::counters::Session counters(counter_context());
-  if (counters_wanted)
-    counters.open();  // on this thread, right before the clone: the benchmark inherits them
-  const Supervised run = run_supervised(argv + first, watch_stdin);
-  const Child& child = run.child;
-  const CpuTimes cpus_after = busy_why.empty() ? cpu_times(&busy_why) : CpuTimes{};
-  const CgroupCpu after = read_cgroup_cpu(m, version);
-  if (!child.started) {
-    std::fprintf(stderr, "noisefloor-probe: exec failed: %s\n", child.exec_error.c_str());
-    return 127;
-  }
-  if (!run.stopped.empty()) {  // no account (no end=1): the run was cut short, and why
-    std::fprintf(stderr, "noisefloor-probe[%s]: stopped=%s\n", tag.c_str(), run.stopped.c_str());
-    return 128 + SIGTERM;
-  }
+};
 
-  // The block is written at once: a benchmark's leftover children cannot split it.
+// The account of a finished run, one key=value line each, ending in end=1.
+std::string account(const Options& o, const Supervised& run, const Around& a, const std::string& noops,
+                    noisefloor::probe::counters::Session& counters) {
+  const Child& child = run.child;
   std::string block;
   const auto add = [&](const std::string& key, std::string value) {
     for (char& c : value) {
       if (c == '\n' || c == '\r') c = ' ';
     }
-    block += "noisefloor-probe[" + tag + "]: " + key + "=" + value + "\n";
+    block += "noisefloor-probe[" + o.tag + "]: " + key + "=" + value + "\n";
   };
   if (WIFSIGNALED(child.status)) {
     add("signal", std::to_string(WTERMSIG(child.status)));
@@ -1083,22 +1034,27 @@ int main(int argc, char** argv) {
   add("nivcsw", std::to_string(child.usage.ru_nivcsw));
   add("minflt", std::to_string(child.usage.ru_minflt));
   add("majflt", std::to_string(child.usage.ru_majflt));
-  if (noop_runs > 0) add("noop_ns", noops);
-  const std::string why = before.unknown.empty() ? after.unknown : before.unknown;
-  add("cgroup_usage_ns", delta(before.usage_ns, after.usage_ns, why));
-  add("cgroup_periods", delta(before.periods, after.periods, why));
-  add("cgroup_throttled", delta(before.throttled, after.throttled, why));
-  add("cgroup_throttled_ns", delta(before.throttled_ns, after.throttled_ns, why));
+  if (o.noop_runs > 0) add("noop_ns", noops);
+  const std::string why = a.before.unknown.empty() ? a.after.unknown : a.before.unknown;
+  add("cgroup_usage_ns", delta(a.before.usage_ns, a.after.usage_ns, why));
+  add("cgroup_periods", delta(a.before.periods, a.after.periods, why));
+  add("cgroup_throttled", delta(a.before.throttled, a.after.throttled, why));
+  add("cgroup_throttled_ns", delta(a.before.throttled_ns, a.after.throttled_ns, why));
   run.run_queue.report(add);
-  add("cpus_busy_ns", delta(cpus_before.busy_ns, cpus_after.busy_ns, busy_why));
-  add("oom_kills", oom_kills(m, version));
-  add("steal_ns", delta(cpus_before.steal_ns, cpus_after.steal_ns, busy_why));
+  add("cpus_busy_ns", delta(a.cpus_before.busy_ns, a.cpus_after.busy_ns, a.busy_why));
+  add("oom_kills", oom_kills(a.membership, a.version));
+  add("steal_ns", delta(a.cpus_before.steal_ns, a.cpus_after.steal_ns, a.busy_why));
   std::string multiplexed;
   for (const auto& reading : counters.read(&multiplexed))
     add("ctr_" + reading.key, reading.ok ? std::to_string(reading.value) : unknown(reading.why));
   if (!multiplexed.empty()) add("ctr_multiplexed", multiplexed);
   if (counters.user_only()) add("ctr_user_only", "1");
   add("end", "1");
+  return block;
+}
+
+// Writes the block at once: a benchmark's leftover children cannot split it.
+void write_block(const std::string& block) {
   std::size_t written = 0;
   while (written < block.size()) {
     const ssize_t n = ::write(2, block.data() + written, block.size() - written);
@@ -1106,6 +1062,94 @@ int main(int argc, char** argv) {
     if (n <= 0) break;
     written += static_cast<std::size_t>(n);
   }
-  if (WIFSIGNALED(child.status)) return 128 + WTERMSIG(child.status);
-  return WEXITSTATUS(child.status);
+}
+
+// Runs the other modes than `run` to their end (nullopt for `run`).
+std::optional<int> other_mode(const Options& o) {
+  using Mode = Options::Mode;
+  if (o.mode == Mode::facts) return facts();
+  if (o.mode == Mode::burn) {
+    volatile std::uint64_t x = 1;
+    for (unsigned long long i = 0; i < o.burn_rounds; ++i)
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return 0;
+  }
+  if (o.mode == Mode::hold) {
+    wait_for_stdin_end();
+    return 0;
+  }
+  // The nice value of the benchmark (or the spinner): the probe's own, inherited. Raising it needs
+  // no privilege; lowering it below 0 needs CAP_SYS_NICE, which containers do not get by default.
+  if (o.nice && ::setpriority(PRIO_PROCESS, 0, *o.nice) != 0) {
+    std::fprintf(stderr, "noisefloor-probe: exec failed: cannot set nice %d: %s\n", *o.nice, strerror(errno));
+    return 127;
+  }
+  if (o.mode == Mode::spin) return spin(o.watch_stdin);
+  return std::nullopt;
+}
+
+// Sets up the process the benchmark will inherit: a subreaper, its nice value reported, and
+// address-space randomization off when asked (in force at its exec). False when that failed.
+bool prepare(const Options& o) {
+  // Orphans of the benchmark's tree become the probe's, so it can end them (PID 1 is one already).
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  report_limits();
+  if (o.nice) {
+    errno = 0;
+    const int got = ::getpriority(PRIO_PROCESS, 0);
+    emit("nice", errno == 0 ? std::to_string(got) : unknown(strerror(errno)));
+  }
+  if (o.no_aslr) {
+    const int current = ::personality(0xffffffff);
+    if (current == -1 || ::personality(static_cast<unsigned long>(current) | ADDR_NO_RANDOMIZE) == -1) {
+      std::fprintf(stderr, "noisefloor-probe: exec failed: cannot turn address-space randomization off: %s\n",
+                   strerror(errno));
+      return false;
+    }
+    emit("aslr", "off");
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse_options(argc, argv);
+  if (const std::optional<int> code = other_mode(o)) return *code;
+  if (!prepare(o)) return 127;
+  int first = o.first;
+  if (first < argc && std::string(argv[first]) == "--") ++first;
+  if (first >= argc) {
+    std::fprintf(stderr,
+                 "noisefloor-probe: exec failed: no program given (usage: %s [--tag TAG] [--noop-runs K] -- "
+                 "program [args...])\n",
+                 argc > 0 ? argv[0] : "probe");
+    return 127;
+  }
+  emit("exec", argv[first]);
+  std::fflush(stderr);
+  const std::string noops = time_noops(o, argc > 0 ? argv[0] : "");
+
+  Around a;
+  a.membership = read_membership();
+  a.version = cgroup_version(a.membership);
+  a.before = read_cgroup_cpu(a.membership, a.version);
+  a.cpus_before = cpu_times(&a.busy_why);
+  noisefloor::probe::counters::Session counters(counter_context());
+  if (o.counters_wanted)
+    counters.open();  // on this thread, right before the clone: the benchmark inherits them
+  const Supervised run = run_supervised(argv + first, o.watch_stdin);
+  if (a.busy_why.empty()) a.cpus_after = cpu_times(&a.busy_why);
+  a.after = read_cgroup_cpu(a.membership, a.version);
+  if (!run.child.started) {
+    std::fprintf(stderr, "noisefloor-probe: exec failed: %s\n", run.child.exec_error.c_str());
+    return 127;
+  }
+  if (!run.stopped.empty()) {  // no account (no end=1): the run was cut short, and why
+    std::fprintf(stderr, "noisefloor-probe[%s]: stopped=%s\n", o.tag.c_str(), run.stopped.c_str());
+    return 128 + SIGTERM;
+  }
+  write_block(account(o, run, a, noops, counters));
+  if (WIFSIGNALED(run.child.status)) return 128 + WTERMSIG(run.child.status);
+  return WEXITSTATUS(run.child.status);
 }

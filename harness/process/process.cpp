@@ -479,6 +479,54 @@ void sleep_unless_stopped(std::chrono::duration<double> duration, const Cancelle
   }
 }
 
+namespace {
+
+// What the child is started with, but its standard streams.
+SpawnArgs spawn_args(const Spec& spec, const std::string& program, const std::vector<char*>& argv,
+                     const std::vector<char*>& envp) {
+  SpawnArgs a;
+  a.program = program.c_str();
+  a.argv = argv.data();
+  a.envp = envp.data();
+  a.workdir = spec.workdir ? spec.workdir->c_str() : nullptr;
+  a.parent = ::getpid();
+  CPU_ZERO(&a.cpus);
+  for (int cpu : spec.affinity) CPU_SET(cpu, &a.cpus);
+  a.pin = !spec.affinity.empty();
+  a.set_nice = spec.nice.has_value();
+  a.nice = spec.nice.value_or(0);
+  a.death_signal = spec.supervised ? SIGTERM : SIGKILL;
+  return a;
+}
+
+model::Usage usage_of(const rusage& ru, Clock::duration wall) {
+  model::Usage u;
+  u.wall_seconds = std::chrono::duration<double>(wall).count();
+  u.user_seconds = seconds(ru.ru_utime);
+  u.system_seconds = seconds(ru.ru_stime);
+  u.max_rss_kib = ru.ru_maxrss;
+  u.voluntary_switches = ru.ru_nvcsw;
+  u.involuntary_switches = ru.ru_nivcsw;
+  return u;
+}
+
+// The rest of the output once the child's group is dead: the pipes reach end of file unless
+// something outside it (a daemon that left the group) holds them; that gets 2 s, then is cut off.
+void drain(Reader& out_reader, Reader& err_reader, Result& result, const LineCallback& on_stdout_line) {
+  const auto drain_until = Clock::now() + std::chrono::seconds(2);
+  while (out_reader.open() || err_reader.open()) {
+    pollfd fds[2] = {{out_reader.fd(), POLLIN, 0}, {err_reader.fd(), POLLIN, 0}};
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(drain_until - Clock::now()).count();
+    if (left <= 0) break;
+    if (::poll(fds, 2, static_cast<int>(left)) < 0 && errno != EINTR) break;
+    if (fds[0].revents) out_reader.pump(result.out, on_stdout_line);
+    if (fds[1].revents) err_reader.pump(result.err, nullptr);
+  }
+  out_reader.flush(on_stdout_line);
+}
+
+}  // namespace
+
 Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled& cancelled) {
   if (spec.argv.empty()) throw RunError("cannot run an empty command");
   const std::string what = describe_argv(spec.argv);
@@ -498,18 +546,7 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   Pipe watched;
   if (spec.supervised) watched = make_pipe(what.c_str());
 
-  SpawnArgs a;
-  a.program = program.c_str();
-  a.argv = argv.data();
-  a.envp = envp.data();
-  a.workdir = spec.workdir ? spec.workdir->c_str() : nullptr;
-  a.parent = ::getpid();
-  CPU_ZERO(&a.cpus);
-  for (int cpu : spec.affinity) CPU_SET(cpu, &a.cpus);
-  a.pin = !spec.affinity.empty();
-  a.set_nice = spec.nice.has_value();
-  a.nice = spec.nice.value_or(0);
-  a.death_signal = spec.supervised ? SIGTERM : SIGKILL;
+  SpawnArgs a = spawn_args(spec, program, argv, envp);
   a.stdio[0] = spec.supervised ? watched.read.get() : null.get();
   a.stdio[1] = out.write.get();
   a.stdio[2] = err.write.get();
@@ -583,25 +620,8 @@ Result run(const Spec& spec, const LineCallback& on_stdout_line, const Cancelled
   // Whatever the benchmark started and left behind goes with it.
   child.kill_group();
   child.wait();
-  const rusage& ru = child.usage();
-  result.usage.wall_seconds = std::chrono::duration<double>(child.ended() - started).count();
-  result.usage.user_seconds = seconds(ru.ru_utime);
-  result.usage.system_seconds = seconds(ru.ru_stime);
-  result.usage.max_rss_kib = ru.ru_maxrss;
-  result.usage.voluntary_switches = ru.ru_nvcsw;
-  result.usage.involuntary_switches = ru.ru_nivcsw;
-  // The rest of the output: the group is dead, so the pipes reach end of file unless something
-  // outside it (a daemon that left the group) holds them; that gets 2 s, then is cut off.
-  const auto drain_until = Clock::now() + std::chrono::seconds(2);
-  while (out_reader.open() || err_reader.open()) {
-    pollfd fds[2] = {{out_reader.fd(), POLLIN, 0}, {err_reader.fd(), POLLIN, 0}};
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(drain_until - Clock::now()).count();
-    if (left <= 0) break;
-    if (::poll(fds, 2, static_cast<int>(left)) < 0 && errno != EINTR) break;
-    if (fds[0].revents) out_reader.pump(result.out, on_stdout_line);
-    if (fds[1].revents) err_reader.pump(result.err, nullptr);
-  }
-  out_reader.flush(on_stdout_line);
+  result.usage = usage_of(child.usage(), child.ended() - started);
+  drain(out_reader, err_reader, result, on_stdout_line);
   if (interrupted) throw Interrupted();
 
   const int status = child.status();

@@ -356,14 +356,18 @@ std::string y_axis(const svg::Ticks& t, double top, double height, const std::st
   return out;
 }
 
-std::string trend_plot(const History& h, const std::string& id, const std::string& condition,
-                       const std::string& name, const std::vector<Point>& points) {
-  const std::size_t runs = h.runs.size();
-  const double step = (kW - kL - kR) / static_cast<double>(std::max<std::size_t>(runs, 1));
-  const auto x = [&](std::size_t run) { return kL + (static_cast<double>(run) + 0.5) * step; };
-  const std::string unit = points.empty() ? "" : points.front().cell->unit;
+// Where a trend plot puts a run and a value: runs equally spaced, the median panel over the CV panel.
+struct TrendFrame {
+  double step = 0;
+  svg::Ticks tm, tc;  // the medians' axis and the CVs'
+  double cv_top = kTop + kMedH + kGap;
+  double x(std::size_t run) const { return kL + (static_cast<double>(run) + 0.5) * step; }
+  double ym(double v) const { return kTop + kMedH - (v - tm.lo) / (tm.hi - tm.lo) * kMedH; }
+  double yc(double v) const { return cv_top + kCvH - (v - tc.lo) / (tc.hi - tc.lo) * kCvH; }
+};
 
-  // Value range of the medians and their CIs; of the CVs and their intervals.
+// The axes' ranges: of the medians and their CIs; of the CVs and their intervals, from zero.
+TrendFrame trend_frame(std::size_t runs, const std::vector<Point>& points) {
   std::vector<double> med, cv;
   for (const auto& p : points) {
     med.push_back(p.cell->median);
@@ -380,61 +384,50 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
     if (lo == hi) lo -= std::max(std::fabs(lo) * 0.05, 1e-9), hi += std::max(std::fabs(hi) * 0.05, 1e-9);
     return svg::nice_ticks(lo, hi, 5);
   };
-  const svg::Ticks tm = range(med, false), tc = range(cv, true);
-  const double cv_top = kTop + kMedH + kGap;
-  const auto ym = [&](double v) { return kTop + kMedH - (v - tm.lo) / (tm.hi - tm.lo) * kMedH; };
-  const auto yc = [&](double v) { return cv_top + kCvH - (v - tc.lo) / (tc.hi - tc.lo) * kCvH; };
-  const std::string label = condition + " · " + name;
+  TrendFrame f;
+  f.step = (kW - kL - kR) / static_cast<double>(std::max<std::size_t>(runs, 1));
+  f.tm = range(med, false);
+  f.tc = range(cv, true);
+  return f;
+}
 
-  std::size_t steps = 0;
-  for (const auto& p : points)
-    if (p.cell->change.kind == ChangeKind::higher || p.cell->change.kind == ChangeKind::lower) ++steps;
-  const std::string desc = fmt::format(
-      "Median {} of {} per run with its 95% CI as an error bar (top) and the CV with its bootstrap 95% "
-      "interval "
-      "shaded (bottom), over {} runs in {} segment(s); {} significant step(s) marked.",
-      unit, label, points.size(), h.segments.size(), steps);
-  std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" role=\"img\" aria-labelledby=\"{}-t "
-      "{}-d\" "
-      "data-plot=\"history\" data-condition=\"{}\" data-benchmark=\"{}\" font-family=\"sans-serif\" "
-      "font-size=\"12\">\n<title id=\"{}-t\">{}</title>\n<desc id=\"{}-d\">{}</desc>\n",
-      num(kW), num(kH), id, id, esc(condition), esc(name), id, esc("History of " + label), id, esc(desc));
-  out += y_axis(tm, kTop, kMedH, "median " + unit + " (95% CI)");
-  out += y_axis(tc, cv_top, kCvH, "CV % (bootstrap 95% interval shaded)");
-
-  // Segment boundaries.
+std::string segment_boundaries(const History& h, const TrendFrame& f) {
+  std::string out;
   for (const auto& s : h.segments) {
     if (s.first_run == 0) continue;
-    const double bx = kL + static_cast<double>(s.first_run) * step;
+    const double bx = kL + static_cast<double>(s.first_run) * f.step;
     out += fmt::format(
         "<g data-segment-boundary=\"{0}\"><line x1=\"{1}\" x2=\"{1}\" y1=\"{2}\" y2=\"{3}\" stroke=\"#555\" "
         "stroke-dasharray=\"5 4\"/><text x=\"{4}\" y=\"{5}\" fill=\"#555\">segment "
         "{0}</text><title>{6}</title></g>\n",
-        s.index, num(bx), num(kTop - 4), num(cv_top + kCvH), num(bx + 4), num(kTop + 10),
+        s.index, num(bx), num(kTop - 4), num(f.cv_top + kCvH), num(bx + 4), num(kTop + 10),
         esc(segment_header(s)));
   }
+  return out;
+}
 
-  // CV: shaded interval per run, and the CV as a line within each segment.
+// CV: shaded interval per run, and the CV as a line within each segment; the medians' line too.
+std::string trend_lines(const History& h, const std::vector<Point>& points, const TrendFrame& f) {
+  std::string out;
   std::map<std::size_t, std::vector<std::string>> cv_lines, med_lines;
   for (const auto& p : points) {
     const HistoryCell& c = *p.cell;
-    const double px = x(p.run);
+    const double px = f.x(p.run);
     if (c.cv_ci)
       out += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#56B4E9\" fill-opacity=\"0.35\" "
           "data-cv-band=\"{}\"/>\n",
-          num(px - step * 0.3), num(yc(c.cv_ci->hi)), num(step * 0.6),
-          num(std::max(1.0, yc(c.cv_ci->lo) - yc(c.cv_ci->hi))), esc(h.runs[p.run].run_id));
+          num(px - f.step * 0.3), num(f.yc(c.cv_ci->hi)), num(f.step * 0.6),
+          num(std::max(1.0, f.yc(c.cv_ci->lo) - f.yc(c.cv_ci->hi))), esc(h.runs[p.run].run_id));
     if (c.cv_pct) {
-      cv_lines[h.runs[p.run].segment].push_back(num(px) + "," + num(yc(*c.cv_pct)));
-      out += svg::marker(svg::Shape::square, svg::kPalette[0], px, yc(*c.cv_pct), 3.5, false,
+      cv_lines[h.runs[p.run].segment].push_back(num(px) + "," + num(f.yc(*c.cv_pct)));
+      out += svg::marker(svg::Shape::square, svg::kPalette[0], px, f.yc(*c.cv_pct), 3.5, false,
                          fmt::format(" data-cv=\"{}\"", esc(h.runs[p.run].run_id)),
                          fmt::format("run {}: CV {} {}", h.runs[p.run].run_id, cv_text(c), cv_ci_text(c))) +
              "\n";
     }
     if (std::isfinite(c.median))
-      med_lines[h.runs[p.run].segment].push_back(num(px) + "," + num(ym(c.median)));
+      med_lines[h.runs[p.run].segment].push_back(num(px) + "," + num(f.ym(c.median)));
   }
   for (const auto& [seg, pts] : cv_lines)
     if (pts.size() > 1)
@@ -444,19 +437,23 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
     if (pts.size() > 1)
       out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#999\" stroke-width=\"1.2\"/>\n",
                          fmt::join(pts, " "));
+  return out;
+}
 
-  // Medians with their CI, and the steps.
+// Medians with their CI, and the steps.
+std::string median_marks(const History& h, const std::vector<Point>& points, const TrendFrame& f) {
+  std::string out;
   for (const auto& p : points) {
     const HistoryCell& c = *p.cell;
     const HistoryRun& r = h.runs[p.run];
     if (!std::isfinite(c.median)) continue;
-    const double px = x(p.run), py = ym(c.median);
+    const double px = f.x(p.run), py = f.ym(c.median);
     if (c.median_ci)
       out += fmt::format(
           "<g stroke=\"#0072B2\" stroke-width=\"1.5\"><line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>"
           "<line x1=\"{3}\" x2=\"{4}\" y1=\"{1}\" y2=\"{1}\"/><line x1=\"{3}\" x2=\"{4}\" y1=\"{2}\" "
           "y2=\"{2}\"/></g>\n",
-          num(px), num(ym(c.median_ci->lo)), num(ym(c.median_ci->hi)), num(px - 5), num(px + 5));
+          num(px), num(f.ym(c.median_ci->lo)), num(f.ym(c.median_ci->hi)), num(px - 5), num(px + 5));
     const std::string change = change_text(c.change);
     out += svg::marker(svg::Shape::circle, svg::kPalette[0], px, py, 4.5, false,
                        fmt::format(" data-run=\"{}\"", esc(r.run_id)),
@@ -466,7 +463,7 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
            "\n";
     if (c.change.kind == ChangeKind::higher || c.change.kind == ChangeKind::lower) {
       const bool up = c.change.kind == ChangeKind::higher;
-      const double top = c.median_ci ? ym(c.median_ci->hi) : py;
+      const double top = c.median_ci ? f.ym(c.median_ci->hi) : py;
       // Orange for a regression, green for an improvement, grey when the unit has no direction.
       const char* colour = c.change.regression ? "#D55E00" : c.change.improvement ? "#009E73" : "#555555";
       out += fmt::format(
@@ -476,17 +473,46 @@ std::string trend_plot(const History& h, const std::string& id, const std::strin
           pct(c.change.ratio.estimate), esc(change));
     }
   }
+  return out;
+}
 
-  // Run axis: every run, or every k-th when there are many.
+// Run axis: every run, or every k-th when there are many.
+std::string run_axis(std::size_t runs, const TrendFrame& f) {
   const std::size_t every = std::max<std::size_t>(1, (runs + 29) / 30);
-  out += fmt::format(
+  std::string out = fmt::format(
       "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#333\"/>\n<g text-anchor=\"middle\" "
       "fill=\"#333\">",
-      num(kL), num(kW - kR), num(cv_top + kCvH));
+      num(kL), num(kW - kR), num(f.cv_top + kCvH));
   for (std::size_t i = 0; i < runs; i += every)
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", num(x(i)), num(cv_top + kCvH + 16), i + 1);
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", num(f.x(i)), num(f.cv_top + kCvH + 16), i + 1);
   out += fmt::format("<text x=\"{}\" y=\"{}\">run (in time order)</text></g>\n", num((kL + kW - kR) / 2),
-                     num(cv_top + kCvH + 34));
+                     num(f.cv_top + kCvH + 34));
+  return out;
+}
+
+std::string trend_plot(const History& h, const std::string& id, const std::string& condition,
+                       const std::string& name, const std::vector<Point>& points) {
+  const TrendFrame f = trend_frame(h.runs.size(), points);
+  const std::string unit = points.empty() ? "" : points.front().cell->unit;
+  const std::string label = condition + " · " + name;
+  std::size_t steps = 0;
+  for (const auto& p : points)
+    if (p.cell->change.kind == ChangeKind::higher || p.cell->change.kind == ChangeKind::lower) ++steps;
+  const std::string desc = fmt::format(
+      "Median {} of {} per run with its 95% CI as an error bar (top) and the CV with its bootstrap 95% "
+      "interval shaded (bottom), over {} runs in {} segment(s); {} significant step(s) marked.",
+      unit, label, points.size(), h.segments.size(), steps);
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" role=\"img\" aria-labelledby=\"{}-t "
+      "{}-d\" data-plot=\"history\" data-condition=\"{}\" data-benchmark=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"12\">\n<title id=\"{}-t\">{}</title>\n<desc id=\"{}-d\">{}</desc>\n",
+      num(kW), num(kH), id, id, esc(condition), esc(name), id, esc("History of " + label), id, esc(desc));
+  out += y_axis(f.tm, kTop, kMedH, "median " + unit + " (95% CI)");
+  out += y_axis(f.tc, f.cv_top, kCvH, "CV % (bootstrap 95% interval shaded)");
+  out += segment_boundaries(h, f);
+  out += trend_lines(h, points, f);
+  out += median_marks(h, points, f);
+  out += run_axis(h.runs.size(), f);
   return out + "</svg>\n";
 }
 

@@ -595,9 +595,10 @@ double ratio_of_medians(std::span<const double> base, std::span<const double> va
   return median(variant) / median(base);
 }
 
-Paired paired(std::span<const double> base, std::span<const double> variant,
-              std::span<const bool> variant_first, double confidence) {
-  check_confidence(confidence);
+namespace {
+
+void check_paired_input(std::span<const double> base, std::span<const double> variant,
+                        std::span<const bool> variant_first) {
   if (base.empty() || base.size() != variant.size()) {
     throw Error(
         fmt::format("stats: paired needs as many variant values as base values (at least 1), got {} and {}",
@@ -609,9 +610,128 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
   }
   check_values(base, "paired base", true);
   check_values(variant, "paired variant", true);
+}
+
+// The geometric mean's t interval and the paired t test on the log ratios d.
+void paired_t_interval(Paired& p, const std::vector<double>& d, double confidence) {
+  const std::size_t n = d.size();
+  const double nd = static_cast<double>(n);
+  if (n < 2) {
+    // (-inf, +inf) on the log scale: the t interval is undefined with one pair.
+    p.gm_lo = 0.0;
+    p.gm_hi = kInf;
+    p.warnings.push_back("n=1 < 2 pairs: no geometric-mean CI or paired t test");
+    return;
+  }
+  p.sd_log = std::sqrt(stats::sample_variance(d, p.mean_log));
+  const double half = t_quantile(0.5 * (1.0 + confidence), nd - 1.0) * p.sd_log / std::sqrt(nd);
+  p.gm_lo = std::exp(p.mean_log - half);
+  p.gm_hi = std::exp(p.mean_log + half);
+  if (p.sd_log > 0.0) {
+    p.p_t = t_two_sided(p.mean_log / (p.sd_log / std::sqrt(nd)), nd - 1.0);
+  } else {
+    p.warnings.push_back("log ratios have no variance: no paired t test");
+  }
+}
+
+// The exact two-sided signed-rank p of doubled W+ = w2 over nz nonzero pairs with these doubled
+// midranks. Null: each rank's sign is a fair coin; cnt[s] = #sign patterns with doubled W+ = s.
+double exact_signed_rank_p(const std::vector<std::int64_t>& ranks2, std::int64_t w2, std::size_t nz) {
+  const std::size_t max_sum = nz * (nz + 1);
+  std::vector<std::uint64_t> cnt(max_sum + 1, 0);
+  cnt[0] = 1;
+  std::size_t reach = 0;
+  for (std::int64_t r : ranks2) {
+    const auto rank = static_cast<std::size_t>(r);
+    reach += rank;
+    for (std::size_t s = reach; s >= rank; --s) cnt[s] += cnt[s - rank];
+  }
+  const auto center = static_cast<std::int64_t>(max_sum / 2);  // doubled n'(n'+1)/4
+  const std::int64_t dev = std::llabs(w2 - center);
+  std::uint64_t extreme = 0;
+  for (std::size_t s = 0; s <= max_sum; ++s) {
+    if (std::llabs(static_cast<std::int64_t>(s) - center) >= dev) extreme += cnt[s];
+  }
+  return static_cast<double>(std::ldexp(static_cast<long double>(extreme), -static_cast<int>(nz)));
+}
+
+// Wilcoxon signed rank and the sign test on d, zeros dropped (Wilcoxon's convention, not Pratt's).
+void paired_rank_tests(Paired& p, const std::vector<double>& d, double alpha) {
+  std::vector<double> abs_nonzero;
+  std::vector<bool> positive;
+  for (double v : d) {
+    if (v != 0.0) {
+      abs_nonzero.push_back(std::fabs(v));
+      positive.push_back(v > 0.0);
+    }
+  }
+  const std::size_t n = d.size(), nz = abs_nonzero.size();
+  if (nz < n) {
+    p.warnings.push_back(
+        fmt::format("{} zero log ratios dropped from the signed-rank and sign tests", n - nz));
+  }
+  if (nz == 0) {
+    p.w_plus = 0.0;
+    p.p_wilcoxon = 1.0;
+    p.p_sign = 1.0;
+    p.warnings.push_back("all log ratios are 0: no signed-rank or sign test (p = 1)");
+    return;
+  }
+  const auto n_pos = static_cast<std::size_t>(std::count(positive.begin(), positive.end(), true));
+  std::vector<std::size_t> ties;
+  const std::vector<std::int64_t> ranks2 = doubled_midranks(abs_nonzero, ties);
+  std::int64_t w2 = 0;
+  for (std::size_t i = 0; i < nz; ++i) {
+    if (positive[i]) w2 += ranks2[i];
+  }
+  p.w_plus = static_cast<double>(w2) / 2.0;
+  if (nz <= kExactSignedRankMax) {
+    p.p_wilcoxon = exact_signed_rank_p(ranks2, w2, nz);
+  } else {
+    const double nzd = static_cast<double>(nz);
+    const double mu = nzd * (nzd + 1.0) / 4.0;
+    const double var = nzd * (nzd + 1.0) * (2.0 * nzd + 1.0) / 24.0 - tie_term(ties) / 48.0;
+    const double diff = p.w_plus - mu;
+    const double cc = diff > 0 ? 0.5 : (diff < 0 ? -0.5 : 0.0);
+    p.p_wilcoxon = normal_two_sided((diff - cc) / std::sqrt(var));
+  }
+  p.p_sign = std::min(1.0, 2.0 * binomial_half_cdf(nz, std::min(n_pos, nz - n_pos)));
+  if (nz < 64 && std::ldexp(1.0, 1 - static_cast<int>(nz)) > alpha) {  // min p = 2/2^n'
+    p.warnings.push_back(
+        fmt::format("{} nonzero pairs: the signed-rank and sign tests cannot reach p <= {:g}", nz, alpha));
+  }
+}
+
+// Order effect (§3.6): log ratios of the AB repeats vs the BA repeats, Welch t test.
+void paired_order_effect(Paired& p, const std::vector<double>& d, std::span<const bool> variant_first,
+                         double alpha) {
+  const std::size_t n = d.size();
+  if (variant_first.empty() || n < 8) return;
+  std::vector<double> ab, ba;
+  for (std::size_t i = 0; i < n; ++i) (variant_first[i] ? ba : ab).push_back(d[i]);
+  if (ab.size() < 2 || ba.size() < 2) return;
+  const double m1 = stats::mean(ab), m2 = stats::mean(ba);
+  const double n1 = static_cast<double>(ab.size()), n2 = static_cast<double>(ba.size());
+  const double v1 = stats::sample_variance(ab, m1) / n1, v2 = stats::sample_variance(ba, m2) / n2;
+  if (v1 + v2 <= 0.0) return;
+  const double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
+  p.order_effect_p = t_two_sided((m1 - m2) / std::sqrt(v1 + v2), df);
+  if (*p.order_effect_p < alpha) {
+    p.warnings.push_back(
+        fmt::format("order effect: log ratios of AB and BA repeats differ (Welch p = {:.3g}): "
+                    "warm-cache or frequency carry-over",
+                    *p.order_effect_p));
+  }
+}
+
+}  // namespace
+
+Paired paired(std::span<const double> base, std::span<const double> variant,
+              std::span<const bool> variant_first, double confidence) {
+  check_confidence(confidence);
+  check_paired_input(base, variant, variant_first);
   const double alpha = 1.0 - confidence;
   const std::size_t n = base.size();
-  const double nd = static_cast<double>(n);
   Paired p;
   p.ratios.resize(n);
   std::vector<double> d(n);
@@ -626,117 +746,17 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
   p.max = sorted.back();
   p.mean_log = stats::mean(d);
   p.gm = std::exp(p.mean_log);
-
-  if (n >= 2) {
-    p.sd_log = std::sqrt(stats::sample_variance(d, p.mean_log));
-    const double half = t_quantile(0.5 * (1.0 + confidence), nd - 1.0) * p.sd_log / std::sqrt(nd);
-    p.gm_lo = std::exp(p.mean_log - half);
-    p.gm_hi = std::exp(p.mean_log + half);
-    if (p.sd_log > 0.0) {
-      p.p_t = t_two_sided(p.mean_log / (p.sd_log / std::sqrt(nd)), nd - 1.0);
-    } else {
-      p.warnings.push_back("log ratios have no variance: no paired t test");
-    }
-  } else {
-    // (-inf, +inf) on the log scale: the t interval is undefined with one pair.
-    p.gm_lo = 0.0;
-    p.gm_hi = kInf;
-    p.warnings.push_back("n=1 < 2 pairs: no geometric-mean CI or paired t test");
-  }
-
+  paired_t_interval(p, d, confidence);
   if (const auto order = median_ci_order(n, confidence)) {
     p.median_ci = Interval{sorted[order->k - 1], sorted[n - order->k], order->level};
   } else {
     p.warnings.push_back(
         fmt::format("n={} pairs: too few for a {:g}% median-ratio CI", n, 100.0 * confidence));
   }
-
-  // Wilcoxon signed rank on d, zeros dropped (Wilcoxon's convention, not Pratt's).
-  std::vector<double> abs_nonzero;
-  std::vector<bool> positive;
-  for (double v : d) {
-    if (v != 0.0) {
-      abs_nonzero.push_back(std::fabs(v));
-      positive.push_back(v > 0.0);
-    }
-  }
-  const std::size_t nz = abs_nonzero.size();
-  if (nz < n) {
-    p.warnings.push_back(
-        fmt::format("{} zero log ratios dropped from the signed-rank and sign tests", n - nz));
-  }
-  std::size_t n_pos = 0;
-  for (bool b : positive) n_pos += b ? 1 : 0;
-  if (nz == 0) {
-    p.w_plus = 0.0;
-    p.p_wilcoxon = 1.0;
-    p.p_sign = 1.0;
-    p.warnings.push_back("all log ratios are 0: no signed-rank or sign test (p = 1)");
-  } else {
-    std::vector<std::size_t> ties;
-    const std::vector<std::int64_t> ranks2 = doubled_midranks(abs_nonzero, ties);
-    std::int64_t w2 = 0;
-    for (std::size_t i = 0; i < nz; ++i) {
-      if (positive[i]) w2 += ranks2[i];
-    }
-    p.w_plus = static_cast<double>(w2) / 2.0;
-    const double nzd = static_cast<double>(nz);
-    if (nz <= kExactSignedRankMax) {
-      // Null: each rank's sign is a fair coin. cnt[s] = #sign patterns with doubled W+ = s.
-      const std::size_t max_sum = nz * (nz + 1);
-      std::vector<std::uint64_t> cnt(max_sum + 1, 0);
-      cnt[0] = 1;
-      std::size_t reach = 0;
-      for (std::int64_t r : ranks2) {
-        const auto rank = static_cast<std::size_t>(r);
-        reach += rank;
-        for (std::size_t s = reach; s >= rank; --s) cnt[s] += cnt[s - rank];
-      }
-      const auto center = static_cast<std::int64_t>(max_sum / 2);  // doubled n'(n'+1)/4
-      const std::int64_t dev = std::llabs(w2 - center);
-      std::uint64_t extreme = 0;
-      for (std::size_t s = 0; s <= max_sum; ++s) {
-        if (std::llabs(static_cast<std::int64_t>(s) - center) >= dev) extreme += cnt[s];
-      }
-      p.p_wilcoxon =
-          static_cast<double>(std::ldexp(static_cast<long double>(extreme), -static_cast<int>(nz)));
-    } else {
-      const double mu = nzd * (nzd + 1.0) / 4.0;
-      const double var = nzd * (nzd + 1.0) * (2.0 * nzd + 1.0) / 24.0 - tie_term(ties) / 48.0;
-      const double diff = p.w_plus - mu;
-      const double cc = diff > 0 ? 0.5 : (diff < 0 ? -0.5 : 0.0);
-      p.p_wilcoxon = normal_two_sided((diff - cc) / std::sqrt(var));
-    }
-    p.p_sign = std::min(1.0, 2.0 * binomial_half_cdf(nz, std::min(n_pos, nz - n_pos)));
-    if (nz < 64 && std::ldexp(1.0, 1 - static_cast<int>(nz)) > alpha) {  // min p = 2/2^n'
-      p.warnings.push_back(
-          fmt::format("{} nonzero pairs: the signed-rank and sign tests cannot reach p <= {:g}", nz, alpha));
-    }
-  }
-
-  // Order effect (§3.6): log ratios of the AB repeats vs the BA repeats, Welch t test.
-  if (!variant_first.empty() && n >= 8) {
-    std::vector<double> ab, ba;
-    for (std::size_t i = 0; i < n; ++i) (variant_first[i] ? ba : ab).push_back(d[i]);
-    if (ab.size() >= 2 && ba.size() >= 2) {
-      const double m1 = stats::mean(ab), m2 = stats::mean(ba);
-      const double n1 = static_cast<double>(ab.size()), n2 = static_cast<double>(ba.size());
-      const double v1 = stats::sample_variance(ab, m1) / n1, v2 = stats::sample_variance(ba, m2) / n2;
-      if (v1 + v2 > 0.0) {
-        const double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
-        p.order_effect_p = t_two_sided((m1 - m2) / std::sqrt(v1 + v2), df);
-        if (*p.order_effect_p < alpha) {
-          p.warnings.push_back(
-              fmt::format("order effect: log ratios of AB and BA repeats differ (Welch p = {:.3g}): "
-                          "warm-cache or frequency carry-over",
-                          *p.order_effect_p));
-        }
-      }
-    }
-  }
-
+  paired_rank_tests(p, d, alpha);
+  paired_order_effect(p, d, variant_first, alpha);
   if (const auto r1 = lag1_autocorrelation(base)) {
-    const double limit = 2.0 / std::sqrt(nd);
+    const double limit = 2.0 / std::sqrt(static_cast<double>(n));
     if (std::fabs(*r1) > limit) {
       p.warnings.push_back(
           fmt::format("baseline drift: lag-1 autocorrelation {:.2f}, |r1| > {:.2f}", *r1, limit));
