@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <functional>
 #include <initializer_list>
-#include <nlohmann/json.hpp>
 
 #include "model/simulation.hpp"
 #include "text/units.hpp"
@@ -130,18 +129,6 @@ std::optional<UnitLine> parse_unit_line(std::string_view line) {
     out.pairs.emplace_back(std::string(field.substr(0, eq)), std::string(field.substr(eq + 1)));
   }
   return out;
-}
-
-void to_json(nlohmann::json& j, const UnitMetadata& m) { j = m.units; }
-
-void from_json(const nlohmann::json& j, UnitMetadata& m) {
-  m = {};
-  if (!j.is_object()) return;
-  for (const auto& [unit, keys] : j.items()) {
-    if (!keys.is_object()) continue;
-    for (const auto& [key, value] : keys.items())
-      if (value.is_string()) m.set(unit, key, value.get<std::string>());
-  }
 }
 
 }  // namespace noisefloor::model

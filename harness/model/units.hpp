@@ -9,7 +9,6 @@
 
 #include <initializer_list>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -78,9 +77,5 @@ struct UnitLine {
   std::vector<std::string> errors;
 };
 std::optional<UnitLine> parse_unit_line(std::string_view line);
-
-// {"<tidied unit>": {"better": "higher", "assume": "exact"}}.
-void to_json(nlohmann::json& j, const UnitMetadata& metadata);
-void from_json(const nlohmann::json& j, UnitMetadata& metadata);
 
 }  // namespace noisefloor::model

@@ -374,12 +374,28 @@ void to_json(json& j, const RunRecord& v) {
   if (!v.adaptive.empty()) j["adaptive"] = v.adaptive;
   if (!v.sweeps.empty()) j["sweeps"] = v.sweeps;
   if (!v.sessions.empty()) j["sessions"] = v.sessions;
-  if (!v.units.empty()) j["units"] = v.units;
+  if (!v.units.empty()) j["units"] = v.units.units;  // {"<tidied unit>": {"better": "higher", ...}}
   if (v.supersedes)
     j["supersedes"] = {{"run_id", v.supersedes->run_id},
                        {"experiment", v.supersedes->experiment},
                        {"path", v.supersedes->path}};
 }
+
+namespace {
+
+// A run's unit metadata: what is not an object of strings is left out.
+model::UnitMetadata units_from_json(const json& j) {
+  model::UnitMetadata m;
+  if (!j.is_object()) return m;
+  for (const auto& [unit, keys] : j.items()) {
+    if (!keys.is_object()) continue;
+    for (const auto& [key, value] : keys.items())
+      if (value.is_string()) m.set(unit, key, value.get<std::string>());
+  }
+  return m;
+}
+
+}  // namespace
 
 void from_json(const json& j, RunRecord& v) {
   try {
@@ -406,7 +422,7 @@ void from_json(const json& j, RunRecord& v) {
     v.claims = j.value("claims", std::vector<std::string>{});
     v.claims_seed = model::whole_number<std::uint64_t>(j, "claims_seed", 1);
     read_optional(j, "reference", v.reference);
-    if (j.contains("units")) v.units = j.at("units").get<model::UnitMetadata>();
+    if (j.contains("units")) v.units = units_from_json(j.at("units"));
     if (const auto it = j.find("supersedes"); it != j.end() && it->is_object())
       v.supersedes = Supersedes{it->value("run_id", ""), it->value("experiment", ""), it->value("path", "")};
     // What the reading commands print of a run (the warning about an unfinished one, the command
