@@ -64,7 +64,7 @@ std::string row_name(const model::PublishedRow& p) {
 
 // A claim as markdown code, on one line: its fence one backtick longer than the longest run of
 // backticks in it, so none of its text can end the span and be read as markdown.
-std::string code_span(std::string_view claim) {
+std::string claim_code_span(std::string_view claim) {
   std::string safe = text::name_safe(claim);
   std::size_t longest = 0, run = 0;
   for (const char c : safe) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
@@ -132,7 +132,7 @@ std::string judgement_markdown(const analysis::Judgement& j, const std::string& 
   if (!j.claims.empty()) {
     out += fmt::format("\n## Claims\n\n{}; {}.\n\n", judgement_headline(j), method(j));
     for (const auto& r : j.claims) {
-      out += fmt::format("- **{}** {}: {}", claims::to_string(r.run.verdict), code_span(r.run.claim),
+      out += fmt::format("- **{}** {}: {}", claims::to_string(r.run.verdict), claim_code_span(r.run.claim),
                          text::markdown_cell(estimates(r.run)));
       if (r.published) out += "; " + published_words(r, r.run.percent);
       out += "\n";
