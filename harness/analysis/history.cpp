@@ -129,6 +129,26 @@ std::optional<stats::Interval> bootstrap_cv(const std::vector<double>& values, s
   return stats::Interval{100 * e.ci.lo, 100 * e.ci.hi, confidence};
 }
 
+namespace {
+
+// Each row's medians over the runs of one segment (a run without the row, or without a median,
+// left out), and the runs where they take a new level.
+void mark_level_changes(History& h, const HistorySegment& segment,
+                        const stats::ChangePointSettings& settings) {
+  std::map<RowKey, std::vector<HistoryCell*>> rows;
+  for (std::size_t k = segment.first_run; k < segment.first_run + segment.runs; ++k)
+    for (HistoryCell& c : h.runs[k].cells)
+      if (std::isfinite(c.median)) rows[c.key].push_back(&c);
+  for (auto& [key, cells] : rows) {
+    std::vector<double> medians;
+    for (const HistoryCell* c : cells) medians.push_back(c->median);
+    for (const stats::ChangePoint& p : stats::change_points(medians, settings))
+      cells[p.index]->level_change = p.test;
+  }
+}
+
+}  // namespace
+
 History history(const std::vector<records::Result>& results, const HistoryOptions& o) {
   History h;
   h.threshold = o.threshold;
@@ -208,6 +228,7 @@ History history(const std::vector<records::Result>& results, const HistoryOption
     h.runs.push_back(std::move(run));
     previous = r;
   }
+  for (const HistorySegment& segment : h.segments) mark_level_changes(h, segment, o.change_points);
   return h;
 }
 

@@ -30,6 +30,11 @@
 // `unchanged` (~). Rows are matched by their key (condition, full name, configuration, variant).
 // `not_compared` says why (n < 2, a sample size that cannot reach p < alpha, a row the previous run did not
 // have).
+//
+// Over a whole segment, each row's medians (one a run, in time order) get change points by
+// E-Divisive means as Apache Otava computes them (stats::change_points, HistoryOptions::change_points,
+// Otava's defaults): HistoryCell::level_change marks the run where a new level starts, a judgement
+// over the whole segment where Change judges two neighbouring runs.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +50,7 @@
 #include "model/names.hpp"
 #include "model/units.hpp"
 #include "records/result.hpp"
+#include "stats/change_points.hpp"
 #include "stats/compare.hpp"
 #include "stats/summary.hpp"
 
@@ -59,6 +65,8 @@ struct HistoryOptions {
   // The benchmark binary, and the container images made from it (`image: auto` holds the binary
   // and its libraries, so its id changes with every build of the benchmark).
   std::vector<std::string> code_fields = {"toolchain.binary.sha256", "engine.images"};
+  // Change points of each row's medians over the runs of a segment (stats/change_points.hpp).
+  stats::ChangePointSettings change_points;
 };
 
 enum class ChangeKind { first, not_compared, unchanged, higher, lower };
@@ -104,6 +112,9 @@ struct HistoryCell {
   std::optional<stats::Interval> cv_ci;  // in percent, percentile bootstrap
   std::vector<std::string> notes;        // why a number is absent ("n=4 < 6: no median CI")
   Change change;
+  // Set on the run where the row's medians over its segment take a new level (E-Divisive means as
+  // Apache Otava computes it, §3.18): the t-test of the medians before against those after.
+  std::optional<stats::SegmentTest> level_change;
   std::vector<double> values;  // the kept samples, in run order (not in the JSON)
 };
 

@@ -104,6 +104,14 @@ std::string change_text(const analysis::Change& c) {
   return "";
 }
 
+std::string level_text(const HistoryCell& c) {
+  if (!c.level_change) return "";
+  const stats::SegmentTest& t = *c.level_change;
+  return fmt::format("new level {}%: medians {} → {} (E-Divisive, p {})", pct(t.mean_after / t.mean_before),
+                     text::format_value(t.mean_before), text::format_value(t.mean_after),
+                     fmt::format("{:.2g}", t.pvalue));
+}
+
 std::string segment_header(const analysis::HistorySegment& s) {
   std::string out = fmt::format("── segment {}", s.index);
   std::vector<std::string> parts;
@@ -153,6 +161,7 @@ std::string cell_lines(const HistoryCell& c, const CellWidths& w, std::size_t co
     }
   }
   out += line + "\n";
+  if (c.level_change) out += text::wrap("◀ " + level_text(c), columns, "      ", "        ");
   const auto why = reasons(c);
   if (!why.empty())
     out += text::wrap(fmt::format("({})", fmt::join(why, "; ")), columns, "      ", "       ");
@@ -232,7 +241,8 @@ std::string history_markdown(const History& h, std::string_view directory) {
       row(fmt::format("{} | {} | {} | {} | {} | {} | {} | {} | {}", text::markdown_cell(c.condition),
                       text::markdown_cell(c.name), c.n, text::markdown_cell(median_text(c)),
                       text::markdown_cell(median_ci_text(c)), cv_text(c), cv_ci_text(c),
-                      text::markdown_cell(change_text(c.change)),
+                      text::markdown_cell(change_text(c.change) +
+                                          (c.level_change ? " · " + level_text(c) : std::string())),
                       text::markdown_cell(fmt::format("{}", fmt::join(reasons(c), "; ")))));
   }
   if (!h.warnings.empty()) {
@@ -250,7 +260,9 @@ std::string history_csv(const History& h) {
   const bool noise = any_noise(h);
   std::string out(
       "segment,started_utc,run_id,commit,room,status,condition,benchmark,unit,n,median,median_ci_lo,"
-      "median_ci_hi,cv_pct,cv_ci_lo,cv_ci_hi,change,change_pct,change_lo_pct,change_hi_pct,p,notes");
+      "median_ci_hi,cv_pct,cv_ci_lo,cv_ci_hi,change,change_pct,change_lo_pct,change_hi_pct,p,level_change_"
+      "pct,"
+      "level_p,notes");
   if (claims) out += ",claims";
   if (noise) out += ",noise_cv_pct,noise_steal_pct,noise_run_delay_pct,noise_change";
   out += '\n';
@@ -262,28 +274,31 @@ std::string history_csv(const History& h) {
   for (const auto& r : h.runs) {
     for (const auto& c : r.cells) {
       const bool compared = c.change.kind != ChangeKind::first && c.change.kind != ChangeKind::not_compared;
-      std::vector<std::string> f = {std::to_string(r.segment),
-                                    r.started_utc,
-                                    r.run_id,
-                                    r.commit,
-                                    r.digest,
-                                    r.status,
-                                    c.condition,
-                                    c.name,
-                                    c.unit,
-                                    std::to_string(c.n),
-                                    num(c.median),
-                                    c.median_ci ? num(c.median_ci->lo) : "",
-                                    c.median_ci ? num(c.median_ci->hi) : "",
-                                    c.cv_pct ? num(*c.cv_pct) : "",
-                                    c.cv_ci ? num(c.cv_ci->lo) : "",
-                                    c.cv_ci ? num(c.cv_ci->hi) : "",
-                                    std::string(analysis::to_string(c.change.kind)),
-                                    compared ? ratio_pct(c.change.ratio.estimate) : "",
-                                    compared ? ratio_pct(c.change.ratio.lo) : "",
-                                    compared ? ratio_pct(c.change.ratio.hi) : "",
-                                    compared ? num(c.change.p) : "",
-                                    fmt::format("{}", fmt::join(reasons(c), "; "))};
+      std::vector<std::string> f = {
+          std::to_string(r.segment),
+          r.started_utc,
+          r.run_id,
+          r.commit,
+          r.digest,
+          r.status,
+          c.condition,
+          c.name,
+          c.unit,
+          std::to_string(c.n),
+          num(c.median),
+          c.median_ci ? num(c.median_ci->lo) : "",
+          c.median_ci ? num(c.median_ci->hi) : "",
+          c.cv_pct ? num(*c.cv_pct) : "",
+          c.cv_ci ? num(c.cv_ci->lo) : "",
+          c.cv_ci ? num(c.cv_ci->hi) : "",
+          std::string(analysis::to_string(c.change.kind)),
+          compared ? ratio_pct(c.change.ratio.estimate) : "",
+          compared ? ratio_pct(c.change.ratio.lo) : "",
+          compared ? ratio_pct(c.change.ratio.hi) : "",
+          compared ? num(c.change.p) : "",
+          c.level_change ? ratio_pct(c.level_change->mean_after / c.level_change->mean_before) : "",
+          c.level_change ? num(c.level_change->pvalue) : "",
+          fmt::format("{}", fmt::join(reasons(c), "; "))};
       if (claims) f.push_back(fmt::format("{}", fmt::join(r.claims, "; ")));
       if (noise) {
         const bool measured = r.noise && r.noise->measured();
@@ -454,6 +469,11 @@ std::string median_marks(const History& h, const std::vector<Point>& points, con
           "<line x1=\"{3}\" x2=\"{4}\" y1=\"{1}\" y2=\"{1}\"/><line x1=\"{3}\" x2=\"{4}\" y1=\"{2}\" "
           "y2=\"{2}\"/></g>\n",
           num(px), num(f.ym(c.median_ci->lo)), num(f.ym(c.median_ci->hi)), num(px - 5), num(px + 5));
+    if (c.level_change)  // where a new level starts: a line through both panels
+      out += fmt::format(
+          "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#CC79A7\" stroke-width=\"2\" "
+          "data-level-change=\"{3}\"><title>{4}</title></line>\n",
+          num(px - f.step / 2), num(kTop), num(f.cv_top + kCvH), esc(r.run_id), esc(level_text(c)));
     const std::string change = change_text(c.change);
     out += svg::marker(svg::Shape::circle, svg::kPalette[0], px, py, 4.5, false,
                        fmt::format(" data-run=\"{}\"", esc(r.run_id)),
@@ -590,7 +610,8 @@ std::string history_html(const History& h, std::string_view directory, std::stri
     std::string table;
     for (const auto& p : pts) {
       const HistoryCell& c = *p.cell;
-      const std::string change = change_text(c.change);
+      const std::string change =
+          change_text(c.change) + (c.level_change ? " · " + level_text(c) : std::string());
       const std::string cls = c.change.regression    ? " class=\"regression\""
                               : c.change.improvement ? " class=\"improvement\""
                                                      : "";

@@ -28,8 +28,10 @@ std::string history_json(const analysis::History& history);
 std::string history_html(const analysis::History& history, std::string_view directory,
                          std::string_view generated_by);
 
-// Pieces of the text rendering (exposed for the tests): the change column and the segment header.
+// Pieces of the text rendering (exposed for the tests): the change column, a new level's line ("new
+// level +10.0%: medians 50 → 55 (E-Divisive, p 1.2e-09)", "" without one) and the segment header.
 std::string change_text(const analysis::Change& change);
+std::string level_text(const analysis::HistoryCell& cell);
 std::string segment_header(const analysis::HistorySegment& segment);
 
 }  // namespace noisefloor::render

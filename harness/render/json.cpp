@@ -487,6 +487,10 @@ void to_json(json& j, const HistoryCell& c) {
            {"cv_ci", interval_or_null(c.cv_ci)},
            {"notes", c.notes},
            {"change", c.change}};
+  if (c.level_change)
+    j["level_change"] = json{{"mean_before", c.level_change->mean_before},
+                             {"mean_after", c.level_change->mean_after},
+                             {"p", stats::number_or_null(c.level_change->pvalue)}};
 }
 
 void to_json(json& j, const HistoryRun& r) {

@@ -144,4 +144,51 @@ set +e; "$NF" history "$WORK/broken" >/dev/null 2>broken.err; rc=$?; set -e
 [[ $rc -eq 2 ]] || fail "nothing loadable: exit $rc, expected 2"
 contains broken.err 'none of its 1 run directories could be loaded'
 
+# A new level over many runs (§3.18, E-Divisive means as Apache Otava computes it; known truth: a
+# +10% level planted from the 13th of 24 runs in one room, each run's medians wobbling ±0.3%): the
+# 13th run of every row is marked, and no other.
+lvl="$WORK/results/level"
+mkdir -p "$lvl"
+python3 - "$REPO/tests/data/results/small" "$lvl" <<'PY'
+import json, shutil, sys, os
+src, dst = sys.argv[1], sys.argv[2]
+for k in range(24):
+    rid, d = f"r{k + 1:02d}", os.path.join(dst, f"r{k + 1:02d}")
+    shutil.copytree(src, d)
+    started = f"2026-11-{k + 1:02d}T10:00:00Z"
+    run = json.load(open(os.path.join(d, "run.json")))
+    run["run_id"], run["started_utc"], run["finished_utc"] = rid, started, f"2026-11-{k + 1:02d}T10:00:05Z"
+    json.dump(run, open(os.path.join(d, "run.json"), "w"), indent=2)
+    fp = json.load(open(os.path.join(d, "fingerprint.json")))
+    fp["run"]["started_utc"] = started
+    json.dump(fp, open(os.path.join(d, "fingerprint.json"), "w"), indent=2)
+    level = (1.10 if k >= 12 else 1.0) * (1 + 0.003 * ((k * 5) % 3 - 1))
+    out = []
+    for line in open(os.path.join(d, "samples.jsonl")):
+        s = json.loads(line)
+        base = 50.0 if "Correct" in s["benchmark"] else 20.0
+        s["metrics"][0]["value"] = round(base * (1 + ((s["index"] * 3) % 9 - 4) / 400) * level, 4)
+        out.append(json.dumps(s))
+    open(os.path.join(d, "samples.jsonl"), "w").write("\n".join(out) + "\n")
+PY
+"$NF" history --format json "$lvl" >level.json 2>/dev/null || fail "history of 24 runs"
+python3 - level.json <<'PY' || fail "the planted level is not marked at the 13th run alone"
+import json, sys
+h = json.load(open(sys.argv[1]))
+assert len(h["runs"]) == 24 and len(h["segments"]) == 1, (len(h["runs"]), h["segments"])
+marked = {(r["run_id"], c["condition"], c["name"]) for r in h["runs"] for c in r["cells"] if "level_change" in c}
+rows = {(c["condition"], c["name"]) for c in h["runs"][12]["cells"]}
+assert len(rows) >= 2, rows
+assert marked == {("r13",) + row for row in rows}, sorted(marked)
+for c in h["runs"][12]["cells"]:
+    lc = c["level_change"]
+    assert abs(lc["mean_after"] / lc["mean_before"] - 1.10) < 0.005 and lc["p"] < 0.001, (c["name"], lc)
+print(f"level: {len(rows)} rows marked at r13 alone (+10% planted)")
+PY
+rows=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["runs"][12]["cells"]))' level.json)
+"$NF" history "$lvl" >level.out 2>/dev/null
+[[ $(grep -c '◀ new level +10\.0%: medians' level.out) -eq $rows ]] || { cat level.out; fail "text: one new-level line per row of r13"; }
+"$NF" history --html "$WORK/level.html" "$lvl" >/dev/null 2>&1
+contains "$WORK/level.html" 'data-level-change="r13"'
+
 echo "e2e history: ok"

@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <string>
@@ -346,4 +347,36 @@ TEST_CASE("history: each run's room noise is shown, and a clearly noisier room i
   CHECK(render::history_text(old, "results/t").find("room noise") == std::string::npos);
   CHECK(render::history_csv(old).find("noise_cv_pct") == std::string::npos);
   CHECK(render::history_html(old, "results/t", "noisefloor test").find("room noise") == std::string::npos);
+}
+
+TEST_CASE("history: a new level over many runs is marked where it starts (E-Divisive, §3.18)") {
+  // 24 runs in one room: medians about 100 (±0.3 from run to run), then about 110 from the 13th.
+  std::vector<records::Result> runs, flat;
+  for (int k = 0; k < 24; ++k) {
+    const double wobble = 0.3 * ((k * 5) % 3 - 1);
+    const std::string id = fmt::format("r{:02}", k + 1), day = fmt::format("2026-01-{:02}T00:00:00Z", k + 1);
+    runs.push_back(result(id, day, around((k < 12 ? 100 : 110) + wobble)));
+    flat.push_back(result(id, day, around(100 + wobble)));
+  }
+  const auto h = analysis::history(runs);
+  REQUIRE(h.runs.size() == 24);
+  REQUIRE(h.segments.size() == 1);
+  for (std::size_t k = 0; k < 24; ++k) {
+    CAPTURE(k);
+    CHECK(h.runs[k].cells.at(0).level_change.has_value() == (k == 12));
+  }
+  const auto& level = *h.runs[12].cells[0].level_change;
+  CHECK(level.mean_before == doctest::Approx(100).epsilon(0.005));
+  CHECK(level.mean_after == doctest::Approx(110).epsilon(0.005));
+  CHECK(level.pvalue < 1e-9);
+  CHECK(render::level_text(h.runs[12].cells[0]).starts_with("new level +10.0%: medians 100"));
+  CHECK(render::level_text(h.runs[11].cells[0]).empty());
+  CHECK(render::history_text(h, "results/t").find("◀ new level +10.0%") != std::string::npos);
+  const std::string page = render::history_html(h, "results/t", "noisefloor test");
+  CHECK(page.find("data-level-change=\"r13\"") != std::string::npos);
+  CHECK(page.find("data-level-change=\"r12\"") == std::string::npos);
+  CHECK(json::parse(render::history_json(h))["runs"][12]["cells"][0]["level_change"]["p"].get<double>() <
+        1e-9);
+  // The same wobble without the step: no new level anywhere.
+  for (const auto& r : analysis::history(flat).runs) CHECK_FALSE(r.cells.at(0).level_change);
 }
