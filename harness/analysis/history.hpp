@@ -113,7 +113,8 @@ struct HistoryCell {
   std::vector<std::string> notes;        // why a number is absent ("n=4 < 6: no median CI")
   Change change;
   // Set on the run where the row's medians over its segment take a new level (E-Divisive means as
-  // Apache Otava computes it, §3.18): the t-test of the medians before against those after.
+  // Apache Otava computes it, §3.18): the t-test of the medians since the previous new level (or the
+  // segment's start) against those up to the next.
   std::optional<stats::SegmentTest> level_change;
   std::vector<double> values;  // the kept samples, in run order (not in the JSON)
 };

@@ -408,40 +408,46 @@ class Reader {
     return out;
   }
 
-  // What a container condition can run: the benchmark's format, metric and inputs decide.
+  // What a container condition can run: the benchmark's format, metric and inputs decide (each rule
+  // over every condition, in this order, so the first broken rule is the one reported).
   void check_conditions_fit(const model::Experiment& exp, const ConditionNodes& nodes) const {
-    for (std::size_t i = 0; i < exp.conditions.size(); ++i) {
-      const auto& c = exp.conditions[i];
-      if (!c.container) continue;
-      const YAML::Node& node = nodes.nodes[i];
-      const std::size_t written = nodes.index[i];
-      const bool named = c.container->image != "auto";
-      // A command's time is taken inside the container by the probe, which only auto images have:
-      // around a named image noisefloor could time only Docker's lifecycle.
-      if (named && exp.benchmark.format == model::OutputFormat::command)
-        fail(node["container"]["image"],
-             fmt::format(
-                 "conditions[{}].container.image: format: command is timed inside the container by "
-                 "noisefloor's probe, which only image: auto has; use image: auto (a named image would "
-                 "time Docker's container lifecycle, not the command)",
-                 written));
-      // valgrind runs on the host: no image has it.
-      if (exp.benchmark.simulated)
+    const auto named = [](const model::ContainerSpec& c) { return c.image != "auto"; };
+    const auto each_container = [&](auto&& check) {
+      for (std::size_t i = 0; i < exp.conditions.size(); ++i)
+        if (exp.conditions[i].container) check(*exp.conditions[i].container, nodes.nodes[i], nodes.index[i]);
+    };
+    // A command's time is taken inside the container by the probe, which only auto images have:
+    // around a named image noisefloor could time only Docker's lifecycle.
+    if (exp.benchmark.format == model::OutputFormat::command)
+      each_container([&](const model::ContainerSpec& c, const YAML::Node& node, std::size_t written) {
+        if (named(c))
+          fail(node["container"]["image"],
+               fmt::format("conditions[{}].container.image: format: command is timed inside the container by "
+                           "noisefloor's probe, which only image: auto has; use image: auto (a named image "
+                           "would time Docker's container lifecycle, not the command)",
+                           written));
+      });
+    // valgrind runs on the host: no image has it.
+    if (exp.benchmark.simulated)
+      each_container([&](const model::ContainerSpec&, const YAML::Node& node, std::size_t written) {
         fail(
             node["container"],
             fmt::format("conditions[{}].container: metric: {} runs the benchmark under valgrind on the host, "
                         "and no container image has valgrind; drop container: from this condition (pin it "
                         "with affinity: instead), or measure wall or cpu",
                         written, exp.benchmark.metric.substr(0, exp.benchmark.metric.size() - 3)));
-      // Inputs reach a container only through image: auto, which noisefloor builds: a named image
-      // brings its own files.
-      if (named && !exp.benchmark.inputs.empty())
-        fail(node["container"]["image"],
-             fmt::format("conditions[{}].container.image: benchmark.inputs are put into image: auto, which "
-                         "noisefloor builds; a named image must hold them itself: use image: auto, or remove "
-                         "inputs",
-                         written));
-    }
+      });
+    // Inputs reach a container only through image: auto, which noisefloor builds: a named image
+    // brings its own files.
+    if (!exp.benchmark.inputs.empty())
+      each_container([&](const model::ContainerSpec& c, const YAML::Node& node, std::size_t written) {
+        if (named(c))
+          fail(node["container"]["image"],
+               fmt::format("conditions[{}].container.image: benchmark.inputs are put into image: auto, which "
+                           "noisefloor builds; a named image must hold them itself: use image: auto, or "
+                           "remove inputs",
+                           written));
+      });
   }
 
   // A program named without a path is the one PATH finds now, as the host would run it, and

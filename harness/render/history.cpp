@@ -107,7 +107,8 @@ std::string change_text(const analysis::Change& c) {
 std::string level_text(const HistoryCell& c) {
   if (!c.level_change) return "";
   const stats::SegmentTest& t = *c.level_change;
-  return fmt::format("new level {}%: medians {} → {} (E-Divisive, p {})", pct(t.mean_after / t.mean_before),
+  return fmt::format("new level{}: medians {} → {} (E-Divisive, p {})",
+                     t.mean_before > 0 ? " " + pct(t.mean_after / t.mean_before) + "%" : "",
                      text::format_value(t.mean_before), text::format_value(t.mean_after),
                      fmt::format("{:.2g}", t.pvalue));
 }

@@ -255,7 +255,16 @@ std::vector<ChangePoint> change_points(std::span<const double> series, const Cha
   const double p = settings.max_pvalue;
   // The first pass keeps weaker points (Otava's rule), which the merge then weighs.
   const double first_pass = p < 0.05 ? p * 10 : (p < 0.5 ? p * 2 : p);
-  return merge(split(series, settings.window, first_pass), series, p, settings.min_magnitude);
+  for (double v : series)
+    if (!std::isfinite(v))
+      throw Error("stats: change points need finite values (a NaN or an infinity was given)");
+  std::vector<ChangePoint> cps =
+      merge(split(series, settings.window, first_pass), series, p, settings.min_magnitude);
+  // Otava's points, each with its test against its final neighbours: the merge leaves the one
+  // before a removed point with the test of a segment that no longer ends there.
+  std::vector<ChangePoint> shown = cps;
+  for (std::size_t k = 0; k < cps.size(); ++k) shown[k].test = retest(series, cps, k);
+  return shown;
 }
 
 }  // namespace noisefloor::stats

@@ -19,7 +19,7 @@ namespace noisefloor::stats {
 struct ChangePointSettings {
   std::size_t window = 50;    // at least 2
   double max_pvalue = 0.001;  // a change point's t-test against its neighbours must reach it
-  double min_magnitude = 0;   // and its relative change of the mean must exceed this
+  double min_magnitude = 0;   // and its relative change of the mean must exceed this (0: any but none)
 };
 
 // The two segments around a change point: [previous point or 0, index) and [index, next or n).
@@ -36,11 +36,14 @@ struct ChangePoint {
   SegmentTest test;
 };
 
-// The change points of `series`, ascending.
+// The change points of `series`, ascending, each with its test against its final neighbours (Otava
+// chooses the same points but can leave a point with the test of a segment since merged away).
+// Throws on a value that is not finite.
 std::vector<ChangePoint> change_points(std::span<const double> series,
                                        const ChangePointSettings& settings = {});
 
-// The building blocks, for the tests of §3.18.
+// The building blocks, for the tests of §3.18. Both hold every pair of x: O(n²) memory in its length
+// (change_points calls them on a window at a time).
 // The E-Divisive candidate of x[start, end): the split τ (first index of the right part) of the
 // first maximum of Q̂(τ, κ) over start < τ < κ ≤ end, τ then κ ascending, and that maximum;
 // nullopt when the interval has fewer than 2 points.

@@ -713,7 +713,7 @@ void paired_order_effect(Paired& p, const std::vector<double>& d, std::span<cons
   const double m1 = stats::mean(ab), m2 = stats::mean(ba);
   const double n1 = static_cast<double>(ab.size()), n2 = static_cast<double>(ba.size());
   const double v1 = stats::sample_variance(ab, m1) / n1, v2 = stats::sample_variance(ba, m2) / n2;
-  if (v1 + v2 <= 0.0) return;
+  if (!(v1 + v2 > 0.0)) return;  // no spread (or not a number): no test
   const double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
   p.order_effect_p = t_two_sided((m1 - m2) / std::sqrt(v1 + v2), df);
   if (*p.order_effect_p < alpha) {
