@@ -411,22 +411,24 @@ class Reader {
   // What a container condition can run: the benchmark's format, metric and inputs decide (each rule
   // over every condition, in this order, so the first broken rule is the one reported).
   void check_conditions_fit(const model::Experiment& exp, const ConditionNodes& nodes) const {
-    const auto named = [](const model::ContainerSpec& c) { return c.image != "auto"; };
     const auto each_container = [&](auto&& check) {
       for (std::size_t i = 0; i < exp.conditions.size(); ++i)
         if (exp.conditions[i].container) check(*exp.conditions[i].container, nodes.nodes[i], nodes.index[i]);
     };
+    // Only image: auto, which noisefloor builds, can hold what `why` needs.
+    const auto refuse_named_images = [&](std::string_view why) {
+      each_container([&](const model::ContainerSpec& c, const YAML::Node& node, std::size_t written) {
+        if (c.image != "auto")
+          fail(node["container"]["image"], fmt::format("conditions[{}].container.image: {}", written, why));
+      });
+    };
     // A command's time is taken inside the container by the probe, which only auto images have:
     // around a named image noisefloor could time only Docker's lifecycle.
     if (exp.benchmark.format == model::OutputFormat::command)
-      each_container([&](const model::ContainerSpec& c, const YAML::Node& node, std::size_t written) {
-        if (named(c))
-          fail(node["container"]["image"],
-               fmt::format("conditions[{}].container.image: format: command is timed inside the container by "
-                           "noisefloor's probe, which only image: auto has; use image: auto (a named image "
-                           "would time Docker's container lifecycle, not the command)",
-                           written));
-      });
+      refuse_named_images(
+          "format: command is timed inside the container by noisefloor's probe, which only image: auto has; "
+          "use "
+          "image: auto (a named image would time Docker's container lifecycle, not the command)");
     // valgrind runs on the host: no image has it.
     if (exp.benchmark.simulated)
       each_container([&](const model::ContainerSpec&, const YAML::Node& node, std::size_t written) {
@@ -440,14 +442,9 @@ class Reader {
     // Inputs reach a container only through image: auto, which noisefloor builds: a named image
     // brings its own files.
     if (!exp.benchmark.inputs.empty())
-      each_container([&](const model::ContainerSpec& c, const YAML::Node& node, std::size_t written) {
-        if (named(c))
-          fail(node["container"]["image"],
-               fmt::format("conditions[{}].container.image: benchmark.inputs are put into image: auto, which "
-                           "noisefloor builds; a named image must hold them itself: use image: auto, or "
-                           "remove inputs",
-                           written));
-      });
+      refuse_named_images(
+          "benchmark.inputs are put into image: auto, which noisefloor builds; a named image must hold them "
+          "itself: use image: auto, or remove inputs");
   }
 
   // A program named without a path is the one PATH finds now, as the host would run it, and
