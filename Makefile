@@ -71,8 +71,10 @@ bench: noisefloor
 	$(NOISEFLOOR) run experiments/laptop.yaml
 
 # The whole demo: idle, noisy and the pinned container (starts an engine when none answers).
+# Publishing is never automatic: the last line is the command that would send the run to a store.
 bench-docker: noisefloor engine
 	$(NOISEFLOOR) run experiments/laptop-trust.yaml
+	@echo "to publish this run to a store (docs/store.md): NOISEFLOOR_KEY=<key> $(NOISEFLOOR) publish results/laptop-trust --to <store URL>"
 
 engine:
 	@bash scripts/dockerd.sh

@@ -19,6 +19,7 @@ packages=(
   libfmt-dev libcli11-dev doctest-dev libssl-dev
   golang-go docker.io
   valgrind                   # metric: simulated-instructions and its kin (cachegrind)
+  libsoci-dev libcpp-httplib-dev zlib1g-dev   # the store: SOCI (SQLite, PostgreSQL), HTTP, archives
 )
 for want in "$@"; do
   case "$want" in
@@ -29,6 +30,7 @@ for want in "$@"; do
         podman uidmap            # the other engine with a Docker API, rootful and rootless (e2e_podman)
         clang-format             # the `format` test: the tree is as .clang-format leaves it (make format)
         universal-ctags man-db   # the `code_metrics` test's function lengths; `man noisefloor` (e2e_readme)
+        postgresql-15            # the store on a real PostgreSQL (e2e_store starts its own cluster)
       )
       # Headless Chromium for the report's browser test: always in CI, on request elsewhere
       # (NOISEFLOOR_WITH_BROWSER=1); without it that one test is skipped outside CI.

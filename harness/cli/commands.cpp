@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "cli/progress.hpp"
@@ -66,6 +67,14 @@ void host_option(CLI::App* command, std::string& host, const std::string& what) 
   command->add_option("--host", host, what);
 }
 
+// --db of the store's commands.
+void db_option(CLI::App* command, std::string& db, const std::string& what) {
+  command
+      ->add_option("--db", db,
+                   what + ": sqlite:PATH (made when missing) or postgresql://... (a libpq URI or keywords)")
+      ->capture_default_str();
+}
+
 }  // namespace
 
 bool use_color(int fd) {
@@ -86,6 +95,7 @@ Commands::Commands(CLI::App& app, std::string command_line) : command_line_(std:
   declare_run(app);
   declare_reading(app);
   declare_machine(app);
+  declare_store(app);
 }
 
 pipeline::Output Commands::run_chosen(const pipeline::Cancelled& cancelled) {
@@ -312,6 +322,45 @@ void Commands::declare_machine(CLI::App& app) {
                       doctor_.color = use_color(STDOUT_FILENO);
                       return pipeline::doctor(doctor_, cancelled);  // status 1: not ready
                     }});
+}
+
+void Commands::declare_store(CLI::App& app) {
+  auto* serve = app.add_subcommand(
+      "serve", "the store: keep published runs from many machines in one database, with a page of them");
+  db_option(serve, serve_.db, "the database");
+  serve->add_option("--listen", serve_.listen, "HOST:PORT to serve on (port 0: any free one, printed)")
+      ->capture_default_str();
+  serve->add_flag("--private", serve_.private_reads, "reading the pages and the API needs a key too");
+  serve
+      ->add_option("--rate-limit", serve_.publishes_per_minute,
+                   "publishes a client address may make a minute (0: no limit)")
+      ->capture_default_str();
+  table_.push_back({serve, [this](const pipeline::Cancelled& cancelled) {
+                      install_signal_handlers();
+                      return pipeline::serve(serve_, cancelled, [](const std::string& line) {
+                        std::fprintf(stderr, "%s\n", text::terminal_safe(line).c_str());
+                        std::fflush(stderr);
+                      });
+                    }});
+
+  auto* keys = app.add_subcommand("keys", "the store's upload keys: create (printed once), list, revoke ID");
+  keys->add_option("action", keys_.action, "create, list or revoke")->required();
+  keys->add_option("id", keys_.id, "revoke: the key's id (keys list shows them)");
+  db_option(keys, keys_.db, "the store's database, as serve takes it");
+  keys->add_option("--scope", keys_.scope,
+                   "create: admin, publish, or publish:experiment=NAME (a talk's audience)")
+      ->capture_default_str();
+  keys->add_option("--expires", keys_.expires_days, "create: the key stops working after this many days");
+  table_.push_back({keys, [this](const pipeline::Cancelled&) { return pipeline::keys(keys_); }});
+
+  auto* publish = app.add_subcommand(
+      "publish", "send finished runs to a store (noisefloor serve), with the key in NOISEFLOOR_KEY");
+  publish->add_option("results", publish_.results, "run directories, or results/<experiment> for its latest")
+      ->required();
+  publish->add_option("--to", publish_.to, "the store's URL, e.g. http://127.0.0.1:8080")->required();
+  publish->add_option("--key-file", publish_.key_file,
+                      "read the key from this file instead of NOISEFLOOR_KEY");
+  table_.push_back({publish, [this](const pipeline::Cancelled&) { return pipeline::publish(publish_); }});
 }
 
 }  // namespace noisefloor::cli

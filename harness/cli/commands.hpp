@@ -32,6 +32,7 @@ class Commands {
   void gate_options(CLI::App& run);
   void declare_reading(CLI::App& app);
   void declare_machine(CLI::App& app);
+  void declare_store(CLI::App& app);
 
   std::string command_line_;
   std::vector<Entry> table_;
@@ -52,6 +53,9 @@ class Commands {
   bool fingerprint_json_ = false;
   std::string gc_host_;  // gc --host
   pipeline::DoctorOptions doctor_;
+  store::ServeOptions serve_;
+  pipeline::KeysOptions keys_;
+  pipeline::PublishOptions publish_;
 };
 
 // Colour only on a terminal, never with NO_COLOR (https://no-color.org: set and non-empty) or

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "files/files.hpp"
 #include "fingerprint/host.hpp"
 #include "image/embedded.hpp"
 #include "model/cpulist.hpp"
@@ -161,27 +162,19 @@ namespace {
 // process's, removed with the condition (the files are removed as soon as they are read).
 class SimulationFiles {
  public:
-  SimulationFiles() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "noisefloor-sim-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw RunError(fmt::format("cannot make a directory for valgrind's counts in {}: {}",
-                                 std::filesystem::temp_directory_path().string(), std::strerror(errno)));
-    dir_ = pattern;
+  SimulationFiles() : dir_("noisefloor-sim", "valgrind's counts") {}
+  std::string out(int number) const {
+    return (dir_.path() / fmt::format("valgrind-{}.out", number)).string();
   }
-  SimulationFiles(const SimulationFiles&) = delete;
-  SimulationFiles& operator=(const SimulationFiles&) = delete;
-  ~SimulationFiles() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+  std::string log(int number) const {
+    return (dir_.path() / fmt::format("valgrind-{}.log", number)).string();
   }
-  std::string out(int number) const { return (dir_ / fmt::format("valgrind-{}.out", number)).string(); }
-  std::string log(int number) const { return (dir_ / fmt::format("valgrind-{}.log", number)).string(); }
   // callgrind's dumps of an invocation, out(number).1, .2, …, in the order it wrote them.
   std::vector<std::string> dumps(int number) const {
     const std::string prefix = fmt::format("valgrind-{}.out.", number);
     std::vector<std::pair<long, std::string>> found;
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path(), ec)) {
       const std::string name = entry.path().filename().string();
       if (name.rfind(prefix, 0) != 0) continue;
       const std::string k = name.substr(prefix.size());
@@ -195,7 +188,7 @@ class SimulationFiles {
   }
 
  private:
-  std::filesystem::path dir_;
+  files::TempDirectory dir_;
 };
 
 std::string take_file(const std::string& path) {

@@ -220,4 +220,17 @@ void write_atomic(const fs::path& path, std::string_view content) {
   if (synced != 0 && err != EINVAL) throw fail(err);
 }
 
+TempDirectory::TempDirectory(std::string_view prefix, std::string_view purpose) {
+  std::string pattern = (std::filesystem::temp_directory_path() / fmt::format("{}-XXXXXX", prefix)).string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw RunError(fmt::format("cannot make a directory for {} in {}: {}", purpose,
+                               std::filesystem::temp_directory_path().string(), std::strerror(errno)));
+  path_ = pattern;
+}
+
+TempDirectory::~TempDirectory() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
 }  // namespace noisefloor::files

@@ -43,4 +43,18 @@ void write_atomic(const std::filesystem::path& path, std::string_view content);
 // `path` on failure.
 void write_all(int fd, std::string_view data, const std::filesystem::path& path);
 
+// A private directory (mkdtemp(3), mode 0700) under $TMPDIR or /tmp, named <prefix>-XXXXXX, removed
+// with everything in it when the object goes. Throws RunError saying what it was for (`purpose`).
+class TempDirectory {
+ public:
+  TempDirectory(std::string_view prefix, std::string_view purpose);
+  TempDirectory(const TempDirectory&) = delete;
+  TempDirectory& operator=(const TempDirectory&) = delete;
+  ~TempDirectory();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 }  // namespace noisefloor::files

@@ -17,27 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-// A private directory, removed with everything in it when the object goes.
-class TempTree {
- public:
-  TempTree() {
-    const char* tmp = ::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/noisefloor-facts-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw RunError(
-          fmt::format("cannot create a temporary directory in {}", fs::path(pattern).parent_path().string()));
-    root_ = pattern;
-  }
-  ~TempTree() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  const fs::path& root() const { return root_; }
-
- private:
-  fs::path root_;
-};
-
 std::string text_of(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -47,12 +26,12 @@ std::string text_of(const json& j, const char* key) {
 
 FactTree remote_host_facts(const std::map<std::string, std::string>& files,
                            const std::vector<std::string>& dirs, const json& info) {
-  const TempTree tree;
+  const files::TempDirectory tree("noisefloor-facts", "a remote machine's facts");
   // The paths come from another machine: probe::parse_fact_dump let through plain paths under
   // /proc and /sys only. Each is checked again to land inside the tree before anything is made.
   const auto inside = [&](const std::string& path) {
-    const fs::path target = files::under(tree.root(), path).lexically_normal();
-    const fs::path rel = target.lexically_relative(tree.root());
+    const fs::path target = files::under(tree.path(), path).lexically_normal();
+    const fs::path rel = target.lexically_relative(tree.path());
     if (rel.empty() || *rel.begin() == "..")
       throw ParseError(fmt::format("the fingerprint probe named a path outside its tree: {}", path));
     return target;
@@ -67,7 +46,7 @@ FactTree remote_host_facts(const std::map<std::string, std::string>& files,
     fs::create_directories(target.parent_path(), ec);
     files::write_atomic(target, content);
   }
-  FactTree host = probe_host(tree.root());
+  FactTree host = probe_host(tree.path());
   json& h = host.document();
   // What the container sees of these is its own, not the machine's: the engine says.
   const std::string name = text_of(info, "Name");

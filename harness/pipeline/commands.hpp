@@ -19,6 +19,7 @@
 #include "model/experiment.hpp"
 #include "model/names.hpp"
 #include "runner/runner.hpp"
+#include "store/server.hpp"
 
 namespace noisefloor::pipeline {
 
@@ -238,5 +239,33 @@ Output doctor(const DoctorOptions& options, const Cancelled& cancelled);
 // Removes containers that killed runs left behind (label noisefloor.run), on the engine of the
 // environment or on `host` (a docker context or an endpoint, as run --host takes it).
 Output gc(const std::string& host = {});
+
+// ---- the store (README: Crowd replays) ----
+
+// `serve`: the store's server until Ctrl-C (Interrupted then); `say` gets its lines.
+Output serve(const store::ServeOptions& options, const Cancelled& cancelled,
+             const std::function<void(const std::string&)>& say);
+
+enum class KeysAction { create, list, revoke };
+constexpr std::array<std::pair<KeysAction, std::string_view>, 3> names(KeysAction) {
+  return {{{KeysAction::create, "create"}, {KeysAction::list, "list"}, {KeysAction::revoke, "revoke"}}};
+}
+
+struct KeysOptions {
+  std::string action;  // create, list or revoke (KeysAction)
+  std::string db = store::ServeOptions{}.db;
+  std::string scope = "publish";  // keys create --scope
+  std::optional<int> expires_days;
+  std::string id;  // keys revoke ID
+};
+// keys create (prints the key, once), keys list, keys revoke ID.
+Output keys(const KeysOptions& options);
+
+struct PublishOptions {
+  std::vector<std::string> results;  // run directories, or experiment directories (their latest)
+  std::string to;                    // the store's URL
+  std::string key_file;              // else $NOISEFLOOR_KEY
+};
+Output publish(const PublishOptions& options);
 
 }  // namespace noisefloor::pipeline

@@ -982,4 +982,6 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
   return out + "</body>\n</html>\n";
 }
 
+std::string_view report_style() { return kReportStyle; }
+
 }  // namespace noisefloor::render

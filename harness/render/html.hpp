@@ -24,5 +24,7 @@ std::string html(const analysis::Analysis& analysis, std::string_view generated_
 // The same for a run on several hosts: a Hosts facet first, the hosts side by side (render/fleet.hpp).
 std::string html(const analysis::Analysis& analysis, std::string_view generated_by,
                  const std::vector<HostColumn>& hosts);
+// The report's style sheet (no external assets), for the other pages in its style (the store's).
+std::string_view report_style();
 
 }  // namespace noisefloor::render

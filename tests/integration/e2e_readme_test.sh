@@ -210,6 +210,10 @@ PY
     "noisefloor run bench/gate.yaml --base "*)  # a project's gate: e2e_gate runs it on a repository it makes
       usage "$line"
       skip "$line" "e2e_gate runs the gate on a git repository of its own" ;;
+    "noisefloor serve"* | "noisefloor keys "* | "noisefloor publish"* | "scripts/postgres.sh"*)
+      [[ $line == scripts/* ]] && { bash -n "$REPO/${line%% *}" || fail "${line%% *} does not parse"; }
+      [[ $line == noisefloor* ]] && usage "$line"
+      skip "$line" "e2e_store runs serve, keys and publish on SQLite and on PostgreSQL" ;;
     benchstat\ *)
       skip "$line" "benchstat is not packaged in Debian: e2e_newcomer checks the raw files' Go benchmark format" ;;
     *)

@@ -1,0 +1,278 @@
+#include "store/server.hpp"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "model/errors.hpp"
+#include "model/version.hpp"
+#include "records/store.hpp"
+#include "store/database.hpp"
+#include "store/keys.hpp"
+#include "store/page.hpp"
+#include "store/upload.hpp"
+#include "text/text.hpp"
+
+namespace noisefloor::store {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Pages and API answers: nothing from elsewhere, no scripts, no frames.
+constexpr const char* kPagePolicy =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors "
+    "'none'";
+// A run's own report.html, as its publisher wrote it: a sandbox with no scripts, no forms, no
+// requests anywhere, a unique origin.
+constexpr const char* kRawPolicy = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+constexpr int kReadSeconds = 10;  // a client silent this long mid-request is let go
+
+std::string now_utc() { return text::utc(std::chrono::system_clock::now()); }
+
+void answer(httplib::Response& res, int status, const std::string& body, const char* type) {
+  res.status = status;
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Content-Security-Policy", kPagePolicy);
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(body, type);
+}
+
+void refuse(httplib::Response& res, int status, const std::string& message) {
+  answer(res, status, records::error_json(message), "application/json");
+}
+
+// Publishes per client address: a bucket of `per_minute` that refills continuously.
+class RateLimit {
+ public:
+  explicit RateLimit(double per_minute) : per_minute_(per_minute) {}
+  // Whether `address` may publish now; else how many seconds until it may.
+  std::optional<int> take(const std::string& address) {
+    if (per_minute_ <= 0) return std::nullopt;
+    const std::lock_guard lock(mutex_);
+    Bucket& b = buckets_.try_emplace(address, Bucket{per_minute_, Clock::now()}).first->second;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - b.last).count();
+    b.tokens = std::min(per_minute_, b.tokens + elapsed * per_minute_ / 60);
+    b.last = Clock::now();
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return std::nullopt;
+    }
+    return static_cast<int>(std::ceil((1 - b.tokens) * 60 / per_minute_));
+  }
+
+ private:
+  struct Bucket {
+    double tokens;
+    Clock::time_point last;
+  };
+  double per_minute_;
+  std::mutex mutex_;
+  std::map<std::string, Bucket> buckets_;
+};
+
+// The key a request carries (Authorization: Bearer KEY), checked: the key, or the status and reason.
+struct Access {
+  std::optional<KeyRecord> key;
+  int status = 401;
+  std::string problem;
+};
+
+Access authenticate(Database& db, const httplib::Request& req) {
+  const std::string header = req.get_header_value("Authorization");
+  if (!header.starts_with("Bearer "))
+    return {std::nullopt, 401,
+            "no key: send Authorization: Bearer KEY (noisefloor keys create; publish reads NOISEFLOOR_KEY)"};
+  const std::string text = header.substr(7);
+  const auto id = key_id(text);
+  const auto key = id ? db.key(*id) : std::nullopt;
+  if (!key || !same_hash(key->hash, key_hash(text))) return {std::nullopt, 401, "unknown key"};
+  if (!key->revoked_utc.empty())
+    return {std::nullopt, 403, fmt::format("key {} was revoked on {}", key->id, key->revoked_utc)};
+  if (!key->expires_utc.empty() && now_utc() >= key->expires_utc)
+    return {std::nullopt, 403, fmt::format("key {} expired on {}", key->id, key->expires_utc)};
+  return {key, 200, ""};
+}
+
+struct Context {
+  const ServeOptions& options;
+  Database db;
+  RateLimit limit;
+  const std::function<void(const std::string&)>& say;
+  std::mutex say_mutex;
+  std::string generated_by = fmt::format("noisefloor {} ({})", kVersion, kCommit);
+};
+
+// Reads are public unless --private; then any valid key reads.
+bool may_read(Context& c, const httplib::Request& req, httplib::Response& res) {
+  if (!c.options.private_reads) return true;
+  const Access a = authenticate(c.db, req);
+  if (!a.key) refuse(res, a.status, a.problem);
+  return a.key.has_value();
+}
+
+void publish(Context& c, const httplib::Request& req, httplib::Response& res) {
+  if (const auto wait = c.limit.take(req.remote_addr)) {
+    res.set_header("Retry-After", std::to_string(*wait));
+    return refuse(res, 429,
+                  fmt::format("too many publishes from {}: try again in {} s", req.remote_addr, *wait));
+  }
+  const Access access = authenticate(c.db, req);
+  if (!access.key) return refuse(res, access.status, access.problem);
+  try {
+    StoredRun run = receive(req.body, c.options.limits);
+    if (!may_publish(access.key->scope, run.experiment))
+      return refuse(res, 403,
+                    fmt::format("key {} may publish {} only, not {}", access.key->id,
+                                access.key->scope.experiment, run.experiment));
+    const auto stored = c.db.insert_run(run, now_utc(), access.key->id);
+    const records::PublishAnswer a{stored.id, stored.created, "/e/" + run.experiment};
+    answer(res, stored.created ? 201 : 200, records::publish_json(a), "application/json");
+    const std::lock_guard lock(c.say_mutex);
+    c.say(fmt::format("{} {} run {} of machine {} from {}", stored.created ? "stored" : "already stored",
+                      run.experiment, stored.id.substr(0, 12), run.machine.id, req.remote_addr));
+  } catch (const ArchiveError& err) {
+    refuse(res, err.too_large() ? 413 : 422, err.what());
+  } catch (const UploadError& err) {
+    refuse(res, 422, err.what());
+  }
+}
+
+std::optional<std::string> archived_file(Context& c, const std::string& run, const std::string& name) {
+  const auto archive = c.db.archive(run);
+  if (!archive) return std::nullopt;
+  for (auto& f : unpack(*archive, c.options.limits))
+    if (f.name == name) return std::move(f.content);
+  return std::nullopt;
+}
+
+void routes(httplib::Server& svr, Context& c) {
+  svr.Post("/api/v1/runs",
+           [&c](const httplib::Request& req, httplib::Response& res) { publish(c, req, res); });
+  svr.Get("/api/v1/runs", [&c](const httplib::Request& req, httplib::Response& res) {
+    if (!may_read(c, req, res)) return;
+    RunFilter f{req.get_param_value("experiment"), req.get_param_value("machine"), 100};
+    if (req.has_param("limit"))
+      f.limit =
+          std::clamp<std::size_t>(std::strtoul(req.get_param_value("limit").c_str(), nullptr, 10), 1, 10000);
+    answer(res, 200, records::runs_json(c.db.runs(f)), "application/json");
+  });
+  svr.Get(R"(/api/v1/runs/([0-9a-f]{64})/samples\.jsonl)",
+          [&c](const httplib::Request& req, httplib::Response& res) {
+            if (!may_read(c, req, res)) return;
+            const auto samples = archived_file(c, req.matches[1], "samples.jsonl");
+            if (!samples) return refuse(res, 404, "no such run");
+            answer(res, 200, *samples, "application/x-ndjson");
+          });
+  svr.Get(R"(/api/v1/runs/([0-9a-f]{64})/run\.tar\.gz)",
+          [&c](const httplib::Request& req, httplib::Response& res) {
+            if (!may_read(c, req, res)) return;
+            const auto archive = c.db.archive(req.matches[1]);
+            if (!archive) return refuse(res, 404, "no such run");
+            answer(res, 200, *archive, "application/gzip");
+          });
+  svr.Get(R"(/raw/([0-9a-f]{64})/report\.html)", [&c](const httplib::Request& req, httplib::Response& res) {
+    if (!may_read(c, req, res)) return;
+    const auto page = archived_file(c, req.matches[1], "report.html");
+    if (!page) return refuse(res, 404, "no such run, or it holds no report.html");
+    answer(res, 200, *page, "text/html; charset=utf-8");
+    res.set_header("Content-Security-Policy", kRawPolicy);
+  });
+  svr.Get("/", [&c](const httplib::Request& req, httplib::Response& res) {
+    if (!may_read(c, req, res)) return;
+    answer(res, 200, index_page(c.db.experiments(), c.generated_by), "text/html; charset=utf-8");
+  });
+  svr.Get(R"(/e/([^/]+))", [&c](const httplib::Request& req, httplib::Response& res) {
+    if (!may_read(c, req, res)) return;
+    ExperimentPage p;
+    p.experiment = req.matches[1];
+    p.filter = {req.get_param_value("vendor"), req.get_param_value("cores"),
+                req.get_param_value("virtualization"), req.get_param_value("engine")};
+    p.machines = c.db.machines(p.experiment);
+    if (p.machines.empty()) return refuse(res, 404, "no run of this experiment is stored");
+    p.points = c.db.cv_points(p.experiment);
+    p.claims = c.db.claim_verdicts(p.experiment);
+    p.gates = c.db.gates(p.experiment);
+    answer(res, 200, experiment_page(p, c.generated_by), "text/html; charset=utf-8");
+  });
+}
+
+// What a handler threw, answered: the database's trouble as 503, anything else as 500. And a body
+// for the answers the library gives by itself (an upload over the cap, an unknown path).
+void on_exception(httplib::Server& svr, Context& c) {
+  svr.set_error_handler([&c](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 413)
+      refuse(res, 413,
+             fmt::format("the upload is over {} bytes, the most this server takes (send a gzip'd run "
+                         "as application/gzip: noisefloor publish does)",
+                         c.options.limits.max_compressed));
+    else
+      refuse(res, res.status, fmt::format("{} {}: no such page or method", req.method, req.path));
+  });
+  svr.set_exception_handler(
+      [&c](const httplib::Request&, httplib::Response& res, std::exception_ptr failure) {
+        try {
+          std::rethrow_exception(failure);
+        } catch (const RunError& err) {
+          refuse(res, 503, err.what());
+        } catch (const std::exception& err) {
+          refuse(res, 500, fmt::format("internal error: {}", err.what()));
+          const std::lock_guard lock(c.say_mutex);
+          c.say(fmt::format("internal error: {}", err.what()));
+        }
+      });
+}
+
+}  // namespace
+
+std::pair<std::string, int> parse_listen(const std::string& listen) {
+  const auto colon = listen.rfind(':');
+  std::string host = colon == std::string::npos ? "" : listen.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const std::string port = colon == std::string::npos ? "" : listen.substr(colon + 1);
+  char* end = nullptr;
+  const long number = std::strtol(port.c_str(), &end, 10);
+  if (host.empty() || port.empty() || *end != '\0' || number < 0 || number > 65535)
+    throw ConfigError(
+        fmt::format("--listen {}: give HOST:PORT, e.g. 127.0.0.1:8080 (port 0: any free one)", listen));
+  return {host, static_cast<int>(number)};
+}
+
+void serve(const ServeOptions& o, const model::Cancelled& cancelled,
+           const std::function<void(const std::string&)>& say) {
+  const auto [host, port] = parse_listen(o.listen);
+  Context c{o, Database(o.db, o.threads), RateLimit(o.publishes_per_minute), say};
+  httplib::Server svr;
+  const std::size_t threads = std::max<std::size_t>(o.threads, 1);
+  svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  svr.set_payload_max_length(o.limits.max_compressed);
+  svr.set_read_timeout(kReadSeconds, 0);
+  svr.set_write_timeout(kReadSeconds, 0);
+  svr.set_keep_alive_timeout(5);
+  routes(svr, c);
+  on_exception(svr, c);
+  const int bound = port == 0 ? svr.bind_to_any_port(host) : (svr.bind_to_port(host, port) ? port : -1);
+  if (bound < 0)
+    throw RunError(
+        fmt::format("serve: cannot listen on {}: in use, or not this machine's address", o.listen));
+  say(fmt::format("noisefloor serve: http://{}:{}/ ({}; {})",
+                  host.find(':') == std::string::npos ? host : "[" + host + "]", bound, c.db.url().shown,
+                  o.private_reads ? "reads need a key" : "reads are public"));
+  std::atomic<bool> done = false;
+  std::thread stopper([&] {
+    while (!done && !cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    svr.stop();
+  });
+  const bool listened = svr.listen_after_bind();
+  done = true;
+  stopper.join();
+  if (!listened && !cancelled()) throw RunError("serve: the server stopped on its own");
+  if (cancelled()) throw Interrupted("serve: stopped");
+}
+
+}  // namespace noisefloor::store

@@ -1,0 +1,176 @@
+#include "store/upload.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "analysis/analysis.hpp"
+#include "analysis/judge.hpp"
+#include "files/files.hpp"
+#include "hash/sha256.hpp"
+#include "model/errors.hpp"
+#include "model/names.hpp"
+#include "model/version.hpp"
+#include "render/json.hpp"
+#include "results/load.hpp"
+
+namespace noisefloor::store {
+namespace {
+
+constexpr const char* kRequired[] = {"samples.jsonl", "run.json", "fingerprint.json", "summary.json"};
+constexpr std::size_t kLongestName = 200;  // an experiment, condition or benchmark name, in bytes
+
+const ArchiveFile* find(const std::vector<ArchiveFile>& files, std::string_view name) {
+  for (const auto& f : files)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+// A name the page shows: not empty, at most kLongestName bytes, no control characters (markup is
+// let in and escaped where it is shown).
+void check_name(std::string_view what, const std::string& name) {
+  const bool control = std::any_of(name.begin(), name.end(),
+                                   [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  if (name.empty() || name.size() > kLongestName || control)
+    throw UploadError(fmt::format("{} \"{}\" is empty, longer than {} bytes or holds control characters",
+                                  what, name.substr(0, 40), kLongestName));
+}
+
+// Every value of every row a number and every summary finite: NaN and infinities are refused.
+void check_numbers(const analysis::Table& table) {
+  for (const analysis::Row* row : analysis::all_rows(table)) {
+    check_name("condition", row->condition);
+    check_name("benchmark", row->name);
+    if (row->not_numbers > 0)
+      throw UploadError(fmt::format("{} / {}: {} values of {} are not numbers", row->condition, row->name,
+                                    row->not_numbers, row->unit));
+    for (const double v : row->values)
+      if (!std::isfinite(v))
+        throw UploadError(
+            fmt::format("{} / {}: a value of {} is not finite", row->condition, row->name, row->unit));
+    if (!std::isfinite(row->summary.mean) || (row->summary.stddev && !std::isfinite(*row->summary.stddev)))
+      throw UploadError(fmt::format("{} / {}: its mean or spread is not finite", row->condition, row->name));
+  }
+}
+
+records::Result load_files(const std::vector<ArchiveFile>& files, const std::string& run_id) {
+  check_name("run id", run_id);
+  if (run_id.find('/') != std::string::npos || run_id.starts_with("."))
+    throw UploadError(fmt::format("run.json's run id \"{}\" is no directory name", run_id));
+  const files::TempDirectory scratch("noisefloor-upload", "an upload");
+  const std::filesystem::path dir = scratch.path() / run_id;
+  std::filesystem::create_directory(dir);
+  for (const auto& f : files) files::write_atomic(dir / f.name, f.content);
+  try {
+    records::Result result = results::load(dir);
+    if (!result.warnings.empty())
+      throw UploadError(fmt::format("the run does not load whole: {}", result.warnings.front()));
+    return result;
+  } catch (const UploadError&) {
+    throw;
+  } catch (const Error& err) {
+    throw UploadError(fmt::format("the run does not load: {}", err.what()));
+  }
+}
+
+// run.json's run id, read before the run is loaded (the directory it is loaded from bears it).
+std::string run_id_of(const ArchiveFile& run_json) {
+  const auto at = run_json.content.find("\"run_id\"");
+  if (at == std::string::npos) throw UploadError("run.json holds no run_id");
+  const auto open = run_json.content.find('"', run_json.content.find(':', at) + 1);
+  const auto close = run_json.content.find('"', open + 1);
+  if (open == std::string::npos || close == std::string::npos)
+    throw UploadError("run.json's run_id is no string");
+  return run_json.content.substr(open + 1, close - open - 1);
+}
+
+std::vector<StoredRow> rows_of(const analysis::Table& table) {
+  std::vector<StoredRow> rows;
+  for (const analysis::Row& r : table.rows)
+    rows.push_back({r.condition, analysis::display_name(r), r.unit, static_cast<std::int64_t>(r.summary.n),
+                    r.summary.mean, r.summary.median, r.summary.cv_pct});
+  return rows;
+}
+
+std::vector<StoredClaim> claims_of(const analysis::Analysis& a, const records::RunRecord& run) {
+  if (run.claims.empty()) return {};
+  try {
+    const analysis::Judgement j =
+        analysis::judge(a.table, a.paired, run.claims, run.claims_seed, std::nullopt);
+    std::vector<StoredClaim> out;
+    for (const auto& c : j.claims) out.push_back({c.run.claim, std::string(model::name_of(c.run.verdict))});
+    return out;
+  } catch (const Error& err) {
+    throw UploadError(fmt::format("a recorded claim does not parse: {}", err.what()));
+  }
+}
+
+std::string engine_of(const records::Fingerprint& fp) {
+  if (!fp.engine) return "none";
+  return fmt::format("{} {}", fp.engine->product.empty() ? "engine" : fp.engine->product,
+                     fp.engine->server_version);
+}
+
+void gate_of(const analysis::Analysis& a, StoredRun& run) {
+  if (!a.gate || !a.gate_sides) return;
+  run.gate =
+      fmt::format("{}..{}", a.gate_sides->base.commit.substr(0, 12), a.gate_sides->head.commit.substr(0, 12));
+  run.gate_verdict = a.gate->regression() ? "regression" : "no regression";
+}
+
+}  // namespace
+
+bool required_file(const std::string& name) {
+  return std::find(std::begin(kRequired), std::end(kRequired), name) != std::end(kRequired);
+}
+
+std::string content_id(const std::vector<ArchiveFile>& files) {
+  std::vector<const ArchiveFile*> sorted;
+  for (const auto& f : files) sorted.push_back(&f);
+  std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  hash::Sha256 digest;
+  for (const auto* f : sorted) {
+    digest.update(fmt::format("{}\n{}\n", f->name, f->content.size()));
+    digest.update(f->content);
+  }
+  return digest.hex();
+}
+
+StoredRun receive(std::string archive, const ArchiveLimits& limits) {
+  const std::vector<ArchiveFile> files = unpack(archive, limits);
+  for (const char* name : kRequired)
+    if (!find(files, name))
+      throw UploadError(fmt::format("the upload has no {}: publish a finished run's directory", name));
+  records::Result result = load_files(files, run_id_of(*find(files, "run.json")));
+  if (!result.run) throw UploadError("run.json does not load");
+  const records::RunRecord run = *result.run;
+  if (run.status != records::RunStatus::complete)
+    throw UploadError(fmt::format("the run is {}: publish a complete run", model::name_of(run.status)));
+  check_name("experiment", run.experiment);
+  StoredRun stored;
+  stored.machine = machine_of(result.fingerprint);
+  stored.engine = engine_of(result.fingerprint);
+  stored.version = result.fingerprint.run ? result.fingerprint.run->noisefloor_version : "unknown";
+  const analysis::Analysis a = analysis::analyze({std::move(result)});
+  check_numbers(a.table);
+  if (render::summary_json(a) != find(files, "summary.json")->content)
+    throw UploadError(fmt::format(
+        "summary.json is not what its samples give, as noisefloor {} recomputes them: publish the run as "
+        "noisefloor wrote it (a run written by another version may need the server's)",
+        kVersion));
+  stored.id = content_id(files);
+  stored.experiment = run.experiment;
+  stored.run_id = run.run_id;
+  stored.started_utc = run.started_utc;
+  stored.finished_utc = run.finished_utc;
+  stored.status = std::string(model::name_of(run.status));
+  stored.rows = rows_of(a.table);
+  stored.claims = claims_of(a, run);
+  gate_of(a, stored);
+  stored.archive = std::move(archive);
+  return stored;
+}
+
+}  // namespace noisefloor::store

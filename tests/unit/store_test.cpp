@@ -1,0 +1,114 @@
+// store/: the machine digest, the keys' text and scopes, and the pages (pure parts of the store).
+#include "records/store.hpp"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "store/keys.hpp"
+#include "store/machine.hpp"
+#include "store/page.hpp"
+#include "test_support.hpp"
+
+namespace nf = noisefloor;
+using noisefloor::testing::read_data;
+
+namespace {
+
+nf::records::Fingerprint docker_fingerprint() {
+  return nlohmann::json::parse(read_data("results/docker-0.1/fingerprint.json"))
+      .get<nf::records::Fingerprint>();
+}
+
+nf::store::ExperimentPage page_of(const std::vector<double>& medians, const std::string& condition) {
+  nf::store::ExperimentPage p;
+  p.experiment = "demo";
+  nf::store::Machine m = nf::store::machine_of(docker_fingerprint());
+  p.machines.push_back(m);
+  for (std::size_t i = 0; i < medians.size(); ++i)
+    p.points.push_back({"run" + std::to_string(i), m.id, "2026-12-06T00:00:" + std::to_string(10 + i) + "Z",
+                        condition, "BenchmarkX-2", "ns/op", "Docker 20.10", 6, medians[i],
+                        2.0 + static_cast<double>(i % 3)});
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("store machine: the digest reads the documented facts, never the hostname") {
+  nf::records::Fingerprint fp = docker_fingerprint();
+  const nf::store::Machine a = nf::store::machine_of(fp);
+  CHECK(a.id.size() == 16);
+  CHECK(a.fact("cpu_model") == "Intel(R) Xeon(R) Processor");
+  CHECK(a.fact("logical_cpus") == "2");
+  CHECK(a.fact("virtualization") == "KVM");
+  CHECK(a.fact("memory_gib") == "24");  // 24683656 kB
+  CHECK(a.fact("kernel") == "6.18.44-fc-v769");
+  CHECK(a.facts.size() == nf::store::machine_fact_names().size());
+
+  fp.host.document()["hostname"]["value"] = "another-name";
+  CHECK(nf::store::machine_of(fp).id == a.id);
+  // Another CPU model of the same vendor and count is another machine (conbench#1412).
+  fp.host.document()["cpu"]["model_name"]["value"] = "Intel(R) Xeon(R) Platinum 8375C";
+  CHECK(nf::store::machine_of(fp).id != a.id);
+  fp = docker_fingerprint();
+  fp.host.document()["cpu"]["stepping"]["value"] = 2;
+  CHECK(nf::store::machine_of(fp).id != a.id);
+}
+
+TEST_CASE("store keys: scopes, the key's shape, hashes") {
+  using nf::store::Scope;
+  CHECK(nf::store::parse_scope("admin") == Scope{Scope::Kind::admin, ""});
+  CHECK(nf::store::parse_scope("publish") == Scope{Scope::Kind::publish, ""});
+  const auto talk = nf::store::parse_scope("publish:experiment=laptop-trust");
+  REQUIRE(talk);
+  CHECK(talk->experiment == "laptop-trust");
+  CHECK(nf::store::to_string(*talk) == "publish:experiment=laptop-trust");
+  CHECK_FALSE(nf::store::parse_scope("publish:experiment="));
+  CHECK_FALSE(nf::store::parse_scope("root"));
+  CHECK(nf::store::may_publish(*talk, "laptop-trust"));
+  CHECK_FALSE(nf::store::may_publish(*talk, "other"));
+  CHECK(nf::store::may_publish({Scope::Kind::publish, ""}, "other"));
+
+  const auto a = nf::store::new_key(), b = nf::store::new_key();
+  CHECK(a.text != b.text);
+  CHECK(nf::store::key_id(a.text) == a.id);
+  CHECK(a.hash == nf::store::key_hash(a.text));
+  CHECK(a.hash.find(a.text.substr(12)) == std::string::npos);
+  CHECK(nf::store::same_hash(a.hash, nf::store::key_hash(a.text)));
+  CHECK_FALSE(nf::store::same_hash(a.hash, b.hash));
+  CHECK_FALSE(nf::store::key_id("nf_0123abcd"));
+  CHECK_FALSE(nf::store::key_id(a.text.substr(0, a.text.size() - 1) + "g"));
+}
+
+TEST_CASE("store page: markup in names is escaped, a step is marked, quartiles of the machines") {
+  std::vector<double> medians(40, 50.0);
+  for (std::size_t i = 20; i < 40; ++i) medians[i] = 55.0 + static_cast<double>(i % 2) * 0.1;
+  for (std::size_t i = 0; i < 20; ++i) medians[i] += static_cast<double>(i % 2) * 0.1;
+  const nf::store::ExperimentPage p = page_of(medians, "<script>alert(1)</script>");
+  const std::string html = nf::store::experiment_page(p, "noisefloor test");
+  CHECK(html.find("<script>") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
+  // One machine: its CV is the median of its runs' CVs (2, 3, 4 repeating: 3).
+  CHECK(html.find("data-median=\"3\"") != std::string::npos);
+  // The step at run 21 (index 20) is drawn, and only it.
+  std::size_t marks = 0;
+  for (std::size_t at = html.find("class=\"change-point\""); at != std::string::npos;
+       at = html.find("class=\"change-point\"", at + 1))
+    ++marks;
+  CHECK(marks == 1);
+  CHECK(html.find("new level from run 21") != std::string::npos);
+
+  nf::store::ExperimentPage filtered = p;
+  filtered.filter.vendor = "AuthenticAMD";
+  const std::string none = nf::store::experiment_page(filtered, "noisefloor test");
+  CHECK(none.find("no run with a CV") != std::string::npos);
+  CHECK(none.find("0 machines of 1 (filtered)") != std::string::npos);
+}
+
+TEST_CASE("store page: the first page links each experiment, escaped") {
+  const std::string html = nf::store::index_page({{"a&b", 3, 2}}, "noisefloor test");
+  CHECK(html.find("href=\"/e/a%26b\"") != std::string::npos);
+  CHECK(html.find(">a&amp;b<") != std::string::npos);
+  CHECK(nf::store::index_page({}, "x").find("Nothing is published yet") != std::string::npos);
+}
