@@ -97,8 +97,8 @@ Output publish(const PublishOptions& o) {
     const auto answer = store::publish(o.to, key, store::pack_run(dir));
     std::string to = o.to;
     while (to.ends_with("/")) to.pop_back();
-    out.out += fmt::format("{} {} as {}: {}{}\n", answer.created ? "published" : "already published",
-                           dir.string(), answer.id.substr(0, 12), to, answer.page);
+    out.out += fmt::format("{} {} run {} as {}: {}{}\n", answer.created ? "published" : "already published",
+                           answer.experiment, answer.run_id, answer.id.substr(0, 12), to, answer.page);
   }
   return out;
 }

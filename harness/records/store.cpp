@@ -31,12 +31,18 @@ void from_json(const json& j, RunListing& r) {
 }
 
 void to_json(json& j, const PublishAnswer& a) {
-  j = {{"id", a.id}, {"created", a.created}, {"page", a.page}};
+  j = {{"id", a.id},
+       {"created", a.created},
+       {"experiment", a.experiment},
+       {"run_id", a.run_id},
+       {"page", a.page}};
 }
 
 void from_json(const json& j, PublishAnswer& a) {
   j.at("id").get_to(a.id);
   j.at("created").get_to(a.created);
+  a.experiment = j.value("experiment", "");
+  a.run_id = j.value("run_id", "");
   a.page = j.value("page", "");
 }
 

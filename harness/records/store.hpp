@@ -81,13 +81,14 @@ struct ExperimentCount {
 struct PublishAnswer {
   std::string id;
   bool created = false;
-  std::string page;  // the experiment's page, a path on the server
+  std::string experiment, run_id;  // as the run recorded them
+  std::string page;                // the experiment's page, a path on the server
 };
 
 // {"id", "experiment", "machine", "run_id", "started_utc", "status", "engine", "published_utc"}
 void to_json(nlohmann::json& j, const RunListing& run);
 void from_json(const nlohmann::json& j, RunListing& run);
-// {"id", "created", "page"}
+// {"id", "created", "experiment", "run_id", "page"}
 void to_json(nlohmann::json& j, const PublishAnswer& answer);
 void from_json(const nlohmann::json& j, PublishAnswer& answer);
 // The listing as the API answers it: {"runs": [...]}.

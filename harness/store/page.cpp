@@ -20,7 +20,7 @@ using text::html_escape;
 constexpr const char* kStoreStyle = R"(
 svg.cv{width:100%;max-width:760px;height:auto;display:block}svg .box{fill:#d4e8f5;stroke:#0072b2}
 svg .median{stroke:#d55e00;stroke-width:2}svg .machine-mark{fill:#0072b2;fill-opacity:.55}
-svg.series{width:260px;height:48px}svg .trend{fill:none;stroke:#333;stroke-width:1.2}svg .change-point{stroke:#d55e00;stroke-width:1.5;stroke-dasharray:3 2}
+svg.series{width:260px;height:48px}svg .trend{fill:none;stroke:#333;stroke-width:1.2}svg .trend-point{fill:#333}svg .change-point{stroke:#d55e00;stroke-width:1.5;stroke-dasharray:3 2}
 form.filters{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:end;margin:.6rem 0}form.filters label{display:flex;flex-direction:column;font-size:.85rem}
 )";
 
@@ -33,16 +33,6 @@ std::string head(const std::string& title) {
 
 std::string foot(const std::string& generated_by) {
   return fmt::format("<footer>{}</footer>\n</body></html>\n", html_escape(generated_by));
-}
-
-// Percent-encoding for a path segment or a query value.
-std::string url_part(std::string_view s) {
-  std::string out;
-  for (const unsigned char c : s)
-    out += std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~'
-               ? std::string(1, static_cast<char>(c))
-               : fmt::format("%{:02X}", c);
-  return out;
 }
 
 bool passes(const Machine& m, const PageFilter& f) {
@@ -113,12 +103,29 @@ std::map<SeriesKey, Spread> spreads(const ExperimentPage& p, const std::set<std:
   return out;
 }
 
+// The axis every strip shares, so that conditions compare at a glance: 0 to a round value (1, 2 or 5
+// times a power of ten, in 4 or 5 steps) above every mark.
+struct Axis {
+  double top = 1, step = 0.25;
+};
+Axis axis_for(const std::map<SeriesKey, Spread>& all) {
+  double most = 0;
+  for (const auto& [key, s] : all)
+    for (const auto& [m, v] : s.marks) most = std::max(most, v);
+  if (!(most > 0)) return {};
+  const double raw = most / 4, power = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * power;
+  for (const double f : {1.0, 2.0, 5.0})
+    if (f * power >= raw) {
+      step = f * power;
+      break;
+    }
+  return {step * std::ceil(most / step), step};
+}
+
 // A horizontal strip: the quartile box, the median, a mark per machine (jittered by its order).
-std::string spread_svg(const SeriesKey& key, const Spread& s) {
-  double top = s.q3;
-  for (const auto& [m, v] : s.marks) top = std::max(top, v);
-  top = top > 0 ? top * 1.1 : 1;
-  const auto x = [top](double v) { return 40 + 680 * v / top; };
+std::string spread_svg(const SeriesKey& key, const Spread& s, const Axis& axis) {
+  const auto x = [&axis](double v) { return 40 + 680 * v / axis.top; };
   std::string out = fmt::format(
       "<svg class=\"cv\" viewBox=\"0 0 760 90\" role=\"img\" data-condition=\"{}\" data-median=\"{}\" "
       "aria-label=\"CV across machines\"><rect class=\"box\" x=\"{:.1f}\" y=\"20\" width=\"{:.1f}\" "
@@ -132,9 +139,9 @@ std::string spread_svg(const SeriesKey& key, const Spread& s) {
         "{:.2f}%</title></circle>",
         x(s.marks[i].second), 26 + static_cast<int>((i * 7) % 29), html_escape(s.marks[i].first),
         s.marks[i].second);
-  for (int tick = 0; tick <= 4; ++tick)
+  for (double tick = 0; tick <= axis.top + axis.step / 2; tick += axis.step)
     out += fmt::format("<text x=\"{:.1f}\" y=\"82\" font-size=\"11\" text-anchor=\"middle\">{}%</text>",
-                       x(top / 1.1 * tick / 4), text::shortest(std::round(top / 1.1 * tick / 4 * 10) / 10));
+                       x(tick), text::shortest(tick));
   return out + "</svg>";
 }
 
@@ -151,11 +158,12 @@ std::string cv_section(const std::map<SeriesKey, Spread>& all) {
         "class=\"num\">{:.2f}%</td><td class=\"num\">{:.2f}%</td></tr>\n",
         html_escape(key.condition), html_escape(key.benchmark), s.marks.size(), s.q1, s.median, s.q3);
   out += "</table>\n";
+  const Axis axis = axis_for(all);
   for (const auto& [key, s] : all)
     out += fmt::format(
         "<figure>{}<figcaption>{} / {}: the box spans the middle half of the machines, the line is "
         "their median, a dot is one machine (the median CV of its runs)</figcaption></figure>\n",
-        spread_svg(key, s), html_escape(key.condition), html_escape(key.benchmark));
+        spread_svg(key, s, axis), html_escape(key.condition), html_escape(key.benchmark));
   return out;
 }
 
@@ -192,6 +200,7 @@ std::string series_svg(const std::vector<double>& medians) {
         fmt::format("{:.1f},{:.1f} ", 5 + step * static_cast<double>(i), 43 - 38 * (medians[i] - lo) / span);
   std::string out = fmt::format(
       "<svg class=\"series\" viewBox=\"0 0 260 48\"><polyline class=\"trend\" points=\"{}\"/>", points);
+  if (medians.size() == 1) out += "<circle class=\"trend-point\" cx=\"5\" cy=\"24\" r=\"3\"/>";
   const auto found = stats::change_points(medians, {kPageWindow, kPagePvalue, kPageMagnitude});
   for (const auto& cp : found) {
     const double at = 5 + step * (static_cast<double>(cp.index) - 0.5);
@@ -248,6 +257,15 @@ std::string gates_section(const ExperimentPage& p, const std::set<std::string>& 
 
 }  // namespace
 
+std::string url_part(std::string_view s) {
+  std::string out;
+  for (const unsigned char c : s)
+    out += std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~'
+               ? std::string(1, static_cast<char>(c))
+               : fmt::format("%{:02X}", c);
+  return out;
+}
+
 std::string index_page(const std::vector<records::ExperimentCount>& experiments,
                        const std::string& generated_by) {
   std::string out = head("noisefloor store") + "<h1>noisefloor store</h1>\n";
@@ -269,9 +287,9 @@ std::string experiment_page(const ExperimentPage& p, const std::string& generate
     if (passes(m, p.filter)) machines.insert(m.id);
   std::string out = head(p.experiment + " · noisefloor store");
   out += fmt::format(
-      "<p><a href=\"/\">store</a></p><h1>{}</h1>\n<p>{} machines{}; raw runs as JSON: <a "
+      "<p><a href=\"/\">store</a></p><h1>{}</h1>\n<p>{} machine{}{}; raw runs as JSON: <a "
       "href=\"/api/v1/runs?experiment={}\">/api/v1/runs</a></p>\n",
-      html_escape(p.experiment), machines.size(),
+      html_escape(p.experiment), machines.size(), machines.size() == 1 ? "" : "s",
       p.filter == PageFilter{} ? "" : fmt::format(" of {} (filtered)", p.machines.size()),
       url_part(p.experiment));
   out += filters_form(p);

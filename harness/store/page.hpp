@@ -10,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "records/store.hpp"
@@ -36,6 +37,9 @@ struct ExperimentPage {
 std::string index_page(const std::vector<records::ExperimentCount>& experiments,
                        const std::string& generated_by);
 std::string experiment_page(const ExperimentPage& page, const std::string& generated_by);
+
+// Percent-encoding of a path segment or a query value (an experiment's name in its page's path).
+std::string url_part(std::string_view s);
 
 // The settings of the change points on the page: Otava's on its TigerBeetle vectors.
 inline constexpr std::size_t kPageWindow = 30;

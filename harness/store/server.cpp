@@ -130,7 +130,8 @@ void publish(Context& c, const httplib::Request& req, httplib::Response& res) {
                     fmt::format("key {} may publish {} only, not {}", access.key->id,
                                 access.key->scope.experiment, run.experiment));
     const auto stored = c.db.insert_run(run, now_utc(), access.key->id);
-    const records::PublishAnswer a{stored.id, stored.created, "/e/" + run.experiment};
+    const records::PublishAnswer a{stored.id, stored.created, run.experiment, run.run_id,
+                                   "/e/" + url_part(run.experiment)};
     answer(res, stored.created ? 201 : 200, records::publish_json(a), "application/json");
     const std::lock_guard lock(c.say_mutex);
     c.say(fmt::format("{} {} run {} of machine {} from {}", stored.created ? "stored" : "already stored",

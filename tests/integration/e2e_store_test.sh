@@ -141,7 +141,7 @@ for db in "${dbs[@]}"; do
   contains pub1.txt "published"
   id=$(grep -o ' as [0-9a-f]*' pub1.txt | cut -c5-)
   NOISEFLOOR_KEY="$key" "$NF" publish m1 --to "$URL" >pub2.txt
-  contains pub2.txt "already published m1 as $id"
+  contains pub2.txt "already published small run r-m1 as $id: $URL/e/small"
   echo "$key" >key.txt
   "$NF" publish m2 --to "$URL" --key-file key.txt >/dev/null
   [[ $(run_count) -eq 2 ]] || fail "two runs expected after publishing m1 twice and m2"
