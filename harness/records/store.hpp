@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -85,13 +84,9 @@ struct PublishAnswer {
   std::string page;                // the experiment's page, a path on the server
 };
 
-// {"id", "experiment", "machine", "run_id", "started_utc", "status", "engine", "published_utc"}
-void to_json(nlohmann::json& j, const RunListing& run);
-void from_json(const nlohmann::json& j, RunListing& run);
-// {"id", "created", "experiment", "run_id", "page"}
-void to_json(nlohmann::json& j, const PublishAnswer& answer);
-void from_json(const nlohmann::json& j, PublishAnswer& answer);
-// The listing as the API answers it: {"runs": [...]}.
+// The API's JSON (records/store.cpp has the fields): the listing, {"runs": [{"id", "experiment",
+// "machine", "run_id", "started_utc", "status", "engine", "published_utc"}]}; a publish's answer,
+// {"id", "created", "experiment", "run_id", "page"}; an error, {"error"}.
 std::string runs_json(const std::vector<RunListing>& runs);
 std::string publish_json(const PublishAnswer& answer);
 std::string error_json(const std::string& message);  // {"error": message}
