@@ -3,7 +3,7 @@
 # this session, alternately with the peer or the reference run (PERF_PAIRS times, default 3),
 # reported as the median with min–max. Never part of `make test`: no timing is ever asserted.
 #
-#   scripts/perf.sh [P1 P2 ... P14]       (default: all; PERF_PAIRS=3; PERF_GATES=24 for P9, P10;
+#   scripts/perf.sh [P1 P2 ... P15]       (default: all; PERF_PAIRS=3; PERF_GATES=24 for P9, P10;
 #                                         PERF_P13_TRIALS=20; PERF_P14_TRIALS=10)
 #
 # Writes results/perf/<UTC time>/perf.md and perf.json and prints the markdown. Needs a built
@@ -55,6 +55,10 @@
 #   P12 counter cost     the probe starting the no-op with its counters (perf_event_open, opened
 #                        before the clone, read after the reap) against --no-counters, hyperfine -N
 #                        500 runs each, alternately: the added wall time per invocation in µs
+#   P15 the store        10^4 runs of 300 machines published to `noisefloor serve` on SQLite, then on
+#                        a PostgreSQL cluster it starts: publishes/s, p50 and p99 latency at 1, 8 and
+#                        64 publishers (100, 900 and 9000 runs), and the experiment's page's time at
+#                        10^2, 10^3 and 10^4 stored runs (5 loads each)
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$REPO"
@@ -66,7 +70,7 @@ if ! command -v hyperfine >/dev/null; then
   else echo "perf.sh: hyperfine is missing: apt-get install hyperfine" >&2; exit 2; fi
 fi
 WANT=("$@")
-[[ ${#WANT[@]} -gt 0 ]] || WANT=(P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12 P13 P14)
+[[ ${#WANT[@]} -gt 0 ]] || WANT=(P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12 P13 P14 P15)
 wanted() { local w; for w in "${WANT[@]}"; do [[ $w == "$1" ]] && return 0; done; return 1; }
 if wanted P1 || wanted P2 || wanted P8; then bash scripts/dockerd.sh >/dev/null; fi
 
@@ -684,7 +688,64 @@ p14() {
   while IFS= read -r line; do note P14 "$line"; done < <(json_get "$f" '"\n".join(s["metric"] + " gate on " + s["change"] + ": " + ", ".join(str(k) + " " + w for w, k in sorted(s["verdicts"].items())) + "; estimates " + ", ".join(sorted(set(s["estimates"]))[:3]) + (", …" if len(set(s["estimates"])) > 3 else "") for s in d["summary"])')
 }
 
-for p in P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12 P13 P14; do
+p15() {
+  say "P15 the store: publishes at 1, 8 and 64 publishers, the page at 10^2, 10^3 and 10^4 runs, SQLite and PostgreSQL"
+  local runs="$REPO/tests/integration/store_runs.py" src="$WORK/p15-run" all="$WORK/p15-archives" db pg="" url key
+  python3 "$runs" make "$REPO/tests/data/results/small" "$src" r-p15
+  "$NF" report "$src" --format json >"$src/summary.json"
+  # 10^4 runs of 300 machines, split into the three batches that bring the store to 10^2, 10^3, 10^4.
+  python3 "$runs" variants "$src" "$all" 10000 300
+  mkdir -p "$all/b1" "$all/b2" "$all/b3"
+  local archives=("$all"/*.tgz)
+  mv -t "$all/b1" "${archives[@]:0:100}"
+  mv -t "$all/b2" "${archives[@]:100:900}"
+  mv -t "$all/b3" "${archives[@]:1000}"
+  local dbs=("sqlite:$WORK/p15.db")
+  if [[ -x /usr/lib/postgresql/15/bin/initdb ]]; then
+    pg=$(mktemp -d /tmp/nf-p15-pg.XXXXXX)
+    dbs+=("$(bash scripts/postgres.sh start "$pg")")
+  else
+    note P15 "PostgreSQL 15 is not installed: SQLite only"
+  fi
+  for db in "${dbs[@]}"; do
+    local name=sqlite
+    [[ $db == postgresql* ]] && name=postgresql
+    key=$("$NF" keys create --db "$db" 2>/dev/null)
+    "$NF" serve --db "$db" --listen 127.0.0.1:0 --rate-limit 0 2>"$WORK/p15-serve.log" &
+    local server=$!
+    for _ in $(seq 100); do grep -q 'http://127.0.0.1:' "$WORK/p15-serve.log" && break; sleep 0.1; done
+    url=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/p15-serve.log" | head -1)
+    local batch publishers per stored
+    for batch in "b1 1 100 100" "b2 8 900 1000" "b3 64 9000 10000"; do
+      read -r batch publishers per stored <<<"$batch"
+      python3 "$runs" load "$url" "$key" "$all/$batch" "$publishers" $((per / publishers)) 1 >"$WORK/p15-load.json"
+      local rate p50 p99 errors
+      rate=$(json_get "$WORK/p15-load.json" 'len(d["latencies_ms"]) / d["seconds"]')
+      p50=$(json_get "$WORK/p15-load.json" 'sorted(d["latencies_ms"])[len(d["latencies_ms"]) // 2] / 1000')
+      p99=$(json_get "$WORK/p15-load.json" 'sorted(d["latencies_ms"])[int(len(d["latencies_ms"]) * 0.99)] / 1000')
+      errors=$(json_get "$WORK/p15-load.json" 'len(d["errors"])')
+      note P15 "$name, $publishers publisher(s): $(printf '%.0f' "$rate") publishes/s over $((per / publishers * publishers)) runs, $errors errors"
+      if [[ $publishers == 64 ]]; then
+        emit P15 "publish p99, 64 publishers, $name" "the slowest 1% of $((per / publishers * 64)) publishes (a Python client on the same 2 CPUs)" s "<=" 0.2 "$p99"
+      else
+        emit P15 "publish p99, $publishers publisher(s), $name" "reported" s "<=" - "$p99"
+      fi
+      emit P15 "publish p50, $publishers publisher(s), $name" "reported" s "<=" - "$p50"
+      local page=() i
+      for i in 1 2 3 4 5; do page+=("$(curl -s -o /dev/null -w '%{time_total}' "$url/e/small")"); done
+      if [[ $stored == 10000 ]]; then
+        emit P15 "page at 10^4 runs, $name" "the experiment's page (300 machines), time to the last byte, 5 loads" s "<=" 0.5 "${page[@]}"
+      else
+        emit P15 "page at $stored runs, $name" "the experiment's page, time to the last byte, 5 loads" s "<=" - "${page[@]}"
+      fi
+    done
+    kill -INT "$server"
+    wait "$server" || true
+  done
+  if [[ -n $pg ]]; then bash scripts/postgres.sh stop "$pg" >/dev/null; rm -rf "$pg"; fi
+}
+
+for p in P1 P2 P3 P4 P5 P6 P7 P8 P9 P10 P11 P12 P13 P14 P15; do
   wanted "$p" || continue
   fn=${p,,}
   if ! ("$fn"); then note "$p" "FAILED: see the messages above"; fi

@@ -220,12 +220,14 @@ std::string machines_section(const ExperimentPage& p, const std::set<std::string
       "(E-Divisive means, window 30, p 0.01, 5%).</p>\n<div "
       "class=\"wide\"><table><tr><th>machine</th><th>CPU</th>"
       "<th>logical CPUs</th><th>kernel</th><th>virtualization</th><th>memory</th><th>series</th></tr>\n";
+  // Each machine's series, in one pass over the points (they come by machine, then time).
+  std::map<std::string, std::map<SeriesKey, std::vector<double>>> by_machine;
+  for (const CvPoint& pt : p.points)
+    if (machines.count(pt.machine) && (p.filter.engine.empty() || pt.engine == p.filter.engine))
+      by_machine[pt.machine][{pt.condition, pt.benchmark, pt.unit}].push_back(pt.median);
   for (const Machine& m : p.machines) {
     if (!machines.count(m.id)) continue;
-    std::map<SeriesKey, std::vector<double>> series;
-    for (const CvPoint& pt : p.points)
-      if (pt.machine == m.id && (p.filter.engine.empty() || pt.engine == p.filter.engine))
-        series[{pt.condition, pt.benchmark, pt.unit}].push_back(pt.median);
+    const auto& series = by_machine[m.id];
     std::string cells;
     for (const auto& [key, medians] : series)
       cells += fmt::format("<div>{} / {} ({} run{})<br>{}</div>", html_escape(key.condition),

@@ -1,5 +1,5 @@
 # The fuzz targets (tests/fuzz/README.md).
-set(NF_FUZZ_TARGETS experiment gotest gbench demux probe results claims engine errata tree)
+set(NF_FUZZ_TARGETS experiment gotest gbench demux probe results claims engine errata tree archive)
 set(NF_FUZZ_SOURCES)
 foreach(target ${NF_FUZZ_TARGETS})
   list(APPEND NF_FUZZ_SOURCES ${CMAKE_SOURCE_DIR}/tests/fuzz/${target}.cpp)
@@ -13,9 +13,10 @@ if(NF_FUZZERS)
     target_compile_definitions(nf-fuzz-${target} PRIVATE NF_FUZZ_TARGET=${target})
     target_compile_options(nf-fuzz-${target} PRIVATE -fsanitize=fuzzer)
     target_link_options(nf-fuzz-${target} PRIVATE -fsanitize=fuzzer)
-    # tree reads files through the edges (pipeline/, results/, files/); the others are pure
+    # tree reads files through the edges (pipeline/, results/, files/), archive is zlib's (store/);
+    # the others are pure
     set(lib noisefloor_core)
-    if(target STREQUAL "tree")
+    if(target STREQUAL "tree" OR target STREQUAL "archive")
       set(lib noisefloor_io)
     endif()
     target_link_libraries(nf-fuzz-${target} PRIVATE ${lib})

@@ -26,6 +26,7 @@ int claims(const std::uint8_t* data, std::size_t size);      // parsers::parse_p
 int engine(const std::uint8_t* data, std::size_t size);      // a Docker engine's answers
 int errata(const std::uint8_t* data, std::size_t size);      // analysis::find_quotations, apply_corrections
 int tree(const std::uint8_t* data, std::size_t size);        // the reading commands on a results tree
+int archive(const std::uint8_t* data, std::size_t size);     // store::unpack, an upload to the store
 
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};

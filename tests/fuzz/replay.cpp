@@ -20,9 +20,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::pair<const char*, Target> targets[] = {
-      {"experiment", experiment}, {"gotest", gotest},   {"gbench", gbench}, {"demux", demux},
-      {"probe", probe},           {"results", results}, {"claims", claims}, {"engine", engine},
-      {"errata", errata},         {"tree", tree}};
+      {"experiment", experiment}, {"gotest", gotest},   {"gbench", gbench},  {"demux", demux},
+      {"probe", probe},           {"results", results}, {"claims", claims},  {"engine", engine},
+      {"errata", errata},         {"tree", tree},       {"archive", archive}};
   int total = 0;
   for (const auto& [name, target] : targets) {
     std::vector<fs::path> inputs;

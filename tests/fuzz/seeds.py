@@ -119,3 +119,28 @@ for d in sorted((data / "results").iterdir()):
         record(b"p", "notes.md"),
     ]
     put("tree", d.name + "-hostile", b"\0".join(hostile))
+
+# archive: the committed results packed as `noisefloor publish` packs them (a gzip'd POSIX tar),
+# and one with a link, one with a path.
+import gzip, io, tarfile
+
+
+def tgz(entries):
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for name, content, link in entries:
+            info = tarfile.TarInfo(name)
+            if link:
+                info.type, info.linkname = tarfile.SYMTYPE, link
+                tar.addfile(info)
+            else:
+                info.size = len(content)
+                tar.addfile(info, io.BytesIO(content))
+    return gzip.compress(raw.getvalue(), mtime=0)
+
+
+for run in sorted((data / "results").iterdir()):
+    files = [(p.name, p.read_bytes(), None) for p in sorted(run.iterdir()) if p.is_file()]
+    put("archive", run.name, tgz(files))
+put("archive", "link", tgz([("run.json", b"{}", None), ("passwd", b"", "/etc/passwd")]))
+put("archive", "path", tgz([("../run.json", b"{}", None)]))

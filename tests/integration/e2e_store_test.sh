@@ -260,3 +260,20 @@ PY
   [[ $(run_count) -eq $((before + 1)) ]] || fail "the publish after a kill was not stored once"
   stop_server
 done
+
+# A private store, and the per-address rate limit (SQLite): reads need a key; the third publish in
+# a minute from one address, at --rate-limit 2, waits.
+db="sqlite:$WORK/store.db"
+key=$("$NF" keys create --db "$db" 2>/dev/null)
+start_server "$db" --rate-limit 2 --private
+[[ $(curl -s -o /dev/null -w '%{http_code}' "$URL/e/small") == 401 ]] || fail "--private: a page was read without a key"
+[[ $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "$URL/e/small") == 200 ]] ||
+  fail "--private: a key did not read the page"
+[[ $(post m1.tgz "$key") == 200 ]] || fail "the first publish of a stored run"
+[[ $(post m1.tgz "$key") == 200 ]] || fail "the second publish of a stored run"
+status=$(curl -s -D limited.headers -o post.json -w '%{http_code}' -H "Authorization: Bearer $key" \
+  -H 'Content-Type: application/gzip' --data-binary @m1.tgz "$URL/api/v1/runs")
+[[ $status == 429 ]] || fail "the third publish in a minute at --rate-limit 2: HTTP $status, expected 429"
+contains post.json "too many publishes"
+grep -qi '^retry-after: [1-9]' limited.headers || fail "429 without Retry-After"
+stop_server

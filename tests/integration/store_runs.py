@@ -8,11 +8,13 @@
       `noisefloor report DST --format json` to write (the test does), as noisefloor would.
   store_runs.py pack DIR OUT [--member NAME=PATH] [--link NAME=TARGET] [--name-as OLD=NEW]
       DIR's files as a gzip'd POSIX tar (what `noisefloor publish` sends), with hostile twists.
-  store_runs.py variants DIR OUT N
-      N archives of DIR in OUT, each another run (run.json's run_id and summary.json's id rewritten).
+  store_runs.py variants DIR OUT N [MACHINES]
+      N archives of DIR in OUT, each another run (run.json's run_id and summary.json's id rewritten),
+      from MACHINES machines in turn (the CPU model named "CPU k"; default 1: DIR's own).
   store_runs.py bomb OUT MIB        a gzip'd tar holding one file of MIB MiB of zeros.
-  store_runs.py load URL KEY DIR PUBLISHERS RUNS
-      PUBLISHERS threads each publish RUNS archives from DIR (half of them sent twice in all):
+  store_runs.py load URL KEY DIR PUBLISHERS RUNS [ONCE]
+      PUBLISHERS threads each publish RUNS archives from DIR, each archive twice in all (ONCE=1:
+      each once, the first PUBLISHERS*RUNS archives):
       prints {"created": n, "duplicate": n, "errors": [...], "latencies_ms": [...]} as JSON.
 """
 import gzip
@@ -88,8 +90,9 @@ def pack(directory, members=(), links=(), rename=()):
     return gz(raw.getvalue())
 
 
-def variants(directory, out, n):
+def variants(directory, out, n, machines=1):
     run = json.load(open(os.path.join(directory, "run.json")))
+    fingerprint = json.load(open(os.path.join(directory, "fingerprint.json")))
     summary = open(os.path.join(directory, "summary.json")).read()
     old = f'"id": "{run["run_id"]}"'
     assert summary.count(old) == 1, "summary.json names the run id once"
@@ -102,6 +105,9 @@ def variants(directory, out, n):
         run["run_id"] = rid
         json.dump(run, open(os.path.join(variant, "run.json"), "w"), indent=2)
         open(os.path.join(variant, "summary.json"), "w").write(summary.replace(old, f'"id": "{rid}"'))
+        if machines > 1:
+            fingerprint["host"]["cpu"]["model_name"]["value"] = f"CPU {i % machines}"
+            json.dump(fingerprint, open(os.path.join(variant, "fingerprint.json"), "w"), indent=2)
         open(os.path.join(out, f"{rid}.tgz"), "wb").write(pack(variant))
     shutil.rmtree(os.path.join(out, "dir"))
 
@@ -130,16 +136,18 @@ def publish_once(url, key, body):
     return response.status, answer
 
 
-def load(url, key, directory, publishers, runs):
+def load(url, key, directory, publishers, runs, once=False):
     archives = sorted(os.listdir(directory))
     bodies = [open(os.path.join(directory, a), "rb").read() for a in archives]
+    if not bodies:
+        sys.exit(f"store_runs.py load: no archives in {directory}")
     result = {"created": 0, "duplicate": 0, "errors": [], "latencies_ms": []}
     lock = threading.Lock()
 
     def publisher(p):
         for r in range(runs):
             # Publisher p sends archive (p*runs + r) // 2: each archive twice, by one or two publishers.
-            body = bodies[(p * runs + r) // 2 % len(bodies)]
+            body = bodies[(p * runs + r) % len(bodies)] if once else bodies[(p * runs + r) // 2 % len(bodies)]
             start = time.monotonic()
             try:
                 status, answer = publish_once(url, key, body)
@@ -182,11 +190,11 @@ def main(argv):
         renames = [r.split("=", 1) for r in options(args, "--name-as")]
         open(args[1], "wb").write(pack(args[0], options(args, "--member"), options(args, "--link"), renames))
     elif command == "variants":
-        variants(args[0], args[1], int(args[2]))
+        variants(args[0], args[1], int(args[2]), int(args[3]) if len(args) > 3 else 1)
     elif command == "bomb":
         open(args[0], "wb").write(bomb(int(args[1])))
     elif command == "load":
-        load(args[0], args[1], args[2], int(args[3]), int(args[4]))
+        load(args[0], args[1], args[2], int(args[3]), int(args[4]), len(args) > 5 and args[5] == "1")
     else:
         sys.exit(f"store_runs.py: unknown command {command}")
 

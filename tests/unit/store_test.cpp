@@ -112,3 +112,31 @@ TEST_CASE("store page: the first page links each experiment, escaped") {
   CHECK(html.find(">a&amp;b<") != std::string::npos);
   CHECK(nf::store::index_page({}, "x").find("Nothing is published yet") != std::string::npos);
 }
+
+TEST_CASE("store page: a claim is tallied once per machine, by its latest verdict; gates per commit") {
+  nf::store::ExperimentPage p = page_of({50, 51, 50}, "idle");
+  nf::store::Machine other = p.machines.front();
+  other.id = "0000000000000002";
+  p.machines.push_back(other);
+  const std::string m1 = p.machines.front().id;
+  // In time order: machine 1 reproduced it, then did not; machine 2 reproduced it.
+  p.claims = {{"run0", m1, "cv(idle) < 5%", "REPRODUCED"},
+              {"run1", m1, "cv(idle) < 5%", "NOT REPRODUCED"},
+              {"run9", other.id, "cv(idle) < 5%", "REPRODUCED"}};
+  p.gates = {{"run2", m1, "2026-12-06T00:00:12Z", "0123456789ab..ba9876543210", "regression"}};
+  const std::string html = nf::store::experiment_page(p, "noisefloor test");
+  CHECK(html.find("<td><code>cv(idle) &lt; 5%</code></td><td class=\"num\">1</td><td class=\"num\">1</td><td "
+                  "class=\"num\">0</td><td class=\"num\">0</td>") != std::string::npos);
+  CHECK(html.find("<td><code>0123456789ab..ba9876543210</code></td>") != std::string::npos);
+  CHECK(html.find(">regression</td>") != std::string::npos);
+
+  // Filtered to machine 2's vendor only: its verdict alone.
+  nf::store::ExperimentPage only = p;
+  only.machines.back().facts[0].second = "AuthenticAMD";
+  only.filter.vendor = "AuthenticAMD";
+  const std::string filtered = nf::store::experiment_page(only, "noisefloor test");
+  CHECK(filtered.find(
+            "<td><code>cv(idle) &lt; 5%</code></td><td class=\"num\">1</td><td class=\"num\">0</td>") !=
+        std::string::npos);
+  CHECK(filtered.find("regression") == std::string::npos);
+}
