@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
@@ -30,7 +31,9 @@ constexpr const char* kPagePolicy =
 // A run's own report.html, as its publisher wrote it: a sandbox with no scripts, no forms, no
 // requests anywhere, a unique origin.
 constexpr const char* kRawPolicy = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-constexpr int kReadSeconds = 10;  // a client silent this long mid-request is let go
+constexpr int kReadSeconds = 10;
+constexpr int kBacklog = 1024;  // connections the kernel holds before one is accepted  // a client silent
+                                // this long mid-request is let go
 
 std::string now_utc() { return text::utc(std::chrono::system_clock::now()); }
 
@@ -99,6 +102,8 @@ Access authenticate(Database& db, const httplib::Request& req) {
 }
 
 struct Context {
+  Context(const ServeOptions& o, const std::function<void(const std::string&)>& s)
+      : options(o), db(o.db, o.threads), limit(o.publishes_per_minute), say(s) {}
   const ServeOptions& options;
   Database db;
   RateLimit limit;
@@ -247,7 +252,7 @@ std::pair<std::string, int> parse_listen(const std::string& listen) {
 void serve(const ServeOptions& o, const model::Cancelled& cancelled,
            const std::function<void(const std::string&)>& say) {
   const auto [host, port] = parse_listen(o.listen);
-  Context c{o, Database(o.db, o.threads), RateLimit(o.publishes_per_minute), say};
+  Context c(o, say);
   httplib::Server svr;
   const std::size_t threads = std::max<std::size_t>(o.threads, 1);
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
@@ -257,7 +262,18 @@ void serve(const ServeOptions& o, const model::Cancelled& cancelled,
   svr.set_keep_alive_timeout(5);
   routes(svr, c);
   on_exception(svr, c);
+  // The library's own socket options set SO_REUSEPORT, which lets a second server bind the same
+  // port and take half the requests: SO_REUSEADDR only. Its listen backlog is 5, fixed when Debian
+  // compiled it: 64 publishers connecting at once overflowed it (connections reset), so the socket
+  // listens again with a deeper queue once bound.
+  int listener = -1;
+  svr.set_socket_options([&listener](int sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listener = sock;
+  });
   const int bound = port == 0 ? svr.bind_to_any_port(host) : (svr.bind_to_port(host, port) ? port : -1);
+  if (bound >= 0 && listener >= 0) ::listen(listener, kBacklog);
   if (bound < 0)
     throw RunError(
         fmt::format("serve: cannot listen on {}: in use, or not this machine's address", o.listen));

@@ -1,24 +1,18 @@
 #include "store/upload.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
 
 #include "analysis/analysis.hpp"
 #include "analysis/judge.hpp"
-#include "files/files.hpp"
 #include "hash/sha256.hpp"
 #include "model/errors.hpp"
 #include "model/names.hpp"
 #include "model/version.hpp"
 #include "render/json.hpp"
-#include "results/load.hpp"
+#include "results/decode.hpp"
 
 namespace noisefloor::store {
 namespace {
@@ -59,30 +53,24 @@ void check_numbers(const analysis::Table& table) {
   }
 }
 
-// A file of the scratch copy: written and read back at once, then removed, so no fsync (which
-// write_atomic does for results that must survive a crash).
-void write_scratch(const std::filesystem::path& path, std::string_view content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) throw RunError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
-  try {
-    files::write_all(fd, content, path);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  ::close(fd);
-}
-
+// The run as every reader decodes it (results::decode_result), from the upload's files in memory:
+// the label is the run id, as a run directory's name would make it.
 records::Result load_files(const std::vector<ArchiveFile>& files, const std::string& run_id) {
   check_name("run id", run_id);
-  if (run_id.find('/') != std::string::npos || run_id.starts_with("."))
-    throw UploadError(fmt::format("run.json's run id \"{}\" is no directory name", run_id));
-  const files::TempDirectory scratch("noisefloor-upload", "an upload");
-  const std::filesystem::path dir = scratch.path() / run_id;
-  std::filesystem::create_directory(dir);
-  for (const auto& f : files) write_scratch(dir / f.name, f.content);
+  results::ResultFiles r;
+  r.source = run_id;
+  const auto text_of = [&files](std::string_view name) -> std::optional<std::string> {
+    const ArchiveFile* f = find(files, name);
+    return f ? std::optional(f->content) : std::nullopt;
+  };
+  r.samples_jsonl = text_of("samples.jsonl").value_or("");
+  r.run_json = text_of("run.json");
+  r.fingerprint_json = text_of("fingerprint.json");
+  r.summary_json = text_of("summary.json");
+  for (const auto& f : files)
+    if (f.name.ends_with(".txt")) r.raw[f.name.substr(0, f.name.size() - 4)] = f.content;
   try {
-    records::Result result = results::load(dir);
+    records::Result result = results::decode_result(r);
     if (!result.warnings.empty())
       throw UploadError(fmt::format("the run does not load whole: {}", result.warnings.front()));
     return result;

@@ -266,6 +266,13 @@ done
 db="sqlite:$WORK/store.db"
 key=$("$NF" keys create --db "$db" 2>/dev/null)
 start_server "$db" --rate-limit 2 --private
+# A second server on the same address is refused, not let in to share its connections.
+set +e
+timeout 20 "$NF" serve --db "$db" --listen "${URL#http://}" 2>second.err
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "a second serve on ${URL#http://}: exit $rc, expected 1"
+contains second.err "cannot listen on"
 [[ $(curl -s -o /dev/null -w '%{http_code}' "$URL/e/small") == 401 ]] || fail "--private: a page was read without a key"
 [[ $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "$URL/e/small") == 200 ]] ||
   fail "--private: a key did not read the page"
