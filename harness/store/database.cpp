@@ -227,11 +227,20 @@ void insert_claims(soci::session& s, const StoredRun& run) {
 
 }  // namespace
 
+// A session whose server went away (PostgreSQL restarted) reconnects and the work runs once more;
+// any other failure is the store's RunError.
 template <class Work>
 auto Database::Impl::with_session(Work&& work) -> decltype(work(std::declval<soci::session&>())) {
   try {
     soci::session s(pool);
-    return work(s);
+    try {
+      return work(s);
+    } catch (const soci::soci_error&) {
+      if (url.sqlite || s.is_connected()) throw;
+      s.reconnect();
+      if (!url.sqlite) s << "SET client_min_messages = WARNING";
+      return work(s);
+    }
   } catch (const soci::soci_error& err) {
     database_failed(url, err);
   }

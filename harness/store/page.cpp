@@ -112,7 +112,7 @@ Axis axis_for(const std::map<SeriesKey, Spread>& all) {
   double most = 0;
   for (const auto& [key, s] : all)
     for (const auto& [m, v] : s.marks) most = std::max(most, v);
-  if (!(most > 0)) return {};
+  if (!(most > 0) || !std::isfinite(most * 10)) return {};
   const double raw = most / 4, power = std::pow(10.0, std::floor(std::log10(raw)));
   double step = 10 * power;
   for (const double f : {1.0, 2.0, 5.0})
@@ -139,9 +139,11 @@ std::string spread_svg(const SeriesKey& key, const Spread& s, const Axis& axis) 
         "{:.2f}%</title></circle>",
         x(s.marks[i].second), 26 + static_cast<int>((i * 7) % 29), html_escape(s.marks[i].first),
         s.marks[i].second);
-  for (double tick = 0; tick <= axis.top + axis.step / 2; tick += axis.step)
+  const long ticks = std::lround(axis.top / axis.step);  // 4 or 5
+  for (long i = 0; i <= std::min(ticks, 10L); ++i)
     out += fmt::format("<text x=\"{:.1f}\" y=\"82\" font-size=\"11\" text-anchor=\"middle\">{}%</text>",
-                       x(tick), text::shortest(tick));
+                       x(static_cast<double>(i) * axis.step),
+                       text::shortest(static_cast<double>(i) * axis.step));
   return out + "</svg>";
 }
 

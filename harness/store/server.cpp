@@ -31,16 +31,19 @@ constexpr const char* kPagePolicy =
 // A run's own report.html, as its publisher wrote it: a sandbox with no scripts, no forms, no
 // requests anywhere, a unique origin.
 constexpr const char* kRawPolicy = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-constexpr int kReadSeconds = 10;
-constexpr int kBacklog = 1024;  // connections the kernel holds before one is accepted  // a client silent
-                                // this long mid-request is let go
+constexpr const char* kRuns = "/api/v1/runs";  // the runs: POST publishes one, GET lists them
+constexpr std::string_view kPost = "POST";
+constexpr int kReadSeconds = 10;             // a client silent this long mid-request is let go
+constexpr int kBacklog = 1024;               // connections the kernel holds before one is accepted
+constexpr std::size_t kMostBuckets = 10000;  // addresses the rate limit remembers before it sweeps
 
 std::string now_utc() { return text::utc(std::chrono::system_clock::now()); }
 
-void answer(httplib::Response& res, int status, const std::string& body, const char* type) {
+void answer(httplib::Response& res, int status, const std::string& body, const char* type,
+            const char* policy = kPagePolicy) {
   res.status = status;
   res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_header("Content-Security-Policy", kPagePolicy);
+  res.set_header("Content-Security-Policy", policy);
   res.set_header("Cache-Control", "no-store");
   res.set_content(body, type);
 }
@@ -57,9 +60,11 @@ class RateLimit {
   std::optional<int> take(const std::string& address) {
     if (per_minute_ <= 0) return std::nullopt;
     const std::lock_guard lock(mutex_);
-    Bucket& b = buckets_.try_emplace(address, Bucket{per_minute_, Clock::now()}).first->second;
+    if (buckets_.size() >= kMostBuckets) sweep();
+    const double capacity = std::max(1.0, per_minute_);  // below 1 a minute, one publish waits for its token
+    Bucket& b = buckets_.try_emplace(address, Bucket{capacity, Clock::now()}).first->second;
     const double elapsed = std::chrono::duration<double>(Clock::now() - b.last).count();
-    b.tokens = std::min(per_minute_, b.tokens + elapsed * per_minute_ / 60);
+    b.tokens = std::min(capacity, b.tokens + elapsed * per_minute_ / 60);
     b.last = Clock::now();
     if (b.tokens >= 1) {
       b.tokens -= 1;
@@ -73,6 +78,13 @@ class RateLimit {
     double tokens;
     Clock::time_point last;
   };
+  // Forgets the addresses whose buckets have refilled (nothing is lost: a new bucket is full).
+  void sweep() {
+    const double refill_seconds = 60 * std::max(1.0, per_minute_) / per_minute_;
+    std::erase_if(buckets_, [&](const auto& entry) {
+      return std::chrono::duration<double>(Clock::now() - entry.second.last).count() > refill_seconds;
+    });
+  }
   double per_minute_;
   std::mutex mutex_;
   std::map<std::string, Bucket> buckets_;
@@ -101,6 +113,12 @@ Access authenticate(Database& db, const httplib::Request& req) {
   return {key, 200, ""};
 }
 
+// A key that may not publish the experiment its upload names.
+class ScopeError : public Error {
+ public:
+  using Error::Error;
+};
+
 struct Context {
   Context(const ServeOptions& o, const std::function<void(const std::string&)>& s)
       : options(o), db(o.db, o.threads), limit(o.publishes_per_minute), say(s) {}
@@ -120,32 +138,78 @@ bool may_read(Context& c, const httplib::Request& req, httplib::Response& res) {
   return a.key.has_value();
 }
 
-void publish(Context& c, const httplib::Request& req, httplib::Response& res) {
+// What a publish may be before its body is read: a key that may publish, within the rate limit, a
+// plain body of a stated length. nullopt: refused (the answer is in `res`).
+std::optional<KeyRecord> admit_publish(Context& c, const httplib::Request& req, httplib::Response& res) {
+  res.set_header("Connection", "close");  // a refused body is never read: the connection ends
+  if (req.has_header("Transfer-Encoding") || !req.has_header("Content-Length")) {
+    refuse(res, 411, "send the archive with a Content-Length (noisefloor publish does), not chunked");
+    return std::nullopt;
+  }
+  Access access = authenticate(c.db, req);
+  if (!access.key) {
+    refuse(res, access.status, access.problem);
+    return std::nullopt;
+  }
   if (const auto wait = c.limit.take(req.remote_addr)) {
     res.set_header("Retry-After", std::to_string(*wait));
-    return refuse(res, 429,
-                  fmt::format("too many publishes from {}: try again in {} s", req.remote_addr, *wait));
+    refuse(res, 429, fmt::format("too many publishes from {}: try again in {} s", req.remote_addr, *wait));
+    return std::nullopt;
   }
-  const Access access = authenticate(c.db, req);
+  res.headers.erase("Connection");
+  return access.key;
+}
+
+void publish(Context& c, const httplib::Request& req, httplib::Response& res) {
+  const Access access = authenticate(c.db, req);  // admitted before its body was read
   if (!access.key) return refuse(res, access.status, access.problem);
+  const KeyRecord& key = *access.key;
   try {
-    StoredRun run = receive(req.body, c.options.limits);
-    if (!may_publish(access.key->scope, run.experiment))
-      return refuse(res, 403,
-                    fmt::format("key {} may publish {} only, not {}", access.key->id,
-                                access.key->scope.experiment, run.experiment));
-    const auto stored = c.db.insert_run(run, now_utc(), access.key->id);
+    StoredRun run = receive(req.body, c.options.limits, [&key](const std::string& experiment) {
+      if (!may_publish(key.scope, experiment))
+        throw ScopeError(
+            fmt::format("key {} may publish {} only, not {}", key.id, key.scope.experiment, experiment));
+    });
+    const auto stored = c.db.insert_run(run, now_utc(), key.id);
     const records::PublishAnswer a{stored.id, stored.created, run.experiment, run.run_id,
                                    "/e/" + url_part(run.experiment)};
     answer(res, stored.created ? 201 : 200, records::publish_json(a), "application/json");
     const std::lock_guard lock(c.say_mutex);
     c.say(fmt::format("{} {} run {} of machine {} from {}", stored.created ? "stored" : "already stored",
                       run.experiment, stored.id.substr(0, 12), run.machine.id, req.remote_addr));
+  } catch (const ScopeError& err) {
+    refuse(res, 403, err.what());
   } catch (const ArchiveError& err) {
     refuse(res, err.too_large() ? 413 : 422, err.what());
   } catch (const UploadError& err) {
     refuse(res, 422, err.what());
   }
+}
+
+// Before any body is read: no Range (the library builds every range of an answer in memory), no
+// compressed body (it would inflate it without a limit), no body where no handler takes one, and a
+// publish admitted (admit_publish).
+httplib::Server::HandlerResponse before_routing(Context& c, const httplib::Request& req,
+                                                httplib::Response& res) {
+  using Handled = httplib::Server::HandlerResponse;
+  res.set_header("Connection", "close");
+  if (req.has_header("Range")) {
+    refuse(res, 416, "ranges are not served: ask for the whole document");
+    return Handled::Handled;
+  }
+  if (req.has_header("Content-Encoding")) {
+    refuse(res, 415, "send the archive as it is (application/gzip), without a Content-Encoding");
+    return Handled::Handled;
+  }
+  const bool body = req.has_header("Content-Length") || req.has_header("Transfer-Encoding");
+  if (req.method == kPost && req.path == kRuns)
+    return admit_publish(c, req, res) ? Handled::Unhandled : Handled::Handled;
+  if (body) {
+    refuse(res, 405, fmt::format("{} {}: no request here takes a body", req.method, req.path));
+    return Handled::Handled;
+  }
+  res.headers.erase("Connection");
+  return Handled::Unhandled;
 }
 
 std::optional<std::string> archived_file(Context& c, const std::string& run, const std::string& name) {
@@ -157,9 +221,8 @@ std::optional<std::string> archived_file(Context& c, const std::string& run, con
 }
 
 void routes(httplib::Server& svr, Context& c) {
-  svr.Post("/api/v1/runs",
-           [&c](const httplib::Request& req, httplib::Response& res) { publish(c, req, res); });
-  svr.Get("/api/v1/runs", [&c](const httplib::Request& req, httplib::Response& res) {
+  svr.Post(kRuns, [&c](const httplib::Request& req, httplib::Response& res) { publish(c, req, res); });
+  svr.Get(kRuns, [&c](const httplib::Request& req, httplib::Response& res) {
     if (!may_read(c, req, res)) return;
     RunFilter f{req.get_param_value("experiment"), req.get_param_value("machine"), 100};
     if (req.has_param("limit"))
@@ -185,8 +248,7 @@ void routes(httplib::Server& svr, Context& c) {
     if (!may_read(c, req, res)) return;
     const auto page = archived_file(c, req.matches[1], "report.html");
     if (!page) return refuse(res, 404, "no such run, or it holds no report.html");
-    answer(res, 200, *page, "text/html; charset=utf-8");
-    res.set_header("Content-Security-Policy", kRawPolicy);
+    answer(res, 200, *page, "text/html; charset=utf-8", kRawPolicy);
   });
   svr.Get("/", [&c](const httplib::Request& req, httplib::Response& res) {
     if (!may_read(c, req, res)) return;
@@ -259,7 +321,10 @@ void serve(const ServeOptions& o, const model::Cancelled& cancelled,
   svr.set_payload_max_length(o.limits.max_compressed);
   svr.set_read_timeout(kReadSeconds, 0);
   svr.set_write_timeout(kReadSeconds, 0);
-  svr.set_keep_alive_timeout(5);
+  // One request a connection: an idle keep-alive client would hold one of the threads.
+  svr.set_keep_alive_max_count(1);
+  svr.set_pre_routing_handler(
+      [&c](const httplib::Request& req, httplib::Response& res) { return before_routing(c, req, res); });
   routes(svr, c);
   on_exception(svr, c);
   // The library's own socket options set SO_REUSEPORT, which lets a second server bind the same

@@ -23,7 +23,7 @@ struct ServeOptions {
   std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0: any free port (the line says which)
   bool private_reads = false;             // --private: reading needs a key too
   double publishes_per_minute = 30;       // per client address; 0: no limit
-  std::size_t threads = 16;               // requests served at once (and database sessions)
+  std::size_t threads = 32;               // requests served at once (and database sessions)
   ArchiveLimits limits;
 };
 

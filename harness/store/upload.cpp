@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "analysis/analysis.hpp"
 #include "analysis/judge.hpp"
@@ -18,7 +19,9 @@ namespace noisefloor::store {
 namespace {
 
 constexpr const char* kRequired[] = {"samples.jsonl", "run.json", "fingerprint.json", "summary.json"};
-constexpr std::size_t kLongestName = 200;  // an experiment, condition or benchmark name, in bytes
+constexpr std::size_t kLongestName = 200;           // an experiment, condition or benchmark name, in bytes
+constexpr std::size_t kLargestOptional = 8u << 20;  // a report beside the required files, expanded
+constexpr double kLargestCv = 1e6;  // a CV in % beyond this is no measurement (and overflows the page's axis)
 
 const ArchiveFile* find(const std::vector<ArchiveFile>& files, std::string_view name) {
   for (const auto& f : files)
@@ -36,6 +39,24 @@ void check_name(std::string_view what, const std::string& name) {
                                   what, name.substr(0, 40), kLongestName));
 }
 
+// An experiment's name is a path segment of its page: no '/', not only dots ("." or "..").
+void check_experiment(const std::string& name) {
+  check_name("experiment", name);
+  if (name.find('/') != std::string::npos || name.find_first_not_of('.') == std::string::npos)
+    throw UploadError(
+        fmt::format("experiment \"{}\" holds '/' or is only dots: name it as a directory could be", name));
+}
+
+// The files beside the required ones (reports) are kept to be served: at most kLargestOptional each.
+void check_sizes(const std::vector<ArchiveFile>& files) {
+  for (const auto& f : files)
+    if (!required_file(f.name) && f.content.size() > kLargestOptional)
+      throw ArchiveError(
+          fmt::format("archive entry '{}' is {} bytes, more than a report may be ({}): leave it out", f.name,
+                      f.content.size(), kLargestOptional),
+          ArchiveError::Kind::too_large);
+}
+
 // Every value of every row a number and every summary finite: NaN and infinities are refused.
 void check_numbers(const analysis::Table& table) {
   for (const analysis::Row* row : analysis::all_rows(table)) {
@@ -50,6 +71,9 @@ void check_numbers(const analysis::Table& table) {
             fmt::format("{} / {}: a value of {} is not finite", row->condition, row->name, row->unit));
     if (!std::isfinite(row->summary.mean) || (row->summary.stddev && !std::isfinite(*row->summary.stddev)))
       throw UploadError(fmt::format("{} / {}: its mean or spread is not finite", row->condition, row->name));
+    if (row->summary.cv_pct && !(std::abs(*row->summary.cv_pct) <= kLargestCv))
+      throw UploadError(fmt::format("{} / {}: a CV of {:g}% is no measurement", row->condition, row->name,
+                                    *row->summary.cv_pct));
   }
 }
 
@@ -95,8 +119,9 @@ std::string run_id_of(const ArchiveFile& run_json) {
 std::vector<StoredRow> rows_of(const analysis::Table& table) {
   std::vector<StoredRow> rows;
   for (const analysis::Row& r : table.rows)
-    rows.push_back({r.condition, analysis::display_name(r), r.unit, static_cast<std::int64_t>(r.summary.n),
-                    r.summary.mean, r.summary.median, r.summary.cv_pct});
+    rows.push_back({r.condition, analysis::row_name(r.benchmark, r.config_label, r.variant), r.unit,
+                    static_cast<std::int64_t>(r.summary.n), r.summary.mean, r.summary.median,
+                    r.summary.cv_pct});
   return rows;
 }
 
@@ -134,7 +159,8 @@ bool required_file(const std::string& name) {
 
 std::string content_id(const std::vector<ArchiveFile>& files) {
   std::vector<const ArchiveFile*> sorted;
-  for (const auto& f : files) sorted.push_back(&f);
+  for (const auto& f : files)
+    if (required_file(f.name)) sorted.push_back(&f);
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
   hash::Sha256 digest;
   for (const auto* f : sorted) {
@@ -144,17 +170,22 @@ std::string content_id(const std::vector<ArchiveFile>& files) {
   return digest.hex();
 }
 
-StoredRun receive(std::string archive, const ArchiveLimits& limits) {
+StoredRun receive(std::string archive, const ArchiveLimits& limits,
+                  const std::function<void(const std::string&)>& admit) {
   const std::vector<ArchiveFile> files = unpack(archive, limits);
   for (const char* name : kRequired)
     if (!find(files, name))
       throw UploadError(fmt::format("the upload has no {}: publish a finished run's directory", name));
-  records::Result result = load_files(files, run_id_of(*find(files, "run.json")));
+  check_sizes(files);
+  const std::string run_id = run_id_of(*find(files, "run.json"));
+  records::Result result = load_files(files, run_id);
   if (!result.run) throw UploadError("run.json does not load");
   const records::RunRecord run = *result.run;
+  if (run.run_id != run_id) throw UploadError("run.json names more than one run_id");
+  check_experiment(run.experiment);
+  if (admit) admit(run.experiment);  // before the analysis: the costly part
   if (run.status != records::RunStatus::complete)
     throw UploadError(fmt::format("the run is {}: publish a complete run", model::name_of(run.status)));
-  check_name("experiment", run.experiment);
   StoredRun stored;
   stored.machine = machine_of(result.fingerprint);
   stored.engine = engine_of(result.fingerprint);
