@@ -25,7 +25,7 @@ same_text() {
 }
 lines_of() { wc -l <"$1"; }
 
-commands='run, validate, cv, compare, report, check, errata, history, gc, fingerprint, doctor'
+commands='run, validate, cv, compare, report, check, errata, history, gc, fingerprint, doctor, serve, keys, publish'
 
 # --- the command line ---
 expect 2 runn -- "$NF" runn
