@@ -26,8 +26,8 @@ set(NF_WITH_ENGINE bash ${CMAKE_SOURCE_DIR}/tests/integration/engine.sh)
 # I/O tests: real processes and the real Docker engine, through the edge libraries.
 list(APPEND NF_IO_TESTS tests/integration/process_test.cpp)
 if(NF_IO_TESTS)
-  add_executable(noisefloor_io_tests tests/integration/main.cpp ${NF_IO_TESTS})
-  target_link_libraries(noisefloor_io_tests PRIVATE noisefloor_io doctest::doctest)
+  add_executable(noisefloor_io_tests tests/integration/main.cpp ${NF_IO_TESTS} ${NF_IO_TEST_SERVER_SOURCES})
+  target_link_libraries(noisefloor_io_tests PRIVATE noisefloor_io doctest::doctest PkgConfig::HTTPLIB)
   target_compile_definitions(noisefloor_io_tests PRIVATE NF_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/data"
                                                          NF_BURN="$<TARGET_FILE:nf-burn>")
   add_dependencies(noisefloor_io_tests nf-burn)

@@ -52,6 +52,7 @@ struct RunListing {
 struct RunFilter {
   std::string experiment, machine;  // "" for any
   std::size_t limit = 100;
+  std::string id;  // one run's id; "" for any
 };
 
 // One condition × benchmark of one run, with the run's machine: the page's unit.

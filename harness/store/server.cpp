@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "model/version.hpp"
 #include "records/store.hpp"
 #include "store/database.hpp"
+#include "store/http_server.hpp"
 #include "store/keys.hpp"
 #include "store/page.hpp"
 #include "store/upload.hpp"
@@ -33,9 +35,9 @@ constexpr const char* kPagePolicy =
 constexpr const char* kRawPolicy = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 constexpr const char* kRuns = "/api/v1/runs";  // the runs: POST publishes one, GET lists them
 constexpr std::string_view kPost = "POST";
-constexpr int kReadSeconds = 10;             // a client silent this long mid-request is let go
-constexpr int kBacklog = 1024;               // connections the kernel holds before one is accepted
-constexpr std::size_t kMostBuckets = 10000;  // addresses the rate limit remembers before it sweeps
+constexpr std::chrono::seconds kIdle{10};             // a client silent this long mid-request is let go
+constexpr std::chrono::seconds kRequestDeadline{60};  // the most one request may take, answer and all
+constexpr std::size_t kMostBuckets = 10000;           // addresses the rate limit remembers before it sweeps
 
 std::string now_utc() { return text::utc(std::chrono::system_clock::now()); }
 
@@ -90,6 +92,52 @@ class RateLimit {
   std::map<std::string, Bucket> buckets_;
 };
 
+// Turns at the CPUs for the publishes' costly part (unpacking, loading, recomputing, storing), in
+// the order the publishes came: at most `width` at once, a finished turn handed to the next in line.
+class Turns {
+ public:
+  explicit Turns(std::size_t width) : width_(std::max<std::size_t>(width, 1)) {}
+  class Turn {
+   public:
+    explicit Turn(Turns& t) : t_(t) {
+      std::unique_lock lock(t_.mutex_);
+      if (t_.running_ < t_.width_ && t_.line_.empty()) {
+        ++t_.running_;
+        return;
+      }
+      Waiter me;
+      t_.line_.push_back(&me);
+      me.woken.wait(lock, [&] { return me.go; });
+    }
+    ~Turn() {
+      const std::lock_guard lock(t_.mutex_);
+      if (t_.line_.empty()) {
+        --t_.running_;
+        return;
+      }
+      Waiter* next = t_.line_.front();
+      t_.line_.pop_front();
+      next->go = true;
+      next->woken.notify_one();
+    }
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+
+   private:
+    Turns& t_;
+  };
+
+ private:
+  struct Waiter {
+    std::condition_variable woken;
+    bool go = false;
+  };
+  std::size_t width_;
+  std::mutex mutex_;
+  std::deque<Waiter*> line_;
+  std::size_t running_ = 0;
+};
+
 // The key a request carries (Authorization: Bearer KEY), checked: the key, or the status and reason.
 struct Access {
   std::optional<KeyRecord> key;
@@ -127,6 +175,7 @@ struct Context {
   RateLimit limit;
   const std::function<void(const std::string&)>& say;
   std::mutex say_mutex;
+  Turns publishing{std::max(1u, std::thread::hardware_concurrency()) + 1};
   std::string generated_by = fmt::format("noisefloor {} ({})", kVersion, kCommit);
 };
 
@@ -138,10 +187,12 @@ bool may_read(Context& c, const httplib::Request& req, httplib::Response& res) {
   return a.key.has_value();
 }
 
-// What a publish may be before its body is read: a key that may publish, within the rate limit, a
-// plain body of a stated length. nullopt: refused (the answer is in `res`).
-std::optional<KeyRecord> admit_publish(Context& c, const httplib::Request& req, httplib::Response& res) {
-  res.set_header("Connection", "close");  // a refused body is never read: the connection ends
+// The upload of a publish admitted (a key that may publish, within the rate limit, a plain body of
+// a stated length) and read up to the cap; nullopt: refused, the answer is in `res`. Nothing of the
+// body is read before it is admitted.
+std::optional<std::pair<KeyRecord, std::string>> admitted_body(Context& c, const httplib::Request& req,
+                                                               httplib::Response& res,
+                                                               const httplib::ContentReader& read) {
   if (req.has_header("Transfer-Encoding") || !req.has_header("Content-Length")) {
     refuse(res, 411, "send the archive with a Content-Length (noisefloor publish does), not chunked");
     return std::nullopt;
@@ -156,27 +207,62 @@ std::optional<KeyRecord> admit_publish(Context& c, const httplib::Request& req, 
     refuse(res, 429, fmt::format("too many publishes from {}: try again in {} s", req.remote_addr, *wait));
     return std::nullopt;
   }
-  res.headers.erase("Connection");
-  return access.key;
+  std::string body;
+  if (!read([&body](const char* data, std::size_t size) {
+        body.append(data, size);
+        return true;
+      })) {
+    if (res.status == 413)  // the library's answer to a Content-Length over set_payload_max_length
+      refuse(res, 413,
+             fmt::format("the upload is over {} bytes, the most this server takes (send a gzip'd run "
+                         "as application/gzip: noisefloor publish does)",
+                         c.options.limits.max_compressed));
+    else
+      refuse(res, 400, "the upload was cut off before its Content-Length: send it again");
+    return std::nullopt;
+  }
+  return std::pair{std::move(*access.key), std::move(body)};
 }
 
-void publish(Context& c, const httplib::Request& req, httplib::Response& res) {
-  const Access access = authenticate(c.db, req);  // admitted before its body was read
-  if (!access.key) return refuse(res, access.status, access.problem);
-  const KeyRecord& key = *access.key;
+void published(Context& c, const httplib::Request& req, httplib::Response& res, const StoredRun& run,
+               const std::string& machine, bool created) {
+  const records::PublishAnswer a{run.id, created, run.experiment, run.run_id,
+                                 "/e/" + url_part(run.experiment)};
+  answer(res, created ? 201 : 200, records::publish_json(a), "application/json");
+  const std::lock_guard lock(c.say_mutex);
+  c.say(fmt::format("{} {} run {} of machine {} from {}", created ? "stored" : "already stored",
+                    run.experiment, run.id.substr(0, 12), machine, req.remote_addr));
+}
+
+// POST /api/v1/runs. A run stored before (the same content id) is answered from the database,
+// without loading it again.
+void publish(Context& c, const httplib::Request& req, httplib::Response& res,
+             const httplib::ContentReader& read) {
+  auto admitted = admitted_body(c, req, res, read);
+  if (!admitted) return;
+  const KeyRecord& key = admitted->first;
+  const auto admit = [&key](const std::string& experiment) {
+    if (!may_publish(key.scope, experiment))
+      throw ScopeError(
+          fmt::format("key {} may publish {} only, not {}", key.id, key.scope.experiment, experiment));
+  };
+  const Turns::Turn turn(c.publishing);
   try {
-    StoredRun run = receive(req.body, c.options.limits, [&key](const std::string& experiment) {
-      if (!may_publish(key.scope, experiment))
-        throw ScopeError(
-            fmt::format("key {} may publish {} only, not {}", key.id, key.scope.experiment, experiment));
-    });
+    Upload upload = open_upload(std::move(admitted->second), c.options.limits);
+    RunFilter same;
+    same.id = upload.id;
+    same.limit = 1;
+    if (const auto known = c.db.runs(same); !known.empty()) {
+      admit(known.front().experiment);
+      StoredRun run;
+      run.id = known.front().id;
+      run.experiment = known.front().experiment;
+      run.run_id = known.front().run_id;
+      return published(c, req, res, run, known.front().machine, false);
+    }
+    const StoredRun run = receive(std::move(upload), admit);
     const auto stored = c.db.insert_run(run, now_utc(), key.id);
-    const records::PublishAnswer a{stored.id, stored.created, run.experiment, run.run_id,
-                                   "/e/" + url_part(run.experiment)};
-    answer(res, stored.created ? 201 : 200, records::publish_json(a), "application/json");
-    const std::lock_guard lock(c.say_mutex);
-    c.say(fmt::format("{} {} run {} of machine {} from {}", stored.created ? "stored" : "already stored",
-                      run.experiment, stored.id.substr(0, 12), run.machine.id, req.remote_addr));
+    published(c, req, res, run, run.machine.id, stored.created);
   } catch (const ScopeError& err) {
     refuse(res, 403, err.what());
   } catch (const ArchiveError& err) {
@@ -187,12 +273,10 @@ void publish(Context& c, const httplib::Request& req, httplib::Response& res) {
 }
 
 // Before any body is read: no Range (the library builds every range of an answer in memory), no
-// compressed body (it would inflate it without a limit), no body where no handler takes one, and a
-// publish admitted (admit_publish).
-httplib::Server::HandlerResponse before_routing(Context& c, const httplib::Request& req,
-                                                httplib::Response& res) {
+// compressed body (it would inflate it without a limit), no body where no handler takes one (a
+// publish is admitted before its body is read: admitted_body).
+httplib::Server::HandlerResponse before_routing(const httplib::Request& req, httplib::Response& res) {
   using Handled = httplib::Server::HandlerResponse;
-  res.set_header("Connection", "close");
   if (req.has_header("Range")) {
     refuse(res, 416, "ranges are not served: ask for the whole document");
     return Handled::Handled;
@@ -202,13 +286,10 @@ httplib::Server::HandlerResponse before_routing(Context& c, const httplib::Reque
     return Handled::Handled;
   }
   const bool body = req.has_header("Content-Length") || req.has_header("Transfer-Encoding");
-  if (req.method == kPost && req.path == kRuns)
-    return admit_publish(c, req, res) ? Handled::Unhandled : Handled::Handled;
-  if (body) {
+  if (body && !(req.method == kPost && req.path == kRuns)) {
     refuse(res, 405, fmt::format("{} {}: no request here takes a body", req.method, req.path));
     return Handled::Handled;
   }
-  res.headers.erase("Connection");
   return Handled::Unhandled;
 }
 
@@ -221,10 +302,13 @@ std::optional<std::string> archived_file(Context& c, const std::string& run, con
 }
 
 void routes(httplib::Server& svr, Context& c) {
-  svr.Post(kRuns, [&c](const httplib::Request& req, httplib::Response& res) { publish(c, req, res); });
+  svr.Post(kRuns, [&c](const httplib::Request& req, httplib::Response& res,
+                       const httplib::ContentReader& read) { publish(c, req, res, read); });
   svr.Get(kRuns, [&c](const httplib::Request& req, httplib::Response& res) {
     if (!may_read(c, req, res)) return;
-    RunFilter f{req.get_param_value("experiment"), req.get_param_value("machine"), 100};
+    RunFilter f;
+    f.experiment = req.get_param_value("experiment");
+    f.machine = req.get_param_value("machine");
     if (req.has_param("limit"))
       f.limit =
           std::clamp<std::size_t>(std::strtoul(req.get_param_value("limit").c_str(), nullptr, 10), 1, 10000);
@@ -315,30 +399,14 @@ void serve(const ServeOptions& o, const model::Cancelled& cancelled,
            const std::function<void(const std::string&)>& say) {
   const auto [host, port] = parse_listen(o.listen);
   Context c(o, say);
-  httplib::Server svr;
+  HttpServer svr(kRequestDeadline, kIdle);
   const std::size_t threads = std::max<std::size_t>(o.threads, 1);
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   svr.set_payload_max_length(o.limits.max_compressed);
-  svr.set_read_timeout(kReadSeconds, 0);
-  svr.set_write_timeout(kReadSeconds, 0);
-  // One request a connection: an idle keep-alive client would hold one of the threads.
-  svr.set_keep_alive_max_count(1);
-  svr.set_pre_routing_handler(
-      [&c](const httplib::Request& req, httplib::Response& res) { return before_routing(c, req, res); });
+  svr.set_pre_routing_handler(before_routing);
   routes(svr, c);
   on_exception(svr, c);
-  // The library's own socket options set SO_REUSEPORT, which lets a second server bind the same
-  // port and take half the requests: SO_REUSEADDR only. Its listen backlog is 5, fixed when Debian
-  // compiled it: 64 publishers connecting at once overflowed it (connections reset), so the socket
-  // listens again with a deeper queue once bound.
-  int listener = -1;
-  svr.set_socket_options([&listener](int sock) {
-    const int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    listener = sock;
-  });
-  const int bound = port == 0 ? svr.bind_to_any_port(host) : (svr.bind_to_port(host, port) ? port : -1);
-  if (bound >= 0 && listener >= 0) ::listen(listener, kBacklog);
+  const int bound = svr.bind(host, port);
   if (bound < 0)
     throw RunError(
         fmt::format("serve: cannot listen on {}: in use, or not this machine's address", o.listen));

@@ -77,12 +77,10 @@ void check_numbers(const analysis::Table& table) {
   }
 }
 
-// The run as every reader decodes it (results::decode_result), from the upload's files in memory:
-// the label is the run id, as a run directory's name would make it.
-records::Result load_files(const std::vector<ArchiveFile>& files, const std::string& run_id) {
-  check_name("run id", run_id);
+// The run as every reader decodes it (results::decode_result), from the upload's files in memory,
+// labelled with its run id as a run directory's name would label it.
+records::Result load_files(const std::vector<ArchiveFile>& files) {
   results::ResultFiles r;
-  r.source = run_id;
   const auto text_of = [&files](std::string_view name) -> std::optional<std::string> {
     const ArchiveFile* f = find(files, name);
     return f ? std::optional(f->content) : std::nullopt;
@@ -97,23 +95,15 @@ records::Result load_files(const std::vector<ArchiveFile>& files, const std::str
     records::Result result = results::decode_result(r);
     if (!result.warnings.empty())
       throw UploadError(fmt::format("the run does not load whole: {}", result.warnings.front()));
+    if (!result.run) throw UploadError("run.json does not load");
+    check_name("run id", result.run->run_id);
+    result.source = result.label = result.run->run_id;
     return result;
   } catch (const UploadError&) {
     throw;
   } catch (const Error& err) {
     throw UploadError(fmt::format("the run does not load: {}", err.what()));
   }
-}
-
-// run.json's run id, read before the run is loaded (the directory it is loaded from bears it).
-std::string run_id_of(const ArchiveFile& run_json) {
-  const auto at = run_json.content.find("\"run_id\"");
-  if (at == std::string::npos) throw UploadError("run.json holds no run_id");
-  const auto open = run_json.content.find('"', run_json.content.find(':', at) + 1);
-  const auto close = run_json.content.find('"', open + 1);
-  if (open == std::string::npos || close == std::string::npos)
-    throw UploadError("run.json's run_id is no string");
-  return run_json.content.substr(open + 1, close - open - 1);
 }
 
 std::vector<StoredRow> rows_of(const analysis::Table& table) {
@@ -170,18 +160,19 @@ std::string content_id(const std::vector<ArchiveFile>& files) {
   return digest.hex();
 }
 
-StoredRun receive(std::string archive, const ArchiveLimits& limits,
-                  const std::function<void(const std::string&)>& admit) {
-  const std::vector<ArchiveFile> files = unpack(archive, limits);
+Upload open_upload(std::string archive, const ArchiveLimits& limits) {
+  Upload upload{unpack(archive, limits), "", std::move(archive)};
   for (const char* name : kRequired)
-    if (!find(files, name))
+    if (!find(upload.files, name))
       throw UploadError(fmt::format("the upload has no {}: publish a finished run's directory", name));
-  check_sizes(files);
-  const std::string run_id = run_id_of(*find(files, "run.json"));
-  records::Result result = load_files(files, run_id);
-  if (!result.run) throw UploadError("run.json does not load");
+  check_sizes(upload.files);
+  upload.id = content_id(upload.files);
+  return upload;
+}
+
+StoredRun receive(Upload upload, const std::function<void(const std::string&)>& admit) {
+  records::Result result = load_files(upload.files);
   const records::RunRecord run = *result.run;
-  if (run.run_id != run_id) throw UploadError("run.json names more than one run_id");
   check_experiment(run.experiment);
   if (admit) admit(run.experiment);  // before the analysis: the costly part
   if (run.status != records::RunStatus::complete)
@@ -192,12 +183,12 @@ StoredRun receive(std::string archive, const ArchiveLimits& limits,
   stored.version = result.fingerprint.run ? result.fingerprint.run->noisefloor_version : "unknown";
   const analysis::Analysis a = analysis::analyze({std::move(result)});
   check_numbers(a.table);
-  if (render::summary_json(a) != find(files, "summary.json")->content)
+  if (render::summary_json(a) != find(upload.files, "summary.json")->content)
     throw UploadError(fmt::format(
         "summary.json is not what its samples give, as noisefloor {} recomputes them: publish the run as "
         "noisefloor wrote it (a run written by another version may need the server's)",
         kVersion));
-  stored.id = content_id(files);
+  stored.id = upload.id;
   stored.experiment = run.experiment;
   stored.run_id = run.run_id;
   stored.started_utc = run.started_utc;
@@ -206,7 +197,7 @@ StoredRun receive(std::string archive, const ArchiveLimits& limits,
   stored.rows = rows_of(a.table);
   stored.claims = claims_of(a, run);
   gate_of(a, stored);
-  stored.archive = std::move(archive);
+  stored.archive = std::move(upload.archive);
   return stored;
 }
 
