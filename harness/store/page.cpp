@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "render/html.hpp"
@@ -39,6 +40,29 @@ bool passes(const Machine& m, const PageFilter& f) {
   return (f.vendor.empty() || m.fact("cpu_vendor") == f.vendor) &&
          (f.cores.empty() || m.fact("logical_cpus") == f.cores) &&
          (f.virtualization.empty() || m.fact("virtualization") == f.virtualization);
+}
+
+// What the filters let through: machines by their facts and, with an engine chosen, the runs made
+// with it (and the machines that have one).
+struct Shown {
+  std::set<std::string> machines;
+  std::optional<std::set<std::string>> runs;  // nullopt: every run of those machines
+  bool has(const std::string& machine, const std::string& run) const {
+    return machines.count(machine) && (!runs || runs->count(run));
+  }
+};
+
+Shown shown(const ExperimentPage& p) {
+  Shown s;
+  std::set<std::string> with_engine;
+  if (!p.filter.engine.empty()) {
+    s.runs.emplace();
+    for (const CvPoint& pt : p.points)
+      if (pt.engine == p.filter.engine) s.runs->insert(pt.run), with_engine.insert(pt.machine);
+  }
+  for (const Machine& m : p.machines)
+    if (passes(m, p.filter) && (!s.runs || with_engine.count(m.id))) s.machines.insert(m.id);
+  return s;
 }
 
 std::string select(const char* name, const char* label, const std::set<std::string>& values,
@@ -81,10 +105,10 @@ double median_of(std::vector<double> v) {
 }
 
 // Per condition × benchmark: each machine's median CV over its runs, and their quartiles.
-std::map<SeriesKey, Spread> spreads(const ExperimentPage& p, const std::set<std::string>& machines) {
+std::map<SeriesKey, Spread> spreads(const ExperimentPage& p, const Shown& shown) {
   std::map<SeriesKey, std::map<std::string, std::vector<double>>> cvs;
   for (const CvPoint& pt : p.points)
-    if (pt.cv_pct && machines.count(pt.machine) && (p.filter.engine.empty() || pt.engine == p.filter.engine))
+    if (pt.cv_pct && shown.has(pt.machine, pt.run))
       cvs[{pt.condition, pt.benchmark, pt.unit}][pt.machine].push_back(*pt.cv_pct);
   std::map<SeriesKey, Spread> out;
   for (auto& [key, by_machine] : cvs) {
@@ -169,12 +193,12 @@ std::string cv_section(const std::map<SeriesKey, Spread>& all) {
   return out;
 }
 
-std::string claims_section(const ExperimentPage& p, const std::set<std::string>& machines) {
+std::string claims_section(const ExperimentPage& p, const Shown& shown) {
   std::string out = "<h2 id=\"claims\">The claims, across machines</h2>\n";
   // Each machine's latest verdict on each claim (the rows come in time order per machine).
   std::map<std::string, std::map<std::string, std::string>> latest;  // claim → machine → verdict
   for (const ClaimVerdict& c : p.claims)
-    if (machines.count(c.machine)) latest[c.claim][c.machine] = c.verdict;
+    if (shown.has(c.machine, c.run)) latest[c.claim][c.machine] = c.verdict;
   if (latest.empty()) return out + "<p class=\"unknown\">the runs record no claims</p>\n";
   out +=
       "<table class=\"claims\"><tr><th>claim</th><th>REPRODUCED</th><th>NOT REPRODUCED</th>"
@@ -214,7 +238,7 @@ std::string series_svg(const std::vector<double>& medians) {
   return out + "</svg>";
 }
 
-std::string machines_section(const ExperimentPage& p, const std::set<std::string>& machines) {
+std::string machines_section(const ExperimentPage& p, const Shown& shown) {
   std::string out =
       "<h2 id=\"machines\">Each machine's runs over time</h2>\n<p class=\"notes\">A machine is a digest of "
       "the "
@@ -225,10 +249,10 @@ std::string machines_section(const ExperimentPage& p, const std::set<std::string
   // Each machine's series, in one pass over the points (they come by machine, then time).
   std::map<std::string, std::map<SeriesKey, std::vector<double>>> by_machine;
   for (const CvPoint& pt : p.points)
-    if (machines.count(pt.machine) && (p.filter.engine.empty() || pt.engine == p.filter.engine))
+    if (shown.has(pt.machine, pt.run))
       by_machine[pt.machine][{pt.condition, pt.benchmark, pt.unit}].push_back(pt.median);
   for (const Machine& m : p.machines) {
-    if (!machines.count(m.id)) continue;
+    if (!shown.machines.count(m.id)) continue;
     const auto& series = by_machine[m.id];
     std::string cells;
     for (const auto& [key, medians] : series)
@@ -246,13 +270,13 @@ std::string machines_section(const ExperimentPage& p, const std::set<std::string
   return out + "</table></div>\n";
 }
 
-std::string gates_section(const ExperimentPage& p, const std::set<std::string>& machines) {
+std::string gates_section(const ExperimentPage& p, const Shown& shown) {
   if (p.gates.empty()) return "";
   std::string out =
       "<h2 id=\"gates\">Gate results per commit</h2>\n<table><tr><th>base..head</th><th>machine</th>"
       "<th>started</th><th>verdict</th></tr>\n";
   for (const GateResult& g : p.gates)
-    if (machines.count(g.machine))
+    if (shown.has(g.machine, g.run))
       out += fmt::format("<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
                          html_escape(g.gate), html_escape(g.machine), html_escape(g.started_utc),
                          html_escape(g.verdict));
@@ -286,14 +310,12 @@ std::string index_page(const std::vector<records::ExperimentCount>& experiments,
 }
 
 std::string experiment_page(const ExperimentPage& p, const std::string& generated_by) {
-  std::set<std::string> machines;
-  for (const Machine& m : p.machines)
-    if (passes(m, p.filter)) machines.insert(m.id);
+  const Shown s = shown(p);
   std::string out = head(p.experiment + " · noisefloor store");
   out += fmt::format(
       "<p><a href=\"/\">store</a></p><h1>{}</h1>\n<p>{} machine{}{}; raw runs as JSON: <a "
       "href=\"/api/v1/runs?experiment={}\">/api/v1/runs</a></p>\n",
-      html_escape(p.experiment), machines.size(), machines.size() == 1 ? "" : "s",
+      html_escape(p.experiment), s.machines.size(), s.machines.size() == 1 ? "" : "s",
       p.filter == PageFilter{} ? "" : fmt::format(" of {} (filtered)", p.machines.size()),
       url_part(p.experiment));
   out += filters_form(p);
@@ -301,10 +323,10 @@ std::string experiment_page(const ExperimentPage& p, const std::string& generate
       "<nav><a href=\"#cv\">CV across machines</a><a href=\"#claims\">claims</a><a "
       "href=\"#machines\">machines</a>" +
       std::string(p.gates.empty() ? "" : "<a href=\"#gates\">gates</a>") + "</nav>\n";
-  out += cv_section(spreads(p, machines));
-  out += claims_section(p, machines);
-  out += machines_section(p, machines);
-  out += gates_section(p, machines);
+  out += cv_section(spreads(p, s));
+  out += claims_section(p, s);
+  out += machines_section(p, s);
+  out += gates_section(p, s);
   return out + foot(generated_by);
 }
 

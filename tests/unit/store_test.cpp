@@ -140,3 +140,29 @@ TEST_CASE("store page: a claim is tallied once per machine, by its latest verdic
         std::string::npos);
   CHECK(filtered.find("regression") == std::string::npos);
 }
+
+TEST_CASE("store page: an engine chosen keeps its runs only, in the claims, gates and machine count too") {
+  nf::store::ExperimentPage p = page_of({50, 51, 50}, "idle");  // machine 1: runs 0-2 in Docker 20.10
+  nf::store::Machine host = p.machines.front();
+  host.id = "0000000000000002";
+  p.machines.push_back(host);
+  const std::string m1 = p.machines.front().id;
+  p.points.push_back(
+      {"run9", host.id, "2026-12-06T00:01:00Z", "idle", "BenchmarkX-2", "ns/op", "none", 6, 40, 9});
+  p.claims = {{"run2", m1, "cv(idle) < 5%", "REPRODUCED"},
+              {"run9", host.id, "cv(idle) < 5%", "NOT REPRODUCED"}};
+  p.gates = {{"run9", host.id, "2026-12-06T00:01:00Z", "0123456789ab..ba9876543210", "regression"}};
+  const std::string all = nf::store::experiment_page(p, "noisefloor test");
+  CHECK(all.find("<p>2 machines;") != std::string::npos);
+  CHECK(all.find(">regression</td>") != std::string::npos);
+
+  p.filter.engine = "Docker 20.10";
+  const std::string docker = nf::store::experiment_page(p, "noisefloor test");
+  CHECK(docker.find("1 machine of 2 (filtered)") != std::string::npos);
+  CHECK(
+      docker.find("<td><code>cv(idle) &lt; 5%</code></td><td class=\"num\">1</td><td class=\"num\">0</td>") !=
+      std::string::npos);
+  CHECK(docker.find("regression") == std::string::npos);
+  CHECK(docker.find("id=\"m-0000000000000002\"") == std::string::npos);
+  CHECK(docker.find("data-median=\"3\"") != std::string::npos);  // machine 1's CVs: 2, 3, 4
+}
