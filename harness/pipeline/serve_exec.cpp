@@ -1,26 +1,31 @@
-// `serve` in noisefloor: runs noisefloor-server (beside this binary) with the same options, in this
-// process's place, so that the HTTP server's libraries load only for the command that serves.
+// `serve` in noisefloor: runs noisefloor-server (beside this binary) with this process's own
+// arguments, in this process's place, so that the HTTP server's libraries load only for the
+// command that serves. The options were checked here already; the server parses the same ones.
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "model/errors.hpp"
 #include "pipeline/commands.hpp"
-#include "text/text.hpp"
 
 namespace noisefloor::pipeline {
 
-Output serve(const store::ServeOptions& o, const Cancelled&, const std::function<void(const std::string&)>&) {
+Output serve(const store::ServeOptions&, const Cancelled&, const std::function<void(const std::string&)>&) {
   std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const auto server = self.parent_path() / "noisefloor-server";
-  std::vector<std::string> args = {
-      server.string(), "serve",  "--db",         o.db,
-      "--listen",      o.listen, "--rate-limit", text::shortest(o.publishes_per_minute)};
-  if (o.private_reads) args.push_back("--private");
+  const auto server = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "noisefloor-server";
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string cmdline{std::istreambuf_iterator<char>(in), {}};
+  std::vector<std::string> args = {server.string()};
+  for (std::size_t at = cmdline.find('\0'); at != std::string::npos && at + 1 < cmdline.size();) {
+    const std::size_t end = cmdline.find('\0', at + 1);
+    args.push_back(cmdline.substr(at + 1, end - at - 1));
+    at = end;
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
