@@ -5,8 +5,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -18,6 +16,7 @@
 #include "store/http_server.hpp"
 #include "store/keys.hpp"
 #include "store/page.hpp"
+#include "store/turns.hpp"
 #include "store/upload.hpp"
 #include "text/text.hpp"
 
@@ -90,52 +89,6 @@ class RateLimit {
   double per_minute_;
   std::mutex mutex_;
   std::map<std::string, Bucket> buckets_;
-};
-
-// Turns at the CPUs for the publishes' costly part (unpacking, loading, recomputing, storing), in
-// the order the publishes came: at most `width` at once, a finished turn handed to the next in line.
-class Turns {
- public:
-  explicit Turns(std::size_t width) : width_(std::max<std::size_t>(width, 1)) {}
-  class Turn {
-   public:
-    explicit Turn(Turns& t) : t_(t) {
-      std::unique_lock lock(t_.mutex_);
-      if (t_.running_ < t_.width_ && t_.line_.empty()) {
-        ++t_.running_;
-        return;
-      }
-      Waiter me;
-      t_.line_.push_back(&me);
-      me.woken.wait(lock, [&] { return me.go; });
-    }
-    ~Turn() {
-      const std::lock_guard lock(t_.mutex_);
-      if (t_.line_.empty()) {
-        --t_.running_;
-        return;
-      }
-      Waiter* next = t_.line_.front();
-      t_.line_.pop_front();
-      next->go = true;
-      next->woken.notify_one();
-    }
-    Turn(const Turn&) = delete;
-    Turn& operator=(const Turn&) = delete;
-
-   private:
-    Turns& t_;
-  };
-
- private:
-  struct Waiter {
-    std::condition_variable woken;
-    bool go = false;
-  };
-  std::size_t width_;
-  std::mutex mutex_;
-  std::deque<Waiter*> line_;
-  std::size_t running_ = 0;
 };
 
 // The key a request carries (Authorization: Bearer KEY), checked: the key, or the status and reason.

@@ -3,12 +3,17 @@
 
 #include <doctest/doctest.h>
 
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "store/keys.hpp"
 #include "store/machine.hpp"
 #include "store/page.hpp"
+#include "store/turns.hpp"
 #include "test_support.hpp"
 
 namespace nf = noisefloor;
@@ -165,4 +170,30 @@ TEST_CASE("store page: an engine chosen keeps its runs only, in the claims, gate
   CHECK(docker.find("regression") == std::string::npos);
   CHECK(docker.find("id=\"m-0000000000000002\"") == std::string::npos);
   CHECK(docker.find("data-median=\"3\"") != std::string::npos);  // machine 1's CVs: 2, 3, 4
+}
+
+TEST_CASE("store turns: two at once, the others in the order they came") {
+  nf::store::Turns turns(2);
+  std::mutex mutex;
+  std::vector<int> order;  // who held a turn, in the order they got it
+  auto held = std::make_unique<nf::store::Turns::Turn>(turns);
+  auto held2 = std::make_unique<nf::store::Turns::Turn>(turns);
+  std::vector<std::thread> line;
+  for (int who = 0; who < 4; ++who) {
+    line.emplace_back([&, who] {
+      const nf::store::Turns::Turn turn(turns);
+      const std::lock_guard lock(mutex);
+      order.push_back(who);
+    });
+    // the next one starts once this one waits: their order in line is 0, 1, 2, 3
+    while (turns.waiting() < static_cast<std::size_t>(who) + 1) std::this_thread::yield();
+  }
+  held.reset();  // one turn for the line: 0 takes it and hands it to 1, then 2, then 3
+  for (auto& t : line) t.join();
+  held2.reset();
+  CHECK(order == std::vector<int>{0, 1, 2, 3});
+  CHECK(turns.waiting() == 0);
+  // All turns given back: two are free at once again.
+  const nf::store::Turns::Turn a(turns), b(turns);
+  CHECK(turns.waiting() == 0);
 }
