@@ -240,6 +240,26 @@ status=0
 "$NF" run gate.yaml --base "$A" --head "$C" --confirm --results "$WORK/results" >out4.txt 2>err4.txt || status=$?
 no_alarm "$status" "$WORK/results/gate/latest/gate.json" || { cat out4.txt err4.txt >&2; fail "gate C vs A: exit $status, expected 0"; }
 
+# The gates published to a store (README: Crowd replays): its page shows each gate's commits and
+# verdict as the runs decided them, B vs A a regression, C vs A none.
+"$NF" keys create --db "sqlite:$WORK/store.db" >"$WORK/store.key" 2>/dev/null || fail "keys create"
+"$NF" serve --db "sqlite:$WORK/store.db" --listen 127.0.0.1:0 --rate-limit 0 2>"$WORK/serve.log" &
+server=$!
+trap 'kill "$server" 2>/dev/null; cleanup_work' EXIT
+for _ in $(seq 100); do grep -q 'http://127.0.0.1:' "$WORK/serve.log" && break; sleep 0.1; done
+store=$(grep -o 'http://127.0.0.1:[0-9]*' "$WORK/serve.log" | head -1)
+[[ -n $store ]] || { cat "$WORK/serve.log" >&2; fail "the store did not start"; }
+NOISEFLOOR_KEY="$(cat "$WORK/store.key")" "$NF" publish "$WORK/results/burn/latest" "$WORK/results/gate/latest" \
+  --to "$store" >"$WORK/publish.out" 2>"$WORK/publish.err" ||
+  { cat "$WORK/publish.out" "$WORK/publish.err" >&2; fail "publishing the gates"; }
+curl -sf "$store/e/burn" >"$WORK/burn-page.html" && curl -sf "$store/e/gate" >"$WORK/gate-page.html" || fail "the gates' pages"
+kill -INT "$server" && wait "$server" || true
+trap cleanup_work EXIT
+contains "$WORK/burn-page.html" "<td><code>${A:0:12}..${B:0:12}</code></td>"
+contains "$WORK/burn-page.html" ">regression</td>"
+contains "$WORK/gate-page.html" "<td><code>${A:0:12}..${C:0:12}</code></td>"
+contains "$WORK/gate-page.html" ">no regression</td>"
+
 # 5. The working tree: B with Slowed put back by an uncommitted edit is faster than B.
 bench_go 400000 400000 "the slowed benchmark"
 status=0
