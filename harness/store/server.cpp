@@ -307,17 +307,16 @@ void routes(httplib::Server& svr, Context& c) {
 }
 
 // What a handler threw, answered: the database's trouble as 503, anything else as 500. And a body
-// for the answers the library gives by itself (an upload over the cap, an unknown path).
+// for the answers the library gives by itself (an unknown path, a request it cannot read).
 void on_exception(httplib::Server& svr, Context& c) {
-  svr.set_error_handler([&c](const httplib::Request& req, httplib::Response& res) {
+  svr.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
-    if (res.status == 413)
-      refuse(res, 413,
-             fmt::format("the upload is over {} bytes, the most this server takes (send a gzip'd run "
-                         "as application/gzip: noisefloor publish does)",
-                         c.options.limits.max_compressed));
-    else
+    if (res.status == 404 || res.status == 405)
       refuse(res, res.status, fmt::format("{} {}: no such page or method", req.method, req.path));
+    else
+      refuse(res, res.status,
+             fmt::format("the request could not be read (HTTP {}): send it as noisefloor publish does",
+                         res.status));
   });
   svr.set_exception_handler(
       [&c](const httplib::Request&, httplib::Response& res, std::exception_ptr failure) {
