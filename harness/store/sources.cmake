@@ -7,6 +7,7 @@ list(APPEND NF_IO_SOURCES harness/store/archive.cpp harness/store/database.cpp h
 # The HTTP server, in noisefloor-server only (CMakeLists.txt says why).
 set(NF_SERVER_SOURCES harness/store/server.cpp harness/store/http_server.cpp harness/pipeline/serve_here.cpp)
 list(APPEND NF_UNIT_TESTS tests/unit/store_test.cpp)
-list(APPEND NF_IO_TESTS tests/integration/store_archive_test.cpp tests/integration/http_server_test.cpp)
+list(APPEND NF_IO_TESTS tests/integration/store_archive_test.cpp tests/integration/http_server_test.cpp
+     tests/integration/store_database_test.cpp)
 # The server's listener, tested in the io tests with the library it is built on.
 set(NF_IO_TEST_SERVER_SOURCES harness/store/http_server.cpp)
