@@ -30,7 +30,7 @@ class DeadlineStream final : public httplib::Stream {
   ssize_t read(char* out, size_t size) override {
     if (next_ == end_) {
       if (!wait(POLLIN)) return -1;
-      const ssize_t n = received([&] { return ::recv(sock_, buffer_.data(), buffer_.size(), 0); });
+      const ssize_t n = retried([&] { return ::recv(sock_, buffer_.data(), buffer_.size(), 0); });
       if (n <= 0) return n;
       next_ = 0;
       end_ = static_cast<std::size_t>(n);
@@ -43,7 +43,7 @@ class DeadlineStream final : public httplib::Stream {
 
   ssize_t write(const char* data, size_t size) override {
     if (!wait(POLLOUT)) return -1;
-    return received([&] { return ::send(sock_, data, size, MSG_NOSIGNAL); });
+    return retried([&] { return ::send(sock_, data, size, MSG_NOSIGNAL); });
   }
 
   void get_remote_ip_and_port(std::string& ip, int& port) const override { address(::getpeername, ip, port); }
@@ -64,7 +64,7 @@ class DeadlineStream final : public httplib::Stream {
   }
 
   template <class Call>
-  static ssize_t received(Call call) {
+  static ssize_t retried(Call call) {
     ssize_t n = 0;
     do n = call();
     while (n < 0 && errno == EINTR);

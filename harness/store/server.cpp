@@ -177,14 +177,15 @@ std::optional<std::pair<KeyRecord, std::string>> admitted_body(Context& c, const
   return std::pair{std::move(*access.key), std::move(body)};
 }
 
-void published(Context& c, const httplib::Request& req, httplib::Response& res, const StoredRun& run,
-               const std::string& machine, bool created) {
+// The answer to a publish of `run` (as the listing shows it): 201 stored now, 200 stored before.
+void published(Context& c, const httplib::Request& req, httplib::Response& res, const RunListing& run,
+               bool created) {
   const records::PublishAnswer a{run.id, created, run.experiment, run.run_id,
                                  "/e/" + url_part(run.experiment)};
   answer(res, created ? 201 : 200, records::publish_json(a), "application/json");
   const std::lock_guard lock(c.say_mutex);
   c.say(fmt::format("{} {} run {} of machine {} from {}", created ? "stored" : "already stored",
-                    run.experiment, run.id.substr(0, 12), machine, req.remote_addr));
+                    run.experiment, run.id.substr(0, 12), run.machine, req.remote_addr));
 }
 
 // POST /api/v1/runs. A run stored before (the same content id) is answered from the database,
@@ -207,15 +208,16 @@ void publish(Context& c, const httplib::Request& req, httplib::Response& res,
     same.limit = 1;
     if (const auto known = c.db.runs(same); !known.empty()) {
       admit(known.front().experiment);
-      StoredRun run;
-      run.id = known.front().id;
-      run.experiment = known.front().experiment;
-      run.run_id = known.front().run_id;
-      return published(c, req, res, run, known.front().machine, false);
+      return published(c, req, res, known.front(), false);
     }
     const StoredRun run = receive(std::move(upload), admit);
     const auto stored = c.db.insert_run(run, now_utc(), key.id);
-    published(c, req, res, run, run.machine.id, stored.created);
+    RunListing listed;
+    listed.id = run.id;
+    listed.experiment = run.experiment;
+    listed.run_id = run.run_id;
+    listed.machine = run.machine.id;
+    published(c, req, res, listed, stored.created);
   } catch (const ScopeError& err) {
     refuse(res, 403, err.what());
   } catch (const ArchiveError& err) {
