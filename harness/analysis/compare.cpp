@@ -167,51 +167,37 @@ stats::Verdict exact_verdict(const CompareRow& r, double threshold) {
   return stats::Verdict::inconclusive;
 }
 
-constexpr char kNeverSignificant[] =
-    ": no difference can ever be significant at these sizes (4 vs 4 is the least; 10 per side is the floor)";
-
 // What the test's p rests on: the sample sizes, the ties, the approximation. `sorted_a` and
 // `sorted_b` ascending.
 void test_warnings(CompareRow& r, const std::vector<double>& sorted_a, const std::vector<double>& sorted_b) {
   const std::size_t na = sorted_a.size(), nb = sorted_b.size();
-  // stats::mann_whitney's first warning is the minimum attainable p, when it exceeds 0.05.
   r.min_p_above_alpha = stats::min_attainable_p_exceeds(na, nb);
-  for (std::size_t i = 0; i < r.test.warnings.size(); ++i)
-    r.warnings.push_back(i == 0 && r.min_p_above_alpha ? r.test.warnings[i] + kNeverSignificant
-                                                       : r.test.warnings[i]);
+  for (const stats::TestWarning& w : r.test.warnings)
+    r.warnings.push_back({.kind = CompareWarningKind::test, .test = w, .n_a = na, .n_b = nb});
   if (na < 6 || nb < 6) {
-    r.warnings.push_back(
-        fmt::format("n={} vs {}: a side has fewer than 6 values: no 95% median CI (± ∞); "
-                    "10 per side is the floor, 20 for reporting",
-                    na, nb));
+    r.warnings.push_back({.kind = CompareWarningKind::few_values, .n_a = na, .n_b = nb});
   } else if (na < 10 || nb < 10) {
-    r.warnings.push_back(
-        fmt::format("n={} vs {}: low n (10 per side is the floor, 20 for reporting)", na, nb));
+    r.warnings.push_back({.kind = CompareWarningKind::low_n, .n_a = na, .n_b = nb});
   }
   const std::size_t tied = count_tied(sorted_a, sorted_b);
   const bool all_equal = tied == na + nb;
   if (tied > 0 && !all_equal) {
+    CompareWarning w{.kind = r.test.exact ? CompareWarningKind::ties_exact : CompareWarningKind::ties_normal,
+                     .n_a = na,
+                     .n_b = nb,
+                     .count = tied};
     if (r.test.exact) {
-      std::string w =
-          fmt::format("ties: {} of {} values share a value; exact p conditional on the ties", tied, na + nb);
-      if (r.p_slot != r.test.p_benchstat) {
-        w += fmt::format(
-            " (benchstat's count gives p={:.3f}, which is no probability here: shown is the doubled "
-            "tail p={:.3f}; the |U − μ| tail p={:.3f})",
-            r.test.p_benchstat, r.p_slot, r.test.p_exact_absdev);
-      } else if (std::fabs(r.p_slot - r.test.p_exact_absdev) >= 0.0005) {
-        w += fmt::format(" (benchstat's doubled lower tail p={:.3f}; the |U − μ| tail p={:.3f})", r.p_slot,
-                         r.test.p_exact_absdev);
-      }
-      r.warnings.push_back(w);
-    } else {
-      r.warnings.push_back(
-          fmt::format("ties: {} of {} values share a value; normal approximation with tie "
-                      "correction (exact only up to 25 per side with ties)",
-                      tied, na + nb));
+      w.p_benchstat = r.test.p_benchstat;
+      w.p_slot = r.p_slot;
+      w.p_absdev = r.test.p_exact_absdev;
+      if (r.p_slot != r.test.p_benchstat)
+        w.detail = TiesDetail::not_probability;
+      else if (std::fabs(r.p_slot - r.test.p_exact_absdev) >= 0.0005)
+        w.detail = TiesDetail::tails_differ;
     }
+    r.warnings.push_back(w);
   } else if (!r.test.exact && !all_equal) {
-    r.warnings.push_back("p from the normal approximation (exact only up to 50 per side)");
+    r.warnings.push_back({.kind = CompareWarningKind::normal_approximation, .n_a = na, .n_b = nb});
   }
 }
 
@@ -229,10 +215,11 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
     r.significant = true;
     r.verdict = exact_verdict(r, st.threshold);
     if (sorted_a.front() != sorted_a.back() || sorted_b.front() != sorted_b.back())
-      r.warnings.push_back(
-          fmt::format("exact values expected (Unit {} assume=exact), but they range from {} to {}", r.unit,
-                      text::shortest(std::min(sorted_a.front(), sorted_b.front())),
-                      text::shortest(std::max(sorted_a.back(), sorted_b.back()))));
+      r.warnings.push_back({.kind = CompareWarningKind::inexact_values,
+                            .n_a = na,
+                            .n_b = nb,
+                            .lo = std::min(sorted_a.front(), sorted_b.front()),
+                            .hi = std::max(sorted_a.back(), sorted_b.back())});
     return;
   }
   r.test = stats::mann_whitney(sorted_a, sorted_b);
@@ -247,14 +234,13 @@ void compute_row(CompareRow& r, const CompareSettings& st, std::vector<double> s
     r.verdict = stats::classify(r.hl->lo, r.hl->hi, st.threshold);
     if (!r.hl->bounded) {
       r.warnings.push_back(
-          fmt::format("n={} vs {}: the Hodges-Lehmann {:.0f}% CI is unbounded: too few values", na, nb,
-                      100 * st.confidence));
+          {.kind = CompareWarningKind::hl_unbounded, .n_a = na, .n_b = nb, .value = st.confidence});
     }
   } else if (count_tied(sorted_a, sorted_b) == na + nb) {
     r.verdict = stats::Verdict::equivalent;  // identical samples: no shift at all
   } else {
     r.verdict = stats::Verdict::inconclusive;
-    r.warnings.push_back("a value <= 0: no ratio (Hodges-Lehmann works on logs)");
+    r.warnings.push_back({.kind = CompareWarningKind::not_positive, .n_a = na, .n_b = nb});
   }
 }
 

@@ -30,6 +30,7 @@
 // reason); the text names each condition's label above its one table per unit.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -67,6 +68,37 @@ struct CompareSettings {
   // the reason saying both); otherwise they are listed as not compared.
   bool allow_different_labels = false;
   std::vector<std::string> notes;  // extra lines for the warnings block (e.g. from loading)
+};
+
+// What a row's comparison rests on, or could not give: a kind and the figures its sentence quotes.
+// render/warnings.hpp writes the sentence (analysis keeps the figures); a reader that acts on a
+// warning asks its kind.
+enum class CompareWarningKind : std::uint8_t {
+  test,                  // the Mann-Whitney test's own (`test`)
+  few_values,            // a side has fewer than 6 values: no 95% median CI
+  low_n,                 // a side has fewer than 10 values
+  ties_exact,            // `count` of `total` values tied; the exact p is conditional on the ties
+  ties_normal,           // `count` of `total` values tied; normal approximation with tie correction
+  normal_approximation,  // no ties, more than 50 values a side
+  inexact_values,        // the unit says assume=exact, but the values range from lo to hi
+  hl_unbounded,          // the Hodges-Lehmann CI is unbounded (value: its confidence)
+  not_positive,          // a value <= 0: no ratio
+};
+
+// ties_exact: what its parenthesis adds. benchstat's count is no probability here (the doubled
+// tail is shown instead), or benchstat's doubled lower tail and the |U − μ| tail differ.
+enum class TiesDetail : std::uint8_t { none, not_probability, tails_differ };
+
+struct CompareWarning {
+  CompareWarningKind kind = CompareWarningKind::test;
+  stats::TestWarning test{};     // kind test
+  std::size_t n_a = 0, n_b = 0;  // the two sides' values
+  std::size_t count = 0;         // ties: the tied values
+  TiesDetail detail = TiesDetail::none;
+  // ties_exact: benchstat's p, the p in its slot and the |U − μ| tail p; inexact_values: lo, hi.
+  double p_benchstat = stats::kNaN, p_slot = stats::kNaN, p_absdev = stats::kNaN;
+  double lo = stats::kNaN, hi = stats::kNaN;
+  double value = stats::kNaN;  // hl_unbounded: the confidence
 };
 
 // One side of a row.
@@ -116,7 +148,7 @@ struct CompareRow {
   // No p can reach 0.05 at these two sample sizes (stats::min_attainable_p_exceeds): the test's
   // warning about it says so, and why no difference can then be significant.
   bool min_p_above_alpha = false;
-  std::vector<std::string> warnings;
+  std::vector<CompareWarning> warnings;
   // "faster", "worse", "higher", "equivalent", ... (analysis/verdict.hpp)
   std::string_view verdict_word() const;
 };

@@ -221,8 +221,6 @@ GateBlock measured_block(int block, const QuadColumns& c, const GateContext& ctx
   g.floor_failed = g.aa.outcome != stats::AaOutcome::pass || g.bb.outcome != stats::AaOutcome::pass;
   g.verdict = stats::shift_verdict(g.shift, s.threshold);
   add_floor_figures(g, ep, fp, g.ratio.sd_log, ctx);
-  for (const auto& w : g.ratio.warnings)
-    ctx.notes.push_back(fmt::format("{}: block {}: {}", ctx.where, block, w));
   return g;
 }
 
@@ -254,11 +252,6 @@ void note_block(const GateBlock& g, const QuadColumns& c, const GateContext& ctx
         fmt::format("{}: block {}: {} pairs: too few for a signed-rank interval at {:g}% a side "
                     "(6 pairs, 3 quads, are the least at 2.5%): no verdict",
                     ctx.where, g.block, g.shift.n, 100 * g.shift.tail));
-  if (g.excess_spread)
-    ctx.notes.push_back(
-        fmt::format("{}: block {}: head/base ratios vary {:.3g}x more than the floors: the change "
-                    "may make the benchmark bimodal or load-dependent",
-                    ctx.where, g.block, *g.excess_spread));
 }
 
 GateBlock gate_block(int block, const std::map<int, GateQuad>& quads, const GateContext& ctx) {

@@ -139,17 +139,6 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     t.rows.push_back(std::move(row));
   }
   for (auto& row : t.rows) row.trustworthy = !aa_failed[row.condition];
-  for (const auto& row : t.rows) {
-    for (const auto& w : row.paired.warnings)
-      t.notes.push_back(fmt::format("{} / {} / {}: {}", text::line_label(row.condition),
-                                    text::line_label(row.benchmark), row.variant, w));
-    if (row.paired.order_effect_p && *row.paired.order_effect_p < 0.05)
-      t.notes.push_back(
-          fmt::format("{} / {} / {}: order effect (AB vs BA differ, p={:.3f}): a warm-cache or "
-                      "frequency carry-over between the two runs of a pair",
-                      text::line_label(row.condition), text::line_label(row.benchmark), row.variant,
-                      *row.paired.order_effect_p));
-  }
   for (const auto& [cond, failed] : aa_failed)
     if (failed)
       t.notes.push_back(

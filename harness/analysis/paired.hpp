@@ -50,7 +50,7 @@ struct AaRow {
 struct PairedTable {
   std::vector<PairedRow> rows;
   std::vector<AaRow> aa;
-  std::vector<std::string> notes;
+  std::vector<std::string> notes;  // the table's own; each row's paired.warnings are its too
 };
 
 // Pairs the samples of each repeat (same condition, benchmark, pair and repeat; warm-up

@@ -9,6 +9,7 @@
 
 #include "model/first_seen.hpp"
 #include "model/go_config.hpp"
+#include "render/warnings.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
 
@@ -306,7 +307,7 @@ std::string warnings_block(const CompareTable& t) {
         "{} ({}{})", full_display_name(r), text::line_label(r.old_side.condition),
         r.old_side.condition == r.new_side.condition ? "" : " → " + text::line_label(r.new_side.condition));
     add_unique(all_units[prefix], r.unit);
-    for (const auto& w : r.warnings) {
+    for (const std::string& w : compare_warning_texts(r)) {
       keys.add({prefix, w});
       add_unique(units_of[{prefix, w}], r.unit);
     }

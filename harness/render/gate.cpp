@@ -10,6 +10,7 @@
 
 #include "analysis/verdict.hpp"
 #include "model/names.hpp"
+#include "render/warnings.hpp"
 #include "text/text.hpp"
 
 // The helpers live in a namespace of their own: the unity build puts this file in a batch with
@@ -263,14 +264,18 @@ std::vector<std::string> contention_lines(const GateTable& t, Escape esc) {
 std::vector<std::string> note_lines(const GateTable& t, Escape esc) {
   std::vector<std::string> out;
   for (const GateRow& r : t.rows)
-    if (r.first.excess_spread)
-      out.push_back(fmt::format(
-          "{}: head/base varies {:.1f}× more than the floors explain: the change may make the benchmark "
-          "bimodal or load-dependent",
-          row_name(r, esc), *r.first.excess_spread));
-  // The table's own notes, but for what the line above already says.
-  for (const std::string& n : t.notes)
-    if (n.find("more than the floors") == std::string::npos) out.push_back(esc(n));
+    for (const GateBlock* g : {&r.first, r.second ? &*r.second : nullptr}) {
+      if (g == nullptr) continue;
+      const std::string where = row_name(r, esc) + (g->block > 1 ? fmt::format(", block {}", g->block) : "");
+      for (const stats::TestWarning& w : g->ratio.warnings)
+        out.push_back(where + ": " + esc(test_warning_text(w)));
+      if (g->excess_spread)
+        out.push_back(
+            fmt::format("{}: head/base varies {:.1f}× more than the floors explain: the change may make "
+                        "the benchmark bimodal or load-dependent",
+                        where, *g->excess_spread));
+    }
+  for (const std::string& n : t.notes) out.push_back(esc(n));
   return out;
 }
 
@@ -630,6 +635,10 @@ namespace noisefloor::render {
 std::string gate_verdict_word(const analysis::GateRow& r) {
   if (r.verdict == stats::Verdict::equivalent) return "within noise";
   return std::string(r.verdict_word());
+}
+
+std::vector<std::string> gate_notes(const analysis::GateTable& t) {
+  return gate_parts::note_lines(t, gate_parts::plain);
 }
 
 std::string gate_text(const analysis::GateTable& t, const GateContext& c, int width) {

@@ -34,6 +34,10 @@ struct GateContext {
 // rate, better/worse, lower/higher) and "within noise" for an equivalent row.
 std::string gate_verdict_word(const analysis::GateRow& row);
 
+// The gate's notes, as its text and its JSON say them: each block's paired-test caveats and a
+// spread the floors do not explain ("BenchmarkX sec/op in idle, block 2: ..."), then the table's own.
+std::vector<std::string> gate_notes(const analysis::GateTable& table);
+
 // The terminal: one line per row (every row, within noise too), then the decision lines (floors,
 // load, notes, the sides, the room, the false-positive bound, how to reproduce, pass or fail).
 // A row wider than `width` (at least 80) puts its name on a line of its own.

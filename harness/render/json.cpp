@@ -14,6 +14,7 @@
 #include "model/names.hpp"
 #include "model/pair_order.hpp"
 #include "records/fingerprint.hpp"
+#include "render/gate.hpp"
 #include "render/warnings.hpp"
 #include "stats/summary.hpp"
 
@@ -155,7 +156,7 @@ json compare_row_json(const CompareRow& r) {
     if (r.ratio_of_means) row["ratio_of_means"] = ratio_ci_json(*r.ratio_of_means);
     row["verdict"] = std::string(r.verdict_word());
     row["change"] = std::string(movement(r.verdict));
-    row["warnings"] = r.warnings;
+    row["warnings"] = render::compare_warning_texts(r);
   }
   return row;
 }
@@ -601,7 +602,7 @@ void to_json(json& j, const GateTable& t) {
            {"contention", t.contention},
            {"gating_rows", t.gating_rows},
            {"false_alarm_bound", or_null(t.false_alarm_bound)},
-           {"notes", t.notes},
+           {"notes", render::gate_notes(t)},
            {"regression", t.regression()}};
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "render/warnings.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -12,6 +13,18 @@ namespace {
 
 std::string ratio(double r) { return std::isfinite(r) ? fmt::format("{:.4f}", r) : "∞"; }
 std::string cell(std::string_view s) { return text::markdown_cell(s); }
+
+// Each row's paired-test caveats, "<condition> / <benchmark> / <variant>: <sentence>", then the
+// table's own notes.
+std::vector<std::string> notes(const analysis::PairedTable& t) {
+  std::vector<std::string> out;
+  for (const auto& r : t.rows)
+    for (const auto& w : r.paired.warnings)
+      out.push_back(fmt::format("{} / {} / {}: {}", text::line_label(r.condition),
+                                text::line_label(r.benchmark), r.variant, test_warning_text(w)));
+  out.insert(out.end(), t.notes.begin(), t.notes.end());
+  return out;
+}
 
 }  // namespace
 
@@ -67,7 +80,7 @@ std::string paired_markdown(const analysis::PairedTable& t) {
                       text::interval(ratio(a.check.gm_lo), ratio(a.check.gm_hi)), 100 * a.theta,
                       100 * a.check.halfwidth, 100 * a.check.max_abs_dev);
   }
-  for (const auto& n : t.notes) out += "- " + text::markdown_text(n) + "\n";
+  for (const auto& n : notes(t)) out += "- " + text::markdown_text(n) + "\n";
   return out;
 }
 

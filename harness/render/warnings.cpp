@@ -2,7 +2,30 @@
 
 #include <fmt/format.h>
 
+#include "text/text.hpp"
+
 namespace noisefloor::render {
+
+namespace {
+
+// The parenthesis of an exact p under ties: what benchstat printed beside the p shown.
+std::string ties_detail(const analysis::CompareWarning& w) {
+  switch (w.detail) {
+    case analysis::TiesDetail::none:
+      return "";
+    case analysis::TiesDetail::not_probability:
+      return fmt::format(
+          " (benchstat's count gives p={:.3f}, which is no probability here: shown is the doubled tail "
+          "p={:.3f}; the |U − μ| tail p={:.3f})",
+          w.p_benchstat, w.p_slot, w.p_absdev);
+    case analysis::TiesDetail::tails_differ:
+      return fmt::format(" (benchstat's doubled lower tail p={:.3f}; the |U − μ| tail p={:.3f})", w.p_slot,
+                         w.p_absdev);
+  }
+  return "";
+}
+
+}  // namespace
 
 std::string summary_warning_text(const stats::SummaryWarning& w) {
   using Kind = stats::SummaryWarningKind;
@@ -29,6 +52,81 @@ std::string summary_warning_text(const stats::SummaryWarning& w) {
                            : fmt::format("drift: lag-1 autocorrelation {:.2f} < -{:.2f}", w.value, w.limit);
   }
   return "unknown warning";  // a value outside the enum: a cast integer
+}
+
+std::string test_warning_text(const stats::TestWarning& w) {
+  using Kind = stats::TestWarningKind;
+  switch (w.kind) {
+    case Kind::min_p_unattainable:
+      return fmt::format(
+          "n={} vs {}: the minimum attainable p is {:.3g} > 0.05: no difference can ever be significant at "
+          "these sizes (4 vs 4 is the least; 10 per side is the floor)",
+          w.n, w.n_b, w.value);
+    case Kind::all_equal:
+      return "all values are equal: no test (p = 1)";
+    case Kind::one_pair:
+      return "n=1 < 2 pairs: no geometric-mean CI or paired t test";
+    case Kind::no_log_variance:
+      return "log ratios have no variance: no paired t test";
+    case Kind::zeros_dropped:
+      return fmt::format("{} zero log ratios dropped from the signed-rank and sign tests", w.count);
+    case Kind::all_zero:
+      return "all log ratios are 0: no signed-rank or sign test (p = 1)";
+    case Kind::rank_tests_weak:
+      return fmt::format("{} nonzero pairs: the signed-rank and sign tests cannot reach p <= {:g}", w.count,
+                         w.value);
+    case Kind::order_effect:
+      return fmt::format(
+          "order effect: log ratios of AB and BA repeats differ (Welch p = {:.3g}): warm-cache or frequency "
+          "carry-over",
+          w.value);
+    case Kind::no_median_ratio_ci:
+      return fmt::format("n={} pairs: too few for a {:g}% median-ratio CI", w.n, 100.0 * w.value);
+    case Kind::baseline_drift:
+      return fmt::format("baseline drift: lag-1 autocorrelation {:.2f}, |r1| > {:.2f}", w.value, w.limit);
+  }
+  return "unknown warning";  // a value outside the enum: a cast integer
+}
+
+std::string compare_warning_text(const analysis::CompareRow& row, const analysis::CompareWarning& w) {
+  using Kind = analysis::CompareWarningKind;
+  switch (w.kind) {
+    case Kind::test:
+      return test_warning_text(w.test);
+    case Kind::few_values:
+      return fmt::format(
+          "n={} vs {}: a side has fewer than 6 values: no 95% median CI (± ∞); 10 per side is the floor, 20 "
+          "for reporting",
+          w.n_a, w.n_b);
+    case Kind::low_n:
+      return fmt::format("n={} vs {}: low n (10 per side is the floor, 20 for reporting)", w.n_a, w.n_b);
+    case Kind::ties_exact:
+      return fmt::format("ties: {} of {} values share a value; exact p conditional on the ties{}", w.count,
+                         w.n_a + w.n_b, ties_detail(w));
+    case Kind::ties_normal:
+      return fmt::format(
+          "ties: {} of {} values share a value; normal approximation with tie correction (exact only up to "
+          "25 per side with ties)",
+          w.count, w.n_a + w.n_b);
+    case Kind::normal_approximation:
+      return "p from the normal approximation (exact only up to 50 per side)";
+    case Kind::inexact_values:
+      return fmt::format("exact values expected (Unit {} assume=exact), but they range from {} to {}",
+                         row.unit, text::shortest(w.lo), text::shortest(w.hi));
+    case Kind::hl_unbounded:
+      return fmt::format("n={} vs {}: the Hodges-Lehmann {:.0f}% CI is unbounded: too few values", w.n_a,
+                         w.n_b, 100 * w.value);
+    case Kind::not_positive:
+      return "a value <= 0: no ratio (Hodges-Lehmann works on logs)";
+  }
+  return "unknown warning";  // a value outside the enum: a cast integer
+}
+
+std::vector<std::string> compare_warning_texts(const analysis::CompareRow& row) {
+  std::vector<std::string> out;
+  out.reserve(row.warnings.size());
+  for (const auto& w : row.warnings) out.push_back(compare_warning_text(row, w));
+  return out;
 }
 
 std::vector<std::string> summary_warning_texts(const std::vector<stats::SummaryWarning>& warnings) {

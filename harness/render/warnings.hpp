@@ -1,11 +1,14 @@
 // The sentences of the statistics' typed warnings, written here and nowhere else: a summary's
-// (stats::SummaryWarning) and a table's row notes made of them. Pure.
+// (stats::SummaryWarning), a test's (stats::TestWarning), a
+// comparison row's (analysis::CompareWarning), and the notes of the tables made of them. Pure.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "analysis/compare.hpp"
 #include "analysis/table.hpp"
+#include "stats/compare.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::render {
@@ -15,6 +18,15 @@ namespace noisefloor::render {
 std::string summary_warning_text(const stats::SummaryWarning& warning);
 // Every sentence of `warnings`, in order.
 std::vector<std::string> summary_warning_texts(const std::vector<stats::SummaryWarning>& warnings);
+
+// A comparison test's caveat (stats::TestWarning), a lower-case sentence fragment: "n=3 vs 3: the
+// minimum attainable p is 0.1 > 0.05: no difference can ever be significant at these sizes (...)".
+std::string test_warning_text(const stats::TestWarning& warning);
+
+// A comparison row's caveat (analysis::CompareWarning), e.g. "ties: 4 of 20 values share a value;
+// exact p conditional on the ties"; and every one of the row's, in order.
+std::string compare_warning_text(const analysis::CompareRow& row, const analysis::CompareWarning& warning);
+std::vector<std::string> compare_warning_texts(const analysis::CompareRow& row);
 
 // A table's notes as every rendering shows them: each row's summary warnings, "<condition> /
 // <name>: <sentence>" (analysis::note_where), but the missing median CI, which the row's cell

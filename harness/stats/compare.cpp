@@ -419,11 +419,11 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
   r.exact = std::max(na, nb) <= (has_ties ? kExactMaxTies : kExactMaxNoTies);
 
   if (min_attainable_p_exceeds(na, nb)) {
-    r.warnings.push_back(fmt::format("n={} vs {}: the minimum attainable p is {:.3g} > 0.05", na, nb,
-                                     min_attainable_p(na, nb)));
+    r.warnings.push_back(
+        {.kind = TestWarningKind::min_p_unattainable, .n = na, .n_b = nb, .value = min_attainable_p(na, nb)});
   }
   if (ties.size() == 1 && ties.front() == n) {
-    r.warnings.push_back("all values are equal: no test (p = 1)");
+    r.warnings.push_back({.kind = TestWarningKind::all_equal});
     r.z = 0.0;
     r.sigma_u = 0.0;
     r.p_normal = 1.0;
@@ -620,7 +620,7 @@ void paired_t_interval(Paired& p, const std::vector<double>& d, double confidenc
     // (-inf, +inf) on the log scale: the t interval is undefined with one pair.
     p.gm_lo = 0.0;
     p.gm_hi = kInf;
-    p.warnings.push_back("n=1 < 2 pairs: no geometric-mean CI or paired t test");
+    p.warnings.push_back({.kind = TestWarningKind::one_pair, .n = n});
     return;
   }
   p.sd_log = std::sqrt(stats::sample_variance(d, p.mean_log));
@@ -630,7 +630,7 @@ void paired_t_interval(Paired& p, const std::vector<double>& d, double confidenc
   if (p.sd_log > 0.0) {
     p.p_t = t_two_sided(p.mean_log / (p.sd_log / std::sqrt(nd)), nd - 1.0);
   } else {
-    p.warnings.push_back("log ratios have no variance: no paired t test");
+    p.warnings.push_back({.kind = TestWarningKind::no_log_variance, .n = n});
   }
 }
 
@@ -667,14 +667,13 @@ void paired_rank_tests(Paired& p, const std::vector<double>& d, double alpha) {
   }
   const std::size_t n = d.size(), nz = abs_nonzero.size();
   if (nz < n) {
-    p.warnings.push_back(
-        fmt::format("{} zero log ratios dropped from the signed-rank and sign tests", n - nz));
+    p.warnings.push_back({.kind = TestWarningKind::zeros_dropped, .n = n, .count = n - nz});
   }
   if (nz == 0) {
     p.w_plus = 0.0;
     p.p_wilcoxon = 1.0;
     p.p_sign = 1.0;
-    p.warnings.push_back("all log ratios are 0: no signed-rank or sign test (p = 1)");
+    p.warnings.push_back({.kind = TestWarningKind::all_zero, .n = n});
     return;
   }
   const auto n_pos = static_cast<std::size_t>(std::count(positive.begin(), positive.end(), true));
@@ -697,8 +696,7 @@ void paired_rank_tests(Paired& p, const std::vector<double>& d, double alpha) {
   }
   p.p_sign = std::min(1.0, 2.0 * binomial_half_cdf(nz, std::min(n_pos, nz - n_pos)));
   if (nz < 64 && std::ldexp(1.0, 1 - static_cast<int>(nz)) > alpha) {  // min p = 2/2^n'
-    p.warnings.push_back(
-        fmt::format("{} nonzero pairs: the signed-rank and sign tests cannot reach p <= {:g}", nz, alpha));
+    p.warnings.push_back({.kind = TestWarningKind::rank_tests_weak, .n = n, .count = nz, .value = alpha});
   }
 }
 
@@ -717,10 +715,7 @@ void paired_order_effect(Paired& p, const std::vector<double>& d, std::span<cons
   const double df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
   p.order_effect_p = t_two_sided((m1 - m2) / std::sqrt(v1 + v2), df);
   if (*p.order_effect_p < alpha) {
-    p.warnings.push_back(
-        fmt::format("order effect: log ratios of AB and BA repeats differ (Welch p = {:.3g}): "
-                    "warm-cache or frequency carry-over",
-                    *p.order_effect_p));
+    p.warnings.push_back({.kind = TestWarningKind::order_effect, .n = n, .value = *p.order_effect_p});
   }
 }
 
@@ -750,16 +745,14 @@ Paired paired(std::span<const double> base, std::span<const double> variant,
   if (const auto order = median_ci_order(n, confidence)) {
     p.median_ci = Interval{sorted[order->k - 1], sorted[n - order->k], order->level};
   } else {
-    p.warnings.push_back(
-        fmt::format("n={} pairs: too few for a {:g}% median-ratio CI", n, 100.0 * confidence));
+    p.warnings.push_back({.kind = TestWarningKind::no_median_ratio_ci, .n = n, .value = confidence});
   }
   paired_rank_tests(p, d, alpha);
   paired_order_effect(p, d, variant_first, alpha);
   if (const auto r1 = lag1_autocorrelation(base)) {
     const double limit = 2.0 / std::sqrt(static_cast<double>(n));
     if (std::fabs(*r1) > limit) {
-      p.warnings.push_back(
-          fmt::format("baseline drift: lag-1 autocorrelation {:.2f}, |r1| > {:.2f}", *r1, limit));
+      p.warnings.push_back({.kind = TestWarningKind::baseline_drift, .n = n, .value = *r1, .limit = limit});
     }
   }
   return p;

@@ -4,18 +4,45 @@
 // Ratios are always variant/base. Ties are exact `==` comparisons of doubles.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/names.hpp"
 #include "stats/summary.hpp"
 
 namespace noisefloor::stats {
+
+// What a test could not give, or gives with a caveat (§3.5.1, §3.6): a kind and the figures its
+// sentence quotes. render/warnings.hpp writes the sentence (stats knows no prose); a reader that
+// acts on a warning asks its kind.
+enum class TestWarningKind : std::uint8_t {
+  min_p_unattainable,  // Mann-Whitney: no p can reach 0.05 at n vs n_b (value: the least p)
+  all_equal,           // Mann-Whitney: every value equal, no test (p = 1)
+  one_pair,            // paired: n = 1, no geometric-mean CI or paired t test
+  no_log_variance,     // paired: the log ratios do not vary, no paired t test
+  zeros_dropped,       // paired: `count` zero log ratios left out of the rank tests
+  all_zero,            // paired: every log ratio is 0, no rank test (p = 1)
+  rank_tests_weak,     // paired: `count` nonzero pairs cannot reach p <= value (alpha)
+  order_effect,        // paired: AB and BA repeats differ (value: the Welch p)
+  no_median_ratio_ci,  // paired: n pairs too few for the median-ratio CI (value: the confidence)
+  baseline_drift,      // paired: the baseline's lag-1 autocorrelation (value) beyond limit (2/√n)
+};
+
+struct TestWarning {
+  TestWarningKind kind = TestWarningKind::all_equal;
+  std::size_t n = 0;      // the values of a (min_p_unattainable) or the pairs
+  std::size_t n_b = 0;    // min_p_unattainable: the values of b
+  std::size_t count = 0;  // zeros_dropped: the zeros; rank_tests_weak: the nonzero pairs
+  double value = kNaN;    // see the kind
+  double limit = kNaN;    // baseline_drift: 2/√n
+};
 
 // Two-sided Mann-Whitney U test of a against b (§3.5.1).
 // u = #{a_i > b_j} + 1/2 #{a_i = b_j}. The exact null distribution is conditional on the tie
@@ -41,7 +68,7 @@ struct MannWhitney {
   // benchstat prints it, uncapped: min(1, p_benchstat) for a display that must stay in [0, 1].
   double p_benchstat = kNaN;
   bool p_benchstat_above_1 = false;  // p_benchstat > 1: benchstat prints a "p" above 1
-  std::vector<std::string> warnings;
+  std::vector<TestWarning> warnings;
 };
 // Throws when a or b is empty.
 MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b);
@@ -87,7 +114,7 @@ struct Paired {
   double p_t = kNaN;                     // paired t on d; NaN when n < 2 or sd_log = 0
   double w_plus = kNaN;                  // sum of the (mid-)ranks of |d| with d > 0
   std::optional<double> order_effect_p;  // Welch t of d, AB vs BA repeats
-  std::vector<std::string> warnings;
+  std::vector<TestWarning> warnings;
 };
 // variant_first[i] says repeat i ran in order BA (variant first); empty when not recorded.
 // The order effect needs n >= 8 and at least 2 repeats of each order.

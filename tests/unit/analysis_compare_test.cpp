@@ -10,6 +10,7 @@
 #include "parsers/gotest.hpp"
 #include "render/compare.hpp"
 #include "render/json.hpp"
+#include "render/warnings.hpp"
 #include "test_support.hpp"
 #include "text/units.hpp"
 
@@ -140,7 +141,9 @@ TEST_CASE("compare: rows are keyed by the full name: GOMAXPROCS values are never
   CHECK(t.only_new == std::vector<std::string>{"cpu12: BenchmarkMakeBuffer_Correct"});
   const std::string text = render::compare_text(t);
   CHECK(text.find("GOMAXPROCS differs") == std::string::npos);  // nothing pooled, nothing to warn about
-  CHECK(r.warnings.at(0) ==
+  CHECK(r.warnings.at(0).kind == analysis::CompareWarningKind::test);
+  CHECK(r.warnings.at(0).test.kind == stats::TestWarningKind::min_p_unattainable);
+  CHECK(render::compare_warning_text(r, r.warnings.at(0)) ==
         "n=3 vs 2: the minimum attainable p is 0.2 > 0.05: no difference can ever be significant at these "
         "sizes (4 vs 4 is the least; 10 per side is the floor)");
   CHECK(r.min_p_above_alpha);  // said by a flag: nothing reads the warning's words

@@ -100,3 +100,20 @@ TEST_CASE("paired: the per-condition table shows each variant as its own row") {
   CHECK(t.rows[1].variant == "fast");
   CHECK(t.rows[1].summary.n == 8);
 }
+
+TEST_CASE("paired: a row's test caveats are its table's notes, each said once") {
+  // The variant looks 2% faster when it runs second (AB) and 2% slower when first (BA): an order
+  // effect, which the notes say once, with the row it belongs to.
+  std::vector<records::Sample> s;
+  add_pair(s, "c", "fast", "fast", std::vector<double>(8, 100.0),
+           {98, 102, 102.1, 98.1, 97.9, 101.9, 102.05, 98.05});
+  const auto t = analysis::build_paired(s, "base", 0.01, {{"c", analysis::kMeasuredClean}});
+  REQUIRE(t.rows.size() == 1);
+  REQUIRE(t.rows[0].paired.warnings.size() == 1);
+  CHECK(t.rows[0].paired.warnings[0].kind == stats::TestWarningKind::order_effect);
+  const std::string md = render::paired_markdown(t);
+  CHECK(md.find(
+            "- c / BenchmarkWork / fast: order effect: log ratios of AB and BA repeats differ (Welch p = ") !=
+        std::string::npos);
+  CHECK(md.find("order effect") == md.rfind("order effect"));
+}

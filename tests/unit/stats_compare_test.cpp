@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/errors.hpp"
+#include "render/warnings.hpp"
 #include "stats/compare.hpp"
 #include "test_support.hpp"
 
@@ -28,6 +29,13 @@ using testing::kT;
 using testing::rel;
 using testing::values;
 using testing::vectors;
+
+// The sentences render/ writes for a result's typed warnings.
+std::vector<std::string> texts(const std::vector<TestWarning>& warnings) {
+  std::vector<std::string> out;
+  for (const TestWarning& w : warnings) out.push_back(render::test_warning_text(w));
+  return out;
+}
 
 // Doubled mid-rank of v among all: 2·#{< v} + #{== v} + 1.
 std::int64_t doubled_rank(const std::vector<double>& all, double v) {
@@ -219,7 +227,9 @@ TEST_CASE("stats compare: all-equal values have no test") {
   CHECK(m.p_normal == 1.0);
   CHECK(m.p_benchstat == 1.0);  // benchstat: "all samples are equal", p=1.000
   CHECK(m.u == 8.0);
-  CHECK(m.warnings == std::vector<std::string>{"all values are equal: no test (p = 1)"});
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0].kind == TestWarningKind::all_equal);
+  CHECK(texts(m.warnings) == std::vector<std::string>{"all values are equal: no test (p = 1)"});
 }
 
 TEST_CASE("stats compare: minimum attainable p") {
@@ -236,7 +246,13 @@ TEST_CASE("stats compare: minimum attainable p") {
   CHECK(min_attainable_p_exceeds(4, 4, 0.01));  // 2/70 > 0.01
   const MannWhitney m = mann_whitney(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6});
   CHECK(m.p == 0.1);  // 2/20: the smallest possible
-  CHECK(m.warnings == std::vector<std::string>{"n=3 vs 3: the minimum attainable p is 0.1 > 0.05"});
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0].kind == TestWarningKind::min_p_unattainable);
+  CHECK(m.warnings[0].value == 0.1);
+  CHECK(
+      texts(m.warnings) ==
+      std::vector<std::string>{"n=3 vs 3: the minimum attainable p is 0.1 > 0.05: no difference can ever be "
+                               "significant at these sizes (4 vs 4 is the least; 10 per side is the floor)"});
   CHECK_THROWS_AS(mann_whitney(std::vector<double>{}, std::vector<double>{1.0}), Error);
 }
 
@@ -435,7 +451,7 @@ TEST_CASE("stats compare: signed-rank and sign tests drop zeros") {
   CHECK(p.w_plus == 19.0);
   CHECK(p.p_wilcoxon == 6.0 / 64);  // W+ >= 19 or <= 2: 3 + 3 of 64 sign patterns
   CHECK(p.p_sign == 14.0 / 64);     // 2·P(Bin(6, 1/2) <= 1)
-  CHECK(contains(p.warnings, "1 zero log ratios dropped from the signed-rank and sign tests"));
+  CHECK(contains(texts(p.warnings), "1 zero log ratios dropped from the signed-rank and sign tests"));
   CHECK(p.median_ci);  // n = 7 >= 6
 }
 
@@ -478,7 +494,10 @@ TEST_CASE("stats compare: order effect, AB vs BA") {
   REQUIRE(p.order_effect_p);
   CHECK(*p.order_effect_p < 1e-6);
   REQUIRE(p.warnings.size() == 1);
-  CHECK(p.warnings[0].rfind("order effect: log ratios of AB and BA repeats differ (Welch p = ", 0) == 0);
+  CHECK(p.warnings[0].kind == TestWarningKind::order_effect);
+  CHECK(p.warnings[0].value == *p.order_effect_p);
+  CHECK(texts(p.warnings)[0].rfind("order effect: log ratios of AB and BA repeats differ (Welch p = ", 0) ==
+        0);
   // Fewer than 8 repeats, or a single order: no test.
   const bool all_ab[8] = {};
   CHECK_FALSE(paired(base, variant, all_ab).order_effect_p);
@@ -497,13 +516,14 @@ TEST_CASE("stats compare: paired edge cases") {
   CHECK(std::isnan(one.p_t));
   CHECK_FALSE(one.median_ci);
   CHECK(classify(one.gm_lo, one.gm_hi) == Verdict::inconclusive);
-  CHECK(contains(one.warnings, "n=1 < 2 pairs: no geometric-mean CI or paired t test"));
-  CHECK(contains(one.warnings, "n=1 pairs: too few for a 95% median-ratio CI"));
-  CHECK(contains(one.warnings, "1 nonzero pairs: the signed-rank and sign tests cannot reach p <= 0.05"));
+  CHECK(contains(texts(one.warnings), "n=1 < 2 pairs: no geometric-mean CI or paired t test"));
+  CHECK(contains(texts(one.warnings), "n=1 pairs: too few for a 95% median-ratio CI"));
+  CHECK(contains(texts(one.warnings),
+                 "1 nonzero pairs: the signed-rank and sign tests cannot reach p <= 0.05"));
   const Paired same = paired(std::vector<double>{1, 2, 3}, std::vector<double>{1, 2, 3});
   CHECK(same.p_wilcoxon == 1.0);
   CHECK(same.p_sign == 1.0);
-  CHECK(contains(same.warnings, "all log ratios are 0: no signed-rank or sign test (p = 1)"));
+  CHECK(contains(texts(same.warnings), "all log ratios are 0: no signed-rank or sign test (p = 1)"));
   CHECK_THROWS_AS(paired(std::vector<double>{1, 2}, std::vector<double>{1}), Error);
   CHECK_THROWS_AS(paired(std::vector<double>{1, 0}, std::vector<double>{1, 1}), Error);
 }
