@@ -310,7 +310,7 @@ class ContainerScope : public ConditionScope {
       }
     }
 
-    const probe::Effective engine = probe::effective_from_engine(o.inspect);
+    const probe::Effective engine = probe::effective_from_engine(docker::engine_limits(o.inspect));
     records::InvocationDetails& d = out.details;
     const docker::ContainerState state = docker::container_state(o.inspect);
     d.container = records::ContainerRun{

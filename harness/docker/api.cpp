@@ -35,6 +35,24 @@ ApiVersion require_version(std::string_view text, std::string_view what) {
   return *v;
 }
 
+// HostConfig's field `key`: nullptr when absent or null.
+const nlohmann::json* host_field(const nlohmann::json& host_config, const char* key) {
+  const auto it = host_config.find(key);
+  if (it == host_config.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+// HostConfig's whole number `key`: 0 when absent or null.
+std::int64_t host_int(const nlohmann::json& host_config, const char* key) {
+  const nlohmann::json* value = host_field(host_config, key);
+  if (value == nullptr) return 0;
+  if (!value->is_number_integer()) {
+    throw ParseError(
+        fmt::format("inspect: HostConfig.{}: expected an integer, got {}", key, model::json_shown(*value)));
+  }
+  return value->get<std::int64_t>();
+}
+
 }  // namespace
 
 // ---- API versions -------------------------------------------------------------------------
@@ -581,6 +599,29 @@ std::int64_t wait_status(const nlohmann::json& answer, std::string_view id) {
                                   model::json_shown(answer, 200)));
   }
   return *code;
+}
+
+model::EngineLimits engine_limits(const nlohmann::json& inspect) {
+  const nlohmann::json* host_config = inspect.is_object() ? host_field(inspect, "HostConfig") : nullptr;
+  if (host_config == nullptr || !host_config->is_object()) {
+    throw ParseError("inspect: missing object 'HostConfig'");
+  }
+  const nlohmann::json& hc = *host_config;
+  model::EngineLimits limits;
+  if (const nlohmann::json* cpuset = host_field(hc, "CpusetCpus")) {
+    if (!cpuset->is_string()) {
+      throw ParseError(fmt::format("inspect: HostConfig.CpusetCpus: expected a string, got {}",
+                                   model::json_shown(*cpuset)));
+    }
+    if (!cpuset->get<std::string>().empty()) limits.cpuset = cpuset->get<std::string>();
+  }
+  limits.nano_cpus = host_int(hc, "NanoCpus");
+  limits.cpu_quota = host_int(hc, "CpuQuota");
+  limits.cpu_period = host_int(hc, "CpuPeriod");
+  limits.memory = host_int(hc, "Memory");
+  limits.memory_swap = host_int(hc, "MemorySwap");
+  limits.pids_limit = host_int(hc, "PidsLimit");
+  return limits;
 }
 
 ContainerState container_state(const nlohmann::json& inspect) {

@@ -136,6 +136,10 @@ struct ContainerState {
 };
 ContainerState container_state(const nlohmann::json& inspect);
 
+// GET /containers/ID/json: the limits HostConfig reports (absent or null fields are 0). Throws
+// ParseError "inspect: ..." when HostConfig is missing or a field has the wrong type.
+model::EngineLimits engine_limits(const nlohmann::json& inspect);
+
 // GET /containers/ID/stats?stream=false: the container's CPU time in seconds (cpu_stats.cpu_usage
 // .total_usage); nullopt when the answer does not say, or says zeros for a container that is not
 // running (its "read" time is Go's zero time).

@@ -70,6 +70,16 @@ struct ContainerSpec {
   friend bool operator==(const ContainerSpec&, const ContainerSpec&) = default;
 };
 
+// The limits an engine reports it set on a container (HostConfig of `GET /containers/{id}/json`), in
+// its own words: 0 where it set none. docker/ reads them; probe/ says what they mean.
+struct EngineLimits {
+  std::optional<std::string> cpuset;  // CpusetCpus; nullopt when "" or absent
+  std::int64_t nano_cpus = 0, cpu_quota = 0, cpu_period = 0;
+  std::int64_t memory = 0, memory_swap = 0;
+  std::int64_t pids_limit = 0;
+  friend bool operator==(const EngineLimits&, const EngineLimits&) = default;
+};
+
 struct Condition {
   std::string name;
   std::optional<SpinnerSpec> spinners;

@@ -5,12 +5,10 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
-#include "model/json_parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::probe {
@@ -44,22 +42,6 @@ std::optional<std::int64_t> probe_int(const ProbeReport& report, const std::stri
         fmt::format("probe: {}: expected an integer or 'unknown (...)', got '{}'", key, it->second));
   }
   return value;
-}
-
-const nlohmann::json* field(const nlohmann::json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-std::int64_t engine_int(const nlohmann::json& host_config, const char* key) {
-  const nlohmann::json* value = field(host_config, key);
-  if (value == nullptr) return 0;
-  if (!value->is_number_integer()) {
-    throw ParseError(
-        fmt::format("inspect: HostConfig.{}: expected an integer, got {}", key, model::json_shown(*value)));
-  }
-  return value->get<std::int64_t>();
 }
 
 // ---- verification ---------------------------------------------------------------------------
@@ -499,93 +481,32 @@ Effective effective_from_probe(const ProbeReport& report) {
   return e;
 }
 
-Effective effective_from_engine(const nlohmann::json& inspect) {
-  const nlohmann::json* host_config = inspect.is_object() ? field(inspect, "HostConfig") : nullptr;
-  if (host_config == nullptr || !host_config->is_object()) {
-    throw ParseError("inspect: missing object 'HostConfig'");
-  }
-  const nlohmann::json& hc = *host_config;
+Effective effective_from_engine(const model::EngineLimits& hc) {
   Effective e;
-  if (const nlohmann::json* cpuset = field(hc, "CpusetCpus")) {
-    if (!cpuset->is_string()) {
-      throw ParseError(fmt::format("inspect: HostConfig.CpusetCpus: expected a string, got {}",
-                                   model::json_shown(*cpuset)));
-    }
-    if (!cpuset->get<std::string>().empty()) e.cpuset = cpuset->get<std::string>();
-  }
-  const std::int64_t nano_cpus = engine_int(hc, "NanoCpus");
-  const std::int64_t cpu_quota = engine_int(hc, "CpuQuota");
-  const std::int64_t cpu_period = engine_int(hc, "CpuPeriod");
-  if (nano_cpus > std::numeric_limits<std::int64_t>::max() / kDefaultCfsPeriodUs)
+  e.cpuset = hc.cpuset;
+  if (hc.nano_cpus > std::numeric_limits<std::int64_t>::max() / kDefaultCfsPeriodUs)
     throw ParseError(
-        fmt::format("inspect: HostConfig.NanoCpus: {} is more CPUs than a machine has", nano_cpus));
-  if (nano_cpus > 0) {
+        fmt::format("inspect: HostConfig.NanoCpus: {} is more CPUs than a machine has", hc.nano_cpus));
+  if (hc.nano_cpus > 0) {
     // The daemon's conversion (integer arithmetic, as in Go): quota = NanoCpus × period / 1e9.
     e.cfs_period_us = kDefaultCfsPeriodUs;
-    e.cfs_quota_us = nano_cpus * kDefaultCfsPeriodUs / 1000000000;
-  } else if (cpu_quota > 0) {
-    e.cfs_quota_us = cpu_quota;
-    e.cfs_period_us = cpu_period > 0 ? cpu_period : kDefaultCfsPeriodUs;
+    e.cfs_quota_us = hc.nano_cpus * kDefaultCfsPeriodUs / 1000000000;
+  } else if (hc.cpu_quota > 0) {
+    e.cfs_quota_us = hc.cpu_quota;
+    e.cfs_period_us = hc.cpu_period > 0 ? hc.cpu_period : kDefaultCfsPeriodUs;
   } else {
     e.cfs_quota_us = -1;
   }
-  const std::int64_t memory = engine_int(hc, "Memory");
-  const std::int64_t memory_swap = engine_int(hc, "MemorySwap");
-  e.memory_limit = memory > 0 ? memory : -1;
-  if (memory_swap < 0 || (memory_swap == 0 && memory <= 0)) {
+  e.memory_limit = hc.memory > 0 ? hc.memory : -1;
+  if (hc.memory_swap < 0 || (hc.memory_swap == 0 && hc.memory <= 0)) {
     e.memsw_limit = -1;
     e.swap_limit = -1;
-  } else if (memory_swap > 0) {
-    e.memsw_limit = memory_swap;
-    if (memory > 0) e.swap_limit = memory_swap - memory;
+  } else if (hc.memory_swap > 0) {
+    e.memsw_limit = hc.memory_swap;
+    if (hc.memory > 0) e.swap_limit = hc.memory_swap - hc.memory;
   }
-  const std::int64_t pids = engine_int(hc, "PidsLimit");
-  e.pids_max = pids > 0 ? pids : -1;
+  e.pids_max = hc.pids_limit > 0 ? hc.pids_limit : -1;
   return e;
-}
-
-void to_json(nlohmann::json& j, const Effective& e) {
-  const auto opt = [](const auto& value) -> nlohmann::json {
-    if (value) return *value;
-    return nullptr;
-  };
-  j = nlohmann::json{{"cpuset", opt(e.cpuset)},
-                     {"cfs_quota_us", opt(e.cfs_quota_us)},
-                     {"cfs_period_us", opt(e.cfs_period_us)},
-                     {"memory_limit", opt(e.memory_limit)},
-                     {"memsw_limit", opt(e.memsw_limit)},
-                     {"swap_limit", opt(e.swap_limit)},
-                     {"pids_max", opt(e.pids_max)},
-                     {"nproc", opt(e.nproc)},
-                     {"cgroup_version", opt(e.cgroup_version)}};
-}
-
-void from_json(const nlohmann::json& j, Effective& e) {
-  e = {};
-  const auto read = [&](const char* key, auto& field) {
-    using T = typename std::decay_t<decltype(field)>::value_type;
-    const auto it = j.find(key);
-    if (it != j.end() && !it->is_null()) field = it->template get<T>();
-  };
-  read("cpuset", e.cpuset);
-  read("cfs_quota_us", e.cfs_quota_us);
-  read("cfs_period_us", e.cfs_period_us);
-  read("memory_limit", e.memory_limit);
-  read("memsw_limit", e.memsw_limit);
-  read("swap_limit", e.swap_limit);
-  read("pids_max", e.pids_max);
-  read("nproc", e.nproc);
-  read("cgroup_version", e.cgroup_version);
-}
-
-void to_json(nlohmann::json& j, const Verification& v) {
-  j = {{"mismatches", v.mismatches}, {"warnings", v.warnings}};
-}
-
-void from_json(const nlohmann::json& j, Verification& v) {
-  v = {};
-  v.mismatches = j.value("mismatches", std::vector<std::string>{});
-  v.warnings = j.value("warnings", std::vector<std::string>{});
 }
 
 Verification verify_limits(const model::ContainerSpec& asked, const Effective& engine,

@@ -25,7 +25,6 @@
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,26 +81,18 @@ struct Effective {
 // a value that is neither a number (CPU list for cpuset) nor `unknown (...)`.
 Effective effective_from_probe(const ProbeReport& report);
 
-// From `GET /containers/{id}/json`: HostConfig.CpusetCpus ("" → nullopt), NanoCpus (quota =
-// NanoCpus × 100000 / 1e9 µs, period 100000) or CpuQuota/CpuPeriod (period 0 → 100000); no
-// quota → cfs_quota_us -1 and no period. Memory 0 → -1. MemorySwap → memsw_limit (0 → nullopt
-// unless Memory is 0 too, then -1), swap_limit = MemorySwap − Memory when both are positive.
-// PidsLimit null/≤0 → -1. nproc and cgroup_version stay nullopt. Throws ParseError when
-// HostConfig is missing or a field has the wrong type.
-Effective effective_from_engine(const nlohmann::json& inspect);
-
-// Every field by name; nullopt → null.
-void to_json(nlohmann::json& j, const Effective& effective);
-void from_json(const nlohmann::json& j, Effective& effective);
+// From the limits the engine reports (docker::engine_limits): CpusetCpus as it is, NanoCpus (quota =
+// NanoCpus × 100000 / 1e9 µs, period 100000) or CpuQuota/CpuPeriod (period 0 → 100000); no quota
+// → cfs_quota_us -1 and no period. Memory 0 → -1. MemorySwap → memsw_limit (0 → nullopt unless
+// Memory is 0 too, then -1), swap_limit = MemorySwap − Memory when both are positive. PidsLimit
+// ≤0 → -1. nproc and cgroup_version stay nullopt. Throws ParseError for a NanoCpus no machine has.
+Effective effective_from_engine(const model::EngineLimits& limits);
 
 struct Verification {
   std::vector<std::string> mismatches;  // a limit did not take effect: the run is not trustworthy
   std::vector<std::string> warnings;    // could not be checked, or checked with a caveat
   friend bool operator==(const Verification&, const Verification&) = default;
 };
-// {"mismatches": [...], "warnings": [...]}
-void to_json(nlohmann::json& j, const Verification& verification);
-void from_json(const nlohmann::json& j, Verification& verification);
 
 // Compares each limit the experiment asked for with the engine's and the probe's view; one
 // message per limit naming the values that disagree, e.g.

@@ -600,3 +600,51 @@ void from_json(const json& j, Counters& v) {
 }
 
 }  // namespace noisefloor::model
+
+namespace noisefloor::probe {
+
+void to_json(nlohmann::json& j, const Effective& e) {
+  const auto opt = [](const auto& value) -> nlohmann::json {
+    if (value) return *value;
+    return nullptr;
+  };
+  j = nlohmann::json{{"cpuset", opt(e.cpuset)},
+                     {"cfs_quota_us", opt(e.cfs_quota_us)},
+                     {"cfs_period_us", opt(e.cfs_period_us)},
+                     {"memory_limit", opt(e.memory_limit)},
+                     {"memsw_limit", opt(e.memsw_limit)},
+                     {"swap_limit", opt(e.swap_limit)},
+                     {"pids_max", opt(e.pids_max)},
+                     {"nproc", opt(e.nproc)},
+                     {"cgroup_version", opt(e.cgroup_version)}};
+}
+
+void from_json(const nlohmann::json& j, Effective& e) {
+  e = {};
+  const auto read = [&](const char* key, auto& field) {
+    using T = typename std::decay_t<decltype(field)>::value_type;
+    const auto it = j.find(key);
+    if (it != j.end() && !it->is_null()) field = it->template get<T>();
+  };
+  read("cpuset", e.cpuset);
+  read("cfs_quota_us", e.cfs_quota_us);
+  read("cfs_period_us", e.cfs_period_us);
+  read("memory_limit", e.memory_limit);
+  read("memsw_limit", e.memsw_limit);
+  read("swap_limit", e.swap_limit);
+  read("pids_max", e.pids_max);
+  read("nproc", e.nproc);
+  read("cgroup_version", e.cgroup_version);
+}
+
+void to_json(nlohmann::json& j, const Verification& v) {
+  j = {{"mismatches", v.mismatches}, {"warnings", v.warnings}};
+}
+
+void from_json(const nlohmann::json& j, Verification& v) {
+  v = {};
+  v.mismatches = j.value("mismatches", std::vector<std::string>{});
+  v.warnings = j.value("warnings", std::vector<std::string>{});
+}
+
+}  // namespace noisefloor::probe

@@ -335,3 +335,12 @@ void from_json(const nlohmann::json& j, RunQueue& v);
 void to_json(nlohmann::json& j, const Counters& v);
 void from_json(const nlohmann::json& j, Counters& v);
 }  // namespace noisefloor::model
+
+namespace noisefloor::probe {
+// The limits in effect, every field by name; nullopt → null.
+void to_json(nlohmann::json& j, const Effective& v);
+void from_json(const nlohmann::json& j, Effective& v);
+// {"mismatches": [...], "warnings": [...]}
+void to_json(nlohmann::json& j, const Verification& v);
+void from_json(const nlohmann::json& j, Verification& v);
+}  // namespace noisefloor::probe

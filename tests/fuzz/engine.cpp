@@ -45,7 +45,7 @@ void read_as_answers(const json& version, const json& info, const json& other) {
   const docker::ContainerState state = docker::container_state(other);
   if (state.pid < 0) __builtin_trap();  // a process id, or 0
   fuzz::survive([&] { (void)docker::parse_rfc3339_nano(state.started_at); });
-  fuzz::survive([&] { (void)probe::effective_from_engine(other); });
+  fuzz::survive([&] { (void)probe::effective_from_engine(docker::engine_limits(other)); });
   (void)docker::cpu_seconds_of(other);
 }
 

@@ -7,11 +7,22 @@
 #include <sstream>
 #include <string>
 
+#include "docker/api.hpp"
 #include "model/errors.hpp"
+#include "records/run.hpp"
 
 using noisefloor::ParseError;
 using noisefloor::model::ContainerSpec;
 using namespace noisefloor::probe;
+
+namespace {
+
+// What the engine's inspect answer says is in effect: docker/ reads it, probe/ says what it means.
+Effective engine_of(const nlohmann::json& inspect) {
+  return effective_from_engine(noisefloor::docker::engine_limits(inspect));
+}
+
+}  // namespace
 
 namespace {
 
@@ -152,7 +163,7 @@ TEST_CASE("effective from engine: the real inspect of the pinned container") {
   expected.memsw_limit = 1073741824;  // Docker's default 2 × Memory
   expected.swap_limit = 536870912;
   expected.pids_max = -1;  // PidsLimit null
-  CHECK(effective_from_engine(pinned_inspect()) == expected);
+  CHECK(engine_of(pinned_inspect()) == expected);
   CHECK(nlohmann::json(expected).get<Effective>() == expected);  // and back, as run.json stores it
   CHECK(nlohmann::json(expected) == nlohmann::json{{"cpuset", "0"},
                                                    {"cfs_quota_us", 100000},
@@ -166,7 +177,7 @@ TEST_CASE("effective from engine: the real inspect of the pinned container") {
 }
 
 TEST_CASE("effective from engine: CpuQuota/CpuPeriod, unlimited and malformed") {
-  const auto e = effective_from_engine(nlohmann::json::parse(
+  const auto e = engine_of(nlohmann::json::parse(
       R"({"HostConfig":{"CpusetCpus":"","NanoCpus":0,"CpuQuota":50000,"CpuPeriod":0,
           "Memory":0,"MemorySwap":0,"PidsLimit":-1}})"));
   CHECK_FALSE(e.cpuset.has_value());
@@ -176,30 +187,30 @@ TEST_CASE("effective from engine: CpuQuota/CpuPeriod, unlimited and malformed") 
   CHECK(e.memsw_limit == -1);
   CHECK(e.pids_max == -1);
 
-  const auto fractional = effective_from_engine(
-      nlohmann::json::parse(R"({"HostConfig":{"NanoCpus":1500000000,"PidsLimit":1024}})"));
+  const auto fractional =
+      engine_of(nlohmann::json::parse(R"({"HostConfig":{"NanoCpus":1500000000,"PidsLimit":1024}})"));
   CHECK(fractional.cfs_quota_us == 150000);
   CHECK(fractional.cfs_period_us == 100000);
   CHECK(fractional.pids_max == 1024);
   CHECK(fractional.cfs_quota_us.value() == 150000);
 
-  const auto none = effective_from_engine(nlohmann::json::parse(R"({"HostConfig":{}})"));
+  const auto none = engine_of(nlohmann::json::parse(R"({"HostConfig":{}})"));
   CHECK(none.cfs_quota_us == -1);
   CHECK_FALSE(none.cfs_period_us.has_value());
 
-  CHECK_THROWS_WITH_AS(effective_from_engine(nlohmann::json::parse(R"({"Id":"x"})")),
+  CHECK_THROWS_WITH_AS(engine_of(nlohmann::json::parse(R"({"Id":"x"})")),
                        "inspect: missing object 'HostConfig'", ParseError);
-  CHECK_THROWS_WITH_AS(effective_from_engine(nlohmann::json::parse(R"({"HostConfig":{"Memory":"512m"}})")),
+  CHECK_THROWS_WITH_AS(engine_of(nlohmann::json::parse(R"({"HostConfig":{"Memory":"512m"}})")),
                        "inspect: HostConfig.Memory: expected an integer, got \"512m\"", ParseError);
   // A lying engine (issue 42): NanoCpus × 100000 overflowed 64 bits (undefined behaviour); a string
   // of bytes that are not UTF-8 made the message itself throw nlohmann's type_error.
-  CHECK_THROWS_WITH_AS(
-      effective_from_engine(nlohmann::json::parse(R"({"HostConfig":{"NanoCpus":9223372036854775807}})")),
-      "inspect: HostConfig.NanoCpus: 9223372036854775807 is more CPUs than a machine has", ParseError);
+  CHECK_THROWS_WITH_AS(engine_of(nlohmann::json::parse(R"({"HostConfig":{"NanoCpus":9223372036854775807}})")),
+                       "inspect: HostConfig.NanoCpus: 9223372036854775807 is more CPUs than a machine has",
+                       ParseError);
   nlohmann::json bad_bytes;
   bad_bytes["HostConfig"]["CpusetCpus"] =
       nlohmann::json::array({std::string("\xff\x9b") + std::string(50, 'x')});
-  CHECK_THROWS_WITH_AS(effective_from_engine(bad_bytes),
+  CHECK_THROWS_WITH_AS(engine_of(bad_bytes),
                        "inspect: HostConfig.CpusetCpus: expected a string, got "
                        "[\"\xef\xbf\xbd\xef\xbf\xbdxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…",
                        ParseError);
@@ -207,7 +218,7 @@ TEST_CASE("effective from engine: CpuQuota/CpuPeriod, unlimited and malformed") 
 
 TEST_CASE("verify: the real pinned run matches what was asked") {
   const Verification v =
-      verify_limits(pinned_spec(), effective_from_engine(pinned_inspect()), inside_of("v1-pinned.txt"));
+      verify_limits(pinned_spec(), engine_of(pinned_inspect()), inside_of("v1-pinned.txt"));
   CHECK(v.mismatches == Strings{});
   CHECK(v.warnings == Strings{});
 }
@@ -217,7 +228,7 @@ TEST_CASE("verify: the real memory+swap+pids run matches what was asked") {
   spec.memory = 64 * 1024 * 1024;
   spec.memory_swap = 64 * 1024 * 1024;
   spec.pids_limit = 50;
-  const Effective engine = effective_from_engine(nlohmann::json::parse(
+  const Effective engine = engine_of(nlohmann::json::parse(
       R"({"HostConfig":{"CpusetCpus":"","NanoCpus":0,"Memory":67108864,"MemorySwap":67108864,
           "PidsLimit":50}})"));
   const Verification v = verify_limits(spec, engine, inside_of("v1-memswap-pids.txt"));
@@ -228,7 +239,7 @@ TEST_CASE("verify: the real memory+swap+pids run matches what was asked") {
 TEST_CASE("verify: limits the engine accepted but the container does not have") {
   // The engine reports the pinned settings, but the probe ran in an unlimited container.
   const Verification v =
-      verify_limits(pinned_spec(), effective_from_engine(pinned_inspect()), inside_of("v1-unlimited.txt"));
+      verify_limits(pinned_spec(), engine_of(pinned_inspect()), inside_of("v1-unlimited.txt"));
   CHECK(v.mismatches ==
         Strings{"cpuset: asked for \"0\", the engine reports \"0\", but inside the container "
                 "cpuset.cpus is \"0-1\"",
@@ -250,7 +261,7 @@ TEST_CASE("verify: a cpuset the engine dropped (inside shows all CPUs)") {
   ContainerSpec spec;
   spec.cpuset = "0";
   spec.pids_limit = 0;
-  const Verification v = verify_limits(spec, effective_from_engine(inspect), inside_of("v1-unlimited.txt"));
+  const Verification v = verify_limits(spec, engine_of(inspect), inside_of("v1-unlimited.txt"));
   CHECK(v.mismatches ==
         Strings{"cpuset: asked for \"0\", the engine reports no cpuset, and inside the container "
                 "cpuset.cpus is \"0-1\"",
@@ -264,9 +275,9 @@ TEST_CASE("verify: cpusets are compared as sets, not as text") {
   spec.cpuset = "0,1";
   spec.cpus.reset();
   spec.memory.reset();
-  const Verification v = verify_limits(
-      spec, effective_from_engine(nlohmann::json::parse(R"({"HostConfig":{"CpusetCpus":"1,0"}})")),
-      inside_of("v1-unlimited.txt"));  // "0-1", nproc 2
+  const Verification v =
+      verify_limits(spec, engine_of(nlohmann::json::parse(R"({"HostConfig":{"CpusetCpus":"1,0"}})")),
+                    inside_of("v1-unlimited.txt"));  // "0-1", nproc 2
   CHECK(v.mismatches == Strings{});
   CHECK(v.warnings == Strings{});
 }
@@ -276,8 +287,7 @@ TEST_CASE("verify: a memory limit that differs on both sides") {
   spec.memory = 268435456;
   spec.memory_swap = 268435456;
   spec.pids_limit = 0;
-  const Verification v =
-      verify_limits(spec, effective_from_engine(pinned_inspect()), inside_of("v1-pinned.txt"));
+  const Verification v = verify_limits(spec, engine_of(pinned_inspect()), inside_of("v1-pinned.txt"));
   CHECK(v.mismatches ==
         Strings{"memory: asked for 268435456 bytes, the engine reports 536870912, and inside the "
                 "container memory.limit_in_bytes is 536870912",
@@ -316,7 +326,7 @@ TEST_CASE("verify: the (fabricated) cgroup v2 sample") {
   CHECK(inside.cgroup_version == 2);
   CHECK(inside.swap_limit == 536870912);
   CHECK_FALSE(inside.memsw_limit.has_value());
-  const Verification ok = verify_limits(spec, effective_from_engine(inspect), inside);
+  const Verification ok = verify_limits(spec, engine_of(inspect), inside);
   CHECK(ok.mismatches == Strings{});
   CHECK(ok.warnings == Strings{});
 
@@ -325,7 +335,7 @@ TEST_CASE("verify: the (fabricated) cgroup v2 sample") {
   inspect["HostConfig"]["MemorySwap"] = 536870912;
   Effective quota_dropped = inside;
   quota_dropped.cfs_quota_us = -1;
-  const Verification bad = verify_limits(spec, effective_from_engine(inspect), quota_dropped);
+  const Verification bad = verify_limits(spec, engine_of(inspect), quota_dropped);
   CHECK(bad.mismatches ==
         Strings{"cpus: asked for 1, the engine reports a quota of 100000 µs per 100000 µs, but "
                 "inside the container cpu.max is \"max 100000\" (no limit)",
@@ -341,8 +351,7 @@ TEST_CASE("verify: unknown values are warnings, not mismatches") {
   report.values["memory_limit"] = "unknown (Permission denied)";
   report.values["memsw_limit"] = "unknown (No such file or directory)";
   report.values["nproc"] = "unknown (Invalid argument)";
-  const Verification v =
-      verify_limits(spec, effective_from_engine(pinned_inspect()), effective_from_probe(report));
+  const Verification v = verify_limits(spec, engine_of(pinned_inspect()), effective_from_probe(report));
   CHECK(v.mismatches == Strings{});
   CHECK(v.warnings ==
         Strings{"cpuset: asked for \"0\", but the probe could not read cpuset.cpus inside the "
@@ -357,15 +366,14 @@ TEST_CASE("verify: unknown values are warnings, not mismatches") {
 }
 
 TEST_CASE("verify: no probe output at all leaves only warnings") {
-  const Verification v = verify_limits(pinned_spec(), effective_from_engine(pinned_inspect()), Effective{});
+  const Verification v = verify_limits(pinned_spec(), engine_of(pinned_inspect()), Effective{});
   CHECK(v.mismatches == Strings{});
   CHECK(v.warnings.size() == 6);
 }
 
 TEST_CASE("verify: a pids limit the engine lost") {
   ContainerSpec spec;  // pids_limit defaults to 1024
-  const Verification v =
-      verify_limits(spec, effective_from_engine(pinned_inspect()), inside_of("v1-pinned.txt"));
+  const Verification v = verify_limits(spec, engine_of(pinned_inspect()), inside_of("v1-pinned.txt"));
   CHECK(v.mismatches == Strings{"pids_limit: asked for 1024, the engine reports -1 (no limit), "
                                 "and inside the container pids.max is max (no limit)"});
 }
