@@ -465,14 +465,14 @@ struct ImageParts {
   std::string config;  // JSON text, hashed for the id
 };
 
-ImageParts image_parts(const std::vector<TarFile>& files, const nlohmann::json& config) {
+ImageParts image_parts(const std::vector<TarFile>& files, const ImageConfig& config) {
   ImageParts parts;
   parts.layer = tar_archive(files);
   const nlohmann::json image_config = {
       {"architecture", architecture()},
       {"os", "linux"},
       {"created", "1970-01-01T00:00:00Z"},
-      {"config", config.is_null() ? nlohmann::json::object() : config},
+      {"config", config},
       {"rootfs", {{"type", "layers"}, {"diff_ids", {"sha256:" + hash::sha256_hex(parts.layer)}}}},
       {"history", {{{"created", "1970-01-01T00:00:00Z"}, {"created_by", "noisefloor"}}}},
   };
@@ -515,7 +515,7 @@ std::string tar_archive(const std::vector<TarFile>& files) {
 }
 
 std::string docker_save_tar(const std::string& repo_tag, const std::vector<TarFile>& files,
-                            const nlohmann::json& config) {
+                            const ImageConfig& config) {
   if (repo_tag.empty() || std::any_of(repo_tag.begin(), repo_tag.end(), [](unsigned char c) {
         return !(std::islower(c) || std::isdigit(c) || c == '.' || c == '_' || c == '-' || c == '/' ||
                  c == ':');
@@ -535,7 +535,7 @@ std::string docker_save_tar(const std::string& repo_tag, const std::vector<TarFi
   });
 }
 
-std::string docker_save_image_id(const std::vector<TarFile>& files, const nlohmann::json& config) {
+std::string docker_save_image_id(const std::vector<TarFile>& files, const ImageConfig& config) {
   return "sha256:" + hash::sha256_hex(image_parts(files, config).config);
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "docker/image_config.hpp"
 #include "model/errors.hpp"
 #include "model/experiment.hpp"
 
@@ -208,10 +209,10 @@ std::string tar_archive(const std::vector<TarFile>& files);
 // is created at the epoch with this build's architecture, so its id (sha256 of the config JSON)
 // depends only on the inputs. `repo_tag` must be lower-case "name:tag".
 std::string docker_save_tar(const std::string& repo_tag, const std::vector<TarFile>& files,
-                            const nlohmann::json& config);
+                            const ImageConfig& config);
 
 // The image id docker_save_tar's image gets on a classic image store: "sha256:<hex>".
-std::string docker_save_image_id(const std::vector<TarFile>& files, const nlohmann::json& config);
+std::string docker_save_image_id(const std::vector<TarFile>& files, const ImageConfig& config);
 
 // A container a noisefloor run made (label noisefloor.run), as the engine lists it.
 struct RunContainer {

@@ -294,70 +294,9 @@ class ClosureResolver {
 
 // ---- recipe -----------------------------------------------------------------------------------
 
-nlohmann::json load_recipe(std::string_view text) {
-  const auto fail = [&](const std::string& message) -> void {
-    throw RunError(fmt::format("image recipe (containers/auto/image.json): {}", message));
-  };
-  nlohmann::json recipe;
-  try {
-    recipe = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {  // a parse error, or a number out of range
-    fail(fmt::format("not valid JSON: {}", e.what()));
-  }
-  if (!recipe.is_object()) fail("expected a JSON object");
-  for (const auto& [key, value] : recipe.items()) {
-    if (key != "schema_version" && key != "description" && key != "config") {
-      fail(fmt::format("unknown key '{}' (expected schema_version, description, config)", key));
-    }
-  }
-  if (recipe.value("schema_version", nlohmann::json()) != 1) fail("expected \"schema_version\": 1");
-  if (!recipe.contains("config") || !recipe["config"].is_object()) fail("expected a \"config\" object");
-  const nlohmann::json& config = recipe["config"];
-  for (const auto& [key, value] : config.items()) {
-    if (key == "Cmd") fail("config must not set Cmd (the runner passes the benchmark argv)");
-    if (key != "Entrypoint" && key != "WorkingDir" && key != "User" && key != "Env" && key != "Labels" &&
-        key != "StopSignal") {
-      fail(
-          fmt::format("unknown config key '{}' (expected Entrypoint, WorkingDir, User, Env, "
-                      "Labels, StopSignal)",
-                      key));
-    }
-  }
-  const auto& entrypoint = config.value("Entrypoint", nlohmann::json());
-  if (!entrypoint.is_array() || entrypoint.empty() || entrypoint[0] != kProbePathInImage) {
-    fail(fmt::format("config.Entrypoint must be an array starting with \"{}\"", kProbePathInImage));
-  }
-  for (const auto& arg : entrypoint) {
-    if (!arg.is_string()) fail("config.Entrypoint must hold strings only");
-  }
-  if (config.contains("Env")) {
-    if (!config["Env"].is_array()) fail("config.Env must be an array of \"NAME=value\" strings");
-    for (const auto& item : config["Env"]) {
-      if (!item.is_string() || item.get<std::string>().find('=') == std::string::npos) {
-        fail("config.Env must be an array of \"NAME=value\" strings");
-      }
-      if (item.get<std::string>().rfind("LD_LIBRARY_PATH=", 0) == 0) {
-        fail("config.Env must not set LD_LIBRARY_PATH (noisefloor derives it from the libraries)");
-      }
-    }
-  }
-  if (config.contains("Labels")) {
-    if (!config["Labels"].is_object()) fail("config.Labels must be an object of strings");
-    for (const auto& [key, value] : config["Labels"].items()) {
-      if (!value.is_string()) fail(fmt::format("config.Labels.{} must be a string", key));
-    }
-  }
-  for (const char* key : {"WorkingDir", "User", "StopSignal"}) {
-    if (config.contains(key) && !config[key].is_string()) {
-      fail(fmt::format("config.{} must be a string", key));
-    }
-  }
-  return recipe;
-}
-
 // Content hash: everything that ends up in the image, in a fixed order with lengths so no two
 // different images can produce the same byte stream. Labels the config with it and names the tag.
-void seal(ImagePlan& plan, std::string_view repository, const nlohmann::json& recipe) {
+void seal(ImagePlan& plan, std::string_view repository, const docker::ImageRecipe& recipe) {
   hash::Sha256 sha;
   const auto put = [&sha](std::string_view kind, std::string_view bytes) {
     sha.update(fmt::format("{} {}\n", kind, bytes.size()));
@@ -365,16 +304,29 @@ void seal(ImagePlan& plan, std::string_view repository, const nlohmann::json& re
     sha.update("\n");
   };
   put(repository == "noisefloor-auto" ? "noisefloor-auto-image" : repository, "1");
-  put("recipe", recipe.dump());
-  put("config", plan.config.dump());
+  put("recipe", recipe.canonical);
+  put("config", docker::config_text(plan.config));
   for (const ImageFile& f : plan.files) {
     put("path", f.path);
     put("mode", fmt::format("{:o}", f.mode));
     put("data", f.data);
   }
   const std::string content_hash = sha.hex();
-  plan.config["Labels"]["noisefloor.content-hash"] = content_hash;
+  plan.config.labels["noisefloor.content-hash"] = content_hash;
   plan.tag = fmt::format("{}:{}", repository, content_hash.substr(0, 16));
+}
+
+// The recipe's config for a benchmark image. With inputs, the benchmark starts where they are (a
+// relative path reads the same file as on the host); without, in the writable /tmp.
+docker::ImageConfig benchmark_config(docker::ImageConfig config, const std::string& benchmark, bool inputs,
+                                     const std::vector<std::string>& library_path) {
+  if (inputs) config.working_dir = std::string(kInputDirInImage);
+  if (!library_path.empty()) {
+    if (!config.env) config.env.emplace();
+    config.env->push_back(fmt::format("LD_LIBRARY_PATH={}", fmt::join(library_path, ":")));
+  }
+  config.labels["noisefloor.benchmark"] = benchmark;
+  return config;
 }
 
 // The static probe and no-op, checked.
@@ -396,21 +348,21 @@ std::pair<std::string, std::string> checked_helpers(std::string_view probe_binar
 
 ImagePlan plan_tools_image(std::string_view probe_binary, std::string_view noop_binary,
                            std::string_view recipe_json) {
-  const nlohmann::json recipe = load_recipe(recipe_json);
+  const docker::ImageRecipe recipe = docker::read_image_recipe(recipe_json, kProbePathInImage);
   auto [probe_data, noop_data] = checked_helpers(probe_binary, noop_binary);
   ImagePlan plan;
   plan.files.push_back({kNoopPathInImage, std::move(noop_data), kExecutableMode});
   plan.files.push_back({kProbePathInImage, std::move(probe_data), kExecutableMode});
-  plan.config = recipe["config"];
-  plan.config["Entrypoint"] = nlohmann::json::array({kProbePathInImage});
-  plan.config["Labels"]["noisefloor.image"] = "tools";
+  plan.config = recipe.config;
+  plan.config.entrypoint = {kProbePathInImage};
+  plan.config.labels["noisefloor.image"] = "tools";
   seal(plan, "noisefloor-tools", recipe);
   return plan;
 }
 
 ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, std::string_view noop_binary,
                      std::string_view recipe_json, const std::vector<ImageInput>& inputs) {
-  const nlohmann::json recipe = load_recipe(recipe_json);
+  const docker::ImageRecipe recipe = docker::read_image_recipe(recipe_json, kProbePathInImage);
   auto [probe_data, noop_data] = checked_helpers(probe_binary, noop_binary);
 
   std::error_code ec;
@@ -496,14 +448,7 @@ ImagePlan plan_image(const fs::path& executable, std::string_view probe_binary, 
     }
   }
 
-  plan.config = recipe["config"];
-  // With inputs, the benchmark starts where they are (a relative path reads the same file as on
-  // the host); without, in the writable /tmp.
-  if (!inputs.empty()) plan.config["WorkingDir"] = std::string(kInputDirInImage);
-  if (!library_path.empty()) {
-    plan.config["Env"].push_back(fmt::format("LD_LIBRARY_PATH={}", fmt::join(library_path, ":")));
-  }
-  plan.config["Labels"]["noisefloor.benchmark"] = plan.benchmark_path_in_image;
+  plan.config = benchmark_config(recipe.config, plan.benchmark_path_in_image, !inputs.empty(), library_path);
 
   seal(plan, "noisefloor-auto", recipe);
   return plan;

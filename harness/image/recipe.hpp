@@ -6,10 +6,11 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "docker/image_config.hpp"
 
 namespace noisefloor::image {
 
@@ -27,10 +28,9 @@ struct ImageFile {
 struct ImagePlan {
   std::string tag;               // "noisefloor-auto:<first 16 hex of the content hash>"
   std::vector<ImageFile> files;  // sorted by path, no duplicates
-  // The Docker image config "config" object: Entrypoint, WorkingDir, User, Env, Labels (incl.
-  // noisefloor.content-hash = the full hex hash and noisefloor.benchmark = the benchmark's path
-  // in the image); never Cmd: the runner passes the benchmark argv as the container's Cmd.
-  nlohmann::json config;
+  // The image's runtime config: the recipe's, and Labels noisefloor.content-hash = the full hex
+  // hash and noisefloor.benchmark = the benchmark's path in the image.
+  docker::ImageConfig config;
   std::string benchmark_path_in_image;  // "/bench/<basename of executable>"
   std::vector<std::string> libraries;   // host paths copied, in discovery order (loader first)
   bool dynamic = false;

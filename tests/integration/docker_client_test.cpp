@@ -98,8 +98,8 @@ std::vector<TarFile> probe_files() {
   return files;
 }
 
-const json& probe_config() {
-  static const json config = {{"Entrypoint", {"/probe"}}, {"Labels", {{"noisefloor.test", "1"}}}};
+const ImageConfig& probe_config() {
+  static const ImageConfig config{.entrypoint = {"/probe"}, .labels = {{"noisefloor.test", "1"}}};
   return config;
 }
 

@@ -426,7 +426,8 @@ TEST_CASE("api: tar_archive long names and bad paths") {
 
 TEST_CASE("api: docker_save_tar writes manifest, config and layer") {
   const std::vector<TarFile> files = {{"/probe", "binary", 0755}};
-  const json config = {{"Entrypoint", {"/probe"}}, {"Labels", {{"noisefloor.test", "1"}}}};
+  const noisefloor::docker::ImageConfig config{.entrypoint = {"/probe"},
+                                               .labels = {{"noisefloor.test", "1"}}};
   const std::string tar = docker_save_tar("noisefloor-probe:1", files, config);
   CHECK(tar == docker_save_tar("noisefloor-probe:1", files, config));
   const auto entries = read_tar(tar);
@@ -452,7 +453,7 @@ TEST_CASE("api: docker_save_tar writes manifest, config and layer") {
                                                                    {"RepoTags", {"noisefloor-probe:1"}},
                                                                    {"Layers", {layer_dir + "/layer.tar"}}}}));
   const json image = json::parse(config_entry.data);
-  CHECK(image["config"] == config);
+  CHECK(image["config"] == json{{"Entrypoint", {"/probe"}}, {"Labels", {{"noisefloor.test", "1"}}}});
   CHECK(image["os"] == "linux");
   CHECK(image["created"] == "1970-01-01T00:00:00Z");
   CHECK(image["rootfs"] == json{{"type", "layers"}, {"diff_ids", {"sha256:" + layer_dir}}});
