@@ -7,5 +7,6 @@ list(APPEND NF_CORE_SOURCES
   harness/records/result.cpp
   harness/records/fleet.cpp
   harness/records/build_marker.cpp
-  harness/records/store.cpp)
+  harness/records/store.cpp
+  harness/records/documents.cpp)
 list(APPEND NF_UNIT_TESTS tests/unit/records_test.cpp)

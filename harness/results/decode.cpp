@@ -7,118 +7,12 @@
 
 #include "model/errors.hpp"
 #include "model/go_config.hpp"
-#include "model/json_parse.hpp"
 #include "parsers/gotest.hpp"
+#include "records/documents.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::results {
 namespace fs = std::filesystem;
-using nlohmann::json;
-
-namespace {
-
-// Every string of `j`, object keys too, written out as names are (text::name_safe).
-void escape_strings(json& j) {
-  if (j.is_string()) {
-    auto& s = j.get_ref<std::string&>();
-    if (text::needs_name_escape(s)) s = text::name_safe(s);
-  } else if (j.is_array()) {
-    for (json& item : j) escape_strings(item);
-  } else if (j.is_object()) {
-    bool keys = false;
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      escape_strings(it.value());
-      keys = keys || text::needs_name_escape(it.key());
-    }
-    if (!keys) return;
-    json safe = json::object();
-    for (auto it = j.begin(); it != j.end(); ++it) safe[text::name_safe(it.key())] = std::move(it.value());
-    j = std::move(safe);
-  }
-}
-
-}  // namespace
-
-json parse_result_json(std::string_view text, std::string_view what) {
-  json j = model::parse_json(text, what);
-  escape_strings(j);
-  return j;
-}
-
-namespace {
-
-// A JSON library message as a user reads it: without its "[json.exception.type_error.302] " tags
-// and "syntax error while parsing value - " preambles.
-std::string plain(std::string message) {
-  for (const std::string_view noise :
-       {"syntax error while parsing value - ", "syntax error while parsing object key - ",
-        "syntax error while parsing object separator - ", "syntax error while parsing object - ",
-        "syntax error while parsing array - "}) {
-    for (auto at = message.find(noise); at != std::string::npos; at = message.find(noise))
-      message.erase(at, noise.size());
-  }
-  for (auto at = message.find("[json.exception."); at != std::string::npos;
-       at = message.find("[json.exception.")) {
-    const auto end = message.find("] ", at);
-    if (end == std::string::npos) break;
-    message.erase(at, end + 2 - at);
-  }
-  return message;
-}
-
-// run.json or fingerprint.json: a JSON object of what noisefloor writes. Both are optional, so a
-// damaged one can be restored, or removed to read the samples without it.
-template <typename T>
-T decode_json(const std::string& text, const std::string& file) {
-  const auto damaged = [&](const std::string& what) {
-    return InputError(fmt::format("{}: {} (restore the file, or remove it: the samples are read without it)",
-                                  file, plain(what)));
-  };
-  try {
-    const json j = parse_result_json(text, "the document");
-    if (!j.is_object()) throw damaged(fmt::format("expected a JSON object, got {}", j.type_name()));
-    return j.get<T>();
-  } catch (const json::exception& e) {
-    throw damaged(e.what());
-  } catch (const ParseError& e) {
-    if (std::string_view(e.what()).find("newer than this noisefloor") != std::string_view::npos)
-      throw InputError(fmt::format("{}: {}", file, plain(e.what())));
-    throw damaged(e.what());
-  }
-}
-
-// The 0.1 metadata in a parsed summary.json (throws json::exception where it is not that).
-void apply_summary(records::RunRecord& run, const json& summary) {
-  if (!summary.is_object()) return;
-  const json experiment = summary.value("experiment", json::object());
-  if (run.description.empty() && experiment.is_object())
-    run.description = experiment.value("description", "");
-  if (run.experiment_file.empty() && experiment.is_object())
-    run.experiment_file = experiment.value("file", "");
-  if (!run.comparison && summary.contains("comparison") && summary["comparison"].is_object()) {
-    run.comparison = summary["comparison"].get<records::ComparisonSettings>();
-    // 0.1 wrote the paired design's settings only; blocks had no A/A rows.
-    run.comparison->blocks = summary.contains("paired") && summary["paired"].is_array() &&
-                             !summary["paired"].empty() &&
-                             std::all_of(summary["paired"].begin(), summary["paired"].end(),
-                                         [](const json& p) { return p.value("design", "") == "blocks"; });
-  }
-  if (run.adaptive.empty() && summary.contains("adaptive") && summary["adaptive"].is_object())
-    run.adaptive = summary["adaptive"].get<std::map<std::string, records::AdaptiveOutcome>>();
-}
-
-// What results written by 0.1 kept only in summary.json. A summary.json that is not what 0.1
-// wrote is passed over: the metadata stays unknown, and every number is recomputed from the
-// samples anyway.
-void fill_from_summary(records::RunRecord& run, const std::string& text) {
-  try {
-    apply_summary(run, parse_result_json(text, "summary.json"));
-  } catch (const json::exception&) {
-  } catch (const ParseError&) {
-  }
-}
-
-}  // namespace
 
 records::Result decode_result(const ResultFiles& files) {
   records::Result r;
@@ -130,7 +24,7 @@ records::Result decode_result(const ResultFiles& files) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (text::trim(lines[i]).empty()) continue;
     try {
-      r.samples.push_back(model::parse_json(lines[i], "a sample").get<records::Sample>());
+      r.samples.push_back(records::sample_from_line(lines[i]));
     } catch (const std::exception& e) {
       const bool last = i + 1 == lines.size() && !files.samples_jsonl.ends_with('\n');
       if (last) {  // a line torn by a crash mid-write: everything before it is intact
@@ -138,7 +32,7 @@ records::Result decode_result(const ResultFiles& files) {
         break;
       }
       // "parse error at line 1, column C: ..." of a one-line document is column C of line i + 1.
-      std::string what = plain(e.what());
+      std::string what = records::plain_json_message(e.what());
       std::string where = fmt::format("{}:{}", samples_file, i + 1);
       static constexpr std::string_view kAt = "parse error at line 1, column ";
       if (what.starts_with(kAt)) {
@@ -156,14 +50,14 @@ records::Result decode_result(const ResultFiles& files) {
     r.warnings.push_back(fmt::format(
         "{}: no samples (the run stopped before its first sample, or they were removed)", samples_file));
   if (files.run_json) {
-    r.run = decode_json<records::RunRecord>(*files.run_json, (dir / "run.json").string());
-    if (files.summary_json) fill_from_summary(*r.run, *files.summary_json);
+    r.run = records::run_from_text(*files.run_json, (dir / "run.json").string());
+    if (files.summary_json) records::fill_from_summary(*r.run, *files.summary_json);
     r.conditions = r.run->conditions;
     r.units = r.run->units;
   }
   if (files.fingerprint_json)
     r.fingerprint =
-        decode_json<records::Fingerprint>(*files.fingerprint_json, (dir / "fingerprint.json").string());
+        records::fingerprint_from_text(*files.fingerprint_json, (dir / "fingerprint.json").string());
   for (const auto& s : r.samples)
     if (std::find(r.conditions.begin(), r.conditions.end(), s.condition) == r.conditions.end())
       r.conditions.push_back(s.condition);

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,12 +29,6 @@ struct ResultFiles {
 // Throws InputError naming the file and line: a malformed sample line (a torn last line is only a
 // warning: a crash mid-write), a run.json or fingerprint.json that is not valid, a newer schema.
 records::Result decode_result(const ResultFiles& files);
-
-// A JSON document of a results tree (run.json, fingerprint.json, summary.json, fleet.json), parsed
-// as model::parse_json does, with every string, object keys too, written out as names are
-// (text::name_safe): no field (a unit, a header line, a time, a fact of the host) prints a line, a
-// colour or a verdict of its own wherever it is shown. A result directory is not trusted.
-nlohmann::json parse_result_json(std::string_view text, std::string_view what);
 
 // A plain `go test -bench` output file as one condition named after the file (without extension).
 // Throws InputError when it holds no benchmark result line or one that cannot be read.

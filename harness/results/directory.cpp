@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "files/files.hpp"
 #include "model/errors.hpp"
+#include "records/documents.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::results {
@@ -152,20 +152,18 @@ void RunDirectory::write(const std::string& name, std::string_view content) {
   files::write_atomic(dir_ / name, content);
 }
 
-void RunDirectory::write(const records::RunRecord& run) {
-  write("run.json", nlohmann::json(run).dump(2) + "\n");
-}
+void RunDirectory::write(const records::RunRecord& run) { write("run.json", records::document_text(run)); }
 
 void RunDirectory::write(const records::Fingerprint& fingerprint) {
-  write("fingerprint.json", nlohmann::json(fingerprint).dump(2) + "\n");
+  write("fingerprint.json", records::document_text(fingerprint));
 }
 
 void RunDirectory::write_session(int session, const records::Fingerprint& fingerprint) {
-  write(fmt::format("fingerprint.session-{}.json", session), nlohmann::json(fingerprint).dump(2) + "\n");
+  write(fmt::format("fingerprint.session-{}.json", session), records::document_text(fingerprint));
 }
 
 void RunDirectory::write(const records::FleetRecord& fleet) {
-  write("fleet.json", nlohmann::json(fleet).dump(2) + "\n");
+  write("fleet.json", records::document_text(fleet));
 }
 
 void RunDirectory::append(const records::Sample& sample) {
@@ -174,7 +172,7 @@ void RunDirectory::append(const records::Sample& sample) {
   struct stat before {};
   const bool sized = ::fstat(samples_fd_, &before) == 0;
   try {
-    files::write_all(samples_fd_, nlohmann::json(sample).dump() + "\n", dir_ / "samples.jsonl");
+    files::write_all(samples_fd_, records::sample_line(sample) + "\n", dir_ / "samples.jsonl");
   } catch (const RunError&) {
     if (sized && ::ftruncate(samples_fd_, before.st_size) != 0) {
       // Left torn: every reader ignores a torn last line, with a warning.

@@ -7,11 +7,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "files/files.hpp"
 #include "model/errors.hpp"
+#include "records/documents.hpp"
 #include "results/decode.hpp"
 
 namespace noisefloor::results {
@@ -74,8 +74,7 @@ std::string run_status(const fs::path& run) {
   if (fs::exists(run / "fleet.json", ec)) return "on several hosts";
   if (!fs::exists(run / "run.json", ec)) return "no run.json: killed, or still running";
   try {
-    const auto j = parse_result_json(read_input(run / "run.json"), "run.json");
-    return j.value("status", std::string("unknown"));
+    return records::run_status_from_text(read_input(run / "run.json"));
   } catch (const std::exception&) {
     return "damaged run.json";
   }
@@ -194,7 +193,7 @@ std::optional<Fleet> load_fleet(const fs::path& path) {
   Fleet fleet;
   const std::string text = read_input(dir / "fleet.json");
   try {
-    fleet.record = parse_result_json(text, "fleet.json").get<records::FleetRecord>();
+    fleet.record = records::fleet_from_text(text);
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: {}", (dir / "fleet.json").string(), e.what()));
   }
@@ -227,7 +226,7 @@ records::Supersedes superseded_run(const fs::path& path) {
   out.run_id = (ec ? dir : canonical).filename().string();
   if (const auto text = files::try_read_regular(dir / "run.json", kRecordLimit)) {
     try {
-      const records::RunRecord run = nlohmann::json::parse(*text).get<records::RunRecord>();
+      const records::RunRecord run = records::run_from_text(*text, (dir / "run.json").string());
       if (!run.run_id.empty()) out.run_id = run.run_id;
       out.experiment = run.experiment;
     } catch (const std::exception& err) {
@@ -258,7 +257,7 @@ std::map<std::string, std::vector<Superseder>> supersessions(const fs::path& roo
       const auto text = files::try_read_regular(run.path() / "run.json", kRecordLimit);
       if (!text || text->find("\"supersedes\"") == std::string::npos) continue;
       try {
-        const records::RunRecord record = nlohmann::json::parse(*text).get<records::RunRecord>();
+        const records::RunRecord record = records::run_from_text(*text, (run.path() / "run.json").string());
         if (!record.supersedes || record.supersedes->path.empty()) continue;
         std::error_code e3;
         const fs::path target = fs::canonical(record.supersedes->path, e3);

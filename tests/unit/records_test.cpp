@@ -7,12 +7,14 @@
 
 #include "model/errors.hpp"
 #include "model/json_parse.hpp"
+#include "records/documents.hpp"
 #include "records/fingerprint.hpp"
 #include "records/fleet.hpp"
 #include "records/run.hpp"
 #include "records/sample.hpp"
 #include "records/samples.hpp"
 #include "test_support.hpp"
+#include "text/text.hpp"
 
 using namespace noisefloor;
 using nlohmann::json;
@@ -422,4 +424,32 @@ TEST_CASE("records: JSON nested deeper than 256 levels is refused before it is p
   const std::string ok = std::string(256, '[') + std::string(256, ']');
   CHECK(noisefloor::model::parse_json(ok, "x").is_array());
   CHECK_THROWS_AS(noisefloor::model::parse_json("{", "x"), nlohmann::json::parse_error);
+}
+
+TEST_CASE("documents: what a results directory holds is read as untrusted, its errors said plainly") {
+  // A run.json nested past the bound is refused before the JSON library recurses into it.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK_THROWS_WITH_AS(records::run_from_text(deep, "r/run.json"),
+                       doctest::Contains("r/run.json: the document is nested deeper than 256 levels"),
+                       InputError);
+  // Every string read is made name-safe: a terminal escape in a description prints nothing of its own.
+  const records::RunRecord run =
+      records::run_from_text(R"({"schema_version": 1, "description": "a\u001b[31mred"})", "r/run.json");
+  CHECK(run.description.find('\x1b') == std::string::npos);
+  CHECK(run.description == text::name_safe("a\x1b[31mred"));
+  // A damaged line of samples.jsonl: the library's message without its tags.
+  try {
+    (void)records::sample_from_line("{\"condition\": ");
+    FAIL("accepted a torn line");
+  } catch (const ParseError& e) {
+    CHECK(std::string(e.what()).starts_with("parse error at line 1, column "));
+    CHECK(std::string(e.what()).find("[json.exception") == std::string::npos);
+  }
+  CHECK(records::run_status_from_text(R"({"status": "interrupted"})") == "interrupted");
+  CHECK(records::run_status_from_text("{}") == "unknown");
+  // What is written reads back the same.
+  records::RunRecord written;
+  written.run_id = "20261206-0801-abc";
+  CHECK(records::run_from_text(records::document_text(written), "x").run_id == written.run_id);
+  CHECK(records::document_text(written).ends_with("}\n"));
 }
