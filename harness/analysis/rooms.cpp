@@ -1,15 +1,9 @@
 #include "analysis/rooms.hpp"
 
 #include <algorithm>
-#include <set>
-
-#include "fingerprint/facts.hpp"
 
 namespace noisefloor::analysis {
 namespace {
-
-using fingerprint::is_fact;
-using nlohmann::json;
 
 bool matches(std::string_view field, std::string_view pattern) {
   if (pattern.ends_with(".*")) {
@@ -35,88 +29,38 @@ bool moves_below(std::string_view path) {
                      });
 }
 
-std::string show(const json* node) {
-  if (node == nullptr) return "(absent)";
-  if (is_fact(*node)) {
-    if (node->at("value").is_null()) {
-      const auto it = node->find("unknown");
-      return it != node->end() && it->is_string() ? "unknown (" + it->get<std::string>() + ")" : "null";
-    }
-    return show(&node->at("value"));
-  }
-  if (node->is_string()) return node->get<std::string>();
-  return node->dump();
-}
-
-// The comparable content of a leaf: a fact's value (or its unknown reason), else the node.
-json content(const json* node) {
-  if (node == nullptr) return json{{"absent", true}};
-  if (is_fact(*node)) {
-    if (node->at("value").is_null()) return json{{"unknown", node->value("unknown", "")}};
-    return node->at("value");
-  }
-  return *node;
-}
-
-bool is_group(const json* node) { return node != nullptr && node->is_object() && !is_fact(*node); }
-
-void walk(const json* a, const json* b, const std::string& path, std::vector<Difference>& out) {
-  if (!path.empty() && matches_any(path, kVolatileFields)) return;
-  if (is_group(a) || is_group(b)) {
-    // A group on one side against a leaf (or nothing) on the other: compare key by key.
-    std::set<std::string> keys;
-    for (const json* side : {a, b}) {
-      if (is_group(side)) {
-        for (auto it = side->begin(); it != side->end(); ++it) keys.insert(it.key());
-      }
-    }
-    if (!(is_group(a) && is_group(b)) && a != nullptr && b != nullptr) {
-      // Shape changed (e.g. an unknown fact became a group): report the whole node.
-      out.push_back({path, show(a), show(b), moves_below(path)});
-      return;
-    }
-    for (const auto& key : keys) {
-      const json* ca = is_group(a) && a->contains(key) ? &a->at(key) : nullptr;
-      const json* cb = is_group(b) && b->contains(key) ? &b->at(key) : nullptr;
-      walk(ca, cb, path.empty() ? key : path + "." + key, out);
-    }
-    return;
-  }
-  if (content(a) == content(b)) return;
-  // An engine fact one run recorded and the other did not (a host-only run never asks the engine)
-  // was not needed by one of them: listed, but it does not make the rooms differ. (An absent
-  // environment variable is a value: unset.)
-  const bool unneeded = (a == nullptr || b == nullptr) && path.starts_with("engine.");
-  out.push_back({path, show(a), show(b), !unneeded && matches_any(path, kBenchmarkMovingFields)});
-}
-
-void collect(const json& node, const std::string& path,
-             std::vector<std::pair<std::string, std::string>>& out) {
-  if (!path.empty() && matches_any(path, kVolatileFields)) return;
-  if (is_group(&node)) {
-    for (auto it = node.begin(); it != node.end(); ++it)
-      collect(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
-    return;
-  }
-  if (matches_any(path, kBenchmarkMovingFields)) out.emplace_back(path, content(&node).dump());
+// path, or a group it lies in, changes on every probe.
+bool is_volatile(std::string_view path) {
+  for (std::size_t dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.', dot + 1))
+    if (matches_any(path.substr(0, dot), kVolatileFields)) return true;
+  return matches_any(path, kVolatileFields);
 }
 
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> benchmark_moving_facts(
     const records::Fingerprint& fingerprint) {
-  const json j = fingerprint;
   std::vector<std::pair<std::string, std::string>> out;
-  collect(j, "", out);
+  for (auto& [path, content] : records::fact_leaves(fingerprint))
+    if (!is_volatile(path) && matches_any(path, kBenchmarkMovingFields))
+      out.emplace_back(path, std::move(content));
   std::sort(out.begin(), out.end());
   return out;
 }
 
 std::vector<Difference> differences(const records::Fingerprint& fa, const records::Fingerprint& fb) {
-  // The comparison is over the fingerprints as recorded, field by field (their JSON form).
-  const json a = fa, b = fb;
+  // The comparison is over the fingerprints as recorded, field by field.
   std::vector<Difference> out;
-  walk(&a, &b, "", out);
+  for (auto& c : records::fact_changes(fa, fb)) {
+    if (c.path.empty() || is_volatile(c.path)) continue;
+    // An engine fact one run recorded and the other did not (a host-only run never asks the
+    // engine) was not needed by one of them: listed, but it does not make the rooms differ. (An
+    // absent environment variable is a value: unset.)
+    const bool unneeded = c.one_side && c.path.starts_with("engine.");
+    const bool moves =
+        c.shape ? moves_below(c.path) : !unneeded && matches_any(c.path, kBenchmarkMovingFields);
+    out.push_back({std::move(c.path), std::move(c.a), std::move(c.b), moves});
+  }
   std::stable_partition(out.begin(), out.end(), [](const Difference& d) { return d.moves_benchmarks; });
   return out;
 }

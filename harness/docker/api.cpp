@@ -10,7 +10,7 @@
 #include <set>
 
 #include "hash/sha256.hpp"
-#include "model/json_parse.hpp"
+#include "jsonread/parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::docker {
@@ -47,8 +47,8 @@ std::int64_t host_int(const nlohmann::json& host_config, const char* key) {
   const nlohmann::json* value = host_field(host_config, key);
   if (value == nullptr) return 0;
   if (!value->is_number_integer()) {
-    throw ParseError(
-        fmt::format("inspect: HostConfig.{}: expected an integer, got {}", key, model::json_shown(*value)));
+    throw ParseError(fmt::format("inspect: HostConfig.{}: expected an integer, got {}", key,
+                                 jsonread::json_shown(*value)));
   }
   return value->get<std::int64_t>();
 }
@@ -114,7 +114,7 @@ std::string engine_error_message(std::string_view method, std::string_view path,
   std::string ct(content_type);
   std::transform(ct.begin(), ct.end(), ct.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ct.rfind("application/json", 0) == 0) {
-    auto j = model::parse_json_or_discarded(body);
+    auto j = jsonread::parse_json_or_discarded(body);
     if (!j.is_discarded() && j.is_object() && j.contains("message") && j["message"].is_string()) {
       message = j["message"].get<std::string>();
     }
@@ -183,7 +183,7 @@ JsonStream scan_json_stream(std::string_view body) {
   for (const std::string_view raw : text::lines(body)) {
     const std::string_view line = trim(raw);
     if (line.empty()) continue;
-    auto j = model::parse_json_or_discarded(line);
+    auto j = jsonread::parse_json_or_discarded(line);
     if (j.is_discarded() || !j.is_object()) {
       if (!result.error) {
         result.error = fmt::format("unreadable line in the engine's response: '{}'", line.substr(0, 200));
@@ -542,17 +542,17 @@ std::string docker_save_image_id(const std::vector<TarFile>& files, const ImageC
 std::optional<RunContainer> run_container_of(const nlohmann::json& listed) {
   if (!listed.is_object()) return std::nullopt;
   RunContainer r;
-  r.id = model::member_string(listed, "Id");
+  r.id = jsonread::member_string(listed, "Id");
   if (r.id.empty()) return std::nullopt;
-  if (const nlohmann::json& names = model::member(listed, "Names");
+  if (const nlohmann::json& names = jsonread::member(listed, "Names");
       names.is_array() && !names.empty() && names.front().is_string()) {
     r.name = names.front().get<std::string>();
     if (!r.name.empty() && r.name.front() == '/') r.name.erase(0, 1);
   }
-  const nlohmann::json& labels = model::member(listed, "Labels");
-  r.run = model::member_string(labels, "noisefloor.run");
-  r.owner = model::member_string(labels, "noisefloor.owner");
-  r.state = model::member_string(listed, "State");
+  const nlohmann::json& labels = jsonread::member(listed, "Labels");
+  r.run = jsonread::member_string(labels, "noisefloor.run");
+  r.owner = jsonread::member_string(labels, "noisefloor.owner");
+  r.state = jsonread::member_string(listed, "State");
   return r;
 }
 
@@ -574,29 +574,29 @@ std::optional<int> engine_cpus(const nlohmann::json& info, const std::string& wh
   throw DockerError(
       fmt::format("docker: GET /info: NCPU is {}, not a number of CPUs from 1 to 65536: is {} a "
                   "Docker engine?",
-                  model::json_shown(*it), where));
+                  jsonread::json_shown(*it), where));
 }
 
 // ---- reading answers ----
 
 Created created_of(const nlohmann::json& answer) {
   Created created;
-  created.id = model::member_string(answer, "Id");
+  created.id = jsonread::member_string(answer, "Id");
   if (created.id.empty()) throw DockerError("docker: POST /containers/create: 201 without an Id");
-  if (const nlohmann::json& w = model::member(answer, "Warnings"); w.is_array())
+  if (const nlohmann::json& w = jsonread::member(answer, "Warnings"); w.is_array())
     for (const auto& item : w)
       if (item.is_string() && !item.get<std::string>().empty()) created.warnings.push_back(item);
   return created;
 }
 
 std::int64_t wait_status(const nlohmann::json& answer, std::string_view id) {
-  if (const std::string message = model::member_string(model::member(answer, "Error"), "Message");
+  if (const std::string message = jsonread::member_string(jsonread::member(answer, "Error"), "Message");
       !message.empty())
     throw DockerError(fmt::format("docker: POST /containers/{}/wait: {}", id, message));
-  const auto code = model::member_int(answer, "StatusCode");
+  const auto code = jsonread::member_int(answer, "StatusCode");
   if (!code) {
     throw DockerError(fmt::format("docker: POST /containers/{}/wait: no StatusCode in '{}'", id,
-                                  model::json_shown(answer, 200)));
+                                  jsonread::json_shown(answer, 200)));
   }
   return *code;
 }
@@ -611,7 +611,7 @@ model::EngineLimits engine_limits(const nlohmann::json& inspect) {
   if (const nlohmann::json* cpuset = host_field(hc, "CpusetCpus")) {
     if (!cpuset->is_string()) {
       throw ParseError(fmt::format("inspect: HostConfig.CpusetCpus: expected a string, got {}",
-                                   model::json_shown(*cpuset)));
+                                   jsonread::json_shown(*cpuset)));
     }
     if (!cpuset->get<std::string>().empty()) limits.cpuset = cpuset->get<std::string>();
   }
@@ -626,21 +626,21 @@ model::EngineLimits engine_limits(const nlohmann::json& inspect) {
 
 ContainerState container_state(const nlohmann::json& inspect) {
   ContainerState c;
-  c.id = model::member_string(inspect, "Id");
-  c.image = model::member_string(inspect, "Image");
-  c.created = model::member_string(inspect, "Created");
-  const nlohmann::json& state = model::member(inspect, "State");
-  c.started_at = model::member_string(state, "StartedAt");
-  c.finished_at = model::member_string(state, "FinishedAt");
-  c.status = model::member_string(state, "Status");
-  c.running = model::member_true(state, "Running");
-  c.oom_killed = model::member_true(state, "OOMKilled");
-  if (const auto pid = model::member_int(state, "Pid");
+  c.id = jsonread::member_string(inspect, "Id");
+  c.image = jsonread::member_string(inspect, "Image");
+  c.created = jsonread::member_string(inspect, "Created");
+  const nlohmann::json& state = jsonread::member(inspect, "State");
+  c.started_at = jsonread::member_string(state, "StartedAt");
+  c.finished_at = jsonread::member_string(state, "FinishedAt");
+  c.status = jsonread::member_string(state, "Status");
+  c.running = jsonread::member_true(state, "Running");
+  c.oom_killed = jsonread::member_true(state, "OOMKilled");
+  if (const auto pid = jsonread::member_int(state, "Pid");
       pid && *pid > 0 && *pid <= std::numeric_limits<int>::max())
     c.pid = static_cast<int>(*pid);
-  const nlohmann::json& config = model::member(inspect, "Config");
-  c.tty = model::member_true(config, "Tty");
-  if (const nlohmann::json& labels = model::member(config, "Labels"); labels.is_object())
+  const nlohmann::json& config = jsonread::member(inspect, "Config");
+  c.tty = jsonread::member_true(config, "Tty");
+  if (const nlohmann::json& labels = jsonread::member(config, "Labels"); labels.is_object())
     for (const auto& [key, value] : labels.items())
       if (value.is_string()) c.labels[key] = value.get<std::string>();
   return c;
@@ -648,19 +648,19 @@ ContainerState container_state(const nlohmann::json& inspect) {
 
 std::optional<double> cpu_seconds_of(const nlohmann::json& stats) {
   const nlohmann::json& total =
-      model::member(model::member(model::member(stats, "cpu_stats"), "cpu_usage"), "total_usage");
+      jsonread::member(jsonread::member(jsonread::member(stats, "cpu_stats"), "cpu_usage"), "total_usage");
   if (!total.is_number()) return std::nullopt;
   // A container that is not running reports zeros: no reading.
-  if (model::member_string(stats, "read").starts_with("0001-01-01")) return std::nullopt;
+  if (jsonread::member_string(stats, "read").starts_with("0001-01-01")) return std::nullopt;
   return total.get<double>() / 1e9;
 }
 
 bool oom_event_among(const std::vector<nlohmann::json>& events, std::string_view id) {
   for (const auto& event : events) {
-    const bool oom = model::member_string(event, "Action") == "oom" ||
-                     model::member_string(event, "status") == "oom";  // legacy field (< 1.52)
-    std::string actor = model::member_string(model::member(event, "Actor"), "ID");
-    if (actor.empty()) actor = model::member_string(event, "id");
+    const bool oom = jsonread::member_string(event, "Action") == "oom" ||
+                     jsonread::member_string(event, "status") == "oom";  // legacy field (< 1.52)
+    std::string actor = jsonread::member_string(jsonread::member(event, "Actor"), "ID");
+    if (actor.empty()) actor = jsonread::member_string(event, "id");
     if (oom && !id.empty() && (actor == id || actor.starts_with(id))) return true;
   }
   return false;

@@ -111,8 +111,8 @@ std::optional<std::string> loaded_image(std::string_view stream_text);
 
 // ---- reading answers -----------------------------------------------------------------------
 
-// An engine's answer is data from outside noisefloor: read through model::member and its kin
-// (model/json_parse.hpp), a member that is missing or of another type reads as absent.
+// An engine's answer is data from outside noisefloor: read through jsonread::member and its kin
+// (jsonread/parse.hpp), a member that is missing or of another type reads as absent.
 
 // POST /containers/create's answer: the new container's Id and the engine's warnings (limits it
 // accepted but will not enforce). Throws DockerError without an Id.

@@ -19,7 +19,7 @@
 #include "docker/libcurl.hpp"
 #include "docker/ssh_tunnel.hpp"
 #include "files/files.hpp"
-#include "model/json_parse.hpp"
+#include "jsonread/parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::docker {
@@ -381,7 +381,7 @@ Client::Response Client::call(const Request& request, std::initializer_list<long
 
 nlohmann::json Client::call_json(const Request& request, std::initializer_list<long> ok_statuses) {
   Response r = call(request, ok_statuses);
-  auto j = model::parse_json_or_discarded(r.body);
+  auto j = jsonread::parse_json_or_discarded(r.body);
   if (j.is_discarded()) {
     throw DockerError(fmt::format("docker: {} {}: {} with a body that is not JSON: '{}'", request.method,
                                   request.path.substr(0, request.path.find('?')), r.status,
@@ -411,7 +411,7 @@ std::string Client::api_version() {
     if (fixed_api_version_) message += " (the version comes from DOCKER_API_VERSION)";
     throw DockerError(message);
   }
-  auto j = model::parse_json_or_discarded(r.body);
+  auto j = jsonread::parse_json_or_discarded(r.body);
   if (!j.is_discarded()) check_version_response(negotiated, j);
   api_version_ = negotiated;
   return negotiated;
@@ -434,7 +434,7 @@ std::optional<nlohmann::json> Client::libpod_info() {
       .method = "GET", .path = "/v4.0.0/libpod/info", .versioned = false, .timeout = kSmallCallTimeout};
   const Response r = perform(request);
   if (r.status != 200) return std::nullopt;
-  auto j = model::parse_json_or_discarded(r.body);
+  auto j = jsonread::parse_json_or_discarded(r.body);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   return j;
 }
@@ -447,7 +447,7 @@ std::optional<nlohmann::json> Client::image_inspect(const std::string& ref) {
   if (r.status != 200) {
     throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
   }
-  auto j = model::parse_json_or_discarded(r.body);
+  auto j = jsonread::parse_json_or_discarded(r.body);
   if (j.is_discarded()) {
     throw DockerError(fmt::format("docker: GET {}: 200 with a body that is not JSON", request.path));
   }
@@ -492,7 +492,7 @@ std::optional<Client::Created> Client::create_container_unless_named(const nlohm
   if (name_in_use(r.status, r.body)) return std::nullopt;  // (Podman: a 500 that says so)
   if (r.status != 201 && r.status != 200)
     throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
-  auto j = model::parse_json_or_discarded(r.body);
+  auto j = jsonread::parse_json_or_discarded(r.body);
   if (j.is_discarded())
     throw DockerError("docker: POST /containers/create: 201 with a body that is not JSON");
   return created_of(j);
@@ -528,7 +528,7 @@ std::optional<nlohmann::json> Client::inspect_if_exists(const std::string& id) {
       .method = "GET", .path = "/containers/" + path_part(id, false) + "/json", .timeout = kSmallCallTimeout};
   const Response r = call(request, {200, 404});
   if (r.status == 404) return std::nullopt;
-  auto j = model::parse_json_or_discarded(r.body);
+  auto j = jsonread::parse_json_or_discarded(r.body);
   if (j.is_discarded())
     throw DockerError(fmt::format("docker: GET {}: 200 with a body that is not JSON", request.path));
   return j;
@@ -540,7 +540,7 @@ std::optional<double> Client::cpu_seconds(const std::string& id) {
                         .timeout = kSmallCallTimeout};
   const Response r = call(request, {200, 404});
   if (r.status == 404) return std::nullopt;
-  const auto j = model::parse_json_or_discarded(r.body);
+  const auto j = jsonread::parse_json_or_discarded(r.body);
   if (j.is_discarded()) return std::nullopt;
   return cpu_seconds_of(j);
 }

@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "docker/api.hpp"
+#include "jsonread/parse.hpp"
 #include "model/errors.hpp"
-#include "model/json_parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::docker {
@@ -16,22 +16,22 @@ constexpr auto kLeasePoll = std::chrono::seconds(2);
 constexpr auto kStartGrace = std::chrono::seconds(30);  // created, not started: being set up
 
 LeaseOwner owner_of(const nlohmann::json& inspect) {
-  const nlohmann::json& labels = model::member(model::member(inspect, "Config"), "Labels");
-  return {
-      model::member_string(labels, "noisefloor.lease.owner", "an unknown owner"),
-      model::member_string(labels, "noisefloor.lease.run", "?"),
-      model::member_string(labels, "noisefloor.lease.since", model::member_string(inspect, "Created", "?"))};
+  const nlohmann::json& labels = jsonread::member(jsonread::member(inspect, "Config"), "Labels");
+  return {jsonread::member_string(labels, "noisefloor.lease.owner", "an unknown owner"),
+          jsonread::member_string(labels, "noisefloor.lease.run", "?"),
+          jsonread::member_string(labels, "noisefloor.lease.since",
+                                  jsonread::member_string(inspect, "Created", "?"))};
 }
 
 // noisefloor's own lease container (its label), not another's that took the name.
 bool ours(const nlohmann::json& inspect) {
-  return model::member_string(model::member(model::member(inspect, "Config"), "Labels"),
-                              "noisefloor.lease") == "1";
+  return jsonread::member_string(jsonread::member(jsonread::member(inspect, "Config"), "Labels"),
+                                 "noisefloor.lease") == "1";
 }
 
 // What `existing`, a container of the lease's name that is not noisefloor's, is: its image.
 DockerError squatter(const Client& client, const nlohmann::json& existing) {
-  const std::string image = model::member_string(model::member(existing, "Config"), "Image", "?");
+  const std::string image = jsonread::member_string(jsonread::member(existing, "Config"), "Image", "?");
   return DockerError(
       fmt::format("the engine at {} has a container named '{}' that noisefloor did not create (no "
                   "noisefloor.lease label; image "

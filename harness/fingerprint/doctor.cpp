@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "fingerprint/parse.hpp"
+#include "jsonread/number.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
-#include "model/json_number.hpp"
 
 namespace noisefloor::fingerprint {
 namespace {
@@ -126,7 +126,7 @@ class Doctor {
     if (v == nullptr || !cpus || *cpus <= 0) return;
     LoadAverage load;
     load.one = v->value("one", 0.0);
-    load.running = model::whole_number<int>(*v, "running", 1);
+    load.running = jsonread::whole_number<int>(*v, "running", 1);
     const LoadJudgement j = judge_load(load, *cpus);
     const std::string fix = "top -o %CPU   # then stop the busy processes it lists";
     if (j.level == Level::bad) {

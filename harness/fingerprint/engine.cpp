@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "model/json_parse.hpp"
+#include "jsonread/parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::fingerprint {
@@ -17,10 +17,10 @@ using nlohmann::json;
 // an engine's answer never throws here).
 std::string str(const json& obj, const char* key) {
   // Escaped as a name is (text::name_safe): an engine's answer prints no line or colour of its own.
-  return text::name_safe(model::member_string(obj, key));
+  return text::name_safe(jsonread::member_string(obj, key));
 }
 
-std::int64_t integer(const json& obj, const char* key) { return model::member_int(obj, key).value_or(0); }
+std::int64_t integer(const json& obj, const char* key) { return jsonread::member_int(obj, key).value_or(0); }
 
 std::vector<std::string> strings(const json& obj, const char* key) {
   std::vector<std::string> out;

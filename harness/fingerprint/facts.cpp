@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "jsonread/number.hpp"
 #include "model/cpulist.hpp"
-#include "model/json_number.hpp"
 
 namespace noisefloor::fingerprint {
 
@@ -118,9 +118,9 @@ void to_json(json& j, const LoadReading& load) {
 void from_json(const json& j, LoadReading& load) {
   load = {};
   if (j.is_object() && j.contains("load1")) {  // the flat shape of the first 0.1 results
-    load.value =
-        LoadAverage{j.value("load1", 0.0), j.value("load5", 0.0), j.value("load15", 0.0),
-                    model::whole_number<int>(j, "runnable", 0), model::whole_number<int>(j, "tasks", 0)};
+    load.value = LoadAverage{j.value("load1", 0.0), j.value("load5", 0.0), j.value("load15", 0.0),
+                             jsonread::whole_number<int>(j, "runnable", 0),
+                             jsonread::whole_number<int>(j, "tasks", 0)};
     return;
   }
   if (!is_known(j)) {
@@ -131,7 +131,7 @@ void from_json(const json& j, LoadReading& load) {
   const json& v = j.at("value");
   load.value =
       LoadAverage{v.value("one", 0.0), v.value("five", 0.0), v.value("fifteen", 0.0),
-                  model::whole_number<int>(v, "running", 0), model::whole_number<int>(v, "total", 0)};
+                  jsonread::whole_number<int>(v, "running", 0), jsonread::whole_number<int>(v, "total", 0)};
 }
 
 }  // namespace noisefloor::fingerprint

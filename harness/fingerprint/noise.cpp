@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "jsonread/number.hpp"
 #include "model/errors.hpp"
-#include "model/json_number.hpp"
 #include "stats/summary.hpp"
 #include "text/text.hpp"
 
@@ -173,16 +173,16 @@ void from_json(const json& j, NoiseProfile& p) {
     return;
   }
   p.seconds = number(j, "seconds");
-  p.blocks = model::whole_number<std::size_t>(j, "blocks", 0);
+  p.blocks = jsonread::whole_number<std::size_t>(j, "blocks", 0);
   p.block_median_ms = number(j, "block_median_ms");
   p.block_cv_pct = optional_number(j, "block_cv_pct");
   p.block_worst_ratio = number(j, "block_worst_ratio");
-  p.sleeps = model::whole_number<std::size_t>(j, "sleeps", 0);
+  p.sleeps = jsonread::whole_number<std::size_t>(j, "sleeps", 0);
   p.sleep_late_median_us = number(j, "sleep_late_median_us");
   p.sleep_late_p99_us = number(j, "sleep_late_p99_us");
   p.run_delay_pct = optional_number(j, "run_delay_pct");
   if (const auto it = j.find("involuntary_switches"); it != j.end() && !it->is_null())
-    p.involuntary_switches = model::whole_number<std::int64_t>(*it, "noise profile: involuntary_switches");
+    p.involuntary_switches = jsonread::whole_number<std::int64_t>(*it, "noise profile: involuntary_switches");
   p.steal_pct = optional_number(j, "steal_pct");
   if (const auto it = j.find("unknown"); it != j.end()) {
     if (!it->is_array()) throw ParseError("noise profile: \"unknown\" must be a list of reasons");

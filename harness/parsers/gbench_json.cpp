@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
+#include "jsonread/parse.hpp"
 #include "model/errors.hpp"
-#include "model/json_parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::parsers {
@@ -228,7 +228,7 @@ void GbenchEntries::add(const json& entry) {
 GbenchOutput parse_gbench_json(std::string_view text) {
   json doc;
   try {
-    doc = model::parse_json(replace_non_finite(text), "Google Benchmark's JSON");
+    doc = jsonread::parse_json(replace_non_finite(text), "Google Benchmark's JSON");
   } catch (const json::exception& e) {  // a parse error, or a number out of range (out_of_range.406)
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
     std::string what = e.what();
@@ -288,7 +288,7 @@ std::vector<model::Measurement> GbenchStream::feed_line(std::string_view line) {
         if (capturing_ && stack_.size() == 2) {
           capturing_ = false;
           try {
-            entries_.add(model::parse_json(replace_non_finite(entry_), "Google Benchmark's JSON"));
+            entries_.add(jsonread::parse_json(replace_non_finite(entry_), "Google Benchmark's JSON"));
           } catch (const json::exception&) {
             // Not an entry the stream can read alone: the whole output is read at the end, and
             // says what is wrong with it.

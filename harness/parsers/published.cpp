@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "jsonread/parse.hpp"
 #include "model/errors.hpp"
-#include "model/json_parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::parsers {
@@ -263,7 +263,7 @@ model::PublishedTable summary_json_table(const nlohmann::json& j) {
 model::PublishedTable parse_summary_json(std::string_view text) {
   nlohmann::json j;
   try {
-    j = model::parse_json(text, "the table");
+    j = jsonread::parse_json(text, "the table");
   } catch (const nlohmann::json::exception& e) {  // a parse error, or a number out of range (406)
     throw ParseError(fmt::format("not JSON: {}", e.what()));
   }

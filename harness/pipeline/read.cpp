@@ -22,8 +22,8 @@
 #include "files/files.hpp"
 #include "fingerprint/facts.hpp"
 #include "git/git.hpp"
+#include "jsonread/parse.hpp"
 #include "model/errors.hpp"
-#include "model/json_parse.hpp"
 #include "model/names.hpp"
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
@@ -787,7 +787,7 @@ std::string parse_problem(analysis::Syntax syntax, const std::string& text) {
                        text::trim(err.what()));
   }
   if (syntax == analysis::Syntax::json)
-    if (const std::string why = model::json_problem(text); !why.empty())
+    if (const std::string why = jsonread::json_problem(text); !why.empty())
       return fmt::format("the corrected {} would not parse ({}): correct it by hand", model::name_of(syntax),
                          text::trim(why));
   return "";

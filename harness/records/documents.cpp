@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "jsonread/parse.hpp"
 #include "model/errors.hpp"
-#include "model/json_parse.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::records {
@@ -34,9 +34,9 @@ void escape_strings(json& j) {
   }
 }
 
-// A document of a results tree, parsed as model::parse_json does, every string name-safe.
+// A document of a results tree, parsed as jsonread::parse_json does, every string name-safe.
 json parse_document(std::string_view text, std::string_view what) {
-  json j = model::parse_json(text, what);
+  json j = jsonread::parse_json(text, what);
   escape_strings(j);
   return j;
 }
@@ -107,7 +107,7 @@ FleetRecord fleet_from_text(const std::string& text) {
 
 Sample sample_from_line(std::string_view line) {
   try {
-    return model::parse_json(line, "a sample").get<Sample>();
+    return jsonread::parse_json(line, "a sample").get<Sample>();
   } catch (const json::exception& e) {
     throw ParseError(plain_json_message(e.what()));
   }

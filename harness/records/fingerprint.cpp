@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
+#include "jsonread/number.hpp"
 #include "model/errors.hpp"
-#include "model/json_number.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::records {
@@ -109,8 +110,8 @@ void from_json(const json& j, RunFacts::Gate& g) {
   g.settings.power = j.value("power", g.settings.power);
   // null: as many rows decide (§3.13); results before it recorded true or false.
   if (const auto c = j.find("confirm"); c != j.end() && c->is_boolean()) g.settings.confirm = c->get<bool>();
-  g.settings.max_repeats = model::whole_number<int>(j, "max_repeats", g.settings.max_repeats);
-  g.settings.first_repeats = model::whole_number<int>(j, "first_repeats", g.settings.first_repeats);
+  g.settings.max_repeats = jsonread::whole_number<int>(j, "max_repeats", g.settings.max_repeats);
+  g.settings.first_repeats = jsonread::whole_number<int>(j, "first_repeats", g.settings.first_repeats);
   g.settings.sequential = j.value("sequential", g.settings.sequential);
   g.settings.gating_units = j.value("gating_units", std::vector<std::string>{});
 }
@@ -146,7 +147,7 @@ void from_json(const json& j, Fingerprint& f) {
   f = {};
   if (!j.is_object()) throw ParseError("fingerprint: not a JSON object");
   try {
-    model::check_schema_version(j, kFingerprintSchemaVersion, "fingerprint: ");
+    jsonread::check_schema_version(j, kFingerprintSchemaVersion, "fingerprint: ");
     if (j.contains("run")) f.run = j.at("run").get<RunFacts>();
     if (j.contains("noisefloor")) {
       const json& n = j.at("noisefloor");
@@ -171,6 +172,87 @@ void from_json(const json& j, Fingerprint& f) {
   } catch (const json::exception& e) {
     throw ParseError(fmt::format("fingerprint: {}", e.what()));
   }
+}
+
+// ---- the facts as leaves ----------------------------------------------------------------------
+
+namespace {
+
+std::string shown_fact(const json* node) {
+  if (node == nullptr) return "(absent)";
+  if (fingerprint::is_fact(*node)) {
+    if (node->at("value").is_null()) {
+      const auto it = node->find("unknown");
+      return it != node->end() && it->is_string() ? "unknown (" + it->get<std::string>() + ")" : "null";
+    }
+    return shown_fact(&node->at("value"));
+  }
+  if (node->is_string()) return node->get<std::string>();
+  return node->dump();
+}
+
+// The comparable content of a leaf: a fact's value (or its unknown reason), else the node.
+json fact_content(const json* node) {
+  if (node == nullptr) return json{{"absent", true}};
+  if (fingerprint::is_fact(*node)) {
+    if (node->at("value").is_null()) return json{{"unknown", node->value("unknown", "")}};
+    return node->at("value");
+  }
+  return *node;
+}
+
+bool is_group(const json* node) {
+  return node != nullptr && node->is_object() && !fingerprint::is_fact(*node);
+}
+
+std::string below(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+void walk_changes(const json* a, const json* b, const std::string& path, std::vector<FactChange>& out) {
+  if (is_group(a) || is_group(b)) {
+    if (!(is_group(a) && is_group(b)) && a != nullptr && b != nullptr) {
+      out.push_back({path, shown_fact(a), shown_fact(b), true, false});
+      return;
+    }
+    std::set<std::string> keys;
+    for (const json* side : {a, b})
+      if (is_group(side))
+        for (auto it = side->begin(); it != side->end(); ++it) keys.insert(it.key());
+    for (const auto& key : keys) {
+      const json* ca = is_group(a) && a->contains(key) ? &a->at(key) : nullptr;
+      const json* cb = is_group(b) && b->contains(key) ? &b->at(key) : nullptr;
+      walk_changes(ca, cb, below(path, key), out);
+    }
+    return;
+  }
+  if (fact_content(a) == fact_content(b)) return;
+  out.push_back({path, shown_fact(a), shown_fact(b), false, a == nullptr || b == nullptr});
+}
+
+void walk_leaves(const json& node, const std::string& path,
+                 std::vector<std::pair<std::string, std::string>>& out) {
+  if (is_group(&node)) {
+    for (auto it = node.begin(); it != node.end(); ++it) walk_leaves(it.value(), below(path, it.key()), out);
+    return;
+  }
+  out.emplace_back(path, fact_content(&node).dump());
+}
+
+}  // namespace
+
+std::vector<FactChange> fact_changes(const Fingerprint& fa, const Fingerprint& fb) {
+  const json a = fa, b = fb;
+  std::vector<FactChange> out;
+  walk_changes(&a, &b, "", out);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> fact_leaves(const Fingerprint& fingerprint) {
+  const json j = fingerprint;
+  std::vector<std::pair<std::string, std::string>> out;
+  walk_leaves(j, "", out);
+  return out;
 }
 
 }  // namespace noisefloor::records

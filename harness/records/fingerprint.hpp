@@ -6,6 +6,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/engine.hpp"
@@ -57,6 +59,20 @@ struct Fingerprint {
   std::optional<fingerprint::LoadAverage> host_load() const;
   friend bool operator==(const Fingerprint&, const Fingerprint&) = default;
 };
+
+// The facts as leaves of the fingerprint's JSON form, by dotted path ("host.cpu.model"): a leaf is
+// a fact (a value or `unknown (<reason>)`) or a value with no fact below it. What the readers that
+// walk every fact compare (analysis::differences); the tree stays open (fingerprint::FactTree).
+struct FactChange {
+  std::string path;
+  std::string a, b;       // as shown: the value, "unknown (<reason>)", "(absent)", or a group's JSON
+  bool shape = false;     // a group on one side, a leaf on the other: the whole node, once
+  bool one_side = false;  // a leaf that one side lacks
+};
+// Every place the two differ, in path order (object keys sorted).
+std::vector<FactChange> fact_changes(const Fingerprint& a, const Fingerprint& b);
+// Every leaf: {path, what compares as compact JSON: a fact's value, or {"unknown": reason}}.
+std::vector<std::pair<std::string, std::string>> fact_leaves(const Fingerprint& fingerprint);
 
 // {"schema_version", "run", "host", "toolchain", "env", "benchmark_env", "engine" (an unknown fact
 // when there is no engine), "tuning" (null: nothing applied), "doctor", "noise", "gotest", "noisefloor"}:

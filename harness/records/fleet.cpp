@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "jsonread/number.hpp"
 #include "model/errors.hpp"
-#include "model/json_number.hpp"
 
 namespace noisefloor::records {
 using nlohmann::json;
@@ -35,7 +35,7 @@ void to_json(json& j, const FleetRecord& v) {
 void from_json(const json& j, FleetRecord& v) {
   try {
     if (!j.is_object()) throw ParseError("fleet.json: expected a JSON object");
-    model::check_schema_version(j, kFleetSchemaVersion);
+    jsonread::check_schema_version(j, kFleetSchemaVersion);
     v = {};
     const std::pair<const char*, std::string*> texts[] = {{"experiment", &v.experiment},
                                                           {"experiment_file", &v.experiment_file},

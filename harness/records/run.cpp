@@ -6,9 +6,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "jsonread/number.hpp"
 #include "model/cpulist.hpp"
 #include "model/errors.hpp"
-#include "model/json_number.hpp"
 #include "records/sample.hpp"
 #include "text/text.hpp"
 
@@ -37,7 +37,7 @@ void read_optional(const json& j, const char* key, std::optional<T>& out) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    out = model::whole_number<T>(*it, key);
+    out = jsonread::whole_number<T>(*it, key);
   } else {
     out = it->template get<T>();
   }
@@ -97,7 +97,7 @@ void to_json(json& j, const AdaptiveOutcome& v) {
 void from_json(const json& j, AdaptiveOutcome& v) {
   v = {};
   v.converged = j.value("converged", false);
-  v.samples = model::whole_number<decltype(v.samples)>(j, "samples", 0);
+  v.samples = jsonread::whole_number<decltype(v.samples)>(j, "samples", 0);
   read_optional(j, "halfwidth", v.halfwidth);
   v.target = j.value("target", 0.0);
   v.stopped_by = closed_set<StopReason>(j, "stopped_by");
@@ -136,9 +136,9 @@ void from_json(const json& j, ConditionSetup& v) {
   v = {};
   if (const auto it = j.find("spinners"); it != j.end() && it->is_object()) {
     SpinnerSetup s;
-    s.count = model::whole_number<decltype(s.count)>(*it, "count", 0);
+    s.count = jsonread::whole_number<decltype(s.count)>(*it, "count", 0);
     s.cpus = cpus_from(it->value("cpus", json()));
-    s.pids = model::whole_numbers<int>(*it, "pids");
+    s.pids = jsonread::whole_numbers<int>(*it, "pids");
     read_optional(*it, "nice", s.nice);
     s.containers = it->value("containers", std::vector<std::string>{});
     v.spinners = s;
@@ -154,7 +154,7 @@ void from_json(const json& j, ConditionSetup& v) {
     read_optional(*it, "memory_swap", c.memory_swap);
     c.network = it->value("network", "");
     c.read_only = it->value("read_only", true);
-    c.pids_limit = model::whole_number<std::int64_t>(*it, "pids_limit", 0);
+    c.pids_limit = jsonread::whole_number<std::int64_t>(*it, "pids_limit", 0);
     c.perf_events = it->value("perf_events", false);
     v.container = c;
   }
@@ -207,7 +207,7 @@ void from_json(const json& j, InvocationDetails& v) {
     c.image_id = it->value("image_id", "");
     c.started_at = it->value("started_at", "");
     c.finished_at = it->value("finished_at", "");
-    c.exit_code = model::whole_number<std::int64_t>(*it, "exit_code", 0);
+    c.exit_code = jsonread::whole_number<std::int64_t>(*it, "exit_code", 0);
     c.oom_killed = it->value("oom_killed", false);
     c.timed_out = it->value("timed_out", false);
     v.container = c;
@@ -260,7 +260,7 @@ void to_json(json& j, const SpinnerLoad& v) {
 
 void from_json(const json& j, SpinnerLoad& v) {
   v = {};
-  v.pid = model::whole_number<decltype(v.pid)>(j, "pid", 0);
+  v.pid = jsonread::whole_number<decltype(v.pid)>(j, "pid", 0);
   read_optional(j, "cpu_s", v.cpu_seconds);
   v.wall_seconds = j.value("wall_s", 0.0);
   v.expected_share = j.value("expected_share", 1.0);
@@ -288,16 +288,16 @@ void to_json(json& j, const InvocationRecord& v) {
 
 void from_json(const json& j, InvocationRecord& v) {
   v = {};
-  v.invocation = model::whole_number<decltype(v.invocation)>(j, "invocation", 0);
+  v.invocation = jsonread::whole_number<decltype(v.invocation)>(j, "invocation", 0);
   v.argv = j.value("argv", std::vector<std::string>{});
-  v.exit_code = model::whole_number<decltype(v.exit_code)>(j, "exit_code", 0);
+  v.exit_code = jsonread::whole_number<decltype(v.exit_code)>(j, "exit_code", 0);
   v.wall_seconds = j.value("wall_s", 0.0);
   if (j.contains("details")) v.details = j.at("details").get<InvocationDetails>();
   v.accounting = j.get<Accounting>();
   if (const auto it = j.find("harness_cpu_s"); it != j.end() && it->is_number())
     v.harness_cpu_seconds = it->get<double>();
   if (j.contains("variant"))
-    v.pair = PairPosition{j.value("variant", ""), model::whole_number<int>(j, "repeat", 0), order_of(j),
+    v.pair = PairPosition{j.value("variant", ""), jsonread::whole_number<int>(j, "repeat", 0), order_of(j),
                           j.value("pair", "")};
 }
 
@@ -317,8 +317,8 @@ void to_json(json& j, const ConditionRecord& v) {
 void from_json(const json& j, ConditionRecord& v) {
   v = {};
   v.condition = text::name_safe(j.at("condition").get<std::string>());
-  v.block = model::whole_number<decltype(v.block)>(j, "block", 0);
-  v.session = model::whole_number<decltype(v.session)>(j, "session", 0);
+  v.block = jsonread::whole_number<decltype(v.block)>(j, "block", 0);
+  v.session = jsonread::whole_number<decltype(v.session)>(j, "session", 0);
   v.started_utc = j.value("started_utc", "");
   v.finished_utc = j.value("finished_utc", "");
   if (j.contains("load_before")) v.load_before = j.at("load_before").get<fingerprint::LoadReading>();
@@ -399,7 +399,7 @@ model::UnitMetadata units_from_json(const json& j) {
 
 void from_json(const json& j, RunRecord& v) {
   try {
-    model::check_schema_version(j, kRunSchemaVersion);
+    jsonread::check_schema_version(j, kRunSchemaVersion);
     v = {};
     v.experiment = j.value("experiment", "");
     v.description = j.value("description", "");
@@ -420,7 +420,7 @@ void from_json(const json& j, RunRecord& v) {
     v.sweeps = j.value("sweeps", std::map<std::string, model::SweepPoint>{});
     v.sessions = j.value("sessions", std::vector<SessionRecord>{});
     v.claims = j.value("claims", std::vector<std::string>{});
-    v.claims_seed = model::whole_number<std::uint64_t>(j, "claims_seed", 1);
+    v.claims_seed = jsonread::whole_number<std::uint64_t>(j, "claims_seed", 1);
     read_optional(j, "reference", v.reference);
     if (j.contains("units")) v.units = units_from_json(j.at("units"));
     if (const auto it = j.find("supersedes"); it != j.end() && it->is_object())
@@ -493,7 +493,7 @@ void from_json(const json& j, PublishedRow& v) {
   v = {};
   v.condition = text::name_safe(j.at("condition").get<std::string>());
   v.benchmark = j.value("benchmark", "");
-  if (j.contains("n") && !j["n"].is_null()) v.n = model::whole_number<int>(j["n"], "reference row n");
+  if (j.contains("n") && !j["n"].is_null()) v.n = jsonread::whole_number<int>(j["n"], "reference row n");
   get(j, "mean", v.mean);
   get(j, "stddev", v.stddev);
   get(j, "cv_pct", v.cv_pct);
@@ -533,9 +533,9 @@ void from_json(const json& j, Usage& v) {
   v.wall_seconds = j.value("wall_s", 0.0);
   v.user_seconds = j.value("user_s", 0.0);
   v.system_seconds = j.value("sys_s", 0.0);
-  v.max_rss_kib = model::whole_number<std::int64_t>(j, "max_rss_kib", 0);
-  v.voluntary_switches = model::whole_number<std::int64_t>(j, "voluntary_switches", 0);
-  v.involuntary_switches = model::whole_number<std::int64_t>(j, "involuntary_switches", 0);
+  v.max_rss_kib = jsonread::whole_number<std::int64_t>(j, "max_rss_kib", 0);
+  v.voluntary_switches = jsonread::whole_number<std::int64_t>(j, "voluntary_switches", 0);
+  v.involuntary_switches = jsonread::whole_number<std::int64_t>(j, "involuntary_switches", 0);
   records::read_optional(j, "minor_faults", v.minor_faults);
   records::read_optional(j, "major_faults", v.major_faults);
 }
@@ -574,8 +574,8 @@ void from_json(const json& j, RunQueue& v) {
   records::read_optional(j, "run_s", v.run_seconds);
   records::read_optional(j, "wait_s", v.wait_seconds);
   records::read_optional(j, "migrations", v.migrations);
-  v.tasks = model::whole_number<int>(j, "tasks", 0);
-  v.reads = model::whole_number<int>(j, "reads", 0);
+  v.tasks = jsonread::whole_number<int>(j, "tasks", 0);
+  v.reads = jsonread::whole_number<int>(j, "reads", 0);
   v.unknown = j.value("unknown", "");
   records::read_optional(j, "cpus_busy_s", v.cpus_busy_seconds);
   v.busy_unknown = j.value("busy_unknown", "");

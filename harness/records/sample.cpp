@@ -6,9 +6,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "jsonread/number.hpp"
 #include "model/errors.hpp"
 #include "model/go_config.hpp"
-#include "model/json_number.hpp"
 #include "model/names.hpp"
 #include "text/text.hpp"
 
@@ -72,11 +72,11 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.condition = j.at("condition").get<std::string>();
     s.benchmark = j.at("benchmark").get<std::string>();
     s.name = j.value("name", s.benchmark);
-    s.procs = model::whole_number<int>(j, "procs", 1);
-    s.index = model::whole_number<decltype(s.index)>(j, "index", 0);
+    s.procs = jsonread::whole_number<int>(j, "procs", 1);
+    s.index = jsonread::whole_number<decltype(s.index)>(j, "index", 0);
     s.warmup = j.value("warmup", false);
-    s.invocation = model::whole_number<decltype(s.invocation)>(j, "invocation", 0);
-    s.iterations = model::whole_number<std::int64_t>(j, "iterations", 0);
+    s.invocation = jsonread::whole_number<decltype(s.invocation)>(j, "invocation", 0);
+    s.iterations = jsonread::whole_number<std::int64_t>(j, "iterations", 0);
     // A counter that was not a number is written as null (JSON has no NaN) and read back as NaN.
     for (const auto& m : j.at("metrics"))
       s.metrics.push_back(
@@ -84,13 +84,13 @@ void from_json(const nlohmann::json& j, Sample& s) {
            m.at("unit").get<std::string>()});
     if (s.metrics.empty()) throw ParseError("sample: no metrics");
     s.variant = j.value("variant", "");
-    s.repeat = model::whole_number<decltype(s.repeat)>(j, "repeat", -1);
+    s.repeat = jsonread::whole_number<decltype(s.repeat)>(j, "repeat", -1);
     s.pair = j.value("pair", "");
     s.order = order_of(j);
     s.elapsed_seconds = j.value("elapsed_s", 0.0);
     s.utc = j.value("utc", "");
-    s.session = model::whole_number<decltype(s.session)>(j, "session", 0);
-    s.block = model::whole_number<decltype(s.block)>(j, "block", 0);
+    s.session = jsonread::whole_number<decltype(s.session)>(j, "session", 0);
+    s.block = jsonread::whole_number<decltype(s.block)>(j, "block", 0);
     if (const auto config = j.find("config"); config != j.end() && !config->is_null()) {
       std::map<std::string, std::string> entries;
       for (const auto& [key, value] : config->items()) entries[key] = value.get<std::string>();

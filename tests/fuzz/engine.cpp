@@ -12,7 +12,7 @@
 
 #include "docker/api.hpp"
 #include "fuzz.hpp"
-#include "model/json_parse.hpp"
+#include "jsonread/parse.hpp"
 #include "probe/probe_report.hpp"
 
 namespace {
@@ -77,7 +77,7 @@ int noisefloor::fuzz::engine(const std::uint8_t* data, std::size_t size) {
   }
   std::vector<json> answers;
   for (const std::string_view part : parts) {
-    answers.push_back(model::parse_json_or_discarded(part));
+    answers.push_back(jsonread::parse_json_or_discarded(part));
     read_as_bytes(part);
   }
   const auto answer = [&](std::size_t i) -> const json& { return answers[i % answers.size()]; };

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "jsonread/parse.hpp"
 #include "model/errors.hpp"
-#include "model/json_parse.hpp"
 #include "records/documents.hpp"
 #include "records/fingerprint.hpp"
 #include "records/fleet.hpp"
@@ -414,16 +414,16 @@ TEST_CASE(
 TEST_CASE("records: JSON nested deeper than 256 levels is refused before it is parsed") {
   // 150 000 nested arrays (300 KB) crashed cv, report and compare with SIGSEGV (a recursive copy).
   const std::string deep = std::string(150000, '[') + std::string(150000, ']');
-  CHECK(noisefloor::model::json_depth(deep) == 150000);
-  CHECK_THROWS_WITH_AS(noisefloor::model::parse_json(deep, "fingerprint.json"),
+  CHECK(noisefloor::jsonread::json_depth(deep) == 150000);
+  CHECK_THROWS_WITH_AS(noisefloor::jsonread::parse_json(deep, "fingerprint.json"),
                        "fingerprint.json is nested deeper than 256 levels (not something noisefloor wrote)",
                        noisefloor::ParseError);
-  CHECK(noisefloor::model::parse_json_or_discarded(deep).is_discarded());
+  CHECK(noisefloor::jsonread::parse_json_or_discarded(deep).is_discarded());
   // Brackets inside strings do not count; 256 levels are fine.
-  CHECK(noisefloor::model::json_depth(R"({"a": "[[[[{{{{\"]]"})") == 1);
+  CHECK(noisefloor::jsonread::json_depth(R"({"a": "[[[[{{{{\"]]"})") == 1);
   const std::string ok = std::string(256, '[') + std::string(256, ']');
-  CHECK(noisefloor::model::parse_json(ok, "x").is_array());
-  CHECK_THROWS_AS(noisefloor::model::parse_json("{", "x"), nlohmann::json::parse_error);
+  CHECK(noisefloor::jsonread::parse_json(ok, "x").is_array());
+  CHECK_THROWS_AS(noisefloor::jsonread::parse_json("{", "x"), nlohmann::json::parse_error);
 }
 
 TEST_CASE("documents: what a results directory holds is read as untrusted, its errors said plainly") {

@@ -17,7 +17,7 @@
 
 #include "model/errors.hpp"
 
-namespace noisefloor::model {
+namespace noisefloor::jsonread {
 
 // `value` as Int; throws ParseError "<what>: expected a whole number …, got <value>".
 template <std::integral Int>
@@ -63,4 +63,4 @@ inline void check_schema_version(const nlohmann::json& j, int newest, std::strin
                     prefix, version, newest));
 }
 
-}  // namespace noisefloor::model
+}  // namespace noisefloor::jsonread

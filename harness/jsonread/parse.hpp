@@ -17,7 +17,7 @@
 
 #include "model/errors.hpp"
 
-namespace noisefloor::model {
+namespace noisefloor::jsonread {
 
 inline constexpr std::size_t kJsonDepthLimit = 256;
 
@@ -112,4 +112,4 @@ inline std::optional<std::int64_t> member_int(const nlohmann::json& j, std::stri
   return std::nullopt;
 }
 
-}  // namespace noisefloor::model
+}  // namespace noisefloor::jsonread
