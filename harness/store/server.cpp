@@ -11,6 +11,7 @@
 
 #include "model/errors.hpp"
 #include "model/version.hpp"
+#include "process/cpus.hpp"
 #include "records/store.hpp"
 #include "store/database.hpp"
 #include "store/http_server.hpp"
@@ -128,7 +129,9 @@ struct Context {
   RateLimit limit;
   const std::function<void(const std::string&)>& say;
   std::mutex say_mutex;
-  Turns publishing{std::max(1u, std::thread::hardware_concurrency()) + 1};
+  // One publish a CPU this server may use (a container's cpuset and quota, not the host's CPUs), and
+  // one more, so that a publish waiting on the database does not leave a CPU idle.
+  Turns publishing{static_cast<unsigned>(process::usable_cpus()) + 1};
   std::string generated_by = fmt::format("noisefloor {} ({})", kVersion, kCommit);
 };
 
