@@ -1,7 +1,5 @@
 #include "analysis/gate.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -131,9 +129,7 @@ stats::Paired floor_pairs(const std::vector<double>& logs, double confidence) {
 
 struct GateContext {
   const model::GateSettings& settings;
-  bool confirm;       // flagged rows need a second block (GateTable::confirm)
-  std::string where;  // "condition / benchmark / unit"
-  std::vector<std::string>& notes;
+  bool confirm;  // flagged rows need a second block (GateTable::confirm)
 };
 
 // The one-sided level of a block that ended after n quads (§3.13 "When a block stops"): the tail
@@ -237,23 +233,6 @@ void add_needs_more(GateBlock& g, const model::GateSettings& s) {
   }
 }
 
-void note_block(const GateBlock& g, const QuadColumns& c, const GateContext& ctx) {
-  const std::size_t skipped = c.incomplete + c.unusable;
-  if (skipped > 0)
-    ctx.notes.push_back(
-        fmt::format("{}: block {}: {} of {} quads skipped ({} incomplete, {} with a value <= 0 "
-                    "or not finite)",
-                    ctx.where, g.block, skipped, skipped + g.n, c.incomplete, c.unusable));
-  if (g.n < 2)
-    ctx.notes.push_back(fmt::format("{}: block {}: {} complete quad{}: no interval, no verdict", ctx.where,
-                                    g.block, g.n, g.n == 1 ? "" : "s"));
-  else if (g.shift.n >= 1 && !std::isfinite(g.shift.lo))
-    ctx.notes.push_back(
-        fmt::format("{}: block {}: {} pairs: too few for a signed-rank interval at {:g}% a side "
-                    "(6 pairs, 3 quads, are the least at 2.5%): no verdict",
-                    ctx.where, g.block, g.shift.n, 100 * g.shift.tail));
-}
-
 GateBlock gate_block(int block, const std::map<int, GateQuad>& quads, const GateContext& ctx) {
   QuadColumns c = complete_quads(quads);
   GateBlock g;
@@ -270,7 +249,8 @@ GateBlock gate_block(int block, const std::map<int, GateQuad>& quads, const Gate
     }
   }
   if (block == 1) add_needs_more(g, ctx.settings);
-  note_block(g, c, ctx);
+  g.incomplete = c.incomplete;
+  g.unusable = c.unusable;
   return g;
 }
 
@@ -347,7 +327,7 @@ Collected collect_quads(const records::Samples& samples) {
 
 GateRow gate_row(const GateKey& key, const GateSeries& series, const Collected& c,
                  const model::GateSettings& s, bool confirm, const std::map<std::string, std::string>& labels,
-                 const model::UnitMetadata& units, std::vector<std::string>& notes) {
+                 const model::UnitMetadata& units) {
   const auto& [condition, benchmark, unit] = key;
   GateRow row;
   row.condition = condition;
@@ -359,18 +339,12 @@ GateRow gate_row(const GateKey& key, const GateSeries& series, const Collected& 
   row.better = model::better_of(unit, units);
   row.quantity = model::quantity_of(unit);
   row.gating = is_gating(unit, c.primary.at(std::make_pair(condition, benchmark)), s);
-  const GateContext ctx{
-      s, confirm, fmt::format("{} / {} / {}", text::line_label(condition), text::line_label(benchmark), unit),
-      notes};
+  const GateContext ctx{s, confirm};
   const auto first = series.blocks.find(1);
   row.first = gate_block(1, first == series.blocks.end() ? std::map<int, GateQuad>{} : first->second, ctx);
   if (const auto second = series.blocks.find(2); second != series.blocks.end())
     row.second = gate_block(2, second->second, ctx);
   decide_row(row, confirm);
-  if (row.second && regressed(row.first.verdict, row.better) && !row.confirmed)
-    notes.push_back(fmt::format("{}: {} in block 1, not confirmed by block 2 ({})", ctx.where,
-                                row.verdict_word(),
-                                verdict_word(row.second->verdict, row.better, row.quantity)));
   return row;
 }
 
@@ -429,7 +403,7 @@ GateTable build_gate(const records::Samples& samples, const model::GateSettings&
       ++t.gating_rows;
   t.confirm = stats::confirmation_needed(t.gating_rows, settings.confidence, settings.confirm);
   for (const auto& key : c.keys)
-    t.rows.push_back(gate_row(key, c.series.at(key), c, settings, t.confirm, labels, units, t.notes));
+    t.rows.push_back(gate_row(key, c.series.at(key), c, settings, t.confirm, labels, units));
   t.contention = contention_of(t.rows, c.conditions, contended, settings);
   t.false_alarm_bound = stats::false_alarm_bound(t.gating_rows, settings.confidence, t.confirm);
   return t;

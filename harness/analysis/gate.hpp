@@ -23,6 +23,8 @@ namespace noisefloor::analysis {
 struct GateBlock {
   int block = 1;
   std::size_t n = 0;  // quads with every value > 0 (2n pairs)
+  // Quads left out: a run of the four missing (incomplete), or a value <= 0 or not finite.
+  std::size_t incomplete = 0, unusable = 0;
   // The effect (§3.13 "Effect"): the Hodges–Lehmann shift of the pair log ratios ln(head/base)
   // and its signed-rank interval at the one-sided level of the look the block ended at (`tail`).
   stats::Shift shift;
@@ -81,8 +83,7 @@ struct GateTable {
   std::vector<GateContention> contention;
   std::size_t gating_rows = 0;
   double false_alarm_bound = stats::kNaN;  // of the whole gate: 1 − (1 − p_row)^m
-  std::vector<std::string> notes;
-  bool regression() const;  // any row's regression()
+  bool regression() const;                 // any row's regression()
 };
 
 // The gate from a run's samples: quads are the samples of one (condition, name, config, block,

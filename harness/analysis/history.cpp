@@ -54,13 +54,6 @@ HistoryCell cell_of(const Row& row, const HistoryOptions& o, const model::UnitMe
   c.median = s.median;
   c.median_ci = s.median_ci;
   c.cv_pct = s.cv_pct;
-  if (!s.median_ci) c.notes.push_back(fmt::format("n={} < 6: no median CI", s.n));
-  if (s.n < 2)
-    c.notes.push_back(fmt::format("n={} < 2: no CV", s.n));
-  else if (!s.cv_pct)
-    c.notes.push_back("mean <= 0: no CV");
-  else if (s.n < 6)
-    c.notes.push_back(fmt::format("n={} < 6: no CV interval", s.n));
   if (s.cv_pct) c.cv_ci = bootstrap_cv(row.values, o.bootstrap, o.seed);
   return c;
 }

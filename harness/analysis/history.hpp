@@ -110,7 +110,6 @@ struct HistoryCell {
   std::optional<stats::Interval> median_ci;
   std::optional<double> cv_pct;
   std::optional<stats::Interval> cv_ci;  // in percent, percentile bootstrap
-  std::vector<std::string> notes;        // why a number is absent ("n=4 < 6: no median CI")
   Change change;
   // Set on the run where the row's medians over its segment take a new level (E-Divisive means as
   // Apache Otava computes it, §3.18): the t-test of the medians since the previous new level (or the

@@ -139,11 +139,6 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     t.rows.push_back(std::move(row));
   }
   for (auto& row : t.rows) row.trustworthy = !aa_failed[row.condition];
-  for (const auto& [cond, failed] : aa_failed)
-    if (failed)
-      t.notes.push_back(
-          fmt::format("{}: the A/A check failed, so every verdict in this condition is untrustworthy",
-                      text::line_label(cond)));
   return t;
 }
 

@@ -307,9 +307,7 @@ Table build_table(const records::Samples& samples, const std::vector<std::string
   // Benchmark's "/threads:N" instances are benchmarks of their own, told apart on every line.)
   std::set<int> all_procs;
   for (const auto& r : t.rows) all_procs.insert(r.procs.begin(), r.procs.end());
-  if (all_procs.size() > 1 && !threads_not_procs(t))
-    t.notes.push_back(fmt::format("GOMAXPROCS differs between rows ({}): compare CVs, not means",
-                                  fmt::join(all_procs, ", ")));
+  if (all_procs.size() > 1 && !threads_not_procs(t)) t.mixed_procs.assign(all_procs.begin(), all_procs.end());
   return t;
 }
 

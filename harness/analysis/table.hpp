@@ -99,7 +99,10 @@ struct Table {
   // other metrics in line order.
   std::vector<Row> other_metrics;
   std::set<std::string> config_keys;  // distinguishing_keys of the samples
-  std::vector<std::string> notes;     // its own, shown under it after the rows' (render::table_notes)
+  // The GOMAXPROCS values when rows ran under several (GC scheduling differs: compare CVs, not
+  // means); empty when they did not, or when "/threads:N" instances tell the rows apart.
+  std::vector<int> mixed_procs;
+  std::vector<std::string> notes;  // its own, shown under it after the rows' (render::table_notes)
   // How clean each condition's room was (analysis/labels.hpp), by condition: every rendering
   // prints it. Absent for a condition nothing was recorded about.
   struct RoomLabel {

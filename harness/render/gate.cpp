@@ -261,21 +261,44 @@ std::vector<std::string> contention_lines(const GateTable& t, Escape esc) {
   return out;
 }
 
+// What a block of a row could not give, or gives with a caveat, from its figures: quads left out,
+// too few for an interval, the paired test's caveats, a spread the floors do not explain.
+void block_notes(const GateRow& r, const GateBlock& g, Escape esc, std::vector<std::string>& out) {
+  const std::string where = row_name(r, esc) + (r.second ? fmt::format(", block {}", g.block) : "");
+  if (const std::size_t skipped = g.incomplete + g.unusable; skipped > 0)
+    out.push_back(
+        fmt::format("{}: {} of {} quads skipped ({} incomplete, {} with a value <= 0 or not finite)", where,
+                    skipped, skipped + g.n, g.incomplete, g.unusable));
+  if (g.n < 2)
+    out.push_back(
+        fmt::format("{}: {} complete quad{}: no interval, no verdict", where, g.n, g.n == 1 ? "" : "s"));
+  else if (g.shift.n >= 1 && !std::isfinite(g.shift.lo))
+    out.push_back(
+        fmt::format("{}: {} pairs: too few for a signed-rank interval at {:g}% a side (6 pairs, 3 quads, are "
+                    "the least at "
+                    "2.5%): no verdict",
+                    where, g.shift.n, 100 * g.shift.tail));
+  for (const stats::TestWarning& w : g.ratio.warnings)
+    out.push_back(where + ": " + esc(test_warning_text(w)));
+  if (g.excess_spread)
+    out.push_back(
+        fmt::format("{}: head/base varies {:.1f}× more than the floors explain: the change may make the "
+                    "benchmark bimodal "
+                    "or load-dependent",
+                    where, *g.excess_spread));
+}
+
 std::vector<std::string> note_lines(const GateTable& t, Escape esc) {
   std::vector<std::string> out;
-  for (const GateRow& r : t.rows)
-    for (const GateBlock* g : {&r.first, r.second ? &*r.second : nullptr}) {
-      if (g == nullptr) continue;
-      const std::string where = row_name(r, esc) + (g->block > 1 ? fmt::format(", block {}", g->block) : "");
-      for (const stats::TestWarning& w : g->ratio.warnings)
-        out.push_back(where + ": " + esc(test_warning_text(w)));
-      if (g->excess_spread)
-        out.push_back(
-            fmt::format("{}: head/base varies {:.1f}× more than the floors explain: the change may make "
-                        "the benchmark bimodal or load-dependent",
-                        where, *g->excess_spread));
-    }
-  for (const std::string& n : t.notes) out.push_back(esc(n));
+  for (const GateRow& r : t.rows) {
+    block_notes(r, r.first, esc, out);
+    if (!r.second) continue;
+    block_notes(r, *r.second, esc, out);
+    if (analysis::regressed(r.first.verdict, r.better) && !r.confirmed)
+      out.push_back(fmt::format("{}: {} in block 1, not confirmed by block 2 ({})", row_name(r, esc),
+                                r.verdict_word(),
+                                analysis::verdict_word(r.second->verdict, r.better, r.quantity)));
+  }
   return out;
 }
 

@@ -44,7 +44,7 @@ std::string cv_ci_text(const HistoryCell& c) {
 
 // Why numbers are missing, and why a row was not compared.
 std::vector<std::string> reasons(const HistoryCell& c) {
-  std::vector<std::string> out = c.notes;
+  std::vector<std::string> out = history_cell_notes(c);
   if (c.change.kind == ChangeKind::not_compared && !c.change.reason.empty()) out.push_back(c.change.reason);
   return out;
 }
@@ -170,6 +170,18 @@ std::string cell_lines(const HistoryCell& c, const CellWidths& w, std::size_t co
 }
 
 }  // namespace
+
+std::vector<std::string> history_cell_notes(const HistoryCell& c) {
+  std::vector<std::string> out;
+  if (!c.median_ci) out.push_back(fmt::format("n={} < 6: no median CI", c.n));
+  if (c.n < 2)
+    out.push_back(fmt::format("n={} < 2: no CV", c.n));
+  else if (!c.cv_pct)
+    out.push_back("mean <= 0: no CV");
+  else if (c.n < 6)
+    out.push_back(fmt::format("n={} < 6: no CV interval", c.n));
+  return out;
+}
 
 std::string history_text(const History& h, std::string_view directory) {
   // 80 columns: each run's cells under a heading per benchmark (its name and unit), one line per

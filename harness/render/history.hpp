@@ -14,10 +14,15 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analysis/history.hpp"
 
 namespace noisefloor::render {
+
+// Why a cell's numbers are absent, from its figures: "n=4 < 6: no median CI", "n=1 < 2: no CV",
+// "mean <= 0: no CV", "n=4 < 6: no CV interval".
+std::vector<std::string> history_cell_notes(const analysis::HistoryCell& cell);
 
 // `directory` is the experiment directory, as shown in the heading.
 std::string history_text(const analysis::History& history, std::string_view directory);

@@ -15,6 +15,7 @@
 #include "model/pair_order.hpp"
 #include "records/fingerprint.hpp"
 #include "render/gate.hpp"
+#include "render/history.hpp"
 #include "render/warnings.hpp"
 #include "stats/summary.hpp"
 
@@ -486,7 +487,7 @@ void to_json(json& j, const HistoryCell& c) {
            {"median_ci", interval_or_null(c.median_ci)},
            {"cv_pct", optional_or_null(c.cv_pct)},
            {"cv_ci", interval_or_null(c.cv_ci)},
-           {"notes", c.notes},
+           {"notes", render::history_cell_notes(c)},
            {"change", c.change}};
   if (c.level_change)
     j["level_change"] = json{{"mean_before", c.level_change->mean_before},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "render/warnings.hpp"
 #include "text/text.hpp"
@@ -23,6 +24,12 @@ std::vector<std::string> notes(const analysis::PairedTable& t) {
       out.push_back(fmt::format("{} / {} / {}: {}", text::line_label(r.condition),
                                 text::line_label(r.benchmark), r.variant, test_warning_text(w)));
   out.insert(out.end(), t.notes.begin(), t.notes.end());
+  std::set<std::string> failed;  // conditions whose A/A check did not pass
+  for (const auto& a : t.aa)
+    if (a.check.outcome != stats::AaOutcome::pass) failed.insert(a.condition);
+  for (const auto& c : failed)
+    out.push_back(fmt::format("{}: the A/A check failed, so every verdict in this condition is untrustworthy",
+                              text::line_label(c)));
   return out;
 }
 

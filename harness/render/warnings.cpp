@@ -1,6 +1,7 @@
 #include "render/warnings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "text/text.hpp"
 
@@ -142,6 +143,9 @@ std::vector<std::string> table_notes(const analysis::Table& t) {
     for (const auto& w : r.summary.warnings)
       if (w.kind != stats::SummaryWarningKind::no_median_ci)
         out.push_back(fmt::format("{}: {}", analysis::note_where(r), summary_warning_text(w)));
+  if (!t.mixed_procs.empty())
+    out.push_back(fmt::format("GOMAXPROCS differs between rows ({}): compare CVs, not means",
+                              fmt::join(t.mixed_procs, ", ")));
   out.insert(out.end(), t.notes.begin(), t.notes.end());
   return out;
 }

@@ -30,7 +30,8 @@ std::vector<std::string> compare_warning_texts(const analysis::CompareRow& row);
 
 // A table's notes as every rendering shows them: each row's summary warnings, "<condition> /
 // <name>: <sentence>" (analysis::note_where), but the missing median CI, which the row's cell
-// shows ("± ∞ (n<6)"); then the table's own notes.
+// shows ("± ∞ (n<6)"); then GOMAXPROCS differing between rows (Table::mixed_procs); then the
+// table's own notes.
 std::vector<std::string> table_notes(const analysis::Table& table);
 
 }  // namespace noisefloor::render

@@ -464,12 +464,11 @@ TEST_CASE("gate: incomplete quads and values <= 0 are skipped and said; one quad
   REQUIRE(t.rows.size() == 2);
   CHECK(t.rows[0].first.n == 6);
   CHECK(t.rows[0].first.verdict == stats::Verdict::slower);
-  CHECK(noted(
-      t, "idle / BenchmarkSlowed-2 / sec/op: block 1: 2 of 8 quads skipped (1 incomplete, 1 with a value"));
+  CHECK(noted(t, "BenchmarkSlowed-2 sec/op in idle: 2 of 8 quads skipped (1 incomplete, 1 with a value"));
   CHECK(t.rows[1].first.n == 1);
   CHECK(t.rows[1].first.verdict == stats::Verdict::inconclusive);
   CHECK_FALSE(t.rows[1].first.needs_more);
-  CHECK(noted(t, "idle / BenchmarkOnce-2 / sec/op: block 1: 1 complete quad: no interval, no verdict"));
+  CHECK(noted(t, "BenchmarkOnce-2 sec/op in idle: 1 complete quad: no interval, no verdict"));
 }
 
 TEST_CASE(

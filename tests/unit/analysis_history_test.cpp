@@ -126,7 +126,7 @@ TEST_CASE("history: a planted step is marked, no change is not, runs in time ord
   REQUIRE(c.cv_ci);
   CHECK(c.cv_ci->lo <= *c.cv_pct);
   CHECK(*c.cv_pct <= c.cv_ci->hi);
-  CHECK(c.notes.empty());
+  CHECK(render::history_cell_notes(c).empty());
 }
 
 TEST_CASE("history: a step down is marked lower; a step inside the threshold is not marked") {
@@ -198,7 +198,8 @@ TEST_CASE("history: too few samples show a dash and the reason, never a number")
   CHECK(one.n == 1);
   CHECK_FALSE(one.cv_pct);
   CHECK_FALSE(one.cv_ci);
-  CHECK(one.notes == std::vector<std::string>{"n=1 < 6: no median CI", "n=1 < 2: no CV"});
+  CHECK(render::history_cell_notes(one) ==
+        std::vector<std::string>{"n=1 < 6: no median CI", "n=1 < 2: no CV"});
   CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::not_compared);
   CHECK(h.runs[1].cells[0].change.reason == "n=1 vs 3: too few samples");
   // 3 vs 3 can never reach p < 0.05.
