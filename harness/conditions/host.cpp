@@ -27,19 +27,12 @@
 #include "model/simulation.hpp"
 #include "parsers/cachegrind.hpp"
 #include "probe/probe_report.hpp"
+#include "process/cpus.hpp"
 #include "process/process.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::conditions {
 namespace {
-
-// CPUs noisefloor itself may run on: where unpinned spinners land.
-int usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) != 0) return std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
-  return std::max(1, CPU_COUNT(&set));
-}
 
 // The share of a CPU each spinner can expect: 1 / (spinners on its CPU) when pinned,
 // min(1, usable CPUs / spinners) when the scheduler places them.
@@ -76,7 +69,7 @@ Spinners::Spinners(const model::Condition& c) : condition_(c.name) {
   if (!c.spinners) return;
   spec_ = *c.spinners;
   set_ = std::make_unique<HostSpinners>(*c.spinners);
-  init(usable_cpus());
+  init(process::affinity_cpus());  // where unpinned spinners land
 }
 
 Spinners::Spinners(const model::Condition& c, const Start& start, int usable) : condition_(c.name) {

@@ -9,6 +9,10 @@
 
 namespace noisefloor::process {
 
+// The CPUs of this process's affinity mask (a cpuset): where its unpinned children may run; the
+// online count when the mask cannot be read; at least 1. I/O.
+int affinity_cpus();
+
 // The CPUs of this process's affinity mask (a cpuset), bounded by the CPU quota of its cgroup and
 // of every cgroup above it (cgroup v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us), rounded
 // up; at least 1. I/O: reads /proc/self/cgroup and the cgroup files.

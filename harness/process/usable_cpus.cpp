@@ -14,14 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int affinity_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) != 0)
-    return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-  return std::max(1, CPU_COUNT(&set));
-}
-
 // The least quota of `dir` and of every directory above it up to `root`: a parent's limit binds
 // its children.
 std::optional<double> least_limit(const fs::path& root, fs::path dir, const std::string& controllers) {
@@ -40,6 +32,14 @@ std::optional<double> least_limit(const fs::path& root, fs::path dir, const std:
 }
 
 }  // namespace
+
+int affinity_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0)
+    return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  return std::max(1, CPU_COUNT(&set));
+}
 
 int usable_cpus() {
   const int affinity = affinity_cpus();
