@@ -720,12 +720,13 @@ class Reader {
       }
     }
     // A simulated count covers a command's whole run (its one op), or a Google Benchmark's timed
-    // loops; valgrind 3.19 cannot run Go programs.
+    // loops; not a go test benchmark's (valgrind 3.19 stops Go programs at start on some CPUs).
     if (const YAML::Node m = node["metric"]; m && model::simulated_metric(b.metric)) {
       const model::SimulatedMetric sim = *model::simulated_metric(b.metric);
       if (b.format == model::OutputFormat::gotest)
-        fail(m, fmt::format("benchmark.metric: {} runs the benchmark under valgrind, which cannot run Go "
-                            "programs (valgrind 3.19 stops them at start on RDTSCP, in runtime.cputicks); "
+        fail(m, fmt::format("benchmark.metric: {} runs the benchmark under valgrind, which noisefloor does not "
+                            "do for go test: valgrind 3.19 stops Go programs at start on some CPUs (RDTSCP, "
+                            "in runtime.cputicks); "
                             "measure ns/op, or simulate a C, C++ or Rust benchmark",
                             quote(b.metric)));
       b.simulated = sim;

@@ -12,7 +12,8 @@
 #   - a Google Benchmark's timed loop per iteration (2N instructions and the loop's own few, the
 #     setup before the loop left out), beside a busy loop per CPU; two benchmarks, two threads or
 #     a skipped run in one invocation refused, a loop that pauses its timer noted;
-#   - refused with one line: a Go program (valgrind 3.19 stops at RDTSCP), a container condition
+#   - refused with one line: a Go program where valgrind stops it (3.19 does at RDTSCP on some
+#     CPUs; where valgrind runs it, as it does itself, counted), a container condition
 #     and the go test format (at validate, exit 2, file:line:col);
 #   - the doctor says whether simulation works here and what it costs, and that it does not
 #     without valgrind on PATH;
@@ -136,10 +137,26 @@ benchmark: {command: [$WORK/hog, hello], format: command, metric: simulated-cycl
 conditions:
   - name: idle
 YAML
+# Whether valgrind decodes the Go runtime depends on the CPU (the RDTSCP it meets on some, not on
+# an AMD EPYC guest): the truth is valgrind's own answer here, asked first, without noisefloor.
+set +e; valgrind --tool=none "$WORK/hog" hello >hog.out 2>hog.err; hog_code=$?; set -e
 set +e; "$NF" run go.yaml --results "$WORK/results" >go.out 2>go.err; code=$?; set -e
-[[ $code -eq 1 ]] || { cat go.err; fail "a Go program under valgrind: exit $code, expected 1"; }
-contains go.err "noisefloor: condition 'idle': valgrind cannot run $WORK/hog: it met an instruction it does not decode (vex amd64->IR: unhandled instruction bytes:"
-contains go.err "measure wall or cpu for this one"
+if grep -q "unhandled instruction bytes" hog.err; then
+  echo "valgrind stops a Go program here (exit $hog_code): noisefloor must refuse it"
+  [[ $code -eq 1 ]] || { cat go.err; fail "a Go program under valgrind: exit $code, expected 1"; }
+  contains go.err "noisefloor: condition 'idle': valgrind cannot run $WORK/hog: it met an instruction it does not decode (vex amd64->IR: unhandled instruction bytes:"
+  contains go.err "measure wall or cpu for this one"
+else
+  [[ $hog_code -eq 0 ]] || { cat hog.err; fail "valgrind --tool=none on the Go program: exit $hog_code"; }
+  echo "valgrind runs a Go program here: noisefloor must count it"
+  [[ $code -eq 0 ]] || { cat go.err; fail "a Go program that valgrind runs here: exit $code, expected 0"; }
+  python3 - "$WORK/results/go/latest/samples.jsonl" <<'PY2' || fail "the Go program's simulated counts"
+import json, sys
+v = [json.loads(l) for l in open(sys.argv[1])]
+v = [s["metrics"][0] for s in v if not s["warmup"]]
+assert len(v) == 2 and all(m["unit"] == "simulated-cycles/op" and m["value"] > 0 for m in v), v
+PY2
+fi
 cat >boxed.yaml <<YAML
 name: boxed
 benchmark: {command: [$WORK/sim_loop, "10"], format: command, metric: simulated-instructions}
@@ -251,7 +268,7 @@ conditions:
 YAML
 set +e; "$NF" validate gotest.yaml >/dev/null 2>gotest.err; code=$?; set -e
 [[ $code -eq 2 ]] || { cat gotest.err; fail "format: gotest: exit $code, expected 2"; }
-grep -Eq '^gotest.yaml:2:[0-9]+: benchmark.metric: "simulated-l1-misses" runs the benchmark under valgrind, which cannot run Go programs' gotest.err ||
+grep -Eq '^gotest.yaml:2:[0-9]+: benchmark.metric: "simulated-l1-misses" runs the benchmark under valgrind, which noisefloor does not do for go test' gotest.err ||
   { cat gotest.err; fail "the go test refusal"; }
 
 # --- the doctor: whether simulation works here, and its cost measured now (slower than the

@@ -223,10 +223,9 @@ TEST_CASE("config: bad files give file:line:col and what to do") {
        "sys-sec/op), counts instructions, cycles, branch-misses, cache-misses or task-clock, or simulates "
        "simulated-instructions, simulated-cycles, simulated-l1-misses or simulated-ll-misses; got \"ns/op\""},
       {"name: t\nbenchmark: {command: [./b], metric: simulated-cycles}\nconditions: [{name: a}]\n",
-       "x.yaml:2:37: benchmark.metric: \"simulated-cycles\" runs the benchmark under valgrind, which cannot "
-       "run Go programs (valgrind 3.19 stops them at start on RDTSCP, in runtime.cputicks); measure ns/op, "
-       "or "
-       "simulate a C, C++ or Rust benchmark"},
+       "x.yaml:2:37: benchmark.metric: \"simulated-cycles\" runs the benchmark under valgrind, which "
+       "noisefloor does not do for go test: valgrind 3.19 stops Go programs at start on some CPUs (RDTSCP, "
+       "in runtime.cputicks); measure ns/op, or simulate a C, C++ or Rust benchmark"},
       {"name: t\nbenchmark: {command: [./b], format: command, metric: simulated-instructions}\nconditions: "
        "[{name: "
        "a}, {name: c, container: {cpuset: \"0\"}}]\n",
