@@ -207,8 +207,8 @@ std::string valgrind_log(const std::string& condition, const std::string& progra
   if (const auto line = undecodable(log))
     throw RunError(fmt::format(
         "condition '{}': valgrind cannot run {}: it met an instruction it does not decode ({}); Go "
-        "programs stop so at start on some CPUs (RDTSCP, in runtime.cputicks) with valgrind 3.19: simulated metrics "
-        "work for C, C++ and Rust programs, measure wall or cpu for this one",
+        "programs stop so at start on some CPUs (RDTSCP, in runtime.cputicks) with valgrind 3.19: "
+        "simulated metrics work for C, C++ and Rust programs, measure wall or cpu for this one",
         condition, program, *line));
   return log;
 }

@@ -724,11 +724,11 @@ class Reader {
     if (const YAML::Node m = node["metric"]; m && model::simulated_metric(b.metric)) {
       const model::SimulatedMetric sim = *model::simulated_metric(b.metric);
       if (b.format == model::OutputFormat::gotest)
-        fail(m, fmt::format("benchmark.metric: {} runs the benchmark under valgrind, which noisefloor does not "
-                            "do for go test: valgrind 3.19 stops Go programs at start on some CPUs (RDTSCP, "
-                            "in runtime.cputicks); "
-                            "measure ns/op, or simulate a C, C++ or Rust benchmark",
-                            quote(b.metric)));
+        fail(m,
+             fmt::format("benchmark.metric: {} runs the benchmark under valgrind, which noisefloor does not "
+                         "do for go test: valgrind 3.19 stops Go programs at start on some CPUs (RDTSCP, "
+                         "in runtime.cputicks); measure ns/op, or simulate a C, C++ or Rust benchmark",
+                         quote(b.metric)));
       b.simulated = sim;
       b.metric = model::simulated_unit(sim);
     }
