@@ -92,7 +92,21 @@ else:
     assert 1 < r1 < r2, f"count=1 {r1:.2f}x, count=2 {r2:.2f}x the idle point: each spinner should cost more"
 from sweep_rule import knee  # the rule of §3.16 on the points' own figures
 assert curves["onecpu"]["knee"] == knee(one), (curves["onecpu"], knee(one))
-quiet = s0 > 0.9
+# The knee and the claims read the idle point's CI, which a few starved samples widen even where
+# its median had the CPU (make test on f727346 and the label change, beside the light tests: s0
+# 0.99, 2 of 8 samples at twice the median, CI ±103%, the 2x claim inconclusive): quiet means
+# every sample had it.
+def cpu_share(sample):
+    m = {x["unit"]: x["value"] for x in sample["metrics"]}
+    return m["cpu-sec/op"] / m["sec/op"]
+samples = [json.loads(l) for l in open(sys.argv[2])]
+def shares(condition):
+    got = [cpu_share(s) for s in samples if s["condition"] == condition and not s.get("warmup")]
+    assert got, f"no samples of {condition}"
+    return got
+idle = shares(one[0]["condition"])
+quiet = min(idle) > 0.9
+print(f"the idle point's samples had {min(idle):.2f} to {max(idle):.2f} of its CPU")
 assert not quiet or curves["onecpu"]["knee"] == "1", curves["onecpu"]
 assert curves["onecpu"]["knee_condition"] == "onecpu.count-" + curves["onecpu"]["knee"]
 assert [p["x"] for p in one] == [0, 1, 2]
@@ -109,12 +123,7 @@ print(f"placed: same/other {rp:.2f} (fair shares: {ep:.2f}); cpus=other had {sp:
 # the knee is at "same" only where every sample of it had: the rule reads the point's CI, which a
 # few starved samples widen (CI at c7670a5: median 0.046 s with 0.99 of its CPU, CI [0.045, 0.094],
 # CV 39%: no knee).
-def cpu_share(sample):
-    m = {x["unit"]: x["value"] for x in sample["metrics"]}
-    return m["cpu-sec/op"] / m["sec/op"]
-other = [cpu_share(s) for s in map(json.loads, open(sys.argv[2]))
-         if s["condition"] == placed["points"][0]["condition"] and not s.get("warmup")]
-assert other, "no samples of the cpus=other point"
+other = shares(placed["points"][0]["condition"])
 if sp > 0.9:
     assert 0.8 * ep < rp < 1.25 * ep, f"a spinner on the benchmark's CPU: {rp:.2f}x, a fair share is {ep:.2f}x"
 else:
