@@ -57,6 +57,9 @@ NLOHMANN = re.compile(r'#include\s*[<"]nlohmann/json\.hpp[>"]')
 # Random generators other than stats::SplitMix64 (§3.10: one deterministic generator).
 GENERATORS = re.compile(r'std::(?:mt19937(?:_64)?|minstd_rand0?|ranlux\w*|knuth_b|default_random_engine|random_device)\b'
                         r'|\b(?:s?rand|random|drand48)\(')
+# A label, verdict or order parsed from its own word where words are made (model::from_name):
+# render/errata.cpp once read a figure's label back from its name.
+READ_BACK = re.compile(r'\bfrom_name<')
 # The places issue 25 names where one module reads another's prose or a name is made of strings.
 PROSE = {
     "warning text searched (\"minimum attainable p\")": re.compile(r'find\("minimum attainable p'),
@@ -82,7 +85,7 @@ def main():
     figures["functions over 100 lines"] = over100
     figures["functions over 60 lines"] = over60
     figures["longest functions"] = [f"{n} {path} {name}" for n, path, name in top]
-    compares = to_strings = generators = 0
+    compares = to_strings = generators = read_back = 0
     modules, naming = set(), set()
     prose = {k: 0 for k in PROSE}
     for path in sources(root):
@@ -92,6 +95,8 @@ def main():
         to_strings += len(TO_STRING_SWITCH.findall(text))
         generators += len(GENERATORS.findall(text))
         module = os.path.relpath(path, harness).split(os.sep)[0]
+        if module in ("analysis", "render"):  # they make the words: they never read one back
+            read_back += len(READ_BACK.findall(text))
         if NLOHMANN.search(text):
             modules.add(module)
         if "nlohmann::" in text:
@@ -102,6 +107,7 @@ def main():
     figures["to_string functions with a switch of their own"] = to_strings
     figures["random generators other than SplitMix64"] = generators
     figures["prose read or names made of strings"] = prose
+    figures["names read back into a value in analysis/ or render/"] = read_back
     figures["modules including nlohmann/json.hpp"] = sorted(modules)
     figures["modules naming nlohmann:: at all"] = sorted(naming)
     figures["lines over 110 columns (harness/)"] = sum(

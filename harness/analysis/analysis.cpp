@@ -124,7 +124,7 @@ class Merge {
     for (const auto& c : conditions) {
       std::string reason;
       const Label label = condition_label(s, c, &reason);
-      if (label != Label::unknown) room_labels[rename(c)] = {std::string(to_string(label)), reason};
+      if (label != Label::unknown) room_labels[rename(c)] = {label, reason};
     }
     // The samples move into the analysis under their renamed conditions (held once, not twice).
     s.samples.rename_conditions(rename);

@@ -507,7 +507,7 @@ std::vector<Hit> find_quotations(std::string_view text, const std::vector<Correc
   std::vector<std::vector<std::string>> names(corrections.size());
   for (std::size_t k = 0; k < corrections.size(); ++k) {
     for (const std::string& n : corrections[k].old_figure.names) names[k].push_back(lower(n));
-    if (!corrections[k].old_figure.label.empty()) names[k].push_back(lower(corrections[k].old_figure.label));
+    names[k].push_back(lower(std::string(to_string(corrections[k].old_figure.label))));
   }
   const std::vector<bool> comments = syntax == Syntax::source ? comment_mask(text) : std::vector<bool>{};
   std::vector<std::size_t> line_starts = {0};

@@ -32,7 +32,7 @@ struct Figure {
   FigureKind kind = FigureKind::value;
   double value = 0;
   std::optional<double> lo, hi;  // its 95% CI when it has one
-  std::string label;             // how clean the room was: MEASURED-clean, CONTENDED, CONTENDED-PAIRED
+  Label label = Label::unknown;  // how clean the room was
   std::string verdict;           // a comparison's verdict word ("" otherwise)
   // Words that place a quotation near this figure: the condition, the benchmark's short name
   // (without "Benchmark"), the variants.

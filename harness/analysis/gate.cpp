@@ -326,7 +326,7 @@ Collected collect_quads(const records::Samples& samples) {
 }
 
 GateRow gate_row(const GateKey& key, const GateSeries& series, const Collected& c,
-                 const model::GateSettings& s, bool confirm, const std::map<std::string, std::string>& labels,
+                 const model::GateSettings& s, bool confirm, const std::map<std::string, Label>& labels,
                  const model::UnitMetadata& units) {
   const auto& [condition, benchmark, unit] = key;
   GateRow row;
@@ -335,7 +335,7 @@ GateRow gate_row(const GateKey& key, const GateSeries& series, const Collected& 
   row.unit = unit;
   row.name = series.name;
   const auto label = labels.find(condition);
-  row.label = label == labels.end() ? std::string(to_string(Label::unknown)) : label->second;
+  row.label = label == labels.end() ? Label::unknown : label->second;
   row.better = model::better_of(unit, units);
   row.quantity = model::quantity_of(unit);
   row.gating = is_gating(unit, c.primary.at(std::make_pair(condition, benchmark)), s);
@@ -392,8 +392,8 @@ std::vector<GateContention> contention_of(const std::vector<GateRow>& rows,
 }  // namespace
 
 GateTable build_gate(const records::Samples& samples, const model::GateSettings& settings,
-                     const std::map<std::string, std::string>& labels,
-                     const std::vector<std::string>& contended, const model::UnitMetadata& units) {
+                     const std::map<std::string, Label>& labels, const std::vector<std::string>& contended,
+                     const model::UnitMetadata& units) {
   const Collected c = collect_quads(samples);
   GateTable t;
   t.settings = settings;

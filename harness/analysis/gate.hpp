@@ -53,7 +53,7 @@ struct GateBlock {
 struct GateRow {
   std::string condition, benchmark, unit;  // benchmark: the full name (analysis::full_name)
   std::string name;                        // as printed (Sample::name): what to_confirm lists
-  std::string label;                       // the condition's paired label (CONTENDED-PAIRED, ...)
+  Label label = Label::unknown;            // the condition's paired label (CONTENDED-PAIRED, ...)
   model::Better better = model::Better::unknown;
   model::Quantity quantity = model::Quantity::other;
   bool gating = false;  // a confirmed regression of this row fails the gate
@@ -90,8 +90,8 @@ struct GateTable {
 // repeat) with pair records::kGatePair. `labels` maps condition → label; `contended` names the
 // conditions with background load (the first condition not in it is the reference).
 GateTable build_gate(const records::Samples& samples, const model::GateSettings& settings,
-                     const std::map<std::string, std::string>& labels,
-                     const std::vector<std::string>& contended, const model::UnitMetadata& units = {});
+                     const std::map<std::string, Label>& labels, const std::vector<std::string>& contended,
+                     const model::UnitMetadata& units = {});
 
 // What a second block must confirm: per condition, the benchmark names (as printed) of the
 // gating rows block 1 calls slower/worse, when the table needs confirmation. Empty: nothing to

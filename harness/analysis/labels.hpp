@@ -5,29 +5,10 @@
 #include <string>
 #include <string_view>
 
-#include "model/names.hpp"
+#include "analysis/label.hpp"
 #include "records/result.hpp"
 
 namespace noisefloor::analysis {
-
-// MEASURED-clean: no load and a doctor grade of ready or limited; CONTENDED-PAIRED: load
-// present, paired design; CONTENDED: load present, not paired; UNKNOWN: nothing recorded (a go
-// test file).
-enum class Label { measured_clean, contended_paired, contended, unknown };
-std::string_view to_string(Label label);  // "MEASURED-clean", "CONTENDED-PAIRED", "CONTENDED", "UNKNOWN"
-
-inline constexpr const char* kMeasuredClean = "MEASURED-clean";
-inline constexpr const char* kContendedPaired = "CONTENDED-PAIRED";
-inline constexpr const char* kContended = "CONTENDED";
-
-constexpr std::array<std::pair<Label, std::string_view>, 4> names(Label) {
-  return {{
-      {Label::measured_clean, kMeasuredClean},
-      {Label::contended_paired, kContendedPaired},
-      {Label::contended, kContended},
-      {Label::unknown, "UNKNOWN"},
-  }};
-}
 
 // The label of one condition of a result, for an unpaired comparison (never CONTENDED-PAIRED),
 // from what was measured over the condition (harness/stats/README.md §3.12), first that

@@ -31,7 +31,7 @@ void describe_row(PairedRow& row, const std::string& condition, const std::strin
 }  // namespace
 
 PairedTable build_paired(const records::Samples& samples, const std::string& baseline, double theta,
-                         const std::map<std::string, std::string>& labels, const model::UnitMetadata& units) {
+                         const std::map<std::string, Label>& labels, const model::UnitMetadata& units) {
   struct Slot {
     std::optional<double> base, variant;
     model::PairOrder order = model::PairOrder::none;
@@ -79,7 +79,7 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     row.variant = row.aa ? std::string(records::kAaPair) : variant_of[key];
     // A condition nothing was recorded about stays UNKNOWN, as in `compare`.
     const auto label = labels.find(condition);
-    row.label = label == labels.end() ? std::string(to_string(Label::unknown)) : label->second;
+    row.label = label == labels.end() ? Label::unknown : label->second;
     std::vector<bool> first(variant_first.begin(), variant_first.end());
     // std::span<const bool> needs contiguous bools: copy into a plain array.
     std::unique_ptr<bool[]> flags(new bool[first.size()]);
@@ -121,8 +121,8 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     row.variant = variant;
     row.unpaired = true;
     const auto label = labels.find(condition);
-    row.label = label == labels.end() || label->second == kMeasuredClean ? std::string(kMeasuredClean)
-                                                                         : std::string(kContended);
+    row.label = label == labels.end() || label->second == Label::measured_clean ? Label::measured_clean
+                                                                                : Label::contended;
     try {
       row.hl = stats::hodges_lehmann_ratio(b, v);
       row.median_ratio = stats::ratio_of_medians(b, v);
@@ -142,11 +142,11 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
   return t;
 }
 
-std::map<std::string, std::string> paired_labels(const records::Result& result) {
-  std::map<std::string, std::string> labels;
+std::map<std::string, Label> paired_labels(const records::Result& result) {
+  std::map<std::string, Label> labels;
   for (const auto& c : result.conditions) {
     const Label label = condition_label(result, c);
-    labels[c] = label == Label::contended ? std::string(kContendedPaired) : std::string(to_string(label));
+    labels[c] = label == Label::contended ? Label::contended_paired : label;
   }
   return labels;
 }

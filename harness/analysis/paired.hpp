@@ -22,7 +22,7 @@ struct PairedRow {
   // benchmark: the full name, with the configuration that tells it apart ("BenchmarkGet-8 (pkg: a)");
   // variant "A/A" for the baseline against itself.
   std::string condition, benchmark, baseline, variant;
-  std::string label;
+  Label label = Label::unknown;
   std::string unit;  // of the primary metric, which is compared
   model::Better better = model::Better::unknown;
   model::Quantity quantity = model::Quantity::other;
@@ -58,12 +58,11 @@ struct PairedTable {
 // compared unpaired (Hodges–Lehmann), and labelled CONTENDED where the paired label would be
 // CONTENDED-PAIRED.
 PairedTable build_paired(const records::Samples& samples, const std::string& baseline, double theta,
-                         const std::map<std::string, std::string>& labels,
-                         const model::UnitMetadata& units = {});
+                         const std::map<std::string, Label>& labels, const model::UnitMetadata& units = {});
 
 // The labels build_paired takes, for one result: CONTENDED-PAIRED where condition_label says
 // CONTENDED, its own label (MEASURED-clean or UNKNOWN) elsewhere; a condition missing from the
 // map is UNKNOWN.
-std::map<std::string, std::string> paired_labels(const records::Result& result);
+std::map<std::string, Label> paired_labels(const records::Result& result);
 
 }  // namespace noisefloor::analysis

@@ -25,7 +25,7 @@ struct CurvePoint {
   std::optional<double> cv_pct;              // nullopt: n < 2 or a mean that is not positive
   std::optional<stats::Interval> cv_ci;      // percent; the seeded percentile bootstrap (§3.11)
   stats::Band band = stats::Band::insufficient;
-  std::string room;  // the condition's room label ("MEASURED-clean", "CONTENDED", ...)
+  Label room = Label::unknown;  // the condition's room label
 };
 
 struct Curve {

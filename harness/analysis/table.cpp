@@ -116,9 +116,9 @@ Flags flags_of(const Row& row) {
   return f;
 }
 
-std::string Table::label_of(const std::string& condition) const {
+Label Table::label_of(const std::string& condition) const {
   const auto it = labels.find(condition);
-  return it == labels.end() ? std::string("UNKNOWN") : it->second.label;
+  return it == labels.end() ? Label::unknown : it->second.label;
 }
 
 void mark_starved(Table& table, const std::string& condition) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/label.hpp"
 #include "model/sweep.hpp"
 #include "model/units.hpp"
 #include "records/samples.hpp"
@@ -106,14 +107,14 @@ struct Table {
   // How clean each condition's room was (analysis/labels.hpp), by condition: every rendering
   // prints it. Absent for a condition nothing was recorded about.
   struct RoomLabel {
-    std::string label;   // "MEASURED-clean", "CONTENDED", "UNKNOWN"
+    Label label = Label::unknown;
     std::string reason;  // the reading it rests on
   };
   std::map<std::string, RoomLabel> labels;
   // The conditions that are a sweep's points (model/sweep.hpp), by condition.
   std::map<std::string, model::SweepPoint> sweeps;
-  // The label of a condition, "UNKNOWN" when none was derived.
-  std::string label_of(const std::string& condition) const;
+  // The label of a condition, UNKNOWN when none was derived.
+  Label label_of(const std::string& condition) const;
 };
 
 // Caps the band of every row of `condition` at "do not trust" and marks it starved.

@@ -265,10 +265,10 @@ namespace {
 
 // The room in one line: the conditions' labels, the doctor's grade and the host.
 std::string room_line(const analysis::Analysis& a) {
-  std::vector<std::string> labels;
+  std::vector<std::string_view> labels;
   for (const auto& row : a.gate->rows)
-    if (!row.label.empty() && std::find(labels.begin(), labels.end(), row.label) == labels.end())
-      labels.push_back(row.label);
+    if (std::find(labels.begin(), labels.end(), to_string(row.label)) == labels.end())
+      labels.push_back(to_string(row.label));
   std::string line = fmt::format("{}", fmt::join(labels, ", "));
   if (!a.sources.empty()) {
     const records::Fingerprint& fp = a.sources.front().fingerprint;

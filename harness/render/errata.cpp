@@ -35,14 +35,14 @@ std::string with_ci(const Figure& f) {
 
 std::string labelled(const Figure& f) {
   std::string out = with_ci(f);
-  if (!f.label.empty()) out += " " + f.label;
+  out += " ";
+  out += to_string(f.label);
   return out;
 }
 
 // What a label says about how the figure was measured, for the erratum's "why".
-std::string label_meaning(const std::string& label) {
+std::string label_meaning(analysis::Label l) {
   using analysis::Label;
-  const Label l = model::from_name<Label>(label).value_or(Label::unknown);
   if (l == Label::measured_clean) return "measured on a quiet host";
   if (l == Label::contended)
     return "measured under load with baseline and variant at different times (unpaired)";
@@ -162,16 +162,15 @@ std::string errata_markdown(const ErrataView& v) {
       quoted.size() == 1 ? "is" : "are", fmt::join(v.new_sources, "` + `"),
       quoted.size() == 1 ? "it is" : "they are", places, places == 1 ? "" : "s");
   // Why: the labels that changed, and the rooms.
-  std::set<std::pair<std::string, std::string>> changes;
+  std::set<std::pair<analysis::Label, analysis::Label>> changes;
   for (const std::size_t k : quoted) {
     const auto& c = v.corrections[k];
     if (c.old_figure.label != c.new_figure.label) changes.insert({c.old_figure.label, c.new_figure.label});
   }
   std::vector<std::string> why;
   for (const auto& [was, is] : changes)
-    why.push_back(fmt::format("the old figures are **{}** ({}); the new ones are **{}** ({})",
-                              was.empty() ? "UNKNOWN" : was, label_meaning(was), is.empty() ? "UNKNOWN" : is,
-                              label_meaning(is)));
+    why.push_back(fmt::format("the old figures are **{}** ({}); the new ones are **{}** ({})", to_string(was),
+                              label_meaning(was), to_string(is), label_meaning(is)));
   if (!v.room_differences.empty())
     why.push_back(fmt::format("the rooms differ: {}", fmt::join(v.room_differences, "; ")));
   if (why.empty()) why.push_back("the same label and room on both sides: the new run measured again");
@@ -183,11 +182,11 @@ std::string errata_markdown(const ErrataView& v) {
       "|\n|:--|:--|:--|--:|--:|:--|\n";
   for (const std::size_t k : quoted) {
     const auto& c = v.corrections[k];
-    out +=
-        fmt::format("| {} | {} | {} | {} {} | {} {} | {} |\n", text::markdown_cell(c.old_figure.condition),
-                    text::markdown_cell(c.old_figure.benchmark), text::markdown_cell(c.old_figure.statistic),
-                    with_ci(c.old_figure), c.old_figure.label, with_ci(c.new_figure), c.new_figure.label,
-                    c.new_figure.verdict.empty() ? "" : text::markdown_cell(c.new_figure.verdict));
+    out += fmt::format("| {} | {} | {} | {} {} | {} {} | {} |\n", text::markdown_cell(c.old_figure.condition),
+                       text::markdown_cell(c.old_figure.benchmark),
+                       text::markdown_cell(c.old_figure.statistic), with_ci(c.old_figure),
+                       to_string(c.old_figure.label), with_ci(c.new_figure), to_string(c.new_figure.label),
+                       c.new_figure.verdict.empty() ? "" : text::markdown_cell(c.new_figure.verdict));
   }
   out +=
       "\n### Where the old figures were quoted\n\n| place | quoted | figure | correct to | certainty "
@@ -209,7 +208,7 @@ std::string errata_markdown(const ErrataView& v) {
 std::string errata_json(const ErrataView& v) {
   using nlohmann::json;
   const auto figure = [](const Figure& f) {
-    json j = {{"value", f.value}, {"label", f.label}};
+    json j = {{"value", f.value}, {"label", to_string(f.label)}};
     j["lo"] = f.lo ? json(*f.lo) : json(nullptr);
     j["hi"] = f.hi ? json(*f.hi) : json(nullptr);
     if (!f.verdict.empty()) j["verdict"] = f.verdict;

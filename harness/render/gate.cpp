@@ -201,7 +201,7 @@ std::vector<std::string> floor_lines(const GateTable& t, Escape esc) {
   for (const std::string& c : conditions(t)) {
     double aa = 0, bb = 0;
     std::size_t rows = 0, failed = 0;
-    std::string label;
+    analysis::Label label = analysis::Label::unknown;
     for (const GateRow& r : t.rows) {
       if (r.condition != c || !r.gating) continue;
       ++rows;
@@ -214,7 +214,7 @@ std::vector<std::string> floor_lines(const GateTable& t, Escape esc) {
     const std::string widest = rows > 1 ? "up to " : "";
     out.push_back(fmt::format(
         "{}{}: A/A (base vs base) {}{}, B/B (head vs head) {}{}: {}", esc(c),
-        label.empty() ? "" : " (" + esc(label) + ")", widest, halfwidth(aa), widest, halfwidth(bb),
+        " (" + esc(std::string(to_string(label))) + ")", widest, halfwidth(aa), widest, halfwidth(bb),
         failed == 0
             ? (rows > 1 ? "all PASS" : "PASS")
             : fmt::format("{} of {} FAIL (the room moved by more than ±{:g}%; each verdict rests on its "

@@ -255,7 +255,7 @@ std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks,
 }
 
 std::string label_badge(const Table& t, const std::string& condition) {
-  const std::string label = t.label_of(condition);
+  const std::string label(to_string(t.label_of(condition)));
   const auto it = t.labels.find(condition);
   const std::string reason = it == t.labels.end() ? "nothing recorded about it" : it->second.reason;
   return fmt::format("<span class=\"label label-{}\" title=\"{}\">{}</span>", escape(label), escape(reason),
@@ -687,10 +687,10 @@ std::string paired_row_html(const analysis::PairedRow& p, const svg::RatioRow& r
       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
       "class=\"num\">{}</td>"
       "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
-      escape(p.condition), escape(p.baseline), escape(p.aa ? "A/A" : p.variant), escape(p.label),
-      row.ratios.size(), text::fixed(row.gm, 4), escape(text::interval(row.gm_lo, row.gm_hi)),
-      text::fixed(p.unpaired ? svg::kNaN : p.paired.median, 4), p.unpaired ? kDash : g4(p.paired.p_wilcoxon),
-      p.unpaired ? kDash : g4(p.paired.p_sign),
+      escape(p.condition), escape(p.baseline), escape(p.aa ? "A/A" : p.variant),
+      escape(std::string(to_string(p.label))), row.ratios.size(), text::fixed(row.gm, 4),
+      escape(text::interval(row.gm_lo, row.gm_hi)), text::fixed(p.unpaired ? svg::kNaN : p.paired.median, 4),
+      p.unpaired ? kDash : g4(p.paired.p_wilcoxon), p.unpaired ? kDash : g4(p.paired.p_sign),
       !p.unpaired && p.paired.order_effect_p ? g4(*p.paired.order_effect_p) : kDash,
       escape(std::string(p.verdict_word())), p.trustworthy ? "yes" : "no");
 }

@@ -243,7 +243,8 @@ void to_json(nlohmann::json& j, const Table& t) {
        {"other_metrics", t.other_metrics},
        {"notes", render::table_notes(t)}};
   nlohmann::json labels = nlohmann::json::object();
-  for (const auto& [condition, l] : t.labels) labels[condition] = {{"label", l.label}, {"reason", l.reason}};
+  for (const auto& [condition, l] : t.labels)
+    labels[condition] = {{"label", to_string(l.label)}, {"reason", l.reason}};
   j["labels"] = labels;
   add_sweeps(j, t);
 }
@@ -262,7 +263,7 @@ void to_json(nlohmann::json& j, const CurvePoint& p) {
        {"cv_pct", p.cv_pct ? stats::number_or_null(*p.cv_pct) : nlohmann::json(nullptr)},
        {"cv_pct_ci", interval(p.cv_ci)},
        {"band", stats::to_string(p.band)},
-       {"room", p.room}};
+       {"room", to_string(p.room)}};
 }
 
 void to_json(nlohmann::json& j, const Curve& c) {
@@ -284,7 +285,7 @@ void to_json(nlohmann::json& j, const PairedRow& r) {
          {"benchmark", r.benchmark},
          {"baseline", r.baseline},
          {"variant", r.variant},
-         {"label", r.label},
+         {"label", to_string(r.label)},
          {"design", "blocks"},
          {"n", {r.n_base, r.n_variant}},
          {"median_ratio", or_null(r.median_ratio)},
@@ -304,7 +305,7 @@ void to_json(nlohmann::json& j, const PairedRow& r) {
        {"benchmark", r.benchmark},
        {"baseline", r.baseline},
        {"variant", r.variant},
-       {"label", r.label},
+       {"label", to_string(r.label)},
        {"design", "paired"},
        {"ratios", p.ratios},
        {"order", orders},
@@ -569,7 +570,7 @@ void to_json(json& j, const GateRow& r) {
   j = json{{"condition", r.condition},
            {"benchmark", r.benchmark},
            {"unit", r.unit},
-           {"label", r.label},
+           {"label", to_string(r.label)},
            {"better", model::to_string(r.better)},
            {"gating", r.gating},
            {"verdict", render::gate_verdict_word(r)},

@@ -38,11 +38,11 @@ std::vector<std::string> notes(const analysis::PairedTable& t) {
 std::string paired_markdown(const analysis::PairedTable& t) {
   std::string out;
   // One table per label: numbers measured in different rooms are never put side by side.
-  std::vector<std::string> labels;
+  std::vector<analysis::Label> labels;
   for (const auto& r : t.rows)
     if (std::find(labels.begin(), labels.end(), r.label) == labels.end()) labels.push_back(r.label);
   for (const auto& label : labels) {
-    out += fmt::format("**{}**\n\n", label);
+    out += fmt::format("**{}**\n\n", to_string(label));
     out +=
         "| condition | benchmark | variant / baseline | n | median ratio (min–max) | GM ratio [95% CI] | "
         "p (Wilcoxon) | order | verdict |\n";

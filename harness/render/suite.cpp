@@ -24,6 +24,11 @@ using analysis::Table;
 
 namespace {
 
+// A condition's room label, as its column head shows it.
+std::string label_word(const analysis::Table& t, const std::string& condition) {
+  return std::string(to_string(t.label_of(condition)));
+}
+
 constexpr std::size_t kNameMax = 44;       // a longer benchmark name takes a line of its own
 constexpr std::size_t kNameMin = 8;        // the name column is never narrower to fit conditions
 constexpr std::size_t kConditionMax = 28;  // in the legend, a longer condition name is shortened with "…"
@@ -140,7 +145,7 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     if (!with_cv) vw[c] = 0;
     // The heading: the label whole, the name shortened from the front past 16 columns when the
     // numbers are narrower.
-    const std::size_t label_w = t.labels.empty() ? 0 : text::width(t.label_of(t.conditions[c]));
+    const std::size_t label_w = t.labels.empty() ? 0 : text::width(label_word(t, t.conditions[c]));
     gw[c] = std::max({cw[c] + cv_cols + vw[c] + 2 + bw[c], label_w,
                       std::min<std::size_t>(text::width(t.conditions[c]), 16)});
     bw[c] = gw[c] - cw[c] - cv_cols - vw[c] - 2;  // the band column takes what the heading needs more
@@ -196,14 +201,14 @@ std::string unit_table(const Table& t, const std::vector<const SuiteLine*>& line
     // "idle · MEASURED-clean" when every condition's fits its columns, else the label under the name.
     bool labelled = !t.labels.empty(), one_line = labelled;
     for (std::size_t c = first; c < last && one_line; ++c)
-      one_line = text::width(t.conditions[c] + " · " + t.label_of(t.conditions[c])) <= gw[c];
+      one_line = text::width(t.conditions[c] + " · " + label_word(t, t.conditions[c])) <= gw[c];
     std::string head1 = std::string(lead, ' '), head_label = head1, head2 = text::pad_right(tidied, name_w);
     if (any_procs) head2 += "  " + text::pad_left(procs_word, procs_w);
     for (std::size_t c = first; c < last; ++c) {
-      head1 += " │ " + text::pad_right(one_line ? t.conditions[c] + " · " + t.label_of(t.conditions[c])
+      head1 += " │ " + text::pad_right(one_line ? t.conditions[c] + " · " + label_word(t, t.conditions[c])
                                                 : fit_name(t.conditions[c], gw[c]),
                                        gw[c]);
-      head_label += " │ " + text::pad_right(t.label_of(t.conditions[c]), gw[c]);
+      head_label += " │ " + text::pad_right(label_word(t, t.conditions[c]), gw[c]);
       head2 += " │ " + text::pad_left("median ± CI", cw[c]) +
                (with_cv ? "  " + text::pad_left("CV%", vw[c]) : "") + "  " + text::pad_right("band", bw[c]);
     }
@@ -239,7 +244,7 @@ std::string conditions_legend(const Table& t, std::size_t width) {
   std::size_t name_w = 0, label_w = 0;
   for (const auto& c : t.conditions) {
     name_w = std::max(name_w, std::min(text::width(text::row_label(c)), kConditionMax));
-    label_w = std::max(label_w, text::width(t.label_of(c)));
+    label_w = std::max(label_w, text::width(label_word(t, c)));
   }
   std::string out = "conditions:\n";
   for (const auto& c : t.conditions) {
@@ -247,7 +252,7 @@ std::string conditions_legend(const Table& t, std::size_t width) {
     const std::string reason = it == t.labels.end() ? "nothing recorded about it" : it->second.reason;
     const std::string lead = "  " +
                              text::pad_right(text::truncate(text::row_label(c), kConditionMax), name_w) +
-                             "  " + text::pad_right(t.label_of(c), label_w) + "  ";
+                             "  " + text::pad_right(label_word(t, c), label_w) + "  ";
     out += text::wrap(reason, width, lead, std::string(text::width(lead), ' '));
   }
   return out + "\n";

@@ -298,7 +298,7 @@ std::string point_tip(const Drawing& d, int k, const std::string& where, const F
     return fmt::format(
         "{}: median {} {}{}; n = {}; room {}", where, format_figure(f.value), d.unit.unit,
         f.ci ? fmt::format(", 95% CI {}", interval_text(*f.ci)) : std::string(", no 95% CI (n < 6)"), p.n,
-        p.room.empty() ? std::string(text::kDash) : p.room);
+        to_string(p.room));
   return fmt::format("{}: CV {}%{}; band {}; n = {}", where, text::fixed(f.value, 2),
                      f.ci ? fmt::format(", 95% interval {}%", interval_text(*f.ci)) : std::string(),
                      stats::to_string(p.band), p.n);
@@ -474,15 +474,13 @@ std::string n_text(const Drawing& d) {
 
 std::string room_text(const Drawing& d) {
   const Curve& c = *d.curves.front();
-  std::set<std::string> rooms;
+  std::set<analysis::Label> rooms;
   for (const auto& p : c.points) rooms.insert(p.room);
-  if (rooms.size() == 1)
-    return fmt::format("room: {} at every point",
-                       c.points.front().room.empty() ? "unknown" : c.points.front().room);
+  if (rooms.size() == 1) return fmt::format("room: {} at every point", to_string(c.points.front().room));
   std::string out = "room:";
   for (std::size_t i = 0; i < c.points.size(); ++i)
     out += fmt::format("{} {}={} {}", i ? " ·" : "", c.parameter, c.points[i].value,
-                       c.points[i].room.empty() ? "unknown" : c.points[i].room);
+                       to_string(c.points[i].room));
   return out;
 }
 

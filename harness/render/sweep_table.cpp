@@ -36,7 +36,7 @@ std::string terminal_table(const analysis::Curve& c, std::size_t width) {
   cells.push_back({c.parameter, "n", "median ± 95% CI", "CV%", "CV% 95% CI", "band", "room"});
   for (const auto& p : c.points)
     cells.push_back({p.value, std::to_string(p.n), median_cell(p), text::fixed(p.cv_pct, 2), cv_interval(p),
-                     std::string(stats::to_string(p.band)), p.room});
+                     std::string(stats::to_string(p.band)), std::string(to_string(p.room))});
   std::array<std::size_t, 7> w{};
   for (const auto& row : cells)
     for (std::size_t k = 0; k < row.size(); ++k) w[k] = std::max(w[k], text::width(row[k]));
@@ -67,8 +67,8 @@ std::string markdown_table(const analysis::Curve& c) {
         text::format_value(p.median),
         p.median_ci ? text::interval(text::format_value(p.median_ci->lo), text::format_value(p.median_ci->hi))
                     : std::string(text::kDash),
-        text::fixed(p.cv_pct, 2), cv_interval(p), stats::to_string(p.band), text::markdown_cell(p.room),
-        c.knee && *c.knee == i ? "◀ knee" : "");
+        text::fixed(p.cv_pct, 2), cv_interval(p), stats::to_string(p.band),
+        text::markdown_cell(std::string(to_string(p.room))), c.knee && *c.knee == i ? "◀ knee" : "");
   }
   out += "\n" + text::markdown_cell(c.knee_text) + "\n";
   return out;

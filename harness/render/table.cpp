@@ -105,7 +105,7 @@ void markdown_into(const Table& t, std::string& out, const std::function<void(st
   const auto cells_of = [&](const Row& r, const auto& cell) {
     const auto& s = r.summary;
     cell(text::markdown_cell(r.condition));
-    if (labelled) cell(t.label_of(r.condition));
+    if (labelled) cell(std::string(to_string(t.label_of(r.condition))));
     cell(text::markdown_cell(analysis::display_name(r)));
     cell(std::to_string(s.n));
     cell(format_value(s.mean) + (units.size() > 1 ? " " + text::markdown_cell(r.unit) : ""));
@@ -141,7 +141,7 @@ void markdown_into(const Table& t, std::string& out, const std::function<void(st
     out += "Labels (how clean each condition's room was, from what was measured over it):\n\n";
     for (const auto& c : t.conditions) {
       const auto it = t.labels.find(c);
-      out += "- " + text::markdown_cell(c) + ": " + t.label_of(c) +
+      out += "- " + text::markdown_cell(c) + ": " + std::string(to_string(t.label_of(c))) +
              (it == t.labels.end() || it->second.reason.empty()
                   ? ""
                   : " (" + text::markdown_cell(it->second.reason) + ")") +
@@ -240,9 +240,9 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
   const std::string& condition = t.conditions.front();
   std::string out = "condition: " + text::line_label(condition);
   if (const auto it = t.labels.find(condition); it != t.labels.end())
-    out = text::wrap(
-        out + " · " + it->second.label + (it->second.reason.empty() ? "" : " (" + it->second.reason + ")"),
-        80, "", "  ");
+    out = text::wrap(out + " · " + std::string(to_string(it->second.label)) +
+                         (it->second.reason.empty() ? "" : " (" + it->second.reason + ")"),
+                     80, "", "  ");
   else
     out += "\n";
   out += "\n";
@@ -448,16 +448,16 @@ std::string table_csv(const Table& t) {
     const Row& r = *rp;
     const auto& s = r.summary;
     const int outliers = analysis::flags_of(r).outliers;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                       text::csv_field(r.condition), text::csv_field(analysis::display_name(r)),
-                       text::csv_field(r.unit), s.n, num(s.mean), onum(s.stddev), onum(s.cv_pct),
-                       num(s.median), s.median_ci ? num(s.median_ci->lo) : "",
-                       s.median_ci ? num(s.median_ci->hi) : "", num(s.min), num(s.max), num(s.mad),
-                       onum(s.rcv_pct), num(s.q1), num(s.q3), stats::to_string(s.band), outliers,
-                       s.drift ? "true" : "false", s.shape ? "true" : "false", r.warmup_discarded,
-                       text::csv_field(model::config_label(r.config)), r.exact ? "true" : "false",
-                       r.exact ? num(r.mode) : "", t.labels.empty() ? "" : t.label_of(r.condition),
-                       r.starved ? "true" : "false");
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        text::csv_field(r.condition), text::csv_field(analysis::display_name(r)), text::csv_field(r.unit),
+        s.n, num(s.mean), onum(s.stddev), onum(s.cv_pct), num(s.median),
+        s.median_ci ? num(s.median_ci->lo) : "", s.median_ci ? num(s.median_ci->hi) : "", num(s.min),
+        num(s.max), num(s.mad), onum(s.rcv_pct), num(s.q1), num(s.q3), stats::to_string(s.band), outliers,
+        s.drift ? "true" : "false", s.shape ? "true" : "false", r.warmup_discarded,
+        text::csv_field(model::config_label(r.config)), r.exact ? "true" : "false",
+        r.exact ? num(r.mode) : "", t.labels.empty() ? "" : std::string(to_string(t.label_of(r.condition))),
+        r.starved ? "true" : "false");
     if (!swept.empty()) {
       const auto it = t.sweeps.find(r.condition);
       out += "," + (it == t.sweeps.end() ? std::string() : text::csv_field(it->second.group));

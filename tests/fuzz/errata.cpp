@@ -24,7 +24,7 @@ Figure figure(FigureKind kind, double value, std::string statistic, std::string 
   f.unit = std::move(unit);
   f.kind = kind;
   f.value = value;
-  f.label = "MEASURED-clean";
+  f.label = analysis::Label::measured_clean;
   f.names = {"idle", "Get", "BenchmarkGet"};
   return f;
 }

@@ -16,7 +16,7 @@ using analysis::Syntax;
 
 namespace {
 
-Figure ratio(double value, std::string label) {
+Figure ratio(double value, analysis::Label label) {
   Figure f;
   f.condition = "contended";
   f.benchmark = "BenchmarkRatioLoop";
@@ -24,7 +24,7 @@ Figure ratio(double value, std::string label) {
   f.unit = "×";
   f.kind = FigureKind::ratio;
   f.value = value;
-  f.label = std::move(label);
+  f.label = label;
   f.names = {"contended", "RatioLoop", "BenchmarkRatioLoop", "thrice", "once"};
   return f;
 }
@@ -37,7 +37,7 @@ Figure value(double v, std::string statistic = "median") {
   f.unit = "ns/op";
   f.kind = FigureKind::value;
   f.value = v;
-  f.label = "MEASURED-clean";
+  f.label = analysis::Label::measured_clean;
   f.names = {"idle", "Get", "BenchmarkGet"};
   return f;
 }
@@ -50,7 +50,7 @@ Figure cv(double v) {
 }
 
 std::vector<Correction> ratio_fix() {
-  return {{ratio(1.6712, "CONTENDED"), ratio(3.1706, "CONTENDED-PAIRED")}};
+  return {{ratio(1.6712, analysis::Label::contended), ratio(3.1706, analysis::Label::contended_paired)}};
 }
 
 std::vector<std::string> quoted(const std::vector<analysis::Hit>& hits) {
@@ -107,7 +107,8 @@ TEST_CASE("errata: decoys are no quotation, bare numbers only likely") {
 }
 
 TEST_CASE("errata: a negative change and a ratio that crossed 1") {
-  const std::vector<Correction> fix = {{ratio(0.6, "CONTENDED"), ratio(1.2, "CONTENDED-PAIRED")}};
+  const std::vector<Correction> fix = {
+      {ratio(0.6, analysis::Label::contended), ratio(1.2, analysis::Label::contended_paired)}};
   const auto hits = analysis::find_quotations("thrice: -40% and −40% but not +40%\n", fix, Syntax::text);
   REQUIRE(hits.size() == 2);
   CHECK(hits[0].replacement == "+20%");
@@ -196,10 +197,10 @@ TEST_CASE("errata: a corrected file is found corrected: nothing is marked twice"
 }
 
 TEST_CASE("errata: old figures meet new ones by condition, benchmark and statistic") {
-  std::vector<Figure> old_figures = {ratio(1.67, "CONTENDED"), value(34.97), cv(5)};
+  std::vector<Figure> old_figures = {ratio(1.67, analysis::Label::contended), value(34.97), cv(5)};
   Figure other = value(30);
   other.condition = "noisy";
-  std::vector<Figure> new_figures = {other, ratio(3.17, "CONTENDED-PAIRED"), cv(4)};
+  std::vector<Figure> new_figures = {other, ratio(3.17, analysis::Label::contended_paired), cv(4)};
   const auto fixes = analysis::match_figures(old_figures, new_figures);
   REQUIRE(fixes.size() == 2);
   CHECK(fixes[0].old_figure.value == 1.67);

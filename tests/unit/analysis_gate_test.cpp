@@ -128,7 +128,7 @@ GateQuads drifting(std::size_t n, double ratio, double a) {
   return q;
 }
 
-const std::map<std::string, std::string> kIdle{{"idle", analysis::kMeasuredClean}};
+const std::map<std::string, analysis::Label> kIdle{{"idle", analysis::Label::measured_clean}};
 
 const analysis::GateRow& row_of(const analysis::GateTable& t, const std::string& condition,
                                 const std::string& benchmark, const std::string& unit) {
@@ -204,7 +204,7 @@ TEST_CASE("gate: a 1.5x change is slower, its CI holds 1.5; floors, σ̂₀ and 
   const auto& r = t.rows[0];
   CHECK(r.benchmark == "BenchmarkSlowed-2");
   CHECK(r.name == "BenchmarkSlowed-2");
-  CHECK(r.label == "MEASURED-clean");
+  CHECK(r.label == analysis::Label::measured_clean);
   CHECK(r.gating);
   const auto& b = r.first;
   CHECK(b.n == 8);
@@ -363,12 +363,12 @@ TEST_CASE("gate: under load the change differs (Slowed) or behaves the same (Ste
   add_quads(s, "busy", "BenchmarkSteady-2", kBusySteady);
   add_quads(s, "idle", "BenchmarkSlowed-2", kSlowed);
   add_quads(s, "idle", "BenchmarkSteady-2", kSteady);
-  const std::map<std::string, std::string> labels{{"idle", analysis::kMeasuredClean},
-                                                  {"busy", analysis::kContendedPaired}};
+  const std::map<std::string, analysis::Label> labels{{"idle", analysis::Label::measured_clean},
+                                                      {"busy", analysis::Label::contended_paired}};
   const auto t = analysis::build_gate(s, fixed(8), labels, {"busy"});
   REQUIRE(t.rows.size() == 4);
   CHECK(t.rows[0].condition == "busy");
-  CHECK(t.rows[0].label == "CONTENDED-PAIRED");
+  CHECK(t.rows[0].label == analysis::Label::contended_paired);
   CHECK(row_of(t, "idle", "BenchmarkSteady-2", "sec/op").first.lo() == rel(0.9990002483754031, kClosed));
   CHECK(row_of(t, "idle", "BenchmarkSteady-2", "sec/op").verdict == stats::Verdict::equivalent);
   REQUIRE(t.contention.size() == 2);

@@ -23,11 +23,11 @@ const std::vector<double> kV7Biased = {101.6, 102.4, 101.0, 102.1, 101.8, 101.2,
 TEST_CASE("paired: V6 gives the spec's geometric-mean CI and a 'faster' verdict") {
   std::vector<records::Sample> s;
   add_pair(s, "clean", "fast", "fast", kV6Base, kV6Var);
-  const auto t = analysis::build_paired(s, "base", 0.01, {{"clean", analysis::kMeasuredClean}});
+  const auto t = analysis::build_paired(s, "base", 0.01, {{"clean", analysis::Label::measured_clean}});
   REQUIRE(t.rows.size() == 1);
   const auto& r = t.rows[0];
   CHECK(r.variant == "fast");
-  CHECK(r.label == "MEASURED-clean");
+  CHECK(r.label == analysis::Label::measured_clean);
   CHECK(r.paired.gm == doctest::Approx(0.972863164938934).epsilon(1e-12));
   CHECK(r.paired.gm_lo == doctest::Approx(0.9675088918841246).epsilon(1e-9));
   CHECK(r.paired.gm_hi == doctest::Approx(0.9782470689771752).epsilon(1e-9));
@@ -43,7 +43,7 @@ TEST_CASE("paired: a passing A/A keeps the verdicts trustworthy") {
   std::vector<records::Sample> s;
   add_pair(s, "c", "fast", "fast", kV7Base, kV7Pass);
   add_pair(s, "c", "A/A", "base'", kV7Base, kV7Pass);
-  const auto t = analysis::build_paired(s, "base", 0.01, {{"c", analysis::kContendedPaired}});
+  const auto t = analysis::build_paired(s, "base", 0.01, {{"c", analysis::Label::contended_paired}});
   REQUIRE(t.aa.size() == 1);
   CHECK(t.aa[0].check.outcome == stats::AaOutcome::pass);
   CHECK(t.aa[0].check.gm_lo == doctest::Approx(0.9982891767489086).epsilon(1e-9));
@@ -58,7 +58,7 @@ TEST_CASE("paired: a biased A/A fails and marks the condition's verdicts untrust
   std::vector<records::Sample> s;
   add_pair(s, "c", "fast", "fast", kV6Base, kV6Var);
   add_pair(s, "c", "A/A", "base'", kV7Base, kV7Biased);
-  const auto t = analysis::build_paired(s, "base", 0.01, {{"c", analysis::kContendedPaired}});
+  const auto t = analysis::build_paired(s, "base", 0.01, {{"c", analysis::Label::contended_paired}});
   REQUIRE(t.aa.size() == 1);
   CHECK(t.aa[0].check.outcome == stats::AaOutcome::fail_biased);
   CHECK(t.aa[0].check.gm_lo == doctest::Approx(1.0142891644309933).epsilon(1e-9));
@@ -76,7 +76,8 @@ TEST_CASE("paired: labels are never mixed in one table, warm-up repeats are left
   add_pair(s, "busy", "fast", "fast", kV6Base, kV6Var);
   s[0].warmup = s[1].warmup = true;  // repeat 0 of "clean"
   const auto t = analysis::build_paired(
-      s, "base", 0.01, {{"clean", analysis::kMeasuredClean}, {"busy", analysis::kContendedPaired}});
+      s, "base", 0.01,
+      {{"clean", analysis::Label::measured_clean}, {"busy", analysis::Label::contended_paired}});
   REQUIRE(t.rows.size() == 2);
   CHECK(t.rows[0].paired.ratios.size() == 7);
   CHECK(t.rows[1].paired.ratios.size() == 8);
@@ -107,7 +108,7 @@ TEST_CASE("paired: a row's test caveats are its table's notes, each said once") 
   std::vector<records::Sample> s;
   add_pair(s, "c", "fast", "fast", std::vector<double>(8, 100.0),
            {98, 102, 102.1, 98.1, 97.9, 101.9, 102.05, 98.05});
-  const auto t = analysis::build_paired(s, "base", 0.01, {{"c", analysis::kMeasuredClean}});
+  const auto t = analysis::build_paired(s, "base", 0.01, {{"c", analysis::Label::measured_clean}});
   REQUIRE(t.rows.size() == 1);
   REQUIRE(t.rows[0].paired.warnings.size() == 1);
   CHECK(t.rows[0].paired.warnings[0].kind == stats::TestWarningKind::order_effect);

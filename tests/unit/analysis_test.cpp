@@ -30,7 +30,7 @@ TEST_CASE("analysis: the paired comparisons of a 0.1 result are recomputed as th
   REQUIRE(a.comparison.has_value());
   CHECK(a.comparison->baseline == "once");
   // The labels come from the recorded conditions: "busy" ran with a spinner.
-  CHECK(a.paired.rows.at(2).label == "CONTENDED-PAIRED");
+  CHECK(a.paired.rows.at(2).label == analysis::Label::contended_paired);
 }
 
 TEST_CASE("analysis: merged sources keep colliding names apart, labels unique, warnings prefixed") {

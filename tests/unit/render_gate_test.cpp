@@ -49,7 +49,7 @@ GateRow gate_row(std::string condition, std::string benchmark, std::string unit,
   r.condition = std::move(condition);
   r.benchmark = std::move(benchmark);
   r.unit = std::move(unit);
-  r.label = "MEASURED-PAIRED";
+  r.label = analysis::Label::measured_clean;
   r.better = model::Better::lower;
   r.quantity = model::Quantity::time;
   r.gating = true;
@@ -86,7 +86,7 @@ GateTable fixture() {
   noisy.first.bb.outcome = stats::AaOutcome::fail_imprecise;
   noisy.first.bb.halfwidth = 0.041;
   noisy.first.floor_failed = true;
-  noisy.label = "CONTENDED-PAIRED";
+  noisy.label = analysis::Label::contended_paired;
   t.rows.push_back(noisy);
   analysis::GateContention c;
   c.benchmark = "BenchmarkSlowed";
@@ -227,10 +227,10 @@ TEST_CASE("gate: the markdown comment leads with the counts and the verdicts tha
 
 TEST_CASE("gate: the markdown comment's floors, load, sides, room, bound and reproduction") {
   const std::string md = render::gate_markdown(fixture(), context());
-  CHECK(contains(
-      md,
-      "- idle (MEASURED-PAIRED): A/A (base vs base) up to ±0.6%, B/B (head vs head) up to ±0.7%: all "
-      "PASS\n"));
+  CHECK(
+      contains(md,
+               "- idle (MEASURED-clean): A/A (base vs base) up to ±0.6%, B/B (head vs head) up to ±0.7%: all "
+               "PASS\n"));
   CHECK(contains(
       md,
       "- spinners (CONTENDED-PAIRED): A/A (base vs base) ±0.6%, B/B (head vs head) ±4.1%: 1 of 1 gating row "

@@ -20,7 +20,7 @@ std::size_t occurrences(const std::string& haystack, const std::string& needle) 
 }
 
 analysis::CurvePoint point(std::string value, double x, std::size_t n, double median, bool with_ci,
-                           std::optional<double> cv, std::string room) {
+                           std::optional<double> cv, analysis::Label room) {
   analysis::CurvePoint p;
   p.condition = "noisy[spinners=" + value + "]";
   p.value = value;
@@ -31,7 +31,7 @@ analysis::CurvePoint point(std::string value, double x, std::size_t n, double me
   p.cv_pct = cv;
   if (cv) p.cv_ci = stats::Interval{*cv * 0.5, *cv * 1.8, 0.95};
   p.band = stats::Band::excellent;
-  p.room = std::move(room);
+  p.room = room;
   return p;
 }
 
@@ -43,10 +43,10 @@ analysis::Curve curve() {
   c.benchmark = "BenchmarkSort<int>";
   c.unit = "ns/op";
   c.numeric = true;
-  c.points = {point("0", 0, 10, 1000, true, 0.8, "MEASURED-clean"),
-              point("1", 1, 10, 1004, true, 1.1, "CONTENDED"),
-              point("2", 2, 10, 1300, true, 6.5, "CONTENDED"),
-              point("4", 4, 1, 1500, false, std::nullopt, "CONTENDED")};
+  c.points = {point("0", 0, 10, 1000, true, 0.8, analysis::Label::measured_clean),
+              point("1", 1, 10, 1004, true, 1.1, analysis::Label::contended),
+              point("2", 2, 10, 1300, true, 6.5, analysis::Label::contended),
+              point("4", 4, 1, 1500, false, std::nullopt, analysis::Label::contended)};
   c.knee = 2;
   c.knee_text = "knee at spinners=2: the median 1300 ns/op is 30.0% above spinners=0's";
   return c;
