@@ -63,14 +63,42 @@ YAML
 
 # --- one experiment across three engines -------------------------------------------------
 # The share of CPU 1 a busy process gets in this room now, to scale the spinners' shares below.
-export ROOM_SHARE="$(cpu_share 1)"
-HOME="$H" "$NF" run fleet.yaml --results "$WORK/results" >out.txt 2>err.txt ||
-  { cat err.txt out.txt >&2; fail "the fleet run failed"; }
+export ROOM_SHARE="$(cpu_share 1)" CONDITIONS=4
+set +e
+HOME="$H" "$NF" run fleet.yaml --results "$WORK/results" >out.txt 2>err.txt
+rc=$?
+set -e
+# The three hosts' spinners all sit on CPU 1 of this one machine. Beside other work there (a busy
+# loop per CPU, at 865ea5c on an AMD EPYC guest: a busy process got half of CPU 1), a remote one
+# got 8% of a CPU where it could expect all of it, and noisefloor rightly refused that condition:
+# its load was not there (exit 1, the other hosts' results kept). In a room measured busy before
+# the run that refusal is the right answer; the run is then made again without the spinners.
+if [[ $rc != 0 ]]; then
+  python3 - "$WORK/results/fleet/latest/fleet.json" "$ROOM_SHARE" <<'PY' || { cat err.txt out.txt >&2; fail "the fleet run failed"; }
+import json, sys
+room = float(sys.argv[2])
+hosts = json.load(open(sys.argv[1]))["hosts"]
+failed = [h for h in hosts if h["status"] != "complete"]
+assert room < 0.9, f"a busy process had {room} of CPU 1 before the run: the room was quiet"
+assert failed and all("the background load was not there" in (h.get("error") or "") for h in failed), failed
+print(f"the room was busy (a busy process had {room} of CPU 1): {len(failed)} host(s) refused a starved "
+      "spinner, as they should; the run is made again without the spinners")
+PY
+  [[ $rc == 1 ]] || fail "a fleet run with a starved spinner: exit $rc, want 1"
+  sed -i '/- name: noisy/,+1d' fleet.yaml
+  export CONDITIONS=3
+  HOME="$H" "$NF" run fleet.yaml --results "$WORK/results" >out.txt 2>err.txt ||
+    { cat err.txt out.txt >&2; fail "the fleet run without spinners failed"; }
+fi
 run="$WORK/results/fleet/latest"
 [[ -f "$run/fleet.json" ]] || fail "no fleet.json in $run"
 contains err.txt "hosts (3), in parallel"
 contains out.txt "== side by side =="
-contains out.txt "ran as containers: idle, noisy, pinned, box"
+if [[ $CONDITIONS == 4 ]]; then
+  contains out.txt "ran as containers: idle, noisy, pinned, box"
+else
+  contains out.txt "ran as containers: idle, pinned, box"
+fi
 python3 - "$run" <<'PY' || fail "fleet results"
 import json, os, sys
 run = sys.argv[1]
@@ -84,7 +112,8 @@ for name, h in hosts.items():
     check(h["status"] == "complete", f"{name}: {h['status']} {h.get('error')}")
     d = os.path.join(run, "hosts", name)
     samples = [json.loads(l) for l in open(os.path.join(d, "samples.jsonl"))]
-    check(len([s for s in samples if not s["warmup"]]) == 12, f"{name}: {len(samples)} samples")
+    check(len([s for s in samples if not s["warmup"]]) == 3 * int(os.environ["CONDITIONS"]),
+          f"{name}: {len(samples)} samples")
     # nf-burn burns 0.05 s of CPU by its own clock: never less, and not much more (the least sample
     # of each condition: an over-count of the product moves every sample; single samples on a
     # crowded machine have read 0.13, two of three at bafd672 beside e2e_readme's build).
