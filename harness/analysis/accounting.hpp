@@ -111,10 +111,4 @@ struct ConditionAccounting {
 std::vector<ConditionAccounting> accounting_of(const records::RunRecord& run,
                                                const std::function<std::string(const std::string&)>& rename);
 
-// The notes the table shows for them: the launcher overhead (and a warning below
-// kLauncherWarnFactor × it), throttled containers with the figures, a starved condition (or
-// one whose benchmark waited kWaitNoteFraction of its time) with the figures, and noisefloor's
-// own CPU while it sampled.
-std::vector<std::string> accounting_notes(const std::vector<ConditionAccounting>& accounting);
-
 }  // namespace noisefloor::analysis

@@ -188,7 +188,10 @@ class Merge {
       aa.condition = rename(aa.condition);
       a_.paired.aa.push_back(std::move(aa));
     }
-    for (auto& note : p.notes) a_.paired.notes.push_back(std::move(note));
+    for (auto& skip : p.skipped) {
+      skip.condition = rename(skip.condition);
+      a_.paired.skipped.push_back(std::move(skip));
+    }
   }
 
   // What the run recorded: adaptive outcomes, sweep points, the invocations' accounting.
@@ -242,7 +245,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
   a.table.sweeps = std::move(merge.sweeps);
   for (const auto& acc : a.accounting)
     if (acc.starved()) mark_starved(a.table, acc.condition);
-  for (auto& note : accounting_notes(a.accounting)) a.table.notes.push_back(std::move(note));
+  a.table.accounting = a.accounting;
   a.curves = sweep_curves(a.table);
   if (!a.merged && sources.front().run && !a.gate)
     a.diagnosis = diagnose(*sources.front().run, a.table, a.samples, {});

@@ -30,15 +30,6 @@ void add_unique(std::vector<T>& v, const T& x) {
   if (!contains(v, x)) v.push_back(x);
 }
 
-std::string label_reason_text(const std::string& old_reason, const std::string& new_reason) {
-  if (old_reason.empty() && new_reason.empty()) return "";
-  if (old_reason == new_reason) return old_reason;
-  std::vector<std::string> parts;
-  if (!old_reason.empty()) parts.push_back("old: " + old_reason);
-  if (!new_reason.empty()) parts.push_back("new: " + new_reason);
-  return fmt::format("{}", fmt::join(parts, "; "));
-}
-
 // How many of the pooled values share their value with another, from the two sides in
 // ascending order (walked together).
 std::size_t count_tied(const std::vector<double>& a, const std::vector<double>& b) {
@@ -290,11 +281,10 @@ std::vector<std::pair<std::string, std::string>> condition_pairs(const Side& old
     if (contains(new_side.conditions, c))
       pairs.emplace_back(c, c);
     else
-      t.only_old.push_back(fmt::format("condition '{}' (all benchmarks)", c));
+      t.only_old.push_back({OneSided::Kind::condition, c, "", ""});
   }
   for (const auto& c : new_side.conditions)
-    if (!contains(old_side.conditions, c))
-      t.only_new.push_back(fmt::format("condition '{}' (all benchmarks)", c));
+    if (!contains(old_side.conditions, c)) t.only_new.push_back({OneSided::Kind::condition, c, "", ""});
   if (pairs.empty()) {
     throw ConfigError(fmt::format(
         "compare: no condition name in common: {} has {}, {} has {}; compare runs of the same experiment, "
@@ -344,15 +334,11 @@ void side_config_note(const MatchedIds& orows, const MatchedIds& nrows, CompareT
   for (const auto& [m, full] : nrows)
     for (const auto& [k, v] : model::config_entries(full.config))
       if (!t.config_keys.count(k)) nconst[k] = v;
-  std::vector<std::string> differ;
+  CompareNote note{.kind = CompareNote::Kind::configs_differ};
   for (const auto& [k, v] : oconst)
     if (const auto it = nconst.find(k); it != nconst.end() && it->second != v && !room_key(k))
-      differ.push_back(fmt::format("{}: {} → {}", k, v, it->second));
-  if (!differ.empty())
-    t.notes.push_back(
-        fmt::format("the sides were printed under different configurations ({}): a key with one "
-                    "value on each side describes the side, so rows are matched without it",
-                    fmt::join(differ, "; ")));
+      note.changes.push_back({k, v, it->second});
+  if (!note.changes.empty()) t.notes.push_back(std::move(note));
 }
 
 // One side of a row: the group's values move in (each group is in one row); a comparison reads
@@ -381,24 +367,14 @@ CompareSide side_of(const std::string& condition, Group& g, bool exact, double c
 // allowed. Returns whether to compute the row; `unrecorded` is set when a side records no load.
 bool label_row(CompareRow& r, const std::string& oc, const std::string& nc, const CompareSettings& st,
                bool& unrecorded) {
-  const Label lo = label_of(st.old_labels, oc), ln = label_of(st.new_labels, nc);
-  const bool differ = lo != Label::unknown && ln != Label::unknown && lo != ln;
-  auto why = [](const std::string& reason) { return reason.empty() ? reason : " (" + reason + ")"; };
-  const std::string labels = fmt::format("old '{}' is {}{}, new '{}' is {}{}", oc, to_string(lo),
-                                         why(reason_of(st.old_label_reasons, oc)), nc, to_string(ln),
-                                         why(reason_of(st.new_label_reasons, nc)));
-  if (differ && !st.allow_different_labels) {
-    r.compared = false;
-    r.labels_differ = labels;
-    r.reason = "labels differ: " + labels;
-    return false;
-  }
+  r.labels = {label_of(st.old_labels, oc), label_of(st.new_labels, nc), reason_of(st.old_label_reasons, oc),
+              reason_of(st.new_label_reasons, nc)};
+  const Label lo = r.labels.old_label, ln = r.labels.new_label;
+  const bool differ = r.labels.differ();
+  r.compared = !differ || st.allow_different_labels;
+  if (!r.compared) return false;
   unrecorded = unrecorded || lo == Label::unknown || ln == Label::unknown;
   r.label = lo == Label::unknown || ln == Label::unknown || differ ? Label::unknown : lo;
-  r.compared = true;
-  r.label_reason =
-      differ ? labels + "; compared because of --allow-different-labels"
-             : label_reason_text(reason_of(st.old_label_reasons, oc), reason_of(st.new_label_reasons, nc));
   return true;
 }
 
@@ -428,12 +404,11 @@ CompareRow matched_row(const RowId& m, const std::string& unit, const std::strin
 void compare_pair(const std::string& oc, const std::string& nc, Side& old_side, Side& new_side,
                   const CompareSettings& st, CompareTable& t, bool& unrecorded) {
   const MatchedIds orows = match_ids(old_side, oc, t.config_keys);
-  const std::string old_label = text::line_label(oc), new_label = text::line_label(nc);  // in notes
   const MatchedIds nrows = match_ids(new_side, nc, t.config_keys);
   for (const auto& [m, full] : orows)
-    if (!find_match(nrows, m)) t.only_old.push_back(fmt::format("{}: {}", old_label, match_name(m)));
+    if (!find_match(nrows, m)) t.only_old.push_back({OneSided::Kind::row, oc, match_name(m), ""});
   for (const auto& [m, full] : nrows)
-    if (!find_match(orows, m)) t.only_new.push_back(fmt::format("{}: {}", new_label, match_name(m)));
+    if (!find_match(orows, m)) t.only_new.push_back({OneSided::Kind::row, nc, match_name(m), ""});
   side_config_note(orows, nrows, t);
   const auto& ou = old_side.units.at(oc);
   const auto& nu = new_side.units.at(nc);
@@ -448,7 +423,7 @@ void compare_pair(const std::string& oc, const std::string& nc, Side& old_side, 
       if (no_old && no_new) continue;
       if (no_old || no_new) {
         (no_old ? t.only_new : t.only_old)
-            .push_back(fmt::format("{}: {} ({})", no_old ? new_label : old_label, match_name(m), unit));
+            .push_back({OneSided::Kind::row_unit, no_old ? nc : oc, match_name(m), unit});
         continue;
       }
       t.rows.push_back(matched_row(m, unit, oc, og->second, nc, ng->second, st, unrecorded));
@@ -456,9 +431,9 @@ void compare_pair(const std::string& oc, const std::string& nc, Side& old_side, 
   }
   // Units of the condition seen on one side only.
   for (const auto& unit : ou)
-    if (!contains(nu, unit)) t.only_old.push_back(fmt::format("{}: unit {}", old_label, unit));
+    if (!contains(nu, unit)) t.only_old.push_back({OneSided::Kind::unit, oc, "", unit});
   for (const auto& unit : nu)
-    if (!contains(ou, unit)) t.only_new.push_back(fmt::format("{}: unit {}", new_label, unit));
+    if (!contains(ou, unit)) t.only_new.push_back({OneSided::Kind::unit, nc, "", unit});
 }
 
 // Holm-Bonferroni over the tested rows of each unit (benchstat's p; an exact unit has no test).
@@ -466,7 +441,7 @@ void adjust_holm(CompareTable& t, const CompareSettings& st) {
   std::vector<std::string> units;
   for (const auto& r : t.rows)
     if (r.compared && !r.exact) add_unique(units, r.unit);
-  std::vector<std::string> adjusted;  // "sec/op over 3 rows"
+  CompareNote note{.kind = CompareNote::Kind::holm, .confidence = st.confidence};
   for (const auto& unit : units) {
     std::vector<std::size_t> idx;
     std::vector<double> ps;
@@ -481,15 +456,9 @@ void adjust_holm(CompareTable& t, const CompareSettings& st) {
       t.rows[idx[j]].p_adjusted = adj[j];
       t.rows[idx[j]].significant_adjusted = adj[j] <= st.alpha;
     }
-    if (idx.size() > 1) adjusted.push_back(fmt::format("{} over {} rows", unit, idx.size()));
+    if (idx.size() > 1) note.adjusted.emplace_back(unit, idx.size());
   }
-  if (!adjusted.empty()) {
-    t.notes.push_back(
-        fmt::format("\"p=\" and \"~\" are benchstat's, row by row; \"Holm p\" beside each effect is that "
-                    "p Holm-Bonferroni adjusted within its unit ({}); verdicts are per-row {:.0f}% CIs, "
-                    "not adjusted",
-                    fmt::join(adjusted, ", "), 100 * st.confidence));
-  }
+  if (!note.adjusted.empty()) t.notes.push_back(std::move(note));
 }
 
 // Sections: labels in order of first appearance (stable); rows not compared last.
@@ -543,8 +512,11 @@ void add_geomeans(CompareTable& t) {
     t.geomeans.push_back({label, oc, nc, config, unit, x.k, x.centres ? std::exp(x.so / kd) : nan,
                           x.centres ? std::exp(x.sn / kd) : nan, x.ratios ? std::exp(x.sr / kd) : nan});
     if (!x.centres)
-      t.notes.push_back(fmt::format("{} → {}, {}{}: no geomean of the centres (a centre is <= 0)", oc, nc,
-                                    config.empty() ? "" : model::config_label(config) + ", ", unit));
+      t.notes.push_back({.kind = CompareNote::Kind::no_geomean,
+                         .old_condition = oc,
+                         .new_condition = nc,
+                         .config = model::config_label(config),
+                         .unit = unit});
   }
 }
 
@@ -552,21 +524,19 @@ void add_geomeans(CompareTable& t) {
 // were not numbers.
 void closing_notes(CompareTable& t, bool unrecorded, const Side& old_side, const Side& new_side,
                    const CompareSettings& st) {
-  if (unrecorded) {
-    t.notes.push_back(
-        "UNKNOWN label: a side records no load (a go test file has no spinner or load record), so "
-        "MEASURED-clean cannot be told from CONTENDED");
-  }
-  if (!t.only_old.empty() || !t.only_new.empty()) {
-    t.notes.push_back("the benchmark sets differ: geomeans cover the benchmarks present on both sides only");
-  }
+  if (unrecorded) t.notes.push_back({.kind = CompareNote::Kind::unknown_label});
+  if (!t.only_old.empty() || !t.only_new.empty()) t.notes.push_back({.kind = CompareNote::Kind::sets_differ});
   for (const auto& [side, name] : {std::pair{&old_side, &st.old_name}, std::pair{&new_side, &st.new_name}})
     for (const auto& [key, count] : side->not_numbers) {
       const RowId& id = std::get<1>(key);
-      t.notes.push_back(fmt::format(
-          "{}: {} / {} {}: {} value(s) not a number, left out", *name, std::get<0>(key),
-          row_name(id.name, model::config_label(model::config_only(id.config, t.config_keys)), id.variant),
-          std::get<2>(key), count));
+      t.notes.push_back(
+          {.kind = CompareNote::Kind::not_numbers,
+           .side = *name,
+           .old_condition = std::get<0>(key),
+           .row = row_name(id.name, model::config_label(model::config_only(id.config, t.config_keys)),
+                           id.variant),
+           .unit = std::get<2>(key),
+           .count = static_cast<std::size_t>(count)});
     }
 }
 
@@ -636,13 +606,6 @@ std::string benchstat_p_text(const CompareRow& r) {
   return s + (n1 == n2 ? fmt::format("n={}", n1) : fmt::format("n={}+{}", n1, n2));
 }
 
-std::vector<std::string> label_differences(const CompareTable& t) {
-  std::vector<std::string> out;
-  for (const auto& r : t.rows)
-    if (!r.compared && !r.labels_differ.empty()) add_unique(out, r.labels_differ);
-  return out;
-}
-
 CompareTable compare_results(records::Result old_result, records::Result new_result, double threshold,
                              bool allow_different_hosts, bool allow_different_labels) {
   CompareSettings st;
@@ -661,7 +624,7 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
     st.new_labels[c] = condition_label(new_result, c, &st.new_label_reasons[c]);
   st.units = old_result.units;
   for (auto& conflict : st.units.merge(new_result.units))
-    st.notes.push_back(new_result.source + ": " + conflict);
+    st.notes.push_back({.kind = CompareNote::Kind::loaded, .text = new_result.source + ": " + conflict});
   if (old_result.go_test_file == new_result.go_test_file) {
     st.differences = differences(old_result.fingerprint, new_result.fingerprint);
     // A header line only one side printed (a `cpu:` line one `go test` wrote and another did not)
@@ -671,13 +634,11 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
         d.moves_benchmarks =
             d.moves_benchmarks || (gotest_header_moves(d.field) && d.a != kAbsent && d.b != kAbsent);
   } else {
-    st.notes.push_back(
-        fmt::format("{} is a go test file with no host fingerprint: the two hosts cannot be "
-                    "checked for comparability",
-                    old_result.go_test_file ? st.old_name : st.new_name));
+    st.notes.push_back({.kind = CompareNote::Kind::no_fingerprint,
+                        .side = old_result.go_test_file ? st.old_name : st.new_name});
   }
-  for (const auto& w : old_result.warnings) st.notes.push_back(w);
-  for (const auto& w : new_result.warnings) st.notes.push_back(w);
+  for (const auto* result : {&old_result, &new_result})
+    for (const auto& w : result->warnings) st.notes.push_back({.kind = CompareNote::Kind::loaded, .text = w});
   CompareTable t = compare_samples(std::move(old_result.samples), std::move(new_result.samples), st);
   t.old_noise = old_result.fingerprint.noise;
   t.new_noise = new_result.fingerprint.noise;

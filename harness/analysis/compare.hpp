@@ -50,6 +50,34 @@
 
 namespace noisefloor::analysis {
 
+// A table-wide caveat of a comparison: a kind and the figures its sentence quotes
+// (render::compare_note_text writes it).
+struct CompareNote {
+  enum class Kind : std::uint8_t {
+    loaded,          // a line the loading gave (a result's warning, a unit metadata conflict): text
+    no_fingerprint,  // `side` is a go test file with no host fingerprint: hosts not checked
+    configs_differ,  // keys with one value on each side, and not the same one (changes)
+    holm,            // benchstat's p Holm-Bonferroni adjusted within each unit (adjusted), confidence
+    no_geomean,     // old_condition → new_condition, config, unit: a centre <= 0, no geomean of the centres
+    unknown_label,  // a side records no load: MEASURED-clean cannot be told from CONTENDED
+    sets_differ,    // the benchmark sets differ: geomeans cover the common benchmarks only
+    not_numbers,    // side: condition / row, unit: count values not a number, left out
+  };
+  struct ConfigChange {
+    std::string key{}, old_value{}, new_value{};
+  };
+  Kind kind = Kind::loaded;
+  std::string text{};  // loaded
+  std::string side{};  // no_fingerprint, not_numbers: the side's column name
+  // no_geomean: both conditions, the configuration as shown and the unit; not_numbers: the
+  // condition (old_condition), the row as shown and the unit.
+  std::string old_condition{}, new_condition{}, config{}, row{}, unit{};
+  std::vector<ConfigChange> changes{};                          // configs_differ
+  std::vector<std::pair<std::string, std::size_t>> adjusted{};  // holm: unit, rows
+  double confidence = 0;                                        // holm
+  std::size_t count = 0;                                        // not_numbers
+};
+
 struct CompareSettings {
   std::string old_name = "old", new_name = "new";           // column headers, e.g. "old.txt"
   std::string old_source, new_source;                       // full paths, shown above the table ("" = none)
@@ -67,7 +95,7 @@ struct CompareSettings {
   // Rows whose two sides carry different known labels are compared anyway (their label UNKNOWN,
   // the reason saying both); otherwise they are listed as not compared.
   bool allow_different_labels = false;
-  std::vector<std::string> notes;  // extra lines for the warnings block (e.g. from loading)
+  std::vector<CompareNote> notes;  // for the warnings block, before the comparison's own (e.g. from loading)
 };
 
 // What a row's comparison rests on, or could not give: a kind and the figures its sentence quotes.
@@ -101,6 +129,18 @@ struct CompareWarning {
   double value = stats::kNaN;  // hl_unbounded: the confidence
 };
 
+// The labels of a row's two conditions, each with the reading it rests on (condition_label's
+// reason, "" for none). render/compare.hpp says them ("old 'idle' is MEASURED-clean, new 'idle'
+// is CONTENDED (2 spinners)").
+struct RowLabels {
+  Label old_label = Label::unknown, new_label = Label::unknown;
+  std::string old_reason, new_reason;
+  // Both known and not the same: the row is compared only under --allow-different-labels.
+  bool differ() const {
+    return old_label != Label::unknown && new_label != Label::unknown && old_label != new_label;
+  }
+};
+
 // One side of a row.
 struct CompareSide {
   std::string condition;
@@ -124,13 +164,9 @@ struct CompareRow {
   model::Quantity quantity = model::Quantity::other;
   bool exact = false;  // the unit's metadata says assume=exact: centres are modes, no test
   CompareSide old_side, new_side;
-  Label label = Label::unknown;
-  std::string label_reason;  // e.g. "2 spinners", "old: 2 spinners; new: 1-minute load 2.50 on 2 CPUs"
-  bool compared = false;     // false: the labels differ (reason says so); nothing below is set
-  std::string reason;
-  // Not compared because the labels differ: the two labels and why, "old 'idle' is MEASURED-clean
-  // (...), new 'idle' is CONTENDED (...)" (reason is "labels differ: " and this).
-  std::string labels_differ;
+  Label label = Label::unknown;           // the sides' label; UNKNOWN when one is, or they differ
+  RowLabels labels;                       // each side's, with its reason
+  bool compared = false;                  // false: labels.differ(), not allowed; nothing below is set
   double ratio_of_medians = stats::kNaN;  // new/old centres (benchstat's delta); NaN when old is 0
   stats::MannWhitney test;                // u, p (exact |U-mu| or normal), p_benchstat, ...
   // The p in benchstat's slot: test.p_benchstat, except where benchstat's tie-conditional count is
@@ -164,6 +200,15 @@ struct CompareGeomean {
   double ratio = stats::kNaN;
 };
 
+// What one side has and the other lacks: a whole condition, a row (benchmark, configuration and
+// variant, as analysis::row_name shows it), a row in one unit, or a unit of a condition.
+struct OneSided {
+  enum class Kind : std::uint8_t { condition, row, row_unit, unit };
+  Kind kind = Kind::condition;
+  std::string condition, row, unit;
+  bool operator==(const OneSided&) const = default;
+};
+
 struct CompareTable {
   std::string old_name, new_name, old_source, new_source;
   double threshold = 0.01, alpha = 0.05, confidence = 0.95;
@@ -174,9 +219,9 @@ struct CompareTable {
   std::vector<CompareRow> rows;           // by label, old condition order, unit, benchmark
   std::set<std::string> config_keys;      // the configuration keys that tell rows apart
   std::vector<CompareGeomean> geomeans;
-  // Present on one side only: "condition: benchmark" (or "condition" for a whole condition).
-  std::vector<std::string> only_old, only_new;
-  std::vector<std::string> notes;  // table-wide warnings
+  // Present on one side only (render::one_sided_text says each).
+  std::vector<OneSided> only_old, only_new;
+  std::vector<CompareNote> notes;  // table-wide warnings
   // The rooms' noise profiles (fingerprint/noise.hpp) when the results recorded them, and
   // fingerprint::noise_change between them ("" when the noise did not clearly change).
   std::optional<fingerprint::NoiseProfile> old_noise, new_noise;
@@ -200,9 +245,5 @@ CompareTable compare_samples(records::Samples old_samples, records::Samples new_
 // cpu, goos and goarch headers move benchmarks).
 CompareTable compare_results(records::Result old_result, records::Result new_result, double threshold,
                              bool allow_different_hosts, bool allow_different_labels = false);
-
-// The label differences of a table's refused rows, one line per condition pair: "old 'idle' is
-// MEASURED-clean, new 'idle' is CONTENDED (2 spinners)" (empty when every row was compared).
-std::vector<std::string> label_differences(const CompareTable& table);
 
 }  // namespace noisefloor::analysis

@@ -61,12 +61,13 @@ HistoryCell cell_of(const Row& row, const HistoryOptions& o, const model::UnitMe
 Change change_of(const HistoryCell& before, const HistoryCell& now, const HistoryOptions& o) {
   Change ch;
   ch.kind = ChangeKind::not_compared;
+  ch.n_before = before.n, ch.n_now = now.n, ch.alpha = o.alpha;
   if (before.n < 2 || now.n < 2) {
-    ch.reason = fmt::format("n={} vs {}: too few samples", before.n, now.n);
+    ch.why = NotCompared::too_few;
     return ch;
   }
   if (stats::min_attainable_p_exceeds(before.n, now.n, o.alpha)) {
-    ch.reason = fmt::format("n={} vs {} cannot reach p < {:g}", before.n, now.n, o.alpha);
+    ch.why = NotCompared::p_unreachable;
     return ch;
   }
   try {
@@ -74,7 +75,8 @@ Change change_of(const HistoryCell& before, const HistoryCell& now, const Histor
     ch.p = mw.p;
     ch.ratio = stats::hodges_lehmann_ratio(before.values, now.values);
   } catch (const Error& e) {
-    ch.reason = e.what();
+    ch.why = NotCompared::test_failed;
+    ch.error = e.what();
     return ch;
   }
   ch.kind = ChangeKind::unchanged;
@@ -188,7 +190,7 @@ History history(const std::vector<records::Result>& results, const HistoryOption
     if (previous != nullptr) {
       if (previous->fingerprint.empty() || r->fingerprint.empty()) {
         starts = true;
-        segment.reason = "no fingerprint recorded: the room cannot be compared";
+        segment.no_fingerprint = true;
       } else {
         segment.changed = room_changes(previous->fingerprint, r->fingerprint, o.code_fields);
         starts = !segment.changed.empty();
@@ -211,7 +213,7 @@ History history(const std::vector<records::Result>& results, const HistoryOption
         const auto it = by_key.find(c.key);
         if (it == by_key.end()) {
           c.change.kind = ChangeKind::not_compared;
-          c.change.reason = "not in the previous run";
+          c.change.why = NotCompared::not_in_previous;
         } else {
           c.change = change_of(*it->second, c, o);
         }

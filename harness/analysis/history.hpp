@@ -84,12 +84,24 @@ constexpr std::array<std::pair<ChangeKind, std::string_view>, 5> names(ChangeKin
 // "first", "not compared", "unchanged", "higher", "lower"
 std::string_view to_string(ChangeKind kind);
 
+// Why a row was not compared with the same row of the previous run (render::change_reason says it).
+enum class NotCompared : std::uint8_t {
+  no,               // compared, or the first of its segment
+  too_few,          // a side has fewer than 2 samples (n_before, n_now)
+  p_unreachable,    // no p can reach alpha at these sizes (n_before, n_now, alpha)
+  test_failed,      // the test stopped (error)
+  not_in_previous,  // the previous run of its segment has no such row
+};
+
 // One row of one run against the same row of the previous run of its segment.
 struct Change {
   ChangeKind kind = ChangeKind::first;
-  double p = stats::kNaN;  // Mann–Whitney, two-sided
-  stats::RatioCI ratio;    // Hodges–Lehmann new/old with its 95% CI
-  std::string reason;      // not_compared: why
+  double p = stats::kNaN;             // Mann–Whitney, two-sided
+  stats::RatioCI ratio;               // Hodges–Lehmann new/old with its 95% CI
+  NotCompared why = NotCompared::no;  // not_compared: why
+  std::size_t n_before = 0, n_now = 0;
+  double alpha = stats::kNaN;
+  std::string error;  // test_failed: the test's own message
   // higher or lower, said in the unit's direction (analysis/verdict.hpp): "slower", "faster",
   // "worse", "better", or "" for a unit of unknown direction; and whether that is a regression or
   // an improvement (both false when the direction is unknown).
@@ -145,7 +157,7 @@ struct HistorySegment {
   std::size_t runs = 0;
   // Against the last run of the previous segment: the room fields that changed (empty for the first).
   std::vector<Difference> changed;
-  std::string reason;  // when the room could not be compared ("no fingerprint recorded")
+  bool no_fingerprint = false;  // it starts because a run recorded no fingerprint: rooms not compared
 };
 
 struct History {

@@ -1,11 +1,7 @@
 #include "analysis/judge.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cctype>
-
-#include "text/text.hpp"
 
 namespace noisefloor::analysis {
 namespace {
@@ -96,12 +92,12 @@ std::optional<double> published_statistic(const model::PublishedRow& published, 
   return std::nullopt;
 }
 
-std::string agreement(const claims::Evaluation& run, const claims::PointCheck& published) {
-  if (!published.holds) return "not published";
+Agreement agreement(const claims::Evaluation& run, const claims::PointCheck& published) {
+  if (!published.holds) return Agreement::not_published;
   if (run.verdict == claims::Verdict::inconclusive || run.verdict == claims::Verdict::undefined)
-    return "undecided";
+    return Agreement::undecided;
   const bool shown = run.verdict == claims::Verdict::reproduced;
-  return shown == *published.holds ? "agrees" : "disagrees";
+  return shown == *published.holds ? Agreement::agrees : Agreement::disagrees;
 }
 
 }  // namespace
@@ -162,15 +158,12 @@ Judgement judge(const Table& table, const PairedTable& paired, const std::vector
     j.claims.push_back(std::move(r));
   }
   if (reference) {
+    j.run_conditions = table.conditions;
     for (const auto& p : reference->rows) {
       ReferenceRow b;
       b.published = without_fake_spread(p);
       b.published_band = stats::band_for_cv(b.published.cv_pct);
-      if (p.n && *p.n < 2 && p.cv_pct)
-        j.notes.push_back(fmt::format(
-            "published {}{}: n={}, so its stddev and CV are no figures (shown —)",
-            text::line_label(text::name_safe(p.condition)),
-            p.benchmark.empty() ? "" : " / " + text::line_label(text::name_safe(p.benchmark)), *p.n));
+      b.spread_dropped = p.n && *p.n < 2 && p.cv_pct;
       if (const Row* row = matching_row(table, p)) {
         b.condition = row->condition;
         b.name = row->name;
@@ -180,10 +173,6 @@ Judgement judge(const Table& table, const PairedTable& paired, const std::vector
         b.stddev = row->summary.stddev;
         b.band = row->summary.band;
         b.cv = claims::estimate(claims::Function::cv, row->values, seed, j.resamples, j.level);
-      } else {
-        j.notes.push_back(fmt::format("published condition \"{}\"{} matches none of this run's rows ({})",
-                                      p.condition, p.benchmark.empty() ? "" : " / " + p.benchmark,
-                                      fmt::join(table.conditions, ", ")));
       }
       j.beside.push_back(std::move(b));
     }

@@ -10,9 +10,12 @@
 //   not published      the publication lacks a figure the claim needs (e.g. a median)
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/paired.hpp"
@@ -24,10 +27,22 @@
 
 namespace noisefloor::analysis {
 
+// Whether this run agrees with the publication on a claim (see above).
+enum class Agreement : std::uint8_t { agrees, disagrees, undecided, not_published };
+
+constexpr std::array<std::pair<Agreement, std::string_view>, 4> names(Agreement) {
+  return {{
+      {Agreement::agrees, "agrees"},
+      {Agreement::disagrees, "disagrees"},
+      {Agreement::undecided, "undecided"},
+      {Agreement::not_published, "not published"},
+  }};
+}
+
 struct ClaimResult {
   claims::Evaluation run;
-  std::optional<claims::PointCheck> published;  // with a reference
-  std::string agreement;                        // with a reference: see above
+  std::optional<claims::PointCheck> published;     // with a reference
+  Agreement agreement = Agreement::not_published;  // with a reference
 };
 
 // One published row beside this run's row for the same condition (and benchmark).
@@ -41,6 +56,8 @@ struct ReferenceRow {
   std::optional<double> stddev;
   claims::Estimate cv;  // a fraction, with its bootstrap interval
   stats::Band band = stats::Band::insufficient, published_band = stats::Band::insufficient;
+  // The publication gave a stddev or CV for n < 2: no figures, dropped from `published` (shown —).
+  bool spread_dropped = false;
 };
 
 struct Judgement {
@@ -49,8 +66,8 @@ struct Judgement {
   double level = 0.95;
   std::vector<ClaimResult> claims;
   std::optional<model::PublishedTable> reference;
-  std::vector<ReferenceRow> beside;  // one per published row, in its order
-  std::vector<std::string> notes;    // e.g. a published condition this run does not have
+  std::vector<ReferenceRow> beside;         // one per published row, in its order
+  std::vector<std::string> run_conditions;  // this run's, named where a published row matches none
 
   int count(claims::Verdict v) const;
   bool empty() const { return claims.empty() && !reference; }

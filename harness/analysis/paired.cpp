@@ -1,7 +1,5 @@
 #include "analysis/paired.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -10,7 +8,6 @@
 #include "analysis/verdict.hpp"
 #include "model/errors.hpp"
 #include "model/go_config.hpp"
-#include "text/text.hpp"
 
 namespace noisefloor::analysis {
 std::string_view PairedRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
@@ -87,8 +84,7 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
     try {
       row.paired = stats::paired(b, v, std::span<const bool>(flags.get(), first.size()));
     } catch (const Error& e) {  // e.g. a zero value: no log ratio
-      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", text::line_label(condition),
-                                    text::line_label(benchmark), row.variant, e.what()));
+      t.skipped.push_back({condition, benchmark, row.variant, e.what()});
       continue;
     }
     row.verdict = stats::classify(row.paired.gm_lo, row.paired.gm_hi, theta);
@@ -128,8 +124,7 @@ PairedTable build_paired(const records::Samples& samples, const std::string& bas
       row.median_ratio = stats::ratio_of_medians(b, v);
       row.p_mann_whitney = stats::mann_whitney(b, v).p;
     } catch (const Error& e) {
-      t.notes.push_back(fmt::format("{} / {} / {}: not compared: {}", text::line_label(condition),
-                                    text::line_label(benchmark), variant, e.what()));
+      t.skipped.push_back({condition, benchmark, variant, e.what()});
       continue;
     }
     row.n_base = b.size();

@@ -47,10 +47,16 @@ struct AaRow {
   double theta = 0.01;
 };
 
+// A variant and its baseline that no test could compare (a value of 0: no log ratio): the
+// error it stopped at.
+struct PairedSkip {
+  std::string condition, benchmark, variant, error;
+};
+
 struct PairedTable {
   std::vector<PairedRow> rows;
   std::vector<AaRow> aa;
-  std::vector<std::string> notes;  // the table's own; each row's paired.warnings are its too
+  std::vector<PairedSkip> skipped;  // render::paired notes say them, after each row's paired.warnings
 };
 
 // Pairs the samples of each repeat (same condition, benchmark, pair and repeat; warm-up

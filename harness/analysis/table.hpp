@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/accounting.hpp"
 #include "analysis/label.hpp"
 #include "model/sweep.hpp"
 #include "model/units.hpp"
@@ -103,7 +104,9 @@ struct Table {
   // The GOMAXPROCS values when rows ran under several (GC scheduling differs: compare CVs, not
   // means); empty when they did not, or when "/threads:N" instances tell the rows apart.
   std::vector<int> mixed_procs;
-  std::vector<std::string> notes;  // its own, shown under it after the rows' (render::table_notes)
+  // What each condition's invocations cost and waited: said under it, after the rows' warnings
+  // (render::table_notes).
+  std::vector<ConditionAccounting> accounting;
   // How clean each condition's room was (analysis/labels.hpp), by condition: every rendering
   // prints it. Absent for a condition nothing was recorded about.
   struct RoomLabel {

@@ -397,7 +397,7 @@ Output compare(const CompareOptions& o) {
   // Rows whose sides carry different labels: refused as rooms are, the differences said once.
   std::string labels;
   for (const auto& [host, table] : tables)
-    for (const auto& d : analysis::label_differences(table))
+    for (const auto& d : render::label_differences(table))
       labels += fmt::format("  {}{}\n", host.empty() ? "" : "host " + host + ": ", d);
   if (!labels.empty()) {
     Output refused;

@@ -14,6 +14,97 @@
 #include "text/units.hpp"
 
 namespace noisefloor::render {
+
+std::string labels_text(const analysis::CompareRow& r) {
+  const auto why = [](const std::string& reason) { return reason.empty() ? reason : " (" + reason + ")"; };
+  const analysis::RowLabels& l = r.labels;
+  return fmt::format("old '{}' is {}{}, new '{}' is {}{}", r.old_side.condition, to_string(l.old_label),
+                     why(l.old_reason), r.new_side.condition, to_string(l.new_label), why(l.new_reason));
+}
+
+std::string not_compared_reason(const analysis::CompareRow& r) {
+  return r.compared ? "" : "labels differ: " + labels_text(r);
+}
+
+std::string label_reason(const analysis::CompareRow& r) {
+  if (!r.compared) return "";
+  if (r.labels.differ()) return labels_text(r) + "; compared because of --allow-different-labels";
+  const std::string &old_reason = r.labels.old_reason, &new_reason = r.labels.new_reason;
+  if (old_reason == new_reason) return old_reason;
+  std::vector<std::string> parts;
+  if (!old_reason.empty()) parts.push_back("old: " + old_reason);
+  if (!new_reason.empty()) parts.push_back("new: " + new_reason);
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string compare_note_text(const analysis::CompareNote& n) {
+  using Kind = analysis::CompareNote::Kind;
+  switch (n.kind) {
+    case Kind::loaded:
+      return n.text;
+    case Kind::no_fingerprint:
+      return fmt::format(
+          "{} is a go test file with no host fingerprint: the two hosts cannot be checked for "
+          "comparability",
+          n.side);
+    case Kind::configs_differ: {
+      std::vector<std::string> changes;
+      for (const auto& c : n.changes)
+        changes.push_back(fmt::format("{}: {} → {}", c.key, c.old_value, c.new_value));
+      return fmt::format(
+          "the sides were printed under different configurations ({}): a key with one value on "
+          "each side describes the side, so rows are matched without it",
+          fmt::join(changes, "; "));
+    }
+    case Kind::holm: {
+      std::vector<std::string> units;
+      for (const auto& [unit, rows] : n.adjusted) units.push_back(fmt::format("{} over {} rows", unit, rows));
+      return fmt::format(
+          "\"p=\" and \"~\" are benchstat's, row by row; \"Holm p\" beside each effect is that p "
+          "Holm-Bonferroni adjusted within its unit ({}); verdicts are per-row {:.0f}% CIs, not "
+          "adjusted",
+          fmt::join(units, ", "), 100 * n.confidence);
+    }
+    case Kind::no_geomean:
+      return fmt::format("{} → {}, {}{}: no geomean of the centres (a centre is <= 0)", n.old_condition,
+                         n.new_condition, n.config.empty() ? "" : n.config + ", ", n.unit);
+    case Kind::unknown_label:
+      return "UNKNOWN label: a side records no load (a go test file has no spinner or load record), so "
+             "MEASURED-clean cannot be told from CONTENDED";
+    case Kind::sets_differ:
+      return "the benchmark sets differ: geomeans cover the benchmarks present on both sides only";
+    case Kind::not_numbers:
+      return fmt::format("{}: {} / {} {}: {} value(s) not a number, left out", n.side, n.old_condition, n.row,
+                         n.unit, n.count);
+  }
+  return n.text;
+}
+
+std::string one_sided_text(const analysis::OneSided& s) {
+  using Kind = analysis::OneSided::Kind;
+  const std::string where = text::line_label(s.condition);
+  switch (s.kind) {
+    case Kind::condition:
+      return fmt::format("condition '{}' (all benchmarks)", s.condition);
+    case Kind::row:
+      return fmt::format("{}: {}", where, s.row);
+    case Kind::row_unit:
+      return fmt::format("{}: {} ({})", where, s.row, s.unit);
+    case Kind::unit:
+      return fmt::format("{}: unit {}", where, s.unit);
+  }
+  return where;
+}
+
+std::vector<std::string> label_differences(const analysis::CompareTable& t) {
+  std::vector<std::string> out;
+  for (const auto& r : t.rows)
+    if (!r.compared)
+      if (std::string line = labels_text(r); std::find(out.begin(), out.end(), line) == out.end())
+        out.push_back(std::move(line));
+  return out;
+}
+
 namespace {
 
 using analysis::CompareRow;
@@ -150,7 +241,7 @@ std::string section_labels(const CompareTable& t, const CompareSections& section
     std::string reason;
     for (const auto& r : t.rows)
       if (r.compared && r.label == label && r.old_side.condition == oc && r.new_side.condition == nc)
-        reason = r.label_reason;
+        reason = label_reason(r);
     out += wrap((several    ? ""
                  : oc == nc ? "condition: "
                             : "") +
@@ -282,15 +373,15 @@ std::string uncompared(const CompareTable& t) {
   if (!refused.empty()) {
     out += "\nnot compared (different labels are never put in one comparison):\n";
     for (const auto* r : refused)
-      out += wrap(fmt::format("  {} ({}): {}", full_display_name(*r), r->unit, r->reason), 4);
+      out += wrap(fmt::format("  {} ({}): {}", full_display_name(*r), r->unit, not_compared_reason(*r)), 4);
   }
   if (!t.only_old.empty()) {
     out += "\n" + wrap(fmt::format("only in old ({}):", t.old_name), 2);
-    for (const auto& s : t.only_old) out += wrap("  " + s, 4);
+    for (const auto& s : t.only_old) out += wrap("  " + one_sided_text(s), 4);
   }
   if (!t.only_new.empty()) {
     out += "\n" + wrap(fmt::format("only in new ({}):", t.new_name), 2);
-    for (const auto& s : t.only_new) out += wrap("  " + s, 4);
+    for (const auto& s : t.only_new) out += wrap("  " + one_sided_text(s), 4);
   }
   return out;
 }
@@ -319,7 +410,7 @@ std::string warnings_block(const CompareTable& t) {
     unique.add(
         fmt::format("{}{}: {}", k.first, every ? "" : fmt::format(" {}", fmt::join(u, ", ")), k.second));
   }
-  for (const auto& n : t.notes) unique.add(n);
+  for (const auto& n : t.notes) unique.add(compare_note_text(n));
   if (unique.empty()) return "";
   std::string out = "\nwarnings:\n";
   for (const auto& w : unique) out += wrap("- " + w, 4);
@@ -407,7 +498,7 @@ std::string compare_csv(const CompareTable& t) {
       f.push_back("");
     } else {
       for (int i = 0; i < 17; ++i) f.push_back("");
-      f.push_back(r.reason);
+      f.push_back(not_compared_reason(r));
     }
     std::vector<std::string> q;
     for (const auto& x : f) q.push_back(text::csv_field(x));

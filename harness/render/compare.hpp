@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "analysis/compare.hpp"
 
@@ -15,5 +16,22 @@ std::string compare_text(const analysis::CompareTable& table);
 // One line per row (compared or not), RFC 4180 quoting, numbers in shortest round-trip form,
 // empty for undefined values.
 std::string compare_csv(const analysis::CompareTable& table);
+
+// A row's two labels and what each rests on: "old 'idle' is MEASURED-clean, new 'idle' is
+// CONTENDED (2 spinners)".
+std::string labels_text(const analysis::CompareRow& row);
+// Why a row was not compared ("labels differ: " and labels_text; "" for a compared row).
+std::string not_compared_reason(const analysis::CompareRow& row);
+// What a compared row's label rests on: "2 spinners" (both sides alike), "old: 2 spinners; new: …",
+// or both labels and "; compared because of --allow-different-labels" ("" for a row not compared).
+std::string label_reason(const analysis::CompareRow& row);
+// A table-wide note's sentence.
+std::string compare_note_text(const analysis::CompareNote& note);
+// What one side lacks, as a line: "condition 'noisy' (all benchmarks)", "idle: BenchmarkA-2",
+// "idle: BenchmarkA-2 (B/op)", "idle: unit B/op".
+std::string one_sided_text(const analysis::OneSided& s);
+// The label differences of a table's refused rows, one line (labels_text) per condition pair;
+// empty when every row was compared.
+std::vector<std::string> label_differences(const analysis::CompareTable& table);
 
 }  // namespace noisefloor::render

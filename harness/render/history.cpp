@@ -45,7 +45,7 @@ std::string cv_ci_text(const HistoryCell& c) {
 // Why numbers are missing, and why a row was not compared.
 std::vector<std::string> reasons(const HistoryCell& c) {
   std::vector<std::string> out = history_cell_notes(c);
-  if (c.change.kind == ChangeKind::not_compared && !c.change.reason.empty()) out.push_back(c.change.reason);
+  if (std::string why = change_reason(c.change); !why.empty()) out.push_back(std::move(why));
   return out;
 }
 
@@ -113,11 +113,29 @@ std::string level_text(const HistoryCell& c) {
                      fmt::format("{:.2g}", t.pvalue));
 }
 
+std::string change_reason(const analysis::Change& c) {
+  using analysis::NotCompared;
+  if (c.kind != ChangeKind::not_compared) return "";
+  switch (c.why) {
+    case NotCompared::no:
+      return "";
+    case NotCompared::too_few:
+      return fmt::format("n={} vs {}: too few samples", c.n_before, c.n_now);
+    case NotCompared::p_unreachable:
+      return fmt::format("n={} vs {} cannot reach p < {:g}", c.n_before, c.n_now, c.alpha);
+    case NotCompared::test_failed:
+      return c.error;
+    case NotCompared::not_in_previous:
+      return "not in the previous run";
+  }
+  return "";
+}
+
 std::string segment_header(const analysis::HistorySegment& s) {
   std::string out = fmt::format("── segment {}", s.index);
   std::vector<std::string> parts;
   for (const auto& d : s.changed) parts.push_back(fmt::format("{} changed: {} → {}", d.field, d.a, d.b));
-  if (!s.reason.empty()) parts.push_back(s.reason);
+  if (s.no_fingerprint) parts.push_back(std::string(kNoFingerprint));
   if (!parts.empty()) out += fmt::format(": {}", fmt::join(parts, "; "));
   return out;
 }

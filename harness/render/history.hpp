@@ -38,5 +38,10 @@ std::string history_html(const analysis::History& history, std::string_view dire
 std::string change_text(const analysis::Change& change);
 std::string level_text(const analysis::HistoryCell& cell);
 std::string segment_header(const analysis::HistorySegment& segment);
+// Why a row was not compared with the previous run ("" when it was, or is the first): "n=1 vs 3:
+// too few samples", "n=3 vs 3 cannot reach p < 0.05", "not in the previous run", the test's error.
+std::string change_reason(const analysis::Change& change);
+// Why a segment starts where no room could be compared.
+inline constexpr std::string_view kNoFingerprint = "no fingerprint recorded: the room cannot be compared";
 
 }  // namespace noisefloor::render

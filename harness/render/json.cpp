@@ -14,6 +14,7 @@
 #include "model/names.hpp"
 #include "model/pair_order.hpp"
 #include "records/fingerprint.hpp"
+#include "render/compare.hpp"
 #include "render/gate.hpp"
 #include "render/history.hpp"
 #include "render/warnings.hpp"
@@ -131,12 +132,12 @@ json compare_row_json(const CompareRow& r) {
               {"better", std::string(model::to_string(r.better))},
               {"exact", r.exact},
               {"label", r.compared ? json(std::string(to_string(r.label))) : json(nullptr)},
-              {"label_reason", r.label_reason},
+              {"label_reason", render::label_reason(r)},
               {"compared", r.compared},
               {"old", side_json(r.old_side)},
               {"new", side_json(r.new_side)}};
   if (!r.compared) {
-    row["reason"] = r.reason;
+    row["reason"] = render::not_compared_reason(r);
   } else {
     row["ratio_of_medians"] = or_null(r.ratio_of_medians);
     row["delta"] = benchstat_delta(r);
@@ -398,7 +399,7 @@ void to_json(nlohmann::json& j, const ClaimResult& r) {
                       {"lhs", p.holds ? stats::number_or_null(p.lhs) : nlohmann::json(nullptr)},
                       {"rhs", p.holds ? stats::number_or_null(p.rhs) : nlohmann::json(nullptr)},
                       {"why", p.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.why)}};
-    j["agreement"] = r.agreement;
+    j["agreement"] = model::name_of(r.agreement);
   }
 }
 
@@ -431,7 +432,7 @@ void to_json(nlohmann::json& j, const Judgement& judgement) {
     j["reference"] = *judgement.reference;
     j["reference"]["beside"] = judgement.beside;
   }
-  if (!judgement.notes.empty()) j["notes"] = judgement.notes;
+  if (const auto notes = render::judgement_notes(judgement); !notes.empty()) j["notes"] = notes;
 }
 
 void to_json(json& j, const CompareTable& t) {
@@ -464,9 +465,14 @@ void to_json(json& j, const CompareTable& t) {
                              {"old", or_null(g.old_value)},
                              {"new", or_null(g.new_value)},
                              {"ratio", or_null(g.ratio)}});
-  j["only_old"] = t.only_old;
-  j["only_new"] = t.only_new;
-  j["notes"] = t.notes;
+  const auto lines = [](const auto& items, const auto& text_of) {
+    json list = json::array();
+    for (const auto& item : items) list.push_back(text_of(item));
+    return list;
+  };
+  j["only_old"] = lines(t.only_old, render::one_sided_text);
+  j["only_new"] = lines(t.only_new, render::one_sided_text);
+  j["notes"] = lines(t.notes, render::compare_note_text);
 }
 
 void to_json(json& j, const Change& c) {
@@ -475,7 +481,7 @@ void to_json(json& j, const Change& c) {
            {"ratio", stats::number_or_null(c.ratio.estimate)},
            {"lo", stats::number_or_null(c.ratio.lo)},
            {"hi", stats::number_or_null(c.ratio.hi)},
-           {"reason", c.reason},
+           {"reason", render::change_reason(c)},
            {"word", c.word}};
 }
 
@@ -513,7 +519,7 @@ void to_json(json& j, const HistorySegment& s) {
            {"first_run", s.first_run},
            {"runs", s.runs},
            {"changed", changed},
-           {"reason", s.reason}};
+           {"reason", s.no_fingerprint ? std::string(render::kNoFingerprint) : std::string()}};
 }
 
 void to_json(json& j, const History& h) {
@@ -707,7 +713,7 @@ json table_tree(const analysis::Table& t, bool samples) {
   analysis::Table fields;  // the table's own fields; its rows as shells
   fields.conditions = t.conditions;
   fields.config_keys = t.config_keys;
-  fields.notes = t.notes;
+  fields.accounting = t.accounting;
   fields.labels = t.labels;
   json j = fields;
   j["notes"] = render::table_notes(t);  // the rows' warnings too, which `fields` has no rows for

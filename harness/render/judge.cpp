@@ -4,9 +4,29 @@
 
 #include <algorithm>
 
+#include "model/names.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
+
+std::vector<std::string> judgement_notes(const analysis::Judgement& j) {
+  std::vector<std::string> out;
+  for (const auto& b : j.beside) {
+    const auto& p = b.published;
+    if (b.spread_dropped)
+      out.push_back(
+          fmt::format("published {}{}: n={}, so its stddev and CV are no figures (shown —)",
+                      text::line_label(text::name_safe(p.condition)),
+                      p.benchmark.empty() ? "" : " / " + text::line_label(text::name_safe(p.benchmark)),
+                      p.n.value_or(0)));
+    if (b.condition.empty())
+      out.push_back(fmt::format("published condition \"{}\"{} matches none of this run's rows ({})",
+                                p.condition, p.benchmark.empty() ? "" : " / " + p.benchmark,
+                                fmt::join(j.run_conditions, ", ")));
+  }
+  return out;
+}
+
 namespace {
 
 using claims::Verdict;
@@ -35,7 +55,7 @@ std::string published_words(const analysis::ClaimResult& r, bool percent) {
   const auto& p = *r.published;
   if (!p.holds) return "publication: " + p.why;
   return fmt::format("publication: {} vs {}, {} it: {}", side(p.lhs, percent), side(p.rhs, percent),
-                     *p.holds ? "shows" : "does not show", r.agreement);
+                     *p.holds ? "shows" : "does not show", model::name_of(r.agreement));
 }
 
 std::string opt(const std::optional<double>& v, int decimals) { return text::fixed(v, decimals); }
@@ -122,7 +142,7 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
                            b.stddev ? text::format_value(*b.stddev) : "—", cv_ci(b.cv),
                            stats::to_string(b.band));
     }
-    for (const auto& note : j.notes) out += "  note: " + text::name_safe(note) + "\n";
+    for (const auto& note : judgement_notes(j)) out += "  note: " + text::name_safe(note) + "\n";
   }
   return out;
 }
@@ -157,8 +177,9 @@ std::string judgement_markdown(const analysis::Judgement& j, const std::string& 
                            b.stddev ? text::format_value(*b.stddev) : "—", cv_ci(b.cv),
                            stats::to_string(b.band));
     }
-    for (const auto& note : j.notes) out += "\n- " + text::markdown_text(note);
-    if (!j.notes.empty()) out += "\n";
+    const std::vector<std::string> notes = judgement_notes(j);
+    for (const auto& note : notes) out += "\n- " + text::markdown_text(note);
+    if (!notes.empty()) out += "\n";
   }
   return out;
 }
@@ -205,7 +226,7 @@ std::string judgement_html(const analysis::Judgement& j, const std::string& unit
                            html_escape(cv_ci(b.cv)), stats::to_string(b.band));
     }
     out += "</table>\n";
-    for (const auto& note : j.notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
+    for (const auto& note : judgement_notes(j)) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
   }
   return out + "</section>\n";
 }

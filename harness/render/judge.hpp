@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "analysis/judge.hpp"
 
@@ -16,5 +17,8 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
 std::string judgement_markdown(const analysis::Judgement& j, const std::string& unit);
 // An HTML section (no page around it) for the top of report.html.
 std::string judgement_html(const analysis::Judgement& j, const std::string& unit);
+// What the published table beside this run needs said: a published stddev or CV for n < 2
+// (dropped), a published row that matches none of this run's.
+std::vector<std::string> judgement_notes(const analysis::Judgement& j);
 
 }  // namespace noisefloor::render

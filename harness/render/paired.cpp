@@ -23,7 +23,9 @@ std::vector<std::string> notes(const analysis::PairedTable& t) {
     for (const auto& w : r.paired.warnings)
       out.push_back(fmt::format("{} / {} / {}: {}", text::line_label(r.condition),
                                 text::line_label(r.benchmark), r.variant, test_warning_text(w)));
-  out.insert(out.end(), t.notes.begin(), t.notes.end());
+  for (const auto& s : t.skipped)
+    out.push_back(fmt::format("{} / {} / {}: not compared: {}", text::line_label(s.condition),
+                              text::line_label(s.benchmark), s.variant, s.error));
   std::set<std::string> failed;  // conditions whose A/A check did not pass
   for (const auto& a : t.aa)
     if (a.check.outcome != stats::AaOutcome::pass) failed.insert(a.condition);

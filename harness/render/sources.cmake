@@ -18,7 +18,8 @@ list(APPEND NF_CORE_SOURCES
   harness/render/fingerprint.cpp
   harness/render/history.cpp
   harness/render/gate.cpp
-  harness/render/warnings.cpp)
+  harness/render/warnings.cpp
+  harness/render/accounting.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/render_export_test.cpp
   tests/unit/render_json_test.cpp

@@ -12,6 +12,7 @@
 #include "model/first_seen.hpp"
 #include "model/go_config.hpp"
 #include "model/names.hpp"
+#include "render/accounting.hpp"
 #include "render/warnings.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
@@ -385,7 +386,7 @@ std::string suite_text(const Table& t, std::size_t width) {
         parts.push_back(fmt::format("{}: {}", text::line_label(c), fmt::join(it->second.values(), ", ")));
     out += text::wrap(fmt::format("{}: {}", kind, fmt::join(parts, "; ")), width, "- ", "  ");
   }
-  for (const std::string& n : t.notes) out += text::wrap(n, width, "- ", "  ");
+  for (const std::string& n : accounting_notes(t.accounting)) out += text::wrap(n, width, "- ", "  ");
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "render/accounting.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -146,7 +147,7 @@ std::vector<std::string> table_notes(const analysis::Table& t) {
   if (!t.mixed_procs.empty())
     out.push_back(fmt::format("GOMAXPROCS differs between rows ({}): compare CVs, not means",
                               fmt::join(t.mixed_procs, ", ")));
-  out.insert(out.end(), t.notes.begin(), t.notes.end());
+  for (auto& note : accounting_notes(t.accounting)) out.push_back(std::move(note));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "analysis/accounting.hpp"
+#include "render/accounting.hpp"
 #include "render/json.hpp"
 
 using namespace noisefloor;
@@ -55,7 +56,7 @@ TEST_CASE("accounting: the launcher overhead is the median of every no-op of the
   CHECK(*acc[0].launcher_median() == doctest::Approx(0.001));
   CHECK(*acc[0].command_median() == doctest::Approx(0.0105));
   CHECK(*acc[0].command_to_launcher() == doctest::Approx(10.5));
-  const auto notes = analysis::accounting_notes(acc);
+  const auto notes = render::accounting_notes(acc);
   REQUIRE(notes.size() == 3);
   CHECK(notes[0] ==
         "fast: launcher overhead 1 ms (median of 6 no-ops started the same way, 900 µs–3 ms); included in "
@@ -79,7 +80,7 @@ TEST_CASE("accounting: a throttled container is flagged with its figures") {
   CHECK(acc[0].throttled());
   CHECK(acc[0].periods == 330);
   CHECK(acc[0].throttled_periods == 40);
-  const auto notes = analysis::accounting_notes(acc);
+  const auto notes = render::accounting_notes(acc);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] ==
         "r:pinned: CPU-throttled in 2 of 3 invocations: 40 of 330 CFS periods hit the quota, 1 s held back; "
@@ -99,7 +100,7 @@ TEST_CASE("accounting: an unthrottled container and a plain host run add no note
   const auto acc = analysis::accounting_of(run, nullptr);
   REQUIRE(acc.size() == 1);  // idle recorded nothing accounted
   CHECK_FALSE(acc[0].throttled());
-  CHECK(analysis::accounting_notes(acc).empty());
+  CHECK(render::accounting_notes(acc).empty());
 }
 
 TEST_CASE("accounting: noisefloor's own CPU while it sampled, as a share of one CPU over the invocations") {
@@ -118,7 +119,7 @@ TEST_CASE("accounting: noisefloor's own CPU while it sampled, as a share of one 
   REQUIRE(acc.size() == 1);  // "old" recorded nothing accounted
   CHECK(acc[0].harness_invocations == 2);
   CHECK(*acc[0].harness_share() == doctest::Approx(0.008 / 40));
-  const auto notes = analysis::accounting_notes(acc);
+  const auto notes = render::accounting_notes(acc);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] ==
         "idle: noisefloor's own CPU while it sampled: 0.020% of one CPU (8 ms over 40 s of invocations)");
@@ -141,7 +142,7 @@ TEST_CASE("accounting: a condition whose command never ran to its end has no lau
   r.accounting.launcher_noop_seconds = {0.001, 0.001, 0.002};
   cut.runs = {r};
   run.condition_records = {cut};
-  CHECK(analysis::accounting_notes(analysis::accounting_of(run, nullptr)).empty());
+  CHECK(render::accounting_notes(analysis::accounting_of(run, nullptr)).empty());
 }
 
 namespace {
@@ -208,7 +209,7 @@ TEST_CASE("accounting: starved is waiting for a CPU the benchmark could have use
   CHECK_FALSE(acc[4].starved());  // spinners: the experiment's own load
   CHECK(*acc[5].run_queue.cpus_allowed == 0.5);
   CHECK_FALSE(acc[5].starved());
-  const auto notes = analysis::accounting_notes(acc);
+  const auto notes = render::accounting_notes(acc);
   const auto has = [&](const std::string& text) {
     return std::find(notes.begin(), notes.end(), text) != notes.end();
   };
@@ -289,7 +290,7 @@ TEST_CASE("accounting: waits with nothing beside the benchmark are its own threa
   CHECK_FALSE(acc[3].run_queue.beside().has_value());
   CHECK(acc[3].run_queue.busy_unknown == "not measured");
   CHECK(acc[3].starved());
-  const auto notes = analysis::accounting_notes(acc);
+  const auto notes = render::accounting_notes(acc);
   for (const auto& n : notes) CHECK(n.find("own:") != 0);  // nothing beside it: nothing to say
   CHECK(std::find(
             notes.begin(), notes.end(),

@@ -137,8 +137,12 @@ TEST_CASE("compare: rows are keyed by the full name: GOMAXPROCS values are never
   CHECK(r.test.p == doctest::Approx(4.0 / 5.0).epsilon(1e-12));  // enumeration of the 10 splits
   CHECK(r.verdict == stats::Verdict::inconclusive);
   for (const auto& x : t.rows) CHECK(x.benchmark != "BenchmarkMakeBuffer_Correct");  // never matched with -2
-  CHECK(t.only_old == std::vector<std::string>{"count3: BenchmarkMakeBuffer_DCE-2"});
-  CHECK(t.only_new == std::vector<std::string>{"cpu12: BenchmarkMakeBuffer_Correct"});
+  using Kind = analysis::OneSided::Kind;
+  CHECK(t.only_old ==
+        std::vector<analysis::OneSided>{{Kind::row, "count3", "BenchmarkMakeBuffer_DCE-2", ""}});
+  CHECK(t.only_new ==
+        std::vector<analysis::OneSided>{{Kind::row, "cpu12", "BenchmarkMakeBuffer_Correct", ""}});
+  CHECK(render::one_sided_text(t.only_old[0]) == "count3: BenchmarkMakeBuffer_DCE-2");
   const std::string text = render::compare_text(t);
   CHECK(text.find("GOMAXPROCS differs") == std::string::npos);  // nothing pooled, nothing to warn about
   CHECK(r.warnings.at(0).kind == analysis::CompareWarningKind::test);
@@ -196,11 +200,14 @@ TEST_CASE("compare: Holm-Bonferroni over several rows, geomean, matching by cond
   REQUIRE(t.geomeans.size() == 1);
   CHECK(t.geomeans[0].rows == 2);
   CHECK(t.geomeans[0].ratio == doctest::Approx(std::sqrt(1.2 * (10.5 / 10.45))).epsilon(1e-12));
-  CHECK(t.only_old == std::vector<std::string>{"condition 'noisy' (all benchmarks)"});
-  CHECK(t.only_new == std::vector<std::string>{"condition 'pinned' (all benchmarks)"});
+  using Kind = analysis::OneSided::Kind;
+  CHECK(t.only_old == std::vector<analysis::OneSided>{{Kind::condition, "noisy", "", ""}});
+  CHECK(t.only_new == std::vector<analysis::OneSided>{{Kind::condition, "pinned", "", ""}});
+  CHECK(render::one_sided_text(t.only_new[0]) == "condition 'pinned' (all benchmarks)");
   const std::string text = render::compare_text(t);
+  CHECK(t.notes.at(0).kind == analysis::CompareNote::Kind::holm);
   CHECK(
-      t.notes.at(0) ==
+      render::compare_note_text(t.notes.at(0)) ==
       "\"p=\" and \"~\" are benchstat's, row by row; \"Holm p\" beside each effect is that p Holm-Bonferroni "
       "adjusted within its unit (sec/op over 2 rows); verdicts are per-row 95% CIs, not adjusted");
   CHECK(a.significant_adjusted);
@@ -327,9 +334,13 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
                                            make("idle", "BenchmarkA", {2, 3, 4, 5, 6, 7}), st);
   REQUIRE(t.rows.size() == 1);
   CHECK_FALSE(t.rows[0].compared);
+  CHECK(t.rows[0].labels.differ());
   CHECK(
-      t.rows[0].reason ==
+      render::not_compared_reason(t.rows[0]) ==
       "labels differ: old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs)");
+  CHECK(render::label_differences(t) ==
+        std::vector<std::string>{
+            "old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs)"});
   const std::string text = render::compare_text(t);
   CHECK(text.find("no benchmark compared") != std::string::npos);
   CHECK(text.find("not compared (different labels") != std::string::npos);
@@ -340,11 +351,24 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
                                                  make("idle", "BenchmarkA", {2, 3, 4, 5, 6, 7}), st);
   REQUIRE(allowed.rows.size() == 1);
   CHECK(allowed.rows[0].compared);
-  CHECK(allowed.rows[0].label_reason ==
+  CHECK(render::label_reason(allowed.rows[0]) ==
         "old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs); compared "
-        "because of "
-        "--allow-different-labels");
-  for (const auto& note : allowed.notes) CHECK(note.find("records no load") == std::string::npos);
+        "because of --allow-different-labels");
+  CHECK(render::not_compared_reason(allowed.rows[0]).empty());
+  // One label on both sides: the row says what each side's rests on, once when they are the same.
+  st.new_labels = {{"idle", analysis::Label::measured_clean}};
+  st.old_label_reasons = {{"idle", "its threads waited 2% of the time"}};
+  const auto same = analysis::compare_samples(make("idle", "BenchmarkA", {1, 2, 3, 4, 5, 6}),
+                                              make("idle", "BenchmarkA", {2, 3, 4, 5, 6, 7}), st);
+  REQUIRE(same.rows.size() == 1);
+  CHECK(same.rows[0].label == analysis::Label::measured_clean);
+  CHECK(render::label_reason(same.rows[0]) ==
+        "old: its threads waited 2% of the time; new: 1-minute load 2.50 on 2 CPUs");
+  st.new_label_reasons = st.old_label_reasons;
+  CHECK(render::label_reason(analysis::compare_samples(make("idle", "BenchmarkA", {1, 2, 3}),
+                                                       make("idle", "BenchmarkA", {2, 3, 4}), st)
+                                 .rows[0]) == "its threads waited 2% of the time");
+  for (const auto& note : allowed.notes) CHECK(note.kind != analysis::CompareNote::Kind::unknown_label);
 }
 
 TEST_CASE("compare: benchmark-moving fingerprint differences mark the table not comparable") {

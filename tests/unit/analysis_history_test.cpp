@@ -201,10 +201,11 @@ TEST_CASE("history: too few samples show a dash and the reason, never a number")
   CHECK(render::history_cell_notes(one) ==
         std::vector<std::string>{"n=1 < 6: no median CI", "n=1 < 2: no CV"});
   CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::not_compared);
-  CHECK(h.runs[1].cells[0].change.reason == "n=1 vs 3: too few samples");
+  CHECK(h.runs[1].cells[0].change.why == analysis::NotCompared::too_few);
+  CHECK(render::change_reason(h.runs[1].cells[0].change) == "n=1 vs 3: too few samples");
   // 3 vs 3 can never reach p < 0.05.
   CHECK(h.runs[2].cells[0].change.kind == analysis::ChangeKind::not_compared);
-  CHECK(h.runs[2].cells[0].change.reason == "n=3 vs 3 cannot reach p < 0.05");
+  CHECK(render::change_reason(h.runs[2].cells[0].change) == "n=3 vs 3 cannot reach p < 0.05");
   CHECK(h.runs[2].cells[0].cv_pct);
   CHECK_FALSE(h.runs[2].cells[0].cv_ci);
 
@@ -280,7 +281,7 @@ TEST_CASE("history: a run without a fingerprint starts a segment: its room canno
                                     result("r3", "2026-01-03T00:00:00Z", around(100))});
   REQUIRE(h.segments.size() == 3);
   CHECK(h.runs[1].digest.empty());
-  CHECK(h.segments[1].reason == "no fingerprint recorded: the room cannot be compared");
+  CHECK(h.segments[1].no_fingerprint);
   CHECK(render::segment_header(h.segments[1]) ==
         "── segment 2: no fingerprint recorded: the room cannot be compared");
   CHECK(h.runs[1].cells[0].change.kind == analysis::ChangeKind::first);

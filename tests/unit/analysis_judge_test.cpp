@@ -7,6 +7,7 @@
 
 #include "analysis/judge.hpp"
 #include "claims/claim.hpp"
+#include "render/judge.hpp"
 
 using namespace noisefloor;
 using claims::Verdict;
@@ -59,11 +60,11 @@ TEST_CASE("judge: every claim with its verdict, agreement with the publication")
                       7, published());
   REQUIRE(j.claims.size() == 4);
   CHECK(j.claims[0].run.verdict == Verdict::reproduced);
-  CHECK(j.claims[0].agreement == "agrees");
+  CHECK(j.claims[0].agreement == analysis::Agreement::agrees);
   CHECK(j.claims[1].run.verdict == Verdict::not_reproduced);
-  CHECK(j.claims[1].agreement == "agrees");  // the publication does not show it either
+  CHECK(j.claims[1].agreement == analysis::Agreement::agrees);  // the publication does not show it either
   CHECK(j.claims[2].run.verdict == Verdict::reproduced);
-  CHECK(j.claims[2].agreement == "not published");  // no medians in the published table
+  CHECK(j.claims[2].agreement == analysis::Agreement::not_published);  // no medians in the published table
   REQUIRE(j.claims[2].published);
   CHECK(j.claims[2].published->why == "median(noisy) is not published");
   CHECK(j.count(Verdict::reproduced) == 3);
@@ -81,8 +82,8 @@ TEST_CASE("judge: the published rows beside this run's, matched by the condition
   CHECK(j.beside[0].cv.ci.lo < j.beside[0].cv.value);
   CHECK(j.beside[0].cv.value < j.beside[0].cv.ci.hi);
   CHECK(j.beside[3].condition.empty());
-  REQUIRE(j.notes.size() == 1);
-  CHECK(j.notes[0] ==
+  REQUIRE(render::judgement_notes(j).size() == 1);
+  CHECK(render::judgement_notes(j)[0] ==
         "published condition \"shielded\" matches none of this run's rows (idle, noisy, pinned)");
 }
 
@@ -93,9 +94,9 @@ TEST_CASE("judge: a run that does not show what the publication shows disagrees"
   const auto j =
       analysis::judge(t, {}, {"cv(noisy) > 2 * cv(idle)", "cv(noisy) < 4 * cv(idle)"}, 7, published());
   CHECK(j.claims[0].run.verdict == Verdict::not_reproduced);
-  CHECK(j.claims[0].agreement == "disagrees");
+  CHECK(j.claims[0].agreement == analysis::Agreement::disagrees);
   CHECK(j.claims[1].run.verdict == Verdict::reproduced);
-  CHECK(j.claims[1].agreement == "agrees");  // 18.88 < 4 × 4.75 at the published figures
+  CHECK(j.claims[1].agreement == analysis::Agreement::agrees);  // 18.88 < 4 × 4.75 at the published figures
 }
 
 TEST_CASE("judge: a published row of one sample has no CV to agree with (issue 42)") {
@@ -104,12 +105,14 @@ TEST_CASE("judge: a published row of one sample has no CV to agree with (issue 4
   p.rows[0] = {"idle", "", 1, 11.46, 0.0, 0.0, {}, {}, {}};
   const auto j = analysis::judge(demo(), {}, {"cv(idle) < 5%"}, 7, p);
   CHECK(j.claims[0].run.verdict == Verdict::reproduced);
-  CHECK(j.claims[0].agreement == "not published");
+  CHECK(j.claims[0].agreement == analysis::Agreement::not_published);
   CHECK_FALSE(j.beside[0].published.cv_pct);
   CHECK_FALSE(j.beside[0].published.stddev);
   CHECK(j.beside[0].published_band == stats::Band::insufficient);
-  CHECK(std::find(j.notes.begin(), j.notes.end(),
-                  "published idle: n=1, so its stddev and CV are no figures (shown —)") != j.notes.end());
+  CHECK(j.beside[0].spread_dropped);
+  const auto notes = render::judgement_notes(j);
+  CHECK(std::find(notes.begin(), notes.end(),
+                  "published idle: n=1, so its stddev and CV are no figures (shown —)") != notes.end());
 }
 
 TEST_CASE("judge: a claim that names what the table lacks is a ClaimError") {
@@ -141,7 +144,7 @@ TEST_CASE(
   p.rows[0].benchmark = "BenchmarkZ";
   j = analysis::judge(t, {}, {}, 7, p);
   CHECK(j.beside[0].condition.empty());
-  REQUIRE(j.notes.size() == 1);
-  CHECK(j.notes[0] ==
+  REQUIRE(render::judgement_notes(j).size() == 1);
+  CHECK(render::judgement_notes(j)[0] ==
         "published condition \"idle\" / BenchmarkZ matches none of this run's rows (idle, noisy, pinned)");
 }

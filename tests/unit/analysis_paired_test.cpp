@@ -118,3 +118,20 @@ TEST_CASE("paired: a row's test caveats are its table's notes, each said once") 
         std::string::npos);
   CHECK(md.find("order effect") == md.rfind("order effect"));
 }
+
+TEST_CASE("paired: a pair no test can compare is skipped, and the notes say where and why") {
+  // A baseline value of 0 has no log ratio: the row is left out, the skip keeps its place.
+  std::vector<records::Sample> s;
+  std::vector<double> base = kV6Base;
+  base[3] = 0;
+  add_pair(s, "c", "fast", "fast", base, kV6Var);
+  const auto t = analysis::build_paired(s, "base", 0.01, {{"c", analysis::Label::measured_clean}});
+  CHECK(t.rows.empty());
+  REQUIRE(t.skipped.size() == 1);
+  CHECK(t.skipped[0].condition == "c");
+  CHECK(t.skipped[0].benchmark == "BenchmarkWork");
+  CHECK(t.skipped[0].variant == "fast");
+  CHECK_FALSE(t.skipped[0].error.empty());
+  CHECK(render::paired_markdown(t).find("- c / BenchmarkWork / fast: not compared: " + t.skipped[0].error) !=
+        std::string::npos);
+}

@@ -23,7 +23,7 @@ analysis::Judgement fabricated() {
   a.run.rhs = 0.02;
   a.run.rhs_ci = {0.018, 0.024};
   a.published = claims::PointCheck{true, 0.1888, 0.095, ""};
-  a.agreement = "agrees";
+  a.agreement = analysis::Agreement::agrees;
   analysis::ClaimResult b;
   b.run.claim = "cv(one) < 5%";
   b.run.verdict = claims::Verdict::undefined;
@@ -51,7 +51,7 @@ analysis::Judgement fabricated() {
   shielded.published = t.rows[1];
   shielded.published_band = stats::Band::acceptable;
   j.beside = {idle, shielded};
-  j.notes = {"published condition \"shielded\" matches none of this run's (idle)"};
+  j.run_conditions = {"idle"};  // shielded matches none of them
   return j;
 }
 
@@ -73,7 +73,7 @@ TEST_CASE("render judge: the verdicts and the published table as text") {
         "  - shielded\n"
         "    published  n=20   mean 12.00  sd 0.5  CV 4.20%  acceptable\n"
         "    this run   no matching condition\n"
-        "  note: published condition \"shielded\" matches none of this run's (idle)\n");
+        "  note: published condition \"shielded\" matches none of this run's rows (idle)\n");
 }
 
 // Issue 42's re-test: a claim, a reason or a published source can hold what looks like a verdict
