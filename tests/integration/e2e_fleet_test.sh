@@ -73,8 +73,10 @@ set -e
 # got 8% of a CPU where it could expect all of it, and noisefloor rightly refused that condition:
 # its load was not there (exit 1, the other hosts' results kept). In a room measured busy before
 # the run that refusal is the right answer; the run is then made again without the spinners.
+# (`latest` moves only when every host completed: the failed run is the newest directory.)
 if [[ $rc != 0 ]]; then
-  python3 - "$WORK/results/fleet/latest/fleet.json" "$ROOM_SHARE" <<'PY' || { cat err.txt out.txt >&2; fail "the fleet run failed"; }
+  failed_run=$(ls -d "$WORK"/results/fleet/2*/ | tail -n 1)
+  python3 - "$failed_run/fleet.json" "$ROOM_SHARE" <<'PY' || { cat err.txt out.txt >&2; fail "the fleet run failed"; }
 import json, sys
 room = float(sys.argv[2])
 hosts = json.load(open(sys.argv[1]))["hosts"]
