@@ -97,12 +97,10 @@ std::string one_sided_text(const analysis::OneSided& s) {
 }
 
 std::vector<std::string> label_differences(const analysis::CompareTable& t) {
-  std::vector<std::string> out;
+  model::FirstSeen<std::string> out;
   for (const auto& r : t.rows)
-    if (!r.compared)
-      if (std::string line = labels_text(r); std::find(out.begin(), out.end(), line) == out.end())
-        out.push_back(std::move(line));
-  return out;
+    if (!r.compared) out.add(labels_text(r));
+  return out.values();
 }
 
 namespace {
