@@ -39,8 +39,9 @@ conditions:
   - name: busy
     spinners: 2
 schedule: interleaved
-# 60 blocks: 0.2 s each to settle, not the default 1 s (the default is checked with pages0 below)
-settle: 0.2s
+# 60 blocks: 0.05 s each to settle (a spinner starts and stops within it), not the default 1 s
+# (the default is checked with pages0 below)
+settle: 0.05s
 YAML
 "$NF" run host.yaml --results "$WORK/results" >out1.txt 2>err1.txt || { cat out1.txt err1.txt >&2; fail "host run"; }
 python3 - "$WORK/results/counters/latest/run.json" <<'PY' || fail "host counters"
@@ -131,9 +132,9 @@ assert noise["seconds"] >= 1.0 and noise["blocks"] >= 2 and noise["sleeps"] >= 1
 assert noise["block_cv_pct"] is not None and noise["run_delay_pct"] is not None, noise
 run = json.load(open(sys.argv[1] + "/run.json"))
 blocks = run["condition_records"]
-# idle first: its 0.2 s settle was within the profile's 1 s; every later block settles in full.
+# idle first: its 0.05 s settle was within the profile's 1 s; every later block settles in full.
 assert blocks[0]["condition"] == "idle" and blocks[0]["settle_s"] == 0, blocks[0]["settle_s"]
-assert all(b["settle_s"] == 0.2 for b in blocks[1:]), [b["settle_s"] for b in blocks]
+assert all(b["settle_s"] == 0.05 for b in blocks[1:]), [b["settle_s"] for b in blocks]
 PY
 
 # 2. Pages: 20000 fresh pages against none, one invocation each way, on the host.
