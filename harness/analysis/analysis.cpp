@@ -133,10 +133,13 @@ class Merge {
     else
       a_.samples.append(s.samples);
     s.samples = records::Samples();
-    for (const auto& w : s.warnings) a_.warnings.push_back(a_.merged ? s.label + ": " + w : w);
-    for (auto& conflict : a_.units.merge(s.units)) a_.warnings.push_back(s.label + ": " + conflict);
+    const std::string source = a_.merged ? s.label : "";
+    for (const auto& w : s.warnings) a_.warnings.push_back({source, {.detail = w}});
+    for (auto& conflict : a_.units.merge(s.units))
+      a_.warnings.push_back(
+          {s.label, {.kind = records::RunWarningKind::unit_conflict, .detail = std::move(conflict)}});
     if (s.run)
-      for (const auto& w : s.run->warnings) a_.warnings.push_back(a_.merged ? s.label + ": " + w : w);
+      for (const auto& w : s.run->warnings) a_.warnings.push_back({source, w});
   }
 
   std::map<std::string, Table::RoomLabel> room_labels;  // by renamed condition
@@ -216,7 +219,7 @@ void judge_recorded(Analysis& a) {
   try {
     a.judgement = judge(a.table, a.paired, run.claims, run.claims_seed, run.reference);
   } catch (const claims::ClaimError& e) {
-    a.warnings.push_back(fmt::format("the recorded claims are not judged: {}", e.what()));
+    a.warnings.push_back({"", {.detail = fmt::format("the recorded claims are not judged: {}", e.what())}});
   }
 }
 

@@ -21,6 +21,15 @@
 
 namespace noisefloor::analysis {
 
+// A warning of the analysis, in the order it arose: a source's (loading it, or recorded by its
+// run, records::RunWarning) or the analysis's own (kind other, its sentence the detail).
+// render::warning_text says it, "<source>: " first when the sources are merged.
+struct Warning {
+  std::string source{};  // the source's label when merged (a unit conflict: always), else ""
+  records::RunWarning what{};
+  friend bool operator==(const Warning&, const Warning&) = default;
+};
+
 struct Analysis {
   std::vector<records::Result> sources;  // as given
   bool merged = false;                   // more than one source
@@ -47,7 +56,7 @@ struct Analysis {
   // exist; difference_source[i] is the k of differences[i].
   std::vector<Difference> differences;
   std::vector<std::size_t> difference_source;
-  std::vector<std::string> warnings;  // from loading and recorded by the runs, "<label>: " when merged
+  std::vector<Warning> warnings;  // from loading, recorded by the runs, and the analysis's own
   // One result whose run recorded claims or a reference: the claims judged, the reference beside
   // (analysis/judge.hpp). `check --claim` judges others through judge() itself.
   std::optional<Judgement> judgement;

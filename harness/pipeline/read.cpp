@@ -41,6 +41,7 @@
 #include "render/sweep_plot.hpp"
 #include "render/sweep_table.hpp"
 #include "render/table.hpp"
+#include "render/warnings.hpp"
 #include "results/load.hpp"
 #include "text/text.hpp"
 
@@ -540,7 +541,7 @@ Output report(const ReportOptions& o) {
     if (!verdict.empty() && !o.allow_different_hosts) return not_comparable(verdict, "report");
     out.err += verdict;
   }
-  for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
+  for (const auto& w : render::warning_texts(a)) out.err += fmt::format("warning: {}\n", w);
   for (const auto& f : loaded.fleets)
     for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);
   // The Hosts facet of the (first) run on several hosts.
@@ -625,7 +626,7 @@ Output check(const CheckOptions& o) {
       analysis::judge(a.table, a.paired, claim_texts, seed, check_reference(o, run));
   Output out;
   out.err += rooms;
-  for (const auto& w : a.warnings) out.err += fmt::format("warning: {}\n", w);
+  for (const auto& w : render::warning_texts(a)) out.err += fmt::format("warning: {}\n", w);
   const std::string unit = a.table.rows.empty() ? "" : a.table.rows.front().unit;
   if (o.format == model::PrintFormat::json) {
     out.out = render::judgement_json(j);

@@ -203,7 +203,8 @@ runner::Measured measure(const RoomRun& r, Finished& f) {
   }
   // Containers a guard could not remove: said in run.json and, on a failed run, in the error.
   f.cleanup = r.containers ? r.containers->clean_up(r.dir.id()) : std::vector<std::string>{};
-  measured.warnings.insert(measured.warnings.end(), f.cleanup.begin(), f.cleanup.end());
+  for (const std::string& left : f.cleanup)
+    measured.warnings.push_back({.kind = records::RunWarningKind::container_left, .detail = left});
   f.finished_utc = clock.utc();
   return measured;
 }

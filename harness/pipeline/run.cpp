@@ -43,6 +43,7 @@
 #include "render/html.hpp"
 #include "render/json.hpp"
 #include "render/table.hpp"
+#include "render/warnings.hpp"
 #include "results/directory.hpp"
 #include "results/load.hpp"
 #include "text/text.hpp"
@@ -577,7 +578,8 @@ Output RoomMode::run(RunEvents& events, const Cancelled& cancelled) {
     out.out += text;
     dir.write("anchor.txt", text);
   }
-  for (const auto& w : f.result.run->warnings) out.out += fmt::format("warning: {}\n", w);
+  for (const auto& w : f.result.run->warnings)
+    out.out += fmt::format("warning: {}\n", render::run_warning_text(w));
   out.out += fmt::format("results: {}\n", dir.path().string());
   if (o_.check && f.analysis->judgement) fail_unreproduced(out, {{"", &*f.analysis->judgement}});
   return out;

@@ -157,7 +157,8 @@ records::Result build_run_record(SessionOutcome s) {
       run.started_utc = s.earlier->fingerprint.run->started_utc;
     }
     run.sessions = sessions_of(s, run);
-    for (const auto& d : s.host_differences) measured.warnings.push_back("resumed on another host: " + d);
+    for (const auto& d : s.host_differences)
+      measured.warnings.push_back({.kind = records::RunWarningKind::resumed_elsewhere, .detail = d});
     if (s.earlier->run)
       measured.warnings.insert(measured.warnings.begin(), s.earlier->run->warnings.begin(),
                                s.earlier->run->warnings.end());

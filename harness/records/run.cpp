@@ -349,6 +349,36 @@ void from_json(const json& j, SessionRecord& v) {
   v.host_differences = j.value("host_differences", std::vector<std::string>{});
 }
 
+void to_json(json& j, const RunWarning& v) {
+  j = {{"kind", std::string(model::name_of(v.kind))}};
+  if (!v.condition.empty()) j["condition"] = v.condition;
+  if (!v.variant.empty()) j["variant"] = v.variant;
+  if (v.invocation > 0) j["invocation"] = v.invocation;
+  if (v.invocations > 0) j["invocations"] = v.invocations;
+  if (!v.benchmark.empty()) j["benchmark"] = v.benchmark;
+  if (!v.unit.empty()) j["unit"] = v.unit;
+  if (!v.detail.empty()) j["detail"] = v.detail;
+}
+
+// A warning as run.json holds it: an object of fields; a run.json of 0.x held its sentence.
+void from_json(const json& j, RunWarning& v) {
+  v = {};
+  if (j.is_string()) {
+    v.detail = j.get<std::string>();
+    return;
+  }
+  v.kind = model::from_name<RunWarningKind>(j.value("kind", "")).value_or(RunWarningKind::other);
+  v.condition = j.value("condition", "");
+  v.variant = j.value("variant", "");
+  v.invocation = jsonread::whole_number<int>(j, "invocation", 0);
+  v.invocations = jsonread::whole_number<int>(j, "invocations", 0);
+  v.benchmark = j.value("benchmark", "");
+  v.unit = j.value("unit", "");
+  v.detail = j.value("detail", "");
+  for (std::string* field : {&v.condition, &v.variant, &v.benchmark, &v.unit, &v.detail})
+    *field = text::name_safe(*field);
+}
+
 void to_json(json& j, const RunRecord& v) {
   j = {{"schema_version", kRunSchemaVersion},
        {"experiment", v.experiment},
@@ -414,7 +444,7 @@ void from_json(const json& j, RunRecord& v) {
     v.conditions = j.value("conditions", std::vector<std::string>{});
     v.summary_header = j.value("summary_header", std::vector<std::string>{});
     v.condition_records = j.value("condition_records", std::vector<ConditionRecord>{});
-    v.warnings = j.value("warnings", std::vector<std::string>{});
+    v.warnings = j.value("warnings", std::vector<RunWarning>{});
     read_optional(j, "comparison", v.comparison);
     v.adaptive = j.value("adaptive", std::map<std::string, AdaptiveOutcome>{});
     v.sweeps = j.value("sweeps", std::map<std::string, model::SweepPoint>{});
@@ -432,7 +462,6 @@ void from_json(const json& j, RunRecord& v) {
       *field = text::name_safe(*field);
     if (v.error) *v.error = text::name_safe(*v.error);
     for (std::string& condition : v.conditions) condition = text::name_safe(condition);
-    for (std::string& warning : v.warnings) warning = text::name_safe(warning);
   } catch (const json::exception& e) {
     throw ParseError(e.what());
   }

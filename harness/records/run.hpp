@@ -37,6 +37,49 @@ constexpr std::array<std::pair<RunStatus, std::string_view>, 3> names(RunStatus)
 
 std::string_view to_string(RunStatus status);  // "complete", "interrupted", "failed"
 
+// What a run says without failing: a measurement kept with a caveat, another program's own
+// complaint, a container left behind, a session resumed elsewhere. Typed here, said in one
+// sentence by render::run_warning_text (the run's output, the reading commands); run.json keeps the
+// fields, so a program reads the kind, never a sentence.
+enum class RunWarningKind {
+  non_finite_metric,  // a metric other than the primary was NaN or infinite: kept as not a number
+  paused_timing,      // a timed loop counted under valgrind calls PauseTiming (the counts include it)
+  benchmark_error,    // the benchmark reported an error of one of its benchmarks (an invocation's)
+  benchmark_failed,   // go test: a benchmark failed (an invocation's)
+  output_note,        // the benchmark's output read with a caveat (the parser's words)
+  unit_conflict,      // two `Unit` lines set one key differently: the first value kept
+  container_left,     // a container the run's guard could not remove
+  resumed_elsewhere,  // a session of the run went on where a fact of the host differs
+  other,              // a run.json of 0.x: its sentence, as it was written
+};
+
+constexpr std::array<std::pair<RunWarningKind, std::string_view>, 9> names(RunWarningKind) {
+  return {{
+      {RunWarningKind::non_finite_metric, "non_finite_metric"},
+      {RunWarningKind::paused_timing, "paused_timing"},
+      {RunWarningKind::benchmark_error, "benchmark_error"},
+      {RunWarningKind::benchmark_failed, "benchmark_failed"},
+      {RunWarningKind::output_note, "output_note"},
+      {RunWarningKind::unit_conflict, "unit_conflict"},
+      {RunWarningKind::container_left, "container_left"},
+      {RunWarningKind::resumed_elsewhere, "resumed_elsewhere"},
+      {RunWarningKind::other, "other"},
+  }};
+}
+
+// One warning; the fields its kind does not use stay empty (0 for the numbers).
+struct RunWarning {
+  RunWarningKind kind = RunWarningKind::other;
+  std::string condition{};  // the condition it arose in
+  std::string variant{};    // a paired experiment's variant
+  int invocation = 0;       // which invocation (1-based; a variant's repeat), 0: none
+  int invocations = 0;      // of how many (fixed sample counts), 0: not known in advance
+  std::string benchmark{};  // the benchmark it is about
+  std::string unit{};       // non_finite_metric: the metric's unit
+  std::string detail{};     // the source's own words: the value (nan, inf), an error, a difference
+  friend bool operator==(const RunWarning&, const RunWarning&) = default;
+};
+
 // How the variants of a paired experiment are compared (from the experiment's comparison:).
 struct ComparisonSettings {
   std::string baseline;     // the baseline variant's name
@@ -259,7 +302,7 @@ struct RunRecord {
   std::vector<std::string> conditions;      // in the experiment's order
   std::vector<std::string> summary_header;  // the header lines of cv-summary.txt
   std::vector<ConditionRecord> condition_records;
-  std::vector<std::string> warnings;
+  std::vector<RunWarning> warnings;
   std::optional<ComparisonSettings> comparison;     // paired experiments
   std::map<std::string, AdaptiveOutcome> adaptive;  // samples: auto, per condition
   std::map<std::string, model::SweepPoint> sweeps;  // the conditions that are a sweep's points
@@ -282,11 +325,14 @@ struct RunRecord {
 
 // JSON (nlohmann ADL). run.json is {"schema_version": 1, "experiment", "description",
 // "run_id", "status", "error" (null when none), "started_utc", "finished_utc", "command_line",
-// "conditions", "summary_header", "condition_records": [...], "warnings", "experiment_file",
-// "comparison" (paired experiments), "adaptive" (samples: auto), "sweeps" (experiments with sweeps: per
-// condition {"group", "index", "settings": [{"parameter", "value", "number" (null: a category)}]}), "host"
-// (runs on several hosts), "claims", "claims_seed", "reference" (experiments that have them), "units" (when
-// the benchmark printed `Unit` lines), "supersedes" ({"run_id", "experiment", "path"}: run
+// "conditions", "summary_header", "condition_records": [...], "warnings": [{"kind", and the
+// fields it uses: "condition", "variant", "invocation", "invocations", "benchmark", "unit",
+// "detail"}] (older files hold a sentence each: read as kind "other", the sentence its detail),
+// "experiment_file", "comparison" (paired experiments), "adaptive" (samples: auto), "sweeps" (experiments
+// with sweeps: per condition {"group", "index", "settings": [{"parameter", "value", "number" (null: a
+// category)}]}), "host" (runs on several hosts), "claims", "claims_seed", "reference" (experiments that have
+// them), "units" (when the benchmark printed `Unit` lines), "supersedes" ({"run_id", "experiment", "path"}:
+// run
 // --supersedes)}. CPU lists are written as text ("0-3", spinners "unpinned"). from_json
 // accepts every schema 1 file written since 0.1 (fields added later default) and throws ParseError for a
 // wrong type or a newer schema_version.
@@ -308,6 +354,8 @@ void to_json(nlohmann::json& j, const ConditionRecord& v);
 void from_json(const nlohmann::json& j, ConditionRecord& v);
 void to_json(nlohmann::json& j, const SessionRecord& v);
 void from_json(const nlohmann::json& j, SessionRecord& v);
+void to_json(nlohmann::json& j, const RunWarning& v);
+void from_json(const nlohmann::json& j, RunWarning& v);
 void to_json(nlohmann::json& j, const RunRecord& v);
 void from_json(const nlohmann::json& j, RunRecord& v);
 

@@ -11,6 +11,7 @@
 #include "render/judge.hpp"
 #include "render/sweep_table.hpp"
 #include "render/table.hpp"
+#include "render/warnings.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -99,7 +100,7 @@ std::string markdown(const analysis::Analysis& a) {
   if (a.merged) out += differences(a);
   if (!a.warnings.empty()) {
     out += "\n## Warnings\n\n";
-    for (const auto& w : a.warnings) out += "- " + text::markdown_text(w) + "\n";
+    for (const auto& w : warning_texts(a)) out += "- " + text::markdown_text(w) + "\n";
   }
   return out;
 }

@@ -960,7 +960,7 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
         "toolchains (see <a href=\"#differences\">Differences</a>).</p>\n";
   if (!d.warnings.empty()) {
     out += "<section class=\"warnings\" aria-label=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n";
-    for (const auto& w : d.warnings) out += "<li>" + escape(w) + "</li>\n";
+    for (const auto& w : warning_texts(d)) out += "<li>" + escape(w) + "</li>\n";
     out += "</ul>\n</section>\n";
   }
   // What the replay set out to show comes first: the claims' verdicts, the publication beside.

@@ -728,7 +728,7 @@ json summary_tree(const analysis::Analysis& a, bool samples) {
   const records::Result& first = a.sources.front();
   json j = {{"schema_version", kSummarySchemaVersion},
             {"table", table_tree(a.table, samples)},
-            {"warnings", a.warnings}};
+            {"warnings", warning_texts(a)}};
   // A go test text file has no run record: nothing is made up for it.
   if (first.run) {
     const records::RunRecord& run = *first.run;

@@ -27,4 +27,5 @@ list(APPEND NF_UNIT_TESTS
   tests/unit/render_sweep_plot_test.cpp
   tests/unit/render_judge_test.cpp
   tests/unit/render_fingerprint_test.cpp
-  tests/unit/render_gate_test.cpp)
+  tests/unit/render_gate_test.cpp
+  tests/unit/render_warnings_test.cpp)

@@ -151,4 +151,54 @@ std::vector<std::string> table_notes(const analysis::Table& t) {
   return out;
 }
 
+namespace {
+
+// Which invocation: "condition 'c', run 3 of 10", "condition 'c', run 3" (samples: auto),
+// "condition 'c', variant 'v', repeat 2".
+std::string warning_invocation(const records::RunWarning& w) {
+  if (!w.variant.empty())
+    return fmt::format("condition '{}', variant '{}', repeat {}", w.condition, w.variant, w.invocation);
+  return fmt::format("condition '{}', run {}{}", w.condition, w.invocation,
+                     w.invocations > 0 ? fmt::format(" of {}", w.invocations) : "");
+}
+
+}  // namespace
+
+std::string run_warning_text(const records::RunWarning& w) {
+  using K = records::RunWarningKind;
+  switch (w.kind) {
+    case K::benchmark_error:
+      return fmt::format("{}: {}", warning_invocation(w), w.detail);
+    case K::benchmark_failed:
+      return fmt::format("{}: benchmark {} failed", warning_invocation(w), w.benchmark);
+    case K::resumed_elsewhere:
+      return "resumed on another host: " + w.detail;
+    case K::non_finite_metric:
+      return fmt::format(
+          "condition '{}': {} reported {} {}: kept as not a number (only the primary metric must be finite)",
+          w.condition, w.benchmark, w.detail, w.unit);
+    case K::paused_timing:
+      return w.benchmark +
+             " calls PauseTiming in its timed loop: its simulated counts include the paused code, which "
+             "its timer leaves out";
+    case K::output_note:
+    case K::unit_conflict:
+    case K::container_left:
+    case K::other:
+      break;
+  }
+  return w.detail;  // the source's own sentence
+}
+
+std::string warning_text(const analysis::Warning& w) {
+  return (w.source.empty() ? "" : w.source + ": ") + run_warning_text(w.what);
+}
+
+std::vector<std::string> warning_texts(const analysis::Analysis& a) {
+  std::vector<std::string> out;
+  out.reserve(a.warnings.size());
+  for (const auto& w : a.warnings) out.push_back(warning_text(w));
+  return out;
+}
+
 }  // namespace noisefloor::render

@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
 #include "analysis/table.hpp"
+#include "records/run.hpp"
 #include "stats/compare.hpp"
 #include "stats/summary.hpp"
 
@@ -33,5 +35,14 @@ std::vector<std::string> compare_warning_texts(const analysis::CompareRow& row);
 // shows ("± ∞ (n<6)"); then GOMAXPROCS differing between rows (Table::mixed_procs); then the
 // table's own notes.
 std::vector<std::string> table_notes(const analysis::Table& table);
+
+// A run's warning (records::RunWarning) as the run prints it and run.json's readers show it:
+// "condition 'busy', run 3 of 10: benchmark BenchmarkX failed", "container 'nf-…' was left: …".
+std::string run_warning_text(const records::RunWarning& warning);
+
+// An analysis's warning (analysis::Warning): its source's label first when it has one; and every
+// one of the analysis's, in order.
+std::string warning_text(const analysis::Warning& warning);
+std::vector<std::string> warning_texts(const analysis::Analysis& analysis);
 
 }  // namespace noisefloor::render

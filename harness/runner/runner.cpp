@@ -151,10 +151,11 @@ class Loop {
     for (std::size_t i = 1; i < m.metrics.size(); ++i)
       if (!std::isfinite(m.metrics[i].value) &&
           flagged_.insert({cond.name, m.name, m.metrics[i].unit}).second)
-        measured_.warnings.push_back(
-            fmt::format("condition '{}': {} reported {} {}: kept as not a number (only the "
-                        "primary metric must be finite)",
-                        cond.name, m.name, m.metrics[i].value, m.metrics[i].unit));
+        measured_.warnings.push_back({.kind = records::RunWarningKind::non_finite_metric,
+                                      .condition = cond.name,
+                                      .benchmark = m.name,
+                                      .unit = m.metrics[i].unit,
+                                      .detail = fmt::format("{}", m.metrics[i].value)});
     records::Sample s = records::sample_of(cond.name, m);
     s.index = counts_[{cond.name, m.name, m.config}]++;
     s.warmup = s.index < e_.benchmark.warmup;
@@ -282,19 +283,48 @@ class Loop {
     const std::size_t first = loops.size() - held.size();
     for (std::size_t k = 0; k < held.size(); ++k) {
       const model::TimedLoop& loop = loops[first + k];
-      if (loop.paused)
-        note_once(
-            fmt::format("{} calls PauseTiming in its timed loop: its simulated counts include the paused "
-                        "code, which its timer leaves out",
-                        name));
+      if (loop.paused) note_once({.kind = records::RunWarningKind::paused_timing, .benchmark = name});
       held[k].metrics = simulated_metrics(loop.counts, held[k].iterations);
       deliver(held[k], cond, step, unit, invocation);
     }
   }
 
-  void note_once(std::string note) {
+  void note_once(records::RunWarning note) {
     if (std::find(measured_.warnings.begin(), measured_.warnings.end(), note) == measured_.warnings.end())
       measured_.warnings.push_back(std::move(note));
+  }
+
+  // Where a warning about one invocation of `cond` arose (run `number` of the plan's, or the
+  // variant's repeat); its kind and what it says are the caller's.
+  records::RunWarning at(const model::Condition& cond, const plan::Step& step, const plan::Unit& unit,
+                         int number) const {
+    const bool variant = !unit.variant.empty();
+    return {.condition = cond.name,
+            .variant = unit.variant,
+            .invocation = variant ? static_cast<int>(step.repeat) + 1 : number + 1,
+            .invocations = variant || plan_.adaptive ? 0 : static_cast<int>(plan_.invocations())};
+  }
+
+  // What the benchmark's output said of itself, as the run's warnings (`here`: the invocation).
+  // Google Benchmark: its errors, each invocation's, and its notes, said once.
+  void note_output(const parsers::GbenchOutput& g, records::RunWarning here) {
+    here.kind = records::RunWarningKind::benchmark_error;
+    for (const auto& err : g.errors) {
+      here.detail = err;
+      measured_.warnings.push_back(here);
+    }
+    for (const auto& note : g.notes)
+      note_once({.kind = records::RunWarningKind::output_note, .detail = note});
+  }
+  // go test: its failed benchmarks, each invocation's, and its `Unit` lines' conflicts, said once.
+  void note_output(const parsers::GoTestOutput& go, records::RunWarning here) {
+    here.kind = records::RunWarningKind::benchmark_failed;
+    for (const auto& failed : go.failures) {
+      here.benchmark = failed;
+      measured_.warnings.push_back(here);
+    }
+    for (auto& conflict : measured_.units.merge(go.units))
+      note_once({.kind = records::RunWarningKind::unit_conflict, .detail = std::move(conflict)});
   }
 
   void invoke(const plan::Step& step, const plan::Unit& unit) {
@@ -403,15 +433,11 @@ class Loop {
       // its first measurements, and any the stream could not read come now.
       for (std::size_t i = gbench.output().measurements.size(); i < g.measurements.size(); ++i)
         take(g.measurements[i]);
-      for (const auto& err : g.errors) measured_.warnings.push_back(fmt::format("{}: {}", where, err));
+      note_output(g, at(cond, step, unit, inv.number));
       gbench_errors = g.errors;
-      for (const auto& note : g.notes) note_once(note);  // the same in every invocation: said once
     }
-    if (e_.benchmark.format == model::OutputFormat::gotest) {
-      for (const auto& f : go.output().failures)
-        measured_.warnings.push_back(fmt::format("{}: benchmark {} failed", where, f));
-      for (auto& conflict : measured_.units.merge(go.output().units)) note_once(std::move(conflict));
-    }
+    if (e_.benchmark.format == model::OutputFormat::gotest)
+      note_output(go.output(), at(cond, step, unit, inv.number));
     if (inv.simulate == model::SimulationScope::timed_loop && !held.empty())
       deliver_timed_loops(std::move(held), out.simulated_loops, gbench_errors, cond, step, unit, inv.number,
                           where);

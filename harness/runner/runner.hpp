@@ -73,7 +73,7 @@ struct Measured {
   int session = 0;
   std::vector<records::Sample> samples;              // warm-up included, in arrival order
   std::vector<records::ConditionRecord> conditions;  // one per condition block entered
-  std::vector<std::string> warnings;
+  std::vector<records::RunWarning> warnings;
   std::map<std::string, records::AdaptiveOutcome> adaptive;  // samples: auto, per condition
   model::UnitMetadata units;  // `Unit` lines the benchmark printed (Go benchmark format)
 };

@@ -130,7 +130,8 @@ for b in blocks:
 if fmt == "gbench-json":
     nan = [m for s in samples for m in s["metrics"] if m["unit"] == "hit_ratio"]
     check(nan and all(m["value"] is None for m in nan), "the NaN counter is not kept as null")
-    check(any("hit_ratio: kept as not a number" in w for w in run["warnings"]), "the NaN counter is not flagged")
+    check(any(w["kind"] == "non_finite_metric" and w["unit"] == "hit_ratio" and w["detail"] in ("nan", "inf", "-inf")
+              and w["condition"] in conds for w in run["warnings"]), f"the NaN counter is not flagged: {run['warnings']}")
 if fmt == "command":
     by_condition = {}
     for s in samples:

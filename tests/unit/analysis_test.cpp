@@ -6,6 +6,7 @@
 #include "analysis/anchor.hpp"
 #include "model/errors.hpp"
 #include "render/json.hpp"
+#include "render/warnings.hpp"
 #include "test_support.hpp"
 
 using namespace noisefloor;
@@ -47,7 +48,8 @@ TEST_CASE("analysis: merged sources keep colliding names apart, labels unique, w
                                                  "paired-0.1#2:busy"});
   CHECK(m.paired.rows.size() == 8);
   CHECK(m.paired.rows.at(4).condition == "paired-0.1#2:clean");
-  CHECK(m.warnings == std::vector<std::string>{"paired-0.1#2: a torn line"});
+  CHECK(m.warnings == std::vector<analysis::Warning>{{"paired-0.1#2", {.detail = "a torn line"}}});
+  CHECK(render::warning_texts(m) == std::vector<std::string>{"paired-0.1#2: a torn line"});
   CHECK(m.differences.empty());
   CHECK(m.comparable());
   CHECK(m.title() == "paired");

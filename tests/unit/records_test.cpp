@@ -74,7 +74,21 @@ records::RunRecord full_run() {
   host.details.affinity_unknown = "the benchmark exited before it could be read back";
   c.runs.push_back(host);
   r.condition_records.push_back(c);
-  r.warnings = {"a warning"};
+  r.warnings = {{.kind = records::RunWarningKind::benchmark_failed,
+                 .condition = "idle",
+                 .invocation = 3,
+                 .invocations = 10,
+                 .benchmark = "BenchmarkX"},
+                {.kind = records::RunWarningKind::benchmark_error,
+                 .condition = "idle",
+                 .variant = "fast",
+                 .invocation = 2,
+                 .detail = "BM_X: it went wrong"},
+                {.kind = records::RunWarningKind::non_finite_metric,
+                 .condition = "idle",
+                 .benchmark = "BM_X",
+                 .unit = "hit_ratio",
+                 .detail = "nan"}};
   r.comparison = records::ComparisonSettings{"base", true, 0.02, false};
   r.adaptive["idle"] =
       records::AdaptiveOutcome{false, 200, 0.013, 0.01, records::StopReason::max_samples, "99% median CI"};
@@ -147,6 +161,26 @@ TEST_CASE("records: a run record with every kind of condition and invocation goe
   CHECK(j.get<records::RunRecord>() == r);
   // Through text, as run.json holds it.
   CHECK(json::parse(j.dump(2)).get<records::RunRecord>() == r);
+}
+
+TEST_CASE("records: a run's warnings are written by kind and fields, an older file's sentence read back") {
+  const json j = full_run();
+  CHECK(j["warnings"][0] == json{{"kind", "benchmark_failed"},
+                                 {"condition", "idle"},
+                                 {"invocation", 3},
+                                 {"invocations", 10},
+                                 {"benchmark", "BenchmarkX"}});
+  CHECK(j["warnings"][2]["kind"] == "non_finite_metric");
+  json old = j;
+  old["warnings"] = {"condition 'idle', run 1 of 3: benchmark BenchmarkX failed"};
+  CHECK(old.get<records::RunRecord>().warnings ==
+        std::vector<records::RunWarning>{
+            {.detail = "condition 'idle', run 1 of 3: benchmark BenchmarkX failed"}});
+  // A kind this noisefloor does not know (a newer one's) is read as its detail, not refused.
+  old["warnings"] = {{{"kind", "from_the_future"}, {"detail", "said \x1b[31mplainly"}}};
+  const auto w = old.get<records::RunRecord>().warnings.at(0);
+  CHECK(w.kind == records::RunWarningKind::other);
+  CHECK(w.detail == text::name_safe("said \x1b[31mplainly"));
 }
 
 TEST_CASE("records: a closed set is written by its name and read back only from a name it has") {

@@ -10,6 +10,7 @@
 
 #include "model/errors.hpp"
 #include "plan/plan.hpp"
+#include "render/warnings.hpp"
 #include "test_support.hpp"
 
 using namespace noisefloor;
@@ -573,9 +574,16 @@ TEST_CASE("runner: a counter that is not a number is kept as NaN and said once; 
   REQUIRE(m.samples.size() == 2);
   CHECK(m.samples[0].metrics.front().value == 12.5);
   CHECK(std::isnan(m.samples[0].metrics[1].value));
-  CHECK(m.warnings ==
-        std::vector<std::string>{"condition 'idle': BenchmarkX-2 reported nan items/s: kept as not a "
-                                 "number (only the primary metric must be finite)"});
+  REQUIRE(m.warnings.size() == 1);
+  CHECK(m.warnings[0] == records::RunWarning{.kind = records::RunWarningKind::non_finite_metric,
+                                             .condition = "idle",
+                                             .benchmark = "BenchmarkX-2",
+                                             .unit = "items/s",
+                                             .detail = "nan"});
+  CHECK(render::run_warning_text(m.warnings[0]) ==
+        "condition 'idle': BenchmarkX-2 reported nan items/s: kept as not a number (only the primary metric "
+        "must "
+        "be finite)");
   // Asking for the NaN counter as the primary metric makes it an error.
   e.benchmark.metric = "items/s";
   Collect obs2;

@@ -1,0 +1,49 @@
+// render/warnings: a run's typed warnings, each kind in its sentence (what the run prints under
+// its table and what run.json's readers show).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "records/run.hpp"
+#include "render/warnings.hpp"
+
+using namespace noisefloor;
+
+TEST_CASE("render: a run's warnings, each kind in its sentence, the invocation named as the run counts it") {
+  using K = records::RunWarningKind;
+  CHECK(render::run_warning_text({.kind = K::benchmark_failed,
+                                  .condition = "busy",
+                                  .invocation = 3,
+                                  .invocations = 10,
+                                  .benchmark = "BenchmarkX"}) ==
+        "condition 'busy', run 3 of 10: benchmark BenchmarkX failed");
+  // samples: auto knows no count in advance; a paired experiment counts a variant's repeats.
+  CHECK(render::run_warning_text({.kind = K::benchmark_error,
+                                  .condition = "idle",
+                                  .invocation = 7,
+                                  .detail = "BM_X: skipped: no such file"}) ==
+        "condition 'idle', run 7: BM_X: skipped: no such file");
+  CHECK(render::run_warning_text({.kind = K::benchmark_error,
+                                  .condition = "idle",
+                                  .variant = "fast",
+                                  .invocation = 2,
+                                  .detail = "BM_X: error"}) ==
+        "condition 'idle', variant 'fast', repeat 2: BM_X: error");
+  CHECK(render::run_warning_text({.kind = K::non_finite_metric,
+                                  .condition = "idle",
+                                  .benchmark = "BM_X",
+                                  .unit = "hit_ratio",
+                                  .detail = "nan"}) ==
+        "condition 'idle': BM_X reported nan hit_ratio: kept as not a number (only the primary metric must "
+        "be finite)");
+  CHECK(render::run_warning_text({.kind = K::paused_timing, .benchmark = "BM_Paused"}) ==
+        "BM_Paused calls PauseTiming in its timed loop: its simulated counts include the paused code, which "
+        "its "
+        "timer leaves out");
+  CHECK(render::run_warning_text(
+            {.kind = K::resumed_elsewhere, .detail = "kernel.release: 6.1 then, 6.2 now"}) ==
+        "resumed on another host: kernel.release: 6.1 then, 6.2 now");
+  // The kinds whose words are their source's: said as the source said them.
+  for (const K kind : {K::output_note, K::unit_conflict, K::container_left, K::other})
+    CHECK(render::run_warning_text({.kind = kind, .detail = "as it was said"}) == "as it was said");
+}
