@@ -241,9 +241,7 @@ bool room_key(const std::string& key) { return key == "goos" || key == "goarch" 
 
 }  // namespace
 
-std::string_view CompareRow::verdict_word() const {
-  return analysis::verdict_word(verdict, better, quantity);
-}
+Word CompareRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
 
 namespace {
 

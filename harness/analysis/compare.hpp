@@ -41,6 +41,7 @@
 
 #include "analysis/labels.hpp"
 #include "analysis/rooms.hpp"
+#include "analysis/verdict.hpp"
 #include "fingerprint/noise.hpp"
 #include "model/units.hpp"
 #include "records/result.hpp"
@@ -186,7 +187,7 @@ struct CompareRow {
   bool min_p_above_alpha = false;
   std::vector<CompareWarning> warnings;
   // "faster", "worse", "higher", "equivalent", ... (analysis/verdict.hpp)
-  std::string_view verdict_word() const;
+  Word verdict_word() const;
 };
 
 // Geometric mean row of one table (>= 2 compared rows of one unit and condition pair).

@@ -92,8 +92,8 @@ void add_paired(std::vector<Figure>& out, const PairedRow& p) {
   const double lo = p.unpaired ? p.hl.lo : p.paired.gm_lo, hi = p.unpaired ? p.hl.hi : p.paired.gm_hi;
   if (std::isfinite(lo) && std::isfinite(hi) && lo > 0) f.lo = lo, f.hi = hi;
   f.label = p.label;
-  f.verdict = std::string(p.verdict_word());
-  if (!p.trustworthy) f.verdict += " (untrustworthy: A/A failed)";
+  f.verdict = p.verdict_word();
+  f.untrustworthy = !p.trustworthy;
   f.names = {p.condition, short_name(p.benchmark), without_procs(p.benchmark), p.variant, p.baseline};
   out.push_back(std::move(f));
 }

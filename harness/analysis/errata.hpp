@@ -33,7 +33,8 @@ struct Figure {
   double value = 0;
   std::optional<double> lo, hi;  // its 95% CI when it has one
   Label label = Label::unknown;  // how clean the room was
-  std::string verdict;           // a comparison's verdict word ("" otherwise)
+  std::optional<Word> verdict;   // a comparison's verdict (none otherwise)
+  bool untrustworthy = false;    // that comparison's A/A check failed
   // Words that place a quotation near this figure: the condition, the benchmark's short name
   // (without "Benchmark"), the variants.
   std::vector<std::string> names;

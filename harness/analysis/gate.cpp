@@ -26,7 +26,7 @@ double GateBlock::hi() const { return std::exp(shift.hi); }
 
 bool GateRow::regression() const { return gating && confirmed && regressed(verdict, better); }
 
-std::string_view GateRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
+Word GateRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
 
 bool GateTable::regression() const {
   return std::any_of(rows.begin(), rows.end(), [](const GateRow& r) { return r.regression(); });

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/verdict.hpp"
 #include "model/gate.hpp"
 #include "model/units.hpp"
 #include "records/samples.hpp"
@@ -62,9 +63,9 @@ struct GateRow {
   // The row's verdict: the first block's; a "slower/worse" that the second block did not repeat
   // stays slower with confirmed = false.
   stats::Verdict verdict = stats::Verdict::inconclusive;
-  bool confirmed = false;                 // both blocks said it (or confirmation is off)
-  bool regression() const;                // gating, confirmed, and worse in the unit's direction
-  std::string_view verdict_word() const;  // faster/slower, better/worse, lower/higher, ...
+  bool confirmed = false;     // both blocks said it (or confirmation is off)
+  bool regression() const;    // gating, confirmed, and worse in the unit's direction
+  Word verdict_word() const;  // faster/slower, better/worse, lower/higher, ...
 };
 
 // How the change behaves under load: the ratio of head/base in a contended condition to

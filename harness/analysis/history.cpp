@@ -85,8 +85,7 @@ Change change_of(const HistoryCell& before, const HistoryCell& now, const Histor
   if (verdict == stats::Verdict::slower) ch.kind = ChangeKind::higher;
   if (verdict == stats::Verdict::faster) ch.kind = ChangeKind::lower;
   if (ch.kind == ChangeKind::higher || ch.kind == ChangeKind::lower) {
-    if (now.better != model::Better::unknown)
-      ch.word = std::string(verdict_word(verdict, now.better, now.quantity));
+    if (now.better != model::Better::unknown) ch.word = verdict_word(verdict, now.better, now.quantity);
     ch.regression = regressed(verdict, now.better);
     ch.improvement = improved(verdict, now.better);
   }

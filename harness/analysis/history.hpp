@@ -46,6 +46,7 @@
 
 #include "analysis/rooms.hpp"
 #include "analysis/table.hpp"
+#include "analysis/verdict.hpp"
 #include "fingerprint/noise.hpp"
 #include "model/names.hpp"
 #include "model/units.hpp"
@@ -102,10 +103,10 @@ struct Change {
   std::size_t n_before = 0, n_now = 0;
   double alpha = stats::kNaN;
   std::string error;  // test_failed: the test's own message
-  // higher or lower, said in the unit's direction (analysis/verdict.hpp): "slower", "faster",
-  // "worse", "better", or "" for a unit of unknown direction; and whether that is a regression or
-  // an improvement (both false when the direction is unknown).
-  std::string word;
+  // higher or lower, said in the unit's direction (analysis/verdict.hpp): slower, faster, worse,
+  // better, or none for a unit of unknown direction; and whether that is a regression or an
+  // improvement (both false when the direction is unknown).
+  std::optional<Word> word;
   bool regression = false, improvement = false;
 };
 

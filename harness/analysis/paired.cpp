@@ -10,7 +10,7 @@
 #include "model/go_config.hpp"
 
 namespace noisefloor::analysis {
-std::string_view PairedRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
+Word PairedRow::verdict_word() const { return analysis::verdict_word(verdict, better, quantity); }
 
 namespace {
 

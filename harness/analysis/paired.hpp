@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/labels.hpp"
+#include "analysis/verdict.hpp"
 #include "model/pair_order.hpp"
 #include "model/units.hpp"
 #include "records/samples.hpp"
@@ -38,7 +39,7 @@ struct PairedRow {
   double p_mann_whitney = 0;
   std::size_t n_base = 0, n_variant = 0;
   // The verdict in the unit's direction: faster/slower, better/worse, lower/higher (analysis/verdict.hpp).
-  std::string_view verdict_word() const;
+  Word verdict_word() const;
 };
 
 struct AaRow {

@@ -1,17 +1,28 @@
 #include "analysis/verdict.hpp"
 
 #include <array>
-#include <utility>
-
-#include "model/names.hpp"
 
 namespace noisefloor::analysis {
 
-std::string_view movement(stats::Verdict v) {
-  using enum stats::Verdict;
-  static constexpr std::array<std::pair<stats::Verdict, std::string_view>, 3> kWords{
-      {{faster, "lower"}, {slower, "higher"}, {equivalent, "equivalent"}}};
-  return model::word_of(v, kWords, "inconclusive");
+std::string_view to_string(Word word) {
+  static constexpr std::array<std::string_view, 8> kNames{"faster", "slower", "better",     "worse",
+                                                          "lower",  "higher", "equivalent", "inconclusive"};
+  const auto i = static_cast<std::size_t>(word);  // the enum's order
+  return i < kNames.size() ? kNames[i] : "unknown";
+}
+
+Word movement(stats::Verdict v) {
+  switch (v) {
+    case stats::Verdict::faster:
+      return Word::lower;
+    case stats::Verdict::slower:
+      return Word::higher;
+    case stats::Verdict::equivalent:
+      return Word::equivalent;
+    case stats::Verdict::inconclusive:
+      break;
+  }
+  return Word::inconclusive;
 }
 
 bool improved(stats::Verdict v, model::Better better) {
@@ -24,15 +35,15 @@ bool regressed(stats::Verdict v, model::Better better) {
          (v == stats::Verdict::faster && better == model::Better::higher);
 }
 
-std::string_view verdict_word(stats::Verdict v, model::Better better, model::Quantity quantity) {
+Word verdict_word(stats::Verdict v, model::Better better, model::Quantity quantity) {
   if (v == stats::Verdict::equivalent || v == stats::Verdict::inconclusive) return movement(v);
   if (better == model::Better::unknown) return movement(v);
   const bool speed = quantity == model::Quantity::time || quantity == model::Quantity::rate;
-  if (improved(v, better)) return speed ? "faster" : "better";
-  return speed ? "slower" : "worse";
+  if (improved(v, better)) return speed ? Word::faster : Word::better;
+  return speed ? Word::slower : Word::worse;
 }
 
-std::string_view verdict_word(stats::Verdict v, std::string_view unit, const model::UnitMetadata& units) {
+Word verdict_word(stats::Verdict v, std::string_view unit, const model::UnitMetadata& units) {
   return verdict_word(v, model::better_of(unit, units), model::quantity_of(unit));
 }
 

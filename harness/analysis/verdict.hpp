@@ -13,14 +13,20 @@
 
 namespace noisefloor::analysis {
 
-// How the value moved, without judging it: "lower", "higher", "equivalent", "inconclusive".
-std::string_view movement(stats::Verdict ratio_class);
+// The words of every verdict: render/ says them (to_string, one table of names in verdict.cpp),
+// nothing reads one back. faster/slower: a time or a rate; better/worse: another quantity with a
+// direction; lower/higher: no direction (and how any value moved, unjudged); equivalent;
+// inconclusive. Each is written as its name.
+enum class Word { faster, slower, better, worse, lower, higher, equivalent, inconclusive };
 
-// The verdict as said: "faster"/"slower" (a time or a rate), "better"/"worse" (another quantity
-// with a direction), "lower"/"higher" (no direction), "equivalent", "inconclusive".
-std::string_view verdict_word(stats::Verdict ratio_class, model::Better better, model::Quantity quantity);
-std::string_view verdict_word(stats::Verdict ratio_class, std::string_view unit,
-                              const model::UnitMetadata& units = {});
+std::string_view to_string(Word word);
+
+// How the value moved, without judging it: lower, higher, equivalent, inconclusive.
+Word movement(stats::Verdict ratio_class);
+
+// The verdict in the unit's direction.
+Word verdict_word(stats::Verdict ratio_class, model::Better better, model::Quantity quantity);
+Word verdict_word(stats::Verdict ratio_class, std::string_view unit, const model::UnitMetadata& units = {});
 
 // Whether the move is an improvement or a regression in the unit's direction (both false for
 // equivalent, inconclusive, or a unit of unknown direction).

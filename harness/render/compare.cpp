@@ -281,7 +281,7 @@ TextRow row_of(const CompareRow& r, const std::string& prefix,
   tr.new_pct = analysis::benchstat_pct_range(r.new_side);
   tr.delta = analysis::benchstat_delta(r);
   tr.p = analysis::benchstat_p_text(r);
-  tr.verdict = std::string(r.verdict_word());
+  tr.verdict = std::string(to_string(r.verdict_word()));
   std::string effect = hl_text(r) + "  " + tr.verdict;
   if (!r.exact && std::isfinite(r.p_adjusted) && r.p_adjusted != r.p_slot)
     effect += fmt::format("  (Holm p={:.3f})", r.p_adjusted);
@@ -492,7 +492,7 @@ std::string compare_csv(const CompareTable& t) {
       f.push_back(r.hl && r.hl->bounded ? text::shortest(r.hl->lo) : "");
       f.push_back(r.hl && r.hl->bounded ? text::shortest(r.hl->hi) : "");
       f.push_back(r.hl ? text::shortest(r.hl->level) : "");
-      f.push_back(std::string(r.verdict_word()));
+      f.push_back(std::string(to_string(r.verdict_word())));
       f.push_back("");
     } else {
       for (int i = 0; i < 17; ++i) f.push_back("");

@@ -18,6 +18,13 @@ using analysis::Certainty;
 using analysis::Figure;
 using analysis::FigureKind;
 
+// A comparison's verdict as the errata say it: "slower", "faster (untrustworthy: A/A failed)"; ""
+// for a figure that is no comparison.
+std::string verdict_text(const Figure& f) {
+  if (!f.verdict) return "";
+  return std::string(to_string(*f.verdict)) + (f.untrustworthy ? " (untrustworthy: A/A failed)" : "");
+}
+
 std::string with_ci(const Figure& f) {
   std::string out = figure_value(f);
   if (f.lo && f.hi) {
@@ -182,11 +189,11 @@ std::string errata_markdown(const ErrataView& v) {
       "|\n|:--|:--|:--|--:|--:|:--|\n";
   for (const std::size_t k : quoted) {
     const auto& c = v.corrections[k];
-    out += fmt::format("| {} | {} | {} | {} {} | {} {} | {} |\n", text::markdown_cell(c.old_figure.condition),
-                       text::markdown_cell(c.old_figure.benchmark),
-                       text::markdown_cell(c.old_figure.statistic), with_ci(c.old_figure),
-                       to_string(c.old_figure.label), with_ci(c.new_figure), to_string(c.new_figure.label),
-                       c.new_figure.verdict.empty() ? "" : text::markdown_cell(c.new_figure.verdict));
+    out +=
+        fmt::format("| {} | {} | {} | {} {} | {} {} | {} |\n", text::markdown_cell(c.old_figure.condition),
+                    text::markdown_cell(c.old_figure.benchmark), text::markdown_cell(c.old_figure.statistic),
+                    with_ci(c.old_figure), to_string(c.old_figure.label), with_ci(c.new_figure),
+                    to_string(c.new_figure.label), text::markdown_cell(verdict_text(c.new_figure)));
   }
   out +=
       "\n### Where the old figures were quoted\n\n| place | quoted | figure | correct to | certainty "
@@ -211,7 +218,7 @@ std::string errata_json(const ErrataView& v) {
     json j = {{"value", f.value}, {"label", to_string(f.label)}};
     j["lo"] = f.lo ? json(*f.lo) : json(nullptr);
     j["hi"] = f.hi ? json(*f.hi) : json(nullptr);
-    if (!f.verdict.empty()) j["verdict"] = f.verdict;
+    if (f.verdict) j["verdict"] = verdict_text(f);
     return j;
   };
   json figures = json::array();

@@ -35,12 +35,13 @@ std::string paired_rows(const analysis::Analysis& a) {
   for (const auto& r : a.paired.rows) {
     // Separate blocks have no per-repeat ratios: no geometric mean, no median ratio.
     const double gm = r.unpaired ? NAN : r.paired.gm;
-    out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.condition),
-        markdown_cell(r.benchmark), markdown_cell(r.baseline), markdown_cell(r.aa ? "A/A" : r.variant),
-        markdown_cell(std::string(to_string(r.label))), text::fixed(gm, 4),
-        r.unpaired ? std::string(text::kDash) : text::interval(r.paired.gm_lo, r.paired.gm_hi),
-        text::fixed(r.unpaired ? NAN : r.paired.median, 4), r.verdict_word(), r.trustworthy ? "yes" : "no");
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.condition),
+                       markdown_cell(r.benchmark), markdown_cell(r.baseline),
+                       markdown_cell(r.aa ? "A/A" : r.variant),
+                       markdown_cell(std::string(to_string(r.label))), text::fixed(gm, 4),
+                       r.unpaired ? std::string(text::kDash) : text::interval(r.paired.gm_lo, r.paired.gm_hi),
+                       text::fixed(r.unpaired ? NAN : r.paired.median, 4), to_string(r.verdict_word()),
+                       r.trustworthy ? "yes" : "no");
   }
   return out;
 }

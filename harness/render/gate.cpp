@@ -296,8 +296,8 @@ std::vector<std::string> note_lines(const GateTable& t, Escape esc) {
     block_notes(r, *r.second, esc, out);
     if (analysis::regressed(r.first.verdict, r.better) && !r.confirmed)
       out.push_back(fmt::format("{}: {} in block 1, not confirmed by block 2 ({})", row_name(r, esc),
-                                r.verdict_word(),
-                                analysis::verdict_word(r.second->verdict, r.better, r.quantity)));
+                                to_string(r.verdict_word()),
+                                to_string(analysis::verdict_word(r.second->verdict, r.better, r.quantity))));
   }
   return out;
 }
@@ -657,7 +657,7 @@ namespace noisefloor::render {
 
 std::string gate_verdict_word(const analysis::GateRow& r) {
   if (r.verdict == stats::Verdict::equivalent) return "within noise";
-  return std::string(r.verdict_word());
+  return std::string(to_string(r.verdict_word()));
 }
 
 std::vector<std::string> gate_notes(const analysis::GateTable& t) {

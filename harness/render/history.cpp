@@ -99,7 +99,7 @@ std::string change_text(const analysis::Change& c) {
     case ChangeKind::lower:
       return fmt::format("{} {}% {}{}", c.kind == ChangeKind::higher ? "▲" : "▼", pct(c.ratio.estimate),
                          text::interval(pct(c.ratio.lo), pct(c.ratio.hi)),
-                         c.word.empty() ? "" : " " + c.word);
+                         c.word ? " " + std::string(to_string(*c.word)) : "");
   }
   return "";
 }

@@ -634,7 +634,8 @@ std::string paired_legend(const Analysis& d) {
   // Which side of 1 is better depends on the unit compared (a throughput above 1 is faster).
   std::set<std::string> words;
   for (const auto& p : d.paired.rows)
-    words.insert(std::string(analysis::verdict_word(stats::Verdict::faster, p.better, p.quantity)));
+    words.insert(
+        std::string(to_string(analysis::verdict_word(stats::Verdict::faster, p.better, p.quantity))));
   const std::string side = words.size() == 1 ? fmt::format("so below 1 is {}.", *words.begin())
                                              : "so below 1 is lower (see each row's unit).";
   return std::string(
@@ -675,7 +676,7 @@ svg::RatioRow ratio_row(const analysis::PairedRow& p, double theta, std::size_t 
     row.order = p.order;
   }
   row.theta = theta;
-  row.note = fmt::format("gm {} · {}", text::fixed(row.gm, 4), p.verdict_word());
+  row.note = fmt::format("gm {} · {}", text::fixed(row.gm, 4), to_string(p.verdict_word()));
   row.id_prefix = fmt::format("{}/{}", p.condition, k);
   return row;
 }
@@ -692,7 +693,7 @@ std::string paired_row_html(const analysis::PairedRow& p, const svg::RatioRow& r
       escape(text::interval(row.gm_lo, row.gm_hi)), text::fixed(p.unpaired ? svg::kNaN : p.paired.median, 4),
       p.unpaired ? kDash : g4(p.paired.p_wilcoxon), p.unpaired ? kDash : g4(p.paired.p_sign),
       !p.unpaired && p.paired.order_effect_p ? g4(*p.paired.order_effect_p) : kDash,
-      escape(std::string(p.verdict_word())), p.trustworthy ? "yes" : "no");
+      escape(std::string(to_string(p.verdict_word()))), p.trustworthy ? "yes" : "no");
 }
 
 // One benchmark's paired rows: the ratio plot (id r<index>), then their table.
@@ -709,7 +710,7 @@ std::string paired_benchmark(const Analysis& d, const std::string& b, std::size_
     svg::RatioRow row = ratio_row(p, aa_theta(d.paired.aa, p.condition, b), k++);
     said.push_back(fmt::format("{} {}: geometric mean {} (95% CI {}), {}", p.condition,
                                p.aa ? "A/A" : p.variant + " vs " + p.baseline, text::fixed(row.gm, 4),
-                               text::interval(row.gm_lo, row.gm_hi), p.verdict_word()));
+                               text::interval(row.gm_lo, row.gm_hi), to_string(p.verdict_word())));
     rows += paired_row_html(p, row);
     plot.rows.push_back(std::move(row));
   }

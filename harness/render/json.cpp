@@ -156,8 +156,8 @@ json compare_row_json(const CompareRow& r) {
                    {"significant_adjusted", r.significant_adjusted}};
     row["hodges_lehmann"] = r.hl ? ratio_ci_json(*r.hl) : json(nullptr);
     if (r.ratio_of_means) row["ratio_of_means"] = ratio_ci_json(*r.ratio_of_means);
-    row["verdict"] = std::string(r.verdict_word());
-    row["change"] = std::string(movement(r.verdict));
+    row["verdict"] = std::string(to_string(r.verdict_word()));
+    row["change"] = std::string(to_string(movement(r.verdict)));
     row["warnings"] = render::compare_warning_texts(r);
   }
   return row;
@@ -293,8 +293,8 @@ void to_json(nlohmann::json& j, const PairedRow& r) {
          {"hl", or_null(r.hl.estimate)},
          {"hl_ci", {or_null(r.hl.lo), or_null(r.hl.hi)}},
          {"p_mann_whitney", or_null(r.p_mann_whitney)},
-         {"verdict", r.verdict_word()},
-         {"change", movement(r.verdict)},
+         {"verdict", to_string(r.verdict_word())},
+         {"change", to_string(movement(r.verdict))},
          {"unit", r.unit},
          {"trustworthy", r.trustworthy},
          {"aa", false}};
@@ -321,8 +321,8 @@ void to_json(nlohmann::json& j, const PairedRow& r) {
        {"p_sign", or_null(p.p_sign)},
        {"p_t", or_null(p.p_t)},
        {"order_effect_p", p.order_effect_p ? or_null(*p.order_effect_p) : nlohmann::json(nullptr)},
-       {"verdict", r.verdict_word()},
-       {"change", movement(r.verdict)},
+       {"verdict", to_string(r.verdict_word())},
+       {"change", to_string(movement(r.verdict))},
        {"unit", r.unit},
        {"trustworthy", r.trustworthy},
        {"aa", r.aa}};
@@ -482,7 +482,7 @@ void to_json(json& j, const Change& c) {
            {"lo", stats::number_or_null(c.ratio.lo)},
            {"hi", stats::number_or_null(c.ratio.hi)},
            {"reason", render::change_reason(c)},
-           {"word", c.word}};
+           {"word", c.word ? to_string(*c.word) : ""}};
 }
 
 void to_json(json& j, const HistoryCell& c) {
@@ -580,7 +580,7 @@ void to_json(json& j, const GateRow& r) {
            {"better", model::to_string(r.better)},
            {"gating", r.gating},
            {"verdict", render::gate_verdict_word(r)},
-           {"change", movement(r.verdict)},
+           {"change", to_string(movement(r.verdict))},
            {"confirmed", r.confirmed},
            {"regression", r.regression()},
            {"first", r.first},

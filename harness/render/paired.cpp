@@ -57,11 +57,11 @@ std::string paired_markdown(const analysis::PairedTable& t) {
             "(Mann–Whitney) | separate blocks | {} |\n",
             cell(r.condition), cell(r.benchmark), cell(r.variant), cell(r.baseline), r.n_variant, r.n_base,
             ratio(r.median_ratio), ratio(r.hl.estimate), text::interval(ratio(r.hl.lo), ratio(r.hl.hi)),
-            r.p_mann_whitney, r.verdict_word());
+            r.p_mann_whitney, to_string(r.verdict_word()));
         continue;
       }
       const auto& p = r.paired;
-      std::string verdict = std::string(r.verdict_word());
+      std::string verdict = std::string(to_string(r.verdict_word()));
       if (r.aa) {
         for (const auto& a : t.aa)
           if (a.condition == r.condition && a.benchmark == r.benchmark)

@@ -87,7 +87,8 @@ std::string anchor_text(const analysis::Anchor& a) {
     while (decimals < 4 && ((r.hi < 1 && touches_one(r.hi)) || (r.lo > 1 && touches_one(r.lo)))) ++decimals;
     // The words follow the unit's direction: a throughput above the anchor is faster.
     const stats::Verdict above = stats::Verdict::slower, below = stats::Verdict::faster;
-    const std::string up(analysis::verdict_word(above, r.unit)), down(analysis::verdict_word(below, r.unit));
+    const std::string up(to_string(analysis::verdict_word(above, r.unit))),
+        down(to_string(analysis::verdict_word(below, r.unit)));
     out += fmt::format("  {} / {}: baseline / anchor {:.{}f}–{:.{}f}× (median {:.{}f}×): {}\n", r.condition,
                        r.benchmark, r.lo, decimals, r.hi, decimals, r.median, decimals,
                        r.lo > 1   ? up + " than the anchor in every sample"

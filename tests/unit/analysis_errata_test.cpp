@@ -2,10 +2,13 @@
 // decoys left alone, and the certain ones rewritten with a mark in the file's own syntax.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "analysis/errata.hpp"
+#include "render/errata.hpp"
+#include "test_support.hpp"
 
 using namespace noisefloor;
 using analysis::Certainty;
@@ -216,4 +219,24 @@ TEST_CASE("errata: syntax by extension") {
   CHECK(analysis::syntax_of("decisions.csv") == Syntax::csv);
   CHECK(analysis::syntax_of("page.html") == Syntax::html);
   CHECK(analysis::syntax_of("notes.v1/README") == Syntax::text);
+}
+
+TEST_CASE("errata: a ratio's verdict is its row's word, marked when the A/A check failed") {
+  // paired-0.1: thrice/once is slower in both conditions, and its A/A check failed in both.
+  const auto a = analysis::analyze({testing::load_result(testing::kData + "/results/paired-0.1")});
+  const auto figures = analysis::published_figures(a);
+  const auto it = std::find_if(figures.begin(), figures.end(), [](const Figure& f) {
+    return f.condition == "clean" && f.statistic == "ratio thrice/once";
+  });
+  REQUIRE(it != figures.end());
+  CHECK(it->verdict == analysis::Word::slower);
+  CHECK(it->untrustworthy);
+  render::ErrataView v;
+  v.corrections = {{*it, *it}};
+  render::QuotingFile quoting;  // a place that quotes it (correction 0), so that the erratum lists it
+  quoting.path = "README.md";
+  quoting.hits.push_back(analysis::Hit{});
+  v.files = {quoting};
+  CHECK(render::errata_json(v).find("\"slower (untrustworthy: A/A failed)\"") != std::string::npos);
+  CHECK(render::errata_markdown(v).find("| slower (untrustworthy: A/A failed) |") != std::string::npos);
 }

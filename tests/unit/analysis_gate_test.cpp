@@ -176,7 +176,7 @@ TEST_CASE("gate: exact linear drift cancels in every quad: the effect is the tru
   CHECK(b.bb.gm == rel(1.0, kClosed));      // and +a, +3a, −3a, −a
   CHECK(b.aa.outcome == stats::AaOutcome::pass);
   CHECK(b.verdict == stats::Verdict::slower);
-  CHECK(t.rows[0].verdict_word() == "slower");
+  CHECK(t.rows[0].verdict_word() == analysis::Word::slower);
 
   // Ten times the drift: d still cancels it exactly, the floors' spread does not hide it.
   std::vector<records::Sample> strong;
@@ -226,7 +226,7 @@ TEST_CASE("gate: a 1.5x change is slower, its CI holds 1.5; floors, σ̂₀ and 
   CHECK_FALSE(b.needs_more);
   CHECK_FALSE(b.excess_spread);
   CHECK(r.verdict == stats::Verdict::slower);
-  CHECK(r.verdict_word() == "slower");
+  CHECK(r.verdict_word() == analysis::Word::slower);
   // One gating row: one block keeps the gate's false alarms at α/2 (§3.13), nothing to confirm.
   CHECK_FALSE(t.confirm);
   CHECK(r.confirmed);
@@ -413,10 +413,10 @@ TEST_CASE("gate: to_confirm lists the gating rows block 1 calls worse, and only 
   // but memory does not gate by default.
   const auto& bytes = row_of(t, "idle", "BenchmarkSteady-2", "B/op");
   CHECK(bytes.first.effect() == 2.0);
-  CHECK(bytes.verdict_word() == "worse");
+  CHECK(bytes.verdict_word() == analysis::Word::worse);
   const auto& allocs = row_of(t, "idle", "BenchmarkSteady-2", "allocs/op");
   CHECK(std::isinf(allocs.first.lo()));
-  CHECK(allocs.verdict_word() == "worse");
+  CHECK(allocs.verdict_word() == analysis::Word::worse);
   CHECK(analysis::to_confirm(t) == Confirm{{"idle", {"BenchmarkSlowed-2"}}});
 
   model::GateSettings memory = confirm;
@@ -439,8 +439,8 @@ TEST_CASE("gate: a throughput that goes down is slower") {
   const auto t = analysis::build_gate(s, fixed(6), kIdle, {});
   REQUIRE(t.rows.size() == 1);
   CHECK(t.rows[0].better == model::Better::higher);
-  CHECK(t.rows[0].verdict == stats::Verdict::faster);  // the value went down ...
-  CHECK(t.rows[0].verdict_word() == "slower");         // ... which for a throughput is slower
+  CHECK(t.rows[0].verdict == stats::Verdict::faster);         // the value went down ...
+  CHECK(t.rows[0].verdict_word() == analysis::Word::slower);  // ... which for a throughput is slower
   CHECK(t.regression());
   model::GateSettings confirm = fixed(6);
   confirm.confirm = true;

@@ -137,16 +137,25 @@ TEST_CASE("units: which way is better, and what the words of a verdict are") {
 
   using model::Quantity;
   using stats::Verdict;
-  CHECK(analysis::verdict_word(Verdict::slower, "B/s") == "faster");  // a throughput that went up
-  CHECK(analysis::verdict_word(Verdict::faster, "B/s") == "slower");
-  CHECK(analysis::verdict_word(Verdict::faster, "sec/op") == "faster");
-  CHECK(analysis::verdict_word(Verdict::faster, "allocs/op") == "better");
-  CHECK(analysis::verdict_word(Verdict::slower, "B/op") == "worse");
-  CHECK(analysis::verdict_word(Verdict::slower, "frames/op") == "higher");  // no direction: no judgement
-  CHECK(analysis::verdict_word(Verdict::faster, "frames/op") == "lower");
-  CHECK(analysis::verdict_word(Verdict::slower, "frames/op", m) == "better");
-  CHECK(analysis::verdict_word(Verdict::equivalent, "B/s") == "equivalent");
-  CHECK(analysis::verdict_word(Verdict::inconclusive, "B/s") == "inconclusive");
+  CHECK(analysis::verdict_word(Verdict::slower, "B/s") ==
+        analysis::Word::faster);  // a throughput that went up
+  CHECK(analysis::verdict_word(Verdict::faster, "B/s") == analysis::Word::slower);
+  CHECK(analysis::verdict_word(Verdict::faster, "sec/op") == analysis::Word::faster);
+  CHECK(analysis::verdict_word(Verdict::faster, "allocs/op") == analysis::Word::better);
+  CHECK(analysis::verdict_word(Verdict::slower, "B/op") == analysis::Word::worse);
+  CHECK(analysis::verdict_word(Verdict::slower, "frames/op") ==
+        analysis::Word::higher);  // no direction: no judgement
+  CHECK(analysis::verdict_word(Verdict::faster, "frames/op") == analysis::Word::lower);
+  CHECK(analysis::verdict_word(Verdict::slower, "frames/op", m) == analysis::Word::better);
+  CHECK(analysis::verdict_word(Verdict::equivalent, "B/s") == analysis::Word::equivalent);
+  CHECK(analysis::verdict_word(Verdict::inconclusive, "B/s") == analysis::Word::inconclusive);
+  // Each word is said as its name.
+  const std::vector<std::pair<analysis::Word, std::string_view>> said{
+      {analysis::Word::faster, "faster"},         {analysis::Word::slower, "slower"},
+      {analysis::Word::better, "better"},         {analysis::Word::worse, "worse"},
+      {analysis::Word::lower, "lower"},           {analysis::Word::higher, "higher"},
+      {analysis::Word::equivalent, "equivalent"}, {analysis::Word::inconclusive, "inconclusive"}};
+  for (const auto& [word, name] : said) CHECK(analysis::to_string(word) == name);
 }
 
 TEST_CASE("Unit lines: benchfmt's metadata syntax") {
@@ -271,7 +280,7 @@ TEST_CASE("compare: ns/op on one side meets sec/op on the other, in seconds") {
   CHECK(r.recorded_units == std::vector<std::string>{"ns/op", "sec/op"});
   CHECK(r.old_side.center == doctest::Approx(1.0e-7));
   CHECK(analysis::benchstat_delta(r) == "+100.00%");
-  CHECK(r.verdict_word() == "slower");
+  CHECK(r.verdict_word() == analysis::Word::slower);
   // A time in another numerator: *-ns/op becomes *-sec/op.
   const auto u = analysis::compare_results(
       file("old.txt", series("BenchmarkA", {14.82e9, 14.8e9, 14.9e9}, "user-ns/op")),
@@ -291,8 +300,8 @@ TEST_CASE("compare: a throughput gain is faster, its unit's direction decides ev
   const auto* bps = find_row(t, "BenchmarkCopy-8", "", "B/s");
   REQUIRE(bps);
   CHECK(bps->better == model::Better::higher);
-  CHECK(bps->verdict_word() == "faster");
-  CHECK(analysis::movement(bps->verdict) == "higher");
+  CHECK(bps->verdict_word() == analysis::Word::faster);
+  CHECK(analysis::movement(bps->verdict) == analysis::Word::higher);
   const std::string text = render::compare_text(t);
   CHECK(text.find("slower") == std::string::npos);
   CHECK(nlohmann::json(t)["rows"][1]["verdict"] == "faster");
@@ -301,7 +310,7 @@ TEST_CASE("compare: a throughput gain is faster, its unit's direction decides ev
       file("old.txt", series("BenchmarkF", {10, 11, 10, 12, 11, 10}, "frames/op")),
       file("new.txt", series("BenchmarkF", {20, 21, 20, 22, 21, 20}, "frames/op")), 0.01, false);
   REQUIRE(f.rows.size() == 1);
-  CHECK(f.rows[0].verdict_word() == "higher");
+  CHECK(f.rows[0].verdict_word() == analysis::Word::higher);
 }
 
 TEST_CASE("compare: the p slot is benchstat's p and its decision; Holm's is labelled apart") {
@@ -337,7 +346,7 @@ TEST_CASE("compare: Unit <unit> assume=exact: the mode, no test, the delta alway
   CHECK(analysis::benchstat_delta(*r) == "+5.00%");
   CHECK(analysis::benchstat_p_text(*r) == "n=1");
   CHECK(analysis::benchstat_pct_range(r->old_side) == "0%");
-  CHECK(r->verdict_word() == "worse");
+  CHECK(r->verdict_word() == analysis::Word::worse);
   // The sec/op row of the same line is not exact: one sample a side has no interval and no test.
   const auto* s = find_row(t, "BenchmarkX", "", "sec/op");
   REQUIRE(s);
@@ -400,7 +409,7 @@ TEST_CASE("history: a throughput that rose is faster; rows are matched by their 
   const auto& b = h.runs[1].cells[1];
   CHECK(a.name == "BenchmarkCopy-8 (pkg: a)");
   CHECK(a.change.kind == analysis::ChangeKind::higher);
-  CHECK(a.change.word == "faster");
+  CHECK(a.change.word == analysis::Word::faster);
   CHECK(a.change.improvement);
   CHECK_FALSE(a.change.regression);
   CHECK(b.change.kind == analysis::ChangeKind::unchanged);
