@@ -75,25 +75,21 @@ const std::vector<Factor> kFactors = {
     {"cycles", "cycles", false, 1e6, [](const records::Accounting& a) { return counted(a, "cycles"); }},
 };
 
-namespace {
-
-std::string amount(const Factor& f, double v) {
-  if (f.time) {
-    if (v >= 1) return fmt::format("{:.2f} s", v);
-    const double ms = v * 1e3;
-    return ms >= 100 ? fmt::format("{:.0f} ms", ms)
-           : ms >= 1 ? fmt::format("{:.1f} ms", ms)
-                     : fmt::format("{:.2f} ms", ms);
-  }
-  if (v >= 1e6) return fmt::format("{:.3g}M", v / 1e6);
-  return fmt::format("{:.0f}", v);
-}
-
 const Factor& factor_named(const std::string& key) {
   for (const Factor& f : kFactors)
     if (key == f.key) return f;
   throw Error("diagnosis: no factor " + key);
 }
+
+const FactorLink* ConditionDiagnosis::telling() const {
+  const auto best = std::find_if(links.begin(), links.end(), [](const FactorLink& l) {
+    return l.p_adjusted < kLinkAlpha &&
+           std::fabs(l.slow_quarter - l.fast_quarter) >= factor_named(l.key).floor;
+  });
+  return best == links.end() ? nullptr : &*best;
+}
+
+namespace {
 
 // The invocations of each condition, by (session, invocation number).
 using InvocationKey = std::pair<int, int>;
@@ -124,12 +120,6 @@ FactorLink link_of(const Factor& f, const std::string& row, const std::vector<do
   link.factor = factor;
   link.times = values;
   return link;
-}
-
-std::string ratio_words(double slow, double fast) {
-  if (fast > 0 && slow / fast >= 1.05) return fmt::format("{:.2g}× as much as", slow / fast);
-  if (slow > 0 && fast / slow >= 1.05) return fmt::format("{:.2g}× less than", fast / slow);
-  return "about as much as";
 }
 
 }  // namespace
@@ -175,71 +165,24 @@ std::vector<std::string> missing_counters(const records::RunRecord& run) {
 
 namespace {
 
-// A condition's links in words: its strongest link that passes, or that none did; nullopt when
-// nothing was tried and nothing says why.
-std::optional<std::string> within_words(const ConditionDiagnosis& cd) {
-  if (cd.tried == 0) {
-    if (cd.untested.empty()) return std::nullopt;
-    return fmt::format("{}: not ranked within: {}", text::line_label(cd.condition), cd.untested);
-  }
-  // Significant, and large enough to matter: the quarters differ by at least the factor's floor.
-  const auto best = std::find_if(cd.links.begin(), cd.links.end(), [](const FactorLink& l) {
-    return l.p_adjusted < kLinkAlpha &&
-           std::fabs(l.slow_quarter - l.fast_quarter) >= factor_named(l.key).floor;
-  });
-  if (best == cd.links.end())
-    return fmt::format(
-        "{}: no recorded factor goes with the spread of its {} invocations "
-        "({} factor{} tried, none with adjusted p < {} and a difference past its floor)",
-        text::line_label(cd.condition), cd.invocations, cd.tried, cd.tried == 1 ? "" : "s", kLinkAlpha);
-  const Factor& f = factor_named(best->key);
-  const double rho = best->association.rho;
-  return fmt::format(
-      "{} / {}: its slower invocations had {} {} (Spearman ρ = {:+.2f}, permutation p = {:.2g} adjusted "
-      "for "
-      "{} factor{}, n = {}): {} per invocation in the slowest quarter, {} the fastest quarter ({})",
-      text::line_label(cd.condition), best->row, rho > 0 ? "more" : "less", f.words, rho, best->p_adjusted,
-      cd.tried, cd.tried == 1 ? "" : "s", best->association.n, amount(f, best->slow_quarter),
-      ratio_words(best->slow_quarter, best->fast_quarter), amount(f, best->fast_quarter));
-}
-
-// A condition's levels against the first condition's (`base`), in words.
-std::string contrast_words(const ConditionDiagnosis& base, const ConditionDiagnosis& cd) {
-  std::vector<std::string> changed;
-  // A time as a share of the benchmark's wall time too: "25.3 s (91% of its wall time)".
-  const auto shown = [](const Factor& f, double v, double wall, bool first) {
-    if (!f.time || !(wall > 0)) return amount(f, v);
-    const double percent = 100 * v / wall;
-    const std::string p = percent >= 10  ? fmt::format("{:.0f}%", percent)
-                          : percent >= 1 ? fmt::format("{:.1f}%", percent)
-                                         : fmt::format("{:.2g}%", percent);
-    return fmt::format("{} ({}{})", amount(f, v), p, first ? " of its wall time" : "");
-  };
+// A condition's levels against the first condition's (`base`): the factors that moved 3× or more.
+Contrast contrast_of(const ConditionDiagnosis& base, const ConditionDiagnosis& cd) {
+  Contrast c{cd.condition, base.condition, cd.wall_median, base.wall_median, {}};
   for (const FactorLevel& level : cd.levels) {
     const Factor& f = factor_named(level.key);
     const double v = level.median;
     const auto b = std::find_if(base.levels.begin(), base.levels.end(),
                                 [&](const FactorLevel& l) { return l.key == level.key; });
     if (b == base.levels.end()) {
-      if (v >= f.floor)
-        changed.push_back(fmt::format("{} {} (not recorded in {})", f.words,
-                                      shown(f, v, cd.wall_median, true), base.condition));
+      if (v >= f.floor) c.changed.push_back({level.key, v, std::nullopt});
       continue;
     }
     const double w = b->median;
     const bool up = v - w >= f.floor && v >= 3 * w;
     const bool down = w - v >= f.floor && 3 * v <= w;
-    if (!up && !down) continue;
-    changed.push_back(fmt::format("{} {} against {}", f.words, shown(f, v, cd.wall_median, true),
-                                  shown(f, w, base.wall_median, false)));
+    if (up || down) c.changed.push_back({level.key, v, w});
   }
-  if (changed.empty())
-    return fmt::format("{}: no recorded factor differs from {} by 3× or more", text::line_label(cd.condition),
-                       text::line_label(base.condition));
-  std::string joined;
-  for (const auto& c : changed) joined += (joined.empty() ? "" : "; ") + c;
-  return fmt::format("{} against {}, per invocation (median): {}", text::line_label(cd.condition),
-                     text::line_label(base.condition), joined);
+  return c;
 }
 
 }  // namespace
@@ -305,14 +248,7 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
         records_of.push_back(inv->second);
       }
       if (per_invocation.size() < kMinInvocations) {
-        if (cd.untested.empty())
-          cd.untested = per_invocation.size() <= 1
-                            ? fmt::format(
-                                  "its {} samples came from one invocation, which has one reading of "
-                                  "each factor (samples_per_run: 1 gives every sample its own)",
-                                  row.values.size())
-                            : fmt::format("{} invocations (at least {} are needed to rank them)",
-                                          per_invocation.size(), kMinInvocations);
+        if (!cd.untested) cd.untested = Untested{per_invocation.size(), row.values.size()};
         continue;
       }
       std::vector<FactorLink> links;
@@ -339,15 +275,9 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
     }
     d.conditions.push_back(std::move(cd));
   }
-  if (d.conditions.empty()) return d;
-
-  // Within, in words: the strongest link of each condition that passes, else that none did.
-  for (const ConditionDiagnosis& cd : d.conditions)
-    if (auto words = within_words(cd)) d.within.push_back(std::move(*words));
-
   // Between: each condition's levels against the first condition's.
   for (std::size_t k = 1; k < d.conditions.size(); ++k)
-    d.contrasts.push_back(contrast_words(d.conditions.front(), d.conditions[k]));
+    d.contrasts.push_back(contrast_of(d.conditions.front(), d.conditions[k]));
   return d;
 }
 

@@ -51,20 +51,44 @@ struct FactorLink {
   std::string unit;                           // of `times` (the row's)
 };
 
+// Why a condition's invocations were not ranked against the factors: too few of them for its
+// first row (`invocations`, fewer than kMinInvocations; at most one: its `samples` all came from it).
+struct Untested {
+  std::size_t invocations = 0;
+  std::size_t samples = 0;
+};
+
 struct ConditionDiagnosis {
   std::string condition;
   std::size_t invocations = 0;
-  double wall_median = 0;           // the benchmark's wall time per invocation (the probe's)
-  std::vector<FactorLevel> levels;  // every factor some invocation recorded
-  std::vector<FactorLink> links;    // every factor tried, strongest first
-  std::size_t tried = 0;            // factors tested within the condition
-  std::string untested;             // why none was, when none was
+  double wall_median = 0;            // the benchmark's wall time per invocation (the probe's)
+  std::vector<FactorLevel> levels;   // every factor some invocation recorded
+  std::vector<FactorLink> links;     // every factor tried, strongest first
+  std::size_t tried = 0;             // factors tested within the condition
+  std::optional<Untested> untested;  // why none was, when none was
+  // The strongest link that passes: adjusted p under kLinkAlpha, and the slowest and fastest
+  // quarters apart by the factor's floor at least; nullptr when none does.
+  const FactorLink* telling() const;
+};
+
+// A factor whose median per invocation in a condition differs from the first condition's by 3×
+// or more and by its floor, or that only the condition recorded (`base_level` none).
+struct LevelChange {
+  std::string key;
+  double level = 0;
+  std::optional<double> base_level;
+};
+
+// A condition's levels against the first condition's (each condition after the first).
+struct Contrast {
+  std::string condition, base;
+  double wall = 0, base_wall = 0;  // their wall time per invocation (medians), to show times as shares
+  std::vector<LevelChange> changed;
 };
 
 struct Diagnosis {
   std::vector<ConditionDiagnosis> conditions;
-  std::vector<std::string> contrasts;  // between conditions, in words
-  std::vector<std::string> within;     // within conditions, in words
+  std::vector<Contrast> contrasts;  // between conditions (render/diagnosis.hpp says them)
   // Counters that were not recorded, each reason once: "instructions, cycles: no PMU: ...".
   std::vector<std::string> missing;
   bool empty() const { return conditions.empty(); }
@@ -79,6 +103,9 @@ inline constexpr std::size_t kMinInvocations = 6;
 // table's conditions are) against its primary rows' samples.
 Diagnosis diagnose(const records::RunRecord& run, const Table& table, const records::Samples& samples,
                    const std::function<std::string(const std::string&)>& rename);
+
+// The factor of that key (a key of kFactors; Error for another).
+const Factor& factor_named(const std::string& key);
 
 // The counters that were not recorded and why, each reason once (also for the fingerprint).
 std::vector<std::string> missing_counters(const records::RunRecord& run);

@@ -11,6 +11,7 @@
 
 #include "analysis/suite.hpp"
 #include "analysis/verdict.hpp"
+#include "render/diagnosis.hpp"
 #include "render/judge.hpp"
 #include "render/svg.hpp"
 #include "render/sweep_plot.hpp"
@@ -241,7 +242,7 @@ std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks,
   if (benchmarks.size() > 1) out += "<a href=\"#overview\">Overview</a>";
   out += "<a href=\"#conditions\">Conditions</a>";
   if (!d.curves.empty()) out += "<a href=\"#sweeps\">Sweeps</a>";
-  if (!d.diagnosis.contrasts.empty() || !d.diagnosis.within.empty()) out += "<a href=\"#why\">Why</a>";
+  if (!diagnosis_lines(d.diagnosis).empty()) out += "<a href=\"#why\">Why</a>";
   if (benchmarks.size() > kNavBenchmarks)
     out += fmt::format("<a href=\"#b0\">{} benchmarks (plots)</a>", benchmarks.size());
   else
@@ -432,14 +433,15 @@ std::string scatter(const analysis::FactorLink& link, const analysis::Factor& fa
 
 std::string diagnosis_section(const Analysis& d) {
   const analysis::Diagnosis& g = d.diagnosis;
-  if (g.contrasts.empty() && g.within.empty() && g.missing.empty()) return {};
+  const std::vector<std::string> lines = diagnosis_lines(g);
+  if (lines.empty() && g.missing.empty()) return {};
   std::string out =
       "<section id=\"why\">\n<h2>Why the numbers moved</h2>\n<p class=\"legend\">From this run's own "
       "counters, "
       "read around every invocation (harness/stats/README.md §3.14): association, not proof.</p>\n<ul "
       "class=\"notes\">\n";
-  for (const auto& lines : {g.missing, g.contrasts, g.within})
-    for (const auto& line : lines) out += "<li>" + escape(line) + "</li>\n";
+  for (const auto& said : {g.missing, lines})
+    for (const auto& line : said) out += "<li>" + escape(line) + "</li>\n";
   out += "</ul>\n";
   // A plot per factor that goes with a condition's spread.
   for (const auto& c : g.conditions)

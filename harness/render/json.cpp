@@ -15,6 +15,7 @@
 #include "model/pair_order.hpp"
 #include "records/fingerprint.hpp"
 #include "render/compare.hpp"
+#include "render/diagnosis.hpp"
 #include "render/gate.hpp"
 #include "render/history.hpp"
 #include "render/warnings.hpp"
@@ -177,7 +178,7 @@ std::vector<std::string_view> order_names(const std::vector<model::PairOrder>& o
 // "invocations", "levels": {factor: median per invocation}, "links": [{"factor", "row", "rho",
 // "p", "p_adjusted", "exact", "n", "slow_quarter", "fast_quarter"}], "untested"}]}
 void to_json(json& j, const Diagnosis& d) {
-  json conditions = json::array();
+  json conditions = json::array(), within = json::array();
   for (const auto& c : d.conditions) {
     json levels = json::object();
     for (const auto& l : c.levels) levels[l.key] = l.median;
@@ -194,10 +195,13 @@ void to_json(json& j, const Diagnosis& d) {
                        {"fast_quarter", l.fast_quarter}});
     json cj = {
         {"condition", c.condition}, {"invocations", c.invocations}, {"levels", levels}, {"links", links}};
-    if (!c.untested.empty()) cj["untested"] = c.untested;
+    if (c.untested) cj["untested"] = render::untested_text(*c.untested);
     conditions.push_back(std::move(cj));
+    if (std::string line = render::within_text(c); !line.empty()) within.push_back(std::move(line));
   }
-  j = {{"missing", d.missing}, {"contrasts", d.contrasts}, {"within", d.within}, {"conditions", conditions}};
+  json contrasts = json::array();
+  for (const auto& c : d.contrasts) contrasts.push_back(render::contrast_text(c));
+  j = {{"missing", d.missing}, {"contrasts", contrasts}, {"within", within}, {"conditions", conditions}};
 }
 
 void to_json(nlohmann::json& j, const Row& r) {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "analysis/verdict.hpp"
+#include "render/diagnosis.hpp"
 #include "render/export.hpp"
 #include "render/judge.hpp"
 #include "render/paired.hpp"
@@ -24,14 +25,14 @@ std::string counters_missing(const analysis::Diagnosis& d, bool terminal, std::s
 
 // Under the table: why the numbers moved.
 std::string diagnosis_text(const analysis::Diagnosis& d, bool terminal, std::size_t width) {
-  if (d.contrasts.empty() && d.within.empty()) return {};
+  const std::vector<std::string> lines = diagnosis_lines(d);
+  if (lines.empty()) return {};
   std::string out =
       terminal ? "\nWhy the numbers moved (this run's counters; association, not proof):\n"
                : "\n## Why the numbers moved\n\nFrom this run's own counters: association, not proof.\n\n";
   const std::size_t w = terminal ? width : 100000;
   const auto shown = [&](const std::string& line) { return terminal ? line : text::markdown_text(line); };
-  for (const std::string& line : d.contrasts) out += text::wrap(shown(line), w, "- ", "  ");
-  for (const std::string& line : d.within) out += text::wrap(shown(line), w, "- ", "  ");
+  for (const std::string& line : lines) out += text::wrap(shown(line), w, "- ", "  ");
   return out;
 }
 

@@ -19,7 +19,8 @@ list(APPEND NF_CORE_SOURCES
   harness/render/history.cpp
   harness/render/gate.cpp
   harness/render/warnings.cpp
-  harness/render/accounting.cpp)
+  harness/render/accounting.cpp
+  harness/render/diagnosis.cpp)
 list(APPEND NF_UNIT_TESTS
   tests/unit/render_export_test.cpp
   tests/unit/render_json_test.cpp

@@ -4,6 +4,7 @@
 
 #include "analysis/diagnosis.hpp"
 #include "records/samples.hpp"
+#include "render/diagnosis.hpp"
 
 using namespace noisefloor;
 
@@ -88,19 +89,22 @@ TEST_CASE("diagnosis: the wait that makes the time is found within, and named be
   CHECK(n.links.front().slow_quarter == doctest::Approx(0.0625));
   CHECK(n.links.front().fast_quarter == doctest::Approx(0.015));
 
-  REQUIRE(d.within.size() == 2);
-  CHECK(d.within[1] ==
+  REQUIRE(d.conditions.size() == 2);
+  CHECK(d.conditions[1].telling() == &d.conditions[1].links.front());
+  CHECK(d.conditions[0].telling() == nullptr);
+  CHECK(render::within_text(d.conditions[1]) ==
         "noisy / burn: its slower invocations had more time waiting for a CPU (Spearman ρ = +1.00, "
         "permutation p = 5e-05 adjusted for 1 factor, n = 8): 62.5 ms per invocation in the slowest "
         "quarter, 4.2× as much as the fastest quarter (15.0 ms)");
-  CHECK(d.within[0] ==
+  CHECK(render::within_text(d.conditions[0]) ==
         "idle: no recorded factor goes with the spread of its 8 invocations (1 factor tried, none with "
         "adjusted p < 0.05 and a difference past its floor)");
   CHECK(d.conditions[0].links.front().association.rho == doctest::Approx(0.0));
 
   REQUIRE(d.contrasts.size() == 1);
   // Medians: noisy wait 35 ms of 85 ms wall; idle 0.2 ms of 50.2 ms; migrations 0 against 20.
-  CHECK(d.contrasts[0] ==
+  CHECK(d.contrasts[0].changed.size() == 2);
+  CHECK(render::contrast_text(d.contrasts[0]) ==
         "noisy against idle, per invocation (median): time waiting for a CPU 35.0 ms (41% of its wall "
         "time) against 0.20 ms (0.4%); CPU migrations 0 against 20");
   REQUIRE(d.missing.size() == 1);
@@ -123,9 +127,12 @@ TEST_CASE("diagnosis: one invocation per condition is not ranked within, and say
   const records::Samples held(samples);
   const analysis::Diagnosis d =
       analysis::diagnose(run, analysis::build_table(held, run.conditions), held, {});
-  REQUIRE(d.within.size() == 1);
-  CHECK(d.within[0] ==
-        "idle: not ranked within: its 5 samples came from one invocation, which has one reading of each "
-        "factor (samples_per_run: 1 gives every sample its own)");
+  REQUIRE(d.conditions.size() == 1);
+  CHECK(d.conditions[0].untested->invocations == 1);
+  CHECK(d.conditions[0].untested->samples == 5);
+  CHECK(render::diagnosis_lines(d) ==
+        std::vector<std::string>{
+            "idle: not ranked within: its 5 samples came from one invocation, which has one reading of each "
+            "factor (samples_per_run: 1 gives every sample its own)"});
   CHECK(d.contrasts.empty());
 }
