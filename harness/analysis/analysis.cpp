@@ -122,7 +122,7 @@ class Merge {
     add_design(s, rename);
     if (s.run) add_run(s, rename);
     for (const auto& c : conditions) {
-      std::string reason;
+      LabelReason reason;
       const Label label = condition_label(s, c, &reason);
       if (label != Label::unknown) room_labels[rename(c)] = {label, reason};
     }

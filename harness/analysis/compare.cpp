@@ -142,9 +142,9 @@ Label label_of(const std::map<std::string, Label>& labels, const std::string& co
   return it == labels.end() ? Label::unknown : it->second;
 }
 
-std::string reason_of(const std::map<std::string, std::string>& reasons, const std::string& condition) {
+LabelReason reason_of(const std::map<std::string, LabelReason>& reasons, const std::string& condition) {
   const auto it = reasons.find(condition);
-  return it == reasons.end() ? "" : it->second;
+  return it == reasons.end() ? LabelReason{} : it->second;
 }
 
 // An exact unit (no test): the place of new against old from their ranges; ratios need values > 0.

@@ -84,7 +84,7 @@ struct CompareSettings {
   std::string old_source, new_source;                       // full paths, shown above the table ("" = none)
   std::vector<std::string> old_conditions, new_conditions;  // display order; others first-seen
   std::map<std::string, Label> old_labels, new_labels;      // per condition; missing = UNKNOWN
-  std::map<std::string, std::string> old_label_reasons, new_label_reasons;
+  std::map<std::string, LabelReason> old_label_reasons, new_label_reasons;
   model::UnitMetadata units;  // both sides' `Unit` metadata (direction, assume=exact)
   double threshold = 0.01;    // θ for the verdicts
   double alpha = 0.05;        // for "~" and the Holm-Bonferroni adjustment
@@ -135,7 +135,7 @@ struct CompareWarning {
 // is CONTENDED (2 spinners)").
 struct RowLabels {
   Label old_label = Label::unknown, new_label = Label::unknown;
-  std::string old_reason, new_reason;
+  LabelReason old_reason, new_reason;
   // Both known and not the same: the row is compared only under --allow-different-labels.
   bool differ() const {
     return old_label != Label::unknown && new_label != Label::unknown && old_label != new_label;

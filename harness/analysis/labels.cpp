@@ -1,7 +1,5 @@
 #include "analysis/labels.hpp"
 
-#include <fmt/format.h>
-
 #include "analysis/accounting.hpp"
 #include "fingerprint/doctor.hpp"
 
@@ -9,22 +7,9 @@ namespace noisefloor::analysis {
 
 std::string_view to_string(Label label) { return model::name_of(label); }
 
-namespace {
-
-// Waits with next to no other work on its CPUs were its threads' for each other: said so ("" when
-// other work ran, or the waits were too short to note). `waited` in per cent.
-std::string own_waits(const RunQueueEvidence& q, double waited) {
-  const auto beside = q.beside();
-  if (!beside || q.others_ran() || waited < kWaitNoteFraction * 100) return "";
-  if (*beside < 0.0005) return ", for each other: no other work measured beside it";
-  return *beside < 1 ? fmt::format(", for each other: other work ran only {:.3g} ms beside it", *beside * 1e3)
-                     : fmt::format(", for each other: other work ran only {:.3g} s beside it", *beside);
-}
-
-}  // namespace
-
-Label condition_label(const records::Result& result, const std::string& condition, std::string* reason) {
-  const auto say = [&](Label label, std::string why) {
+Label condition_label(const records::Result& result, const std::string& condition, LabelReason* reason) {
+  using Basis = LabelReason::Basis;
+  const auto say = [&](Label label, LabelReason why) {
     if (reason) *reason = std::move(why);
     return label;
   };
@@ -34,10 +19,8 @@ Label condition_label(const records::Result& result, const std::string& conditio
     std::string bad_what;
     for (const auto& rec : result.run->condition_records) {
       if (rec.condition != condition) continue;
-      if (rec.setup.spinners && rec.setup.spinners->count > 0) {
-        const int count = rec.setup.spinners->count;
-        return say(Label::contended, fmt::format("{} spinner{}", count, count == 1 ? "" : "s"));
-      }
+      if (rec.setup.spinners && rec.setup.spinners->count > 0)
+        return say(Label::contended, {.basis = Basis::spinners, .spinners = rec.setup.spinners->count});
       if (rec.load_settled && rec.load_settled->value && cpus > 0) {
         ++settled;
         const fingerprint::LoadJudgement j = fingerprint::judge_load(*rec.load_settled->value, cpus);
@@ -50,31 +33,31 @@ Label condition_label(const records::Result& result, const std::string& conditio
     for (const ConditionAccounting& a : accounting_of(*result.run, {})) {
       if (a.condition != condition || a.run_queue.invocations == 0) continue;
       const double waited = a.run_queue.waited().value_or(0) * 100;
-      if (a.starved())
-        return say(Label::contended,
-                   fmt::format("starved: its threads waited for a CPU {:.0f}% of the time they were runnable",
-                               waited));
-      return say(Label::measured_clean,
-                 fmt::format("its threads waited for a CPU {:.1f}% of the time they were runnable{}", waited,
-                             own_waits(a.run_queue, waited)));
+      if (a.starved()) return say(Label::contended, {.basis = Basis::starved, .waited_percent = waited});
+      // Waits with next to no other work on its CPUs were its threads' for each other: said so
+      // (not when other work ran, or the waits were too short to note).
+      const auto beside = a.run_queue.beside();
+      const bool own = beside && !a.run_queue.others_ran() && waited >= kWaitNoteFraction * 100;
+      return say(Label::measured_clean, {.basis = Basis::run_queue,
+                                         .waited_percent = waited,
+                                         .for_each_other = own,
+                                         .beside_s = own ? *beside : 0});
     }
-    if (settled > 0) {
-      if (2 * bad > settled)
-        return say(Label::contended,
-                   fmt::format("{} of {} settled load readings: {}", bad, settled, bad_what));
-      return say(Label::measured_clean, fmt::format("{} of {} settled load readings busy", bad, settled));
-    }
+    if (settled > 0)
+      return say(2 * bad > settled ? Label::contended : Label::measured_clean,
+                 {.basis = Basis::settled_loads, .bad = bad, .settled = settled, .load = bad_what});
   }
   // The load rule (fingerprint::judge_load, the doctor's own) on the reading taken when the run
   // started: BAD means every CPU was already busy with other work.
   if (const auto load = result.fingerprint.host_load()) {
     if (cpus > 0) {
       const fingerprint::LoadJudgement j = fingerprint::judge_load(*load, cpus);
-      if (j.level == fingerprint::Level::bad) return say(Label::contended, j.what + " when the run started");
+      if (j.level == fingerprint::Level::bad)
+        return say(Label::contended, {.basis = Basis::start_load, .load = j.what});
     }
-    return say(Label::measured_clean, "the load when the run started");
+    return say(Label::measured_clean, {.basis = Basis::start_load});
   }
-  return say(Label::unknown, "no load record");
+  return say(Label::unknown, {.basis = Basis::no_record});
 }
 
 }  // namespace noisefloor::analysis

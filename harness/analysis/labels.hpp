@@ -19,9 +19,10 @@ namespace noisefloor::analysis {
 //  3. No evidence: the load readings taken after each block settled, judged by the doctor's load
 //     rule (fingerprint::judge_load); CONTENDED when more than half of them say BAD.
 //  4. Neither: the load read when the run started (results of older versions).
-// UNKNOWN when nothing is recorded (a go test file). `reason` (optional) says why, e.g.
-// "2 spinners" or "its threads waited for a CPU 47% of the time they were runnable".
+// UNKNOWN when nothing is recorded (a go test file). `reason` (optional) gets what it rests on
+// (render::label_reason_text: "2 spinners", "its threads waited for a CPU 47% of the time they were
+// runnable").
 Label condition_label(const records::Result& result, const std::string& condition,
-                      std::string* reason = nullptr);
+                      LabelReason* reason = nullptr);
 
 }  // namespace noisefloor::analysis

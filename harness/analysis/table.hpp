@@ -111,7 +111,7 @@ struct Table {
   // prints it. Absent for a condition nothing was recorded about.
   struct RoomLabel {
     Label label = Label::unknown;
-    std::string reason;  // the reading it rests on
+    LabelReason reason;  // the reading it rests on
   };
   std::map<std::string, RoomLabel> labels;
   // The conditions that are a sweep's points (model/sweep.hpp), by condition.

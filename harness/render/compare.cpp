@@ -9,6 +9,7 @@
 
 #include "model/first_seen.hpp"
 #include "model/go_config.hpp"
+#include "render/table.hpp"
 #include "render/warnings.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
@@ -16,7 +17,10 @@
 namespace noisefloor::render {
 
 std::string labels_text(const analysis::CompareRow& r) {
-  const auto why = [](const std::string& reason) { return reason.empty() ? reason : " (" + reason + ")"; };
+  const auto why = [](const analysis::LabelReason& reason) {
+    const std::string said = label_reason_text(reason);
+    return said.empty() ? said : " (" + said + ")";
+  };
   const analysis::RowLabels& l = r.labels;
   return fmt::format("old '{}' is {}{}, new '{}' is {}{}", r.old_side.condition, to_string(l.old_label),
                      why(l.old_reason), r.new_side.condition, to_string(l.new_label), why(l.new_reason));
@@ -29,7 +33,8 @@ std::string not_compared_reason(const analysis::CompareRow& r) {
 std::string label_reason(const analysis::CompareRow& r) {
   if (!r.compared) return "";
   if (r.labels.differ()) return labels_text(r) + "; compared because of --allow-different-labels";
-  const std::string &old_reason = r.labels.old_reason, &new_reason = r.labels.new_reason;
+  const std::string old_reason = label_reason_text(r.labels.old_reason),
+                    new_reason = label_reason_text(r.labels.new_reason);
   if (old_reason == new_reason) return old_reason;
   std::vector<std::string> parts;
   if (!old_reason.empty()) parts.push_back("old: " + old_reason);

@@ -258,7 +258,8 @@ std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks,
 std::string label_badge(const Table& t, const std::string& condition) {
   const std::string label(to_string(t.label_of(condition)));
   const auto it = t.labels.find(condition);
-  const std::string reason = it == t.labels.end() ? "nothing recorded about it" : it->second.reason;
+  const std::string reason =
+      it == t.labels.end() ? "nothing recorded about it" : label_reason_text(it->second.reason);
   return fmt::format("<span class=\"label label-{}\" title=\"{}\">{}</span>", escape(label), escape(reason),
                      escape(label));
 }

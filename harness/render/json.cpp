@@ -18,6 +18,7 @@
 #include "render/diagnosis.hpp"
 #include "render/gate.hpp"
 #include "render/history.hpp"
+#include "render/table.hpp"
 #include "render/warnings.hpp"
 #include "stats/summary.hpp"
 
@@ -249,7 +250,7 @@ void to_json(nlohmann::json& j, const Table& t) {
        {"notes", render::table_notes(t)}};
   nlohmann::json labels = nlohmann::json::object();
   for (const auto& [condition, l] : t.labels)
-    labels[condition] = {{"label", to_string(l.label)}, {"reason", l.reason}};
+    labels[condition] = {{"label", to_string(l.label)}, {"reason", render::label_reason_text(l.reason)}};
   j["labels"] = labels;
   add_sweeps(j, t);
 }

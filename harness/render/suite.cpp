@@ -13,6 +13,7 @@
 #include "model/go_config.hpp"
 #include "model/names.hpp"
 #include "render/accounting.hpp"
+#include "render/table.hpp"
 #include "render/warnings.hpp"
 #include "text/text.hpp"
 #include "text/units.hpp"
@@ -250,7 +251,8 @@ std::string conditions_legend(const Table& t, std::size_t width) {
   std::string out = "conditions:\n";
   for (const auto& c : t.conditions) {
     const auto it = t.labels.find(c);
-    const std::string reason = it == t.labels.end() ? "nothing recorded about it" : it->second.reason;
+    const std::string reason =
+        it == t.labels.end() ? "nothing recorded about it" : label_reason_text(it->second.reason);
     const std::string lead = "  " +
                              text::pad_right(text::truncate(text::row_label(c), kConditionMax), name_w) +
                              "  " + text::pad_right(label_word(t, c), label_w) + "  ";

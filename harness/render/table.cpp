@@ -69,6 +69,38 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
 
 }  // namespace
 
+std::string label_reason_text(const analysis::LabelReason& r) {
+  using Basis = analysis::LabelReason::Basis;
+  switch (r.basis) {
+    case Basis::spinners:
+      return fmt::format("{} spinner{}", r.spinners, r.spinners == 1 ? "" : "s");
+    case Basis::starved:
+      return fmt::format("starved: its threads waited for a CPU {:.0f}% of the time they were runnable",
+                         r.waited_percent);
+    case Basis::run_queue: {
+      std::string own;
+      if (r.for_each_other)
+        own = r.beside_s < 0.0005 ? ", for each other: no other work measured beside it"
+              : r.beside_s < 1
+                  ? fmt::format(", for each other: other work ran only {:.3g} ms beside it", r.beside_s * 1e3)
+                  : fmt::format(", for each other: other work ran only {:.3g} s beside it", r.beside_s);
+      return fmt::format("its threads waited for a CPU {:.1f}% of the time they were runnable{}",
+                         r.waited_percent, own);
+    }
+    case Basis::settled_loads:
+      return 2 * r.bad > r.settled
+                 ? fmt::format("{} of {} settled load readings: {}", r.bad, r.settled, r.load)
+                 : fmt::format("{} of {} settled load readings busy", r.bad, r.settled);
+    case Basis::start_load:
+      return r.load.empty() ? "the load when the run started" : r.load + " when the run started";
+    case Basis::no_record:
+      return "no load record";
+    case Basis::none:
+      break;
+  }
+  return "";
+}
+
 std::string median_ci_text(const stats::Summary& s) {
   if (s.n == 0) return kDash;
   if (!s.median_ci) return fmt::format("{} ± ∞ (n<6)", format_value(s.median));
@@ -142,9 +174,9 @@ void markdown_into(const Table& t, std::string& out, const std::function<void(st
     for (const auto& c : t.conditions) {
       const auto it = t.labels.find(c);
       out += "- " + text::markdown_cell(c) + ": " + std::string(to_string(t.label_of(c))) +
-             (it == t.labels.end() || it->second.reason.empty()
+             (it == t.labels.end() || label_reason_text(it->second.reason).empty()
                   ? ""
-                  : " (" + text::markdown_cell(it->second.reason) + ")") +
+                  : " (" + text::markdown_cell(label_reason_text(it->second.reason)) + ")") +
              "\n";
     }
     out += "\n";
@@ -241,7 +273,9 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
   std::string out = "condition: " + text::line_label(condition);
   if (const auto it = t.labels.find(condition); it != t.labels.end())
     out = text::wrap(out + " · " + std::string(to_string(it->second.label)) +
-                         (it->second.reason.empty() ? "" : " (" + it->second.reason + ")"),
+                         (label_reason_text(it->second.reason).empty()
+                              ? ""
+                              : " (" + label_reason_text(it->second.reason) + ")"),
                      80, "", "  ");
   else
     out += "\n";

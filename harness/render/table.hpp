@@ -55,4 +55,9 @@ std::string gotest_raw(const records::Samples& samples, const std::string& condi
                        bool include_warmup = false, const std::set<std::string>& commented = {},
                        std::map<std::string, std::string>* in_force = nullptr);
 
+// What a condition's label rests on (analysis::LabelReason), as every rendering says it: "2
+// spinners", "its threads waited for a CPU 3.1% of the time they were runnable, for each other: no
+// other work measured beside it", "1 of 4 settled load readings busy"; "" when none is given.
+std::string label_reason_text(const analysis::LabelReason& reason);
+
 }  // namespace noisefloor::render

@@ -10,6 +10,7 @@
 #include "parsers/gotest.hpp"
 #include "render/compare.hpp"
 #include "render/json.hpp"
+#include "render/table.hpp"
 #include "render/warnings.hpp"
 #include "test_support.hpp"
 #include "text/units.hpp"
@@ -269,12 +270,12 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
     r.fingerprint = fp.get<records::Fingerprint>();
     return r;
   };
-  std::string why;
+  analysis::LabelReason why;
   CHECK(analysis::condition_label(result(run, calm), "idle", &why) == analysis::Label::measured_clean);
   CHECK(analysis::condition_label(result(run, calm), "noisy", &why) == analysis::Label::contended);
-  CHECK(why == "2 spinners");
+  CHECK(render::label_reason_text(why) == "2 spinners");
   CHECK(analysis::condition_label(result(run, busy), "idle", &why) == analysis::Label::contended);
-  CHECK(why ==
+  CHECK(render::label_reason_text(why) ==
         "2 other runnable task(s) now, 1-minute load average 2.50, on 2 logical CPUs when the run started");
   CHECK(analysis::condition_label(result(run, lagging), "idle", &why) == analysis::Label::measured_clean);
   // What was read over the condition outweighs the reading at the start: the load after each block
@@ -289,10 +290,10 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   };
   CHECK(analysis::condition_label(result(settled({1, 1, 3}), busy), "idle", &why) ==
         analysis::Label::measured_clean);
-  CHECK(why == "1 of 3 settled load readings busy");
+  CHECK(render::label_reason_text(why) == "1 of 3 settled load readings busy");
   CHECK(analysis::condition_label(result(settled({3, 1, 3}), calm), "idle", &why) ==
         analysis::Label::contended);
-  CHECK(why ==
+  CHECK(render::label_reason_text(why) ==
         "2 of 3 settled load readings: 2 other runnable task(s) now, 1-minute load average 0.50, on 2 "
         "logical CPUs");
   // ... and the benchmark's own run-queue delay outweighs both: starved is CONTENDED whatever the
@@ -308,10 +309,11 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   };
   CHECK(analysis::condition_label(result(measured(1.0, 1.0, 1), calm), "idle", &why) ==
         analysis::Label::contended);
-  CHECK(why == "starved: its threads waited for a CPU 50% of the time they were runnable");
+  CHECK(render::label_reason_text(why) ==
+        "starved: its threads waited for a CPU 50% of the time they were runnable");
   CHECK(analysis::condition_label(result(measured(1.0, 0.02, 3), busy), "idle", &why) ==
         analysis::Label::measured_clean);
-  CHECK(why == "its threads waited for a CPU 2.0% of the time they were runnable");
+  CHECK(render::label_reason_text(why) == "its threads waited for a CPU 2.0% of the time they were runnable");
   // The same rule as the doctor's finding on the same reading.
   fingerprint::LoadAverage reading;
   reading.one = 2.5;
@@ -323,24 +325,35 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   CHECK(fingerprint::judge_load(reading, 2).level == fingerprint::Level::ok);
   CHECK(analysis::condition_label(result(nullptr, {{"gotest", {{"cpu", "x"}}}}), "f", &why) ==
         analysis::Label::unknown);
-  CHECK(why == "no load record");
+  CHECK(render::label_reason_text(why) == "no load record");
+  // Waits of its own threads for each other, with next to no other work beside them: said so.
+  using Basis = analysis::LabelReason::Basis;
+  analysis::LabelReason own{.basis = Basis::run_queue, .waited_percent = 31.25, .for_each_other = true};
+  CHECK(render::label_reason_text(own) ==
+        "its threads waited for a CPU 31.2% of the time they were runnable, for each other: no other work "
+        "measured beside it");
+  own.beside_s = 0.0123;
+  CHECK(render::label_reason_text(own).ends_with(", for each other: other work ran only 12.3 ms beside it"));
+  own.beside_s = 2.5;
+  CHECK(render::label_reason_text(own).ends_with(", for each other: other work ran only 2.5 s beside it"));
+  CHECK(render::label_reason_text({.basis = Basis::start_load}) == "the load when the run started");
+  CHECK(render::label_reason_text({.basis = Basis::spinners, .spinners = 1}) == "1 spinner");
+  CHECK(render::label_reason_text({}).empty());
   CHECK(analysis::to_string(analysis::Label::contended_paired) == "CONTENDED-PAIRED");
 
   analysis::CompareSettings st;
   st.old_labels = {{"idle", analysis::Label::measured_clean}};
   st.new_labels = {{"idle", analysis::Label::contended}};
-  st.new_label_reasons = {{"idle", "1-minute load 2.50 on 2 CPUs"}};
+  st.new_label_reasons = {{"idle", {.basis = analysis::LabelReason::Basis::spinners, .spinners = 2}}};
   const auto t = analysis::compare_samples(make("idle", "BenchmarkA", {1, 2, 3, 4, 5, 6}),
                                            make("idle", "BenchmarkA", {2, 3, 4, 5, 6, 7}), st);
   REQUIRE(t.rows.size() == 1);
   CHECK_FALSE(t.rows[0].compared);
   CHECK(t.rows[0].labels.differ());
-  CHECK(
-      render::not_compared_reason(t.rows[0]) ==
-      "labels differ: old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs)");
+  CHECK(render::not_compared_reason(t.rows[0]) ==
+        "labels differ: old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (2 spinners)");
   CHECK(render::label_differences(t) ==
-        std::vector<std::string>{
-            "old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs)"});
+        std::vector<std::string>{"old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (2 spinners)"});
   const std::string text = render::compare_text(t);
   CHECK(text.find("no benchmark compared") != std::string::npos);
   CHECK(text.find("not compared (different labels") != std::string::npos);
@@ -352,22 +365,23 @@ TEST_CASE("compare: labels come from spinners and load; different labels are nev
   REQUIRE(allowed.rows.size() == 1);
   CHECK(allowed.rows[0].compared);
   CHECK(render::label_reason(allowed.rows[0]) ==
-        "old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (1-minute load 2.50 on 2 CPUs); compared "
+        "old 'idle' is MEASURED-clean, new 'idle' is CONTENDED (2 spinners); compared "
         "because of --allow-different-labels");
   CHECK(render::not_compared_reason(allowed.rows[0]).empty());
   // One label on both sides: the row says what each side's rests on, once when they are the same.
   st.new_labels = {{"idle", analysis::Label::measured_clean}};
-  st.old_label_reasons = {{"idle", "its threads waited 2% of the time"}};
+  st.old_label_reasons = {{"idle", {.basis = analysis::LabelReason::Basis::run_queue, .waited_percent = 2}}};
   const auto same = analysis::compare_samples(make("idle", "BenchmarkA", {1, 2, 3, 4, 5, 6}),
                                               make("idle", "BenchmarkA", {2, 3, 4, 5, 6, 7}), st);
   REQUIRE(same.rows.size() == 1);
   CHECK(same.rows[0].label == analysis::Label::measured_clean);
   CHECK(render::label_reason(same.rows[0]) ==
-        "old: its threads waited 2% of the time; new: 1-minute load 2.50 on 2 CPUs");
+        "old: its threads waited for a CPU 2.0% of the time they were runnable; new: 2 spinners");
   st.new_label_reasons = st.old_label_reasons;
   CHECK(render::label_reason(analysis::compare_samples(make("idle", "BenchmarkA", {1, 2, 3}),
                                                        make("idle", "BenchmarkA", {2, 3, 4}), st)
-                                 .rows[0]) == "its threads waited 2% of the time");
+                                 .rows[0]) ==
+        "its threads waited for a CPU 2.0% of the time they were runnable");
   for (const auto& note : allowed.notes) CHECK(note.kind != analysis::CompareNote::Kind::unknown_label);
 }
 
