@@ -173,11 +173,9 @@ void markdown_into(const Table& t, std::string& out, const std::function<void(st
     out += "Labels (how clean each condition's room was, from what was measured over it):\n\n";
     for (const auto& c : t.conditions) {
       const auto it = t.labels.find(c);
+      const std::string why = it == t.labels.end() ? "" : label_reason_text(it->second.reason);
       out += "- " + text::markdown_cell(c) + ": " + std::string(to_string(t.label_of(c))) +
-             (it == t.labels.end() || label_reason_text(it->second.reason).empty()
-                  ? ""
-                  : " (" + text::markdown_cell(label_reason_text(it->second.reason)) + ")") +
-             "\n";
+             (why.empty() ? "" : " (" + text::markdown_cell(why) + ")") + "\n";
     }
     out += "\n";
   }
@@ -271,14 +269,14 @@ std::string one_condition_text(const Table& t, const std::vector<const Row*>& ro
   name_w = std::min(name_w, name_max);
   const std::string& condition = t.conditions.front();
   std::string out = "condition: " + text::line_label(condition);
-  if (const auto it = t.labels.find(condition); it != t.labels.end())
-    out = text::wrap(out + " · " + std::string(to_string(it->second.label)) +
-                         (label_reason_text(it->second.reason).empty()
-                              ? ""
-                              : " (" + label_reason_text(it->second.reason) + ")"),
-                     80, "", "  ");
-  else
+  if (const auto it = t.labels.find(condition); it != t.labels.end()) {
+    const std::string why = label_reason_text(it->second.reason);
+    out = text::wrap(
+        out + " · " + std::string(to_string(it->second.label)) + (why.empty() ? "" : " (" + why + ")"), 80,
+        "", "  ");
+  } else {
     out += "\n";
+  }
   out += "\n";
   for (std::size_t c = 0; c < configs.size(); ++c) {
     out += config_heading(configs[c]);
