@@ -335,7 +335,12 @@ void Commands::declare_store(CLI::App& app) {
       ->add_option("--rate-limit", serve_.publishes_per_minute,
                    "publishes a client address may make a minute (0: no limit)")
       ->capture_default_str();
+  serve
+      ->add_option("--idle-timeout", serve_idle_,
+                   "a client that sends nothing for this long in the middle of a request is let go")
+      ->capture_default_str();
   table_.push_back({serve, [this](const pipeline::Cancelled& cancelled) {
+                      serve_.idle = pipeline::serve_idle_timeout(serve_idle_);
                       install_signal_handlers();
                       return pipeline::serve(serve_, cancelled, [](const std::string& line) {
                         std::fprintf(stderr, "%s\n", text::terminal_safe(line).c_str());

@@ -54,6 +54,7 @@ class Commands {
   std::string gc_host_;  // gc --host
   pipeline::DoctorOptions doctor_;
   store::ServeOptions serve_;
+  std::string serve_idle_ = "10s";  // --idle-timeout, as written
   pipeline::KeysOptions keys_;
   pipeline::PublishOptions publish_;
 };

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "config/experiment_file.hpp"
 #include "files/files.hpp"
 #include "model/errors.hpp"
 #include "model/names.hpp"
@@ -75,6 +76,14 @@ Output keys_revoke(const KeysOptions& o) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds serve_idle_timeout(const std::string& text) {
+  const std::optional<model::Seconds> idle = config::parse_duration(text);
+  if (!idle || idle->count() < 0.1 || idle->count() > 600)
+    throw ConfigError(
+        fmt::format("serve --idle-timeout {}: expected a duration from 100ms to 10m (10s, 2s)", text));
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*idle);
+}
 
 Output keys(const KeysOptions& o) {
   const auto action = model::from_name<KeysAction>(o.action);

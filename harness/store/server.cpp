@@ -35,7 +35,6 @@ constexpr const char* kPagePolicy =
 constexpr const char* kRawPolicy = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 constexpr const char* kRuns = "/api/v1/runs";  // the runs: POST publishes one, GET lists them
 constexpr std::string_view kPost = "POST";
-constexpr std::chrono::seconds kIdle{10};             // a client silent this long mid-request is let go
 constexpr std::chrono::seconds kRequestDeadline{60};  // the most one request may take, answer and all
 constexpr std::size_t kMostBuckets = 10000;           // addresses the rate limit remembers before it sweeps
 
@@ -356,7 +355,7 @@ void serve(const ServeOptions& o, const model::Cancelled& cancelled,
            const std::function<void(const std::string&)>& say) {
   const auto [host, port] = parse_listen(o.listen);
   Context c(o, say);
-  HttpServer svr(kRequestDeadline, kIdle);
+  HttpServer svr(kRequestDeadline, o.idle);
   const std::size_t threads = std::max<std::size_t>(o.threads, 1);
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   svr.set_payload_max_length(o.limits.max_compressed);
@@ -367,9 +366,10 @@ void serve(const ServeOptions& o, const model::Cancelled& cancelled,
   if (bound < 0)
     throw RunError(
         fmt::format("serve: cannot listen on {}: in use, or not this machine's address", o.listen));
-  say(fmt::format("noisefloor serve: http://{}:{}/ ({}; {})",
+  say(fmt::format("noisefloor serve: http://{}:{}/ ({}; {}; a silent client is let go after {:g} s)",
                   host.find(':') == std::string::npos ? host : "[" + host + "]", bound, c.db.url().shown,
-                  o.private_reads ? "reads need a key" : "reads are public"));
+                  o.private_reads ? "reads need a key" : "reads are public",
+                  std::chrono::duration<double>(o.idle).count()));
   std::atomic<bool> done = false;
   std::thread stopper([&] {
     while (!done && !cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(100));

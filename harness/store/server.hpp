@@ -9,6 +9,7 @@
 //   GET  /, /e/EXPERIMENT               the pages (store/page.hpp)
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -24,6 +25,7 @@ struct ServeOptions {
   bool private_reads = false;             // --private: reading needs a key too
   double publishes_per_minute = 30;       // per client address; 0: no limit
   std::size_t threads = 32;               // requests served at once (and database sessions)
+  std::chrono::milliseconds idle{10000};  // --idle-timeout: a client silent this long mid-request is let go
   ArchiveLimits limits;
 };
 

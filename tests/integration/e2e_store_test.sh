@@ -150,7 +150,9 @@ for db in "${dbs[@]}"; do
       "UPDATE api_keys SET expires_utc='2020-01-01T00:00:00.000Z' WHERE id='${old:3:8}'")
   fi
 
-  start_server "$db" --rate-limit 0  # the limit has its own check at the end
+  # the limit has its own check at the end; a silent client is let go after 2 s, not the default 10
+  start_server "$db" --rate-limit 0 --idle-timeout 2s
+  contains server.log "a silent client is let go after 2 s)"
   # Publish, twice: one run.
   NOISEFLOOR_KEY="$key" "$NF" publish m1 --to "$URL" >pub1.txt
   contains pub1.txt "published"
@@ -221,7 +223,9 @@ try:
         pass
 except socket.timeout:
     sys.exit("the server kept a silent client for a minute")
-print(f"slow client let go after {time.monotonic() - start:.1f} s")
+waited = time.monotonic() - start
+print(f"slow client let go after {waited:.1f} s (--idle-timeout 2s)")
+assert waited >= 1.9, f"let go after {waited:.1f} s: before its --idle-timeout of 2 s"
 PY
   slow=$!
   curl -sf -o /dev/null "$URL/" || fail "the page did not answer beside a slow client"
@@ -306,6 +310,12 @@ rc=$?
 set -e
 [[ $rc -eq 1 ]] || fail "a second serve on ${URL#http://}: exit $rc, expected 1"
 contains second.err "cannot listen on"
+# A silent client's time that is no duration, or none at all: refused before anything listens.
+for bad in 0s soon; do
+  rc=0; "$NF" serve --db "$db" --listen 127.0.0.1:0 --idle-timeout "$bad" 2>idle.err || rc=$?
+  [[ $rc -eq 2 ]] || fail "serve --idle-timeout $bad: exit $rc, expected 2"
+  contains idle.err "serve --idle-timeout $bad: expected a duration from 100ms to 10m"
+done
 [[ $(curl -s -o /dev/null -w '%{http_code}' "$URL/e/small") == 401 ]] || fail "--private: a page was read without a key"
 [[ $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "$URL/e/small") == 200 ]] ||
   fail "--private: a key did not read the page"
