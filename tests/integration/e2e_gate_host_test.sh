@@ -90,7 +90,7 @@ status=0
 HOME="$H" NF_SSH="$H/bin/ssh" "$NF" run "$WORK/hosted.yaml" --base "$A" --head "$C" --threshold 5% --confirm \
   --results "$WORK/results" >out2.txt 2>err2.txt || status=$?
 no_alarm "$status" "$WORK/results/gate/latest/gate.json" || { cat out2.txt err2.txt >&2; fail "gate C vs A over ssh (hosts:): exit $status, expected 0"; }
-contains err2.txt "gate: on $SSH_HOST"
+contains err2.txt "gate: on 127.0.0.1 ($SSH_HOST, endpoint)"
 contains err2.txt "build base ($(echo "$A" | cut -c1-7)): cached"
 contains err2.txt "every condition runs as containers on $SSH_HOST"
 [[ -z "$(labelled_on "$REMOTE" containers noisefloor.run)" ]] || fail "containers left on the engine behind ssh"
