@@ -174,8 +174,10 @@ contains cv1.txt "noisefloor gate: "
 contains cv1.txt "gate: FAIL, "
 grep -q "^base: ${A:0:7}" cv1.txt || { cat cv1.txt >&2; fail "cv of a gate run: no base line"; }
 
-# 2. Again: both builds come from the cache.
-"$NF" run burn.yaml --base "$A" --head "$B" --results "$WORK/results" >out2.txt 2>err2.txt || status=$?
+# 2. Again: both builds come from the cache (idle alone: the cache is the sides', not the conditions').
+sed -e '/^  - name: busy$/,$d' -e "s|^benchmark:|benchmark:\n  workdir: $repo|" burn.yaml >"$WORK/cached.yaml"
+grep -q spinners "$WORK/cached.yaml" && fail "cached.yaml still has the busy condition"
+"$NF" run "$WORK/cached.yaml" --base "$A" --head "$B" --results "$WORK/results" >out2.txt 2>err2.txt || status=$?
 [ "$(grep -c 'cached' err2.txt)" -ge 2 ] || { cat err2.txt >&2; fail "the second gate built again"; }
 
 # 3. The Go gate B vs A: Slowed slower and confirmed, Steady never slower.
