@@ -245,7 +245,8 @@ Output gc(const std::string& host = {});
 // `serve`: the store's server until Ctrl-C (Interrupted then); `say` gets its lines.
 Output serve(const store::ServeOptions& options, const Cancelled& cancelled,
              const std::function<void(const std::string&)>& say);
-// `serve --idle-timeout`'s text ("10s", "2s"), read: ConfigError unless from 100 ms to 10 min.
+// `serve --idle-timeout`'s text ("10s", "2s"), read: ConfigError unless from 100 ms to 60 s (a
+// request's whole deadline: a longer silence could never end one).
 std::chrono::milliseconds serve_idle_timeout(const std::string& text);
 
 enum class KeysAction { create, list, revoke };

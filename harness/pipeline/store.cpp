@@ -79,9 +79,11 @@ Output keys_revoke(const KeysOptions& o) {
 
 std::chrono::milliseconds serve_idle_timeout(const std::string& text) {
   const std::optional<model::Seconds> idle = config::parse_duration(text);
-  if (!idle || idle->count() < 0.1 || idle->count() > 600)
+  if (!idle || idle->count() < 0.1 || idle->count() > 60)
     throw ConfigError(
-        fmt::format("serve --idle-timeout {}: expected a duration from 100ms to 10m (10s, 2s)", text));
+        fmt::format("serve --idle-timeout {}: expected a duration from 100ms to 60s, the most a request may "
+                    "take (10s, 2s)",
+                    text));
   return std::chrono::duration_cast<std::chrono::milliseconds>(*idle);
 }
 

@@ -310,11 +310,12 @@ rc=$?
 set -e
 [[ $rc -eq 1 ]] || fail "a second serve on ${URL#http://}: exit $rc, expected 1"
 contains second.err "cannot listen on"
-# A silent client's time that is no duration, or none at all: refused before anything listens.
-for bad in 0s soon; do
+# A silent client's time that is no duration, none at all, or more than a request's whole 60 s:
+# refused before anything listens.
+for bad in 0s 61s soon; do
   rc=0; "$NF" serve --db "$db" --listen 127.0.0.1:0 --idle-timeout "$bad" 2>idle.err || rc=$?
   [[ $rc -eq 2 ]] || fail "serve --idle-timeout $bad: exit $rc, expected 2"
-  contains idle.err "serve --idle-timeout $bad: expected a duration from 100ms to 10m"
+  contains idle.err "serve --idle-timeout $bad: expected a duration from 100ms to 60s"
 done
 [[ $(curl -s -o /dev/null -w '%{http_code}' "$URL/e/small") == 401 ]] || fail "--private: a page was read without a key"
 [[ $(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "$URL/e/small") == 200 ]] ||
