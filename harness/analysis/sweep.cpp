@@ -3,13 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "claims/evaluate.hpp"
-#include "text/text.hpp"
 
 namespace noisefloor::analysis {
 
@@ -41,45 +39,20 @@ CurvePoint point_of(const Row& row, const model::SweepPoint& p, const Table& tab
   return c;
 }
 
-std::string where(const Curve& c, const CurvePoint& p) { return fmt::format("{}={}", c.parameter, p.value); }
-
 void place_knee(Curve& c, const std::vector<const Row*>& rows) {
+  using Basis = KneeReason::Basis;
   if (c.points.size() < 2) {
-    c.knee_text = "one point: no curve to have a knee";
+    c.knee_reason = {.basis = Basis::one_point};
     return;
   }
   std::vector<const stats::Summary*> summaries;
   for (const Row* r : rows) summaries.push_back(&r->summary);
-  const CurvePoint& ref = c.points.front();
   if (const auto k = stats::knee_of(summaries)) {
-    const CurvePoint& p = c.points[k->index];
     c.knee = k->index;
-    std::vector<std::string> why;
-    if (k->median_left) {
-      const double change = ref.median > 0 ? 100 * (p.median / ref.median - 1) : stats::kNaN;
-      why.push_back(fmt::format(
-          "the median {} {} is {} {}'s, outside its 95% CI {}", text::format_value(p.median), c.unit,
-          std::isfinite(change)
-              ? fmt::format("{:.1f}% {}", std::fabs(change), change >= 0 ? "above" : "below")
-              : std::string("away from"),
-          where(c, ref),
-          text::interval(text::format_value(ref.median_ci->lo), text::format_value(ref.median_ci->hi))));
-    }
-    if (k->band_worse)
-      why.push_back(fmt::format("the CV band falls from {} ({}%) to {} ({}%)", stats::to_string(ref.band),
-                                text::fixed(ref.cv_pct, 2), stats::to_string(p.band),
-                                text::fixed(p.cv_pct, 2)));
-    c.knee_text = fmt::format("knee at {}: {}", where(c, p), fmt::join(why, "; and "));
+    c.knee_reason = {.basis = Basis::moved, .median_left = k->median_left, .band_worse = k->band_worse};
     return;
   }
-  if (!ref.median_ci)
-    c.knee_text = fmt::format(
-        "no knee in the CV bands; the medians cannot place one: {} has n={} < 6, no 95% median CI",
-        where(c, ref), ref.n);
-  else
-    c.knee_text = fmt::format(
-        "no knee: every median is inside {}'s 95% CI {} and no CV band is worse", where(c, ref),
-        text::interval(text::format_value(ref.median_ci->lo), text::format_value(ref.median_ci->hi)));
+  c.knee_reason = {.basis = c.points.front().median_ci ? Basis::inside : Basis::no_median_ci};
 }
 
 }  // namespace

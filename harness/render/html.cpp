@@ -15,6 +15,7 @@
 #include "render/judge.hpp"
 #include "render/svg.hpp"
 #include "render/sweep_plot.hpp"
+#include "render/sweep_table.hpp"
 #include "render/table.hpp"
 #include "render/warnings.hpp"
 #include "text/text.hpp"
@@ -865,7 +866,7 @@ std::string sweeps_section(const Analysis& d) {
     for (const auto& c : d.curves) {
       if (c.group != groups[g]) continue;
       out += fmt::format("{}<strong>{}{}</strong>: {}", first ? "" : "<br>\n", escape(c.benchmark),
-                         c.series.empty() ? "" : " · " + escape(c.series), escape(c.knee_text));
+                         c.series.empty() ? "" : " · " + escape(c.series), escape(knee_text(c)));
       first = false;
     }
     out += "</figcaption>\n</figure>\n";

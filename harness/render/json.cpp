@@ -18,6 +18,7 @@
 #include "render/diagnosis.hpp"
 #include "render/gate.hpp"
 #include "render/history.hpp"
+#include "render/sweep_table.hpp"
 #include "render/table.hpp"
 #include "render/warnings.hpp"
 #include "stats/summary.hpp"
@@ -282,7 +283,7 @@ void to_json(nlohmann::json& j, const Curve& c) {
        {"points", c.points},
        {"knee", c.knee ? nlohmann::json(c.points[*c.knee].value) : nlohmann::json(nullptr)},
        {"knee_condition", c.knee ? nlohmann::json(c.points[*c.knee].condition) : nlohmann::json(nullptr)},
-       {"knee_text", c.knee_text}};
+       {"knee_text", render::knee_text(c)}};
 }
 
 void to_json(nlohmann::json& j, const PairedRow& r) {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "render/svg.hpp"
+#include "render/sweep_table.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -487,8 +488,8 @@ std::string room_text(const Drawing& d) {
 std::vector<std::string> caption_lines(const Drawing& d, const SweepPlotOptions& o) {
   std::vector<std::string> paragraphs;
   for (const Curve* c : d.curves)
-    paragraphs.push_back(d.curves.size() > 1 ? fmt::format("{}: {}", curve_label(*c), c->knee_text)
-                                             : c->knee_text);
+    paragraphs.push_back(d.curves.size() > 1 ? fmt::format("{}: {}", curve_label(*c), knee_text(*c))
+                                             : knee_text(*c));
   paragraphs.push_back(n_text(d) +
                        " · error bars: the median's 95% CI and the CV's 95% bootstrap interval, not drawn "
                        "where undefined (a median CI needs n ≥ 6, a CV n ≥ 2)");
@@ -555,7 +556,7 @@ std::string draw(const std::vector<analysis::Curve>& curves, std::string_view gr
   for (std::size_t i = 1; i < first.points.size(); ++i)
     desc += fmt::format("{}{}", i + 1 == first.points.size() ? " and " : ", ", first.points[i].value);
   desc += ". ";
-  for (const Curve* c : d.curves) desc += c->knee_text + ". ";
+  for (const Curve* c : d.curves) desc += knee_text(*c) + ". ";
   desc += n_text(d) + ".";
 
   const std::string id = safe_id(options.id);

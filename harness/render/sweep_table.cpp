@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "render/table.hpp"
 #include "text/text.hpp"
@@ -51,7 +52,7 @@ std::string terminal_table(const analysis::Curve& c, std::size_t width) {
     }
     out += text::terminal_safe(text::rstrip(line)) + "\n";
   }
-  out += text::wrap(text::terminal_safe(c.knee_text), width, "  ", "    ");
+  out += text::wrap(text::terminal_safe(knee_text(c)), width, "  ", "    ");
   return out;
 }
 
@@ -70,11 +71,53 @@ std::string markdown_table(const analysis::Curve& c) {
         text::fixed(p.cv_pct, 2), cv_interval(p), stats::to_string(p.band),
         text::markdown_cell(std::string(to_string(p.room))), c.knee && *c.knee == i ? "◀ knee" : "");
   }
-  out += "\n" + text::markdown_cell(c.knee_text) + "\n";
+  out += "\n" + text::markdown_cell(knee_text(c)) + "\n";
   return out;
 }
 
+std::string where(const analysis::Curve& c, const analysis::CurvePoint& p) {
+  return fmt::format("{}={}", c.parameter, p.value);
+}
+
+std::string ci_text(const analysis::CurvePoint& p) {
+  return text::interval(text::format_value(p.median_ci->lo), text::format_value(p.median_ci->hi));
+}
+
+// Why the knee is at `p`: its median against the reference's CI, its CV band against the reference's.
+std::string moved_text(const analysis::Curve& c, const analysis::CurvePoint& ref,
+                       const analysis::CurvePoint& p) {
+  std::vector<std::string> why;
+  if (c.knee_reason.median_left) {
+    const double change = ref.median > 0 ? 100 * (p.median / ref.median - 1) : stats::kNaN;
+    why.push_back(fmt::format(
+        "the median {} {} is {} {}'s, outside its 95% CI {}", text::format_value(p.median), c.unit,
+        std::isfinite(change) ? fmt::format("{:.1f}% {}", std::fabs(change), change >= 0 ? "above" : "below")
+                              : std::string("away from"),
+        where(c, ref), ref.median_ci ? ci_text(ref) : std::string(text::kDash)));
+  }
+  if (c.knee_reason.band_worse)
+    why.push_back(fmt::format("the CV band falls from {} ({}%) to {} ({}%)", stats::to_string(ref.band),
+                              text::fixed(ref.cv_pct, 2), stats::to_string(p.band),
+                              text::fixed(p.cv_pct, 2)));
+  return fmt::format("knee at {}: {}", where(c, p), fmt::join(why, "; and "));
+}
+
 }  // namespace
+
+std::string knee_text(const analysis::Curve& c) {
+  using Basis = analysis::KneeReason::Basis;
+  if (c.points.empty() || c.knee_reason.basis == Basis::one_point)
+    return "one point: no curve to have a knee";
+  const analysis::CurvePoint& ref = c.points.front();
+  if (c.knee_reason.basis == Basis::moved && c.knee && *c.knee < c.points.size())
+    return moved_text(c, ref, c.points[*c.knee]);
+  if (c.knee_reason.basis == Basis::no_median_ci || !ref.median_ci)
+    return fmt::format(
+        "no knee in the CV bands; the medians cannot place one: {} has n={} < 6, no 95% median CI",
+        where(c, ref), ref.n);
+  return fmt::format("no knee: every median is inside {}'s 95% CI {} and no CV band is worse", where(c, ref),
+                     ci_text(ref));
+}
 
 std::string sweep_tables(const std::vector<analysis::Curve>& curves, bool terminal, std::size_t width) {
   if (curves.empty()) return {};

@@ -9,6 +9,10 @@
 
 namespace noisefloor::render {
 
+// The curve's knee in words ("knee at spinners=1: the median 1.3 ms is 30.0% above
+// spinners=0's, outside its 95% CI [...]"), or why it has none (analysis::KneeReason).
+std::string knee_text(const analysis::Curve& c);
+
 // For terminals when `terminal` (in `width` columns), else GitHub markdown; "" without curves.
 std::string sweep_tables(const std::vector<analysis::Curve>& curves, bool terminal, std::size_t width = 80);
 

@@ -73,7 +73,9 @@ TEST_CASE("sweep: the knee is the first point whose median leaves the first poin
   CHECK(c.points[0].cv_ci->hi >= c.points[0].cv_ci->lo);
   REQUIRE(c.knee);
   CHECK(*c.knee == 2);
-  CHECK(c.knee_text ==
+  CHECK(c.knee_reason.basis == analysis::KneeReason::Basis::moved);
+  CHECK(c.knee_reason.median_left);
+  CHECK(render::knee_text(c) ==
         "knee at spinners=2: the median 15.35 ns/op is 48.3% above spinners=0's, outside its 95% CI [10.00, "
         "10.60]");
 
@@ -97,7 +99,10 @@ TEST_CASE("sweep: a worse CV band is a knee too; no CI at the first point places
   auto c = analysis::sweep_curves(t).front();
   REQUIRE(c.knee);
   CHECK(*c.knee == 1);
-  CHECK(c.knee_text.starts_with("knee at spinners=1: the CV band falls from acceptable (2.37%) to noisy ("));
+  CHECK(c.knee_reason.band_worse);
+  CHECK_FALSE(c.knee_reason.median_left);
+  CHECK(render::knee_text(c).starts_with(
+      "knee at spinners=1: the CV band falls from acceptable (2.37%) to noisy ("));
 
   // Four samples: no 95% median CI (n < 6), and the same bands: no knee, and why.
   samples.clear();
@@ -108,7 +113,8 @@ TEST_CASE("sweep: a worse CV band is a knee too; no CI at the first point places
   t.sweeps["noisy.spinners-1"] = point("1", 1, 1);
   c = analysis::sweep_curves(t).front();
   CHECK_FALSE(c.knee);
-  CHECK(c.knee_text ==
+  CHECK(c.knee_reason.basis == analysis::KneeReason::Basis::no_median_ci);
+  CHECK(render::knee_text(c) ==
         "no knee in the CV bands; the medians cannot place one: spinners=0 has n=4 < 6, no 95% median CI");
 }
 
@@ -173,4 +179,34 @@ TEST_CASE("sweep: a GOMAXPROCS sweep is one curve, whatever -N each point's name
   CHECK(curves[1].points.size() == 1);
   CHECK(curves[2].benchmark == "BenchmarkX-2");
   CHECK(curves[2].points.size() == 2);
+}
+
+TEST_CASE("knee_text: each reason said from the curve's own figures") {
+  using Basis = analysis::KneeReason::Basis;
+  analysis::Curve c;
+  c.parameter = "cpus";
+  c.unit = "ns/op";
+  analysis::CurvePoint ref, capped;
+  ref.value = "1.0";
+  ref.n = 8;
+  ref.median = 100;
+  ref.median_ci = stats::Interval{98, 103, 0.95};
+  ref.cv_pct = 1.5;
+  ref.band = stats::Band::excellent;
+  capped.value = "0.3";
+  capped.median = 80;
+  capped.cv_pct = 12;
+  capped.band = stats::Band::noisy;
+  c.points = {ref};
+  CHECK(render::knee_text(c) == "one point: no curve to have a knee");
+  c.points = {ref, capped};
+  c.knee_reason = {.basis = Basis::inside};
+  CHECK(render::knee_text(c) ==
+        "no knee: every median is inside cpus=1.0's 95% CI [98.00, 103.0] and no CV band is worse");
+  c.knee = 1;
+  c.knee_reason = {.basis = Basis::moved, .median_left = true, .band_worse = true};
+  CHECK(render::knee_text(c) ==
+        "knee at cpus=0.3: the median 80.00 ns/op is 20.0% below cpus=1.0's, outside its 95% CI [98.00, "
+        "103.0]; "
+        "and the CV band falls from excellent (1.50%) to noisy (12.00%)");
 }

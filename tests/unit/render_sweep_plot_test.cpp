@@ -48,7 +48,7 @@ analysis::Curve curve() {
               point("2", 2, 10, 1300, true, 6.5, analysis::Label::contended),
               point("4", 4, 1, 1500, false, std::nullopt, analysis::Label::contended)};
   c.knee = 2;
-  c.knee_text = "knee at spinners=2: the median 1300 ns/op is 30.0% above spinners=0's";
+  c.knee_reason = {.basis = analysis::KneeReason::Basis::moved, .median_left = true};
   return c;
 }
 
@@ -89,7 +89,7 @@ TEST_CASE("sweep plot: the knee on both panels, in words in the caption") {
 
   analysis::Curve flat = curve();
   flat.knee.reset();
-  flat.knee_text = "no knee: every median is inside spinners=0's 95% CI";
+  flat.knee_reason = {.basis = analysis::KneeReason::Basis::inside};
   const std::string none = render::sweep_plot({flat}, "noisy");
   CHECK(none.find(">knee: ") == std::string::npos);
   CHECK(none.find("data-knee") == std::string::npos);
@@ -149,7 +149,6 @@ TEST_CASE("sweep plot: a categorical axis is labelled with its values, equally s
   c.points[1].value = "0-3";
   c.points[2].value = "0,4";
   c.points[3].value = "all";
-  c.knee_text = "knee at affinity=0,4";
   const std::string svg = render::sweep_plot({c}, "noisy");
   for (const char* v : {">none</text>", ">0-3</text>", ">0,4</text>", ">all</text>"})
     CHECK(occurrences(svg, v) == 2);  // under each panel
