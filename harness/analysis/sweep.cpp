@@ -40,19 +40,9 @@ CurvePoint point_of(const Row& row, const model::SweepPoint& p, const Table& tab
 }
 
 void place_knee(Curve& c, const std::vector<const Row*>& rows) {
-  using Basis = KneeReason::Basis;
-  if (c.points.size() < 2) {
-    c.knee_reason = {.basis = Basis::one_point};
-    return;
-  }
   std::vector<const stats::Summary*> summaries;
   for (const Row* r : rows) summaries.push_back(&r->summary);
-  if (const auto k = stats::knee_of(summaries)) {
-    c.knee = k->index;
-    c.knee_reason = {.basis = Basis::moved, .median_left = k->median_left, .band_worse = k->band_worse};
-    return;
-  }
-  c.knee_reason = {.basis = c.points.front().median_ci ? Basis::inside : Basis::no_median_ci};
+  c.knee = stats::knee_of(summaries);
 }
 
 }  // namespace

@@ -28,19 +28,6 @@ struct CurvePoint {
   Label room = Label::unknown;  // the condition's room label
 };
 
-// How a curve's knee was placed (render::knee_text says it in words).
-struct KneeReason {
-  enum class Basis {
-    one_point,     // a single point: no curve
-    moved,         // Curve::knee: its median left the reference's 95% CI, its CV band is worse, or both
-    no_median_ci,  // no knee in the CV bands, and the reference has no median CI (n < 6) to place one
-    inside,        // every median inside the reference's 95% CI, no CV band worse
-  };
-  Basis basis = Basis::one_point;
-  bool median_left = false;  // moved: the knee's median is outside the reference's 95% median CI
-  bool band_worse = false;   // moved: the knee's CV band is worse than the reference's
-};
-
 struct Curve {
   std::string group;      // the condition the file wrote with {sweep: ...}
   std::string parameter;  // the axis: the group's first swept setting
@@ -50,9 +37,9 @@ struct Curve {
   bool numeric = false;            // every point has a number: the axis is to scale
   std::vector<CurvePoint> points;  // in the file's order; the first is the reference
   // The first point past the reference whose median leaves the reference's 95% median CI, or
-  // whose CV band is worse than the reference's; nullopt: none, or it cannot be placed.
-  std::optional<std::size_t> knee;
-  KneeReason knee_reason;  // why the knee is where it is, or why there is none
+  // whose CV band is worse than the reference's (index into `points`, and which of the two);
+  // nullopt: none, or it cannot be placed. render::knee_text says it in words, or why there is none.
+  std::optional<stats::Knee> knee;
 };
 
 // One curve per (group, other settings, benchmark) of the table's primary rows whose condition

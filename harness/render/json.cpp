@@ -281,8 +281,9 @@ void to_json(nlohmann::json& j, const Curve& c) {
        {"unit", c.unit},
        {"numeric", c.numeric},
        {"points", c.points},
-       {"knee", c.knee ? nlohmann::json(c.points[*c.knee].value) : nlohmann::json(nullptr)},
-       {"knee_condition", c.knee ? nlohmann::json(c.points[*c.knee].condition) : nlohmann::json(nullptr)},
+       {"knee", c.knee ? nlohmann::json(c.points[c.knee->index].value) : nlohmann::json(nullptr)},
+       {"knee_condition",
+        c.knee ? nlohmann::json(c.points[c.knee->index].condition) : nlohmann::json(nullptr)},
        {"knee_text", render::knee_text(c)}};
 }
 

@@ -392,8 +392,8 @@ std::string panel_knees(const Drawing& d, int k) {
   const double x0 = kPanelLeft[k], x1 = kPanelRight[k];
   std::vector<std::pair<std::string, double>> knees;  // label, x
   for (const Curve* c : d.curves) {
-    if (!c->knee || *c->knee >= c->points.size()) continue;
-    const CurvePoint& p = c->points[*c->knee];
+    if (!c->knee || c->knee->index >= c->points.size()) continue;
+    const CurvePoint& p = c->points[c->knee->index];
     const std::string label = fmt::format("knee: {}={}", c->parameter, p.value);
     if (std::none_of(knees.begin(), knees.end(), [&](const auto& kn) { return kn.first == label; }))
       knees.emplace_back(label, d.x.position(p, x0, x1));

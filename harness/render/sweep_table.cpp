@@ -12,6 +12,15 @@ namespace noisefloor::render {
 
 namespace {
 
+std::string where(const analysis::Curve& c, const analysis::CurvePoint& p) {
+  return fmt::format("{}={}", c.parameter, p.value);
+}
+
+// The point's 95% median CI, which it has.
+std::string ci_text(const analysis::CurvePoint& p) {
+  return text::interval(text::format_value(p.median_ci->lo), text::format_value(p.median_ci->hi));
+}
+
 std::string cv_interval(const analysis::CurvePoint& p) {
   if (!p.cv_ci) return std::string(text::kDash);
   return text::interval(text::fixed(p.cv_ci->lo, 2), text::fixed(p.cv_ci->hi, 2));
@@ -43,7 +52,7 @@ std::string terminal_table(const analysis::Curve& c, std::size_t width) {
     for (std::size_t k = 0; k < row.size(); ++k) w[k] = std::max(w[k], text::width(row[k]));
   std::string out = "\n" + text::terminal_safe(heading(c)) + "\n";
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    const bool knee = i > 0 && c.knee && *c.knee == i - 1;
+    const bool knee = i > 0 && c.knee && c.knee->index == i - 1;
     std::string line = knee ? "▶ " : "  ";
     for (std::size_t k = 0; k < cells[i].size(); ++k) {
       const bool right = k == 1 || k == 3;
@@ -63,31 +72,21 @@ std::string markdown_table(const analysis::Curve& c) {
   out += "|:--|--:|--:|--:|--:|--:|:--|:--|:--|\n";
   for (std::size_t i = 0; i < c.points.size(); ++i) {
     const auto& p = c.points[i];
-    out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", text::markdown_cell(p.value), p.n,
-        text::format_value(p.median),
-        p.median_ci ? text::interval(text::format_value(p.median_ci->lo), text::format_value(p.median_ci->hi))
-                    : std::string(text::kDash),
-        text::fixed(p.cv_pct, 2), cv_interval(p), stats::to_string(p.band),
-        text::markdown_cell(std::string(to_string(p.room))), c.knee && *c.knee == i ? "◀ knee" : "");
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", text::markdown_cell(p.value), p.n,
+                       text::format_value(p.median), p.median_ci ? ci_text(p) : std::string(text::kDash),
+                       text::fixed(p.cv_pct, 2), cv_interval(p), stats::to_string(p.band),
+                       text::markdown_cell(std::string(to_string(p.room))),
+                       c.knee && c.knee->index == i ? "◀ knee" : "");
   }
   out += "\n" + text::markdown_cell(knee_text(c)) + "\n";
   return out;
-}
-
-std::string where(const analysis::Curve& c, const analysis::CurvePoint& p) {
-  return fmt::format("{}={}", c.parameter, p.value);
-}
-
-std::string ci_text(const analysis::CurvePoint& p) {
-  return text::interval(text::format_value(p.median_ci->lo), text::format_value(p.median_ci->hi));
 }
 
 // Why the knee is at `p`: its median against the reference's CI, its CV band against the reference's.
 std::string moved_text(const analysis::Curve& c, const analysis::CurvePoint& ref,
                        const analysis::CurvePoint& p) {
   std::vector<std::string> why;
-  if (c.knee_reason.median_left) {
+  if (c.knee->median_left) {
     const double change = ref.median > 0 ? 100 * (p.median / ref.median - 1) : stats::kNaN;
     why.push_back(fmt::format(
         "the median {} {} is {} {}'s, outside its 95% CI {}", text::format_value(p.median), c.unit,
@@ -95,7 +94,7 @@ std::string moved_text(const analysis::Curve& c, const analysis::CurvePoint& ref
                               : std::string("away from"),
         where(c, ref), ref.median_ci ? ci_text(ref) : std::string(text::kDash)));
   }
-  if (c.knee_reason.band_worse)
+  if (c.knee->band_worse)
     why.push_back(fmt::format("the CV band falls from {} ({}%) to {} ({}%)", stats::to_string(ref.band),
                               text::fixed(ref.cv_pct, 2), stats::to_string(p.band),
                               text::fixed(p.cv_pct, 2)));
@@ -105,13 +104,10 @@ std::string moved_text(const analysis::Curve& c, const analysis::CurvePoint& ref
 }  // namespace
 
 std::string knee_text(const analysis::Curve& c) {
-  using Basis = analysis::KneeReason::Basis;
-  if (c.points.empty() || c.knee_reason.basis == Basis::one_point)
-    return "one point: no curve to have a knee";
+  if (c.points.size() < 2) return "one point: no curve to have a knee";
   const analysis::CurvePoint& ref = c.points.front();
-  if (c.knee_reason.basis == Basis::moved && c.knee && *c.knee < c.points.size())
-    return moved_text(c, ref, c.points[*c.knee]);
-  if (c.knee_reason.basis == Basis::no_median_ci || !ref.median_ci)
+  if (c.knee && c.knee->index < c.points.size()) return moved_text(c, ref, c.points[c.knee->index]);
+  if (!ref.median_ci)
     return fmt::format(
         "no knee in the CV bands; the medians cannot place one: {} has n={} < 6, no 95% median CI",
         where(c, ref), ref.n);

@@ -10,7 +10,8 @@
 namespace noisefloor::render {
 
 // The curve's knee in words ("knee at spinners=1: the median 1.3 ms is 30.0% above
-// spinners=0's, outside its 95% CI [...]"), or why it has none (analysis::KneeReason).
+// spinners=0's, outside its 95% CI [...]"), or why it has none (one point; no median CI at the
+// first point; every median inside it).
 std::string knee_text(const analysis::Curve& c);
 
 // For terminals when `terminal` (in `width` columns), else GitHub markdown; "" without curves.

@@ -72,9 +72,8 @@ TEST_CASE("sweep: the knee is the first point whose median leaves the first poin
   CHECK(c.points[0].cv_ci->lo < *c.points[0].cv_pct);
   CHECK(c.points[0].cv_ci->hi >= c.points[0].cv_ci->lo);
   REQUIRE(c.knee);
-  CHECK(*c.knee == 2);
-  CHECK(c.knee_reason.basis == analysis::KneeReason::Basis::moved);
-  CHECK(c.knee_reason.median_left);
+  CHECK(c.knee->index == 2);
+  CHECK(c.knee->median_left);
   CHECK(render::knee_text(c) ==
         "knee at spinners=2: the median 15.35 ns/op is 48.3% above spinners=0's, outside its 95% CI [10.00, "
         "10.60]");
@@ -98,9 +97,9 @@ TEST_CASE("sweep: a worse CV band is a knee too; no CI at the first point places
   t.sweeps["noisy.spinners-1"] = point("1", 1, 1);
   auto c = analysis::sweep_curves(t).front();
   REQUIRE(c.knee);
-  CHECK(*c.knee == 1);
-  CHECK(c.knee_reason.band_worse);
-  CHECK_FALSE(c.knee_reason.median_left);
+  CHECK(c.knee->index == 1);
+  CHECK(c.knee->band_worse);
+  CHECK_FALSE(c.knee->median_left);
   CHECK(render::knee_text(c).starts_with(
       "knee at spinners=1: the CV band falls from acceptable (2.37%) to noisy ("));
 
@@ -113,7 +112,7 @@ TEST_CASE("sweep: a worse CV band is a knee too; no CI at the first point places
   t.sweeps["noisy.spinners-1"] = point("1", 1, 1);
   c = analysis::sweep_curves(t).front();
   CHECK_FALSE(c.knee);
-  CHECK(c.knee_reason.basis == analysis::KneeReason::Basis::no_median_ci);
+  CHECK_FALSE(c.points.front().median_ci);  // why the medians cannot place one
   CHECK(render::knee_text(c) ==
         "no knee in the CV bands; the medians cannot place one: spinners=0 has n=4 < 6, no 95% median CI");
 }
@@ -140,7 +139,7 @@ TEST_CASE("sweep: a second swept setting splits the curve into lines; a category
   CHECK(curves[1].series == "cpus=same");
   CHECK_FALSE(curves[0].knee);
   REQUIRE(curves[1].knee);
-  CHECK(*curves[1].knee == 1);
+  CHECK(curves[1].knee->index == 1);
   CHECK(curves[0].numeric);
   CHECK(analysis::sweep_parameters(t) == std::vector<std::string>{"count", "cpus"});
 }
@@ -182,7 +181,6 @@ TEST_CASE("sweep: a GOMAXPROCS sweep is one curve, whatever -N each point's name
 }
 
 TEST_CASE("knee_text: each reason said from the curve's own figures") {
-  using Basis = analysis::KneeReason::Basis;
   analysis::Curve c;
   c.parameter = "cpus";
   c.unit = "ns/op";
@@ -200,11 +198,9 @@ TEST_CASE("knee_text: each reason said from the curve's own figures") {
   c.points = {ref};
   CHECK(render::knee_text(c) == "one point: no curve to have a knee");
   c.points = {ref, capped};
-  c.knee_reason = {.basis = Basis::inside};
   CHECK(render::knee_text(c) ==
         "no knee: every median is inside cpus=1.0's 95% CI [98.00, 103.0] and no CV band is worse");
-  c.knee = 1;
-  c.knee_reason = {.basis = Basis::moved, .median_left = true, .band_worse = true};
+  c.knee = stats::Knee{.index = 1, .median_left = true, .band_worse = true};
   CHECK(render::knee_text(c) ==
         "knee at cpus=0.3: the median 80.00 ns/op is 20.0% below cpus=1.0's, outside its 95% CI [98.00, "
         "103.0]; "

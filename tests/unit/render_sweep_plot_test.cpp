@@ -47,8 +47,7 @@ analysis::Curve curve() {
               point("1", 1, 10, 1004, true, 1.1, analysis::Label::contended),
               point("2", 2, 10, 1300, true, 6.5, analysis::Label::contended),
               point("4", 4, 1, 1500, false, std::nullopt, analysis::Label::contended)};
-  c.knee = 2;
-  c.knee_reason = {.basis = analysis::KneeReason::Basis::moved, .median_left = true};
+  c.knee = stats::Knee{.index = 2, .median_left = true};
   return c;
 }
 
@@ -89,7 +88,6 @@ TEST_CASE("sweep plot: the knee on both panels, in words in the caption") {
 
   analysis::Curve flat = curve();
   flat.knee.reset();
-  flat.knee_reason = {.basis = analysis::KneeReason::Basis::inside};
   const std::string none = render::sweep_plot({flat}, "noisy");
   CHECK(none.find(">knee: ") == std::string::npos);
   CHECK(none.find("data-knee") == std::string::npos);
