@@ -616,18 +616,22 @@ void Client::remove(const std::string& id) {
                   .timeout = kRemoveTimeout};
   Response r = perform(request);
   if (r.status == 204 || r.status == 200 || r.status == 404) return;
-  if (removal_under_way(r.status, r.body)) {
-    if (r.status == 409) return;  // Docker: the removal under way finishes it
-    // Podman: it exited while being removed (AutoRemove, or our own removal racing its exit):
-    // look again for a while; gone is removed, still there is removed once more.
-    for (int attempt = 0; attempt < 20; ++attempt) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // A removal already under way (AutoRemove after its exit, or another removal: Docker's 409,
+  // Podman's "state improper"): removed means gone, so wait for it to finish, asking again now
+  // and then (Podman leaves some to be removed once more). A container still listed when
+  // noisefloor exits would be one left behind to every check after it.
+  const auto until = std::chrono::steady_clock::now() + kRemoveTimeout;
+  while (removal_under_way(r.status, r.body) && std::chrono::steady_clock::now() < until) {
+    for (int look = 0; look < 10; ++look) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
       if (!inspect_if_exists(id)) return;
-      r = perform(request);
-      if (r.status == 204 || r.status == 200 || r.status == 404) return;
-      if (!removal_under_way(r.status, r.body)) break;
     }
+    r = perform(request);
+    if (r.status == 204 || r.status == 200 || r.status == 404) return;
   }
+  if (removal_under_way(r.status, r.body))
+    throw DockerError(fmt::format("docker: container {} was still being removed after {} s", id.substr(0, 12),
+                                  std::chrono::duration_cast<std::chrono::seconds>(kRemoveTimeout).count()));
   throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
 }
 

@@ -129,8 +129,8 @@ class Client {
   // POST /containers/{id}/kill; a container that is not running (409) is fine.
   void kill(const std::string& id, const std::string& signal = "SIGKILL");
 
-  // DELETE /containers/{id}?force=1&v=1; a missing container (404) or a removal already in
-  // progress (409) counts as removed.
+  // DELETE /containers/{id}?force=1&v=1; returns once the container is gone: a missing one (404)
+  // is removed, and a removal already in progress (409) is waited for.
   void remove(const std::string& id);
 
   // GET /containers/json?all=1 filtered by a label: "key=value" or "key" (key exists).

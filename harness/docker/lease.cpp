@@ -112,7 +112,7 @@ std::unique_ptr<EngineLease> EngineLease::take(Client& client, const std::string
     if (!existing) continue;                                  // released between the two calls: try again
     if (!ours(*existing)) throw squatter(client, *existing);  // never waited for, never removed
     if (!live(*existing)) {
-      // Its owner is gone: take it over (a removal already under way counts as removed).
+      // Its owner is gone: take it over (remove() also waits out a removal already under way).
       client.remove(existing->value("Id", std::string(kLeaseName)));
       if (attempt > 20)
         throw DockerError(

@@ -356,6 +356,24 @@ TEST_CASE("docker: ContainerGuard removes on scope exit") {
   CHECK(gone("noisefloor.run=" + r.name));
 }
 
+// A container the engine removes itself (AutoRemove: the spinners, the lease) is often being
+// removed when noisefloor removes it (409 "removal ... already in progress"): remove() returns
+// only once it is gone, or a run's last check, and the user's, still lists it. Ten times: the
+// engine's own removal races ours (at ccea64e, a fleet run's spinner was listed after its exit).
+TEST_CASE("docker: remove waits out the engine's own removal") {
+  for (int i = 0; i < 10; ++i) {
+    ContainerRequest r = probe_request({"sleep", "120"});
+    r.auto_remove = true;
+    const auto created = client().create_container(create_body(r), r.name);
+    client().start(created.id);
+    client().kill(created.id);
+    client().remove(created.id);
+    const auto left = client().inspect_if_exists(created.id);
+    INFO("after remove: " << (left ? left->at("State").dump() : "gone"));
+    CHECK_FALSE(left.has_value());
+  }
+}
+
 TEST_CASE("docker: list and remove by label") {
   Client& c = client();
   const std::string batch = unique("batch");
