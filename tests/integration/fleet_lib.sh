@@ -18,7 +18,8 @@
 #                                       and ca.pem cert.pem key.pem (client: a docker CLI cert dir)
 #   /run/nf-fleet/sshd/                 sshd_config, host key, sshd.pid, authorized_keys, the
 #                                       client key id_ed25519 and a known_hosts line for the server
-#   /var/lib/nf-fleet/NAME/             --data-root (kept by fleet_stop_all: images are reused)
+#   /var/lib/nf-fleet/NAME/             --data-root (kept by fleet_stop_all: images are reused;
+#                                       the containers a killed test left are removed at start)
 #   /var/log/nf-fleet/NAME.log, sshd.log  logs, appended to and kept
 #
 # Typical use (lib.sh already traps EXIT for its own cleanup, so chain both):
@@ -170,7 +171,21 @@ _fleet_launch_dockerd() {
     -u DOCKER_CONTEXT "$dockerd" "${args[@]}" >>"$log" 2>&1 </dev/null &
   pid=$!
   disown "$pid" 2>/dev/null || true  # no "Killed" job notice in the test's shell when it is stopped
-  _fleet_wait_engine "$name" "$pid" "${port:-}"
+  _fleet_wait_engine "$name" "$pid" "${port:-}" || return
+  _fleet_clear_containers "$name"
+}
+
+# _fleet_clear_containers NAME: an engine launched here serves no one yet; whatever containers its
+# data root still lists were left by a test killed on an earlier run (its engine stopped with
+# them). Each test starts from an empty engine: they are removed, and said so.
+_fleet_clear_containers() {
+  local sock="$NF_FLEET_RUN/$1.sock" ids id n=0
+  ids=$(curl -s --unix-socket "$sock" "http://localhost/containers/json?all=1" | grep -o '"Id":"[0-9a-f]*"' |
+    cut -d'"' -f4) || true
+  for id in $ids; do
+    curl -s -o /dev/null --unix-socket "$sock" -X DELETE "http://localhost/containers/$id?force=1&v=1" && n=$((n + 1))
+  done
+  ((n == 0)) || echo "fleet: removed $n container(s) that a killed earlier run left on engine '$1'" >&2
 }
 
 # fleet_start_engine NAME
