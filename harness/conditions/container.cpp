@@ -540,7 +540,10 @@ fingerprint::FactTree ContainerRuntime::machine_facts(const model::Cancelled& ca
   req.image = impl_->tools_image;
   req.argv = {"/noisefloor/probe", "--facts"};
   req.name = fmt::format("nf-facts-{:016x}", random_tag());
+  // Owned like a run's containers: one left by a run killed while it read the machine is found,
+  // and removed, by `noisefloor gc` (its owner no longer holds the lease).
   req.labels = {{"noisefloor.role", "facts"}};
+  if (!impl_->owner.empty()) req.labels["noisefloor.owner"] = impl_->owner;
   req.spec.pids_limit = 8;
   req.timeout = std::chrono::seconds(60);
   const docker::ContainerOutcome o = docker::run_container(impl_->client, req, cancelled);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <exception>
 #include <optional>
+#include <set>
 #include <string_view>
 
 namespace noisefloor::docker {
@@ -160,8 +161,10 @@ std::vector<std::string> remove_labelled(Client& client, const std::string& labe
 
 std::vector<RunContainer> run_containers(Client& client) {
   std::vector<RunContainer> out;
-  for (const nlohmann::json& listed : client.list_by_label("noisefloor.run"))
-    if (auto c = run_container_of(listed)) out.push_back(std::move(*c));
+  std::set<std::string> seen;
+  for (const char* label : {"noisefloor.run", "noisefloor.role=facts"})
+    for (const nlohmann::json& listed : client.list_by_label(label))
+      if (auto c = run_container_of(listed); c && seen.insert(c->id).second) out.push_back(std::move(*c));
   return out;
 }
 

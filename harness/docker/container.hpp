@@ -66,8 +66,9 @@ ContainerOutcome run_container(Client& client, const nlohmann::json& create_body
 // "<id12> <name>" per removed container, in the engine's list order.
 std::vector<std::string> remove_labelled(Client& client, const std::string& label);
 
-// Every container with the label noisefloor.run, from the engine's list (one call; api.hpp's
-// RunContainer).
+// Every container of noisefloor's runs: labelled noisefloor.run, or a machine-facts container
+// (noisefloor.role=facts, which a run makes before it has an id), from the engine's list (two
+// calls; api.hpp's RunContainer).
 std::vector<RunContainer> run_containers(Client& client);
 
 }  // namespace noisefloor::docker

@@ -305,8 +305,8 @@ Output gc(const std::string& host) {
         "alive, and removes them itself when it ends\n",
         plan.keep.size(), holder->run, holder->who, holder->since);
   if (containers.empty()) {
-    out.out += fmt::format("nothing to remove: no container labelled noisefloor.run on {}\n",
-                           client.endpoint().display);
+    out.out +=
+        fmt::format("nothing to remove: no container of a noisefloor run on {}\n", client.endpoint().display);
   } else if (plan.remove.empty()) {
     out.out += fmt::format("nothing to remove: no container left by an earlier run on {}\n",
                            client.endpoint().display);

@@ -166,6 +166,7 @@ fi
 # nothing left on any engine but the images
 for s in "$SOCK" /run/nf-fleet/nfb.sock /run/nf-fleet/nfc.sock; do
   [[ -z "$(containers_on "$s" label noisefloor.run)" ]] || fail "containers left on $s"
+  [[ -z "$(containers_on "$s" label noisefloor.role=facts)" ]] || fail "a machine-facts container left on $s"
   [[ -z "$(containers_on "$s" name noisefloor-lease)" ]] || fail "a lease left on $s"
 done
 # the readers understand it
@@ -225,6 +226,13 @@ kill -0 "$waiting" 2>/dev/null || fail "the --wait run did not wait"
 kill -9 "$long"; wait "$long" 2>/dev/null || true
 wait "$waiting" || { cat wait.err >&2; fail "the --wait run after the holder died"; }
 contains wait.out "== host tlsbox · tcp://127.0.0.1:23760 · complete =="
+# The holder, killed with -9, removed nothing: what it had on tlsbox then (most often its
+# machine-facts container: it reads the machine just after it takes the lease) is left. gc, run
+# as a user would, removes it; the waiting run removed its own.
+HOME="$H" "$NF" gc --host tlsbox >gc.txt 2>&1 || { cat gc.txt >&2; fail "gc --host tlsbox"; }
+for l in noisefloor.run noisefloor.role=facts; do
+  [[ -z "$(containers_on /run/nf-fleet/nfc.sock label "$l")" ]] || { cat gc.txt >&2; fail "$l left after gc"; }
+done
 
 # --- an engine stopped in the middle: its host fails, the others complete ---------------------
 # 3 samples a condition (12 invocations a host, about 0.7 s each on these engines): the engine is
