@@ -580,30 +580,6 @@ std::string column_name(const records::Result& r) {
 
 }  // namespace
 
-std::string benchstat_pct_range(const CompareSide& s) {
-  if (std::isinf(s.lo) || std::isinf(s.hi) || std::isnan(s.lo) || std::isnan(s.hi)) return "∞";
-  const auto sign = [](double x) { return (x > 0) - (x < 0); };
-  if (sign(s.center) != sign(s.lo) || sign(s.center) != sign(s.hi)) return "?";
-  if (s.center == 0) return "0%";
-  return fmt::format("{:.0f}%", 100 * std::max(s.hi / s.center - 1, 1 - s.lo / s.center));
-}
-
-std::string benchstat_delta(const CompareRow& r) {
-  if (!r.significant) return "~";
-  const double o = r.old_side.center, n = r.new_side.center;
-  if (o == n) return "0.00%";
-  if (o == 0) return "?";
-  return fmt::format("{:+.2f}%", (n / o - 1) * 100);
-}
-
-std::string benchstat_p_text(const CompareRow& r) {
-  std::string s;
-  const double p = r.exact ? 0.0 : r.p_slot;
-  if (p != 0) s = fmt::format("p={:.3f} ", p);
-  const std::size_t n1 = r.old_side.summary.n, n2 = r.new_side.summary.n;
-  return s + (n1 == n2 ? fmt::format("n={}", n1) : fmt::format("n={}+{}", n1, n2));
-}
-
 CompareTable compare_results(records::Result old_result, records::Result new_result, double threshold,
                              bool allow_different_hosts, bool allow_different_labels) {
   CompareSettings st;

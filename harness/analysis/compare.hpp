@@ -229,13 +229,6 @@ struct CompareTable {
   std::string noise_change;
 };
 
-// What benchstat prints for a row, from the same numbers: the "±" of a side ("4%", "∞", "?",
-// "0%"), the delta ("~", "+5.00%", "0.00%", "?") and the p slot ("p=0.008 n=10", "n=1+2" for an
-// exact unit, which has no test).
-std::string benchstat_pct_range(const CompareSide& side);
-std::string benchstat_delta(const CompareRow& row);
-std::string benchstat_p_text(const CompareRow& row);
-
 // Throws ConfigError when the sides cannot be matched (see above) or a side has no samples.
 CompareTable compare_samples(records::Samples old_samples, records::Samples new_samples,
                              const CompareSettings& settings);

@@ -281,11 +281,11 @@ TextRow row_of(const CompareRow& r, const std::string& prefix,
   TextRow tr;
   tr.name = prefix + display_name(r);
   tr.old_center = scaled[0];
-  tr.old_pct = analysis::benchstat_pct_range(r.old_side);
+  tr.old_pct = benchstat_pct_range(r.old_side);
   tr.new_center = scaled[1];
-  tr.new_pct = analysis::benchstat_pct_range(r.new_side);
-  tr.delta = analysis::benchstat_delta(r);
-  tr.p = analysis::benchstat_p_text(r);
+  tr.new_pct = benchstat_pct_range(r.new_side);
+  tr.delta = benchstat_delta(r);
+  tr.p = benchstat_p_text(r);
   tr.verdict = std::string(to_string(r.verdict_word()));
   std::string effect = hl_text(r) + "  " + tr.verdict;
   if (!r.exact && std::isfinite(r.p_adjusted) && r.p_adjusted != r.p_slot)
@@ -472,7 +472,7 @@ std::string compare_csv(const CompareTable& t) {
     auto side = [&](const CompareSide& s) {
       f.push_back(std::to_string(s.summary.n));
       f.push_back(text::shortest(s.center));
-      f.push_back(analysis::benchstat_pct_range(s));
+      f.push_back(benchstat_pct_range(s));
       f.push_back(text::shortest(s.summary.median));
       f.push_back(s.summary.median_ci ? text::shortest(s.summary.median_ci->lo) : "");
       f.push_back(s.summary.median_ci ? text::shortest(s.summary.median_ci->hi) : "");
@@ -483,7 +483,7 @@ std::string compare_csv(const CompareTable& t) {
     if (r.compared) {
       f.push_back(text::shortest(r.ratio_of_medians));
       f.push_back(text::shortest((r.ratio_of_medians - 1) * 100));
-      f.push_back(analysis::benchstat_delta(r));
+      f.push_back(benchstat_delta(r));
       f.push_back(opt(r.p_slot));
       f.push_back(r.significant ? "true" : "false");
       f.push_back(opt(r.test.u));
@@ -508,6 +508,30 @@ std::string compare_csv(const CompareTable& t) {
     out += fmt::format("{}\n", fmt::join(q, ","));
   }
   return out;
+}
+
+std::string benchstat_pct_range(const CompareSide& s) {
+  if (std::isinf(s.lo) || std::isinf(s.hi) || std::isnan(s.lo) || std::isnan(s.hi)) return "∞";
+  const auto sign = [](double x) { return (x > 0) - (x < 0); };
+  if (sign(s.center) != sign(s.lo) || sign(s.center) != sign(s.hi)) return "?";
+  if (s.center == 0) return "0%";
+  return fmt::format("{:.0f}%", 100 * std::max(s.hi / s.center - 1, 1 - s.lo / s.center));
+}
+
+std::string benchstat_delta(const CompareRow& r) {
+  if (!r.significant) return "~";
+  const double o = r.old_side.center, n = r.new_side.center;
+  if (o == n) return "0.00%";
+  if (o == 0) return "?";
+  return fmt::format("{:+.2f}%", (n / o - 1) * 100);
+}
+
+std::string benchstat_p_text(const CompareRow& r) {
+  std::string s;
+  const double p = r.exact ? 0.0 : r.p_slot;
+  if (p != 0) s = fmt::format("p={:.3f} ", p);
+  const std::size_t n1 = r.old_side.summary.n, n2 = r.new_side.summary.n;
+  return s + (n1 == n2 ? fmt::format("n={}", n1) : fmt::format("n={}+{}", n1, n2));
 }
 
 }  // namespace noisefloor::render

@@ -34,4 +34,11 @@ std::string one_sided_text(const analysis::OneSided& s);
 // empty when every row was compared.
 std::vector<std::string> label_differences(const analysis::CompareTable& table);
 
+// What benchstat prints for a row, from the same numbers: the "±" of a side ("4%", "∞", "?",
+// "0%"), the delta ("~", "+5.00%", "0.00%", "?") and the p slot ("p=0.008 n=10", "n=1+2" for an
+// exact unit, which has no test). The terminal and CSV tables and compare.json say the same.
+std::string benchstat_pct_range(const analysis::CompareSide& side);
+std::string benchstat_delta(const analysis::CompareRow& row);
+std::string benchstat_p_text(const analysis::CompareRow& row);
+
 }  // namespace noisefloor::render

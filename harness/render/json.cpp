@@ -100,7 +100,7 @@ json side_json(const CompareSide& s) {
             {"n", s.summary.n},
             {"center", or_null(s.center)},
             {"range", json::array({end_or_null(s.lo), end_or_null(s.hi)})},
-            {"pct_range", benchstat_pct_range(s)},
+            {"pct_range", render::benchstat_pct_range(s)},
             {"median", or_null(s.summary.median)},
             {"median_ci", nullptr},
             {"median_ci_level", nullptr},
@@ -143,8 +143,8 @@ json compare_row_json(const CompareRow& r) {
     row["reason"] = render::not_compared_reason(r);
   } else {
     row["ratio_of_medians"] = or_null(r.ratio_of_medians);
-    row["delta"] = benchstat_delta(r);
-    row["p_text"] = benchstat_p_text(r);
+    row["delta"] = render::benchstat_delta(r);
+    row["p_text"] = render::benchstat_p_text(r);
     row["test"] = {{"u", or_null(r.test.u)},
                    {"p", or_null(r.test.p)},
                    {"p_benchstat", or_null(r.test.p_benchstat)},

@@ -170,7 +170,7 @@ TEST_CASE(
   CHECK(r.test.p_exact_doubling == doctest::Approx(1.0 / 7.0).epsilon(1e-12));
   const std::string text = render::compare_text(t);
   CHECK(r.test.p_benchstat == doctest::Approx(1.0 / 7.0).epsilon(1e-12));
-  CHECK(analysis::benchstat_p_text(r) == "p=0.143 n=4+6");
+  CHECK(render::benchstat_p_text(r) == "p=0.143 n=4+6");
   CHECK(text.find("(benchstat's doubled lower tail p=0.143; the |U − μ| tail p=0.105)") != std::string::npos);
 }
 

@@ -279,7 +279,7 @@ TEST_CASE("compare: ns/op on one side meets sec/op on the other, in seconds") {
   CHECK(r.unit == "sec/op");
   CHECK(r.recorded_units == std::vector<std::string>{"ns/op", "sec/op"});
   CHECK(r.old_side.center == doctest::Approx(1.0e-7));
-  CHECK(analysis::benchstat_delta(r) == "+100.00%");
+  CHECK(render::benchstat_delta(r) == "+100.00%");
   CHECK(r.verdict_word() == analysis::Word::slower);
   // A time in another numerator: *-ns/op becomes *-sec/op.
   const auto u = analysis::compare_results(
@@ -328,8 +328,8 @@ TEST_CASE("compare: the p slot is benchstat's p and its decision; Holm's is labe
   CHECK(a->p_slot == a->test.p_benchstat);
   CHECK(a->significant == (a->test.p_benchstat <= 0.05));
   CHECK(a->p_adjusted >= a->test.p_benchstat);
-  CHECK(analysis::benchstat_p_text(*a) == fmt::format("p={:.3f} n=10", a->test.p_benchstat));
-  if (a->significant) CHECK(analysis::benchstat_delta(*a) != "~");
+  CHECK(render::benchstat_p_text(*a) == fmt::format("p={:.3f} n=10", a->test.p_benchstat));
+  if (a->significant) CHECK(render::benchstat_delta(*a) != "~");
   const std::string text = render::compare_text(t);
   if (a->p_adjusted != a->p_slot)
     CHECK(text.find(fmt::format("Holm p={:.3f}", a->p_adjusted)) != std::string::npos);
@@ -343,16 +343,16 @@ TEST_CASE("compare: Unit <unit> assume=exact: the mode, no test, the delta alway
   const auto* r = find_row(t, "BenchmarkX", "", "allocs/op");
   REQUIRE(r);
   CHECK(r->exact);
-  CHECK(analysis::benchstat_delta(*r) == "+5.00%");
-  CHECK(analysis::benchstat_p_text(*r) == "n=1");
-  CHECK(analysis::benchstat_pct_range(r->old_side) == "0%");
+  CHECK(render::benchstat_delta(*r) == "+5.00%");
+  CHECK(render::benchstat_p_text(*r) == "n=1");
+  CHECK(render::benchstat_pct_range(r->old_side) == "0%");
   CHECK(r->verdict_word() == analysis::Word::worse);
   // The sec/op row of the same line is not exact: one sample a side has no interval and no test.
   const auto* s = find_row(t, "BenchmarkX", "", "sec/op");
   REQUIRE(s);
   CHECK_FALSE(s->exact);
-  CHECK(analysis::benchstat_pct_range(s->old_side) == "∞");
-  CHECK(analysis::benchstat_delta(*s) == "~");
+  CHECK(render::benchstat_pct_range(s->old_side) == "∞");
+  CHECK(render::benchstat_delta(*s) == "~");
 }
 
 TEST_CASE("cv: every metric of a line is a row, the primary one first") {
