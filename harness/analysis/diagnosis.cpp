@@ -124,12 +124,13 @@ FactorLink link_of(const Factor& f, const std::string& row, const std::vector<do
 
 }  // namespace
 
-std::vector<std::string> missing_counters(const records::RunRecord& run) {
+CountersMissing missing_counters(const records::RunRecord& run) {
   struct Missing {
     std::set<std::string> keys, conditions;
   };
   std::map<std::string, Missing> by_reason;
-  std::set<std::string> notes;
+  std::set<std::pair<std::string, std::string>> multiplexed;
+  CountersMissing out;
   std::set<std::string> all_conditions;
   for (const records::ConditionRecord& c : run.condition_records)
     for (const records::InvocationRecord& inv : c.runs) {
@@ -140,26 +141,19 @@ std::vector<std::string> missing_counters(const records::RunRecord& run) {
         by_reason[why].keys.insert(key);
         by_reason[why].conditions.insert(c.condition);
       }
-      if (!k.multiplexed.empty()) notes.insert(fmt::format("condition '{}': {}", c.condition, k.multiplexed));
-      if (k.user_only)
-        notes.insert(
-            "counters count user space only: kernel.perf_event_paranoid allows no more without "
-            "CAP_PERFMON (context switches and kernel time are not in them)");
+      if (!k.multiplexed.empty()) multiplexed.emplace(c.condition, k.multiplexed);
+      out.user_only = out.user_only || k.user_only;
     }
-  std::vector<std::string> out;
   for (const auto& [why, m] : by_reason) {
-    std::string names;
+    CounterGap gap{.all = m.keys.size() == model::kCounterKeys.size(), .why = why};
     for (const char* key : model::kCounterKeys)  // in the documented order
-      if (m.keys.count(key)) names += (names.empty() ? "" : ", ") + std::string(key);
-    std::string where;
-    if (m.conditions.size() < all_conditions.size()) {
+      if (m.keys.count(key)) gap.counters.emplace_back(key);
+    if (m.conditions.size() < all_conditions.size())
       for (const std::string& c : run.conditions)
-        if (m.conditions.count(c)) where += (where.empty() ? " in " : ", ") + c;
-    }
-    if (m.keys.size() == model::kCounterKeys.size()) names = "no counter";
-    out.push_back(fmt::format("not counted{}: {}: {}", where, names, why));
+        if (m.conditions.count(c)) gap.conditions.push_back(c);
+    out.gaps.push_back(std::move(gap));
   }
-  out.insert(out.end(), notes.begin(), notes.end());
+  out.multiplexed.assign(multiplexed.begin(), multiplexed.end());
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/table.hpp"
@@ -86,11 +87,27 @@ struct Contrast {
   std::vector<LevelChange> changed;
 };
 
+// Counters a run did not record, for one reason (the reason in run.json's words).
+struct CounterGap {
+  std::vector<std::string> counters{};    // their keys, in model::kCounterKeys order
+  bool all = false;                       // every counter there is
+  std::vector<std::string> conditions{};  // where, in run order; empty: every condition that counted
+  std::string why{};
+};
+
+// What a run's counters lacked: each reason once, the conditions whose counters were multiplexed
+// (run.json's note), and whether they counted user space only (kernel.perf_event_paranoid).
+struct CountersMissing {
+  std::vector<CounterGap> gaps;
+  std::vector<std::pair<std::string, std::string>> multiplexed;  // condition, run.json's note
+  bool user_only = false;
+  bool empty() const { return gaps.empty() && multiplexed.empty() && !user_only; }
+};
+
 struct Diagnosis {
   std::vector<ConditionDiagnosis> conditions;
   std::vector<Contrast> contrasts;  // between conditions (render/diagnosis.hpp says them)
-  // Counters that were not recorded, each reason once: "instructions, cycles: no PMU: ...".
-  std::vector<std::string> missing;
+  CountersMissing missing;
   bool empty() const { return conditions.empty(); }
 };
 
@@ -107,7 +124,7 @@ Diagnosis diagnose(const records::RunRecord& run, const Table& table, const reco
 // The factor of that key (a key of kFactors; Error for another).
 const Factor& factor_named(const std::string& key);
 
-// The counters that were not recorded and why, each reason once (also for the fingerprint).
-std::vector<std::string> missing_counters(const records::RunRecord& run);
+// The counters that were not recorded and why, each reason once.
+CountersMissing missing_counters(const records::RunRecord& run);
 
 }  // namespace noisefloor::analysis

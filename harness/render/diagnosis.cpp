@@ -93,6 +93,21 @@ std::string within_text(const analysis::ConditionDiagnosis& cd) {
       ratio_words(best->slow_quarter, best->fast_quarter), amount(f, best->fast_quarter));
 }
 
+std::vector<std::string> missing_lines(const analysis::CountersMissing& missing) {
+  std::vector<std::string> out;
+  for (const analysis::CounterGap& g : missing.gaps)
+    out.push_back(fmt::format("not counted{}{}: {}: {}", g.conditions.empty() ? "" : " in ",
+                              fmt::join(g.conditions, ", "),
+                              g.all ? "no counter" : fmt::format("{}", fmt::join(g.counters, ", ")), g.why));
+  for (const auto& [condition, note] : missing.multiplexed)
+    out.push_back(fmt::format("condition '{}': {}", condition, note));
+  if (missing.user_only)
+    out.push_back(
+        "counters count user space only: kernel.perf_event_paranoid allows no more without CAP_PERFMON "
+        "(context switches and kernel time are not in them)");
+  return out;
+}
+
 std::vector<std::string> diagnosis_lines(const analysis::Diagnosis& d) {
   std::vector<std::string> out;
   for (const analysis::Contrast& c : d.contrasts) out.push_back(contrast_text(c));

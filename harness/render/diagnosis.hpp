@@ -23,6 +23,11 @@ std::string within_text(const analysis::ConditionDiagnosis& condition);
 // (at least 6 are needed to rank them)".
 std::string untested_text(const analysis::Untested& untested);
 
+// What the counters lacked, a line each, as the table shows them above it: "not counted in busy:
+// instructions, cycles: <run.json's reason>", "not counted: no counter: ...", "condition 'x':
+// <multiplexed note>", and that they counted user space only.
+std::vector<std::string> missing_lines(const analysis::CountersMissing& missing);
+
 // Every sentence, as the table shows them: the contrasts, then each condition's within.
 std::vector<std::string> diagnosis_lines(const analysis::Diagnosis& diagnosis);
 

@@ -236,21 +236,25 @@ std::string header(const Analysis& d, std::string_view generated_by) {
 // A long suite's benchmarks are reached from the overview, not listed here.
 constexpr std::size_t kNavBenchmarks = 8;
 
-std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks, bool paired,
-                bool run_order) {
+// The sections made before the contents, so that it links only what is there.
+struct Sections {
+  bool why = false, paired = false, run_order = false;
+};
+
+std::string nav(const Analysis& d, const std::vector<PlotBenchmark>& benchmarks, Sections made) {
   std::string out = "<nav aria-label=\"contents\">";
   if (d.judgement) out += "<a href=\"#claims\">Claims</a>";
   if (benchmarks.size() > 1) out += "<a href=\"#overview\">Overview</a>";
   out += "<a href=\"#conditions\">Conditions</a>";
   if (!d.curves.empty()) out += "<a href=\"#sweeps\">Sweeps</a>";
-  if (!diagnosis_lines(d.diagnosis).empty()) out += "<a href=\"#why\">Why</a>";
+  if (made.why) out += "<a href=\"#why\">Why</a>";
   if (benchmarks.size() > kNavBenchmarks)
     out += fmt::format("<a href=\"#b0\">{} benchmarks (plots)</a>", benchmarks.size());
   else
     for (std::size_t i = 0; i < benchmarks.size(); ++i)
       out += fmt::format("<a href=\"#b{}\">{}</a>", i, escape(benchmarks[i].title));
-  if (paired) out += "<a href=\"#paired\">Paired</a>";
-  if (run_order) out += "<a href=\"#run-order\">Run order</a>";
+  if (made.paired) out += "<a href=\"#paired\">Paired</a>";
+  if (made.run_order) out += "<a href=\"#run-order\">Run order</a>";
   if (d.merged) out += "<a href=\"#differences\">Differences</a>";
   out += "<a href=\"#fingerprint\">Fingerprint</a></nav>\n";
   return out;
@@ -436,13 +440,14 @@ std::string scatter(const analysis::FactorLink& link, const analysis::Factor& fa
 std::string diagnosis_section(const Analysis& d) {
   const analysis::Diagnosis& g = d.diagnosis;
   const std::vector<std::string> lines = diagnosis_lines(g);
-  if (lines.empty() && g.missing.empty()) return {};
+  const std::vector<std::string> missing = missing_lines(g.missing);
+  if (lines.empty() && missing.empty()) return {};
   std::string out =
       "<section id=\"why\">\n<h2>Why the numbers moved</h2>\n<p class=\"legend\">From this run's own "
       "counters, "
       "read around every invocation (harness/stats/README.md §3.14): association, not proof.</p>\n<ul "
       "class=\"notes\">\n";
-  for (const auto& said : {g.missing, lines})
+  for (const auto& said : {missing, lines})
     for (const auto& line : said) out += "<li>" + escape(line) + "</li>\n";
   out += "</ul>\n";
   // A plot per factor that goes with a condition's spread.
@@ -945,6 +950,7 @@ std::string html(const Analysis& d, std::string_view generated_by) { return html
 std::string html(const Analysis& d, std::string_view generated_by, const std::vector<HostColumn>& hosts) {
   const auto styles = styles_of(d.table);
   const auto benchmarks = benchmarks_of(d.table);
+  const std::string why = diagnosis_section(d);
   const std::string paired = paired_section(d);
   const std::string run_order = run_order_section(d);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -957,7 +963,8 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
   out += fmt::format("<title>{} — noisefloor report</title>\n<style>{}</style>\n</head>\n<body>\n",
                      escape(d.title()), kReportStyle);
   out += header(d, generated_by);
-  out += nav(d, benchmarks, !paired.empty(), !run_order.empty());
+  out +=
+      nav(d, benchmarks, {.why = !why.empty(), .paired = !paired.empty(), .run_order = !run_order.empty()});
   out += hosts_section(hosts);
   if (!d.comparable())
     out +=
@@ -973,7 +980,7 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
   out += overview_section(d, benchmarks, styles);
   out += conditions_section(d, styles);
   out += sweeps_section(d);
-  out += diagnosis_section(d);
+  out += why;
   const RowSamples row_samples(d.samples);
   for (std::size_t b = 0; b < benchmarks.size(); ++b)
     out += benchmark_section(benchmarks[b], b, styles, row_samples);

@@ -203,7 +203,10 @@ void to_json(json& j, const Diagnosis& d) {
   }
   json contrasts = json::array();
   for (const auto& c : d.contrasts) contrasts.push_back(render::contrast_text(c));
-  j = {{"missing", d.missing}, {"contrasts", contrasts}, {"within", within}, {"conditions", conditions}};
+  j = {{"missing", render::missing_lines(d.missing)},
+       {"contrasts", contrasts},
+       {"within", within},
+       {"conditions", conditions}};
 }
 
 void to_json(nlohmann::json& j, const Row& r) {

@@ -18,7 +18,7 @@ namespace noisefloor::render {
 std::string counters_missing(const analysis::Diagnosis& d, bool terminal, std::size_t width) {
   std::string out;
   // Markdown: the reasons quote run.json (a result's own words): no link, image or tag of theirs.
-  for (const std::string& line : d.missing)
+  for (const std::string& line : missing_lines(d.missing))
     out += text::wrap(terminal ? line : text::markdown_text(line), terminal ? width : 100000, "", "  ");
   return out.empty() ? out : out + "\n";
 }

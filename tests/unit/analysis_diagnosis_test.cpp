@@ -107,8 +107,32 @@ TEST_CASE("diagnosis: the wait that makes the time is found within, and named be
   CHECK(render::contrast_text(d.contrasts[0]) ==
         "noisy against idle, per invocation (median): time waiting for a CPU 35.0 ms (41% of its wall "
         "time) against 0.20 ms (0.4%); CPU migrations 0 against 20");
-  REQUIRE(d.missing.size() == 1);
-  CHECK(d.missing[0] == "not counted: instructions, cycles, branch_misses, cache_misses: no PMU");
+  REQUIRE(d.missing.gaps.size() == 1);
+  CHECK(d.missing.gaps[0].counters ==
+        std::vector<std::string>{"instructions", "cycles", "branch_misses", "cache_misses"});
+  CHECK_FALSE(d.missing.gaps[0].all);
+  CHECK(d.missing.gaps[0].conditions.empty());  // every condition
+  CHECK(d.missing.gaps[0].why == "no PMU");
+  CHECK(render::missing_lines(d.missing) ==
+        std::vector<std::string>{"not counted: instructions, cycles, branch_misses, cache_misses: no PMU"});
+}
+
+TEST_CASE("diagnosis: what the counters lacked, a line each") {
+  analysis::CountersMissing m;
+  m.gaps = {{.counters = {"instructions", "cycles"}, .conditions = {"busy", "pinned"}, .why = "no PMU"},
+            {.counters = {"instructions"}, .all = true, .why = "perf_event_open: EACCES"}};
+  m.multiplexed = {{"busy", "multiplexed: counted 61% of the time, scaled"}};
+  m.user_only = true;
+  CHECK(render::missing_lines(m) ==
+        std::vector<std::string>{
+            "not counted in busy, pinned: instructions, cycles: no PMU",
+            "not counted: no counter: perf_event_open: EACCES",
+            "condition 'busy': multiplexed: counted 61% of the time, scaled",
+            "counters count user space only: kernel.perf_event_paranoid allows no more without CAP_PERFMON "
+            "(context switches and kernel time are not in them)"});
+  CHECK(render::missing_lines({}).empty());
+  CHECK(analysis::CountersMissing{}.empty());
+  CHECK_FALSE(m.empty());
 }
 
 TEST_CASE("diagnosis: one invocation per condition is not ranked within, and says why") {

@@ -237,6 +237,23 @@ TEST_CASE("render html: no paired section without paired data") {
   CHECK(svgs_with(html, "data-plot=\"ratio\"").empty());
 }
 
+// The contents links every section the page has, and only those: a diagnosis whose counters were
+// all missing still has its "Why" section (it says what was not counted), so it is linked.
+TEST_CASE("render html: the contents links the Why section exactly when the page has it") {
+  analysis::Analysis d = data_of({load_small()});
+  const auto linked = [](const std::string& html) {
+    return html.find("<a href=\"#why\">Why</a>") != std::string::npos;
+  };
+  const std::string none = page(d);
+  CHECK(none.find("id=\"why\"") == std::string::npos);
+  CHECK_FALSE(linked(none));
+  d.diagnosis.missing.gaps = {{.counters = {"instructions", "cycles"}, .why = "no PMU"}};
+  const std::string missing = page(d);
+  CHECK(missing.find("<section id=\"why\">") != std::string::npos);
+  CHECK(missing.find("<li>not counted: instructions, cycles: no PMU</li>") != std::string::npos);
+  CHECK(linked(missing));
+}
+
 TEST_CASE("render html: merged results show differences and say not comparable unless allowed") {
   auto a = load_small();
   auto b = load_small();
