@@ -219,7 +219,7 @@ void judge_recorded(Analysis& a) {
   try {
     a.judgement = judge(a.table, a.paired, run.claims, run.claims_seed, run.reference);
   } catch (const claims::ClaimError& e) {
-    a.warnings.push_back({"", {.detail = fmt::format("the recorded claims are not judged: {}", e.what())}});
+    a.warnings.push_back({"", {.kind = records::RunWarningKind::claims_not_judged, .detail = e.what()}});
   }
 }
 

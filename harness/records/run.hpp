@@ -50,10 +50,11 @@ enum class RunWarningKind {
   unit_conflict,      // two `Unit` lines set one key differently: the first value kept
   container_left,     // a container the run's guard could not remove
   resumed_elsewhere,  // a session of the run went on where a fact of the host differs
+  claims_not_judged,  // reading it: the claims it recorded cannot be judged (the claim's error)
   other,              // a run.json of 0.x: its sentence, as it was written
 };
 
-constexpr std::array<std::pair<RunWarningKind, std::string_view>, 9> names(RunWarningKind) {
+constexpr std::array<std::pair<RunWarningKind, std::string_view>, 10> names(RunWarningKind) {
   return {{
       {RunWarningKind::non_finite_metric, "non_finite_metric"},
       {RunWarningKind::paused_timing, "paused_timing"},
@@ -63,6 +64,7 @@ constexpr std::array<std::pair<RunWarningKind, std::string_view>, 9> names(RunWa
       {RunWarningKind::unit_conflict, "unit_conflict"},
       {RunWarningKind::container_left, "container_left"},
       {RunWarningKind::resumed_elsewhere, "resumed_elsewhere"},
+      {RunWarningKind::claims_not_judged, "claims_not_judged"},
       {RunWarningKind::other, "other"},
   }};
 }

@@ -173,6 +173,8 @@ std::string run_warning_text(const records::RunWarning& w) {
       return fmt::format("{}: benchmark {} failed", warning_invocation(w), w.benchmark);
     case K::resumed_elsewhere:
       return "resumed on another host: " + w.detail;
+    case K::claims_not_judged:
+      return "the recorded claims are not judged: " + w.detail;
     case K::non_finite_metric:
       return fmt::format(
           "condition '{}': {} reported {} {}: kept as not a number (only the primary metric must be finite)",

@@ -55,6 +55,19 @@ TEST_CASE("analysis: merged sources keep colliding names apart, labels unique, w
   CHECK(m.title() == "paired");
 }
 
+TEST_CASE("analysis: recorded claims that cannot be judged are a typed warning, the table kept") {
+  records::Result r = testing::load_small();
+  REQUIRE(r.run);
+  r.run->claims = {"cv(nosuch) < 5%"};
+  const analysis::Analysis a = analysis::analyze({r}, false);
+  CHECK_FALSE(a.judgement);
+  CHECK_FALSE(a.table.rows.empty());
+  REQUIRE(a.warnings.size() == 1);
+  CHECK(a.warnings[0].what.kind == records::RunWarningKind::claims_not_judged);
+  CHECK(a.warnings[0].what.detail.find("nosuch") != std::string::npos);
+  CHECK(render::warning_text(a.warnings[0]).rfind("the recorded claims are not judged: ", 0) == 0);
+}
+
 TEST_CASE("analysis: results from different rooms are not comparable unless allowed") {
   auto a = load_result(kData + "/results/small");
   auto b = load_result(kData + "/results/docker-0.1");

@@ -43,6 +43,9 @@ TEST_CASE("render: a run's warnings, each kind in its sentence, the invocation n
   CHECK(render::run_warning_text(
             {.kind = K::resumed_elsewhere, .detail = "kernel.release: 6.1 then, 6.2 now"}) ==
         "resumed on another host: kernel.release: 6.1 then, 6.2 now");
+  CHECK(
+      render::run_warning_text({.kind = K::claims_not_judged, .detail = "cv(nosuch): no condition nosuch"}) ==
+      "the recorded claims are not judged: cv(nosuch): no condition nosuch");
   // The kinds whose words are their source's: said as the source said them.
   for (const K kind : {K::output_note, K::unit_conflict, K::container_left, K::other})
     CHECK(render::run_warning_text({.kind = kind, .detail = "as it was said"}) == "as it was said");
