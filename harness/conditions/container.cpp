@@ -542,7 +542,7 @@ fingerprint::FactTree ContainerRuntime::machine_facts(const model::Cancelled& ca
   req.name = fmt::format("nf-facts-{:016x}", random_tag());
   // Owned like a run's containers: one left by a run killed while it read the machine is found,
   // and removed, by `noisefloor gc` (its owner no longer holds the lease).
-  req.labels = {{"noisefloor.role", "facts"}};
+  req.labels = {{"noisefloor.role", std::string(docker::kFactsRole)}};
   if (!impl_->owner.empty()) req.labels["noisefloor.owner"] = impl_->owner;
   req.spec.pids_limit = 8;
   req.timeout = std::chrono::seconds(60);

@@ -553,12 +553,17 @@ std::optional<RunContainer> run_container_of(const nlohmann::json& listed) {
   r.run = jsonread::member_string(labels, "noisefloor.run");
   r.owner = jsonread::member_string(labels, "noisefloor.owner");
   r.state = jsonread::member_string(listed, "State");
+  r.facts = jsonread::member_string(labels, "noisefloor.role") == kFactsRole;
   return r;
 }
 
 GcPlan plan_gc(const std::vector<RunContainer>& containers, const std::optional<std::string>& lease_holder) {
   GcPlan plan;
   for (const auto& c : containers) {
+    if (c.facts && c.owner.empty()) {
+      (c.state == kStateRunning ? plan.reading : plan.remove).push_back(c);
+      continue;
+    }
     const bool alive = lease_holder && (c.owner == *lease_holder || c.owner.empty());
     (alive ? plan.keep : plan.remove).push_back(c);
   }

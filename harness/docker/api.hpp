@@ -214,23 +214,34 @@ std::string docker_save_tar(const std::string& repo_tag, const std::vector<TarFi
 // The image id docker_save_tar's image gets on a classic image store: "sha256:<hex>".
 std::string docker_save_image_id(const std::vector<TarFile>& files, const ImageConfig& config);
 
-// A container a noisefloor run made (label noisefloor.run), as the engine lists it.
+// The value of noisefloor.role on a machine-facts container; the State of a running container in
+// the engine's list.
+inline constexpr std::string_view kFactsRole = "facts";
+inline constexpr std::string_view kStateRunning = "running";
+
+// A container a noisefloor run made (label noisefloor.run), or one that read a machine's facts
+// (label noisefloor.role=facts: a remote run's, before it has a run id, or `doctor --host`'s), as
+// the engine lists it.
 struct RunContainer {
-  std::string id;     // full
-  std::string name;   // without the leading '/'
-  std::string run;    // noisefloor.run: the run id
-  std::string owner;  // noisefloor.owner: who held the engine's lease for it; "" before 0.2 labelled it
-  std::string state;  // "running", "exited", ...
+  std::string id;      // full
+  std::string name;    // without the leading '/'
+  std::string run;     // noisefloor.run: the run id ("" for a facts container)
+  std::string owner;   // noisefloor.owner: who held the engine's lease for it; "" before 0.2 labelled
+                       // it, and for `doctor --host`'s facts container (it takes no lease)
+  std::string state;   // "running", "exited", ...
+  bool facts = false;  // noisefloor.role=facts
 };
 // One entry of GET /containers/json as a RunContainer; nullopt without an Id.
 std::optional<RunContainer> run_container_of(const nlohmann::json& listed);
 
 // What `noisefloor gc` does with each: a container whose owner holds the engine's lease belongs to
 // a living run and is kept; so is one of unknown owner while some run holds the lease (it may be
-// that run's); every other is an orphan and is removed. Pure.
+// that run's); a facts container of no owner is kept while it runs (a `doctor --host` reading the
+// machine now: it lives a second); every other is an orphan and is removed. Pure.
 struct GcPlan {
   std::vector<RunContainer> remove;
-  std::vector<RunContainer> keep;  // of the living run (or of unknown owner while a run is alive)
+  std::vector<RunContainer> keep;     // of the living run (or of unknown owner while a run is alive)
+  std::vector<RunContainer> reading;  // facts containers of no owner, running
 };
 GcPlan plan_gc(const std::vector<RunContainer>& containers, const std::optional<std::string>& lease_holder);
 

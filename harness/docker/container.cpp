@@ -162,7 +162,8 @@ std::vector<std::string> remove_labelled(Client& client, const std::string& labe
 std::vector<RunContainer> run_containers(Client& client) {
   std::vector<RunContainer> out;
   std::set<std::string> seen;
-  for (const char* label : {"noisefloor.run", "noisefloor.role=facts"})
+  for (const std::string& label :
+       {std::string("noisefloor.run"), "noisefloor.role=" + std::string(kFactsRole)})
     for (const nlohmann::json& listed : client.list_by_label(label))
       if (auto c = run_container_of(listed); c && seen.insert(c->id).second) out.push_back(std::move(*c));
   return out;

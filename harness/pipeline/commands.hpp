@@ -236,8 +236,9 @@ struct DoctorOptions {
 // status 1 when the grade is "not ready".
 Output doctor(const DoctorOptions& options, const Cancelled& cancelled);
 
-// Removes containers that killed runs left behind (label noisefloor.run), on the engine of the
-// environment or on `host` (a docker context or an endpoint, as run --host takes it).
+// Removes containers that killed runs left behind (label noisefloor.run, or a machine-facts
+// container: docker/api.hpp's plan_gc), on the engine of the environment or on `host` (a docker
+// context or an endpoint, as run --host takes it).
 Output gc(const std::string& host = {});
 
 // ---- the store (README: Crowd replays) ----

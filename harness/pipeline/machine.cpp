@@ -299,6 +299,11 @@ Output gc(const std::string& host) {
     client.remove(c.id);
     out.out += fmt::format("removed {} {}\n", c.id.substr(0, 12), c.name);
   }
+  if (!plan.reading.empty())
+    out.out += fmt::format(
+        "left {} machine-facts container(s) still running: a `noisefloor doctor --host` is reading this "
+        "machine now (a second's work)\n",
+        plan.reading.size());
   if (!plan.keep.empty())
     out.out += fmt::format(
         "left {} container(s) of the run that holds the engine's lease ({}, {}, since {}): it is "

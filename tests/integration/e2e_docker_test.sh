@@ -169,6 +169,40 @@ contains gc.txt 'removed 1 container(s) left by earlier runs'
 "$NF" gc >gc2.txt
 contains gc2.txt 'nothing to remove'
 
+# --- machine-facts containers (a remote run reads the machine with one before it has a run id; a
+#     `doctor --host` reads it with one and takes no lease): gc removes a dead owner's and a stopped
+#     one of no owner (a killed doctor's), and leaves a running one of no owner (a doctor reading
+#     the machine now) ---
+tools=$(curl -s --unix-socket "$SOCK" -G http://localhost/images/json \
+  --data-urlencode 'filters={"label":["noisefloor.image=tools"]}' |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["RepoTags"][0])') || fail "no tools image after the runs"
+facts_container() {  # NAME OWNER ("": none) START (1: start it); prints its id
+  local labels='"noisefloor.role":"facts"' id
+  [[ -z "$2" ]] || labels+=",\"noisefloor.owner\":\"$2\""
+  id=$(curl -s --unix-socket "$SOCK" -H 'Content-Type: application/json' -X POST \
+    "http://localhost/containers/create?name=$1" -d "{\"Image\":\"$tools\",\"Cmd\":[\"/noisefloor/probe\",\"--hold\"],
+      \"OpenStdin\":true,\"Labels\":{$labels},\"HostConfig\":{\"NetworkMode\":\"none\"}}" |
+    python3 -c 'import json,sys; r = json.load(sys.stdin); print(r["Id"]) if "Id" in r else sys.exit(f"create: {r}")') ||
+    return 1
+  [[ "$3" != 1 ]] || curl -sf -o /dev/null --unix-socket "$SOCK" -X POST "http://localhost/containers/$id/start" ||
+    return 1
+  echo "$id"
+}
+remove_facts() { for n in dead killed reading; do
+  curl -s -o /dev/null --unix-socket "$SOCK" -X DELETE "http://localhost/containers/nf-facts-gc-$n?force=1"; done; }
+trap 'remove_facts; cleanup_work' EXIT
+dead=$(facts_container nf-facts-gc-dead "nobody pid 1" 1) || fail "cannot make a facts container of a dead owner"
+killed=$(facts_container nf-facts-gc-killed "" 0) || fail "cannot make a stopped facts container"
+reading=$(facts_container nf-facts-gc-reading "" 1) || fail "cannot make a running facts container"
+"$NF" gc >gc-facts.txt
+contains gc-facts.txt "removed ${dead:0:12} nf-facts-gc-dead"
+contains gc-facts.txt "removed ${killed:0:12} nf-facts-gc-killed"
+contains gc-facts.txt "left 1 machine-facts container(s) still running"
+curl -sf -o /dev/null --unix-socket "$SOCK" "http://localhost/containers/$reading/json" ||
+  fail "gc removed the running facts container of no owner (a doctor reading the machine now)"
+remove_facts
+trap cleanup_work EXIT
+
 # --- gc while a run is in its container condition: the living run's container is left, the run
 #     completes; an orphan beside it (a container of a run that holds no lease) is removed ---
 # One invocation of about 4 s (two samples of 2 s in one container): gc runs while it lives.

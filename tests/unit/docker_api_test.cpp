@@ -502,6 +502,40 @@ TEST_CASE("gc: a living run's containers are kept, orphans removed, unknown owne
   CHECK(names(none.remove) == std::vector<std::string>{"r1", "r0", "old"});
 }
 
+TEST_CASE("api: gc and machine-facts containers: a dead owner's removed, a doctor's kept while it runs") {
+  using nlohmann::json;
+  const auto facts = [](const char* id, const char* state, const char* owner) {
+    json labels = {{"noisefloor.role", "facts"}};
+    if (*owner) labels["noisefloor.owner"] = owner;
+    return json{
+        {"Id", id}, {"Names", {std::string("/nf-facts-") + id}}, {"State", state}, {"Labels", labels}};
+  };
+  std::vector<RunContainer> all;
+  for (const json& c : {facts("a1", "exited", "root@box pid 7"), facts("b2", "running", "root@box pid 3"),
+                        facts("c3", "running", ""), facts("d4", "exited", ""), facts("e5", "created", "")})
+    all.push_back(run_container_of(c).value());
+  CHECK(all[0].facts);
+  CHECK(all[0].run.empty());
+  const auto ids = [](const std::vector<RunContainer>& v) {
+    std::string out;
+    for (const auto& c : v) out += c.id + " ";
+    return out;
+  };
+  // pid 7 holds the lease: its facts container stays; pid 3's is a dead run's, even running; a
+  // running one of no owner is a doctor reading the machine now; a stopped one of no owner is a
+  // killed doctor's.
+  const GcPlan held = plan_gc(all, std::string("root@box pid 7"));
+  CHECK(ids(held.keep) == "a1 ");
+  CHECK(ids(held.reading) == "c3 ");
+  CHECK(ids(held.remove) == "b2 d4 e5 ");
+  const GcPlan free = plan_gc(all, std::nullopt);
+  CHECK(free.keep.empty());
+  CHECK(ids(free.reading) == "c3 ");
+  CHECK(ids(free.remove) == "a1 b2 d4 e5 ");
+  // A container of a run is no facts container.
+  CHECK_FALSE(run_container_of(json{{"Id", "f6"}, {"Labels", {{"noisefloor.run", "r"}}}})->facts);
+}
+
 TEST_CASE("api: an engine's CPU count is a whole number from 1 to 65536, or the engine's error") {
   // Issue 42, item 6: a string where the number should be ended the run with "internal error";
   // 2^31 would have sized a loop of that many CPUs.
