@@ -32,6 +32,7 @@ namespace {
 constexpr long kConnectTimeoutMs = 5'000;
 constexpr milliseconds kSmallCallTimeout{30'000};
 constexpr milliseconds kRemoveTimeout{120'000};  // force-removing a big vfs container takes a while
+constexpr milliseconds kRemovalWait{30'000};     // for a removal already under way to finish
 constexpr milliseconds kLogsTimeout{300'000};
 constexpr milliseconds kLoadTimeout{900'000};
 // What the engine may send, per kind of answer (a lying engine grew this process to 4 GB in 30 s):
@@ -614,24 +615,27 @@ void Client::remove(const std::string& id) {
   Request request{.method = "DELETE",
                   .path = "/containers/" + path_part(id, false) + "?force=1&v=1",
                   .timeout = kRemoveTimeout};
+  const auto removed = [](const Response& r) {
+    return r.status == 204 || r.status == 200 || r.status == 404;
+  };
   Response r = perform(request);
-  if (r.status == 204 || r.status == 200 || r.status == 404) return;
+  if (removed(r)) return;
   // A removal already under way (AutoRemove after its exit, or another removal: Docker's 409,
-  // Podman's "state improper"): removed means gone, so wait for it to finish, asking again now
-  // and then (Podman leaves some to be removed once more). A container still listed when
-  // noisefloor exits would be one left behind to every check after it.
-  const auto until = std::chrono::steady_clock::now() + kRemoveTimeout;
+  // Podman's "state improper"): removed means gone, so wait for it, looking less often as it
+  // lasts, and ask again (Podman leaves some to be removed once more). A container still listed
+  // when noisefloor exits would be one left behind to every check after it.
+  const auto until = std::chrono::steady_clock::now() + kRemovalWait;
+  milliseconds pause{20};
   while (removal_under_way(r.status, r.body) && std::chrono::steady_clock::now() < until) {
-    for (int look = 0; look < 10; ++look) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      if (!inspect_if_exists(id)) return;
-    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, milliseconds{500});
+    if (!inspect_if_exists(id)) return;
     r = perform(request);
-    if (r.status == 204 || r.status == 200 || r.status == 404) return;
+    if (removed(r)) return;
   }
   if (removal_under_way(r.status, r.body))
     throw DockerError(fmt::format("docker: container {} was still being removed after {} s", id.substr(0, 12),
-                                  std::chrono::duration_cast<std::chrono::seconds>(kRemoveTimeout).count()));
+                                  std::chrono::duration_cast<std::chrono::seconds>(kRemovalWait).count()));
   throw DockerError(engine_error_message(request.method, request.path, r.status, r.content_type, r.body));
 }
 

@@ -130,7 +130,8 @@ class Client {
   void kill(const std::string& id, const std::string& signal = "SIGKILL");
 
   // DELETE /containers/{id}?force=1&v=1; returns once the container is gone: a missing one (404)
-  // is removed, and a removal already in progress (409) is waited for.
+  // is removed, and a removal already in progress (Docker's 409, Podman's 500 "container state
+  // improper") is waited for, at most 30 s; then DockerError names it.
   void remove(const std::string& id);
 
   // GET /containers/json?all=1 filtered by a label: "key=value" or "key" (key exists).

@@ -358,8 +358,9 @@ TEST_CASE("docker: ContainerGuard removes on scope exit") {
 
 // A container the engine removes itself (AutoRemove: the spinners, the lease) is often being
 // removed when noisefloor removes it (409 "removal ... already in progress"): remove() returns
-// only once it is gone, or a run's last check, and the user's, still lists it. Ten times: the
-// engine's own removal races ours (at ccea64e, a fleet run's spinner was listed after its exit).
+// only once it is gone, or a run's last check, and the user's, still lists it. Ten containers,
+// each killed and removed right after: the engine's own removal races ours (before the fix,
+// remove() returned with the container still "removing", 10 of 10 here).
 TEST_CASE("docker: remove waits out the engine's own removal") {
   for (int i = 0; i < 10; ++i) {
     ContainerRequest r = probe_request({"sleep", "120"});
