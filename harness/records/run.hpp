@@ -40,7 +40,8 @@ std::string_view to_string(RunStatus status);  // "complete", "interrupted", "fa
 // What a run says without failing: a measurement kept with a caveat, another program's own
 // complaint, a container left behind, a session resumed elsewhere. Typed here, said in one
 // sentence by render::run_warning_text (the run's output, the reading commands); run.json keeps the
-// fields, so a program reads the kind, never a sentence.
+// fields, so a program reads the kind, never a sentence. (claims_not_judged arises in reading a
+// run, never in its run.json.)
 enum class RunWarningKind {
   non_finite_metric,  // a metric other than the primary was NaN or infinite: kept as not a number
   paused_timing,      // a timed loop counted under valgrind calls PauseTiming (the counts include it)

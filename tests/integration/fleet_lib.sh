@@ -180,10 +180,11 @@ _fleet_launch_dockerd() {
 # them). Each test starts from an empty engine: they are removed, and said so.
 _fleet_clear_containers() {
   local sock="$NF_FLEET_RUN/$1.sock" ids id n=0
-  ids=$(curl -s --unix-socket "$sock" "http://localhost/containers/json?all=1" | grep -o '"Id":"[0-9a-f]*"' |
-    cut -d'"' -f4) || true
+  ids=$(curl -s --max-time 30 --unix-socket "$sock" "http://localhost/containers/json?all=1" |
+    grep -o '"Id":"[0-9a-f]*"' | cut -d'"' -f4) || true
   for id in $ids; do
-    curl -s -o /dev/null --unix-socket "$sock" -X DELETE "http://localhost/containers/$id?force=1&v=1" && n=$((n + 1))
+    curl -sf --max-time 120 -o /dev/null --unix-socket "$sock" -X DELETE \
+      "http://localhost/containers/$id?force=1&v=1" && n=$((n + 1))
   done
   ((n == 0)) || echo "fleet: removed $n container(s) that a killed earlier run left on engine '$1'" >&2
 }

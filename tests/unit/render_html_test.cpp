@@ -237,8 +237,9 @@ TEST_CASE("render html: no paired section without paired data") {
   CHECK(svgs_with(html, "data-plot=\"ratio\"").empty());
 }
 
-// The contents links every section the page has, and only those: a diagnosis whose counters were
-// all missing still has its "Why" section (it says what was not counted), so it is linked.
+// The contents links every section the page has, and only those: a run whose counters were
+// missing, with no sentence of why the numbers moved, still has its "Why" section (it says what
+// was not counted), so it is linked.
 TEST_CASE("render html: the contents links the Why section exactly when the page has it") {
   analysis::Analysis d = data_of({load_small()});
   const auto linked = [](const std::string& html) {
