@@ -1,20 +1,24 @@
 """A gate row's ratio held against a known truth, judged by the room the row was measured in.
 
-In a room the run labelled clean, the point estimate lies within `tol` of the truth. In a room it
-labelled CONTENDED (outside work came and went between the sides: a busy process beside the test,
-another test), wall times carry that work too and the point can move far; what the gate still
-promises there is its interval: it covers the truth. Either way the verdict is the test's own check.
+In a room the run labelled clean, its floors holding, the point estimate lies within `tol` of the
+truth. In a room it labelled CONTENDED (outside work came and went between the sides: a busy
+process beside the test, another test), or where the row's own A/A or B/B floor failed, wall times
+carry that work too and the point can move far; what the gate still promises there is its
+interval: it reaches the truth's band. Either way the verdict is the test's own check.
 """
 
 
 def ratio_near(row, truth, tol=0.13):
     first = row["first"]
     lo, hi = first["ci"]
-    if "CONTENDED" in row.get("label", ""):
+    if "CONTENDED" in row.get("label", "") or first.get("floor_failed"):
         # Beside other work wall times carry it too, and not always in proportion (a Google
         # Benchmark gate measured 1.63 [1.56, 1.71] for a 1.5 beside a busy loop per CPU): the
-        # interval reaches the truth's band.
-        assert lo < truth * (1 + tol) and hi > truth * (1 - tol), ("contended: the interval misses the truth",
+        # interval reaches the truth's band. So where the row's own A/A or B/B floor failed: the
+        # room moved while the load measured clean, and the gate says so beside its verdict (at
+        # 973943b, round 5 of ten: a pinned gate's 1.5 read 1.26 [1.07, 1.45], A/A ±33% and B/B
+        # ±23% both "FAIL imprecise", the room labelled clean).
+        assert lo < truth * (1 + tol) and hi > truth * (1 - tol), ("the interval misses the truth",
                                                                  truth, row["label"], first)
     else:
         assert truth * (1 - tol) < first["ratio"] < truth * (1 + tol), (truth, row.get("label"), first)
