@@ -175,14 +175,19 @@ _fleet_launch_dockerd() {
   _fleet_clear_containers "$name"
 }
 
+# _fleet_container_ids SOCKET [QUERY]: the ids of an engine's containers (the running ones; QUERY
+# "?all=1": every one), one per line; none when the engine does not answer.
+_fleet_container_ids() {
+  curl -s --noproxy '*' --max-time 30 --unix-socket "$1" "http://localhost/containers/json${2:-}" 2>/dev/null |
+    grep -o '"Id":"[0-9a-f]*"' | cut -d'"' -f4 || true
+}
+
 # _fleet_clear_containers NAME: an engine launched here serves no one yet; whatever containers its
 # data root still lists were left by a test killed on an earlier run (its engine stopped with
 # them). Each test starts from an empty engine: they are removed, and said so.
 _fleet_clear_containers() {
-  local sock="$NF_FLEET_RUN/$1.sock" ids id n=0
-  ids=$(curl -s --max-time 30 --unix-socket "$sock" "http://localhost/containers/json?all=1" |
-    grep -o '"Id":"[0-9a-f]*"' | cut -d'"' -f4) || true
-  for id in $ids; do
+  local sock="$NF_FLEET_RUN/$1.sock" id n=0
+  for id in $(_fleet_container_ids "$sock" "?all=1"); do
     curl -sf --max-time 120 -o /dev/null --unix-socket "$sock" -X DELETE \
       "http://localhost/containers/$id?force=1&v=1" && n=$((n + 1))
   done
@@ -654,8 +659,7 @@ _fleet_unmount_below() {
 _fleet_kill_containers() {
   local sock="$NF_FLEET_RUN/$1.sock" id
   _fleet_ping_unix "$sock" || return 0
-  for id in $(curl -s --noproxy '*' --max-time 5 --unix-socket "$sock" http://localhost/containers/json 2>/dev/null |
-                grep -o '"Id":"[0-9a-f]*"' | cut -d'"' -f4); do
+  for id in $(_fleet_container_ids "$sock"); do
     curl -s --noproxy '*' --max-time 5 --unix-socket "$sock" -X POST "http://localhost/containers/$id/kill" >/dev/null 2>&1
   done
   return 0
