@@ -726,7 +726,12 @@ p15() {
       errors=$(json_get "$WORK/p15-load.json" 'len(d["errors"])')
       note P15 "$name, $publishers publisher(s): $(printf '%.0f' "$rate") publishes/s over $((per / publishers * publishers)) runs, $errors errors"
       if [[ $publishers == 64 ]]; then
-        emit P15 "publish p99, 64 publishers, $name" "the slowest 1% of $((per / publishers * 64)) publishes (a Python client on the same 2 CPUs)" s "<=" 0.2 "$p99"
+        # The slowest 1% of each third of the publishes (in the order they finished): the median
+        # of three, with the least and the most, as the room moved during the batch.
+        local thirds
+        thirds=$(json_get "$WORK/p15-load.json" '" ".join(str(sorted(t)[int(len(t) * 0.99)] / 1000) for l in [d["latencies_ms"]] for t in (l[k * len(l) // 3:(k + 1) * len(l) // 3] for k in range(3)))')
+        # shellcheck disable=SC2086 # three figures
+        emit P15 "publish p99, 64 publishers, $name" "the slowest 1% of each third of $((per / publishers * 64)) publishes (a Python client on the same 2 CPUs)" s "<=" 0.2 $thirds
       else
         emit P15 "publish p99, $publishers publisher(s), $name" "reported" s "<=" - "$p99"
       fi

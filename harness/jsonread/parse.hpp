@@ -10,10 +10,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "model/errors.hpp"
 
@@ -52,6 +55,80 @@ inline nlohmann::json parse_json(std::string_view text, std::string_view what) {
     throw ParseError(fmt::format("{} is nested deeper than {} levels (not something noisefloor wrote)", what,
                                  kJsonDepthLimit));
   return nlohmann::json::parse(text);
+}
+
+// The members of a top-level JSON object, each key as written (between its quotes) beside its
+// value's text, found by a scan that builds nothing; nullopt where `text` is not an object of that
+// shape (the scan checks strings and nesting only: a value is checked when it is parsed).
+inline std::optional<std::vector<std::pair<std::string_view, std::string_view>>> member_texts(
+    std::string_view text) {
+  std::size_t at = 0;
+  const auto skip_space = [&] {
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\n' || text[at] == '\r' || text[at] == '\t'))
+      ++at;
+  };
+  const auto end_of_string = [&](std::size_t quote) -> std::size_t {  // the closing quote's index
+    for (std::size_t i = quote + 1; i < text.size(); ++i)
+      if (text[i] == '\\')
+        ++i;
+      else if (text[i] == '"')
+        return i;
+    return std::string_view::npos;
+  };
+  std::vector<std::pair<std::string_view, std::string_view>> members;
+  skip_space();
+  if (at == text.size() || text[at++] != '{') return std::nullopt;
+  skip_space();
+  if (at < text.size() && text[at] == '}') return members;
+  while (true) {
+    skip_space();
+    if (at == text.size() || text[at] != '"') return std::nullopt;
+    const std::size_t close = end_of_string(at);
+    if (close == std::string_view::npos) return std::nullopt;
+    const std::string_view key = text.substr(at + 1, close - at - 1);
+    at = close + 1;
+    skip_space();
+    if (at == text.size() || text[at++] != ':') return std::nullopt;
+    skip_space();
+    const std::size_t value = at;
+    std::size_t depth = 0;
+    for (; at < text.size(); ++at) {
+      const char c = text[at];
+      if (c == '"') {
+        if ((at = end_of_string(at)) == std::string_view::npos) return std::nullopt;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ']' || c == '}') {
+        if (depth == 0) break;
+        --depth;
+      } else if (c == ',' && depth == 0) {
+        break;
+      }
+    }
+    if (at == text.size()) return std::nullopt;
+    std::string_view shown = text.substr(value, at - value);
+    while (!shown.empty() &&
+           (shown.back() == ' ' || shown.back() == '\n' || shown.back() == '\r' || shown.back() == '\t'))
+      shown.remove_suffix(1);
+    members.emplace_back(key, shown);
+    if (text[at++] == '}') break;
+  }
+  skip_space();
+  return at == text.size() ? std::optional(members) : std::nullopt;
+}
+
+// `text` as parse_json reads it, of a top-level object only the members named in `keep` (a large
+// document read for a few of its members: the others are passed over by member_texts, never
+// parsed). Where `text` is not an object, the whole of it is parsed (and its error thrown).
+inline nlohmann::json parse_json_members(std::string_view text, std::string_view what,
+                                         std::initializer_list<std::string_view> keep) {
+  const auto members = member_texts(text);
+  if (!members) return parse_json(text, what);
+  std::string kept = "{";
+  for (const auto& [key, value] : *members)
+    if (std::find(keep.begin(), keep.end(), key) != keep.end())
+      kept += fmt::format("{}\"{}\":{}", kept.size() > 1 ? "," : "", key, value);
+  return parse_json(kept + "}", what);
 }
 
 // Whether `text` is JSON: "" when it parses, else why not (the nesting bound included).

@@ -123,7 +123,10 @@ std::string run_status_from_text(const std::string& text) {
 
 void fill_from_summary(RunRecord& run, const std::string& summary_text) {
   try {
-    apply_summary(run, parse_document(summary_text, "summary.json"));
+    json summary = jsonread::parse_json_members(summary_text, "summary.json",
+                                                {"adaptive", "comparison", "experiment", "paired"});
+    escape_strings(summary);
+    apply_summary(run, summary);
   } catch (const json::exception&) {
   } catch (const ParseError&) {
   }

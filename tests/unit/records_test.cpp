@@ -460,6 +460,34 @@ TEST_CASE("records: JSON nested deeper than 256 levels is refused before it is p
   CHECK_THROWS_AS(noisefloor::jsonread::parse_json("{", "x"), nlohmann::json::parse_error);
 }
 
+TEST_CASE("records: a few members of a large object are read as the whole parse reads them") {
+  using noisefloor::jsonread::parse_json;
+  using noisefloor::jsonread::parse_json_members;
+  // Strings holding quotes, escapes, brackets and commas; nested values; spaces around everything.
+  const std::string doc = R"( { "table" : {"rows": [1, {"a": "}],\"{"}], "x": "\\"} ,
+    "paired":[ {"design": "blocks", "n": [1,2]} ], "experiment": {"description": "a, \"b\" [c]"},
+    "comparison": {"alpha": 0.05}, "run": "r" , "adaptive": {} } )";
+  const nlohmann::json whole = parse_json(doc, "x");
+  const nlohmann::json some =
+      parse_json_members(doc, "x", {"adaptive", "comparison", "experiment", "paired"});
+  CHECK(some.size() == 4);
+  for (const char* key : {"adaptive", "comparison", "experiment", "paired"}) CHECK(some[key] == whole[key]);
+  CHECK(parse_json_members(doc, "x", {"run"}) == nlohmann::json{{"run", "r"}});
+  CHECK(parse_json_members("{}", "x", {"run"}) == nlohmann::json::object());
+  CHECK(parse_json_members(R"({"run": 1, "run": 2})", "x", {"run"}) ==
+        parse_json(R"({"run": 1, "run": 2})", "x"));
+  // Not an object of that shape: parsed whole, its own error or its own value.
+  CHECK_THROWS_AS(parse_json_members(R"({"run": "r")", "x", {"run"}), nlohmann::json::parse_error);
+  CHECK_THROWS_AS(parse_json_members(R"({"run": "r"} x)", "x", {"run"}), nlohmann::json::parse_error);
+  CHECK(parse_json_members("[1]", "x", {"run"}) == nlohmann::json::array({1}));
+  // A kept member that is not JSON is refused; one passed over is never parsed.
+  CHECK_THROWS_AS(parse_json_members(R"({"run": tru, "b": 1})", "x", {"run"}), nlohmann::json::parse_error);
+  CHECK(parse_json_members(R"({"run": tru, "b": 1})", "x", {"b"}) == nlohmann::json{{"b", 1}});
+  // The nesting bound holds for what is parsed.
+  const std::string deep = R"({"run": )" + std::string(300, '[') + std::string(300, ']') + "}";
+  CHECK_THROWS_AS(parse_json_members(deep, "x", {"run"}), noisefloor::ParseError);
+}
+
 TEST_CASE("documents: what a results directory holds is read as untrusted, its errors said plainly") {
   // A run.json nested past the bound is refused before the JSON library recurses into it.
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
