@@ -40,10 +40,10 @@ Figure figure_of(const Row& row, const Table& t) {
   return f;
 }
 
-void add_value(std::vector<Figure>& out, Figure f, std::string statistic, std::string unit, double value,
+void add_value(std::vector<Figure>& out, Figure f, Statistic statistic, std::string unit, double value,
                const std::optional<stats::Interval>& ci) {
   if (!std::isfinite(value)) return;
-  f.statistic = std::move(statistic);
+  f.statistic = statistic;
   f.unit = std::move(unit);
   f.kind = FigureKind::value;
   f.value = value;
@@ -52,8 +52,6 @@ void add_value(std::vector<Figure>& out, Figure f, std::string statistic, std::s
 }
 
 }  // namespace
-
-std::string Figure::key() const { return fmt::format("{} · {} · {}", condition, benchmark, statistic); }
 
 namespace {
 
@@ -69,7 +67,8 @@ void add_ratios_to_first(std::vector<Figure>& out, const Table& t) {
     });
     if (base == t.rows.end() || !(base->summary.median > 0) || !std::isfinite(row.summary.median)) continue;
     Figure f = figure_of(row, t);
-    f.statistic = "ratio to " + first;
+    f.statistic = Statistic::ratio_to_first;
+    f.to = first;
     f.unit = "×";
     f.kind = FigureKind::ratio;
     f.value = row.summary.median / base->summary.median;
@@ -84,7 +83,9 @@ void add_paired(std::vector<Figure>& out, const PairedRow& p) {
   Figure f;
   f.condition = p.condition;
   f.benchmark = without_procs(p.benchmark);
-  f.statistic = fmt::format("ratio {}/{}", p.variant, p.baseline);
+  f.statistic = Statistic::ratio_of_variants;
+  f.of = p.variant;
+  f.to = p.baseline;
   f.unit = "×";
   f.kind = FigureKind::ratio;
   f.value = p.unpaired ? p.hl.estimate : p.paired.gm;
@@ -99,7 +100,7 @@ void add_paired(std::vector<Figure>& out, const PairedRow& p) {
 }
 
 // A figure in percent of a row's (its median's ± or its CV), when it has one.
-void add_percent(std::vector<Figure>& out, const Figure& base, const char* statistic, FigureKind kind,
+void add_percent(std::vector<Figure>& out, const Figure& base, Statistic statistic, FigureKind kind,
                  const std::optional<double>& value) {
   if (!value) return;
   Figure f = base;
@@ -117,15 +118,15 @@ std::vector<Figure> published_figures(const Analysis& a) {
   const Table& t = a.table;
   for (const Row& row : t.rows) {
     const Figure base = figure_of(row, t);
-    add_value(out, base, "median", row.unit, row.summary.median, row.summary.median_ci);
+    add_value(out, base, Statistic::median, row.unit, row.summary.median, row.summary.median_ci);
     const auto& hw = row.summary.median_rel_halfwidth;
-    add_percent(out, base, "median ±", FigureKind::halfwidth,
+    add_percent(out, base, Statistic::median_halfwidth, FigureKind::halfwidth,
                 hw ? std::optional<double>(*hw * 100) : std::nullopt);
-    add_value(out, base, "mean", row.unit, row.summary.mean, row.summary.mean_ci);
-    add_percent(out, base, "CV", FigureKind::percent, row.summary.cv_pct);
+    add_value(out, base, Statistic::mean, row.unit, row.summary.mean, row.summary.mean_ci);
+    add_percent(out, base, Statistic::cv, FigureKind::percent, row.summary.cv_pct);
   }
   for (const Row& row : t.other_metrics)
-    add_value(out, figure_of(row, t), "median " + row.unit, row.unit, row.summary.median,
+    add_value(out, figure_of(row, t), Statistic::other_median, row.unit, row.summary.median,
               row.summary.median_ci);
   add_ratios_to_first(out, t);
   for (const PairedRow& p : a.paired.rows) add_paired(out, p);
@@ -134,12 +135,11 @@ std::vector<Figure> published_figures(const Analysis& a) {
 
 std::vector<Correction> match_figures(const std::vector<Figure>& old_figures,
                                       const std::vector<Figure>& new_figures) {
-  std::map<std::string, const Figure*> by_key;
+  std::map<Figure::Key, const Figure*> by_key;
   for (const Figure& f : new_figures) by_key.emplace(f.key(), &f);
   std::vector<Correction> out;
   for (const Figure& f : old_figures)
-    if (const auto it = by_key.find(f.key()); it != by_key.end() && it->second->unit == f.unit)
-      out.push_back({f, *it->second});
+    if (const auto it = by_key.find(f.key()); it != by_key.end()) out.push_back({f, *it->second});
   return out;
 }
 
@@ -427,11 +427,11 @@ std::optional<Spelling> spelling(const Token& t, const Figure& f) {
 }
 
 // Less than certain whatever else holds: "" for a spelling only the figure's kind uses.
-std::string weak(Spelling s, const Token& t) {
-  if (s == Spelling::bare) return "a bare number, which may mean something else";
-  if (s == Spelling::unsigned_change) return "an unsigned percentage: a change, or a CV";
-  if (s == Spelling::share && t.number < 100) return "a percentage under 100%: a share, or a CV";
-  return "";
+std::optional<Doubt> weak(Spelling s, const Token& t) {
+  if (s == Spelling::bare) return Doubt::bare_number;
+  if (s == Spelling::unsigned_change) return Doubt::unsigned_percentage;
+  if (s == Spelling::share && t.number < 100) return Doubt::share_under_100;
+  return std::nullopt;
 }
 
 std::string lower(std::string_view s) {
@@ -556,21 +556,17 @@ std::vector<Hit> find_quotations(std::string_view text, const std::vector<Correc
     h.quoted = std::string(text.substr(t.begin, t.end - t.begin));
     h.correction = best.k;
     h.replacement = respell(t, spelled(best.spelling, t, corrections[best.k].new_figure));
-    std::vector<std::string> doubts;
-    if (const std::string w = weak(best.spelling, t); !w.empty())
-      doubts.push_back(w);
+    if (const auto w = weak(best.spelling, t))
+      h.doubts.push_back(*w);
     else if (t.significant < 2 || (t.significant < 3 && !best.named))
-      doubts.push_back(t.significant < 2 ? "one significant digit"
-                                         : "2 significant digits and no name of the figure nearby");
+      h.doubts.push_back(t.significant < 2 ? Doubt::one_digit : Doubt::two_digits_unnamed);
     if (found.size() > 1) {
-      std::vector<std::string> keys;
-      for (const Candidate& c : found) keys.push_back(corrections[c.k].old_figure.key());
-      doubts.push_back(fmt::format("it matches {} figures ({})", found.size(), fmt::join(keys, "; ")));
+      h.doubts.push_back(Doubt::several_figures);
+      for (const Candidate& c : found) h.also.push_back(c.k);
     }
     if (syntax == Syntax::source && !(t.begin < comments.size() && comments[t.begin]))
-      doubts.push_back("in code, not in a comment");
-    h.certainty = doubts.empty() ? Certainty::certain : Certainty::likely;
-    h.why = fmt::format("{}", fmt::join(doubts, "; "));
+      h.doubts.push_back(Doubt::in_code);
+    h.certainty = h.doubts.empty() ? Certainty::certain : Certainty::likely;
     out.push_back(std::move(h));
   }
   return out;

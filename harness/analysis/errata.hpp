@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <compare>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -22,12 +23,20 @@ namespace noisefloor::analysis {
 // median's CI (benchstat's "± 1%") or a ratio (×).
 enum class FigureKind { value, percent, halfwidth, ratio };
 
+// Which of its row's or comparison's figures a figure is: the row's median (of its primary metric,
+// or of another metric: other_median), the relative half-width of that median's CI, its mean, its
+// CV, the ratio of its median to the first condition's, or a comparison's ratio of a variant to
+// its baseline.
+enum class Statistic { median, median_halfwidth, mean, cv, other_median, ratio_to_first, ratio_of_variants };
+
 // One number a result publishes.
 struct Figure {
   std::string condition;
   std::string benchmark;  // the row's name as shown, without the -N suffix, with [variant] / (config)
-  std::string
-      statistic;  // "median", "median ±", "mean", "CV", "ratio to <first condition>", "ratio <v>/<baseline>"
+  Statistic statistic = Statistic::median;
+  // A ratio's sides: ratio_of_variants, the variant and its baseline; ratio_to_first, the first
+  // condition (in `to`). Empty otherwise.
+  std::string of, to;
   std::string unit;  // value: the row's unit; percent: "%"; ratio: "×"
   FigureKind kind = FigureKind::value;
   double value = 0;
@@ -38,8 +47,16 @@ struct Figure {
   // Words that place a quotation near this figure: the condition, the benchmark's short name
   // (without "Benchmark"), the variants.
   std::vector<std::string> names;
-  // "contended · BenchmarkLoop · ratio thrice/once": what matches old to new.
-  std::string key() const;
+
+  // What matches an old figure to the new one: the same condition, benchmark, statistic, sides
+  // and unit.
+  struct Key {
+    std::string condition, benchmark;
+    Statistic statistic;
+    std::string of, to, unit;
+    auto operator<=>(const Key&) const = default;
+  };
+  Key key() const { return {condition, benchmark, statistic, of, to, unit}; }
 };
 
 // Every figure the analysis publishes, in table order: per row of the primary metric its median
@@ -72,6 +89,17 @@ Syntax syntax_of(std::string_view path);
 
 enum class Certainty { certain, likely };
 
+// What makes a quotation less than certain.
+enum class Doubt {
+  bare_number,          // no suffix: it may mean something else
+  unsigned_percentage,  // +N% or N%: a change, or a CV
+  share_under_100,      // under 100%: a share, or a CV
+  one_digit,            // one significant digit
+  two_digits_unnamed,   // two significant digits and no name of the figure nearby
+  several_figures,      // it matches more than one figure (Hit::also)
+  in_code,              // in a source file, outside a comment
+};
+
 // One place that quotes an old figure.
 struct Hit {
   std::size_t offset = 0, length = 0;  // the quotation's bytes in the text (sign, number, suffix)
@@ -79,8 +107,9 @@ struct Hit {
   std::string quoted;                  // as written: "1.67×", "+67%"
   std::size_t correction = 0;          // index into the corrections searched for
   Certainty certainty = Certainty::likely;
-  std::string why;          // likely: what makes it less than certain ("a bare number ...")
-  std::string replacement;  // the new figure in the quotation's own spelling and precision: "3.17×"
+  std::vector<Doubt> doubts;      // likely: what makes it less than certain
+  std::vector<std::size_t> also;  // several_figures: every correction it matches, `correction` first
+  std::string replacement;        // the new figure in the quotation's own spelling and precision: "3.17×"
 };
 
 // The quotations of `corrections`' old figures in `text`. A number is read with its sign and its

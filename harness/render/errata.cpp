@@ -1,7 +1,10 @@
 #include "render/errata.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -15,8 +18,67 @@ namespace noisefloor::render {
 namespace {
 
 using analysis::Certainty;
+using analysis::Doubt;
 using analysis::Figure;
 using analysis::FigureKind;
+using analysis::Statistic;
+
+// The name of `value` in a table of names.
+template <class Enum, std::size_t N>
+std::string_view name_in(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum value) {
+  return std::find_if(table.begin(), table.end(), [value](const auto& n) { return n.first == value; })
+      ->second;
+}
+
+// A figure's statistic as the errata name it: "median", "CV", "ratio to idle", "ratio thrice/once"
+// (a format of the figure's unit and sides).
+constexpr std::array<std::pair<Statistic, std::string_view>, 7> kStatistics = {{
+    {Statistic::median, "median"},
+    {Statistic::median_halfwidth, "median ±"},
+    {Statistic::mean, "mean"},
+    {Statistic::cv, "CV"},
+    {Statistic::other_median, "median {unit}"},
+    {Statistic::ratio_to_first, "ratio to {to}"},
+    {Statistic::ratio_of_variants, "ratio {of}/{to}"},
+}};
+
+std::string statistic_text(const Figure& f) {
+  return fmt::format(fmt::runtime(name_in(kStatistics, f.statistic)), fmt::arg("unit", f.unit),
+                     fmt::arg("of", f.of), fmt::arg("to", f.to));
+}
+
+// A figure by its place and statistic: "contended · BenchmarkLoop · ratio thrice/once".
+std::string figure_name(const Figure& f) {
+  return fmt::format("{} · {} · {}", f.condition, f.benchmark, statistic_text(f));
+}
+
+// What each doubt says, in the order of analysis::Doubt.
+constexpr std::string_view kDoubts[] = {
+    "a bare number, which may mean something else",
+    "an unsigned percentage: a change, or a CV",
+    "a percentage under 100%: a share, or a CV",
+    "one significant digit",
+    "2 significant digits and no name of the figure nearby",
+    "it matches {} figures ({})",
+    "in code, not in a comment",
+};
+static_assert(std::size(kDoubts) == static_cast<std::size_t>(Doubt::in_code) + 1, "a sentence per Doubt");
+
+// What makes a quotation less than certain, in words ("" when it is certain).
+std::string why_text(const analysis::Hit& h, const std::vector<analysis::Correction>& corrections) {
+  std::vector<std::string> out;
+  for (const Doubt d : h.doubts) {
+    const std::string_view said = kDoubts[static_cast<std::size_t>(d)];
+    if (d != Doubt::several_figures) {
+      out.emplace_back(said);
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const std::size_t k : h.also) names.push_back(figure_name(corrections[k].old_figure));
+    out.push_back(fmt::format(fmt::runtime(said), h.also.size(), fmt::join(names, "; ")));
+  }
+  return fmt::format("{}", fmt::join(out, "; "));
+}
 
 // A comparison's verdict as the errata say it: "slower", "faster (untrustworthy: A/A failed)"; ""
 // for a figure that is no comparison.
@@ -117,11 +179,12 @@ std::string errata_text(const ErrataView& v, std::size_t width) {
     out += "\n";
     for (const auto& h : f.hits) {
       const auto& c = v.corrections[h.correction];
+      const std::string why = why_text(h, v.corrections);
       out += fmt::format("{}:{}:{}  {}  {}{}\n", f.path, h.line, h.column, h.quoted,
                          h.certainty == Certainty::certain ? "certain" : "likely",
-                         h.why.empty() ? "" : " (" + h.why + ")");
-      out += text::wrap(fmt::format("{}: was {}, is {}; write {}", c.old_figure.key(), labelled(c.old_figure),
-                                    labelled(c.new_figure), h.replacement),
+                         why.empty() ? "" : " (" + why + ")");
+      out += text::wrap(fmt::format("{}: was {}, is {}; write {}", figure_name(c.old_figure),
+                                    labelled(c.old_figure), labelled(c.new_figure), h.replacement),
                         width, "    ", "      ");
     }
     if (f.changed)
@@ -189,22 +252,24 @@ std::string errata_markdown(const ErrataView& v) {
       "|\n|:--|:--|:--|--:|--:|:--|\n";
   for (const std::size_t k : quoted) {
     const auto& c = v.corrections[k];
-    out +=
-        fmt::format("| {} | {} | {} | {} {} | {} {} | {} |\n", text::markdown_cell(c.old_figure.condition),
-                    text::markdown_cell(c.old_figure.benchmark), text::markdown_cell(c.old_figure.statistic),
-                    with_ci(c.old_figure), to_string(c.old_figure.label), with_ci(c.new_figure),
-                    to_string(c.new_figure.label), text::markdown_cell(verdict_text(c.new_figure)));
+    out += fmt::format("| {} | {} | {} | {} {} | {} {} | {} |\n", text::markdown_cell(c.old_figure.condition),
+                       text::markdown_cell(c.old_figure.benchmark),
+                       text::markdown_cell(statistic_text(c.old_figure)), with_ci(c.old_figure),
+                       to_string(c.old_figure.label), with_ci(c.new_figure), to_string(c.new_figure.label),
+                       text::markdown_cell(verdict_text(c.new_figure)));
   }
   out +=
       "\n### Where the old figures were quoted\n\n| place | quoted | figure | correct to | certainty "
       "|\n|:--|:--|:--|:--|:--|\n";
   for (const auto& f : v.files)
-    for (const auto& h : f.hits)
+    for (const auto& h : f.hits) {
+      const std::string why = why_text(h, v.corrections);
       out += fmt::format(
           "| `{}:{}:{}` | {} | {} | {} | {}{} |\n", f.path, h.line, h.column, text::markdown_cell(h.quoted),
-          text::markdown_cell(v.corrections[h.correction].old_figure.key()),
+          text::markdown_cell(figure_name(v.corrections[h.correction].old_figure)),
           text::markdown_cell(h.replacement), h.certainty == Certainty::certain ? "certain" : "likely",
-          h.why.empty() ? "" : ": " + text::markdown_cell(h.why));
+          why.empty() ? "" : ": " + text::markdown_cell(why));
+    }
   out += fmt::format(
       "\n{}: `noisefloor errata --old {} --new {}{}{}`.\n", v.applied ? "Corrected with" : "Found with",
       fmt::join(v.old_sources, " "), fmt::join(v.new_sources, " "),
@@ -223,10 +288,10 @@ std::string errata_json(const ErrataView& v) {
   };
   json figures = json::array();
   for (const auto& c : v.corrections)
-    figures.push_back({{"figure", c.old_figure.key()},
+    figures.push_back({{"figure", figure_name(c.old_figure)},
                        {"condition", c.old_figure.condition},
                        {"benchmark", c.old_figure.benchmark},
-                       {"statistic", c.old_figure.statistic},
+                       {"statistic", statistic_text(c.old_figure)},
                        {"unit", c.old_figure.unit},
                        {"old", figure(c.old_figure)},
                        {"new", figure(c.new_figure)}});
@@ -238,9 +303,9 @@ std::string errata_json(const ErrataView& v) {
                             {"column", h.column},
                             {"syntax", std::string(model::name_of(f.syntax))},
                             {"quoted", h.quoted},
-                            {"figure", v.corrections[h.correction].old_figure.key()},
+                            {"figure", figure_name(v.corrections[h.correction].old_figure)},
                             {"certainty", h.certainty == Certainty::certain ? "certain" : "likely"},
-                            {"why", h.why},
+                            {"why", why_text(h, v.corrections)},
                             {"replacement", h.replacement},
                             {"corrected", f.changed && h.certainty == Certainty::certain}});
   json files_left = json::array();

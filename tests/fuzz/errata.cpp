@@ -16,11 +16,12 @@ using namespace noisefloor;
 using analysis::Figure;
 using analysis::FigureKind;
 
-Figure figure(FigureKind kind, double value, std::string statistic, std::string unit) {
+Figure figure(FigureKind kind, double value, analysis::Statistic statistic, std::string unit) {
   Figure f;
   f.condition = "idle";
   f.benchmark = "BenchmarkGet";
-  f.statistic = std::move(statistic);
+  f.statistic = statistic;
+  if (statistic == analysis::Statistic::ratio_of_variants) f.of = "noisy", f.to = "idle";
   f.unit = std::move(unit);
   f.kind = kind;
   f.value = value;
@@ -31,13 +32,14 @@ Figure figure(FigureKind kind, double value, std::string statistic, std::string 
 
 const std::vector<analysis::Correction>& corrections() {
   static const std::vector<analysis::Correction> fixed{
-      {figure(FigureKind::ratio, 1.6712, "ratio noisy/idle", "×"),
-       figure(FigureKind::ratio, 3.1706, "ratio noisy/idle", "×")},
-      {figure(FigureKind::value, 34.97, "median", "ns/op"),
-       figure(FigureKind::value, 41.23, "median", "ns/op")},
-      {figure(FigureKind::percent, 18.9, "CV", "%"), figure(FigureKind::percent, 4.2, "CV", "%")},
-      {figure(FigureKind::halfwidth, 1.5, "median ±", "%"),
-       figure(FigureKind::halfwidth, 0.7, "median ±", "%")}};
+      {figure(FigureKind::ratio, 1.6712, analysis::Statistic::ratio_of_variants, "×"),
+       figure(FigureKind::ratio, 3.1706, analysis::Statistic::ratio_of_variants, "×")},
+      {figure(FigureKind::value, 34.97, analysis::Statistic::median, "ns/op"),
+       figure(FigureKind::value, 41.23, analysis::Statistic::median, "ns/op")},
+      {figure(FigureKind::percent, 18.9, analysis::Statistic::cv, "%"),
+       figure(FigureKind::percent, 4.2, analysis::Statistic::cv, "%")},
+      {figure(FigureKind::halfwidth, 1.5, analysis::Statistic::median_halfwidth, "%"),
+       figure(FigureKind::halfwidth, 0.7, analysis::Statistic::median_halfwidth, "%")}};
   return fixed;
 }
 

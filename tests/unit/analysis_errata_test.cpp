@@ -23,7 +23,9 @@ Figure ratio(double value, analysis::Label label) {
   Figure f;
   f.condition = "contended";
   f.benchmark = "BenchmarkRatioLoop";
-  f.statistic = "ratio thrice/once";
+  f.statistic = analysis::Statistic::ratio_of_variants;
+  f.of = "thrice";
+  f.to = "once";
   f.unit = "×";
   f.kind = FigureKind::ratio;
   f.value = value;
@@ -32,11 +34,11 @@ Figure ratio(double value, analysis::Label label) {
   return f;
 }
 
-Figure value(double v, std::string statistic = "median") {
+Figure value(double v, analysis::Statistic statistic = analysis::Statistic::median) {
   Figure f;
   f.condition = "idle";
   f.benchmark = "BenchmarkGet";
-  f.statistic = std::move(statistic);
+  f.statistic = statistic;
   f.unit = "ns/op";
   f.kind = FigureKind::value;
   f.value = v;
@@ -46,7 +48,7 @@ Figure value(double v, std::string statistic = "median") {
 }
 
 Figure cv(double v) {
-  Figure f = value(v, "CV");
+  Figure f = value(v, analysis::Statistic::cv);
   f.unit = "%";
   f.kind = FigureKind::percent;
   return f;
@@ -86,7 +88,7 @@ TEST_CASE("errata: a ratio in every usual spelling, certain with a name nearby o
   CHECK(hits[4].replacement == "317%");
   CHECK(hits[4].certainty == Certainty::certain);
   CHECK(hits[5].certainty == Certainty::likely);  // two digits and nothing that names it
-  CHECK(hits[5].why == "2 significant digits and no name of the figure nearby");
+  CHECK(hits[5].doubts == std::vector{analysis::Doubt::two_digits_unnamed});
   CHECK(hits[6].certainty == Certainty::certain);  // three digits stand alone
   CHECK(hits[0].line == 1);
   CHECK(hits[0].column == 13);
@@ -106,7 +108,7 @@ TEST_CASE("errata: decoys are no quotation, bare numbers only likely") {
   CHECK(hits[0].quoted == "1.67");
   CHECK(hits[0].line == 2);
   CHECK(hits[0].certainty == Certainty::likely);
-  CHECK(hits[0].why == "a bare number, which may mean something else");
+  CHECK(hits[0].doubts == std::vector{analysis::Doubt::bare_number});
 }
 
 TEST_CASE("errata: a negative change and a ratio that crossed 1") {
@@ -121,7 +123,7 @@ TEST_CASE("errata: a negative change and a ratio that crossed 1") {
 
 TEST_CASE("errata: values in their unit or a scaled one, CVs and CI half-widths") {
   Figure halfwidth = cv(6.4);
-  halfwidth.statistic = "median ±";
+  halfwidth.statistic = analysis::Statistic::median_halfwidth;
   halfwidth.kind = FigureKind::halfwidth;
   Figure narrower = halfwidth;
   narrower.value = 1.2;
@@ -155,12 +157,24 @@ TEST_CASE("errata: a benchmark's result lines are data, not quotations") {
 }
 
 TEST_CASE("errata: one number, two figures: likely, both named") {
-  const std::vector<Correction> fix = {{value(34.97), value(36.1)},
-                                       {value(34.97, "mean"), value(40.0, "mean")}};
+  const std::vector<Correction> fix = {
+      {value(34.97), value(36.1)},
+      {value(34.97, analysis::Statistic::mean), value(40.0, analysis::Statistic::mean)}};
   const auto hits = analysis::find_quotations("BenchmarkGet 34.97 ns/op\n", fix, Syntax::text);
   REQUIRE(hits.size() == 1);
   CHECK(hits[0].certainty == Certainty::likely);
-  CHECK(hits[0].why == "it matches 2 figures (idle · BenchmarkGet · median; idle · BenchmarkGet · mean)");
+  CHECK(hits[0].doubts == std::vector{analysis::Doubt::several_figures});
+  CHECK(hits[0].also == std::vector<std::size_t>{0, 1});
+  // Said in words by render/ only, each figure by its name.
+  render::ErrataView v;
+  v.corrections = fix;
+  render::QuotingFile quoting;
+  quoting.path = "notes.txt";
+  quoting.hits = hits;
+  v.files = {quoting};
+  CHECK(render::errata_text(v, 200).find(
+            "notes.txt:1:14  34.97 ns/op  likely (it matches 2 figures (idle · BenchmarkGet · median; idle · "
+            "BenchmarkGet · mean))\n") != std::string::npos);
 }
 
 TEST_CASE("errata: in source files only comments are certain") {
@@ -172,7 +186,7 @@ TEST_CASE("errata: in source files only comments are certain") {
   REQUIRE(hits.size() == 4);
   CHECK(hits[0].certainty == Certainty::certain);
   CHECK(hits[1].certainty == Certainty::likely);
-  CHECK(hits[1].why == "in code, not in a comment");
+  CHECK(hits[1].doubts == std::vector{analysis::Doubt::in_code});
   CHECK(hits[2].certainty == Certainty::certain);
   CHECK(hits[3].certainty == Certainty::certain);
 }
@@ -208,7 +222,15 @@ TEST_CASE("errata: old figures meet new ones by condition, benchmark and statist
   REQUIRE(fixes.size() == 2);
   CHECK(fixes[0].old_figure.value == 1.67);
   CHECK(fixes[0].new_figure.value == 3.17);
-  CHECK(fixes[1].new_figure.key() == "idle · BenchmarkGet · CV");
+  CHECK(fixes[1].new_figure.condition == "idle");
+  CHECK(fixes[1].new_figure.statistic == analysis::Statistic::cv);
+  // The same statistic in another unit, or a ratio of other sides, is another figure.
+  Figure in_us = value(0.035);
+  in_us.unit = "µs/op";
+  Figure other_sides = ratio(2, analysis::Label::contended);
+  other_sides.to = "twice";
+  CHECK(analysis::match_figures({value(34.97), ratio(1.67, analysis::Label::contended)}, {in_us, other_sides})
+            .empty());
 }
 
 TEST_CASE("errata: syntax by extension") {
@@ -226,7 +248,8 @@ TEST_CASE("errata: a ratio's verdict is its row's word, marked when the A/A chec
   const auto a = analysis::analyze({testing::load_result(testing::kData + "/results/paired-0.1")});
   const auto figures = analysis::published_figures(a);
   const auto it = std::find_if(figures.begin(), figures.end(), [](const Figure& f) {
-    return f.condition == "clean" && f.statistic == "ratio thrice/once";
+    return f.condition == "clean" && f.statistic == analysis::Statistic::ratio_of_variants &&
+           f.of == "thrice" && f.to == "once";
   });
   REQUIRE(it != figures.end());
   CHECK(it->verdict == analysis::Word::slower);
@@ -239,4 +262,6 @@ TEST_CASE("errata: a ratio's verdict is its row's word, marked when the A/A chec
   v.files = {quoting};
   CHECK(render::errata_json(v).find("\"slower (untrustworthy: A/A failed)\"") != std::string::npos);
   CHECK(render::errata_markdown(v).find("| slower (untrustworthy: A/A failed) |") != std::string::npos);
+  CHECK(render::errata_markdown(v).find("| clean | BenchmarkRatioLoop | ratio thrice/once |") !=
+        std::string::npos);
 }
