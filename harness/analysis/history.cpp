@@ -180,8 +180,7 @@ History history(const std::vector<records::Result>& results, const HistoryOption
     const Table table = judged ? std::move(judged->table) : build_table(r->samples, r->conditions, r->units);
     for (const auto& row : table.rows) run.cells.push_back(cell_of(row, o, r->units));
     if (judged && judged->judgement)
-      for (const auto& c : judged->judgement->claims)
-        run.claims.push_back(fmt::format("{}: {}", claims::to_string(c.run.verdict), c.run.claim));
+      for (const auto& c : judged->judgement->claims) run.claims.push_back({c.run.verdict, c.run.claim});
 
     // Segment: the first run, or a room that differs from the previous run's.
     bool starts = previous == nullptr;

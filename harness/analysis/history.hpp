@@ -47,6 +47,7 @@
 #include "analysis/rooms.hpp"
 #include "analysis/table.hpp"
 #include "analysis/verdict.hpp"
+#include "claims/evaluate.hpp"
 #include "fingerprint/noise.hpp"
 #include "model/names.hpp"
 #include "model/units.hpp"
@@ -131,6 +132,12 @@ struct HistoryCell {
   std::vector<double> values;  // the kept samples, in run order (not in the JSON)
 };
 
+// A claim the run recorded and its verdict.
+struct HistoryClaim {
+  claims::Verdict verdict = claims::Verdict::undefined;
+  std::string claim;  // as written: "cv(noisy) > 2 * cv(idle)"
+};
+
 struct HistoryRun {
   std::string run_id;       // the result directory's name
   std::string source;       // its path
@@ -140,9 +147,9 @@ struct HistoryRun {
   std::string status;       // "complete", "interrupted", "failed", "unknown"
   std::size_t segment = 1;  // 1-based
   std::vector<HistoryCell> cells;
-  // The verdicts of the claims the run recorded, one string each ("REPRODUCED: cv(noisy) > 2 *
-  // cv(idle)"); rendered only when some run has them.
-  std::vector<std::string> claims;
+  // The claims the run recorded, each with its verdict on the run's own samples; rendered only
+  // when some run has them.
+  std::vector<HistoryClaim> claims;
   std::vector<std::string> warnings;  // the result's own
   // The room's noise profile the run measured before its first condition (fingerprint/noise.hpp);
   // nullopt when its fingerprint has none (an older noisefloor, an imported result).

@@ -49,6 +49,11 @@ std::vector<std::string> reasons(const HistoryCell& c) {
   return out;
 }
 
+// The run's claims with their verdicts: "REPRODUCED: cv(noisy) > 2 * cv(idle); NOT REPRODUCED: …".
+std::string claims_text(const HistoryRun& r) {
+  return fmt::format("{}", fmt::join(history_claim_lines(r), "; "));
+}
+
 bool any_claims(const History& h) {
   return std::any_of(h.runs.begin(), h.runs.end(), [](const HistoryRun& r) { return !r.claims.empty(); });
 }
@@ -189,6 +194,13 @@ std::string cell_lines(const HistoryCell& c, const CellWidths& w, std::size_t co
 
 }  // namespace
 
+std::vector<std::string> history_claim_lines(const HistoryRun& run) {
+  std::vector<std::string> out;
+  for (const auto& c : run.claims)
+    out.push_back(fmt::format("{}: {}", claims::to_string(c.verdict), c.claim));
+  return out;
+}
+
 std::vector<std::string> history_cell_notes(const HistoryCell& c) {
   std::vector<std::string> out;
   if (!c.median_ci) out.push_back(fmt::format("n={} < 6: no median CI", c.n));
@@ -218,8 +230,7 @@ std::string history_text(const History& h, std::string_view directory) {
       out += text::wrap("room noise: " + noise_text(r), kColumns, "  ", "    ");
       if (!r.noise_change.empty()) out += text::wrap("◆ " + r.noise_change, kColumns, "  ", "    ");
     }
-    if (!r.claims.empty())
-      out += text::wrap(fmt::format("claims: {}", fmt::join(r.claims, "; ")), kColumns, "  ", "    ");
+    if (!r.claims.empty()) out += text::wrap("claims: " + claims_text(r), kColumns, "  ", "    ");
     model::FirstSeen<std::pair<std::string, std::string>> benchmarks;         // (name, unit)
     std::vector<std::vector<const decltype(r.cells)::value_type*>> cells_of;  // per benchmark
     for (const auto& c : r.cells) {
@@ -259,9 +270,8 @@ std::string history_markdown(const History& h, std::string_view directory) {
       title.erase(0, std::string("── ").size());
       out += "\n## " + text::markdown_cell(title) + "\n\n" + head;
     }
-    const std::string claims_cell =
-        (claims ? " " + text::markdown_cell(fmt::format("{}", fmt::join(r.claims, "; "))) + " |" : "") +
-        (noise ? " " + text::markdown_cell(noise_brief_text(r)) + " |" : "");
+    const std::string claims_cell = (claims ? " " + text::markdown_cell(claims_text(r)) + " |" : "") +
+                                    (noise ? " " + text::markdown_cell(noise_brief_text(r)) + " |" : "");
     const auto row = [&](const std::string& cells) {
       out += fmt::format("| {} | {} | {} | {} | {} | {} |{}\n", text::markdown_cell(or_dash(r.started_utc)),
                          text::markdown_cell(or_dash(r.commit)), text::markdown_cell(or_dash(r.digest)),
@@ -330,7 +340,7 @@ std::string history_csv(const History& h) {
           c.level_change ? ratio_pct(c.level_change->mean_after / c.level_change->mean_before) : "",
           c.level_change ? num(c.level_change->pvalue) : "",
           fmt::format("{}", fmt::join(reasons(c), "; "))};
-      if (claims) f.push_back(fmt::format("{}", fmt::join(r.claims, "; ")));
+      if (claims) f.push_back(claims_text(r));
       if (noise) {
         const bool measured = r.noise && r.noise->measured();
         f.push_back(measured ? opt(r.noise->block_cv_pct) : "");
@@ -611,7 +621,7 @@ std::string history_html(const History& h, std::string_view directory, std::stri
         "td>",
         esc(r.run_id), i + 1, esc(or_dash(r.started_utc)), esc(or_dash(r.commit)), esc(or_dash(r.digest)),
         esc(r.status), esc(r.run_id));
-    if (claims) out += "<td>" + esc(fmt::format("{}", fmt::join(r.claims, "; "))) + "</td>";
+    if (claims) out += "<td>" + esc(claims_text(r)) + "</td>";
     if (noise) out += fmt::format("<td title=\"{}\">{}</td>", esc(noise_text(r)), esc(noise_brief_text(r)));
     out += "</tr>\n";
   }

@@ -23,6 +23,8 @@ namespace noisefloor::render {
 // Why a cell's numbers are absent, from its figures: "n=4 < 6: no median CI", "n=1 < 2: no CV",
 // "mean <= 0: no CV", "n=4 < 6: no CV interval".
 std::vector<std::string> history_cell_notes(const analysis::HistoryCell& cell);
+// A run's claims, one line each with its verdict: "REPRODUCED: cv(noisy) > 2 * cv(idle)".
+std::vector<std::string> history_claim_lines(const analysis::HistoryRun& run);
 
 // `directory` is the experiment directory, as shown in the heading.
 std::string history_text(const analysis::History& history, std::string_view directory);

@@ -516,7 +516,7 @@ void to_json(json& j, const HistoryRun& r) {
   j = json{{"run_id", r.run_id},           {"source", r.source},
            {"started_utc", r.started_utc}, {"commit", r.commit.empty() ? json() : json(r.commit)},
            {"digest", r.digest},           {"status", r.status},
-           {"segment", r.segment},         {"claims", r.claims},
+           {"segment", r.segment},         {"claims", render::history_claim_lines(r)},
            {"warnings", r.warnings},       {"cells", r.cells}};
   j["noise"] = r.noise ? json(*r.noise) : json(nullptr);
   j["noise_change"] = r.noise_change;

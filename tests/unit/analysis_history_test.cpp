@@ -259,9 +259,12 @@ TEST_CASE("history: rendered lines") {
 
   // The claims column appears only when a run has verdicts.
   auto with_claims = h;
-  with_claims.runs[1].claims = {"cv(idle) < 5: REPRODUCED"};
-  CHECK(render::history_text(with_claims, "results/t").find("  claims: cv(idle) < 5: REPRODUCED\n") !=
-        std::string::npos);
+  with_claims.runs[1].claims = {{noisefloor::claims::Verdict::reproduced, "cv(idle) < 5"},
+                                {noisefloor::claims::Verdict::not_reproduced, "cv(idle) < 1"}};
+  CHECK(render::history_text(with_claims, "results/t")
+            .find("  claims: REPRODUCED: cv(idle) < 5; NOT REPRODUCED: cv(idle) < 1\n") != std::string::npos);
+  CHECK(json(with_claims)["runs"][1]["claims"] ==
+        json::array({"REPRODUCED: cv(idle) < 5", "NOT REPRODUCED: cv(idle) < 1"}));
   CHECK(render::history_csv(h).find("claims") == std::string::npos);
   CHECK(render::history_csv(with_claims).find(",claims\n") != std::string::npos);
 
