@@ -272,7 +272,7 @@ PY
 # ---- 3. the pictures ------------------------------------------------------------------------
 "$NF" report "$WORK/results/share/latest" --html share.html >/dev/null || fail "report --html"
 contains share.html "Sweeps"
-contains share.html "knee at count=1"
+contains share.html "knee at count=$knee"
 "$NF" report "$WORK/results/quota/latest" --format svg >svg.out 2>svg.err || { cat svg.err >&2; fail "report --format svg"; }
 svg="$(head -1 svg.out)"
 [[ -f "$svg" ]] || fail "report --format svg printed no file: $(cat svg.out)"
