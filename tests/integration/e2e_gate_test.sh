@@ -92,10 +92,6 @@ gate_json() { PYTHONPATH="$REPO/tests/integration" python3 - "$WORK/results/$1/l
 # gate_known NAME OUT ERR ARGS...: `noisefloor run ARGS` into OUT and ERR, its exit status in $status.
 # A known 1.5x change is called slower at the first look whatever the room's floors say (§3.13):
 # run once, no retry.
-# gate_status NAME: the exit status the gate's own gate.json calls for (4: a regression confirmed);
-# a known slowdown measured in a contended room may stay inconclusive (exit 0): known_ratio.called
-# then checks that the row says so and that its interval covers the truth.
-gate_status() { python3 -c 'import json, sys; print(4 if json.load(open(sys.argv[1]))["regression"] else 0)' "$WORK/results/$1/latest/gate.json"; }
 gate_known() {
   local name=$1 out=$2 err=$3
   shift 3
@@ -136,16 +132,21 @@ for cond in ("idle", "busy"):
     # 10e3014, busy: base 0.0513 and head 0.0679, 3.5 ms apart from the 20 ms): the difference of
     # the sides' medians is judged within the spread their own samples show, so a head that burns
     # more than 0.02 s beyond the start-ups' spread still fails.
+    # The start-up c was measured after the run, in whatever the room was then: the base side's least
+    # sample (the one the room disturbed least) is held to it, not its median.
     bs, hs = cpu("base"), cpu("head")
     b, h = median(bs), median(hs)
     spread = max(max(bs) - min(bs), max(hs) - min(hs))
-    assert 0.04 <= min(bs) and b < 0.04 + 3 * c + 0.002, (cond, bs, c)
+    assert 0.04 <= min(bs) and min(bs) < 0.04 + 3 * c + 0.002, (cond, bs, c)
     assert abs((h - b) - 0.02) < 0.001 + spread, (cond, b, h, spread)
-    truth = (0.06 + (b - 0.04)) / b
+    # The truth with each side's own start-up (its median beyond its burn): (0.06 + s)/(0.04 + s)
+    # for s between the two, a band that is one ratio when both sides started up alike.
+    s_lo, s_hi = sorted((max(b - 0.04, 0), max(h - 0.06, 0)))
+    truth_lo, truth_hi = (0.06 + s_hi) / (0.04 + s_hi), (0.06 + s_lo) / (0.04 + s_lo)
     r = rows[(cond, "cpu-sec/op")]
     assert r["verdict"] == "slower" and r["confirmed"] and r["gating"], r
     lo, hi = r["first"]["ci"]
-    assert lo < truth * 1.005 and hi > truth * 0.995 and truth <= 1.5, (cond, truth, r["first"])
+    assert lo < truth_hi * 1.005 and hi > truth_lo * 0.995 and truth_lo <= 1.5, (cond, truth_lo, truth_hi, r["first"])
     # Two gating rows (idle, busy): one block keeps the gate's false alarms under 5%, no second.
     assert r["second"] is None, r
 assert g["regression"] is True and g["confirm"] is False and g["gating_rows"] == 2, g

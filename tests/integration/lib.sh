@@ -106,6 +106,11 @@ print(f"{min(1.0, 0.2 / (time.monotonic() - start)):.3f}")
 PY
 }
 
+# gate_status NAME: the exit status the gate's own gate.json calls for (4: a regression confirmed);
+# a known slowdown measured in a contended room may stay inconclusive (exit 0): known_ratio.called
+# then checks that the row says so and that its interval covers the truth.
+gate_status() { python3 -c 'import json, sys; print(4 if json.load(open(sys.argv[1]))["regression"] else 0)' "$WORK/results/$1/latest/gate.json"; }
+
 # no_alarm STATUS GATE_JSON: a gate on a change known to be none ended well: exit 0, or 4 with every
 # regression within the floors the gate measured (known_ratio.false_alarms_within_floors).
 no_alarm() {
