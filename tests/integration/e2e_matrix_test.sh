@@ -187,8 +187,10 @@ for r in summary["table"]["rows"]:
                                   for i in b["runs"])
     print(f"sleep 0.25 on {r['condition']}: median {med:.4f} s (min {min(values):.4f}, max {max(values):.4f}); "
           f"the invocation as noisefloor saw it: {lifecycle:.4f} s")
-    if not 0.25 <= med <= 0.30:
-        print(f"  {r['condition']}: the median is not the sleep's length within [0.25, 0.30]")
+    # No sample is shorter than the sleep; the sample the room disturbed least is the sleep's length
+    # (a cost the path adds is in every sample; a late wake-up in a busy room is not).
+    if not 0.25 <= min(values) <= 0.30:
+        print(f"  {r['condition']}: the least sample is not the sleep's length within [0.25, 0.30]")
         bad = True
 sys.exit(1 if bad else 0)
 PY

@@ -40,15 +40,18 @@ nothing_left() {  # $1: after what
   [[ -z "$(spinners_of "${2:-none}")" ]] || fail "$1: spinner left"
 }
 [[ -z "$(ours)" ]] || fail "containers of an earlier run are on the Podman engine: $(ours)"
-# sleep_median RESULT_DIR WHAT: the median of condition boxed's `sleep 0.3`, a known length
+# sleep_median RESULT_DIR WHAT: condition boxed's `sleep 0.3`, a known length: no sample shorter,
+# and the sample the room disturbed least within 60 ms of it (a cost the path adds is in every
+# sample; a late wake-up in a busy room is not)
 sleep_median() {
   "$NF" cv --format json "$1" >"$WORK/median.json"
   python3 - "$WORK/median.json" "$2" <<'PY' || fail "the sleep on $2"
 import json, sys
 rows = {(r["condition"], r["unit"]): r for r in json.load(open(sys.argv[1]))["table"]["rows"]}
-median = rows[("boxed", "sec/op")]["summary"]["median"]
-print(f"sleep 0.3 on {sys.argv[2]}: median {median:.4f} s")
-assert 0.3 <= median < 0.36, median
+row = rows[("boxed", "sec/op")]
+least = min(row["values"])
+print(f"sleep 0.3 on {sys.argv[2]}: median {row['summary']['median']:.4f} s, least {least:.4f} s")
+assert 0.3 <= least < 0.36, row["values"]
 PY
 }
 # A run left in the background by a failed check must not outlive the test (it holds the lease):
