@@ -111,21 +111,23 @@ for ((i = 0; i < trials; i++)); do
     leaked_processes=$((leaked_processes + left))
     grep -lzxsF "NF_SOAK_TRIAL=$id" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | xargs -r kill -KILL || true
   fi
-  # containers: none running within 5 s; none at all after exit (after gc for KILL). An engine
-  # busy with other work can report a container "running" for a while after its process ended:
-  # that is a lag, told apart by the process itself (State.Pid on this host), and allowed 30 s.
+  # containers: none running within 30 s; none at all after exit (after gc for KILL). An engine
+  # busy with other work can take seconds to stop a container (e2e_docker saw over 10 s in CI at
+  # 670663b) or report one "running" after its process ended (a lag, told apart by the process
+  # itself, State.Pid on this host): past 5 s either is reported, past 30 s it fails the trial.
   for _ in $(seq 50); do [[ "$(containers running)" == 0 ]] && break; sleep 0.1; done
   running=$(containers running)
   if ((running > 0)); then
-    alive=$(running_pids | while read -r p; do [[ -d /proc/$p ]] && echo "$p"; done | wc -l)
+    alive_at_5=$(running_pids | while read -r p; do [[ -d /proc/$p ]] && echo "$p"; done | wc -l)
     waited=5
     while ((waited < 30)) && [[ "$(containers running)" != 0 ]]; do sleep 1; waited=$((waited + 1)); done
+    alive=$(running_pids | while read -r p; do [[ -d /proc/$p ]] && echo "$p"; done | wc -l)
     if ((alive > 0)); then
-      why+=("$alive container process(es) still running 5 s after noisefloor died (engine: running for ${waited}+ s)")
+      why+=("$alive container process(es) still running 30 s after noisefloor died")
     elif [[ "$(containers running)" != 0 ]]; then
       why+=("$running container(s) the engine still calls running 30 s after noisefloor died (their processes ended)")
     else
-      echo "soak: the engine called $running container(s) running for ${waited} s after noisefloor died; their processes had ended (engine lag)" >&2
+      echo "soak: $running container(s) stopped ${waited} s after noisefloor died ($alive_at_5 process(es) still running at 5 s: a slow engine)" >&2
     fi
   fi
   gc=""
