@@ -68,6 +68,11 @@ set +e
 HOME="$H" "$NF" run fleet.yaml --results "$WORK/results" >out.txt 2>err.txt
 rc=$?
 set -e
+# And once more after it: the room is the less of the two readings (outside work that came only
+# during the run shows in one of them at least; CI at 6234ac2 read 0.1285 of CPU 1 for a spinner
+# against a bound made of a reading taken before).
+ROOM_SHARE=$(python3 -c 'import sys; print(min(map(float, sys.argv[1:])))' "$ROOM_SHARE" "$(cpu_share 1)")
+export ROOM_SHARE
 # The three hosts' spinners all sit on CPU 1 of this one machine. Beside other work there (a busy
 # loop per CPU, at 865ea5c on an AMD EPYC guest: a busy process got half of CPU 1), a remote one
 # got 8% of a CPU where it could expect all of it, and noisefloor rightly refused that condition:
@@ -81,9 +86,9 @@ import json, sys
 room = float(sys.argv[2])
 hosts = json.load(open(sys.argv[1]))["hosts"]
 failed = [h for h in hosts if h["status"] != "complete"]
-assert room < 0.9, f"a busy process had {room} of CPU 1 before the run: the room was quiet"
+assert room < 0.9, f"a busy process had {room} of CPU 1 before and after the run: the room was quiet"
 assert failed and all("the background load was not there" in (h.get("error") or "") for h in failed), failed
-print(f"the room was busy (a busy process had {room} of CPU 1): {len(failed)} host(s) refused a starved "
+print(f"the room was busy (a busy process had {room} of CPU 1 before or after): {len(failed)} host(s) refused a starved "
       "spinner, as they should; the run is made again without the spinners")
 PY
   [[ $rc == 1 ]] || fail "a fleet run with a starved spinner: exit $rc, want 1"
@@ -148,10 +153,10 @@ for name, h in hosts.items():
                 # Really loading its CPU: the three hosts' spinners all sit on CPU 1 of this one
                 # machine, so each gets about a third of it (a starved one gets under a tenth) in a
                 # quiet room, and as much less as other work there leaves (ROOM_SHARE, measured
-                # before the run: the share of CPU 1 one busy process got).
+                # before and after the run: the less of the shares of CPU 1 one busy process got).
                 room = float(os.environ["ROOM_SHARE"])
                 check(loads and (loads[0]["share"] or 0) > 0.15 * room,
-                      f"{name}: spinner share {loads} (a busy process got {room} of CPU 1 before the run)")
+                      f"{name}: spinner share {loads} (a busy process got {room} of CPU 1 before or after the run)")
     if remote:
         check(fp["host"]["cpu"]["logical"]["value"] >= 1, f"{name}: remote CPU count {fp['host']['cpu']}")
         check(fp["host"]["kernel"]["cmdline"]["value"] is not None, f"{name}: no kernel command line")
