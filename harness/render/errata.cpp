@@ -23,13 +23,6 @@ using analysis::Figure;
 using analysis::FigureKind;
 using analysis::Statistic;
 
-// The name of `value` in a table of names.
-template <class Enum, std::size_t N>
-std::string_view name_in(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum value) {
-  return std::find_if(table.begin(), table.end(), [value](const auto& n) { return n.first == value; })
-      ->second;
-}
-
 // A figure's statistic as the errata name it: "median", "CV", "ratio to idle", "ratio thrice/once"
 // (a format of the figure's unit and sides).
 constexpr std::array<std::pair<Statistic, std::string_view>, 7> kStatistics = {{
@@ -43,7 +36,7 @@ constexpr std::array<std::pair<Statistic, std::string_view>, 7> kStatistics = {{
 }};
 
 std::string statistic_text(const Figure& f) {
-  return fmt::format(fmt::runtime(name_in(kStatistics, f.statistic)), fmt::arg("unit", f.unit),
+  return fmt::format(fmt::runtime(model::word_of(f.statistic, kStatistics, "")), fmt::arg("unit", f.unit),
                      fmt::arg("of", f.of), fmt::arg("to", f.to));
 }
 
