@@ -63,9 +63,9 @@ inline nlohmann::json parse_json(std::string_view text, std::string_view what) {
 inline std::optional<std::vector<std::pair<std::string_view, std::string_view>>> member_texts(
     std::string_view text) {
   std::size_t at = 0;
+  const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
   const auto skip_space = [&] {
-    while (at < text.size() && (text[at] == ' ' || text[at] == '\n' || text[at] == '\r' || text[at] == '\t'))
-      ++at;
+    while (at < text.size() && space(text[at])) ++at;
   };
   const auto end_of_string = [&](std::size_t quote) -> std::size_t {  // the closing quote's index
     for (std::size_t i = quote + 1; i < text.size(); ++i)
@@ -107,9 +107,7 @@ inline std::optional<std::vector<std::pair<std::string_view, std::string_view>>>
     }
     if (at == text.size()) return std::nullopt;
     std::string_view shown = text.substr(value, at - value);
-    while (!shown.empty() &&
-           (shown.back() == ' ' || shown.back() == '\n' || shown.back() == '\r' || shown.back() == '\t'))
-      shown.remove_suffix(1);
+    while (!shown.empty() && space(shown.back())) shown.remove_suffix(1);
     members.emplace_back(key, shown);
     if (text[at++] == '}') break;
   }
