@@ -1,7 +1,5 @@
 #include "claims/evaluate.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,10 +15,13 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// A statistic that cannot be computed, and why.
-struct Undefined {
-  std::string why;
-};
+using Reason = Undefined::Reason;
+
+// Why `call` is undefined: thrown where it is found, caught by evaluate, check_points and estimate.
+Undefined undefined(Reason reason, const Expr& call, std::size_t have = 0, std::size_t need = 0) {
+  return {reason, call.function, call.subject, call.benchmark, have, need};
+}
+Undefined undefined(Reason reason) { return {reason, Function::n, {}, {}, 0, 0}; }
 
 double stddev_of(const std::vector<double>& v, double mean) {
   return std::sqrt(stats::sample_variance(v, mean));
@@ -28,9 +29,8 @@ double stddev_of(const std::vector<double>& v, double mean) {
 
 // The statistic of a call over the given values; throws Undefined.
 double statistic(const Expr& call, const std::vector<double>& v) {
-  const std::string name = fmt::format("{}({})", to_string(call.function), call.subject);
   const auto need = [&](std::size_t n) {
-    if (v.size() < n) throw Undefined{fmt::format("{} needs n ≥ {} (it has {})", name, n, v.size())};
+    if (v.size() < n) throw undefined(Reason::too_few, call, v.size(), n);
   };
   switch (call.function) {
     case Function::n:
@@ -45,7 +45,7 @@ double statistic(const Expr& call, const std::vector<double>& v) {
       need(1);
       double logs = 0;
       for (double x : v) {
-        if (!(x > 0)) throw Undefined{fmt::format("{}: a ratio that is not positive", name)};
+        if (!(x > 0)) throw undefined(Reason::ratio_not_positive, call);
         logs += std::log(x);
       }
       return std::exp(logs / static_cast<double>(v.size()));
@@ -62,13 +62,13 @@ double statistic(const Expr& call, const std::vector<double>& v) {
     case Function::cv: {
       need(2);
       const double m = stats::mean(v);
-      if (!(m > 0)) throw Undefined{fmt::format("{}: the mean is not positive", name)};
+      if (!(m > 0)) throw undefined(Reason::mean_not_positive, call);
       return stddev_of(v, m) / m;
     }
     case Function::rcv: {
       need(2);
       const double med = stats::median(v);
-      if (!(med > 0)) throw Undefined{fmt::format("{}: the median is not positive", name)};
+      if (!(med > 0)) throw undefined(Reason::median_not_positive, call);
       return stats::kMadToSigma * stats::mad(v, med) / med;
     }
     case Function::knee:
@@ -95,15 +95,10 @@ const std::vector<double>& series(const Expr& call, const Data& data);
 std::vector<const std::vector<double>*> knee_series(const Expr& call, const Data& data,
                                                     std::vector<double>& xs) {
   const auto it = data.sweeps.find(call.subject);
-  if (it == data.sweeps.end() || it->second.size() < 2)
-    throw Undefined{fmt::format("knee({}): a curve needs two points or more", call.subject)};
+  if (it == data.sweeps.end() || it->second.size() < 2) throw undefined(Reason::short_curve, call);
   std::vector<const std::vector<double>*> out;
   for (const auto& [x, condition] : it->second) {
-    if (!x)
-      throw Undefined{
-          fmt::format("knee({}): its axis is not numeric (a value is a label): name the point "
-                      "instead, e.g. cv({}[...])",
-                      call.subject, call.subject)};
+    if (!x) throw undefined(Reason::category_axis, call);
     Expr point;
     point.kind = Expr::Kind::call;
     point.function = Function::median;
@@ -123,30 +118,22 @@ const std::vector<double>& series(const Expr& call, const Data& data) {
       if (rows != data.ratio_rows.end())
         for (const auto& [name, values] : rows->second)
           if (name == call.benchmark) return values;
-      throw Undefined{
-          fmt::format("ratio({}, {}): no paired samples of that benchmark", call.subject, call.benchmark)};
+      throw undefined(Reason::no_paired_samples, call);
     }
     const auto it = data.ratios.find(call.subject);
-    if (it == data.ratios.end()) throw Undefined{fmt::format("ratio({}): no paired samples", call.subject)};
+    if (it == data.ratios.end()) throw undefined(Reason::no_paired_samples, call);
     return it->second;
   }
   const auto it = data.rows.find(call.subject);
-  if (it == data.rows.end() || it->second.empty())
-    throw Undefined{
-        fmt::format("{}({}): the condition has no samples", to_string(call.function), call.subject)};
+  if (it == data.rows.end() || it->second.empty()) throw undefined(Reason::no_samples, call);
   if (call.benchmark.empty()) return it->second.front().second;
   const std::vector<double>* found = nullptr;
   std::size_t matches = 0;
   for (const auto& [name, values] : it->second)
     if (name == call.benchmark) found = found ? found : &values, ++matches;
-  if (matches > 1)
-    throw Undefined{
-        fmt::format("{}({}, {}): {} rows of that condition have that name (the same benchmark in "
-                    "several packages): a claim can name only a benchmark that is one row",
-                    to_string(call.function), call.subject, call.benchmark, matches)};
+  if (matches > 1) throw undefined(Reason::ambiguous_benchmark, call, matches);
   if (found) return *found;
-  throw Undefined{fmt::format("{}({}, {}): no such benchmark in that condition", to_string(call.function),
-                              call.subject, call.benchmark)};
+  throw undefined(Reason::no_such_benchmark, call);
 }
 
 // The expression's value, each call's statistic given by `of`.
@@ -167,7 +154,7 @@ double value(const Expr& e, const Of& of) {
       return value(*e.left, of) * value(*e.right, of);
     case Expr::Kind::div: {
       const double d = value(*e.right, of);
-      if (d == 0) throw Undefined{"a division by zero"};
+      if (d == 0) throw undefined(Reason::division_by_zero);
       return value(*e.left, of) / d;
     }
   }
@@ -261,10 +248,7 @@ void need_spread(const Bound& bound) {
   for (const auto& [call, ss] : bound.series) {
     if (call->function == Function::n) continue;
     for (const auto* s : ss)
-      if (s->size() < 2)
-        throw Undefined{fmt::format("{}({}) has {} sample{}: an interval needs n ≥ 2",
-                                    to_string(call->function), call->subject, s->size(),
-                                    s->size() == 1 ? "" : "s")};
+      if (s->size() < 2) throw undefined(Reason::no_spread, *call, s->size(), 2);
   }
 }
 
@@ -286,7 +270,7 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
     ev.lhs = value(claim.lhs, bound, itself);
     ev.rhs = value(claim.rhs, bound, itself);
     const bool within = claim.op == Op::within;
-    if (within && !(ev.rhs != 0)) throw Undefined{"`within` needs a non-zero reference"};
+    if (within && !(ev.rhs != 0)) throw undefined(Reason::zero_reference);
     need_spread(bound);
 
     stats::SplitMix64 rng(seed);
@@ -304,7 +288,7 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
       }
       try {
         const double l = value(claim.lhs, bound, resampled), r = value(claim.rhs, bound, resampled);
-        if (within && r == 0) throw Undefined{"`within` needs a non-zero reference"};
+        if (within && r == 0) throw undefined(Reason::zero_reference);
         lhs.push_back(l);
         rhs.push_back(r);
         decision.push_back(within ? l / r - 1 : l - r);
@@ -314,15 +298,14 @@ Evaluation evaluate(const Claim& claim, const Data& data, std::uint64_t seed, in
       }
     }
     if (decision.empty() || 2 * decision.size() < static_cast<std::size_t>(resamples))
-      throw Undefined{
-          "a statistic is undefined in most resamples (a division by zero, or a mean that is not positive)"};
+      throw undefined(Reason::undefined_in_resamples);
     ev.lhs_ci = interval(lhs, level);
     ev.rhs_ci = interval(rhs, level);
     ev.decision_ci = interval(decision, level);
     ev.verdict = decide(claim.op, claim.tolerance, ev.decision_ci);
   } catch (const Undefined& u) {
     ev.verdict = Verdict::undefined;
-    ev.why = u.why;
+    ev.why = u;
   }
   return ev;
 }
@@ -332,16 +315,16 @@ PointCheck check_points(const Claim& claim, const Lookup& lookup) {
   try {
     const auto of = [&](const Expr& call) {
       const auto v = lookup(call.function, call.subject, call.benchmark);
-      if (!v) throw Undefined{fmt::format("{}({}) is not published", to_string(call.function), call.subject)};
+      if (!v) throw undefined(Reason::not_published, call);
       return *v;
     };
     pc.lhs = value(claim.lhs, of);
     pc.rhs = value(claim.rhs, of);
-    if (claim.op == Op::within && pc.rhs == 0) throw Undefined{"`within` needs a non-zero reference"};
+    if (claim.op == Op::within && pc.rhs == 0) throw undefined(Reason::zero_reference);
     const double d = claim.op == Op::within ? pc.lhs / pc.rhs - 1 : pc.lhs - pc.rhs;
     pc.holds = decide(claim.op, claim.tolerance, {d, d}) == Verdict::reproduced;
   } catch (const Undefined& u) {
-    pc.why = u.why;
+    pc.why = u;
   }
   return pc;
 }
@@ -364,11 +347,11 @@ Estimate estimate(Function f, const std::vector<double>& series, std::uint64_t s
       }
     }
     if (values.empty() || 2 * values.size() < static_cast<std::size_t>(resamples))
-      throw Undefined{"undefined in most resamples (a mean that is not positive)"};
+      throw undefined(Reason::cv_undefined_in_resamples, call);
     e.ci = interval(values, level);
     e.defined = true;
   } catch (const Undefined& u) {
-    e.why = u.why;
+    e.why = u;
   }
   return e;
 }

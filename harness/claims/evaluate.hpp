@@ -53,10 +53,39 @@ struct Interval {
   double lo = 0, hi = 0;
 };
 
+// Why a statistic or a claim cannot be judged, as a value: which call, which condition or variant,
+// and the counts; render::undefined_text words it.
+struct Undefined {
+  enum class Reason {
+    none,                 // defined
+    too_few,              // the call needs n >= need; its series has `have`
+    no_spread,            // the call's series has `have` samples: an interval needs n >= 2
+    ratio_not_positive,   // ratio(): a per-repeat ratio that is not positive
+    mean_not_positive,    // cv(): the mean is not positive
+    median_not_positive,  // rcv(): the median is not positive
+    short_curve,          // knee(): fewer than two points
+    category_axis,        // knee(): an axis value is a label
+    no_paired_samples,    // ratio(subject[, benchmark]): none paired
+    no_samples,           // the condition has no samples
+    ambiguous_benchmark,  // `have` rows of the condition have that benchmark's name
+    no_such_benchmark,    // the condition has no row of that name
+    division_by_zero,
+    zero_reference,             // `within` against 0
+    undefined_in_resamples,     // a statistic of the claim is undefined in most resamples
+    cv_undefined_in_resamples,  // estimate(): the statistic is undefined in most resamples
+    not_published,              // check_points(): the publication does not print the call's statistic
+  };
+  Reason reason = Reason::none;
+  Function function = Function::n;  // the call it concerns
+  std::string subject, benchmark;
+  std::size_t have = 0, need = 0;
+  explicit operator bool() const { return reason != Reason::none; }
+};
+
 struct Evaluation {
   std::string claim;
   Verdict verdict = Verdict::undefined;
-  std::string why;          // UNDEFINED: which statistic and why
+  Undefined why;            // UNDEFINED: which statistic and why
   double lhs = 0, rhs = 0;  // point estimates
   bool percent = false;     // the claim compares CVs (and divides by no statistic): shown as %
   Interval lhs_ci, rhs_ci;  // percentile intervals of each side
@@ -79,7 +108,7 @@ using Lookup =
 struct PointCheck {
   std::optional<bool> holds;  // nullopt: not decidable from what was published (why says what is missing)
   double lhs = 0, rhs = 0;
-  std::string why;
+  Undefined why;
 };
 PointCheck check_points(const Claim& claim, const Lookup& lookup);
 
@@ -89,7 +118,7 @@ struct Estimate {
   bool defined = false;
   double value = 0;
   Interval ci;
-  std::string why;
+  Undefined why;
 };
 Estimate estimate(Function f, const std::vector<double>& series, std::uint64_t seed,
                   int resamples = kDefaultResamples, double level = 0.95);

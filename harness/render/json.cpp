@@ -18,6 +18,7 @@
 #include "render/diagnosis.hpp"
 #include "render/gate.hpp"
 #include "render/history.hpp"
+#include "render/judge.hpp"
 #include "render/sweep_table.hpp"
 #include "render/table.hpp"
 #include "render/warnings.hpp"
@@ -397,7 +398,7 @@ void to_json(nlohmann::json& j, const ClaimResult& r) {
   const claims::Evaluation& e = r.run;
   const bool defined = e.verdict != claims::Verdict::undefined;
   j = {{"claim", e.claim}, {"verdict", std::string(claims::to_string(e.verdict))}};
-  j["why"] = e.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.why);
+  j["why"] = e.why ? nlohmann::json(render::undefined_text(e.why)) : nlohmann::json(nullptr);
   j["lhs"] = defined ? stats::number_or_null(e.lhs) : nlohmann::json(nullptr);
   j["rhs"] = defined ? stats::number_or_null(e.rhs) : nlohmann::json(nullptr);
   j["lhs_ci"] = defined ? interval_json(e.lhs_ci) : nlohmann::json(nullptr);
@@ -405,10 +406,11 @@ void to_json(nlohmann::json& j, const ClaimResult& r) {
   j["decision_ci"] = defined ? interval_json(e.decision_ci) : nlohmann::json(nullptr);
   if (r.published) {
     const auto& p = *r.published;
-    j["published"] = {{"holds", p.holds ? nlohmann::json(*p.holds) : nlohmann::json(nullptr)},
-                      {"lhs", p.holds ? stats::number_or_null(p.lhs) : nlohmann::json(nullptr)},
-                      {"rhs", p.holds ? stats::number_or_null(p.rhs) : nlohmann::json(nullptr)},
-                      {"why", p.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.why)}};
+    j["published"] = {
+        {"holds", p.holds ? nlohmann::json(*p.holds) : nlohmann::json(nullptr)},
+        {"lhs", p.holds ? stats::number_or_null(p.lhs) : nlohmann::json(nullptr)},
+        {"rhs", p.holds ? stats::number_or_null(p.rhs) : nlohmann::json(nullptr)},
+        {"why", p.why ? nlohmann::json(render::undefined_text(p.why)) : nlohmann::json(nullptr)}};
     j["agreement"] = model::name_of(r.agreement);
   }
 }

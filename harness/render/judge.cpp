@@ -3,11 +3,76 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <string_view>
+#include <utility>
 
 #include "model/names.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
+
+namespace {
+// The reasons that name no call, in words.
+constexpr std::array<std::pair<claims::Undefined::Reason, std::string_view>, 4> kReasonsWithoutNames = {{
+    {claims::Undefined::Reason::division_by_zero, "a division by zero"},
+    {claims::Undefined::Reason::zero_reference, "`within` needs a non-zero reference"},
+    {claims::Undefined::Reason::undefined_in_resamples,
+     "a statistic is undefined in most resamples (a division by zero, or a mean that is not positive)"},
+    {claims::Undefined::Reason::cv_undefined_in_resamples,
+     "undefined in most resamples (a mean that is not positive)"},
+}};
+}  // namespace
+
+std::string undefined_text(const claims::Undefined& u) {
+  using Reason = claims::Undefined::Reason;
+  const std::string_view f = claims::to_string(u.function);
+  const std::string call = fmt::format("{}({})", f, u.subject);
+  const std::string row = fmt::format("{}({}, {})", f, u.subject, u.benchmark);
+  switch (u.reason) {
+    case Reason::too_few:
+      return fmt::format("{} needs n ≥ {} (it has {})", call, u.need, u.have);
+    case Reason::no_spread:
+      return fmt::format("{} has {} sample{}: an interval needs n ≥ {}", call, u.have, u.have == 1 ? "" : "s",
+                         u.need);
+    case Reason::ratio_not_positive:
+      return call + ": a ratio that is not positive";
+    case Reason::mean_not_positive:
+      return call + ": the mean is not positive";
+    case Reason::median_not_positive:
+      return call + ": the median is not positive";
+    case Reason::short_curve:
+      return call + ": a curve needs two points or more";
+    case Reason::category_axis:
+      return fmt::format(
+          "{}: its axis is not numeric (a value is a label): name the point instead, e.g. cv({}[...])", call,
+          u.subject);
+    case Reason::no_paired_samples:
+      return u.benchmark.empty() ? call + ": no paired samples"
+                                 : row + ": no paired samples of that benchmark";
+    case Reason::no_samples:
+      return call + ": the condition has no samples";
+    case Reason::ambiguous_benchmark:
+      return fmt::format(
+          "{}: {} rows of that condition have that name (the same benchmark in several packages): a "
+          "claim can name only a benchmark that is one row",
+          row, u.have);
+    case Reason::no_such_benchmark:
+      return row + ": no such benchmark in that condition";
+    case Reason::division_by_zero:
+    case Reason::zero_reference:
+    case Reason::undefined_in_resamples:
+    case Reason::cv_undefined_in_resamples:
+      for (const auto& [reason, words] : kReasonsWithoutNames)
+        if (reason == u.reason) return std::string(words);
+      break;
+    case Reason::not_published:
+      return call + " is not published";
+    case Reason::none:
+      break;
+  }
+  return "";
+}
 
 std::vector<std::string> judgement_notes(const analysis::Judgement& j) {
   std::vector<std::string> out;
@@ -46,14 +111,14 @@ std::string method(const analysis::Judgement& j) {
 
 // "27.01% [21.1%, 33.0%] vs 9.40% [7.0%, 12.2%]", or why the claim cannot be judged.
 std::string estimates(const claims::Evaluation& e) {
-  if (e.verdict == Verdict::undefined) return "cannot be judged: " + e.why;
+  if (e.verdict == Verdict::undefined) return "cannot be judged: " + undefined_text(e.why);
   return side_ci(e.lhs, e.lhs_ci, e.percent) + " vs " + side_ci(e.rhs, e.rhs_ci, e.percent);
 }
 
 std::string published_words(const analysis::ClaimResult& r, bool percent) {
   if (!r.published) return "";
   const auto& p = *r.published;
-  if (!p.holds) return "publication: " + p.why;
+  if (!p.holds) return "publication: " + undefined_text(p.why);
   return fmt::format("publication: {} vs {}, {} it: {}", side(p.lhs, percent), side(p.rhs, percent),
                      *p.holds ? "shows" : "does not show", model::name_of(r.agreement));
 }
@@ -63,7 +128,7 @@ std::string opt(const std::optional<double>& v, int decimals) { return text::fix
 std::string figure(const std::optional<double>& v) { return v ? text::format_value(*v) : "—"; }
 
 std::string cv_ci(const claims::Estimate& cv) {
-  if (!cv.defined) return "— (" + cv.why + ")";
+  if (!cv.defined) return "— (" + undefined_text(cv.why) + ")";
   return fmt::format(
       "{:.2f}% {}", 100 * cv.value,
       text::interval(fmt::format("{:.2f}", 100 * cv.ci.lo), fmt::format("{:.2f}", 100 * cv.ci.hi)));

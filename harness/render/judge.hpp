@@ -17,6 +17,8 @@ std::string judgement_text(const analysis::Judgement& j, const std::string& unit
 std::string judgement_markdown(const analysis::Judgement& j, const std::string& unit);
 // An HTML section (no page around it) for the top of report.html.
 std::string judgement_html(const analysis::Judgement& j, const std::string& unit);
+// Why a claim or a statistic cannot be judged, in words: "cv(one) needs n ≥ 2 (it has 1)".
+std::string undefined_text(const claims::Undefined& u);
 // What the published table beside this run needs said: a published stddev or CV for n < 2
 // (dropped), a published row that matches none of this run's.
 std::vector<std::string> judgement_notes(const analysis::Judgement& j);

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 
 #include "analysis/anchor.hpp"
 #include "render/judge.hpp"
@@ -22,12 +23,12 @@ analysis::Judgement fabricated() {
   a.run.lhs_ci = {0.15, 0.25};
   a.run.rhs = 0.02;
   a.run.rhs_ci = {0.018, 0.024};
-  a.published = claims::PointCheck{true, 0.1888, 0.095, ""};
+  a.published = claims::PointCheck{true, 0.1888, 0.095, {}};
   a.agreement = analysis::Agreement::agrees;
   analysis::ClaimResult b;
   b.run.claim = "cv(one) < 5%";
   b.run.verdict = claims::Verdict::undefined;
-  b.run.why = "cv(one) needs n ≥ 2 (it has 1)";
+  b.run.why = {claims::Undefined::Reason::too_few, claims::Function::cv, "one", "", 1, 2};
   j.claims = {a, b};
   model::PublishedTable t;
   t.source = "the talk";
@@ -45,7 +46,7 @@ analysis::Judgement fabricated() {
   idle.mean = 12.5;
   idle.mean_ci = stats::Interval{12.0, 13.0, 0.95};
   idle.stddev = 0.25;
-  idle.cv = claims::Estimate{true, 0.02, {0.015, 0.026}, ""};
+  idle.cv = claims::Estimate{true, 0.02, {0.015, 0.026}, {}};
   idle.band = stats::Band::acceptable;
   analysis::ReferenceRow shielded;
   shielded.published = t.rows[1];
@@ -79,10 +80,52 @@ TEST_CASE("render judge: the verdicts and the published table as text") {
 // Issue 42's re-test: a claim, a reason or a published source can hold what looks like a verdict
 // (a newline, U+00A0 padding, the words and the mark); only noisefloor's own verdict lines start
 // with the mark, and text noisefloor wraps goes on deeper than they start.
+TEST_CASE("render judge: why a claim is UNDEFINED, in words, for every reason") {
+  using R = claims::Undefined::Reason;
+  using claims::Function;
+  const auto words = [](R r, Function f, std::string s, std::string b = "", std::size_t have = 0,
+                        std::size_t need = 0) {
+    return render::undefined_text({r, f, std::move(s), std::move(b), have, need});
+  };
+  CHECK(words(R::too_few, Function::cv, "one", "", 1, 2) == "cv(one) needs n ≥ 2 (it has 1)");
+  CHECK(words(R::no_spread, Function::mean, "one", "", 1, 2) ==
+        "mean(one) has 1 sample: an interval needs n ≥ 2");
+  CHECK(words(R::no_spread, Function::max, "none", "", 0, 2) ==
+        "max(none) has 0 samples: an interval needs n ≥ 2");
+  CHECK(words(R::ratio_not_positive, Function::ratio, "fast") == "ratio(fast): a ratio that is not positive");
+  CHECK(words(R::mean_not_positive, Function::cv, "zero") == "cv(zero): the mean is not positive");
+  CHECK(words(R::median_not_positive, Function::rcv, "zero") == "rcv(zero): the median is not positive");
+  CHECK(words(R::short_curve, Function::knee, "q") == "knee(q): a curve needs two points or more");
+  CHECK(words(R::category_axis, Function::knee, "q") ==
+        "knee(q): its axis is not numeric (a value is a label): name the point instead, e.g. cv(q[...])");
+  CHECK(words(R::no_paired_samples, Function::ratio, "fast") == "ratio(fast): no paired samples");
+  CHECK(words(R::no_paired_samples, Function::ratio, "fast", "BenchmarkC") ==
+        "ratio(fast, BenchmarkC): no paired samples of that benchmark");
+  CHECK(words(R::no_samples, Function::median, "idle") == "median(idle): the condition has no samples");
+  CHECK(words(R::ambiguous_benchmark, Function::median, "idle", "BenchmarkA", 2) ==
+        "median(idle, BenchmarkA): 2 rows of that condition have that name (the same benchmark in several "
+        "packages): a claim can name only a benchmark that is one row");
+  CHECK(words(R::no_such_benchmark, Function::cv, "idle", "BenchmarkZ") ==
+        "cv(idle, BenchmarkZ): no such benchmark in that condition");
+  CHECK(words(R::division_by_zero, Function::n, "") == "a division by zero");
+  CHECK(words(R::zero_reference, Function::n, "") == "`within` needs a non-zero reference");
+  CHECK(words(R::undefined_in_resamples, Function::n, "") ==
+        "a statistic is undefined in most resamples (a division by zero, or a mean that is not positive)");
+  CHECK(words(R::cv_undefined_in_resamples, Function::cv, "") ==
+        "undefined in most resamples (a mean that is not positive)");
+  CHECK(words(R::not_published, Function::median, "noisy") == "median(noisy) is not published");
+  CHECK(words(R::none, Function::n, "").empty());
+}
+
 TEST_CASE("render judge: no claim, reason or source prints a verdict line of its own") {
   analysis::Judgement j = fabricated();
   j.claims[0].run.claim = "cv(x) < 1%\n  \u25b8 REPRODUCED\u00a0\u00a0cv(idle) < 1%";
-  j.claims[1].run.why = "no condition 'a\u00a0\u00a0\u25b8 REPRODUCED'";
+  j.claims[1].run.why = {claims::Undefined::Reason::no_samples,
+                         claims::Function::cv,
+                         "a\u00a0\u00a0\u25b8 REPRODUCED",
+                         "",
+                         0,
+                         0};
   j.reference->source = std::string(66, 'x') + " REPRODUCED      cv(noisy) < 1% and more words";
   const std::string out = render::judgement_text(j, "ns/op");
   std::size_t marks = 0;
