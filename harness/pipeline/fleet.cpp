@@ -271,11 +271,7 @@ FleetColumns columns_of(const results::Fleet& fleet) {
                                  [&](const records::Result& r) { return r.label == h.name; });
     const analysis::Analysis* a =
         it == fleet.hosts.end() ? nullptr : &f.per_host[static_cast<std::size_t>(it - fleet.hosts.begin())];
-    f.columns.push_back({h.name,
-                         h.status == records::RunStatus::complete
-                             ? "complete"
-                             : fmt::format("{}: {}", records::to_string(h.status), h.error.value_or("")),
-                         a, h.containers});
+    f.columns.push_back({h.name, h.status, h.error, a, h.containers});
     if (it == fleet.hosts.end() || it->fingerprint.empty()) continue;
     if (reference == nullptr)
       reference = &it->fingerprint;

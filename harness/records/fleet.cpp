@@ -8,6 +8,7 @@
 
 #include "jsonread/number.hpp"
 #include "model/errors.hpp"
+#include "model/names.hpp"
 
 namespace noisefloor::records {
 using nlohmann::json;
@@ -54,10 +55,8 @@ void from_json(const json& j, FleetRecord& v) {
       e.endpoint = h.value("endpoint", "");
       e.origin = h.value("origin", "");
       e.local = h.value("local", false);
-      const std::string status = h.value("status", "failed");
-      e.status = status == "complete"      ? RunStatus::complete
-                 : status == "interrupted" ? RunStatus::interrupted
-                                           : RunStatus::failed;
+      // a status this version does not know is a host that did not complete
+      e.status = model::from_name<RunStatus>(h.value("status", "failed")).value_or(RunStatus::failed);
       if (const auto it = h.find("error"); it != h.end() && it->is_string()) e.error = it->get<std::string>();
       e.containers = h.value("containers", std::vector<std::string>{});
       e.wall_seconds = h.value("wall_s", 0.0);

@@ -66,7 +66,9 @@ SideBySide side_by_side(const std::vector<HostColumn>& hosts) {
   t.legend = "each host: median and CV of its own samples (never pooled across hosts)";
   if (any_container) t.legend += "; † ran as containers on that host";
   for (const auto& h : hosts)
-    if (h.status != "complete") t.problems.push_back(fmt::format("{}: {}", h.name, h.status));
+    if (h.status != records::RunStatus::complete)
+      t.problems.push_back(
+          fmt::format("{}: {}: {}", h.name, records::to_string(h.status), h.error.value_or("")));
   return t;
 }
 

@@ -3,17 +3,20 @@
 // hosts differ. Pure.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/analysis.hpp"
 #include "analysis/rooms.hpp"
+#include "records/run.hpp"
 
 namespace noisefloor::render {
 
 struct HostColumn {
   std::string name;
-  std::string status;                   // "complete", "failed: <why>", ...
+  records::RunStatus status = records::RunStatus::complete;
+  std::optional<std::string> error;     // why it did not complete, as the host's record says
   const analysis::Analysis* analysis;   // nullptr: the host measured nothing
   std::vector<std::string> containers;  // conditions that ran as containers there
 };

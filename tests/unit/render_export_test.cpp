@@ -225,9 +225,11 @@ TEST_CASE(
   using noisefloor::render::HostColumn;
   const auto a = noisefloor::analysis::analyze({noisefloor::testing::load_small()});
   // host "box" ran the same samples with pinned in a container; host "gone" measured nothing.
-  const std::vector<HostColumn> hosts = {{"laptop", "complete", &a, {}},
-                                         {"box", "complete", &a, {"pinned"}},
-                                         {"gone", "failed: cannot reach the Docker engine", nullptr, {}}};
+  using noisefloor::records::RunStatus;
+  const std::vector<HostColumn> hosts = {
+      {"laptop", RunStatus::complete, std::nullopt, &a, {}},
+      {"box", RunStatus::complete, std::nullopt, &a, {"pinned"}},
+      {"gone", RunStatus::failed, "cannot reach the Docker engine", nullptr, {}}};
   const std::string md = noisefloor::render::hosts_side_by_side(hosts, false);
   // medians and CVs computed independently (python statistics) from tests/data/results/small
   CHECK(md.find("| condition | laptop | box | gone |\n|---|---|---|---|\n") == 0);
