@@ -166,7 +166,7 @@ History history(const std::vector<records::Result>& results, const HistoryOption
     run.started_utc = started_of(*r);
     run.commit = commit_of(r->fingerprint);
     run.digest = room_digest(r->fingerprint, o.code_fields);
-    run.status = r->run ? std::string(records::to_string(r->run->status)) : "unknown";
+    if (r->run) run.status = r->run->status;
     run.warnings = r->warnings;
     run.noise = r->fingerprint.noise;
     if (run.noise && run.noise->measured()) {

@@ -139,12 +139,14 @@ struct HistoryClaim {
 };
 
 struct HistoryRun {
-  std::string run_id;       // the result directory's name
-  std::string source;       // its path
-  std::string started_utc;  // "" when unknown
-  std::string commit;       // "" when the fingerprint records none
-  std::string digest;       // the room digest; "" without a fingerprint
-  std::string status;       // "complete", "interrupted", "failed", "unknown"
+  std::string run_id;                        // the result directory's name
+  std::string source;                        // its path
+  std::string started_utc;                   // "" when unknown
+  std::string commit;                        // "" when the fingerprint records none
+  std::string digest;                        // the room digest; "" without a fingerprint
+  std::optional<records::RunStatus> status;  // nullopt: unknown (no run.json)
+  // The runs that recorded superseding it (run --supersedes), oldest first: its status says so.
+  std::vector<records::Superseder> superseded_by;
   std::size_t segment = 1;  // 1-based
   std::vector<HistoryCell> cells;
   // The claims the run recorded, each with its verdict on the run's own samples; rendered only

@@ -78,10 +78,7 @@ Output history(const HistoryOptions& o) {
   for (auto& run : h.runs) {
     std::error_code e;
     const auto it = superseded.find(fs::canonical(run.source, e).string());
-    if (e || it == superseded.end()) continue;
-    std::vector<std::string> by;
-    for (const auto& s : it->second) by.push_back(s.experiment + "/" + s.run_id);
-    run.status += fmt::format(" · SUPERSEDED by {}", fmt::join(by, ", "));
+    if (!e && it != superseded.end()) run.superseded_by = it->second;
   }
   if (format == PrintFormat::text) out.out = render::history_text(h, o.directory);
   if (format == PrintFormat::markdown) out.out = render::history_markdown(h, o.directory);

@@ -58,16 +58,10 @@ struct Loaded {
 
 // A run that a later one recorded as superseding it (run --supersedes): every reader says so
 // first, with what replaced it and how to find where its figures were quoted.
-constexpr std::string_view kSuperseded = "SUPERSEDED: ";
-void superseded_warning(records::Result& r) {
+void find_superseders(records::Result& r) {
   std::error_code ec;
   if (r.go_test_file || !fs::is_directory(r.source, ec)) return;
-  for (const auto& s : results::superseders(r.source))
-    r.warnings.insert(
-        r.warnings.begin(),
-        fmt::format("{}this run's figures were replaced by {} (experiment {}, run {}, started {}); "
-                    "`noisefloor errata --old {} --new {}` finds where they were quoted",
-                    kSuperseded, s.path, s.experiment, s.run_id, s.started_utc, r.source, s.path));
+  r.superseded_by = results::superseders(r.source);
 }
 
 Loaded load_all(const std::vector<std::string>& paths) {
@@ -81,7 +75,7 @@ Loaded load_all(const std::vector<std::string>& paths) {
       out.fleets.push_back(std::move(*fleet));
     } else {
       out.results.push_back(results::load(p));
-      superseded_warning(out.results.back());
+      find_superseders(out.results.back());
     }
   }
   return out;
@@ -251,8 +245,11 @@ Output cv(const CvOptions& o) {
   if (o.format != model::PrintFormat::json) a.samples = records::Samples();
   Output out;
   out.err += incomplete;
-  for (const auto& s : a.sources)
+  for (const auto& s : a.sources) {
+    for (const auto& by : s.superseded_by)
+      out.err += fmt::format("warning: {}\n", render::superseded_text(s, by));
     for (const auto& w : s.warnings) out.err += fmt::format("warning: {}\n", w);
+  }
   for (const auto& f : loaded.fleets)
     for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);
   const std::string verdict = loaded.fleets.empty() ? rooms_verdict(a, o.allow_different_hosts) : "";
@@ -263,11 +260,9 @@ Output cv(const CvOptions& o) {
   if (o.format == PrintFormat::markdown || as_text) {
     // A superseded run says so above its table, where a reader who pastes it sees it.
     for (const auto& s : a.sources)
-      for (const auto& w : s.warnings)
-        if (w.starts_with(kSuperseded))
-          out.out += as_text ? text::wrap(w, o.width, "", "  ") + "\n"
-                             : "> **" + w.substr(0, kSuperseded.size() - 2) +
-                                   "**: " + text::markdown_text(w.substr(kSuperseded.size())) + "\n\n";
+      for (const auto& by : s.superseded_by)
+        out.out += as_text ? text::wrap(render::superseded_text(s, by), o.width, "", "  ") + "\n"
+                           : render::superseded_markdown(s, by) + "\n\n";
     out.out += fleet_view(loaded, as_text);
     out.out += render::counters_missing(a.diagnosis, as_text, o.width);
     std::string after = after_table(a, as_text, o.width);

@@ -18,6 +18,12 @@ namespace noisefloor::records {
 // `key: value` configuration lines of a raw Go benchmark file, in file order.
 using GoTestConfig = std::vector<std::pair<std::string, std::string>>;
 
+// A run that recorded `run --supersedes` of another: what replaced that run's figures.
+struct Superseder {
+  std::string path;  // its directory
+  std::string run_id, experiment, started_utc;
+};
+
 struct Result {
   std::string
       label;  // the result directory's name (the run id unless renamed), or the file name without extension
@@ -29,6 +35,9 @@ struct Result {
   std::vector<std::string> conditions;  // display order: run.json's, then any others first seen
   std::map<std::string, GoTestConfig> gotest_config;  // per condition: <condition>.txt's header
   std::vector<std::string> warnings;                  // from loading, e.g. a torn last line
+  // The runs beside it that recorded superseding it (oldest first), when the reader looked
+  // (results::superseders): every reader says so first.
+  std::vector<Superseder> superseded_by;
   // `Unit` metadata lines of a go test file, or the ones the benchmark printed (run.json).
   model::UnitMetadata units;
 

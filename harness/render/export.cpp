@@ -99,9 +99,9 @@ std::string markdown(const analysis::Analysis& a) {
   if (!a.paired.rows.empty()) out += paired_rows(a);
   if (!a.paired.aa.empty()) out += aa_rows(a);
   if (a.merged) out += differences(a);
-  if (!a.warnings.empty()) {
+  if (const auto warnings = warning_texts(a); !warnings.empty()) {
     out += "\n## Warnings\n\n";
-    for (const auto& w : warning_texts(a)) out += "- " + text::markdown_text(w) + "\n";
+    for (const auto& w : warnings) out += "- " + text::markdown_text(w) + "\n";
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #include "render/history.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -91,6 +92,14 @@ std::string legend_line(const History& h) {
 }
 
 }  // namespace
+
+std::string history_status(const analysis::HistoryRun& r) {
+  std::string out(r.status ? records::to_string(*r.status) : "unknown");
+  std::vector<std::string> by;
+  for (const auto& s : r.superseded_by) by.push_back(s.experiment + "/" + s.run_id);
+  if (!by.empty()) out += fmt::format(" · SUPERSEDED by {}", fmt::join(by, ", "));
+  return out;
+}
 
 std::string change_text(const analysis::Change& c) {
   switch (c.kind) {
@@ -225,7 +234,7 @@ std::string history_text(const History& h, std::string_view directory) {
     const auto& seg = h.segments.at(r.segment - 1);
     if (&r == &h.runs[seg.first_run]) out += "\n" + segment_header(seg) + "\n";
     out += fmt::format("{}  commit {}  room {}  {}  {}\n", or_dash(r.started_utc), or_dash(r.commit),
-                       or_dash(r.digest), r.status, r.run_id);
+                       or_dash(r.digest), history_status(r), r.run_id);
     if (noise) {
       out += text::wrap("room noise: " + noise_text(r), kColumns, "  ", "    ");
       if (!r.noise_change.empty()) out += text::wrap("◆ " + r.noise_change, kColumns, "  ", "    ");
@@ -275,7 +284,8 @@ std::string history_markdown(const History& h, std::string_view directory) {
     const auto row = [&](const std::string& cells) {
       out += fmt::format("| {} | {} | {} | {} | {} | {} |{}\n", text::markdown_cell(or_dash(r.started_utc)),
                          text::markdown_cell(or_dash(r.commit)), text::markdown_cell(or_dash(r.digest)),
-                         text::markdown_cell(r.status), text::markdown_cell(r.run_id), cells, claims_cell);
+                         text::markdown_cell(history_status(r)), text::markdown_cell(r.run_id), cells,
+                         claims_cell);
     };
     if (r.cells.empty()) row(fmt::format("{0} | {0} | 0 | {0} | {0} | {0} | {0} | | no samples", kDash));
     for (const auto& c : r.cells)
@@ -321,7 +331,7 @@ std::string history_csv(const History& h) {
           r.run_id,
           r.commit,
           r.digest,
-          r.status,
+          history_status(r),
           c.condition,
           c.name,
           c.unit,
@@ -620,7 +630,7 @@ std::string history_html(const History& h, std::string_view directory, std::stri
         "class=\"num\">{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</"
         "td>",
         esc(r.run_id), i + 1, esc(or_dash(r.started_utc)), esc(or_dash(r.commit)), esc(or_dash(r.digest)),
-        esc(r.status), esc(r.run_id));
+        esc(history_status(r)), esc(r.run_id));
     if (claims) out += "<td>" + esc(claims_text(r)) + "</td>";
     if (noise) out += fmt::format("<td title=\"{}\">{}</td>", esc(noise_text(r)), esc(noise_brief_text(r)));
     out += "</tr>\n";

@@ -38,6 +38,9 @@ std::string history_html(const analysis::History& history, std::string_view dire
 // Pieces of the text rendering (exposed for the tests): the change column, a new level's line ("new
 // level +10.0%: medians 50 → 55 (E-Divisive, p 1.2e-09)", "" without one) and the segment header.
 std::string change_text(const analysis::Change& change);
+// A run's status as every format shows it: "complete", "unknown" (no run.json), and for a run
+// another superseded, "complete · SUPERSEDED by <experiment>/<run>, ...".
+std::string history_status(const analysis::HistoryRun& run);
 std::string level_text(const analysis::HistoryCell& cell);
 std::string segment_header(const analysis::HistorySegment& segment);
 // Why a row was not compared with the previous run ("" when it was, or is the first): "n=1 vs 3:

@@ -970,9 +970,9 @@ std::string html(const Analysis& d, std::string_view generated_by, const std::ve
     out +=
         "<p class=\"banner\" role=\"alert\">Not comparable: the merged results come from different hosts or "
         "toolchains (see <a href=\"#differences\">Differences</a>).</p>\n";
-  if (!d.warnings.empty()) {
+  if (const auto warnings = warning_texts(d); !warnings.empty()) {
     out += "<section class=\"warnings\" aria-label=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n";
-    for (const auto& w : warning_texts(d)) out += "<li>" + escape(w) + "</li>\n";
+    for (const auto& w : warnings) out += "<li>" + escape(w) + "</li>\n";
     out += "</ul>\n</section>\n";
   }
   // What the replay set out to show comes first: the claims' verdicts, the publication beside.

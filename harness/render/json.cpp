@@ -517,7 +517,7 @@ void to_json(json& j, const HistoryCell& c) {
 void to_json(json& j, const HistoryRun& r) {
   j = json{{"run_id", r.run_id},           {"source", r.source},
            {"started_utc", r.started_utc}, {"commit", r.commit.empty() ? json() : json(r.commit)},
-           {"digest", r.digest},           {"status", r.status},
+           {"digest", r.digest},           {"status", render::history_status(r)},
            {"segment", r.segment},         {"claims", render::history_claim_lines(r)},
            {"warnings", r.warnings},       {"cells", r.cells}};
   j["noise"] = r.noise ? json(*r.noise) : json(nullptr);

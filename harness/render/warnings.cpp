@@ -196,9 +196,31 @@ std::string warning_text(const analysis::Warning& w) {
   return (w.source.empty() ? "" : w.source + ": ") + run_warning_text(w.what);
 }
 
+namespace {
+constexpr std::string_view kSuperseded = "SUPERSEDED";
+std::string superseded_words(const records::Result& run, const records::Superseder& by) {
+  return fmt::format(
+      "this run's figures were replaced by {} (experiment {}, run {}, started {}); `noisefloor errata --old "
+      "{} "
+      "--new {}` finds where they were quoted",
+      by.path, by.experiment, by.run_id, by.started_utc, run.source, by.path);
+}
+}  // namespace
+
+std::string superseded_text(const records::Result& run, const records::Superseder& by) {
+  return fmt::format("{}: {}", kSuperseded, superseded_words(run, by));
+}
+
+std::string superseded_markdown(const records::Result& run, const records::Superseder& by) {
+  return fmt::format("> **{}**: {}", kSuperseded, text::markdown_text(superseded_words(run, by)));
+}
+
 std::vector<std::string> warning_texts(const analysis::Analysis& a) {
   std::vector<std::string> out;
   out.reserve(a.warnings.size());
+  for (const auto& s : a.sources)
+    for (const auto& by : s.superseded_by)
+      out.push_back((a.merged ? s.label + ": " : "") + superseded_text(s, by));
   for (const auto& w : a.warnings) out.push_back(warning_text(w));
   return out;
 }

@@ -9,6 +9,7 @@
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
 #include "analysis/table.hpp"
+#include "records/result.hpp"
 #include "records/run.hpp"
 #include "stats/compare.hpp"
 #include "stats/summary.hpp"
@@ -40,8 +41,14 @@ std::vector<std::string> table_notes(const analysis::Table& table);
 // "condition 'busy', run 3 of 10: benchmark BenchmarkX failed", "container 'nf-…' was left: …".
 std::string run_warning_text(const records::RunWarning& warning);
 
+// That a later run replaced `run`'s figures: "SUPERSEDED: this run's figures were replaced by
+// PATH (experiment E, run R, started T); `noisefloor errata --old RUN --new PATH` finds where they
+// were quoted". As markdown, a quote that leads with the word: "> **SUPERSEDED**: this run's ...".
+std::string superseded_text(const records::Result& run, const records::Superseder& by);
+std::string superseded_markdown(const records::Result& run, const records::Superseder& by);
+
 // An analysis's warning (analysis::Warning): its source's label first when it has one; and every
-// one of the analysis's, in order.
+// one of the analysis's, in order, after the sources' supersessions (superseded_text).
 std::string warning_text(const analysis::Warning& warning);
 std::vector<std::string> warning_texts(const analysis::Analysis& analysis);
 

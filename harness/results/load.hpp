@@ -36,10 +36,7 @@ records::Supersedes superseded_run(const std::filesystem::path& path);
 // The runs that recorded `--supersedes` of the run in `run_dir`: every run directory beside it
 // (<results>/<experiment>/<run>, any experiment) whose run.json names it, oldest first. Runs that
 // do not load are passed over.
-struct Superseder {
-  std::string path;  // its directory
-  std::string run_id, experiment, started_utc;
-};
+using records::Superseder;
 std::vector<Superseder> superseders(const std::filesystem::path& run_dir);
 // The same for every run under a results root at once (<root>/<experiment>/<run>): by the
 // superseded run's canonical directory.

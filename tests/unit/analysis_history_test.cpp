@@ -100,7 +100,7 @@ TEST_CASE("history: a planted step is marked, no change is not, runs in time ord
     CHECK(d.runs[1].commit.empty());
   }
   CHECK(h.runs[0].digest.size() == 8);
-  CHECK(h.runs[0].status == "complete");
+  CHECK(h.runs[0].status == records::RunStatus::complete);
   CHECK(h.runs[0].claims.empty());
 
   REQUIRE(h.runs[0].cells.size() == 1);
