@@ -71,6 +71,7 @@ conditions:
   - name: idle
 claims:
   - cv(idle) < 50%
+noise_profile: 0s
 YAML
 runs=()
 for i in 1 2; do

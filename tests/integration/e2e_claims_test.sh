@@ -36,6 +36,7 @@ claims:
 reference:
   file: published.md
   source: a fabricated publication
+noise_profile: 0s
 YAML
 set +e; "$NF" run -q sleep.yaml --check --results "$WORK/results" >run.out 2>run.err; rc=$?; set -e
 [[ $rc -eq 3 ]] || { cat run.out run.err >&2; fail "run --check: exit $rc, expected 3"; }

@@ -84,6 +84,7 @@ benchmark: {command: [$WORK/hog, alloc], format: command, samples: 2, timeout: 6
 conditions:
   - name: tiny
     container: {memory: 16m}
+noise_profile: 0s
 YAML
 set +e; "$NF" run oom.yaml --results "$WORK/results" >/dev/null 2>err4.txt; code=$?; set -e
 [[ $code -eq 1 ]] || { cat err4.txt; fail "OOM: exit code $code, expected 1"; }
@@ -97,6 +98,7 @@ benchmark: {command: [$WORK/hog, sleep], format: command, samples: 2, timeout: 2
 conditions:
   - name: stuck
     container: {cpuset: "0"}
+noise_profile: 0s
 YAML
 set +e; "$NF" run hang.yaml --results "$WORK/results" >/dev/null 2>err5.txt; code=$?; set -e
 [[ $code -eq 1 ]] || { cat err5.txt; fail "timeout: exit code $code, expected 1"; }
@@ -111,6 +113,7 @@ conditions:
   - name: boxed
     spinners: 1
     container: {cpuset: "0"}
+noise_profile: 0s
 YAML
 "$NF" run int.yaml --results "$WORK/results" >/dev/null 2>err6.txt &
 pid=$!
@@ -240,6 +243,7 @@ conditions:
     affinity: "0"
   - name: pinned
     container: {cpuset: "0"}
+noise_profile: 0s
 YAML
 "$NF" validate sort.yaml >val.txt 2>&1 || { cat val.txt; fail "validate of the sort experiment"; }
 sed 's/inputs: \[words.txt\]/inputs: [nowords.txt]/' sort.yaml >sort-bad.yaml

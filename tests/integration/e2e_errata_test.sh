@@ -187,6 +187,7 @@ comparison: {baseline: once, design: $2, threshold: 1%}
 conditions:
   - name: contended
     spinners: all
+noise_profile: 0s
 YAML
 }
 cost cost-blocks blocks

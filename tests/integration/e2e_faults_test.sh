@@ -38,6 +38,7 @@ conditions:
   - name: idle
   - name: noisy
     spinners: {count: 1}
+noise_profile: 0s
 YAML
 
 # --- the results directory cannot be written ---
@@ -92,6 +93,7 @@ conditions:
   - name: pinned
     spinners: {count: 1}
     container: {cpuset: "0", cpus: 1}
+noise_profile: 0s
 YAML
 "$NF" run -q engine.yaml --results "$WORK/results" >out.txt 2>err.txt &
 pid=$!

@@ -59,6 +59,7 @@ conditions:
     nice: 5
   - name: box
     container: {cpuset: "0", cpus: 1, memory: 256m}
+noise_profile: 0s
 YAML
 
 # --- one experiment across three engines -------------------------------------------------

@@ -43,6 +43,7 @@ benchmark:
 settle: 0s
 conditions:
   - name: idle
+noise_profile: 0s
 YAML
 }
 

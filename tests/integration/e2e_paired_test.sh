@@ -16,6 +16,7 @@ conditions:
   - name: clean
   - name: busy
     spinners: 1
+noise_profile: 0s
 YAML
 "$NF" run paired.yaml --results "$WORK/results" >out.txt 2>err.txt || { cat err.txt >&2; fail "paired run failed"; }
 dir="$WORK/results/paired/latest"

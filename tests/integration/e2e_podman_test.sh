@@ -101,6 +101,7 @@ conditions:
   - name: boxed
     container: {cpuset: "1", cpus: 0.5, memory: 64m, memory_swap: 128m, pids_limit: 32, user: "1000:1000",
                 read_only: true, network: none}
+noise_profile: 0s
 YAML
 "$NF" run sleep.yaml --host podman --results "$WORK/results" >nap.out 2>nap.err || { cat nap.err >&2; fail "sleep on podman"; }
 sleep_median "$WORK/results/nap/latest/hosts/podman" Podman
@@ -126,6 +127,7 @@ benchmark: {command: [sleep, "0.01"], format: command, samples: 2}
 conditions:
   - name: boxed
     container: {memory: 64m, memory_swap: -1}
+noise_profile: 0s
 YAML
 set +e; "$NF" run swap.yaml --host podman --results "$WORK/results" >/dev/null 2>swap.err; code=$?; set -e
 [[ $code -eq 1 ]] || { cat swap.err; fail "memory_swap -1 on Podman: exit $code, expected 1"; }
@@ -141,6 +143,7 @@ benchmark: {command: [$WORK/hog, alloc], format: command, samples: 2, timeout: 6
 conditions:
   - name: tiny
     container: {memory: 16m}
+noise_profile: 0s
 YAML
 set +e; "$NF" run oom.yaml --host "unix://$PSOCK" --results "$WORK/results" >/dev/null 2>oom.err; code=$?; set -e
 [[ $code -eq 1 ]] || { cat oom.err; fail "OOM on Podman: exit $code, expected 1"; }
@@ -156,6 +159,7 @@ conditions:
   - name: boxed
     spinners: 1
     container: {cpuset: "0"}
+noise_profile: 0s
 YAML
 started() { for _ in $(seq 300); do api http://localhost/containers/json | grep -q '"/nf-' && return 0; sleep 0.1; done; return 1; }
 "$NF" run int.yaml --host podman --results "$WORK/results" >/dev/null 2>int.err &
@@ -217,6 +221,7 @@ settle: 0s
 conditions:
   - name: boxed
     container: {user: "1000:1000"}
+noise_profile: 0s
 YAML
 "$NF" run plain.yaml --host podless --results "$WORK/rootless" >rl.out 2>rl2.err || { cat rl2.err; fail "rootless plain container"; }
 contains rl2.err "its containers get no pids cgroup controller: the default pids_limit (1024) is not asked for"

@@ -23,6 +23,7 @@ conditions:
   - name: noisy
     spinners: {count: 1}
     env: {NF_NOISY: "yes"}
+noise_profile: 0s
 YAML
 run_dir_of() { ls -d "$WORK/results/$1"/2*/ 2>/dev/null | head -1 || true; }
 
@@ -111,6 +112,7 @@ benchmark:
   samples: 12
   metric: cpu
 settle: 0s
+noise_profile: 0s
 variants:
   - {name: once, args: ["0.05"]}
   - {name: thrice, args: ["0.15"]}

@@ -37,6 +37,7 @@ conditions:
   - name: idle
   - name: crowded
     spinners: 2
+noise_profile: 0s
 YAML
 }
 N=2000000
@@ -136,6 +137,7 @@ name: go
 benchmark: {command: [$WORK/hog, hello], format: command, metric: simulated-cycles, samples: 2}
 conditions:
   - name: idle
+noise_profile: 0s
 YAML
 # Whether valgrind decodes the Go runtime depends on the CPU (the RDTSCP it meets on some, not on
 # an AMD EPYC guest): the truth is valgrind's own answer here, asked first, without noisefloor.
@@ -184,6 +186,7 @@ benchmark:
 settle: 0s
 conditions:
   - name: idle
+noise_profile: 0s
 YAML
 }
 gb_exp gb1.yaml gb1 '^BM_Spin/10000$'
@@ -265,6 +268,7 @@ name: gotest
 benchmark: {command: [$WORK/hog], format: gotest, metric: simulated-l1-misses}
 conditions:
   - name: idle
+noise_profile: 0s
 YAML
 set +e; "$NF" validate gotest.yaml >/dev/null 2>gotest.err; code=$?; set -e
 [[ $code -eq 2 ]] || { cat gotest.err; fail "format: gotest: exit $code, expected 2"; }

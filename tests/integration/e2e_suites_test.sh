@@ -47,6 +47,7 @@ conditions:
   - name: idle
   - name: pinned
     affinity: "1"
+noise_profile: 0s
 YAML
 "$NF" run utf8.yaml --results "$WORK/results" >utf8.md 2>utf8.err || { cat utf8.err; fail "run of unicode/utf8"; }
 utf8="$(readlink -f "$WORK/results/utf8/latest")"
@@ -142,6 +143,7 @@ conditions:
   - name: idle
   - name: pinned
     affinity: "0"
+noise_profile: 0s
 YAML
 "$NF" run gbs.yaml --results "$WORK/results" >gbs.md 2>gbs.err || { cat gbs.err; fail "run of the Google Benchmark suite"; }
 "$NF" cv --format text "$WORK/results/gbsuite/latest" >gbs.txt
@@ -167,6 +169,7 @@ cat >burn.yaml <<YAML
 name: burn
 benchmark: {command: [$BURN, "0.15"], format: command, samples: 4}
 settle: 0s
+noise_profile: 0s
 conditions:
   - name: quiet
     affinity: "1"
@@ -287,6 +290,7 @@ settle: 0s
 conditions:
   - name: both
     affinity: "0,1"
+noise_profile: 0s
 YAML
 # It needs nothing else running: a busy process beside it is other work, rightly called so. The room
 # is measured during each try, from /proc/stat and the run's own CPU time (outside_cpu, lib.sh): a
