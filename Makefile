@@ -54,7 +54,10 @@ noisefloor: configure
 # CTEST_ARGS: more ctest options (e.g. -E NAME to leave tests out, -R NAME for one).
 TEST_JOBS ?= 2
 CTEST_ARGS ?=
-test: build engines
+# The test programs (unit, io, the fuzz replay) are built by the first test CTest starts, beside the
+# tests that measure the room (tests/tests.cmake: build_test_programs).
+test: configure engines
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target nf_programs
 	@bash $(TEST_BOOTSTRAP)
 	cd $(BUILD_DIR) && ctest --output-on-failure --timeout 1200 -j $(TEST_JOBS) \
 	  --resource-spec-file $(CURDIR)/tests/resources.json $(CTEST_ARGS)

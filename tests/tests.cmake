@@ -54,6 +54,19 @@ if(NF_IO_TESTS)
                        RESOURCE_GROUPS engines:1)
 endif()
 
+# `make test` builds the programs the tests drive (nf_programs) and leaves the test programs (about
+# 110 s of compiling, 55 s on 2 CPUs before any test could start) to the first test CTest starts,
+# build_test_programs: one compile at a time, beside the tests that measure the room, which take a
+# light test beside them (one busy process: what they are built to tolerate) and otherwise leave a
+# CPU idle. The tests that run a test program require it (the fixture test_programs); after
+# `make build` it finds nothing to do. ctest -R/-L adds it wherever a chosen test needs it.
+add_custom_target(nf_programs DEPENDS noisefloor noisefloor-server nf-burn manpage nf_version)
+add_test(NAME build_test_programs
+         COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} -j 1 --target noisefloor_unit_tests
+                 noisefloor_io_tests nf-fuzz-replay)
+set_tests_properties(build_test_programs PROPERTIES LABELS unit TIMEOUT 1200 FIXTURES_SETUP test_programs)
+set_property(TEST unit io io_docker_create_warnings fuzz_corpus APPEND PROPERTY FIXTURES_REQUIRED test_programs)
+
 # The structure and the golden files, checked by small Python scripts (python3 comes with
 # scripts/bootstrap.sh): every #include goes down the layers of harness/README.md, and every
 # golden file agrees with an independent computation from the raw data; every "§3.x" the code

@@ -63,3 +63,20 @@ set_tests_properties(e2e_podman PROPERTIES RESOURCE_LOCK podman)
 # archives meet the sanitizers in the io tests (store_archive_test.cpp).
 set_tests_properties(e2e_gate e2e_fleet soak e2e_podman e2e_counters e2e_readme e2e_newcomer e2e_sweep e2e_store
                      PROPERTIES LABELS "integration;waiting")
+
+# The order CTest starts them in, where it has no timings of its own (a fresh clone, CI): COST,
+# highest first. The test programs' build first (tests/tests.cmake); beside it and then beside the
+# light tests (lowest costs, so they wait for this), the tests that measure the room, one at a
+# time; then the tests that load it, two at a time, longest first, so that no long one is left
+# alone at the end. The lists follow what each took in a quiet run of the tests at c24bd5d:
+# an order, not a figure any test asserts.
+set(NF_ORDER build_test_programs
+             e2e_gate e2e_gate_host e2e_fleet e2e_counters e2e_suites e2e_sweep e2e_newcomer  # room:2
+             e2e_store e2e_podman e2e_docker soak e2e_simulated e2e_matrix e2e_readme scale e2e_faults
+             e2e_browser e2e_paired e2e_signals e2e_benchstat e2e_claims e2e_resume e2e_run e2e_leaks  # room:1
+             io e2e_hostile e2e_inputs e2e_errata format code_metrics unit e2e_history e2e_config)  # light
+list(LENGTH NF_ORDER n)
+foreach(t IN LISTS NF_ORDER)
+  set_tests_properties(${t} PROPERTIES COST ${n})
+  math(EXPR n "${n} - 1")
+endforeach()
