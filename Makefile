@@ -23,6 +23,11 @@ UNITY ?= ON
 # -g1: line tables (CMakeLists.txt, NF_DEBUG_INFO); DEBUG_INFO=-g for the full debug information.
 DEBUG_INFO ?= -g1
 PREFIX ?= /usr/local
+# Ninja where it is installed (scripts/bootstrap.sh installs it): it compiles a target's files while
+# the libraries it links are still being built, where Make waits for them (the programs `make test`
+# builds first: 81.7 s against 89.0 s from scratch on 2 CPUs). Decided when the build folder is
+# configured, after bootstrap.sh ran; GENERATOR= for CMake's default.
+GENERATOR ?= $$(command -v ninja >/dev/null && echo -G Ninja)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 NOISEFLOOR := $(BUILD_DIR)/noisefloor
 MAKEFLAGS += --no-print-directory
@@ -36,7 +41,7 @@ deps:
 
 $(BUILD_DIR)/CMakeCache.txt:
 	@bash $(BOOTSTRAP)
-	$(CMAKE_ENV) cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DNF_UNITY=$(UNITY) -DNF_DEBUG_INFO=$(DEBUG_INFO) $(CMAKE_EXTRA)
+	$(CMAKE_ENV) cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DNF_UNITY=$(UNITY) -DNF_DEBUG_INFO=$(DEBUG_INFO) $(CMAKE_EXTRA)
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 

@@ -13,7 +13,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git ca-certificates curl python3 procps
+  build-essential cmake ninja-build pkg-config git ca-certificates curl python3 procps
   libyaml-cpp-dev libcurl4-openssl-dev nlohmann-json3-dev
   libboost-dev libboost-filesystem-dev libboost-math-dev
   libfmt-dev libcli11-dev doctest-dev libssl-dev
