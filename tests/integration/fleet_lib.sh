@@ -706,3 +706,54 @@ fleet_stop_all() {
   fi
   return 0
 }
+
+# The three hosts of e2e_fleet and e2e_fleet_lease: the second engine nfb reached through an sshd on
+# 127.0.0.1:22222 ($SSH_HOST; noisefloor's ssh is $NF_SSH), the TLS engine nfc on 127.0.0.1:23760
+# named tlsbox by a Docker context in $H (noisefloor's HOME), and fleet.yaml in the working
+# directory: one experiment across the three and this machine ($BURN its workload). Fails the
+# test when an engine or the sshd does not start.
+fleet_three_hosts() {
+  fleet_start_engine nfb >/dev/null || fail "cannot start the second engine"
+  fleet_start_tls_engine nfc 23760 >/dev/null || fail "cannot start the TLS engine"
+  fleet_start_sshd 22222 >/dev/null || fail "cannot start sshd"
+  H="$WORK/home"
+  mkdir -p "$H"
+  fleet_ssh_home "$H" >/dev/null
+  fleet_context "$H" tlsbox tcp://127.0.0.1:23760 /run/nf-fleet/nfc.tls/ca.pem /run/nf-fleet/nfc.tls/cert.pem \
+    /run/nf-fleet/nfc.tls/key.pem >/dev/null || fail "cannot create the context"
+  # The ssh client reads ~/.ssh of root's passwd entry, not $HOME: the wrapper passes -F.
+  export NF_SSH="$H/bin/ssh"
+  SSH_HOST="ssh://root@127.0.0.1:22222/run/nf-fleet/nfb.sock"
+  cat >fleet.yaml <<YAML
+name: fleet
+benchmark:
+  command: [$BURN, "0.05"]
+  format: command
+  metric: cpu
+  samples: 3
+  samples_per_run: 1
+  timeout: 2m
+settle: 0.1s
+hosts: [default, "$SSH_HOST", tlsbox]
+conditions:
+  - name: idle
+  - name: noisy
+    spinners: {count: 1, cpus: [1]}
+  - name: pinned
+    affinity: "0"
+    nice: 5
+  - name: box
+    container: {cpuset: "0", cpus: 1, memory: 256m}
+noise_profile: 0s
+YAML
+}
+# GET PATH from the TLS engine of fleet_three_hosts: tls_curl "/containers/json?all=1".
+tls_curl() {
+  curl -sf --cacert /run/nf-fleet/nfc.tls/ca.pem --cert /run/nf-fleet/nfc.tls/cert.pem \
+    --key /run/nf-fleet/nfc.tls/key.pem "https://127.0.0.1:23760$1"
+}
+# Containers of an engine (its unix socket) whose name or label matches, all states.
+containers_on() {
+  curl -s --unix-socket "$1" -G http://localhost/containers/json --data-urlencode all=1 \
+    --data-urlencode "filters={\"$2\":[\"$3\"]}" | grep -o '"Id":"[0-9a-f]*"' || true
+}

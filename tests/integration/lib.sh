@@ -35,6 +35,22 @@ $([[ "${6:-}" == *noise_profile:* ]] || echo "noise_profile: 0s")
 YAML
 }
 
+# expect_exit CODE NAME -- COMMAND...: runs COMMAND, stdout in NAME.out and stderr in NAME.err, and
+# checks its exit code.
+expect_exit() {
+  local want="$1" name="$2"
+  shift 3
+  set +e
+  "$@" >"$name.out" 2>"$name.err"
+  local got=$?
+  set -e
+  [[ $got -eq $want ]] || { cat "$name.out" "$name.err" >&2; fail "$name: exit $got, expected $want"; }
+}
+# same_text FILE TEXT: FILE holds exactly TEXT (one line, or several).
+same_text() {
+  [[ "$(cat "$1")" == "$2" ]] || { printf -- '--- %s:\n%s\n--- expected:\n%s\n' "$1" "$(cat "$1")" "$2" >&2; fail "$1"; }
+}
+
 # Spinners of one noisefloor process: `noisefloor __spin <its pid>`.
 spinners_of() { pgrep -f -- "__spin $1\$" || true; }
 

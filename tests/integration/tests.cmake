@@ -1,5 +1,5 @@
 # End-to-end tests: the real binary, real processes, real Docker engine (bash drives them).
-foreach(t e2e_benchstat e2e_suites e2e_run e2e_config e2e_inputs e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_browser e2e_history e2e_claims e2e_newcomer e2e_readme e2e_gate e2e_gate_host e2e_counters e2e_sweep e2e_errata e2e_podman e2e_simulated e2e_store)
+foreach(t e2e_benchstat e2e_suites e2e_run e2e_config e2e_inputs e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_browser e2e_history e2e_claims e2e_newcomer e2e_readme e2e_gate e2e_gate_host e2e_counters e2e_sweep e2e_errata e2e_podman e2e_simulated e2e_store e2e_labels e2e_fleet_lease)
   add_test(NAME ${t} COMMAND ${NF_WITH_ENGINE} bash ${CMAKE_SOURCE_DIR}/tests/integration/${t}_test.sh)
   set_tests_properties(${t} PROPERTIES LABELS integration TIMEOUT 600 SKIP_RETURN_CODE 77
                        ENVIRONMENT "NF=$<TARGET_FILE:noisefloor>;BURN=$<TARGET_FILE:nf-burn>")
@@ -28,15 +28,15 @@ set_tests_properties(soak PROPERTIES LABELS integration TIMEOUT 900 SKIP_RETURN_
 # e2e_fleet judges its spinners' share of CPU 1 against a busy process's share measured before the
 # run: a measure of the room (CI at 6234ac2 failed it beside a test that loads the room: 0.1285 of
 # CPU 1 against a bound of 0.15 x 0.882).
-set(NF_MEASURES_ROOM e2e_suites e2e_sweep e2e_newcomer e2e_counters e2e_gate e2e_gate_host e2e_fleet)
+set(NF_MEASURES_ROOM e2e_suites e2e_sweep e2e_labels e2e_counters e2e_gate e2e_gate_host e2e_fleet)
 # scale (tests/tests.cmake) keeps a CPU busy: at 2477a57, as a light test, it ran 13 s beside
 # e2e_gate_host, which took 45.7 s against 33 to 34 s in the runs it did not.
 # e2e_benchstat builds and runs `go test`, e2e_browser drives Chromium, e2e_claims burns CPU: beside a
 # test that measures the room they are no light test (a review of ccea64e..d606853 found them in no
 # list, free to run beside one).
-set(NF_LOADS_ROOM e2e_run e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker e2e_matrix
+set(NF_LOADS_ROOM e2e_fleet_lease e2e_newcomer e2e_run e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker e2e_matrix
                   e2e_readme soak e2e_podman e2e_simulated e2e_store scale e2e_benchstat e2e_browser e2e_claims)
-set(NF_STARTS_CONTAINERS e2e_suites e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_newcomer e2e_readme
+set(NF_STARTS_CONTAINERS e2e_suites e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_fleet_lease e2e_newcomer e2e_readme
                          e2e_gate e2e_gate_host e2e_counters e2e_sweep e2e_faults soak)
 foreach(t IN LISTS NF_MEASURES_ROOM NF_LOADS_ROOM NF_STARTS_CONTAINERS)
   set(group "")
@@ -51,7 +51,7 @@ foreach(t IN LISTS NF_MEASURES_ROOM NF_LOADS_ROOM NF_STARTS_CONTAINERS)
   list(JOIN group "," group)
   set_tests_properties(${t} PROPERTIES RESOURCE_GROUPS "${group}")
 endforeach()
-set_tests_properties(e2e_fleet e2e_gate_host PROPERTIES RESOURCE_LOCK fleet)
+set_tests_properties(e2e_fleet e2e_fleet_lease e2e_gate_host PROPERTIES RESOURCE_LOCK fleet)
 set_tests_properties(e2e_podman PROPERTIES RESOURCE_LOCK podman)
 
 # Tests whose time goes to waiting, building and analysing at -O0 more than to code only they
@@ -61,7 +61,7 @@ set_tests_properties(e2e_podman PROPERTIES RESOURCE_LOCK podman)
 # e2e_newcomer and e2e_sweep run commands the other tests run too (in the last sanitized pass:
 # 90, 29 and 80 s at -O0). e2e_store's time goes to 6400 publishes from 64 threads; its hostile
 # archives meet the sanitizers in the io tests (store_archive_test.cpp).
-set_tests_properties(e2e_gate e2e_fleet soak e2e_podman e2e_counters e2e_readme e2e_newcomer e2e_sweep e2e_store
+set_tests_properties(e2e_gate e2e_fleet e2e_fleet_lease soak e2e_podman e2e_counters e2e_readme e2e_newcomer e2e_sweep e2e_store
                      PROPERTIES LABELS "integration;waiting")
 
 # The order CTest starts them in, where it has no timings of its own (a fresh clone, CI): COST,
@@ -71,8 +71,8 @@ set_tests_properties(e2e_gate e2e_fleet soak e2e_podman e2e_counters e2e_readme 
 # alone at the end. The lists follow what each took in a quiet run of the tests at c24bd5d:
 # an order, not a figure any test asserts.
 set(NF_ORDER build_test_programs
-             e2e_gate e2e_gate_host e2e_fleet e2e_counters e2e_suites e2e_sweep e2e_newcomer  # room:2
-             e2e_store e2e_podman e2e_docker soak e2e_simulated e2e_matrix e2e_readme scale e2e_faults
+             e2e_gate e2e_gate_host e2e_fleet e2e_counters e2e_suites e2e_sweep e2e_labels  # room:2
+             e2e_store e2e_podman e2e_docker soak e2e_simulated e2e_matrix e2e_readme e2e_fleet_lease scale e2e_newcomer e2e_faults
              e2e_browser e2e_paired e2e_signals e2e_benchstat e2e_claims e2e_resume e2e_run e2e_leaks  # room:1
              io e2e_hostile e2e_inputs e2e_errata format code_metrics unit e2e_history e2e_config)  # light
 list(LENGTH NF_ORDER n)
