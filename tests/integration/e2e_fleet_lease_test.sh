@@ -7,16 +7,7 @@
 # (e2e_fleet, which judges the spinners' shares of a CPU, measures the room; this test loads it).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fleet_lib.sh"
-BURN="$(realpath "${BURN:?set BURN to the nf-burn test program}")"
-SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
-if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
-  [[ "${CI:-}" == true ]] && fail "no Docker engine answers at $SOCK (CI=true: this is a failure)"
-  echo "fleet lease e2e skipped: no engine at $SOCK"; exit 77
-fi
-# A run left in the background by a failed check must not outlive the test (it holds leases).
-trap 'kill -9 $(jobs -p) 2>/dev/null || true; fleet_stop_all; cleanup_work' EXIT
-cd "$WORK"
-fleet_three_hosts
+fleet_three_hosts "fleet lease e2e"
 
 # --- a second run on an engine whose lease is held: refused, names the holder ------------------
 sed 's/samples: 3/samples: 40/; s/^name: fleet/name: long/' fleet.yaml >long.yaml

@@ -8,17 +8,7 @@
 # measures the room). The lease and an engine lost in the middle: e2e_fleet_lease.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fleet_lib.sh"
-BURN="$(realpath "${BURN:?set BURN to the nf-burn test program}")"
-SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
-if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
-  [[ "${CI:-}" == true ]] && fail "no Docker engine answers at $SOCK (CI=true: this is a failure)"
-  echo "fleet e2e skipped: no engine at $SOCK"; exit 77
-fi
-# A run left in the background by a failed check must not outlive the test (it holds leases).
-trap 'kill -9 $(jobs -p) 2>/dev/null || true; fleet_stop_all; cleanup_work' EXIT
-cd "$WORK"
-
-fleet_three_hosts
+fleet_three_hosts "fleet e2e"
 
 # --- one experiment across three engines -------------------------------------------------
 # The share of CPU 1 a busy process gets in this room now, to scale the spinners' shares below.

@@ -710,9 +710,21 @@ fleet_stop_all() {
 # The three hosts of e2e_fleet and e2e_fleet_lease: the second engine nfb reached through an sshd on
 # 127.0.0.1:22222 ($SSH_HOST; noisefloor's ssh is $NF_SSH), the TLS engine nfc on 127.0.0.1:23760
 # named tlsbox by a Docker context in $H (noisefloor's HOME), and fleet.yaml in the working
-# directory: one experiment across the three and this machine ($BURN its workload). Fails the
-# test when an engine or the sshd does not start.
+# directory: one experiment across the three and this machine ($BURN its workload). Works in
+# $WORK; stops all of it on exit (and any run a failed check left in the background). Skips the
+# test NAME (exit 77) without a main engine, outside CI; fails it when an engine or the sshd does
+# not start. fleet_three_hosts NAME
 fleet_three_hosts() {
+  BURN="$(realpath "${BURN:?set BURN to the nf-burn test program}")"
+  SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"  # the main engine's socket
+  SOCK="${SOCK#unix://}"
+  if ! curl -sf --unix-socket "$SOCK" http://localhost/_ping >/dev/null; then
+    [[ "${CI:-}" == true ]] && fail "no Docker engine answers at $SOCK (CI=true: this is a failure)"
+    echo "$1 skipped: no engine at $SOCK"; exit 77
+  fi
+  # A run left in the background by a failed check must not outlive the test (it holds leases).
+  trap 'kill -9 $(jobs -p) 2>/dev/null || true; fleet_stop_all; cleanup_work' EXIT
+  cd "$WORK"
   fleet_start_engine nfb >/dev/null || fail "cannot start the second engine"
   fleet_start_tls_engine nfc 23760 >/dev/null || fail "cannot start the TLS engine"
   fleet_start_sshd 22222 >/dev/null || fail "cannot start sshd"
