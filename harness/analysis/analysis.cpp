@@ -134,7 +134,7 @@ class Merge {
       a_.samples.append(s.samples);
     s.samples = records::Samples();
     const std::string source = a_.merged ? s.label : "";
-    for (const auto& w : s.warnings) a_.warnings.push_back({source, {.detail = w}});
+    for (const auto& w : s.warnings) a_.warnings.push_back({source, w});
     for (auto& conflict : a_.units.merge(s.units))
       a_.warnings.push_back(
           {s.label, {.kind = records::RunWarningKind::unit_conflict, .detail = std::move(conflict)}});

@@ -17,18 +17,10 @@
 #include "analysis/rooms.hpp"
 #include "analysis/sweep.hpp"
 #include "analysis/table.hpp"
+#include "analysis/warning.hpp"
 #include "records/result.hpp"
 
 namespace noisefloor::analysis {
-
-// A warning of the analysis, in the order it arose: a source's (loading it, or recorded by its
-// run, records::RunWarning) or the analysis's own (kind other, its sentence the detail).
-// render::warning_text says it, "<source>: " first when the sources are merged.
-struct Warning {
-  std::string source{};  // the source's label when merged (a unit conflict: always), else ""
-  records::RunWarning what{};
-  friend bool operator==(const Warning&, const Warning&) = default;
-};
 
 struct Analysis {
   std::vector<records::Result> sources;  // as given

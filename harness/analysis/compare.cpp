@@ -598,7 +598,10 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
     st.new_labels[c] = condition_label(new_result, c, &st.new_label_reasons[c]);
   st.units = old_result.units;
   for (auto& conflict : st.units.merge(new_result.units))
-    st.notes.push_back({.kind = CompareNote::Kind::loaded, .text = new_result.source + ": " + conflict});
+    st.notes.push_back({.kind = CompareNote::Kind::loaded,
+                        .loaded = {.kind = records::RunWarningKind::unit_conflict,
+                                   .detail = std::move(conflict),
+                                   .file = new_result.source}});
   if (old_result.go_test_file == new_result.go_test_file) {
     st.differences = differences(old_result.fingerprint, new_result.fingerprint);
     // A header line only one side printed (a `cpu:` line one `go test` wrote and another did not)
@@ -612,7 +615,8 @@ CompareTable compare_results(records::Result old_result, records::Result new_res
                         .side = old_result.go_test_file ? st.old_name : st.new_name});
   }
   for (const auto* result : {&old_result, &new_result})
-    for (const auto& w : result->warnings) st.notes.push_back({.kind = CompareNote::Kind::loaded, .text = w});
+    for (const auto& w : result->warnings)
+      st.notes.push_back({.kind = CompareNote::Kind::loaded, .loaded = w});
   CompareTable t = compare_samples(std::move(old_result.samples), std::move(new_result.samples), st);
   t.old_noise = old_result.fingerprint.noise;
   t.new_noise = new_result.fingerprint.noise;

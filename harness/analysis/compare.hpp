@@ -55,7 +55,7 @@ namespace noisefloor::analysis {
 // (render::compare_note_text writes it).
 struct CompareNote {
   enum class Kind : std::uint8_t {
-    loaded,          // a line the loading gave (a result's warning, a unit metadata conflict): text
+    loaded,          // a warning the loading gave (a result's, a unit metadata conflict): loaded
     no_fingerprint,  // `side` is a go test file with no host fingerprint: hosts not checked
     configs_differ,  // keys with one value on each side, and not the same one (changes)
     holm,            // benchstat's p Holm-Bonferroni adjusted within each unit (adjusted), confidence
@@ -68,8 +68,8 @@ struct CompareNote {
     std::string key{}, old_value{}, new_value{};
   };
   Kind kind = Kind::loaded;
-  std::string text{};  // loaded
-  std::string side{};  // no_fingerprint, not_numbers: the side's column name
+  records::RunWarning loaded{};  // loaded
+  std::string side{};            // no_fingerprint, not_numbers: the side's column name
   // no_geomean: both conditions, the configuration as shown and the unit; not_numbers: the
   // condition (old_condition), the row as shown and the unit.
   std::string old_condition{}, new_condition{}, config{}, row{}, unit{};

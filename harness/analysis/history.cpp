@@ -217,7 +217,7 @@ History history(const std::vector<records::Result>& results, const HistoryOption
         }
       }
     }
-    for (const auto& w : r->warnings) h.warnings.push_back(run.run_id + ": " + w);
+    for (const auto& w : r->warnings) h.warnings.push_back({run.run_id, w});
     h.runs.push_back(std::move(run));
     previous = r;
   }

@@ -47,6 +47,7 @@
 #include "analysis/rooms.hpp"
 #include "analysis/table.hpp"
 #include "analysis/verdict.hpp"
+#include "analysis/warning.hpp"
 #include "claims/evaluate.hpp"
 #include "fingerprint/noise.hpp"
 #include "model/names.hpp"
@@ -152,7 +153,7 @@ struct HistoryRun {
   // The claims the run recorded, each with its verdict on the run's own samples; rendered only
   // when some run has them.
   std::vector<HistoryClaim> claims;
-  std::vector<std::string> warnings;  // the result's own
+  std::vector<records::RunWarning> warnings;  // the result's own
   // The room's noise profile the run measured before its first condition (fingerprint/noise.hpp);
   // nullopt when its fingerprint has none (an older noisefloor, an imported result).
   std::optional<fingerprint::NoiseProfile> noise;
@@ -175,7 +176,7 @@ struct History {
   double threshold = 0.02, alpha = 0.05;
   std::vector<HistoryRun> runs;  // in time order
   std::vector<HistorySegment> segments;
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;  // each run's own, its id the source
 };
 
 // The history of these results (any order; sorted by start time, then run id). Empty input gives

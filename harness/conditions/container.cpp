@@ -570,8 +570,8 @@ ContainerScopeFactory ContainerRuntime::factory(const std::string& run_id) {
   };
 }
 
-std::vector<std::string> ContainerRuntime::clean_up(const std::string& run_id) {
-  std::vector<std::string> warnings;
+std::vector<records::RunWarning> ContainerRuntime::clean_up(const std::string& run_id) {
+  std::vector<records::RunWarning> warnings;
   const std::vector<std::string> failed = impl_->client.leftovers();
   if (failed.empty()) return warnings;
   std::string second;
@@ -580,13 +580,10 @@ std::vector<std::string> ContainerRuntime::clean_up(const std::string& run_id) {
   } catch (const std::exception& err) {
     second = err.what();
   }
+  using K = records::RunWarningKind;
   for (const auto& f : failed)
     warnings.push_back(
-        second.empty()
-            ? fmt::format("container {}: the first removal failed; removed at the end of the run", f)
-            : fmt::format("container {}: not removed ({}); `noisefloor gc` removes what noisefloor "
-                          "left behind",
-                          f, second));
+        {.kind = second.empty() ? K::container_late : K::container_left, .detail = second, .container = f});
   return warnings;
 }
 

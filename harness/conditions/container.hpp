@@ -13,6 +13,7 @@
 #include "fingerprint/engine.hpp"
 #include "fingerprint/facts.hpp"
 #include "model/experiment.hpp"
+#include "records/run.hpp"
 
 namespace noisefloor::conditions {
 
@@ -56,8 +57,9 @@ class ContainerRuntime {
   ContainerScopeFactory factory(const std::string& run_id);
 
   // After the run: containers of `run_id` whose removal failed get a second attempt; one warning
-  // per container that failed (saying whether the second attempt removed it). Never throws.
-  std::vector<std::string> clean_up(const std::string& run_id);
+  // per container that failed (container_late: the second attempt removed it; container_left:
+  // it did not, the second failure the detail). Never throws.
+  std::vector<records::RunWarning> clean_up(const std::string& run_id);
 
   struct Impl;  // shared with the scopes it creates
 

@@ -163,14 +163,12 @@ std::pair<std::string, int> split_procs_suffix(std::string_view name) {
   return {std::string(name.substr(0, dash)), procs};
 }
 
-bool apply_unit_line(std::string_view line, model::UnitMetadata& units, std::vector<std::string>& errors,
-                     std::string_view where) {
+bool apply_unit_line(std::string_view line, model::UnitMetadata& units, std::vector<std::string>& errors) {
   const auto unit = model::parse_unit_line(line);
   if (!unit) return false;
-  for (const auto& e : unit->errors) errors.push_back(fmt::format("{}: {}", where, e));
+  errors.insert(errors.end(), unit->errors.begin(), unit->errors.end());
   for (const auto& [key, value] : unit->pairs)
-    if (auto conflict = units.set(unit->unit, key, value))
-      errors.push_back(fmt::format("{}: {}", where, *conflict));
+    if (auto conflict = units.set(unit->unit, key, value)) errors.push_back(std::move(*conflict));
   return true;
 }
 
@@ -195,9 +193,11 @@ std::optional<model::Measurement> GoTestParser::feed_line(std::string_view line)
     output_.measurements.push_back(*m);
     return m;
   }
-  if (line.starts_with('U') &&
-      apply_unit_line(line, output_.units, output_.unit_errors, fmt::format("line {}", line_)))
+  std::vector<std::string> errors;
+  if (line.starts_with('U') && apply_unit_line(line, output_.units, errors)) {
+    for (const std::string& e : errors) output_.unit_errors.push_back(fmt::format("line {}: {}", line_, e));
     return std::nullopt;
+  }
   if (apply_config_line(line, output_.config)) config_text_ = model::config_text(output_.config);
   return std::nullopt;
 }

@@ -64,10 +64,8 @@ class GoTestParser {
 };
 
 // Applies a `Unit` line to `units` when `line` is one (true), with its errors (a field that is
-// not key=value, a value that conflicts with one set before) appended to `errors` as
-// "<where>: <error>".
-bool apply_unit_line(std::string_view line, model::UnitMetadata& units, std::vector<std::string>& errors,
-                     std::string_view where);
+// not key=value, a value that conflicts with one set before) appended to `errors`, in their words.
+bool apply_unit_line(std::string_view line, model::UnitMetadata& units, std::vector<std::string>& errors);
 
 // (key, value) when `line` is a configuration line by the rule above (an empty value deletes
 // the key); views into the line.

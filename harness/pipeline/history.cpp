@@ -14,6 +14,7 @@
 #include "model/version.hpp"
 #include "pipeline/commands.hpp"
 #include "render/history.hpp"
+#include "render/warnings.hpp"
 #include "results/load.hpp"
 
 namespace noisefloor::pipeline {
@@ -52,24 +53,25 @@ Output history(const HistoryOptions& o) {
                     o.directory, o.directory));
 
   Output out;
-  std::vector<std::string> skipped;
+  std::vector<analysis::Warning> skipped;
   std::vector<records::Result> results;
   for (const auto& run : runs) {
     if (fs::exists(run / "fleet.json", ec)) {
-      skipped.push_back(
-          fmt::format("{}: a run on several hosts: history reads one-host runs (skipped)", run.string()));
+      skipped.push_back({.what = {.kind = records::RunWarningKind::several_hosts, .file = run.string()}});
       continue;
     }
     try {
       results.push_back(results::load(run));
     } catch (const Error& e) {
-      skipped.push_back(fmt::format("{} (skipped)", e.what()));
+      skipped.push_back({.what = {.kind = records::RunWarningKind::skipped, .detail = e.what()}});
     }
   }
-  for (const auto& s : skipped) out.err += "warning: " + s + "\n";
+  std::vector<std::string> said;
+  for (const auto& s : skipped) said.push_back(render::warning_text(s));
+  for (const auto& s : said) out.err += "warning: " + s + "\n";
   if (results.empty())
     throw InputError(fmt::format("{}: none of its {} run directories could be loaded:\n  {}", o.directory,
-                                 runs.size(), fmt::join(skipped, "\n  ")));
+                                 runs.size(), fmt::join(said, "\n  ")));
 
   analysis::History h = analysis::history(results, options);
   // A run another recorded as superseding it (run --supersedes): said with its status, wherever

@@ -248,7 +248,7 @@ Output cv(const CvOptions& o) {
   for (const auto& s : a.sources) {
     for (const auto& by : s.superseded_by)
       out.err += fmt::format("warning: {}\n", render::superseded_text(s, by));
-    for (const auto& w : s.warnings) out.err += fmt::format("warning: {}\n", w);
+    for (const auto& w : s.warnings) out.err += fmt::format("warning: {}\n", render::run_warning_text(w));
   }
   for (const auto& f : loaded.fleets)
     for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);

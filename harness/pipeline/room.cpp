@@ -31,6 +31,7 @@
 #include "render/json.hpp"
 #include "render/run.hpp"
 #include "render/table.hpp"
+#include "render/warnings.hpp"
 #include "results/load.hpp"
 #include "text/text.hpp"
 
@@ -202,9 +203,8 @@ runner::Measured measure(const RoomRun& r, Finished& f) {
     f.failure = std::current_exception();
   }
   // Containers a guard could not remove: said in run.json and, on a failed run, in the error.
-  f.cleanup = r.containers ? r.containers->clean_up(r.dir.id()) : std::vector<std::string>{};
-  for (const std::string& left : f.cleanup)
-    measured.warnings.push_back({.kind = records::RunWarningKind::container_left, .detail = left});
+  f.cleanup = r.containers ? r.containers->clean_up(r.dir.id()) : std::vector<records::RunWarning>{};
+  measured.warnings.insert(measured.warnings.end(), f.cleanup.begin(), f.cleanup.end());
   f.finished_utc = clock.utc();
   return measured;
 }
@@ -272,7 +272,7 @@ void throw_if_failed(const Finished& f, const fs::path& dir) {
   if (f.failure) {
     const auto kept_message = [&](const Error& error) {
       std::string message = with_kept(error, f.kept, dir);
-      for (const auto& w : f.cleanup) message += "\nwarning: " + w;
+      for (const auto& w : f.cleanup) message += "\nwarning: " + render::run_warning_text(w);
       if (!f.finish_problem.empty())
         message += "\nthe result files could not all be written: " + f.finish_problem;
       if (!f.page_problem.empty()) message += "\n" + std::string(text::trim(f.page_problem));

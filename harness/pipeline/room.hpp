@@ -45,7 +45,7 @@ struct Finished {
   records::RunStatus status = records::RunStatus::complete;
   std::optional<std::string> error;
   std::exception_ptr failure;
-  std::vector<std::string> cleanup;
+  std::vector<records::RunWarning> cleanup;
   std::string finished_utc;
   std::string page_problem, finish_problem;
   std::size_t kept = 0;  // kept (not warm-up) samples

@@ -34,7 +34,7 @@ struct Result {
   Samples samples;                      // warm-up included, in arrival order (stored by column)
   std::vector<std::string> conditions;  // display order: run.json's, then any others first seen
   std::map<std::string, GoTestConfig> gotest_config;  // per condition: <condition>.txt's header
-  std::vector<std::string> warnings;                  // from loading, e.g. a torn last line
+  std::vector<RunWarning> warnings;                   // from loading, e.g. a torn last line
   // The runs beside it that recorded superseding it (oldest first), when the reader looked
   // (results::superseders): every reader says so first.
   std::vector<Superseder> superseded_by;

@@ -358,6 +358,9 @@ void to_json(json& j, const RunWarning& v) {
   if (!v.benchmark.empty()) j["benchmark"] = v.benchmark;
   if (!v.unit.empty()) j["unit"] = v.unit;
   if (!v.detail.empty()) j["detail"] = v.detail;
+  if (!v.container.empty()) j["container"] = v.container;
+  if (!v.file.empty()) j["file"] = v.file;
+  if (v.line > 0) j["line"] = v.line;
 }
 
 // A warning as run.json holds it: an object of fields; a run.json of 0.x held its sentence.
@@ -375,7 +378,11 @@ void from_json(const json& j, RunWarning& v) {
   v.benchmark = j.value("benchmark", "");
   v.unit = j.value("unit", "");
   v.detail = j.value("detail", "");
-  for (std::string* field : {&v.condition, &v.variant, &v.benchmark, &v.unit, &v.detail})
+  v.container = j.value("container", "");
+  v.file = j.value("file", "");
+  v.line = jsonread::whole_number<int>(j, "line", 0);
+  for (std::string* field :
+       {&v.condition, &v.variant, &v.benchmark, &v.unit, &v.detail, &v.container, &v.file})
     *field = text::name_safe(*field);
 }
 

@@ -49,13 +49,18 @@ enum class RunWarningKind {
   benchmark_failed,   // go test: a benchmark failed (an invocation's)
   output_note,        // the benchmark's output read with a caveat (the parser's words)
   unit_conflict,      // two `Unit` lines set one key differently: the first value kept
-  container_left,     // a container the run's guard could not remove
+  container_left,     // a container the run's guard could not remove (detail: why)
+  container_late,     // a container whose first removal failed, removed at the end of the run
   resumed_elsewhere,  // a session of the run went on where a fact of the host differs
   claims_not_judged,  // reading it: the claims it recorded cannot be judged (the claim's error)
+  torn_last_line,     // reading it: the last line of samples.jsonl was cut short (ignored)
+  no_samples,         // reading it: samples.jsonl holds no sample
+  skipped,            // reading many: a run that could not be loaded (detail: the error)
+  several_hosts,      // reading many: a run on several hosts, which history does not read
   other,              // a run.json of 0.x: its sentence, as it was written
 };
 
-constexpr std::array<std::pair<RunWarningKind, std::string_view>, 10> names(RunWarningKind) {
+constexpr std::array<std::pair<RunWarningKind, std::string_view>, 15> names(RunWarningKind) {
   return {{
       {RunWarningKind::non_finite_metric, "non_finite_metric"},
       {RunWarningKind::paused_timing, "paused_timing"},
@@ -64,8 +69,13 @@ constexpr std::array<std::pair<RunWarningKind, std::string_view>, 10> names(RunW
       {RunWarningKind::output_note, "output_note"},
       {RunWarningKind::unit_conflict, "unit_conflict"},
       {RunWarningKind::container_left, "container_left"},
+      {RunWarningKind::container_late, "container_late"},
       {RunWarningKind::resumed_elsewhere, "resumed_elsewhere"},
       {RunWarningKind::claims_not_judged, "claims_not_judged"},
+      {RunWarningKind::torn_last_line, "torn_last_line"},
+      {RunWarningKind::no_samples, "no_samples"},
+      {RunWarningKind::skipped, "skipped"},
+      {RunWarningKind::several_hosts, "several_hosts"},
       {RunWarningKind::other, "other"},
   }};
 }
@@ -80,6 +90,9 @@ struct RunWarning {
   std::string benchmark{};  // the benchmark it is about
   std::string unit{};       // non_finite_metric: the metric's unit
   std::string detail{};     // the source's own words: the value (nan, inf), an error, a difference
+  std::string container{};  // container_left, container_late: the container's id
+  std::string file{};       // the file (or directory) it is about, when one is
+  int line = 0;             // in `file` (1-based), 0: none
   friend bool operator==(const RunWarning&, const RunWarning&) = default;
 };
 

@@ -46,7 +46,7 @@ std::string compare_note_text(const analysis::CompareNote& n) {
   using Kind = analysis::CompareNote::Kind;
   switch (n.kind) {
     case Kind::loaded:
-      return n.text;
+      break;  // a loading's warning, said below
     case Kind::no_fingerprint:
       return fmt::format(
           "{} is a go test file with no host fingerprint: the two hosts cannot be checked for "
@@ -82,7 +82,7 @@ std::string compare_note_text(const analysis::CompareNote& n) {
       return fmt::format("{}: {} / {} {}: {} value(s) not a number, left out", n.side, n.old_condition, n.row,
                          n.unit, n.count);
   }
-  return n.text;
+  return run_warning_text(n.loaded);
 }
 
 std::string one_sided_text(const analysis::OneSided& s) {

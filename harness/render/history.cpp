@@ -10,6 +10,7 @@
 #include "model/first_seen.hpp"
 #include "render/json.hpp"
 #include "render/svg.hpp"
+#include "render/warnings.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::render {
@@ -254,7 +255,7 @@ std::string history_text(const History& h, std::string_view directory) {
       for (const auto* cell : cells_of[b]) out += cell_lines(*cell, widths, kColumns);
     }
   }
-  for (const auto& w : h.warnings) out += text::wrap("warning: " + w, kColumns, "", "  ");
+  for (const auto& w : h.warnings) out += text::wrap("warning: " + warning_text(w), kColumns, "", "  ");
   return out;
 }
 
@@ -298,7 +299,7 @@ std::string history_markdown(const History& h, std::string_view directory) {
   }
   if (!h.warnings.empty()) {
     out += "\n## Warnings\n\n";
-    for (const auto& w : h.warnings) out += "- " + text::markdown_cell(w) + "\n";
+    for (const auto& w : h.warnings) out += "- " + text::markdown_cell(warning_text(w)) + "\n";
   }
   return out;
 }
@@ -607,7 +608,7 @@ std::string history_html(const History& h, std::string_view directory, std::stri
       esc(title), esc(directory), h.runs.size(), h.segments.size(), esc(legend_line(h)), esc(generated_by));
   if (!h.warnings.empty()) {
     out += "<section class=\"warnings\" aria-label=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n";
-    for (const auto& w : h.warnings) out += "<li>" + esc(w) + "</li>\n";
+    for (const auto& w : h.warnings) out += "<li>" + esc(warning_text(w)) + "</li>\n";
     out += "</ul>\n</section>\n";
   }
 

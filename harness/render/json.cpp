@@ -515,11 +515,18 @@ void to_json(json& j, const HistoryCell& c) {
 }
 
 void to_json(json& j, const HistoryRun& r) {
-  j = json{{"run_id", r.run_id},           {"source", r.source},
-           {"started_utc", r.started_utc}, {"commit", r.commit.empty() ? json() : json(r.commit)},
-           {"digest", r.digest},           {"status", render::history_status(r)},
-           {"segment", r.segment},         {"claims", render::history_claim_lines(r)},
-           {"warnings", r.warnings},       {"cells", r.cells}};
+  j = json{{"run_id", r.run_id},
+           {"source", r.source},
+           {"started_utc", r.started_utc},
+           {"commit", r.commit.empty() ? json() : json(r.commit)},
+           {"digest", r.digest},
+           {"status", render::history_status(r)},
+           {"segment", r.segment},
+           {"claims", render::history_claim_lines(r)},
+           {"cells", r.cells}};
+  std::vector<std::string> warnings;
+  for (const auto& w : r.warnings) warnings.push_back(render::run_warning_text(w));
+  j["warnings"] = warnings;
   j["noise"] = r.noise ? json(*r.noise) : json(nullptr);
   j["noise_change"] = r.noise_change;
 }
@@ -535,8 +542,14 @@ void to_json(json& j, const HistorySegment& s) {
 }
 
 void to_json(json& j, const History& h) {
-  j = json{{"experiment", h.experiment}, {"threshold", h.threshold}, {"alpha", h.alpha},
-           {"segments", h.segments},     {"runs", h.runs},           {"warnings", h.warnings}};
+  j = json{{"experiment", h.experiment},
+           {"threshold", h.threshold},
+           {"alpha", h.alpha},
+           {"segments", h.segments},
+           {"runs", h.runs}};
+  std::vector<std::string> warnings;
+  for (const auto& w : h.warnings) warnings.push_back(render::warning_text(w));
+  j["warnings"] = warnings;
 }
 
 namespace {

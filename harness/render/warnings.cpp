@@ -164,7 +164,9 @@ std::string warning_invocation(const records::RunWarning& w) {
 
 }  // namespace
 
-std::string run_warning_text(const records::RunWarning& w) {
+namespace {
+
+std::string run_warning_words(const records::RunWarning& w) {
   using K = records::RunWarningKind;
   switch (w.kind) {
     case K::benchmark_error:
@@ -183,13 +185,36 @@ std::string run_warning_text(const records::RunWarning& w) {
       return w.benchmark +
              " calls PauseTiming in its timed loop: its simulated counts include the paused code, which "
              "its timer leaves out";
+    case K::container_left:
+      if (w.container.empty()) break;  // a run.json before 0.9 held the sentence
+      return fmt::format(
+          "container {}: not removed ({}); `noisefloor gc` removes what noisefloor left behind", w.container,
+          w.detail);
+    case K::container_late:
+      return fmt::format("container {}: the first removal failed; removed at the end of the run",
+                         w.container);
+    case K::torn_last_line:
+      return "ignored a torn last line";
+    case K::no_samples:
+      return "no samples (the run stopped before its first sample, or they were removed)";
+    case K::skipped:
+      return w.detail + " (skipped)";
+    case K::several_hosts:
+      return "a run on several hosts: history reads one-host runs (skipped)";
     case K::output_note:
     case K::unit_conflict:
-    case K::container_left:
     case K::other:
       break;
   }
   return w.detail;  // the source's own sentence
+}
+
+}  // namespace
+
+std::string run_warning_text(const records::RunWarning& w) {
+  if (w.file.empty()) return run_warning_words(w);
+  return w.line > 0 ? fmt::format("{}:{}: {}", w.file, w.line, run_warning_words(w))
+                    : fmt::format("{}: {}", w.file, run_warning_words(w));
 }
 
 std::string warning_text(const analysis::Warning& w) {

@@ -28,7 +28,9 @@ records::Result decode_result(const ResultFiles& files) {
     } catch (const std::exception& e) {
       const bool last = i + 1 == lines.size() && !files.samples_jsonl.ends_with('\n');
       if (last) {  // a line torn by a crash mid-write: everything before it is intact
-        r.warnings.push_back(fmt::format("{}:{}: ignored a torn last line", samples_file, i + 1));
+        r.warnings.push_back({.kind = records::RunWarningKind::torn_last_line,
+                              .file = samples_file,
+                              .line = static_cast<int>(i + 1)});
         break;
       }
       // "parse error at line 1, column C: ..." of a one-line document is column C of line i + 1.
@@ -47,8 +49,7 @@ records::Result decode_result(const ResultFiles& files) {
     }
   }
   if (r.samples.empty())
-    r.warnings.push_back(fmt::format(
-        "{}: no samples (the run stopped before its first sample, or they were removed)", samples_file));
+    r.warnings.push_back({.kind = records::RunWarningKind::no_samples, .file = samples_file});
   if (files.run_json) {
     r.run = records::run_from_text(*files.run_json, (dir / "run.json").string());
     if (files.summary_json) records::fill_from_summary(*r.run, *files.summary_json);
@@ -133,9 +134,15 @@ void GoTestFileDecoder::line(std::string_view text) {
     return;
   }
   if (text.starts_with("Benchmark")) return;  // a line the benchmark printed, not a result
-  if (text.starts_with('U') &&
-      parsers::apply_unit_line(text, r_.units, r_.warnings, fmt::format("{}:{}", r_.source, line_)))
+  std::vector<std::string> errors;
+  if (text.starts_with('U') && parsers::apply_unit_line(text, r_.units, errors)) {
+    for (std::string& e : errors)
+      r_.warnings.push_back({.kind = records::RunWarningKind::unit_conflict,
+                             .detail = std::move(e),
+                             .file = r_.source,
+                             .line = static_cast<int>(line_)});
     return;
+  }
   if (const auto kv = parsers::config_entry(text)) {
     if (kv->second.empty()) {
       config_.erase(std::string(kv->first));

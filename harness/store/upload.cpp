@@ -13,6 +13,7 @@
 #include "model/names.hpp"
 #include "model/version.hpp"
 #include "render/json.hpp"
+#include "render/warnings.hpp"
 #include "results/decode.hpp"
 
 namespace noisefloor::store {
@@ -94,7 +95,8 @@ records::Result load_files(const std::vector<ArchiveFile>& files) {
   try {
     records::Result result = results::decode_result(r);
     if (!result.warnings.empty())
-      throw UploadError(fmt::format("the run does not load whole: {}", result.warnings.front()));
+      throw UploadError(
+          fmt::format("the run does not load whole: {}", render::run_warning_text(result.warnings.front())));
     if (!result.run) throw UploadError("run.json does not load");
     check_name("run id", result.run->run_id);
     result.source = result.label = result.run->run_id;

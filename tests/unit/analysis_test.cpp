@@ -37,7 +37,8 @@ TEST_CASE("analysis: the paired comparisons of a 0.1 result are recomputed as th
 TEST_CASE("analysis: merged sources keep colliding names apart, labels unique, warnings prefixed") {
   auto a = load_result(kData + "/results/paired-0.1");
   auto b = a;
-  b.warnings.push_back("a torn line");
+  b.warnings.push_back(
+      {.kind = records::RunWarningKind::torn_last_line, .file = "b/samples.jsonl", .line = 7});
   const auto m = analysis::analyze({a, b});
   CHECK(m.merged);
   REQUIRE(m.sources.size() == 2);
@@ -48,8 +49,9 @@ TEST_CASE("analysis: merged sources keep colliding names apart, labels unique, w
                                                  "paired-0.1#2:busy"});
   CHECK(m.paired.rows.size() == 8);
   CHECK(m.paired.rows.at(4).condition == "paired-0.1#2:clean");
-  CHECK(m.warnings == std::vector<analysis::Warning>{{"paired-0.1#2", {.detail = "a torn line"}}});
-  CHECK(render::warning_texts(m) == std::vector<std::string>{"paired-0.1#2: a torn line"});
+  CHECK(m.warnings == std::vector<analysis::Warning>{{"paired-0.1#2", b.warnings.front()}});
+  CHECK(render::warning_texts(m) ==
+        std::vector<std::string>{"paired-0.1#2: b/samples.jsonl:7: ignored a torn last line"});
   CHECK(m.differences.empty());
   CHECK(m.comparable());
   CHECK(m.title() == "paired");

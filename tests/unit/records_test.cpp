@@ -74,21 +74,24 @@ records::RunRecord full_run() {
   host.details.affinity_unknown = "the benchmark exited before it could be read back";
   c.runs.push_back(host);
   r.condition_records.push_back(c);
-  r.warnings = {{.kind = records::RunWarningKind::benchmark_failed,
-                 .condition = "idle",
-                 .invocation = 3,
-                 .invocations = 10,
-                 .benchmark = "BenchmarkX"},
-                {.kind = records::RunWarningKind::benchmark_error,
-                 .condition = "idle",
-                 .variant = "fast",
-                 .invocation = 2,
-                 .detail = "BM_X: it went wrong"},
-                {.kind = records::RunWarningKind::non_finite_metric,
-                 .condition = "idle",
-                 .benchmark = "BM_X",
-                 .unit = "hit_ratio",
-                 .detail = "nan"}};
+  r.warnings = {
+      {.kind = records::RunWarningKind::benchmark_failed,
+       .condition = "idle",
+       .invocation = 3,
+       .invocations = 10,
+       .benchmark = "BenchmarkX"},
+      {.kind = records::RunWarningKind::benchmark_error,
+       .condition = "idle",
+       .variant = "fast",
+       .invocation = 2,
+       .detail = "BM_X: it went wrong"},
+      {.kind = records::RunWarningKind::non_finite_metric,
+       .condition = "idle",
+       .benchmark = "BM_X",
+       .unit = "hit_ratio",
+       .detail = "nan"},
+      {.kind = records::RunWarningKind::container_left, .detail = "engine gone", .container = "4f2a"},
+      {.kind = records::RunWarningKind::unit_conflict, .detail = "x", .file = "a.txt", .line = 4}};
   r.comparison = records::ComparisonSettings{"base", true, 0.02, false};
   r.adaptive["idle"] =
       records::AdaptiveOutcome{false, 200, 0.013, 0.01, records::StopReason::max_samples, "99% median CI"};

@@ -46,7 +46,31 @@ TEST_CASE("render: a run's warnings, each kind in its sentence, the invocation n
   CHECK(
       render::run_warning_text({.kind = K::claims_not_judged, .detail = "cv(nosuch): no condition nosuch"}) ==
       "the recorded claims are not judged: cv(nosuch): no condition nosuch");
-  // The kinds whose words are their source's: said as the source said them.
+  CHECK(render::run_warning_text({.kind = K::container_left, .detail = "engine gone", .container = "4f2a"}) ==
+        "container 4f2a: not removed (engine gone); `noisefloor gc` removes what noisefloor left behind");
+  CHECK(render::run_warning_text({.kind = K::container_late, .container = "4f2a"}) ==
+        "container 4f2a: the first removal failed; removed at the end of the run");
+  // The kinds whose words are their source's: said as the source said them (a container_left of
+  // a run.json that held the sentence included).
   for (const K kind : {K::output_note, K::unit_conflict, K::container_left, K::other})
     CHECK(render::run_warning_text({.kind = kind, .detail = "as it was said"}) == "as it was said");
+}
+
+TEST_CASE("render: a warning about a file names it, and its line when it has one") {
+  using K = records::RunWarningKind;
+  CHECK(render::run_warning_text({.kind = K::torn_last_line, .file = "r/1/samples.jsonl", .line = 54}) ==
+        "r/1/samples.jsonl:54: ignored a torn last line");
+  CHECK(render::run_warning_text({.kind = K::no_samples, .file = "r/1/samples.jsonl"}) ==
+        "r/1/samples.jsonl: no samples (the run stopped before its first sample, or they were removed)");
+  CHECK(render::run_warning_text({.kind = K::unit_conflict,
+                                  .detail = "ns/op: better=lower, then higher",
+                                  .file = "old.txt",
+                                  .line = 3}) == "old.txt:3: ns/op: better=lower, then higher");
+  CHECK(render::run_warning_text({.kind = K::several_hosts, .file = "results/x/run2"}) ==
+        "results/x/run2: a run on several hosts: history reads one-host runs (skipped)");
+  CHECK(render::run_warning_text({.kind = K::skipped, .detail = "results/x/run3/run.json: not JSON"}) ==
+        "results/x/run3/run.json: not JSON (skipped)");
+  // A history names the run first (analysis::Warning's source).
+  CHECK(render::warning_text({.source = "run3", .what = {.kind = K::no_samples, .file = "s.jsonl"}}) ==
+        "run3: s.jsonl: no samples (the run stopped before its first sample, or they were removed)");
 }

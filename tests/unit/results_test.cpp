@@ -4,6 +4,7 @@
 #include "analysis/analysis.hpp"
 #include "model/errors.hpp"
 #include "render/json.hpp"
+#include "render/warnings.hpp"
 #include "results/decode.hpp"
 #include "test_support.hpp"
 
@@ -26,7 +27,11 @@ TEST_CASE("results: samples.jsonl, a torn last line is a warning, a bad line bef
   f.samples_jsonl = kLine + "\n" + kLine + "\n" + R"({"condition":"idle","bench)";
   const auto r = results::decode_result(f);
   CHECK(r.samples.size() == 2);
-  CHECK(r.warnings == std::vector<std::string>{"/r/exp/run1/samples.jsonl:3: ignored a torn last line"});
+  CHECK(r.warnings == std::vector<records::RunWarning>{{.kind = records::RunWarningKind::torn_last_line,
+                                                        .file = "/r/exp/run1/samples.jsonl",
+                                                        .line = 3}});
+  CHECK(render::run_warning_text(r.warnings.front()) ==
+        "/r/exp/run1/samples.jsonl:3: ignored a torn last line");
   CHECK(r.conditions == std::vector<std::string>{"idle"});
   CHECK(r.label == "run1");
   CHECK_FALSE(r.run.has_value());
