@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/gate.hpp"
+#include "model/names.hpp"
 #include "model/published.hpp"
 #include "model/simulation.hpp"
 #include "model/sweep.hpp"
@@ -38,6 +39,14 @@ constexpr std::array<std::pair<OutputFormat, std::string_view>, 3> names(OutputF
 }
 constexpr std::array<std::pair<Schedule, std::string_view>, 2> names(Schedule) {
   return {{{Schedule::sequential, "sequential"}, {Schedule::interleaved, "interleaved"}}};
+}
+// The order a schedule runs the work in, in words (fingerprint.json's "order").
+constexpr std::string_view order_words(Schedule s) {
+  constexpr std::array<std::pair<Schedule, std::string_view>, 2> kWords{{
+      {Schedule::sequential, "each condition's samples together, conditions in file order"},
+      {Schedule::interleaved, "round-robin over conditions in file order (deterministic: no random seed)"},
+  }};
+  return word_of(s, kWords, "");
 }
 
 // Background CPU load: `count` busy-loop processes, optionally placed on `cpus`.

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <utility>
 
+#include "model/names.hpp"
+
 namespace noisefloor::model {
 
 // none: no paired design. ab / ba: one pair, the baseline first or second. abba / baab: the gate's
@@ -18,6 +20,23 @@ constexpr std::array<std::pair<PairOrder, std::string_view>, 5> names(PairOrder)
            {PairOrder::ba, "BA"},
            {PairOrder::abba, "ABBA"},
            {PairOrder::baab, "BAAB"}}};
+}
+
+// How a run ordered the two sides of its pairs (fingerprint.json's "pairing"): not paired, pairs
+// ABBA over the kept repeats (a paired experiment), or the gate's quads (plan/plan.hpp).
+enum class Pairing : std::uint8_t { none, abba, quads };
+
+constexpr std::array<std::pair<Pairing, std::string_view>, 3> names(Pairing) {
+  return {{{Pairing::none, "none"}, {Pairing::abba, "abba"}, {Pairing::quads, "quads"}}};
+}
+
+// A pairing in words (fingerprint.json's "paired_order"; "" when not paired).
+constexpr std::string_view order_words(Pairing p) {
+  constexpr std::array<std::pair<Pairing, std::string_view>, 2> kWords{{
+      {Pairing::abba, "ABBA counterbalanced over the kept repeats (deterministic)"},
+      {Pairing::quads, "quads b h h' b' / h b b' h', ABBA over the kept repeats (deterministic)"},
+  }};
+  return word_of(p, kWords, "");
 }
 
 // The baseline (or base) ran first: AB, ABBA.

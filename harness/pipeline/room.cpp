@@ -123,7 +123,6 @@ records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::
   records::Fingerprint fp;
   // Interleaving is a fixed round-robin and pairs alternate ABBA: nothing is random, so there is
   // no seed to record.
-  const bool sequential = e.schedule == model::Schedule::sequential;
   fp.run = records::RunFacts{
       .started_utc = started,
       .finished_utc = "",
@@ -132,12 +131,10 @@ records::Fingerprint collect_fingerprint(const model::Experiment& e, const std::
       .experiment_sha256 = hash::sha256_hex(e.source_text),
       .noisefloor_version = kVersion,
       .noisefloor_commit = kCommit,
-      .schedule = std::string(model::name_of(e.schedule)),
-      .order = sequential ? "each condition's samples together, conditions in file order"
-                          : "round-robin over conditions in file order (deterministic: no random seed)",
-      .paired_order = e.gate       ? "quads b h h' b' / h b b' h', ABBA over the kept repeats (deterministic)"
-                      : e.paired() ? "ABBA counterbalanced over the kept repeats (deterministic)"
-                                   : "",
+      .schedule = e.schedule,
+      .pairing = e.gate       ? model::Pairing::quads
+                 : e.paired() ? model::Pairing::abba
+                              : model::Pairing::none,
       .gate = std::nullopt,
   };
   fp.host = fingerprint::probe_this_host();

@@ -37,9 +37,14 @@ void to_json(json& j, const RunFacts& r) {
        {"noisefloor_version", r.noisefloor_version},
        {"noisefloor_commit", r.noisefloor_commit}};
   if (!r.finished_utc.empty()) j["finished_utc"] = r.finished_utc;
-  if (r.schedule) j["schedule"] = *r.schedule;
-  if (r.order) j["order"] = *r.order;
-  if (r.paired_order) j["paired_order"] = *r.paired_order;
+  if (r.schedule) {
+    j["schedule"] = model::name_of(*r.schedule);
+    j["order"] = model::order_words(*r.schedule);
+  }
+  if (r.pairing) {
+    j["pairing"] = model::name_of(*r.pairing);
+    j["paired_order"] = model::order_words(*r.pairing);
+  }
   if (r.gate) j["gate"] = *r.gate;
 }
 
@@ -52,9 +57,9 @@ void from_json(const json& j, RunFacts& r) {
   r.experiment_sha256 = j.value("experiment_sha256", "");
   r.noisefloor_version = j.value("noisefloor_version", "");
   r.noisefloor_commit = j.value("noisefloor_commit", "");
-  for (auto [key, field] : {std::pair{"schedule", &r.schedule}, std::pair{"order", &r.order},
-                            std::pair{"paired_order", &r.paired_order}})
-    if (j.contains(key)) *field = j.at(key).get<std::string>();
+  if (j.contains("schedule"))
+    r.schedule = model::from_name<model::Schedule>(j.at("schedule").get<std::string>());
+  if (j.contains("pairing")) r.pairing = model::from_name<model::Pairing>(j.at("pairing").get<std::string>());
   if (j.contains("gate")) r.gate = j.at("gate").get<RunFacts::Gate>();
 }
 

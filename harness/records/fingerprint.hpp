@@ -13,7 +13,9 @@
 #include "fingerprint/engine.hpp"
 #include "fingerprint/facts.hpp"
 #include "fingerprint/tuning.hpp"
+#include "model/experiment.hpp"
 #include "model/gate.hpp"
+#include "model/pair_order.hpp"
 
 namespace noisefloor::records {
 
@@ -23,9 +25,10 @@ inline constexpr int kFingerprintSchemaVersion = 1;
 struct RunFacts {
   std::string started_utc, finished_utc, command_line, experiment_file, experiment_sha256;
   std::string noisefloor_version, noisefloor_commit;
-  // How the work was ordered (absent in the first 0.1 results): "sequential" or "interleaved",
-  // the order in words, and for paired designs how the pairs were ordered ("" otherwise).
-  std::optional<std::string> schedule, order, paired_order;
+  // How the work was ordered (absent in the first 0.1 results), and how the pairs were (absent
+  // before 0.9). fingerprint.json says each in words too ("order", "paired_order"), never read.
+  std::optional<model::Schedule> schedule;
+  std::optional<model::Pairing> pairing;
   // The A/B gate (`run --base`): the two sides as measured, and how the gate decides.
   struct Gate {
     model::GateSide base, head;

@@ -244,12 +244,30 @@ TEST_CASE("records: run.json of every 0.1 result reads back, both load shapes") 
 TEST_CASE("records: fingerprint.json of 0.1 reads back into the typed fingerprint and writes the same") {
   for (const char* result : {"small", "paired-0.1", "docker-0.1"}) {
     CAPTURE(result);
-    const json file = json::parse(slurp(kData + "/results/" + result + "/fingerprint.json"));
+    json file = json::parse(slurp(kData + "/results/" + result + "/fingerprint.json"));
     const auto fp = file.get<records::Fingerprint>();
     REQUIRE(fp.run.has_value());
     CHECK(fp.host.text("cpu.model_name").has_value());
+    // 0.1 said how pairs were ordered in words only: not read back (its schedule is, a name;
+    // the first results said neither).
+    CHECK(fp.run->schedule.has_value() == file["run"].contains("schedule"));
+    CHECK_FALSE(fp.run->pairing.has_value());
+    file["run"].erase("paired_order");
     CHECK(json(fp) == file);
   }
+  // Now the pairing's name beside its words; the words written from the name, never read.
+  records::RunFacts facts;
+  facts.schedule = model::Schedule::interleaved;
+  facts.pairing = model::Pairing::quads;
+  json j = facts;
+  CHECK(j["schedule"] == "interleaved");
+  CHECK(j["order"] == "round-robin over conditions in file order (deterministic: no random seed)");
+  CHECK(j["pairing"] == "quads");
+  CHECK(j["paired_order"] == "quads b h h' b' / h b b' h', ABBA over the kept repeats (deterministic)");
+  j["paired_order"] = "anything";
+  CHECK(j.get<records::RunFacts>() == facts);
+  j["pairing"] = "abba";
+  CHECK(j.get<records::RunFacts>().pairing == model::Pairing::abba);
   const auto docker =
       json::parse(slurp(kData + "/results/docker-0.1/fingerprint.json")).get<records::Fingerprint>();
   REQUIRE(docker.engine.has_value());
