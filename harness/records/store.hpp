@@ -2,9 +2,11 @@
 // plain values, with the JSON of the API's answers (GET /api/v1/runs, a publish's answer).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,8 +30,17 @@ struct StoredRow {
 };
 struct StoredClaim {
   std::string claim;
-  std::string verdict;  // REPRODUCED, NOT REPRODUCED, INCONCLUSIVE or UNDEFINED
+  std::string verdict;  // the name of its claims::Verdict, as the database keeps it
 };
+
+// A gate run's outcome, as the store keeps it (runs.gate_verdict: its name).
+enum class GateOutcome : std::uint8_t { none, regression, no_regression };
+
+constexpr std::array<std::pair<GateOutcome, std::string_view>, 3> names(GateOutcome) {
+  return {{{GateOutcome::none, ""},
+           {GateOutcome::regression, "regression"},
+           {GateOutcome::no_regression, "no regression"}}};
+}
 
 // A published run: what the page and the listing read, the upload kept whole beside it.
 struct StoredRun {
@@ -38,7 +49,7 @@ struct StoredRun {
   std::string engine;   // the engine's name and version ("Docker 24.0.7", "Podman 4.3.1") or "none"
   std::string version;  // noisefloor's, as the run recorded it
   std::string gate;     // a gate run: "<base commit>..<head commit>" ("" otherwise)
-  std::string gate_verdict;
+  GateOutcome gate_verdict = GateOutcome::none;
   Machine machine;
   std::vector<StoredRow> rows;
   std::vector<StoredClaim> claims;
@@ -64,10 +75,11 @@ struct CvPoint {
 };
 
 struct ClaimVerdict {
-  std::string run, machine, claim, verdict;
+  std::string run, machine, claim, verdict;  // verdict: the name of its claims::Verdict
 };
 struct GateResult {
-  std::string run, machine, started_utc, gate, verdict;
+  std::string run, machine, started_utc, gate;
+  GateOutcome verdict = GateOutcome::none;
 };
 
 // An experiment on the store's first page.

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "model/errors.hpp"
+#include "model/names.hpp"
 #include "text/text.hpp"
 
 namespace noisefloor::store {
@@ -295,10 +296,11 @@ Database::Inserted Database::insert_run(const StoredRun& run, const std::string&
     s << "INSERT INTO machines (id, facts) VALUES (:id, :facts) ON CONFLICT (id) DO NOTHING",
         soci::use(run.machine.id), soci::use(facts);
     const long long bytes = static_cast<long long>(run.archive.size());
+    const std::string gate_verdict(model::name_of(run.gate_verdict));
     soci::statement insert(s);
     for (const std::string* value :
          {&run.id, &run.experiment, &run.machine.id, &run.run_id, &run.started_utc, &run.finished_utc,
-          &run.status, &run.engine, &run.version, &run.gate, &run.gate_verdict, &published_utc, &key_id})
+          &run.status, &run.engine, &run.version, &run.gate, &gate_verdict, &published_utc, &key_id})
       insert.exchange(soci::use(*value));
     insert.exchange(soci::use(bytes));
     insert.alloc();
@@ -458,15 +460,19 @@ std::vector<ClaimVerdict> Database::claim_verdicts(const std::string& experiment
 std::vector<GateResult> Database::gates(const std::string& experiment) {
   return impl_->with_session([&](soci::session& s) {
     GateResult g;
+    std::string verdict;
     soci::statement st =
         (s.prepare
              << "SELECT id, machine, started_utc, gate, gate_verdict FROM runs WHERE experiment = :e AND "
                 "gate <> '' ORDER BY started_utc",
          soci::into(g.run), soci::into(g.machine), soci::into(g.started_utc), soci::into(g.gate),
-         soci::into(g.verdict), soci::use(experiment));
+         soci::into(verdict), soci::use(experiment));
     st.execute();
     std::vector<GateResult> out;
-    while (st.fetch()) out.push_back(g);
+    while (st.fetch()) {
+      g.verdict = model::from_name<records::GateOutcome>(verdict).value_or(records::GateOutcome::none);
+      out.push_back(g);
+    }
     return out;
   });
 }

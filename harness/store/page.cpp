@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 
+#include "claims/evaluate.hpp"
+#include "model/names.hpp"
 #include "render/html.hpp"
 #include "stats/change_points.hpp"
 #include "stats/summary.hpp"
@@ -200,17 +202,19 @@ std::string claims_section(const ExperimentPage& p, const Shown& shown) {
   for (const ClaimVerdict& c : p.claims)
     if (shown.has(c.machine, c.run)) latest[c.claim][c.machine] = c.verdict;
   if (latest.empty()) return out + "<p class=\"unknown\">the runs record no claims</p>\n";
-  out +=
-      "<table class=\"claims\"><tr><th>claim</th><th>REPRODUCED</th><th>NOT REPRODUCED</th>"
-      "<th>INCONCLUSIVE</th><th>UNDEFINED</th></tr>\n";
+  // A column per verdict, in the order of its table of names; a name that is none of them is not counted.
+  constexpr auto kVerdicts = names(claims::Verdict{});
+  out += "<table class=\"claims\"><tr><th>claim</th>";
+  for (const auto& [verdict, name] : kVerdicts) out += fmt::format("<th>{}</th>", name);
+  out += "</tr>\n";
   for (const auto& [claim, by_machine] : latest) {
-    std::map<std::string, int> tally;
-    for (const auto& [m, verdict] : by_machine) ++tally[verdict];
-    out += fmt::format(
-        "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
-        "class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        html_escape(claim), tally["REPRODUCED"], tally["NOT REPRODUCED"], tally["INCONCLUSIVE"],
-        tally["UNDEFINED"]);
+    std::map<claims::Verdict, int> tally;
+    for (const auto& [m, verdict] : by_machine)
+      if (const auto v = model::from_name<claims::Verdict>(verdict)) ++tally[*v];
+    out += fmt::format("<tr><td><code>{}</code></td>", html_escape(claim));
+    for (const auto& [verdict, name] : kVerdicts)
+      out += fmt::format("<td class=\"num\">{}</td>", tally[verdict]);
+    out += "</tr>\n";
   }
   return out + "</table>\n<p class=\"notes\">A machine counts once: its latest run's verdict.</p>\n";
 }
@@ -279,7 +283,7 @@ std::string gates_section(const ExperimentPage& p, const Shown& shown) {
     if (shown.has(g.machine, g.run))
       out += fmt::format("<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
                          html_escape(g.gate), html_escape(g.machine), html_escape(g.started_utc),
-                         html_escape(g.verdict));
+                         html_escape(model::name_of(g.verdict)));
   return out + "</table>\n";
 }
 

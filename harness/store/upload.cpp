@@ -140,7 +140,8 @@ void gate_of(const analysis::Analysis& a, StoredRun& run) {
   if (!a.gate || !a.gate_sides) return;
   run.gate =
       fmt::format("{}..{}", a.gate_sides->base.commit.substr(0, 12), a.gate_sides->head.commit.substr(0, 12));
-  run.gate_verdict = a.gate->regression() ? "regression" : "no regression";
+  run.gate_verdict =
+      a.gate->regression() ? records::GateOutcome::regression : records::GateOutcome::no_regression;
 }
 
 }  // namespace

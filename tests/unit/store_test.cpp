@@ -128,7 +128,8 @@ TEST_CASE("store page: a claim is tallied once per machine, by its latest verdic
   p.claims = {{"run0", m1, "cv(idle) < 5%", "REPRODUCED"},
               {"run1", m1, "cv(idle) < 5%", "NOT REPRODUCED"},
               {"run9", other.id, "cv(idle) < 5%", "REPRODUCED"}};
-  p.gates = {{"run2", m1, "2026-12-06T00:00:12Z", "0123456789ab..ba9876543210", "regression"}};
+  p.gates = {{"run2", m1, "2026-12-06T00:00:12Z", "0123456789ab..ba9876543210",
+              nf::records::GateOutcome::regression}};
   const std::string html = nf::store::experiment_page(p, "noisefloor test");
   CHECK(html.find("<td><code>cv(idle) &lt; 5%</code></td><td class=\"num\">1</td><td class=\"num\">1</td><td "
                   "class=\"num\">0</td><td class=\"num\">0</td>") != std::string::npos);
@@ -156,7 +157,8 @@ TEST_CASE("store page: an engine chosen keeps its runs only, in the claims, gate
       {"run9", host.id, "2026-12-06T00:01:00Z", "idle", "BenchmarkX-2", "ns/op", "none", 6, 40, 9});
   p.claims = {{"run2", m1, "cv(idle) < 5%", "REPRODUCED"},
               {"run9", host.id, "cv(idle) < 5%", "NOT REPRODUCED"}};
-  p.gates = {{"run9", host.id, "2026-12-06T00:01:00Z", "0123456789ab..ba9876543210", "regression"}};
+  p.gates = {{"run9", host.id, "2026-12-06T00:01:00Z", "0123456789ab..ba9876543210",
+              nf::records::GateOutcome::regression}};
   const std::string all = nf::store::experiment_page(p, "noisefloor test");
   CHECK(all.find("<p>2 machines;") != std::string::npos);
   CHECK(all.find(">regression</td>") != std::string::npos);
