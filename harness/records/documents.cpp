@@ -108,8 +108,14 @@ FleetRecord fleet_from_text(const std::string& text) {
 Sample sample_from_line(std::string_view line) {
   try {
     return jsonread::parse_json(line, "a sample").get<Sample>();
-  } catch (const json::exception& e) {
-    throw ParseError(plain_json_message(e.what()));
+  } catch (const json::parse_error& e) {
+    // The library says "parse error at line 1, column C: <why>" of the one line: C is its position.
+    std::string why = plain_json_message(e.what());
+    const auto colon = why.find(": ");
+    if (why.starts_with("parse error at ") && colon != std::string::npos) why.erase(0, colon + 2);
+    throw SampleLineError("invalid JSON: " + why, e.byte);
+  } catch (const std::exception& e) {  // JSON, but not a sample: the reader's words, the library's made plain
+    throw SampleLineError(plain_json_message(e.what()), 0);
   }
 }
 

@@ -27,8 +27,14 @@ RunRecord run_from_text(const std::string& text, const std::string& file);
 Fingerprint fingerprint_from_text(const std::string& text, const std::string& file);
 // fleet.json. Throws Error (the JSON library's message, made plain) on what is not one.
 FleetRecord fleet_from_text(const std::string& text);
-// One line of samples.jsonl. Throws ParseError with the JSON library's message made plain
-// ("parse error at line 1, column C: ...").
+// A line of samples.jsonl that is not a sample: why, in the JSON library's words made plain, and
+// where the line is not JSON (its column, 1-based), 0 when it is JSON but not a sample.
+class SampleLineError : public ParseError {
+ public:
+  SampleLineError(const std::string& why, std::size_t column) : ParseError(why), column(column) {}
+  std::size_t column;
+};
+// One line of samples.jsonl. Throws SampleLineError on what is not one.
 Sample sample_from_line(std::string_view line);
 // run.json's "status", "unknown" when it has none. Throws Error when it is not JSON.
 std::string run_status_from_text(const std::string& text);

@@ -33,17 +33,11 @@ records::Result decode_result(const ResultFiles& files) {
                               .line = static_cast<int>(i + 1)});
         break;
       }
-      // "parse error at line 1, column C: ..." of a one-line document is column C of line i + 1.
-      std::string what = records::plain_json_message(e.what());
-      std::string where = fmt::format("{}:{}", samples_file, i + 1);
-      static constexpr std::string_view kAt = "parse error at line 1, column ";
-      if (what.starts_with(kAt)) {
-        const auto colon = what.find(": ", kAt.size());
-        if (colon != std::string::npos) {
-          where += ":" + what.substr(kAt.size(), colon - kAt.size());
-          what = "invalid JSON: " + what.substr(colon + 2);
-        }
-      }
+      const auto* bad = dynamic_cast<const records::SampleLineError*>(&e);
+      const std::string where = bad && bad->column > 0
+                                    ? fmt::format("{}:{}:{}", samples_file, i + 1, bad->column)
+                                    : fmt::format("{}:{}", samples_file, i + 1);
+      const std::string what = e.what();
       throw InputError(fmt::format(
           "{}: {} (a damaged line: restore the file, or delete the line to read the rest)", where, what));
     }

@@ -520,12 +520,21 @@ TEST_CASE("documents: what a results directory holds is read as untrusted, its e
       records::run_from_text(R"({"schema_version": 1, "description": "a\u001b[31mred"})", "r/run.json");
   CHECK(run.description.find('\x1b') == std::string::npos);
   CHECK(run.description == text::name_safe("a\x1b[31mred"));
-  // A damaged line of samples.jsonl: the library's message without its tags.
+  // A damaged line of samples.jsonl: the library's message without its tags, the column apart.
   try {
     (void)records::sample_from_line("{\"condition\": ");
     FAIL("accepted a torn line");
-  } catch (const ParseError& e) {
-    CHECK(std::string(e.what()).starts_with("parse error at line 1, column "));
+  } catch (const records::SampleLineError& e) {
+    CHECK(e.column == 15);  // one past the 14 characters: where the input ended
+    CHECK(std::string(e.what()) == "invalid JSON: unexpected end of input; expected '[', '{', or a literal");
+    CHECK(std::string(e.what()).find("[json.exception") == std::string::npos);
+  }
+  // JSON, but not a sample: no column.
+  try {
+    (void)records::sample_from_line(R"({"condition": 1})");
+    FAIL("accepted a number for a name");
+  } catch (const records::SampleLineError& e) {
+    CHECK(e.column == 0);
     CHECK(std::string(e.what()).find("[json.exception") == std::string::npos);
   }
   CHECK(records::run_status_from_text(R"({"status": "interrupted"})") == "interrupted");
