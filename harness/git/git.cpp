@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "files/files.hpp"
 #include "hash/sha256.hpp"
 #include "model/errors.hpp"
 #include "process/process.hpp"
@@ -51,32 +52,10 @@ std::string tree_of(const std::string& top, const std::string& commit) {
   return std::string(text::trim(checked(top, {.args = {"rev-parse", "--verify", commit + "^{tree}"}})));
 }
 
-// A directory of our own under the temporary directory, removed with the object.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "nf-git-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw RunError(
-          fmt::format("cannot create a temporary directory in {}", fs::temp_directory_path().string()));
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 // The tree of the working tree as `git add -A` would stage it, written through an index of our
 // own seeded from `head` (GIT_INDEX_FILE): the user's index stays as it is, byte for byte.
 std::string snapshot_tree(const std::string& top, const std::string& head) {
-  const TempDir temp;
+  const files::TempDirectory temp("nf-git", "a git index of its own");
   const std::map<std::string, std::string> index = {{"GIT_INDEX_FILE", (temp.path() / "index").string()}};
   checked(top, {.args = {"read-tree", head}, .env = index});
   checked(top, {.args = {"add", "-A"}, .env = index, .timeout = std::chrono::minutes(30)});
