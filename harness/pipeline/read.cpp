@@ -440,15 +440,12 @@ Converter png_converter() {
 
 // The converter's command line that turns `svg` (holding `figure`) into `png`.
 std::vector<std::string> convert_argv(const Converter& converter, const fs::path& svg, const fs::path& png,
-                                      const std::string& figure) {
+                                      const render::SweepFigure& figure, const fs::path& profile) {
   if (converter.name == "rsvg-convert")
     return {converter.program, "--format=png", "--output", png.string(), svg.string()};
   if (converter.name == "inkscape")
     return {converter.program, "--export-type=png", "--export-filename=" + png.string(), svg.string()};
-  // Headless Chromium screenshots the window: as large as the figure (its viewBox's height).
-  std::string height = "720";
-  const auto at = figure.find(" height=\"");
-  if (at != std::string::npos) height = figure.substr(at + 9, figure.find('"', at + 9) - at - 9);
+  // Headless Chromium screenshots the window: as large as the figure.
   std::string url = "file://";  // the path percent-encoded: a '#' or a space stays in the path
   for (const char c : svg.string()) {
     const bool plain = (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
@@ -460,8 +457,9 @@ std::vector<std::string> convert_argv(const Converter& converter, const fs::path
           "--no-sandbox",
           "--disable-gpu",
           "--hide-scrollbars",
+          "--user-data-dir=" + profile.string(),  // a profile of its own: the user's is left alone
           "--screenshot=" + png.string(),
-          "--window-size=1280," + height,
+          fmt::format("--window-size={:.0f},{:.0f}", figure.width, figure.height),
           url};
 }
 
@@ -483,10 +481,10 @@ Output sweep_figures(const analysis::Analysis& a, model::PrintFormat kind, const
     if (!line.empty() && hosts.find(line) == std::string::npos) hosts += (hosts.empty() ? "" : "; ") + line;
   }
   for (const auto& group : render::sweep_groups(a.curves)) {
-    const std::string figure =
-        render::sweep_plot(a.curves, group, {.host = hosts, .standalone = true, .id = "sweep"});
+    const render::SweepFigure figure =
+        render::sweep_figure(a.curves, group, {.host = hosts, .standalone = true, .id = "sweep"});
     const fs::path svg = fs::absolute(directory / render::sweep_file_name(group, "svg"));
-    files::write_atomic(svg, figure);
+    files::write_atomic(svg, figure.svg);
     if (!converter) {
       out.out += svg.string() + "\n";
       continue;
@@ -494,9 +492,17 @@ Output sweep_figures(const analysis::Analysis& a, model::PrintFormat kind, const
     const fs::path png = fs::absolute(directory / render::sweep_file_name(group, "png"));
     std::error_code ignored;
     fs::remove(png, ignored);
-    const process::Captured done =
-        process::capture(convert_argv(*converter, svg, png, figure), std::chrono::seconds(120));
-    if (done.exit_code != 0 || !fs::exists(png))
+    // The converter's profile, settings and caches (Chromium's crash reports, Inkscape's
+    // preferences) go to a directory of its own, removed after: the user's home is left alone.
+    const files::TempDirectory home("nf-convert", "the SVG converter's home");
+    process::Spec spec;
+    spec.argv = convert_argv(*converter, svg, png, figure, home.path() / "profile");
+    spec.env = {{"HOME", home.path().string()},
+                {"XDG_CONFIG_HOME", (home.path() / "config").string()},
+                {"XDG_CACHE_HOME", (home.path() / "cache").string()}};
+    spec.timeout = std::chrono::seconds(120);
+    const process::Result done = process::run(spec, nullptr, nullptr);
+    if (done.timed_out || done.exit_code != 0 || !fs::exists(png))
       throw RunError(fmt::format("report --format png: {} could not convert {} (exit {}){}", converter->name,
                                  svg.string(), done.exit_code,
                                  text::last_lines(done.err.empty() ? done.out : done.err, 5, "its output")));

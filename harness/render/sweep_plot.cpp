@@ -520,7 +520,7 @@ std::string safe_id(std::string_view id) {
   return out.empty() ? "sweep" : out;
 }
 
-std::string draw(const std::vector<analysis::Curve>& curves, std::string_view group,
+SweepFigure draw(const std::vector<analysis::Curve>& curves, std::string_view group,
                  const SweepPlotOptions& options) {
   const Drawing d = drawing_of(curves, group);
   if (d.curves.empty()) return {};
@@ -573,7 +573,7 @@ std::string draw(const std::vector<analysis::Curve>& curves, std::string_view gr
                      px(height));
   out += fmt::format("<text x=\"{}\" y=\"44\" font-size=\"28\" font-weight=\"bold\">{}</text>\n",
                      px(kPanelLeft[0] - 80), esc(text::truncate(title, 84)));
-  return out + body + "</svg>\n";
+  return {.svg = out + body + "</svg>\n", .width = kCanvasWidth, .height = height};
 }
 
 }  // namespace
@@ -588,6 +588,11 @@ std::vector<std::string> sweep_groups(const std::vector<analysis::Curve>& curves
 
 std::string sweep_plot(const std::vector<analysis::Curve>& curves, std::string_view group,
                        const SweepPlotOptions& options) {
+  return sweep_svg::draw(curves, group, options).svg;
+}
+
+SweepFigure sweep_figure(const std::vector<analysis::Curve>& curves, std::string_view group,
+                         const SweepPlotOptions& options) {
   return sweep_svg::draw(curves, group, options);
 }
 

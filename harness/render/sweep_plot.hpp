@@ -34,6 +34,13 @@ std::vector<std::string> sweep_groups(const std::vector<analysis::Curve>& curves
 inline constexpr std::size_t kSweepPlotCurves = 8;
 std::string sweep_plot(const std::vector<analysis::Curve>& curves, std::string_view group,
                        const SweepPlotOptions& options = {});
+// The same figure with its size in px (its viewBox), for a converter's window.
+struct SweepFigure {
+  std::string svg;
+  double width = 0, height = 0;
+};
+SweepFigure sweep_figure(const std::vector<analysis::Curve>& curves, std::string_view group,
+                         const SweepPlotOptions& options = {});
 
 // The file a group's figure is written to: "sweep-<group>.svg", every byte of the group outside
 // [A-Za-z0-9._-] replaced by '_' ("sweep-<group>.png" with extension "png").

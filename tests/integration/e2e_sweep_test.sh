@@ -278,6 +278,29 @@ svg="$(head -1 svg.out)"
 [[ -f "$svg" ]] || fail "report --format svg printed no file: $(cat svg.out)"
 python3 "$REPO/tests/integration/sweep_svg_check.py" "$svg" || fail "$svg is not the figure"
 grep -q "knee" "$svg" || fail "$svg: the knee is not marked"
+# --format png: a picture of the figure's own size, by whichever converter is installed (CI has
+# Chromium, which screenshots a window that must be sized to the figure).
+if command -v rsvg-convert >/dev/null || command -v inkscape >/dev/null || command -v chromium >/dev/null; then
+  mkdir -p home
+  HOME="$WORK/home" "$NF" report "$WORK/results/quota/latest" --format png >png.out 2>png.err ||
+    { cat png.err >&2; fail "report --format png"; }
+  # A browser's profile of its own, removed: the user's home is left as it was.
+  [[ -z "$(ls -A home)" ]] || fail "report --format png wrote into the user's home: $(find home | head -5)"
+  ! ls -d "${TMPDIR:-/tmp}"/nf-convert-* 2>/dev/null || fail "report --format png left its converter's home"
+  png="$(head -1 png.out)"
+  [[ -f "$png" ]] || fail "report --format png printed no file: $(cat png.out)"
+  python3 - "$svg" "$png" <<'PY' || fail "$png is not the figure's picture"
+import struct, sys, xml.etree.ElementTree as ET
+svg = ET.parse(sys.argv[1]).getroot()
+want = (round(float(svg.get("width"))), round(float(svg.get("height"))))
+head = open(sys.argv[2], "rb").read(24)
+assert head[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+got = struct.unpack(">II", head[16:24])
+assert got == want, f"the PNG is {got}, the figure {want}"
+PY
+elif [[ "${CI:-}" == true ]]; then
+  fail "no SVG converter installed (scripts/bootstrap.sh installs chromium)"
+fi
 
 # ---- 4. bad points ----------------------------------------------------------------------------
 cat >bad-cpuset.yaml <<YAML

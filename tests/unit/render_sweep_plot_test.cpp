@@ -2,6 +2,7 @@
 // the knee on both panels, one marker per measured point per panel, no error bar where there is
 // no interval, nothing drawn for a missing figure, and the same bytes every time.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <string>
 
@@ -73,6 +74,16 @@ TEST_CASE("sweep plot: a standalone SVG 1.1 document with a title, a description
   CHECK(svg.find("n = 1 to 10 per point") != std::string::npos);
   CHECK(svg.find("room: spinners=0 MEASURED-clean · spinners=1 CONTENDED") != std::string::npos);
   CHECK(svg.find("host: host: box (8 CPUs)") != std::string::npos);
+  // Its size, for a converter's window, is the one it draws.
+  const render::SweepFigure figure = render::sweep_figure({curve()}, "noisy", {.host = "host: box (8 CPUs)"});
+  CHECK(figure.svg == svg);
+  CHECK(figure.width == 1280);
+  CHECK(figure.height == 720);
+  std::vector<analysis::Curve> many(9, curve());  // a long caption and legend: taller
+  for (std::size_t i = 0; i < many.size(); ++i) many[i].benchmark += std::to_string(i);
+  const render::SweepFigure tall = render::sweep_figure(many, "noisy");
+  CHECK(tall.height > 720);
+  CHECK(tall.svg.find(fmt::format("viewBox=\"0 0 1280 {:.0f}\"", tall.height)) != std::string::npos);
   // Inline: no width, height or version (the page sizes it).
   const std::string inline_svg =
       render::sweep_plot({curve()}, "noisy", {.host = "", .standalone = false, .id = "s0"});
