@@ -115,6 +115,13 @@ class Reader {
     return {m.line + 1, m.column + 1};
   }
 
+  // Where `key` of the map `node` is written (its key, not its value).
+  static SourceMark key_mark(const YAML::Node& node, std::string_view key) {
+    for (const auto& kv : node)
+      if (kv.first.IsScalar() && kv.first.Scalar() == key) return mark_of(kv.first);
+    return {};
+  }
+
   // Rejects keys that are not in `valid` (suggesting the closest one) and duplicate keys.
   void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
                   std::string_view context) const {
@@ -309,6 +316,7 @@ class Reader {
     const YAML::Node bench = root["benchmark"];
     if (!bench) fail(root, "missing key \"benchmark\": say what to run (benchmark.command)");
     exp.benchmark = read_benchmark(bench);
+    exp.benchmark.mark = key_mark(root, "benchmark");
     read_timing(root, exp);
     if (const YAML::Node h = root["hosts"]) read_hosts(h, exp);
 

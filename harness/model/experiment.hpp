@@ -140,6 +140,7 @@ struct BenchmarkSpec {
   // they are; in a container (image: auto) they are put into the image, read-only, at the same
   // place relative to its working directory (/work).
   std::vector<std::string> inputs;
+  SourceMark mark;  // the `benchmark:` key (a gate's annotations point at it)
   friend bool operator==(const BenchmarkSpec&, const BenchmarkSpec&) = default;
 };
 

@@ -263,31 +263,6 @@ plan::Scheduler::Flagged gate_confirmation(const model::Experiment& e) {
 
 namespace {
 
-// The room in one line: the conditions' labels, the doctor's grade and the host.
-std::string room_line(const analysis::Analysis& a) {
-  std::vector<std::string_view> labels;
-  for (const auto& row : a.gate->rows)
-    if (std::find(labels.begin(), labels.end(), to_string(row.label)) == labels.end())
-      labels.push_back(to_string(row.label));
-  std::string line = fmt::format("{}", fmt::join(labels, ", "));
-  if (!a.sources.empty()) {
-    const records::Fingerprint& fp = a.sources.front().fingerprint;
-    if (fp.doctor) line += fmt::format(" · doctor: {}", model::name_of(fp.doctor->grade));
-    line += " · " + fp.host_line();
-  }
-  return line;
-}
-
-// The experiment's `benchmark:` line, for annotations (0: not found).
-int benchmark_line(const std::string& source) {
-  int line = 1;
-  for (const auto l : text::lines(source)) {
-    if (l.rfind("benchmark:", 0) == 0) return line;
-    ++line;
-  }
-  return 0;
-}
-
 // Appends to $GITHUB_STEP_SUMMARY; a problem is a warning, never a failed gate.
 std::string append_summary(const std::string& path, const std::string& markdown) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -325,7 +300,11 @@ render::GateContext gate_context(const analysis::Analysis& a) {
   if (!a.gate || !a.gate_sides) return ctx;
   ctx.base = a.gate_sides->base;
   ctx.head = a.gate_sides->head;
-  ctx.room = room_line(a);
+  if (!a.sources.empty()) {
+    const records::Fingerprint& fp = a.sources.front().fingerprint;
+    if (fp.doctor) ctx.doctor = fp.doctor->grade;
+    ctx.host = fp.host_line();
+  }
   return ctx;
 }
 
@@ -335,7 +314,7 @@ void conclude_gate(Output& out, const analysis::Analysis& a, const model::Experi
   const analysis::GateTable& t = *a.gate;
   render::GateContext ctx = gate_context(a);
   ctx.experiment_file = o.experiment;
-  ctx.benchmark_line = benchmark_line(e.source_text);
+  ctx.benchmark_line = e.benchmark.mark.line;
   ctx.reproduce = reproduce_command(o, ctx.base, ctx.head, sides_in_file);
   ctx.seconds = seconds;
   ctx.exit_code = t.regression() ? kRegressionStatus : 0;

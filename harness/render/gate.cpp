@@ -655,6 +655,17 @@ std::string closers(std::string_view kept) {
 
 namespace noisefloor::render {
 
+std::string gate_room_line(const analysis::GateTable& t, const GateContext& c) {
+  std::vector<std::string_view> labels;
+  for (const auto& row : t.rows)
+    if (std::find(labels.begin(), labels.end(), to_string(row.label)) == labels.end())
+      labels.push_back(to_string(row.label));
+  std::string line = fmt::format("{}", fmt::join(labels, ", "));
+  if (c.doctor) line += fmt::format(" · doctor: {}", model::name_of(*c.doctor));
+  if (!c.host.empty()) line += " · " + c.host;
+  return line;
+}
+
 std::string gate_verdict_word(const analysis::GateRow& r) {
   if (r.verdict == stats::Verdict::equivalent) return "within noise";
   return std::string(to_string(r.verdict_word()));
@@ -676,7 +687,8 @@ std::string gate_text(const analysis::GateTable& t, const GateContext& c, int wi
   out += wrapped(contention_lines(t, plain), w, "under load: ");
   out += wrapped(note_lines(t, plain), w, "note: ");
   out += wrapped(side_lines(c, plain), w, "");
-  if (!c.room.empty()) out += text::wrap("room: " + c.room, w, "", "    ");
+  if (const std::string room = gate_room_line(t, c); !room.empty())
+    out += text::wrap("room: " + room, w, "", "    ");
   if (const std::string fp = false_positive_sentence(t); !fp.empty()) out += text::wrap(fp, w, "", "");
   if (!c.reproduce.empty()) out += "reproduce: " + c.reproduce + "\n";
   const auto failed = regressions(t);
@@ -717,7 +729,7 @@ std::string gate_markdown(const analysis::GateTable& t, const GateContext& c) {
     out += "\n**Under load** (head/base in a loaded condition against the idle one):\n" + bullets(load);
   if (const auto notes = note_lines(t, md); !notes.empty()) out += "\n**Notes**\n" + bullets(notes);
   out += "\n" + bullets(side_lines(c, code_span));
-  if (!c.room.empty()) out += "- room: " + md(c.room) + "\n";
+  if (const std::string room = gate_room_line(t, c); !room.empty()) out += "- room: " + md(room) + "\n";
   if (const std::string fp = false_positive_sentence(t); !fp.empty()) out += "\n" + fp + "\n";
   if (!c.reproduce.empty()) out += "\nReproduce:\n\n" + fenced(c.reproduce, "sh");
   return out;

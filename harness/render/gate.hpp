@@ -12,9 +12,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "analysis/gate.hpp"
+#include "fingerprint/doctor.hpp"
 #include "model/gate.hpp"
 
 namespace noisefloor::render {
@@ -24,15 +26,21 @@ struct GateContext {
   model::GateSide base, head;
   std::string experiment_file;  // relative to the repo top, for annotations' file=
   int benchmark_line = 0;       // the experiment's `benchmark:` line, for annotations' line=
-  std::string room;             // e.g. "MEASURED-clean · doctor B · 2 CPUs, Xeon, Linux 6.18"
-  std::string reproduce;        // the one command that reproduces the gate locally
-  double seconds = 0;           // wall time of the gate
-  int exit_code = 0;            // what the run exits with (4: a confirmed regression), for gate.json
+  // The room beside the rows' labels (gate_room_line): the doctor's grade and the host's line.
+  std::optional<fingerprint::Grade> doctor;
+  std::string host;
+  std::string reproduce;  // the one command that reproduces the gate locally
+  double seconds = 0;     // wall time of the gate
+  int exit_code = 0;      // what the run exits with (4: a confirmed regression), for gate.json
 };
 
 // The row's verdict as every rendering says it: the unit's words (faster/slower for a time or a
 // rate, better/worse, lower/higher) and "within noise" for an equivalent row.
 std::string gate_verdict_word(const analysis::GateRow& row);
+
+// The room in one line: the rows' labels (first seen), the doctor's grade and the host, e.g.
+// "MEASURED-clean · doctor: ready · 2 CPUs, Xeon, Linux 6.18".
+std::string gate_room_line(const analysis::GateTable& table, const GateContext& context);
 
 // The gate's notes, as its text and its JSON say them: each block's paired-test caveats and a
 // spread the floors do not explain ("BenchmarkX sec/op in idle, block 2: ..."), then the table's own.

@@ -936,7 +936,7 @@ std::string gate_json(const analysis::GateTable& table, const GateContext& c) {
   j["identical_binaries"] = !c.base.binary_sha256.empty() && c.base.binary_sha256 == c.head.binary_sha256;
   j["experiment_file"] = c.experiment_file;
   j["benchmark_line"] = c.benchmark_line;
-  j["room"] = c.room;
+  j["room"] = gate_room_line(table, c);
   j["reproduce"] = c.reproduce;
   j["seconds"] = c.seconds;
   j["exit_code"] = c.exit_code;

@@ -153,6 +153,7 @@ assert g["regression"] is True and g["confirm"] is False and g["gating_rows"] ==
 assert g["base"]["commit"] != g["head"]["commit"] and not g["head"]["dirty"]
 PY
 contains out1.txt "::error "
+contains out1.txt "file=burn.yaml,line=2"  # the annotation points at burn.yaml's `benchmark:` key
 contains "$WORK/summary.md" "slower"
 cmp "$WORK/c.md" "$WORK/results/burn/latest/gate.md" || fail "--comment is not gate.md"
 python3 - "$WORK/j.xml" <<'PY' || fail "junit.xml"

@@ -58,6 +58,7 @@ TEST_CASE("config: the demo experiment is read completely") {
   const model::Experiment e = parse_experiment(kGood, "laptop.yaml", kTwoCpus);
   CHECK(e.name == "laptop");
   CHECK(e.description == "the demo, replayed");
+  CHECK(e.benchmark.mark == model::SourceMark{3, 1});  // the key (a gate's annotations), not its map
   CHECK(e.benchmark.build.size() == 6);
   CHECK(e.benchmark.command.at(2) == "-test.bench=BenchmarkMakeBuffer_Correct$");
   CHECK(e.benchmark.format == model::OutputFormat::gotest);

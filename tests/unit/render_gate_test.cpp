@@ -117,7 +117,8 @@ render::GateContext context() {
   c.head.binary_sha256 = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
   c.experiment_file = "bench/gate.yaml";
   c.benchmark_line = 4;
-  c.room = "MEASURED-clean · doctor B · 2 CPUs, Xeon, Linux 6.18";
+  c.doctor = fingerprint::Grade::limited;
+  c.host = "2 CPUs, Xeon, Linux 6.18";
   c.reproduce = "noisefloor run bench/gate.yaml --base a1b2c3d --head 4d5e6f7";
   c.seconds = 41.2;
   return c;
@@ -249,7 +250,9 @@ TEST_CASE("gate: the markdown comment's floors, load, sides, room, bound and rep
                "- head: working tree with uncommitted changes: `a.go`, `b_test.go` (snapshot `4d5e6f7`, tree "
                "`9a8b7c6`)\n"));
   CHECK_FALSE(contains(md, "identical binaries"));
-  CHECK(contains(md, "- room: MEASURED-clean · doctor B · 2 CPUs, Xeon, Linux 6.18\n"));
+  // The rows' labels, first seen, then the doctor's grade and the host.
+  CHECK(contains(md,
+                 "- room: MEASURED-clean, CONTENDED-PAIRED · doctor: limited · 2 CPUs, Xeon, Linux 6.18\n"));
   CHECK(
       contains(md,
                "\nAt most 0.31% chance that this gate reports a confirmed regression when nothing changed (5 "
@@ -440,6 +443,7 @@ TEST_CASE("gate: gate.json holds the schema, the sides and every row's figures")
   CHECK(j["identical_binaries"] == false);
   CHECK(j["experiment_file"] == "bench/gate.yaml");
   CHECK(j["benchmark_line"] == 4);
+  CHECK(j["room"] == "MEASURED-clean, CONTENDED-PAIRED · doctor: limited · 2 CPUs, Xeon, Linux 6.18");
   CHECK(j["regression"] == true);
   CHECK(j["gating_rows"] == 5);
   CHECK(j["settings"]["threshold"] == 0.02);
