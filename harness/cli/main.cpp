@@ -1,6 +1,6 @@
 // noisefloor: argv → options → one pipeline call → print. The only place that prints errors and
-// picks exit codes: 0 ok, 1 run failed, 2 usage or configuration error, 3 a claim NOT REPRODUCED
-// (--check), 4 a regression confirmed (run --base), 130 interrupted.
+// picks exit codes (model/exit_status.hpp: 0 ok, 1 run failed, 2 usage or configuration error, 3 a
+// claim NOT REPRODUCED, 4 a regression confirmed, 130 interrupted).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,6 +15,7 @@
 #include "cli/manpage.hpp"
 #include "cli/signals.hpp"
 #include "model/errors.hpp"
+#include "model/exit_status.hpp"
 #include "model/version.hpp"
 #include "process/process.hpp"
 #include "text/text.hpp"
@@ -112,12 +113,13 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
   std::fprintf(stderr, "noisefloor: %s%s (`noisefloor%s --help` lists what it takes)\n",
                sub ? (sub->get_name() + ": ").c_str() : "", e.what(),
                sub ? (" " + sub->get_name()).c_str() : "");
-  return 2;
+  return noisefloor::model::code(noisefloor::model::ExitStatus::usage);
 }
 
 // The exit status of a command that threw, its error printed.
 int failed(const std::exception_ptr& error) {
   using namespace noisefloor;
+  using model::code, model::ExitStatus;
   const auto say = [](const char* prefix, const char* what) {
     std::fprintf(stderr, "%s%s\n", prefix, text::terminal_safe(what).c_str());
   };
@@ -125,19 +127,19 @@ int failed(const std::exception_ptr& error) {
     std::rethrow_exception(error);
   } catch (const Interrupted& e) {
     say("noisefloor: ", e.what());
-    return 130;
+    return code(ExitStatus::interrupted);
   } catch (const ConfigError& e) {  // "file:line:col: message"
     say("", e.what());
-    return 2;
+    return code(ExitStatus::usage);
   } catch (const InputError& e) {  // "file: message"
     say("", e.what());
-    return 2;
+    return code(ExitStatus::usage);
   } catch (const Error& e) {
     say("noisefloor: ", e.what());
-    return cli::stop_signal() != 0 ? 130 : 1;
+    return code(cli::stop_signal() != 0 ? ExitStatus::interrupted : ExitStatus::failed);
   } catch (const std::exception& e) {
     say("noisefloor: internal error: ", e.what());
-    return 1;
+    return code(ExitStatus::failed);
   }
 }
 
@@ -153,6 +155,7 @@ int run_main(int argc, char** argv) {
   app.name("noisefloor");
   app.require_subcommand(1);
   cli::Commands commands(app, joined_command_line(argc, argv));
+  app.footer(cli::exit_status_footer());  // after the commands: theirs do not inherit it
   // `noisefloor __manpage FILE`: noisefloor(1), from the definitions just declared (the build
   // writes it, `make install` installs it).
   if (argc == 3 && std::string(argv[1]) == "__manpage") {
@@ -171,7 +174,7 @@ int run_main(int argc, char** argv) {
   }
   if (const std::string problem = usage_problem(app, args); !problem.empty()) {
     std::fprintf(stderr, "noisefloor: %s\n", problem.c_str());
-    return 2;
+    return model::code(model::ExitStatus::usage);
   }
   try {
     std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "model/exit_status.hpp"
+
 namespace noisefloor::cli {
 namespace {
 
@@ -46,15 +48,38 @@ void options_of(const CLI::App& command, std::string& out) {
   }
 }
 
+// Each command's usage line as its --help prints it ("noisefloor run [OPTIONS] [experiment]"),
+// then `help` and --version, which main and the application add.
+std::string synopsis(const CLI::App& app) {
+  const auto formatter = std::dynamic_pointer_cast<const CLI::Formatter>(app.get_formatter());
+  std::string out = ".SH SYNOPSIS\n";
+  for (const CLI::App* command :
+       app.get_subcommands([](const CLI::App* c) { return !c->get_group().empty(); })) {
+    const std::string name = "noisefloor " + command->get_name();
+    std::string usage = formatter ? formatter->make_usage(command, name) : name;
+    if (const auto at = usage.find(name); at != std::string::npos) usage.erase(0, at + name.size());
+    while (!usage.empty() && (usage.back() == '\n' || usage.back() == ' ')) usage.pop_back();
+    out += fmt::format(".B {}\n{}\n.br\n", roff(name), roff(usage.empty() ? "" : usage.substr(1)));
+  }
+  out += ".B noisefloor help\n[COMMAND]\n.br\n";
+  if (app.get_version_ptr() != nullptr) out += ".B noisefloor \\-\\-version\n";
+  return out;
+}
+
 }  // namespace
+
+std::string exit_status_footer() {
+  std::string out = "Exit status:\n";
+  for (const auto& [status, meaning] : model::kExitStatuses)
+    out += fmt::format("  {:<4} {}\n", model::code(status), meaning);
+  return out;
+}
 
 std::string manpage(const CLI::App& app, std::string_view version) {
   std::string out = fmt::format(".TH NOISEFLOOR 1 \"\" \"{}\" \"User Commands\"\n", roff(version));
   out += ".SH NAME\nnoisefloor \\- " +
          roff(app.get_description().substr(app.get_description().find(": ") + 2)) + "\n";
-  out +=
-      ".SH SYNOPSIS\n.B noisefloor\n\\fICOMMAND\\fR [\\fIARGUMENTS\\fR] [\\fIOPTIONS\\fR]\n.br\n"
-      ".B noisefloor help\n[\\fICOMMAND\\fR]\n.br\n.B noisefloor \\-\\-version\n";
+  out += synopsis(app);
   out +=
       ".SH DESCRIPTION\nnoisefloor runs one benchmark under the conditions an experiment file names (the "
       "idle "
@@ -68,16 +93,9 @@ std::string manpage(const CLI::App& app, std::string_view version) {
     out += ".SS " + roff(command->get_name()) + "\n" + roff(command->get_description()) + "\n";
     options_of(*command, out);
   }
-  out +=
-      ".SH EXIT STATUS\n"
-      ".TP\n0\nthe command completed\n"
-      ".TP\n1\nthe run failed (a benchmark failed, a container limit did not take effect, the engine "
-      "failed); doctor: the machine is not ready\n"
-      ".TP\n2\nusage or configuration error, or a path to read that is missing, damaged or not a result: "
-      "nothing was run\n"
-      ".TP\n3\nrun \\-\\-check, check: a claim is NOT REPRODUCED\n"
-      ".TP\n4\nrun \\-\\-base (the gate): the head is slower\n"
-      ".TP\n130\ninterrupted: the samples measured so far are kept, nothing is left running\n";
+  out += ".SH EXIT STATUS\n";
+  for (const auto& [status, meaning] : model::kExitStatuses)
+    out += fmt::format(".TP\n{}\n{}\n", model::code(status), roff(meaning));
   out +=
       ".SH FILES\n.TP\nresults/\\fIEXPERIMENT\\fR/\\fITIMESTAMP\\fR/\nsamples.jsonl, run.json, "
       "fingerprint.json, summary.json, table.md, report.html (and gate.md, gate.json, junit.xml for a gate)\n"

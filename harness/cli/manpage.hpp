@@ -11,6 +11,10 @@ namespace noisefloor::cli {
 
 // The page in roff (man(7)): NAME, SYNOPSIS, every command with its arguments and options and
 // their descriptions as --help gives them, EXIT STATUS, FILES, SEE ALSO.
+// SYNOPSIS: each command's usage line as --help prints it; EXIT STATUS: model::kExitStatuses.
 std::string manpage(const CLI::App& app, std::string_view version);
+
+// The exit statuses for `noisefloor --help`, under the commands (the same table as the page's).
+std::string exit_status_footer();
 
 }  // namespace noisefloor::cli

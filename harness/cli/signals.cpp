@@ -7,6 +7,7 @@
 #include <atomic>
 #include <thread>
 
+#include "model/exit_status.hpp"
 #include "process/process.hpp"
 
 namespace noisefloor::cli {
@@ -47,7 +48,7 @@ void stop_now_watch() {
       "measured so far are kept; processes it started end with it; a container of this run may be left "
       "(stopped): `noisefloor gc` removes it.\n";
   [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
-  ::_exit(130);
+  ::_exit(model::code(model::ExitStatus::interrupted));
 }
 
 }  // namespace

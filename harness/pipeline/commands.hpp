@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/callbacks.hpp"
+#include "model/exit_status.hpp"
 #include "model/experiment.hpp"
 #include "model/names.hpp"
 #include "runner/runner.hpp"
@@ -178,11 +179,11 @@ Output check(const CheckOptions& options);
 
 // Exit 3 (status) with a one-line failure when `judged` (label → judgement) has a claim NOT
 // REPRODUCED; `out` unchanged otherwise.
-inline constexpr int kNotReproducedStatus = 3;
+inline constexpr int kNotReproducedStatus = model::code(model::ExitStatus::not_reproduced);
 
 // `run --base`: exit 4 (status) when the gate confirmed a regression in a gating benchmark; the
 // run itself completed and every result file is written.
-inline constexpr int kRegressionStatus = 4;
+inline constexpr int kRegressionStatus = model::code(model::ExitStatus::regression);
 
 // ---- errata ----
 
