@@ -7,8 +7,9 @@ TREE is a checkout (default: this one). Prints lines of pipeline/run.cpp and cli
 functions (Universal Ctags' start and end lines; lambdas count with the function around them),
 string comparisons with a literal, to_string functions with a switch of their own, the modules
 (folders under harness/) that include nlohmann/json.hpp or name nlohmann:: at all, lines over 110
-columns, and the duplicates pairs under harness/ (the
-`duplicates` command, where the machine has it). Nothing is built or run.
+columns, repeated runs of six lines under harness/ (counted here, on every machine), and the
+duplicates pairs under harness/ (the `duplicates` command, where the machine has it, which also
+finds lines of the same shape with other names). Nothing is built or run.
 """
 import json
 import os
@@ -28,6 +29,23 @@ def sources(root):
 def lines(path):
     with open(path, encoding="utf-8") as f:
         return sum(1 for _ in f)
+
+
+# Lines that say nothing of their own: blank, a comment, a lone brace, an include, a label.
+TRIVIAL = re.compile(r"^(|//.*|[{}()\[\];,]*|#\s*include\b.*|(public|private|protected):|namespace .*|}\s*//.*)$")
+
+
+def repeated_runs(root, run=6):
+    """Runs of `run` significant lines (whitespace trimmed, trivial lines skipped) that appear more
+    than once under harness/: each occurrence after the first counts once, overlapping runs each."""
+    seen = {}
+    for path in sources(root):
+        significant = [l.strip() for l in open(path, encoding="utf-8")]
+        significant = [l for l in significant if not TRIVIAL.match(l)]
+        for i in range(len(significant) - run + 1):
+            key = "\n".join(significant[i:i + run])
+            seen[key] = seen.get(key, 0) + 1
+    return sum(n - 1 for n in seen.values() if n > 1)
 
 
 def longest_functions(root, most):
@@ -112,6 +130,7 @@ def main():
     figures["modules naming nlohmann:: at all"] = sorted(naming)
     figures["lines over 110 columns (harness/)"] = sum(
         1 for p in sources(root) for line in open(p, encoding="utf-8") if len(line.rstrip("\n")) > 110)
+    figures["repeated runs of 6 lines (harness/)"] = repeated_runs(root)
     if shutil.which("duplicates"):
         out = subprocess.run(["duplicates", "--repo", harness, "--most", "1", "--seconds", "120"],
                              capture_output=True, text=True).stdout
