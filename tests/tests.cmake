@@ -86,7 +86,9 @@ set_tests_properties(code_metrics PROPERTIES LABELS unit)
 # noisefloor(1) holds every command and option --help lists, and man renders it.
 add_test(NAME manpage COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/manpage_check.py $<TARGET_FILE:noisefloor>)
 set_tests_properties(manpage PROPERTIES LABELS unit)
-set_tests_properties(layering golden_verify spec_refs PROPERTIES LABELS unit)
+# Every link between README.md, CONTRIBUTING.md and docs/ leads to a file and heading that exist.
+add_test(NAME doc_links COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/doc_links.py)
+set_tests_properties(layering golden_verify spec_refs doc_links PROPERTIES LABELS unit)
 
 # Every reading path (cv, compare, report, check, in their formats) grows linearly with the rows:
 # their CPU time at 500 and 4000 benchmarks, back to back, within 2.5x of the linear ratio (issue
