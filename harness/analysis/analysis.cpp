@@ -233,8 +233,14 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
   make_labels_unique(sources);
   std::map<std::string, int> seen = condition_counts(sources);
   Merge merge(a);
+  std::map<std::string, std::string> merged_sources;
   for (auto& s : sources)
-    merge.add(s, [&](const std::string& c) { return seen[c] > 1 ? merged_condition(s.label, c) : c; });
+    merge.add(s, [&](const std::string& c) {
+      if (seen[c] <= 1) return c;
+      std::string name = merged_condition(s.label, c);
+      merged_sources.emplace(name, s.label);
+      return name;
+    });
   if (a.merged)
     for (std::size_t k = 1; k < sources.size(); ++k) {
       if (sources.front().fingerprint.empty() || sources[k].fingerprint.empty()) continue;
@@ -246,6 +252,7 @@ Analysis analyze(std::vector<records::Result> sources, bool allow_different_host
   a.table = build_table(a.samples, a.conditions, a.units);
   a.table.labels = std::move(merge.room_labels);
   a.table.sweeps = std::move(merge.sweeps);
+  a.table.merged_sources = std::move(merged_sources);
   for (const auto& acc : a.accounting)
     if (acc.starved()) mark_starved(a.table, acc.condition);
   a.table.accounting = a.accounting;

@@ -116,6 +116,9 @@ struct Table {
   std::map<std::string, RoomLabel> labels;
   // The conditions that are a sweep's points (model/sweep.hpp), by condition.
   std::map<std::string, model::SweepPoint> sweeps;
+  // Merged results: a condition renamed "<label>:<condition>" (merged_condition) to tell two
+  // sources' conditions apart, by its name: the label of its source.
+  std::map<std::string, std::string> merged_sources;
   // The label of a condition, UNKNOWN when none was derived.
   Label label_of(const std::string& condition) const;
 };

@@ -224,18 +224,21 @@ void table_markdown(const Table& t, const std::function<void(std::string_view)>&
   markdown_into(t, buffer, &sink);
 }
 
-// A condition name in `columns`: a merged one ("<source>:<condition>") keeps its condition whole
-// and the end of its source ("…T114207Z:idle"), so rows of two runs stay told apart.
+// A condition's name in `columns`: a merged one ("<source>:<condition>", Table::merged_sources)
+// keeps its condition whole and the end of its source ("…T114207Z:idle"), so rows of two runs
+// stay told apart.
 namespace {
-std::string fit_condition(const std::string& name, std::size_t columns) {
+std::string fit_condition(const Table& t, const std::string& condition, std::size_t columns) {
+  const std::string name = text::row_label(condition);
   if (text::width(name) <= columns) return name;
-  const std::size_t colon = name.rfind(':');
-  if (colon != std::string::npos && colon > 0) {
-    const std::string condition = name.substr(colon);  // ":idle"
-    const std::size_t keep = columns > text::width(condition) + 1 ? columns - text::width(condition) - 1 : 0;
+  const auto from = t.merged_sources.find(condition);
+  if (from != t.merged_sources.end() && name == condition) {  // shown as it is: split where it was joined
+    const std::size_t colon = from->second.size();
+    const std::string own = name.substr(colon);  // ":idle"
+    const std::size_t keep = columns > text::width(own) + 1 ? columns - text::width(own) - 1 : 0;
     if (keep >= 3 && std::all_of(name.begin(), name.begin() + static_cast<std::ptrdiff_t>(colon),
                                  [](unsigned char c) { return c < 0x80; }))
-      return "…" + name.substr(colon - keep, keep) + condition;
+      return "…" + name.substr(colon - std::min(keep, colon), std::min(keep, colon)) + own;
   }
   return text::truncate(name, columns);
 }
@@ -417,8 +420,7 @@ std::string table_text(const Table& t, std::size_t width) {
         const auto& s = r->summary;
         // A long name is shortened, never its count.
         const std::string suffix = suffix_of(b, r);
-        const std::string condition =
-            fit_condition(text::row_label(r->condition), cond_w - text::width(suffix)) + suffix;
+        const std::string condition = fit_condition(t, r->condition, cond_w - text::width(suffix)) + suffix;
         out += fmt::format("{} {:>4} {:>10} {:>9} {:>7}  {}  {}\n", pad(condition, cond_w, false), s.n,
                            format_value(s.mean), s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct),
                            text::pad_left(median_ci(*r), median_w), stats::to_string(s.band));

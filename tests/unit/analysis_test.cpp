@@ -57,6 +57,21 @@ TEST_CASE("analysis: merged sources keep colliding names apart, labels unique, w
   CHECK(m.title() == "paired");
 }
 
+TEST_CASE("analysis: a merged condition too long for its column keeps its condition and its source's end") {
+  auto a = load_result(kData + "/results/paired-0.1");
+  a.label = "20261207T064023Z-a-run-with-a-label-longer-than-the-column:x";  // a ':' of its own
+  auto b = a;
+  b.label = "20261207T064023Z-another-run-with-a-label-longer-than-the-column";
+  const auto m = analysis::analyze({a, b});
+  REQUIRE(m.table.merged_sources.size() == 4);
+  CHECK(m.table.merged_sources.at(b.label + ":clean") == b.label);
+  const std::string text = render::table_text(m.table);
+  // Split where it was joined: the source's label may hold a ':' itself.
+  CHECK(text.find("\n…-column:clean    6 ") != std::string::npos);
+  CHECK(text.find("\n…olumn:x:clean    6 ") != std::string::npos);
+  CHECK(text.find("\n…column:x:busy    6 ") != std::string::npos);
+}
+
 TEST_CASE("analysis: recorded claims that cannot be judged are a typed warning, the table kept") {
   records::Result r = testing::load_small();
   REQUIRE(r.run);
