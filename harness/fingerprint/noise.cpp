@@ -9,6 +9,7 @@
 
 #include "jsonread/number.hpp"
 #include "model/errors.hpp"
+#include "model/names.hpp"
 #include "stats/summary.hpp"
 #include "text/text.hpp"
 
@@ -68,10 +69,25 @@ NoiseProfile summarize_noise(const NoiseReadings& r) {
   return p;
 }
 
-NoiseProfile noise_not_measured(std::string why) {
+NoiseProfile noise_not_measured(NoiseNotTaken why, std::string where) {
   NoiseProfile p;
-  p.not_measured = std::move(why);
+  p.not_measured = why;
+  p.where = std::move(where);
   return p;
+}
+
+std::string not_taken_text(const NoiseProfile& p) {
+  using enum NoiseNotTaken;
+  constexpr std::array<std::pair<NoiseNotTaken, std::string_view>, 3> kWords{{
+      {profile_off, "noise_profile: 0s"},
+      {option_off, "--noise-profile 0s"},
+      {gate,
+       "a gate: its A/A and B/B floors measure the room on the benchmark itself (noise_profile: 1s adds the "
+       "profile)"},
+  }};
+  if (p.not_measured == other_machine) return "the profile measures this machine only, not " + p.where;
+  if (p.not_measured == said) return p.where;
+  return std::string(model::word_of(p.not_measured, kWords, ""));
 }
 
 std::vector<std::string> noise_above_limits(const NoiseProfile& p) {
@@ -90,7 +106,7 @@ std::vector<std::string> noise_above_limits(const NoiseProfile& p) {
 }
 
 std::string noise_line(const NoiseProfile& p) {
-  if (!p.measured()) return "not measured: " + p.not_measured;
+  if (!p.measured()) return "not measured: " + not_taken_text(p);
   std::string line =
       p.block_cv_pct ? fmt::format("loop CV {:.2f}%", *p.block_cv_pct) : std::string("loop CV — (one block)");
   line +=
@@ -144,7 +160,9 @@ std::string noise_change(const NoiseProfile& before, const NoiseProfile& after) 
 
 void to_json(json& j, const NoiseProfile& p) {
   if (!p.measured()) {
-    j = json{{"not_measured", p.not_measured}};
+    j = json{{"not_measured", not_taken_text(p)}};
+    if (p.not_measured != NoiseNotTaken::said) j["why"] = model::name_of(p.not_measured);
+    if (p.not_measured == NoiseNotTaken::other_machine) j["where"] = p.where;
     return;
   }
   const auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
@@ -169,7 +187,17 @@ void from_json(const json& j, NoiseProfile& p) {
   if (const auto it = j.find("not_measured"); it != j.end()) {
     if (!it->is_string() || it->get<std::string>().empty())
       throw ParseError("noise profile: \"not_measured\" must be a reason");
-    p.not_measured = it->get<std::string>();
+    // By its name when the fingerprint has one that this noisefloor knows, else its words.
+    const auto why = j.contains("why") && j.at("why").is_string()
+                         ? model::from_name<NoiseNotTaken>(j.at("why").get<std::string>())
+                         : std::nullopt;
+    if (why) {
+      p.not_measured = *why;
+      p.where = j.contains("where") && j.at("where").is_string() ? j.at("where").get<std::string>() : "";
+    } else {
+      p.not_measured = NoiseNotTaken::said;
+      p.where = it->get<std::string>();
+    }
     return;
   }
   p.seconds = number(j, "seconds");

@@ -16,10 +16,13 @@
 //           CPUs (/proc/stat).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace noisefloor::fingerprint {
@@ -42,10 +45,30 @@ struct NoiseReadings {
   std::vector<std::string> unknown;                  // "steal: /proc/stat: Permission denied"
 };
 
+// Why a run or the doctor took no profile (fingerprint.json: "not_measured" in words, "why" by name).
+enum class NoiseNotTaken : std::uint8_t {
+  taken,          // it was measured
+  profile_off,    // the experiment's noise_profile: 0s
+  option_off,     // doctor --noise-profile 0s
+  other_machine,  // the conditions (or the doctor's findings) are of another machine: `where`
+  gate,           // a gate: its A/A and B/B floors measure the room on the benchmark itself
+  said,           // an older fingerprint's reason, its words in `where`
+};
+
+// The reasons written by name (taken and said never are).
+constexpr std::array<std::pair<NoiseNotTaken, std::string_view>, 4> names(NoiseNotTaken) {
+  using enum NoiseNotTaken;
+  return {{{profile_off, "profile_off"},
+           {option_off, "option_off"},
+           {other_machine, "other_machine"},
+           {gate, "gate"}}};
+}
+
 struct NoiseProfile {
-  // Why there is no profile ("noise_profile: 0s", "the run's room is ssh://…"); the figures below
-  // are then empty.
-  std::string not_measured;
+  // Why there is no profile (the figures below are then empty), and the machine or the words it
+  // names.
+  NoiseNotTaken not_measured = NoiseNotTaken::taken;
+  std::string where;
   double seconds = 0;
   std::size_t blocks = 0;
   double block_median_ms = 0;          // the speed of this machine at this moment
@@ -58,7 +81,7 @@ struct NoiseProfile {
   std::optional<std::int64_t> involuntary_switches;
   std::optional<double> steal_pct;  // of the CPUs' time over the profile
   std::vector<std::string> unknown;
-  bool measured() const { return not_measured.empty(); }
+  bool measured() const { return not_measured == NoiseNotTaken::taken; }
   friend bool operator==(const NoiseProfile&, const NoiseProfile&) = default;
 };
 
@@ -73,8 +96,10 @@ inline constexpr double kNoiseSleepLateWarnUs = 500.0;
 // The figures of the readings. Throws Error when no loop block was timed.
 NoiseProfile summarize_noise(const NoiseReadings& readings);
 
-// A profile that was not taken, and why.
-NoiseProfile noise_not_measured(std::string why);
+// A profile that was not taken, and why (`where`: the other machine).
+NoiseProfile noise_not_measured(NoiseNotTaken why, std::string where = {});
+// Why, in words: "noise_profile: 0s", "the profile measures this machine only, not ssh://…".
+std::string not_taken_text(const NoiseProfile& profile);
 
 // The figures above their limits, one phrase each ("loop CV 1.39% > 1%"); empty: a quiet room.
 std::vector<std::string> noise_above_limits(const NoiseProfile& profile);

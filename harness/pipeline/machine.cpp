@@ -223,10 +223,10 @@ Output doctor(const DoctorOptions& o, const Cancelled& cancelled) {
     }
   }
   // The noise first, while this command has nothing else running.
-  const fp::NoiseProfile noise =
-      other ? fp::noise_not_measured(fmt::format("the profile measures this machine only, not {}", o.host))
-      : noise_for.count() <= 0 ? fp::noise_not_measured("--noise-profile 0s")
-                               : fp::measure_noise(noise_for, cancelled);
+  const fp::NoiseProfile noise = other ? fp::noise_not_measured(fp::NoiseNotTaken::other_machine, o.host)
+                                 : noise_for.count() <= 0
+                                     ? fp::noise_not_measured(fp::NoiseNotTaken::option_off)
+                                     : fp::measure_noise(noise_for, cancelled);
   const fp::FactTree host = other ? other->host : fp::probe_this_host();
   const EngineProbe engine = other ? other->engine : probe_engine();
   if (!other) out.err += warning_line(engine.transport);  // --host said its own before probing

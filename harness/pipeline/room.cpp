@@ -320,15 +320,13 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
   }
   if (s.containers) fp.engine = s.containers->engine_facts();
   // The room's noise, last, when nothing of noisefloor's own is running any more.
+  using fingerprint::NoiseNotTaken;
   if (s.remote)
-    fp.noise = fingerprint::noise_not_measured(
-        fmt::format("the conditions run on {}; the profile measures this machine only", s.endpoint));
+    fp.noise = fingerprint::noise_not_measured(NoiseNotTaken::other_machine, s.endpoint);
   else if (e.gate && !e.noise_profile_set)
-    fp.noise = fingerprint::noise_not_measured(
-        "a gate: its A/A and B/B floors measure the room on the benchmark itself (noise_profile: 1s adds the "
-        "profile)");
+    fp.noise = fingerprint::noise_not_measured(NoiseNotTaken::gate);
   else if (e.noise_profile.count() <= 0)
-    fp.noise = fingerprint::noise_not_measured("noise_profile: 0s");
+    fp.noise = fingerprint::noise_not_measured(NoiseNotTaken::profile_off);
   else {
     s.events.note(
         fmt::format("measuring the room's noise for {:g} s (noise_profile)", e.noise_profile.count()));

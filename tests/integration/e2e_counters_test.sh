@@ -152,7 +152,7 @@ def faults(name):
 extra = faults("pages20000") - faults("pages0")
 assert 19000 <= extra <= 21000, extra
 fp = json.load(open(f"{sys.argv[1]}/pages0/latest/fingerprint.json"))
-assert fp["noise"] == {"not_measured": "noise_profile: 0s"}, fp["noise"]
+assert fp["noise"] == {"not_measured": "noise_profile: 0s", "why": "profile_off"}, fp["noise"]
 run = json.load(open(f"{sys.argv[1]}/pages0/latest/run.json"))
 assert run["condition_records"][0]["settle_s"] == 1, run["condition_records"][0]
 PY

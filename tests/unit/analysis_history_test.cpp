@@ -309,7 +309,7 @@ TEST_CASE("history: each run's room noise is shown, and a clearly noisier room i
   quiet["noise"] = profile(0.3, 0.05);
   noisy["noise"] = profile(3.0, 20);
   json none = fingerprint_json();
-  none["noise"] = fp::noise_not_measured("noise_profile: 0s");
+  none["noise"] = fp::noise_not_measured(fp::NoiseNotTaken::profile_off);
   const std::vector<records::Result> runs = {
       result("r1", "2026-12-01T10:00:00Z", around(100), fingerprint_json()),  // before profiles existed
       result("r2", "2026-12-01T11:00:00Z", around(100), quiet),

@@ -102,10 +102,18 @@ TEST_CASE("noise profile: lines, limits and the doctor's finding") {
   CHECK(finding(calm)->message.starts_with("quiet: loop CV 0.10%"));
 
   // Not measured, or not given: no finding at all.
-  CHECK_FALSE(finding(fp::diagnose(host, std::nullopt, {}, fp::noise_not_measured("noise_profile: 0s"))));
+  using Why = fp::NoiseNotTaken;
+  CHECK_FALSE(finding(fp::diagnose(host, std::nullopt, {}, fp::noise_not_measured(Why::profile_off))));
   CHECK_FALSE(finding(fp::diagnose(host, std::nullopt, {})));
-  CHECK(fp::noise_line(fp::noise_not_measured("noise_profile: 0s")) == "not measured: noise_profile: 0s");
-  CHECK(fp::noise_brief(fp::noise_not_measured("x")) == "—");
+  // Each reason in its words.
+  CHECK(fp::noise_line(fp::noise_not_measured(Why::profile_off)) == "not measured: noise_profile: 0s");
+  CHECK(fp::noise_line(fp::noise_not_measured(Why::option_off)) == "not measured: --noise-profile 0s");
+  CHECK(fp::noise_line(fp::noise_not_measured(Why::other_machine, "ssh://bench@lab")) ==
+        "not measured: the profile measures this machine only, not ssh://bench@lab");
+  CHECK(fp::noise_line(fp::noise_not_measured(Why::gate)) ==
+        "not measured: a gate: its A/A and B/B floors measure the room on the benchmark itself "
+        "(noise_profile: 1s adds the profile)");
+  CHECK(fp::noise_brief(fp::noise_not_measured(Why::gate)) == "—");
 }
 
 TEST_CASE("noise profile: JSON both ways, and what it refuses") {
@@ -125,9 +133,21 @@ TEST_CASE("noise profile: JSON both ways, and what it refuses") {
   CHECK(u.at("involuntary_switches").is_null());
   CHECK(u.get<fp::NoiseProfile>() == unknown);
 
-  const fp::NoiseProfile none = fp::noise_not_measured("noise_profile: 0s");
-  CHECK(json(none) == json{{"not_measured", "noise_profile: 0s"}});
+  // Not taken: the reason by name beside its words, read back by the name.
+  const fp::NoiseProfile none = fp::noise_not_measured(fp::NoiseNotTaken::profile_off);
+  CHECK(json(none) == json{{"not_measured", "noise_profile: 0s"}, {"why", "profile_off"}});
   CHECK(json(none).get<fp::NoiseProfile>() == none);
+  const fp::NoiseProfile away = fp::noise_not_measured(fp::NoiseNotTaken::other_machine, "tcp://lab:2376");
+  CHECK(json(away).at("where") == "tcp://lab:2376");
+  CHECK(json(away).get<fp::NoiseProfile>() == away);
+  // An older fingerprint's words alone (or a name this noisefloor does not know): said as written.
+  for (const json& old_one : {json{{"not_measured", "the run's room is ssh://x"}},
+                              json{{"not_measured", "the run's room is ssh://x"}, {"why", "later_reason"}}}) {
+    const auto read = old_one.get<fp::NoiseProfile>();
+    CHECK(read.not_measured == fp::NoiseNotTaken::said);
+    CHECK(fp::noise_line(read) == "not measured: the run's room is ssh://x");
+    CHECK(json(read) == json{{"not_measured", "the run's room is ssh://x"}});
+  }
 
   CHECK_THROWS_AS(json::array().get<fp::NoiseProfile>(), noisefloor::ParseError);
   CHECK_THROWS_AS((json{{"not_measured", ""}}.get<fp::NoiseProfile>()), noisefloor::ParseError);
