@@ -301,17 +301,28 @@ bool has_container_condition(const model::Experiment& e) {
                      [](const model::Condition& c) { return c.container.has_value(); });
 }
 
-RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
+namespace {
+
+// The room's noise (fingerprint/noise.hpp), measured last before the run, when nothing of
+// noisefloor's own is running any more; or why it is not.
+fingerprint::NoiseProfile room_noise(const RoomSetup& s) {
   const model::Experiment& e = s.experiment;
-  // The lease first: loading an image, or reading the machine, disturbs a run that holds it.
-  std::unique_ptr<docker::EngineLease> lease;
-  if (s.containers)
-    lease = s.containers->take_lease(lease_owner(e, s.lease_run), s.options.wait, s.cancelled);
+  using fingerprint::NoiseNotTaken;
+  if (s.remote) return fingerprint::noise_not_measured(NoiseNotTaken::other_machine, s.endpoint);
+  if (e.gate && !e.noise_profile_set) return fingerprint::noise_not_measured(NoiseNotTaken::gate);
+  if (e.noise_profile.count() <= 0) return fingerprint::noise_not_measured(NoiseNotTaken::profile_off);
+  s.events.note(
+      fmt::format("measuring the room's noise for {:g} s (noise_profile)", e.noise_profile.count()));
+  return fingerprint::measure_noise(e.noise_profile, s.cancelled);
+}
+
+// The room as the run records it: this host's facts, or (another machine's engine) that machine's
+// as a container reads them, with the engine, the noise and the doctor's verdict.
+records::Fingerprint room_fingerprint(const RoomSetup& s) {
   std::optional<fingerprint::FactTree> machine;
   if (s.remote) machine = s.containers->machine_facts(s.cancelled);
   if (s.containers) s.containers->prepare(s.cancelled);
-
-  records::Fingerprint fp = collect_fingerprint(e, s.options.command_line, s.started);
+  records::Fingerprint fp = collect_fingerprint(s.experiment, s.options.command_line, s.started);
   if (fp.run) fp.run->gate = s.gate;
   if (machine) {
     fp.host = *machine;
@@ -319,21 +330,39 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
     fp.env = std::map<std::string, std::string>{};
   }
   if (s.containers) fp.engine = s.containers->engine_facts();
-  // The room's noise, last, when nothing of noisefloor's own is running any more.
-  using fingerprint::NoiseNotTaken;
-  if (s.remote)
-    fp.noise = fingerprint::noise_not_measured(NoiseNotTaken::other_machine, s.endpoint);
-  else if (e.gate && !e.noise_profile_set)
-    fp.noise = fingerprint::noise_not_measured(NoiseNotTaken::gate);
-  else if (e.noise_profile.count() <= 0)
-    fp.noise = fingerprint::noise_not_measured(NoiseNotTaken::profile_off);
-  else {
-    s.events.note(
-        fmt::format("measuring the room's noise for {:g} s (noise_profile)", e.noise_profile.count()));
-    fp.noise = fingerprint::measure_noise(e.noise_profile, s.cancelled);
-  }
+  fp.noise = room_noise(s);
   // The doctor's verdict on the room, stored with the run and shown above the progress.
-  fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(e), fp.noise);
+  fp.doctor = fingerprint::diagnose(fp.host, fp.engine, config::pinned_cpus(s.experiment), fp.noise);
+  return fp;
+}
+
+// Where the conditions run: here (processes, and containers on this machine's engine), or every
+// one as containers on another machine's engine.
+std::unique_ptr<conditions::Environment> room_environment(const RoomSetup& s, const std::string& run_id) {
+  if (s.remote) return std::make_unique<conditions::EngineEnvironment>(s.containers->factory(run_id));
+  return std::make_unique<conditions::HostEnvironment>(s.containers ? s.containers->factory(run_id)
+                                                                    : nullptr);
+}
+
+// The room's key facts, where the conditions run and where the results go, above the progress.
+void announce(const RoomSetup& s, const records::Fingerprint& fp, const results::RunDirectory& dir) {
+  const std::string facts = render::key_facts(fp);  // lines() views it: it must outlive the loop
+  for (const auto line : text::lines(facts)) s.events.note(std::string(line));
+  if (s.remote)
+    s.events.note(fmt::format(
+        "every condition runs as containers on {} (noisefloor starts no host processes there)", s.endpoint));
+  if (s.host.empty()) s.events.note(fmt::format("results: {}", dir.path().string()));
+}
+
+}  // namespace
+
+RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
+  const model::Experiment& e = s.experiment;
+  // The lease first: loading an image, or reading the machine, disturbs a run that holds it.
+  std::unique_ptr<docker::EngineLease> lease;
+  if (s.containers)
+    lease = s.containers->take_lease(lease_owner(e, s.lease_run), s.options.wait, s.cancelled);
+  const records::Fingerprint fp = room_fingerprint(s);
 
   RoomDirectory where = open(fp);
   results::RunDirectory& dir = where.dir;
@@ -344,19 +373,8 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
     dir.write("experiment.yaml", e.source_text);
     dir.write(fp);
   }
-  const std::string facts = render::key_facts(fp);  // lines() views it: it must outlive the loop
-  for (const auto line : text::lines(facts)) s.events.note(std::string(line));
-  if (s.remote)
-    s.events.note(fmt::format(
-        "every condition runs as containers on {} (noisefloor starts no host processes there)", s.endpoint));
-  if (s.host.empty()) s.events.note(fmt::format("results: {}", dir.path().string()));
-
-  std::unique_ptr<conditions::Environment> env;
-  if (s.remote)
-    env = std::make_unique<conditions::EngineEnvironment>(s.containers->factory(dir.id()));
-  else
-    env = std::make_unique<conditions::HostEnvironment>(s.containers ? s.containers->factory(dir.id())
-                                                                     : nullptr);
+  announce(s, fp, dir);
+  const std::unique_ptr<conditions::Environment> env = room_environment(s, dir.id());
   Finished f = measure_and_write({
       .experiment = e,
       .options = s.options,
