@@ -150,7 +150,7 @@ int run_main(int argc, char** argv) {
   // A spinner: the noisefloor binary re-executed (see process::SpinnerSet).
   if (argc == 3 && std::string(argv[1]) == "__spin") process::spin_forever(std::stoi(argv[2]));
 
-  CLI::App app{"noisefloor: reproducible benchmark experiments, and whether their numbers can be trusted"};
+  CLI::App app{"noisefloor: " + std::string(cli::kSummary)};
   app.set_version_flag("--version", std::string("noisefloor ") + kVersion + " (" + kCommit + ")");
   app.name("noisefloor");
   app.require_subcommand(1);

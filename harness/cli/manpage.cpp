@@ -77,8 +77,7 @@ std::string exit_status_footer() {
 
 std::string manpage(const CLI::App& app, std::string_view version) {
   std::string out = fmt::format(".TH NOISEFLOOR 1 \"\" \"{}\" \"User Commands\"\n", roff(version));
-  out += ".SH NAME\nnoisefloor \\- " +
-         roff(app.get_description().substr(app.get_description().find(": ") + 2)) + "\n";
+  out += ".SH NAME\nnoisefloor \\- " + roff(kSummary) + "\n";
   out += synopsis(app);
   out +=
       ".SH DESCRIPTION\nnoisefloor runs one benchmark under the conditions an experiment file names (the "

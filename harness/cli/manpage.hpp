@@ -9,6 +9,10 @@
 
 namespace noisefloor::cli {
 
+// What noisefloor is, in one line: `--help`'s first line ("noisefloor: " before it) and the page's NAME.
+inline constexpr std::string_view kSummary =
+    "reproducible benchmark experiments, and whether their numbers can be trusted";
+
 // The page in roff (man(7)): NAME, SYNOPSIS, every command with its arguments and options and
 // their descriptions as --help gives them, EXIT STATUS, FILES, SEE ALSO.
 // SYNOPSIS: each command's usage line as --help prints it; EXIT STATUS: model::kExitStatuses.
