@@ -224,9 +224,9 @@ struct CompareTable {
   std::vector<OneSided> only_old, only_new;
   std::vector<CompareNote> notes;  // table-wide warnings
   // The rooms' noise profiles (fingerprint/noise.hpp) when the results recorded them, and
-  // fingerprint::noise_change between them ("" when the noise did not clearly change).
+  // fingerprint::noise_change between them (none when the noise did not clearly change).
   std::optional<fingerprint::NoiseProfile> old_noise, new_noise;
-  std::string noise_change;
+  fingerprint::NoiseChange noise_change;
 };
 
 // Throws ConfigError when the sides cannot be matched (see above) or a side has no samples.

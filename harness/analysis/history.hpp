@@ -157,9 +157,9 @@ struct HistoryRun {
   // The room's noise profile the run measured before its first condition (fingerprint/noise.hpp);
   // nullopt when its fingerprint has none (an older noisefloor, an imported result).
   std::optional<fingerprint::NoiseProfile> noise;
-  // Against the previous run with a measured profile: fingerprint::noise_change ("room noisier:
-  // loop CV 0.30% → 1.71%"), "" when the room's noise did not clearly change.
-  std::string noise_change;
+  // Against the previous run with a measured profile: fingerprint::noise_change (render says it:
+  // "room noisier: loop CV 0.30% → 1.71%"), none when the room's noise did not clearly change.
+  fingerprint::NoiseChange noise_change;
 };
 
 struct HistorySegment {

@@ -130,32 +130,33 @@ std::string noise_brief(const NoiseProfile& p) {
                      pct(p.run_delay_pct));
 }
 
-std::string noise_change(const NoiseProfile& before, const NoiseProfile& after) {
-  if (!before.measured() || !after.measured()) return "";
-  struct Figure {
-    const char* name;
+NoiseChange noise_change(const NoiseProfile& before, const NoiseProfile& after) {
+  NoiseChange change;
+  if (!before.measured() || !after.measured()) return change;
+  using Figure = NoiseChange::Figure;
+  struct Reading {
+    Figure figure;
     std::optional<double> a, b;
     double limit;
   };
-  const Figure figures[] = {
-      {"loop CV", before.block_cv_pct, after.block_cv_pct, kNoiseCvWarnPct},
-      {"steal", before.steal_pct, after.steal_pct, kNoiseStealWarnPct},
-      {"run-queue delay", before.run_delay_pct, after.run_delay_pct, kNoiseRunDelayWarnPct}};
-  std::vector<std::string> up, down;
-  for (const auto& f : figures) {
-    if (!f.a || !f.b) continue;
-    const std::string what = fmt::format("{} {:.2f}% → {:.2f}%", f.name, *f.a, *f.b);
-    if (*f.b > f.limit && *f.b >= 2 * *f.a) up.push_back(what);
-    if (*f.a > f.limit && *f.a >= 2 * *f.b) down.push_back(what);
+  const Reading readings[] = {
+      {Figure::loop_cv, before.block_cv_pct, after.block_cv_pct, kNoiseCvWarnPct},
+      {Figure::steal, before.steal_pct, after.steal_pct, kNoiseStealWarnPct},
+      {Figure::run_delay, before.run_delay_pct, after.run_delay_pct, kNoiseRunDelayWarnPct}};
+  std::vector<NoiseChange::Moved> up, down;
+  for (const auto& r : readings) {
+    if (!r.a || !r.b) continue;
+    if (*r.b > r.limit && *r.b >= 2 * *r.a) up.push_back({r.figure, *r.a, *r.b});
+    if (*r.a > r.limit && *r.a >= 2 * *r.b) down.push_back({r.figure, *r.a, *r.b});
   }
-  const auto join = [](const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
-    return out;
-  };
-  if (!up.empty()) return "room noisier: " + join(up);
-  if (!down.empty()) return "room quieter: " + join(down);
-  return "";
+  if (!up.empty()) {
+    change.direction = NoiseChange::Direction::noisier;
+    change.moved = std::move(up);
+  } else if (!down.empty()) {
+    change.direction = NoiseChange::Direction::quieter;
+    change.moved = std::move(down);
+  }
+  return change;
 }
 
 void to_json(json& j, const NoiseProfile& p) {

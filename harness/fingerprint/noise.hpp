@@ -110,10 +110,24 @@ std::string noise_line(const NoiseProfile& profile);
 // Shorter, for a column: "CV 1.39% · steal 0.00% · delay 0.20%"; "—" when not measured.
 std::string noise_brief(const NoiseProfile& profile);
 
-// Whether the room changed between two profiles, in words; "" when neither is clearly noisier.
+// Whether the room changed between two profiles (render::noise_change_text says it: "room
+// noisier: loop CV 0.30% → 1.71%", "room quieter: …"; "" when neither is clearly noisier).
 // Noisier: a figure (loop CV, steal, run-queue delay) at least twice the earlier one AND above its
 // limit; quieter the other way round. "room noisier: loop CV 0.30% → 1.71%", "room quieter: …".
-std::string noise_change(const NoiseProfile& before, const NoiseProfile& after);
+struct NoiseChange {
+  enum class Direction : std::uint8_t { none, noisier, quieter };
+  enum class Figure : std::uint8_t { loop_cv, steal, run_delay };
+  struct Moved {
+    Figure figure = Figure::loop_cv;
+    double before = 0, after = 0;  // percent
+    friend bool operator==(const Moved&, const Moved&) = default;
+  };
+  Direction direction = Direction::none;
+  std::vector<Moved> moved;  // the figures that moved that way, in the order above
+  bool changed() const { return direction != Direction::none; }
+  friend bool operator==(const NoiseChange&, const NoiseChange&) = default;
+};
+NoiseChange noise_change(const NoiseProfile& before, const NoiseProfile& after);
 
 // {"not_measured"} alone, or {"seconds", "blocks", "block_iterations", "block_median_ms",
 // "block_cv_pct" (null below 2 blocks), "block_worst_ratio", "sleeps", "sleep_late_median_us",

@@ -9,6 +9,7 @@
 
 #include "model/first_seen.hpp"
 #include "model/go_config.hpp"
+#include "render/fingerprint.hpp"
 #include "render/table.hpp"
 #include "render/warnings.hpp"
 #include "text/text.hpp"
@@ -446,8 +447,8 @@ std::string compare_text(const CompareTable& t) {
     };
     out += wrap("room noise, old: " + line(t.old_noise), 4);
     out += wrap("room noise, new: " + line(t.new_noise), 4);
-    if (!t.noise_change.empty())
-      out += wrap("◆ " + t.noise_change + ": part of a change below may be the room's", 4);
+    if (t.noise_change.changed())
+      out += wrap("◆ " + noise_change_text(t.noise_change) + ": part of a change below may be the room's", 4);
   }
   if (!out.empty()) out += "\n";
   return out + compared_tables(t) + uncompared(t) + warnings_block(t) + other_differences(t);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 #include "model/names.hpp"
@@ -246,6 +247,21 @@ std::string key_facts(const records::Fingerprint& fp) {
                        to_string(fp.doctor->grade), bad, warn, why);
   }
   if (fp.noise) out += fmt::format("noise:      {}\n", fingerprint::noise_line(*fp.noise));
+  return out;
+}
+
+std::string noise_change_text(const fingerprint::NoiseChange& change) {
+  using Figure = fingerprint::NoiseChange::Figure;
+  constexpr std::array<std::pair<Figure, std::string_view>, 3> kNames{
+      {{Figure::loop_cv, "loop CV"}, {Figure::steal, "steal"}, {Figure::run_delay, "run-queue delay"}}};
+  if (!change.changed()) return "";
+  std::string out =
+      change.direction == fingerprint::NoiseChange::Direction::noisier ? "room noisier: " : "room quieter: ";
+  for (std::size_t i = 0; i < change.moved.size(); ++i) {
+    const auto& m = change.moved[i];
+    out += fmt::format("{}{} {:.2f}% → {:.2f}%", i == 0 ? "" : ", ", model::word_of(m.figure, kNames, "?"),
+                       m.before, m.after);
+  }
   return out;
 }
 

@@ -42,4 +42,8 @@ std::string fingerprint_view(const records::Fingerprint& fingerprint);
 // room's noise profile.
 std::string key_facts(const records::Fingerprint& fingerprint);
 
+// How the room moved between two runs' noise profiles: "room noisier: loop CV 0.30% → 1.71%,
+// steal …", "room quieter: …"; "" when it did not clearly change.
+std::string noise_change_text(const fingerprint::NoiseChange& change);
+
 }  // namespace noisefloor::render

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "model/first_seen.hpp"
+#include "render/fingerprint.hpp"
 #include "render/json.hpp"
 #include "render/svg.hpp"
 #include "render/warnings.hpp"
@@ -72,7 +73,7 @@ std::string noise_text(const HistoryRun& r) {
 // For a table cell: "CV 1.21% · steal 0.00% · delay 0.01%", the change after it.
 std::string noise_brief_text(const HistoryRun& r) {
   std::string out = r.noise ? fingerprint::noise_brief(*r.noise) : std::string(kDash);
-  if (!r.noise_change.empty()) out += " ◆ " + r.noise_change;
+  if (r.noise_change.changed()) out += " ◆ " + noise_change_text(r.noise_change);
   return out;
 }
 
@@ -238,7 +239,8 @@ std::string history_text(const History& h, std::string_view directory) {
                        or_dash(r.digest), history_status(r), r.run_id);
     if (noise) {
       out += text::wrap("room noise: " + noise_text(r), kColumns, "  ", "    ");
-      if (!r.noise_change.empty()) out += text::wrap("◆ " + r.noise_change, kColumns, "  ", "    ");
+      if (r.noise_change.changed())
+        out += text::wrap("◆ " + noise_change_text(r.noise_change), kColumns, "  ", "    ");
     }
     if (!r.claims.empty()) out += text::wrap("claims: " + claims_text(r), kColumns, "  ", "    ");
     model::FirstSeen<std::pair<std::string, std::string>> benchmarks;         // (name, unit)
@@ -357,7 +359,7 @@ std::string history_csv(const History& h) {
         f.push_back(measured ? opt(r.noise->block_cv_pct) : "");
         f.push_back(measured ? opt(r.noise->steal_pct) : "");
         f.push_back(measured ? opt(r.noise->run_delay_pct) : "");
-        f.push_back(r.noise_change);
+        f.push_back(noise_change_text(r.noise_change));
       }
       for (std::size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + text::csv_field(f[i]);
       out += "\n";

@@ -16,6 +16,7 @@
 #include "records/fingerprint.hpp"
 #include "render/compare.hpp"
 #include "render/diagnosis.hpp"
+#include "render/fingerprint.hpp"
 #include "render/gate.hpp"
 #include "render/history.hpp"
 #include "render/judge.hpp"
@@ -459,7 +460,7 @@ void to_json(json& j, const CompareTable& t) {
   j["config_keys"] = t.config_keys;
   j["noise"] = {{"old", t.old_noise ? json(*t.old_noise) : json(nullptr)},
                 {"new", t.new_noise ? json(*t.new_noise) : json(nullptr)},
-                {"change", t.noise_change}};
+                {"change", render::noise_change_text(t.noise_change)}};
   j["differences"] = json::array();
   for (const auto& d : t.differences)
     j["differences"].push_back(
@@ -528,7 +529,7 @@ void to_json(json& j, const HistoryRun& r) {
   for (const auto& w : r.warnings) warnings.push_back(render::run_warning_text(w));
   j["warnings"] = warnings;
   j["noise"] = r.noise ? json(*r.noise) : json(nullptr);
-  j["noise_change"] = r.noise_change;
+  j["noise_change"] = render::noise_change_text(r.noise_change);
 }
 
 void to_json(json& j, const HistorySegment& s) {

@@ -8,6 +8,7 @@
 #include "analysis/history.hpp"
 #include "fingerprint/facts.hpp"
 #include "fingerprint/noise.hpp"
+#include "render/fingerprint.hpp"
 #include "render/history.hpp"
 #include "render/json.hpp"
 #include "text/text.hpp"
@@ -320,10 +321,20 @@ TEST_CASE("history: each run's room noise is shown, and a clearly noisier room i
   REQUIRE(h.runs.size() == 5);
   CHECK_FALSE(h.runs[0].noise);
   REQUIRE(h.runs[1].noise);
-  CHECK(h.runs[1].noise_change.empty());  // the first profiled run has nothing to compare with
-  CHECK(h.runs[2].noise_change == "room noisier: loop CV 0.30% → 3.00%, run-queue delay 0.05% → 20.00%");
-  CHECK(h.runs[3].noise_change.empty());  // not measured: no change claimed
-  CHECK(h.runs[4].noise_change == "room quieter: loop CV 3.00% → 0.30%, run-queue delay 20.00% → 0.05%");
+  using Change = fp::NoiseChange;
+  CHECK_FALSE(h.runs[1].noise_change.changed());  // the first profiled run has nothing to compare with
+  const Change& up = h.runs[2].noise_change;
+  CHECK(up.direction == Change::Direction::noisier);
+  REQUIRE(up.moved.size() == 2);
+  CHECK(up.moved[0].figure == Change::Figure::loop_cv);
+  CHECK(up.moved[0].after == doctest::Approx(3.0));
+  CHECK(up.moved[1].figure == Change::Figure::run_delay);
+  CHECK(render::noise_change_text(h.runs[2].noise_change) ==
+        "room noisier: loop CV 0.30% → 3.00%, run-queue delay 0.05% → 20.00%");
+  CHECK_FALSE(h.runs[3].noise_change.changed());  // not measured: no change claimed
+  CHECK(render::noise_change_text(h.runs[4].noise_change) ==
+        "room quieter: loop CV 3.00% → 0.30%, run-queue delay 20.00% → 0.05%");
+  CHECK(render::noise_change_text(h.runs[3].noise_change).empty());
   // The profile is a measurement of the room, not a fact of it: it never starts a segment.
   CHECK(h.segments.size() == 1);
 
@@ -340,7 +351,7 @@ TEST_CASE("history: each run's room noise is shown, and a clearly noisier room i
   const json j = json::parse(render::history_json(h));
   CHECK(j["runs"][0]["noise"].is_null());
   CHECK(j["runs"][2]["noise"]["block_cv_pct"].get<double>() == doctest::Approx(3.0));
-  CHECK(j["runs"][2]["noise_change"] == h.runs[2].noise_change);
+  CHECK(j["runs"][2]["noise_change"] == render::noise_change_text(h.runs[2].noise_change));
   const std::string page = render::history_html(h, "results/t", "noisefloor test");
   CHECK(page.find("<th>room noise</th>") != std::string::npos);
   CHECK(page.find("<td colspan=\"7\">") != std::string::npos);  // a segment row spans the new column
