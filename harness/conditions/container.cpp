@@ -330,13 +330,12 @@ class ContainerScope : public ConditionScope {
                                         "differently)",
                                         rt_->engine_at())
                           : std::string(),
-            fmt::join(d.verification->mismatches, "; ")));
+            fmt::join(probe::limit_check_texts(d.verification->mismatches), "; ")));
       if (report.values.count("exec_failed"))
         throw RunError(fmt::format("condition '{}': the benchmark could not start inside the container: {}",
                                    condition_.name, report.values.at("exec_failed")));
     } else {
-      d.verification = probe::Verification{
-          {}, {"a named image runs without noisefloor's probe: limits are checked on the engine side only"}};
+      d.verification = probe::Verification{{}, {{.kind = probe::LimitCheck::Kind::no_probe}}};
     }
     if (oom_killed || oom_likely)
       throw RunError(

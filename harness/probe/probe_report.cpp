@@ -46,9 +46,7 @@ std::optional<std::int64_t> probe_int(const ProbeReport& report, const std::stri
 
 // ---- verification ---------------------------------------------------------------------------
 
-enum class Agreement { yes, no, unknown };
-
-// One limit's three views, rendered for messages.
+// One limit's three views, shown in messages.
 struct Check {
   Check(std::string name_in, std::string asked_in) : name(std::move(name_in)), asked(std::move(asked_in)) {}
   std::string name;   // "cpuset"
@@ -61,31 +59,21 @@ struct Check {
 };
 
 void report(const Check& c, Verification& out) {
-  const std::string engine_part = fmt::format("the engine reports {}", c.engine_text);
-  const std::string inside_part = fmt::format("inside the container {} is {}", c.inside_file, c.inside_text);
-  if (c.engine == Agreement::no && c.inside == Agreement::no) {
-    out.mismatches.push_back(
-        fmt::format("{}: asked for {}, {}, and {}", c.name, c.asked, engine_part, inside_part));
-  } else if (c.engine == Agreement::no) {
-    out.mismatches.push_back(fmt::format("{}: asked for {}, but {}", c.name, c.asked, engine_part));
-  } else if (c.inside == Agreement::no) {
-    if (c.engine == Agreement::yes) {
-      out.mismatches.push_back(
-          fmt::format("{}: asked for {}, {}, but {}", c.name, c.asked, engine_part, inside_part));
-    } else {
-      out.mismatches.push_back(fmt::format("{}: asked for {}, but {}", c.name, c.asked, inside_part));
-    }
-  }
-  if (c.engine == Agreement::unknown) {
+  using Kind = LimitCheck::Kind;
+  if (c.engine == Agreement::no || c.inside == Agreement::no)
+    out.mismatches.push_back({.kind = Kind::differs,
+                              .limit = c.name,
+                              .asked = c.asked,
+                              .engine_agrees = c.engine,
+                              .inside_agrees = c.inside,
+                              .engine = c.engine_text,
+                              .file = c.inside_file,
+                              .inside = c.inside_text});
+  if (c.engine == Agreement::unknown)
+    out.warnings.push_back({.kind = Kind::engine_unknown, .limit = c.name, .asked = c.asked});
+  if (c.inside == Agreement::unknown)
     out.warnings.push_back(
-        fmt::format("{}: asked for {}, but the engine does not report it", c.name, c.asked));
-  }
-  if (c.inside == Agreement::unknown) {
-    out.warnings.push_back(
-        fmt::format("{}: asked for {}, but the probe could not read {} inside the container (see the probe's "
-                    "'unknown' value)",
-                    c.name, c.asked, c.inside_file));
-  }
+        {.kind = Kind::inside_unknown, .limit = c.name, .asked = c.asked, .file = c.inside_file});
 }
 
 std::string quoted(const std::string& s) { return fmt::format("\"{}\"", s); }
@@ -116,10 +104,12 @@ Agreement compare_bytes(std::int64_t expected, std::int64_t actual, const std::s
   if (actual == expected) return Agreement::yes;
   for (const std::int64_t page : {std::int64_t{4096}, std::int64_t{65536}}) {
     if (actual == expected - expected % page) {
-      out.warnings.push_back(
-          fmt::format("{}: asked for {} bytes; inside the container {} is {}: the kernel rounded it down to "
-                      "whole {}-byte pages",
-                      name, expected, file, actual, page));
+      out.warnings.push_back({.kind = LimitCheck::Kind::pages_rounded,
+                              .limit = name,
+                              .file = file,
+                              .expected = expected,
+                              .actual = actual,
+                              .page = page});
       return Agreement::yes;
     }
   }
@@ -131,7 +121,8 @@ void check_cpuset(const model::ContainerSpec& asked, const Effective& engine, co
   if (!asked.cpuset) return;
   const auto wanted = model::parse_cpu_list(*asked.cpuset);
   if (!wanted) {
-    out.mismatches.push_back(fmt::format("cpuset: asked for \"{}\", which is not a CPU list", *asked.cpuset));
+    out.mismatches.push_back(
+        {.kind = LimitCheck::Kind::not_a_cpu_list, .limit = "cpuset", .asked = quoted(*asked.cpuset)});
     return;
   }
   Check c("cpuset", quoted(*asked.cpuset));
@@ -153,14 +144,14 @@ void check_cpuset(const model::ContainerSpec& asked, const Effective& engine, co
   // The affinity mask is what the scheduler obeys; the cgroup file is what sets it.
   const auto count = static_cast<int>(wanted->size());
   if (inside.nproc && *inside.nproc != count) {
-    out.mismatches.push_back(fmt::format(
-        "cpuset: asked for \"{}\" ({} CPU{}), but inside the container the affinity mask holds "
-        "{} CPU{}",
-        *asked.cpuset, count, count == 1 ? "" : "s", *inside.nproc, *inside.nproc == 1 ? "" : "s"));
+    out.mismatches.push_back({.kind = LimitCheck::Kind::affinity_count,
+                              .limit = "cpuset",
+                              .asked = quoted(*asked.cpuset),
+                              .expected = count,
+                              .actual = *inside.nproc});
   } else if (!inside.nproc) {
     out.warnings.push_back(
-        fmt::format("cpuset: asked for \"{}\", but the probe could not count the CPUs in its affinity mask",
-                    *asked.cpuset));
+        {.kind = LimitCheck::Kind::affinity_unknown, .limit = "cpuset", .asked = quoted(*asked.cpuset)});
   }
 }
 
@@ -242,7 +233,7 @@ void check_swap(const model::ContainerSpec& asked, const Effective& engine, cons
         c.inside = *inside.swap_limit < 0 ? Agreement::yes : Agreement::no;
       } else if (!asked.memory) {
         out.warnings.push_back(
-            "memory_swap: asked without memory, so the swap part (memory.swap.max) is undefined");
+            {.kind = LimitCheck::Kind::swap_undefined, .limit = c.name, .file = c.inside_file});
         c.inside = Agreement::yes;
       } else {
         c.inside = compare_bytes(total - *asked.memory, *inside.swap_limit, c.name, c.inside_file, out);
@@ -262,10 +253,10 @@ void check_swap(const model::ContainerSpec& asked, const Effective& engine, cons
   if (c.inside == Agreement::unknown) {
     // Without swap accounting the engine drops the swap limit with a warning: the memory limit
     // still holds, so this is worth saying but not worth failing the run.
-    out.warnings.push_back(
-        fmt::format("memory_swap: asked for {}, but {} is not readable inside the container: swap accounting "
-                    "is probably off, so swap is not limited",
-                    c.asked, c.inside_file));
+    out.warnings.push_back({.kind = LimitCheck::Kind::swap_unreadable,
+                            .limit = c.name,
+                            .asked = c.asked,
+                            .file = c.inside_file});
     c.inside = Agreement::yes;  // already warned; keep report() from warning twice
   }
   report(c, out);
@@ -507,6 +498,59 @@ Effective effective_from_engine(const model::EngineLimits& hc) {
   }
   e.pids_max = hc.pids_limit > 0 ? hc.pids_limit : -1;
   return e;
+}
+
+std::string limit_check_text(const LimitCheck& c) {
+  using Kind = LimitCheck::Kind;
+  const auto but = [&c](std::string_view what) {
+    return fmt::format("{}: asked for {}, but {}", c.limit, c.asked, what);
+  };
+  const auto cpus = [](std::int64_t n) { return fmt::format("{} CPU{}", n, n == 1 ? "" : "s"); };
+  const std::string engine = fmt::format("the engine reports {}", c.engine);
+  const std::string inside = fmt::format("inside the container {} is {}", c.file, c.inside);
+  switch (c.kind) {
+    case Kind::differs:
+      if (c.engine_agrees == Agreement::no && c.inside_agrees == Agreement::no)
+        return fmt::format("{}: asked for {}, {}, and {}", c.limit, c.asked, engine, inside);
+      if (c.engine_agrees == Agreement::yes)
+        return fmt::format("{}: asked for {}, {}, but {}", c.limit, c.asked, engine, inside);
+      return but(c.engine_agrees == Agreement::no ? engine : inside);
+    case Kind::not_a_cpu_list:
+      return fmt::format("{}: asked for {}, which is not a CPU list", c.limit, c.asked);
+    case Kind::affinity_count:
+      return fmt::format("{}: asked for {} ({}), but inside the container the affinity mask holds {}",
+                         c.limit, c.asked, cpus(c.expected), cpus(c.actual));
+    case Kind::engine_unknown:
+      return but("the engine does not report it");
+    case Kind::inside_unknown:
+      return but(fmt::format(
+          "the probe could not read {} inside the container (see the probe's 'unknown' value)", c.file));
+    case Kind::pages_rounded:
+      return fmt::format(
+          "{}: asked for {} bytes; inside the container {} is {}: the kernel rounded it down to "
+          "whole {}-byte pages",
+          c.limit, c.expected, c.file, c.actual, c.page);
+    case Kind::affinity_unknown:
+      return but("the probe could not count the CPUs in its affinity mask");
+    case Kind::swap_undefined:
+      return fmt::format("{}: asked without memory, so the swap part ({}) is undefined", c.limit, c.file);
+    case Kind::swap_unreadable:
+      return but(fmt::format(
+          "{} is not readable inside the container: swap accounting is probably off, so swap is not limited",
+          c.file));
+    case Kind::no_probe:
+      return "a named image runs without noisefloor's probe: limits are checked on the engine side only";
+    case Kind::said:
+      break;
+  }
+  return c.asked;
+}
+
+std::vector<std::string> limit_check_texts(const std::vector<LimitCheck>& checks) {
+  std::vector<std::string> out;
+  out.reserve(checks.size());
+  for (const LimitCheck& c : checks) out.push_back(limit_check_text(c));
+  return out;
 }
 
 Verification verify_limits(const model::ContainerSpec& asked, const Effective& engine,

@@ -88,11 +88,45 @@ Effective effective_from_probe(const ProbeReport& report);
 // ≤0 → -1. nproc and cgroup_version stay nullopt. Throws ParseError for a NanoCpus no machine has.
 Effective effective_from_engine(const model::EngineLimits& limits);
 
+// Whether a view of a limit (the engine's, the container's own) agrees with what was asked.
+enum class Agreement : std::uint8_t { yes, no, unknown };
+
+// One finding of the check of a limit; limit_check_text says it.
+struct LimitCheck {
+  enum class Kind : std::uint8_t {
+    differs,           // the engine's view (`engine`) or the container's (`inside` in `file`) is not `asked`
+    not_a_cpu_list,    // the cpuset asked for is not a CPU list
+    affinity_count,    // the affinity mask inside holds `actual` CPUs, `expected` asked for
+    engine_unknown,    // the engine does not report the limit
+    inside_unknown,    // the probe could not read `file` inside the container
+    pages_rounded,     // the kernel rounded `expected` bytes down to whole `page`-byte pages: `actual`
+    affinity_unknown,  // the probe could not count the CPUs in its affinity mask
+    swap_undefined,    // memory_swap without memory on cgroup v2: the swap part is undefined
+    swap_unreadable,   // `file` not readable inside: swap accounting is probably off
+    no_probe,          // a named image runs without noisefloor's probe: the engine's side only
+    said,              // a run.json's sentence, as it was written (`asked`)
+  };
+  Kind kind = Kind::said;
+  std::string limit{};  // "cpuset", "cpus", "memory", "memory_swap", "pids_limit"
+  std::string asked{};  // as asked, shown: "\"0\"", "1073741824 bytes"
+  Agreement engine_agrees = Agreement::unknown, inside_agrees = Agreement::unknown;  // differs
+  std::string engine{};  // the engine's view, shown
+  std::string file{};    // the file read inside the container
+  std::string inside{};  // its value, shown
+  std::int64_t expected = 0, actual = 0, page = 0;
+  friend bool operator==(const LimitCheck&, const LimitCheck&) = default;
+};
+
 struct Verification {
-  std::vector<std::string> mismatches;  // a limit did not take effect: the run is not trustworthy
-  std::vector<std::string> warnings;    // could not be checked, or checked with a caveat
+  std::vector<LimitCheck> mismatches;  // a limit did not take effect: the run is not trustworthy
+  std::vector<LimitCheck> warnings;    // could not be checked, or checked with a caveat
   friend bool operator==(const Verification&, const Verification&) = default;
 };
+
+// A finding in words, e.g. "cpuset: asked for \"0\", the engine reports \"0\", but inside the
+// container cpuset.cpus is \"0-1\"" (run.json keeps the words; a run's error says them).
+std::string limit_check_text(const LimitCheck& check);
+std::vector<std::string> limit_check_texts(const std::vector<LimitCheck>& checks);
 
 // Compares each limit the experiment asked for with the engine's and the probe's view; one
 // message per limit naming the values that disagree, e.g.

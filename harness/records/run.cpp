@@ -674,13 +674,15 @@ void from_json(const nlohmann::json& j, Effective& e) {
 }
 
 void to_json(nlohmann::json& j, const Verification& v) {
-  j = {{"mismatches", v.mismatches}, {"warnings", v.warnings}};
+  j = {{"mismatches", limit_check_texts(v.mismatches)}, {"warnings", limit_check_texts(v.warnings)}};
 }
 
 void from_json(const nlohmann::json& j, Verification& v) {
   v = {};
-  v.mismatches = j.value("mismatches", std::vector<std::string>{});
-  v.warnings = j.value("warnings", std::vector<std::string>{});
+  // The words only: what run.json keeps (a program reads a finding's limit and values in them).
+  for (auto [key, into] : {std::pair{"mismatches", &v.mismatches}, std::pair{"warnings", &v.warnings}})
+    for (std::string& said : j.value(key, std::vector<std::string>{}))
+      into->push_back({.kind = LimitCheck::Kind::said, .asked = text::name_safe(said)});
 }
 
 }  // namespace noisefloor::probe

@@ -67,7 +67,9 @@ records::RunRecord full_run() {
   limits.cgroup_version = 2;
   inv.details.limits_inside = limits;
   inv.details.probe = {{"cpus_allowed", "0"}, {"nproc", "1"}};
-  inv.details.verification = probe::Verification{{}, {"swap accounting is off"}};
+  // run.json keeps a finding's words: read back, they are said as written.
+  inv.details.verification =
+      probe::Verification{{}, {{.kind = probe::LimitCheck::Kind::said, .asked = "swap accounting is off"}}};
   inv.pair = records::PairPosition{"fast", 3, model::PairOrder::ba, "fast"};
   c.runs.push_back(inv);
   records::InvocationRecord host;
@@ -235,6 +237,16 @@ TEST_CASE("records: run.json of every 0.1 result reads back, both load shapes") 
   REQUIRE(details.limits_inside.has_value());
   CHECK(details.limits_inside->nproc == 1);
   CHECK(details.verification->mismatches.empty());
+  // A typed finding is written as its words.
+  const probe::Verification typed{{{.kind = probe::LimitCheck::Kind::affinity_count,
+                                    .limit = "cpuset",
+                                    .asked = "\"0\"",
+                                    .expected = 1,
+                                    .actual = 2}},
+                                  {}};
+  CHECK(json(typed)["mismatches"] ==
+        json::array(
+            {"cpuset: asked for \"0\" (1 CPU), but inside the container the affinity mask holds 2 CPUs"}));
   CHECK(details.container->exit_code == 0);
   again = docker;
   for (const char* added : {"description", "experiment_file"}) again.erase(added);
