@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <set>
 
 #include "analysis/analysis.hpp"
@@ -69,8 +70,9 @@ Loaded load_all(const std::vector<std::string>& paths) {
   for (const auto& p : paths) {
     if (auto fleet = results::load_fleet(p)) {
       if (fleet->hosts.empty())
-        throw InputError(fmt::format("{}: a run on several hosts where no host measured anything ({})", p,
-                                     fmt::join(fleet->missing, "; ")));
+        throw InputError(
+            fmt::format("{}: a run on several hosts where no host measured anything ({})", p,
+                        fmt::join(fleet->missing | std::views::transform(render::missing_host_text), "; ")));
       out.results.insert(out.results.end(), fleet->hosts.begin(), fleet->hosts.end());
       out.fleets.push_back(std::move(*fleet));
     } else {
@@ -78,6 +80,14 @@ Loaded load_all(const std::vector<std::string>& paths) {
       find_superseders(out.results.back());
     }
   }
+  return out;
+}
+
+// A warning line per host of the runs on several hosts that left no results.
+std::string missing_hosts(const Loaded& loaded) {
+  std::string out;
+  for (const auto& f : loaded.fleets)
+    for (const auto& m : f.missing) out += fmt::format("warning: host {}\n", render::missing_host_text(m));
   return out;
 }
 
@@ -250,8 +260,7 @@ Output cv(const CvOptions& o) {
       out.err += fmt::format("warning: {}\n", render::superseded_text(s, by));
     for (const auto& w : s.warnings) out.err += fmt::format("warning: {}\n", render::run_warning_text(w));
   }
-  for (const auto& f : loaded.fleets)
-    for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);
+  out.err += missing_hosts(loaded);
   const std::string verdict = loaded.fleets.empty() ? rooms_verdict(a, o.allow_different_hosts) : "";
   if (!verdict.empty() && !o.allow_different_hosts) return not_comparable(verdict, "cv");
   out.err += verdict;
@@ -543,8 +552,7 @@ Output report(const ReportOptions& o) {
     out.err += verdict;
   }
   for (const auto& w : render::warning_texts(a)) out.err += fmt::format("warning: {}\n", w);
-  for (const auto& f : loaded.fleets)
-    for (const auto& m : f.missing) out.err += fmt::format("warning: host {}\n", m);
+  out.err += missing_hosts(loaded);
   // The Hosts facet of the (first) run on several hosts.
   std::optional<FleetColumns> hosts;
   if (!loaded.fleets.empty()) hosts = columns_of(loaded.fleets.front());

@@ -217,6 +217,11 @@ std::string run_warning_text(const records::RunWarning& w) {
                     : fmt::format("{}: {}", w.file, run_warning_words(w));
 }
 
+std::string missing_host_text(const records::FleetHost& host) {
+  return fmt::format("{}: no results ({}{})", host.name, records::to_string(host.status),
+                     host.error ? ": " + *host.error : "");
+}
+
 std::string warning_text(const analysis::Warning& w) {
   return (w.source.empty() ? "" : w.source + ": ") + run_warning_text(w.what);
 }

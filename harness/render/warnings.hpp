@@ -9,6 +9,7 @@
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
 #include "analysis/table.hpp"
+#include "records/fleet.hpp"
 #include "records/result.hpp"
 #include "records/run.hpp"
 #include "stats/compare.hpp"
@@ -46,6 +47,10 @@ std::string run_warning_text(const records::RunWarning& warning);
 // were quoted". As markdown, a quote that leads with the word: "> **SUPERSEDED**: this run's ...".
 std::string superseded_text(const records::Result& run, const records::Superseder& by);
 std::string superseded_markdown(const records::Result& run, const records::Superseder& by);
+
+// A host of a run on several hosts that left no results (results::Fleet::missing), with how its
+// run ended: "quiet-box: no results (failed: cannot reach the engine)".
+std::string missing_host_text(const records::FleetHost& host);
 
 // An analysis's warning (analysis::Warning): its source's label first when it has one; and every
 // one of the analysis's, in order, after the sources' supersessions (superseded_text).

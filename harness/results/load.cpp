@@ -203,8 +203,7 @@ std::optional<Fleet> load_fleet(const fs::path& path) {
           fmt::format("{}: host name \"{}\" is not a directory name", (dir / "fleet.json").string(), h.name));
     const fs::path host_dir = dir / "hosts" / h.name;
     if (!fs::exists(host_dir / "samples.jsonl", ec)) {
-      fleet.missing.push_back(fmt::format("{}: no results ({}{})", h.name, records::to_string(h.status),
-                                          h.error ? ": " + *h.error : ""));
+      fleet.missing.push_back(h);
       continue;
     }
     records::Result r = load(host_dir);

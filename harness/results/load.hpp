@@ -20,12 +20,13 @@ records::Result load(const std::filesystem::path& path);
 std::filesystem::path resolve(const std::filesystem::path& path);
 
 // A run on several hosts (README: Many machines): its fleet.json, and a result per host that has
-// one (labelled with the host's name, in fleet.json's order); `missing` says which hosts have none
-// and why. nullopt when `path` (or its `latest`) is not such a run.
+// one (labelled with the host's name, in fleet.json's order); `missing` holds the hosts that have
+// none, with how their run ended (render::missing_host_text says it). nullopt when `path` (or its
+// `latest`) is not such a run.
 struct Fleet {
   records::FleetRecord record;
   std::vector<records::Result> hosts;
-  std::vector<std::string> missing;
+  std::vector<records::FleetHost> missing;
 };
 std::optional<Fleet> load_fleet(const std::filesystem::path& path);
 

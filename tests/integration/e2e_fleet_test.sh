@@ -131,6 +131,30 @@ contains cv.txt "tlsbox"
 [[ -s "$run/report.html" ]] || fail "no report.html for the fleet run"
 "$NF" compare "$run" "$run" >cmp.txt 2>cmp.err || { cat cmp.err >&2; fail "compare of two fleet runs"; }
 contains cmp.txt "== host tlsbox =="
+# a host that left no samples is named with how its run ended, by cv and report alike; with no
+# host left, one line lists them all (exit 2)
+cp -r "$(readlink -f "$run")" "$WORK/lost"
+rm "$WORK/lost/hosts/tlsbox/samples.jsonl"
+python3 - "$WORK/lost/fleet.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for h in doc["hosts"]:
+    if h["name"] == "tlsbox":
+        h["status"], h["error"] = "failed", "cannot reach the engine"
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+"$NF" cv "$WORK/lost" >cv.txt 2>cv.err || { cat cv.err >&2; fail "cv of a fleet run with a host lost"; }
+contains cv.err "warning: host tlsbox: no results (failed: cannot reach the engine)"
+"$NF" report "$WORK/lost" >/dev/null 2>rep.err || { cat rep.err >&2; fail "report of a fleet run with a host lost"; }
+contains rep.err "warning: host tlsbox: no results (failed: cannot reach the engine)"
+rm "$WORK"/lost/hosts/*/samples.jsonl
+set +e
+"$NF" cv "$WORK/lost" >cv.txt 2>cv.err
+rc=$?
+set -e
+[[ $rc == 2 ]] || { cat cv.err >&2; fail "cv of a fleet run with no host left: exit $rc, want 2"; }
+contains cv.err "no host measured anything"
+contains cv.err "tlsbox: no results (failed: cannot reach the engine)"
 
 # a run on several hosts, or one host of it, is not resumed (it would run elsewhere): exit 2
 for d in "$run" "$run/hosts/tlsbox"; do

@@ -74,3 +74,14 @@ TEST_CASE("render: a warning about a file names it, and its line when it has one
   CHECK(render::warning_text({.source = "run3", .what = {.kind = K::no_samples, .file = "s.jsonl"}}) ==
         "run3: s.jsonl: no samples (the run stopped before its first sample, or they were removed)");
 }
+
+TEST_CASE("render: a host of a run on several hosts that left no results, with how its run ended") {
+  records::FleetHost h;
+  h.name = "quiet-box";
+  h.status = records::RunStatus::failed;
+  h.error = "cannot reach the engine";
+  CHECK(render::missing_host_text(h) == "quiet-box: no results (failed: cannot reach the engine)");
+  h.status = records::RunStatus::interrupted;
+  h.error.reset();
+  CHECK(render::missing_host_text(h) == "quiet-box: no results (interrupted)");
+}
