@@ -46,15 +46,16 @@ class Doctor {
   }
 
  private:
-  void add(Level level, std::string topic, std::string message, std::string fix = "") {
-    report_.findings.push_back({level, std::move(topic), std::move(message), std::move(fix)});
+  void add(Level level, Topic topic, std::string message, std::string fix = "") {
+    report_.findings.push_back({level, topic, std::move(message), std::move(fix)});
   }
 
   // A WARN for a fact that could not be read; returns the value or nullptr.
-  const json* need(std::string_view path, const std::string& topic) {
+  const json* need(std::string_view path, Topic topic) {
     const json* v = known_value(host_, path);
     if (v == nullptr) {
-      add(Level::warn, topic, fmt::format("could not check {}: {}", topic, unknown_reason(host_, path)));
+      add(Level::warn, topic,
+          fmt::format("could not check {}: {}", to_string(topic), unknown_reason(host_, path)));
     }
     return v;
   }
@@ -72,16 +73,16 @@ class Doctor {
   }
 
   void virtualization() {
-    const json* v = need("virtualization.virtual", "virtualization");
+    const json* v = need("virtualization.virtual", Topic::virtualization);
     if (v == nullptr || !v->is_boolean()) return;
     if (!v->get<bool>()) {
-      add(Level::ok, "virtualization", "bare metal (no hypervisor found)");
+      add(Level::ok, Topic::virtualization, "bare metal (no hypervisor found)");
       return;
     }
     const json* h = known_value(host_, "virtualization.hypervisor");
     const std::string name = h != nullptr && h->is_string() ? h->get<std::string>() : "unknown";
     limited_ = true;
-    add(Level::warn, "virtualization",
+    add(Level::warn, Topic::virtualization,
         fmt::format("virtual machine (hypervisor: {}): vCPUs share physical cores with other "
                     "guests and the host controls frequency, so results compare only with runs "
                     "on the same VM type",
@@ -93,7 +94,7 @@ class Doctor {
     const std::string& os = engine_->os;
     if (os.find("Docker Desktop") == std::string::npos) return;
     limited_ = true;
-    add(Level::warn, "docker-desktop",
+    add(Level::warn, Topic::docker_desktop,
         fmt::format("the docker engine runs in Docker Desktop's VM ('{}'): pinned CPUs are vCPUs "
                     "of that VM and host-side spinners run outside it",
                     os));
@@ -110,18 +111,18 @@ class Doctor {
     if (!v->get<bool>()) {
       // The fingerprint's "no", with its weak evidence when there is some.
       if (inside_fact->contains("note"))
-        add(Level::ok, "container",
+        add(Level::ok, Topic::container,
             fmt::format("not in a container: {}", inside_fact->at("note").get<std::string>()));
       return;
     }
-    add(Level::warn, "container",
+    add(Level::warn, Topic::container,
         fmt::format("noisefloor runs inside a container ({}): host facts are the container's "
                     "view and its cgroup limits apply to the benchmark",
                     evidence));
   }
 
   void load() {
-    const json* v = need("load", "load");
+    const json* v = need("load", Topic::load);
     const auto cpus = logical();
     if (v == nullptr || !cpus || *cpus <= 0) return;
     LoadAverage load;
@@ -130,27 +131,27 @@ class Doctor {
     const LoadJudgement j = judge_load(load, *cpus);
     const std::string fix = "top -o %CPU   # then stop the busy processes it lists";
     if (j.level == Level::bad) {
-      add(Level::bad, "load", j.what + ": every CPU is already busy; results would measure the other work",
-          fix);
+      add(Level::bad, Topic::load,
+          j.what + ": every CPU is already busy; results would measure the other work", fix);
     } else if (j.level == Level::warn) {
-      add(Level::warn, "load",
+      add(Level::warn, Topic::load,
           j.what + (j.others > 0 ? ": other processes compete for the CPUs"
                                  : ": the machine was busy within the last minute; let it settle"),
           fix);
     } else {
-      add(Level::ok, "load", j.what);
+      add(Level::ok, Topic::load, j.what);
     }
   }
 
   void governor() {
-    const json* v = need("frequency.governor", "governor");
+    const json* v = need("frequency.governor", Topic::governor);
     if (v == nullptr) return;
     const bool all_performance = v->is_string() && v->get<std::string>() == "performance";
     if (all_performance) {
-      add(Level::ok, "governor", "cpufreq governor is performance on every CPU");
+      add(Level::ok, Topic::governor, "cpufreq governor is performance on every CPU");
       return;
     }
-    add(Level::warn, "governor",
+    add(Level::warn, Topic::governor,
         fmt::format("cpufreq governor is {} (not performance): the frequency follows the load, "
                     "so the first iterations run slower than the rest",
                     v->is_string() ? "'" + v->get<std::string>() + "'" : v->dump()),
@@ -159,10 +160,10 @@ class Doctor {
   }
 
   void turbo() {
-    const json* v = need("frequency.turbo", "turbo");
+    const json* v = need("frequency.turbo", Topic::turbo);
     if (v == nullptr || !v->is_boolean()) return;
     if (!v->get<bool>()) {
-      add(Level::ok, "turbo", "turbo/boost is off");
+      add(Level::ok, Topic::turbo, "turbo/boost is off");
       return;
     }
     const json& fact = host_["frequency"]["turbo"];
@@ -175,7 +176,7 @@ class Doctor {
     } else {
       fix = "for f in /sys/devices/system/cpu/cpufreq/policy*/boost; do echo 0 > \"$f\"; done";
     }
-    add(Level::warn, "turbo",
+    add(Level::warn, Topic::turbo,
         fmt::format("turbo/boost is on ({}): the clock depends on temperature and on how many "
                     "cores are busy",
                     source),
@@ -183,16 +184,16 @@ class Doctor {
   }
 
   void smt() {
-    const json* v = need("smt.active", "smt");
+    const json* v = need("smt.active", Topic::smt);
     if (v == nullptr || !v->is_boolean()) return;
     const json* control = known_value(host_, "smt.control");
     const std::string c =
         control != nullptr && control->is_string() ? control->get<std::string>() : "unknown";
     if (!v->get<bool>()) {
-      add(Level::ok, "smt", fmt::format("SMT (hyper-threading) is inactive (control: {})", c));
+      add(Level::ok, Topic::smt, fmt::format("SMT (hyper-threading) is inactive (control: {})", c));
       return;
     }
-    add(Level::warn, "smt",
+    add(Level::warn, Topic::smt,
         fmt::format("SMT (hyper-threading) is active (control: {}): a sibling thread shares the "
                     "core's caches and execution units with the benchmark",
                     c),
@@ -200,7 +201,7 @@ class Doctor {
   }
 
   void isolation() {
-    const json* v = need("isolation.isolated", "isolation");
+    const json* v = need("isolation.isolated", Topic::isolation);
     const auto on = online();
     if (!experiment_cpus_.empty() && on) {
       std::vector<int> missing;
@@ -208,7 +209,7 @@ class Doctor {
         if (!std::binary_search(on->begin(), on->end(), c)) missing.push_back(c);
       }
       if (!missing.empty()) {
-        add(Level::bad, "experiment-cpus",
+        add(Level::bad, Topic::experiment_cpus,
             fmt::format("the experiment pins to CPUs {} but only {} are online",
                         model::format_cpu_list(missing), model::format_cpu_list(*on)));
       }
@@ -222,13 +223,13 @@ class Doctor {
         if (!std::binary_search(isolated->begin(), isolated->end(), c)) outside.push_back(c);
       }
       if (!outside.empty()) {
-        add(Level::warn, "isolation",
+        add(Level::warn, Topic::isolation,
             fmt::format("CPUs {} are isolated but the experiment pins to {}, which are not: "
                         "pin the experiment to the isolated CPUs",
                         list, model::format_cpu_list(outside)),
             fmt::format("taskset -c {} chrt -f 50 <benchmark>", list));
       } else {
-        add(Level::ok, "isolation", fmt::format("CPUs {} are isolated from the scheduler", list));
+        add(Level::ok, Topic::isolation, fmt::format("CPUs {} are isolated from the scheduler", list));
       }
       return;
     }
@@ -240,13 +241,13 @@ class Doctor {
     if (suggest.empty() && on && on->size() > 1) suggest = {on->back()};
     const bool pins_cpu0 = !experiment_cpus_.empty() && experiment_cpus_.front() == 0;
     if (suggest.empty()) {
-      add(Level::warn, "isolation",
+      add(Level::warn, Topic::isolation,
           "no isolated CPUs, and a single CPU cannot be isolated: the benchmark shares it with "
           "every other task");
       return;
     }
     const std::string list = model::format_cpu_list(suggest);
-    add(Level::warn, "isolation",
+    add(Level::warn, Topic::isolation,
         std::string("no isolated CPUs: the scheduler, timer ticks and RCU callbacks run on the "
                     "benchmark's CPUs") +
             (pins_cpu0 ? fmt::format("; the experiment pins to CPU 0, which keeps housekeeping "
@@ -260,13 +261,13 @@ class Doctor {
   }
 
   void aslr() {
-    const json* v = need("aslr", "aslr");
+    const json* v = need("aslr", Topic::aslr);
     if (v == nullptr || !v->is_number_integer()) return;
     if (v->get<int>() == 0) {
-      add(Level::ok, "aslr", "address space layout randomization is off");
+      add(Level::ok, Topic::aslr, "address space layout randomization is off");
       return;
     }
-    add(Level::warn, "aslr",
+    add(Level::warn, Topic::aslr,
         fmt::format("address space layout randomization is on (randomize_va_space={}): code and "
                     "stack alignment change from run to run",
                     v->get<int>()),
@@ -274,27 +275,27 @@ class Doctor {
   }
 
   void thp() {
-    const json* v = need("thp", "thp");
+    const json* v = need("thp", Topic::thp);
     if (v == nullptr || !v->is_string()) return;
     if (v->get<std::string>() != "always") {
-      add(Level::ok, "thp", fmt::format("transparent huge pages: {}", v->get<std::string>()));
+      add(Level::ok, Topic::thp, fmt::format("transparent huge pages: {}", v->get<std::string>()));
       return;
     }
-    add(Level::warn, "thp",
+    add(Level::warn, Topic::thp,
         "transparent huge pages are 'always': khugepaged compaction and huge-page faults add "
         "pauses that depend on memory fragmentation",
         "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled");
   }
 
   void swap() {
-    const json* v = need("memory.swap_used_kb", "swap");
+    const json* v = need("memory.swap_used_kb", Topic::swap);
     if (v == nullptr || !v->is_number_integer()) return;
     const auto used = v->get<std::int64_t>();
     if (used <= 0) {
-      add(Level::ok, "swap", "no swap in use");
+      add(Level::ok, Topic::swap, "no swap in use");
       return;
     }
-    add(Level::warn, "swap",
+    add(Level::warn, Topic::swap,
         fmt::format("{} kB of swap in use: pages the benchmark touches may have to come back "
                     "from disk",
                     used),
@@ -302,28 +303,28 @@ class Doctor {
   }
 
   void power() {
-    const json* v = need("power", "power");
+    const json* v = need("power", Topic::power);
     if (v == nullptr || !v->is_string()) return;
     if (v->get<std::string>() == "battery") {
-      add(Level::warn, "power", "running on battery: firmware and the kernel lower clocks to save power",
+      add(Level::warn, Topic::power, "running on battery: firmware and the kernel lower clocks to save power",
           "plug in the AC adapter");
     } else {
-      add(Level::ok, "power", fmt::format("power source: {}", v->get<std::string>()));
+      add(Level::ok, Topic::power, fmt::format("power source: {}", v->get<std::string>()));
     }
   }
 
   void clocksource() {
-    const json* v = need("clocksource", "clocksource");
+    const json* v = need("clocksource", Topic::clocksource);
     if (v == nullptr || !v->is_string()) return;
     const std::string cs = v->get<std::string>();
     if (cs == "hpet" || cs == "acpi_pm") {
-      add(Level::warn, "clocksource",
+      add(Level::warn, Topic::clocksource,
           fmt::format("clocksource is '{}': every clock read is a slow device access, which "
                       "inflates short timings",
                       cs),
           "echo tsc > /sys/devices/system/clocksource/clocksource0/current_clocksource");
     } else {
-      add(Level::ok, "clocksource", fmt::format("clocksource: {}", cs));
+      add(Level::ok, Topic::clocksource, fmt::format("clocksource: {}", cs));
     }
   }
 
@@ -332,12 +333,12 @@ class Doctor {
     if (!noise_ || !noise_->measured()) return;
     const std::vector<std::string> above = noise_above_limits(*noise_);
     if (above.empty()) {
-      add(Level::ok, "noise", "quiet: " + noise_line(*noise_));
+      add(Level::ok, Topic::noise, "quiet: " + noise_line(*noise_));
       return;
     }
     std::string what;
     for (const auto& a : above) what += (what.empty() ? "" : "; ") + a;
-    add(Level::warn, "noise",
+    add(Level::warn, Topic::noise,
         fmt::format("{}: a benchmark here is unlikely to vary less. Measured: {}", what, noise_line(*noise_)),
         "stop other work on this machine (see \"load\"), or measure on a quieter one (run --host)");
   }
@@ -348,18 +349,18 @@ class Doctor {
     const json* paranoid = known_value(host_, "perf.paranoid");
     const int level = paranoid != nullptr && paranoid->is_number_integer() ? paranoid->get<int>() : 0;
     if (level > 2) {
-      add(Level::warn, "counters",
+      add(Level::warn, Topic::counters,
           fmt::format("kernel.perf_event_paranoid is {}: without root or CAP_PERFMON no counter can be "
                       "read, and the diagnosis under the table has the scheduler's figures only",
                       level),
           "sysctl kernel.perf_event_paranoid=2");
     } else if (!pmu->get<bool>()) {
-      add(Level::ok, "counters",
+      add(Level::ok, Topic::counters,
           "software counters only: no PMU driver (Performance Events: no PMU driver, software events "
           "only), so instructions, cycles, branch and cache misses are not counted; a virtual machine "
           "needs a virtual PMU for them");
     } else {
-      add(Level::ok, "counters", "hardware and software counters (a CPU PMU driver is loaded)");
+      add(Level::ok, Topic::counters, "hardware and software counters (a CPU PMU driver is loaded)");
     }
   }
 
@@ -375,7 +376,7 @@ class Doctor {
       for (const char* c : {"cpuset", "cpu", "memory", "pids"})
         if (std::find(have.begin(), have.end(), c) == have.end()) missing.push_back(c);
       if (!missing.empty())
-        add(Level::warn, "engine-limits",
+        add(Level::warn, Topic::engine_limits,
             fmt::format(
                 "{} {}gives its containers no {} cgroup controller (cgroup v{}): it accepts those "
                 "limits and applies none, so noisefloor refuses container conditions that ask for them; "
@@ -383,7 +384,7 @@ class Doctor {
                 engine, engine_->rootless ? "is rootless and " : "", fmt::join(missing, ", "),
                 engine_->cgroup_version.empty() ? "?" : engine_->cgroup_version),
             "sudo podman system service --time=0 unix:///run/podman/podman.sock");
-      for (const auto& msg : engine_->warnings) add(Level::warn, "engine-limits", engine + ": " + msg);
+      for (const auto& msg : engine_->warnings) add(Level::warn, Topic::engine_limits, engine + ": " + msg);
       return;
     }
     const EngineLimits& l = engine_->limits;
@@ -394,21 +395,21 @@ class Doctor {
                                                                 {"SwapLimit", l.swap_limit}};
     for (const auto& [cap, value] : caps) {
       if (value && !*value) {
-        add(Level::warn, "engine-limits",
+        add(Level::warn, Topic::engine_limits,
             fmt::format("{} reports {}=false: it silently drops that limit, so "
                         "the pinned container is not limited the way the experiment says",
                         engine, cap));
       }
     }
     for (const auto& msg : engine_->warnings)
-      add(Level::warn, "engine-limits",
+      add(Level::warn, Topic::engine_limits,
           (engine_->product.empty() ? "docker engine" : engine_->product + " engine") + ": " + msg);
   }
 
   void perflock() {
     const json* v = known_value(host_, "tools.perflock");
     if (v == nullptr || !v->is_boolean() || !v->get<bool>()) return;
-    add(Level::ok, "perflock",
+    add(Level::ok, Topic::perflock,
         "perflock is installed: it serializes benchmarks and can cap the CPU frequency",
         "perflock -governor=70% <benchmark>");
   }
@@ -459,11 +460,13 @@ std::string_view to_string(Level level) { return model::name_of(level); }
 
 std::string_view to_string(Grade grade) { return model::name_of(grade); }
 
+std::string_view to_string(Topic topic) { return model::name_of(topic); }
+
 void to_json(json& j, const DoctorReport& report) {
   json findings = json::array();
   for (const auto& f : report.findings) {
     findings.push_back({{"level", std::string(to_string(f.level))},
-                        {"topic", f.topic},
+                        {"topic", std::string(to_string(f.topic))},
                         {"message", f.message},
                         {"fix", f.fix}});
   }
@@ -474,10 +477,9 @@ void to_json(json& j, const DoctorReport& report) {
 
 namespace {
 
-template <typename E, std::size_t N>
-E parse_enum(const std::string& text, const E (&values)[N], const char* what) {
-  for (E v : values)
-    if (to_string(v) == text) return v;
+template <typename E>
+E parse_name(const std::string& text, const char* what) {
+  if (const auto v = model::from_name<E>(text)) return *v;
   throw ParseError(fmt::format("doctor: unknown {} \"{}\"", what, text));
 }
 
@@ -486,13 +488,12 @@ E parse_enum(const std::string& text, const E (&values)[N], const char* what) {
 void from_json(const json& j, DoctorReport& report) {
   report = {};
   try {
-    constexpr Grade kGrades[] = {Grade::ready, Grade::limited, Grade::not_ready};
-    constexpr Level kLevels[] = {Level::ok, Level::warn, Level::bad};
-    report.grade = parse_enum(j.at("grade").get<std::string>(), kGrades, "grade");
+    report.grade = parse_name<Grade>(j.at("grade").get<std::string>(), "grade");
     report.grade_reasons = j.value("reasons", std::vector<std::string>{});
     for (const auto& f : j.value("findings", json::array()))
-      report.findings.push_back({parse_enum(f.at("level").get<std::string>(), kLevels, "level"),
-                                 f.value("topic", ""), f.value("message", ""), f.value("fix", "")});
+      report.findings.push_back({parse_name<Level>(f.at("level").get<std::string>(), "level"),
+                                 parse_name<Topic>(f.at("topic").get<std::string>(), "topic"),
+                                 f.value("message", ""), f.value("fix", "")});
   } catch (const json::exception& e) {
     throw ParseError(fmt::format("doctor: {}", e.what()));
   }

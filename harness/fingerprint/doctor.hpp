@@ -57,9 +57,56 @@ constexpr std::array<std::pair<Level, std::string_view>, 3> names(Level) {
   }};
 }
 
+// What a finding is about, in the order the doctor checks (the list above); `simulation` is the
+// doctor command's own (pipeline/machine.cpp: whether valgrind's simulated counts work here).
+enum class Topic {
+  virtualization,
+  docker_desktop,
+  container,
+  load,
+  governor,
+  turbo,
+  smt,
+  isolation,
+  experiment_cpus,
+  aslr,
+  thp,
+  swap,
+  power,
+  clocksource,
+  noise,
+  counters,
+  engine_limits,
+  perflock,
+  simulation
+};
+
+constexpr std::array<std::pair<Topic, std::string_view>, 19> names(Topic) {
+  using enum Topic;
+  return {{{virtualization, "virtualization"},
+           {docker_desktop, "docker-desktop"},
+           {container, "container"},
+           {load, "load"},
+           {governor, "governor"},
+           {turbo, "turbo"},
+           {smt, "smt"},
+           {isolation, "isolation"},
+           {experiment_cpus, "experiment-cpus"},
+           {aslr, "aslr"},
+           {thp, "thp"},
+           {swap, "swap"},
+           {power, "power"},
+           {clocksource, "clocksource"},
+           {noise, "noise"},
+           {counters, "counters"},
+           {engine_limits, "engine-limits"},
+           {perflock, "perflock"},
+           {simulation, "simulation"}}};
+}
+
 struct Finding {
   Level level = Level::ok;
-  std::string topic;    // "governor"
+  Topic topic = Topic::virtualization;
   std::string message;  // why it matters, with the observed value
   std::string fix;      // the exact command(s); empty if none
   friend bool operator==(const Finding&, const Finding&) = default;
@@ -105,12 +152,13 @@ DoctorReport diagnose(const FactTree& host, const std::optional<EngineFacts>& en
                       const std::optional<NoiseProfile>& noise = std::nullopt);
 
 std::string_view to_string(Level level);  // "OK", "WARN", "BAD"
+std::string_view to_string(Topic topic);  // "governor", "engine-limits", ...
 std::string_view to_string(Grade grade);  // "ready", "limited", "not ready"
 
 // {"grade": "ready" | "limited" | "not ready", "reasons": [grade_reasons...],
 //  "findings": [{"level": "OK" | "WARN" | "BAD", "topic", "message", "fix"}]} (fix "" when none).
 // What `noisefloor doctor --json` prints and a run stores as fingerprint["doctor"]. from_json
-// throws ParseError for an unknown grade or level.
+// throws ParseError for an unknown grade, level or topic.
 void to_json(nlohmann::json& j, const DoctorReport& report);
 void from_json(const nlohmann::json& j, DoctorReport& report);
 

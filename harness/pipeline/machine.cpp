@@ -166,10 +166,10 @@ namespace {
 // under valgrind, measured now (an OK either way: a machine without valgrind is not a worse room).
 fp::Finding simulation_finding(const conditions::SimulationCost& c) {
   if (!c.problem.empty())
-    return {fp::Level::ok, "simulation",
+    return {fp::Level::ok, fp::Topic::simulation,
             fmt::format("metric: simulated-instructions and its kin are not available: {}", c.problem),
             "apt-get install valgrind"};
-  return {fp::Level::ok, "simulation",
+  return {fp::Level::ok, fp::Topic::simulation,
           fmt::format("{}: metric: simulated-instructions and its kin work here, at {:.0f}× the program's "
                       "time (a fixed workload of {:.1f} ms took {:.2f} s under cachegrind, its start "
                       "included)",

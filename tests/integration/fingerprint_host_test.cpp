@@ -36,10 +36,10 @@ json v(const json& host, std::string_view path) {
   return *value;
 }
 
-fp::Finding only(const fp::DoctorReport& r, const std::string& topic) {
+fp::Finding only(const fp::DoctorReport& r, fp::Topic topic) {
   const auto n = std::count_if(r.findings.begin(), r.findings.end(),
                                [&](const fp::Finding& f) { return f.topic == topic; });
-  REQUIRE_MESSAGE(n == 1, "expected one finding for " << topic << ", got " << n);
+  REQUIRE_MESSAGE(n == 1, "expected one finding for " << fp::to_string(topic) << ", got " << n);
   return *std::find_if(r.findings.begin(), r.findings.end(),
                        [&](const fp::Finding& f) { return f.topic == topic; });
 }
@@ -156,12 +156,12 @@ TEST_CASE("probe_host: this VM (captured tree)") {
   // Captured while two other tasks were running on its 2 CPUs (3/124 in /proc/loadavg, one of
   // them the reader): that alone makes it not ready; everything else is at most a warning.
   CHECK(r.grade == Grade::not_ready);
-  CHECK(only(r, "load").level == Level::bad);
-  CHECK(only(r, "virtualization").message.rfind("virtual machine (hypervisor: KVM)", 0) == 0);
-  CHECK(only(r, "governor").level == Level::warn);
-  CHECK(only(r, "container").level == Level::ok);
+  CHECK(only(r, fp::Topic::load).level == Level::bad);
+  CHECK(only(r, fp::Topic::virtualization).message.rfind("virtual machine (hypervisor: KVM)", 0) == 0);
+  CHECK(only(r, fp::Topic::governor).level == Level::warn);
+  CHECK(only(r, fp::Topic::container).level == Level::ok);
   for (const auto& f : r.findings)
-    if (f.topic != "load") CHECK(f.level != Level::bad);
+    if (f.topic != fp::Topic::load) CHECK(f.level != Level::bad);
 }
 
 TEST_CASE("probe_host: Intel laptop with intel_pstate, on battery") {
@@ -196,14 +196,14 @@ TEST_CASE("probe_host: Intel laptop with intel_pstate, on battery") {
 
   const auto r = fp::diagnose(h, std::nullopt, {});
   CHECK(r.grade == Grade::limited);
-  CHECK(only(r, "governor").level == Level::warn);
-  CHECK(only(r, "turbo").fix == "echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo");
-  CHECK(only(r, "smt").fix == "echo off > /sys/devices/system/cpu/smt/control");
-  CHECK(only(r, "isolation").fix.rfind("add \"isolcpus=7 nohz_full=7 rcu_nocbs=7\"", 0) == 0);
-  CHECK(only(r, "power").level == Level::warn);
-  CHECK(only(r, "swap").level == Level::warn);
-  CHECK(only(r, "load").level == Level::warn);  // 2/1183 running: one other task besides the reader
-  CHECK(r.grade_reasons.size() == 8);           // load, governor, turbo, smt, isolation, aslr, swap, power
+  CHECK(only(r, fp::Topic::governor).level == Level::warn);
+  CHECK(only(r, fp::Topic::turbo).fix == "echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo");
+  CHECK(only(r, fp::Topic::smt).fix == "echo off > /sys/devices/system/cpu/smt/control");
+  CHECK(only(r, fp::Topic::isolation).fix.rfind("add \"isolcpus=7 nohz_full=7 rcu_nocbs=7\"", 0) == 0);
+  CHECK(only(r, fp::Topic::power).level == Level::warn);
+  CHECK(only(r, fp::Topic::swap).level == Level::warn);
+  CHECK(only(r, fp::Topic::load).level == Level::warn);  // 2/1183 running: one other task besides the reader
+  CHECK(r.grade_reasons.size() == 8);  // load, governor, turbo, smt, isolation, aslr, swap, power
 }
 
 TEST_CASE("probe_host: AMD desktop with amd-pstate and isolated CPUs") {
@@ -224,10 +224,10 @@ TEST_CASE("probe_host: AMD desktop with amd-pstate and isolated CPUs") {
   CHECK(v(h, "os.version_id") == "40");
 
   const auto r = fp::diagnose(h, std::nullopt, {5, 11});
-  CHECK(only(r, "isolation").level == Level::ok);
-  CHECK(only(r, "governor").level == Level::ok);
-  CHECK(only(r, "turbo").fix == "echo 0 > /sys/devices/system/cpu/cpufreq/boost");
-  CHECK(only(r, "thp").level == Level::warn);
+  CHECK(only(r, fp::Topic::isolation).level == Level::ok);
+  CHECK(only(r, fp::Topic::governor).level == Level::ok);
+  CHECK(only(r, fp::Topic::turbo).fix == "echo 0 > /sys/devices/system/cpu/cpufreq/boost");
+  CHECK(only(r, fp::Topic::thp).level == Level::warn);
   CHECK(r.grade == Grade::limited);
 }
 
@@ -248,7 +248,7 @@ TEST_CASE("probe_host: arm64 Raspberry Pi without SMT, cache or turbo files") {
   CHECK(v(h, "kernel.release") == "6.6.31+rpt-rpi-v8");
 
   const auto r = fp::diagnose(h, std::nullopt, {});
-  CHECK(only(r, "smt").message == "could not check smt: missing /sys/devices/system/cpu/smt/active");
+  CHECK(only(r, fp::Topic::smt).message == "could not check smt: missing /sys/devices/system/cpu/smt/active");
   for (const auto& f : r.findings) CHECK(f.level != Level::bad);
 }
 
@@ -261,7 +261,7 @@ TEST_CASE("doctor from a fabricated tree: a tuned bare-metal host is ready") {
   const auto r = fp::diagnose(h, std::nullopt, {2, 3});
   CHECK(r.grade == Grade::ready);
   CHECK(r.grade_reasons.empty());
-  CHECK(only(r, "isolation").message == "CPUs 2,3 are isolated from the scheduler");
+  CHECK(only(r, fp::Topic::isolation).message == "CPUs 2,3 are isolated from the scheduler");
   for (const auto& f : r.findings) CHECK(f.level == Level::ok);
 }
 
@@ -275,16 +275,16 @@ TEST_CASE("doctor from a fabricated tree: powersave governor, turbo and SMT on")
   t.write("/sys/devices/system/cpu/smt/active", "1\n");
   t.write("/sys/devices/system/cpu/smt/control", "on\n");
   const auto r = fp::diagnose(fp::probe_host(t.path()), std::nullopt, {2});
-  const auto governor = only(r, "governor");
+  const auto governor = only(r, fp::Topic::governor);
   CHECK(governor.level == Level::warn);
   CHECK(governor.fix ==
         "for f in /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor; do echo performance > "
         "\"$f\"; done   # or: cpupower frequency-set -g performance");
-  CHECK(only(r, "turbo").level == Level::warn);
-  CHECK(only(r, "turbo").fix == "echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo");
-  CHECK(only(r, "smt").level == Level::warn);
-  CHECK(only(r, "smt").fix == "echo off > /sys/devices/system/cpu/smt/control");
-  CHECK(only(r, "isolation").level == Level::ok);
+  CHECK(only(r, fp::Topic::turbo).level == Level::warn);
+  CHECK(only(r, fp::Topic::turbo).fix == "echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo");
+  CHECK(only(r, fp::Topic::smt).level == Level::warn);
+  CHECK(only(r, fp::Topic::smt).fix == "echo off > /sys/devices/system/cpu/smt/control");
+  CHECK(only(r, fp::Topic::isolation).level == Level::ok);
   CHECK(r.grade == Grade::limited);
   CHECK(r.grade_reasons.size() == 3);
 }
@@ -305,11 +305,11 @@ TEST_CASE("doctor from a fabricated tree: a QEMU VM is limited; busy host is not
   CHECK(v(h, "virtualization.hypervisor") == "QEMU");
   const auto r = fp::diagnose(h, std::nullopt, {2, 3});
   CHECK(r.grade == Grade::limited);
-  CHECK(only(r, "virtualization").level == Level::warn);
+  CHECK(only(r, fp::Topic::virtualization).level == Level::warn);
 
   t.write("/proc/loadavg", "6.10 5.80 4.00 7/412 9000\n");
   const auto busy = fp::diagnose(fp::probe_host(t.path()), std::nullopt, {2, 3});
-  CHECK(only(busy, "load").level == Level::bad);
+  CHECK(only(busy, fp::Topic::load).level == Level::bad);
   CHECK(busy.grade == Grade::not_ready);
 }
 
@@ -331,8 +331,8 @@ TEST_CASE("probe_host: container markers, perflock, cgroup v1 and an empty root"
   CHECK(v(h, "cgroup.version") == 1);
   CHECK(v(h, "cgroup.layout") == "v1");
   const auto r = fp::diagnose(h, std::nullopt, {});
-  CHECK(only(r, "container").level == Level::warn);
-  CHECK(only(r, "perflock").fix == "perflock -governor=70% <benchmark>");
+  CHECK(only(r, fp::Topic::container).level == Level::warn);
+  CHECK(only(r, fp::Topic::perflock).fix == "perflock -governor=70% <benchmark>");
 
   TempRoot empty;
   json e;

@@ -108,8 +108,8 @@ TEST_CASE("tune: apply writes the values, saves the previous ones; restore puts 
   const json host = fp::probe_host(t.path());
   const auto report = fp::diagnose(host, std::nullopt, {});
   for (const auto& f : report.findings) {
-    if (f.topic == "governor" || f.topic == "aslr" || f.topic == "turbo") {
-      CHECK_MESSAGE(f.level == fp::Level::ok, f.topic << ": " << f.message);
+    if (f.topic == fp::Topic::governor || f.topic == fp::Topic::aslr || f.topic == fp::Topic::turbo) {
+      CHECK_MESSAGE(f.level == fp::Level::ok, fp::to_string(f.topic) << ": " << f.message);
     }
   }
 

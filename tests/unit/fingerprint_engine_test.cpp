@@ -116,11 +116,11 @@ TEST_CASE("engine_facts: feed diagnose's Docker Desktop and limit checks") {
   int desktop = 0;
   std::vector<std::string> messages;
   for (const auto& f : r.findings) {
-    if (f.topic == "docker-desktop") {
+    if (f.topic == fp::Topic::docker_desktop) {
       ++desktop;
       CHECK(f.level == fp::Level::warn);
     }
-    if (f.topic == "engine-limits") messages.push_back(f.message);
+    if (f.topic == fp::Topic::engine_limits) messages.push_back(f.message);
   }
   CHECK(desktop == 1);
   CHECK(messages ==
@@ -218,7 +218,7 @@ TEST_CASE("doctor: rootless Podman is one finding that names what it drops") {
   const auto r = fp::diagnose(fp::FactTree(), rootless, {});
   std::vector<std::string> messages;
   for (const auto& f : r.findings)
-    if (f.topic == "engine-limits") messages.push_back(f.message);
+    if (f.topic == fp::Topic::engine_limits) messages.push_back(f.message);
   CHECK(messages ==
         std::vector<std::string>{
             "the Podman engine is rootless and gives its containers no cpuset, cpu, memory, pids "
@@ -228,5 +228,6 @@ TEST_CASE("doctor: rootless Podman is one finding that names what it drops") {
   const json rootful_libpod = load("podman-4.3-rootful-libpod-info.json");
   const fp::EngineFacts rootful = fp::engine_facts(
       load("podman-4.3-rootful-version.json"), load("podman-4.3-rootful-info.json"), "", "", &rootful_libpod);
-  for (const auto& f : fp::diagnose(fp::FactTree(), rootful, {}).findings) CHECK(f.topic != "engine-limits");
+  for (const auto& f : fp::diagnose(fp::FactTree(), rootful, {}).findings)
+    CHECK(f.topic != fp::Topic::engine_limits);
 }

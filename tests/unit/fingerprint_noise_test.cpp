@@ -81,7 +81,7 @@ TEST_CASE("noise profile: lines, limits and the doctor's finding") {
   const fp::DoctorReport noisy = fp::diagnose(host, std::nullopt, {}, p);
   const auto finding = [](const fp::DoctorReport& r) -> const fp::Finding* {
     for (const auto& f : r.findings)
-      if (f.topic == "noise") return &f;
+      if (f.topic == fp::Topic::noise) return &f;
     return nullptr;
   };
   REQUIRE(finding(noisy));

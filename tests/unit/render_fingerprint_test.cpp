@@ -6,6 +6,7 @@
 
 #include "fingerprint/doctor.hpp"
 #include "fingerprint/facts.hpp"
+#include "model/errors.hpp"
 #include "records/fingerprint.hpp"
 #include "render/fingerprint.hpp"
 #include "text/text.hpp"
@@ -22,12 +23,13 @@ namespace {
 fp::DoctorReport sample_report() {
   fp::DoctorReport r;
   r.findings = {
-      {Level::ok, "load", "1-minute load average 0.05 on 8 logical CPUs", ""},
-      {Level::warn, "governor",
+      {Level::ok, fingerprint::Topic::load, "1-minute load average 0.05 on 8 logical CPUs", ""},
+      {Level::warn, fingerprint::Topic::governor,
        "cpufreq governor is 'powersave' (not performance): the frequency follows the load, so the first "
        "iterations run slower than the rest",
        "cpupower frequency-set -g performance"},
-      {Level::bad, "experiment-cpus", "the experiment pins to CPUs 9 but only 0-7 are online", ""},
+      {Level::bad, fingerprint::Topic::experiment_cpus,
+       "the experiment pins to CPUs 9 but only 0-7 are online", ""},
   };
   r.grade = Grade::not_ready;
   r.grade_reasons = {r.findings[1].message, r.findings[2].message};
@@ -49,6 +51,18 @@ TEST_CASE("doctor report JSON: grade, reasons and every finding, and back") {
   CHECK(j["findings"][1]["level"] == "WARN");
   CHECK(j["findings"][1]["fix"] == "cpupower frequency-set -g performance");
   CHECK(j["findings"][2]["level"] == "BAD");
+}
+
+TEST_CASE("doctor report JSON: every topic's name reads back; an unknown topic is refused") {
+  for (const auto& [topic, name] : names(fp::Topic{})) {
+    json j = sample_report();
+    j["findings"][0]["topic"] = name;
+    CHECK(j.get<fp::DoctorReport>().findings[0].topic == topic);
+  }
+  json j = sample_report();
+  j["findings"][0]["topic"] = "gremlins";
+  CHECK_THROWS_WITH_AS(j.get<fp::DoctorReport>(), "doctor: unknown topic \"gremlins\"",
+                       noisefloor::ParseError);
 }
 
 TEST_CASE("render doctor: one block per finding, wrapped message, unwrapped fix, grade last") {
@@ -78,8 +92,9 @@ TEST_CASE("render doctor: one block per finding, wrapped message, unwrapped fix,
 
 TEST_CASE("render doctor: colour only wraps the level words and the grade") {
   fp::DoctorReport r;
-  r.findings = {{Level::ok, "aslr", "address space layout randomization is off", ""},
-                {Level::warn, "thp", "transparent huge pages are 'always'", "echo madvise > x"}};
+  r.findings = {
+      {Level::ok, fingerprint::Topic::aslr, "address space layout randomization is off", ""},
+      {Level::warn, fingerprint::Topic::thp, "transparent huge pages are 'always'", "echo madvise > x"}};
   r.grade = Grade::limited;
   r.grade_reasons = {"transparent huge pages are 'always'"};
   const std::string expected =
@@ -97,7 +112,7 @@ TEST_CASE("render doctor: colour only wraps the level words and the grade") {
 
 TEST_CASE("render doctor: a ready report lists no reasons") {
   fp::DoctorReport r;
-  r.findings = {{Level::ok, "smt", "SMT (hyper-threading) is inactive (control: off)", ""}};
+  r.findings = {{Level::ok, fingerprint::Topic::smt, "SMT (hyper-threading) is inactive (control: off)", ""}};
   r.grade = Grade::ready;
   CHECK(render::doctor(r, false) ==
         "OK    smt\n"

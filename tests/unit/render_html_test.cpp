@@ -85,11 +85,11 @@ TEST_CASE("render html: header facts in text") {
 
 TEST_CASE("render html: the doctor's grade, reasons and findings when the fingerprint has them") {
   auto s = load_small();
-  s.fingerprint.doctor =
-      fingerprint::DoctorReport{{{fingerprint::Level::warn, "aslr", "ASLR is on", "setarch -R <cmd>"},
-                                 {fingerprint::Level::ok, "smt", "SMT is off", ""}},
-                                fingerprint::Grade::limited,
-                                {"a virtual machine (KVM)", "load 1.4"}};
+  s.fingerprint.doctor = fingerprint::DoctorReport{
+      {{fingerprint::Level::warn, fingerprint::Topic::aslr, "ASLR is on", "setarch -R <cmd>"},
+       {fingerprint::Level::ok, fingerprint::Topic::smt, "SMT is off", ""}},
+      fingerprint::Grade::limited,
+      {"a virtual machine (KVM)", "load 1.4"}};
   const std::string html = page(data_of({s}));
   CHECK(html.find("<dt>Doctor</dt><dd>limited: a virtual machine (KVM); load 1.4\n<details><summary>Findings"
                   "</summary>\n<ul class=\"notes\">\n<li><strong>WARN</strong> aslr: ASLR is on<br>fix: "
