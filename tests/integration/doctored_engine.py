@@ -10,6 +10,11 @@ usage: doctored_engine.py SOCKET PORT_FILE MODE [ARG]
        JSON body that never ends, until the client hangs up.
   MODE lying-inspect: a container's GET /containers/ID/json answer says State.OOMKilled "yes",
        State.Pid 1e30, State.StartedAt 7 and Config.Tty "true" (types the API does not give them).
+  MODE drop-cpuset: a POST /containers/create loses HostConfig.CpusetCpus on its way, as an engine
+       that accepts a limit and applies none (rootless Podman without the cpuset controller).
+
+A request that asks for an upgrade (an attach: "Upgrade: tcp") is passed through as a raw stream
+both ways once the engine answers it.
 
 It listens on 127.0.0.1 (an ephemeral port, written to PORT_FILE once it listens), serves until
 killed, and prints one line per doctored answer on stderr."""
@@ -20,6 +25,7 @@ import http.server
 import socket
 import struct
 import sys
+import threading
 
 
 class UnixConnection(http.client.HTTPConnection):
@@ -62,6 +68,31 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def upgrade(self, body):
+        """The request as it came, then the bytes both ways until either side closes."""
+        engine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        engine.connect(SOCKET)
+        head = f"{self.command} {self.path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in self.headers.items())
+        engine.sendall(head.encode() + b"\r\n" + (body or b""))
+
+        def pump(source, sink):
+            try:
+                while data := source.recv(65536):
+                    sink.sendall(data)
+            except OSError:
+                pass
+            try:
+                sink.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+        back = threading.Thread(target=pump, args=(engine, self.connection), daemon=True)
+        back.start()
+        pump(self.connection, engine)
+        back.join()
+        engine.close()
+        self.close_connection = True
+
     def forward(self):
         if MODE == "endless" and ARG in self.path:
             return self.endless()
@@ -77,6 +108,13 @@ class Proxy(http.server.BaseHTTPRequestHandler):
                     break
                 body += self.rfile.read(size)
                 self.rfile.readline()
+        if self.headers.get("Upgrade"):
+            return self.upgrade(body)
+        if MODE == "drop-cpuset" and self.command == "POST" and self.path.split("?")[0].endswith("/containers/create"):
+            create = json.loads(body)
+            if create.get("HostConfig", {}).pop("CpusetCpus", ""):
+                body = json.dumps(create).encode()
+                print(f"doctored_engine: dropped the cpuset of {self.path}", file=sys.stderr, flush=True)
         upstream = UnixConnection(SOCKET)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}
         if body is not None:

@@ -7,6 +7,9 @@
 #  - An answer that never ends (issue 42, item 2): one line past the cap, and the memory it took
 #    bounded by the cap (it grew to 4 GB in 30 s before).
 #  - An answer of the wrong types reads as absent (issue 42, item 6), never as "internal error".
+#  - An engine that accepts a cpuset and applies none: the run stops with what was asked, what the
+#    engine says and what the container saw (exit 1, the run recorded as failed, nothing left);
+#    the same experiment through the same proxy, undoctored, runs and measures its sleep.
 source "$(dirname "$0")/lib.sh"
 cd "$WORK"
 SOCK="${DOCKER_HOST:-unix:///var/run/docker.sock}"; SOCK="${SOCK#unix://}"
@@ -74,8 +77,7 @@ for command in "doctor --noise-profile 0s" fingerprint; do
   DOCKER_HOST="$host" "$NF" $command >cmd.out 2>cmd.err || true
   contains cmd.err "$warning"
 done
-# Recorded in the engine's facts, the record a run's fingerprint.json holds (a run's containers
-# cannot go through this proxy: it does not forward an attach).
+# Recorded in the engine's facts, the record a run's fingerprint.json holds.
 DOCKER_HOST="$host" "$NF" fingerprint --json >fp.json 2>/dev/null || true
 python3 - fp.json "$host" <<'PY' || fail "the transport's warning is not in the engine's facts"
 import json, sys
@@ -114,4 +116,48 @@ grep -q "doctored_engine: lied in" proxy4.err || fail "the lying engine doctored
 if grep -q "internal error" lie.err || (( code > 1 )); then cat lie.err >&2; fail "doctor through a lying inspect: exit $code"; fi
 contains lie.out "engine:  Docker"
 contains lie.out "lease:"
+kill "$proxy" 2>/dev/null; wait "$proxy" 2>/dev/null || true
+
+cat >pinned.yaml <<YAML
+name: pinned
+benchmark: {command: [/bin/sleep, "0.2"], format: command, samples: 2}
+conditions: [{name: pinned, container: {image: auto, cpuset: "1"}}]
+noise_profile: 0s
+YAML
+for mode in forward drop-cpuset; do
+  rm -f port
+  python3 "$REPO/tests/integration/doctored_engine.py" "$SOCK" port "$mode" 2>"proxy-$mode.err" &
+  proxy=$!
+  for _ in $(seq 100); do [[ -s port ]] && break; sleep 0.05; done
+  [[ -s port ]] || fail "the $mode engine did not start"
+  set +e
+  DOCKER_HOST="tcp://127.0.0.1:$(cat port)" "$NF" run pinned.yaml --results "$WORK/pinned-$mode" >"$mode.out" 2>"$mode.err"
+  code=$?
+  set -e
+  kill "$proxy" 2>/dev/null; wait "$proxy" 2>/dev/null || true
+  run=$(ls -d "$WORK/pinned-$mode"/pinned/2*/)
+  left=$(curl -s --unix-socket "$SOCK" -G http://localhost/containers/json --data-urlencode all=1 \
+    --data-urlencode 'filters={"label":["noisefloor.run"]}')
+  [[ "$left" == "[]" ]] || fail "containers left after the $mode run: $left"
+  if [[ $mode == forward ]]; then
+    [[ $code -eq 0 ]] || { cat "$mode.err" >&2; fail "a pinned run through the undoctored proxy: exit $code"; }
+    python3 - "$run/summary.json" <<'PY' || fail "the pinned run through the proxy did not measure its sleep"
+import json, sys
+values = [v for r in json.load(open(sys.argv[1]))["table"]["rows"] for v in r["values"]]
+print(f"sleep 0.2 pinned, through the undoctored proxy: {values}")
+# No sample is shorter than the sleep, nor holds the container's lifecycle (seconds here).
+assert len(values) == 2 and 0.2 <= min(values) < 1.0, values
+PY
+    continue
+  fi
+  grep -q "doctored_engine: dropped the cpuset" "proxy-$mode.err" || fail "the proxy dropped no cpuset"
+  [[ $code -eq 1 ]] || { cat "$mode.err" >&2; fail "a run whose cpuset the engine dropped: exit $code, want 1"; }
+  contains "$mode.err" "condition 'pinned': the container's limits did not take effect: cpuset: asked for \"1\", the engine reports no cpuset, and inside the container cpuset.cpus is "
+  python3 - "$run/run.json" <<'PY' || fail "run.json of the run whose cpuset was dropped"
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["status"] == "failed" and "did not take effect" in run["error"], (run["status"], run.get("error"))
+PY
+done
+proxy=""
 echo "e2e hostile: ok"
