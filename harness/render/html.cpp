@@ -83,8 +83,6 @@ std::string band_class(std::string_view band) {
   return "band band-" + s;
 }
 
-std::string opt(const std::optional<double>& v) { return text::fixed(v, 2); }
-
 constexpr const char* kOutlierHelp =
     "samples whose robust (MAD-based) modified z-score exceeds 3.5; extreme beyond 10 (Iglewicz & Hoaglin)";
 constexpr const char* kDriftHelp =
@@ -329,8 +327,9 @@ std::string overview_section(const Analysis& d, const std::vector<PlotBenchmark>
                                     ? ""
                                     : fmt::format(" · {} {}", procs_word, r->procs.front());
       out += fmt::format("<td class=\"{}\"><a href=\"#b{}\">{}{}<br><small>CV {}% · {}{}{}</small></a></td>",
-                         band_class(band), b.value_or(0), escape(centre), escape(pct), opt(r->summary.cv_pct),
-                         escape(band), r->starved ? " · starved" : "", escape(procs));
+                         band_class(band), b.value_or(0), escape(centre), escape(pct),
+                         text::fixed(r->summary.cv_pct, 2), escape(band), r->starved ? " · starved" : "",
+                         escape(procs));
     }
     out += "</tr>\n";
   }
@@ -374,8 +373,8 @@ std::string conditions_section(const Analysis& d, const std::map<std::string, st
         "<td class=\"num\">{8}</td><td class=\"num\">{9}</td><td class=\"num\">{10}</td>"
         "<td class=\"{11}\">{12}</td><td>{13}</td></tr>\n",
         escape(r.condition), swatch(styles.at(r.condition)), breakable(bench), s.n, escape(mean),
-        s.stddev ? format_value(*s.stddev) : kDash, opt(s.cv_pct), escape(row_center_text(r)),
-        format_value(s.min), format_value(s.max), opt(s.rcv_pct), band_class(band), escape(band),
+        s.stddev ? format_value(*s.stddev) : kDash, text::fixed(s.cv_pct, 2), escape(row_center_text(r)),
+        format_value(s.min), format_value(s.max), text::fixed(s.rcv_pct, 2), band_class(band), escape(band),
         flags_html(r), label_badge(t, r.condition));
   }
   out += "</tbody>\n</table>\n</div>\n";
@@ -553,7 +552,7 @@ BenchmarkSeries series_for(const PlotBenchmark& benchmark, std::size_t b,
                       sum.median_ci ? fmt::format(" (95% CI {} to {})", format_value(sum.median_ci->lo),
                                                   format_value(sum.median_ci->hi))
                                     : "",
-                      opt(sum.cv_pct), sum.drift ? ", drifting" : ""));
+                      text::fixed(sum.cv_pct, 2), sum.drift ? ", drifting" : ""));
       out.strip.series.push_back(std::move(s));
       out.order.series.push_back(std::move(o));
     }
