@@ -462,11 +462,15 @@ std::string_view to_string(Grade grade) { return model::name_of(grade); }
 
 std::string_view to_string(Topic topic) { return model::name_of(topic); }
 
+std::string_view topic_name(const Finding& f) {
+  return f.topic == Topic::other ? std::string_view(f.other_topic) : to_string(f.topic);
+}
+
 void to_json(json& j, const DoctorReport& report) {
   json findings = json::array();
   for (const auto& f : report.findings) {
     findings.push_back({{"level", std::string(to_string(f.level))},
-                        {"topic", std::string(to_string(f.topic))},
+                        {"topic", std::string(topic_name(f))},
                         {"message", f.message},
                         {"fix", f.fix}});
   }
@@ -490,10 +494,13 @@ void from_json(const json& j, DoctorReport& report) {
   try {
     report.grade = parse_name<Grade>(j.at("grade").get<std::string>(), "grade");
     report.grade_reasons = j.value("reasons", std::vector<std::string>{});
-    for (const auto& f : j.value("findings", json::array()))
+    for (const auto& f : j.value("findings", json::array())) {
+      const std::string topic = f.at("topic").get<std::string>();
+      const std::optional<Topic> known = model::from_name<Topic>(topic);
       report.findings.push_back({parse_name<Level>(f.at("level").get<std::string>(), "level"),
-                                 parse_name<Topic>(f.at("topic").get<std::string>(), "topic"),
-                                 f.value("message", ""), f.value("fix", "")});
+                                 known.value_or(Topic::other), f.value("message", ""), f.value("fix", ""),
+                                 known ? "" : topic});
+    }
   } catch (const json::exception& e) {
     throw ParseError(fmt::format("doctor: {}", e.what()));
   }

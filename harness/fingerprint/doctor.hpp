@@ -58,7 +58,9 @@ constexpr std::array<std::pair<Level, std::string_view>, 3> names(Level) {
 }
 
 // What a finding is about, in the order the doctor checks (the list above); `simulation` is the
-// doctor command's own (pipeline/machine.cpp: whether valgrind's simulated counts work here).
+// doctor command's own (pipeline/machine.cpp: whether valgrind's simulated counts work here);
+// `other`, read from a file only: a topic this version does not know (a newer noisefloor's), its
+// name kept in Finding::other_topic.
 enum class Topic {
   virtualization,
   docker_desktop,
@@ -78,7 +80,8 @@ enum class Topic {
   counters,
   engine_limits,
   perflock,
-  simulation
+  simulation,
+  other
 };
 
 constexpr std::array<std::pair<Topic, std::string_view>, 19> names(Topic) {
@@ -104,11 +107,20 @@ constexpr std::array<std::pair<Topic, std::string_view>, 19> names(Topic) {
            {simulation, "simulation"}}};
 }
 
+// Every topic but `other` has its name, in the enum's order.
+static_assert([] {
+  const auto table = names(Topic{});
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i].first != static_cast<Topic>(i)) return false;
+  return table.size() == static_cast<std::size_t>(Topic::other);
+}());
+
 struct Finding {
   Level level = Level::ok;
   Topic topic = Topic::virtualization;
-  std::string message;  // why it matters, with the observed value
-  std::string fix;      // the exact command(s); empty if none
+  std::string message;        // why it matters, with the observed value
+  std::string fix;            // the exact command(s); empty if none
+  std::string other_topic{};  // Topic::other: the topic's name as the file said it
   friend bool operator==(const Finding&, const Finding&) = default;
 };
 
@@ -151,14 +163,16 @@ DoctorReport diagnose(const FactTree& host, const std::optional<EngineFacts>& en
                       const std::vector<int>& experiment_cpus,
                       const std::optional<NoiseProfile>& noise = std::nullopt);
 
-std::string_view to_string(Level level);  // "OK", "WARN", "BAD"
-std::string_view to_string(Topic topic);  // "governor", "engine-limits", ...
-std::string_view to_string(Grade grade);  // "ready", "limited", "not ready"
+std::string_view to_string(Level level);        // "OK", "WARN", "BAD"
+std::string_view to_string(Topic topic);        // "governor", "engine-limits", ...
+std::string_view topic_name(const Finding& f);  // its topic's name, or other_topic
+std::string_view to_string(Grade grade);        // "ready", "limited", "not ready"
 
 // {"grade": "ready" | "limited" | "not ready", "reasons": [grade_reasons...],
 //  "findings": [{"level": "OK" | "WARN" | "BAD", "topic", "message", "fix"}]} (fix "" when none).
 // What `noisefloor doctor --json` prints and a run stores as fingerprint["doctor"]. from_json
-// throws ParseError for an unknown grade, level or topic.
+// throws ParseError for an unknown grade or level; a topic it does not know is read as
+// Topic::other with its name (a newer noisefloor's finding, shown as it was said).
 void to_json(nlohmann::json& j, const DoctorReport& report);
 void from_json(const nlohmann::json& j, DoctorReport& report);
 

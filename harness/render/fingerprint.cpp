@@ -50,7 +50,7 @@ std::string doctor(const fingerprint::DoctorReport& report, bool color) {
     ++counts[static_cast<int>(f.level)];
     const std::string_view level = to_string(f.level);
     out += paint(level, sgr(f.level), color) + std::string(kIndent - level.size(), ' ') +
-           std::string(fingerprint::to_string(f.topic)) + '\n';
+           std::string(fingerprint::topic_name(f)) + '\n';
     out += text::wrap(f.message, kRenderWidth, std::string(kIndent, ' '), std::string(kIndent, ' '));
     if (!f.fix.empty()) out += std::string(kIndent, ' ') + "fix: " + f.fix + '\n';
     out += '\n';
@@ -61,8 +61,8 @@ std::string doctor(const fingerprint::DoctorReport& report, bool color) {
   for (const auto& f : report.findings) {
     if (f.level == fingerprint::Level::ok) continue;
     const std::string_view level = to_string(f.level);
-    const std::string line = text::shorten(
-        fmt::format("  {} {}: {}", level, fingerprint::to_string(f.topic), f.message), kRenderWidth);
+    const std::string line =
+        text::shorten(fmt::format("  {} {}: {}", level, fingerprint::topic_name(f), f.message), kRenderWidth);
     // Colour only the level word; the cut is computed on the plain text.
     out += color ? "  " + paint(level, sgr(f.level), true) + line.substr(2 + level.size()) : line;
     out += '\n';
@@ -242,8 +242,8 @@ std::string key_facts(const records::Fingerprint& fp) {
       if (f.level == fingerprint::Level::warn) ++warn;
       if (f.level != fingerprint::Level::bad) continue;
       ++bad;
-      why += fmt::format("\n            BAD {}: {}", fingerprint::to_string(f.topic),
-                         text::shorten(f.message, 90));
+      why +=
+          fmt::format("\n            BAD {}: {}", fingerprint::topic_name(f), text::shorten(f.message, 90));
     }
     out += fmt::format("doctor:     {} ({} BAD, {} WARN: `noisefloor doctor` explains and fixes){}\n",
                        to_string(fp.doctor->grade), bad, warn, why);

@@ -181,7 +181,7 @@ std::string doctor_findings(const fingerprint::DoctorReport& doctor) {
   for (const auto& f : doctor.findings) {
     if (f.level == fingerprint::Level::ok) continue;
     rows += fmt::format("<li><strong>{}</strong> {}: {}{}</li>\n", escape(fingerprint::to_string(f.level)),
-                        escape(fingerprint::to_string(f.topic)), escape(f.message),
+                        escape(fingerprint::topic_name(f)), escape(f.message),
                         f.fix.empty() ? "" : "<br>fix: <code>" + escape(f.fix) + "</code>");
   }
   if (rows.empty()) return "";
