@@ -13,8 +13,8 @@ usage: doctored_engine.py SOCKET PORT_FILE MODE [ARG]
   MODE drop-cpuset: a POST /containers/create loses HostConfig.CpusetCpus on its way, as an engine
        that accepts a limit and applies none (rootless Podman without the cpuset controller).
 
-A request that asks for an upgrade (an attach: "Upgrade: tcp") is passed through as a raw stream
-both ways once the engine answers it.
+A request that asks for an upgrade (an attach: "Upgrade: tcp") is passed on, and from then on
+the bytes go through unread both ways (the engine's 101 answer and the raw stream after it).
 
 It listens on 127.0.0.1 (an ephemeral port, written to PORT_FILE once it listens), serves until
 killed, and prints one line per doctored answer on stderr."""
@@ -69,29 +69,40 @@ class Proxy(http.server.BaseHTTPRequestHandler):
             pass
 
     def upgrade(self, body):
-        """The request as it came, then the bytes both ways until either side closes."""
-        engine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        engine.connect(SOCKET)
-        head = f"{self.command} {self.path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in self.headers.items())
-        engine.sendall(head.encode() + b"\r\n" + (body or b""))
-
-        def pump(source, sink):
-            try:
-                while data := source.recv(65536):
-                    sink.sendall(data)
-            except OSError:
-                pass
-            try:
-                sink.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-
-        back = threading.Thread(target=pump, args=(engine, self.connection), daemon=True)
-        back.start()
-        pump(self.connection, engine)
-        back.join()
-        engine.close()
+        """The request with its body as read, then the bytes both ways (the engine's 101 answer and
+        the raw stream after it) until either side closes; each wait bounded by 300 s."""
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("content-length", "transfer-encoding")}
+        if body is not None or "Content-Length" in self.headers:
+            headers["Content-Length"] = str(len(body or b""))
+        head = f"{self.command} {self.path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
         self.close_connection = True
+        try:
+            engine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            engine.settimeout(300)
+            engine.connect(SOCKET)
+        except OSError as e:
+            engine.close()
+            return self.send_error(502, f"doctored_engine: cannot reach the engine: {e}")
+        with engine:
+            engine.sendall(head.encode() + b"\r\n" + (body or b""))
+            self.connection.settimeout(300)
+
+            def pump(read, sink):
+                try:
+                    while data := read(65536):
+                        sink.sendall(data)
+                except OSError:
+                    pass
+                try:
+                    sink.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
+
+            # The client's side through rfile: bytes it sent after the headers may be buffered there.
+            back = threading.Thread(target=pump, args=(engine.recv, self.connection), daemon=True)
+            back.start()
+            pump(self.rfile.read1, engine)
+            back.join(300)
 
     def forward(self):
         if MODE == "endless" and ARG in self.path:

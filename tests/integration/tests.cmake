@@ -33,9 +33,9 @@ set(NF_MEASURES_ROOM e2e_suites e2e_sweep e2e_labels e2e_counters e2e_gate e2e_g
 # e2e_gate_host, which took 45.7 s against 33 to 34 s in the runs it did not.
 # e2e_benchstat builds and runs `go test`, e2e_browser drives Chromium, e2e_claims burns CPU: beside a
 # test that measures the room they are no light test (a review of ccea64e..d606853 found them in no
-# list, free to run beside one).
+# list, free to run beside one). e2e_hostile builds an image: auto and runs pinned containers.
 set(NF_LOADS_ROOM e2e_fleet_lease e2e_newcomer e2e_run e2e_signals e2e_leaks e2e_faults e2e_resume e2e_paired e2e_docker e2e_matrix
-                  e2e_readme soak e2e_podman e2e_simulated e2e_store scale e2e_benchstat e2e_browser e2e_claims)
+                  e2e_readme soak e2e_podman e2e_simulated e2e_store scale e2e_benchstat e2e_browser e2e_claims e2e_hostile)
 set(NF_STARTS_CONTAINERS e2e_suites e2e_docker e2e_hostile e2e_matrix e2e_fleet e2e_fleet_lease e2e_newcomer e2e_readme
                          e2e_gate e2e_gate_host e2e_counters e2e_sweep e2e_faults soak)
 foreach(t IN LISTS NF_MEASURES_ROOM NF_LOADS_ROOM NF_STARTS_CONTAINERS)
@@ -73,8 +73,8 @@ set_tests_properties(e2e_gate e2e_fleet e2e_fleet_lease soak e2e_podman e2e_coun
 set(NF_ORDER build_test_programs
              e2e_gate e2e_gate_host e2e_fleet e2e_counters e2e_suites e2e_sweep e2e_labels  # room:2
              e2e_store e2e_podman e2e_docker soak e2e_simulated e2e_matrix e2e_readme e2e_fleet_lease scale e2e_newcomer e2e_faults
-             e2e_browser e2e_paired e2e_signals e2e_benchstat e2e_claims e2e_resume e2e_run e2e_leaks  # room:1
-             io e2e_hostile e2e_inputs e2e_errata format code_metrics unit e2e_history e2e_config)  # light
+             e2e_browser e2e_paired e2e_signals e2e_benchstat e2e_claims e2e_resume e2e_run e2e_hostile e2e_leaks  # room:1
+             io e2e_inputs e2e_errata format code_metrics unit e2e_history e2e_config)  # light
 list(LENGTH NF_ORDER n)
 foreach(t IN LISTS NF_ORDER)
   set_tests_properties(${t} PROPERTIES COST ${n})
