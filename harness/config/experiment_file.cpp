@@ -1,3 +1,6 @@
+// An experiment file read (config/experiment_file.hpp): the file itself (one YAML document of
+// text), its top-level keys, claims and reference, through the Reader (config/reader.hpp); and the
+// module's free functions: durations, sizes, names, pinned CPUs, paths resolved.
 #include "config/experiment_file.hpp"
 
 #include <fmt/format.h>

@@ -19,7 +19,6 @@
 #include "model/errors.hpp"
 #include "pipeline/commands.hpp"
 #include "pipeline/loading.hpp"
-#include "process/process.hpp"
 #include "render/errata.hpp"
 #include "text/text.hpp"
 

@@ -4,11 +4,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/analysis.hpp"
@@ -129,31 +136,6 @@ model::PublishedTable read_published(const std::string& path) {
   } catch (const ParseError& err) {
     throw ParseError(fmt::format("{}: {}", path, err.what()));
   }
-}
-
-void fail_unreproduced(Output& out,
-                       const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged) {
-  std::vector<std::string> failed;
-  std::size_t claims = 0, undefined = 0;
-  for (const auto& [label, j] : judged) {
-    if (j == nullptr) continue;
-    for (const auto& c : j->claims) {
-      ++claims;
-      undefined += c.run.verdict == claims::Verdict::undefined;
-      if (c.run.verdict == claims::Verdict::not_reproduced)
-        failed.push_back(label.empty() ? c.run.claim : fmt::format("{}: {}", label, c.run.claim));
-    }
-  }
-  // A check in which nothing could be judged has checked nothing: it does not pass either.
-  const bool nothing_judged = claims > 0 && undefined == claims;
-  if (failed.empty() && !nothing_judged) return;
-  out.status = kNotReproducedStatus;
-  const std::string what =
-      !failed.empty()
-          ? fmt::format("{} claim{} NOT REPRODUCED: {}", failed.size(), failed.size() == 1 ? "" : "s",
-                        fmt::join(failed, "; "))
-          : fmt::format("every claim ({}) is UNDEFINED: nothing was checked; see why above", claims);
-  out.failure = out.failure.empty() ? what : out.failure + "; " + what;
 }
 
 constexpr std::uintmax_t kExperimentLimit = 4 << 20;  // far above any experiment written by hand

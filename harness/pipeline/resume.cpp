@@ -96,9 +96,6 @@ std::string what_it_runs(const model::Experiment& e) {
 
 }  // namespace
 
-// run --resume: the earlier sessions of the run (nullopt without --resume), and the experiment
-// file it was started with in `experiment_file` when not given. Nothing runs until the user names
-// that file: a result directory is not trusted.
 std::optional<records::Result> resumed(const RunOptions& o, std::string& experiment_file) {
   if (o.resume.empty()) return std::nullopt;
   if (fs::exists(fs::path(o.resume) / "fleet.json"))

@@ -4,6 +4,7 @@
 #include "pipeline/room.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -391,6 +392,31 @@ RoomOutcome run_room(RoomSetup s, const OpenDirectory& open) {
       .host = s.host,
   });
   return {std::move(where.dir), std::move(f)};
+}
+
+void fail_unreproduced(Output& out,
+                       const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged) {
+  std::vector<std::string> failed;
+  std::size_t claims = 0, undefined = 0;
+  for (const auto& [label, j] : judged) {
+    if (j == nullptr) continue;
+    for (const auto& c : j->claims) {
+      ++claims;
+      undefined += c.run.verdict == claims::Verdict::undefined;
+      if (c.run.verdict == claims::Verdict::not_reproduced)
+        failed.push_back(label.empty() ? c.run.claim : fmt::format("{}: {}", label, c.run.claim));
+    }
+  }
+  // A check in which nothing could be judged has checked nothing: it does not pass either.
+  const bool nothing_judged = claims > 0 && undefined == claims;
+  if (failed.empty() && !nothing_judged) return;
+  out.status = kNotReproducedStatus;
+  const std::string what =
+      !failed.empty()
+          ? fmt::format("{} claim{} NOT REPRODUCED: {}", failed.size(), failed.size() == 1 ? "" : "s",
+                        fmt::join(failed, "; "))
+          : fmt::format("every claim ({}) is UNDEFINED: nothing was checked; see why above", claims);
+  out.failure = out.failure.empty() ? what : out.failure + "; " + what;
 }
 
 }  // namespace noisefloor::pipeline

@@ -107,7 +107,8 @@ FleetColumns columns_of(const results::Fleet& fleet);
 model::PublishedTable read_published(const std::string& path);
 
 // run --check and check: status 3 and a one-line failure naming the claims NOT REPRODUCED, per
-// label ("" for one machine); nothing when every claim held or could not be decided.
+// label ("" for one machine); status 3 too when every claim is UNDEFINED (nothing was checked);
+// nothing when no claim failed and at least one was decided.
 void fail_unreproduced(Output& out,
                        const std::vector<std::pair<std::string, const analysis::Judgement*>>& judged);
 
