@@ -10,7 +10,6 @@
 #include <future>
 #include <map>
 #include <optional>
-#include <ranges>
 
 #include "analysis/analysis.hpp"
 #include "analysis/compare.hpp"
@@ -59,10 +58,12 @@ Loaded load_all(const std::vector<std::string>& paths) {
   Loaded out;
   for (const auto& p : paths) {
     if (auto fleet = results::load_fleet(p)) {
-      if (fleet->hosts.empty())
-        throw InputError(
-            fmt::format("{}: a run on several hosts where no host measured anything ({})", p,
-                        fmt::join(fleet->missing | std::views::transform(render::missing_host_text), "; ")));
+      if (fleet->hosts.empty()) {
+        std::vector<std::string> missing;
+        for (const auto& h : fleet->missing) missing.push_back(render::missing_host_text(h));
+        throw InputError(fmt::format("{}: a run on several hosts where no host measured anything ({})", p,
+                                     fmt::join(missing, "; ")));
+      }
       out.results.insert(out.results.end(), fleet->hosts.begin(), fleet->hosts.end());
       out.fleets.push_back(std::move(*fleet));
     } else {

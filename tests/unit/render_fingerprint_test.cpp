@@ -23,12 +23,12 @@ namespace {
 fp::DoctorReport sample_report() {
   fp::DoctorReport r;
   r.findings = {
-      {Level::ok, fingerprint::Topic::load, "1-minute load average 0.05 on 8 logical CPUs", ""},
-      {Level::warn, fingerprint::Topic::governor,
+      {Level::ok, fp::Topic::load, "1-minute load average 0.05 on 8 logical CPUs", ""},
+      {Level::warn, fp::Topic::governor,
        "cpufreq governor is 'powersave' (not performance): the frequency follows the load, so the first "
        "iterations run slower than the rest",
        "cpupower frequency-set -g performance"},
-      {Level::bad, fingerprint::Topic::experiment_cpus,
+      {Level::bad, fp::Topic::experiment_cpus,
        "the experiment pins to CPUs 9 but only 0-7 are online", ""},
   };
   r.grade = Grade::not_ready;
@@ -100,8 +100,8 @@ TEST_CASE("render doctor: one block per finding, wrapped message, unwrapped fix,
 TEST_CASE("render doctor: colour only wraps the level words and the grade") {
   fp::DoctorReport r;
   r.findings = {
-      {Level::ok, fingerprint::Topic::aslr, "address space layout randomization is off", ""},
-      {Level::warn, fingerprint::Topic::thp, "transparent huge pages are 'always'", "echo madvise > x"}};
+      {Level::ok, fp::Topic::aslr, "address space layout randomization is off", ""},
+      {Level::warn, fp::Topic::thp, "transparent huge pages are 'always'", "echo madvise > x"}};
   r.grade = Grade::limited;
   r.grade_reasons = {"transparent huge pages are 'always'"};
   const std::string expected =
@@ -119,7 +119,7 @@ TEST_CASE("render doctor: colour only wraps the level words and the grade") {
 
 TEST_CASE("render doctor: a ready report lists no reasons") {
   fp::DoctorReport r;
-  r.findings = {{Level::ok, fingerprint::Topic::smt, "SMT (hyper-threading) is inactive (control: off)", ""}};
+  r.findings = {{Level::ok, fp::Topic::smt, "SMT (hyper-threading) is inactive (control: off)", ""}};
   r.grade = Grade::ready;
   CHECK(render::doctor(r, false) ==
         "OK    smt\n"
