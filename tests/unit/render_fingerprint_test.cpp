@@ -28,8 +28,7 @@ fp::DoctorReport sample_report() {
        "cpufreq governor is 'powersave' (not performance): the frequency follows the load, so the first "
        "iterations run slower than the rest",
        "cpupower frequency-set -g performance"},
-      {Level::bad, fp::Topic::experiment_cpus,
-       "the experiment pins to CPUs 9 but only 0-7 are online", ""},
+      {Level::bad, fp::Topic::experiment_cpus, "the experiment pins to CPUs 9 but only 0-7 are online", ""},
   };
   r.grade = Grade::not_ready;
   r.grade_reasons = {r.findings[1].message, r.findings[2].message};
@@ -99,9 +98,8 @@ TEST_CASE("render doctor: one block per finding, wrapped message, unwrapped fix,
 
 TEST_CASE("render doctor: colour only wraps the level words and the grade") {
   fp::DoctorReport r;
-  r.findings = {
-      {Level::ok, fp::Topic::aslr, "address space layout randomization is off", ""},
-      {Level::warn, fp::Topic::thp, "transparent huge pages are 'always'", "echo madvise > x"}};
+  r.findings = {{Level::ok, fp::Topic::aslr, "address space layout randomization is off", ""},
+                {Level::warn, fp::Topic::thp, "transparent huge pages are 'always'", "echo madvise > x"}};
   r.grade = Grade::limited;
   r.grade_reasons = {"transparent huge pages are 'always'"};
   const std::string expected =
